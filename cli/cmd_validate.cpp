@@ -1,0 +1,171 @@
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cli_context.hpp"
+#include "flopcast/calibrate/calibrate.hpp"
+#include "flopcast/calibrate/validation.hpp"
+#include "flopcast/io/atomic_file.hpp"
+#include "flopcast/io/scenario_loader.hpp"
+
+namespace flopcast::cli {
+namespace {
+
+/// Loads every run of every file; prints bad entries (id, file:line) and goes on.
+std::vector<Scenario> load_runs(CliContext& ctx, const io::Catalog& cat, const std::vector<std::string>& files,
+                                std::vector<std::string>& errors) {
+  std::vector<Scenario> runs;
+  for (const auto& f : files) {
+    Diagnostics diags;
+    auto entries = io::load_run_file(f, cat, diags);
+    if (diags.has_errors()) {
+      ctx.err << diags.str();
+      for (const auto& d : diags.items()) errors.push_back(d.str());
+      ctx.exit_code = kBadInput;
+    }
+    for (auto& e : entries) {
+      if (!e.diags.empty()) {
+        ctx.err << (e.id.empty() ? std::string("entry at ") + e.where.str() : "run " + e.id) << ":\n";
+        for (const auto& d : e.diags.items()) ctx.err << "  " << d.str() << "\n";
+      }
+      if (!e.scenario) {
+        for (const auto& d : e.diags.items()) errors.push_back((e.id.empty() ? "" : e.id + ": ") + d.str());
+        ctx.exit_code = kBadInput;
+        continue;
+      }
+      runs.push_back(std::move(*e.scenario));
+    }
+  }
+  return runs;
+}
+
+}  // namespace
+
+void register_validate(CLI::App& app, CliContext& ctx) {
+  struct Opts {
+    std::vector<std::string> files;
+    std::string profile;
+    bool json = false;
+    bool quiet = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("validate", "Predict measured runs (run-schema files) and report the error");
+  cmd->add_option("runs", o->files, "Measured-run YAML files")->required()->check(CLI::ExistingFile);
+  cmd->add_flag("--json", o->json, "One JSON document: runs, summary, errors");
+  cmd->add_option("--profile", o->profile, "Calibration profile (file or name) instead of the default");
+  cmd->add_flag("--summary-only", o->quiet, "Print only the summary table");
+  cmd->callback([&ctx, o] {
+    const auto* cat = ctx.catalog();
+    if (!cat) return;
+    ComputeProfile profile = cat->profile;
+    if (!o->profile.empty()) {
+      Diagnostics pd;
+      auto p = io::load_profile(o->profile, *cat, pd);
+      if (!p) {
+        ctx.err << pd.str();
+        ctx.exit_code = kBadInput;
+        return;
+      }
+      profile = *p;
+    }
+    std::vector<std::string> errors;
+    const auto runs = load_runs(ctx, *cat, o->files, errors);
+    std::vector<FigureComparison> rows;
+    std::vector<std::string> memory_notes;
+    for (const auto& s : runs) {
+      const auto e = estimate_step(s, profile);
+      for (auto& c : compare_run(s, e)) rows.push_back(c);
+      if (!e.memory.fits())
+        memory_notes.push_back(fmt::format("{}: the memory model gives {:.1f} GiB per GPU, above the {:.1f} GiB HBM the run had", s.id,
+                                           e.memory.total().gib(), e.memory.capacity.gib()));
+    }
+    const auto summary = summarize(rows);
+    if (o->json) {
+      nlohmann::ordered_json j;
+      j["profile"] = profile.name;
+      j["runs"] = nlohmann::ordered_json::array();
+      for (const auto& r : rows)
+        j["runs"].push_back({{"id", r.id}, {"figure", r.figure}, {"measured", r.measured}, {"predicted", r.predicted},
+                             {"error_pct", r.error_pct}});
+      j["summary"] = nlohmann::ordered_json::object();
+      for (const auto& s : summary)
+        j["summary"][s.figure] = {{"count", s.count}, {"median_abs_error_pct", s.median_abs_error_pct},
+                                  {"p90_abs_error_pct", s.p90_abs_error_pct}, {"mean_abs_error_pct", s.mean_abs_error_pct}};
+      j["errors"] = errors;
+      j["memory_notes"] = memory_notes;
+      ctx.out << j.dump(2) << "\n";
+      return;
+    }
+    auto& out = ctx.out;
+    if (!o->quiet) {
+      out << fmt::format("{:<52} {:<17} {:>12} {:>12} {:>9}\n", "id", "figure", "measured", "predicted", "error");
+      for (const auto& r : rows)
+        out << fmt::format("{:<52} {:<17} {:>12.4g} {:>12.4g} {:>+8.1f}%\n", r.id, r.figure, r.measured, r.predicted, r.error_pct);
+      out << "\n";
+    }
+    out << fmt::format("Summary (profile {}; {} runs", profile.name, runs.size());
+    if (!errors.empty()) out << fmt::format(", {} entries rejected", errors.size());
+    out << ")\n";
+    out << fmt::format("{:<17} {:>6} {:>14} {:>12} {:>12}\n", "figure", "count", "median |err|", "p90 |err|", "mean |err|");
+    for (const auto& s : summary)
+      out << fmt::format("{:<17} {:>6} {:>13.1f}% {:>11.1f}% {:>11.1f}%\n", s.figure, s.count, s.median_abs_error_pct,
+                         s.p90_abs_error_pct, s.mean_abs_error_pct);
+    if (!memory_notes.empty() && !o->quiet) {
+      out << "\nMemory model above HBM on runs that did run (" << memory_notes.size() << "):\n";
+      for (const auto& n : memory_notes) out << "  " << n << "\n";
+    }
+  });
+
+  struct CalOpts {
+    std::vector<std::string> files;
+    std::string output;
+    std::vector<std::string> params;
+    bool force = false;
+  };
+  auto c = std::make_shared<CalOpts>();
+  auto* cal = app.add_subcommand("calibrate", "Fit the calibration profile to measured runs (writes a profile YAML)");
+  cal->add_option("runs", c->files, "Measured-run YAML files")->required()->check(CLI::ExistingFile);
+  cal->add_option("-o,--output", c->output, "Profile file to write")->required();
+  cal->add_option("--param", c->params, "Fit only these coefficients (repeatable), e.g. ampere.gemm");
+  cal->add_flag("--force", c->force, "Overwrite the output file if it exists");
+  cal->callback([&ctx, c] {
+    const auto* cat = ctx.catalog();
+    if (!cat) return;
+    std::vector<std::string> errors;
+    const auto runs = load_runs(ctx, *cat, c->files, errors);
+    if (runs.empty()) {
+      ctx.err << "flopcast calibrate: no usable runs\n";
+      ctx.exit_code = kBadInput;
+      return;
+    }
+    CalibrationOptions opts;
+    opts.parameters = c->params;
+    for (const auto& name : opts.parameters) {
+      const auto& all = profile_parameters();
+      if (std::none_of(all.begin(), all.end(), [&](const ProfileParameter& p) { return p.name == name; })) {
+        ctx.err << "flopcast calibrate: unknown parameter '" << name << "'\n";
+        ctx.exit_code = kUsage;
+        return;
+      }
+    }
+    auto res = calibrate_profile(runs, cat->profile, opts);
+    std::string files;
+    for (const auto& f : c->files) files += " " + f;
+    res.profile.name = c->output;
+    res.profile.provenance = fmt::format(
+        "flopcast calibrate{} -o {}\nfitted: {}\n{} residuals; RMS relative error {:.1f}% -> {:.1f}%, median {:.1f}% -> {:.1f}% "
+        "({} iterations)\n",
+        files, c->output, fmt::join(res.fitted, ", "), res.residuals, res.rms_before_pct, res.rms_after_pct,
+        res.median_before_pct, res.median_after_pct, res.iterations);
+    std::string error;
+    if (!io::write_file_atomically(c->output, io::profile_to_yaml(res.profile), c->force, error)) {
+      ctx.err << "flopcast calibrate: " << error << "\n";
+      ctx.exit_code = kIoError;
+      return;
+    }
+    ctx.out << res.profile.provenance;
+  });
+}
+
+}  // namespace flopcast::cli

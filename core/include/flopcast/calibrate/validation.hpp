@@ -1,0 +1,42 @@
+#pragma once
+/// Comparing predictions with measured runs (run-schema.md), and the error statistics
+/// `validate` prints and `calibrate` minimises.
+#include <string>
+#include <vector>
+
+#include "flopcast/estimate/step_estimate.hpp"
+
+namespace flopcast {
+
+/// One measured figure of one run against its prediction.
+struct FigureComparison {
+  std::string id;
+  std::string figure;  ///< iteration_time_s | tokens_per_gpu_s | mfu | tflops_per_gpu
+  double measured = 0;
+  double predicted = 0;
+  double error_pct = 0;  ///< (predicted - measured) / measured x 100
+};
+
+/// The predicted value of `figure` ("iteration_time_s", ...) for a run; NaN when unknown.
+double predicted_figure(const Scenario& s, const StepEstimate& e, const std::string& figure);
+
+/// Every measured figure of `s` against `e`, in the order iteration_time_s, tokens_per_gpu_s,
+/// mfu, tflops_per_gpu.
+std::vector<FigureComparison> compare_run(const Scenario& s, const StepEstimate& e);
+
+/// Error statistics of one figure over many runs.
+struct FigureSummary {
+  std::string figure;
+  std::size_t count = 0;
+  double median_abs_error_pct = 0;
+  double p90_abs_error_pct = 0;  ///< linear interpolation between order statistics (numpy's default)
+  double mean_abs_error_pct = 0;
+};
+
+/// One summary per figure, in first-seen order.
+std::vector<FigureSummary> summarize(const std::vector<FigureComparison>& rows);
+
+/// The q-quantile (0..1) of `v` by linear interpolation; v need not be sorted. 0 when empty.
+double quantile(std::vector<double> v, double q);
+
+}  // namespace flopcast

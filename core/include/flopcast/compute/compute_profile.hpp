@@ -1,0 +1,62 @@
+#pragma once
+/// The calibration profile: every efficiency coefficient of the compute and communication
+/// model, in one place (data/profiles/default.yaml), with its provenance. The code holds no
+/// per-run fudge factors; `flopcast calibrate` fits these on measured runs.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "flopcast/hardware/gpu_spec.hpp"
+
+namespace flopcast {
+
+/// Efficiencies of one GPU family.
+struct ArchEfficiency {
+  /// Fraction of the dense tensor-core peak a large, well-shaped GEMM reaches.
+  double gemm = 0.80;
+  /// Fraction of dense peak reached by fused (flash) attention, forward and backward.
+  double flash_attention = 0.55;
+  /// Fraction of HBM peak bandwidth reached by memory-bound elementwise/norm kernels.
+  double hbm = 0.75;
+};
+
+/// All calibrated coefficients.
+struct ComputeProfile {
+  std::array<ArchEfficiency, 3> arch{};  ///< indexed by GpuArch
+  /// Reduction depth K at which GEMM efficiency halves: eff(K) = eff * K / (K + k_half)
+  /// (prologue/epilogue cost of a tile; physical range 0..512).
+  double gemm_k_half = 64.0;
+  /// Per-kernel launch and host overhead, microseconds (dominates tiny models).
+  double kernel_overhead_us = 6.0;
+  /// Fixed per-iteration host overhead (data loader, logging, optimizer bookkeeping), ms.
+  double iteration_overhead_ms = 20.0;
+  /// Achieved fraction of a NIC's line rate for large transfers (HDR: 24 of 25 GB/s,
+  /// sjeaugey in NVIDIA/nccl#412).
+  double nic_efficiency = 0.96;
+  /// Achieved fraction of NCCL's effective NVLink bandwidth for ring collectives
+  /// (A100: ~230 of 240 GB/s measured, NVIDIA/nccl-tests#149).
+  double nvlink_efficiency = 0.96;
+  /// Memory reserved outside the model: CUDA context, cuBLAS and NCCL workspaces, GiB.
+  double workspace_gib = 2.0;
+  /// Allocator fragmentation allowance as a fraction of the tensors' bytes.
+  double fragmentation = 0.05;
+
+  std::string name = "built-in";
+  std::string provenance;  ///< how the profile was made (command, data)
+
+  ArchEfficiency& of(GpuArch a) { return arch[static_cast<std::size_t>(a)]; }
+  const ArchEfficiency& of(GpuArch a) const { return arch[static_cast<std::size_t>(a)]; }
+};
+
+/// A fitted coefficient: name in the profile YAML, bounds that keep it physical.
+struct ProfileParameter {
+  std::string name;   ///< e.g. "ampere.gemm", "gemm_k_half"
+  double lower = 0;
+  double upper = 1;
+  double* (*slot)(ComputeProfile&) = nullptr;
+};
+
+/// The coefficients `calibrate` may fit, with their physical bounds.
+const std::vector<ProfileParameter>& profile_parameters();
+
+}  // namespace flopcast

@@ -1,0 +1,70 @@
+#pragma once
+/// Closed-form step time from op-level compute costs and collective costs: per pipeline
+/// stage forward, backward and recompute, the schedule's bubble, exposed communication,
+/// the optimizer. Fast enough for the planner to rank millions of plans.
+#include <vector>
+
+#include "flopcast/compute/compute_profile.hpp"
+#include "flopcast/scenario/scenario.hpp"
+#include "flopcast/workload/workload.hpp"
+
+namespace flopcast {
+
+/// Where one step's time goes, on the critical path. Sums to the step time.
+struct StepBreakdown {
+  Time compute;      ///< forward + backward GEMMs, attention, elementwise (steady state)
+  Time recompute;    ///< recomputed forward passes
+  Time tp_comm;      ///< exposed tensor/sequence-parallel collectives
+  Time cp_comm;      ///< exposed context-parallel exchanges
+  Time ep_comm;      ///< exposed expert-parallel all-to-all
+  Time pp_comm;      ///< exposed pipeline send/recv
+  Time dp_comm;      ///< exposed data-parallel gradient sync (and ZeRO gathers)
+  Time bubble;       ///< pipeline fill and drain
+  Time optimizer;    ///< optimizer step over the local shard
+  Time overhead;     ///< per-iteration host overhead
+  Time total() const {
+    return compute + recompute + tp_comm + cp_comm + ep_comm + pp_comm + dp_comm + bubble + optimizer + overhead;
+  }
+};
+
+/// Per-micro-batch times of one pipeline stage.
+struct StageTimes {
+  int layers = 0;
+  Time forward;         ///< compute of one micro-batch's forward
+  Time backward;        ///< compute of its backward (input + weight gradients)
+  Time backward_input;  ///< the input-gradient part of backward (zero-bubble's B)
+  Time recompute;       ///< recomputed forward before backward
+  Time tp_comm;         ///< exposed TP/SP collectives, forward + backward + recompute
+  Time cp_comm;
+  Time ep_comm;
+  Time p2p;             ///< one send/recv of activations to the next stage
+  Time per_microbatch() const { return forward + backward + recompute + tp_comm + cp_comm + ep_comm; }
+};
+
+/// A step estimate.
+struct StepEstimate {
+  Time step;
+  StepBreakdown breakdown;
+  std::vector<StageTimes> stages;
+  Time dp_sync;            ///< the full DP gradient sync (before overlap)
+  Flops model_flops;       ///< per step, whole job
+  Flops hardware_flops;
+  double mfu = 0;          ///< model FLOPs / (step x GPUs x dense peak of the precision)
+  double hfu = 0;
+  double tokens_per_s = 0; ///< whole job
+  MemoryBreakdown memory;
+};
+
+/// Estimates one training step. The scenario must have passed check_scenario.
+StepEstimate estimate_step(const Scenario& s, const ComputeProfile& profile);
+
+/// Collective kinds the step needs.
+enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv };
+
+/// Time of one collective over `ranks` ranks of which `ranks_per_node` share a node, moving
+/// `bytes` (nccl-tests' size S: the full buffer for all-reduce, the whole gathered array for
+/// all-gather/reduce-scatter), while `concurrent` such groups share the node's NICs.
+Time collective_time(const Scenario& s, const ComputeProfile& profile, Collective op, std::int64_t ranks,
+                     std::int64_t ranks_per_node, Bytes bytes, int concurrent = 1);
+
+}  // namespace flopcast

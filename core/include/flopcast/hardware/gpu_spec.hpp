@@ -1,0 +1,78 @@
+#pragma once
+/// GPU catalog entry (data/gpus.yaml). Every figure is a dense, one-way datasheet figure.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopcast/units/units.hpp"
+
+namespace flopcast {
+
+/// Numeric formats for tensor-core math.
+enum class Precision { FP32, TF32, FP16, BF16, FP8, FP4 };
+
+/// "fp32", "bf16", ...
+const char* to_string(Precision p);
+/// Parses "fp16" etc.; nullopt when unknown.
+std::optional<Precision> parse_precision(std::string_view s);
+/// Bytes of one element of a 16/8/4-bit or 32-bit tensor of that precision.
+double bytes_per_element(Precision p);
+
+/// GPU micro-architecture family; the calibration profile keys efficiencies by it.
+enum class GpuArch { Ampere, Hopper, Blackwell };
+const char* to_string(GpuArch a);
+std::optional<GpuArch> parse_gpu_arch(std::string_view s);
+
+/// One GPU model.
+struct GpuSpec {
+  std::string name;                       ///< catalog name, e.g. "A100-80G"
+  std::vector<std::string> aliases;       ///< other spellings accepted on input
+  GpuArch arch = GpuArch::Ampere;
+  int sm_count = 0;                       ///< streaming multiprocessors
+  std::map<Precision, FlopRate> dense_peak;  ///< dense tensor-core peak per precision
+  Bytes hbm;                              ///< HBM capacity
+  Bandwidth hbm_bandwidth;                ///< HBM peak bandwidth
+  Bytes l2;                               ///< L2 cache size
+  int nvlink_generation = 0;              ///< 0 = no NVLink
+  int nvlink_links = 0;                   ///< NVLink links per GPU
+  Bandwidth nvlink_one_way;               ///< one-way NVLink bandwidth per GPU (all links)
+  Bandwidth nccl_nvlink;                  ///< links x NCCL per-link constant (topo.h)
+  bool nvls = false;                      ///< NVLink SHARP in the NVSwitch (Hopper and later)
+  double tdp_w = 0.0;                     ///< board power, W
+  std::string default_fabric;             ///< node/fabric type a cluster of it gets by default
+  std::string source;                     ///< citation
+
+  /// Dense peak for `p`, or nullopt when the GPU has no tensor-core path for it.
+  std::optional<FlopRate> peak(Precision p) const {
+    auto it = dense_peak.find(p);
+    if (it == dense_peak.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+/// Interconnect inside a node.
+enum class IntraNode { NVSwitch, NVLinkDirect, PCIe };
+/// Scale-out network technology.
+enum class NetKind { InfiniBand, RoCE, Ethernet };
+const char* to_string(NetKind k);
+std::optional<NetKind> parse_net_kind(std::string_view s);
+
+/// A node and fabric type (data/fabrics.yaml), or the `cluster.fabric` block of a scenario.
+struct FabricSpec {
+  std::string name;                   ///< catalog name, e.g. "dgx-a100-hdr"
+  std::string description;
+  int gpus_per_node = 8;
+  IntraNode intra = IntraNode::NVSwitch;
+  int nvlink_domain = 8;              ///< GPUs sharing one NVLink domain (72 for GB200 NVL72)
+  NetKind kind = NetKind::InfiniBand;
+  double nic_gbps = 200.0;            ///< line rate of one NIC, Gb/s
+  int nics_per_node = 8;
+  double oversubscription = 1.0;      ///< leaf-to-spine oversubscription (1 = non-blocking)
+  double node_power_kw = 0.0;         ///< node power at full load, kW (0 = unknown)
+  std::string source;                 ///< citation
+
+  Bandwidth nic_line_rate() const { return Bandwidth::from_gbits_per_s(nic_gbps); }
+};
+
+}  // namespace flopcast

@@ -1,0 +1,48 @@
+#pragma once
+/// The catalogs (data/gpus.yaml, fabrics.yaml, models.yaml, profiles/) loaded from the
+/// binary's embedded copy or from `--data-dir DIR`.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopcast/compute/compute_profile.hpp"
+#include "flopcast/hardware/gpu_spec.hpp"
+#include "flopcast/scenario/diagnostic.hpp"
+#include "flopcast/workload/model_spec.hpp"
+
+namespace flopcast::io {
+
+/// Everything the loaders resolve names against.
+struct Catalog {
+  std::vector<GpuSpec> gpus;
+  std::vector<FabricSpec> fabrics;
+  std::vector<ModelSpec> models;
+  ComputeProfile profile;      ///< data/profiles/default.yaml
+  std::string data_dir;        ///< "" = the embedded copy
+
+  /// Case-insensitive match on name or alias; nullptr when unknown.
+  const GpuSpec* find_gpu(std::string_view name) const;
+  const FabricSpec* find_fabric(std::string_view name) const;
+  const ModelSpec* find_model(std::string_view name) const;
+  std::vector<std::string> gpu_names() const;
+  std::vector<std::string> fabric_names() const;
+  std::vector<std::string> model_names() const;
+};
+
+/// Reads a catalog file: from `data_dir` when not empty, else the embedded copy.
+/// nullopt when it exists in neither.
+std::optional<std::string> read_data_file(const std::string& data_dir, const std::string& relative_path);
+
+/// Loads every catalog. Problems go to `diags`; nullopt when any is fatal.
+std::optional<Catalog> load_catalog(const std::string& data_dir, Diagnostics& diags);
+
+/// Parses a calibration profile (YAML text) over `base`.
+std::optional<ComputeProfile> parse_profile(const std::string& text, const std::string& file,
+                                            const ComputeProfile& base, Diagnostics& diags);
+/// Loads a profile by file path, or by name from data/profiles/<name>.yaml.
+std::optional<ComputeProfile> load_profile(const std::string& name_or_path, const Catalog& catalog,
+                                           Diagnostics& diags);
+/// Writes a profile as YAML text (the format parse_profile reads).
+std::string profile_to_yaml(const ComputeProfile& p);
+
+}  // namespace flopcast::io

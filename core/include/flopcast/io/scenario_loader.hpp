@@ -1,0 +1,44 @@
+#pragma once
+/// Loading scenario files and measured-run files (../shared/design/run-schema.md).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopcast/io/catalog.hpp"
+#include "flopcast/scenario/scenario.hpp"
+
+namespace YAML { class Node; }
+
+namespace flopcast::io {
+
+/// Reads a whole file; nullopt (with a diagnostic) when missing, unreadable or over 64 MiB.
+std::optional<std::string> read_text_file(const std::string& path, Diagnostics& diags);
+
+/// Parses one scenario document. Every problem goes to `diags` (file:line:col, key, value,
+/// expectation, hint); nullopt when any is an error.
+std::optional<Scenario> parse_scenario(const std::string& text, const std::string& file, const Catalog& catalog,
+                                       Diagnostics& diags);
+/// Reads and parses a scenario file.
+std::optional<Scenario> load_scenario_file(const std::string& path, const Catalog& catalog, Diagnostics& diags);
+
+/// Parses a scenario from an already-parsed YAML node (sweeps edit nodes, then parse).
+std::optional<Scenario> scenario_from_node(const YAML::Node& node, const std::string& file, const Catalog& catalog,
+                                           Diagnostics& diags);
+
+/// One entry of a measured-run file.
+struct RunEntry {
+  std::string id;                    ///< the entry's id ("" when missing)
+  SourceLocation where;              ///< where the entry starts
+  std::optional<Scenario> scenario;  ///< nullopt when the entry is bad input
+  Diagnostics diags;                 ///< this entry's problems
+};
+
+/// Loads a measured-run file: a YAML list of scenarios with id, source and measured.
+/// A bad entry is reported in its RunEntry and the others still load. File-level problems
+/// (unreadable, malformed YAML, not a list) go to `diags` and yield an empty list.
+std::vector<RunEntry> load_run_file(const std::string& path, const Catalog& catalog, Diagnostics& diags);
+/// The same from text.
+std::vector<RunEntry> parse_run_file(const std::string& text, const std::string& file, const Catalog& catalog,
+                                     Diagnostics& diags);
+
+}  // namespace flopcast::io

@@ -1,0 +1,22 @@
+#pragma once
+/// Unit strings as users write them, parsed once, in io: "1.4T" tokens, "80 GiB",
+/// "400 Gbps", "50 GB/s", "30d", "10min", "2.5 us". Each returns nullopt when malformed;
+/// the caller reports a Diagnostic naming the key and the accepted forms.
+#include <optional>
+#include <string_view>
+
+#include "flopcast/units/units.hpp"
+
+namespace flopcast::io {
+
+/// Plain numbers with an optional SI count suffix: "1e12", "1.4T", "300B", "16M", "2K", "2_048".
+/// K=1e3, M=1e6, B=G=1e9, T=1e12, P=1e15. Non-finite values are rejected.
+std::optional<double> parse_count(std::string_view s);
+/// "80 GiB", "80GB", "512 MiB", "1.5 TB", "1024" (bytes). GiB/MiB/KiB are binary, GB/MB/KB/TB decimal.
+std::optional<Bytes> parse_bytes(std::string_view s);
+/// "400 Gbps", "400 Gb/s" (bits), "50 GB/s", "50 GBps" (bytes), "2 TB/s".
+std::optional<Bandwidth> parse_bandwidth(std::string_view s);
+/// "30d", "2.5 h", "10min", "90s", "250 ms", "2.5 us", "100 ns", "1w". A bare number is seconds.
+std::optional<Time> parse_duration(std::string_view s);
+
+}  // namespace flopcast::io

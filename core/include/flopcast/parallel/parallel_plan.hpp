@@ -1,0 +1,42 @@
+#pragma once
+/// A parallel plan: how one training step is split over GPUs (Megatron conventions).
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace flopcast {
+
+enum class Recompute { None, Selective, Full };
+enum class Schedule { GPipe, OneFOneB, Interleaved, ZeroBubble };
+const char* to_string(Recompute r);
+const char* to_string(Schedule s);
+std::optional<Recompute> parse_recompute(std::string_view s);
+std::optional<Schedule> parse_schedule(std::string_view s);
+
+/// Degrees of parallelism and batch split. tp*pp*dp*cp = GPUs; ep divides dp*cp.
+struct ParallelPlan {
+  int tp = 1;
+  int pp = 1;
+  std::int64_t dp = 1;
+  int cp = 1;
+  int ep = 1;
+  int vpp = 1;                        ///< virtual stages (model chunks) per pipeline rank
+  bool sequence_parallel = false;
+  int zero = 0;                       ///< ZeRO stage 0..3 (3 = FSDP full shard)
+  std::int64_t micro_batch = 1;       ///< sequences per micro-batch per DP rank
+  std::int64_t global_batch = 1;      ///< sequences per step
+  Recompute recompute = Recompute::None;
+  Schedule schedule = Schedule::OneFOneB;
+  bool overlap_dp_comm = true;        ///< DP gradient sync overlaps backward (bucketed)
+  bool overlap_tp_comm = false;       ///< TP collectives overlap GEMMs (comm/compute overlap)
+  bool overlap_pp_comm = true;        ///< PP send/recv overlap compute of other micro-batches
+
+  /// Micro-batches per step per pipeline (gradient-accumulation steps).
+  std::int64_t microbatches() const {
+    const std::int64_t d = micro_batch * dp;
+    return d > 0 ? global_batch / d : 0;
+  }
+  std::int64_t gpus() const { return static_cast<std::int64_t>(tp) * pp * dp * cp; }
+};
+
+}  // namespace flopcast

@@ -1,0 +1,130 @@
+#include "flopcast/calibrate/calibrate.hpp"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "flopcast/calibrate/validation.hpp"
+#include "flopcast/estimate/step_estimate.hpp"
+
+namespace flopcast {
+namespace {
+
+struct Problem {
+  const std::vector<Scenario>& runs;
+  std::vector<const ProfileParameter*> params;
+  ComputeProfile base;
+
+  ComputeProfile with(const Eigen::VectorXd& x) const {
+    ComputeProfile p = base;
+    for (std::size_t i = 0; i < params.size(); ++i) *params[i]->slot(p) = x[static_cast<Eigen::Index>(i)];
+    return p;
+  }
+
+  /// Relative errors of every measured figure (the residual vector).
+  Eigen::VectorXd residuals(const Eigen::VectorXd& x) const {
+    const auto prof = with(x);
+    std::vector<double> r;
+    for (const auto& s : runs) {
+      const auto e = estimate_step(s, prof);
+      for (const auto& c : compare_run(s, e)) r.push_back(c.error_pct / 100.0);
+    }
+    return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(r.size()));
+  }
+};
+
+double rms(const Eigen::VectorXd& r) { return r.size() ? std::sqrt(r.squaredNorm() / static_cast<double>(r.size())) : 0; }
+double median_abs(const Eigen::VectorXd& r) {
+  std::vector<double> v(static_cast<std::size_t>(r.size()));
+  for (Eigen::Index i = 0; i < r.size(); ++i) v[static_cast<std::size_t>(i)] = std::fabs(r[i]);
+  return quantile(v, 0.5);
+}
+
+}  // namespace
+
+CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const ComputeProfile& start,
+                                    const CalibrationOptions& options) {
+  Problem prob{runs, {}, start};
+  std::set<GpuArch> archs;
+  bool multi_node = false;
+  for (const auto& s : runs) {
+    archs.insert(s.cluster.gpu.arch);
+    if (s.cluster.gpus > s.cluster.gpus_per_node) multi_node = true;
+  }
+  for (const auto& p : profile_parameters()) {
+    if (!options.parameters.empty()) {
+      if (std::find(options.parameters.begin(), options.parameters.end(), p.name) != options.parameters.end())
+        prob.params.push_back(&p);
+      continue;
+    }
+    // Only what the runs can inform: an architecture's efficiencies need runs on it; the
+    // NIC efficiency needs multi-node runs.
+    const auto dot = p.name.find('.');
+    if (dot != std::string::npos) {
+      const auto arch = parse_gpu_arch(p.name.substr(0, dot));
+      if (!arch || !archs.count(*arch)) continue;
+    }
+    if (p.name == "nic_efficiency" && !multi_node) continue;
+    prob.params.push_back(&p);
+  }
+  const auto n = static_cast<Eigen::Index>(prob.params.size());
+  Eigen::VectorXd x(n), lo(n), hi(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto* p = prob.params[static_cast<std::size_t>(i)];
+    ComputeProfile tmp = start;
+    x[i] = *p->slot(tmp);
+    lo[i] = p->lower;
+    hi[i] = p->upper;
+    x[i] = std::clamp(x[i], lo[i], hi[i]);
+  }
+  CalibrationResult res;
+  Eigen::VectorXd r = prob.residuals(x);
+  res.residuals = static_cast<std::size_t>(r.size());
+  res.rms_before_pct = rms(r) * 100;
+  res.median_before_pct = median_abs(r) * 100;
+  double lambda = 1e-2;
+  double cost = r.squaredNorm();
+  int it = 0;
+  for (; it < options.max_iterations && n > 0 && r.size() > 0; ++it) {
+    // Forward-difference Jacobian, step scaled to each parameter's range.
+    Eigen::MatrixXd J(r.size(), n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      Eigen::VectorXd xp = x;
+      double h = 1e-4 * (hi[j] - lo[j]);
+      if (xp[j] + h > hi[j]) h = -h;
+      xp[j] += h;
+      J.col(j) = (prob.residuals(xp) - r) / h;
+    }
+    const Eigen::MatrixXd A = J.transpose() * J;
+    const Eigen::VectorXd g = J.transpose() * r;
+    bool improved = false;
+    for (int tries = 0; tries < 8; ++tries) {
+      Eigen::MatrixXd Ad = A;
+      Ad.diagonal() += lambda * A.diagonal().cwiseMax(1e-12);
+      Eigen::VectorXd step = Ad.ldlt().solve(-g);
+      Eigen::VectorXd xn = (x + step).cwiseMax(lo).cwiseMin(hi);  // projection keeps the fit physical
+      Eigen::VectorXd rn = prob.residuals(xn);
+      const double cn = rn.squaredNorm();
+      if (cn < cost) {
+        x = xn;
+        r = rn;
+        improved = cost - cn > 1e-10 * cost;
+        cost = cn;
+        lambda = std::max(lambda / 3, 1e-7);
+        break;
+      }
+      lambda *= 4;
+    }
+    if (!improved) break;
+  }
+  res.iterations = it;
+  res.profile = prob.with(x);
+  res.rms_after_pct = rms(r) * 100;
+  res.median_after_pct = median_abs(r) * 100;
+  for (const auto* p : prob.params) res.fitted.push_back(p->name);
+  return res;
+}
+
+}  // namespace flopcast

@@ -1,0 +1,67 @@
+#include "flopcast/calibrate/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace flopcast {
+
+double predicted_figure(const Scenario& s, const StepEstimate& e, const std::string& figure) {
+  const double gpus = static_cast<double>(s.cluster.gpus);
+  if (figure == "iteration_time_s") return e.step.seconds();
+  if (figure == "tokens_per_gpu_s") return e.tokens_per_s / gpus;
+  if (figure == "mfu") return e.mfu;
+  if (figure == "tflops_per_gpu") return e.model_flops.value / e.step.seconds() / gpus / 1e12;
+  return std::nan("");
+}
+
+std::vector<FigureComparison> compare_run(const Scenario& s, const StepEstimate& e) {
+  std::vector<FigureComparison> out;
+  for (const char* fig : {"iteration_time_s", "tokens_per_gpu_s", "mfu", "tflops_per_gpu"}) {
+    auto it = s.measured.find(fig);
+    if (it == s.measured.end()) continue;
+    FigureComparison c;
+    c.id = s.id;
+    c.figure = fig;
+    c.measured = it->second;
+    c.predicted = predicted_figure(s, e, fig);
+    c.error_pct = (c.predicted - c.measured) / c.measured * 100.0;
+    out.push_back(c);
+  }
+  return out;
+}
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return v[lo] + (v[hi] - v[lo]) * frac;
+}
+
+std::vector<FigureSummary> summarize(const std::vector<FigureComparison>& rows) {
+  std::vector<FigureSummary> out;
+  std::vector<std::vector<double>> errs;
+  for (const auto& r : rows) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const FigureSummary& s) { return s.figure == r.figure; });
+    if (it == out.end()) {
+      out.push_back({r.figure, 0, 0, 0, 0});
+      errs.emplace_back();
+      it = out.end() - 1;
+    }
+    errs[static_cast<std::size_t>(it - out.begin())].push_back(std::fabs(r.error_pct));
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto& e = errs[i];
+    out[i].count = e.size();
+    out[i].median_abs_error_pct = quantile(e, 0.5);
+    out[i].p90_abs_error_pct = quantile(e, 0.9);
+    double sum = 0;
+    for (double x : e) sum += x;
+    out[i].mean_abs_error_pct = e.empty() ? 0 : sum / static_cast<double>(e.size());
+  }
+  return out;
+}
+
+}  // namespace flopcast

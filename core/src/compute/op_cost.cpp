@@ -1,0 +1,78 @@
+#include "flopcast/compute/op_cost.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace flopcast {
+namespace {
+
+struct Tile {
+  double m, n;
+};
+// CTA tile shapes cuBLAS/CUTLASS kernels use for 16-bit tensor-core GEMMs on A100 and
+// H100 (CUTLASS default configurations: 256x128, 128x256, 128x128, 128x64, 64x128, 64x64).
+constexpr std::array<Tile, 6> kTiles{{{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}}};
+
+double peak_flops(const OpContext& c) {
+  if (auto p = c.gpu->peak(c.precision)) return p->flops_per_s;
+  // No tensor-core path for this precision (e.g. fp8 on A100): the caller rejected it at load.
+  return c.gpu->peak(Precision::BF16) ? c.gpu->peak(Precision::BF16)->flops_per_s : 1e12;
+}
+
+}  // namespace
+
+Time launch_overhead(const ComputeProfile& p, int kernels) {
+  return Time::from_us(p.kernel_overhead_us * kernels);
+}
+
+Time gemm_time(const OpContext& c, const GemmShape& g) {
+  if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return launch_overhead(*c.profile, 1);
+  const auto& eff = c.profile->of(c.gpu->arch);
+  const double sms = std::max(1, c.gpu->sm_count);
+  const double per_sm = peak_flops(c) / sms;
+  const double k_eff = eff.gemm * g.k / (g.k + c.profile->gemm_k_half);
+  double best = INFINITY;
+  for (const auto& t : kTiles) {
+    const double tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n) * g.batch;
+    const double waves = std::ceil(tiles / sms);
+    // Smaller tiles reuse each loaded operand less: at 64 wide the tensor cores wait on
+    // shared memory; scale the achievable rate by the tile's arithmetic intensity relative
+    // to a 128x128 tile, capped at 1 (harmonic mean of the two sides).
+    const double intensity = (2 * t.m * t.n / (t.m + t.n)) / 128.0;
+    const double tile_eff = std::min(1.0, intensity);
+    const double tile_time = 2 * t.m * t.n * g.k / (per_sm * k_eff * tile_eff);
+    best = std::min(best, waves * tile_time);
+  }
+  const double elt = bytes_per_element(c.precision);
+  const double bytes = elt * g.batch * (g.m * g.k + g.k * g.n + g.m * g.n);
+  const double mem = bytes / (c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm);
+  return Time::from_seconds(std::max(best, mem)) + launch_overhead(*c.profile, 1);
+}
+
+Time attention_time(const OpContext& c, double heads, double q_len, double kv_len, double head_dim, bool causal,
+                    bool backward) {
+  if (heads <= 0 || q_len <= 0 || kv_len <= 0) return Time{0};
+  const auto& eff = c.profile->of(c.gpu->arch);
+  // Fraction of the q x kv score matrix computed: causal kernels skip blocks above the
+  // diagonal; with 128-wide blocks the diagonal blocks are computed whole.
+  double frac = 1.0;
+  if (causal) {
+    const double blocks = std::max(1.0, std::ceil(q_len / 128.0));
+    frac = (blocks + 1) / (2 * blocks);  // load-balanced context parallelism keeps this ratio per rank
+  }
+  const double fwd = 4 * heads * q_len * kv_len * head_dim * frac;
+  const double flops = backward ? 2.5 * fwd : fwd;
+  // Head dims below 128 leave the tensor cores less work per loaded tile.
+  const double hd_eff = std::min(1.0, head_dim / 128.0 + 0.25);
+  const double t = flops / (peak_flops(c) * eff.flash_attention * std::min(1.0, hd_eff));
+  return Time::from_seconds(t) + launch_overhead(*c.profile, backward ? 2 : 1);
+}
+
+Time memory_bound_time(const OpContext& c, Bytes bytes, int kernels) {
+  const auto& eff = c.profile->of(c.gpu->arch);
+  return Time::from_seconds(bytes.value / (c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm)) +
+         launch_overhead(*c.profile, kernels);
+}
+
+}  // namespace flopcast

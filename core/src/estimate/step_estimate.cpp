@@ -1,0 +1,341 @@
+#include "flopcast/estimate/step_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "flopcast/compute/op_cost.hpp"
+
+namespace flopcast {
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+// NCCL latency constants, Simple protocol, NCCL master 5067397c (src/graph/tuning.cc;
+// hardware-nccl-pricing.md §3.7): base latency and per-hop hardware latency in us.
+constexpr double kBaseLatRing = 8.4, kBaseLatTree = 8.4;
+constexpr double kNvlinkLatRing = 3.4, kNvlinkLatTree = 4.0;
+constexpr double kNetLatRing = 14.0, kNetLatTree = 14.0;
+// PCIe Gen4 x16 as NCCL models it (topo.cc: width x 16 GT/s x 120/80/8 = 24 GB/s).
+constexpr double kPcieGen4GBps = 24.0;
+
+/// Bus bandwidth inside a node for ring collectives, bytes/s.
+double intra_bus_bw(const Scenario& s, const ComputeProfile& p) {
+  const auto& g = s.cluster.gpu;
+  if (s.cluster.fabric.intra == IntraNode::PCIe || g.nccl_nvlink.bytes_per_s <= 0) return kPcieGen4GBps * 1e9;
+  return g.nccl_nvlink.bytes_per_s * p.nvlink_efficiency;
+}
+
+/// Scale-out bandwidth share of one GPU (the node's NICs split over its GPUs), bytes/s.
+double nic_share_per_gpu(const Scenario& s, const ComputeProfile& p) {
+  const auto& f = s.cluster.fabric;
+  const double node_bw = f.nics_per_node * f.nic_line_rate().bytes_per_s * p.nic_efficiency;
+  return node_bw / std::max(1, s.cluster.gpus_per_node) / std::max(1.0, f.oversubscription);
+}
+
+}  // namespace
+
+Time collective_time(const Scenario& s, const ComputeProfile& p, Collective op, std::int64_t ranks,
+                     std::int64_t ranks_per_node, Bytes bytes, int concurrent) {
+  if (ranks <= 1 || bytes.value <= 0) return Time{0};
+  ranks_per_node = std::clamp<std::int64_t>(ranks_per_node, 1, ranks);
+  const double n = d(ranks);
+  const double nodes = std::ceil(n / d(ranks_per_node));
+  const double intra = intra_bus_bw(s, p);
+  double bus = intra;
+  if (nodes > 1) {
+    // A ring over k GPUs per node uses k GPUs' share of the node's NICs (NCCL runs one
+    // channel per NIC). All groups of a kind run at once (every TP rank's DP group), so the
+    // per-GPU share already accounts for them; `concurrent` counts extra groups beyond that.
+    const double inter = d(ranks_per_node) * nic_share_per_gpu(s, p) / std::max(1, concurrent);
+    bus = std::min(intra, inter);
+    if (op == Collective::AllToAll) bus = std::min(intra, nic_share_per_gpu(s, p) * std::max<double>(1, d(ranks_per_node)));
+  }
+  double factor = 1;  // nccl-tests busbw factor (doc/PERFORMANCE.md)
+  switch (op) {
+    case Collective::AllReduce: factor = 2 * (n - 1) / n; break;
+    case Collective::AllGather: case Collective::ReduceScatter: case Collective::AllToAll: factor = (n - 1) / n; break;
+    case Collective::SendRecv: factor = 1; break;
+  }
+  const double bw_time = bytes.value * factor / bus;
+  // Latency: the cheaper of ring and tree, as NCCL's tuner picks by time.
+  const double ppn = d(ranks_per_node);
+  const double steps = op == Collective::AllReduce ? 2 * (n - 1) : (n - 1);
+  const double inter_steps = nodes > 1 ? (op == Collective::AllReduce ? 2 * (nodes - 1) : nodes - 1) : 0;
+  const double ring_lat = kBaseLatRing + (steps - inter_steps) * kNvlinkLatRing + inter_steps * kNetLatRing;
+  const double tree_lat = kBaseLatTree + 2 * ((ppn - 1) * kNvlinkLatTree + std::log2(std::max(1.0, nodes)) * kNetLatTree);
+  double lat = op == Collective::AllReduce ? std::min(ring_lat, tree_lat) : ring_lat;
+  if (op == Collective::SendRecv) lat = kBaseLatRing + (nodes > 1 ? kNetLatRing : kNvlinkLatRing);
+  return Time::from_seconds(bw_time + lat * 1e-6);
+}
+
+StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
+  const auto& m = s.model;
+  const auto& p = s.plan;
+  const auto& gpu = s.cluster.gpu;
+  const OpContext ctx{&gpu, &prof, s.precision};
+  const double elt = bytes_per_element(s.precision) >= 2 ? bytes_per_element(s.precision) : 2.0;  // fp8 keeps 16-bit activations
+  const double t = p.tp;
+  const double b = d(p.micro_batch);
+  const double seq = d(m.seq_len) / p.cp;  // local sequence
+  const double T = b * seq;                // tokens per micro-batch per GPU
+  const double h = d(m.hidden), kv = d(m.kv_dim()), hd = d(m.head_dim());
+  const double gpn = s.cluster.gpus_per_node;
+  const double sp_div = p.sequence_parallel ? t : 1.0;
+
+  // Rank placement, Megatron order tp-cp-dp-pp (TP innermost): how many ranks of each
+  // group share a node.
+  const std::int64_t tp_per_node = std::min<std::int64_t>(p.tp, static_cast<std::int64_t>(gpn));
+  const std::int64_t cp_per_node = std::clamp<std::int64_t>(static_cast<std::int64_t>(gpn) / (p.tp), 1, p.cp);
+  const std::int64_t dp_stride = static_cast<std::int64_t>(p.tp) * p.cp;
+  const std::int64_t ep_per_node = std::clamp<std::int64_t>(static_cast<std::int64_t>(gpn) / dp_stride, 1, p.ep);
+  const bool pp_crosses_node = static_cast<double>(dp_stride * p.dp) >= gpn;
+
+  // --- one layer, one micro-batch ---
+  struct LayerCost {
+    Time fwd, bwd, bwd_input, recompute, tp, cp, ep;
+  };
+  auto layer_cost = [&](int layer) {
+    LayerCost c;
+    const bool moe = m.is_moe_layer(layer);
+    // GEMMs: forward (m, n, k) and its two backward GEMMs: dgrad (m, k, n), wgrad (k, n, m).
+    Time fwd{0}, bwd_in{0}, bwd_w{0};
+    auto gemm = [&](double mm, double nn, double kk, double batch = 1) {
+      fwd += gemm_time(ctx, {mm, nn, kk, batch});
+      bwd_in += gemm_time(ctx, {mm, kk, nn, batch});
+      bwd_w += gemm_time(ctx, {kk, nn, mm, batch});
+    };
+    gemm(T, (h + 2 * kv) / t, h);  // QKV
+    gemm(T, h, h / t);             // output projection
+    const double heads_local = m.heads / t;
+    const Time attn_f = attention_time(ctx, b * heads_local, seq, seq * p.cp, hd, true, false);
+    const Time attn_b = attention_time(ctx, b * heads_local, seq, seq * p.cp, hd, true, true);
+    // Elementwise traffic per token (elements x bytes): two norms (read + write), two
+    // dropout-add-residuals (2 reads + 1 write + 1-byte mask), rotary on q and k.
+    double elementwise = (2 * 2 + 2 * 3) * h / sp_div + (m.learned_positions ? 0.0 : 4 * (h + kv) / t);
+    int kernels_f = 9;
+    if (moe) {
+      const auto& e = *m.moe;
+      gemm(T, e.experts, h);  // router
+      const double local_experts = d(e.experts) / p.ep;
+      const double tokens_per_expert = T * e.top_k * p.ep / e.experts;
+      const double up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / t;
+      gemm(tokens_per_expert, up, h, local_experts);
+      gemm(tokens_per_expert, h, d(e.expert_ffn) / t, local_experts);
+      if (e.shared_experts > 0) {
+        gemm(T, up * e.shared_experts, h);
+        gemm(T, h, d(e.expert_ffn) * e.shared_experts / t);
+      }
+      elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * d(e.expert_ffn) * (e.top_k + e.shared_experts) / t +
+                     4 * h * e.top_k;  // activation + permute/unpermute
+      kernels_f += 8;
+      // Dispatch and combine all-to-all of the routed tokens, forward and backward each.
+      if (p.ep > 1) {
+        const Bytes a2a{T * e.top_k * h * elt};
+        const Time one = collective_time(s, prof, Collective::AllToAll, p.ep, ep_per_node, a2a);
+        c.ep = Time{4 * one.ns};
+      }
+    } else {
+      gemm(T, d(m.ffn) * (m.ffn_matrices() - 1) / t, h);  // FC1 (gate+up fused for SwiGLU)
+      gemm(T, h, d(m.ffn) / t);                           // FC2
+      elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * d(m.ffn) / t;  // GeLU r/w or SwiGLU 2r+1w
+    }
+    const Time ew_f = memory_bound_time(ctx, Bytes{T * elementwise * elt}, kernels_f);
+    const Time ew_b = memory_bound_time(ctx, Bytes{2 * T * elementwise * elt}, 2 * kernels_f);
+    c.fwd = fwd + attn_f + ew_f;
+    c.bwd_input = bwd_in + attn_b + ew_b;
+    c.bwd = c.bwd_input + bwd_w;
+    if (p.recompute == Recompute::Full) c.recompute = c.fwd;
+    else if (p.recompute == Recompute::Selective) c.recompute = attn_f;
+
+    // TP: two all-reduces forward, two backward (Megatron f/g operators); with sequence
+    // parallelism each becomes an all-gather + reduce-scatter pair of the same volume.
+    if (p.tp > 1) {
+      const Bytes act{T * h * elt};
+      Time one;
+      if (p.sequence_parallel) {
+        one = collective_time(s, prof, Collective::AllGather, p.tp, tp_per_node, act) +
+              collective_time(s, prof, Collective::ReduceScatter, p.tp, tp_per_node, act);
+      } else {
+        one = collective_time(s, prof, Collective::AllReduce, p.tp, tp_per_node, act);
+      }
+      const int count = 4 + (p.recompute == Recompute::Full ? 2 : 0);
+      c.tp = p.overlap_tp_comm ? Time{0} : Time{count * one.ns};
+    }
+    // CP: ring exchange of K and V chunks, hidden under attention except what exceeds it.
+    if (p.cp > 1) {
+      const Bytes kv_chunk{2 * T * kv / t * elt};
+      const Time ring = Time{(p.cp - 1) * collective_time(s, prof, Collective::SendRecv, 2, std::min<std::int64_t>(2, cp_per_node), kv_chunk).ns};
+      const Time exposed_f = ring > attn_f ? ring - attn_f : Time{0};
+      const Time exposed_b = Time{2 * ring.ns} > attn_b ? Time{2 * ring.ns} - attn_b : Time{0};
+      c.cp = exposed_f + exposed_b;
+    }
+    return c;
+  };
+
+  StepEstimate est;
+  const auto stage_layers = layers_per_stage(m.layers, p.pp);
+  est.stages.resize(stage_layers.size());
+  // Dense layers cost the same: compute one and reuse (the planner calls this millions of times).
+  const LayerCost dense_cost = layer_cost(m.moe ? 0 : 0);
+  const LayerCost moe_cost = m.moe ? layer_cost(m.moe->dense_layers) : dense_cost;
+  int layer = 0;
+  for (std::size_t i = 0; i < stage_layers.size(); ++i) {
+    auto& st = est.stages[i];
+    st.layers = stage_layers[i];
+    for (int l = 0; l < st.layers; ++l, ++layer) {
+      const auto& c = m.is_moe_layer(layer) ? moe_cost : dense_cost;
+      st.forward += c.fwd;
+      st.backward += c.bwd;
+      st.backward_input += c.bwd_input;
+      st.recompute += c.recompute;
+      st.tp_comm += c.tp;
+      st.cp_comm += c.cp;
+      st.ep_comm += c.ep;
+    }
+    if (i == 0) {  // embedding lookup forward, scatter-add backward
+      st.forward += memory_bound_time(ctx, Bytes{2 * T * h * elt}, 2);
+      st.backward += memory_bound_time(ctx, Bytes{3 * T * h * 4}, 2);
+    }
+    if (i + 1 == stage_layers.size()) {  // final norm, logits GEMM, fp32 cross-entropy
+      const double vocab_local = d(m.vocab) / t;
+      st.forward += gemm_time(ctx, {T, vocab_local, h}) + memory_bound_time(ctx, Bytes{T * vocab_local * (elt + 2 * 4)}, 4);
+      const Time bi = gemm_time(ctx, {T, h, vocab_local});
+      st.backward += bi + gemm_time(ctx, {h, vocab_local, T}) + memory_bound_time(ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
+      st.backward_input += bi;
+      if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
+        st.tp_comm += Time{3 * collective_time(s, prof, Collective::AllReduce, p.tp, tp_per_node, Bytes{T * 4}).ns};
+      }
+    }
+    if (p.pp > 1) {
+      // Activations to the next stage (Megatron's scatter/gather sends 1/t of them per rank
+      // when sequence parallel or scatter-gather is on; all TP ranks send at once).
+      const Bytes msg{T * h * elt / t};
+      st.p2p = collective_time(s, prof, Collective::SendRecv, 2, pp_crosses_node ? 1 : 2, msg);
+    }
+  }
+
+  // --- pipeline schedule ---
+  const double micro = d(std::max<std::int64_t>(1, p.microbatches()));
+  Time crit{0};
+  std::size_t crit_i = 0;
+  Time sum_stages{0};
+  for (std::size_t i = 0; i < est.stages.size(); ++i) {
+    const auto& st = est.stages[i];
+    const Time per = st.per_microbatch() + Time{2 * st.p2p.ns};
+    sum_stages += per;
+    if (per > crit) { crit = per; crit_i = i; }
+  }
+  Time pipeline{0};
+  if (p.pp == 1) {
+    pipeline = Time::from_seconds(micro * crit.seconds());
+  } else {
+    // 1F1B / GPipe: the slowest stage sets the steady state; every stage is crossed once in
+    // fill and drain: T = (m-1) max_i t_i + sum_i t_i, = (m+p-1) t for equal stages
+    // (bubble (p-1)/(m+p-1) of the step; Narayanan et al. 2021 §2.2).
+    const double fill = sum_stages.seconds();
+    switch (p.schedule) {
+      case Schedule::GPipe:
+      case Schedule::OneFOneB:
+        pipeline = Time::from_seconds((micro - 1) * crit.seconds() + fill);
+        break;
+      case Schedule::Interleaved:
+        // v model chunks per rank shrink fill and drain v-fold: bubble (p-1)/(v m) of ideal;
+        // the p2p messages grow v-fold.
+        pipeline = Time::from_seconds((micro - 1) * crit.seconds() + fill / p.vpp +
+                                      micro * (p.vpp - 1) * 2 * est.stages[crit_i].p2p.seconds());
+        break;
+      case Schedule::ZeroBubble: {
+        // ZB-H1 (Qi et al. 2024, arXiv 2401.10241): weight-gradient work fills the drain;
+        // the bubble shrinks to about a third of 1F1B's.
+        const double bubble_1f1b = fill - crit.seconds();
+        pipeline = Time::from_seconds(micro * crit.seconds() + bubble_1f1b / 3.0);
+        break;
+      }
+    }
+  }
+
+  // --- data parallel gradient sync, ZeRO gathers, optimizer ---
+  const auto mem = memory_per_gpu(s, prof);
+  const auto pc = parameter_count(m);
+  // Parameters on the critical stage's GPU (dense split by TP, experts by EP x TP).
+  double params_gpu = 0, expert_params_gpu = 0;
+  {
+    int first_layer = 0;
+    for (std::size_t i = 0; i < crit_i; ++i) first_layer += stage_layers[i];
+    for (int l = first_layer; l < first_layer + stage_layers[crit_i]; ++l) {
+      if (m.is_moe_layer(l)) {
+        params_gpu += pc.moe_layer_shared / t;
+        expert_params_gpu += m.moe->experts * pc.moe_expert / (t * p.ep);
+      } else {
+        params_gpu += pc.dense_layer / t;
+      }
+    }
+    if (crit_i == 0) params_gpu += pc.embedding / t;
+    if (crit_i + 1 == stage_layers.size()) params_gpu += (pc.output_head + pc.final_norm) / t;
+  }
+  const double grad_bytes = s.precision == Precision::FP32 ? 4 : 2;
+  const std::int64_t dp_group = p.dp * p.cp;
+  const std::int64_t dp_group_per_node = std::clamp<std::int64_t>(static_cast<std::int64_t>(gpn) / p.tp, 1, dp_group);
+  Time dp_sync{0};
+  if (dp_group > 1) {
+    const Bytes grads{params_gpu * grad_bytes};
+    if (p.zero == 0) {
+      dp_sync = collective_time(s, prof, Collective::AllReduce, dp_group, dp_group_per_node, grads);
+    } else {
+      // Distributed optimizer / ZeRO-1,2: reduce-scatter gradients, all-gather parameters.
+      dp_sync = collective_time(s, prof, Collective::ReduceScatter, dp_group, dp_group_per_node, grads) +
+                collective_time(s, prof, Collective::AllGather, dp_group, dp_group_per_node, Bytes{params_gpu * 2});
+    }
+    if (p.zero == 3) {
+      // ZeRO-3 gathers every layer's parameters for forward and again for backward in each
+      // micro-batch; prefetch hides them under compute where compute is longer.
+      const Time gather = collective_time(s, prof, Collective::AllGather, dp_group, dp_group_per_node, Bytes{params_gpu * 2});
+      const Time per_mb = Time{2 * gather.ns};
+      const Time compute_mb = est.stages[crit_i].forward + est.stages[crit_i].backward;
+      if (per_mb > compute_mb) pipeline += Time::from_seconds(micro * (per_mb - compute_mb).seconds());
+    }
+    if (expert_params_gpu > 0 && dp_group / p.ep > 1) {
+      dp_sync += collective_time(s, prof, Collective::AllReduce, dp_group / p.ep, 1, Bytes{expert_params_gpu * grad_bytes});
+    }
+  }
+  est.dp_sync = dp_sync;
+  Time dp_exposed = dp_sync;
+  if (p.overlap_dp_comm && dp_sync.ns > 0) {
+    // Bucketed reduction overlaps the last micro-batch's backward; the last bucket stays exposed.
+    const Time window = est.stages[crit_i].backward;
+    dp_exposed = dp_sync > window ? dp_sync - window : Time{dp_sync.ns / 10};
+  }
+  // Adam over the local shard: fp32 master, m, v read and written, gradient read, 16-bit
+  // weights written: 4*3*2 + 2 + 2 = 28 bytes per parameter (memory-bound).
+  const double shard = p.zero >= 1 ? d(dp_group) : 1.0;
+  const double local = (params_gpu + expert_params_gpu) / shard;
+  const Time optimizer = memory_bound_time(ctx, Bytes{local * 28.0}, 8);
+
+  // --- totals and breakdown on the critical path ---
+  const auto& cs = est.stages[crit_i];
+  StepBreakdown& br = est.breakdown;
+  br.compute = Time::from_seconds(micro * (cs.forward + cs.backward).seconds());
+  br.recompute = Time::from_seconds(micro * cs.recompute.seconds());
+  br.tp_comm = Time::from_seconds(micro * cs.tp_comm.seconds());
+  br.cp_comm = Time::from_seconds(micro * cs.cp_comm.seconds());
+  br.ep_comm = Time::from_seconds(micro * cs.ep_comm.seconds());
+  br.pp_comm = Time::from_seconds(micro * 2 * cs.p2p.seconds());
+  const Time steady = br.compute + br.recompute + br.tp_comm + br.cp_comm + br.ep_comm + br.pp_comm;
+  br.bubble = pipeline > steady ? pipeline - steady : Time{0};
+  br.dp_comm = dp_exposed;
+  br.optimizer = optimizer;
+  br.overhead = Time::from_seconds(prof.iteration_overhead_ms * 1e-3);
+  est.step = br.total();
+
+  est.model_flops = model_flops_per_step(m, d(p.global_batch));
+  est.hardware_flops = hardware_flops_per_step(m, p);
+  const double peak = gpu.peak(s.precision) ? gpu.peak(s.precision)->flops_per_s : 0;
+  const double denom = est.step.seconds() * d(s.cluster.gpus) * peak;
+  est.mfu = denom > 0 ? est.model_flops.value / denom : 0;
+  est.hfu = denom > 0 ? est.hardware_flops.value / denom : 0;
+  est.tokens_per_s = est.step.ns > 0 ? d(p.global_batch) * d(m.seq_len) / est.step.seconds() : 0;
+  est.memory = mem;
+  return est;
+}
+
+}  // namespace flopcast

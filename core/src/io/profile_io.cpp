@@ -1,0 +1,101 @@
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "flopcast/io/catalog.hpp"
+#include "yaml_util.hpp"
+
+namespace flopcast::io {
+
+using detail::child;
+using detail::Reader;
+
+std::optional<ComputeProfile> parse_profile(const std::string& text, const std::string& file,
+                                            const ComputeProfile& base, Diagnostics& diags) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg);
+    return std::nullopt;
+  }
+  Reader r(file, diags, nullptr);
+  const auto before = diags.items().size();
+  if (!r.expect_map(root, "")) return std::nullopt;
+  r.check_keys(root, "", {"name", "provenance", "sources", "ampere", "hopper", "blackwell", "gemm_k_half",
+                          "kernel_overhead_us", "iteration_overhead_ms", "nic_efficiency", "nvlink_efficiency",
+                          "workspace_gib", "fragmentation"});
+  ComputeProfile p = base;
+  if (root["name"]) p.name = root["name"].as<std::string>();
+  if (root["provenance"]) p.provenance = root["provenance"].as<std::string>();
+  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+    const std::string key = to_string(a);
+    const auto n = root[key];
+    if (!n) continue;
+    if (!r.expect_map(n, key)) continue;
+    r.check_keys(n, key, {"gemm", "flash_attention", "hbm"});
+    auto& e = p.of(a);
+    if (n["gemm"]) if (auto v = r.number(n["gemm"], child(key, "gemm"), 0.05, 1.0)) e.gemm = *v;
+    if (n["flash_attention"]) if (auto v = r.number(n["flash_attention"], child(key, "flash_attention"), 0.05, 1.0)) e.flash_attention = *v;
+    if (n["hbm"]) if (auto v = r.number(n["hbm"], child(key, "hbm"), 0.05, 1.0)) e.hbm = *v;
+  }
+  auto num = [&](const char* key, double lo, double hi, double& slot) {
+    if (root[key]) if (auto v = r.number(root[key], key, lo, hi)) slot = *v;
+  };
+  num("gemm_k_half", 0, 4096, p.gemm_k_half);
+  num("kernel_overhead_us", 0, 1000, p.kernel_overhead_us);
+  num("iteration_overhead_ms", 0, 60000, p.iteration_overhead_ms);
+  num("nic_efficiency", 0.05, 1.0, p.nic_efficiency);
+  num("nvlink_efficiency", 0.05, 1.0, p.nvlink_efficiency);
+  num("workspace_gib", 0, 1024, p.workspace_gib);
+  num("fragmentation", 0, 1, p.fragmentation);
+  for (std::size_t i = before; i < diags.items().size(); ++i)
+    if (diags.items()[i].severity == Severity::Error) return std::nullopt;
+  return p;
+}
+
+std::optional<ComputeProfile> load_profile(const std::string& name_or_path, const Catalog& catalog,
+                                           Diagnostics& diags) {
+  std::ifstream in(name_or_path, std::ios::binary);
+  if (in) {
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_profile(ss.str(), name_or_path, catalog.profile, diags);
+  }
+  if (auto text = read_data_file(catalog.data_dir, "profiles/" + name_or_path + ".yaml"))
+    return parse_profile(*text, "profiles/" + name_or_path + ".yaml", catalog.profile, diags);
+  diags.error({}, "calibration", "profile '" + name_or_path + "' not found",
+              "give a profile file path (as written by `flopcast calibrate -o FILE`) or a name in data/profiles/");
+  return std::nullopt;
+}
+
+std::string profile_to_yaml(const ComputeProfile& p) {
+  std::ostringstream o;
+  char buf[64];
+  auto f = [&](double v) {
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return std::string(buf);
+  };
+  o << "# flopcast calibration profile (format: docs/calibration.md)\n";
+  o << "name: " << p.name << "\n";
+  o << "provenance: |\n";
+  std::istringstream prov(p.provenance.empty() ? std::string("(none)") : p.provenance);
+  for (std::string line; std::getline(prov, line);) o << "  " << line << "\n";
+  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+    const auto& e = p.of(a);
+    o << to_string(a) << ": {gemm: " << f(e.gemm) << ", flash_attention: " << f(e.flash_attention)
+      << ", hbm: " << f(e.hbm) << "}\n";
+  }
+  o << "gemm_k_half: " << f(p.gemm_k_half) << "\n";
+  o << "kernel_overhead_us: " << f(p.kernel_overhead_us) << "\n";
+  o << "iteration_overhead_ms: " << f(p.iteration_overhead_ms) << "\n";
+  o << "nic_efficiency: " << f(p.nic_efficiency) << "\n";
+  o << "nvlink_efficiency: " << f(p.nvlink_efficiency) << "\n";
+  o << "workspace_gib: " << f(p.workspace_gib) << "\n";
+  o << "fragmentation: " << f(p.fragmentation) << "\n";
+  return o.str();
+}
+
+}  // namespace flopcast::io

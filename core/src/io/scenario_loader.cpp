@@ -1,0 +1,443 @@
+#include "flopcast/io/scenario_loader.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "flopcast/io/units_parse.hpp"
+#include "flopcast/scenario/scenario_check.hpp"
+#include "yaml_util.hpp"
+
+namespace flopcast::io {
+
+// The `reliability:` and `pricing:` blocks are read by the job/pricing io (price_catalog_io.cpp).
+void parse_reliability_block(const YAML::Node& node, const std::string& file, Diagnostics& diags,
+                             ReliabilitySpec& out, LocationMap& locs);
+void parse_pricing_block(const YAML::Node& node, const std::string& file, Diagnostics& diags, PricingSpec& out,
+                         LocationMap& locs);
+void read_model_fields(const YAML::Node& n, const std::string& path, detail::Reader& r, ModelSpec& m,
+                       bool catalog_entry, std::vector<std::string>* defaults);
+
+namespace {
+
+using detail::child;
+using detail::Reader;
+
+constexpr std::int64_t kMaxGpus = 1'000'000;        // planning limit: 10^6 GPUs (issue 9)
+constexpr double kMaxTokens = 1e16;                  // 10^16 tokens
+
+void read_model(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& s) {
+  r.note("model", n);
+  if (!n) {
+    r.error(n, "model", "missing required key 'model'", "give a preset name (see `flopcast catalog models`) or a mapping of layers, hidden, heads, vocab, seq_len");
+    return;
+  }
+  auto from_preset = [&](const YAML::Node& name_node, const std::string& key) -> bool {
+    const auto name = name_node.as<std::string>();
+    if (const auto* m = cat.find_model(name)) {
+      s.model = *m;
+      return true;
+    }
+    std::string hint = "known presets: " + detail::join(cat.model_names());
+    if (auto dm = detail::did_you_mean(name, cat.model_names())) hint = "did you mean '" + *dm + "'?";
+    r.error(name_node, key, "unknown model preset '" + name + "'", hint);
+    return false;
+  };
+  if (n.IsScalar()) {
+    from_preset(n, "model");
+    return;
+  }
+  if (!r.expect_map(n, "model")) return;
+  r.check_keys(n, "model", {"preset", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind", "vocab",
+                            "seq_len", "embeddings", "position", "norm", "bias", "moe"});
+  if (n["preset"]) {
+    r.note("model.preset", n["preset"]);
+    if (!from_preset(n["preset"], "model.preset")) return;
+  } else {
+    s.model.name = "custom";
+  }
+  if (n["name"]) s.model.display = n["name"].as<std::string>();
+  read_model_fields(n, "model", r, s.model, false, &s.defaults_applied);
+  if (s.model.display.empty()) s.model.display = s.model.name;
+}
+
+void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& s) {
+  r.note("cluster", n);
+  if (!n) {
+    r.error(n, "cluster", "missing required key 'cluster'", "add cluster: {gpu: H100, gpus: 64}");
+    return;
+  }
+  if (!r.expect_map(n, "cluster")) return;
+  r.check_keys(n, "cluster", {"gpu", "gpus", "gpus_per_node", "fabric"});
+  auto& c = s.cluster;
+  if (!n["gpu"]) {
+    r.error(n, "cluster.gpu", "missing required key 'gpu'", "one of: " + detail::join(cat.gpu_names()));
+  } else if (auto name = r.string(n["gpu"], "cluster.gpu")) {
+    if (const auto* g = cat.find_gpu(*name)) {
+      c.gpu = *g;
+    } else {
+      std::string hint = "known GPUs: " + detail::join(cat.gpu_names());
+      if (auto dm = detail::did_you_mean(*name, cat.gpu_names())) hint = "did you mean '" + *dm + "'? (" + hint + ")";
+      r.error(n["gpu"], "cluster.gpu", "unknown GPU '" + *name + "'", hint);
+    }
+  }
+  if (!n["gpus"]) {
+    r.error(n, "cluster.gpus", "missing required key 'gpus'", "the number of GPUs of the job, e.g. gpus: 64");
+  } else if (auto v = r.integer(n["gpus"], "cluster.gpus", 1, kMaxGpus)) {
+    c.gpus = *v;
+  }
+  const FabricSpec* base = c.gpu.default_fabric.empty() ? nullptr : cat.find_fabric(c.gpu.default_fabric);
+  const auto fab = n["fabric"];
+  if (!fab) {
+    if (base) {
+      c.fabric = *base;
+      s.defaults_applied.push_back("cluster.fabric = " + base->name + " (the GPU's usual node)");
+    }
+  } else if (fab.IsScalar()) {
+    r.note("cluster.fabric", fab);
+    if (const auto* f = cat.find_fabric(fab.Scalar())) {
+      c.fabric = *f;
+    } else {
+      std::string hint = "known fabrics: " + detail::join(cat.fabric_names());
+      if (auto dm = detail::did_you_mean(fab.Scalar(), cat.fabric_names())) hint = "did you mean '" + *dm + "'?";
+      r.error(fab, "cluster.fabric", "unknown fabric '" + fab.Scalar() + "'", hint);
+    }
+  } else if (r.expect_map(fab, "cluster.fabric")) {
+    r.note("cluster.fabric", fab);
+    r.check_keys(fab, "cluster.fabric", {"preset", "kind", "nic_gbps", "nic", "nics_per_node", "oversubscription"});
+    if (fab["preset"]) {
+      if (const auto* f = cat.find_fabric(fab["preset"].as<std::string>())) base = f;
+      else r.error(fab["preset"], "cluster.fabric.preset", "unknown fabric '" + fab["preset"].as<std::string>() + "'",
+                   "known fabrics: " + detail::join(cat.fabric_names()));
+    }
+    if (base) c.fabric = *base;
+    c.fabric.name = "custom";
+    c.fabric.description = "from the scenario's cluster.fabric";
+    if (fab["kind"]) {
+      if (auto v = r.choice(fab["kind"], "cluster.fabric.kind", {"infiniband", "roce", "ethernet"}))
+        c.fabric.kind = *parse_net_kind(*v);
+    }
+    if (fab["nic_gbps"]) {
+      if (auto v = r.number(fab["nic_gbps"], "cluster.fabric.nic_gbps", 1, 1e5)) c.fabric.nic_gbps = *v;
+    }
+    if (fab["nic"]) {  // unit string, e.g. "400 Gbps"
+      r.note("cluster.fabric.nic", fab["nic"]);
+      const auto bw = fab["nic"].IsScalar() ? parse_bandwidth(fab["nic"].Scalar()) : std::nullopt;
+      if (!bw || bw->bytes_per_s <= 0) r.error(fab["nic"], "cluster.fabric.nic", "bad bandwidth " + detail::describe(fab["nic"]),
+                                               "write e.g. \"400 Gbps\" or \"50 GB/s\"");
+      else c.fabric.nic_gbps = bw->bytes_per_s * 8 / 1e9;
+    }
+    if (fab["nics_per_node"]) {
+      if (auto v = r.integer(fab["nics_per_node"], "cluster.fabric.nics_per_node", 1, 1024))
+        c.fabric.nics_per_node = static_cast<int>(*v);
+    }
+    if (fab["oversubscription"]) {
+      if (auto v = r.number(fab["oversubscription"], "cluster.fabric.oversubscription", 1, 100))
+        c.fabric.oversubscription = *v;
+    }
+  }
+  if (n["gpus_per_node"]) {
+    if (auto v = r.integer(n["gpus_per_node"], "cluster.gpus_per_node", 1, 1024)) c.gpus_per_node = static_cast<int>(*v);
+  } else {
+    c.gpus_per_node = c.fabric.gpus_per_node > 0 ? c.fabric.gpus_per_node : 8;
+    s.defaults_applied.push_back("cluster.gpus_per_node = " + std::to_string(c.gpus_per_node));
+  }
+  if (c.fabric.nvlink_domain < c.gpus_per_node) c.fabric.nvlink_domain = c.gpus_per_node;
+  c.fabric.gpus_per_node = c.gpus_per_node;
+}
+
+void read_parallel(const YAML::Node& n, Reader& r, Scenario& s) {
+  r.note("parallel", n);
+  if (!n) {
+    r.error(n, "parallel", "missing required key 'parallel'", "at least parallel: {global_batch: N}");
+    return;
+  }
+  if (!r.expect_map(n, "parallel")) return;
+  r.check_keys(n, "parallel", {"tp", "pp", "dp", "cp", "ep", "vpp", "sequence_parallel", "zero", "micro_batch",
+                               "global_batch", "recompute", "schedule", "overlap_dp_comm", "overlap_tp_comm",
+                               "overlap_pp_comm"});
+  auto& p = s.plan;
+  auto deg = [&](const char* key, auto& slot, std::int64_t hi) {
+    if (n[key]) {
+      if (auto v = r.integer(n[key], child("parallel", key), 1, hi)) slot = static_cast<std::remove_reference_t<decltype(slot)>>(*v);
+    } else if (std::string_view(key) != "dp") {
+      s.defaults_applied.push_back(std::string("parallel.") + key + " = 1");
+    }
+  };
+  deg("tp", p.tp, kMaxGpus);
+  deg("pp", p.pp, kMaxGpus);
+  deg("cp", p.cp, kMaxGpus);
+  deg("ep", p.ep, kMaxGpus);
+  deg("vpp", p.vpp, 1024);
+  if (n["dp"]) {
+    if (auto v = r.integer(n["dp"], "parallel.dp", 1, kMaxGpus)) p.dp = *v;
+  } else {
+    const std::int64_t denom = static_cast<std::int64_t>(p.tp) * p.pp * p.cp;
+    p.dp = denom > 0 && s.cluster.gpus % denom == 0 ? s.cluster.gpus / denom : 0;
+    if (p.dp == 0) {
+      r.error(n, "parallel.dp", "cannot derive dp: tp*pp*cp = " + std::to_string(denom) + " does not divide gpus " +
+                                    std::to_string(s.cluster.gpus),
+              "choose tp, pp, cp whose product divides cluster.gpus, or give dp");
+      p.dp = 1;
+    } else {
+      s.defaults_applied.push_back("parallel.dp = gpus/(tp*pp*cp) = " + std::to_string(p.dp));
+    }
+  }
+  if (n["sequence_parallel"]) {
+    if (auto v = r.boolean(n["sequence_parallel"], "parallel.sequence_parallel")) p.sequence_parallel = *v;
+  } else {
+    s.defaults_applied.push_back("parallel.sequence_parallel = false");
+  }
+  if (n["zero"]) {
+    if (auto v = r.integer(n["zero"], "parallel.zero", 0, 3)) p.zero = static_cast<int>(*v);
+  } else {
+    s.defaults_applied.push_back("parallel.zero = 0");
+  }
+  if (n["micro_batch"]) {
+    if (auto v = r.integer(n["micro_batch"], "parallel.micro_batch", 1, 1'000'000'000)) p.micro_batch = *v;
+  } else {
+    s.defaults_applied.push_back("parallel.micro_batch = 1");
+  }
+  if (!n["global_batch"]) {
+    r.error(n, "parallel.global_batch", "missing required key 'global_batch'", "sequences per optimizer step, e.g. global_batch: 512");
+  } else if (auto v = r.integer(n["global_batch"], "parallel.global_batch", 1, 1'000'000'000'000)) {
+    p.global_batch = *v;
+  }
+  if (n["recompute"]) {
+    if (auto v = r.choice(n["recompute"], "parallel.recompute", {"none", "selective", "full"})) p.recompute = *parse_recompute(*v);
+  } else {
+    s.defaults_applied.push_back("parallel.recompute = none");
+  }
+  if (n["schedule"]) {
+    if (auto v = r.choice(n["schedule"], "parallel.schedule", {"gpipe", "1f1b", "interleaved", "zero-bubble"}))
+      p.schedule = *parse_schedule(*v);
+  } else {
+    p.schedule = p.vpp > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
+    s.defaults_applied.push_back(std::string("parallel.schedule = ") + to_string(p.schedule));
+  }
+  auto flag = [&](const char* key, bool& slot, bool dflt) {
+    if (n[key]) {
+      if (auto v = r.boolean(n[key], child("parallel", key))) slot = *v;
+    } else {
+      slot = dflt;
+    }
+  };
+  // Megatron-LM leaves --overlap-grad-reduce off by default and runs TP collectives in the
+  // critical path unless --tp-comm-overlap is given (megatron/training/arguments.py).
+  flag("overlap_dp_comm", p.overlap_dp_comm, false);
+  flag("overlap_tp_comm", p.overlap_tp_comm, false);
+  flag("overlap_pp_comm", p.overlap_pp_comm, true);
+}
+
+void read_claimed(const YAML::Node& n, Reader& r, Scenario& s) {
+  r.note("claimed", n);
+  if (!r.expect_map(n, "claimed")) return;
+  r.check_keys(n, "claimed", {"mfu", "days", "memory_gb", "tokens_per_day", "bubble_fraction", "step_time_s",
+                              "tflops_per_gpu", "gpu_hours", "cost", "note"});
+  for (const auto& kv : n) {
+    const auto key = kv.first.Scalar();
+    if (key == "note") {
+      s.claimed.note = kv.second.as<std::string>();
+      continue;
+    }
+    if (key == "cost") {  // free text such as "$10,900": carried, not checked
+      s.claimed.note += (s.claimed.note.empty() ? "" : "; ") + std::string("claimed cost ") + kv.second.as<std::string>();
+      continue;
+    }
+    const double hi = key == "mfu" || key == "bubble_fraction" ? 1.0 : 1e18;
+    if (auto v = r.number(kv.second, "claimed." + key, 0, hi)) s.claimed.figures[key] = *v;
+  }
+}
+
+void read_measured(const YAML::Node& n, Reader& r, Scenario& s) {
+  r.note("measured", n);
+  if (!r.expect_map(n, "measured")) return;
+  r.check_keys(n, "measured", {"iteration_time_s", "tokens_per_gpu_s", "mfu", "tflops_per_gpu"});
+  for (const auto& kv : n) {
+    const auto key = kv.first.Scalar();
+    const double hi = key == "mfu" ? 1.0 : 1e12;
+    if (auto v = r.number(kv.second, "measured." + key, 1e-12, hi)) s.measured[key] = *v;
+  }
+  if (n.size() == 0) r.error(n, "measured", "no measured figure", "give at least one of iteration_time_s, tokens_per_gpu_s, mfu, tflops_per_gpu");
+}
+
+std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string& file, const Catalog& cat,
+                                      Diagnostics& diags, bool run_entry) {
+  Scenario s;
+  s.locations[""] = {file, 0, 0};
+  Reader r(file, diags, &s.locations);
+  const auto before = diags.items().size();
+  if (!root.IsMap()) {
+    r.error(root, "", run_entry ? "a measured run must be a mapping" : "a scenario file must be a YAML mapping",
+            "see scenarios/quickstart.yaml for the format");
+    return std::nullopt;
+  }
+  r.note("", root);
+  if (run_entry) {
+    r.check_keys(root, "", {"id", "source", "model", "cluster", "parallel", "precision", "measured", "kind",
+                            "reliability", "notes", "training", "name", "description", "calibration"});
+  } else {
+    r.check_keys(root, "", {"name", "description", "model", "cluster", "parallel", "precision", "training",
+                            "reliability", "pricing", "claimed", "calibration", "id", "source", "measured", "kind",
+                            "notes"});
+  }
+  if (root["name"]) s.name = root["name"].as<std::string>("");
+  if (root["description"]) s.description = root["description"].as<std::string>("");
+  read_model(root["model"], r, cat, s);
+  read_cluster(root["cluster"], r, cat, s);
+  read_parallel(root["parallel"], r, s);
+  if (!root["precision"]) {
+    r.error(root, "precision", "missing required key 'precision'", "one of fp32, fp16, bf16, fp8");
+  } else if (auto v = r.choice(root["precision"], "precision", {"fp32", "fp16", "bf16", "fp8"})) {
+    s.precision = *parse_precision(*v);
+  }
+  if (const auto t = root["training"]) {
+    r.note("training", t);
+    if (r.expect_map(t, "training")) {
+      r.check_keys(t, "training", {"tokens"});
+      if (t["tokens"]) {
+        if (auto v = r.number(t["tokens"], "training.tokens", 1, kMaxTokens)) s.training.tokens = *v;
+      }
+    }
+  }
+  if (root["calibration"]) {
+    if (auto v = r.string(root["calibration"], "calibration")) s.calibration = *v;
+  }
+  if (const auto rel = root["reliability"]) {
+    if (rel.IsScalar()) {
+      s.reliability_grade = rel.Scalar();  // run-schema metadata grade (A/B/C)
+    } else {
+      r.note("reliability", rel);
+      parse_reliability_block(rel, file, diags, s.reliability, s.locations);
+      s.has_reliability = true;
+    }
+  }
+  if (const auto pr = root["pricing"]) {
+    r.note("pricing", pr);
+    parse_pricing_block(pr, file, diags, s.pricing, s.locations);
+    s.has_pricing = true;
+  }
+  if (root["claimed"]) read_claimed(root["claimed"], r, s);
+  if (root["id"]) s.id = root["id"].as<std::string>("");
+  if (root["source"]) s.source = root["source"].as<std::string>("");
+  if (root["kind"]) s.kind = root["kind"].as<std::string>("");
+  if (const auto notes = root["notes"]) {
+    if (notes.IsSequence()) for (const auto& x : notes) s.notes.push_back(x.as<std::string>(""));
+    else if (notes.IsScalar()) s.notes.push_back(notes.Scalar());
+  }
+  if (run_entry) {
+    if (s.id.empty()) r.error(root, "id", "missing required key 'id'", "every measured run needs a unique id");
+    if (!root["source"]) r.error(root, "source", "missing required key 'source'", "cite where the measurement comes from");
+    if (!root["measured"]) r.error(root, "measured", "missing required key 'measured'", "give at least one measured figure");
+  }
+  if (root["measured"]) read_measured(root["measured"], r, s);
+
+  bool structural_errors = false;
+  for (std::size_t i = before; i < diags.items().size(); ++i)
+    if (diags.items()[i].severity == Severity::Error) structural_errors = true;
+  if (structural_errors) return std::nullopt;
+  check_scenario(s, diags);
+  for (std::size_t i = before; i < diags.items().size(); ++i)
+    if (diags.items()[i].severity == Severity::Error) return std::nullopt;
+  return s;
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
+                "check indentation, colons and quoting near this line");
+  }
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
+}  // namespace
+
+std::optional<std::string> read_text_file(const std::string& path, Diagnostics& diags) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    diags.error({path, 0, 0}, "", "file not found", "check the path");
+    return std::nullopt;
+  }
+  if (std::filesystem::is_directory(path, ec)) {
+    diags.error({path, 0, 0}, "", "is a directory, not a file");
+    return std::nullopt;
+  }
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > 64u * 1024 * 1024) {
+    diags.error({path, 0, 0}, "", "file is larger than 64 MiB", "scenario and run files are small YAML documents");
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diags.error({path, 0, 0}, "", "cannot read file", "check its permissions");
+    return std::nullopt;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::optional<Scenario> scenario_from_node(const YAML::Node& node, const std::string& file, const Catalog& catalog,
+                                           Diagnostics& diags) {
+  try {
+    return read_scenario(node, file, catalog, diags, false);
+  } catch (const YAML::Exception& e) {
+    diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", std::string("invalid value: ") + e.msg);
+    return std::nullopt;
+  }
+}
+
+std::optional<Scenario> parse_scenario(const std::string& text, const std::string& file, const Catalog& catalog,
+                                       Diagnostics& diags) {
+  const auto root = parse_yaml(text, file, diags);
+  if (!root.IsDefined()) return std::nullopt;
+  if (root.IsNull()) {
+    diags.error({file, 1, 1}, "", "the file is empty", "see scenarios/quickstart.yaml for the format");
+    return std::nullopt;
+  }
+  return scenario_from_node(root, file, catalog, diags);
+}
+
+std::optional<Scenario> load_scenario_file(const std::string& path, const Catalog& catalog, Diagnostics& diags) {
+  const auto text = read_text_file(path, diags);
+  if (!text) return std::nullopt;
+  return parse_scenario(*text, path, catalog, diags);
+}
+
+std::vector<RunEntry> parse_run_file(const std::string& text, const std::string& file, const Catalog& catalog,
+                                     Diagnostics& diags) {
+  std::vector<RunEntry> out;
+  const auto root = parse_yaml(text, file, diags);
+  if (!root.IsDefined()) return out;
+  if (!root.IsSequence()) {
+    diags.error(detail::loc_of(root, file), "", "a measured-run file must be a YAML list of runs",
+                "see ../shared/design/run-schema.md; each entry starts with '- id: ...'");
+    return out;
+  }
+  for (std::size_t i = 0; i < root.size(); ++i) {
+    RunEntry e;
+    const auto node = root[i];
+    e.where = detail::loc_of(node, file);
+    if (node.IsMap() && node["id"] && node["id"].IsScalar()) e.id = node["id"].Scalar();
+    try {
+      e.scenario = read_scenario(node, file, catalog, e.diags, true);
+    } catch (const YAML::Exception& ex) {
+      e.diags.error({file, ex.mark.line + 1, ex.mark.column + 1}, "", std::string("invalid value: ") + ex.msg);
+      e.scenario.reset();
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<RunEntry> load_run_file(const std::string& path, const Catalog& catalog, Diagnostics& diags) {
+  const auto text = read_text_file(path, diags);
+  if (!text) return {};
+  return parse_run_file(*text, path, catalog, diags);
+}
+
+}  // namespace flopcast::io

@@ -1,0 +1,122 @@
+#include "flopcast/io/units_parse.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <string>
+
+namespace flopcast::io {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+/// Splits "12.5 GiB" into 12.5 and "GiB". The number must be finite.
+bool split_number(std::string_view s, double& value, std::string_view& suffix) {
+  s = trim(s);
+  std::string digits;
+  std::size_t i = 0;
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '_' || c == ',') continue;  // 2_048 and 1,000 are accepted digit groupings
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+') {
+      digits += c;
+      continue;
+    }
+    if ((c == 'e' || c == 'E') && i + 1 < s.size() &&
+        (std::isdigit(static_cast<unsigned char>(s[i + 1])) || s[i + 1] == '-' || s[i + 1] == '+')) {
+      digits += c;
+      continue;
+    }
+    break;
+  }
+  if (digits.empty()) return false;
+  const char* first = digits.data();
+  const char* last = digits.data() + digits.size();
+  if (*first == '+') ++first;
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  if (ec != std::errc() || ptr != last || !std::isfinite(value)) return false;
+  suffix = trim(s.substr(i));
+  return true;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<double> parse_count(std::string_view s) {
+  double v = 0;
+  std::string_view suf;
+  if (!split_number(s, v, suf)) return std::nullopt;
+  double k = 1;
+  if (suf.empty()) k = 1;
+  else if (suf == "K" || suf == "k") k = 1e3;
+  else if (suf == "M") k = 1e6;
+  else if (suf == "B" || suf == "G") k = 1e9;
+  else if (suf == "T") k = 1e12;
+  else if (suf == "P") k = 1e15;
+  else return std::nullopt;
+  const double r = v * k;
+  if (!std::isfinite(r)) return std::nullopt;
+  return r;
+}
+
+std::optional<Bytes> parse_bytes(std::string_view s) {
+  double v = 0;
+  std::string_view suf;
+  if (!split_number(s, v, suf)) return std::nullopt;
+  struct U { std::string_view name; double k; };
+  static constexpr U units[] = {
+      {"", 1}, {"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+      {"TiB", 1099511627776.0}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+      {"K", 1024.0}, {"M", 1048576.0}, {"G", 1073741824.0}};  // nccl-tests style "8G" = 8 GiB
+  for (const auto& u : units) {
+    if (suf == u.name) return Bytes{v * u.k};
+  }
+  return std::nullopt;
+}
+
+std::optional<Bandwidth> parse_bandwidth(std::string_view s) {
+  double v = 0;
+  std::string_view suf;
+  if (!split_number(s, v, suf)) return std::nullopt;
+  struct U { std::string_view name; double bytes_per_s; };
+  static constexpr U units[] = {
+      {"Gbps", 1e9 / 8}, {"Gb/s", 1e9 / 8}, {"Mbps", 1e6 / 8}, {"Mb/s", 1e6 / 8}, {"Tbps", 1e12 / 8},
+      {"Tb/s", 1e12 / 8}, {"GB/s", 1e9}, {"GBps", 1e9}, {"MB/s", 1e6}, {"TB/s", 1e12}, {"TBps", 1e12}};
+  for (const auto& u : units) {
+    if (suf == u.name) return Bandwidth{v * u.bytes_per_s};
+  }
+  return std::nullopt;
+}
+
+std::optional<Time> parse_duration(std::string_view s) {
+  double v = 0;
+  std::string_view suf;
+  if (!split_number(s, v, suf)) return std::nullopt;
+  struct U { std::string_view name; double seconds; };
+  static constexpr U units[] = {
+      {"", 1}, {"s", 1}, {"sec", 1}, {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"min", 60},
+      {"m", 60}, {"h", 3600}, {"hr", 3600}, {"hours", 3600}, {"d", 86400}, {"day", 86400},
+      {"days", 86400}, {"w", 604800}, {"weeks", 604800}};
+  for (const auto& u : units) {
+    if (iequals(suf, u.name) || suf == u.name) {
+      const double sec = v * u.seconds;
+      if (!std::isfinite(sec) || std::fabs(sec) > 9.0e9) return std::nullopt;  // ~285 years
+      return Time::from_seconds(sec);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace flopcast::io

@@ -1,0 +1,162 @@
+#include "yaml_util.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "flopcast/io/units_parse.hpp"
+
+namespace flopcast::io::detail {
+
+SourceLocation loc_of(const YAML::Node& node, const std::string& file) {
+  SourceLocation l{file, 0, 0};
+  if (node.IsDefined()) {
+    const auto m = node.Mark();
+    if (m.line >= 0) {
+      l.line = m.line + 1;
+      l.col = m.column + 1;
+    }
+  }
+  return l;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const auto ca = static_cast<char>(std::tolower(static_cast<unsigned char>(a[i - 1])));
+      const auto cb = static_cast<char>(std::tolower(static_cast<unsigned char>(b[j - 1])));
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca == cb ? 0u : 1u)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  std::size_t best_d = 0;
+  for (const auto& c : candidates) {
+    const auto d = edit_distance(word, c);
+    if (!best || d < best_d) { best = c; best_d = d; }
+  }
+  if (best && best_d <= std::max<std::size_t>(2, word.size() / 3)) return best;
+  return std::nullopt;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
+std::string describe(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "null";
+  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  return "?";
+}
+
+void Reader::note(const std::string& path, const YAML::Node& node) {
+  if (locs_) (*locs_)[path] = loc_of(node, file_);
+}
+
+void Reader::error(const YAML::Node& at, const std::string& path, std::string message, std::string hint) {
+  diags_.error(loc_of(at, file_), path, std::move(message), std::move(hint));
+}
+
+bool Reader::expect_map(const YAML::Node& node, const std::string& path) {
+  if (node.IsMap()) return true;
+  error(node, path, "expected a mapping of keys, got " + describe(node));
+  return false;
+}
+
+void Reader::check_keys(const YAML::Node& node, const std::string& path, std::initializer_list<std::string_view> allowed) {
+  if (!node.IsMap()) return;
+  std::vector<std::string> names(allowed.begin(), allowed.end());
+  for (const auto& kv : node) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+    if (std::find(names.begin(), names.end(), key) != names.end()) continue;
+    std::string hint;
+    if (auto m = did_you_mean(key, names)) hint = "did you mean '" + *m + "'?";
+    else hint = "allowed keys here: " + join(names);
+    diags_.error(loc_of(kv.first, file_), child(path, key), "unknown key '" + key + "'", hint);
+  }
+}
+
+std::optional<std::int64_t> Reader::integer(const YAML::Node& node, const std::string& path, std::int64_t lo, std::int64_t hi) {
+  note(path, node);
+  if (!node.IsScalar()) {
+    error(node, path, "expected an integer, got " + describe(node));
+    return std::nullopt;
+  }
+  const auto v = parse_count(node.Scalar());
+  if (!v || std::floor(*v) != *v) {
+    error(node, path, "expected an integer, got " + describe(node), "write a whole number such as 8 or 16K");
+    return std::nullopt;
+  }
+  if (*v < static_cast<double>(lo) || *v > static_cast<double>(hi)) {
+    error(node, path,
+          "value " + node.Scalar() + " is out of range: expected " + std::to_string(lo) + " to " + std::to_string(hi));
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>(*v);
+}
+
+std::optional<double> Reader::number(const YAML::Node& node, const std::string& path, double lo, double hi) {
+  note(path, node);
+  if (!node.IsScalar()) {
+    error(node, path, "expected a number, got " + describe(node));
+    return std::nullopt;
+  }
+  const auto v = parse_count(node.Scalar());
+  if (!v) {
+    error(node, path, "expected a number, got " + describe(node), "write e.g. 0.45, 1.4e12 or 1.4T");
+    return std::nullopt;
+  }
+  if (*v < lo || *v > hi) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "value %s is out of range: expected %g to %g", node.Scalar().c_str(), lo, hi);
+    error(node, path, buf);
+    return std::nullopt;
+  }
+  return *v;
+}
+
+std::optional<bool> Reader::boolean(const YAML::Node& node, const std::string& path) {
+  note(path, node);
+  if (node.IsScalar()) {
+    const auto& s = node.Scalar();
+    if (s == "true" || s == "yes" || s == "on") return true;
+    if (s == "false" || s == "no" || s == "off") return false;
+  }
+  error(node, path, "expected true or false, got " + describe(node));
+  return std::nullopt;
+}
+
+std::optional<std::string> Reader::string(const YAML::Node& node, const std::string& path) {
+  note(path, node);
+  if (!node.IsScalar()) {
+    error(node, path, "expected a text value, got " + describe(node));
+    return std::nullopt;
+  }
+  return node.Scalar();
+}
+
+std::optional<std::string> Reader::choice(const YAML::Node& node, const std::string& path, std::initializer_list<std::string_view> choices) {
+  auto s = string(node, path);
+  if (!s) return std::nullopt;
+  std::vector<std::string> names(choices.begin(), choices.end());
+  if (std::find(names.begin(), names.end(), *s) != names.end()) return s;
+  std::string hint = "expected one of: " + join(names);
+  if (auto m = did_you_mean(*s, names)) hint = "did you mean '" + *m + "'? (" + hint + ")";
+  error(node, path, "unknown value '" + *s + "'", hint);
+  return std::nullopt;
+}
+
+}  // namespace flopcast::io::detail

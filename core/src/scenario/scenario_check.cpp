@@ -1,0 +1,85 @@
+#include "flopcast/scenario/scenario_check.hpp"
+
+#include <string>
+
+#include "flopcast/workload/workload.hpp"
+
+namespace flopcast {
+namespace {
+std::string str(std::int64_t v) { return std::to_string(v); }
+}  // namespace
+
+void check_scenario(const Scenario& s, Diagnostics& d) {
+  const auto& L = s.locations;
+  const auto& p = s.plan;
+  const auto& m = s.model;
+  const auto& c = s.cluster;
+
+  const std::int64_t product = p.gpus();
+  if (product != c.gpus) {
+    d.error_at(L, "parallel",
+               "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" + str(p.cp) + " = " + str(product) +
+                   " but cluster.gpus is " + str(c.gpus),
+               c.gpus % (static_cast<std::int64_t>(p.tp) * p.pp * p.cp) == 0
+                   ? "for " + str(c.gpus) + " GPUs with tp " + str(p.tp) + ", pp " + str(p.pp) + ", cp " + str(p.cp) +
+                         " use dp " + str(c.gpus / (static_cast<std::int64_t>(p.tp) * p.pp * p.cp))
+                   : "make the product of the degrees equal the GPU count");
+  }
+  if (m.heads % p.tp != 0)
+    d.error_at(L, "parallel.tp", "tp " + str(p.tp) + " does not divide heads " + str(m.heads),
+               "tensor parallelism splits attention heads: choose tp dividing " + str(m.heads));
+  else if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
+    d.error_at(L, "parallel.tp", "tp " + str(p.tp) + " and kv_heads " + str(m.kv_heads) + " do not divide one another",
+               "choose tp dividing kv_heads, or a multiple of it (heads are then replicated)");
+  if (m.ffn % p.tp != 0)
+    d.error_at(L, "parallel.tp", "tp " + str(p.tp) + " does not divide ffn " + str(m.ffn));
+  if (m.vocab > 0 && p.tp > m.vocab)
+    d.error_at(L, "parallel.tp", "tp " + str(p.tp) + " exceeds vocab " + str(m.vocab));
+  if (p.pp * p.vpp > m.layers)
+    d.error_at(L, "parallel.pp", "pp*vpp = " + str(p.pp * p.vpp) + " exceeds layers " + str(m.layers),
+               "each pipeline stage needs at least one layer");
+  else if (m.layers % (p.pp * p.vpp) != 0)
+    d.warning(locate(L, "parallel.pp"), "parallel.pp",
+              "layers " + str(m.layers) + " not divisible by pp*vpp = " + str(p.pp * p.vpp) +
+                  ": stages get unequal layer counts (the most-loaded stage sets the pace)");
+  if (p.vpp > 1 && p.pp == 1)
+    d.error_at(L, "parallel.vpp", "vpp " + str(p.vpp) + " needs pipeline parallelism (pp > 1)");
+  if (p.vpp > 1 && p.schedule != Schedule::Interleaved)
+    d.error_at(L, "parallel.schedule", std::string("vpp > 1 needs schedule interleaved, got ") + to_string(p.schedule));
+  if (p.schedule == Schedule::Interleaved && p.vpp == 1)
+    d.error_at(L, "parallel.vpp", "schedule interleaved needs vpp > 1", "set vpp to the model chunks per pipeline rank, e.g. 2");
+  const std::int64_t per_step = p.micro_batch * p.dp;
+  if (p.global_batch % per_step != 0)
+    d.error_at(L, "parallel.global_batch",
+               "global_batch " + str(p.global_batch) + " is not divisible by micro_batch*dp = " + str(p.micro_batch) +
+                   "*" + str(p.dp) + " = " + str(per_step),
+               "use a multiple of " + str(per_step) + ", e.g. " + str(std::max<std::int64_t>(1, p.global_batch / per_step) * per_step));
+  if (m.seq_len % p.cp != 0)
+    d.error_at(L, "parallel.cp", "cp " + str(p.cp) + " does not divide seq_len " + str(m.seq_len));
+  if (!m.moe && p.ep != 1)
+    d.error_at(L, "parallel.ep", "ep " + str(p.ep) + " needs a mixture-of-experts model", "set ep: 1 for dense models");
+  if (m.moe) {
+    if ((p.dp * p.cp) % p.ep != 0)
+      d.error_at(L, "parallel.ep", "ep " + str(p.ep) + " does not divide dp*cp = " + str(p.dp * p.cp));
+    if (m.moe->experts % p.ep != 0)
+      d.error_at(L, "parallel.ep", "ep " + str(p.ep) + " does not divide experts " + str(m.moe->experts));
+  }
+  if (p.sequence_parallel && p.tp == 1)
+    d.warning(locate(L, "parallel.sequence_parallel"), "parallel.sequence_parallel",
+              "sequence parallelism has no effect with tp 1");
+  if (p.zero >= 2 && p.pp > 1)
+    d.warning(locate(L, "parallel.zero"), "parallel.zero",
+              "ZeRO-" + str(p.zero) + " with pipeline parallelism: gradients are re-gathered every micro-batch (DeepSpeed disallows it)");
+  if (!c.gpu.name.empty() && !c.gpu.peak(s.precision))
+    d.error_at(L, "precision", std::string("the ") + c.gpu.name + " has no dense tensor-core " + to_string(s.precision) + " path",
+               "use bf16 or fp16 on this GPU");
+  if (s.has_pricing || s.has_reliability || s.training.tokens > 0) {
+    // Sizes must stay where the model computes them exactly (issue 9 limits).
+  }
+  const double params = parameter_count(m).total;
+  if (params > 1e13)
+    d.error_at(L, "model", "the model has " + std::to_string(params / 1e12) + " T parameters, above the 10^13 limit",
+               "check hidden, layers and ffn");
+}
+
+}  // namespace flopcast
