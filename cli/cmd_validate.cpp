@@ -133,7 +133,15 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     const auto* cat = ctx.catalog();
     if (!cat) return;
     std::vector<std::string> errors;
-    const auto runs = load_runs(ctx, *cat, c->files, errors);
+    std::vector<Scenario> runs;
+    std::vector<double> weights;
+    for (const auto& f : c->files) {
+      auto part = load_runs(ctx, *cat, {f}, errors);
+      for (auto& r : part) {
+        weights.push_back(1.0 / static_cast<double>(part.size()));
+        runs.push_back(std::move(r));
+      }
+    }
     if (runs.empty()) {
       ctx.err << "flopcast calibrate: no usable runs\n";
       ctx.exit_code = kBadInput;
@@ -141,6 +149,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     }
     CalibrationOptions opts;
     opts.parameters = c->params;
+    opts.run_weights = weights;
     for (const auto& name : opts.parameters) {
       const auto& all = profile_parameters();
       if (std::none_of(all.begin(), all.end(), [&](const ProfileParameter& p) { return p.name == name; })) {

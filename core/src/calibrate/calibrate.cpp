@@ -14,6 +14,7 @@ namespace {
 
 struct Problem {
   const std::vector<Scenario>& runs;
+  const std::vector<double>& weights;
   std::vector<const ProfileParameter*> params;
   ComputeProfile base;
 
@@ -27,9 +28,10 @@ struct Problem {
   Eigen::VectorXd residuals(const Eigen::VectorXd& x) const {
     const auto prof = with(x);
     std::vector<double> r;
-    for (const auto& s : runs) {
-      const auto e = estimate_step(s, prof);
-      for (const auto& c : compare_run(s, e)) r.push_back(c.error_pct / 100.0);
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const auto e = estimate_step(runs[i], prof);
+      const double w = weights.empty() ? 1.0 : std::sqrt(weights[i]);
+      for (const auto& c : compare_run(runs[i], e)) r.push_back(w * c.error_pct / 100.0);
     }
     return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(r.size()));
   }
@@ -46,7 +48,7 @@ double median_abs(const Eigen::VectorXd& r) {
 
 CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const ComputeProfile& start,
                                     const CalibrationOptions& options) {
-  Problem prob{runs, {}, start};
+  Problem prob{runs, options.run_weights, {}, start};
   std::set<GpuArch> archs;
   bool multi_node = false;
   for (const auto& s : runs) {
@@ -82,8 +84,13 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const Com
   CalibrationResult res;
   Eigen::VectorXd r = prob.residuals(x);
   res.residuals = static_cast<std::size_t>(r.size());
-  res.rms_before_pct = rms(r) * 100;
-  res.median_before_pct = median_abs(r) * 100;
+  const std::vector<double> unit;
+  const Problem plain{runs, unit, prob.params, start};  // unweighted, for the reported statistics
+  {
+    const auto r0 = plain.residuals(x);
+    res.rms_before_pct = rms(r0) * 100;
+    res.median_before_pct = median_abs(r0) * 100;
+  }
   double lambda = 1e-2;
   double cost = r.squaredNorm();
   int it = 0;
@@ -121,8 +128,11 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const Com
   }
   res.iterations = it;
   res.profile = prob.with(x);
-  res.rms_after_pct = rms(r) * 100;
-  res.median_after_pct = median_abs(r) * 100;
+  {
+    const auto r1 = plain.residuals(x);
+    res.rms_after_pct = rms(r1) * 100;
+    res.median_after_pct = median_abs(r1) * 100;
+  }
   for (const auto* p : prob.params) res.fitted.push_back(p->name);
   return res;
 }

@@ -3,20 +3,24 @@
 namespace flopcast {
 
 const std::vector<ProfileParameter>& profile_parameters() {
-  // Bounds keep each coefficient physical: an efficiency is a fraction of a datasheet peak;
+  // Bounds keep each coefficient physical: an efficiency is a fraction of a datasheet peak
+  // and no higher than the best measured (cuBLAS reaches ~90% of A100/H100 dense peak on
+  // large GEMMs; STREAM-like kernels ~92% of HBM; NCCL reaches 24 of 25 GB/s per HDR NIC,
+  // NVIDIA/nccl#412, and ~230 of 240 GB/s NCCL-effective NVLink on A100, nccl-tests#149);
   // overheads are non-negative and below what a profiler would ever show for one kernel.
   static const std::vector<ProfileParameter> params = {
-      {"ampere.gemm", 0.30, 0.95, [](ComputeProfile& p) { return &p.of(GpuArch::Ampere).gemm; }},
+      {"ampere.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Ampere).gemm; }},
       {"ampere.flash_attention", 0.15, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Ampere).flash_attention; }},
-      {"ampere.hbm", 0.30, 0.95, [](ComputeProfile& p) { return &p.of(GpuArch::Ampere).hbm; }},
-      {"hopper.gemm", 0.30, 0.95, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).gemm; }},
+      {"ampere.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Ampere).hbm; }},
+      {"hopper.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).gemm; }},
       {"hopper.flash_attention", 0.15, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).flash_attention; }},
-      {"hopper.hbm", 0.30, 0.95, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).hbm; }},
+      {"hopper.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).hbm; }},
       {"gemm_k_half", 0.0, 512.0, [](ComputeProfile& p) { return &p.gemm_k_half; }},
       {"kernel_overhead_us", 0.0, 50.0, [](ComputeProfile& p) { return &p.kernel_overhead_us; }},
+      {"microbatch_overhead_ms", 0.0, 200.0, [](ComputeProfile& p) { return &p.microbatch_overhead_ms; }},
       {"iteration_overhead_ms", 0.0, 500.0, [](ComputeProfile& p) { return &p.iteration_overhead_ms; }},
-      {"nic_efficiency", 0.30, 1.0, [](ComputeProfile& p) { return &p.nic_efficiency; }},
-      {"nvlink_efficiency", 0.30, 1.0, [](ComputeProfile& p) { return &p.nvlink_efficiency; }},
+      {"nic_efficiency", 0.30, 0.96, [](ComputeProfile& p) { return &p.nic_efficiency; }},
+      {"nvlink_efficiency", 0.30, 0.96, [](ComputeProfile& p) { return &p.nvlink_efficiency; }},
   };
   return params;
 }

@@ -206,6 +206,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
         st.tp_comm += Time{3 * collective_time(s, prof, Collective::AllReduce, p.tp, tp_per_node, Bytes{T * 4}).ns};
       }
     }
+    st.forward += Time::from_seconds(prof.microbatch_overhead_ms * 1e-3);
     if (p.pp > 1) {
       // Activations to the next stage (Megatron's scatter/gather sends 1/t of them per rank
       // when sequence parallel or scatter-gather is on; all TP ranks send at once).

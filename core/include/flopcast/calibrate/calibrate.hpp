@@ -14,6 +14,10 @@ namespace flopcast {
 struct CalibrationOptions {
   std::vector<std::string> parameters;  ///< names from profile_parameters(); empty = those the runs can inform
   int max_iterations = 60;
+  /// Weight of each run's residuals (same order as the runs; empty = all 1). `calibrate`
+  /// gives every input file the same total weight, so a file of 1,440 runs does not drown
+  /// one of 15.
+  std::vector<double> run_weights;
 };
 
 /// The fit's outcome.

@@ -28,6 +28,9 @@ struct ComputeProfile {
   double gemm_k_half = 64.0;
   /// Per-kernel launch and host overhead, microseconds (dominates tiny models).
   double kernel_overhead_us = 6.0;
+  /// Host overhead per micro-batch per pipeline stage (framework scheduling, data loading,
+  /// Python dispatch outside the kernels), ms.
+  double microbatch_overhead_ms = 2.0;
   /// Fixed per-iteration host overhead (data loader, logging, optimizer bookkeeping), ms.
   double iteration_overhead_ms = 20.0;
   /// Achieved fraction of a NIC's line rate for large transfers (HDR: 24 of 25 GB/s,
