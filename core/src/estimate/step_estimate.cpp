@@ -34,7 +34,7 @@ double nic_share_per_gpu(const Scenario& s, const ComputeProfile& p) {
 
 }  // namespace
 
-Time collective_time(const Scenario& s, const ComputeProfile& p, Collective op, std::int64_t ranks,
+Time collective_time(const Scenario& s, const ComputeProfile& p, CollectiveKind op, std::int64_t ranks,
                      std::int64_t ranks_per_node, Bytes bytes, int concurrent) {
   if (ranks <= 1 || bytes.value <= 0) return Time{0};
   ranks_per_node = std::clamp<std::int64_t>(ranks_per_node, 1, ranks);
@@ -48,23 +48,23 @@ Time collective_time(const Scenario& s, const ComputeProfile& p, Collective op, 
     // per-GPU share already accounts for them; `concurrent` counts extra groups beyond that.
     const double inter = d(ranks_per_node) * nic_share_per_gpu(s, p) / std::max(1, concurrent);
     bus = std::min(intra, inter);
-    if (op == Collective::AllToAll) bus = std::min(intra, nic_share_per_gpu(s, p) * std::max<double>(1, d(ranks_per_node)));
+    if (op == CollectiveKind::AllToAll) bus = std::min(intra, nic_share_per_gpu(s, p) * std::max<double>(1, d(ranks_per_node)));
   }
   double factor = 1;  // nccl-tests busbw factor (doc/PERFORMANCE.md)
   switch (op) {
-    case Collective::AllReduce: factor = 2 * (n - 1) / n; break;
-    case Collective::AllGather: case Collective::ReduceScatter: case Collective::AllToAll: factor = (n - 1) / n; break;
-    case Collective::SendRecv: factor = 1; break;
+    case CollectiveKind::AllReduce: factor = 2 * (n - 1) / n; break;
+    case CollectiveKind::AllGather: case CollectiveKind::ReduceScatter: case CollectiveKind::AllToAll: factor = (n - 1) / n; break;
+    case CollectiveKind::SendRecv: factor = 1; break;
   }
   const double bw_time = bytes.value * factor / bus;
   // Latency: the cheaper of ring and tree, as NCCL's tuner picks by time.
   const double ppn = d(ranks_per_node);
-  const double steps = op == Collective::AllReduce ? 2 * (n - 1) : (n - 1);
-  const double inter_steps = nodes > 1 ? (op == Collective::AllReduce ? 2 * (nodes - 1) : nodes - 1) : 0;
+  const double steps = op == CollectiveKind::AllReduce ? 2 * (n - 1) : (n - 1);
+  const double inter_steps = nodes > 1 ? (op == CollectiveKind::AllReduce ? 2 * (nodes - 1) : nodes - 1) : 0;
   const double ring_lat = kBaseLatRing + (steps - inter_steps) * kNvlinkLatRing + inter_steps * kNetLatRing;
   const double tree_lat = kBaseLatTree + 2 * ((ppn - 1) * kNvlinkLatTree + std::log2(std::max(1.0, nodes)) * kNetLatTree);
-  double lat = op == Collective::AllReduce ? std::min(ring_lat, tree_lat) : ring_lat;
-  if (op == Collective::SendRecv) lat = kBaseLatRing + (nodes > 1 ? kNetLatRing : kNvlinkLatRing);
+  double lat = op == CollectiveKind::AllReduce ? std::min(ring_lat, tree_lat) : ring_lat;
+  if (op == CollectiveKind::SendRecv) lat = kBaseLatRing + (nodes > 1 ? kNetLatRing : kNvlinkLatRing);
   return Time::from_seconds(bw_time + lat * 1e-6);
 }
 
@@ -131,7 +131,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       // Dispatch and combine all-to-all of the routed tokens, forward and backward each.
       if (p.ep > 1) {
         const Bytes a2a{T * e.top_k * h * elt};
-        const Time one = collective_time(s, prof, Collective::AllToAll, p.ep, ep_per_node, a2a);
+        const Time one = collective_time(s, prof, CollectiveKind::AllToAll, p.ep, ep_per_node, a2a);
         c.ep = Time{4 * one.ns};
       }
     } else {
@@ -153,10 +153,10 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       const Bytes act{T * h * elt};
       Time one;
       if (p.sequence_parallel) {
-        one = collective_time(s, prof, Collective::AllGather, p.tp, tp_per_node, act) +
-              collective_time(s, prof, Collective::ReduceScatter, p.tp, tp_per_node, act);
+        one = collective_time(s, prof, CollectiveKind::AllGather, p.tp, tp_per_node, act) +
+              collective_time(s, prof, CollectiveKind::ReduceScatter, p.tp, tp_per_node, act);
       } else {
-        one = collective_time(s, prof, Collective::AllReduce, p.tp, tp_per_node, act);
+        one = collective_time(s, prof, CollectiveKind::AllReduce, p.tp, tp_per_node, act);
       }
       const int count = 4 + (p.recompute == Recompute::Full ? 2 : 0);
       c.tp = p.overlap_tp_comm ? Time{0} : Time{count * one.ns};
@@ -164,7 +164,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     // CP: ring exchange of K and V chunks, hidden under attention except what exceeds it.
     if (p.cp > 1) {
       const Bytes kv_chunk{2 * T * kv / t * elt};
-      const Time ring = Time{(p.cp - 1) * collective_time(s, prof, Collective::SendRecv, 2, std::min<std::int64_t>(2, cp_per_node), kv_chunk).ns};
+      const Time ring = Time{(p.cp - 1) * collective_time(s, prof, CollectiveKind::SendRecv, 2, std::min<std::int64_t>(2, cp_per_node), kv_chunk).ns};
       const Time exposed_f = ring > attn_f ? ring - attn_f : Time{0};
       const Time exposed_b = Time{2 * ring.ns} > attn_b ? Time{2 * ring.ns} - attn_b : Time{0};
       c.cp = exposed_f + exposed_b;
@@ -203,7 +203,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       st.backward += bi + gemm_time(ctx, {h, vocab_local, T}) + memory_bound_time(ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
       st.backward_input += bi;
       if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
-        st.tp_comm += Time{3 * collective_time(s, prof, Collective::AllReduce, p.tp, tp_per_node, Bytes{T * 4}).ns};
+        st.tp_comm += Time{3 * collective_time(s, prof, CollectiveKind::AllReduce, p.tp, tp_per_node, Bytes{T * 4}).ns};
       }
     }
     st.forward += Time::from_seconds(prof.microbatch_overhead_ms * 1e-3);
@@ -211,7 +211,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       // Activations to the next stage (Megatron's scatter/gather sends 1/t of them per rank
       // when sequence parallel or scatter-gather is on; all TP ranks send at once).
       const Bytes msg{T * h * elt / t};
-      st.p2p = collective_time(s, prof, Collective::SendRecv, 2, pp_crosses_node ? 1 : 2, msg);
+      st.p2p = collective_time(s, prof, CollectiveKind::SendRecv, 2, pp_crosses_node ? 1 : 2, msg);
     }
   }
 
@@ -281,22 +281,22 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   if (dp_group > 1) {
     const Bytes grads{params_gpu * grad_bytes};
     if (p.zero == 0) {
-      dp_sync = collective_time(s, prof, Collective::AllReduce, dp_group, dp_group_per_node, grads);
+      dp_sync = collective_time(s, prof, CollectiveKind::AllReduce, dp_group, dp_group_per_node, grads);
     } else {
       // Distributed optimizer / ZeRO-1,2: reduce-scatter gradients, all-gather parameters.
-      dp_sync = collective_time(s, prof, Collective::ReduceScatter, dp_group, dp_group_per_node, grads) +
-                collective_time(s, prof, Collective::AllGather, dp_group, dp_group_per_node, Bytes{params_gpu * 2});
+      dp_sync = collective_time(s, prof, CollectiveKind::ReduceScatter, dp_group, dp_group_per_node, grads) +
+                collective_time(s, prof, CollectiveKind::AllGather, dp_group, dp_group_per_node, Bytes{params_gpu * 2});
     }
     if (p.zero == 3) {
       // ZeRO-3 gathers every layer's parameters for forward and again for backward in each
       // micro-batch; prefetch hides them under compute where compute is longer.
-      const Time gather = collective_time(s, prof, Collective::AllGather, dp_group, dp_group_per_node, Bytes{params_gpu * 2});
+      const Time gather = collective_time(s, prof, CollectiveKind::AllGather, dp_group, dp_group_per_node, Bytes{params_gpu * 2});
       const Time per_mb = Time{2 * gather.ns};
       const Time compute_mb = est.stages[crit_i].forward + est.stages[crit_i].backward;
       if (per_mb > compute_mb) pipeline += Time::from_seconds(micro * (per_mb - compute_mb).seconds());
     }
     if (expert_params_gpu > 0 && dp_group / p.ep > 1) {
-      dp_sync += collective_time(s, prof, Collective::AllReduce, dp_group / p.ep, 1, Bytes{expert_params_gpu * grad_bytes});
+      dp_sync += collective_time(s, prof, CollectiveKind::AllReduce, dp_group / p.ep, 1, Bytes{expert_params_gpu * grad_bytes});
     }
   }
   est.dp_sync = dp_sync;

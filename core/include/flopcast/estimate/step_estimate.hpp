@@ -59,12 +59,12 @@ struct StepEstimate {
 StepEstimate estimate_step(const Scenario& s, const ComputeProfile& profile);
 
 /// Collective kinds the step needs.
-enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv };
+enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv };
 
 /// Time of one collective over `ranks` ranks of which `ranks_per_node` share a node, moving
 /// `bytes` (nccl-tests' size S: the full buffer for all-reduce, the whole gathered array for
 /// all-gather/reduce-scatter), while `concurrent` such groups share the node's NICs.
-Time collective_time(const Scenario& s, const ComputeProfile& profile, Collective op, std::int64_t ranks,
+Time collective_time(const Scenario& s, const ComputeProfile& profile, CollectiveKind op, std::int64_t ranks,
                      std::int64_t ranks_per_node, Bytes bytes, int concurrent = 1);
 
 }  // namespace flopcast
