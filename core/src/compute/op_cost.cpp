@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <unordered_map>
 
 namespace flopcast {
 namespace {
@@ -26,8 +30,51 @@ Time launch_overhead(const ComputeProfile& p, int kernels) {
   return Time::from_us(p.kernel_overhead_us * kernels);
 }
 
+namespace {
+
+/// Memo of GEMM times: the planner asks for the same shapes again and again. Keyed by
+/// everything the time depends on (shape, GPU, precision and the profile's values), so a
+/// hit returns exactly what a recomputation would. Per thread, bounded.
+struct GemmKey {
+  double m, n, k, batch;
+  const GpuSpec* gpu;
+  int precision;
+  double gemm_eff, hbm_eff, k_half, overhead;
+  bool operator==(const GemmKey&) const = default;
+};
+struct GemmKeyHash {
+  std::size_t operator()(const GemmKey& k) const {
+    std::uint64_t h = reinterpret_cast<std::uintptr_t>(k.gpu) ^ static_cast<std::uint64_t>(k.precision);
+    for (double v : {k.m, k.n, k.k, k.batch, k.gemm_eff, k.hbm_eff, k.k_half, k.overhead}) {
+      std::uint64_t bits;
+      std::memcpy(&bits, &v, sizeof bits);
+      h = (h ^ bits) * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing multiplier
+      h ^= h >> 29;
+    }
+    return static_cast<std::size_t>(h);
+  }
+};
+
+Time gemm_time_uncached(const OpContext& c, const GemmShape& g);
+
+}  // namespace
+
 Time gemm_time(const OpContext& c, const GemmShape& g) {
   if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return launch_overhead(*c.profile, 1);
+  const auto& eff = c.profile->of(c.gpu->arch);
+  const GemmKey key{g.m, g.n, g.k, g.batch, c.gpu, static_cast<int>(c.precision), eff.gemm, eff.hbm,
+                    c.profile->gemm_k_half, c.profile->kernel_overhead_us};
+  thread_local std::unordered_map<GemmKey, Time, GemmKeyHash> memo;
+  if (auto it = memo.find(key); it != memo.end()) return it->second;
+  if (memo.size() > (1u << 16)) memo.clear();
+  const Time t = gemm_time_uncached(c, g);
+  memo.emplace(key, t);
+  return t;
+}
+
+namespace {
+
+Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
   const auto& eff = c.profile->of(c.gpu->arch);
   const double sms = std::max(1, c.gpu->sm_count);
   const double per_sm = peak_flops(c) / sms;
@@ -49,6 +96,8 @@ Time gemm_time(const OpContext& c, const GemmShape& g) {
   const double mem = bytes / (c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm);
   return Time::from_seconds(std::max(best, mem)) + launch_overhead(*c.profile, 1);
 }
+
+}  // namespace
 
 Time attention_time(const OpContext& c, double heads, double q_len, double kv_len, double head_dim, bool causal,
                     bool backward) {

@@ -182,16 +182,20 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   for (std::size_t i = 0; i < stage_layers.size(); ++i) {
     auto& st = est.stages[i];
     st.layers = stage_layers[i];
-    for (int l = 0; l < st.layers; ++l, ++layer) {
-      const auto& c = m.is_moe_layer(layer) ? moe_cost : dense_cost;
-      st.forward += c.fwd;
-      st.backward += c.bwd;
-      st.backward_input += c.bwd_input;
-      st.recompute += c.recompute;
-      st.tp_comm += c.tp;
-      st.cp_comm += c.cp;
-      st.ep_comm += c.ep;
-    }
+    // Dense layers cost alike, and so do MoE layers: multiply by their counts in the stage.
+    const int moe_here = m.moe ? std::max(0, layer + st.layers - std::max(layer, m.moe->dense_layers)) : 0;
+    auto add = [&st](const LayerCost& c, int count) {
+      st.forward += Time{count * c.fwd.ns};
+      st.backward += Time{count * c.bwd.ns};
+      st.backward_input += Time{count * c.bwd_input.ns};
+      st.recompute += Time{count * c.recompute.ns};
+      st.tp_comm += Time{count * c.tp.ns};
+      st.cp_comm += Time{count * c.cp.ns};
+      st.ep_comm += Time{count * c.ep.ns};
+    };
+    add(dense_cost, st.layers - moe_here);
+    add(moe_cost, moe_here);
+    layer += st.layers;
     if (i == 0) {  // embedding lookup forward, scatter-add backward
       st.forward += memory_bound_time(ctx, Bytes{2 * T * h * elt}, 2);
       st.backward += memory_bound_time(ctx, Bytes{3 * T * h * 4}, 2);

@@ -6,17 +6,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "flopcast/io/price_catalog_io.hpp"  // reliability: and pricing: blocks
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/scenario/scenario_check.hpp"
 #include "yaml_util.hpp"
 
 namespace flopcast::io {
 
-// The `reliability:` and `pricing:` blocks are read by the job/pricing io (price_catalog_io.cpp).
-void parse_reliability_block(const YAML::Node& node, const std::string& file, Diagnostics& diags,
-                             ReliabilitySpec& out, LocationMap& locs);
-void parse_pricing_block(const YAML::Node& node, const std::string& file, Diagnostics& diags, PricingSpec& out,
-                         LocationMap& locs);
 void read_model_fields(const YAML::Node& n, const std::string& path, detail::Reader& r, ModelSpec& m,
                        bool catalog_entry, std::vector<std::string>* defaults);
 

@@ -69,9 +69,20 @@ LayerFlops layer_forward_flops(const ModelSpec& m, int layer, double sequences) 
   return f;
 }
 
+namespace {
+/// Layers [first, first + n) that are MoE layers (MoE layers are those past dense_layers).
+int moe_layers_in(const ModelSpec& m, int first, int n) {
+  if (!m.moe) return 0;
+  const int lo = std::max(first, m.moe->dense_layers), hi = first + n;
+  return std::max(0, hi - lo);
+}
+}  // namespace
+
 Flops model_flops_per_step(const ModelSpec& m, double global_batch) {
-  double fwd = 0;
-  for (int l = 0; l < m.layers; ++l) fwd += layer_forward_flops(m, l, global_batch).total();
+  // Every dense layer costs the same, and so does every MoE layer: count, don't loop.
+  const int moe = moe_layers_in(m, 0, m.layers);
+  double fwd = (m.layers - moe) * layer_forward_flops(m, 0, global_batch).total();
+  if (moe > 0) fwd += moe * layer_forward_flops(m, m.moe->dense_layers, global_batch).total();
   fwd += 2 * global_batch * d(m.seq_len) * d(m.hidden) * d(m.vocab);  // logits
   return Flops{3 * fwd};
 }
@@ -79,11 +90,15 @@ Flops model_flops_per_step(const ModelSpec& m, double global_batch) {
 Flops hardware_flops_per_step(const ModelSpec& m, const ParallelPlan& p) {
   const double gb = d(p.global_batch);
   double extra = 0;
-  for (int l = 0; l < m.layers; ++l) {
-    const auto f = layer_forward_flops(m, l, gb);
-    if (p.recompute == Recompute::Full) extra += f.total();
-    else if (p.recompute == Recompute::Selective) extra += f.attention;
-  }
+  const int moe = moe_layers_in(m, 0, m.layers);
+  auto add = [&](int layer, int count) {
+    if (count <= 0) return;
+    const auto f = layer_forward_flops(m, layer, gb);
+    if (p.recompute == Recompute::Full) extra += count * f.total();
+    else if (p.recompute == Recompute::Selective) extra += count * f.attention;
+  };
+  add(0, m.layers - moe);
+  if (moe > 0) add(m.moe->dense_layers, moe);
   return Flops{model_flops_per_step(m, gb).value + extra};
 }
 
@@ -135,14 +150,12 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   const bool first = stage == 0, last = stage == p.pp - 1;
 
   // Parameters on this GPU: dense part split by TP; routed experts split by EP and TP.
-  double dense = 0, experts = 0;
-  for (int l = first_layer; l < first_layer + nlayers; ++l) {
-    if (m.is_moe_layer(l)) {
-      dense += pc.moe_layer_shared;
-      experts += m.moe->experts * pc.moe_expert;
-    } else {
-      dense += pc.dense_layer;
-    }
+  const int moe_here = moe_layers_in(m, first_layer, nlayers);
+  double dense = (nlayers - moe_here) * pc.dense_layer;
+  double experts = 0;
+  if (moe_here > 0) {
+    dense += moe_here * pc.moe_layer_shared;
+    experts += moe_here * m.moe->experts * pc.moe_expert;
   }
   if (first) dense += pc.embedding;
   if (last) dense += (m.tied_embeddings ? (p.pp > 1 ? d(m.vocab) * d(m.hidden) : 0.0) : pc.output_head) + pc.final_norm;
@@ -185,8 +198,8 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
     }
   }
   mb.in_flight = in_flight;
-  double act = 0;
-  for (int l = first_layer; l < first_layer + nlayers; ++l) act += layer_activation_bytes(m, p, l, s.precision).value;
+  double act = (nlayers - moe_here) * layer_activation_bytes(m, p, 0, s.precision).value;
+  if (moe_here > 0) act += moe_here * layer_activation_bytes(m, p, m.moe->dense_layers, s.precision).value;
   act *= in_flight;
   if (p.recompute == Recompute::Full && nlayers > 0) {
     // Backward recomputes one layer at a time: its full activations are live once.
