@@ -3,7 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "flopcast/comm/comm_model.hpp"
 #include "flopcast/compute/op_cost.hpp"
+#include "flopcast/topology/group_shape.hpp"
 
 namespace flopcast {
 namespace {
@@ -34,7 +40,10 @@ double nic_share_per_gpu(const Scenario& s, const ComputeProfile& p) {
 
 }  // namespace
 
-Time collective_time(const Scenario& s, const ComputeProfile& p, CollectiveKind op, std::int64_t ranks,
+namespace {
+
+/// Alpha-beta fallback for a group shape the topology model cannot place.
+Time alpha_beta_time(const Scenario& s, const ComputeProfile& p, CollectiveKind op, std::int64_t ranks,
                      std::int64_t ranks_per_node, Bytes bytes, int concurrent) {
   if (ranks <= 1 || bytes.value <= 0) return Time{0};
   ranks_per_node = std::clamp<std::int64_t>(ranks_per_node, 1, ranks);
@@ -68,27 +77,95 @@ Time collective_time(const Scenario& s, const ComputeProfile& p, CollectiveKind 
   return Time::from_seconds(bw_time + lat * 1e-6);
 }
 
+/// The topology-based NCCL model of a cluster, built once per cluster and profile.
+const CommModel& comm_model_for(const Scenario& s, const ComputeProfile& p) {
+  struct Entry {
+    std::string key;
+    std::unique_ptr<CommModel> model;
+  };
+  thread_local std::vector<Entry> cache;
+  const auto& f = s.cluster.fabric;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s|%s|%d|%d|%d|%g|%d|%g|%d|%lld|%g|%g", s.cluster.gpu.name.c_str(), f.name.c_str(),
+                static_cast<int>(f.intra), f.nvlink_domain, static_cast<int>(f.kind), f.nic_gbps, f.nics_per_node,
+                f.oversubscription, s.cluster.gpus_per_node, static_cast<long long>(s.cluster.gpus), p.nic_efficiency,
+                p.nvlink_efficiency);
+  for (const auto& e : cache)
+    if (e.key == buf) return *e.model;
+  if (cache.size() >= 16) cache.erase(cache.begin());
+  CommOptions opts;
+  // The profile's efficiencies are fractions of NCCL's effective NVLink figure and of the
+  // NIC line rate (ComputeProfile docs).
+  opts.efficiency.nvlink_fraction = p.nvlink_efficiency;
+  opts.efficiency.nic_fraction = p.nic_efficiency;
+  FabricSpec fab = f;
+  fab.gpus_per_node = s.cluster.gpus_per_node;
+  cache.push_back({buf, std::make_unique<CommModel>(s.cluster.gpu, fab, s.cluster.gpus, opts)});
+  return *cache.back().model;
+}
+
+}  // namespace
+
+namespace {
+
+Time collective_time_on(const CommModel& model, const Scenario& s, const ComputeProfile& p, CollectiveKind op,
+                        std::int64_t ranks, std::int64_t rank_stride, Bytes bytes) {
+  if (ranks <= 1 || bytes.value <= 0) return Time{0};
+  const std::int64_t gpn = std::max(1, s.cluster.gpus_per_node);
+  rank_stride = std::max<std::int64_t>(1, rank_stride);
+  // Megatron's rank order: members `rank_stride` ranks apart. Inside a node while the
+  // stride is below the node size, then one member per node, `stride / gpn` nodes apart.
+  GroupShape g;
+  g.ranks = ranks;
+  if (rank_stride < gpn) {
+    std::int64_t per_node = std::min<std::int64_t>(ranks, std::max<std::int64_t>(1, gpn / rank_stride));
+    while (ranks % per_node != 0) --per_node;
+    g.ranks_per_node = static_cast<int>(per_node);
+    g.node_stride = 1;
+  } else {
+    g.ranks_per_node = 1;
+    g.node_stride = std::max<std::int64_t>(1, rank_stride / gpn);
+  }
+  Collective c = Collective::AllReduce;
+  switch (op) {
+    case CollectiveKind::AllReduce: c = Collective::AllReduce; break;
+    case CollectiveKind::AllGather: c = Collective::AllGather; break;
+    case CollectiveKind::ReduceScatter: c = Collective::ReduceScatter; break;
+    case CollectiveKind::AllToAll: c = Collective::AllToAll; break;
+    case CollectiveKind::SendRecv: c = Collective::SendRecv; break;
+  }
+  // Every group of this kind communicates at once (each TP rank's DP group, each stage's).
+  const std::int64_t concurrent = std::max<std::int64_t>(1, s.cluster.gpus / ranks);
+  if (model.check(c, g).empty()) return model.cost(c, g, bytes, concurrent).time;
+  return alpha_beta_time(s, p, op, ranks, g.ranks_per_node, bytes, 1);
+}
+
+}  // namespace
+
+Time collective_time(const Scenario& s, const ComputeProfile& p, CollectiveKind op, std::int64_t ranks,
+                     std::int64_t rank_stride, Bytes bytes) {
+  return collective_time_on(comm_model_for(s, p), s, p, op, ranks, rank_stride, bytes);
+}
+
 StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   const auto& m = s.model;
   const auto& p = s.plan;
   const auto& gpu = s.cluster.gpu;
   const OpContext ctx{&gpu, &prof, s.precision};
+  const CommModel& comm = comm_model_for(s, prof);
+  auto collective_time = [&](const Scenario& sc, const ComputeProfile& pr, CollectiveKind op, std::int64_t ranks,
+                             std::int64_t stride, Bytes bytes) { return collective_time_on(comm, sc, pr, op, ranks, stride, bytes); };
   const double elt = bytes_per_element(s.precision) >= 2 ? bytes_per_element(s.precision) : 2.0;  // fp8 keeps 16-bit activations
   const double t = p.tp;
   const double b = d(p.micro_batch);
   const double seq = d(m.seq_len) / p.cp;  // local sequence
   const double T = b * seq;                // tokens per micro-batch per GPU
   const double h = d(m.hidden), kv = d(m.kv_dim()), hd = d(m.head_dim());
-  const double gpn = s.cluster.gpus_per_node;
   const double sp_div = p.sequence_parallel ? t : 1.0;
 
-  // Rank placement, Megatron order tp-cp-dp-pp (TP innermost): how many ranks of each
-  // group share a node.
-  const std::int64_t tp_per_node = std::min<std::int64_t>(p.tp, static_cast<std::int64_t>(gpn));
-  const std::int64_t cp_per_node = std::clamp<std::int64_t>(static_cast<std::int64_t>(gpn) / (p.tp), 1, p.cp);
+  // Rank placement, Megatron order tp-cp-dp-pp (TP innermost): consecutive members of a
+  // DP group are tp*cp ranks apart (collective_time turns strides into node placement).
   const std::int64_t dp_stride = static_cast<std::int64_t>(p.tp) * p.cp;
-  const std::int64_t ep_per_node = std::clamp<std::int64_t>(static_cast<std::int64_t>(gpn) / dp_stride, 1, p.ep);
-  const bool pp_crosses_node = static_cast<double>(dp_stride * p.dp) >= gpn;
 
   // --- one layer, one micro-batch ---
   struct LayerCost {
@@ -131,7 +208,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       // Dispatch and combine all-to-all of the routed tokens, forward and backward each.
       if (p.ep > 1) {
         const Bytes a2a{T * e.top_k * h * elt};
-        const Time one = collective_time(s, prof, CollectiveKind::AllToAll, p.ep, ep_per_node, a2a);
+        const Time one = collective_time(s, prof, CollectiveKind::AllToAll, p.ep, dp_stride, a2a);
         c.ep = Time{4 * one.ns};
       }
     } else {
@@ -153,10 +230,10 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       const Bytes act{T * h * elt};
       Time one;
       if (p.sequence_parallel) {
-        one = collective_time(s, prof, CollectiveKind::AllGather, p.tp, tp_per_node, act) +
-              collective_time(s, prof, CollectiveKind::ReduceScatter, p.tp, tp_per_node, act);
+        one = collective_time(s, prof, CollectiveKind::AllGather, p.tp, 1, act) +
+              collective_time(s, prof, CollectiveKind::ReduceScatter, p.tp, 1, act);
       } else {
-        one = collective_time(s, prof, CollectiveKind::AllReduce, p.tp, tp_per_node, act);
+        one = collective_time(s, prof, CollectiveKind::AllReduce, p.tp, 1, act);
       }
       const int count = 4 + (p.recompute == Recompute::Full ? 2 : 0);
       c.tp = p.overlap_tp_comm ? Time{0} : Time{count * one.ns};
@@ -164,7 +241,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     // CP: ring exchange of K and V chunks, hidden under attention except what exceeds it.
     if (p.cp > 1) {
       const Bytes kv_chunk{2 * T * kv / t * elt};
-      const Time ring = Time{(p.cp - 1) * collective_time(s, prof, CollectiveKind::SendRecv, 2, std::min<std::int64_t>(2, cp_per_node), kv_chunk).ns};
+      const Time ring = Time{(p.cp - 1) * collective_time(s, prof, CollectiveKind::SendRecv, 2, p.tp, kv_chunk).ns};
       const Time exposed_f = ring > attn_f ? ring - attn_f : Time{0};
       const Time exposed_b = Time{2 * ring.ns} > attn_b ? Time{2 * ring.ns} - attn_b : Time{0};
       c.cp = exposed_f + exposed_b;
@@ -207,7 +284,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       st.backward += bi + gemm_time(ctx, {h, vocab_local, T}) + memory_bound_time(ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
       st.backward_input += bi;
       if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
-        st.tp_comm += Time{3 * collective_time(s, prof, CollectiveKind::AllReduce, p.tp, tp_per_node, Bytes{T * 4}).ns};
+        st.tp_comm += Time{3 * collective_time(s, prof, CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}).ns};
       }
     }
     st.forward += Time::from_seconds(prof.microbatch_overhead_ms * 1e-3);
@@ -215,7 +292,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       // Activations to the next stage (Megatron's scatter/gather sends 1/t of them per rank
       // when sequence parallel or scatter-gather is on; all TP ranks send at once).
       const Bytes msg{T * h * elt / t};
-      st.p2p = collective_time(s, prof, CollectiveKind::SendRecv, 2, pp_crosses_node ? 1 : 2, msg);
+      st.p2p = collective_time(s, prof, CollectiveKind::SendRecv, 2, dp_stride * p.dp, msg);
     }
   }
 
@@ -280,27 +357,26 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   }
   const double grad_bytes = s.precision == Precision::FP32 ? 4 : 2;
   const std::int64_t dp_group = p.dp * p.cp;
-  const std::int64_t dp_group_per_node = std::clamp<std::int64_t>(static_cast<std::int64_t>(gpn) / p.tp, 1, dp_group);
   Time dp_sync{0};
   if (dp_group > 1) {
     const Bytes grads{params_gpu * grad_bytes};
     if (p.zero == 0) {
-      dp_sync = collective_time(s, prof, CollectiveKind::AllReduce, dp_group, dp_group_per_node, grads);
+      dp_sync = collective_time(s, prof, CollectiveKind::AllReduce, dp_group, p.tp, grads);
     } else {
       // Distributed optimizer / ZeRO-1,2: reduce-scatter gradients, all-gather parameters.
-      dp_sync = collective_time(s, prof, CollectiveKind::ReduceScatter, dp_group, dp_group_per_node, grads) +
-                collective_time(s, prof, CollectiveKind::AllGather, dp_group, dp_group_per_node, Bytes{params_gpu * 2});
+      dp_sync = collective_time(s, prof, CollectiveKind::ReduceScatter, dp_group, p.tp, grads) +
+                collective_time(s, prof, CollectiveKind::AllGather, dp_group, p.tp, Bytes{params_gpu * 2});
     }
     if (p.zero == 3) {
       // ZeRO-3 gathers every layer's parameters for forward and again for backward in each
       // micro-batch; prefetch hides them under compute where compute is longer.
-      const Time gather = collective_time(s, prof, CollectiveKind::AllGather, dp_group, dp_group_per_node, Bytes{params_gpu * 2});
+      const Time gather = collective_time(s, prof, CollectiveKind::AllGather, dp_group, p.tp, Bytes{params_gpu * 2});
       const Time per_mb = Time{2 * gather.ns};
       const Time compute_mb = est.stages[crit_i].forward + est.stages[crit_i].backward;
       if (per_mb > compute_mb) pipeline += Time::from_seconds(micro * (per_mb - compute_mb).seconds());
     }
     if (expert_params_gpu > 0 && dp_group / p.ep > 1) {
-      dp_sync += collective_time(s, prof, CollectiveKind::AllReduce, dp_group / p.ep, 1, Bytes{expert_params_gpu * grad_bytes});
+      dp_sync += collective_time(s, prof, CollectiveKind::AllReduce, dp_group / p.ep, dp_stride * p.ep, Bytes{expert_params_gpu * grad_bytes});
     }
   }
   est.dp_sync = dp_sync;

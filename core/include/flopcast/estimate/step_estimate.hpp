@@ -61,10 +61,11 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& profile);
 /// Collective kinds the step needs.
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv };
 
-/// Time of one collective over `ranks` ranks of which `ranks_per_node` share a node, moving
-/// `bytes` (nccl-tests' size S: the full buffer for all-reduce, the whole gathered array for
-/// all-gather/reduce-scatter), while `concurrent` such groups share the node's NICs.
+/// Time of one collective over `ranks` ranks whose consecutive members are `rank_stride`
+/// global ranks apart (Megatron order: TP 1, CP tp, DP tp*cp, PP tp*cp*dp), moving `bytes`
+/// (nccl-tests' size S), while every group of that kind runs at once. Costed by the
+/// topology-based NCCL model (core/comm), built once per cluster and cached per thread.
 Time collective_time(const Scenario& s, const ComputeProfile& profile, CollectiveKind op, std::int64_t ranks,
-                     std::int64_t ranks_per_node, Bytes bytes, int concurrent = 1);
+                     std::int64_t rank_stride, Bytes bytes);
 
 }  // namespace flopcast

@@ -1,6 +1,7 @@
 #pragma once
 /// The scenario's `reliability:` block: failures, restarts and checkpoints of a whole run.
 #include <cstdint>
+#include <optional>
 
 #include "flopcast/units/units.hpp"
 
@@ -27,8 +28,9 @@ struct ReliabilitySpec {
   /// m, v) = 14 (hardware-nccl-pricing.md §5.3; BLOOM 176B x 14 B = 2.3 TB checks it).
   double checkpoint_bytes_per_param = 14.0;
   /// Training stall of an asynchronous checkpoint (copying the state to host memory before
-  /// the background write). Zero by default: no measured figure is in the reference notes.
-  Time async_stall{0};
+  /// the background write). Unset = derived: each GPU's share of the checkpoint over its host
+  /// link (JobInput::host_link), see async_stall_time() in job_simulation.hpp.
+  std::optional<Time> async_stall;
   Time provisioning{0};          ///< wait before the cluster is ready (queue, setup); not billed
   Time debug_phase{0};           ///< CPU-only debug phase before training (billed as CPU time)
   int trials = 200;              ///< Monte Carlo trials

@@ -18,6 +18,8 @@ struct PricingSpec {
   /// Also compare mixes: whole units of a long plan (month, day) for the expected span plus a
   /// short plan (hour) for whatever runs over.
   bool mixes = true;
+  /// Optional add-ons (by id) to include in every bill, e.g. a faster network.
+  std::vector<std::string> add_ons;
   /// Checkpoints kept on storage while the run lasts (bills a storage add-on per GB-month).
   int checkpoints_kept = 2;
   /// Overrides of the catalog's electricity figures (owned clusters, energy in quotes).

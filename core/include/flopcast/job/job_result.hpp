@@ -1,0 +1,94 @@
+#pragma once
+/// Results of the whole-run simulation: one record per Monte Carlo trial and their summary.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "flopcast/units/money.hpp"
+#include "flopcast/units/units.hpp"
+
+namespace flopcast {
+
+/// One simulated run. Times are durations; the GPU span starts when the GPUs are ready.
+struct JobTrial {
+  Time gpu_span;          ///< GPUs ready -> last step done: the GPU time that is paid for
+  Time wall;              ///< provisioning + debug phase + gpu_span (calendar time)
+  Time training;          ///< time spent computing steps, including steps later lost
+  Time lost_work;         ///< training time redone after failures (part of `training`)
+  Time checkpoint_stall;  ///< training stalled for checkpoints (sync writes, async snapshots)
+  Time restart;           ///< restarting after failures (GPUs idle but paid)
+  std::int64_t failures = 0;
+  std::int64_t checkpoints = 0;          ///< checkpoints that completed (became durable)
+  std::int64_t checkpoints_skipped = 0;  ///< async checkpoints skipped: previous write still running
+  double it_energy_kwh = 0.0;            ///< IT energy of the GPU span (GPU boards + node overhead)
+};
+
+/// Young/Daly checkpoint interval and what it changes against the scenario's interval.
+struct CheckpointAdvice {
+  double job_mtbf_hours = 0.0;  ///< 1 / (failures per GPU-hour x GPUs); 0 when no failures
+  Time checkpoint_cost;   ///< C of Young/Daly: the training stall per checkpoint (sync: the write)
+  Time young;             ///< sqrt(2 C M) (Young 1974)
+  Time daly;              ///< Daly 2006 higher-order optimum (M when C >= 2M)
+  Time suggested;         ///< interval suggested (whole steps; async: at least the write time)
+  Time scenario;          ///< interval the scenario used (whole steps)
+  /// First-order expected waste fraction S/T + (T/2 + W + R)/M at each interval
+  /// (S = training stall per checkpoint: the sync write or the async snapshot; W = async write
+  /// window, 0 for sync; Young/Daly, hardware-nccl-pricing.md §5.4).
+  double waste_scenario = 0.0;
+  double waste_suggested = 0.0;
+  bool simulated = false;           ///< suggested interval also simulated (it differs)
+  Time gpu_span_mean_suggested;     ///< mean GPU span at the suggested interval
+  double gpu_hours_saved = 0.0;     ///< mean GPU-hours saved by the suggested interval (< 0: costs)
+  Time span_saved;                  ///< mean GPU span saved by the suggested interval
+};
+
+/// Energy of the run (mean over trials).
+struct EnergyResult {
+  double it_kwh = 0.0;        ///< GPU boards + node overhead
+  double facility_kwh = 0.0;  ///< it_kwh x PUE
+  double pue = 0.0;
+  double avg_it_power_kw = 0.0;  ///< it_kwh / mean GPU span
+  Money cost;                 ///< facility_kwh x price per kWh, rounded half away from zero
+};
+
+/// Summary of the Monte Carlo over `trials` seeded runs. Percentiles are nearest-rank:
+/// the ceil(p N)-th smallest of N trials.
+struct JobResult {
+  int trials = 0;
+  std::uint64_t seed = 0;
+  // Inputs as used.
+  Time step_time;
+  std::int64_t steps = 0;
+  std::int64_t gpus = 0;
+  double failures_per_gpu_hour = 0.0;
+  Time restart_time;
+  bool async_checkpoint = false;
+  Time provisioning;
+  Time debug_phase;
+  Bytes checkpoint_size;          ///< params x bytes per param
+  Time checkpoint_write;          ///< checkpoint_size / storage write bandwidth
+  Time checkpoint_stall;          ///< training stall per checkpoint (sync: the write)
+  std::int64_t steps_per_checkpoint = 0;
+  Time checkpoint_interval;       ///< steps_per_checkpoint x step_time
+  // Results.
+  Time useful;                    ///< steps x step_time: the training work itself
+  Time wall_p50, wall_p90, wall_mean;
+  Time gpu_span_p50, gpu_span_p90, gpu_span_mean;
+  double gpu_hours_mean = 0.0;    ///< gpus x mean GPU span
+  double gpu_hours_p50 = 0.0;
+  double gpu_hours_p90 = 0.0;
+  double goodput_mean = 0.0;      ///< mean over trials of useful / gpu_span
+  double failures_mean = 0.0;
+  Time lost_work_mean, restart_mean, checkpoint_stall_mean;
+  /// Closed-form expected GPU span for exponential failures and synchronous checkpoints
+  /// (expected_gpu_span_sync); for async runs an approximation that ignores the write window.
+  Time gpu_span_expected_closed_form;
+  CheckpointAdvice advice;
+  EnergyResult energy;
+  std::vector<JobTrial> samples;  ///< every trial, in trial order
+  std::size_t p50_trial = 0;      ///< index into samples of the P50 GPU span
+  std::size_t p90_trial = 0;      ///< index into samples of the P90 GPU span
+  std::vector<std::string> warnings;  ///< e.g. async write longer than the interval
+};
+
+}  // namespace flopcast

@@ -1,0 +1,61 @@
+#pragma once
+/// Every plan (and mix of plans) of a catalog billed for the same run at its P50 and P90 GPU
+/// span, and the cheapest marked.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopcast/pricing/bill.hpp"
+#include "flopcast/pricing/price_catalog.hpp"
+
+namespace flopcast {
+
+/// A way to pay for the run: one plan, or whole units of a long plan plus a short plan for
+/// the rest (`overflow` set). The plan pointers point into the catalog: valid while it lives.
+struct PlanOption {
+  std::string id;                   ///< plan id, or "<long>+<short>"
+  std::string label;
+  const Plan* plan = nullptr;       ///< the plan, or the committed plan of a mix
+  const Plan* overflow = nullptr;   ///< the plan for time beyond the committed units
+  std::int64_t committed_units = 0; ///< mixes: units of `plan` paid upfront
+};
+
+/// Bill an option (dispatches to bill_plan or bill_mix).
+Bill bill_option(const PriceCatalog& catalog, const PlanOption& option, const BillUsage& usage,
+                 const BillOptions& options = {});
+
+/// One row of the comparison.
+struct ComparisonRow {
+  PlanOption option;
+  Bill p50;  ///< bill at the P50 run
+  Bill p90;  ///< bill at the P90 run
+  bool cheapest = false;
+};
+
+/// Comparison settings.
+struct CompareOptions {
+  BillOptions bill;
+  std::vector<std::string> plan_ids;  ///< plans to compare; empty = every plan for the GPU
+  /// Add mixes: for each pair of plans naming the GPU with a longer and a shorter billing
+  /// unit, commit floor or ceil(P50 span / long unit) long units (whichever bills less at P50,
+  /// then at P90) and bill the rest under the short plan.
+  bool mixes = true;
+};
+
+/// The comparison table.
+struct PlanComparison {
+  Currency currency;
+  std::vector<ComparisonRow> rows;      ///< plans in catalog order, then mixes
+  std::optional<std::size_t> cheapest;  ///< lowest P50 total, then lowest P90 total, then first
+  std::vector<std::string> errors;      ///< unknown plan ids, plans for another GPU
+  std::vector<std::string> notes;
+};
+
+/// Bills every selected plan of `catalog` for `gpu_names` (the GPU's catalog name and
+/// aliases) at the P50 and P90 usage. Deposits are refundable and do not count.
+PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std::string>& gpu_names,
+                             const BillUsage& p50, const BillUsage& p90,
+                             const CompareOptions& options = {});
+
+}  // namespace flopcast

@@ -1,0 +1,83 @@
+#pragma once
+/// A customer quote for a training job: the job, the expected duration (P50/P90), the
+/// recommended plan with its line items, the comparison of every plan, the assumptions, a
+/// validity date and an id derived from the inputs (same inputs -> same quote, byte for byte).
+/// Rendered to Markdown and HTML by quote_render.hpp; PDF comes from the HTML in the Qt layer.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopcast/job/job_result.hpp"
+#include "flopcast/pricing/plan_comparison.hpp"
+#include "flopcast/pricing/price_catalog.hpp"
+
+namespace flopcast {
+
+/// The customer's job as the caller (CLI, GUI) worked it out.
+struct QuoteJob {
+  std::string model_name;     ///< e.g. "Llama 3 8B"
+  double params = 0.0;        ///< parameter count
+  double tokens = 0.0;        ///< training tokens
+  std::string gpu_name;       ///< GPU catalog name, e.g. "H100"
+  std::int64_t gpus = 0;
+  int gpus_per_node = 8;
+  std::string parallel_plan;  ///< e.g. "TP8 PP2 DP4, 1F1B" (may be empty)
+  Time step_time;             ///< simulated step time
+  double mfu = 0.0;           ///< simulated model FLOPs utilisation, 0..1
+};
+
+/// What the quote says about the price catalog it used.
+struct QuoteCatalog {
+  std::string name;
+  std::string provider;
+  std::string date;
+  std::string source;
+  std::vector<std::string> fx;  ///< "1 USD = 7.2 CNY (assumption, not sourced ...)"
+  /// Catalog facts the quote should repeat (name, provider, date, source, rates).
+  static QuoteCatalog of(const PriceCatalog& catalog);
+};
+
+/// Everything a quote is made from. Plain data; the caller fills it.
+struct QuoteInput {
+  std::string customer;         ///< who the quote is for
+  std::string issuer;           ///< who quotes (default: the catalog's provider)
+  std::string issue_date;       ///< "YYYY-MM-DD", from the caller: core never reads the clock
+  int validity_days = 30;       ///< the quote is valid until issue_date + validity_days
+  QuoteJob job;
+  JobResult run;                ///< the whole-run simulation (samples are not needed)
+  PlanComparison plans;         ///< bills at P50/P90 of every plan; the cheapest is recommended
+  QuoteCatalog catalog;
+  std::vector<std::string> extra_assumptions;  ///< appended to the generated ones
+  std::vector<std::string> claims;  ///< "claimed vs simulated" lines with verdicts (may be empty)
+};
+
+/// A quote ready to render.
+struct Quote {
+  std::string id;               ///< "Q-" + 16 hex digits of FNV-1a 64 of the canonical inputs
+  std::string valid_until;      ///< "YYYY-MM-DD"
+  QuoteInput input;
+  std::optional<std::size_t> recommended;  ///< row of input.plans (its cheapest)
+  std::vector<std::string> assumptions;    ///< generated from the inputs, then the extra ones
+  std::vector<std::string> errors;         ///< e.g. a malformed issue date; empty = usable
+  bool ok() const { return errors.empty(); }
+};
+
+/// Builds the quote: id, validity date, recommendation, assumptions.
+Quote make_quote(QuoteInput input);
+
+/// The canonical text the id hashes: every input that shows in the quote, one "key=value"
+/// per line, numbers in round-trip precision ("%.17g"), times in ns, money in minor units.
+std::string canonical_quote_string(const QuoteInput& input);
+
+/// FNV-1a 64-bit hash (Fowler, Noll, Vo; offset basis 14695981039346656037, prime
+/// 1099511628211, from the FNV reference at isthe.com/chongo/tech/comp/fnv).
+std::uint64_t fnv1a64(std::string_view bytes);
+
+/// "Q-" + 16 upper-case hex digits of fnv1a64(canonical_quote_string(input)).
+std::string quote_id(const QuoteInput& input);
+
+/// `date` ("YYYY-MM-DD") plus `days`, or nullopt when `date` is not a valid calendar date.
+std::optional<std::string> add_days(const std::string& date, int days);
+
+}  // namespace flopcast

@@ -1,0 +1,57 @@
+#pragma once
+/// The network traffic of collectives: which links the flows of a group cross, and what
+/// bandwidth each group gets when several groups share the network (max-min fair).
+///
+/// Only traffic that leaves an NVLink domain is modelled as flows: inside a domain every GPU
+/// has its own NVLink (or PCIe) port to the switch, which concurrent groups do not share.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "flopcast/topology/cluster_topology.hpp"
+#include "flopcast/topology/fair_share.hpp"
+#include "flopcast/topology/group_shape.hpp"
+#include "flopcast/units/units.hpp"
+
+namespace flopcast {
+
+/// How a collective moves data between NVLink domains.
+enum class TrafficPattern {
+  /// NCCL rings: one channel per NIC the group's GPUs own in each domain (the ring leaves and
+  /// enters every domain on the same rail, as NCCL's rail-aligned ring search does); each
+  /// channel crosses every domain boundary once. Trees use the same links.
+  Ring,
+  /// All-to-all: every GPU sends 1/(n-1) of its data to each other member; PXN keeps each
+  /// flow on one rail (NCCL "alltoall cannot aggregate the bandwidth of multiple NICs",
+  /// ISS nccl-tests#267: each GPU's share goes through its own NIC(s)).
+  AllToAll,
+  /// One direction from the first member to the second (pipeline send/recv).
+  OneWay,
+};
+/// "ring", "all-to-all", "one-way".
+const char* to_string(TrafficPattern p);
+
+/// The flows of one group's collective outside NVLink domains (empty inside one domain).
+/// `members` are GPU ids in ring order.
+std::vector<NetworkFlow> network_flows(const ClusterTopology& topo, std::span<const std::int64_t> members,
+                                       TrafficPattern pattern);
+
+/// What a group's traffic gets from the network.
+struct GroupNetworkShare {
+  std::int64_t groups = 0;    ///< groups placed at once (requested, clamped to what fits)
+  std::int64_t domains = 0;   ///< NVLink domains one group spans (NCCL nNodes)
+  int channels = 0;           ///< network channels of one group per domain (NICs used)
+  /// Ring: the sum of the ring channels' rates = the inter-domain bus bandwidth of the ring.
+  /// AllToAll: the rate at which one domain's members send off-domain, together.
+  /// OneWay: the pair's rate. Slowest group when several run at once. Zero inside a domain.
+  Bandwidth per_group;
+  Bandwidth alone;            ///< per_group with the group alone on the cluster
+  Bandwidth worst_link_load;  ///< highest load on any network link (for reports)
+};
+
+/// Places `concurrent` groups of `shape` (place_group()) on `topo`, routes their flows and
+/// shares the links max-min fairly. Precondition: check_group_shape() is "".
+GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& shape, std::int64_t concurrent,
+                                TrafficPattern pattern);
+
+}  // namespace flopcast

@@ -1,0 +1,372 @@
+#include "flopcast/pricing/bill.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "flopcast/units/assert.hpp"
+
+namespace flopcast {
+namespace {
+
+constexpr std::int64_t kHourNs = 3'600'000'000'000;
+constexpr std::int64_t kBasisPointsPerOne = 10'000;
+constexpr double kBytesPerGb = 1e9;           // GB = 1e9 B (hardware-nccl-pricing.md §0.1)
+constexpr std::int64_t kHoursPerMonth = 720;  // billing_unit_length(Month)
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  if (a <= 0) return 0;
+  return a / b + (a % b != 0 ? 1 : 0);
+}
+
+/// "12.5" with at most 4 decimals, trailing zeros dropped.
+std::string decimal_str(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4f", v);
+  std::string s = buf;
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+/// "12.5 h", or "42.3 min" under an hour.
+std::string hours_or_minutes(Time t) {
+  if (t.hours() >= 1.0) return decimal_str(std::round(t.hours() * 10.0) / 10.0) + " h";
+  return decimal_str(std::round(t.seconds() / 6.0) / 10.0) + " min";
+}
+
+std::string count_str(std::int64_t n, const char* what) {
+  return std::to_string(n) + ' ' + what;
+}
+
+/// "GPU-hour", "node-month".
+std::string per_unit(PriceBasis basis, BillingUnit unit) {
+  return std::string(basis == PriceBasis::PerGpu ? "GPU-" : "node-") + to_string(unit);
+}
+
+std::int64_t nodes_for(std::int64_t gpus, int gpus_per_node) {
+  return ceil_div(gpus, gpus_per_node > 0 ? gpus_per_node : 1);
+}
+
+/// One plan's share of a bill: the span it covers and the units it bills.
+struct Part {
+  const Plan* plan = nullptr;
+  Time cover;                             ///< used time this part pays for
+  std::optional<std::int64_t> fixed_units;  ///< committed units of a mix
+  std::string role;                       ///< "", "committed", "overflow"
+};
+
+/// Collects lines in the bill's currency.
+class BillBuilder {
+ public:
+  BillBuilder(const PriceCatalog& catalog, const BillUsage& usage, const BillOptions& options)
+      : catalog_(catalog), usage_(usage), options_(options) {
+    bill_.currency = options.currency.value_or(catalog.currency);
+    bill_.total = Money::zero(bill_.currency);
+    bill_.deposit = Money::zero(bill_.currency);
+    gpu_total_ = Money::zero(bill_.currency);
+    bill_.used_gpu_time = usage.gpu_span;
+  }
+
+  /// Converts `micro` of `from` into the bill currency and rounds to the minor unit.
+  std::optional<Money> to_bill(std::int64_t micro, Currency from, std::string* note) {
+    const auto converted = convert_micro(catalog_, micro, from, bill_.currency);
+    if (!converted) {
+      const std::string err = "no exchange rate between " + from.str() + " and " +
+                              bill_.currency.str() + " in catalog '" + catalog_.name + "'";
+      if (std::find(bill_.errors.begin(), bill_.errors.end(), err) == bill_.errors.end())
+        bill_.errors.push_back(err);
+      return std::nullopt;
+    }
+    if (note != nullptr && !(from == bill_.currency)) {
+      const FxRate* r = catalog_.fx_between(from, bill_.currency);
+      *note = format_micro(micro) + ' ' + from.str() + " converted at " + r->str();
+    }
+    return Money::of_micro(*converted, bill_.currency);
+  }
+
+  void add(LineKind kind, std::string label, std::string quantity, std::string unit_price,
+           std::int64_t micro, Currency from, std::string note = {}) {
+    std::string fx_note;
+    const auto amount = to_bill(micro, from, &fx_note);
+    if (!amount) return;
+    LineItem item;
+    item.kind = kind;
+    item.label = std::move(label);
+    item.quantity = std::move(quantity);
+    item.unit_price = std::move(unit_price);
+    item.amount = *amount;
+    item.in_total = kind != LineKind::Info;
+    item.note = note.empty() ? fx_note : (fx_note.empty() ? note : note + "; " + fx_note);
+    if (kind == LineKind::GpuTime) gpu_total_ += item.amount;
+    bill_.items.push_back(std::move(item));
+  }
+
+  void bill_part(const Part& part) {
+    const Plan& plan = *part.plan;
+    const Time unit = billing_unit_length(plan.unit);
+    const std::int64_t gpus = usage_.gpus;
+    const std::int64_t nodes = nodes_for(gpus, plan.gpus_per_node);
+    const bool per_gpu = plan.basis == PriceBasis::PerGpu;
+    const std::int64_t count = per_gpu ? gpus : nodes;
+    if (!per_gpu && gpus % std::max(1, plan.gpus_per_node) != 0) {
+      bill_.notes.push_back(std::to_string(gpus) + " GPUs take " + std::to_string(nodes) +
+                            " nodes of " + std::to_string(plan.gpus_per_node) + " in plan '" +
+                            plan.id + "': the last node is partly idle but billed whole");
+    }
+
+    // Billed time: whole units (fixed, or started units), or prorated; at least the minimum term.
+    const Time minimum = Time{checked_mul(unit.ns, plan.minimum_units)};
+    std::int64_t units = 0;  // whole units billed (StartedUnit or fixed)
+    Time billed;
+    const bool prorated = plan.rounding == Rounding::Prorated && !part.fixed_units;
+    if (part.fixed_units) {
+      units = *part.fixed_units;
+      billed = Time{checked_mul(unit.ns, units)};
+    } else if (!prorated) {
+      units = std::max(ceil_div(part.cover.ns, unit.ns), plan.minimum_units);
+      billed = Time{checked_mul(unit.ns, units)};
+    } else {
+      billed = std::max(part.cover, minimum);
+    }
+    billed_gpu_ += billed;
+    // Amount for `price_micro` per counted thing per unit over the billed time.
+    auto over_billed = [&](std::int64_t price_micro, std::int64_t things) {
+      const std::int64_t per_unit_all = checked_mul(price_micro, things);
+      return prorated ? mul_div_round(per_unit_all, billed.ns, unit.ns) : checked_mul(per_unit_all, units);
+    };
+    const std::string units_str =
+        prorated ? decimal_str(static_cast<double>(billed.ns) / static_cast<double>(unit.ns))
+                 : std::to_string(units);
+    const std::string what = per_gpu ? "GPU" : "node";
+    std::string label = "GPU time, " + (plan.name.empty() ? plan.id : plan.name);
+    if (!part.role.empty()) label += " (" + part.role + ")";
+    std::string note;
+    if (!part.fixed_units && plan.minimum_units > 1 && part.cover < minimum)
+      note = "minimum term " + std::to_string(plan.minimum_units) + ' ' + to_string(plan.unit);
+    const std::int64_t gpu_micro = over_billed(plan.price.micro, count);
+    add(LineKind::GpuTime, label,
+        count_str(count, what.c_str()) + " x " + units_str + ' ' + to_string(plan.unit),
+        plan.price.str() + " / " + per_unit(plan.basis, plan.unit), gpu_micro,
+        plan.price.currency, note);
+
+    if (plan.discount_bp > 0 && !prorated && units >= plan.discount_min_units) {
+      add(LineKind::Discount,
+          "Commitment discount " + decimal_str(static_cast<double>(plan.discount_bp) / 100.0) + " %",
+          ">= " + std::to_string(plan.discount_min_units) + ' ' + to_string(plan.unit), {},
+          -mul_div_round(gpu_micro, plan.discount_bp, kBasisPointsPerOne), plan.price.currency);
+    }
+
+    for (const AddOn& a : plan.add_ons) {
+      if (!selected(a) || a.kind == AddOnKind::StorageGbMonth) continue;
+      const std::string name = a.name.empty() ? a.id : a.name;
+      if (a.included) {
+        add(LineKind::AddOn, name, "included", {}, 0, a.price.currency, a.note);
+        continue;
+      }
+      switch (a.kind) {
+        case AddOnKind::PerGpuUnit:
+          add(LineKind::AddOn, name, count_str(gpus, "GPU") + " x " + units_str + ' ' + to_string(plan.unit),
+              a.price.str() + " / GPU-" + to_string(plan.unit), over_billed(a.price.micro, gpus),
+              a.price.currency, a.note);
+          break;
+        case AddOnKind::PerNodeUnit:
+          add(LineKind::AddOn, name, count_str(nodes, "node") + " x " + units_str + ' ' + to_string(plan.unit),
+              a.price.str() + " / node-" + to_string(plan.unit), over_billed(a.price.micro, nodes),
+              a.price.currency, a.note);
+          break;
+        case AddOnKind::Once:
+          add(LineKind::AddOn, name, "once", a.price.str(), a.price.micro, a.price.currency, a.note);
+          break;
+        case AddOnKind::StorageGbMonth: break;
+      }
+    }
+
+    // A deposit is per contract: count each plan once.
+    if (std::find(deposit_plans_.begin(), deposit_plans_.end(), &plan) == deposit_plans_.end()) {
+      deposit_plans_.push_back(&plan);
+      if (plan.deposit.minor != 0) {
+        if (auto d = to_bill(plan.deposit.micro(), plan.deposit.currency, nullptr))
+          bill_.deposit += *d;
+      }
+    }
+  }
+
+  void bill_storage(const Plan& plan) {
+    if (usage_.storage.value <= 0.0) return;
+    bool priced = false;
+    for (const AddOn& a : plan.add_ons) {
+      if (!selected(a) || a.kind != AddOnKind::StorageGbMonth) continue;
+      priced = true;
+      // Started GB and started hours are billed whole; a month is 720 h.
+      const auto gb = static_cast<std::int64_t>(std::ceil(usage_.storage.value / kBytesPerGb - 1e-9));
+      const std::int64_t hours = std::max<std::int64_t>(1, ceil_div(usage_.gpu_span.ns, kHourNs));
+      const std::string name = a.name.empty() ? a.id : a.name;
+      if (a.included) {
+        add(LineKind::Storage, name, "included", {}, 0, a.price.currency, a.note);
+        continue;
+      }
+      add(LineKind::Storage, name,
+          std::to_string(gb) + " GB x " + std::to_string(hours) + " h (" +
+              decimal_str(static_cast<double>(hours) / kHoursPerMonth) + " month)",
+          a.price.str() + " / GB-month",
+          mul_div_round(checked_mul(a.price.micro, gb), hours, kHoursPerMonth), a.price.currency,
+          a.note);
+    }
+    if (!priced)
+      bill_.notes.push_back("checkpoint storage (" + decimal_str(usage_.storage.value / kBytesPerGb) +
+                            " GB) is not priced by plan '" + plan.id + "'");
+  }
+
+  void bill_debug() {
+    if (usage_.debug_phase.ns <= 0) return;
+    if (catalog_.cpu_instances.empty()) {
+      bill_.notes.push_back("debug phase not priced: catalog '" + catalog_.name +
+                            "' lists no CPU instance");
+      return;
+    }
+    const CpuInstance& cpu = catalog_.cpu_instances.front();
+    const std::int64_t hours = std::max(ceil_div(usage_.debug_phase.ns, kHourNs), cpu.minimum_hours);
+    add(LineKind::DebugPhase, "Debug phase, " + (cpu.name.empty() ? cpu.id : cpu.name),
+        count_str(hours, "hour"), cpu.per_hour.str() + " / hour",
+        checked_mul(cpu.per_hour.micro, hours), cpu.per_hour.currency, cpu.note);
+  }
+
+  void bill_credit() {
+    if (!options_.new_user || !catalog_.new_user_credit) return;
+    const Credit& c = *catalog_.new_user_credit;
+    std::string fx_note;
+    const auto credit = to_bill(c.amount.micro(), c.amount.currency, &fx_note);
+    if (!credit) return;
+    Money subtotal = Money::zero(bill_.currency);
+    for (const LineItem& i : bill_.items)
+      if (i.in_total) subtotal += i.amount;
+    const std::int64_t used = std::clamp<std::int64_t>(subtotal.minor, 0, credit->minor);
+    LineItem item;
+    item.kind = LineKind::Credit;
+    item.label = "New-user credit";
+    item.quantity = "once";
+    item.unit_price = c.amount.str();
+    item.amount = Money{-used, bill_.currency};
+    item.note = used < credit->minor ? "capped at the subtotal" : c.note;
+    if (!fx_note.empty()) item.note += (item.note.empty() ? "" : "; ") + fx_note;
+    bill_.items.push_back(std::move(item));
+  }
+
+  /// Informational lines: how much of the GPU time paid for idle restarts and for time
+  /// billed but not used (rounding up, minimum term), at the bill's average GPU rate.
+  void bill_info() {
+    if (billed_gpu_.ns <= 0 || gpu_total_.minor == 0) return;
+    bill_.billed_gpu_time = billed_gpu_;
+    const Time idle = std::min(usage_.restart_idle, usage_.gpu_span);
+    if (idle.ns > 0) {
+      LineItem item;
+      item.kind = LineKind::Info;
+      item.label = "of which idle during restarts";
+      item.quantity = hours_or_minutes(idle) + " x " + std::to_string(usage_.gpus) + " GPU";
+      item.amount = Money{mul_div_round(gpu_total_.minor, idle.ns, billed_gpu_.ns), bill_.currency};
+      item.in_total = false;
+      item.note = "included in GPU time";
+      bill_.items.push_back(std::move(item));
+    }
+    const Time unused = billed_gpu_ - usage_.gpu_span;
+    if (unused.ns > 0) {
+      LineItem item;
+      item.kind = LineKind::Info;
+      item.label = "of which billed but unused (rounding up, minimum term)";
+      item.quantity = hours_or_minutes(unused);
+      item.amount = Money{mul_div_round(gpu_total_.minor, unused.ns, billed_gpu_.ns), bill_.currency};
+      item.in_total = false;
+      item.note = "included in GPU time";
+      bill_.items.push_back(std::move(item));
+    }
+  }
+
+  Bill finish() {
+    bill_info();
+    bill_.billed_gpu_time = billed_gpu_;
+    for (const LineItem& i : bill_.items)
+      if (i.in_total) bill_.total += i.amount;
+    return std::move(bill_);
+  }
+
+  Bill& bill() { return bill_; }
+
+ private:
+  bool selected(const AddOn& a) const {
+    return !a.optional ||
+           std::find(options_.add_ons.begin(), options_.add_ons.end(), a.id) != options_.add_ons.end();
+  }
+
+  const PriceCatalog& catalog_;
+  const BillUsage& usage_;
+  const BillOptions& options_;
+  Bill bill_;
+  Money gpu_total_;
+  Time billed_gpu_;
+  std::vector<const Plan*> deposit_plans_;
+};
+
+Bill build(const PriceCatalog& catalog, const std::vector<Part>& parts, const BillUsage& usage,
+           const BillOptions& options, std::string id, std::string label) {
+  BillBuilder b(catalog, usage, options);
+  b.bill().option_id = std::move(id);
+  b.bill().label = std::move(label);
+  if (usage.gpus <= 0) {
+    b.bill().errors.push_back("no GPUs to bill");
+    return b.finish();
+  }
+  for (const Part& p : parts) b.bill_part(p);
+  b.bill_storage(*parts.front().plan);
+  b.bill_debug();
+  b.bill_credit();
+  return b.finish();
+}
+
+}  // namespace
+
+BillUsage usage_of_trial(const JobResult& job, std::size_t trial, int checkpoints_kept) {
+  FLOPCAST_ASSERT(trial < job.samples.size(), "trial index out of range");
+  const JobTrial& t = job.samples[trial];
+  BillUsage u;
+  u.gpu_span = t.gpu_span;
+  u.restart_idle = t.restart;
+  u.gpus = job.gpus;
+  u.debug_phase = job.debug_phase;
+  u.storage = job.checkpoint_size * static_cast<double>(std::max(0, checkpoints_kept));
+  return u;
+}
+
+Bill bill_plan(const PriceCatalog& catalog, const Plan& plan, const BillUsage& usage,
+               const BillOptions& options) {
+  Part part;
+  part.plan = &plan;
+  part.cover = usage.gpu_span;
+  return build(catalog, {part}, usage, options, plan.id, plan.name.empty() ? plan.id : plan.name);
+}
+
+Bill bill_mix(const PriceCatalog& catalog, const Plan& committed, std::int64_t committed_units,
+              const Plan& overflow, const BillUsage& usage, const BillOptions& options) {
+  const std::int64_t units = std::max(committed_units, committed.minimum_units);
+  const Time committed_time{checked_mul(billing_unit_length(committed.unit).ns, units)};
+  std::vector<Part> parts;
+  Part first;
+  first.plan = &committed;
+  first.cover = std::min(usage.gpu_span, committed_time);
+  first.fixed_units = units;
+  first.role = "committed";
+  parts.push_back(first);
+  if (usage.gpu_span > committed_time) {
+    Part rest;
+    rest.plan = &overflow;
+    rest.cover = usage.gpu_span - committed_time;
+    rest.role = "overflow";
+    parts.push_back(rest);
+  }
+  const std::string label = (committed.name.empty() ? committed.id : committed.name) + " x " +
+                            std::to_string(units) + ' ' + to_string(committed.unit) + " + " +
+                            (overflow.name.empty() ? overflow.id : overflow.name) + " for the rest";
+  return build(catalog, parts, usage, options, committed.id + '+' + overflow.id, label);
+}
+
+}  // namespace flopcast

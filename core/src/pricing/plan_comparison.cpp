@@ -1,0 +1,116 @@
+#include "flopcast/pricing/plan_comparison.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace flopcast {
+namespace {
+
+std::string plan_label(const Plan& p) { return p.name.empty() ? p.id : p.name; }
+
+bool bill_less(const Bill& a50, const Bill& a90, const Bill& b50, const Bill& b90) {
+  return std::tie(a50.total.minor, a90.total.minor) < std::tie(b50.total.minor, b90.total.minor);
+}
+
+}  // namespace
+
+Bill bill_option(const PriceCatalog& catalog, const PlanOption& option, const BillUsage& usage,
+                 const BillOptions& options) {
+  if (option.overflow != nullptr)
+    return bill_mix(catalog, *option.plan, option.committed_units, *option.overflow, usage, options);
+  return bill_plan(catalog, *option.plan, usage, options);
+}
+
+PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std::string>& gpu_names,
+                             const BillUsage& p50, const BillUsage& p90,
+                             const CompareOptions& options) {
+  PlanComparison cmp;
+  cmp.currency = options.bill.currency.value_or(catalog.currency);
+
+  std::vector<const Plan*> plans;
+  if (options.plan_ids.empty()) {
+    plans = catalog.plans_for(gpu_names);
+    if (plans.empty()) {
+      std::string names;
+      for (const auto& g : gpu_names) names += (names.empty() ? "" : ", ") + g;
+      cmp.errors.push_back("catalog '" + catalog.name + "' has no plan for " + names);
+    }
+  } else {
+    for (const std::string& id : options.plan_ids) {
+      const Plan* p = catalog.find_plan(id);
+      if (p == nullptr) {
+        std::string known;
+        for (const Plan& q : catalog.plans) known += (known.empty() ? "" : ", ") + q.id;
+        cmp.errors.push_back("unknown plan '" + id + "' in catalog '" + catalog.name +
+                             "' (known: " + known + ")");
+        continue;
+      }
+      const bool fits = std::any_of(gpu_names.begin(), gpu_names.end(),
+                                    [&](const std::string& g) { return p->applies_to(g); });
+      if (!fits) {
+        std::string for_gpus;
+        for (const auto& g : p->gpus) for_gpus += (for_gpus.empty() ? "" : ", ") + g;
+        cmp.errors.push_back("plan '" + id + "' is for " + for_gpus + ", not " +
+                             (gpu_names.empty() ? std::string("this GPU") : gpu_names.front()));
+        continue;
+      }
+      plans.push_back(p);
+    }
+  }
+
+  for (const Plan* p : plans) {
+    ComparisonRow row;
+    row.option.id = p->id;
+    row.option.label = plan_label(*p);
+    row.option.plan = p;
+    row.p50 = bill_option(catalog, row.option, p50, options.bill);
+    row.p90 = bill_option(catalog, row.option, p90, options.bill);
+    cmp.rows.push_back(std::move(row));
+  }
+
+  if (options.mixes) {
+    for (const Plan* longer : plans) {
+      for (const Plan* shorter : plans) {
+        if (longer == shorter) continue;
+        if (!(billing_unit_length(longer->unit) > billing_unit_length(shorter->unit))) continue;
+        const bool named = std::any_of(gpu_names.begin(), gpu_names.end(), [&](const std::string& g) {
+          return longer->names_gpu(g) && shorter->names_gpu(g);
+        });
+        if (!named) continue;  // never mix a "*" (GPU unstated) plan with a real one
+        const std::int64_t unit_ns = billing_unit_length(longer->unit).ns;
+        const std::int64_t floor_units = p50.gpu_span.ns / unit_ns;
+        const std::int64_t ceil_units = floor_units + (p50.gpu_span.ns % unit_ns != 0 ? 1 : 0);
+        std::optional<ComparisonRow> best;
+        for (std::int64_t m : {floor_units, ceil_units}) {
+          if (m < std::max<std::int64_t>(1, longer->minimum_units)) continue;
+          if (best && best->option.committed_units == m) continue;
+          // A mix whose committed units also cover the P90 run is the long plan alone.
+          if (p90.gpu_span.ns <= m * unit_ns) continue;
+          ComparisonRow row;
+          row.option.plan = longer;
+          row.option.overflow = shorter;
+          row.option.committed_units = m;
+          row.option.id = longer->id + '+' + shorter->id;
+          row.p50 = bill_option(catalog, row.option, p50, options.bill);
+          row.p90 = bill_option(catalog, row.option, p90, options.bill);
+          row.option.label = row.p50.label;
+          if (!best || bill_less(row.p50, row.p90, best->p50, best->p90)) best = std::move(row);
+        }
+        if (best) cmp.rows.push_back(std::move(*best));
+      }
+    }
+  }
+
+  for (std::size_t i = 0; i < cmp.rows.size(); ++i) {
+    const ComparisonRow& r = cmp.rows[i];
+    if (!r.p50.ok() || !r.p90.ok()) continue;
+    if (!cmp.cheapest || bill_less(r.p50, r.p90, cmp.rows[*cmp.cheapest].p50, cmp.rows[*cmp.cheapest].p90))
+      cmp.cheapest = i;
+  }
+  if (cmp.cheapest) cmp.rows[*cmp.cheapest].cheapest = true;
+  cmp.notes.push_back("cheapest = lowest total at the P50 run, then at the P90 run; refundable "
+                      "deposits are shown apart and not counted");
+  return cmp;
+}
+
+}  // namespace flopcast

@@ -1,0 +1,200 @@
+#include "flopcast/quote/quote.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "quote_format.hpp"
+
+namespace flopcast {
+namespace {
+
+using namespace quote_detail;
+
+/// Llama 3 405B interruption rate (hardware-nccl-pricing.md §5.1), the ReliabilitySpec default.
+constexpr double kLlama3FailuresPerGpuHour = 1.97e-5;
+
+void line(std::string& out, const std::string& key, const std::string& value) {
+  out += key;
+  out += '=';
+  // Keep one record per line whatever the value holds.
+  for (char c : value) out += c == '\n' ? ' ' : c;
+  out += '\n';
+}
+
+std::string money_key(const Money& m) { return std::to_string(m.minor) + ' ' + m.currency.str(); }
+
+std::vector<std::string> make_assumptions(const QuoteInput& in) {
+  const JobResult& r = in.run;
+  std::vector<std::string> a;
+  a.push_back("MFU " + percent(in.job.mfu) + " and step time " + fixed(in.job.step_time.seconds(), 3) +
+              " s are simulated by flopcast from the model, cluster and parallel plan (not a vendor figure).");
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%.3g", r.failures_per_gpu_hour);
+  std::string failures = std::string("Failures: ") + rate + " per GPU-hour";
+  if (r.failures_per_gpu_hour == kLlama3FailuresPerGpuHour)
+    failures += " (Llama 3 405B pre-training, arXiv 2407.21783 Table 5: 419 interruptions in 16,384 GPUs x 1,296 h)";
+  if (r.advice.job_mtbf_hours > 0.0)
+    failures += "; mean time between failures of this job " +
+                (r.advice.job_mtbf_hours >= 100.0 ? grouped(static_cast<std::int64_t>(r.advice.job_mtbf_hours + 0.5))
+                                                  : fixed(r.advice.job_mtbf_hours, 1)) +
+                " h";
+  failures += "; each costs a restart of " + duration(r.restart_time) + " and the work since the last checkpoint.";
+  a.push_back(failures);
+  std::string per_param;
+  if (in.job.params > 0.0) {
+    const double bpp = r.checkpoint_size.value / in.job.params;
+    per_param = " (" + fixed(bpp, 0) + " B per parameter" +
+                (bpp == 14.0 ? ": bf16 weights, fp32 master weights, Adam m and v" : "") + ")";
+  }
+  a.push_back(std::string("Checkpoints: ") + (r.async_checkpoint ? "asynchronous" : "synchronous") + ", every " +
+              duration(r.checkpoint_interval) + " (" + grouped(r.steps_per_checkpoint) +
+              (r.steps_per_checkpoint == 1 ? " step), " : " steps), ") +
+              fixed(r.checkpoint_size.gb(), 1) + " GB each" + per_param + ", " +
+              fixed(r.checkpoint_write.seconds(), 1) + " s to write. Young/Daly suggests every " +
+              duration(r.advice.suggested) + ".");
+  a.push_back("Duration: Monte Carlo over " + std::to_string(r.trials) + " seeded runs (seed " + std::to_string(r.seed) +
+              "); P50 and P90 are nearest-rank percentiles. Paid GPU time runs from GPUs ready to the last step, "
+              "restarts included.");
+  if (r.provisioning.ns > 0)
+    a.push_back("Calendar time includes " + duration(r.provisioning) + " of provisioning before the GPUs are "
+                "ready (not billed).");
+  if (r.debug_phase.ns > 0)
+    a.push_back("Calendar time includes " + duration(r.debug_phase) +
+                " of CPU-only debugging before the GPUs are attached (billed as CPU time).");
+  std::string prices = "Prices: catalog '" + in.catalog.name + "'";
+  if (!in.catalog.provider.empty()) prices += " (" + in.catalog.provider + ")";
+  if (!in.catalog.date.empty()) prices += ", dated " + in.catalog.date;
+  if (!in.catalog.source.empty()) prices += "; source: " + in.catalog.source;
+  a.push_back(prices + ".");
+  for (const std::string& fx : in.catalog.fx) a.push_back("Exchange rate: " + fx + ".");
+  a.push_back("Billing: a month is 720 h; a started unit is billed whole unless a plan is prorated; each line is "
+              "rounded half away from zero to the cent; deposits are refundable and not in the totals.");
+  if (r.energy.facility_kwh > 0.0)
+    a.push_back("Energy (information only, included in rental prices): " + fixed(r.energy.facility_kwh / 1000.0, 1) +
+                " MWh at PUE " + fixed(r.energy.pue, 2) + ", about " + r.energy.cost.str() + " of electricity.");
+  for (const std::string& s : in.extra_assumptions) a.push_back(s);
+  return a;
+}
+
+}  // namespace
+
+QuoteCatalog QuoteCatalog::of(const PriceCatalog& catalog) {
+  QuoteCatalog q;
+  q.name = catalog.name;
+  q.provider = catalog.provider;
+  q.date = catalog.date;
+  q.source = catalog.source;
+  for (const FxRate& r : catalog.fx) q.fx.push_back(r.str() + (r.note.empty() ? "" : " (" + r.note + ")"));
+  return q;
+}
+
+std::uint64_t fnv1a64(std::string_view bytes) {
+  std::uint64_t h = 14695981039346656037ULL;  // FNV-1a 64 offset basis
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ULL;  // FNV 64 prime
+  }
+  return h;
+}
+
+std::string canonical_quote_string(const QuoteInput& in) {
+  std::string s;
+  line(s, "format", "flopcast-quote-1");
+  line(s, "customer", in.customer);
+  line(s, "issuer", in.issuer);
+  line(s, "issue_date", in.issue_date);
+  line(s, "validity_days", std::to_string(in.validity_days));
+  const QuoteJob& j = in.job;
+  line(s, "job.model", j.model_name);
+  line(s, "job.params", exact(j.params));
+  line(s, "job.tokens", exact(j.tokens));
+  line(s, "job.gpu", j.gpu_name);
+  line(s, "job.gpus", std::to_string(j.gpus));
+  line(s, "job.gpus_per_node", std::to_string(j.gpus_per_node));
+  line(s, "job.plan", j.parallel_plan);
+  line(s, "job.step_ns", std::to_string(j.step_time.ns));
+  line(s, "job.mfu", exact(j.mfu));
+  const JobResult& r = in.run;
+  line(s, "run.trials", std::to_string(r.trials));
+  line(s, "run.seed", std::to_string(r.seed));
+  line(s, "run.steps", std::to_string(r.steps));
+  line(s, "run.failures_per_gpu_hour", exact(r.failures_per_gpu_hour));
+  line(s, "run.restart_ns", std::to_string(r.restart_time.ns));
+  line(s, "run.async_checkpoint", r.async_checkpoint ? "1" : "0");
+  line(s, "run.checkpoint_interval_ns", std::to_string(r.checkpoint_interval.ns));
+  line(s, "run.checkpoint_bytes", exact(r.checkpoint_size.value));
+  line(s, "run.provisioning_ns", std::to_string(r.provisioning.ns));
+  line(s, "run.debug_ns", std::to_string(r.debug_phase.ns));
+  line(s, "run.wall_p50_ns", std::to_string(r.wall_p50.ns));
+  line(s, "run.wall_p90_ns", std::to_string(r.wall_p90.ns));
+  line(s, "run.span_p50_ns", std::to_string(r.gpu_span_p50.ns));
+  line(s, "run.span_p90_ns", std::to_string(r.gpu_span_p90.ns));
+  line(s, "run.span_mean_ns", std::to_string(r.gpu_span_mean.ns));
+  line(s, "run.goodput", exact(r.goodput_mean));
+  line(s, "run.failures_mean", exact(r.failures_mean));
+  line(s, "run.energy_kwh", exact(r.energy.facility_kwh));
+  line(s, "run.energy_cost", money_key(r.energy.cost));
+  line(s, "catalog.name", in.catalog.name);
+  line(s, "catalog.provider", in.catalog.provider);
+  line(s, "catalog.date", in.catalog.date);
+  line(s, "catalog.source", in.catalog.source);
+  for (const auto& fx : in.catalog.fx) line(s, "catalog.fx", fx);
+  line(s, "plans.currency", in.plans.currency.str());
+  for (const ComparisonRow& row : in.plans.rows) {
+    line(s, "plan", row.option.id + (row.cheapest ? " *" : ""));
+    for (const Bill* b : {&row.p50, &row.p90}) {
+      line(s, "bill.total", money_key(b->total));
+      line(s, "bill.deposit", money_key(b->deposit));
+      for (const LineItem& i : b->items)
+        line(s, "item", i.label + '|' + i.quantity + '|' + i.unit_price + '|' + money_key(i.amount) + '|' + i.note);
+      for (const auto& n : b->notes) line(s, "bill.note", n);
+      for (const auto& e : b->errors) line(s, "bill.error", e);
+    }
+  }
+  for (const auto& a : in.extra_assumptions) line(s, "assumption", a);
+  for (const auto& c : in.claims) line(s, "claim", c);
+  return s;
+}
+
+std::string quote_id(const QuoteInput& input) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "Q-%016llX",
+                static_cast<unsigned long long>(fnv1a64(canonical_quote_string(input))));
+  return buf;
+}
+
+std::optional<std::string> add_days(const std::string& date, int days) {
+  if (date.size() != 10 || date[4] != '-' || date[7] != '-') return std::nullopt;
+  int y = 0, m = 0, d = 0;
+  for (std::size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u})
+    if (date[i] < '0' || date[i] > '9') return std::nullopt;
+  y = std::stoi(date.substr(0, 4));
+  m = std::stoi(date.substr(5, 2));
+  d = std::stoi(date.substr(8, 2));
+  using namespace std::chrono;
+  const year_month_day ymd{year{y}, month{static_cast<unsigned>(m)}, day{static_cast<unsigned>(d)}};
+  if (!ymd.ok()) return std::nullopt;
+  const year_month_day out{sys_days{ymd} + std::chrono::days{days}};
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u", static_cast<int>(out.year()),
+                static_cast<unsigned>(out.month()), static_cast<unsigned>(out.day()));
+  return std::string(buf);
+}
+
+Quote make_quote(QuoteInput input) {
+  Quote q;
+  if (input.issuer.empty()) input.issuer = input.catalog.provider;
+  q.id = quote_id(input);
+  if (auto until = add_days(input.issue_date, input.validity_days)) {
+    q.valid_until = *until;
+  } else {
+    q.errors.push_back("issue date '" + input.issue_date + "' is not a valid YYYY-MM-DD date");
+  }
+  if (input.plans.rows.empty()) q.errors.push_back("no plan to quote: the comparison has no rows");
+  q.recommended = input.plans.cheapest;
+  q.assumptions = make_assumptions(input);
+  q.input = std::move(input);
+  return q;
+}
+
+}  // namespace flopcast

@@ -1,0 +1,447 @@
+#include "flopcast/topology/cluster_topology.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <unordered_map>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/filtered_graph.hpp>
+#include <boost/graph/visitors.hpp>
+
+#include "flopcast/units/assert.hpp"
+
+namespace flopcast {
+
+const char* to_string(VertexKind k) {
+  switch (k) {
+    case VertexKind::Gpu: return "gpu";
+    case VertexKind::NvSwitch: return "nvswitch";
+    case VertexKind::PcieRoot: return "pcie-root";
+    case VertexKind::Nic: return "nic";
+    case VertexKind::Leaf: return "leaf";
+    case VertexKind::Spine: return "spine";
+  }
+  return "?";
+}
+
+const char* to_string(LinkKind k) {
+  switch (k) {
+    case LinkKind::NvLinkToSwitch: return "nvlink-up";
+    case LinkKind::NvLinkFromSwitch: return "nvlink-down";
+    case LinkKind::NvLinkPeer: return "nvlink-peer";
+    case LinkKind::PcieToRoot: return "pcie-up";
+    case LinkKind::PcieFromRoot: return "pcie-down";
+    case LinkKind::GpuToNic: return "gpu-nic";
+    case LinkKind::NicToGpu: return "nic-gpu";
+    case LinkKind::NicToLeaf: return "nic-leaf";
+    case LinkKind::LeafToNic: return "leaf-nic";
+    case LinkKind::LeafToSpine: return "leaf-spine";
+    case LinkKind::SpineToLeaf: return "spine-leaf";
+  }
+  return "?";
+}
+
+double nic_achievable_fraction(NetKind /*kind*/, double line_gbps) {
+  // hardware-nccl-pricing.md §2.2; see the declaration for the sources of each figure.
+  if (line_gbps <= 100.0) return 12.2 / 12.5;  // EDR / 100GbE: ISS nccl-tests#29
+  if (line_gbps <= 200.0) return 24.0 / 25.0;  // HDR / 200GbE: ISS nccl#412
+  return 47.0 / 50.0;                          // NDR / 400GbE and above: ISS nccl-tests#290, #267
+}
+
+namespace {
+
+// NCCL's per-link NVLink bandwidth, GB/s (src/graph/topo.h: SM80_NVLINK_BW 20.0,
+// SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1), used when the catalog gives no nccl_nvlink.
+double nccl_nvlink_per_link_gbs(GpuArch arch) {
+  switch (arch) {
+    case GpuArch::Ampere: return 20.0;
+    case GpuArch::Hopper: return 20.6;
+    case GpuArch::Blackwell: return 40.1;
+  }
+  return 20.0;
+}
+
+// PCIe x16 bandwidth as NCCL models it (src/graph/topo.cc: width x {16 GT/s: 120,
+// 32 GT/s: 240} / 80): Gen4 24 GB/s (Ampere), Gen5 48 GB/s (Hopper, Blackwell; §1.1 pcie column).
+double pcie_x16_gbs(GpuArch arch) {
+  switch (arch) {
+    case GpuArch::Ampere: return 24.0;
+    case GpuArch::Hopper: return 48.0;
+    case GpuArch::Blackwell: return 48.0;
+  }
+  return 24.0;
+}
+
+struct EdgeProps {
+  std::int32_t link = 0;
+};
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeProps>;
+using Edge = boost::graph_traits<Graph>::edge_descriptor;
+
+}  // namespace
+
+struct ClusterTopology::Impl {
+  GpuSpec gpu;
+  FabricSpec fabric;
+  TopologyOptions opt;
+  LinkRates rates;
+  IntraNode intra = IntraNode::NVSwitch;
+
+  std::int64_t n_gpus = 0;
+  std::int64_t n_nodes = 0;
+  int g = 8;            // GPUs per node
+  int nics = 1;         // NICs per node
+  int domain = 8;       // GPUs per NVLink domain
+  std::int64_t n_domains = 0;
+  int npl = 32;         // nodes per leaf (scalable unit)
+  std::int64_t n_su = 1;
+
+  std::int32_t nic_base = 0, intra_base = 0, leaf_base = 0, spine = 0;
+  std::vector<VertexKind> kinds;
+  std::vector<TopoLink> links;
+  std::vector<Bandwidth> caps;
+  Graph graph;
+
+  std::vector<std::int32_t> gpu_up, gpu_down;       // per GPU: to/from NVSwitch or PCIe root
+  std::vector<std::int32_t> peer;                    // per node, g x g direct NVLink ids (-1 on diagonal)
+  std::vector<std::int32_t> g2n, n2g;                // per (GPU, j-th NIC of it)
+  int nics_per_gpu_max = 1;
+  std::vector<std::int32_t> nic_up, nic_down;        // per (node, nic)
+  std::vector<std::int32_t> leaf_up, leaf_down;      // per leaf
+
+  mutable std::mutex mu;
+  // Source leaf vertex -> predecessor link of every switch vertex in a BFS from it (-1: none).
+  mutable std::unordered_map<std::int32_t, std::vector<std::int32_t>> bfs_pred;
+
+  std::int32_t add_vertex(VertexKind k) {
+    kinds.push_back(k);
+    boost::add_vertex(graph);
+    return static_cast<std::int32_t>(kinds.size() - 1);
+  }
+  std::int32_t add_link(LinkKind k, std::int32_t from, std::int32_t to, Bandwidth cap) {
+    const auto id = static_cast<std::int32_t>(links.size());
+    links.push_back(TopoLink{k, from, to, cap});
+    caps.push_back(cap);
+    boost::add_edge(static_cast<std::size_t>(from), static_cast<std::size_t>(to), EdgeProps{id}, graph);
+    return id;
+  }
+
+  std::vector<int> nics_of(int local) const {
+    std::vector<int> out;
+    if (nics >= g) {
+      for (int k = 0; k < nics; ++k)
+        if (static_cast<std::int64_t>(k) * g / nics == local) out.push_back(k);
+    } else {
+      out.push_back(static_cast<int>(static_cast<std::int64_t>(local) * nics / g));
+    }
+    return out;
+  }
+  // The GPU (local index) that owns NIC k for traffic entering the node.
+  int owner_of_nic(int k) const {
+    if (nics >= g) return static_cast<int>(static_cast<std::int64_t>(k) * g / nics);
+    // Shared NIC: the first GPU wired to it.
+    for (int i = 0; i < g; ++i)
+      if (static_cast<std::int64_t>(i) * nics / g == k) return i;
+    return 0;
+  }
+  std::int32_t leaf_vertex(std::int64_t node, int nic) const {
+    const std::int64_t su = node / npl;
+    const std::int64_t idx = opt.rail_optimized ? su * nics + nic : su;
+    return leaf_base + static_cast<std::int32_t>(idx);
+  }
+  std::int32_t nic_vertex(std::int64_t node, int nic) const {
+    return nic_base + static_cast<std::int32_t>(node * nics + nic);
+  }
+
+  void build();
+  const std::vector<std::int32_t>& preds_from(std::int32_t source_leaf) const;
+  void intra_route(std::int64_t a, std::int64_t b, std::vector<std::int32_t>& out) const;
+};
+
+void ClusterTopology::Impl::build() {
+  g = std::max(1, fabric.gpus_per_node);
+  nics = std::max(1, fabric.nics_per_node);
+  n_nodes = (n_gpus + g - 1) / g;
+  intra = fabric.intra;
+
+  double nvl_gbs = gpu.nccl_nvlink.gbytes_per_s();
+  if (nvl_gbs <= 0.0) nvl_gbs = gpu.nvlink_links * nccl_nvlink_per_link_gbs(gpu.arch);
+  if (nvl_gbs <= 0.0 && intra != IntraNode::PCIe) intra = IntraNode::PCIe;  // no NVLink to use
+  domain = g;
+  if (intra == IntraNode::NVSwitch && fabric.nvlink_domain > g && fabric.nvlink_domain % g == 0)
+    domain = fabric.nvlink_domain;
+  n_domains = (n_gpus + domain - 1) / domain;
+  npl = static_cast<int>(std::clamp<std::int64_t>(opt.nodes_per_leaf, 1, std::max<std::int64_t>(1, n_nodes)));
+  n_su = (n_nodes + npl - 1) / npl;
+
+  const double pcie_gbs = pcie_x16_gbs(gpu.arch);
+  const double frac = opt.nic_fraction > 0.0 ? opt.nic_fraction : nic_achievable_fraction(fabric.kind, fabric.nic_gbps);
+  rates.nvlink_per_gpu = Bandwidth::from_gbytes_per_s(nvl_gbs * opt.nvlink_fraction);
+  rates.pcie = Bandwidth::from_gbytes_per_s(pcie_gbs);
+  rates.nic_line = fabric.nic_line_rate();
+  rates.nic_fraction = frac;
+  rates.nic = Bandwidth{rates.nic_line.bytes_per_s * frac};
+  rates.nic_path = Bandwidth{std::min(rates.nic.bytes_per_s, rates.pcie.bytes_per_s)};
+  const double oversub = fabric.oversubscription >= 1.0 ? fabric.oversubscription : 1.0;
+  const int nics_per_leaf = opt.rail_optimized ? npl : npl * nics;
+  rates.leaf_uplink = Bandwidth{nics_per_leaf * rates.nic.bytes_per_s / oversub};
+
+  // Vertices: GPUs, NICs, NVSwitch per domain or PCIe root per node, leaves, spine.
+  kinds.reserve(static_cast<std::size_t>(n_gpus + n_nodes * nics + n_nodes + n_su * nics + 1));
+  for (std::int64_t i = 0; i < n_gpus; ++i) add_vertex(VertexKind::Gpu);
+  nic_base = static_cast<std::int32_t>(kinds.size());
+  for (std::int64_t i = 0; i < n_nodes * nics; ++i) add_vertex(VertexKind::Nic);
+  intra_base = static_cast<std::int32_t>(kinds.size());
+  if (intra == IntraNode::NVSwitch) {
+    for (std::int64_t d = 0; d < n_domains; ++d) add_vertex(VertexKind::NvSwitch);
+  } else if (intra == IntraNode::PCIe) {
+    for (std::int64_t n = 0; n < n_nodes; ++n) add_vertex(VertexKind::PcieRoot);
+  }
+  leaf_base = static_cast<std::int32_t>(kinds.size());
+  const std::int64_t n_leaves = opt.rail_optimized ? n_su * nics : n_su;
+  for (std::int64_t l = 0; l < n_leaves; ++l) add_vertex(VertexKind::Leaf);
+  spine = add_vertex(VertexKind::Spine);
+
+  // Inside nodes and domains.
+  gpu_up.assign(static_cast<std::size_t>(n_gpus), -1);
+  gpu_down.assign(static_cast<std::size_t>(n_gpus), -1);
+  if (intra == IntraNode::NVSwitch) {
+    for (std::int64_t i = 0; i < n_gpus; ++i) {
+      const auto sw = intra_base + static_cast<std::int32_t>(i / domain);
+      const auto v = static_cast<std::int32_t>(i);
+      gpu_up[static_cast<std::size_t>(i)] = add_link(LinkKind::NvLinkToSwitch, v, sw, rates.nvlink_per_gpu);
+      gpu_down[static_cast<std::size_t>(i)] = add_link(LinkKind::NvLinkFromSwitch, sw, v, rates.nvlink_per_gpu);
+    }
+  } else if (intra == IntraNode::PCIe) {
+    for (std::int64_t i = 0; i < n_gpus; ++i) {
+      const auto root = intra_base + static_cast<std::int32_t>(i / g);
+      const auto v = static_cast<std::int32_t>(i);
+      gpu_up[static_cast<std::size_t>(i)] = add_link(LinkKind::PcieToRoot, v, root, rates.pcie);
+      gpu_down[static_cast<std::size_t>(i)] = add_link(LinkKind::PcieFromRoot, root, v, rates.pcie);
+    }
+  } else {
+    // Direct NVLink: a GPU's links are split evenly over the other GPUs of its node
+    // (e.g. HGX A100 4-GPU: 12 links, 4 to each of 3 peers).
+    peer.assign(static_cast<std::size_t>(n_nodes * g * g), -1);
+    const Bandwidth per_peer{g > 1 ? rates.nvlink_per_gpu.bytes_per_s / (g - 1) : 0.0};
+    for (std::int64_t n = 0; n < n_nodes; ++n) {
+      for (int i = 0; i < g; ++i) {
+        for (int j = 0; j < g; ++j) {
+          const std::int64_t gi = n * g + i, gj = n * g + j;
+          if (i == j || gi >= n_gpus || gj >= n_gpus) continue;
+          peer[static_cast<std::size_t>((n * g + i) * g + j)] =
+              add_link(LinkKind::NvLinkPeer, static_cast<std::int32_t>(gi), static_cast<std::int32_t>(gj), per_peer);
+        }
+      }
+    }
+  }
+
+  // GPU <-> NIC over PCIe.
+  for (int i = 0; i < g; ++i) nics_per_gpu_max = std::max(nics_per_gpu_max, static_cast<int>(nics_of(i).size()));
+  g2n.assign(static_cast<std::size_t>(n_gpus * nics_per_gpu_max), -1);
+  n2g.assign(static_cast<std::size_t>(n_gpus * nics_per_gpu_max), -1);
+  for (std::int64_t i = 0; i < n_gpus; ++i) {
+    const auto node = i / g;
+    const auto ks = nics_of(static_cast<int>(i % g));
+    for (std::size_t j = 0; j < ks.size(); ++j) {
+      const auto nv = nic_vertex(node, ks[j]);
+      const auto slot = static_cast<std::size_t>(i * nics_per_gpu_max) + j;
+      g2n[slot] = add_link(LinkKind::GpuToNic, static_cast<std::int32_t>(i), nv, rates.pcie);
+      n2g[slot] = add_link(LinkKind::NicToGpu, nv, static_cast<std::int32_t>(i), rates.pcie);
+    }
+  }
+
+  // NIC <-> leaf.
+  nic_up.assign(static_cast<std::size_t>(n_nodes * nics), -1);
+  nic_down.assign(static_cast<std::size_t>(n_nodes * nics), -1);
+  for (std::int64_t n = 0; n < n_nodes; ++n) {
+    for (int k = 0; k < nics; ++k) {
+      const auto nv = nic_vertex(n, k);
+      const auto lv = leaf_vertex(n, k);
+      nic_up[static_cast<std::size_t>(n * nics + k)] = add_link(LinkKind::NicToLeaf, nv, lv, rates.nic);
+      nic_down[static_cast<std::size_t>(n * nics + k)] = add_link(LinkKind::LeafToNic, lv, nv, rates.nic);
+    }
+  }
+
+  // Leaf <-> spine: a leaf's uplinks carry its NICs' rate divided by the oversubscription. The
+  // spine layer itself is non-blocking (NV-SPOD-H100/B200: equal cable counts at each tier).
+  leaf_up.assign(static_cast<std::size_t>(n_leaves), -1);
+  leaf_down.assign(static_cast<std::size_t>(n_leaves), -1);
+  for (std::int64_t l = 0; l < n_leaves; ++l) {
+    const std::int64_t su = opt.rail_optimized ? l / nics : l;
+    const std::int64_t nodes_here = std::min<std::int64_t>(npl, n_nodes - su * npl);
+    const std::int64_t nics_here = opt.rail_optimized ? nodes_here : nodes_here * nics;
+    const Bandwidth up{static_cast<double>(nics_here) * rates.nic.bytes_per_s / oversub};
+    const auto lv = leaf_base + static_cast<std::int32_t>(l);
+    leaf_up[static_cast<std::size_t>(l)] = add_link(LinkKind::LeafToSpine, lv, spine, up);
+    leaf_down[static_cast<std::size_t>(l)] = add_link(LinkKind::SpineToLeaf, spine, lv, up);
+  }
+}
+
+const std::vector<std::int32_t>& ClusterTopology::Impl::preds_from(std::int32_t source_leaf) const {
+  std::lock_guard lock(mu);
+  auto it = bfs_pred.find(source_leaf);
+  if (it != bfs_pred.end()) return it->second;
+
+  // Breadth-first search over the switch layer only (leaves and spines), so the cost does not
+  // grow with the number of GPUs.
+  struct SwitchesOnly {
+    const std::vector<VertexKind>* kinds = nullptr;
+    bool operator()(std::size_t v) const {
+      const VertexKind k = (*kinds)[v];
+      return k == VertexKind::Leaf || k == VertexKind::Spine;
+    }
+  };
+  boost::filtered_graph<Graph, boost::keep_all, SwitchesOnly> switches(graph, boost::keep_all{}, SwitchesOnly{&kinds});
+  std::vector<Edge> pred_edge(boost::num_vertices(graph));
+  std::vector<char> has_pred(boost::num_vertices(graph), 0);
+  struct Recorder : boost::default_bfs_visitor {
+    std::vector<Edge>* pred = nullptr;
+    std::vector<char>* has = nullptr;
+    void tree_edge(Edge e, const boost::filtered_graph<Graph, boost::keep_all, SwitchesOnly>& fg) const {
+      const auto t = boost::target(e, fg);
+      (*pred)[t] = e;
+      (*has)[t] = 1;
+    }
+  };
+  Recorder rec;
+  rec.pred = &pred_edge;
+  rec.has = &has_pred;
+  boost::breadth_first_search(switches, static_cast<std::size_t>(source_leaf), boost::visitor(rec));
+
+  std::vector<std::int32_t> preds(kinds.size() - static_cast<std::size_t>(leaf_base), -1);
+  for (std::size_t v = static_cast<std::size_t>(leaf_base); v < kinds.size(); ++v) {
+    if (has_pred[v]) preds[v - static_cast<std::size_t>(leaf_base)] = graph[pred_edge[v]].link;
+  }
+  return bfs_pred.emplace(source_leaf, std::move(preds)).first->second;
+}
+
+void ClusterTopology::Impl::intra_route(std::int64_t a, std::int64_t b, std::vector<std::int32_t>& out) const {
+  if (a == b) return;
+  if (intra == IntraNode::NVLinkDirect) {
+    const std::int64_t node = a / g;
+    out.push_back(peer[static_cast<std::size_t>((node * g + a % g) * g + b % g)]);
+  } else {
+    out.push_back(gpu_up[static_cast<std::size_t>(a)]);
+    out.push_back(gpu_down[static_cast<std::size_t>(b)]);
+  }
+}
+
+ClusterTopology::ClusterTopology(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t total_gpus,
+                                 TopologyOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->gpu = gpu;
+  impl_->fabric = fabric;
+  impl_->opt = options;
+  impl_->n_gpus = std::max<std::int64_t>(1, total_gpus);
+  impl_->build();
+}
+ClusterTopology::~ClusterTopology() = default;
+ClusterTopology::ClusterTopology(ClusterTopology&&) noexcept = default;
+ClusterTopology& ClusterTopology::operator=(ClusterTopology&&) noexcept = default;
+
+const GpuSpec& ClusterTopology::gpu() const { return impl_->gpu; }
+const FabricSpec& ClusterTopology::fabric() const { return impl_->fabric; }
+const TopologyOptions& ClusterTopology::options() const { return impl_->opt; }
+const LinkRates& ClusterTopology::rates() const { return impl_->rates; }
+IntraNode ClusterTopology::intra() const { return impl_->intra; }
+std::int64_t ClusterTopology::gpus() const { return impl_->n_gpus; }
+std::int64_t ClusterTopology::nodes() const { return impl_->n_nodes; }
+int ClusterTopology::gpus_per_node() const { return impl_->g; }
+int ClusterTopology::nics_per_node() const { return impl_->nics; }
+int ClusterTopology::domain_size() const { return impl_->domain; }
+std::int64_t ClusterTopology::domains() const { return impl_->n_domains; }
+int ClusterTopology::nodes_per_leaf() const { return impl_->npl; }
+std::int64_t ClusterTopology::node_of(std::int64_t gpu) const { return gpu / impl_->g; }
+int ClusterTopology::local_index(std::int64_t gpu) const { return static_cast<int>(gpu % impl_->g); }
+std::int64_t ClusterTopology::domain_of(std::int64_t gpu) const { return gpu / impl_->domain; }
+std::int64_t ClusterTopology::scalable_unit_of(std::int64_t node) const { return node / impl_->npl; }
+std::vector<int> ClusterTopology::nics_of(int local) const { return impl_->nics_of(local); }
+std::size_t ClusterTopology::vertex_count() const { return impl_->kinds.size(); }
+VertexKind ClusterTopology::vertex_kind(std::int32_t v) const {
+  FLOPCAST_ASSERT(v >= 0 && static_cast<std::size_t>(v) < impl_->kinds.size(), "vertex out of range");
+  return impl_->kinds[static_cast<std::size_t>(v)];
+}
+std::int32_t ClusterTopology::gpu_vertex(std::int64_t gpu) const { return static_cast<std::int32_t>(gpu); }
+std::int32_t ClusterTopology::nic_vertex(std::int64_t node, int nic) const { return impl_->nic_vertex(node, nic); }
+std::int32_t ClusterTopology::gpu_to_nic_link(std::int64_t gpu, int nic) const {
+  const Impl& m = *impl_;
+  const auto ks = m.nics_of(static_cast<int>(gpu % m.g));
+  for (std::size_t j = 0; j < ks.size(); ++j)
+    if (ks[j] == nic) return m.g2n[static_cast<std::size_t>(gpu * m.nics_per_gpu_max) + j];
+  return -1;
+}
+std::int32_t ClusterTopology::nic_to_gpu_link(int nic, std::int64_t gpu) const {
+  const Impl& m = *impl_;
+  const auto ks = m.nics_of(static_cast<int>(gpu % m.g));
+  for (std::size_t j = 0; j < ks.size(); ++j)
+    if (ks[j] == nic) return m.n2g[static_cast<std::size_t>(gpu * m.nics_per_gpu_max) + j];
+  return -1;
+}
+std::int32_t ClusterTopology::leaf_of(std::int64_t node, int nic) const { return impl_->leaf_vertex(node, nic); }
+std::int32_t ClusterTopology::nic_to_leaf_link(std::int64_t node, int nic) const {
+  return impl_->nic_up[static_cast<std::size_t>(node * impl_->nics + nic)];
+}
+std::int32_t ClusterTopology::leaf_to_nic_link(std::int64_t node, int nic) const {
+  return impl_->nic_down[static_cast<std::size_t>(node * impl_->nics + nic)];
+}
+std::vector<std::int32_t> ClusterTopology::leaf_route(std::int32_t from_leaf, std::int32_t to_leaf) const {
+  const Impl& m = *impl_;
+  std::vector<std::int32_t> out;
+  if (from_leaf == to_leaf) return out;
+  const auto& preds = m.preds_from(from_leaf);
+  std::int32_t v = to_leaf;
+  while (v != from_leaf) {
+    const std::int32_t l = preds[static_cast<std::size_t>(v - m.leaf_base)];
+    FLOPCAST_ASSERT(l >= 0, "switch layer is not connected");
+    out.push_back(l);
+    v = m.links[static_cast<std::size_t>(l)].from;
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+std::span<const TopoLink> ClusterTopology::links() const { return impl_->links; }
+std::span<const Bandwidth> ClusterTopology::capacities() const { return impl_->caps; }
+
+std::vector<std::int32_t> ClusterTopology::nic_route(std::int64_t a, int nic_a, std::int64_t b, int nic_b) const {
+  const Impl& m = *impl_;
+  FLOPCAST_ASSERT(a >= 0 && a < m.n_nodes && b >= 0 && b < m.n_nodes, "node out of range");
+  FLOPCAST_ASSERT(nic_a >= 0 && nic_a < m.nics && nic_b >= 0 && nic_b < m.nics, "NIC out of range");
+  std::vector<std::int32_t> out;
+  if (a == b && nic_a == nic_b) return out;
+  out.push_back(m.nic_up[static_cast<std::size_t>(a * m.nics + nic_a)]);
+  const auto middle = leaf_route(m.leaf_vertex(a, nic_a), m.leaf_vertex(b, nic_b));
+  out.insert(out.end(), middle.begin(), middle.end());
+  out.push_back(m.nic_down[static_cast<std::size_t>(b * m.nics + nic_b)]);
+  return out;
+}
+
+std::vector<std::int32_t> ClusterTopology::gpu_route(std::int64_t a, std::int64_t b) const {
+  const Impl& m = *impl_;
+  FLOPCAST_ASSERT(a >= 0 && a < m.n_gpus && b >= 0 && b < m.n_gpus, "GPU out of range");
+  std::vector<std::int32_t> out;
+  if (a == b) return out;
+  if (a / m.domain == b / m.domain) {
+    m.intra_route(a, b, out);
+    return out;
+  }
+  const std::int64_t node_a = a / m.g, node_b = b / m.g;
+  const int k = m.nics_of(static_cast<int>(a % m.g)).front();
+  out.push_back(m.g2n[static_cast<std::size_t>(a * m.nics_per_gpu_max)]);
+  std::int64_t owner = node_b * m.g + m.owner_of_nic(k);
+  int k_in = k;
+  if (owner >= m.n_gpus) {  // a last node that is not full may lack the GPU on that rail
+    owner = b;
+    k_in = m.nics_of(static_cast<int>(b % m.g)).front();
+  }
+  const auto mid = nic_route(node_a, k, node_b, k_in);
+  out.insert(out.end(), mid.begin(), mid.end());
+  const auto ks = m.nics_of(static_cast<int>(owner % m.g));
+  const auto j = static_cast<std::size_t>(std::find(ks.begin(), ks.end(), k_in) - ks.begin());
+  out.push_back(m.n2g[static_cast<std::size_t>(owner * m.nics_per_gpu_max) + j]);
+  m.intra_route(owner, b, out);
+  return out;
+}
+
+}  // namespace flopcast

@@ -1,0 +1,281 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "flopcast/job/job_simulation.hpp"
+#include "flopcast/job/young_daly.hpp"
+
+using namespace flopcast;
+
+namespace {
+
+/// 8 A100 (400 W TDP) in one DGX A100 (6,500 W, hardware-nccl-pricing.md §6.2), 1 B params.
+JobInput small_job() {
+  JobInput in;
+  in.step_time = Time::from_seconds(10);
+  in.steps = 1000;
+  in.gpus = 8;
+  in.gpus_per_node = 8;
+  in.params = 1e9;  // checkpoint 14 GB; at 5 GB/s: 2.8 s
+  in.gpu_tdp_w = 400;
+  in.node_power_w = 6500;
+  in.reliability.failures_per_gpu_hour = 0.0;
+  in.reliability.checkpoint_interval = Time::from_seconds(1000);  // 100 steps
+  in.reliability.trials = 5;
+  return in;
+}
+
+/// Failures at lambda = 1/h (1,000 GPUs x 1e-3 per GPU-hour), 36 s steps, 60 s sync
+/// checkpoints every 50 steps (1,800 s), restart 600 s: the run of the closed-form test.
+JobInput failing_job() {
+  JobInput in;
+  in.step_time = Time::from_seconds(36);
+  in.steps = 1000;
+  in.gpus = 1000;
+  in.params = 15e9 / 14.0 * 20.0;  // 21.43e9 params x 14 B = 300 GB; at 5 GB/s = 60 s
+  in.gpu_tdp_w = 700;
+  in.reliability.failures_per_gpu_hour = 1e-3;
+  in.reliability.restart_time = Time::from_seconds(600);
+  in.reliability.checkpoint_interval = Time::from_seconds(1800);
+  in.reliability.async_checkpoint = false;
+  in.reliability.trials = 4000;
+  in.reliability.seed = 2024;
+  return in;
+}
+
+bool same(const JobTrial& a, const JobTrial& b) {
+  return a.gpu_span == b.gpu_span && a.wall == b.wall && a.training == b.training &&
+         a.lost_work == b.lost_work && a.checkpoint_stall == b.checkpoint_stall &&
+         a.restart == b.restart && a.failures == b.failures && a.checkpoints == b.checkpoints &&
+         a.checkpoints_skipped == b.checkpoints_skipped && a.it_energy_kwh == b.it_energy_kwh;
+}
+
+}  // namespace
+
+TEST_CASE("job: without failures the span is the work plus sync checkpoint stalls") {
+  JobInput in = small_job();
+  in.reliability.async_checkpoint = false;
+  in.reliability.provisioning = Time::from_seconds(3 * 86400);  // H100 "3-day queue"
+  in.reliability.debug_phase = Time::from_seconds(7200);
+  const JobOutcome out = simulate_job(in);
+  REQUIRE(out.ok());
+  const JobResult& r = out.result;
+  // Checkpoint: 1e9 params x 14 B = 14 GB; 14e9 B / 5e9 B/s = 2.8 s.
+  CHECK(r.checkpoint_size.value == doctest::Approx(14e9));
+  CHECK(r.checkpoint_write.ns == 2'800'000'000);
+  // 1,000 steps / 100 per checkpoint = 10 segments; the last needs no checkpoint:
+  // 1,000 x 10 s + 9 x 2.8 s = 10,025.2 s.
+  CHECK(r.steps_per_checkpoint == 100);
+  CHECK(r.gpu_span_p50.ns == 10'025'200'000'000);
+  CHECK(r.gpu_span_p90 == r.gpu_span_p50);
+  // Wall adds the 3-day queue and the 2 h debug phase: 259,200 + 7,200 + 10,025.2 s.
+  CHECK(r.wall_p50.ns == 276'425'200'000'000);
+  CHECK(r.samples[0].checkpoints == 9);
+  CHECK(r.checkpoint_stall_mean.seconds() == doctest::Approx(25.2));
+  // Goodput 10,000 / 10,025.2 = 0.997486.
+  CHECK(r.goodput_mean == doctest::Approx(0.997486).epsilon(1e-6));
+  // GPU-hours 8 x 10,025.2 / 3,600 = 22.2782.
+  CHECK(r.gpu_hours_mean == doctest::Approx(22.2782).epsilon(1e-5));
+  CHECK(r.failures_mean == 0.0);
+}
+
+TEST_CASE("job: async checkpoints cost only their snapshot stall") {
+  JobInput in = small_job();
+  // Derived stall: each GPU's share of the 14 GB checkpoint over PCIe Gen4 x16 (24 GB/s, NCCL
+  // topo model): 14e9 / 8 / 24e9 = 0.0729167 s -> 72,916,667 ns; 9 checkpoints:
+  // span = 10,000 s + 9 x 72,916,667 ns.
+  const JobOutcome out = simulate_job(in);
+  REQUIRE(out.ok());
+  CHECK(out.result.checkpoint_stall.ns == 72'916'667);
+  CHECK(out.result.gpu_span_p50.ns == 10'000'000'000'000 + 9 * 72'916'667);
+  CHECK(out.result.samples[0].checkpoints == 9);
+  // Stall 0: span = 1,000 x 10 s exactly; the 9 writes of 2.8 s all finish inside the run.
+  in.reliability.async_stall = Time{0};
+  const JobResult r0 = simulate_job(in).result;
+  CHECK(r0.gpu_span_p50.ns == 10'000'000'000'000);
+  CHECK(r0.samples[0].checkpoints == 9);
+  CHECK(r0.goodput_mean == 1.0);
+  // An async stall of 1 s costs 9 s.
+  in.reliability.async_stall = Time::from_seconds(1);
+  CHECK(simulate_job(in).result.gpu_span_p50.ns == 10'009'000'000'000);
+}
+
+TEST_CASE("job: energy from GPU power, node overhead and PUE") {
+  JobInput in = small_job();
+  in.steps = 36000;  // 100 h of 10 s steps
+  in.params = 0;     // free checkpoints: the span is exactly 100 h
+  in.energy.pue = 1.5;
+  const JobOutcome out = simulate_job(in);
+  REQUIRE(out.ok());
+  const EnergyResult& e = out.result.energy;
+  // DGX A100 6,500 W, 8 x 400 W GPUs: overhead 3,300 W; at utilisation 1.0 the node draws
+  // 3,200 + 3,300 = 6,500 W; 100 h -> 650 kWh IT, x PUE 1.5 = 975 kWh, x $0.08 = $78.00.
+  CHECK(e.it_kwh == doctest::Approx(650.0));
+  CHECK(e.facility_kwh == doctest::Approx(975.0));
+  CHECK(e.avg_it_power_kw == doctest::Approx(6.5));
+  CHECK(e.cost.minor == 7800);
+  CHECK(e.cost.currency.str() == "USD");
+  // Utilisation 0.5 with idle at 15 % of TDP: GPU 400 x (0.15 + 0.85 x 0.5) = 230 W;
+  // 8 x 230 + 3,300 = 5,140 W -> 514 kWh IT.
+  in.gpu_utilisation = 0.5;
+  CHECK(simulate_job(in).result.energy.it_kwh == doctest::Approx(514.0));
+  // Unknown node power: overhead 0.8 x 8 x 400 = 2,560 W; 3,200 + 2,560 = 5,760 W -> 576 kWh.
+  in.gpu_utilisation = 1.0;
+  in.node_power_w = 0;
+  CHECK(simulate_job(in).result.energy.it_kwh == doctest::Approx(576.0));
+}
+
+TEST_CASE("job: Monte Carlo matches the closed-form expectation for exponential failures") {
+  const JobInput in = failing_job();
+  const JobOutcome out = simulate_job(in);
+  REQUIRE(out.ok());
+  const JobResult& r = out.result;
+  REQUIRE(r.checkpoint_write.ns == 60'000'000'000);
+  REQUIRE(r.steps_per_checkpoint == 50);
+  // Closed form (test_young_daly.cpp): 19 x 2,876.79 + 2,758.95 = 57,417.9 s.
+  const double expected_s = 57417.9;
+  CHECK(r.gpu_span_expected_closed_form.seconds() == doctest::Approx(expected_s).epsilon(1e-5));
+  // Standard error of the mean over 4,000 trials: sample sd / sqrt(4,000).
+  double var = 0;
+  for (const auto& t : r.samples) {
+    const double d = t.gpu_span.seconds() - r.gpu_span_mean.seconds();
+    var += d * d;
+  }
+  const double se = std::sqrt(var / double(r.samples.size() - 1)) / std::sqrt(double(r.samples.size()));
+  MESSAGE("MC mean " << r.gpu_span_mean.seconds() << " s, closed form " << expected_s
+                     << " s, standard error " << se << " s");
+  CHECK(std::abs(r.gpu_span_mean.seconds() - expected_s) < 4.0 * se);
+  // Expected failures: lambda x E[span] = 57,417.9 / 3,600 = 15.95 (Poisson arrivals over
+  // the whole span, restarts included).
+  CHECK(r.failures_mean == doctest::Approx(57417.9 / 3600.0).epsilon(0.03));
+  // Accounting adds up in every trial: span = training + stalls + restarts; training = useful
+  // + lost work.
+  for (const auto& t : r.samples) {
+    REQUIRE(t.gpu_span == t.training + t.checkpoint_stall + t.restart);
+    REQUIRE(t.training == r.useful + t.lost_work);
+  }
+  CHECK(r.gpu_span_p50 <= r.gpu_span_p90);
+  CHECK(r.goodput_mean < 1.0);
+}
+
+TEST_CASE("job: segment batching is exact (same trials as one event per segment)") {
+  for (bool async : {false, true}) {
+    JobInput in = failing_job();
+    in.reliability.async_checkpoint = async;
+    in.reliability.async_stall = Time::from_seconds(3);
+    in.reliability.checkpoint_interval = Time::from_seconds(360);  // 10 steps, write 60 s fits
+    in.reliability.failures_per_gpu_hour = 2e-4;
+    for (std::uint64_t seed = 0; seed < 50; ++seed) {
+      const JobTrial a = simulate_trial(in, 10, seed, JobSimOptions{true});
+      const JobTrial b = simulate_trial(in, 10, seed, JobSimOptions{false});
+      CAPTURE(async);
+      CAPTURE(seed);
+      REQUIRE(same(a, b));
+    }
+  }
+}
+
+TEST_CASE("job: same seed, identical results; different seed, different results") {
+  JobInput in = failing_job();
+  in.reliability.trials = 100;
+  const JobResult a = simulate_job(in).result;
+  const JobResult b = simulate_job(in).result;
+  REQUIRE(a.samples.size() == b.samples.size());
+  for (std::size_t i = 0; i < a.samples.size(); ++i) REQUIRE(same(a.samples[i], b.samples[i]));
+  CHECK(a.gpu_span_p90 == b.gpu_span_p90);
+  in.reliability.seed = 2025;
+  CHECK(simulate_job(in).result.gpu_span_mean != a.gpu_span_mean);
+  // Trial i does not depend on the number of trials.
+  in.reliability.seed = 2024;
+  in.reliability.trials = 10;
+  const JobResult c = simulate_job(in).result;
+  for (std::size_t i = 0; i < c.samples.size(); ++i) REQUIRE(same(c.samples[i], a.samples[i]));
+}
+
+TEST_CASE("job: P50/P90 are nearest-rank percentiles of the GPU span") {
+  JobInput in = failing_job();
+  in.reliability.trials = 10;
+  const JobResult r = simulate_job(in).result;
+  // N = 10: P50 = 5th smallest, P90 = 9th smallest.
+  std::vector<std::int64_t> spans;
+  for (const auto& t : r.samples) spans.push_back(t.gpu_span.ns);
+  std::sort(spans.begin(), spans.end());
+  CHECK(r.gpu_span_p50.ns == spans[4]);
+  CHECK(r.gpu_span_p90.ns == spans[8]);
+  CHECK(r.samples[r.p90_trial].gpu_span.ns == spans[8]);
+}
+
+TEST_CASE("job: Young/Daly advice and its simulated saving") {
+  JobInput in = failing_job();
+  in.reliability.trials = 500;
+  in.reliability.checkpoint_interval = Time::from_seconds(4 * 3600);  // 400 steps: too long
+  const JobOutcome out = simulate_job(in);
+  REQUIRE(out.ok());
+  const CheckpointAdvice& a = out.result.advice;
+  // M = 1 h = 3,600 s, C = 60 s: Young sqrt(2 x 60 x 3,600) = 657.27 s; Daly:
+  // x = 60/7,200 = 0.008333; 657.27 x (1 + 0.091287/3 + 0.008333/9) - 60 = 617.87 s,
+  // rounded to whole 36 s steps: 17 steps = 612 s.
+  CHECK(a.job_mtbf_hours == doctest::Approx(1.0));
+  CHECK(a.young.seconds() == doctest::Approx(657.267).epsilon(1e-5));
+  CHECK(a.daly.seconds() == doctest::Approx(617.87).epsilon(1e-4));
+  CHECK(a.suggested.ns == 612'000'000'000);
+  CHECK(a.scenario.ns == 14'400'000'000'000);
+  // Waste at 4 h: 60/14,400 + (7,200 + 600)/3,600 = 2.171; at 612 s: 60/612 + (306 + 600)/3,600
+  // = 0.0980 + 0.2517 = 0.3497.
+  CHECK(a.waste_scenario == doctest::Approx(2.1708).epsilon(1e-4));
+  CHECK(a.waste_suggested == doctest::Approx(0.34971).epsilon(1e-4));
+  CHECK(a.simulated);
+  CHECK(a.gpu_hours_saved > 0.0);
+  CHECK(a.span_saved.ns > 0);
+  // Async: C is the snapshot stall, 300 GB / 1,000 GPUs / 24 GB/s = 0.0125 s, so Daly gives
+  // ~9.5 s; but a checkpoint protects nothing before its 60 s write ends, so the suggestion is
+  // the write time, rounded to 2 steps = 72 s. Waste there: 0.0125/72 + (36 + 60 + 600)/3,600
+  // = 0.00017 + 0.19333 = 0.19351.
+  JobInput async = in;
+  async.reliability.async_checkpoint = true;
+  const CheckpointAdvice b = simulate_job(async).result.advice;
+  CHECK(b.checkpoint_cost.ns == 12'500'000);
+  CHECK(b.daly.seconds() == doctest::Approx(9.4785).epsilon(1e-4));
+  CHECK(b.suggested.ns == 72'000'000'000);
+  CHECK(b.waste_suggested == doctest::Approx(0.19351).epsilon(1e-4));
+  CHECK(b.gpu_hours_saved > 0.0);
+  // Interval 0 = use the suggestion; nothing to save then.
+  in.reliability.checkpoint_interval = Time{0};
+  const JobResult r = simulate_job(in).result;
+  CHECK(r.steps_per_checkpoint == 17);
+  CHECK_FALSE(r.advice.simulated);
+  CHECK(r.advice.gpu_hours_saved == 0.0);
+}
+
+TEST_CASE("job: async writes longer than the interval skip checkpoints and warn") {
+  JobInput in = small_job();
+  in.params = 1e10;  // 140 GB at 5 GB/s = 28 s > 2 steps of 10 s
+  in.reliability.checkpoint_interval = Time::from_seconds(20);
+  in.reliability.async_stall = Time{0};
+  const JobResult r = simulate_job(in).result;
+  REQUIRE(r.warnings.size() == 1);
+  // Checkpoints fall due at steps 2, 4, ..., 998 (499). A write takes 28 s = 2.8 steps, so the
+  // one due while a write runs is skipped: writes start at steps 2, 6, ..., 998 (250), 249 are
+  // skipped, and the last write (from t = 9,980 s to 10,008 s) ends after the run: 249 durable.
+  CHECK(r.samples[0].checkpoints_skipped == 249);
+  CHECK(r.samples[0].checkpoints == 249);
+  CHECK(r.gpu_span_p50.ns == 10'000'000'000'000);
+}
+
+TEST_CASE("job: bad input is reported, never simulated") {
+  JobInput in = small_job();
+  in.steps = 0;
+  in.gpus = -1;
+  const JobOutcome out = simulate_job(in);
+  CHECK_FALSE(out.ok());
+  CHECK(out.errors.size() == 2);
+  CHECK(out.errors[0] == "steps must be > 0 (got 0)");
+  // An interval far above the MTBF would practically never finish: refused.
+  JobInput slow = failing_job();
+  slow.reliability.checkpoint_interval = Time::from_seconds(200 * 3600);
+  slow.steps = 100000;
+  const JobOutcome o2 = simulate_job(slow);
+  REQUIRE_FALSE(o2.ok());
+  CHECK(o2.errors[0].find("practically never finish") != std::string::npos);
+}

@@ -1,0 +1,118 @@
+#include <doctest/doctest.h>
+
+#include "flopcast/pricing/plan_comparison.hpp"
+
+using namespace flopcast;
+
+namespace {
+
+const Currency kCny = Currency::of("CNY");
+constexpr std::int64_t kHourNs = 3'600'000'000'000;
+
+Plan plan(std::string id, BillingUnit unit, const char* price) {
+  Plan p;
+  p.id = std::move(id);
+  p.name = p.id;
+  p.gpus = {"A100-80G"};
+  p.unit = unit;
+  p.price = PriceRate{*parse_micro_units(price), kCny};
+  return p;
+}
+
+PriceCatalog catalog() {
+  PriceCatalog c;
+  c.name = "mix";
+  c.currency = kCny;
+  c.plans.push_back(plan("hourly", BillingUnit::Hour, "10"));
+  c.plans.push_back(plan("daily", BillingUnit::Day, "220"));
+  c.plans.push_back(plan("monthly", BillingUnit::Month, "4500"));
+  Plan any = plan("idc", BillingUnit::Month, "96000");
+  any.gpus = {"*"};
+  any.basis = PriceBasis::PerNode;
+  c.plans.push_back(any);
+  return c;
+}
+
+BillUsage run(std::int64_t hours) {
+  BillUsage u;
+  u.gpu_span = Time{hours * kHourNs};
+  u.gpus = 8;
+  return u;
+}
+
+}  // namespace
+
+TEST_CASE("pricing: plan comparison at P50 and P90 with mixes, cheapest marked") {
+  const PriceCatalog c = catalog();
+  // P50 800 h, P90 1,000 h on 8 GPUs. Each figure: GPUs x billed units x price.
+  const PlanComparison cmp = compare_plans(c, {"a100 80g"}, run(800), run(1000));
+  REQUIRE(cmp.errors.empty());
+  REQUIRE(cmp.rows.size() == 7);
+  struct Expect {
+    const char* id;
+    std::int64_t p50, p90;
+  };
+  const Expect expect[] = {
+      // hourly: 8 x 800 x 10 = 64,000; 8 x 1,000 x 10 = 80,000.
+      {"hourly", 6400000, 8000000},
+      // daily: 800 h -> 34 days x 8 x 220 = 59,840; 1,000 h -> 42 days = 73,920.
+      {"daily", 5984000, 7392000},
+      // monthly: 800 h and 1,000 h -> 2 months x 8 x 4,500 = 72,000.
+      {"monthly", 7200000, 7200000},
+      // idc ("*": the source did not name the GPU): 2 node-months x 96,000 = 192,000.
+      {"idc", 19200000, 19200000},
+      // daily + hourly: 33 days (792 h) = 58,080 + 8 h x 8 x 10 = 640 -> 58,720 (34 days: 59,840);
+      // P90: 58,080 + 208 h x 80 = 16,640 -> 74,720.
+      {"daily+hourly", 5872000, 7472000},
+      // monthly + hourly: 1 month = 36,000 + 80 h x 80 = 6,400 -> 42,400 (2 months: 72,000);
+      // P90: 36,000 + 280 h x 80 = 22,400 -> 58,400.
+      {"monthly+hourly", 4240000, 5840000},
+      // monthly + daily: 36,000 + 80 h -> 4 days x 8 x 220 = 7,040 -> 43,040;
+      // P90: 36,000 + 280 h -> 12 days = 21,120 -> 57,120.
+      {"monthly+daily", 4304000, 5712000},
+  };
+  for (std::size_t i = 0; i < 7; ++i) {
+    CAPTURE(i);
+    CHECK(cmp.rows[i].option.id == expect[i].id);
+    CHECK(cmp.rows[i].p50.total.minor == expect[i].p50);
+    CHECK(cmp.rows[i].p90.total.minor == expect[i].p90);
+  }
+  // Cheapest at P50: monthly + hourly (42,400).
+  REQUIRE(cmp.cheapest.has_value());
+  CHECK(cmp.rows[*cmp.cheapest].option.id == "monthly+hourly");
+  CHECK(cmp.rows[*cmp.cheapest].cheapest);
+  CHECK(cmp.rows[*cmp.cheapest].option.committed_units == 1);
+  CHECK(cmp.rows[*cmp.cheapest].option.label == "monthly x 1 month + hourly for the rest");
+}
+
+TEST_CASE("pricing: a mix that its committed units already cover is not listed") {
+  const PriceCatalog c = catalog();
+  // P50 = P90 = 100 h. Monthly + anything: 1 month covers 100 h, so the mix is the monthly plan
+  // alone and is left out; daily + hourly commits 4 days (96 h; 5 days would cover the run):
+  // 4 x 8 x 220 = 7,040 + 4 h x 8 x 10 = 320 -> 7,360, below hourly (8 x 100 x 10 = 8,000)
+  // and daily (5 days = 8,800).
+  const PlanComparison cmp = compare_plans(c, {"A100-80G"}, run(100), run(100));
+  REQUIRE(cmp.rows.size() == 5);
+  CHECK(cmp.rows[4].option.id == "daily+hourly");
+  CHECK(cmp.rows[4].option.committed_units == 4);
+  CHECK(cmp.rows[4].p50.total.minor == 736000);
+  CHECK(cmp.rows[*cmp.cheapest].option.id == "daily+hourly");
+}
+
+TEST_CASE("pricing: plan selection errors") {
+  const PriceCatalog c = catalog();
+  CompareOptions opt;
+  opt.plan_ids = {"hourly", "weekly"};
+  const PlanComparison cmp = compare_plans(c, {"A100-80G"}, run(10), run(12), opt);
+  REQUIRE(cmp.errors.size() == 1);
+  CHECK(cmp.errors[0] == "unknown plan 'weekly' in catalog 'mix' (known: hourly, daily, monthly, idc)");
+  CHECK(cmp.rows.size() == 1);
+  // A plan for another GPU is refused, and a GPU without plans (only "*" plans apply) gets those.
+  opt.plan_ids = {"hourly"};
+  const PlanComparison h800 = compare_plans(c, {"H800"}, run(10), run(12), opt);
+  REQUIRE(h800.errors.size() == 1);
+  CHECK(h800.errors[0] == "plan 'hourly' is for A100-80G, not H800");
+  const PlanComparison any = compare_plans(c, {"H800"}, run(10), run(12));
+  REQUIRE(any.rows.size() == 1);
+  CHECK(any.rows[0].option.id == "idc");
+}

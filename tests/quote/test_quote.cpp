@@ -1,0 +1,137 @@
+#include <doctest/doctest.h>
+
+#include "flopcast/job/job_simulation.hpp"
+#include "flopcast/quote/quote.hpp"
+#include "flopcast/quote/quote_render.hpp"
+
+using namespace flopcast;
+
+namespace {
+
+const Currency kCny = Currency::of("CNY");
+const Currency kUsd = Currency::of("USD");
+
+PriceCatalog catalog() {
+  PriceCatalog c;
+  c.name = "test-vendor";
+  c.provider = "Test Vendor";
+  c.currency = kCny;
+  c.date = "2026";
+  c.source = "seed-claims.md";
+  c.fx.push_back(FxRate{kUsd, kCny, 7'200'000, "assumption"});
+  Plan h;
+  h.id = "a100-hourly";
+  h.name = "A100 hourly";
+  h.gpus = {"A100-80G"};
+  h.unit = BillingUnit::Hour;
+  h.price = PriceRate{6'800'000, kCny};
+  c.plans.push_back(h);
+  Plan m;
+  m.id = "a100-monthly";
+  m.name = "A100 node monthly";
+  m.gpus = {"A100-80G"};
+  m.unit = BillingUnit::Month;
+  m.basis = PriceBasis::PerNode;
+  m.price = PriceRate{57'600'000'000, kCny};
+  m.deposit = Money{3'000'000, kCny};
+  c.plans.push_back(m);
+  return c;
+}
+
+/// 8 A100 for 1,000 steps of 360 s (100 h), Llama 3 failure rate, 3 trials.
+QuoteInput input(const PriceCatalog& c) {
+  JobInput j;
+  j.step_time = Time::from_seconds(360);
+  j.steps = 1000;
+  j.gpus = 8;
+  j.params = 7e9;
+  j.gpu_tdp_w = 400;
+  j.node_power_w = 6500;
+  j.reliability.trials = 3;
+  const JobOutcome o = simulate_job(j);
+  REQUIRE(o.ok());
+  QuoteInput in;
+  in.customer = "A & B <Lab> | Ltd";
+  in.issue_date = "2026-07-01";
+  in.job.model_name = "Llama 2 7B";
+  in.job.params = 7e9;
+  in.job.tokens = 2e11;
+  in.job.gpu_name = "A100-80G";
+  in.job.gpus = 8;
+  in.job.step_time = j.step_time;
+  in.job.mfu = 0.412;
+  in.run = o.result;
+  in.catalog = QuoteCatalog::of(c);
+  const BillUsage p50 = usage_of_trial(o.result, o.result.p50_trial, 2);
+  const BillUsage p90 = usage_of_trial(o.result, o.result.p90_trial, 2);
+  in.plans = compare_plans(c, {"A100-80G"}, p50, p90);
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("quote: FNV-1a 64 reference vectors and dates") {
+  // Test vectors of the FNV reference code (isthe.com/chongo/tech/comp/fnv, test_fnv.c).
+  CHECK(fnv1a64("") == 0xcbf29ce484222325ULL);
+  CHECK(fnv1a64("a") == 0xaf63dc4c8601ec8cULL);
+  CHECK(fnv1a64("foobar") == 0x85944171f73967e8ULL);
+  // Calendar arithmetic: 2026 is not a leap year, 2028 is.
+  CHECK(add_days("2026-01-31", 30) == "2026-03-02");
+  CHECK(add_days("2028-02-28", 1) == "2028-02-29");
+  CHECK(add_days("2026-12-15", 30) == "2027-01-14");
+  CHECK_FALSE(add_days("2026-02-30", 1).has_value());
+  CHECK_FALSE(add_days("1 July 2026", 1).has_value());
+}
+
+TEST_CASE("quote: same inputs give the same quote; any change gives a new id") {
+  const PriceCatalog c = catalog();
+  const Quote a = make_quote(input(c));
+  const Quote b = make_quote(input(c));
+  REQUIRE(a.ok());
+  CHECK(a.id.size() == 18);
+  CHECK(a.id.rfind("Q-", 0) == 0);
+  CHECK(a.id == b.id);
+  CHECK(render_quote_markdown(a) == render_quote_markdown(b));
+  CHECK(render_quote_html(a) == render_quote_html(b));
+  QuoteInput other = input(c);
+  other.customer = "Someone else";
+  CHECK(make_quote(other).id != a.id);
+  QuoteInput later = input(c);
+  later.issue_date = "2026-07-02";
+  CHECK(make_quote(later).id != a.id);
+  CHECK(a.valid_until == "2026-07-31");
+  QuoteInput bad = input(c);
+  bad.issue_date = "2026-13-01";
+  CHECK_FALSE(make_quote(bad).ok());
+}
+
+TEST_CASE("quote: content of the Markdown and HTML renderings") {
+  const PriceCatalog c = catalog();
+  const Quote q = make_quote(input(c));
+  REQUIRE(q.recommended.has_value());
+  const ComparisonRow& best = q.input.plans.rows[*q.recommended];
+  // 8 GPUs for ~100 h: hourly 8 x 101+ h x 6.80 ~ 5,500 CNY beats one node-month (57,600).
+  CHECK(best.option.id == "a100-hourly");
+  CHECK(q.input.issuer == "Test Vendor");
+  const std::string md = render_quote_markdown(q);
+  CHECK(md.find("# Training quote " + q.id) == 0);
+  CHECK(md.find("| Valid until | 2026-07-31 |") != std::string::npos);
+  CHECK(md.find("| Customer | A & B <Lab> \\| Ltd |") != std::string::npos);  // pipe escaped
+  CHECK(md.find("| Item | Quantity | Unit price | Amount (CNY) | Note |") != std::string::npos);
+  CHECK(md.find("| **Total (P50)** |  |  | **" + best.p50.total.amount_str() + "** |  |") != std::string::npos);
+  CHECK(md.find("| A100 node monthly | 57,600.00 | 57,600.00 | 30,000.00 |") != std::string::npos);
+  CHECK(md.find("| **A100 hourly (recommended)** | **" + best.p50.total.amount_str()) != std::string::npos);
+  CHECK(md.find("MFU 41.2 % (simulated)") != std::string::npos);
+  CHECK(md.find("Failures: 1.97e-05 per GPU-hour (Llama 3 405B") != std::string::npos);
+  CHECK(md.find("Exchange rate: 1 USD = 7.2 CNY (assumption).") != std::string::npos);
+  CHECK(md.find("7 B parameters") == std::string::npos);  // counts print as "7.00 B"
+  CHECK(md.find("Llama 2 7B (7.00 B parameters)") != std::string::npos);
+
+  const std::string html = render_quote_html(q);
+  CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(html.find("<td>A &amp; B &lt;Lab&gt; | Ltd</td>") != std::string::npos);
+  CHECK(html.find("@page { size: A4;") != std::string::npos);
+  CHECK(html.find("http") == std::string::npos);  // self-contained: no external resources
+  CHECK(html.find("<tr class=\"strong\">") != std::string::npos);
+  CHECK(html.substr(html.size() - 8) == "</html>\n");
+}

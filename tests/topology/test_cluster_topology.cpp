@@ -1,0 +1,151 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "flopcast/topology/cluster_topology.hpp"
+
+using namespace flopcast;
+
+namespace {
+
+// A100 SXM: 12 NVLinks x SM80_NVLINK_BW 20 GB/s = 240 (hardware-nccl-pricing.md §1.1).
+GpuSpec a100() {
+  GpuSpec g;
+  g.name = "A100-80G";
+  g.arch = GpuArch::Ampere;
+  g.nvlink_links = 12;
+  g.nccl_nvlink = Bandwidth::from_gbytes_per_s(240.0);
+  return g;
+}
+
+// GB200: 18 NVLinks x SM100_NVLINK_BW 40.1 = 721.8 GB/s (§1.1).
+GpuSpec gb200() {
+  GpuSpec g;
+  g.name = "GB200";
+  g.arch = GpuArch::Blackwell;
+  g.nvlink_links = 18;
+  g.nccl_nvlink = Bandwidth::from_gbytes_per_s(721.8);
+  g.nvls = true;
+  return g;
+}
+
+// DGX A100: 8 GPUs on NVSwitch, 8 x 200 Gb/s HDR InfiniBand (§2.1 dgx_a100).
+FabricSpec dgx_a100(double oversubscription = 1.0) {
+  FabricSpec f;
+  f.name = "dgx-a100-hdr";
+  f.gpus_per_node = 8;
+  f.nvlink_domain = 8;
+  f.intra = IntraNode::NVSwitch;
+  f.kind = NetKind::InfiniBand;
+  f.nic_gbps = 200.0;
+  f.nics_per_node = 8;
+  f.oversubscription = oversubscription;
+  return f;
+}
+
+bool has_kind(const ClusterTopology& t, const std::vector<std::int32_t>& route, LinkKind k) {
+  return std::any_of(route.begin(), route.end(), [&](std::int32_t l) { return t.links()[static_cast<std::size_t>(l)].kind == k; });
+}
+
+}  // namespace
+
+TEST_CASE("topology: DGX A100 cluster graph has the expected vertices and rates") {
+  const ClusterTopology t(a100(), dgx_a100(), 16);
+  CHECK(t.nodes() == 2);
+  CHECK(t.domain_size() == 8);
+  CHECK(t.domains() == 2);
+  // 16 GPUs + 16 NICs + 2 NVSwitch planes + 8 rail leaves (one SU) + 1 spine.
+  CHECK(t.vertex_count() == 43);
+  // NVLink 240 GB/s (NCCL topo.h); NIC 25 GB/s x 0.96 = 24 (ISS nccl#412); PCIe Gen4 x16 24.
+  CHECK(t.rates().nvlink_per_gpu.gbytes_per_s() == doctest::Approx(240.0));
+  CHECK(t.rates().nic.gbytes_per_s() == doctest::Approx(24.0));
+  CHECK(t.rates().pcie.gbytes_per_s() == doctest::Approx(24.0));
+  CHECK(t.rates().nic_path.gbytes_per_s() == doctest::Approx(24.0));
+}
+
+TEST_CASE("topology: routes stay on NVLink inside a node and on one rail across nodes") {
+  const ClusterTopology t(a100(), dgx_a100(), 16);
+  const auto inside = t.gpu_route(0, 5);
+  REQUIRE(inside.size() == 2);  // GPU0 -> NVSwitch -> GPU5
+  CHECK(t.links()[static_cast<std::size_t>(inside[0])].kind == LinkKind::NvLinkToSwitch);
+  CHECK(t.links()[static_cast<std::size_t>(inside[1])].kind == LinkKind::NvLinkFromSwitch);
+
+  // GPU0 (node 0) -> GPU9 (node 1, local 1): PCIe to NIC0, leaf of rail 0, NIC0 of node 1,
+  // PCIe to GPU8 (owner of NIC0), NVLink GPU8 -> GPU9 (PXN): 6 links. One SU: no spine hop.
+  const auto across = t.gpu_route(0, 9);
+  CHECK(across.size() == 6);
+  CHECK(t.links()[static_cast<std::size_t>(across[0])].kind == LinkKind::GpuToNic);
+  CHECK(t.links()[static_cast<std::size_t>(across[1])].kind == LinkKind::NicToLeaf);
+  CHECK(t.links()[static_cast<std::size_t>(across[2])].kind == LinkKind::LeafToNic);
+  CHECK(t.links()[static_cast<std::size_t>(across[3])].kind == LinkKind::NicToGpu);
+  CHECK(t.links()[static_cast<std::size_t>(across[3])].to == t.gpu_vertex(8));
+  CHECK_FALSE(has_kind(t, across, LinkKind::LeafToSpine));
+  CHECK(t.leaf_of(0, 0) == t.leaf_of(1, 0));
+  CHECK(t.leaf_of(0, 0) != t.leaf_of(0, 1));
+}
+
+TEST_CASE("topology: traffic between scalable units crosses the oversubscribed spine") {
+  TopologyOptions o;
+  o.nodes_per_leaf = 1;  // every node its own SU
+  const ClusterTopology t(a100(), dgx_a100(2.0), 16, o);
+  const auto r = t.nic_route(0, 3, 1, 3);
+  REQUIRE(r.size() == 4);  // NIC -> leaf -> spine -> leaf -> NIC
+  CHECK(has_kind(t, r, LinkKind::LeafToSpine));
+  CHECK(has_kind(t, r, LinkKind::SpineToLeaf));
+  // A leaf of 1 node x 24 GB/s with 2:1 oversubscription has 12 GB/s of uplink.
+  CHECK(t.links()[static_cast<std::size_t>(r[1])].capacity.gbytes_per_s() == doctest::Approx(12.0));
+}
+
+TEST_CASE("topology: leaf uplinks carry the leaf's NICs divided by the oversubscription") {
+  TopologyOptions o;
+  o.nodes_per_leaf = 8;
+  const ClusterTopology t(a100(), dgx_a100(2.0), 128, o);
+  // 8 nodes per rail leaf x 24 GB/s / 2 = 96 GB/s.
+  CHECK(t.rates().leaf_uplink.gbytes_per_s() == doctest::Approx(96.0));
+  CHECK(t.scalable_unit_of(7) == 0);
+  CHECK(t.scalable_unit_of(8) == 1);
+}
+
+TEST_CASE("topology: NICs are shared or split when a node has fewer or more NICs than GPUs") {
+  FabricSpec four = dgx_a100();
+  four.nics_per_node = 4;  // HGX A100 with 4 x HDR (ISS nccl-tests#100)
+  const ClusterTopology t4(a100(), four, 16);
+  CHECK(t4.nics_of(0) == std::vector<int>{0});
+  CHECK(t4.nics_of(1) == std::vector<int>{0});
+  CHECK(t4.nics_of(7) == std::vector<int>{3});
+  FabricSpec sixteen = dgx_a100();
+  sixteen.nics_per_node = 16;  // 8 x 2 x 200G RoCE (ISS nccl#1031)
+  const ClusterTopology t16(a100(), sixteen, 16);
+  CHECK(t16.nics_of(0) == std::vector<int>{0, 1});
+  CHECK(t16.nics_of(7) == std::vector<int>{14, 15});
+}
+
+TEST_CASE("topology: a GB200 NVL72 rack is one 72-GPU NVLink domain across 18 trays") {
+  FabricSpec nvl72;
+  nvl72.name = "gb200-nvl72";
+  nvl72.gpus_per_node = 4;  // compute tray (§2.1: 18 trays x 4 GPUs)
+  nvl72.nvlink_domain = 72;
+  nvl72.intra = IntraNode::NVSwitch;
+  nvl72.nic_gbps = 400.0;
+  nvl72.nics_per_node = 4;  // one ConnectX-7 per GPU
+  const ClusterTopology t(gb200(), nvl72, 144);
+  CHECK(t.nodes() == 36);
+  CHECK(t.domain_size() == 72);
+  CHECK(t.domains() == 2);
+  const auto same_rack = t.gpu_route(0, 71);  // trays 0 and 17 of rack 0
+  CHECK(same_rack.size() == 2);
+  CHECK_FALSE(has_kind(t, same_rack, LinkKind::GpuToNic));
+  const auto other_rack = t.gpu_route(0, 72);
+  CHECK(has_kind(t, other_rack, LinkKind::GpuToNic));
+}
+
+TEST_CASE("topology: a GPU without NVLink falls back to PCIe inside the node") {
+  GpuSpec pcie_gpu = a100();
+  pcie_gpu.nvlink_links = 0;
+  pcie_gpu.nccl_nvlink = Bandwidth{0.0};
+  const ClusterTopology t(pcie_gpu, dgx_a100(), 8);
+  CHECK(t.intra() == IntraNode::PCIe);
+  const auto r = t.gpu_route(0, 1);
+  REQUIRE(r.size() == 2);
+  CHECK(t.links()[static_cast<std::size_t>(r[0])].kind == LinkKind::PcieToRoot);
+}
