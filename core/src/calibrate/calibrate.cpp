@@ -69,6 +69,14 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const Com
       if (!arch || !archs.count(*arch)) continue;
     }
     if (p.name == "nic_efficiency" && !multi_node) continue;
+    // Fused-attention efficiency needs runs that use fused attention on that architecture.
+    if (p.name.size() > 16 && p.name.compare(p.name.size() - 16, 16, ".flash_attention") == 0) {
+      const auto arch = parse_gpu_arch(p.name.substr(0, p.name.find('.')));
+      const bool informed = std::any_of(runs.begin(), runs.end(), [&](const Scenario& s) {
+        return s.plan.flash_attention && arch && s.cluster.gpu.arch == *arch;
+      });
+      if (!informed) continue;
+    }
     prob.params.push_back(&p);
   }
   const auto n = static_cast<Eigen::Index>(prob.params.size());

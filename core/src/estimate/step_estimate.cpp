@@ -184,8 +184,23 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     gemm(T, (h + 2 * kv) / t, h);  // QKV
     gemm(T, h, h / t);             // output projection
     const double heads_local = m.heads / t;
-    const Time attn_f = attention_time(ctx, b * heads_local, seq, seq * p.cp, hd, true, false);
-    const Time attn_b = attention_time(ctx, b * heads_local, seq, seq * p.cp, hd, true, true);
+    Time attn_f, attn_b;
+    if (p.flash_attention) {
+      attn_f = attention_time(ctx, b * heads_local, seq, seq * p.cp, hd, true, false);
+      attn_b = attention_time(ctx, b * heads_local, seq, seq * p.cp, hd, true, true);
+    } else {
+      // Megatron's unfused core attention (megatron/model/transformer.py CoreAttention):
+      // baddbmm QK^T, fused scale-mask-softmax over the b x a x s x s scores, dropout, bmm with
+      // V. The masked half is computed anyway. Softmax reads and writes the scores (2 tensors),
+      // dropout reads them and writes output and a 1-byte mask; backward re-reads them.
+      const double batch = b * heads_local, kv_len = seq * p.cp;
+      const double scores = batch * seq * kv_len;
+      attn_f = gemm_time(ctx, {seq, kv_len, hd, batch}) + gemm_time(ctx, {seq, hd, kv_len, batch}) +
+               memory_bound_time(ctx, Bytes{scores * (4 * elt + 1)}, 2);
+      attn_b = gemm_time(ctx, {seq, hd, kv_len, batch}) + gemm_time(ctx, {hd, kv_len, seq, batch}) +
+               gemm_time(ctx, {seq, kv_len, hd, batch}) + gemm_time(ctx, {kv_len, hd, seq, batch}) +
+               memory_bound_time(ctx, Bytes{scores * (5 * elt + 1)}, 2);
+    }
     // Elementwise traffic per token (elements x bytes): two norms (read + write), two
     // dropout-add-residuals (2 reads + 1 write + 1-byte mask), rotary on q and k.
     double elementwise = (2 * 2 + 2 * 3) * h / sp_div + (m.learned_positions ? 0.0 : 4 * (h + kv) / t);

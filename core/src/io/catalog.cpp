@@ -175,6 +175,8 @@ const FabricSpec* Catalog::find_fabric(std::string_view name) const {
 const ModelSpec* Catalog::find_model(std::string_view name) const {
   for (const auto& m : models) {
     if (iequal(m.name, name) || iequal(m.display, name)) return &m;
+    for (const auto& a : m.aliases)
+      if (iequal(a, name)) return &m;
   }
   return nullptr;
 }

@@ -19,6 +19,8 @@ void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, 
                            "source", "notes"});
     if (auto v = r.string(n["name"], child(path, "name"))) m.name = *v;
     m.display = n["display"] ? n["display"].as<std::string>() : m.name;
+    if (n["aliases"].IsSequence())
+      for (const auto& a : n["aliases"]) m.aliases.push_back(a.as<std::string>());
     if (n["source"]) m.source = n["source"].as<std::string>();
   }
   // Shape keys. For overrides of a preset only present keys are read (m holds the preset).
@@ -93,8 +95,14 @@ void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, 
     if (r.expect_map(moe, mp)) {
       r.check_keys(moe, mp, {"experts", "top_k", "expert_ffn", "shared_experts", "dense_layers"});
       MoeSpec s;
-      if (auto v = r.integer(moe["experts"], child(mp, "experts"), 1, 100000)) s.experts = static_cast<int>(*v);
-      if (auto v = r.integer(moe["top_k"], child(mp, "top_k"), 1, 1024)) s.top_k = static_cast<int>(*v);
+      if (!moe["experts"])
+        r.error(moe, child(mp, "experts"), "missing required key 'experts'", "routed experts per MoE layer, e.g. experts: 8");
+      else if (auto v = r.integer(moe["experts"], child(mp, "experts"), 1, 100000))
+        s.experts = static_cast<int>(*v);
+      if (!moe["top_k"])
+        r.error(moe, child(mp, "top_k"), "missing required key 'top_k'", "routed experts per token, e.g. top_k: 2");
+      else if (auto v = r.integer(moe["top_k"], child(mp, "top_k"), 1, 1024))
+        s.top_k = static_cast<int>(*v);
       if (moe["expert_ffn"]) {
         if (auto v = r.integer(moe["expert_ffn"], child(mp, "expert_ffn"), 1, 100000000)) s.expert_ffn = *v;
       } else {

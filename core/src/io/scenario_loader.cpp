@@ -140,7 +140,9 @@ void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& 
     c.gpus_per_node = c.fabric.gpus_per_node > 0 ? c.fabric.gpus_per_node : 8;
     s.defaults_applied.push_back("cluster.gpus_per_node = " + std::to_string(c.gpus_per_node));
   }
-  if (c.fabric.nvlink_domain < c.gpus_per_node) c.fabric.nvlink_domain = c.gpus_per_node;
+  // A node-sized NVLink domain follows the node size; a rack-scale one (NVL72) stays.
+  if (c.fabric.nvlink_domain <= c.fabric.gpus_per_node || c.fabric.nvlink_domain < c.gpus_per_node)
+    c.fabric.nvlink_domain = c.gpus_per_node;
   c.fabric.gpus_per_node = c.gpus_per_node;
 }
 
@@ -273,11 +275,11 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
   r.note("", root);
   if (run_entry) {
     r.check_keys(root, "", {"id", "source", "model", "cluster", "parallel", "precision", "measured", "kind",
-                            "reliability", "notes", "training", "name", "description", "calibration"});
+                            "reliability", "notes", "training", "name", "description", "calibration", "attention"});
   } else {
     r.check_keys(root, "", {"name", "description", "model", "cluster", "parallel", "precision", "training",
                             "reliability", "pricing", "claimed", "calibration", "id", "source", "measured", "kind",
-                            "notes"});
+                            "notes", "attention"});
   }
   if (root["name"]) s.name = root["name"].as<std::string>("");
   if (root["description"]) s.description = root["description"].as<std::string>("");
@@ -288,6 +290,11 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
     r.error(root, "precision", "missing required key 'precision'", "one of fp32, fp16, bf16, fp8");
   } else if (auto v = r.choice(root["precision"], "precision", {"fp32", "fp16", "bf16", "fp8"})) {
     s.precision = *parse_precision(*v);
+  }
+  if (root["attention"]) {
+    if (auto v = r.choice(root["attention"], "attention", {"flash", "unfused"})) s.plan.flash_attention = *v == "flash";
+  } else {
+    s.defaults_applied.push_back("attention = flash");
   }
   if (const auto t = root["training"]) {
     r.note("training", t);

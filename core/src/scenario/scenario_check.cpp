@@ -25,6 +25,17 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
                          " use dp " + str(c.gpus / (static_cast<std::int64_t>(p.tp) * p.pp * p.cp))
                    : "make the product of the degrees equal the GPU count");
   }
+  if (m.heads > 0 && m.hidden % m.heads != 0)
+    d.error_at(L, "model.heads", "heads " + str(m.heads) + " does not divide hidden " + str(m.hidden),
+               "the head dimension hidden/heads must be a whole number");
+  if (m.kv_heads > 0 && m.heads % m.kv_heads != 0)
+    d.error_at(L, "model.kv_heads", "kv_heads " + str(m.kv_heads) + " does not divide heads " + str(m.heads),
+               "grouped-query attention shares each key/value head among heads/kv_heads query heads: choose a divisor of " +
+                   str(m.heads));
+  if (m.moe && m.moe->dense_layers > m.layers)
+    d.error_at(L, "model.moe.dense_layers",
+               "dense_layers " + str(m.moe->dense_layers) + " exceeds layers " + str(m.layers),
+               "dense_layers counts the leading layers that keep a dense FFN");
   if (m.heads % p.tp != 0)
     d.error_at(L, "parallel.tp", "tp " + str(p.tp) + " does not divide heads " + str(m.heads),
                "tensor parallelism splits attention heads: choose tp dividing " + str(m.heads));

@@ -135,7 +135,12 @@ Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, int laye
   // Split by TP: Q and K for QK^T (4 -> 2 + 2kv/h), V (2kv/h), projection input (2), MLP.
   const double kv_ratio = d(m.kv_dim()) / h;
   const double split = 2 + 2 * kv_ratio + 2 * kv_ratio + 2 + ffn_part;
-  const double units = replicated / (p.sequence_parallel ? t : 1.0) + split / t;
+  double units = replicated / (p.sequence_parallel ? t : 1.0) + split / t;
+  if (!p.flash_attention && p.recompute != Recompute::Selective) {
+    // Unfused attention keeps the softmax output (2 bytes), its dropout mask (1) and the
+    // dropout output (2) per score: 5 a s / h in s*b*h units (Korthikanti Table 2), split by TP.
+    units += 5.0 * m.heads * s / h / t;
+  }
   return Bytes{units * sbh * elt};
 }
 
@@ -179,8 +184,16 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   mb.gradients = Bytes{sharded(gb, p.zero >= 2)};
   mb.optimizer = Bytes{sharded(ob, p.zero >= 1)};
   if (p.zero >= 3 && nlayers > 0) {
-    // ZeRO-3 gathers full layers ahead of use: the current and the prefetched layer.
-    mb.weights += Bytes{2.0 * wb * (dense + experts) / nlayers};
+    // ZeRO-3 gathers full layers ahead of use: the current and the prefetched layer (this
+    // GPU's TP/EP shard of the stage's largest layer).
+    double largest = 0;
+    for (int l = first_layer; l < first_layer + nlayers; ++l) {
+      const double layer = m.is_moe_layer(l)
+                               ? pc.moe_layer_shared / p.tp + m.moe->experts * pc.moe_expert / (static_cast<double>(p.tp) * p.ep)
+                               : pc.dense_layer / p.tp;
+      largest = std::max(largest, layer);
+    }
+    mb.weights += Bytes{2.0 * wb * largest};
   }
 
   // In-flight micro-batches at this stage's peak.

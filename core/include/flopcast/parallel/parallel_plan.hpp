@@ -30,6 +30,10 @@ struct ParallelPlan {
   bool overlap_dp_comm = true;        ///< DP gradient sync overlaps backward (bucketed)
   bool overlap_tp_comm = false;       ///< TP collectives overlap GEMMs (comm/compute overlap)
   bool overlap_pp_comm = true;        ///< PP send/recv overlap compute of other micro-batches
+  /// Fused (FlashAttention) kernels; false = Megatron's unfused path (batched GEMM QK^T,
+  /// fused scale-mask-softmax, dropout, batched GEMM with V), which also stores the s^2
+  /// score tensors (Korthikanti's 5as/h term).
+  bool flash_attention = true;
 
   /// Micro-batches per step per pipeline (gradient-accumulation steps).
   std::int64_t microbatches() const {

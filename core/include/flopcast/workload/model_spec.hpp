@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace flopcast {
 
@@ -22,6 +23,7 @@ struct MoeSpec {
 struct ModelSpec {
   std::string name;                ///< preset name or "custom"
   std::string display;             ///< human name, e.g. "Llama 3 8B"
+  std::vector<std::string> aliases; ///< other names accepted on input (data/models.yaml `aliases`)
   int layers = 0;
   std::int64_t hidden = 0;
   int heads = 0;
