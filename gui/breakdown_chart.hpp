@@ -1,0 +1,22 @@
+#pragma once
+/// Breakdown tab chart: one horizontal stacked bar of where a step's time goes (compute,
+/// recompute, exposed communication, bubble, optimizer, overhead), in the timeline's colours.
+#include <QtCharts/QChartView>
+
+#include "compute_result.hpp"
+
+namespace flopcast::gui {
+
+class BreakdownChart : public QChartView {
+  Q_OBJECT
+ public:
+  explicit BreakdownChart(QWidget* parent = nullptr);
+  void set_result(const ComputeResult& r);
+  /// Bar sets currently shown (for tests).
+  int part_count() const { return parts_; }
+
+ private:
+  int parts_ = 0;
+};
+
+}  // namespace flopcast::gui

@@ -1,0 +1,146 @@
+#include "compute_result.hpp"
+
+#include <cmath>
+
+#include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/workload/workload.hpp"
+
+#if FLOPCAST_GUI_HAS_JOB
+#include "flopcast/job/job_input.hpp"
+#include "flopcast/job/job_simulation.hpp"
+#endif
+#if FLOPCAST_GUI_HAS_PRICING
+#include "flopcast/io/price_catalog_io.hpp"
+#include "flopcast/pricing/bill.hpp"
+#endif
+
+namespace flopcast::gui {
+
+bool job_available() { return FLOPCAST_GUI_HAS_JOB != 0; }
+bool pricing_available() { return FLOPCAST_GUI_HAS_PRICING != 0; }
+
+namespace {
+
+/// Stages whose memory the Memory tab draws (one bar each); deeper pipelines show the first ones.
+constexpr int kMaxMemoryStages = 64;
+
+#if FLOPCAST_GUI_HAS_PRICING
+void compute_pricing(ComputeResult& r, const io::Catalog& catalog) {
+  const Scenario& s = *r.scenario;
+  if (!s.has_pricing || s.pricing.catalog.empty()) {
+    r.cost_notes.push_back("pricing is not loaded: the scenario has no pricing block (choose a price catalog in the editor)");
+    return;
+  }
+  Diagnostics pd;
+  auto cat = io::load_price_catalog(s.pricing.catalog, catalog.data_dir, pd);
+  if (!cat) {
+    for (auto d : pd.items()) {
+      if (d.key.empty()) d.key = "pricing.catalog";
+      r.diags.add(d);
+    }
+    r.cost_notes.push_back("pricing is not loaded: price catalog '" + s.pricing.catalog + "' could not be read");
+    return;
+  }
+  r.price_catalog = std::make_unique<PriceCatalog>(std::move(*cat));
+}
+
+void compare(ComputeResult& r) {
+  if (!r.price_catalog || !r.job) return;
+  const Scenario& s = *r.scenario;
+  const JobResult& job = *r.job;
+  if (job.samples.empty()) return;
+  CompareOptions opt;
+  if (!s.pricing.currency.empty()) opt.bill.currency = Currency::of(s.pricing.currency);
+  opt.bill.new_user = s.pricing.new_user;
+  opt.bill.add_ons = s.pricing.add_ons;
+  opt.plan_ids = s.pricing.plans;
+  opt.mixes = s.pricing.mixes;
+  std::vector<std::string> names{s.cluster.gpu.name};
+  names.insert(names.end(), s.cluster.gpu.aliases.begin(), s.cluster.gpu.aliases.end());
+  const int kept = s.pricing.checkpoints_kept;
+  r.plans = compare_plans(*r.price_catalog, names, usage_of_trial(job, job.p50_trial, kept),
+                          usage_of_trial(job, job.p90_trial, kept), opt);
+  if (r.plans->rows.empty())
+    r.cost_notes.push_back("price catalog '" + r.price_catalog->name + "' has no plan for the " + s.cluster.gpu.name);
+}
+#endif
+
+#if FLOPCAST_GUI_HAS_JOB
+void compute_job(ComputeResult& r) {
+  const Scenario& s = *r.scenario;
+  const cli::SimReport& rep = r.report;
+  if (s.training.tokens <= 0 || rep.steps <= 0) {
+    r.cost_notes.push_back("no whole-run figures: the scenario gives no training.tokens");
+    return;
+  }
+  JobInput in;
+  in.step_time = rep.est.step;
+  in.steps = static_cast<std::int64_t>(rep.steps);
+  in.gpus = s.cluster.gpus;
+  in.gpus_per_node = s.cluster.gpus_per_node;
+  in.params = parameter_count(s.model).total;
+  in.gpu_tdp_w = s.cluster.gpu.tdp_w;
+  in.node_power_w = s.cluster.fabric.node_power_kw * 1000.0;
+  in.reliability = s.reliability;  // the cited defaults when the scenario has no block
+#if FLOPCAST_GUI_HAS_PRICING
+  if (r.price_catalog && r.price_catalog->electricity) {
+    in.energy.pue = r.price_catalog->electricity->pue;
+    in.energy.price_per_kwh = r.price_catalog->electricity->per_kwh;
+  }
+  if (s.pricing.pue) in.energy.pue = *s.pricing.pue;
+  if (s.pricing.electricity_per_kwh) in.energy.price_per_kwh = *s.pricing.electricity_per_kwh;
+#endif
+  JobOutcome out = simulate_job(in);
+  if (!out.ok()) {
+    for (const auto& e : out.errors) r.cost_notes.push_back("whole-run simulation: " + e);
+    return;
+  }
+  r.job = std::move(out.result);
+}
+#endif
+
+}  // namespace
+
+std::shared_ptr<const ComputeResult> compute_scenario(const std::string& yaml, const std::string& file,
+                                                      const io::Catalog& catalog) {
+  auto r = std::make_shared<ComputeResult>();
+  r->yaml = yaml;
+  auto s = io::parse_scenario(yaml, file, catalog, r->diags);
+  if (!s) return r;
+  ComputeProfile profile = catalog.profile;
+  if (!s->calibration.empty()) {
+    Diagnostics pd;
+    auto p = io::load_profile(s->calibration, catalog, pd);
+    for (auto d : pd.items()) {
+      if (d.key.empty()) d.key = "calibration";
+      if (d.where.file.empty()) d.where = locate(s->locations, "calibration");
+      r->diags.add(d);
+    }
+    if (!p) return r;
+    profile = *p;
+  }
+  r->scenario = std::make_unique<Scenario>(std::move(*s));
+  r->report = cli::make_report(*r->scenario, profile);
+  r->report.scenario = r->scenario.get();
+  r->timeline = build_timeline(r->report.est, r->scenario->plan);
+  for (int stage = 0; stage < r->scenario->plan.pp && stage < kMaxMemoryStages; ++stage)
+    r->stage_memory.push_back(memory_of_stage(*r->scenario, profile, stage));
+  if (!r->report.fits_memory)
+    r->cost_notes.push_back("the plan does not fit the GPU's memory: whole-run figures assume it would");
+#if FLOPCAST_GUI_HAS_PRICING
+  compute_pricing(*r, catalog);
+#endif
+#if FLOPCAST_GUI_HAS_JOB
+  compute_job(*r);
+#else
+  r->cost_notes.push_back("no whole-run Monte Carlo in this build (core/job is not built): days are failure-free");
+#endif
+#if FLOPCAST_GUI_HAS_PRICING
+  compare(*r);
+#else
+  r->cost_notes.push_back("pricing is not loaded: core/pricing is not built");
+#endif
+  return r;
+}
+
+}  // namespace flopcast::gui

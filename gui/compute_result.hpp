@@ -1,0 +1,61 @@
+#pragma once
+/// Everything the result tabs show for one state of the editor, computed off the UI thread
+/// by compute_scenario(): the loader's diagnostics, the simulate report (step estimate,
+/// memory, whole-run time), the laid-out step timeline and, where core/job and core/pricing
+/// are built, the whole-run Monte Carlo and the bill per plan.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopcast/io/catalog.hpp"
+#include "flopcast/scenario/scenario.hpp"
+#include "pipeline_timeline.hpp"
+#include "report.hpp"
+
+#if FLOPCAST_GUI_HAS_JOB
+#include "flopcast/job/job_result.hpp"
+#endif
+#if FLOPCAST_GUI_HAS_PRICING
+#include "flopcast/pricing/plan_comparison.hpp"
+#include "flopcast/pricing/price_catalog.hpp"
+#endif
+
+namespace flopcast::gui {
+
+/// The results of one scenario text. Not copyable: `report.scenario` points at `scenario`.
+struct ComputeResult {
+  ComputeResult() = default;
+  ComputeResult(const ComputeResult&) = delete;
+  ComputeResult& operator=(const ComputeResult&) = delete;
+
+  std::string yaml;              ///< the text that was loaded
+  Diagnostics diags;             ///< the loader's (and the profile loader's) diagnostics
+  std::unique_ptr<Scenario> scenario;  ///< null when the text has errors
+  cli::SimReport report;         ///< valid when scenario is set
+  Timeline timeline;
+  /// Memory per GPU of each pipeline stage (the report's memory is the most loaded one).
+  std::vector<MemoryBreakdown> stage_memory;
+#if FLOPCAST_GUI_HAS_JOB
+  std::optional<JobResult> job;  ///< whole-run Monte Carlo (needs training.tokens)
+#endif
+#if FLOPCAST_GUI_HAS_PRICING
+  std::unique_ptr<PriceCatalog> price_catalog;  ///< kept alive: `plans` points into it
+  std::optional<PlanComparison> plans;          ///< bills per plan at P50 and P90
+#endif
+  /// Why whole-run or cost figures are missing ("pricing is not loaded: ..."); empty = none missing.
+  std::vector<std::string> cost_notes;
+
+  bool ok() const { return scenario != nullptr; }
+};
+
+/// Whether this build has the whole-run simulation (core/job) and pricing (core/pricing).
+bool job_available();
+bool pricing_available();
+
+/// Loads `yaml` (named `file` in diagnostics) with the CLI's parse_scenario and, when it is
+/// valid, computes every result. Thread-safe for a shared const catalog. Never throws for bad input.
+std::shared_ptr<const ComputeResult> compute_scenario(const std::string& yaml, const std::string& file,
+                                                      const io::Catalog& catalog);
+
+}  // namespace flopcast::gui

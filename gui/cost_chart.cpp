@@ -1,0 +1,127 @@
+#include "cost_chart.hpp"
+
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QHorizontalBarSeries>
+#include <QtCharts/QLegend>
+#include <QtCharts/QValueAxis>
+
+#include <algorithm>
+
+#include "result_palette.hpp"
+
+namespace flopcast::gui {
+namespace {
+const QColor kP50(0x4E, 0x79, 0xA7);
+const QColor kP90(0xA0, 0xCB, 0xE8);
+const QColor kIdeal(0x59, 0xA1, 0x4F);
+}  // namespace
+
+CostChart::CostChart(QWidget* parent) : QChartView(new QChart(), parent) {
+  setRenderHint(QPainter::Antialiasing);
+  chart()->setAnimationOptions(QChart::NoAnimation);
+  chart()->legend()->setAlignment(Qt::AlignBottom);
+  setMinimumHeight(220);
+}
+
+void CostChart::clear() {
+  QChart* c = chart();
+  c->removeAllSeries();
+  for (QAbstractAxis* a : c->axes()) {
+    c->removeAxis(a);
+    delete a;
+  }
+}
+
+void CostChart::set_result(const ComputeResult& r) {
+  clear();
+  bills_ = false;
+  QChart* c = chart();
+  if (!r.ok()) {
+    c->setTitle(tr("No cost figures: the scenario has errors"));
+    return;
+  }
+  auto* series = new QHorizontalBarSeries();
+  QStringList categories;
+  double top = 0;
+  QString value_title;
+#if FLOPCAST_GUI_HAS_PRICING
+  if (r.plans && !r.plans->rows.empty()) {
+    bills_ = true;
+    auto* p50 = new QBarSet(tr("P50 run"));
+    auto* p90 = new QBarSet(tr("P90 run"));
+    p50->setColor(kP50);
+    p90->setColor(kP90);
+    // Horizontal bars list categories bottom-up: reverse so the table's first plan is on top.
+    for (auto it = r.plans->rows.rbegin(); it != r.plans->rows.rend(); ++it) {
+      const bool ok = it->p50.ok() && it->p90.ok();
+      categories << QString::fromStdString(it->option.label);
+      if (ok) top = std::max({top, it->p50.total.major(), it->p90.total.major()});
+    }
+    // Thousands or millions on the axis, so its labels stay short.
+    double scale = 1.0;
+    QString prefix;
+    if (top >= 1e6) {
+      scale = 1e-6;
+      prefix = tr("million ");
+    } else if (top >= 1e4) {
+      scale = 1e-3;
+      prefix = tr("thousand ");
+    }
+    for (auto it = r.plans->rows.rbegin(); it != r.plans->rows.rend(); ++it) {
+      const bool ok = it->p50.ok() && it->p90.ok();
+      p50->append(ok ? it->p50.total.major() * scale : 0.0);
+      p90->append(ok ? it->p90.total.major() * scale : 0.0);
+    }
+    top *= scale;
+    series->append(p50);
+    series->append(p90);
+    value_title = tr("bill (%1%2)").arg(prefix, QString::fromStdString(r.plans->currency.str()));
+    c->setTitle(tr("Bill per plan at the P50 and P90 run"));
+  }
+#endif
+  if (!bills_) {
+    const Scenario& s = *r.scenario;
+    if (s.training.tokens <= 0) {
+      delete series;
+      c->setTitle(tr("No whole-run figures: give training tokens"));
+      return;
+    }
+    auto* days = new QBarSet(tr("days"));
+    days->setColor(kIdeal);
+    std::vector<std::pair<QString, double>> bars;
+#if FLOPCAST_GUI_HAS_JOB
+    if (r.job) {
+      bars.emplace_back(tr("wall P90"), r.job->wall_p90.days());
+      bars.emplace_back(tr("wall P50"), r.job->wall_p50.days());
+    }
+#endif
+    bars.emplace_back(tr("failure-free"), r.report.train_seconds / 86400.0);
+    for (const auto& [label, v] : bars) {
+      categories << label;
+      days->append(v);
+      top = std::max(top, v);
+    }
+    series->append(days);
+    series->setLabelsVisible(true);
+    series->setLabelsFormat(QStringLiteral("@value"));
+    series->setLabelsPrecision(4);
+    value_title = tr("days to train");
+    c->setTitle(tr("Time to train (pricing is not loaded)"));
+  }
+  c->addSeries(series);
+  c->legend()->setVisible(bills_);  // one set of durations needs no legend
+  auto* cats = new QBarCategoryAxis();
+  cats->append(categories);
+  c->addAxis(cats, Qt::AlignLeft);
+  series->attachAxis(cats);
+  auto* values = new QValueAxis();
+  values->setTitleText(value_title);
+  values->setRange(0, top > 0 ? top * 1.1 : 1.0);
+  values->setLabelFormat(QStringLiteral("%.4g"));
+  values->applyNiceNumbers();
+  c->addAxis(values, Qt::AlignBottom);
+  series->attachAxis(values);
+}
+
+}  // namespace flopcast::gui

@@ -1,0 +1,166 @@
+#include "gui_app.hpp"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QMessageBox>
+#include <QPixmap>
+#include <QTimer>
+
+#include <cstdio>
+#include <memory>
+
+#include "flopcast/io/catalog.hpp"
+#include "main_window.hpp"
+
+namespace flopcast::gui {
+namespace {
+
+constexpr int kUsage = 2;
+constexpr int kBadInput = 3;
+constexpr int kIoError = 4;
+constexpr int kComputeTimeoutMs = 120'000;
+constexpr int kSettleMs = 150;  // lets charts and layouts finish after the result arrives
+
+void print_error(const QString& text) { std::fprintf(stderr, "flopcast-gui: %s\n", text.toLocal8Bit().constData()); }
+
+void settle(int ms) {
+  QEventLoop loop;
+  QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+  loop.exec();
+}
+
+}  // namespace
+
+bool wait_for_results(MainWindow& window, int timeout_ms) {
+  QElapsedTimer clock;
+  clock.start();
+  while (window.computing() || !window.result()) {
+    const qint64 left = timeout_ms - clock.elapsed();
+    if (left <= 0) return false;
+    QEventLoop loop;
+    QObject::connect(&window, &MainWindow::resultsUpdated, &loop, &QEventLoop::quit);
+    QTimer::singleShot(static_cast<int>(std::min<qint64>(left, 100)), &loop, &QEventLoop::quit);
+    loop.exec();
+  }
+  return true;
+}
+
+bool save_screenshot(MainWindow& window, const QString& tab, const QString& path, QString* error) {
+  if (!tab.isEmpty() && !window.select_tab(tab)) {
+    if (error) *error = QStringLiteral("unknown tab '%1' (one of: %2)").arg(tab, MainWindow::tab_names().join(QStringLiteral(", ")));
+    return false;
+  }
+  if (!window.isVisible()) window.show();
+  if (!wait_for_results(window, kComputeTimeoutMs)) {
+    if (error) *error = QStringLiteral("the computation did not finish within %1 s").arg(kComputeTimeoutMs / 1000);
+    return false;
+  }
+  settle(kSettleMs);
+  const QPixmap image = window.grab();
+  if (image.isNull() || !image.save(path, "PNG")) {
+    if (error) *error = QStringLiteral("cannot write %1").arg(path);
+    return false;
+  }
+  return true;
+}
+
+int run_gui(int argc, char** argv) {
+  // Arguments are parsed before QApplication exists, so --help, --version and usage errors
+  // work without a display.
+  QStringList arguments;
+  for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("flopcast-gui: what-if planning of LLM training runs"));
+  const QCommandLineOption help = parser.addHelpOption();
+  const QCommandLineOption version = parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("SCENARIO"), QStringLiteral("scenario YAML file to open"), QStringLiteral("[SCENARIO]"));
+  const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                      QStringLiteral("render the window headless to FILE.png and exit"), QStringLiteral("FILE.png"));
+  const QCommandLineOption tab(QStringLiteral("tab"),
+                               QStringLiteral("tab to show: %1").arg(MainWindow::tab_names().join(QStringLiteral(", "))),
+                               QStringLiteral("NAME"));
+  const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("screenshot size (default %1x%2)").arg(kScreenshotWidth).arg(kScreenshotHeight),
+                                QStringLiteral("WxH"));
+  const QCommandLineOption data_dir(QStringLiteral("data-dir"), QStringLiteral("read catalogs from DIR instead of the built-in copy"),
+                                    QStringLiteral("DIR"));
+  parser.addOptions({screenshot, tab, size, data_dir});
+  if (!parser.parse(arguments)) {
+    print_error(parser.errorText());
+    return kUsage;
+  }
+  if (parser.isSet(help)) {
+    // No QCoreApplication yet: the parser cannot know the program's name.
+    const QString text = parser.helpText().replace(QStringLiteral("<executable_name>"), QStringLiteral("flopcast-gui"));
+    std::fputs(text.toLocal8Bit().constData(), stdout);
+    return 0;
+  }
+  if (parser.isSet(version)) {
+    std::printf("flopcast-gui %s\n", FLOPCAST_GUI_VERSION);
+    return 0;
+  }
+  const QStringList args = parser.positionalArguments();
+  if (args.size() > 1) {
+    print_error(QStringLiteral("expected at most one SCENARIO, got %1").arg(args.size()));
+    return kUsage;
+  }
+  const QString tab_name = parser.value(tab);
+  if (!tab_name.isEmpty() && !MainWindow::tab_names().contains(tab_name.toLower())) {
+    print_error(QStringLiteral("unknown tab '%1' (one of: %2)").arg(tab_name, MainWindow::tab_names().join(QStringLiteral(", "))));
+    return kUsage;
+  }
+  QSize window_size(kScreenshotWidth, kScreenshotHeight);
+  if (parser.isSet(size)) {
+    const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+    bool ok_w = false, ok_h = false;
+    if (wh.size() == 2) window_size = QSize(wh[0].toInt(&ok_w), wh[1].toInt(&ok_h));
+    if (!ok_w || !ok_h || window_size.width() < 400 || window_size.height() < 300 || window_size.width() > 10000 ||
+        window_size.height() > 10000) {
+      print_error(QStringLiteral("--size: expected WxH between 400x300 and 10000x10000, got '%1'").arg(parser.value(size)));
+      return kUsage;
+    }
+  }
+  const bool headless = parser.isSet(screenshot);
+  // The screenshot mode renders headless: the offscreen platform unless one is chosen.
+  if (headless && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+
+  QApplication app(argc, argv);
+  QCoreApplication::setOrganizationName(QStringLiteral("flopcast"));
+  QCoreApplication::setApplicationName(QStringLiteral("flopcast-gui"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(FLOPCAST_GUI_VERSION));
+
+
+  Diagnostics diags;
+  auto catalog = io::load_catalog(parser.value(data_dir).toStdString(), diags);
+  if (!catalog) {
+    const QString text = QString::fromStdString(diags.str()).trimmed();
+    print_error(QStringLiteral("the catalogs have errors:\n%1").arg(text));
+    if (!headless) QMessageBox::critical(nullptr, QStringLiteral("flopcast-gui"), QStringLiteral("The catalogs have errors:\n%1").arg(text));
+    return kBadInput;
+  }
+  MainWindow window(std::make_shared<const io::Catalog>(std::move(*catalog)));
+  QString open_error;
+  const bool opened = args.isEmpty() || window.open_file(args.front(), &open_error);
+  if (!opened) print_error(open_error);
+
+  if (headless) {
+    if (!opened) return kBadInput;
+    window.resize(window_size);
+    QString error;
+    if (!save_screenshot(window, tab_name, parser.value(screenshot), &error)) {
+      print_error(error);
+      return kIoError;
+    }
+    return 0;
+  }
+  window.restore_settings();
+  if (!tab_name.isEmpty()) window.select_tab(tab_name);
+  window.show();
+  if (!opened)
+    QMessageBox::warning(&window, QStringLiteral("Cannot open scenario"),
+                         QStringLiteral("%1 could not be loaded:\n\n%2").arg(args.front(), open_error));
+  return app.exec();
+}
+
+}  // namespace flopcast::gui

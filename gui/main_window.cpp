@@ -1,0 +1,597 @@
+#include "main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QLocale>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "breakdown_chart.hpp"
+#include "cost_chart.hpp"
+#include "figure_table_model.hpp"
+#include "flopcast/io/atomic_file.hpp"
+#include "flopcast/io/scenario_loader.hpp"
+#include "form_edit_command.hpp"
+#include "memory_chart.hpp"
+#include "result_tables.hpp"
+#include "scenario_computer.hpp"
+#include "scenario_editor.hpp"
+#include "scenario_yaml.hpp"
+#include "timeline_view.hpp"
+
+namespace flopcast::gui {
+namespace {
+
+/// Timelines with at most this many rows also get the zoomed detail view.
+constexpr std::size_t kMaxDetailRows = 4;
+
+const QString kRecentKey = QStringLiteral("recentFiles");
+const QString kLastDirKey = QStringLiteral("lastDirectory");
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+/// A read-only table; `stretch` is the column that takes the spare width.
+QTableView* make_table(FigureTableModel* model, QWidget* parent, int stretch) {
+  auto* view = new QTableView(parent);
+  view->setModel(model);
+  view->verticalHeader()->hide();
+  view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  view->horizontalHeader()->setSectionResizeMode(stretch, QHeaderView::Stretch);
+  view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  view->setAlternatingRowColors(true);
+  view->setWordWrap(false);
+  view->setShowGrid(false);
+  return view;
+}
+
+/// Sizes `view` to show its rows (at most `max_rows`) without a scroll bar, so the chart
+/// above it takes the rest of the tab.
+void fit_height(QTableView* view, int max_rows) {
+  const int rows = std::clamp(view->model()->rowCount(), 1, max_rows);
+  view->setFixedHeight(view->horizontalHeader()->sizeHint().height() + rows * view->verticalHeader()->defaultSectionSize() +
+                       2 * view->frameWidth() + 2);
+}
+
+/// "error: parallel.tp: tp 3 does not divide heads 32 (hint: ...)": the diagnostic without its
+/// location, which points into the composed text rather than a file the user has.
+QString problem_text(const Diagnostic& d) {
+  Diagnostic copy = d;
+  copy.where = {};
+  const std::string full = copy.str();
+  const std::string prefix = SourceLocation{}.str() + ": ";
+  return q(full.rfind(prefix, 0) == 0 ? full.substr(prefix.size()) : full);
+}
+
+}  // namespace
+
+MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* parent)
+    : QMainWindow(parent), catalog_(std::move(catalog)) {
+  computer_ = new ScenarioComputer(catalog_, this);
+  undo_ = new QUndoStack(this);
+  editor_ = new ScenarioEditor(*catalog_, this);
+
+  editor_scroll_ = new QScrollArea(this);
+  editor_scroll_->setWidget(editor_);
+  editor_scroll_->setWidgetResizable(true);
+  editor_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  editor_scroll_->setMinimumWidth(380);
+
+  auto* problems_box = new QWidget(this);
+  auto* pv = new QVBoxLayout(problems_box);
+  pv->setContentsMargins(4, 0, 4, 0);
+  pv->addWidget(new QLabel(tr("Problems"), problems_box));
+  problems_ = new QListWidget(problems_box);
+  problems_->setWordWrap(true);
+  problems_->setAlternatingRowColors(true);
+  problems_->setToolTip(tr("Click a problem to go to its field"));
+  connect(problems_, &QListWidget::itemClicked, this,
+          [this](QListWidgetItem* item) { show_field(item->data(Qt::UserRole).toString()); });
+  pv->addWidget(problems_);
+
+  auto* left = new QSplitter(Qt::Vertical, this);
+  left->addWidget(editor_scroll_);
+  left->addWidget(problems_box);
+  left->setStretchFactor(0, 5);
+  left->setStretchFactor(1, 1);
+  left->setChildrenCollapsible(false);
+
+  tabs_ = new QTabWidget(this);
+  tabs_->addTab(build_summary_tab(), tr("Summary"));
+  tabs_->addTab(build_timeline_tab(), tr("Timeline"));
+  tabs_->addTab(build_breakdown_tab(), tr("Breakdown"));
+  tabs_->addTab(build_memory_tab(), tr("Memory"));
+  tabs_->addTab(build_cost_tab(), tr("Cost"));
+  yaml_view_ = new QPlainTextEdit(this);
+  yaml_view_->setReadOnly(true);
+  yaml_view_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  tabs_->addTab(yaml_view_, tr("YAML"));
+  tabs_->setTabToolTip(5, tr("The scenario text the form composes: what `flopcast simulate` would read"));
+
+  splitter_ = new QSplitter(Qt::Horizontal, this);
+  splitter_->addWidget(left);
+  splitter_->addWidget(tabs_);
+  splitter_->setStretchFactor(0, 0);
+  splitter_->setStretchFactor(1, 1);
+  splitter_->setChildrenCollapsible(false);
+  splitter_->setSizes({430, 970});
+  setCentralWidget(splitter_);
+
+  status_text_ = new QLabel(this);
+  statusBar()->addWidget(status_text_, 1);
+  busy_bar_ = new QProgressBar(this);
+  busy_bar_->setRange(0, 0);  // busy indicator
+  busy_bar_->setMaximumWidth(140);
+  busy_bar_->setFormat(tr("computing"));
+  busy_bar_->hide();
+  statusBar()->addPermanentWidget(busy_bar_);
+
+  build_menus();
+  connect(editor_, &ScenarioEditor::edited, this, &MainWindow::on_edited);
+  connect(computer_, &ScenarioComputer::resultsUpdated, this, &MainWindow::show_result);
+  connect(computer_, &ScenarioComputer::busyChanged, this, &MainWindow::set_busy);
+  connect(undo_, &QUndoStack::cleanChanged, this, &MainWindow::update_title);
+  new_document();
+}
+
+MainWindow::~MainWindow() = default;
+
+QWidget* MainWindow::build_summary_tab() {
+  auto* w = new QWidget(this);
+  auto* v = new QVBoxLayout(w);
+  summary_title_ = new QLabel(w);
+  summary_title_->setWordWrap(true);
+  QFont f = summary_title_->font();
+  f.setPointSizeF(f.pointSizeF() * 1.25);
+  f.setBold(true);
+  summary_title_->setFont(f);
+  v->addWidget(summary_title_);
+  summary_model_ = new FigureTableModel(summary_headers(), {1}, this);
+  v->addWidget(make_table(summary_model_, w, 2), 1);
+  return w;
+}
+
+QWidget* MainWindow::build_timeline_tab() {
+  auto* w = new QWidget(this);
+  auto* v = new QVBoxLayout(w);
+  timeline_info_ = new QLabel(w);
+  timeline_info_->setWordWrap(true);
+  v->addWidget(timeline_info_);
+  timeline_ = new TimelineView(w);
+  v->addWidget(timeline_, 1);
+  timeline_detail_label_ = new QLabel(tr("Detail: the first micro-batches, zoomed in."), w);
+  v->addWidget(timeline_detail_label_);
+  timeline_detail_ = new TimelineView(w);
+  v->addWidget(timeline_detail_, 1);
+  v->addWidget(new QLabel(tr("Per micro-batch, by pipeline stage:"), w));
+  stage_model_ = new FigureTableModel(stage_headers(), {1, 2, 3, 4, 5, 6, 7}, this);
+  stage_view_ = make_table(stage_model_, w, 0);
+  v->addWidget(stage_view_);
+  v->addStretch(0);
+  return w;
+}
+
+QWidget* MainWindow::build_breakdown_tab() {
+  auto* w = new QWidget(this);
+  auto* v = new QVBoxLayout(w);
+  breakdown_chart_ = new BreakdownChart(w);
+  v->addWidget(breakdown_chart_, 1);
+  breakdown_model_ = new FigureTableModel(breakdown_headers(), {1, 2}, this);
+  breakdown_view_ = make_table(breakdown_model_, w, 0);
+  v->addWidget(breakdown_view_);
+  return w;
+}
+
+QWidget* MainWindow::build_memory_tab() {
+  auto* w = new QWidget(this);
+  auto* v = new QVBoxLayout(w);
+  memory_chart_ = new MemoryChart(w);
+  v->addWidget(memory_chart_, 1);
+  memory_model_ = new FigureTableModel(memory_headers(), {1, 2}, this);
+  memory_view_ = make_table(memory_model_, w, 0);
+  v->addWidget(memory_view_);
+  return w;
+}
+
+QWidget* MainWindow::build_cost_tab() {
+  auto* w = new QWidget(this);
+  auto* v = new QVBoxLayout(w);
+  cost_notes_ = new QLabel(w);
+  cost_notes_->setWordWrap(true);
+  v->addWidget(cost_notes_);
+  cost_chart_ = new CostChart(w);
+  v->addWidget(cost_chart_, 1);
+  bill_model_ = new FigureTableModel(bill_headers(), {1, 2, 3}, this);
+  bills_view_ = make_table(bill_model_, w, 4);
+  v->addWidget(bills_view_);
+  run_model_ = new FigureTableModel(run_headers(), {1}, this);
+  run_view_ = make_table(run_model_, w, 2);
+  v->addWidget(run_view_);
+  return w;
+}
+
+QStringList MainWindow::tab_names() {
+  return {QStringLiteral("summary"), QStringLiteral("timeline"), QStringLiteral("breakdown"),
+          QStringLiteral("memory"), QStringLiteral("cost"), QStringLiteral("yaml")};
+}
+
+bool MainWindow::select_tab(const QString& name) {
+  const auto i = tab_names().indexOf(name.toLower());
+  if (i < 0) return false;
+  tabs_->setCurrentIndex(static_cast<int>(i));
+  return true;
+}
+
+QList<FigureTableModel*> MainWindow::models() const {
+  return {summary_model_, stage_model_, breakdown_model_, memory_model_, run_model_, bill_model_};
+}
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&New"), QKeySequence(QKeySequence::New), this, &MainWindow::action_new);
+  file->addAction(tr("&Open..."), QKeySequence(QKeySequence::Open), this, &MainWindow::action_open);
+  recent_menu_ = file->addMenu(tr("Open &Recent"));
+  file->addAction(tr("&Save"), QKeySequence(QKeySequence::Save), this, [this] { action_save(); });
+  file->addAction(tr("Save &As..."), QKeySequence(QKeySequence::SaveAs), this, [this] { action_save_as(); });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
+  rebuild_recent_menu();
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  const QStringList titles = {tr("Summary"), tr("Timeline"), tr("Breakdown"), tr("Memory"), tr("Cost"), tr("YAML")};
+  for (int i = 0; i < titles.size(); ++i)
+    view->addAction(titles[i], QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)), this,
+                    [this, i] { tabs_->setCurrentIndex(i); });
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About flopcast-gui"), this, [this] {
+    QMessageBox::about(this, tr("About flopcast-gui"),
+                       tr("<b>flopcast-gui</b><p>What-if planning of LLM training: step time, MFU, memory, "
+                          "timeline and cost, from the same models as the <tt>flopcast</tt> CLI.</p>"));
+  });
+}
+
+void MainWindow::on_edited(const QString& key) {
+  const FormState next = editor_->form_state();
+  if (next == form_) return;
+  undo_->push(new FormEditCommand(form_, next, key, [this](const FormState& f) { apply_form(f); }));
+  form_ = next;
+  recompute(false);
+}
+
+void MainWindow::apply_form(const FormState& f) {
+  form_ = f;
+  editor_->set_form_state(f);
+  recompute(false);
+}
+
+std::string MainWindow::current_yaml() const { return compose_scenario_yaml(base_yaml_, form_, *catalog_); }
+
+QString MainWindow::document_label() const {
+  return path_.isEmpty() ? tr("untitled.yaml") : QFileInfo(path_).fileName();
+}
+
+void MainWindow::recompute(bool now) {
+  std::string yaml = current_yaml();
+  yaml_view_->setPlainText(q(yaml));
+  const std::string file = document_label().toStdString();
+  if (now) computer_->schedule_now(std::move(yaml), file);
+  else computer_->schedule(std::move(yaml), file);
+}
+
+std::shared_ptr<const ComputeResult> MainWindow::result() const { return computer_->latest(); }
+bool MainWindow::computing() const { return computer_->busy(); }
+bool MainWindow::is_modified() const { return !undo_->isClean(); }
+
+void MainWindow::set_busy(bool busy) {
+  busy_bar_->setVisible(busy);
+  if (busy) status_text_->setText(tr("computing..."));
+}
+
+void MainWindow::show_result() {
+  const auto r = computer_->latest();
+  if (!r) return;
+  editor_->show_diagnostics(r->diags);
+  problems_->clear();
+  for (const auto& d : r->diags.items()) {
+    auto* item = new QListWidgetItem(problem_text(d), problems_);
+    item->setForeground(d.severity == Severity::Error ? QColor(0xB0, 0x00, 0x20) : QColor(0x8A, 0x5A, 0x00));
+    item->setData(Qt::UserRole, q(d.key));
+  }
+  if (r->diags.empty()) {
+    auto* item = new QListWidgetItem(tr("No problems: the scenario loads as `flopcast simulate` would read it."), problems_);
+    item->setForeground(palette().color(QPalette::PlaceholderText));
+    item->setFlags(Qt::NoItemFlags);
+  }
+  summary_model_->set_rows(summary_rows(*r));
+  breakdown_model_->set_rows(breakdown_rows(*r));
+  memory_model_->set_rows(memory_rows(*r));
+  run_model_->set_rows(run_rows(*r));
+  bill_model_->set_rows(bill_rows(*r));
+  stage_model_->set_rows(stage_rows(*r));
+  bills_view_->setVisible(bill_model_->rowCount() > 0);
+  fit_height(stage_view_, 6);
+  fit_height(breakdown_view_, 12);
+  fit_height(memory_view_, 12);
+  fit_height(run_view_, 12);
+  fit_height(bills_view_, 8);
+  breakdown_chart_->set_result(*r);
+  memory_chart_->set_result(*r);
+  cost_chart_->set_result(*r);
+  timeline_->set_timeline(r->timeline);
+  // A short pipeline leaves room for a zoomed view of its first micro-batches.
+  const bool detail = r->ok() && !r->timeline.empty() && r->timeline.rows.size() <= kMaxDetailRows;
+  timeline_detail_->setVisible(detail);
+  timeline_detail_label_->setVisible(detail);
+  if (detail) {
+    Time per{0};
+    for (const auto& st : r->report.est.stages) per = std::max(per, st.per_microbatch() + Time{2 * st.p2p.ns});
+    const double window = 2.2 * static_cast<double>(per.ns) * static_cast<double>(r->report.est.stages.size());
+    timeline_detail_->set_timeline(r->timeline);
+    if (window > 0) timeline_detail_->set_zoom(static_cast<double>(r->timeline.end.ns) / window, 0);
+  }
+
+  int errors = 0;
+  for (const auto& d : r->diags.items()) errors += d.severity == Severity::Error ? 1 : 0;
+  if (r->ok()) {
+    const auto& e = r->report.est;
+    const Scenario& s = *r->scenario;
+    QString title = QStringLiteral("%1: step %2, MFU %3")
+                        .arg(q(s.name.empty() ? s.model.display : s.name), q(cli::format_time(e.step)), percent_text(e.mfu));
+    if (s.training.tokens > 0) title += QStringLiteral(", %1 to train").arg(days_text(Time::from_seconds(r->report.train_seconds)));
+    if (!r->report.fits_memory) title += tr(" (does not fit memory)");
+    summary_title_->setText(title);
+    summary_title_->setStyleSheet(r->report.fits_memory ? QString() : QStringLiteral("color: #b00020;"));
+    status_text_->setText(tr("step %1, MFU %2, %3 tokens/s")
+                              .arg(q(cli::format_time(e.step)), percent_text(e.mfu))
+                              .arg(QLocale(QLocale::English).toString(e.tokens_per_s, 'f', 0)));
+    const Timeline& t = r->timeline;
+    QString info = tr("One step, %1 schedule, %2 micro-batches per pipeline, %3 stage(s): laid out %4, estimate %5. "
+                      "Wheel zooms, drag pans, double-click fits, hover for times.")
+                       .arg(q(t.schedule).toUpper())
+                       .arg(t.microbatches)
+                       .arg(s.plan.pp)
+                       .arg(q(cli::format_time(t.end)), q(cli::format_time(t.estimate_step)));
+    for (const auto& n : t.notes) info += QStringLiteral(" Note: %1.").arg(q(n));
+    timeline_info_->setText(info);
+  } else {
+    summary_title_->setText(tr("The scenario has %n error(s): see the editor", nullptr, errors));
+    summary_title_->setStyleSheet(QStringLiteral("color: #b00020;"));
+    status_text_->setText(tr("%n error(s)", nullptr, errors));
+    timeline_info_->setText(QString());
+  }
+  QStringList notes;
+  for (const auto& n : r->cost_notes) notes << q(n);
+  cost_notes_->setText(notes.join(QLatin1Char('\n')));
+  cost_notes_->setVisible(!notes.isEmpty());
+  emit resultsUpdated();
+}
+
+void MainWindow::show_field(const QString& key) {
+  const QString field_key = editor_->field_key_for(key);
+  QWidget* target = editor_->field(field_key);
+  if (!target) target = editor_->message_label(field_key);
+  if (!target) return;
+  editor_scroll_->ensureWidgetVisible(target);
+  target->setFocus(Qt::OtherFocusReason);
+}
+
+void MainWindow::update_title() {
+  const QString name = form_.name.empty() ? document_label() : q(form_.name);
+  setWindowTitle(QStringLiteral("%1[*] - %2 - flopcast").arg(name, document_label()));
+  setWindowModified(!undo_->isClean());
+}
+
+void MainWindow::new_document() {
+  path_.clear();
+  base_yaml_.clear();
+  form_ = default_form(*catalog_);
+  saved_form_ = form_;
+  file_time_ = {};
+  editor_->set_form_state(form_);
+  undo_->clear();
+  undo_->setClean();
+  update_title();
+  recompute(true);
+}
+
+bool MainWindow::open_file(const QString& path, QString* error) {
+  Diagnostics diags;
+  const std::string file = path.toStdString();
+  const auto text = io::read_text_file(file, diags);
+  std::optional<Scenario> s;
+  if (text) s = io::parse_scenario(*text, file, *catalog_, diags);
+  if (!s) {
+    if (error) *error = q(diags.str()).trimmed();
+    return false;
+  }
+  path_ = QFileInfo(path).absoluteFilePath();
+  base_yaml_ = *text;
+  form_ = form_from_scenario(*s, *text);
+  saved_form_ = form_;
+  file_time_ = QFileInfo(path_).lastModified();
+  editor_->set_form_state(form_);
+  undo_->clear();
+  undo_->setClean();
+  update_title();
+  add_recent(path_);
+  recompute(true);
+  return true;
+}
+
+bool MainWindow::save_to(const QString& path, QString* error) {
+  // An unedited document is written as it was read, comments and all.
+  const std::string text = form_ == saved_form_ && !base_yaml_.empty() ? base_yaml_ : current_yaml();
+  const QString target = QFileInfo(path).absoluteFilePath();
+  if (QFileInfo::exists(target)) {
+    const QString backup = target + QStringLiteral(".bak");
+    QFile::remove(backup);
+    if (!QFile::copy(target, backup)) {
+      if (error) *error = tr("cannot keep a backup of %1 as %2").arg(target, backup);
+      return false;
+    }
+  }
+  std::string why;
+  if (!io::write_file_atomically(target.toStdString(), text, true, why)) {
+    if (error) *error = q(why);
+    return false;
+  }
+  path_ = target;
+  base_yaml_ = text;
+  saved_form_ = form_;
+  file_time_ = QFileInfo(path_).lastModified();
+  undo_->setClean();
+  update_title();
+  add_recent(path_);
+  return true;
+}
+
+void MainWindow::action_new() {
+  if (maybe_save()) new_document();
+}
+
+void MainWindow::action_open() {
+  if (!maybe_save()) return;
+  QSettings settings;
+  const QString dir = settings.value(kLastDirKey).toString();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), dir, tr("Scenarios (*.yaml *.yml);;All files (*)"));
+  if (!path.isEmpty()) open_interactively(path);
+}
+
+void MainWindow::open_interactively(const QString& path) {
+  QString error;
+  if (open_file(path, &error)) {
+    QSettings().setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    return;
+  }
+  QMessageBox box(QMessageBox::Warning, tr("Cannot open scenario"),
+                  tr("%1 could not be loaded. The current document is unchanged.").arg(QFileInfo(path).fileName()),
+                  QMessageBox::Ok, this);
+  box.setInformativeText(error.section(QLatin1Char('\n'), 0, 4));
+  box.setDetailedText(error);
+  box.exec();
+}
+
+bool MainWindow::action_save() {
+  if (path_.isEmpty()) return action_save_as();
+  if (QFileInfo::exists(path_) && file_time_.isValid() && QFileInfo(path_).lastModified() != file_time_) {
+    const auto answer = QMessageBox::warning(
+        this, tr("File changed on disk"),
+        tr("%1 was changed by another program since it was opened. Overwrite it? The other version is kept as %2.bak.")
+            .arg(QFileInfo(path_).fileName(), QFileInfo(path_).fileName()),
+        QMessageBox::Save | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer != QMessageBox::Save) return false;
+  }
+  QString error;
+  if (save_to(path_, &error)) return true;
+  QMessageBox::critical(this, tr("Cannot save"), error);
+  return false;
+}
+
+bool MainWindow::action_save_as() {
+  QSettings settings;
+  const QString start = path_.isEmpty() ? settings.value(kLastDirKey).toString() : path_;
+  QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), start, tr("Scenarios (*.yaml *.yml)"), nullptr,
+                                              QFileDialog::DontConfirmOverwrite);
+  if (path.isEmpty()) return false;
+  if (!path.endsWith(QLatin1String(".yaml")) && !path.endsWith(QLatin1String(".yml"))) path += QStringLiteral(".yaml");
+  if (QFileInfo::exists(path)) {
+    const auto answer = QMessageBox::question(
+        this, tr("Replace file?"),
+        tr("%1 already exists. Replace it? The current file is kept as %1.bak.").arg(QFileInfo(path).fileName()),
+        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes) return false;
+  }
+  QString error;
+  if (save_to(path, &error)) {
+    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    return true;
+  }
+  QMessageBox::critical(this, tr("Cannot save"), error);
+  return false;
+}
+
+bool MainWindow::maybe_save() {
+  if (!is_modified()) return true;
+  const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                           tr("%1 has unsaved changes. Save them?").arg(document_label()),
+                                           QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Save) return action_save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!maybe_save()) {
+    event->ignore();
+    return;
+  }
+  save_settings();
+  event->accept();
+}
+
+void MainWindow::add_recent(const QString& path) {
+  QSettings settings;
+  QStringList files = settings.value(kRecentKey).toStringList();
+  files.removeAll(path);
+  files.prepend(path);
+  while (files.size() > kMaxRecentFiles) files.removeLast();
+  settings.setValue(kRecentKey, files);
+  rebuild_recent_menu();
+}
+
+void MainWindow::rebuild_recent_menu() {
+  recent_menu_->clear();
+  const QStringList files = QSettings().value(kRecentKey).toStringList();
+  for (const QString& f : files) {
+    QAction* a = recent_menu_->addAction(QFileInfo(f).fileName(), this, [this, f] {
+      if (maybe_save()) open_interactively(f);
+    });
+    a->setToolTip(f);
+    a->setEnabled(QFileInfo::exists(f));
+  }
+  recent_menu_->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::restore_settings() {
+  QSettings settings;
+  restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+  splitter_->restoreState(settings.value(QStringLiteral("splitter")).toByteArray());
+  tabs_->setCurrentIndex(settings.value(QStringLiteral("tab"), 0).toInt());
+}
+
+void MainWindow::save_settings() const {
+  QSettings settings;
+  settings.setValue(QStringLiteral("geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("splitter"), splitter_->saveState());
+  settings.setValue(QStringLiteral("tab"), tabs_->currentIndex());
+}
+
+}  // namespace flopcast::gui

@@ -1,0 +1,162 @@
+#pragma once
+/// The flopcast-gui window: the scenario editor on the left (with the loader's problems
+/// under it), the result tabs on the right (Summary, Timeline, Breakdown, Memory, Cost, YAML),
+/// File menu with open/save/recent files, Edit menu with undo/redo of form edits.
+///
+/// A document is the YAML text it was opened from plus the form's state; every edit
+/// composes new YAML (scenario_yaml.hpp) and recomputes it in the background
+/// (ScenarioComputer). Non-interactive entry points (open_file, save_to, select_tab) serve
+/// the command line and the tests; the menu actions wrap them with dialogs.
+#include <QDateTime>
+#include <QMainWindow>
+
+#include <memory>
+
+#include "compute_result.hpp"
+#include "form_state.hpp"
+
+class QLabel;
+class QListWidget;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
+class QScrollArea;
+class QSplitter;
+class QTabWidget;
+class QTableView;
+class QUndoStack;
+
+namespace flopcast::gui {
+
+class BreakdownChart;
+class CostChart;
+class FigureTableModel;
+class MemoryChart;
+class ScenarioComputer;
+class ScenarioEditor;
+class TimelineView;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  /// Most recent files kept in the File menu.
+  static constexpr int kMaxRecentFiles = 8;
+
+  explicit MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  /// Opens a scenario file. On any error the current document stays as it is and `error`
+  /// gets the loader's diagnostics (file:line:col, key, message, hint), one per line.
+  bool open_file(const QString& path, QString* error = nullptr);
+  /// Writes the document to `path` (an existing file is first copied to PATH.bak) and makes
+  /// it the document's file. No questions asked: the menu actions ask first.
+  bool save_to(const QString& path, QString* error = nullptr);
+  /// Starts an unsaved document with the default form.
+  void new_document();
+
+  /// Shows the tab named `name` (summary, timeline, breakdown, memory, cost, yaml; any case).
+  bool select_tab(const QString& name);
+  /// The tab names select_tab() accepts, in order.
+  static QStringList tab_names();
+
+  /// The YAML text the current form composes.
+  std::string current_yaml() const;
+  /// The latest result shown (null before the first).
+  std::shared_ptr<const ComputeResult> result() const;
+  /// True while a computation for the current form is pending or running.
+  bool computing() const;
+  /// True when the document has edits not saved.
+  bool is_modified() const;
+  QString file_path() const { return path_; }
+
+  ScenarioEditor* editor() const { return editor_; }
+  ScenarioComputer* computer() const { return computer_; }
+  QUndoStack* undo_stack() const { return undo_; }
+  QTabWidget* tabs() const { return tabs_; }
+  TimelineView* timeline_view() const { return timeline_; }
+  BreakdownChart* breakdown_chart() const { return breakdown_chart_; }
+  MemoryChart* memory_chart() const { return memory_chart_; }
+  CostChart* cost_chart() const { return cost_chart_; }
+  /// The item models of the tabs (for QAbstractItemModelTester).
+  QList<FigureTableModel*> models() const;
+  QListWidget* problems_view() const { return problems_; }
+
+  /// Restores and saves window geometry, splitter and last tab (interactive runs only).
+  void restore_settings();
+  void save_settings() const;
+
+ signals:
+  /// The tabs show a new result.
+  void resultsUpdated();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void build_menus();
+  QWidget* build_summary_tab();
+  QWidget* build_timeline_tab();
+  QWidget* build_breakdown_tab();
+  QWidget* build_memory_tab();
+  QWidget* build_cost_tab();
+  void on_edited(const QString& key);
+  void apply_form(const FormState& f);
+  void recompute(bool now);
+  void show_result();
+  void update_title();
+  void set_busy(bool busy);
+  /// Scrolls the editor to the field showing diagnostics of `key` and focuses it.
+  void show_field(const QString& key);
+
+  // Menu actions (interactive: they may ask questions).
+  void action_new();
+  void action_open();
+  bool action_save();
+  bool action_save_as();
+  void open_interactively(const QString& path);
+  bool maybe_save();
+  void add_recent(const QString& path);
+  void rebuild_recent_menu();
+  QString document_label() const;
+
+  std::shared_ptr<const io::Catalog> catalog_;
+  ScenarioComputer* computer_ = nullptr;
+  ScenarioEditor* editor_ = nullptr;
+  QUndoStack* undo_ = nullptr;
+  QSplitter* splitter_ = nullptr;
+  QScrollArea* editor_scroll_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  QListWidget* problems_ = nullptr;
+  QLabel* summary_title_ = nullptr;
+  QLabel* timeline_info_ = nullptr;
+  QLabel* cost_notes_ = nullptr;
+  QTableView* bills_view_ = nullptr;
+  QTableView* breakdown_view_ = nullptr;
+  QTableView* memory_view_ = nullptr;
+  QTableView* run_view_ = nullptr;
+  QTableView* stage_view_ = nullptr;
+  QPlainTextEdit* yaml_view_ = nullptr;
+  QLabel* status_text_ = nullptr;
+  QProgressBar* busy_bar_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
+  TimelineView* timeline_ = nullptr;
+  TimelineView* timeline_detail_ = nullptr;  ///< the first micro-batches, zoomed (short pipelines)
+  QLabel* timeline_detail_label_ = nullptr;
+  BreakdownChart* breakdown_chart_ = nullptr;
+  MemoryChart* memory_chart_ = nullptr;
+  CostChart* cost_chart_ = nullptr;
+  FigureTableModel* summary_model_ = nullptr;
+  FigureTableModel* breakdown_model_ = nullptr;
+  FigureTableModel* memory_model_ = nullptr;
+  FigureTableModel* run_model_ = nullptr;
+  FigureTableModel* bill_model_ = nullptr;
+  FigureTableModel* stage_model_ = nullptr;
+
+  QString path_;             ///< "" = not saved yet
+  std::string base_yaml_;    ///< the text the document was opened from or last saved as
+  FormState form_;           ///< what the editor shows
+  FormState saved_form_;     ///< the form of base_yaml_
+  QDateTime file_time_;      ///< modification time of path_ when opened or saved
+};
+
+}  // namespace flopcast::gui

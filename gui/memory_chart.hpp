@@ -1,0 +1,21 @@
+#pragma once
+/// Memory tab chart: memory per GPU of each pipeline stage as stacked bars by part (weights,
+/// gradients, optimizer states, activations, ...) against a line at the GPU's HBM.
+#include <QtCharts/QChartView>
+
+#include "compute_result.hpp"
+
+namespace flopcast::gui {
+
+class MemoryChart : public QChartView {
+  Q_OBJECT
+ public:
+  explicit MemoryChart(QWidget* parent = nullptr);
+  void set_result(const ComputeResult& r);
+  int bar_count() const { return bars_; }
+
+ private:
+  int bars_ = 0;
+};
+
+}  // namespace flopcast::gui

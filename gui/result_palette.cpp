@@ -1,0 +1,67 @@
+#include "result_palette.hpp"
+
+namespace flopcast::gui {
+namespace {
+// Tableau 10.
+const QColor kBlue(0x4E, 0x79, 0xA7);
+const QColor kOrange(0xF2, 0x8E, 0x2B);
+const QColor kRed(0xE1, 0x57, 0x59);
+const QColor kTeal(0x76, 0xB7, 0xB2);
+const QColor kGreen(0x59, 0xA1, 0x4F);
+const QColor kYellow(0xED, 0xC9, 0x48);
+const QColor kPurple(0xB0, 0x7A, 0xA1);
+const QColor kPink(0xFF, 0x9D, 0xA7);
+const QColor kBrown(0x9C, 0x75, 0x5F);
+const QColor kGrey(0xBA, 0xB0, 0xAC);
+}  // namespace
+
+QColor color_of(SliceKind k) {
+  switch (k) {
+    case SliceKind::Forward: return kBlue;
+    case SliceKind::Backward: return kOrange;
+    case SliceKind::Recompute: return kPurple;
+    case SliceKind::Comm: return kRed;
+    case SliceKind::P2P: return kTeal;
+    case SliceKind::DpSync: return kGreen;
+    case SliceKind::Optimizer: return kBrown;
+    case SliceKind::Overhead: return kGrey;
+  }
+  return kGrey;
+}
+
+QColor color_of(TimePart p) {
+  switch (p) {
+    case TimePart::Compute: return kBlue;
+    case TimePart::Recompute: return kPurple;
+    case TimePart::TpComm: return kRed;
+    case TimePart::CpComm: return kPink;
+    case TimePart::EpComm: return kYellow;
+    case TimePart::PpComm: return kTeal;
+    case TimePart::Bubble: return QColor(0xD9, 0xD9, 0xD9);
+    case TimePart::DpComm: return kGreen;
+    case TimePart::Optimizer: return kBrown;
+    case TimePart::Overhead: return kGrey;
+  }
+  return kGrey;
+}
+
+QColor color_of(MemoryPart p) {
+  switch (p) {
+    case MemoryPart::Weights: return kBlue;
+    case MemoryPart::Gradients: return kOrange;
+    case MemoryPart::Optimizer: return kGreen;
+    case MemoryPart::Activations: return kPurple;
+    case MemoryPart::Logits: return kYellow;
+    case MemoryPart::Workspace: return kTeal;
+    case MemoryPart::Fragmentation: return kGrey;
+  }
+  return kGrey;
+}
+
+QColor text_color_on(const QColor& fill) {
+  // Relative luminance weights of ITU-R BT.709.
+  const double y = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF();
+  return y > 0.5 ? QColor(Qt::black) : QColor(Qt::white);
+}
+
+}  // namespace flopcast::gui

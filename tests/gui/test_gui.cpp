@@ -1,0 +1,532 @@
+// flopcast-gui tests (QtTest, headless): item models under QAbstractItemModelTester, the
+// form <-> YAML composition over the shipped scenarios, the timeline layout, the editor's
+// inline diagnostics, background recomputation, undo/redo, open/save, and a non-blank
+// screenshot of every tab.
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSet>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include <memory>
+
+#include "compute_result.hpp"
+#include "cost_chart.hpp"
+#include "figure_table_model.hpp"
+#include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/workload/workload.hpp"
+#include "gui_app.hpp"
+#include "main_window.hpp"
+#include "pipeline_timeline.hpp"
+#include "result_tables.hpp"
+#include "scenario_computer.hpp"
+#include "scenario_editor.hpp"
+#include "scenario_yaml.hpp"
+#include "timeline_view.hpp"
+
+using namespace flopcast;
+using namespace flopcast::gui;
+
+namespace {
+
+const QString kQuickstart = QStringLiteral(FLOPCAST_SCENARIOS_DIR "/quickstart.yaml");
+constexpr int kTimeoutMs = 60'000;
+
+std::string read_all(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return f.readAll().toStdString();
+}
+
+bool write_all(const QString& path, const std::string& text) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+  return f.write(text.data(), static_cast<qint64>(text.size())) == static_cast<qint64>(text.size());
+}
+
+int distinct_colours(const QImage& image, int stop_at) {
+  QSet<QRgb> colours;
+  const QImage img = image.convertToFormat(QImage::Format_RGB32);
+  for (int y = 0; y < img.height(); ++y) {
+    const auto* line = reinterpret_cast<const QRgb*>(img.constScanLine(y));
+    for (int x = 0; x < img.width(); ++x) {
+      colours.insert(line[x]);
+      if (colours.size() >= stop_at) return static_cast<int>(colours.size());
+    }
+  }
+  return static_cast<int>(colours.size());
+}
+
+StageTimes stage(double f_ms, double b_ms, double p2p_ms) {
+  StageTimes s;
+  s.forward = Time::from_seconds(f_ms * 1e-3);
+  s.backward = Time::from_seconds(b_ms * 1e-3);
+  s.p2p = Time::from_seconds(p2p_ms * 1e-3);
+  return s;
+}
+
+}  // namespace
+
+class GuiTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase();
+  void figure_model_passes_tester();
+  void form_round_trips_shipped_scenarios();
+  void compose_keeps_keys_the_form_does_not_edit();
+  void custom_model_keeps_the_preset_architecture();
+  void timeline_lays_out_1f1b();
+  void timeline_lays_out_gpipe();
+  void window_models_pass_tester_while_editing();
+  void editing_a_field_updates_results();
+  void invalid_field_shows_cli_message_inline();
+  void undo_and_redo_restore_the_form();
+  void bad_file_leaves_document_intact();
+  void save_keeps_a_backup();
+  void cost_tab_bills_each_plan_when_pricing_is_loaded();
+  void screenshot_of_each_tab_is_not_blank_data();
+  void screenshot_of_each_tab_is_not_blank();
+
+ private:
+  /// Where screenshots go: $FLOPCAST_GUI_TEST_OUTPUT when set (CI keeps them), else scratch.
+  QString shot_path(const QString& name) const {
+    const QString dir = qEnvironmentVariable("FLOPCAST_GUI_TEST_OUTPUT");
+    return dir.isEmpty() ? tmp_.filePath(name) : QDir(dir).filePath(name);
+  }
+
+  std::shared_ptr<const io::Catalog> catalog_;
+  QTemporaryDir tmp_;
+};
+
+void GuiTest::initTestCase() {
+  QVERIFY(tmp_.isValid());
+  // Recent files and window settings go to a scratch folder, never the user's.
+  QCoreApplication::setOrganizationName(QStringLiteral("flopcast-tests"));
+  QCoreApplication::setApplicationName(QStringLiteral("flopcast-gui-tests"));
+  QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, tmp_.path());
+  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, tmp_.path());
+  Diagnostics d;
+  auto cat = io::load_catalog("", d);
+  QVERIFY2(cat.has_value(), d.str().c_str());
+  catalog_ = std::make_shared<const io::Catalog>(std::move(*cat));
+}
+
+void GuiTest::figure_model_passes_tester() {
+  const auto r = compute_scenario(read_all(kQuickstart), "quickstart.yaml", *catalog_);
+  QVERIFY2(r->ok(), r->diags.str().c_str());
+  using Build = std::vector<TableRow> (*)(const ComputeResult&);
+  const std::vector<std::pair<QStringList, Build>> tables = {
+      {summary_headers(), &summary_rows}, {breakdown_headers(), &breakdown_rows}, {memory_headers(), &memory_rows},
+      {run_headers(), &run_rows},         {bill_headers(), &bill_rows}};
+  for (const auto& [headers, build] : tables) {
+    FigureTableModel model(headers, {1});
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.set_rows(build(*r));
+    model.set_rows(build(*r));  // same shape: dataChanged
+    model.set_rows({});         // reset to empty
+    model.set_rows(build(*r));
+    QCOMPARE(model.columnCount(), headers.size());
+  }
+  // The numbers behind the text: the breakdown's parts sum to its total row.
+  FigureTableModel model(breakdown_headers(), {1, 2});
+  model.set_rows(breakdown_rows(*r));
+  double sum = 0;
+  for (int i = 0; i + 1 < model.rowCount(); ++i) sum += model.index(i, 0).data(FigureTableModel::ValueRole).toDouble();
+  const double total = model.index(model.rowCount() - 1, 0).data(FigureTableModel::ValueRole).toDouble();
+  QVERIFY(total > 0);
+  QVERIFY(std::abs(sum - total) < 1e-6 * total);
+}
+
+void GuiTest::form_round_trips_shipped_scenarios() {
+  // Every shipped scenario: load, show in the form, compose YAML from the form over the file,
+  // load that: the same model, cluster, plan, precision and tokens.
+  int checked = 0;
+  QDirIterator it(QStringLiteral(FLOPCAST_SCENARIOS_DIR), {QStringLiteral("*.yaml")}, QDir::Files, QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    const QString path = it.next();
+    const std::string text = read_all(path);
+    Diagnostics d;
+    const auto s = io::parse_scenario(text, path.toStdString(), *catalog_, d);
+    if (!s) continue;  // scenarios that are meant to fail, or need blocks this build lacks
+    const FormState f = form_from_scenario(*s, text);
+    const std::string yaml = compose_scenario_yaml(text, f, *catalog_);
+    Diagnostics d2;
+    const auto back = io::parse_scenario(yaml, "composed.yaml", *catalog_, d2);
+    QVERIFY2(back.has_value(), (path.toStdString() + "\n" + yaml + d2.str()).c_str());
+    QCOMPARE(back->model.layers, s->model.layers);
+    QCOMPARE(back->model.hidden, s->model.hidden);
+    QCOMPARE(back->model.heads, s->model.heads);
+    QCOMPARE(back->model.kv_heads, s->model.kv_heads);
+    QCOMPARE(back->model.ffn, s->model.ffn);
+    QCOMPARE(back->model.seq_len, s->model.seq_len);
+    QCOMPARE(parameter_count(back->model).total, parameter_count(s->model).total);
+    QCOMPARE(back->cluster.gpu.name, s->cluster.gpu.name);
+    QCOMPARE(back->cluster.gpus, s->cluster.gpus);
+    QCOMPARE(back->cluster.gpus_per_node, s->cluster.gpus_per_node);
+    QCOMPARE(back->cluster.fabric.name, s->cluster.fabric.name);
+    QCOMPARE(back->cluster.fabric.nic_gbps, s->cluster.fabric.nic_gbps);
+    QCOMPARE(back->plan.tp, s->plan.tp);
+    QCOMPARE(back->plan.pp, s->plan.pp);
+    QCOMPARE(back->plan.dp, s->plan.dp);
+    QCOMPARE(back->plan.cp, s->plan.cp);
+    QCOMPARE(back->plan.ep, s->plan.ep);
+    QCOMPARE(back->plan.vpp, s->plan.vpp);
+    QCOMPARE(back->plan.zero, s->plan.zero);
+    QCOMPARE(back->plan.micro_batch, s->plan.micro_batch);
+    QCOMPARE(back->plan.global_batch, s->plan.global_batch);
+    QCOMPARE(back->plan.recompute, s->plan.recompute);
+    QCOMPARE(back->plan.schedule, s->plan.schedule);
+    QCOMPARE(back->plan.sequence_parallel, s->plan.sequence_parallel);
+    QCOMPARE(back->plan.overlap_dp_comm, s->plan.overlap_dp_comm);
+    QCOMPARE(back->precision, s->precision);
+    QCOMPARE(back->training.tokens, s->training.tokens);
+    QCOMPARE(back->claimed.figures, s->claimed.figures);
+    // The form read back from the composed text is the same form.
+    QVERIFY(form_from_scenario(*back, yaml) == f);
+    ++checked;
+  }
+  QVERIFY2(checked >= 5, qPrintable(QStringLiteral("only %1 scenarios loaded").arg(checked)));
+}
+
+void GuiTest::compose_keeps_keys_the_form_does_not_edit() {
+  const std::string base = R"(# a comment
+name: keep me
+description: not in the form
+model: llama3-8b
+cluster: {gpu: H800, gpus: 64, fabric: {preset: hgx-h800-roce200, nic_gbps: 400}}
+parallel: {tp: 2, pp: 1, dp: 32, global_batch: 512, overlap_dp_comm: true}
+precision: bf16
+claimed: {mfu: 0.5}
+)";
+  Diagnostics d;
+  const auto s = io::parse_scenario(base, "base.yaml", *catalog_, d);
+  QVERIFY2(s.has_value(), d.str().c_str());
+  FormState f = form_from_scenario(*s, base);
+  QCOMPARE(f.fabric, std::string(kFabricFromFile));
+  QVERIFY(f.tokens.empty());
+  f.tp = 4;
+  f.dp = 16;
+  const std::string yaml = compose_scenario_yaml(base, f, *catalog_);
+  Diagnostics d2;
+  const auto back = io::parse_scenario(yaml, "composed.yaml", *catalog_, d2);
+  QVERIFY2(back.has_value(), (yaml + d2.str()).c_str());
+  QCOMPARE(back->plan.tp, 4);
+  QCOMPARE(back->description, std::string("not in the form"));
+  QVERIFY(back->plan.overlap_dp_comm);
+  QCOMPARE(back->claimed.figures.at("mfu"), 0.5);
+  QCOMPARE(back->cluster.fabric.nic_gbps, 400.0);  // the inline fabric stays
+  QVERIFY(yaml.find("training") == std::string::npos);  // no tokens given: no block added
+  // dp "auto": the key is left out and the loader derives it.
+  f.dp_auto = true;
+  const auto derived = io::parse_scenario(compose_scenario_yaml(base, f, *catalog_), "auto.yaml", *catalog_, d2);
+  QVERIFY(derived.has_value());
+  QCOMPARE(derived->plan.dp, std::int64_t{16});
+}
+
+void GuiTest::custom_model_keeps_the_preset_architecture() {
+  FormState f = default_form(*catalog_);
+  const ModelSpec* preset = catalog_->find_model(f.model_preset);
+  QVERIFY(preset);
+  f.model_base = f.model_preset;  // "Custom shape" chosen while the preset was shown
+  f.model_preset.clear();
+  const std::string yaml = compose_scenario_yaml("", f, *catalog_);
+  Diagnostics d;
+  const auto s = io::parse_scenario(yaml, "custom.yaml", *catalog_, d);
+  QVERIFY2(s.has_value(), (yaml + d.str()).c_str());
+  QCOMPARE(s->model.name, std::string("custom"));
+  QCOMPARE(parameter_count(s->model).total, parameter_count(*preset).total);
+  QCOMPARE(s->model.ffn_kind, preset->ffn_kind);
+  // Through the editor: choosing "Custom shape" records the preset it came from.
+  ScenarioEditor editor(*catalog_);
+  editor.set_form_state(default_form(*catalog_));
+  auto* combo = qobject_cast<QComboBox*>(editor.field(QStringLiteral("model.preset")));
+  QVERIFY(combo);
+  combo->setCurrentIndex(combo->findData(QString()));
+  QCOMPARE(editor.form_state().model_base, preset->name);
+  QVERIFY(editor.form_state().model_preset.empty());
+  // A preset with one field changed is written as an override of the preset.
+  f = default_form(*catalog_);
+  f.seq_len = 4096;
+  const std::string over = compose_scenario_yaml("", f, *catalog_);
+  QVERIFY2(over.find("preset: " + f.model_preset) != std::string::npos, over.c_str());
+  QVERIFY2(over.find("seq_len: 4096") != std::string::npos, over.c_str());
+  QVERIFY2(over.find("layers:") == std::string::npos, over.c_str());
+}
+
+void GuiTest::timeline_lays_out_1f1b() {
+  // 4 equal stages, F 1 ms, B 2 ms, p2p 0.1 ms; 8 micro-batches.
+  StepEstimate est;
+  for (int i = 0; i < 4; ++i) est.stages.push_back(stage(1, 2, 0.1));
+  est.breakdown.optimizer = Time::from_seconds(0.5e-3);
+  ParallelPlan plan;
+  plan.pp = 4;
+  plan.dp = 1;
+  plan.micro_batch = 1;
+  plan.global_batch = 8;
+  const Timeline t = build_timeline(est, plan);
+  QCOMPARE(t.microbatches, std::int64_t{8});
+  QCOMPARE(static_cast<int>(t.rows.size()), 8);  // compute + comm row per stage
+  for (const auto& row : t.rows) {
+    for (std::size_t i = 1; i < row.slices.size(); ++i) QVERIFY(row.slices[i - 1].end <= row.slices[i].start);
+  }
+  // Stage s starts with p-s-1 warm-up forwards, then alternates (PipeDream-Flush).
+  for (int s = 0; s < 4; ++s) {
+    std::vector<const TimelineSlice*> passes;
+    for (const auto& x : t.rows[static_cast<std::size_t>(2 * s)].slices)
+      if (x.kind == SliceKind::Forward || x.kind == SliceKind::Backward) passes.push_back(&x);
+    QCOMPARE(static_cast<int>(passes.size()), 16);
+    for (int i = 0; i < 4 - s - 1; ++i) QCOMPARE(passes[static_cast<std::size_t>(i)]->kind, SliceKind::Forward);
+    QCOMPARE(passes[static_cast<std::size_t>(4 - s - 1)]->kind, SliceKind::Forward);
+    QCOMPARE(passes[static_cast<std::size_t>(4 - s)]->kind, SliceKind::Backward);
+  }
+  // Dependencies: F of stage 1 starts after F of stage 0 plus its send.
+  const auto& f0 = t.rows[0].slices.front();
+  const auto& f1 = t.rows[2].slices.front();
+  QVERIFY(f1.start >= f0.end + est.stages[0].p2p);
+  // Length: (m + p - 1) passes of the slowest stage, within the sends: 11 x 3 ms = 33 ms plus
+  // at most 2 x 0.1 ms per pass, plus the optimizer.
+  QVERIFY(t.end.ms() >= 33.5 - 1e-9);
+  QVERIFY(t.end.ms() <= 33.0 + 11 * 0.2 + 0.5 + 1e-9);
+  // Hover text names the pass, micro-batch, stage and duration.
+  QVERIFY2(TimelineView::describe(f1).startsWith(QStringLiteral("F mb0 stage 1: 1.00 ms")), qPrintable(TimelineView::describe(f1)));
+}
+
+void GuiTest::timeline_lays_out_gpipe() {
+  StepEstimate est;
+  for (int i = 0; i < 2; ++i) est.stages.push_back(stage(1, 2, 0));
+  ParallelPlan plan;
+  plan.pp = 2;
+  plan.global_batch = 4;
+  plan.schedule = Schedule::GPipe;
+  const Timeline t = build_timeline(est, plan);
+  QCOMPARE(t.schedule, std::string("gpipe"));
+  // Stage 0 runs every forward before any backward.
+  bool seen_backward = false;
+  for (const auto& x : t.rows[0].slices) {
+    if (x.kind == SliceKind::Backward) seen_backward = true;
+    if (x.kind == SliceKind::Forward) QVERIFY(!seen_backward);
+  }
+  // A scenario without stages lays out nothing.
+  QVERIFY(build_timeline(StepEstimate{}, plan).empty());
+}
+
+void GuiTest::window_models_pass_tester_while_editing() {
+  MainWindow w(catalog_);
+  std::vector<std::unique_ptr<QAbstractItemModelTester>> testers;
+  for (FigureTableModel* m : w.models())
+    testers.push_back(std::make_unique<QAbstractItemModelTester>(m, QAbstractItemModelTester::FailureReportingMode::QtTest));
+  QVERIFY(w.open_file(kQuickstart));
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  QVERIFY(w.models().front()->rowCount() > 5);
+  // An invalid state empties the tables, a valid one fills them again.
+  auto* tp = qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.tp")));
+  QVERIFY(tp);
+  tp->setValue(3);
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  QCOMPARE(w.models().front()->rowCount(), 0);
+  tp->setValue(2);
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  QVERIFY(w.models().front()->rowCount() > 5);
+}
+
+void GuiTest::editing_a_field_updates_results() {
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kQuickstart));
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  const auto before = w.result();
+  QVERIFY2(before->ok(), before->diags.str().c_str());
+  QCOMPARE(before->scenario->plan.tp, 2);
+  const auto published = w.computer()->published();
+
+  QSignalSpy spy(&w, &MainWindow::resultsUpdated);
+  auto* tp = qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.tp")));
+  auto* dp = qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.dp")));
+  QVERIFY(tp && dp);
+  tp->setValue(4);
+  dp->setValue(16);
+  QVERIFY(w.computing());  // debounced: nothing computed yet
+  QTRY_VERIFY_WITH_TIMEOUT(spy.count() >= 1 && !w.computing(), kTimeoutMs);
+  // Two quick edits, one computation (the debounce merged them).
+  QCOMPARE(w.computer()->published(), published + 1);
+  const auto after = w.result();
+  QVERIFY2(after->ok(), after->diags.str().c_str());
+  QCOMPARE(after->scenario->plan.tp, 4);
+  QCOMPARE(after->scenario->plan.dp, std::int64_t{16});
+  QVERIFY(after->report.est.step != before->report.est.step);
+  QVERIFY(w.is_modified());
+}
+
+void GuiTest::invalid_field_shows_cli_message_inline() {
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kQuickstart));
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  ScenarioEditor* editor = w.editor();
+  QLabel* tp_message = editor->message_label(QStringLiteral("parallel.tp"));
+  QVERIFY(tp_message);
+  QVERIFY(tp_message->isHidden());
+
+  qobject_cast<QSpinBox*>(editor->field(QStringLiteral("parallel.tp")))->setValue(3);  // llama3-8b has 32 heads
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  QVERIFY(!w.result()->ok());
+  QVERIFY(!tp_message->isHidden());
+  QVERIFY2(tp_message->text().startsWith(QStringLiteral("tp 3 does not divide heads 32")), qPrintable(tp_message->text()));
+  // The same message the CLI prints for the same text.
+  Diagnostics d;
+  QVERIFY(!io::parse_scenario(w.current_yaml(), "cli.yaml", *catalog_, d).has_value());
+  bool found = false;
+  for (const auto& x : d.items())
+    if (x.key == "parallel.tp") found = tp_message->text().contains(QString::fromStdString(x.message));
+  QVERIFY(found);
+  // tp*pp*dp*cp != gpus is a plan-level problem: shown on the plan group.
+  QLabel* plan_message = editor->message_label(QStringLiteral("parallel"));
+  QVERIFY(!plan_message->isHidden());
+  QVERIFY2(plan_message->text().contains(QStringLiteral("but cluster.gpus is 64")), qPrintable(plan_message->text()));
+  QVERIFY(w.problems_view()->count() >= 2);
+  w.resize(kScreenshotWidth, kScreenshotHeight);
+  QString error;
+  QVERIFY2(save_screenshot(w, QStringLiteral("summary"), shot_path(QStringLiteral("gui-invalid.png")), &error), qPrintable(error));
+  // Fixing it clears the message.
+  qobject_cast<QSpinBox*>(editor->field(QStringLiteral("parallel.tp")))->setValue(2);
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  QVERIFY(w.result()->ok());
+  QVERIFY(tp_message->isHidden());
+  // A bad unit string in a text field gets the loader's message too.
+  auto* tokens = qobject_cast<QLineEdit*>(editor->field(QStringLiteral("training.tokens")));
+  QVERIFY(tokens);
+  QTest::keyClicks(tokens, QStringLiteral("x"));  // "1Tx"
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  QVERIFY(!editor->message_label(QStringLiteral("training.tokens"))->isHidden());
+}
+
+void GuiTest::undo_and_redo_restore_the_form() {
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kQuickstart));
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  auto* tp = qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.tp")));
+  auto* gpus = qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("cluster.gpus")));
+  tp->setValue(4);
+  gpus->setValue(128);
+  QCOMPARE(w.undo_stack()->count(), 2);
+  QVERIFY(w.is_modified());
+  w.undo_stack()->undo();
+  QCOMPARE(gpus->value(), 64);
+  QCOMPARE(tp->value(), 4);
+  w.undo_stack()->undo();
+  QCOMPARE(tp->value(), 2);
+  QVERIFY(!w.is_modified());
+  w.undo_stack()->redo();
+  QCOMPARE(tp->value(), 4);
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  QVERIFY(w.result()->yaml.find("tp: 4") != std::string::npos);
+
+  // Quick edits of one field (typing "16" into a spin box) merge into one step.
+  MainWindow fresh(catalog_);
+  auto* tp2 = qobject_cast<QSpinBox*>(fresh.editor()->field(QStringLiteral("parallel.tp")));
+  tp2->setValue(1);
+  tp2->setValue(16);
+  QCOMPARE(fresh.undo_stack()->count(), 1);
+  fresh.undo_stack()->undo();
+  QCOMPARE(tp2->value(), 2);
+}
+
+void GuiTest::bad_file_leaves_document_intact() {
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kQuickstart));
+  const FormState before = w.editor()->form_state();
+  const QString bad = tmp_.filePath(QStringLiteral("bad.yaml"));
+  QVERIFY(write_all(bad, "model: llama3-8b\ncluster: {gpu: H801, gpus: 64}\nparallel: {tp: 3, global_batch: 512}\nprecision: bf16\n"));
+  QString error;
+  QVERIFY(!w.open_file(bad, &error));
+  QVERIFY2(error.contains(QStringLiteral("bad.yaml:2")), qPrintable(error));
+  QVERIFY2(error.contains(QStringLiteral("unknown GPU 'H801'")), qPrintable(error));
+  QVERIFY(w.editor()->form_state() == before);
+  QCOMPARE(QFileInfo(w.file_path()).fileName(), QStringLiteral("quickstart.yaml"));
+  QVERIFY(!w.open_file(tmp_.filePath(QStringLiteral("missing.yaml")), &error));
+  QVERIFY(error.contains(QStringLiteral("file not found")));
+}
+
+void GuiTest::save_keeps_a_backup() {
+  const QString path = tmp_.filePath(QStringLiteral("plan.yaml"));
+  const std::string original = read_all(kQuickstart);
+  QVERIFY(write_all(path, original));
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(path));
+  // Saving an unedited document writes it as it was, comments and all.
+  QVERIFY(w.save_to(path));
+  QCOMPARE(read_all(path), original);
+  qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.tp")))->setValue(4);
+  qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.dp")))->setValue(16);
+  QVERIFY(w.is_modified());
+  QString error;
+  QVERIFY2(w.save_to(path, &error), qPrintable(error));
+  QVERIFY(!w.is_modified());
+  QCOMPARE(read_all(path + QStringLiteral(".bak")), original);
+  Diagnostics d;
+  const auto saved = io::load_scenario_file(path.toStdString(), *catalog_, d);
+  QVERIFY2(saved.has_value(), d.str().c_str());
+  QCOMPARE(saved->plan.tp, 4);
+  QCOMPARE(saved->training.tokens, 1e12);
+  QVERIFY(!saved->description.empty());
+  QSettings settings;
+  QVERIFY(settings.value(QStringLiteral("recentFiles")).toStringList().contains(QFileInfo(path).absoluteFilePath()));
+}
+
+void GuiTest::cost_tab_bills_each_plan_when_pricing_is_loaded() {
+  if (!pricing_available()) QSKIP("core/pricing is not part of this build");
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kQuickstart));
+  auto* catalogs = qobject_cast<QComboBox*>(w.editor()->field(QStringLiteral("pricing.catalog")));
+  QVERIFY(catalogs);
+  const int seed = catalogs->findData(QStringLiteral("seed-vendor"));
+  QVERIFY(seed > 0);
+  catalogs->setCurrentIndex(seed);
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  const auto r = w.result();
+  QVERIFY2(r->ok(), r->diags.str().c_str());
+  QVERIFY(r->scenario->has_pricing);
+  FigureTableModel* bills = w.models().back();
+  QVERIFY(bills->rowCount() > 0);
+  QVERIFY(w.cost_chart()->shows_bills());
+  // The cheapest plan is marked, as compare_plans decided.
+  int cheapest = 0;
+  for (const auto& row : bills->rows()) cheapest += row.emphasis ? 1 : 0;
+  QCOMPARE(cheapest, 1);
+  QVERIFY(w.current_yaml().find("catalog: seed-vendor") != std::string::npos);
+}
+
+void GuiTest::screenshot_of_each_tab_is_not_blank_data() {
+  QTest::addColumn<QString>("tab");
+  for (const QString& tab : MainWindow::tab_names()) QTest::newRow(qPrintable(tab)) << tab;
+}
+
+void GuiTest::screenshot_of_each_tab_is_not_blank() {
+  QFETCH(QString, tab);
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kQuickstart));
+  w.resize(kScreenshotWidth, kScreenshotHeight);
+  const QString path = shot_path(QStringLiteral("gui-%1.png").arg(tab));
+  QString error;
+  QVERIFY2(save_screenshot(w, tab, path, &error), qPrintable(error));
+  const QImage image(path);
+  QCOMPARE(image.size(), QSize(kScreenshotWidth, kScreenshotHeight));
+  QVERIFY(distinct_colours(image, 64) >= 64);
+  // The tab's own area has content, not just the editor beside it.
+  const QImage page = w.tabs()->currentWidget()->grab().toImage();
+  QVERIFY2(distinct_colours(page, 16) >= 16, qPrintable(tab));
+}
+
+QTEST_MAIN(GuiTest)
+#include "test_gui.moc"
