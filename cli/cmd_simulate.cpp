@@ -20,7 +20,14 @@ void register_simulate(CLI::App& app, CliContext& ctx) {
   cmd->callback([&ctx, opts] {
     auto loaded = load_scenario_for_command(ctx, opts->scenario, opts->profile);
     if (!loaded) return;
-    const auto report = make_report(loaded->scenario, loaded->profile);
+    auto report = make_report(loaded->scenario, loaded->profile);
+    Diagnostics diags;
+    const bool priced = add_whole_run(report, ctx.data_dir, diags);
+    if (!diags.empty()) ctx.err << diags.str();
+    if (!priced) {
+      ctx.exit_code = kBadInput;
+      return;
+    }
     if (opts->json) ctx.out << to_json(report).dump(2) << "\n";
     else print_text(report, ctx.out);
     if (!report.fits_memory) ctx.exit_code = kInfeasible;

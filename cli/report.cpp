@@ -2,8 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <ostream>
+
+#include "flopcast/io/price_catalog_io.hpp"
+#include "flopcast/job/job_simulation.hpp"
+#include "flopcast/pricing/bill.hpp"
+#include "flopcast/units/assert.hpp"
+#include "flopcast/workload/workload.hpp"
 
 namespace flopcast::cli {
 
@@ -25,6 +33,14 @@ std::string format_count(double v) {
   if (a >= 1e6) return fmt::format("{:.3g}M", v / 1e6);
   if (a >= 1e3) return fmt::format("{:.3g}K", v / 1e3);
   return fmt::format("{:.3g}", v);
+}
+
+std::string format_duration(Time t) {
+  const double s = t.seconds();
+  if (std::fabs(s) >= 86400 * 2) return fmt::format("{:.1f} days", s / 86400);
+  if (std::fabs(s) >= 3600) return fmt::format("{:.1f} h", s / 3600);
+  if (std::fabs(s) >= 60) return fmt::format("{:.1f} min", s / 60);
+  return fmt::format("{:.1f} s", s);
 }
 
 namespace {
@@ -116,6 +132,239 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile) {
   return r;
 }
 
+JobInput job_input_of(const Scenario& s, const SimReport& r, const EnergySpec& energy) {
+  JobInput in;
+  in.step_time = r.est.step;
+  in.steps = static_cast<std::int64_t>(r.steps);
+  in.gpus = s.cluster.gpus;
+  in.gpus_per_node = s.cluster.gpus_per_node;
+  in.params = parameter_count(s.model).total;
+  in.gpu_tdp_w = s.cluster.gpu.tdp_w;
+  in.node_power_w = s.cluster.fabric.node_power_kw * 1000.0;
+  in.energy = energy;
+  in.reliability = s.reliability;  // ReliabilitySpec's cited defaults when the block is absent
+  return in;
+}
+
+namespace {
+
+/// Longest failure-free run put on a calendar: 100 years. Time is int64 nanoseconds (292
+/// years) and failures, restarts and checkpoints stretch a run, so this keeps a factor of ~3
+/// of headroom before the job simulation's times would overflow.
+constexpr double kMaxRunSeconds = 100 * 365 * 86400.0;
+/// Failures the Monte Carlo may draw in one command, all trials and the Young/Daly re-run
+/// together. It draws about 2e6 per second on one core (quickstart at 0.1 failures per
+/// GPU-hour: 200 trials x 9,380 failures in 1.0 s), so this bounds a command at a few seconds.
+constexpr double kMaxFailureDraws = 5e6;
+
+/// Why `in` is too big to simulate in reasonable time and memory, or "".
+std::string too_big_to_simulate(const JobInput& in) {
+  const double useful_s = in.step_time.seconds() * static_cast<double>(in.steps);
+  if (useful_s > kMaxRunSeconds)
+    return fmt::format("the failure-free run alone takes {:.3g} years: too long to put on a calendar (limit {:.0f} years)",
+                       useful_s / (365 * 86400.0), kMaxRunSeconds / (365 * 86400.0));
+  if (!validate_job_input(in).empty()) return "";  // simulate_job reports these itself
+  // Expected failures of one trial: rate x time, restarts included (each lasts R and may be
+  // interrupted, stretching the span by about e^(rate R)).
+  const double rate = job_failure_rate_per_s(in);
+  const double per_trial = rate * useful_s * std::exp(rate * in.reliability.restart_time.seconds());
+  const double draws = per_trial * 2 * in.reliability.trials;
+  if (draws > kMaxFailureDraws)
+    return fmt::format("about {:.3g} failures per trial x {} trials: too many to simulate (limit {:.3g} in all); "
+                       "fewer GPUs, a lower failures_per_gpu_hour or fewer reliability.trials would fit",
+                       per_trial, in.reliability.trials, kMaxFailureDraws);
+  return "";
+}
+
+}  // namespace
+
+bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags) {
+  const Scenario& s = *r.scenario;
+  if (s.training.tokens <= 0 || r.steps <= 0) return true;
+  std::shared_ptr<const PriceCatalog> catalog;
+  if (s.has_pricing) {
+    Diagnostics pd;
+    auto loaded = io::load_price_catalog(s.pricing.catalog, data_dir, pd);
+    for (auto d : pd.items()) {
+      // "not found" has no line in the catalog: point at the scenario key that names it.
+      if (d.where.line == 0) d.where = locate(s.locations, "pricing.catalog");
+      diags.add(d);
+    }
+    if (!loaded) return false;
+    catalog = std::make_shared<const PriceCatalog>(std::move(*loaded));
+  }
+  WholeRun run;
+  run.reliability_defaults = !s.has_reliability;
+  run.input = job_input_of(s, r, catalog ? energy_spec(*catalog, s.pricing) : EnergySpec{});
+  if (const std::string why = too_big_to_simulate(run.input); !why.empty()) {
+    run.errors.push_back(why);
+  } else {
+    JobOutcome outcome = simulate_job(run.input);
+    run.errors = std::move(outcome.errors);
+    run.result = std::move(outcome.result);
+  }
+  if (run.ok() && catalog) {
+    const JobResult& job = run.result;
+    RunBills bills;
+    bills.catalog = catalog;
+    bills.gpu_names.push_back(s.cluster.gpu.name);
+    bills.gpu_names.insert(bills.gpu_names.end(), s.cluster.gpu.aliases.begin(), s.cluster.gpu.aliases.end());
+    CompareOptions opt;
+    if (!s.pricing.currency.empty()) opt.bill.currency = Currency::of(s.pricing.currency);
+    opt.bill.new_user = s.pricing.new_user;
+    opt.bill.add_ons = s.pricing.add_ons;
+    opt.plan_ids = s.pricing.plans;
+    opt.mixes = s.pricing.mixes;
+    const int kept = s.pricing.checkpoints_kept;
+    bills.comparison = compare_plans(*catalog, bills.gpu_names, usage_of_trial(job, job.p50_trial, kept),
+                                     usage_of_trial(job, job.p90_trial, kept), opt);
+    r.bills = std::move(bills);
+  }
+  // The per-trial records are not printed; the bills above were their last user.
+  run.result.samples.clear();
+  run.result.samples.shrink_to_fit();
+  r.run = std::move(run);
+  return true;
+}
+
+namespace {
+
+/// "TP2 PP1 DP32 +SP, ZeRO-1, micro-batch 1, global batch 512, recompute selective, 1f1b" for the quote.
+std::string plan_summary(const ParallelPlan& p) {
+  std::string out = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
+  if (p.cp > 1) out += fmt::format(" CP{}", p.cp);
+  if (p.ep > 1) out += fmt::format(" EP{}", p.ep);
+  if (p.vpp > 1) out += fmt::format(" VPP{}", p.vpp);
+  if (p.sequence_parallel) out += " +SP";
+  out += fmt::format(", ZeRO-{}, micro-batch {}, global batch {}, recompute {}, {}", p.zero, p.micro_batch, p.global_batch,
+                     to_string(p.recompute), to_string(p.schedule));
+  return out;
+}
+
+}  // namespace
+
+QuoteInput quote_input_of(const SimReport& r) {
+  FLOPCAST_ASSERT(r.run && r.run->ok() && r.bills, "quote_input_of needs a simulated run and bills");
+  const Scenario& s = *r.scenario;
+  QuoteInput in;
+  QuoteJob& j = in.job;
+  j.model_name = s.model.display;
+  j.params = parameter_count(s.model).total;
+  j.tokens = s.training.tokens;
+  j.gpu_name = s.cluster.gpu.name;
+  j.gpus = s.cluster.gpus;
+  j.gpus_per_node = s.cluster.gpus_per_node;
+  j.parallel_plan = plan_summary(s.plan) + ", " + to_string(s.precision);
+  j.step_time = r.est.step;
+  j.mfu = r.est.mfu;
+  in.run = r.run->result;
+  in.plans = r.bills->comparison;
+  in.catalog = QuoteCatalog::of(*r.bills->catalog);
+  in.extra_assumptions.push_back("Step time from flopcast's step model with calibration profile '" + r.profile_name + "'.");
+  if (r.run->reliability_defaults)
+    in.extra_assumptions.push_back("Reliability: flopcast's defaults (the scenario gives no reliability block).");
+  for (const auto& c : r.claims)
+    in.claims.push_back(fmt::format("{}: claimed {:.4g}, simulated {:.4g}: {}", c.figure, c.claimed, c.simulated, c.verdict));
+  return in;
+}
+
+namespace {
+
+void print_whole_run(const SimReport& r, std::ostream& o) {
+  const WholeRun& run = *r.run;
+  if (!run.ok()) {
+    o << "\nWhole run: not simulated\n";
+    for (const auto& e : run.errors) o << "  " << e << "\n";
+    return;
+  }
+  const JobResult& j = run.result;
+  const double gpus = static_cast<double>(j.gpus);
+  o << fmt::format("\nWhole run (Monte Carlo: {} trials, seed {}; reliability: {})\n", j.trials, j.seed,
+                   run.reliability_defaults ? "defaults" : "scenario");
+  if (!r.fits_memory) o << "  (the plan does not fit memory: these figures assume it would)\n";
+  o << fmt::format("  wall time            P50 {:.1f} days, P90 {:.1f} days", j.wall_p50.days(), j.wall_p90.days());
+  if (j.provisioning.ns > 0 || j.debug_phase.ns > 0)
+    o << fmt::format(" (provisioning {}, CPU debug {})", format_duration(j.provisioning), format_duration(j.debug_phase));
+  o << "\n";
+  o << fmt::format("  paid GPU time        P50 {:.1f} days, P90 {:.1f} days (failure-free {:.1f} days)\n", j.gpu_span_p50.days(),
+                   j.gpu_span_p90.days(), j.useful.days());
+  o << fmt::format("  GPU-hours            P50 {:.0f}, P90 {:.0f}\n", j.gpu_hours_p50, j.gpu_hours_p90);
+  o << fmt::format("  goodput              {:.1f}% (useful training / paid GPU time)\n", j.goodput_mean * 100);
+  o << fmt::format("  failures expected    {:.1f} ({:.3g} per GPU-hour", j.failures_mean, j.failures_per_gpu_hour);
+  if (j.advice.job_mtbf_hours > 0) o << fmt::format(", job MTBF {:.1f} h", j.advice.job_mtbf_hours);
+  o << fmt::format("), restart {} each\n", format_duration(j.restart_time));
+  // GPU-hours: one decimal while small, whole hours once they are in the hundreds.
+  const auto gpu_h = [&](Time t) {
+    const double h = t.hours() * gpus;
+    return h >= 100 ? fmt::format("{:.0f}", h) : fmt::format("{:.1f}", h);
+  };
+  o << fmt::format("  time lost (mean)     {} GPU-hours redone, {} restarting, {} in checkpoint stalls\n",
+                   gpu_h(j.lost_work_mean), gpu_h(j.restart_mean), gpu_h(j.checkpoint_stall_mean));
+  const double bpp = run.input.params > 0 ? j.checkpoint_size.value / run.input.params : 0;
+  o << fmt::format("  checkpoint           {:.1f} GB ({:g} B/param), {}, write {}, stall {}, every {} ({} steps)\n",
+                   j.checkpoint_size.gb(), bpp, j.async_checkpoint ? "async" : "sync", format_duration(j.checkpoint_write),
+                   format_time(j.checkpoint_stall), format_duration(j.checkpoint_interval), j.steps_per_checkpoint);
+  const CheckpointAdvice& a = j.advice;
+  if (a.job_mtbf_hours <= 0) {
+    o << "  Young/Daly           no failures: no optimal interval\n";
+  } else {
+    o << fmt::format("  Young/Daly           Young {}, Daly {}: suggests every {} (waste {:.2f}% -> {:.2f}%)\n",
+                     format_duration(a.young), format_duration(a.daly), format_duration(a.suggested), a.waste_scenario * 100,
+                     a.waste_suggested * 100);
+    if (a.simulated)
+      o << fmt::format("                       saves {:.0f} GPU-hours and {} of GPU time (mean) against every {}\n",
+                       a.gpu_hours_saved, format_duration(a.span_saved), format_duration(a.scenario));
+    else
+      o << "                       the scenario already checkpoints at the suggested interval\n";
+  }
+  const EnergyResult& e = j.energy;
+  o << fmt::format("  energy               {:.0f} kWh ({:.0f} kWh IT x PUE {:.2f}; {:.0f} kW average IT), {} at {}/kWh\n",
+                   e.facility_kwh, e.it_kwh, e.pue, e.avg_it_power_kw, e.cost.str(), run.input.energy.price_per_kwh.str());
+  for (const auto& w : j.warnings) o << "  warning: " << w << "\n";
+}
+
+std::string total_or_na(const Bill& b) { return b.ok() ? b.total.amount_str() : std::string("n/a"); }
+
+void print_bills(const SimReport& r, std::ostream& o) {
+  const RunBills& b = *r.bills;
+  const PriceCatalog& cat = *b.catalog;
+  const PlanComparison& c = b.comparison;
+  o << fmt::format("\nBills under '{}' ({}{}) for {} x {}, in {}\n", cat.name, cat.provider,
+                   cat.date.empty() ? "" : ", " + cat.date, r.scenario->cluster.gpus, r.scenario->cluster.gpu.name, c.currency.str());
+  if (c.rows.empty()) {
+    o << "  no plan of the catalog applies to the " << r.scenario->cluster.gpu.name << "\n";
+  } else {
+    o << fmt::format("  {:<34} {:>16} {:>16} {:>12}\n", "plan", "P50 total", "P90 total", "deposit");
+    for (const auto& row : c.rows) {
+      o << fmt::format("{} {:<34} {:>16} {:>16} {:>12}\n", row.cheapest ? "*" : " ", row.option.id, total_or_na(row.p50),
+                       total_or_na(row.p90), row.p50.deposit.minor != 0 ? row.p50.deposit.amount_str() : "-");
+      for (const auto& e : row.p50.errors) o << "      " << e << "\n";
+    }
+    if (c.cheapest) {
+      const ComparisonRow& best = c.rows[*c.cheapest];
+      o << fmt::format("  * cheapest: {}: {} at P50, {} at P90\n", best.option.label, best.p50.total.str(), best.p90.total.str());
+      // The P50 bill's lines; informational lines (part of a line above) are indented and in parentheses.
+      std::size_t label_w = 0, qty_w = 0, amount_w = 0;
+      std::vector<std::array<std::string, 4>> lines;
+      for (const auto& item : best.p50.items) {
+        lines.push_back({item.in_total ? item.label : "  " + item.label, item.quantity,
+                         item.in_total ? item.amount.amount_str() : "(" + item.amount.amount_str() + ")", item.note});
+        label_w = std::max(label_w, lines.back()[0].size());
+        qty_w = std::max(qty_w, lines.back()[1].size());
+        amount_w = std::max(amount_w, lines.back()[2].size());
+      }
+      for (const auto& l : lines)
+        o << fmt::format("    {:<{}}  {:<{}}  {:>{}}{}\n", l[0], label_w, l[1], qty_w, l[2], amount_w,
+                         l[3].empty() ? "" : "  " + l[3]);
+      for (const auto& n : best.p50.notes) o << "    note: " << n << "\n";
+    }
+  }
+  for (const auto& n : c.notes) o << "  note: " << n << "\n";
+  for (const auto& e : c.errors) o << "  error: " << e << "\n";
+}
+
+}  // namespace
+
 void print_text(const SimReport& r, std::ostream& o) {
   const auto& s = *r.scenario;
   const auto& e = r.est;
@@ -181,7 +430,113 @@ void print_text(const SimReport& r, std::ostream& o) {
     o << "\nInfeasible: the plan needs " << format_gib(m.total()) << " per GPU, more than the " << format_gib(m.capacity)
       << " of HBM. Try more ZeRO sharding, recompute, a smaller micro-batch, or more tp/pp.\n";
   }
+  // New sections go after the step report, so its lines stay a prefix of the output.
+  if (r.run) print_whole_run(r, o);
+  if (r.bills) print_bills(r, o);
 }
+
+namespace {
+
+using J = nlohmann::ordered_json;
+
+J money_json(const Money& m) { return {{"minor", m.minor}, {"currency", m.currency.str()}, {"amount", m.amount_str()}}; }
+
+J whole_run_json(const SimReport& r) {
+  const WholeRun& run = *r.run;
+  J j;
+  if (!run.ok()) {
+    j["errors"] = run.errors;
+    return j;
+  }
+  const JobResult& x = run.result;
+  const double gpus = static_cast<double>(x.gpus);
+  j["trials"] = x.trials;
+  j["seed"] = x.seed;
+  j["reliability"] = run.reliability_defaults ? "defaults" : "scenario";
+  j["steps"] = x.steps;
+  j["step_time_s"] = x.step_time.seconds();
+  j["gpus"] = x.gpus;
+  j["failure_free_days"] = x.useful.days();
+  j["wall_days"] = {{"p50", x.wall_p50.days()}, {"p90", x.wall_p90.days()}, {"mean", x.wall_mean.days()}};
+  j["gpu_span_days"] = {{"p50", x.gpu_span_p50.days()}, {"p90", x.gpu_span_p90.days()}, {"mean", x.gpu_span_mean.days()}};
+  j["gpu_hours"] = {{"p50", x.gpu_hours_p50}, {"p90", x.gpu_hours_p90}, {"mean", x.gpu_hours_mean}};
+  j["goodput"] = x.goodput_mean;
+  j["failures_expected"] = x.failures_mean;
+  j["failures_per_gpu_hour"] = x.failures_per_gpu_hour;
+  j["restart_time_s"] = x.restart_time.seconds();
+  j["provisioning_s"] = x.provisioning.seconds();
+  j["debug_phase_s"] = x.debug_phase.seconds();
+  j["lost_gpu_hours_mean"] = {{"redone_work", x.lost_work_mean.hours() * gpus},
+                              {"restarts", x.restart_mean.hours() * gpus},
+                              {"checkpoint_stalls", x.checkpoint_stall_mean.hours() * gpus}};
+  j["checkpoint"] = {{"size_gb", x.checkpoint_size.gb()},
+                     {"async", x.async_checkpoint},
+                     {"write_s", x.checkpoint_write.seconds()},
+                     {"stall_s", x.checkpoint_stall.seconds()},
+                     {"interval_s", x.checkpoint_interval.seconds()},
+                     {"steps_per_checkpoint", x.steps_per_checkpoint}};
+  const CheckpointAdvice& a = x.advice;
+  j["young_daly"] = {{"job_mtbf_hours", a.job_mtbf_hours},
+                     {"checkpoint_cost_s", a.checkpoint_cost.seconds()},
+                     {"young_s", a.young.seconds()},
+                     {"daly_s", a.daly.seconds()},
+                     {"suggested_s", a.suggested.seconds()},
+                     {"scenario_s", a.scenario.seconds()},
+                     {"waste_scenario", a.waste_scenario},
+                     {"waste_suggested", a.waste_suggested},
+                     {"simulated", a.simulated},
+                     {"gpu_hours_saved", a.gpu_hours_saved},
+                     {"gpu_span_saved_hours", a.span_saved.hours()}};
+  const EnergyResult& e = x.energy;
+  j["energy"] = {{"it_kwh", e.it_kwh},
+                 {"facility_kwh", e.facility_kwh},
+                 {"pue", e.pue},
+                 {"avg_it_power_kw", e.avg_it_power_kw},
+                 {"price_per_kwh", run.input.energy.price_per_kwh.amount_str()},
+                 {"cost", money_json(e.cost)}};
+  j["gpu_span_closed_form_days"] = x.gpu_span_expected_closed_form.days();
+  j["warnings"] = x.warnings;
+  j["errors"] = J::array();
+  return j;
+}
+
+J bill_json(const Bill& b) {
+  J j;
+  j["ok"] = b.ok();
+  j["total"] = money_json(b.total);
+  j["deposit"] = money_json(b.deposit);
+  j["used_gpu_hours"] = b.used_gpu_time.hours();
+  j["billed_gpu_hours"] = b.billed_gpu_time.hours();
+  J items = J::array();
+  for (const auto& i : b.items)
+    items.push_back({{"label", i.label}, {"quantity", i.quantity}, {"unit_price", i.unit_price}, {"amount", money_json(i.amount)},
+                     {"in_total", i.in_total}, {"note", i.note}});
+  j["items"] = items;
+  j["notes"] = b.notes;
+  j["errors"] = b.errors;
+  return j;
+}
+
+J bills_json(const SimReport& r) {
+  const RunBills& b = *r.bills;
+  const PlanComparison& c = b.comparison;
+  J j;
+  j["catalog"] = {{"name", b.catalog->name}, {"provider", b.catalog->provider}, {"date", b.catalog->date},
+                  {"source", b.catalog->source}};
+  j["gpu_names"] = b.gpu_names;
+  j["currency"] = c.currency.str();
+  j["cheapest"] = c.cheapest ? c.rows[*c.cheapest].option.id : std::string();  // "" when no plan applies
+  J rows = J::array();
+  for (const auto& row : c.rows)
+    rows.push_back({{"id", row.option.id}, {"label", row.option.label}, {"cheapest", row.cheapest},
+                    {"p50", bill_json(row.p50)}, {"p90", bill_json(row.p90)}});
+  j["plans"] = rows;
+  j["notes"] = c.notes;
+  j["errors"] = c.errors;
+  return j;
+}
+
+}  // namespace
 
 nlohmann::ordered_json to_json(const SimReport& r) {
   using J = nlohmann::ordered_json;
@@ -234,6 +589,8 @@ nlohmann::ordered_json to_json(const SimReport& r) {
     j["claims"] = claims;
   }
   j["feasible"] = r.fits_memory;
+  if (r.run) j["whole_run"] = whole_run_json(r);
+  if (r.bills) j["bills"] = bills_json(r);
   return j;
 }
 

@@ -3,10 +3,18 @@
 #include <nlohmann/json.hpp>
 
 #include <iosfwd>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/job/job_input.hpp"
+#include "flopcast/job/job_result.hpp"
+#include "flopcast/pricing/plan_comparison.hpp"
+#include "flopcast/pricing/price_catalog.hpp"
+#include "flopcast/quote/quote.hpp"
+#include "flopcast/scenario/diagnostic.hpp"
 #include "flopcast/scenario/scenario.hpp"
 
 namespace flopcast::cli {
@@ -17,6 +25,23 @@ struct ClaimCheck {
   double claimed = 0;
   double simulated = 0;
   std::string verdict;  ///< "consistent", "optimistic by 35%", "impossible: ..."
+};
+
+/// The whole run on a calendar (core/job) over the step estimate.
+struct WholeRun {
+  JobInput input;                   ///< what was simulated
+  bool reliability_defaults = false;  ///< the scenario has no `reliability:` block
+  JobResult result;                 ///< valid when `errors` is empty (samples dropped)
+  std::vector<std::string> errors;  ///< why there is no result (bad input, a run that never ends)
+  bool ok() const { return errors.empty(); }
+};
+
+/// The bill of the run under each plan of the scenario's price catalog.
+struct RunBills {
+  /// Shared, not copied: the comparison's plan pointers point into it.
+  std::shared_ptr<const PriceCatalog> catalog;
+  std::vector<std::string> gpu_names;  ///< the GPU's catalog name and aliases
+  PlanComparison comparison;
 };
 
 /// Everything `simulate` prints.
@@ -30,9 +55,27 @@ struct SimReport {
   double node_hours = 0;
   double steps = 0;
   std::vector<ClaimCheck> claims;
+  std::optional<WholeRun> run;     ///< set by add_whole_run when training.tokens is given
+  std::optional<RunBills> bills;   ///< set by add_whole_run when the scenario has `pricing:`
 };
 
+/// The step estimate and the claim checks (no Monte Carlo, no prices: fast, used by the GUI).
 SimReport make_report(const Scenario& s, const ComputeProfile& profile);
+
+/// The JobInput of the scenario's whole run: steps = ceil(tokens / (global batch x seq len)),
+/// the estimated step time, parameters, the GPU's TDP, the fabric's node power, the scenario's
+/// reliability block (or ReliabilitySpec's cited defaults) and `energy`.
+JobInput job_input_of(const Scenario& s, const SimReport& r, const EnergySpec& energy);
+
+/// Adds the whole run (when the scenario gives training.tokens) and the bills (when it has a
+/// `pricing:` block and the run was simulated) to `r`. The price catalog is loaded from
+/// `data_dir` ("" = the embedded copy). Returns false, with diagnostics in `diags` located at
+/// the scenario's `pricing.catalog` key, when the catalog cannot be loaded.
+bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags);
+
+/// The quote's inputs from a report with a simulated run and bills (add_whole_run): the job,
+/// the run (samples dropped), the comparison, the catalog, and the claim verdicts as lines.
+QuoteInput quote_input_of(const SimReport& r);
 void print_text(const SimReport& r, std::ostream& out);
 nlohmann::ordered_json to_json(const SimReport& r);
 
@@ -42,5 +85,7 @@ std::string format_time(Time t);
 std::string format_gib(Bytes b);
 /// "1.4T", "300B", "8.03B"
 std::string format_count(double v);
+/// A long duration: "22.5 s", "10.0 min", "2.5 h", "25.3 days"
+std::string format_duration(Time t);
 
 }  // namespace flopcast::cli

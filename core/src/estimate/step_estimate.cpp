@@ -42,6 +42,10 @@ double nic_share_per_gpu(const Scenario& s, const ComputeProfile& p) {
 
 namespace {
 
+/// Above this size the cluster graph (one vertex per GPU, NIC and switch) costs seconds to
+/// build and route; such clusters use the alpha-beta model with the same NCCL constants.
+constexpr std::int64_t kMaxGraphGpus = 131072;
+
 /// Alpha-beta fallback for a group shape the topology model cannot place.
 Time alpha_beta_time(const Scenario& s, const ComputeProfile& p, CollectiveKind op, std::int64_t ranks,
                      std::int64_t ranks_per_node, Bytes bytes, int concurrent) {
@@ -144,6 +148,11 @@ Time collective_time_on(const CommModel& model, const Scenario& s, const Compute
 
 Time collective_time(const Scenario& s, const ComputeProfile& p, CollectiveKind op, std::int64_t ranks,
                      std::int64_t rank_stride, Bytes bytes) {
+  if (s.cluster.gpus > kMaxGraphGpus) {
+    const std::int64_t gpn = std::max(1, s.cluster.gpus_per_node), stride = std::max<std::int64_t>(1, rank_stride);
+    const std::int64_t per_node = stride < gpn ? std::min<std::int64_t>(ranks, gpn / stride) : 1;
+    return alpha_beta_time(s, p, op, ranks, per_node, bytes, 1);
+  }
   return collective_time_on(comm_model_for(s, p), s, p, op, ranks, rank_stride, bytes);
 }
 
@@ -152,9 +161,12 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   const auto& p = s.plan;
   const auto& gpu = s.cluster.gpu;
   const OpContext ctx{&gpu, &prof, s.precision};
-  const CommModel& comm = comm_model_for(s, prof);
+  const CommModel* comm = s.cluster.gpus <= kMaxGraphGpus ? &comm_model_for(s, prof) : nullptr;
   auto collective_time = [&](const Scenario& sc, const ComputeProfile& pr, CollectiveKind op, std::int64_t ranks,
-                             std::int64_t stride, Bytes bytes) { return collective_time_on(comm, sc, pr, op, ranks, stride, bytes); };
+                             std::int64_t stride, Bytes bytes) {
+    return comm ? collective_time_on(*comm, sc, pr, op, ranks, stride, bytes)
+                : flopcast::collective_time(sc, pr, op, ranks, stride, bytes);
+  };
   const double elt = bytes_per_element(s.precision) >= 2 ? bytes_per_element(s.precision) : 2.0;  // fp8 keeps 16-bit activations
   const double t = p.tp;
   const double b = d(p.micro_batch);

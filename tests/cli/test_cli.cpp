@@ -1,0 +1,286 @@
+// The CLI run in-process (cli::run): exit codes (cli_context.hpp ExitCode), the simulate text
+// and JSON reports, determinism, validate's run-schema JSON, the catalogs, and file safety.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_context.hpp"
+#include "flopcast/io/catalog.hpp"
+
+using namespace flopcast;
+using nlohmann::json;
+
+namespace {
+
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+};
+
+CliResult run_cli(const std::vector<std::string>& args) {
+  std::vector<const char*> argv{"flopcast"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  CliResult r;
+  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string scenario(const std::string& rel) { return std::string(FLOPCAST_SCENARIOS_DIR) + "/" + rel; }
+std::string data(const std::string& rel) { return std::string(FLOPCAST_DATA_DIR) + "/" + rel; }
+
+std::vector<std::string> scenario_files() {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(FLOPCAST_SCENARIOS_DIR))
+    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// A fresh directory under the system temp dir, removed at scope exit.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    const auto base = std::filesystem::temp_directory_path();
+    for (int i = 0;; ++i) {
+      path = base / ("flopcast-test-cli-" + std::to_string(i));
+      if (std::filesystem::create_directory(path)) break;
+    }
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+}  // namespace
+
+TEST_CASE("simulate quickstart: exit 0, prints the step time and MFU") {
+  const auto r = run_cli({"simulate", scenario("quickstart.yaml")});
+  CHECK_MESSAGE(r.code == cli::kOk, r.err);
+  CHECK(contains(r.out, "MFU"));
+  CHECK(contains(r.out, "step time"));
+  CHECK(contains(r.out, "Llama 3 8B"));
+  CHECK(contains(r.out, ": fits"));
+  CHECK(contains(r.out, "Training 1T tokens"));
+}
+
+TEST_CASE("simulate --json: one document with the step, memory and breakdown") {
+  const auto r = run_cli({"simulate", "--json", scenario("quickstart.yaml")});
+  REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+  const auto j = json::parse(r.out);
+  REQUIRE(j.contains("step"));
+  const double step = j["step"]["time_s"].get<double>();
+  CHECK(step > 0);
+  const double mfu = j["step"]["mfu"].get<double>();
+  CHECK(mfu > 0);
+  CHECK(mfu < 1);
+  // MFU = model FLOPs / (time x GPUs x dense BF16 peak); the H800's is 989.4 TFLOP/s (data/gpus.yaml).
+  CHECK(mfu == doctest::Approx(j["step"]["model_flops"].get<double>() / (step * 64 * 989.4e12)).epsilon(1e-9));
+  const auto& mem = j["memory_per_gpu_gib"];
+  CHECK(mem["total"].get<double>() > 0);
+  CHECK(mem["total"].get<double>() < mem["capacity"].get<double>());
+  CHECK(mem["fits"].get<bool>());
+  const auto& b = j["breakdown_s"];
+  REQUIRE(b.is_object());
+  for (const std::string part : {"compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble",
+                           "optimizer", "overhead"}) {
+    CAPTURE(part);
+    REQUIRE(b.contains(part));
+    CHECK(b[part].get<double>() >= 0);
+    CHECK(b[part].get<double>() <= step);
+  }
+  CHECK(b["compute"].get<double>() > 0);
+  CHECK(j["defaults_applied"].is_array());
+  CHECK(j["feasible"].get<bool>());
+  CHECK(j["training"]["tokens"].get<double>() == 1e12);
+}
+
+TEST_CASE("simulate --json is deterministic for every scenario; files that cannot run exit 3 or 5") {
+  const auto files = scenario_files();
+  REQUIRE(files.size() >= 17);
+  for (const auto& f : files) {
+    CAPTURE(f);
+    const auto a = run_cli({"simulate", "--json", f});
+    const auto b = run_cli({"simulate", "--json", f});
+    CHECK(a.code == b.code);
+    CHECK(a.out == b.out);  // byte-identical
+    CHECK(a.err == b.err);
+    CHECK((a.code == cli::kOk || a.code == cli::kBadInput || a.code == cli::kInfeasible));
+    if (a.code == cli::kBadInput) {
+      CHECK(a.out.empty());
+      CHECK(contains(a.err, "error:"));
+    } else {
+      const auto j = json::parse(a.out);  // throws (and fails the test) when not JSON
+      CHECK(j["feasible"].get<bool>() == (a.code == cli::kOk));
+    }
+  }
+}
+
+TEST_CASE("validate --json: runs and summary with the run-schema keys") {
+  const auto r = run_cli({"validate", "--json", data("calibration/published-a100-h100.yaml")});
+  REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+  const auto j = json::parse(r.out);
+  REQUIRE(j["runs"].is_array());
+  CHECK(j["runs"].size() >= 15);  // 15 runs, one or more figures each
+  for (const auto& run : j["runs"]) {
+    for (const std::string key : {"id", "figure", "measured", "predicted", "error_pct"}) CHECK_MESSAGE(run.contains(key), key);
+    const double m = run["measured"].get<double>(), p = run["predicted"].get<double>();
+    CHECK(run["error_pct"].get<double>() == doctest::Approx((p - m) / m * 100).epsilon(1e-9));
+  }
+  REQUIRE(j["summary"].is_object());
+  CHECK(j["summary"].size() >= 1);
+  for (const auto& [figure, s] : j["summary"].items()) {
+    CAPTURE(figure);
+    CHECK((figure == "iteration_time_s" || figure == "tokens_per_gpu_s" || figure == "mfu" || figure == "tflops_per_gpu"));
+    for (const std::string key : {"count", "median_abs_error_pct", "p90_abs_error_pct"}) CHECK_MESSAGE(s.contains(key), key);
+    CHECK(s["count"].get<int>() >= 1);
+    CHECK(s["p90_abs_error_pct"].get<double>() >= s["median_abs_error_pct"].get<double>());
+  }
+  CHECK(j["errors"].empty());
+}
+
+TEST_CASE("validate: a bad entry is named by id and file:line, the other runs are still predicted") {
+  TempDir tmp;
+  const auto runs = tmp.path / "runs.yaml";
+  std::ofstream(runs) << R"(- id: good
+  source: test
+  model: llama3-8b
+  cluster: {gpu: H100, gpus: 8}
+  parallel: {global_batch: 64}
+  precision: bf16
+  measured: {iteration_time_s: 10}
+- id: bad-product
+  source: test
+  model: llama3-8b
+  cluster: {gpu: H100, gpus: 8}
+  parallel: {tp: 2, pp: 2, dp: 4, global_batch: 64}
+  precision: bf16
+  measured: {iteration_time_s: 10}
+)";
+  const auto r = run_cli({"validate", "--json", runs.string()});
+  CHECK(r.code == cli::kBadInput);
+  CHECK(contains(r.err, "run bad-product:"));
+  CHECK(contains(r.err, runs.string() + ":12:"));
+  CHECK(contains(r.err, "tp*pp*dp*cp = 2*2*4*1 = 16 but cluster.gpus is 8"));
+  const auto j = json::parse(r.out);
+  REQUIRE(j["runs"].size() == 1);
+  CHECK(j["runs"][0]["id"] == "good");
+  CHECK(j["errors"].size() == 1);
+}
+
+TEST_CASE("catalog gpus|fabrics|models lists every entry") {
+  Diagnostics d;
+  const auto cat = io::load_catalog(FLOPCAST_DATA_DIR, d);
+  REQUIRE_MESSAGE(cat.has_value(), d.str());
+  struct Case { std::string what; std::vector<std::string> names; };
+  for (const auto& c : {Case{"gpus", cat->gpu_names()}, Case{"fabrics", cat->fabric_names()}, Case{"models", cat->model_names()}}) {
+    CAPTURE(c.what);
+    const auto r = run_cli({"catalog", c.what});
+    CHECK(r.code == cli::kOk);
+    CHECK(!c.names.empty());
+    for (const auto& n : c.names) {
+      CAPTURE(n);
+      // One line per entry, starting with its name.
+      CHECK(contains("\n" + r.out, "\n" + n + " "));
+    }
+    // A header line plus one line per entry (gpus adds a footnote).
+    const auto lines = static_cast<std::size_t>(std::count(r.out.begin(), r.out.end(), '\n'));
+    CHECK(lines >= c.names.size() + 1);
+    CHECK(lines <= c.names.size() + 2);
+  }
+  CHECK(run_cli({"catalog", "toasters"}).code == cli::kUsage);
+}
+
+TEST_CASE("exit codes: missing file 4, unknown flag 2, bad input 3") {
+  const auto missing = run_cli({"simulate", "/nonexistent/flopcast/none.yaml"});
+  CHECK(missing.code == cli::kIoError);
+  CHECK(contains(missing.err, "/nonexistent/flopcast/none.yaml: error: file not found"));
+  CHECK(missing.out.empty());
+
+  const auto flag = run_cli({"simulate", "--no-such-flag", scenario("quickstart.yaml")});
+  CHECK(flag.code == cli::kUsage);
+  CHECK(contains(flag.err, "--no-such-flag"));
+  CHECK(run_cli({}).code == cli::kUsage);  // a subcommand is required
+  CHECK(run_cli({"simulate"}).code == cli::kUsage);
+  CHECK(run_cli({"frobnicate"}).code == cli::kUsage);
+
+  const auto bad = run_cli({"simulate", std::string(FLOPCAST_TESTS_DIR) + "/negative/product-mismatch.yaml"});
+  CHECK(bad.code == cli::kBadInput);
+  CHECK(contains(bad.err, "product-mismatch.yaml:"));
+
+  CHECK(run_cli({"--help"}).code == cli::kOk);
+  CHECK(run_cli({"--version"}).code == cli::kOk);
+}
+
+// cli_context.hpp documents exit 4 for "a file could not be read"; simulate gives 4 for a
+// missing file, but validate and calibrate check their inputs with CLI::ExistingFile, which turns
+// a missing file into a usage error (exit 2).
+TEST_CASE("exit codes: a missing run file is an I/O error for validate too" * doctest::may_fail()) {
+  const auto r = run_cli({"validate", "/nonexistent/flopcast/runs.yaml"});
+  CHECK(r.code == cli::kIoError);
+}
+
+TEST_CASE("seed claims: each prints a verdict per claim, or why the plan is impossible") {
+  int files = 0;
+  for (const auto& f : scenario_files()) {
+    if (!contains(f, "/seed-claims/")) continue;
+    ++files;
+    CAPTURE(f);
+    const auto r = run_cli({"simulate", f});
+    if (r.code == cli::kBadInput) {
+      // The 650B claim: TP8 x PP16 x DP128 needs 16,384 GPUs (scenarios/README.md).
+      CHECK(contains(f, "650b-2048xa100"));
+      CHECK(contains(r.err, "error: parallel: tp*pp*dp*cp = 8*16*128*1 = 16384 but cluster.gpus is 2048"));
+      continue;
+    }
+    CHECK((r.code == cli::kOk || r.code == cli::kInfeasible));
+    REQUIRE(contains(r.out, "Claims vs simulation"));
+    const auto claims = r.out.substr(r.out.find("Claims vs simulation"));
+    std::istringstream lines(claims);
+    std::string line;
+    int verdicts = 0;
+    while (std::getline(lines, line)) {
+      if (!contains(line, " claimed ")) continue;
+      ++verdicts;
+      CAPTURE(line);
+      CHECK((contains(line, "consistent") || contains(line, "optimistic by") || contains(line, "conservative by") ||
+             contains(line, "impossible: ")));
+    }
+    CHECK(verdicts >= 1);
+    if (r.code == cli::kInfeasible) CHECK(contains(r.out, "Infeasible: the plan needs"));
+  }
+  CHECK(files == 6);
+}
+
+TEST_CASE("calibrate -o on an existing file without --force refuses and leaves it untouched") {
+  TempDir tmp;
+  const auto out = tmp.path / "profile.yaml";
+  const std::string before = "# not a profile: must survive\n";
+  std::ofstream(out) << before;
+  const auto r = run_cli({"calibrate", data("calibration/published-a100-h100.yaml"), "-o", out.string()});
+  CHECK(r.code == cli::kIoError);
+  CHECK(read_file(out) == before);
+  CHECK(contains(r.err, "flopcast calibrate: "));
+  // Nothing else was written next to it (no stray temporary file).
+  CHECK(std::distance(std::filesystem::directory_iterator(tmp.path), std::filesystem::directory_iterator{}) == 1);
+}

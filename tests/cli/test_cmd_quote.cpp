@@ -1,0 +1,366 @@
+// `flopcast simulate`'s whole-run and bill sections and `flopcast quote`, run in-process
+// (cli::run). scenarios/quickstart.yaml has a reliability: block and prices under the seed
+// vendor's catalog (data/prices/seed-vendor.yaml), so it exercises every section.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_context.hpp"
+
+using namespace flopcast;
+using nlohmann::json;
+
+namespace {
+
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+};
+
+CliResult run_cli(const std::vector<std::string>& args) {
+  std::vector<const char*> argv{"flopcast"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  CliResult r;
+  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string scenario(const std::string& rel) { return std::string(FLOPCAST_SCENARIOS_DIR) + "/" + rel; }
+const std::string kQuickstart = scenario("quickstart.yaml");
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// The text from the line starting with `title` to the next blank line.
+std::string section(const std::string& text, const std::string& title) {
+  const auto start = text.find("\n" + title);
+  if (start == std::string::npos) return {};
+  const auto end = text.find("\n\n", start + 1);
+  return text.substr(start + 1, end == std::string::npos ? std::string::npos : end - start - 1);
+}
+
+/// The quote id ("Q-" + 16 upper-case hex digits) first named in `text`, or "".
+std::string quote_id_in(const std::string& text) {
+  static const std::regex id("Q-[0-9A-F]{16}");
+  std::smatch m;
+  return std::regex_search(text, m, id) ? m.str() : std::string();
+}
+
+/// A fresh directory under the system temp dir, removed at scope exit.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    const auto base = std::filesystem::temp_directory_path();
+    for (int i = 0;; ++i) {
+      path = base / ("flopcast-test-quote-" + std::to_string(i));
+      if (std::filesystem::create_directory(path)) break;
+    }
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+#if FLOPCAST_TEST_HAS_PDF
+/// `pdfinfo FILE`'s "Pages:" figure; -1 when pdfinfo (poppler-utils) is not installed.
+int pdfinfo_pages(const std::string& file) {
+  if (std::system("command -v pdfinfo > /dev/null 2>&1") != 0) return -1;
+  const std::string cmd = "pdfinfo '" + file + "' 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return -1;
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) text += buf;
+  pclose(pipe);
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex("Pages:\\s+(\\d+)"))) return 0;
+  return std::stoi(m[1].str());
+}
+#endif
+
+}  // namespace
+
+TEST_SUITE("cli-quote") {
+  TEST_CASE("simulate quickstart: the whole-run block and the bill under each plan, one marked cheapest") {
+    const auto r = run_cli({"simulate", kQuickstart});
+    REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+    // The step report comes first, unchanged; the new sections follow it.
+    CHECK(r.out.find("Training 1T tokens") < r.out.find("Whole run"));
+    const std::string run = section(r.out, "Whole run");
+    REQUIRE(!run.empty());
+    CHECK(contains(run, "200 trials, seed 1; reliability: scenario"));
+    for (const std::string row : {"wall time            P50 ", "paid GPU time        P50 ", "GPU-hours            P50 ",
+                                  "goodput ", "failures expected ", "checkpoint ", "Young/Daly ", "energy "}) {
+      CAPTURE(row);
+      CHECK(contains(run, "\n  " + row));
+    }
+    CHECK(contains(run, "1.97e-05 per GPU-hour"));  // the scenario's rate (Llama 3 405B, §5.1)
+    CHECK(contains(run, "(14 B/param), async"));
+    CHECK(contains(run, "x PUE 1.58"));             // the seed vendor catalog's PUE
+    CHECK(contains(run, "CNY at 0.65 CNY/kWh"));    // and its electricity price
+
+    const std::string bills = section(r.out, "Bills under 'seed-vendor'");
+    REQUIRE(!bills.empty());
+    CHECK(contains(bills, "for 64 x H800, in CNY"));
+    // The H800 plan and the two any-GPU node plans of the catalog; exactly one starred row.
+    CHECK(contains(bills, "h800-daily"));
+    CHECK(contains(bills, "idc-node-monthly"));
+    CHECK(contains(bills, "big-cloud-node-monthly"));
+    CHECK(!contains(bills, "a100-80g"));  // plans for another GPU are not billed
+    int starred = 0;
+    std::istringstream lines(bills);
+    for (std::string line; std::getline(lines, line);) starred += line.rfind("* ", 0) == 0 ? 1 : 0;
+    CHECK(starred == 1);
+    CHECK(contains(bills, "  * cheapest: "));
+  }
+
+  TEST_CASE("simulate: a scenario without reliability: or pricing: uses the defaults and prints no bill") {
+    const auto r = run_cli({"simulate", scenario("published/llama3-8b-1024xh100.yaml")});
+    REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+    CHECK(contains(r.out, "reliability: defaults"));
+    CHECK(contains(r.out, "USD at 0.08 USD/kWh"));  // EnergySpec's default price (EIA, §6.2)
+    CHECK(!contains(r.out, "Bills under"));
+    const auto j = json::parse(run_cli({"simulate", "--json", scenario("published/llama3-8b-1024xh100.yaml")}).out);
+    CHECK(j["whole_run"]["reliability"] == "defaults");
+    CHECK(!j.contains("bills"));
+  }
+
+  TEST_CASE("simulate --json: whole_run and bills, consistent with each other, byte-identical on a second run") {
+    const auto a = run_cli({"simulate", "--json", kQuickstart});
+    const auto b = run_cli({"simulate", "--json", kQuickstart});
+    REQUIRE_MESSAGE(a.code == cli::kOk, a.err);
+    CHECK(a.out == b.out);
+    const auto j = json::parse(a.out);
+    // New sections come after the existing keys (ordered_json keeps the document's order).
+    const auto ordered = nlohmann::ordered_json::parse(a.out);
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : ordered.items()) keys.push_back(k);
+    REQUIRE(keys.size() >= 3);
+    CHECK(keys[keys.size() - 3] == "feasible");
+    CHECK(keys[keys.size() - 2] == "whole_run");
+    CHECK(keys.back() == "bills");
+
+    const auto& w = j["whole_run"];
+    CHECK(w["trials"] == 200);
+    CHECK(w["seed"] == 1);
+    // steps = ceil(1e12 tokens / (512 sequences x 8,192 tokens)) = ceil(238,418.58) = 238,419.
+    CHECK(w["steps"] == 238419);
+    CHECK(w["steps"] == j["training"]["steps"]);
+    const double p50 = w["gpu_span_days"]["p50"].get<double>(), p90 = w["gpu_span_days"]["p90"].get<double>();
+    CHECK(p50 >= w["failure_free_days"].get<double>());
+    CHECK(p90 >= p50);
+    // GPU-hours = 64 GPUs x the GPU span.
+    CHECK(w["gpu_hours"]["p50"].get<double>() == doctest::Approx(64 * 24 * p50).epsilon(1e-9));
+    CHECK(w["goodput"].get<double>() > 0.9);
+    CHECK(w["goodput"].get<double>() <= 1.0);
+    // Checkpoint: 8.03e9 parameters x 14 B = 112.4 GB.
+    CHECK(w["checkpoint"]["size_gb"].get<double>() == doctest::Approx(112.4).epsilon(0.001));
+    CHECK(w["energy"]["facility_kwh"].get<double>() ==
+          doctest::Approx(w["energy"]["it_kwh"].get<double>() * 1.58).epsilon(1e-9));
+    CHECK(w["energy"]["cost"]["currency"] == "CNY");
+
+    const auto& bills = j["bills"];
+    CHECK(bills["currency"] == "CNY");
+    CHECK(bills["catalog"]["name"] == "seed-vendor");
+    REQUIRE(bills["plans"].size() >= 2);
+    int cheapest = 0;
+    std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
+    for (const auto& row : bills["plans"]) {
+      CAPTURE(row["id"].get<std::string>());
+      cheapest += row["cheapest"].get<bool>() ? 1 : 0;
+      for (const char* at : {"p50", "p90"}) {
+        const auto& bill = row[at];
+        REQUIRE(bill["ok"].get<bool>());
+        CHECK(bill["total"]["currency"] == "CNY");
+        // The total adds up the lines in it; a refundable deposit is not one of them.
+        std::int64_t sum = 0;
+        for (const auto& item : bill["items"])
+          if (item["in_total"].get<bool>()) sum += item["amount"]["minor"].get<std::int64_t>();
+        CHECK(sum == bill["total"]["minor"].get<std::int64_t>());
+      }
+      CHECK(row["p90"]["total"]["minor"].get<std::int64_t>() >= row["p50"]["total"]["minor"].get<std::int64_t>());
+      lowest = std::min(lowest, row["p50"]["total"]["minor"].get<std::int64_t>());
+    }
+    CHECK(cheapest == 1);
+    for (const auto& row : bills["plans"])
+      if (row["cheapest"].get<bool>()) {
+        CHECK(row["id"] == bills["cheapest"]);
+        CHECK(row["p50"]["total"]["minor"].get<std::int64_t>() == lowest);
+      }
+  }
+
+  TEST_CASE("simulate: an unknown price catalog is a bad-input error at the scenario's pricing.catalog line") {
+    TempDir tmp;
+    std::string text = read_file(kQuickstart);
+    const auto at = text.find("catalog: seed-vendor");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, std::string("catalog: seed-vendor").size(), "catalog: seed-vendr");
+    const auto file = tmp.path / "typo.yaml";
+    std::ofstream(file) << text;
+    const auto r = run_cli({"simulate", file.string()});
+    CHECK(r.code == cli::kBadInput);
+    CHECK(r.out.empty());
+    CHECK(contains(r.err, file.string() + ":"));
+    CHECK(contains(r.err, "unknown price catalog 'seed-vendr'"));
+    CHECK(contains(r.err, "did you mean 'seed-vendor'?"));
+  }
+
+  TEST_CASE("quote md and html: the quote id, the recommended total and the validity date; same inputs, same bytes") {
+    const auto sim = json::parse(run_cli({"simulate", "--json", kQuickstart}).out);
+    std::string total;
+    for (const auto& row : sim["bills"]["plans"])
+      if (row["cheapest"].get<bool>()) total = row["p50"]["total"]["amount"].get<std::string>();
+    REQUIRE(!total.empty());
+
+    const std::vector<std::string> base{"quote", kQuickstart, "--customer", "Acme AI Lab", "--date", "2026-07-01"};
+    auto args = [&](const std::string& format) {
+      auto a = base;
+      a.insert(a.end(), {"--format", format});
+      return a;
+    };
+    const auto md = run_cli(args("md"));
+    REQUIRE_MESSAGE(md.code == cli::kOk, md.err);
+    const std::string id = quote_id_in(md.out);
+    REQUIRE(!id.empty());
+    CHECK(md.out.rfind("# Training quote " + id, 0) == 0);
+    CHECK(contains(md.out, "| Customer | Acme AI Lab |"));
+    CHECK(contains(md.out, "| Valid until | 2026-07-31 |"));  // 2026-07-01 + 30 days
+    CHECK(contains(md.out, "| **Total (P50)** |  |  | **" + total + "** |  |"));
+    CHECK(contains(md.out, "Llama 3 8B"));
+    CHECK(contains(md.out, "64 x H800"));
+
+    const auto html = run_cli(args("html"));
+    REQUIRE_MESSAGE(html.code == cli::kOk, html.err);
+    CHECK(html.out.rfind("<!DOCTYPE html>", 0) == 0);
+    CHECK(quote_id_in(html.out) == id);  // the format does not change the quote
+    CHECK(contains(html.out, "<td>2026-07-31</td>"));
+    CHECK(contains(html.out, "<b>" + total + "</b>"));
+
+    // Same inputs, same quote, byte for byte; the default format is md.
+    CHECK(run_cli(args("md")).out == md.out);
+    CHECK(run_cli(args("html")).out == html.out);
+    CHECK(run_cli(base).out == md.out);
+    // Another customer or another date is another quote.
+    CHECK(quote_id_in(run_cli({"quote", kQuickstart, "--customer", "Other", "--date", "2026-07-01"}).out) != id);
+    CHECK(quote_id_in(run_cli({"quote", kQuickstart, "--customer", "Acme AI Lab", "--date", "2026-07-02"}).out) != id);
+    // Without --date the quote is dated today: still a valid quote.
+    const auto today = run_cli({"quote", kQuickstart});
+    CHECK(today.code == cli::kOk);
+    CHECK(contains(today.out, "| Valid until | 20"));
+  }
+
+  TEST_CASE("quote: a scenario's claimed figures appear with the verdicts simulate prints") {
+    // The seed vendor's 70B claim (1.2T tokens per day on 64 H800), priced under its catalog.
+    TempDir tmp;
+    const auto file = tmp.path / "claim.yaml";
+    std::ofstream(file) << read_file(scenario("seed-claims/70b-64xh800-zero3.yaml")) << "\npricing: {catalog: seed-vendor}\n";
+    const auto sim = run_cli({"simulate", file.string()});
+    REQUIRE_MESSAGE(sim.code == cli::kOk, sim.err);
+    const auto q = run_cli({"quote", file.string(), "--date", "2026-07-01"});
+    REQUIRE_MESSAGE(q.code == cli::kOk, q.err);
+    REQUIRE(contains(q.out, "## Claimed vs simulated"));
+    CHECK(contains(q.out, "- tokens_per_day: claimed 1.2e+12, simulated "));
+    // The same verdict as simulate's "Claims vs simulation" line.
+    const auto verdict = sim.out.find("impossible: ");
+    REQUIRE(verdict != std::string::npos);
+    CHECK(contains(q.out, sim.out.substr(verdict, sim.out.find('\n', verdict) - verdict)));
+  }
+
+  TEST_CASE("quote -o: writes the file; an existing file is never overwritten without --force") {
+    TempDir tmp;
+    const auto file = tmp.path / "quote.md";
+    const std::vector<std::string> base{"quote", kQuickstart, "--date", "2026-07-01", "-o", file.string()};
+    const auto first = run_cli(base);
+    REQUIRE_MESSAGE(first.code == cli::kOk, first.err);
+    const std::string written = read_file(file);
+    CHECK(written.rfind("# Training quote Q-", 0) == 0);
+    CHECK(contains(first.out, "wrote " + file.string() + ": quote " + quote_id_in(written)));
+
+    // An existing file: exit 4, a message naming --force, the file untouched, no stray temp file.
+    const std::string before = "# someone's notes: must survive\n";
+    std::ofstream(file, std::ios::trunc) << before;
+    auto html = base;
+    html.insert(html.end(), {"--format", "html"});
+    const auto refused = run_cli(html);
+    CHECK(refused.code == cli::kIoError);
+    CHECK(contains(refused.err, "flopcast quote: " + file.string() + " already exists; pass --force"));
+    CHECK(read_file(file) == before);
+    CHECK(std::distance(std::filesystem::directory_iterator(tmp.path), std::filesystem::directory_iterator{}) == 1);
+
+    html.push_back("--force");
+    const auto forced = run_cli(html);
+    CHECK_MESSAGE(forced.code == cli::kOk, forced.err);
+    CHECK(read_file(file).rfind("<!DOCTYPE html>", 0) == 0);
+  }
+
+  TEST_CASE("quote: usage and input errors") {
+    // PDF never goes to the terminal.
+    const auto pdf_stdout = run_cli({"quote", kQuickstart, "--format", "pdf", "--date", "2026-07-01"});
+    CHECK(pdf_stdout.code == cli::kUsage);
+    CHECK(pdf_stdout.out.empty());
+    CHECK(run_cli({"quote", kQuickstart, "--format", "docx"}).code == cli::kUsage);
+    const auto bad_date = run_cli({"quote", kQuickstart, "--date", "2026-02-30"});
+    CHECK(bad_date.code == cli::kUsage);
+    CHECK(contains(bad_date.err, "--date '2026-02-30' is not a calendar date"));
+    // No pricing: block: nothing to quote.
+    const auto unpriced = run_cli({"quote", scenario("published/llama3-8b-1024xh100.yaml"), "--date", "2026-07-01"});
+    CHECK(unpriced.code == cli::kBadInput);
+    CHECK(unpriced.out.empty());
+    CHECK(contains(unpriced.err, "no pricing: block"));
+    // A plan that does not fit memory is not quoted.
+    const auto infeasible = run_cli({"quote", scenario("seed-claims/65b-8xa100-tp1pp8-zero3.yaml"), "--date", "2026-07-01"});
+    CHECK(infeasible.code == cli::kInfeasible);
+    CHECK(contains(infeasible.err, "does not fit"));
+  }
+
+  TEST_CASE("quote --format pdf: an A4 PDF that pdfinfo opens, or a clear 'no PDF support' in builds without Qt") {
+    TempDir tmp;
+    const auto file = tmp.path / "quote.pdf";
+    const auto r = run_cli({"quote", kQuickstart, "--date", "2026-07-01", "--customer", "Acme AI Lab", "--format", "pdf", "-o",
+                            file.string()});
+#if FLOPCAST_TEST_HAS_PDF
+    REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+    CHECK(r.err.empty());  // Qt's platform chatter is not printed
+    const std::string pdf = read_file(file);
+    CHECK(pdf.rfind("%PDF", 0) == 0);
+    CHECK(contains(r.out, "wrote " + file.string()));
+    const int pages = pdfinfo_pages(file.string());
+    if (pages < 0) {
+      MESSAGE("pdfinfo (poppler-utils) is not installed: page count not checked");
+    } else {
+      CHECK(pages >= 1);
+    }
+    // Again without --force: refused, the PDF untouched.
+    const auto again = run_cli({"quote", kQuickstart, "--date", "2026-07-01", "--format", "pdf", "-o", file.string()});
+    CHECK(again.code == cli::kIoError);
+    CHECK(read_file(file) == pdf);
+#else
+    CHECK(r.code == cli::kUsage);
+    CHECK(contains(r.err, "this build has no PDF support"));
+    CHECK(!std::filesystem::exists(file));
+#endif
+  }
+}

@@ -1,0 +1,2 @@
+list(APPEND FLOPCAST_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/test_op_cost.cpp)

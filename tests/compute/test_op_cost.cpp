@@ -1,0 +1,168 @@
+// Single-GPU op times (op_cost.hpp) against hand derivations from the formulas documented in
+// op_cost.hpp/op_cost.cpp, with GPUs and profiles built here from datasheet figures, so the
+// expected numbers do not move when data/ or the calibration changes.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "flopcast/compute/op_cost.hpp"
+
+using namespace flopcast;
+
+namespace {
+
+/// NVIDIA A100 SXM4 80GB datasheet: 108 SMs, 312 TFLOP/s dense BF16 tensor core,
+/// 2,039 GB/s HBM2e.
+GpuSpec a100() {
+  GpuSpec g;
+  g.name = "A100-test";
+  g.arch = GpuArch::Ampere;
+  g.sm_count = 108;
+  g.dense_peak[Precision::BF16] = FlopRate::from_tflops(312);
+  g.dense_peak[Precision::FP16] = FlopRate::from_tflops(312);
+  g.hbm = gib(80);
+  g.hbm_bandwidth = Bandwidth{2.039e12};
+  return g;
+}
+
+/// NVIDIA H100 SXM5 datasheet: 132 SMs, 989.4 TFLOP/s dense BF16 (1,979 with 2:4
+/// sparsity / 2), 3.35 TB/s HBM3.
+GpuSpec h100() {
+  GpuSpec g;
+  g.name = "H100-test";
+  g.arch = GpuArch::Hopper;
+  g.sm_count = 132;
+  g.dense_peak[Precision::BF16] = FlopRate::from_tflops(989.4);
+  g.dense_peak[Precision::FP8] = FlopRate::from_tflops(1978.9);
+  g.hbm = gib(79.65);
+  g.hbm_bandwidth = Bandwidth{3.35e12};
+  return g;
+}
+
+/// The profile values the expectations below are derived with.
+ComputeProfile profile(double overhead_us = 6.0) {
+  ComputeProfile p;
+  p.of(GpuArch::Ampere) = ArchEfficiency{0.80, 0.55, 0.75};
+  p.of(GpuArch::Hopper) = ArchEfficiency{0.75, 0.55, 0.75};
+  p.gemm_k_half = 64;
+  p.kernel_overhead_us = overhead_us;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("square 8192^3 BF16 GEMM on A100: 19 waves of 256x128 tiles") {
+  // op_cost.hpp: time = waves x 2 tm tn k / (peak/SMs x eff(k)), eff(k) = gemm k/(k + k_half),
+  // plus one launch. 256x128 tiles: (8192/256) x (8192/128) = 2,048 tiles, ceil(2048/108) =
+  // 19 waves (128x256 ties, 128x128 ties with 38 waves of half the time; the 64-wide tiles lose
+  // to their intensity factor). The HBM roofline (3 x 8192^2 x 2 B / (2.039 TB/s x 0.75) =
+  // 0.26 ms) does not bind.
+  const auto gpu = a100();
+  const auto prof = profile();
+  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  const double k = 8192, per_sm = 312e12 / 108, eff = 0.80 * k / (k + 64);
+  const double expected = 19 * 2 * 256 * 128 * k / (per_sm * eff) + 6e-6;  // = 4.454 ms
+  const auto t = gemm_time(ctx, GemmShape{8192, 8192, 8192, 1});
+  CHECK(t.seconds() == doctest::Approx(expected).epsilon(0.01));
+  CHECK(t.seconds() == doctest::Approx(4.454e-3).epsilon(0.01));
+  // Against the ideal 2 m n k / (peak x eff): the wave tail costs 19 x 108 / 2048 - 1 = 0.2%.
+  const double ideal = 2 * k * k * k / (312e12 * eff);
+  CHECK(t.seconds() > ideal);
+  CHECK((t.seconds() - 6e-6) / ideal == doctest::Approx(19.0 * 108 / 2048).epsilon(1e-6));
+}
+
+TEST_CASE("square 8192^3 BF16 GEMM on H100: 16 waves of 256x128 tiles") {
+  // 2,048 tiles over 132 SMs: ceil(15.5) = 16 waves; Hopper GEMM efficiency 0.75 in this profile.
+  const auto gpu = h100();
+  const auto prof = profile();
+  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  const double k = 8192, per_sm = 989.4e12 / 132, eff = 0.75 * k / (k + 64);
+  const double expected = 16 * 2 * 256 * 128 * k / (per_sm * eff) + 6e-6;  // = 1.546 ms
+  const auto t = gemm_time(ctx, GemmShape{8192, 8192, 8192, 1});
+  CHECK(t.seconds() == doctest::Approx(expected).epsilon(0.01));
+  CHECK(t.seconds() == doctest::Approx(1.546e-3).epsilon(0.01));
+  // A100 over H100 on this GEMM, from the two derivations: (19 / (312/108 x 0.80)) /
+  // (16 / (989.4/132 x 0.75)) = 2.88.
+  const auto a = a100();
+  const OpContext actx{&a, &prof, Precision::BF16};
+  CHECK(gemm_time(actx, GemmShape{8192, 8192, 8192, 1}).seconds() / t.seconds() == doctest::Approx(2.88).epsilon(0.01));
+}
+
+TEST_CASE("wave quantization: SMs + 1 tiles take two waves, twice the time of SMs tiles") {
+  // H100, k = 8192, no launch overhead. 1536 x 1408 = 12 x 11 = 132 tiles of 128x128: one
+  // wave. 896 x 2432 = 7 x 19 = 133 tiles: two waves; the other tile shapes do no better
+  // (256x128: 76 tiles of twice the time; 128x64: 266 tiles, 3 waves x 0.5 x 1.5 = 2.25). Both
+  // stay compute-bound (59 MB / 2.5 TB/s = 23 us against 48 us per wave).
+  const auto gpu = h100();
+  const auto prof = profile(0.0);
+  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  const auto full = gemm_time(ctx, GemmShape{1536, 1408, 8192, 1});
+  const auto tail = gemm_time(ctx, GemmShape{896, 2432, 8192, 1});
+  // 896 x 2432 is only 0.8% more work than 1536 x 1408, yet takes twice the time.
+  CHECK(tail.seconds() / full.seconds() == doctest::Approx(2.0).epsilon(1e-6));
+  // One wave of 128x128 tiles: 2 x 128 x 128 x k / (peak/132 x 0.75 x k/(k+64)).
+  const double wave = 2 * 128 * 128 * 8192.0 / (989.4e12 / 132 * 0.75 * 8192 / (8192 + 64));
+  CHECK(full.seconds() == doctest::Approx(wave).epsilon(1e-6));
+}
+
+TEST_CASE("a shallow GEMM is bound by HBM") {
+  // m = n = 8192, k = 16: eff(16) = 0.80 x 16/80 = 0.16, 19 waves of 256x128x16 tiles = 43 us of
+  // math; reading A, B and writing C, 2 B x (8192 x 16 x 2 + 8192^2) = 134.7 MB at
+  // 2.039 TB/s x 0.75 = 88 us: the roofline binds.
+  const auto gpu = a100();
+  const auto prof = profile(0.0);
+  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  const double bytes = 2.0 * (8192.0 * 16 + 16.0 * 8192 + 8192.0 * 8192);
+  const auto t = gemm_time(ctx, GemmShape{8192, 8192, 16, 1});
+  CHECK(t.seconds() == doctest::Approx(bytes / (2.039e12 * 0.75)).epsilon(1e-6));
+  const double math = 19 * 2 * 256 * 128 * 16.0 / (312e12 / 108 * 0.16);
+  CHECK(t.seconds() > 2 * math);
+}
+
+TEST_CASE("memory-bound layer norm: bytes / (HBM x eff) + launch overhead, exactly") {
+  // LayerNorm forward of s = 4096, b = 1, h = 8192 in BF16 on A100-80G: read x and write y,
+  // 2 x 4096 x 8192 x 2 B = 134,217,728 B; / (2.039e12 B/s x 0.75) = 87,767.03 ns -> 87,767 ns;
+  // plus one 6 us launch = 93,767 ns.
+  const auto gpu = a100();
+  const auto prof = profile();
+  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  CHECK(memory_bound_time(ctx, Bytes{134217728.0}, 1).ns == 93'767);
+  // Three kernels: three launches.
+  CHECK(memory_bound_time(ctx, Bytes{134217728.0}, 3).ns == 87'767 + 3 * 6'000);
+  CHECK(launch_overhead(prof, 4).ns == 24'000);
+  CHECK(memory_bound_time(ctx, Bytes{0}, 1).ns == 6'000);
+}
+
+TEST_CASE("attention: causal is about half of non-causal for long sequences; backward 2.5x forward") {
+  // op_cost.hpp: forward 4 x heads x q x kv x head_dim FLOPs at peak x flash_attention
+  // efficiency; causal computes (blocks + 1) / (2 blocks) of it with 128-wide blocks; backward
+  // 2.5x the forward (Dao 2023, arXiv 2307.08691).
+  const auto gpu = h100();
+  const auto prof = profile(0.0);
+  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  const double heads = 32, seq = 16384, hd = 128;
+  const auto full = attention_time(ctx, heads, seq, seq, hd, false, false);
+  const auto causal = attention_time(ctx, heads, seq, seq, hd, true, false);
+  const double fwd = 4 * heads * seq * seq * hd / (989.4e12 * 0.55);
+  CHECK(full.seconds() == doctest::Approx(fwd).epsilon(1e-6));
+  // 128 blocks: 129/256 = 0.504.
+  CHECK(causal.seconds() / full.seconds() == doctest::Approx(129.0 / 256).epsilon(1e-6));
+  CHECK(causal.seconds() / full.seconds() > 0.5);
+  CHECK(causal.seconds() / full.seconds() < 0.51);
+  const auto bwd = attention_time(ctx, heads, seq, seq, hd, true, true);
+  CHECK(bwd.seconds() / causal.seconds() == doctest::Approx(2.5).epsilon(1e-6));
+  // With the default 6 us launches, long sequences still give ~half.
+  const auto prof6 = profile(6.0);
+  const OpContext ctx6{&gpu, &prof6, Precision::BF16};
+  const double r = attention_time(ctx6, heads, seq, seq, hd, true, false).seconds() /
+                   attention_time(ctx6, heads, seq, seq, hd, false, false).seconds();
+  CHECK(r == doctest::Approx(0.5).epsilon(0.02));
+}
+
+TEST_CASE("degenerate shapes cost one launch, never a crash") {
+  const auto gpu = a100();
+  const auto prof = profile();
+  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  CHECK(gemm_time(ctx, GemmShape{0, 8192, 8192, 1}).ns == 6'000);
+  CHECK(attention_time(ctx, 0, 2048, 2048, 128, true, false).ns == 0);
+}

@@ -1,0 +1,200 @@
+// Deterministic and crash-safe outputs (issue 9).
+// Determinism: every scenario in scenarios/ (recursively) gives byte-identical `simulate`
+// output (JSON and text) when run twice, in another order (warm per-thread caches of the
+// communication model hold other clusters) and on a fresh thread (cold caches).
+// Outputs: io::write_file_atomically never overwrites without force, names a missing folder
+// and an unwritable path, and never leaves its temporary file behind.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_context.hpp"
+#include "flopcast/io/atomic_file.hpp"
+
+using namespace flopcast;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+  bool operator==(const Run&) const = default;
+};
+
+Run run_cli(const std::vector<std::string>& args) {
+  std::vector<const char*> argv{"flopcast"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  Run r;
+  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+/// Every .yaml under scenarios/, sorted (directory iteration order is unspecified).
+std::vector<std::string> all_scenarios() {
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(FLOPCAST_SCENARIOS_DIR))
+    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// `simulate [--json]` on each file, in the given order.
+std::vector<Run> simulate_all(const std::vector<std::string>& files, bool json) {
+  std::vector<Run> runs;
+  for (const auto& f : files) runs.push_back(json ? run_cli({"simulate", "--json", f}) : run_cli({"simulate", f}));
+  return runs;
+}
+
+/// A fresh folder under the system temp dir, removed at scope exit.
+struct OutputsTempDir {
+  fs::path path;
+  OutputsTempDir() {
+    const auto base = fs::temp_directory_path();
+    for (int i = 0;; ++i) {
+      path = base / ("flopcast-test-outputs-" + std::to_string(i));
+      if (fs::create_directory(path)) break;
+    }
+  }
+  ~OutputsTempDir() {
+    std::error_code ec;
+    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(path, ec);
+  }
+  OutputsTempDir(const OutputsTempDir&) = delete;
+  OutputsTempDir& operator=(const OutputsTempDir&) = delete;
+
+  /// The names in the folder, sorted.
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("determinism: every scenario gives byte-identical simulate --json twice, in reverse order and on a fresh thread") {
+  const auto files = all_scenarios();
+  REQUIRE(files.size() >= 17);  // scenarios/quickstart.yaml, published/ (10), seed-claims/ (6)
+  const auto first = simulate_all(files, true);
+  const auto second = simulate_all(files, true);
+
+  auto reversed_files = files;
+  std::reverse(reversed_files.begin(), reversed_files.end());
+  auto reversed = simulate_all(reversed_files, true);
+  std::reverse(reversed.begin(), reversed.end());
+
+  std::vector<Run> fresh;
+  std::thread([&] { fresh = simulate_all(files, true); }).join();
+
+  int reports = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    CAPTURE(files[i]);
+    CHECK(first[i] == second[i]);
+    CHECK(first[i] == reversed[i]);
+    CHECK(first[i] == fresh[i]);
+    if (!first[i].out.empty()) ++reports;
+  }
+  // All but the seed claim rejected for its tp*pp*dp product produce a report.
+  CHECK(reports >= static_cast<int>(files.size()) - 1);
+}
+
+TEST_CASE("determinism: the text report of every scenario is byte-identical twice") {
+  const auto files = all_scenarios();
+  const auto first = simulate_all(files, false);
+  const auto second = simulate_all(files, false);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    CAPTURE(files[i]);
+    CHECK(first[i] == second[i]);
+  }
+}
+
+TEST_CASE("outputs: an existing file is never overwritten without force") {
+  OutputsTempDir tmp;
+  const auto target = tmp.path / "report.json";
+  std::ofstream(target) << "precious\n";
+  std::string error;
+  CHECK_FALSE(io::write_file_atomically(target.string(), "new\n", false, error));
+  CHECK(error == target.string() + " already exists; pass --force to overwrite it");
+  CHECK(read_file(target) == "precious\n");
+  CHECK(tmp.names() == std::vector<std::string>{"report.json"});
+
+  error.clear();
+  CHECK(io::write_file_atomically(target.string(), "new\n", true, error));
+  CHECK(error.empty());
+  CHECK(read_file(target) == "new\n");
+  CHECK(tmp.names() == std::vector<std::string>{"report.json"});
+}
+
+TEST_CASE("outputs: a new file is written whole, with nothing else left in the folder") {
+  OutputsTempDir tmp;
+  const auto target = tmp.path / "quote.md";
+  const std::string content(1 << 20, 'x');  // 1 MiB: more than one write(2) on some systems
+  std::string error;
+  REQUIRE(io::write_file_atomically(target.string(), content, false, error));
+  CHECK(read_file(target) == content);
+  CHECK(tmp.names() == std::vector<std::string>{"quote.md"});
+  // 0644 (atomic_file.cpp): readable by others like a file written with plain fopen.
+  CHECK((fs::status(target).permissions() & fs::perms::others_read) == fs::perms::others_read);
+}
+
+TEST_CASE("outputs: a missing folder is named in the error") {
+  OutputsTempDir tmp;
+  const auto target = tmp.path / "no-such-folder" / "out.json";
+  std::string error;
+  CHECK_FALSE(io::write_file_atomically(target.string(), "{}\n", true, error));
+  CHECK(error == "cannot write " + target.string() + ": folder " + (tmp.path / "no-such-folder").string() +
+                     " does not exist");
+  CHECK(tmp.names().empty());
+}
+
+TEST_CASE("outputs: an unwritable path gives a clear error and leaves nothing behind") {
+  SUBCASE("a file in /proc (procfs accepts no new files, even for root)") {
+    std::string error;
+    CHECK_FALSE(io::write_file_atomically("/proc/flopcast-test-x", "{}\n", true, error));
+    CHECK_MESSAGE(error.rfind("cannot write /proc/flopcast-test-x: ", 0) == 0, error);
+    CHECK_FALSE(fs::exists("/proc/flopcast-test-x"));
+  }
+  SUBCASE("the target is a folder") {
+    OutputsTempDir tmp;
+    fs::create_directory(tmp.path / "out");
+    std::string error;
+    CHECK_FALSE(io::write_file_atomically((tmp.path / "out").string(), "{}\n", true, error));
+    CHECK_MESSAGE(error.rfind("cannot write " + (tmp.path / "out").string() + ": ", 0) == 0, error);
+    CHECK(tmp.names() == std::vector<std::string>{"out"});  // the temporary file was removed
+    CHECK(fs::is_directory(tmp.path / "out"));
+  }
+  SUBCASE("a read-only folder (skipped as root, who may write anywhere)") {
+    OutputsTempDir tmp;
+    fs::permissions(tmp.path, fs::perms::owner_read | fs::perms::owner_exec, fs::perm_options::replace);
+    const bool root_bypasses = [&] {
+      std::ofstream probe(tmp.path / "probe");
+      return static_cast<bool>(probe);
+    }();
+    if (!root_bypasses) {
+      std::string error;
+      CHECK_FALSE(io::write_file_atomically((tmp.path / "out.json").string(), "{}\n", false, error));
+      CHECK_MESSAGE(error == "cannot write " + (tmp.path / "out.json").string() + ": Permission denied", error);
+      fs::permissions(tmp.path, fs::perms::owner_all, fs::perm_options::replace);
+      CHECK(tmp.names().empty());
+    }
+  }
+}

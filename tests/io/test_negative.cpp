@@ -1,0 +1,208 @@
+// Negative tests (STYLE.md "one bad input file per kind of mistake, each with its exact expected
+// message"): each file in tests/negative/ is loaded under its bare file name, so the message
+// does not depend on where the tree is checked out, and its first error must read exactly as
+// written here: "file:line:col: error: key: message (hint: ...)".
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "flopcast/io/catalog.hpp"
+#include "flopcast/io/scenario_loader.hpp"
+
+using namespace flopcast;
+using namespace flopcast::io;
+
+namespace {
+
+struct NegativeCase {
+  const char* file;      ///< under tests/negative/
+  const char* expected;  ///< the first error's Diagnostic::str()
+};
+
+// Scenario files (parse_scenario).
+const NegativeCase kScenarioCases[] = {
+    {"malformed-yaml.yaml",
+     "malformed-yaml.yaml:4:9: error: malformed YAML: end of map flow not found (hint: check indentation, colons and quoting near this line)"},
+    {"wrong-type-tp.yaml",
+     "wrong-type-tp.yaml:7:7: error: parallel.tp: expected an integer, got 'eight' (hint: write a whole number such as 8 or 16K)"},
+    {"unknown-top-level-key.yaml",
+     "unknown-top-level-key.yaml:9:1: error: trainig: unknown key 'trainig' (hint: did you mean 'training'?)"},
+    {"unknown-nested-key.yaml",
+     "unknown-nested-key.yaml:9:3: error: parallel.micro_bach: unknown key 'micro_bach' (hint: did you mean 'micro_batch'?)"},
+    {"unknown-gpu.yaml",
+     "unknown-gpu.yaml:4:8: error: cluster.gpu: unknown GPU 'H10O' (hint: did you mean 'H100'? (known GPUs: A100-40G, A100-80G, H100, H800, H200, B200, GB200))"},
+    {"unknown-model-preset.yaml",
+     "unknown-model-preset.yaml:2:8: error: model: unknown model preset 'llama3-8bb' (hint: did you mean 'llama3-8b'?)"},
+    {"unknown-fabric.yaml",
+     "unknown-fabric.yaml:6:11: error: cluster.fabric: unknown fabric 'dgx-h100-ndr400' (hint: did you mean 'dgx-h100-ndr'?)"},
+    {"tp-not-dividing-heads.yaml",
+     "tp-not-dividing-heads.yaml:7:7: error: parallel.tp: tp 5 does not divide heads 96 (hint: tensor parallelism splits attention heads: choose tp dividing 96)"},
+    {"product-mismatch.yaml",
+     "product-mismatch.yaml:7:3: error: parallel: tp*pp*dp*cp = 8*4*4*1 = 128 but cluster.gpus is 64 (hint: for 64 GPUs with tp 8, pp 4, cp 1 use dp 2)"},
+    {"global-batch-not-divisible.yaml",
+     "global-batch-not-divisible.yaml:9:17: error: parallel.global_batch: global_batch 100 is not divisible by micro_batch*dp = 2*8 = 16 (hint: use a multiple of 16, e.g. 96)"},
+    {"zero-gpus.yaml",
+     "zero-gpus.yaml:5:9: error: cluster.gpus: value 0 is out of range: expected 1 to 1000000"},
+    {"negative-layers.yaml",
+     "negative-layers.yaml:3:11: error: model.layers: value -4 is out of range: expected 1 to 100000"},
+    {"absurd-gpus.yaml",
+     "absurd-gpus.yaml:5:9: error: cluster.gpus: value 1e12 is out of range: expected 1 to 1000000"},
+    {"missing-precision.yaml",
+     "missing-precision.yaml:2:1: error: precision: missing required key 'precision' (hint: one of fp32, fp16, bf16, fp8)"},
+    {"missing-cluster-gpus.yaml",
+     "missing-cluster-gpus.yaml:4:3: error: cluster.gpus: missing required key 'gpus' (hint: the number of GPUs of the job, e.g. gpus: 64)"},
+    {"bad-unit-tokens.yaml",
+     "bad-unit-tokens.yaml:10:11: error: training.tokens: expected a number, got 'lots' (hint: write e.g. 0.45, 1.4e12 or 1.4T)"},
+    {"bad-bandwidth-unit.yaml",
+     "bad-bandwidth-unit.yaml:8:10: error: cluster.fabric.nic: bad bandwidth '400' (hint: write e.g. \"400 Gbps\" or \"50 GB/s\")"},
+    {"bad-choice-recompute.yaml",
+     "bad-choice-recompute.yaml:8:14: error: parallel.recompute: unknown value 'ful' (hint: did you mean 'full'? (expected one of: none, selective, full))"},
+    {"fp8-on-a100.yaml",
+     "fp8-on-a100.yaml:8:12: error: precision: the A100-80G has no dense tensor-core fp8 path (hint: use bf16 or fp16 on this GPU)"},
+    {"vpp-without-interleaved.yaml",
+     "vpp-without-interleaved.yaml:9:13: error: parallel.schedule: vpp > 1 needs schedule interleaved, got 1f1b"},
+    {"vpp-without-pp.yaml",
+     "vpp-without-pp.yaml:8:8: error: parallel.vpp: vpp 2 needs pipeline parallelism (pp > 1)"},
+    {"ep-on-dense-model.yaml",
+     "ep-on-dense-model.yaml:8:7: error: parallel.ep: ep 4 needs a mixture-of-experts model (hint: set ep: 1 for dense models)"},
+    {"empty.yaml",
+     "empty.yaml:1:1: error: the file is empty (hint: see scenarios/quickstart.yaml for the format)"},
+    {"list-not-mapping.yaml",
+     "list-not-mapping.yaml:2:1: error: a scenario file must be a YAML mapping (hint: see scenarios/quickstart.yaml for the format)"},
+};
+
+// Measured-run files (parse_run_file): the bad entry's first error; the other entries load.
+const NegativeCase kRunFileCases[] = {
+    {"run-entry-without-id.yaml",
+     "run-entry-without-id.yaml:9:3: error: id: missing required key 'id' (hint: every measured run needs a unique id)"},
+};
+
+// Mistakes the loader does not catch yet (reported to the lead, each with its fix): the
+// expected text is the message the suggested fix prints. Until then the test may fail.
+//  - heads must divide hidden and kv_heads must divide heads (scenario_check.cpp has no check:
+//    head_dim() truncates 1000/3 to 333, and kv_heads 16 > heads 8 is simulated as is);
+//  - a moe block without `experts` (or `top_k`) makes Reader::integer call IsScalar() on a
+//    missing node: yaml-cpp throws InvalidNode and the user sees
+//    "missing-moe-experts.yaml: error: invalid value: invalid node; first invalid key: \"experts\""
+//    with no line and no key path;
+//  - moe.dense_layers above layers is accepted and gives a negative parameter count.
+const NegativeCase kNotYetCaughtCases[] = {
+    {"heads-not-dividing-hidden.yaml",
+     "heads-not-dividing-hidden.yaml:5:10: error: model.heads: heads 3 does not divide hidden 1000 "
+     "(hint: the head dimension hidden/heads must be a whole number)"},
+    {"kv-heads-not-dividing-heads.yaml",
+     "kv-heads-not-dividing-heads.yaml:6:13: error: model.kv_heads: kv_heads 16 does not divide heads 8 "
+     "(hint: grouped-query attention shares each key/value head among heads/kv_heads query heads: choose a divisor of 8)"},
+    {"missing-moe-experts.yaml",
+     "missing-moe-experts.yaml:10:5: error: model.moe.experts: missing required key 'experts' "
+     "(hint: routed experts per MoE layer, e.g. experts: 8)"},
+    {"moe-dense-layers-exceed-layers.yaml",
+     "moe-dense-layers-exceed-layers.yaml:12:19: error: model.moe.dense_layers: dense_layers 9 exceeds layers 4 "
+     "(hint: dense_layers counts the leading layers that keep a dense FFN)"},
+};
+
+const Catalog& catalog() {
+  static const Catalog cat = [] {
+    Diagnostics d;
+    auto c = load_catalog(FLOPCAST_DATA_DIR, d);
+    REQUIRE_MESSAGE(c.has_value(), d.str());
+    return *c;
+  }();
+  return cat;
+}
+
+std::string negative_dir() { return std::string(FLOPCAST_TESTS_DIR) + "/negative"; }
+
+std::string read(const std::string& name) {
+  std::ifstream in(negative_dir() + "/" + name, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot read tests/negative/" << name);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const Diagnostic* first_error(const Diagnostics& d) {
+  for (const auto& x : d.items())
+    if (x.severity == Severity::Error) return &x;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("negative scenario files: each is rejected with its exact first error") {
+  for (const auto& c : kScenarioCases) {
+    const std::string file = c.file;
+    CAPTURE(file);
+    Diagnostics d;
+    const auto s = parse_scenario(read(c.file), c.file, catalog(), d);
+    CHECK_FALSE(s.has_value());
+    const auto* e = first_error(d);
+    REQUIRE(e != nullptr);
+    CHECK(e->str() == std::string(c.expected));
+    // Every message names the file and a line.
+    CHECK(e->where.file == c.file);
+    CHECK(e->where.line > 0);
+  }
+}
+
+TEST_CASE("negative scenario files the loader does not catch yet" * doctest::may_fail()) {
+  for (const auto& c : kNotYetCaughtCases) {
+    const std::string file = c.file;
+    CAPTURE(file);
+    Diagnostics d;
+    std::optional<Scenario> s;
+    CHECK_NOTHROW(s = parse_scenario(read(c.file), c.file, catalog(), d));
+    CHECK_FALSE(s.has_value());
+    const auto* e = first_error(d);
+    CHECK(e != nullptr);
+    if (e) CHECK(e->str() == std::string(c.expected));
+  }
+}
+
+TEST_CASE("negative run files: the bad entry is rejected with its exact first error, the others load") {
+  for (const auto& c : kRunFileCases) {
+    const std::string file = c.file;
+    CAPTURE(file);
+    Diagnostics d;
+    const auto entries = parse_run_file(read(c.file), c.file, catalog(), d);
+    CHECK(d.empty());
+    const RunEntry* bad = nullptr;
+    std::size_t good = 0;
+    for (const auto& e : entries) {
+      if (e.scenario) ++good;
+      else if (!bad) bad = &e;
+    }
+    CHECK(good + 1 == entries.size());
+    REQUIRE(bad != nullptr);
+    const auto* e = first_error(bad->diags);
+    REQUIRE(e != nullptr);
+    CHECK(e->str() == std::string(c.expected));
+    CHECK(e->where.line > 0);
+  }
+}
+
+TEST_CASE("every file in tests/negative/ has an expected message, one kind of mistake each") {
+  std::set<std::string> listed;
+  for (const auto& c : kScenarioCases) listed.insert(c.file);
+  for (const auto& c : kRunFileCases) listed.insert(c.file);
+  for (const auto& c : kNotYetCaughtCases) listed.insert(c.file);
+  CHECK(listed.size() == std::size(kScenarioCases) + std::size(kRunFileCases) + std::size(kNotYetCaughtCases));
+  std::set<std::string> on_disk;
+  for (const auto& e : std::filesystem::directory_iterator(negative_dir()))
+    if (e.path().extension() == ".yaml") on_disk.insert(e.path().filename().string());
+  CHECK(on_disk == listed);
+  CHECK(on_disk.size() >= 18);
+  // No two files share an expected message: each covers its own mistake.
+  std::set<std::string> messages;
+  for (const auto& c : kScenarioCases) messages.insert(c.expected);
+  for (const auto& c : kRunFileCases) messages.insert(c.expected);
+  for (const auto& c : kNotYetCaughtCases) messages.insert(c.expected);
+  CHECK(messages.size() == listed.size());
+}

@@ -1,0 +1,134 @@
+// Unit strings as users write them (units_parse.hpp): each accepted form, the multiplier it
+// stands for, and the malformed strings that must come back as nullopt.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "flopcast/io/units_parse.hpp"
+
+using namespace flopcast;
+using namespace flopcast::io;
+
+namespace {
+constexpr double kGiB = 1073741824.0;  // 2^30
+constexpr double kMiB = 1048576.0;     // 2^20
+}  // namespace
+
+TEST_CASE("parse_count: plain numbers and SI count suffixes") {
+  // Multipliers from units_parse.hpp: K=1e3, M=1e6, B=G=1e9, T=1e12, P=1e15.
+  CHECK(parse_count("8") == std::optional<double>(8.0));
+  CHECK(parse_count("0.45") == std::optional<double>(0.45));
+  CHECK(parse_count("1e12") == std::optional<double>(1e12));
+  CHECK(parse_count("1.4e12") == std::optional<double>(1.4e12));
+  CHECK(parse_count("2K") == std::optional<double>(2e3));
+  CHECK(parse_count("2k") == std::optional<double>(2e3));
+  CHECK(parse_count("16M") == std::optional<double>(16e6));
+  CHECK(parse_count("300B") == std::optional<double>(300e9));
+  CHECK(parse_count("300G") == std::optional<double>(300e9));
+  CHECK(*parse_count("1.4T") == doctest::Approx(1.4e12).epsilon(1e-15));
+  CHECK(parse_count("2P") == std::optional<double>(2e15));
+  // Digit groupings and surrounding blanks.
+  CHECK(parse_count("2_048") == std::optional<double>(2048.0));
+  CHECK(parse_count("1,000") == std::optional<double>(1000.0));
+  CHECK(parse_count("  64 ") == std::optional<double>(64.0));
+  CHECK(parse_count("1.4 T") == std::optional<double>(1.4e12));
+  CHECK(parse_count("+5") == std::optional<double>(5.0));
+  // Signs are kept: range checks are the caller's (the loader rejects -4 for layers).
+  CHECK(parse_count("-4") == std::optional<double>(-4.0));
+}
+
+TEST_CASE("parse_count: malformed strings") {
+  CHECK_FALSE(parse_count(""));
+  CHECK_FALSE(parse_count("   "));
+  CHECK_FALSE(parse_count("lots"));
+  CHECK_FALSE(parse_count("eight"));
+  CHECK_FALSE(parse_count("T"));
+  CHECK_FALSE(parse_count("1.4X"));
+  CHECK_FALSE(parse_count("1.4 TB"));  // a byte size is not a count
+  CHECK_FALSE(parse_count("1..2"));
+  CHECK_FALSE(parse_count("1-2"));
+  CHECK_FALSE(parse_count("1e"));
+  CHECK_FALSE(parse_count("nan"));
+  CHECK_FALSE(parse_count("inf"));
+  CHECK_FALSE(parse_count("1e400"));    // overflows a double
+  CHECK_FALSE(parse_count("1e300P"));   // finite number, infinite product
+}
+
+TEST_CASE("parse_bytes: binary and decimal units") {
+  // GiB/MiB/KiB/TiB are powers of 2, GB/MB/KB/TB powers of 10 (units.hpp conventions).
+  CHECK(parse_bytes("80 GiB")->value == 80 * kGiB);
+  CHECK(parse_bytes("80GiB")->value == 80 * kGiB);
+  CHECK(parse_bytes("80GB")->value == 80e9);
+  CHECK(parse_bytes("512 MiB")->value == 512 * kMiB);
+  CHECK(parse_bytes("4 KiB")->value == 4096.0);
+  CHECK(parse_bytes("4 KB")->value == 4000.0);
+  CHECK(parse_bytes("16 MB")->value == 16e6);
+  CHECK(parse_bytes("1.5 TB")->value == 1.5e12);
+  CHECK(parse_bytes("1 TiB")->value == 1024 * kGiB);
+  CHECK(parse_bytes("1024")->value == 1024.0);
+  CHECK(parse_bytes("1024 B")->value == 1024.0);
+  // nccl-tests style sizes (-e 8G) are binary.
+  CHECK(parse_bytes("8G")->value == 8 * kGiB);
+  CHECK(parse_bytes("128M")->value == 128 * kMiB);
+  CHECK(parse_bytes("64K")->value == 64 * 1024.0);
+  CHECK(parse_bytes("2_048 MiB")->value == 2048 * kMiB);
+
+  CHECK_FALSE(parse_bytes(""));
+  CHECK_FALSE(parse_bytes("GiB"));
+  CHECK_FALSE(parse_bytes("80 gigs"));
+  CHECK_FALSE(parse_bytes("80 Gbps"));  // a rate is not a size
+  CHECK_FALSE(parse_bytes("lots"));
+}
+
+TEST_CASE("parse_bandwidth: bits and bytes per second") {
+  // Line rates in bits: 400 Gb/s = 400e9 / 8 = 50e9 B/s.
+  CHECK(parse_bandwidth("400 Gbps")->bytes_per_s == 50e9);
+  CHECK(parse_bandwidth("400 Gb/s")->bytes_per_s == 50e9);
+  CHECK(parse_bandwidth("400Gbps")->bytes_per_s == 50e9);
+  CHECK(parse_bandwidth("100 Mbps")->bytes_per_s == 12.5e6);
+  CHECK(parse_bandwidth("1.6 Tbps")->bytes_per_s == doctest::Approx(200e9).epsilon(1e-15));
+  // Rates in bytes.
+  CHECK(parse_bandwidth("50 GB/s")->bytes_per_s == 50e9);
+  CHECK(parse_bandwidth("50 GBps")->bytes_per_s == 50e9);
+  CHECK(parse_bandwidth("2 TB/s")->bytes_per_s == 2e12);
+  CHECK(parse_bandwidth("3.35 TBps")->bytes_per_s == doctest::Approx(3.35e12).epsilon(1e-15));
+  CHECK(parse_bandwidth("800 MB/s")->bytes_per_s == 800e6);
+
+  CHECK_FALSE(parse_bandwidth("400"));        // no unit: bits or bytes is ambiguous
+  CHECK_FALSE(parse_bandwidth("fast"));
+  CHECK_FALSE(parse_bandwidth("400 GiB"));    // a size is not a rate
+  CHECK_FALSE(parse_bandwidth("400 Gbit"));
+  CHECK_FALSE(parse_bandwidth(""));
+}
+
+TEST_CASE("parse_duration: seconds to weeks") {
+  CHECK(parse_duration("30d")->ns == 30LL * 86400 * 1'000'000'000);
+  CHECK(parse_duration("30 days")->ns == 30LL * 86400 * 1'000'000'000);
+  CHECK(parse_duration("1 day")->ns == 86400LL * 1'000'000'000);
+  CHECK(parse_duration("2.5 h")->ns == 9000LL * 1'000'000'000);
+  CHECK(parse_duration("2.5 hours")->ns == 9000LL * 1'000'000'000);
+  CHECK(parse_duration("10min")->ns == 600LL * 1'000'000'000);
+  CHECK(parse_duration("10 m")->ns == 600LL * 1'000'000'000);
+  CHECK(parse_duration("90s")->ns == 90LL * 1'000'000'000);
+  CHECK(parse_duration("90 sec")->ns == 90LL * 1'000'000'000);
+  CHECK(parse_duration("250 ms")->ns == 250'000'000);
+  CHECK(parse_duration("2.5 us")->ns == 2500);
+  CHECK(parse_duration("100 ns")->ns == 100);
+  CHECK(parse_duration("1w")->ns == 604800LL * 1'000'000'000);
+  CHECK(parse_duration("2 weeks")->ns == 2 * 604800LL * 1'000'000'000);
+  CHECK(parse_duration("42")->ns == 42LL * 1'000'000'000);  // a bare number is seconds
+  CHECK(parse_duration("1.5 H")->ns == 5400LL * 1'000'000'000);  // unit names ignore case
+  // Signs are kept; callers reject negative durations (price_catalog_io.cpp "a duration >= 0").
+  CHECK(parse_duration("-5s")->ns == -5LL * 1'000'000'000);
+
+  CHECK_FALSE(parse_duration(""));
+  CHECK_FALSE(parse_duration("soon"));
+  CHECK_FALSE(parse_duration("3 fortnights"));
+  CHECK_FALSE(parse_duration("30 GiB"));
+  // Beyond ~285 years (9.0e9 s) the int64-nanosecond Time would be near its limit: rejected.
+  CHECK_FALSE(parse_duration("1000000 weeks"));
+  CHECK_FALSE(parse_duration("1e10"));
+  CHECK(parse_duration("9e9")->ns == 9'000'000'000LL * 1'000'000'000);
+}

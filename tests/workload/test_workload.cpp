@@ -1,0 +1,318 @@
+// Parameter counts, FLOPs and memory (workload.hpp) pinned to published figures and to the
+// closed forms of the papers the code follows: Megatron (Narayanan et al. 2021, arXiv
+// 2104.04473, appendix), Korthikanti et al. 2022 (arXiv 2205.05198, Table 2) and ZeRO
+// (Rajbhandari et al. 2019, arXiv 1910.02054, §3 and Figure 1).
+#include <doctest/doctest.h>
+
+#include <numeric>
+#include <string>
+
+#include "flopcast/io/catalog.hpp"
+#include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/workload/workload.hpp"
+
+using namespace flopcast;
+
+namespace {
+
+const io::Catalog& catalog() {
+  static const io::Catalog cat = [] {
+    Diagnostics d;
+    auto c = io::load_catalog(FLOPCAST_DATA_DIR, d);
+    REQUIRE_MESSAGE(c.has_value(), d.str());
+    return *c;
+  }();
+  return cat;
+}
+
+/// A GPT-style shape: GeLU MLP of 4h, kv = heads, tied embeddings, learned positions,
+/// LayerNorm, biases (GPT-3, Brown et al. 2020; Megatron's GPT models).
+ModelSpec gpt(int layers, std::int64_t hidden, int heads, std::int64_t vocab, std::int64_t seq) {
+  ModelSpec m;
+  m.name = "gpt-test";
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.ffn = 4 * hidden;
+  m.ffn_kind = FfnKind::Gelu;
+  m.vocab = vocab;
+  m.seq_len = seq;
+  m.tied_embeddings = true;
+  m.learned_positions = true;
+  m.rmsnorm = false;
+  m.bias = true;
+  return m;
+}
+
+/// A Llama-style shape: SwiGLU, GQA, untied head, RoPE, RMSNorm, no biases.
+ModelSpec llama(int layers, std::int64_t hidden, int heads, int kv_heads, std::int64_t ffn, std::int64_t vocab,
+                std::int64_t seq) {
+  ModelSpec m;
+  m.name = "llama-test";
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = kv_heads;
+  m.ffn = ffn;
+  m.ffn_kind = FfnKind::SwiGlu;
+  m.vocab = vocab;
+  m.seq_len = seq;
+  m.tied_embeddings = false;
+  m.learned_positions = false;
+  m.rmsnorm = true;
+  m.bias = false;
+  return m;
+}
+
+double preset_params(const char* name) {
+  const auto* m = catalog().find_model(name);
+  REQUIRE_MESSAGE(m != nullptr, name);
+  return parameter_count(*m).total;
+}
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+}  // namespace
+
+TEST_CASE("GPT-3 175B counts 174.6e9 parameters") {
+  // Brown et al. 2020 Table 2.1 shape; Narayanan et al. 2021 Table 2 quotes 174.6B for it
+  // (12 l h^2 + 13 l h + (V + s) h + 2h with V = 50,257, s = 2,048).
+  const auto m = gpt(96, 12288, 96, 50257, 2048);
+  const auto pc = parameter_count(m);
+  CHECK(pc.total == doctest::Approx(174.6e9).epsilon(0.001));
+  // The closed form, exactly: per layer 4h^2 + 4h (attention + biases) + 8h^2 + 5h (MLP +
+  // biases) + 4h (two LayerNorms).
+  const double h = 12288;
+  CHECK(pc.dense_layer == 12 * h * h + 13 * h);
+  CHECK(pc.embedding == (50257.0 + 2048.0) * h);
+  CHECK(pc.output_head == 0.0);  // tied
+  CHECK(pc.total == 96 * (12 * h * h + 13 * h) + (50257.0 + 2048.0) * h + 2 * h);
+  CHECK(pc.active == pc.total);
+  CHECK(preset_params("gpt3-175b") == pc.total);  // data/models.yaml holds the same shape
+}
+
+TEST_CASE("Llama 2 70B counts 68.98e9 parameters") {
+  // meta-llama/Llama-2-70b-hf config.json (80 layers, hidden 8192, 64 heads, 8 KV heads,
+  // intermediate 28672, vocab 32000); the checkpoint holds 68,976,648,192 parameters.
+  const auto m = llama(80, 8192, 64, 8, 28672, 32000, 4096);
+  const auto total = parameter_count(m).total;
+  CHECK(total == doctest::Approx(68.98e9).epsilon(0.002));
+  CHECK(total == 68'976'648'192.0);
+  CHECK(preset_params("llama2-70b") == total);
+}
+
+TEST_CASE("Llama 3 405B counts 405.9e9 and Llama 3 8B 8.03e9 parameters") {
+  // Llama Team 2024 (arXiv 2407.21783) Table 3 shapes, vocab 128,256 (config.json).
+  const auto big = llama(126, 16384, 128, 8, 53248, 128256, 8192);
+  CHECK(parameter_count(big).total == doctest::Approx(405.9e9).epsilon(0.001));
+  CHECK(preset_params("llama3-405b") == parameter_count(big).total);
+  const auto small = llama(32, 4096, 32, 8, 14336, 128256, 8192);
+  CHECK(parameter_count(small).total == doctest::Approx(8.03e9).epsilon(0.001));
+  CHECK(parameter_count(small).total == 8'030'261'248.0);  // meta-llama/Meta-Llama-3-8B checkpoint
+  CHECK(preset_params("llama3-8b") == parameter_count(small).total);
+}
+
+TEST_CASE("Mixtral 8x7B counts 46.7e9 total and 12.9e9 active parameters") {
+  // Jiang et al. 2024 (arXiv 2401.04088) Table 1; Mistral AI's announcement: 46.7B total,
+  // 12.9B active (top-2 of 8 experts). The published figures are rounded to 0.1B: tolerances
+  // are half of that last digit.
+  auto m = llama(32, 4096, 32, 8, 14336, 32000, 32768);
+  m.moe = MoeSpec{8, 2, 14336, 0, 0};
+  const auto pc = parameter_count(m);
+  CHECK(pc.total == doctest::Approx(46.7e9).epsilon(0.05 / 46.7));
+  CHECK(pc.active == doctest::Approx(12.9e9).epsilon(0.05 / 12.9));
+  // One expert is a SwiGLU MLP: 3 h f.
+  CHECK(pc.moe_expert == 3.0 * 4096 * 14336);
+  CHECK(pc.total - pc.active == 32 * 6 * pc.moe_expert);  // 6 experts per layer idle per token
+  const auto* preset = catalog().find_model("mixtral-8x7b");
+  REQUIRE(preset != nullptr);
+  CHECK(parameter_count(*preset).total == pc.total);
+  CHECK(parameter_count(*preset).active == pc.active);
+}
+
+TEST_CASE("model FLOPs equal Megatron's 72 B s l h^2 (1 + s/6h + V/12lh)") {
+  // Narayanan et al. 2021 appendix, eq. (3) without recomputation: forward 24 B s l h^2 +
+  // 4 B s^2 l h + 2 B s h V, backward twice the forward.
+  struct Shape { int l; std::int64_t h; int heads; std::int64_t v, s; double batch; };
+  for (const Shape x : {Shape{96, 12288, 96, 51200, 2048, 1536}, Shape{24, 2048, 16, 51200, 2048, 8},
+                        Shape{128, 25600, 160, 51200, 2048, 3072}, Shape{2, 64, 4, 1000, 4096, 1}}) {
+    CAPTURE(x.h);
+    const auto m = gpt(x.l, x.h, x.heads, x.v, x.s);
+    const double B = x.batch, s = d(x.s), l = x.l, h = d(x.h), V = d(x.v);
+    const double megatron = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+    CHECK(model_flops_per_step(m, B).value == doctest::Approx(megatron).epsilon(1e-9));
+    // No recompute: hardware FLOPs are model FLOPs.
+    ParallelPlan p;
+    p.global_batch = static_cast<std::int64_t>(B);
+    CHECK(hardware_flops_per_step(m, p).value == model_flops_per_step(m, B).value);
+  }
+}
+
+TEST_CASE("full recompute adds one forward of the layers: Megatron's 96 B s l h^2 (1 + s/6h + V/16lh)") {
+  const auto m = gpt(96, 12288, 96, 51200, 2048);
+  const double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
+  ParallelPlan p;
+  p.global_batch = 1536;
+  p.recompute = Recompute::Full;
+  const double megatron96 = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  CHECK(hardware_flops_per_step(m, p).value == doctest::Approx(megatron96).epsilon(1e-9));
+  double layers_fwd = 0;
+  for (int i = 0; i < m.layers; ++i) layers_fwd += layer_forward_flops(m, i, B).total();
+  CHECK(hardware_flops_per_step(m, p).value - model_flops_per_step(m, B).value ==
+        doctest::Approx(layers_fwd).epsilon(1e-12));
+  // Selective recompute (Korthikanti §4) redoes only the attention core: 4 B s^2 h per layer.
+  p.recompute = Recompute::Selective;
+  CHECK(hardware_flops_per_step(m, p).value - model_flops_per_step(m, B).value ==
+        doctest::Approx(l * 4 * B * s * s * h).epsilon(1e-9));
+}
+
+TEST_CASE("layer forward FLOPs: GQA and SwiGLU shapes") {
+  // Llama 3 8B, one sequence: QKV 2 T h (h + 2 kv_dim), attention 4 T s h, output 2 T h^2,
+  // SwiGLU 3 matrices 2 T h f x 3.
+  const auto m = llama(32, 4096, 32, 8, 14336, 128256, 8192);
+  const double T = 8192, h = 4096, kv = 1024, s = 8192, f = 14336;
+  const auto lf = layer_forward_flops(m, 0, 1.0);
+  CHECK(lf.qkv == 2 * T * h * (h + 2 * kv));
+  CHECK(lf.attention == 4 * T * s * h);
+  CHECK(lf.out_proj == 2 * T * h * h);
+  CHECK(lf.mlp == 2 * T * h * f * 3);
+  CHECK(lf.router == 0.0);
+}
+
+TEST_CASE("Korthikanti activations per layer: s b h (10 + 24/t) without SP, 34/t with SP, 2 with full recompute") {
+  // Table 2 of arXiv 2205.05198 with flash attention (no 5 a s / h score term), 16-bit
+  // activations, GPT shape (ffn 4h, kv = heads, GeLU).
+  const auto m = gpt(24, 4096, 32, 51200, 2048);
+  const double s = 2048, b = 4, h = 4096;
+  for (int t : {1, 2, 4, 8}) {
+    CAPTURE(t);
+    ParallelPlan p;
+    p.tp = t;
+    p.micro_batch = 4;
+    p.recompute = Recompute::None;
+    p.sequence_parallel = false;
+    CHECK(layer_activation_bytes(m, p, 0, Precision::BF16).value == doctest::Approx(s * b * h * (10.0 + 24.0 / t)).epsilon(1e-12));
+    p.sequence_parallel = true;
+    CHECK(layer_activation_bytes(m, p, 0, Precision::BF16).value == doctest::Approx(s * b * h * 34.0 / t).epsilon(1e-12));
+    p.sequence_parallel = false;
+    p.recompute = Recompute::Full;
+    CHECK(layer_activation_bytes(m, p, 0, Precision::BF16).value == doctest::Approx(2 * s * b * h).epsilon(1e-12));
+  }
+  // Context parallelism splits the sequence: s/cp per GPU.
+  ParallelPlan p;
+  p.cp = 2;
+  p.micro_batch = 4;
+  CHECK(layer_activation_bytes(m, p, 0, Precision::BF16).value == doctest::Approx(s / 2 * b * h * 34.0).epsilon(1e-12));
+}
+
+TEST_CASE("layers_per_stage: uneven splits go to the middle stages first") {
+  const auto v = layers_per_stage(126, 16);  // Llama 3 405B on 16 stages
+  REQUIRE(v.size() == 16);
+  CHECK(std::accumulate(v.begin(), v.end(), 0) == 126);
+  CHECK(v.front() == 7);
+  CHECK(v.back() == 7);
+  for (std::size_t i = 1; i + 1 < v.size(); ++i) CHECK(v[i] == 8);
+  CHECK(layers_per_stage(96, 8) == std::vector<int>(8, 12));
+  CHECK(layers_per_stage(5, 1) == std::vector<int>{5});
+}
+
+namespace {
+
+/// A small GPT (6 layers) on 8 A100-80G, pure data parallelism (tp = pp = cp = 1, dp = 8).
+Scenario zero_scenario(int zero, Precision prec = Precision::BF16) {
+  Scenario s;
+  s.name = "zero-test";
+  s.model = gpt(6, 1024, 16, 32000, 1024);
+  const auto* g = catalog().find_gpu("A100-80G");
+  REQUIRE(g != nullptr);
+  s.cluster.gpu = *g;
+  s.cluster.gpus = 8;
+  s.plan.dp = 8;
+  s.plan.zero = zero;
+  s.plan.global_batch = 64;
+  s.precision = prec;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("ZeRO model-state memory: 16 B/param; ZeRO-1 4+12/d; ZeRO-2 2+14/d; ZeRO-3 16/d") {
+  // arXiv 1910.02054 §3/Figure 1: mixed-precision Adam keeps 2 (fp16 weights) + 2 (fp16
+  // gradients) + 12 (fp32 weights, momentum, variance) bytes per parameter; stage 1 shards
+  // the 12, stage 2 also the gradients, stage 3 also the weights, over the d data-parallel ranks.
+  ComputeProfile prof;
+  const double P = parameter_count(zero_scenario(0).model).total, dp = 8;
+  auto state = [&](int zero) {
+    const auto mb = memory_per_gpu(zero_scenario(zero), prof);
+    return mb.weights.value + mb.gradients.value + mb.optimizer.value;
+  };
+  CHECK(state(0) == doctest::Approx(16 * P).epsilon(1e-12));
+  CHECK(state(1) == doctest::Approx((4 + 12 / dp) * P).epsilon(1e-12));
+  CHECK(state(2) == doctest::Approx((2 + 14 / dp) * P).epsilon(1e-12));
+  // ZeRO-3: gradients 2/d and optimizer 12/d; weights 2/d plus the gathered 16-bit copies of the
+  // layer in use and the prefetched one (workload.cpp), at most 2 x 2 B x P / layers.
+  const auto z3 = memory_per_gpu(zero_scenario(3), prof);
+  CHECK(z3.gradients.value == doctest::Approx(2 * P / dp).epsilon(1e-12));
+  CHECK(z3.optimizer.value == doctest::Approx(12 * P / dp).epsilon(1e-12));
+  CHECK(z3.weights.value > 2 * P / dp);
+  CHECK(z3.weights.value <= 2 * P / dp + 2 * 2 * P / 6 * (1 + 1e-12));
+  // The parts: stage 1 shards only the optimizer.
+  const auto z1 = memory_per_gpu(zero_scenario(1), prof);
+  CHECK(z1.weights.value == doctest::Approx(2 * P).epsilon(1e-12));
+  CHECK(z1.gradients.value == doctest::Approx(2 * P).epsilon(1e-12));
+  CHECK(z1.optimizer.value == doctest::Approx(12 * P / dp).epsilon(1e-12));
+  // Pure fp32 training: 4 + 4 + 8 (weights, gradients, momentum + variance) = 16 too.
+  CHECK(memory_per_gpu(zero_scenario(0, Precision::FP32), prof).weights.value == doctest::Approx(4 * P).epsilon(1e-12));
+  CHECK(memory_per_gpu(zero_scenario(0, Precision::FP32), prof).optimizer.value == doctest::Approx(8 * P).epsilon(1e-12));
+}
+
+// workload.cpp sizes ZeRO-3's gathered "current and prefetched layer" as 2 x 2 B x (all the
+// stage's parameters) / layers, which spreads the embedding (and an untied head) over the layers:
+// here (6 x 12.6M + 33.8M) / 6 = 18.2M parameters per "layer" against 12.6M in a real one (+44%).
+TEST_CASE("ZeRO-3 gathers two transformer layers, not a share of the embedding" * doctest::may_fail()) {
+  ComputeProfile prof;
+  const auto s = zero_scenario(3);
+  const auto pc = parameter_count(s.model);
+  const auto mb = memory_per_gpu(s, prof);
+  CHECK(mb.weights.value == doctest::Approx(2 * pc.total / 8 + 2 * 2 * pc.dense_layer).epsilon(1e-12));
+}
+
+TEST_CASE("memory: workspace and fragmentation come from the profile") {
+  ComputeProfile prof;
+  prof.workspace_gib = 3;
+  prof.fragmentation = 0.10;
+  const auto mb = memory_per_gpu(zero_scenario(0), prof);
+  CHECK(mb.workspace.value == 3 * 1073741824.0);
+  const double tensors = mb.weights.value + mb.gradients.value + mb.optimizer.value + mb.activations.value + mb.logits.value;
+  CHECK(mb.fragmentation.value == doctest::Approx(0.10 * tensors).epsilon(1e-12));
+  CHECK(mb.capacity.value == 80 * 1073741824.0);  // data/gpus.yaml A100-80G hbm_gib 80
+}
+
+TEST_CASE("a 65B model does not fit 8 A100-80G with ZeRO-3; the Llama 3 8B quickstart fits") {
+  const auto& cat = catalog();
+  // Pure FSDP over one node: 65.3e9 x 16 B / 8 = 130 GB of model state per GPU alone.
+  Diagnostics d;
+  const auto fsdp = io::parse_scenario(R"(
+model: llama-65b
+cluster: {gpu: A100-80G, gpus: 8}
+parallel: {dp: 8, zero: 3, micro_batch: 1, global_batch: 64, recompute: full}
+precision: bf16
+)",
+                                       "fsdp.yaml", cat, d);
+  REQUIRE_MESSAGE(fsdp.has_value(), d.str());
+  const auto m65 = memory_per_gpu(*fsdp, cat.profile);
+  CHECK_FALSE(m65.fits());
+  CHECK(m65.total().value > 16 * 65e9 / 8);
+  // The seed vendor's TP1 PP8 ZeRO-3 plan on the same node (dp 1: nothing to shard).
+  const auto seed = io::load_scenario_file(std::string(FLOPCAST_SCENARIOS_DIR) + "/seed-claims/65b-8xa100-tp1pp8-zero3.yaml",
+                                           cat, d);
+  REQUIRE_MESSAGE(seed.has_value(), d.str());
+  CHECK_FALSE(memory_per_gpu(*seed, cat.profile).fits());
+
+  const auto quick = io::load_scenario_file(std::string(FLOPCAST_SCENARIOS_DIR) + "/quickstart.yaml", cat, d);
+  REQUIRE_MESSAGE(quick.has_value(), d.str());
+  const auto mq = memory_per_gpu(*quick, cat.profile);
+  CHECK(mq.fits());
+  CHECK(mq.total().value < mq.capacity.value);
+}
