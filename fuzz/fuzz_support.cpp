@@ -1,0 +1,54 @@
+#include "fuzz_support.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "flopcast/estimate/step_estimate.hpp"
+
+namespace flopcast::fuzz {
+namespace {
+
+[[noreturn]] void finding(const char* what, double value) {
+  std::fprintf(stderr, "flopcast fuzz finding: %s = %g\n", what, value);
+  std::abort();
+}
+
+void require_finite(const char* what, double value) {
+  if (!std::isfinite(value)) finding(what, value);
+}
+
+}  // namespace
+
+const io::Catalog& embedded_catalog() {
+  static const io::Catalog catalog = [] {
+    Diagnostics diags;
+    auto c = io::load_catalog("", diags);
+    if (!c) {
+      std::fprintf(stderr, "the embedded catalog does not load:\n%s\n", diags.str().c_str());
+      std::abort();
+    }
+    return std::move(*c);
+  }();
+  return catalog;
+}
+
+void estimate_checked(const Scenario& s, std::int64_t& gpu_budget) {
+  if (s.cluster.gpus > gpu_budget) return;
+  gpu_budget -= s.cluster.gpus;
+  const StepEstimate e = estimate_step(s, embedded_catalog().profile);
+  // Time is integer nanoseconds and saturates; the double figures must stay finite
+  // (issue 9: no NaN or infinity reaches an output).
+  require_finite("model_flops", e.model_flops.value);
+  require_finite("hardware_flops", e.hardware_flops.value);
+  require_finite("mfu", e.mfu);
+  require_finite("hfu", e.hfu);
+  require_finite("tokens_per_s", e.tokens_per_s);
+  require_finite("memory", e.memory.total().value);
+}
+
+std::string input_text(const unsigned char* data, std::size_t size) {
+  return std::string(reinterpret_cast<const char*>(data), size);
+}
+
+}  // namespace flopcast::fuzz
