@@ -73,15 +73,8 @@ void compute_job(ComputeResult& r) {
     r.cost_notes.push_back("no whole-run figures: the scenario gives no training.tokens");
     return;
   }
-  JobInput in;
-  in.step_time = rep.est.step;
-  in.steps = static_cast<std::int64_t>(rep.steps);
-  in.gpus = s.cluster.gpus;
-  in.gpus_per_node = s.cluster.gpus_per_node;
-  in.params = parameter_count(s.model).total;
-  in.gpu_tdp_w = s.cluster.gpu.tdp_w;
-  in.node_power_w = s.cluster.fabric.node_power_kw * 1000.0;
-  in.reliability = s.reliability;  // the cited defaults when the scenario has no block
+  // The same job input as `flopcast simulate` (cli/report.hpp); energy is refined below.
+  JobInput in = cli::job_input_of(s, rep, EnergySpec{});
 #if FLOPCAST_GUI_HAS_PRICING
   if (r.price_catalog && r.price_catalog->electricity) {
     in.energy.pue = r.price_catalog->electricity->pue;
