@@ -334,9 +334,11 @@ void print_bills(const SimReport& r, std::ostream& o) {
   if (c.rows.empty()) {
     o << "  no plan of the catalog applies to the " << r.scenario->cluster.gpu.name << "\n";
   } else {
-    o << fmt::format("  {:<34} {:>16} {:>16} {:>12}\n", "plan", "P50 total", "P90 total", "deposit");
+    o << fmt::format("  {:<36} {:>16} {:>16} {:>12}\n", "plan", "P50 total", "P90 total", "deposit");
     for (const auto& row : c.rows) {
-      o << fmt::format("{} {:<34} {:>16} {:>16} {:>12}\n", row.cheapest ? "*" : " ", row.option.id, total_or_na(row.p50),
+      const bool rival = row.option.plan && row.option.plan->competitor;
+      o << fmt::format("{} {:<36} {:>16} {:>16} {:>12}\n", row.cheapest ? "*" : " ",
+                       rival ? row.option.id + " [competitor]" : row.option.id, total_or_na(row.p50),
                        total_or_na(row.p90), row.p50.deposit.minor != 0 ? row.p50.deposit.amount_str() : "-");
       for (const auto& e : row.p50.errors) o << "      " << e << "\n";
     }
@@ -357,6 +359,12 @@ void print_bills(const SimReport& r, std::ostream& o) {
         o << fmt::format("    {:<{}}  {:<{}}  {:>{}}{}\n", l[0], label_w, l[1], qty_w, l[2], amount_w,
                          l[3].empty() ? "" : "  " + l[3]);
       for (const auto& n : best.p50.notes) o << "    note: " << n << "\n";
+    }
+    if (c.cheapest_offered && c.cheapest_offered != c.cheapest) {
+      const ComparisonRow& own = c.rows[*c.cheapest_offered];
+      o << fmt::format("  cheapest of the provider's own plans (what its quote recommends): {}: {} at P50, {} at P90\n",
+                       own.option.label, own.p50.total.str(),
+                       own.p90.total.str());
     }
   }
   for (const auto& n : c.notes) o << "  note: " << n << "\n";
@@ -526,10 +534,12 @@ J bills_json(const SimReport& r) {
   j["gpu_names"] = b.gpu_names;
   j["currency"] = c.currency.str();
   j["cheapest"] = c.cheapest ? c.rows[*c.cheapest].option.id : std::string();  // "" when no plan applies
+  // The provider's own cheapest plan (competitors' prices left out): what a quote recommends.
+  j["cheapest_offered"] = c.cheapest_offered ? c.rows[*c.cheapest_offered].option.id : std::string();
   J rows = J::array();
   for (const auto& row : c.rows)
     rows.push_back({{"id", row.option.id}, {"label", row.option.label}, {"cheapest", row.cheapest},
-                    {"p50", bill_json(row.p50)}, {"p90", bill_json(row.p90)}});
+                    {"competitor", row.option.plan && row.option.plan->competitor}, {"p50", bill_json(row.p50)}, {"p90", bill_json(row.p90)}});
   j["plans"] = rows;
   j["notes"] = c.notes;
   j["errors"] = c.errors;

@@ -231,8 +231,14 @@ TEST_SUITE("cli-quote") {
   TEST_CASE("quote md and html: the quote id, the recommended total and the validity date; same inputs, same bytes") {
     const auto sim = json::parse(run_cli({"simulate", "--json", kQuickstart}).out);
     std::string total;
+    // The quote recommends the provider's cheapest own plan, not a competitor's price.
+    const std::string offered = sim["bills"]["cheapest_offered"].get<std::string>();
+    CHECK(offered != sim["bills"]["cheapest"].get<std::string>());  // quickstart: a competitor is cheaper
     for (const auto& row : sim["bills"]["plans"])
-      if (row["cheapest"].get<bool>()) total = row["p50"]["total"]["amount"].get<std::string>();
+      if (row["id"].get<std::string>() == offered) {
+        CHECK_FALSE(row["competitor"].get<bool>());
+        total = row["p50"]["total"]["amount"].get<std::string>();
+      }
     REQUIRE(!total.empty());
 
     const std::vector<std::string> base{"quote", kQuickstart, "--customer", "Acme AI Lab", "--date", "2026-07-01"};

@@ -116,3 +116,25 @@ TEST_CASE("pricing: plan selection errors") {
   REQUIRE(any.rows.size() == 1);
   CHECK(any.rows[0].option.id == "idc");
 }
+
+TEST_CASE("pricing: a competitor's price is compared but never mixed or offered") {
+  PriceCatalog c;
+  c.name = "vendor";
+  c.currency = kCny;
+  c.plans.push_back(plan("hourly", BillingUnit::Hour, "10"));
+  Plan rival = plan("rival-monthly", BillingUnit::Month, "1000");
+  rival.competitor = true;
+  c.plans.push_back(rival);
+  // 100 h on 8 GPUs: hourly 8 x 100 x 10 = 8,000; the rival's month 8 x 1,000 = 8,000 - 1 cent
+  // would tie, so make it clearly cheaper: 8 x 1,000 = 8,000 vs hourly at 120 h = 9,600.
+  const PlanComparison cmp = compare_plans(c, {"A100-80G"}, run(120), run(120));
+  // No "rival-monthly+hourly" mix: one contract cannot span two providers.
+  REQUIRE(cmp.rows.size() == 2);
+  CHECK(cmp.rows[0].p50.total.minor == 960000);
+  CHECK(cmp.rows[1].p50.total.minor == 800000);
+  // The overall cheapest is the rival's; the provider's cheapest offer is its hourly plan.
+  REQUIRE(cmp.cheapest.has_value());
+  CHECK(cmp.rows[*cmp.cheapest].option.id == "rival-monthly");
+  REQUIRE(cmp.cheapest_offered.has_value());
+  CHECK(cmp.rows[*cmp.cheapest_offered].option.id == "hourly");
+}

@@ -135,3 +135,24 @@ TEST_CASE("quote: content of the Markdown and HTML renderings") {
   CHECK(html.find("<tr class=\"strong\">") != std::string::npos);
   CHECK(html.substr(html.size() - 8) == "</html>\n");
 }
+
+TEST_CASE("quote: the issuer never recommends a competitor's cheaper price") {
+  PriceCatalog c = catalog();
+  Plan rival;
+  rival.id = "rival-hourly";
+  rival.name = "Rival cloud hourly";
+  rival.gpus = {"A100-80G"};
+  rival.unit = BillingUnit::Hour;
+  rival.price = PriceRate{1'000'000, kCny};  // 1 CNY/GPU-h: far below the issuer's 6.80
+  rival.competitor = true;
+  c.plans.push_back(rival);
+  const Quote q = make_quote(input(c));
+  REQUIRE(q.input.plans.cheapest.has_value());
+  CHECK(q.input.plans.rows[*q.input.plans.cheapest].option.id == "rival-hourly");
+  REQUIRE(q.recommended.has_value());
+  CHECK(q.input.plans.rows[*q.recommended].option.id == "a100-hourly");
+  const std::string md = render_quote_markdown(q);
+  CHECK(md.find("Rival cloud hourly [competitor, for reference]") != std::string::npos);
+  CHECK(md.find("**A100 hourly (recommended)**") != std::string::npos);
+  CHECK(md.find("(competitor, for reference] (recommended)") == std::string::npos);
+}

@@ -171,7 +171,7 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
   r.check_keys(n, path,
                {"id", "name", "gpus", "unit", "basis", "gpus_per_node", "price", "currency", "rounding",
                 "minimum_units", "deposit", "discount_percent", "discount_min_units", "add_ons", "queue",
-                "claim", "date", "source", "confidence", "note"});
+                "claim", "competitor", "date", "source", "confidence", "note"});
   pr.text(n, "id", path, p.id);
   pr.text(n, "name", path, p.name);
   pr.text(n, "date", path, p.date);
@@ -243,6 +243,9 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
   }
   if (const YAML::Node c = n["claim"]) {
     if (auto v = r.boolean(c, child(path, "claim"))) p.claim = *v;
+  }
+  if (const YAML::Node c = n["competitor"]) {
+    if (auto v = r.boolean(c, child(path, "competitor"))) p.competitor = *v;
   }
   if (const YAML::Node c = n["confidence"]) {
     if (auto v = r.choice(c, child(path, "confidence"), {"A", "B", "C", "A/B", "B/C", "CLAIM"})) p.confidence = *v;

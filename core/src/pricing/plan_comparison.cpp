@@ -72,6 +72,7 @@ PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std:
     for (const Plan* longer : plans) {
       for (const Plan* shorter : plans) {
         if (longer == shorter) continue;
+        if (longer->competitor || shorter->competitor) continue;  // one contract, one provider
         if (!(billing_unit_length(longer->unit) > billing_unit_length(shorter->unit))) continue;
         const bool named = std::any_of(gpu_names.begin(), gpu_names.end(), [&](const std::string& g) {
           return longer->names_gpu(g) && shorter->names_gpu(g);
@@ -108,8 +109,23 @@ PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std:
       cmp.cheapest = i;
   }
   if (cmp.cheapest) cmp.rows[*cmp.cheapest].cheapest = true;
+  bool any_competitor = false;
+  for (std::size_t i = 0; i < cmp.rows.size(); ++i) {
+    const ComparisonRow& r = cmp.rows[i];
+    if (r.option.plan && r.option.plan->competitor) {
+      any_competitor = true;
+      continue;
+    }
+    if (!r.p50.ok() || !r.p90.ok()) continue;
+    if (!cmp.cheapest_offered ||
+        bill_less(r.p50, r.p90, cmp.rows[*cmp.cheapest_offered].p50, cmp.rows[*cmp.cheapest_offered].p90))
+      cmp.cheapest_offered = i;
+  }
   cmp.notes.push_back("cheapest = lowest total at the P50 run, then at the P90 run; refundable "
                       "deposits are shown apart and not counted");
+  if (any_competitor)
+    cmp.notes.push_back("plans marked competitor are other providers' prices as the catalog records them, "
+                        "shown for comparison; a quote recommends only the provider's own plans");
   return cmp;
 }
 

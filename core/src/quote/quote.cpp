@@ -191,7 +191,10 @@ Quote make_quote(QuoteInput input) {
     q.errors.push_back("issue date '" + input.issue_date + "' is not a valid YYYY-MM-DD date");
   }
   if (input.plans.rows.empty()) q.errors.push_back("no plan to quote: the comparison has no rows");
-  q.recommended = input.plans.cheapest;
+  // The issuer's quote recommends the cheapest plan it offers, never a competitor's price.
+  q.recommended = input.plans.cheapest_offered;
+  if (!q.recommended && !input.plans.rows.empty())
+    q.errors.push_back("no plan of the provider's own can be billed for this job (only competitor plans apply)");
   q.assumptions = make_assumptions(input);
   q.input = std::move(input);
   return q;

@@ -109,8 +109,12 @@ Doc layout(const Quote& q) {
   const std::string cur = in.plans.currency.str();
   Table cmp{{"Plan", "Total at P50 (" + cur + ")", "Total at P90 (" + cur + ")", "Deposit (" + cur + ")"},
             {}, {}, {false, true, true, true}, {46, 19, 19, 16}};
-  for (const ComparisonRow& row : rows) {
-    const std::string label = row.option.label + (row.cheapest ? " (recommended)" : "");
+  for (std::size_t ri = 0; ri < rows.size(); ++ri) {
+    const ComparisonRow& row = rows[ri];
+    const bool recommended = q.recommended && *q.recommended == ri;
+    const bool competitor = row.option.plan && row.option.plan->competitor;
+    const std::string label = row.option.label + (competitor ? " [competitor, for reference]" : "") +
+                              (recommended ? " (recommended)" : "");
     if (!row.p50.ok() || !row.p90.ok()) {
       const std::string why = row.p50.errors.empty() ? row.p90.errors.front() : row.p50.errors.front();
       cmp.rows.push_back({label + ": " + why, "n/a", "n/a", ""});
@@ -118,7 +122,7 @@ Doc layout(const Quote& q) {
       cmp.rows.push_back({label, row.p50.total.amount_str(), row.p90.total.amount_str(),
                           row.p50.deposit.minor != 0 ? row.p50.deposit.amount_str() : "-"});
     }
-    cmp.strong.push_back(row.cheapest);
+    cmp.strong.push_back(recommended);
   }
   table(d, cmp);
   list(d, in.plans.notes);

@@ -82,6 +82,9 @@ struct Plan {
   std::vector<AddOn> add_ons;
   Time queue{0};                  ///< typical wait before the GPUs are ready, as stated
   bool claim = false;             ///< a vendor's claim, not independently verified
+  /// A competitor's price the catalog records for comparison: billed and compared like any
+  /// plan, never mixed with the provider's plans and never recommended in the provider's quote.
+  bool competitor = false;
   std::string date;               ///< date of the price (YYYY-MM or as the source gives it)
   std::string source;             ///< citation
   std::string confidence;         ///< A, B, C or CLAIM (hardware-nccl-pricing.md §0.2)
