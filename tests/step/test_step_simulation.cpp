@@ -150,6 +150,9 @@ TEST_CASE("schedules: interleaving and ZB-H1 shrink the 1F1B bubble; GPipe match
   CHECK(zb.step < f1b.step);
   // Interleaving with v chunks divides the fill and drain by v: bubble (p-1)/v slots.
   CHECK(rel(il.breakdown.bubble.seconds(), (p - 1) * 3e-3 / 2) < 0.05);
+  // ZB-H1 with F = B = W = 1 ms: the first stage waits (p-1) B passes for its first gradient
+  // and never again (3m + p - 1 ms in all, against 1F1B's 3(m + p - 1)).
+  CHECK(rel(zb.breakdown.bubble.seconds(), (p - 1) * 1e-3) < 0.05);
   CHECK(rel(gp.step.seconds(), f1b.step.seconds()) < 0.01);
   // Every micro-batch's forward and backward ran on every stage.
   int f = 0, w = 0;

@@ -87,29 +87,33 @@ std::vector<Op> schedule_ops(Schedule sched, int p, int r, int m, int v) {
   const int warm = std::min(p - r - 1, m);
   const bool zb = sched == Schedule::ZeroBubble;
   // ZB-H1 (Qi et al. 2024, arXiv 2401.10241 §3): backward splits into B (input gradient,
-  // sent upstream at once) and W (weight gradient, deferred). Rank r holds back up to
-  // p - r - 1 W passes (1F1B's activation memory) and runs them in the cool-down, where 1F1B
-  // waits for the next gradient.
-  const std::size_t hold = static_cast<std::size_t>(p - r - 1);
+  // sent upstream at once) and W (weight gradient, deferrable). Later stages, which 1F1B
+  // leaves idle in the drain and whose activation memory has room (1F1B keeps p - r
+  // micro-batches on stage r), hold back up to r W passes and run them in the drain, so the
+  // B passes travel upstream without waiting: the bubble drops from (p-1)(F+B+W) to
+  // (p-1)(F+B-2W) for equal passes.
+  const std::size_t hold = static_cast<std::size_t>(r);
   std::deque<int> pending;
+  auto emit_w = [&] {
+    while (pending.size() > hold) {
+      ops.push_back({OpKind::W, pending.front(), 0});
+      pending.pop_front();
+    }
+  };
   for (int j = 0; j < warm; ++j) ops.push_back({OpKind::F, j, 0});
   for (int i = 0; i < m - warm; ++i) {
     ops.push_back({OpKind::F, warm + i, 0});
     ops.push_back({OpKind::B, i, 0});
     if (zb) {
       pending.push_back(i);
-      while (pending.size() > hold) {
-        ops.push_back({OpKind::W, pending.front(), 0});
-        pending.pop_front();
-      }
+      emit_w();
     }
   }
   for (int j = m - warm; j < m; ++j) {
     ops.push_back({OpKind::B, j, 0});
     if (zb) {
       pending.push_back(j);
-      ops.push_back({OpKind::W, pending.front(), 0});
-      pending.pop_front();
+      emit_w();
     }
   }
   for (const int j : pending) ops.push_back({OpKind::W, j, 0});
