@@ -2,8 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace flopcast::des {
+namespace {
+
+/// now + d, saturating at the largest time (absurd inputs must not wrap into the past).
+Time later(Time now, double d_ns) {
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  const double v = static_cast<double>(now.ns) + std::ceil(d_ns);
+  return v >= 9.2e18 ? Time{kMax} : Time{static_cast<std::int64_t>(v)};
+}
+
+}  // namespace
 
 int Engine::add_stream() {
   streams_.emplace_back();
@@ -48,7 +59,7 @@ void Engine::link_schedule(int link, Time now) {
   double vmin = l.active.front().v_finish;
   for (const auto& a : l.active) vmin = std::min(vmin, a.v_finish);
   const double wait = std::max(0.0, (vmin - l.v) * static_cast<double>(l.active.size()));
-  queue_.push(now + Time{static_cast<std::int64_t>(std::ceil(wait - 1e-6))}, Event{1, link, l.gen});
+  queue_.push(later(now, wait - 1e-6), Event{1, link, l.gen});
 }
 
 void Engine::begin(TaskId id, Time now) {
@@ -67,7 +78,7 @@ void Engine::begin(TaskId id, Time now) {
     l.active.push_back({id, l.v + static_cast<double>(t.duration.ns)});
     link_schedule(t.link, now);
   } else {
-    queue_.push(now + t.duration, Event{0, id, 0});
+    queue_.push(later(now, static_cast<double>(t.duration.ns)), Event{0, id, 0});
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <string>
 
 #include "flopcast/des/engine.hpp"
@@ -134,14 +135,22 @@ Time scale(Time t, double f) { return Time{static_cast<std::int64_t>(std::llroun
 
 }  // namespace
 
-StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options) {
+namespace {
+
+Time sat_add(Time a, Time b) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  return b.ns > 0 && a.ns > kMax - b.ns ? Time{kMax} : a + b;
+}
+
+/// Simulates the step with `micro` micro-batches per pipeline.
+StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options, std::int64_t micro) {
   const auto& plan = s.plan;
   StepResult res;
   res.estimate = estimate_step(s, prof);
   std::vector<StageTimes> stages = options.stages.empty() ? res.estimate.stages : options.stages;
   const int p = std::max(1, static_cast<int>(stages.size()));
   stages.resize(static_cast<std::size_t>(p));
-  const int m = static_cast<int>(std::max<std::int64_t>(1, plan.microbatches()));
+  const int m = static_cast<int>(std::max<std::int64_t>(1, micro));
   int v = plan.schedule == Schedule::Interleaved ? std::max(1, plan.vpp) : 1;
   // Megatron's interleaved schedule needs the micro-batches to be a multiple of the stages;
   // otherwise the ranks run their v chunks as one (1F1B).
@@ -365,7 +374,7 @@ StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const St
   // --- results ---
   const Time end = eng.makespan();
   const Time overhead = Time::from_seconds(prof.iteration_overhead_ms * 1e-3);
-  res.step = end + overhead;
+  res.step = sat_add(end, overhead);
   const std::size_t n = eng.tasks();
   res.stages.resize(static_cast<std::size_t>(p));
   std::vector<std::vector<std::pair<Time, Time>>> comm_iv(static_cast<std::size_t>(p));
@@ -501,6 +510,51 @@ StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const St
     });
   }
   return res;
+}
+
+}  // namespace
+
+StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options) {
+  const std::int64_t m = std::max<std::int64_t>(1, s.plan.microbatches());
+  const std::int64_t p = std::max<std::int64_t>(1, options.stages.empty() ? s.plan.pp : static_cast<std::int64_t>(options.stages.size()));
+  const std::int64_t V = p * (s.plan.schedule == Schedule::Interleaved ? std::max(1, s.plan.vpp) : 1);
+  // Past ~65k passes per pipeline the steady state has long repeated: simulate two shorter
+  // steps (multiples of p, at least 2 V micro-batches) and extend the step and breakdown
+  // linearly in the micro-batches (the timeline is the longer simulated one's).
+  constexpr std::int64_t kMaxPasses = 65536;
+  std::int64_t cap = std::max<std::int64_t>(2 * V, kMaxPasses / V);
+  cap = (cap + p - 1) / p * p;
+  if (m <= cap) return simulate(s, prof, options, m);
+  const std::int64_t half = std::max<std::int64_t>(V, cap / 2 / p * p);
+  StepResult a = simulate(s, prof, options, half);
+  StepResult b = simulate(s, prof, options, cap);
+  const double k = static_cast<double>(m - cap) / static_cast<double>(cap - half);
+  auto extend = [k](Time& tb, Time ta) {
+    const double v = static_cast<double>(tb.ns) + k * static_cast<double>(tb.ns - ta.ns);
+    tb = v >= 9.2e18 ? Time{std::numeric_limits<std::int64_t>::max()} : Time{static_cast<std::int64_t>(std::llround(v))};
+  };
+  auto& x = b.breakdown;
+  const auto& y = a.breakdown;
+  for (auto [tb, ta] : {std::pair<Time*, Time>{&x.compute, y.compute}, {&x.recompute, y.recompute}, {&x.tp_comm, y.tp_comm},
+                        {&x.cp_comm, y.cp_comm}, {&x.ep_comm, y.ep_comm}, {&x.pp_comm, y.pp_comm}, {&x.dp_comm, y.dp_comm},
+                        {&x.bubble, y.bubble}})
+    extend(*tb, ta);
+  b.step = x.total();
+  for (std::size_t i = 0; i < b.stages.size(); ++i) {
+    auto& u = b.stages[i];
+    extend(u.compute_busy, a.stages[i].compute_busy);
+    extend(u.comm_busy, a.stages[i].comm_busy);
+    extend(u.end, a.stages[i].end);
+    u.compute_utilisation = b.step.ns > 0 ? static_cast<double>(u.compute_busy.ns) / static_cast<double>(b.step.ns) : 0;
+  }
+  const auto& gpu = s.cluster.gpu;
+  const double peak = gpu.peak(s.precision) ? gpu.peak(s.precision)->flops_per_s : 0;
+  const double denom = b.step.seconds() * static_cast<double>(s.cluster.gpus) * peak;
+  b.mfu = denom > 0 ? b.estimate.model_flops.value / denom : 0;
+  b.hfu = denom > 0 ? b.estimate.hardware_flops.value / denom : 0;
+  b.tokens_per_s = b.step.ns > 0 ? static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len) / b.step.seconds() : 0;
+  b.events += a.events;
+  return b;
 }
 
 }  // namespace flopcast
