@@ -179,7 +179,12 @@ StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
   return out;
 }
 
-Time dp_sync_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+namespace {
+
+/// The DP sync and ZeRO-3 gather with collectives costed by `coll(op, ranks, stride, bytes)`
+/// (estimate_step passes its cached cluster model; the public functions look it up).
+template <class Coll>
+Time dp_sync_with(const Scenario& s, const StageParameters& params, Coll&& coll) {
   const auto& p = s.plan;
   const double grad_bytes = s.precision == Precision::FP32 ? 4 : 2;
   const std::int64_t dp_group = p.dp * p.cp;
@@ -188,24 +193,38 @@ Time dp_sync_time(const Scenario& s, const ComputeProfile& prof, const StagePara
   if (dp_group <= 1) return dp_sync;
   const Bytes grads{params.dense * grad_bytes};
   if (p.zero == 0) {
-    dp_sync = collective_time(s, prof, CollectiveKind::AllReduce, dp_group, p.tp, grads);
+    dp_sync = coll(CollectiveKind::AllReduce, dp_group, p.tp, grads);
   } else {
     // Distributed optimizer / ZeRO-1,2: reduce-scatter gradients, all-gather parameters.
-    dp_sync = collective_time(s, prof, CollectiveKind::ReduceScatter, dp_group, p.tp, grads) +
-              collective_time(s, prof, CollectiveKind::AllGather, dp_group, p.tp, Bytes{params.dense * 2});
+    dp_sync = coll(CollectiveKind::ReduceScatter, dp_group, p.tp, grads) +
+              coll(CollectiveKind::AllGather, dp_group, p.tp, Bytes{params.dense * 2});
   }
   if (params.expert > 0 && dp_group / p.ep > 1) {
-    dp_sync += collective_time(s, prof, CollectiveKind::AllReduce, dp_group / p.ep, dp_stride * p.ep,
-                               Bytes{params.expert * grad_bytes});
+    dp_sync += coll(CollectiveKind::AllReduce, dp_group / p.ep, dp_stride * p.ep, Bytes{params.expert * grad_bytes});
   }
   return dp_sync;
 }
 
-Time zero3_gather_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+template <class Coll>
+Time zero3_gather_with(const Scenario& s, const StageParameters& params, Coll&& coll) {
   const auto& p = s.plan;
   const std::int64_t dp_group = p.dp * p.cp;
   if (dp_group <= 1 || p.zero != 3) return Time{0};
-  return collective_time(s, prof, CollectiveKind::AllGather, dp_group, p.tp, Bytes{params.dense * 2});
+  return coll(CollectiveKind::AllGather, dp_group, p.tp, Bytes{params.dense * 2});
+}
+
+}  // namespace
+
+Time dp_sync_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+  return dp_sync_with(s, params, [&](CollectiveKind op, std::int64_t ranks, std::int64_t stride, Bytes bytes) {
+    return collective_time(s, prof, op, ranks, stride, bytes);
+  });
+}
+
+Time zero3_gather_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+  return zero3_gather_with(s, params, [&](CollectiveKind op, std::int64_t ranks, std::int64_t stride, Bytes bytes) {
+    return collective_time(s, prof, op, ranks, stride, bytes);
+  });
 }
 
 Time optimizer_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
@@ -429,11 +448,14 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   // Parameters on the critical stage's GPU (dense split by TP, experts by EP x TP).
   const StageParameters crit_params = stage_parameters(s, crit_i);
   const std::int64_t dp_group = p.dp * p.cp;
-  const Time dp_sync = dp_sync_time(s, prof, crit_params);
+  auto cached = [&](CollectiveKind op, std::int64_t ranks, std::int64_t stride, Bytes bytes) {
+    return collective_time(s, prof, op, ranks, stride, bytes);  // the cached lambda above
+  };
+  const Time dp_sync = dp_sync_with(s, crit_params, cached);
   if (dp_group > 1 && p.zero == 3) {
     // ZeRO-3 gathers every layer's parameters for forward and again for backward in each
     // micro-batch; prefetch hides them under compute where compute is longer.
-    const Time per_mb = Time{2 * zero3_gather_time(s, prof, crit_params).ns};
+    const Time per_mb = Time{2 * zero3_gather_with(s, crit_params, cached).ns};
     const Time compute_mb = est.stages[crit_i].forward + est.stages[crit_i].backward;
     if (per_mb > compute_mb) pipeline += Time::from_seconds(micro * (per_mb - compute_mb).seconds());
   }
