@@ -87,7 +87,7 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--shard", o->shard, "Run only slice k of N (k/N, 1-based): points with index % N == k-1");
   cmd->add_flag("--resume", o->resume, "Continue an interrupted run from --out (a torn last row is dropped)");
   cmd->add_flag("--force", o->force, "Overwrite --out");
-  cmd->add_flag("--estimate", o->estimate, "Step time from the closed-form estimate (the default until the DES is in)");
+  cmd->add_flag("--estimate", o->estimate, "Step time from the closed-form estimate instead of the discrete-event simulation");
   cmd->add_option("--check", o->check, "Baseline CSV/JSONL to compare the figures with; exit 6 on a regression");
   cmd->add_option("--tolerance", o->tolerance, "Relative tolerance of --check, e.g. 2% or 0.02 (default 2%)");
   cmd->add_option("--profile", o->profile, "Calibration profile for every point instead of each scenario's");
@@ -148,7 +148,7 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
       cells.resize(nkeys + output_columns().size());
       std::string* out = cells.data() + nkeys;
       // feasible, why, method, step, mfu, mem, p50, p90, currency, cheapest, cost50, cost90, costs
-      out[2] = "estimate";
+      out[2] = o->estimate ? "estimate" : "simulation";
       Diagnostics d;
       auto s = io::sweep_point_scenario(*spec, index, *cat, d);
       if (!s) {
@@ -162,7 +162,7 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
         out[1] = "invalid: calibration profile '" + s->calibration + "' cannot be loaded";
         return cells;
       }
-      SimReport r = make_report(*s, *prof);
+      SimReport r = make_report(*s, *prof, o->estimate ? StepEngine::Estimate : StepEngine::Simulation);
       r.scenario = &*s;
       out[3] = num(r.est.step.seconds(), 6);
       out[4] = num(r.est.mfu, 4);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/step/step_simulation.hpp"
 #include "flopcast/job/job_simulation.hpp"
 #include "flopcast/job/young_daly.hpp"
 #include "flopcast/pricing/bill.hpp"
@@ -53,6 +54,26 @@ StepSimulation estimate_step_simulation(const Scenario& s, const ComputeProfile&
   if (e.step.ns <= 0) {
     r.ok = false;
     r.error = "the estimate gave no step time";
+  }
+  return r;
+}
+
+StepSimulation des_step_simulation(const Scenario& s, const ComputeProfile& profile) {
+  StepSimulation r;
+  StepSimOptions opt;
+  opt.timeline = false;
+  const StepResult e = simulate_step(s, profile, opt);
+  r.step = e.step;
+  r.mfu = e.mfu;
+  r.method = "discrete-event simulation";
+  const auto& b = e.breakdown;
+  r.details.push_back(sfmt("compute %.3f s, recompute %.3f s, bubble %.3f s, exposed communication %.3f s (TP %.3f, DP %.3f, PP %.3f); %llu events",
+                           b.compute.seconds(), b.recompute.seconds(), b.bubble.seconds(),
+                           (b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm).seconds(), b.tp_comm.seconds(),
+                           b.dp_comm.seconds(), b.pp_comm.seconds(), static_cast<unsigned long long>(e.events)));
+  if (e.step.ns <= 0) {
+    r.ok = false;
+    r.error = "the simulation gave no step time";
   }
   return r;
 }
@@ -589,7 +610,7 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
   if (res.best) chosen.push_back(&*res.best);
   if (res.runner_up) chosen.push_back(&*res.runner_up);
   if (!res.pareto.empty()) chosen.push_back(&res.pareto.front());
-  const StepSimulator sim = options.simulator ? options.simulator : StepSimulator(estimate_step_simulation);
+  const StepSimulator sim = options.simulator ? options.simulator : StepSimulator(des_step_simulation);
   for (const PricedPlan* p : chosen) {
     if (static_cast<int>(res.resimulated.size()) >= options.resimulate) break;
     bool seen = false;

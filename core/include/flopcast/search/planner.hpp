@@ -61,10 +61,12 @@ struct StepSimulation {
   std::string method;  ///< "closed-form estimate", "DES", ...
   std::vector<std::string> details;  ///< lines worth printing (bubble, exposed communication, ...)
 };
-/// The step simulator used to re-simulate the best plans. The coordinator plugs the DES in.
+/// The step simulator used to re-simulate the best plans (the DES unless told otherwise).
 using StepSimulator = std::function<StepSimulation(const Scenario&, const ComputeProfile&)>;
-/// The default: the closed-form estimate (estimate_step).
+/// The closed-form estimate (estimate_step).
 StepSimulation estimate_step_simulation(const Scenario& s, const ComputeProfile& profile);
+/// The discrete-event step simulation (core/step, simulate_step without a timeline): the default.
+StepSimulation des_step_simulation(const Scenario& s, const ComputeProfile& profile);
 
 /// Search settings.
 struct PlannerOptions {
@@ -78,7 +80,7 @@ struct PlannerOptions {
   /// Plans re-simulated (step simulator + whole-run Monte Carlo): the chosen plan, the
   /// runner-up and the front's fastest; at most this many in all.
   int resimulate = 3;
-  StepSimulator simulator;               ///< empty = estimate_step_simulation
+  StepSimulator simulator;               ///< empty = des_step_simulation
 };
 
 /// One evaluated plan.
