@@ -216,6 +216,7 @@ std::vector<std::string> validate_fleet(const Fleet& fleet);
 /// One job of one seed, as simulated.
 struct JobRecord {
   std::string name;                     ///< list: the spec's name; generated: "<class>#<n>"
+  std::size_t index = 0;                ///< list: index in Fleet::jobs; generated: arrival rank
   std::size_t job_class = 0;
   int priority = 0;
   Time arrival;
@@ -228,6 +229,7 @@ struct JobRecord {
   Time run;                             ///< finish - start, preemptions included
   std::int64_t gpus = 0;                ///< GPUs of the variant it ran on (last start)
   std::string pool;                     ///< pool it ran in (last start)
+  std::size_t variant = 0;              ///< JobClass::variants index it ran on (last start); 0 = as written
   std::int64_t preemptions = 0;
   std::int64_t failures = 0;            ///< failures of the drawn whole-run trial
   bool missed_deadline = false;         ///< finished after its deadline, or never finished
