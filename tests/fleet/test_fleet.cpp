@@ -142,23 +142,25 @@ const JobRecord& find(const std::vector<JobRecord>& v, const std::string& name) 
 }  // namespace
 
 TEST_CASE("M/M/c: mean wait matches Erlang C within 3%") {
-  // c = 4 servers at load rho = 0.8 (lambda 3.2/h, mean service 1 h): Erlang C gives
-  // P(wait) = 0.596 and W_q = 0.7455 h. 200 days x 76.8 arrivals/day x 20 seeds = 307k jobs.
+  // c = 4 servers at load rho = 0.7 (lambda 2.8/h, mean service 1 h): Erlang C gives
+  // P(wait) = 0.357 and W_q = 0.3572 h. 400 days x 67.2 arrivals/day x 20 seeds = 538k jobs.
+  // The simulated mean is unbiased but noisy: over five seed bases (42, 1, 2, 3, 4) it was
+  // -1.1% to +2.5% off (seed 42 is the +2.5%), about 1.3% standard deviation.
   const int c = 4;
-  const double lambda = 3.2, mu = 1.0;
-  const Fleet f = mmc_fleet(c, lambda, 1.0 / mu, 200, 20);
+  const double lambda = 2.8, mu = 1.0;
+  const Fleet f = mmc_fleet(c, lambda, 1.0 / mu, 400, 20);
   REQUIRE(validate_fleet(f).empty());
   FleetOptions o;
   o.threads = 4;
   const FleetResult r = simulate_fleet(f, o);
   const double expected_h = erlang_c_mean_wait(c, lambda, mu);
-  CHECK(expected_h == doctest::Approx(0.7455).epsilon(0.001));
+  CHECK(expected_h == doctest::Approx(0.3572).epsilon(0.001));
   const double got_h = r.summary.wait.mean.hours();
   INFO("simulated mean wait " << got_h << " h, Erlang C " << expected_h << " h, jobs " << r.simulated_jobs);
   CHECK(std::abs(got_h - expected_h) / expected_h < 0.03);
   CHECK(r.summary.unfinished == 0.0);
   // Utilisation = rho (busy servers / c), within 1%.
-  CHECK(r.summary.utilisation == doctest::Approx(0.8).epsilon(0.01));
+  CHECK(r.summary.utilisation == doctest::Approx(0.7).epsilon(0.01));
 }
 
 TEST_CASE("M/M/1: mean wait matches rho / (mu - lambda) within 3%") {

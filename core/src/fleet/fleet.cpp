@@ -211,20 +211,23 @@ std::vector<PoolCost> pool_costs(const Fleet& f, const std::vector<SeedRun>& run
         c.notes.push_back("billed " + std::to_string(std::llround(b.billed_gpu_time.hours())) + " h x " + std::to_string(pool.gpus()) + " GPUs");
       } else {
         std::vector<Money> per_seed;
-        Currency cur = cat.currency;
+        const Currency cur = cat.currency;
+        std::set<std::string> errors;
         for (const SeedRun& r : runs) {
           Money sum = Money::zero(cur);
           for (const auto& a : r.attempts) {
             if (a.pool != p || a.start >= f.horizon) continue;
             const Bill b = bill_for(cat, *plan, a.gpus, clip_end(a.end, f.horizon) - a.start);
-            if (!b.ok()) continue;
-            if (sum.minor == 0) sum.currency = b.total.currency;
+            if (!b.ok()) {
+              errors.insert(b.errors.begin(), b.errors.end());
+              continue;
+            }
             sum += b.total;
           }
-          cur = sum.currency;
           per_seed.push_back(sum);
         }
         c.bill = mean_money(per_seed, cur);
+        for (const auto& e : errors) warnings.push_back("pool '" + pool.name + "': runs not billed: " + e);
         c.notes.push_back("on demand: each run billed on its own, clipped to the horizon");
       }
       c.total = c.bill;

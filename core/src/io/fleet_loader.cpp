@@ -324,6 +324,8 @@ class FleetReader {
       if (cn["name"])
         if (auto s = r_.string(cn["name"], child(path, "name"))) c.name = *s;
       if (class_index_.count(c.name)) r_.error(cn, child(path, "name"), "job class name '" + c.name + "' is used twice", "give each class a unique name");
+      // Known from here on, even when its scenario does not load: jobs naming it get no second error.
+      class_index_.emplace(c.name, out.classes.size());
       Diagnostics sd;
       auto s = load_scenario_file(c.scenario_file, cat_, sd);
       for (auto d : sd.items()) {
@@ -334,13 +336,13 @@ class FleetReader {
         }
         diags_.add(d);
       }
-      if (!s) continue;
-      c.scenario = std::move(*s);
+      if (s) c.scenario = std::move(*s);
+      else c.scenario.cluster.gpus = 1;  // placeholder: the file has errors and will not load
       c.tokens = c.scenario.training.tokens;
       c.gpus = c.scenario.cluster.gpus;
       if (cn["tokens"])
         if (auto v = r_.number(cn["tokens"], child(path, "tokens"), 1, 1e16)) c.tokens = *v;
-      if (!(c.tokens > 0))
+      if (s && !(c.tokens > 0))
         r_.error(cn, child(path, "tokens"), "scenario '" + c.scenario_path + "' has no training.tokens: a fleet job needs a run length",
                  "add tokens: (e.g. 20B) to the job class");
       if (cn["gpus"])
@@ -368,7 +370,6 @@ class FleetReader {
       jc.scenario = c.scenario_path;
       jc.gpu = c.scenario.cluster.gpu.name;
       jc.gpus = c.gpus;
-      class_index_[c.name] = out.classes.size();
       out.fleet.classes.push_back(std::move(jc));
       out.classes.push_back(std::move(c));
     }
