@@ -225,7 +225,7 @@ struct JobRecord {
   bool finished = false;
   Time start;                           ///< first start (valid when started)
   Time finish;                          ///< valid when finished
-  Time wait;                            ///< start - arrival; not started: drain end - arrival (censored)
+  Time wait;                            ///< start - arrival; not started: horizon x (1 + drain_factor) - arrival (censored)
   Time run;                             ///< finish - start, preemptions included
   std::int64_t gpus = 0;                ///< GPUs of the variant it ran on (last start)
   std::string pool;                     ///< pool it ran in (last start)
