@@ -279,3 +279,29 @@ TEST_CASE("flopcast fleet: the company fleet's text report is byte-identical twi
   CHECK(a.out == run_cli({"fleet", file, "--seeds", "3", "--threads", "3"}).out);
   CHECK(a.out.find("What if") != std::string::npos);
 }
+
+TEST_CASE("rented pools: the plan's bill for the horizon, and the same usage under the catalog's other plans") {
+  // 2 A100 nodes reserved for 30 days (720 h = one month) under the seed vendor's node-month plan:
+  // 2 x 57,600 = 115,200.00 CNY. The same 16 GPUs x 720 h under its hourly plan at 6.8 CNY per
+  // GPU-hour: 78,336.00 CNY (data/prices/seed-vendor.yaml).
+  std::string text = replace(kGood, "horizon: 10d", "horizon: 30d");
+  text = replace(text, "nodes: 4\n    rented: {catalog: seed-vendor, plan: a100-80g-hourly, billing: on_demand}",
+                 "nodes: 2\n    rented: {catalog: seed-vendor, plan: a100-80g-monthly-node, billing: reserved}");
+  Loaded l = parse(text);
+  REQUIRE_MESSAGE(l.ff.has_value(), l.d.str());
+  Diagnostics d;
+  std::vector<std::string> notes;
+  REQUIRE(cli::plan_fleet(*l.ff, catalog(), d, notes));
+  const auto r = fleet::simulate_fleet(l.ff->fleet);
+  REQUIRE(r.costs.size() == 2);
+  const auto& c = r.costs[0];
+  CHECK(c.plan == "a100-80g-monthly-node");
+  CHECK(c.bill.str() == "115,200.00 CNY");
+  bool hourly = false;
+  for (const auto& [plan, m] : c.plan_bills)
+    if (plan == "a100-80g-hourly") {
+      hourly = true;
+      CHECK(m.str() == "78,336.00 CNY");
+    }
+  CHECK(hourly);
+}
