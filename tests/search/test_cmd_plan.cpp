@@ -39,7 +39,7 @@ TEST_CASE("flopcast plan: text, JSON, CSV and exit codes") {
   CHECK(t.out.find("plans/s") != std::string::npos);
   CHECK(t.out.find("Time/cost Pareto front") != std::string::npos);
   CHECK(t.out.find("Cheapest plan meeting the deadline and budget:") != std::string::npos);
-  CHECK(t.out.find("Re-simulated (closed-form estimate)") != std::string::npos);
+  CHECK(t.out.find("Re-simulated (discrete-event simulation)") != std::string::npos);  // the DES by default
 
   const auto j = plan_cli({kQuick, "--gpus-max", "32", "--json", "--deadline", "400d"});
   REQUIRE(j.code == cli::kOk);

@@ -30,6 +30,10 @@ PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std:
   std::vector<const Plan*> plans;
   if (options.plan_ids.empty()) {
     plans = catalog.plans_for(gpu_names);
+    if (options.named_gpu_only)
+      std::erase_if(plans, [&](const Plan* p) {
+        return std::none_of(gpu_names.begin(), gpu_names.end(), [&](const std::string& g) { return p->names_gpu(g); });
+      });
     if (plans.empty()) {
       std::string names;
       for (const auto& g : gpu_names) names += (names.empty() ? "" : ", ") + g;

@@ -498,6 +498,7 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
       opt.bill.new_user = base.pricing.new_user;
       opt.bill.add_ons = base.pricing.add_ons;
       opt.mixes = base.pricing.mixes;
+      opt.named_gpu_only = true;
       const PlanComparison cmp = compare_plans(*cat, names, usage, usage, opt);
       for (const auto& row : cmp.rows) {
         if (!row.p50.ok()) {
@@ -522,6 +523,16 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
     }
   }
   for (const auto& b : bill_problems) res.notes.push_back("not billed: " + b);
+  {
+    std::string unnamed;
+    for (const auto& cat : options.catalogs)
+      for (const Plan& p : cat->plans)
+        if (std::find(p.gpus.begin(), p.gpus.end(), "*") != p.gpus.end())
+          unnamed += (unnamed.empty() ? "" : ", ") + cat->name + "/" + p.id;
+    if (!unnamed.empty())
+      res.notes.push_back("left out: plans that do not name their GPU type (" + unnamed +
+                          "); their price cannot be assumed for every GPU type searched");
+  }
 
   res.pareto = pareto_front(res.fastest_per_count);
 
@@ -670,6 +681,7 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
           opt.bill.new_user = base.pricing.new_user;
           opt.bill.add_ons = base.pricing.add_ons;
           opt.mixes = base.pricing.mixes;
+          opt.named_gpu_only = true;
           const int kept = base.pricing.checkpoints_kept;
           const PlanComparison cmp = compare_plans(*cat, names, usage_of_trial(job.result, job.result.p50_trial, kept),
                                                    usage_of_trial(job.result, job.result.p90_trial, kept), opt);

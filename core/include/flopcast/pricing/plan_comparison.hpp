@@ -41,6 +41,9 @@ struct CompareOptions {
   /// unit, commit floor or ceil(P50 span / long unit) long units (whichever bills less at P50,
   /// then at P90) and bill the rest under the short plan.
   bool mixes = true;
+  /// Only plans that name the GPU: leaves out "*" plans (the source did not say which GPU),
+  /// whose price cannot be assumed for every GPU type (the planner compares GPU types).
+  bool named_gpu_only = false;
 };
 
 /// The comparison table.
