@@ -6,3 +6,5 @@ if(TARGET flopcast::quote_pdf)
 else()
   set_property(SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/cmd_quote.cpp APPEND PROPERTY COMPILE_DEFINITIONS FLOPCAST_HAS_PDF=0)
 endif()
+target_sources(flopcast_cli_lib PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cmd_plan.cpp ${CMAKE_CURRENT_SOURCE_DIR}/plan_support.cpp
+                                        ${CMAKE_CURRENT_SOURCE_DIR}/cmd_sweep.cpp)

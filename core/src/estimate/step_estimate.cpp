@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -81,21 +80,44 @@ Time alpha_beta_time(const Scenario& s, const ComputeProfile& p, CollectiveKind 
   return Time::from_seconds(bw_time + lat * 1e-6);
 }
 
+/// What a CommModel depends on: the GPU, the fabric, the node size, the cluster size and the
+/// profile's link efficiencies. Compared field by field (no formatting or allocation per call:
+/// the planner asks millions of times).
+struct CommKey {
+  std::string gpu, fabric;
+  int intra = 0, nvlink_domain = 0, kind = 0, nics_per_node = 0, gpus_per_node = 0;
+  double nic_gbps = 0, oversubscription = 0, nic_eff = 0, nvlink_eff = 0;
+  std::int64_t gpus = 0;
+  bool matches(const Scenario& s, const ComputeProfile& p) const {
+    const auto& f = s.cluster.fabric;
+    return gpus == s.cluster.gpus && gpus_per_node == s.cluster.gpus_per_node && intra == static_cast<int>(f.intra) &&
+           nvlink_domain == f.nvlink_domain && kind == static_cast<int>(f.kind) && nics_per_node == f.nics_per_node &&
+           nic_gbps == f.nic_gbps && oversubscription == f.oversubscription && nic_eff == p.nic_efficiency &&
+           nvlink_eff == p.nvlink_efficiency && gpu == s.cluster.gpu.name && fabric == f.name;
+  }
+  static CommKey of(const Scenario& s, const ComputeProfile& p) {
+    const auto& f = s.cluster.fabric;
+    return {s.cluster.gpu.name, f.name, static_cast<int>(f.intra), f.nvlink_domain, static_cast<int>(f.kind),
+            f.nics_per_node, s.cluster.gpus_per_node, f.nic_gbps, f.oversubscription, p.nic_efficiency,
+            p.nvlink_efficiency, s.cluster.gpus};
+  }
+};
+
 /// The topology-based NCCL model of a cluster, built once per cluster and profile.
 const CommModel& comm_model_for(const Scenario& s, const ComputeProfile& p) {
   struct Entry {
-    std::string key;
+    CommKey key;
     std::unique_ptr<CommModel> model;
   };
   thread_local std::vector<Entry> cache;
+  thread_local std::size_t last = 0;
+  if (last < cache.size() && cache[last].key.matches(s, p)) return *cache[last].model;
+  for (std::size_t i = 0; i < cache.size(); ++i)
+    if (cache[i].key.matches(s, p)) {
+      last = i;
+      return *cache[i].model;
+    }
   const auto& f = s.cluster.fabric;
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "%s|%s|%d|%d|%d|%g|%d|%g|%d|%lld|%g|%g", s.cluster.gpu.name.c_str(), f.name.c_str(),
-                static_cast<int>(f.intra), f.nvlink_domain, static_cast<int>(f.kind), f.nic_gbps, f.nics_per_node,
-                f.oversubscription, s.cluster.gpus_per_node, static_cast<long long>(s.cluster.gpus), p.nic_efficiency,
-                p.nvlink_efficiency);
-  for (const auto& e : cache)
-    if (e.key == buf) return *e.model;
   if (cache.size() >= 16) cache.erase(cache.begin());
   CommOptions opts;
   // The profile's efficiencies are fractions of NCCL's effective NVLink figure and of the
@@ -104,7 +126,8 @@ const CommModel& comm_model_for(const Scenario& s, const ComputeProfile& p) {
   opts.efficiency.nic_fraction = p.nic_efficiency;
   FabricSpec fab = f;
   fab.gpus_per_node = s.cluster.gpus_per_node;
-  cache.push_back({buf, std::make_unique<CommModel>(s.cluster.gpu, fab, s.cluster.gpus, opts)});
+  cache.push_back({CommKey::of(s, p), std::make_unique<CommModel>(s.cluster.gpu, fab, s.cluster.gpus, opts)});
+  last = cache.size() - 1;
   return *cache.back().model;
 }
 

@@ -1,0 +1,185 @@
+#pragma once
+/// The plan search (`flopcast plan`): enumerates every plan of a job over GPU types, GPU
+/// counts, parallel degrees (TP, PP, DP, CP, EP, VPP), micro-batch, sequence parallelism, ZeRO,
+/// recompute, schedule and price plan; prunes the ones that break divisibility or do not fit
+/// memory (counted per reason); ranks the rest with the closed-form step estimate; re-simulates
+/// the best through an injectable step simulator (the DES once merged) and the whole-run
+/// simulation; returns the time/cost Pareto front and the cheapest plan meeting a deadline and
+/// a budget.
+///
+/// Memory stays flat however large the space: the search keeps a bounded top-K heap and, per
+/// (GPU type, GPU count), the fastest plan only. For a fixed GPU type, count and price plan the
+/// bill grows with the run's span, so each count's fastest plan is also its cheapest and the
+/// front is built from those (a commitment discount that starts at a longer term is the one
+/// exception; the notes say when a catalog has one).
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopcast/compute/compute_profile.hpp"
+#include "flopcast/job/job_result.hpp"
+#include "flopcast/pricing/price_catalog.hpp"
+#include "flopcast/scenario/scenario.hpp"
+#include "flopcast/units/money.hpp"
+#include "flopcast/units/units.hpp"
+
+namespace flopcast::search {
+
+/// The values each axis may take. Empty lists mean "the default range" (noted per field).
+struct PlanSpace {
+  /// Cluster types to search: GPU, fabric, GPUs per node. `gpus` is ignored (see counts).
+  std::vector<ClusterSpec> clusters;
+  /// Largest GPU count; 0 = the base scenario's cluster.gpus.
+  std::int64_t gpus_max = 0;
+  /// Smallest GPU count (default 1).
+  std::int64_t gpus_min = 1;
+  /// GPU counts; empty = every multiple of the node size up to gpus_max (and 1, 2, 4, ... below
+  /// one node when gpus_max is smaller than a node).
+  std::vector<std::int64_t> gpu_counts;
+  std::vector<int> tp;             ///< empty = powers of two up to the node size
+  std::vector<int> pp;             ///< empty = 1 .. layers
+  std::vector<int> cp;             ///< empty = {1, 2, 4, 8}
+  std::vector<int> ep;             ///< empty = {1} (dense) or powers of two dividing experts (MoE)
+  std::vector<int> vpp;            ///< empty = {1, 2, 4} (vpp > 1 only with the interleaved schedule)
+  std::vector<std::int64_t> micro_batch;  ///< empty = {1, 2, 4, 8}
+  std::vector<int> zero;           ///< empty = {0, 1, 2, 3}
+  std::vector<bool> sequence_parallel;  ///< empty = {false, true} (true only with tp > 1)
+  std::vector<Recompute> recompute;     ///< empty = none, selective, full
+  std::vector<Schedule> schedule;       ///< empty = 1f1b, interleaved, zero-bubble, gpipe (pp > 1)
+};
+
+/// What the re-simulation of one plan returns: its step time and where it came from.
+struct StepSimulation {
+  bool ok = true;
+  std::string error;   ///< why there is no step time (ok = false)
+  Time step;
+  double mfu = 0;
+  std::string method;  ///< "closed-form estimate", "DES", ...
+  std::vector<std::string> details;  ///< lines worth printing (bubble, exposed communication, ...)
+};
+/// The step simulator used to re-simulate the best plans. The coordinator plugs the DES in.
+using StepSimulator = std::function<StepSimulation(const Scenario&, const ComputeProfile&)>;
+/// The default: the closed-form estimate (estimate_step).
+StepSimulation estimate_step_simulation(const Scenario& s, const ComputeProfile& profile);
+
+/// Search settings.
+struct PlannerOptions {
+  std::optional<Time> deadline;          ///< wall time of the whole run, provisioning included
+  std::optional<Money> budget;           ///< total bill at the P50 run (in `currency`)
+  std::string currency;                  ///< currency of every cost; "" = the first catalog's
+  int top_k = 10;                        ///< plans kept in the top-K list
+  int threads = 1;                       ///< worker threads (results do not depend on it)
+  /// Price catalogs whose plans are searched. Empty: costs are not computed (time only).
+  std::vector<std::shared_ptr<const PriceCatalog>> catalogs;
+  /// Plans re-simulated (step simulator + whole-run Monte Carlo): the chosen plan, the
+  /// runner-up and the front's fastest; at most this many in all.
+  int resimulate = 3;
+  StepSimulator simulator;               ///< empty = estimate_step_simulation
+};
+
+/// One evaluated plan.
+struct PlanCandidate {
+  std::int64_t index = 0;         ///< enumeration order (deterministic tie-break)
+  std::size_t cluster = 0;        ///< index into PlanSpace::clusters
+  std::string gpu;                ///< GPU catalog name
+  std::int64_t gpus = 0;
+  ParallelPlan plan;
+  Time step;                      ///< closed-form step time
+  double mfu = 0;
+  Bytes memory;                   ///< per GPU, most-loaded stage
+  Bytes capacity;                 ///< the GPU's HBM
+  std::int64_t steps = 0;         ///< optimizer steps of the run
+  /// Expected wall time (provisioning + debug phase + expected GPU span with failures,
+  /// restarts and checkpoints, closed form for synchronous checkpoints).
+  Time wall;
+  Time gpu_span;                  ///< expected GPU span (what is billed)
+  double gpu_hours = 0;           ///< gpus x gpu_span
+};
+
+/// A priced plan: a candidate under one price option (plan or mix of a catalog).
+struct PricedPlan {
+  PlanCandidate candidate;
+  std::string catalog;            ///< catalog name
+  std::string price_option;       ///< plan id, or "<long>+<short>" for a mix
+  std::string price_label;
+  Money cost;                     ///< bill total at the expected span, in the search currency
+  bool meets_deadline = true;
+  bool meets_budget = true;
+};
+
+/// The re-simulation of a plan: step simulator + whole-run Monte Carlo + bill.
+struct Resimulated {
+  PricedPlan plan;
+  StepSimulation step;
+  bool run_ok = false;
+  std::vector<std::string> errors;  ///< why the whole run was not simulated
+  Time wall_p50, wall_p90;
+  Money cost_p50, cost_p90;
+  bool p90_meets_deadline = true;
+};
+
+/// Counts of one pruning reason.
+struct PruneCount {
+  std::string reason;       ///< "tp*pp*cp does not divide the GPU count", "does not fit memory", ...
+  std::int64_t count = 0;   ///< plans (or partial plans, see `unit`) dropped for it
+  std::string unit;         ///< what was counted: "plans" or e.g. "(gpus, tp, cp, pp) shapes"
+};
+
+/// The outcome of a search.
+struct PlanResult {
+  std::int64_t enumerated = 0;   ///< full plans considered (estimated + pruned for memory or validity)
+  std::int64_t estimated = 0;    ///< plans ranked with the step estimate
+  std::vector<PruneCount> pruned;
+  double seconds = 0;            ///< wall time of the search (enumeration + estimates)
+  double resimulate_seconds = 0; ///< wall time of the re-simulations
+  std::string currency;
+  std::vector<PlanCandidate> top;       ///< top-K by expected GPU-hours (then wall time)
+  std::vector<PricedPlan> fastest_per_count;  ///< each (GPU type, count)'s fastest plan, cheapest option
+  std::vector<PricedPlan> pareto;       ///< time/cost front, by wall time ascending
+  std::optional<PricedPlan> best;       ///< cheapest meeting deadline and budget
+  std::optional<PricedPlan> runner_up;  ///< the next cheapest on another GPU type, count or price option
+  std::string why_runner_up_lost;
+  std::vector<Resimulated> resimulated;
+  std::vector<std::string> infeasible;  ///< per GPU type / constraint: why nothing (or less) was possible
+  std::vector<std::string> notes;
+};
+
+/// Streaming top-K: keeps the K smallest by (key, index) in bounded memory.
+class TopK {
+ public:
+  explicit TopK(std::size_t k) : k_(k) {}
+  void offer(const PlanCandidate& c, double key);
+  /// Merges another TopK (same k).
+  void merge(const TopK& other);
+  /// The kept candidates, best first.
+  std::vector<PlanCandidate> sorted() const;
+  std::size_t size() const { return heap_.size(); }
+
+ private:
+  std::size_t k_;
+  std::vector<std::pair<double, PlanCandidate>> heap_;  ///< max-heap on (key, index)
+};
+
+/// Time/cost Pareto front of `points` (minimise wall, minimise cost; same currency): the
+/// points no other point beats on both, by wall ascending. Ties keep the first.
+std::vector<PricedPlan> pareto_front(std::vector<PricedPlan> points);
+
+/// The search. `base` gives the model, global batch, precision, training tokens, reliability
+/// and pricing settings; its plan and cluster are replaced. Never throws on a plan: bad input
+/// (no cluster, no tokens) is reported in `errors`.
+struct PlanSearch {
+  PlanResult result;
+  std::vector<std::string> errors;
+  bool ok() const { return errors.empty(); }
+};
+PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, const PlanSpace& space,
+                        const PlannerOptions& options);
+
+/// "TP8 PP35 DP12 CP1 mb1 SP ZeRO-1 recompute full 1f1b" (compact, one line).
+std::string plan_label(const ParallelPlan& p);
+
+}  // namespace flopcast::search

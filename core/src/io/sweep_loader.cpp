@@ -1,0 +1,391 @@
+#include "flopcast/io/sweep_loader.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "flopcast/io/scenario_loader.hpp"
+#include "yaml_util.hpp"
+
+namespace flopcast::io {
+namespace {
+
+/// Most values one axis may have (a range that is a typo stops here, not in memory).
+constexpr std::int64_t kMaxAxisValues = 1'000'000;
+
+std::string value_text(const YAML::Node& n) {
+  if (n.IsScalar()) return n.Scalar();
+  YAML::Emitter e;
+  e << YAML::Flow << n;
+  return e.c_str();
+}
+
+/// A dotted key: non-empty parts of letters, digits and '_'.
+bool valid_key(const std::string& k) {
+  if (k.empty() || k.front() == '.' || k.back() == '.') return false;
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    const char c = k[i];
+    if (c == '.' && k[i - 1] == '.') return false;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-')) return false;
+  }
+  return true;
+}
+
+std::string format_number(double v) {
+  if (std::fabs(v) < 9e15 && v == std::floor(v)) return fmt::format("{}", static_cast<std::int64_t>(v));
+  return fmt::format("{}", v);
+}
+
+bool read_axis(const YAML::Node& item, const std::string& file, std::size_t index, Diagnostics& d, SweepAxis& axis) {
+  const std::string path = fmt::format("axes[{}]", index);
+  axis.where = detail::loc_of(item, file);
+  if (!item.IsMap()) {
+    d.error(axis.where, path, "an axis must be a map",
+            "write '- key: parallel.tp' with 'values: [...]' or 'range: {from, to, step}', or '- zip: {key: [...], ...}'");
+    return false;
+  }
+  for (const auto& kv : item) {
+    const std::string k = kv.first.as<std::string>();
+    if (k != "key" && k != "values" && k != "range" && k != "zip") {
+      std::string hint = "allowed: key, values, range, zip";
+      if (auto dm = detail::did_you_mean(k, {"key", "values", "range", "zip"})) hint = "did you mean '" + *dm + "'?";
+      d.error(detail::loc_of(kv.first, file), detail::child(path, k), "unknown key '" + k + "'", hint);
+      return false;
+    }
+  }
+  if (item["zip"]) {
+    const auto z = item["zip"];
+    if (item["key"] || item["values"] || item["range"]) {
+      d.error(axis.where, path, "an axis has either 'zip' or 'key' with 'values'/'range', not both");
+      return false;
+    }
+    if (!z.IsMap() || z.size() == 0) {
+      d.error(detail::loc_of(z, file), path + ".zip", "zip must map keys to lists of equal length",
+              "e.g. zip: {parallel.tp: [1, 2], parallel.sequence_parallel: [false, true]}");
+      return false;
+    }
+    std::size_t len = 0;
+    std::string first_key;
+    std::vector<std::vector<std::string>> columns;
+    for (const auto& kv : z) {
+      const std::string k = kv.first.as<std::string>();
+      const SourceLocation at = detail::loc_of(kv.second, file);
+      if (!valid_key(k)) {
+        d.error(detail::loc_of(kv.first, file), path + ".zip", "'" + k + "' is not a scenario key",
+                "use a dotted key such as parallel.tp or cluster.gpus");
+        return false;
+      }
+      if (!kv.second.IsSequence() || kv.second.size() == 0) {
+        d.error(at, path + ".zip." + k, "expected a non-empty list of values", "e.g. [1, 2, 4]");
+        return false;
+      }
+      if (columns.empty()) {
+        len = kv.second.size();
+        first_key = k;
+      } else if (kv.second.size() != len) {
+        d.error(at, path + ".zip." + k,
+                fmt::format("has {} values but {} has {}: zipped lists are taken side by side", kv.second.size(), first_key, len),
+                "give every zipped key the same number of values");
+        return false;
+      }
+      axis.keys.push_back(k);
+      std::vector<std::string> col;
+      for (const auto& v : kv.second) col.push_back(value_text(v));
+      columns.push_back(std::move(col));
+    }
+    for (std::size_t i = 0; i < len; ++i) {
+      std::vector<std::string> row;
+      for (const auto& c : columns) row.push_back(c[i]);
+      axis.values.push_back(std::move(row));
+    }
+    return true;
+  }
+  const auto key = item["key"];
+  if (!key || !key.IsScalar() || !valid_key(key.Scalar())) {
+    d.error(key ? detail::loc_of(key, file) : axis.where, path + ".key",
+            key ? "'" + detail::describe(key) + "' is not a scenario key" : "missing 'key'",
+            "name the swept scenario key, e.g. key: parallel.tp");
+    return false;
+  }
+  axis.keys.push_back(key.Scalar());
+  const std::string kp = path + " (" + key.Scalar() + ")";
+  if (item["values"] && item["range"]) {
+    d.error(axis.where, kp, "give either 'values' or 'range', not both");
+    return false;
+  }
+  if (const auto v = item["values"]) {
+    if (!v.IsSequence() || v.size() == 0) {
+      d.error(detail::loc_of(v, file), kp + ".values", "expected a non-empty list", "e.g. values: [1, 2, 4]");
+      return false;
+    }
+    for (const auto& x : v) axis.values.push_back({value_text(x)});
+    return true;
+  }
+  const auto r = item["range"];
+  if (!r) {
+    d.error(axis.where, kp, "missing 'values' or 'range'", "e.g. values: [64, 128] or range: {from: 64, to: 512, step: 64}");
+    return false;
+  }
+  if (!r.IsMap()) {
+    d.error(detail::loc_of(r, file), kp + ".range", "range must be a map", "range: {from: 64, to: 512, step: 64} or {from: 64, to: 1024, factor: 2}");
+    return false;
+  }
+  detail::Reader rd(file, d, nullptr);
+  rd.check_keys(r, kp + ".range", {"from", "to", "step", "factor"});
+  if (!r["from"] || !r["to"]) {
+    d.error(detail::loc_of(r, file), kp + ".range", "range needs 'from' and 'to'", "range: {from: 64, to: 512, step: 64}");
+    return false;
+  }
+  const auto from = rd.number(r["from"], kp + ".range.from", -1e15, 1e15);
+  const auto to = rd.number(r["to"], kp + ".range.to", -1e15, 1e15);
+  if (!from || !to) return false;
+  if (r["step"].IsDefined() == r["factor"].IsDefined()) {
+    d.error(detail::loc_of(r, file), kp + ".range", "range needs exactly one of 'step' or 'factor'",
+            "step adds (64, 128, 192, ...), factor multiplies (64, 128, 256, ...)");
+    return false;
+  }
+  if (*to < *from) {
+    d.error(detail::loc_of(r["to"], file), kp + ".range.to", fmt::format("to ({}) is below from ({})", *to, *from),
+            "ranges count upwards");
+    return false;
+  }
+  if (r["step"]) {
+    const auto step = rd.number(r["step"], kp + ".range.step", 1e-12, 1e15);
+    if (!step) return false;
+    const double count = std::floor((*to - *from) / *step + 1e-9) + 1;
+    if (count > static_cast<double>(kMaxAxisValues)) {
+      d.error(detail::loc_of(r["step"], file), kp + ".range.step",
+              fmt::format("the range has {:.0f} values, more than {}", count, kMaxAxisValues), "use a larger step");
+      return false;
+    }
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); ++i)
+      axis.values.push_back({format_number(*from + static_cast<double>(i) * *step)});
+  } else {
+    const auto factor = rd.number(r["factor"], kp + ".range.factor", 1.0 + 1e-9, 1e6);
+    if (!factor) return false;
+    if (*from <= 0) {
+      d.error(detail::loc_of(r["from"], file), kp + ".range.from", "a range with a factor must start above 0");
+      return false;
+    }
+    for (double x = *from; x <= *to * (1 + 1e-12); x *= *factor) axis.values.push_back({format_number(x)});
+  }
+  return true;
+}
+
+/// Sets `value` (YAML text) at dotted `key` of map `root`, creating maps on the way.
+/// False when a part on the way is a scalar or list (the key cannot exist there).
+bool set_key(YAML::Node root, const std::string& key, const std::string& value) {
+  std::vector<std::string> parts;
+  std::size_t s = 0;
+  for (std::size_t i = 0; i <= key.size(); ++i)
+    if (i == key.size() || key[i] == '.') {
+      parts.push_back(key.substr(s, i - s));
+      s = i + 1;
+    }
+  YAML::Node cur = root;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node next = cur[parts[i]];
+    if (!next.IsDefined() || next.IsNull()) {
+      cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      next = cur[parts[i]];
+    }
+    if (next.IsScalar()) {
+      // A preset name written as a scalar (cluster.fabric: dgx-a100-hdr): expand it to {preset: name}.
+      const std::string preset = next.Scalar();
+      cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      next = cur[parts[i]];
+      next["preset"] = preset;
+    }
+    if (!next.IsMap()) return false;
+    cur = next;
+  }
+  YAML::Node v;
+  try {
+    v = YAML::Load(value);
+  } catch (const YAML::Exception&) {
+    v = YAML::Node(value);
+  }
+  cur[parts.back()] = v;
+  return true;
+}
+
+}  // namespace
+
+std::int64_t SweepSpec::points() const {
+  std::int64_t n = 1;
+  for (const auto& a : axes) n *= static_cast<std::int64_t>(a.size());
+  return n;
+}
+
+std::vector<std::pair<std::string, std::string>> SweepSpec::point_values(std::int64_t index) const {
+  std::vector<std::size_t> pick(axes.size(), 0);
+  for (std::size_t i = axes.size(); i-- > 0;) {
+    const auto n = static_cast<std::int64_t>(axes[i].size());
+    pick[i] = static_cast<std::size_t>(index % n);
+    index /= n;
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    for (std::size_t k = 0; k < axes[i].keys.size(); ++k) out.emplace_back(axes[i].keys[k], axes[i].values[pick[i]][k]);
+  return out;
+}
+
+std::vector<std::string> SweepSpec::keys() const {
+  std::vector<std::string> out;
+  for (const auto& a : axes) out.insert(out.end(), a.keys.begin(), a.keys.end());
+  return out;
+}
+
+std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string& file, Diagnostics& d) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    d.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
+            "check indentation, colons and quoting near this line");
+    return std::nullopt;
+  }
+  const std::size_t before = d.items().size();
+  auto failed = [&] {
+    for (std::size_t i = before; i < d.items().size(); ++i)
+      if (d.items()[i].severity == Severity::Error) return true;
+    return false;
+  };
+  if (!root.IsMap()) {
+    d.error({file, 1, 1}, "", root.IsNull() ? "the sweep file is empty" : "a sweep file must be a map",
+            "give 'base: SCENARIO.yaml' (or 'scenario: {...}') and 'axes: [...]'; see scenarios/sweeps/");
+    return std::nullopt;
+  }
+  SweepSpec spec;
+  spec.file = file;
+  try {
+    detail::Reader rd(file, d, nullptr);
+    rd.check_keys(root, "", {"name", "description", "base", "scenario", "axes"});
+    if (root["base"] && root["scenario"]) {
+      d.error(detail::loc_of(root["scenario"], file), "scenario", "give either 'base' (a file) or 'scenario' (inline), not both");
+    } else if (const auto b = root["base"]) {
+      if (!b.IsScalar() || b.Scalar().empty()) {
+        d.error(detail::loc_of(b, file), "base", "expected the path of a scenario file", "e.g. base: ../quickstart.yaml");
+      } else {
+        std::filesystem::path p(b.Scalar());
+        if (p.is_relative()) p = std::filesystem::path(file).parent_path() / p;
+        spec.base_file = p.lexically_normal().string();
+        Diagnostics rdiags;
+        if (auto t = read_text_file(spec.base_file, rdiags)) {
+          spec.base_text = *t;
+          try {
+            const auto n = YAML::Load(spec.base_text);
+            if (!n.IsMap())
+              d.error(detail::loc_of(b, file), "base", "'" + spec.base_file + "' is not a scenario (not a YAML map)");
+          } catch (const YAML::Exception& e) {
+            d.error({spec.base_file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg);
+          }
+        } else {
+          d.error(detail::loc_of(b, file), "base", "cannot read the base scenario '" + spec.base_file + "'",
+                  "the path is relative to the sweep file's folder");
+        }
+      }
+    } else if (const auto s = root["scenario"]) {
+      if (!s.IsMap()) d.error(detail::loc_of(s, file), "scenario", "expected the base scenario as a map");
+      else spec.base_text = YAML::Dump(s);
+    } else {
+      d.error({file, 1, 1}, "base", "missing the base scenario", "add 'base: SCENARIO.yaml' or 'scenario: {...}'");
+    }
+    const auto axes = root["axes"];
+    if (!axes) {
+      d.error({file, 1, 1}, "axes", "missing 'axes'", "list the swept keys, e.g. axes: [{key: parallel.tp, values: [1, 2, 4]}]");
+    } else if (!axes.IsSequence()) {
+      d.error(detail::loc_of(axes, file), "axes", "axes must be a list", "axes:\n  - key: parallel.tp\n    values: [1, 2, 4]");
+    } else {
+      std::set<std::string> seen;
+      double points = 1;
+      for (std::size_t i = 0; i < axes.size(); ++i) {
+        SweepAxis a;
+        if (!read_axis(axes[i], file, i, d, a)) continue;
+        for (const auto& k : a.keys) {
+          if (!seen.insert(k).second)
+            d.error(a.where, fmt::format("axes[{}]", i), "key '" + k + "' is swept twice",
+                    "sweep each key on one axis (zip keys that change together)");
+        }
+        points *= static_cast<double>(a.size());
+        spec.axes.push_back(std::move(a));
+      }
+      if (points > static_cast<double>(kMaxSweepPoints))
+        d.error(detail::loc_of(axes, file), "axes",
+                fmt::format("the sweep has {:.0f} points, more than {}", points, kMaxSweepPoints),
+                "split it into several sweeps or coarsen a range");
+    }
+  } catch (const YAML::Exception& e) {
+    d.error({file, e.mark.line + 1, e.mark.column + 1}, "", std::string("invalid value: ") + e.msg);
+    return std::nullopt;
+  }
+  if (failed()) return std::nullopt;
+  return spec;
+}
+
+std::optional<SweepSpec> load_sweep_file(const std::string& path, Diagnostics& diags) {
+  const auto text = read_text_file(path, diags);
+  if (!text) return std::nullopt;
+  return parse_sweep(*text, path, diags);
+}
+
+std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t index, const Catalog& catalog,
+                                             Diagnostics& d) {
+  const auto values = spec.point_values(index);
+  std::string what;
+  for (const auto& [k, v] : values) what += (what.empty() ? "" : ", ") + k + "=" + v;
+  const std::string base_name = spec.base_file.empty() ? spec.file : spec.base_file;
+  SourceLocation where{spec.file, 0, 0};
+  if (!spec.axes.empty()) where = spec.axes.front().where;
+  YAML::Node root;
+  try {
+    root = YAML::Load(spec.base_text);
+  } catch (const YAML::Exception& e) {
+    d.error({base_name, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg);
+    return std::nullopt;
+  }
+  for (std::size_t ai = 0, vi = 0; ai < spec.axes.size(); ++ai) {
+    for (std::size_t k = 0; k < spec.axes[ai].keys.size(); ++k, ++vi) {
+      if (!set_key(root, values[vi].first, values[vi].second)) {
+        d.error(spec.axes[ai].where, values[vi].first,
+                "cannot set '" + values[vi].first + "': a part of it is a value or list in the base scenario",
+                "sweep the enclosing key instead");
+        return std::nullopt;
+      }
+    }
+  }
+  // parallel.dp: auto -> gpus / (tp * pp * cp).
+  try {
+    auto par = root["parallel"];
+    if (par && par.IsMap() && par["dp"] && par["dp"].IsScalar() && par["dp"].Scalar() == "auto") {
+      auto num = [](const YAML::Node& n, std::int64_t dflt) { return n && n.IsScalar() ? n.as<std::int64_t>() : dflt; };
+      const std::int64_t gpus = root["cluster"] && root["cluster"].IsMap() ? num(root["cluster"]["gpus"], 0) : 0;
+      const std::int64_t shape = num(par["tp"], 1) * num(par["pp"], 1) * num(par["cp"], 1);
+      if (gpus <= 0 || shape <= 0 || gpus % shape != 0) {
+        d.error(where, "parallel.dp",
+                fmt::format("point {} ({}): dp auto needs tp*pp*cp = {} to divide cluster.gpus = {}", index, what, shape, gpus),
+                "restrict the axes so every GPU count is a multiple of tp*pp*cp");
+        return std::nullopt;
+      }
+      par["dp"] = gpus / shape;
+    }
+  } catch (const YAML::Exception& e) {
+    d.error(where, "parallel", fmt::format("point {} ({}): {}", index, what, e.msg));
+    return std::nullopt;
+  }
+  Diagnostics inner;
+  auto s = scenario_from_node(root, base_name, catalog, inner);
+  if (!s) {
+    d.error(where, "", fmt::format("point {} ({}) is not a valid scenario", index, what),
+            "the problems follow; restrict the axes or fix the base");
+    d.append(inner);
+    return std::nullopt;
+  }
+  return s;
+}
+
+}  // namespace flopcast::io

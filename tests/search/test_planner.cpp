@@ -1,0 +1,261 @@
+// The plan search (core/search): pruning counts on a hand-checkable space, every kept plan a
+// valid scenario, the Pareto front's properties, deadline/budget selection against brute force,
+// thread-count independence, the streaming top-K and the re-simulation hook.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "flopcast/io/catalog.hpp"
+#include "flopcast/io/price_catalog_io.hpp"
+#include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/scenario/scenario_check.hpp"
+#include "flopcast/search/planner.hpp"
+
+using namespace flopcast;
+using namespace flopcast::search;
+
+namespace {
+
+const io::Catalog& catalog() {
+  static const io::Catalog cat = [] {
+    Diagnostics d;
+    auto c = io::load_catalog("", d);
+    REQUIRE(c);
+    return *c;
+  }();
+  return cat;
+}
+
+Scenario base_scenario(std::int64_t global_batch = 12) {
+  Diagnostics d;
+  const std::string yaml = R"(
+model: llama3-8b
+cluster: {gpu: H800, gpus: 8}
+parallel: {tp: 1, pp: 1, dp: 8, micro_batch: 1, global_batch: )" + std::to_string(global_batch) + R"(}
+precision: bf16
+training: {tokens: 10B}
+pricing: {catalog: seed-vendor}
+)";
+  auto s = io::parse_scenario(yaml, "test", catalog(), d);
+  REQUIRE_MESSAGE(s, d.str());
+  return *s;
+}
+
+std::shared_ptr<const PriceCatalog> seed_vendor() {
+  Diagnostics d;
+  auto c = io::load_price_catalog("seed-vendor", "", d);
+  REQUIRE(c);
+  return std::make_shared<const PriceCatalog>(*c);
+}
+
+std::int64_t pruned(const PlanResult& r, const std::string& reason_start) {
+  for (const auto& p : r.pruned)
+    if (p.reason.rfind(reason_start, 0) == 0) return p.count;
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("planner: pruning counts on a hand-checkable space") {
+  const Scenario s = base_scenario(12);
+  PlanSpace sp;
+  sp.clusters = {s.cluster};
+  sp.gpu_counts = {8};
+  sp.tp = {1, 2, 3};  // 3 does not divide 32 heads
+  sp.pp = {1, 2};
+  sp.cp = {1};
+  sp.micro_batch = {1};
+  sp.zero = {1};
+  sp.sequence_parallel = {false};
+  sp.recompute = {Recompute::Full};
+  sp.schedule = {Schedule::OneFOneB};
+  sp.vpp = {1};
+  PlannerOptions opt;
+  opt.top_k = 100;
+  const auto r = search_plans(s, catalog().profile, sp, opt);
+  REQUIRE(r.ok());
+  // tp x pp on 8 GPUs: dp = 8 (tp1 pp1), 4 (tp2 pp1, tp1 pp2), 2 (tp2 pp2). Global batch 12 needs
+  // micro_batch x dp | 12: dp 8 fails, the other three pass; tp 3 is pruned before pp.
+  CHECK(pruned(r.result, "tp does not divide heads") == 1);
+  CHECK(pruned(r.result, "micro_batch*dp") == 1);
+  CHECK(pruned(r.result, "tp*cp*pp") == 0);
+  CHECK(r.result.enumerated == 3);
+  CHECK(r.result.estimated == 3);  // an 8B model with full recompute fits 80 GB in all three
+  CHECK(r.result.top.size() == 3);
+  // 3 GPUs: nothing divides but tp 1 pp 1 (dp 3; 12 % 3 == 0) and tp 3 is pruned on heads.
+  sp.gpu_counts = {3};
+  const auto r3 = search_plans(s, catalog().profile, sp, opt);
+  CHECK(pruned(r3.result, "tp*cp*pp") == 3);  // tp1 pp2, tp2 pp1, tp2 pp2
+  CHECK(r3.result.enumerated == 1);
+}
+
+TEST_CASE("planner: a model too big for one GPU is pruned for memory, and said so") {
+  Scenario s = base_scenario(16);
+  PlanSpace sp;
+  sp.clusters = {s.cluster};
+  sp.gpu_counts = {1};
+  sp.micro_batch = {1};
+  PlannerOptions opt;
+  opt.catalogs = {seed_vendor()};
+  const auto r = search_plans(s, catalog().profile, sp, opt);
+  REQUIRE(r.ok());
+  // 8B parameters x 16 B (weights, gradients, Adam) = 128 GB > 80 GB on one GPU: nothing fits.
+  CHECK(r.result.estimated == 0);
+  CHECK(pruned(r.result, "does not fit") == r.result.enumerated);
+  CHECK(r.result.enumerated > 0);
+  REQUIRE(!r.result.infeasible.empty());
+  CHECK(r.result.infeasible.front().find("no plan fits in memory") != std::string::npos);
+  CHECK(!r.result.best);
+}
+
+TEST_CASE("planner: every plan kept is a valid scenario and fits memory") {
+  const Scenario s = base_scenario(64);
+  PlanSpace sp;
+  sp.clusters = {s.cluster};
+  sp.gpu_counts = {8, 16};
+  PlannerOptions opt;
+  opt.top_k = 100000;  // keep them all
+  const auto r = search_plans(s, catalog().profile, sp, opt);
+  REQUIRE(r.ok());
+  REQUIRE(r.result.top.size() == static_cast<std::size_t>(r.result.estimated));
+  CHECK(r.result.estimated > 100);
+  for (const auto& c : r.result.top) {
+    Scenario x = s;
+    x.cluster.gpus = c.gpus;
+    x.plan = c.plan;
+    Diagnostics d;
+    check_scenario(x, d);
+    INFO(plan_label(c.plan), " on ", c.gpus, ": ", d.str());
+    CHECK(!d.has_errors());
+    CHECK(c.memory.value <= c.capacity.value);
+  }
+  // Top list sorted by GPU-hours.
+  for (std::size_t i = 1; i < r.result.top.size(); ++i) CHECK(r.result.top[i - 1].gpu_hours <= r.result.top[i].gpu_hours);
+}
+
+TEST_CASE("planner: Pareto front, deadline and budget selection, thread independence") {
+  const Scenario s = base_scenario(64);
+  PlanSpace sp;
+  sp.clusters = {s.cluster};
+  sp.gpu_counts = {8, 16, 32, 64};
+  sp.cp = {1};
+  sp.recompute = {Recompute::Selective, Recompute::Full};
+  PlannerOptions opt;
+  opt.catalogs = {seed_vendor()};
+  const auto r = search_plans(s, catalog().profile, sp, opt);
+  REQUIRE(r.ok());
+  const auto& all = r.result.fastest_per_count;
+  REQUIRE(all.size() >= 4);
+  const auto& front = r.result.pareto;
+  REQUIRE(!front.empty());
+  // No front point is dominated by any point; every point is dominated by or equal to a front point.
+  for (const auto& f : front)
+    for (const auto& p : all)
+      CHECK_FALSE((p.candidate.wall <= f.candidate.wall && p.cost.minor <= f.cost.minor) &&
+                  (p.candidate.wall < f.candidate.wall || p.cost.minor < f.cost.minor));
+  for (const auto& p : all) {
+    bool covered = false;
+    for (const auto& f : front)
+      covered = covered || (f.candidate.wall <= p.candidate.wall && f.cost.minor <= p.cost.minor);
+    CHECK(covered);
+  }
+  for (std::size_t i = 1; i < front.size(); ++i) {
+    CHECK(front[i - 1].candidate.wall < front[i].candidate.wall);
+    CHECK(front[i - 1].cost.minor > front[i].cost.minor);
+  }
+  // No constraint: the choice is the cheapest point.
+  REQUIRE(r.result.best);
+  for (const auto& p : all) CHECK(r.result.best->cost.minor <= p.cost.minor);
+
+  // A deadline between the fastest and the slowest front point: brute force agrees.
+  const Time fastest = front.front().candidate.wall, slowest = front.back().candidate.wall;
+  REQUIRE(fastest < slowest);
+  PlannerOptions o2 = opt;
+  o2.deadline = Time{(fastest.ns + slowest.ns) / 2};
+  const auto r2 = search_plans(s, catalog().profile, sp, o2);
+  REQUIRE(r2.result.best);
+  const PricedPlan* want = nullptr;
+  for (const auto& p : r2.result.fastest_per_count)
+    if (p.candidate.wall <= *o2.deadline && (!want || p.cost.minor < want->cost.minor)) want = &p;
+  REQUIRE(want);
+  CHECK(r2.result.best->cost.minor == want->cost.minor);
+  CHECK(r2.result.best->candidate.wall <= *o2.deadline);
+  CHECK(r2.result.best->cost.minor > r.result.best->cost.minor);  // the deadline costs money here
+  if (r2.result.runner_up) {
+    CHECK(r2.result.runner_up->cost.minor >= r2.result.best->cost.minor);
+    CHECK(r2.result.why_runner_up_lost.find("costs") != std::string::npos);
+  }
+  // A budget below the deadline's cheapest: nothing qualifies, and the reason is given.
+  PlannerOptions o3 = o2;
+  o3.budget = Money::of_minor(want->cost.minor - 1, want->cost.currency);
+  const auto r3 = search_plans(s, catalog().profile, sp, o3);
+  CHECK(!r3.result.best);
+  bool said = false;
+  for (const auto& i : r3.result.infeasible) said = said || i.find("over the budget") != std::string::npos;
+  CHECK(said);
+  // A deadline nothing meets.
+  PlannerOptions o4 = opt;
+  o4.deadline = Time{fastest.ns / 2};
+  const auto r4 = search_plans(s, catalog().profile, sp, o4);
+  CHECK(!r4.result.best);
+  REQUIRE(!r4.result.infeasible.empty());
+  CHECK(r4.result.infeasible.front().find("over the deadline") != std::string::npos);
+
+  // Threads change nothing.
+  PlannerOptions o5 = o2;
+  o5.threads = 3;
+  const auto r5 = search_plans(s, catalog().profile, sp, o5);
+  REQUIRE(r5.result.best);
+  CHECK(r5.result.best->candidate.index == r2.result.best->candidate.index);
+  CHECK(r5.result.estimated == r2.result.estimated);
+  REQUIRE(r5.result.top.size() == r2.result.top.size());
+  for (std::size_t i = 0; i < r5.result.top.size(); ++i) CHECK(r5.result.top[i].index == r2.result.top[i].index);
+  REQUIRE(r5.result.pareto.size() == r2.result.pareto.size());
+}
+
+TEST_CASE("planner: streaming top-K keeps the K smallest") {
+  std::mt19937 rng(7);
+  std::vector<std::pair<double, std::int64_t>> all;
+  TopK a(5), b(5);
+  for (std::int64_t i = 0; i < 200; ++i) {
+    const double key = static_cast<double>(rng() % 50);  // ties on purpose
+    PlanCandidate c;
+    c.index = i;
+    (i % 2 ? a : b).offer(c, key);
+    all.emplace_back(key, i);
+  }
+  a.merge(b);
+  std::sort(all.begin(), all.end());
+  const auto got = a.sorted();
+  REQUIRE(got.size() == 5);
+  for (std::size_t i = 0; i < 5; ++i) CHECK(got[i].index == all[i].second);
+}
+
+TEST_CASE("planner: the re-simulation goes through the injected step simulator") {
+  const Scenario s = base_scenario(64);
+  PlanSpace sp;
+  sp.clusters = {s.cluster};
+  sp.gpu_counts = {8, 16};
+  sp.cp = {1};
+  PlannerOptions opt;
+  opt.catalogs = {seed_vendor()};
+  int calls = 0;
+  opt.simulator = [&calls](const Scenario& sc, const ComputeProfile& p) {
+    ++calls;
+    StepSimulation r = estimate_step_simulation(sc, p);
+    r.step = Time{r.step.ns * 2};
+    r.method = "test double";
+    return r;
+  };
+  const auto r = search_plans(s, catalog().profile, sp, opt);
+  REQUIRE(r.result.best);
+  REQUIRE(!r.result.resimulated.empty());
+  CHECK(calls == static_cast<int>(r.result.resimulated.size()));
+  const auto& x = r.result.resimulated.front();
+  CHECK(x.step.method == "test double");
+  CHECK(x.step.step.ns == 2 * x.plan.candidate.step.ns);
+  REQUIRE(x.run_ok);
+  CHECK(x.wall_p50 > x.plan.candidate.wall);  // twice the step: the run takes longer than ranked
+  CHECK(x.cost_p50.minor > 0);
+}
