@@ -108,7 +108,10 @@ int run_gui(int argc, char** argv) {
                                  QStringLiteral("FILE.csv"));
   const QCommandLineOption data_dir(QStringLiteral("data-dir"), QStringLiteral("read catalogs from DIR instead of the built-in copy"),
                                     QStringLiteral("DIR"));
-  parser.addOptions({screenshot, tab, size, sweep, data_dir});
+  const QCommandLineOption planner_gpus(QStringLiteral("planner-gpus"),
+                                        QStringLiteral("GPU types the Planner tab searches, comma-separated (default: the scenario's)"),
+                                        QStringLiteral("LIST"));
+  parser.addOptions({screenshot, tab, size, sweep, planner_gpus, data_dir});
   if (!parser.parse(arguments)) {
     print_error(parser.errorText());
     return kUsage;
@@ -166,6 +169,22 @@ int run_gui(int argc, char** argv) {
   QString open_error;
   const bool opened = args.isEmpty() || window.open_file(args.front(), &open_error);
   if (!opened) print_error(open_error);
+#if FLOPCAST_GUI_HAS_PLANNER
+  if (parser.isSet(planner_gpus)) {
+    const QStringList names = parser.value(planner_gpus).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    for (const QString& n : names)
+      if (!window.planner_view()->has_gpu_type(n.trimmed())) {
+        print_error(QStringLiteral("--planner-gpus: unknown GPU type '%1' (see `flopcast catalog gpus`)").arg(n));
+        return kUsage;
+      }
+    window.planner_view()->set_gpu_types(names);
+  }
+#else
+  if (parser.isSet(planner_gpus)) {
+    print_error(QStringLiteral("--planner-gpus: this build has no plan search (core/search)"));
+    return kUsage;
+  }
+#endif
   QString sweep_error;
   const bool sweep_opened = !parser.isSet(sweep) || window.open_sweep(parser.value(sweep), &sweep_error);
   if (!sweep_opened) print_error(sweep_error);

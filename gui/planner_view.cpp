@@ -18,6 +18,7 @@
 #include <QtCharts/QChartView>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
 #include <QtConcurrent/QtConcurrentRun>
@@ -30,6 +31,7 @@
 
 #include "flopcast/io/price_catalog_io.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "plan_support.hpp"
 #include "report.hpp"
 
 namespace flopcast::gui {
@@ -83,32 +85,32 @@ PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog
     }
     profile = *p;
   }
+  // The space and the catalogs as `flopcast plan` builds them (cli/cmd_plan.cpp): each GPU
+  // type on its usual fabric (the scenario's cluster for its own GPU), the scenario's price
+  // catalog first (its currency is the default) and then every shipped one.
   search::PlanSpace space;
-  std::vector<std::string> types = req.gpu_types;
-  if (types.empty()) types.push_back(s->cluster.gpu.name);
-  for (const auto& name : types) {
-    const GpuSpec* gpu = catalog.find_gpu(name);
-    if (!gpu) {
-      out.errors.push_back("unknown GPU type '" + name + "'");
-      return out;
-    }
-    ClusterSpec c = s->cluster;  // the scenario's fabric and node size, another GPU
-    c.gpu = *gpu;
-    space.clusters.push_back(c);
+  std::string why;
+  if (!cli::plan_clusters(catalog, *s, req.gpu_types, space.clusters, why)) {
+    out.errors.push_back(why);
+    return out;
   }
   space.gpus_max = req.gpus_max > 0 ? req.gpus_max : s->cluster.gpus;
   search::PlannerOptions opt;
   opt.threads = std::max(1, req.threads);
+  opt.currency = s->has_pricing ? s->pricing.currency : std::string();
   if (req.deadline_days > 0) opt.deadline = Time::from_seconds(req.deadline_days * kSecondsPerDay);
-  if (s->has_pricing && !s->pricing.catalog.empty()) {
+  std::vector<std::string> names;
+  if (s->has_pricing && !s->pricing.catalog.empty()) names.push_back(s->pricing.catalog);
+  for (const auto& n : io::price_catalog_names())
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  for (const auto& n : names) {
     Diagnostics pd;
-    auto cat = io::load_price_catalog(s->pricing.catalog, catalog.data_dir, pd);
+    auto cat = io::load_price_catalog(n, catalog.data_dir, pd);
     if (!cat) {
-      out.errors.push_back("price catalog '" + s->pricing.catalog + "' could not be loaded");
+      out.errors.push_back("price catalog '" + n + "' could not be loaded");
       return out;
     }
     opt.catalogs.push_back(std::make_shared<const PriceCatalog>(std::move(*cat)));
-    opt.currency = s->pricing.currency;
   }
   auto found = search::search_plans(*s, profile, space, opt);
   if (!found.ok()) {
@@ -133,7 +135,7 @@ PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* pa
   gpu_list_->setFlow(QListView::LeftToRight);
   gpu_list_->setWrapping(true);
   gpu_list_->setMaximumHeight(3 * gpu_list_->fontMetrics().height() + 16);
-  gpu_list_->setToolTip(tr("GPU types to search, each on the scenario's fabric and node size"));
+  gpu_list_->setToolTip(tr("GPU types to search, each on its usual node and fabric (the scenario's own for its GPU)"));
   form->addRow(tr("GPU types:"), gpu_list_);
   auto* row = new QHBoxLayout();
   gpus_max_ = new QSpinBox(this);
@@ -212,8 +214,16 @@ void PlannerView::set_scenario(std::string yaml, std::string file, const std::st
 void PlannerView::set_gpu_types(const QStringList& names) {
   for (int i = 0; i < gpu_list_->count(); ++i) {
     QListWidgetItem* item = gpu_list_->item(i);
-    item->setCheckState(names.contains(item->text(), Qt::CaseInsensitive) ? Qt::Checked : Qt::Unchecked);
+    bool on = false;
+    for (const QString& n : names) on = on || n.trimmed().compare(item->text(), Qt::CaseInsensitive) == 0;
+    item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
   }
+}
+
+bool PlannerView::has_gpu_type(const QString& name) const {
+  for (int i = 0; i < gpu_list_->count(); ++i)
+    if (gpu_list_->item(i)->text().compare(name, Qt::CaseInsensitive) == 0) return true;
+  return false;
 }
 
 void PlannerView::set_gpus_max(std::int64_t n) { gpus_max_->setValue(static_cast<int>(std::clamp<std::int64_t>(n, 1, 1'000'000))); }
@@ -332,13 +342,24 @@ void PlannerView::rebuild_chart() {
   const search::PlanResult& r = *result_;
   const QString y_title = has_cost(r) ? tr("cost at the expected run (%1)").arg(q(r.currency)) : tr("GPU-hours");
   c->setTitle(tr("Pareto front: days against %1, by GPU type").arg(has_cost(r) ? tr("cost") : tr("GPU-hours")));
-  auto* ax = new QValueAxis();
+  // Days on a log scale: GPU counts from one node to thousands span decades of run time.
+  auto* ax = new QLogValueAxis();
   auto* ay = new QValueAxis();
-  ax->setTitleText(tr("days (expected wall time)"));
+  ax->setTitleText(tr("days (expected wall time, log scale)"));
+  ax->setLabelFormat(QStringLiteral("%g"));
+  ax->setBase(10);
+  ax->setMinorTickCount(8);
   ay->setTitleText(y_title);
-  ay->setLabelFormat(QStringLiteral("%.3g"));
+  ay->setLabelFormat(QStringLiteral("%.0f"));
   c->addAxis(ax, Qt::AlignBottom);
   c->addAxis(ay, Qt::AlignLeft);
+  // Costs in thousands when large (as the Cost tab).
+  double max_y = 0;
+  for (const auto* list : {&r.pareto, &r.fastest_per_count})
+    for (const auto& p : *list) max_y = std::max(max_y, y_of(r, p));
+  const double y_scale = max_y >= 1e5 ? 1e-3 : 1.0;
+  if (y_scale != 1.0)
+    ay->setTitleText(has_cost(r) ? tr("cost at the expected run (thousand %1)").arg(q(r.currency)) : tr("thousand GPU-hours"));
 
   // GPU types in order of first appearance.
   std::vector<std::string> types;
@@ -349,7 +370,7 @@ void PlannerView::rebuild_chart() {
   const auto add_points = [&](QScatterSeries* s, const std::vector<const search::PricedPlan*>& plans) {
     std::vector<std::size_t> ids;
     for (const auto* p : plans) {
-      const double x = days_of(*p), y = y_of(r, *p);
+      const double x = days_of(*p), y = y_of(r, *p) * y_scale;
       s->append(x, y);
       x0 = std::min(x0, x);
       x1 = std::max(x1, x);
@@ -382,7 +403,7 @@ void PlannerView::rebuild_chart() {
     auto* line = new QLineSeries();
     line->setName(tr("Pareto front"));
     line->setColor(QColor(0x88, 0x88, 0x88));
-    for (const auto& p : r.pareto) line->append(days_of(p), y_of(r, p));
+    for (const auto& p : r.pareto) line->append(days_of(p), y_of(r, p) * y_scale);
     c->addSeries(line);
     line->attachAxis(ax);
     line->attachAxis(ay);
@@ -414,10 +435,10 @@ void PlannerView::rebuild_chart() {
     }
   }
   if (!points_.empty()) {
-    const double px = x1 > x0 ? 0.05 * (x1 - x0) : std::max(0.5, x0 * 0.1);
-    const double py = y1 > y0 ? 0.05 * (y1 - y0) : std::max(1.0, y0 * 0.1);
-    ax->setRange(std::max(0.0, x0 - px), x1 + px);
+    const double py = y1 > y0 ? 0.06 * (y1 - y0) : std::max(1.0, y0 * 0.1);
+    ax->setRange(std::max(1e-3, x0 / 1.25), x1 * 1.25);
     ay->setRange(std::max(0.0, y0 - py), y1 + py);
+    ay->applyNiceNumbers();
   }
 }
 

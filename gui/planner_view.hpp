@@ -43,7 +43,7 @@ struct PlannerOutcome {
 };
 
 /// Runs the search for `req` (loads the scenario and its price catalog, builds the space:
-/// each GPU type on the scenario's fabric and node size, GPU counts up to gpus_max, the
+/// each GPU type on its usual fabric as `flopcast plan` does, GPU counts up to gpus_max, the
 /// planner's default ranges for every parallel axis). Thread-safe for a shared const catalog.
 PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog);
 
@@ -62,8 +62,9 @@ class PlannerView : public QWidget {
   void cancel();
   bool running() const { return watcher_.isRunning() && !cancelled_; }
 
-  /// Checks exactly these GPU types in the list (names from the catalog).
+  /// Checks exactly these GPU types in the list (names from the catalog, any case).
   void set_gpu_types(const QStringList& names);
+  bool has_gpu_type(const QString& name) const;
   void set_gpus_max(std::int64_t n);
 
   /// Shows a finished search (also used by tests).
