@@ -1,6 +1,8 @@
 #include <ostream>
 
 #include "cli_context.hpp"
+#include "flopcast/io/atomic_file.hpp"
+#include "flopcast/io/chrome_trace.hpp"
 #include "report.hpp"
 #include "scenario_input.hpp"
 
@@ -10,23 +12,44 @@ void register_simulate(CLI::App& app, CliContext& ctx) {
   struct Opts {
     std::string scenario;
     std::string profile;
+    std::string trace;
     bool json = false;
+    bool estimate = false;
+    bool force = false;
   };
   auto opts = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("simulate", "Simulate one training step and the whole run of a scenario");
   cmd->add_option("scenario", opts->scenario, "Scenario YAML file")->required();
   cmd->add_flag("--json", opts->json, "Print the report as one JSON document");
   cmd->add_option("--profile", opts->profile, "Calibration profile (file or name) instead of the scenario's");
+  cmd->add_flag("--estimate", opts->estimate, "Use the closed-form step estimate instead of the discrete-event simulation");
+  cmd->add_option("--trace", opts->trace,
+                  "Write the simulated step's timeline as Chrome trace-event JSON (opens in Perfetto / chrome://tracing)");
+  cmd->add_flag("--force", opts->force, "Overwrite the --trace file if it exists");
   cmd->callback([&ctx, opts] {
+    if (opts->estimate && !opts->trace.empty()) {
+      ctx.err << "flopcast simulate: --trace needs the simulation; drop --estimate\n";
+      ctx.exit_code = kUsage;
+      return;
+    }
     auto loaded = load_scenario_for_command(ctx, opts->scenario, opts->profile);
     if (!loaded) return;
-    auto report = make_report(loaded->scenario, loaded->profile);
+    auto report = make_report(loaded->scenario, loaded->profile, opts->estimate ? StepEngine::Estimate : StepEngine::Simulation);
     Diagnostics diags;
     const bool priced = add_whole_run(report, ctx.data_dir, diags);
     if (!diags.empty()) ctx.err << diags.str();
     if (!priced) {
       ctx.exit_code = kBadInput;
       return;
+    }
+    if (!opts->trace.empty() && report.sim) {
+      const std::string title = loaded->scenario.name.empty() ? opts->scenario : loaded->scenario.name;
+      std::string error;
+      if (!io::write_file_atomically(opts->trace, io::chrome_trace_json(*report.sim, title), opts->force, error)) {
+        ctx.err << "flopcast simulate: " << error << "\n";
+        ctx.exit_code = kIoError;
+        return;
+      }
     }
     if (opts->json) ctx.out << to_json(report).dump(2) << "\n";
     else print_text(report, ctx.out);

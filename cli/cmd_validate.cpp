@@ -10,6 +10,7 @@
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/collective_runs.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/step/step_simulation.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -93,6 +94,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     std::string profile;
     bool json = false;
     bool quiet = false;
+    bool estimate = false;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("validate", "Predict measured runs (run-schema files) and report the error");
@@ -100,6 +102,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--json", o->json, "One JSON document: runs, summary, errors");
   cmd->add_option("--profile", o->profile, "Calibration profile (file or name) instead of the default");
   cmd->add_flag("--summary-only", o->quiet, "Print only the summary table");
+  cmd->add_flag("--estimate", o->estimate, "Predict with the closed-form estimate instead of the discrete-event simulation");
   cmd->callback([&ctx, o] {
     const auto* cat = ctx.catalog();
     if (!cat) return;
@@ -127,7 +130,9 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     const auto runs = load_runs(ctx, *cat, run_files, errors);
     std::vector<std::string> memory_notes;
     for (const auto& s : runs) {
-      const auto e = estimate_step(s, profile);
+      StepSimOptions sim;
+      sim.timeline = false;
+      const auto e = o->estimate ? estimate_step(s, profile) : simulate_step(s, profile, sim).as_estimate();
       for (auto& c : compare_run(s, e)) rows.push_back(c);
       if (!e.memory.fits())
         memory_notes.push_back(fmt::format("{}: the memory model gives {:.1f} GiB per GPU, above the {:.1f} GiB HBM the run had", s.id,
@@ -138,6 +143,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     if (o->json) {
       nlohmann::ordered_json j;
       j["profile"] = profile.name;
+      j["engine"] = o->estimate ? "estimate" : "simulation";
       j["runs"] = nlohmann::ordered_json::array();
       for (const auto& r : rows)
         j["runs"].push_back({{"id", r.id}, {"figure", r.figure}, {"measured", r.measured}, {"predicted", r.predicted},
@@ -158,7 +164,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
         out << fmt::format("{:<52} {:<17} {:>12.4g} {:>12.4g} {:>+8.1f}%\n", r.id, r.figure, r.measured, r.predicted, r.error_pct);
       out << "\n";
     }
-    out << fmt::format("Summary (profile {}; {} runs{}", profile.name, runs.size(), collective_files.empty() ? "" : " and collective points");
+    out << fmt::format("Summary (profile {}; {}; {} runs{}", profile.name, o->estimate ? "closed-form estimate" : "simulation", runs.size(), collective_files.empty() ? "" : " and collective points");
     if (!errors.empty()) out << fmt::format(", {} entries rejected", errors.size());
     out << ")\n";
     out << fmt::format("{:<17} {:>6} {:>14} {:>12} {:>12}\n", "figure", "count", "median |err|", "p90 |err|", "mean |err|");
@@ -176,6 +182,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     std::string output;
     std::vector<std::string> params;
     bool force = false;
+    bool estimate = false;
   };
   auto c = std::make_shared<CalOpts>();
   auto* cal = app.add_subcommand("calibrate", "Fit the calibration profile to measured runs (writes a profile YAML)");
@@ -183,6 +190,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
   cal->add_option("-o,--output", c->output, "Profile file to write")->required();
   cal->add_option("--param", c->params, "Fit only these coefficients (repeatable), e.g. ampere.gemm");
   cal->add_flag("--force", c->force, "Overwrite the output file if it exists");
+  cal->add_flag("--estimate", c->estimate, "Fit the closed-form estimate instead of the discrete-event simulation");
   cal->callback([&ctx, c] {
     const auto* cat = ctx.catalog();
     if (!cat) return;
@@ -204,6 +212,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     CalibrationOptions opts;
     opts.parameters = c->params;
     opts.run_weights = weights;
+    opts.simulate = !c->estimate;
     for (const auto& name : opts.parameters) {
       const auto& all = profile_parameters();
       if (std::none_of(all.begin(), all.end(), [&](const ProfileParameter& p) { return p.name == name; })) {
@@ -217,9 +226,9 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     for (const auto& f : c->files) files += " " + f;
     res.profile.name = c->output;
     res.profile.provenance = fmt::format(
-        "flopcast calibrate{} -o {}\nfitted: {}\n{} residuals; RMS relative error {:.1f}% -> {:.1f}%, median {:.1f}% -> {:.1f}% "
+        "flopcast calibrate{}{} -o {}\nfitted: {}\n{} residuals; RMS relative error {:.1f}% -> {:.1f}%, median {:.1f}% -> {:.1f}% "
         "({} iterations)\n",
-        files, c->output, fmt::join(res.fitted, ", "), res.residuals, res.rms_before_pct, res.rms_after_pct,
+        c->estimate ? " --estimate" : "", files, c->output, fmt::join(res.fitted, ", "), res.residuals, res.rms_before_pct, res.rms_after_pct,
         res.median_before_pct, res.median_after_pct, res.iterations);
     std::string error;
     if (!io::write_file_atomically(c->output, io::profile_to_yaml(res.profile), c->force, error)) {

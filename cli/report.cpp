@@ -10,6 +10,7 @@
 #include "flopcast/io/price_catalog_io.hpp"
 #include "flopcast/job/job_simulation.hpp"
 #include "flopcast/pricing/bill.hpp"
+#include "flopcast/step/step_simulation.hpp"
 #include "flopcast/units/assert.hpp"
 #include "flopcast/workload/workload.hpp"
 
@@ -68,11 +69,18 @@ ClaimCheck check(const std::string& figure, double claimed, double simulated, bo
 
 }  // namespace
 
-SimReport make_report(const Scenario& s, const ComputeProfile& profile) {
+SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngine engine) {
   SimReport r;
   r.scenario = &s;
   r.profile_name = profile.name;
-  r.est = estimate_step(s, profile);
+  if (engine == StepEngine::Simulation) {
+    r.sim = simulate_step(s, profile);
+    r.est = r.sim->as_estimate();
+    r.closed_form_step = r.sim->estimate.step;
+  } else {
+    r.est = estimate_step(s, profile);
+    r.closed_form_step = r.est.step;
+  }
   r.fits_memory = r.est.memory.fits();
   const double tokens_per_step = static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len);
   if (s.training.tokens > 0 && r.est.step.ns > 0) {
@@ -390,6 +398,8 @@ void print_text(const SimReport& r, std::ostream& o) {
   o << "\nStep\n";
   const double gpus = static_cast<double>(s.cluster.gpus);
   o << fmt::format("  step time            {}\n", format_time(e.step));
+  if (r.sim) o << fmt::format("  engine               discrete-event simulation (closed-form estimate {})\n", format_time(r.closed_form_step));
+  else o << "  engine               closed-form estimate\n";
   o << fmt::format("  tokens/s             {:.0f} total, {:.1f} per GPU\n", e.tokens_per_s, e.tokens_per_s / gpus);
   o << fmt::format("  model TFLOP/s/GPU    {:.1f}\n", e.model_flops.value / e.step.seconds() / gpus / 1e12);
   o << fmt::format("  MFU                  {:.1f}%\n", e.mfu * 100);
@@ -565,7 +575,17 @@ nlohmann::ordered_json to_json(const SimReport& r) {
                {"mfu", e.mfu},
                {"hfu", e.hfu},
                {"model_flops", e.model_flops.value},
-               {"hardware_flops", e.hardware_flops.value}};
+               {"hardware_flops", e.hardware_flops.value},
+               {"engine", r.sim ? "simulation" : "estimate"},
+               {"estimate_time_s", r.closed_form_step.seconds()}};
+  if (r.sim) {
+    J st = J::array();
+    for (const auto& u : r.sim->stages)
+      st.push_back({{"stage", u.stage}, {"compute_busy_s", u.compute_busy.seconds()}, {"comm_busy_s", u.comm_busy.seconds()},
+                    {"compute_utilisation", u.compute_utilisation}});
+    j["stages"] = st;
+    j["critical_stage"] = r.sim->critical_stage;
+  }
   const auto& m = e.memory;
   j["memory_per_gpu_gib"] = {{"stage", m.stage}, {"in_flight_microbatches", m.in_flight}, {"weights", m.weights.gib()},
                              {"gradients", m.gradients.gib()}, {"optimizer", m.optimizer.gib()},

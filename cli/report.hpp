@@ -16,6 +16,7 @@
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/scenario/diagnostic.hpp"
 #include "flopcast/scenario/scenario.hpp"
+#include "flopcast/step/step_result.hpp"
 
 namespace flopcast::cli {
 
@@ -44,11 +45,21 @@ struct RunBills {
   PlanComparison comparison;
 };
 
+/// How the step time is obtained.
+enum class StepEngine {
+  Simulation,  ///< the discrete-event step simulation (core/step)
+  Estimate,    ///< the closed-form estimate (core/estimate)
+};
+
 /// Everything `simulate` prints.
 struct SimReport {
   const Scenario* scenario = nullptr;
   std::string profile_name;
+  /// The step: the simulation's step time, breakdown, MFU and throughput over the estimate's
+  /// memory and FLOPs (StepResult::as_estimate), or the closed form's alone.
   StepEstimate est;
+  std::optional<StepResult> sim;  ///< the simulated step (timeline, utilisation); absent for Estimate
+  Time closed_form_step;          ///< the closed-form estimate's step time, for comparison
   bool fits_memory = true;
   double train_seconds = 0;  ///< ideal (failure-free) time to train training.tokens
   double gpu_hours = 0;
@@ -59,8 +70,9 @@ struct SimReport {
   std::optional<RunBills> bills;   ///< set by add_whole_run when the scenario has `pricing:`
 };
 
-/// The step estimate and the claim checks (no Monte Carlo, no prices: fast, used by the GUI).
-SimReport make_report(const Scenario& s, const ComputeProfile& profile);
+/// The step (simulated by default) and the claim checks (no Monte Carlo, no prices: fast,
+/// used by the GUI). Whole-run figures take the step time from `est`.
+SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngine engine = StepEngine::Simulation);
 
 /// The JobInput of the scenario's whole run: steps = ceil(tokens / (global batch x seq len)),
 /// the estimated step time, parameters, the GPU's TDP, the fabric's node power, the scenario's

@@ -8,6 +8,7 @@
 
 #include "flopcast/calibrate/validation.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/step/step_simulation.hpp"
 
 namespace flopcast {
 namespace {
@@ -17,6 +18,7 @@ struct Problem {
   const std::vector<double>& weights;
   std::vector<const ProfileParameter*> params;
   ComputeProfile base;
+  bool simulate = false;
 
   ComputeProfile with(const Eigen::VectorXd& x) const {
     ComputeProfile p = base;
@@ -29,7 +31,9 @@ struct Problem {
     const auto prof = with(x);
     std::vector<double> r;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      const auto e = estimate_step(runs[i], prof);
+      StepSimOptions sim;
+      sim.timeline = false;
+      const auto e = simulate ? simulate_step(runs[i], prof, sim).as_estimate() : estimate_step(runs[i], prof);
       const double w = weights.empty() ? 1.0 : std::sqrt(weights[i]);
       for (const auto& c : compare_run(runs[i], e)) r.push_back(w * c.error_pct / 100.0);
     }
@@ -48,7 +52,7 @@ double median_abs(const Eigen::VectorXd& r) {
 
 CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const ComputeProfile& start,
                                     const CalibrationOptions& options) {
-  Problem prob{runs, options.run_weights, {}, start};
+  Problem prob{runs, options.run_weights, {}, start, options.simulate};
   std::set<GpuArch> archs;
   bool multi_node = false;
   for (const auto& s : runs) {

@@ -179,6 +179,67 @@ Time collective_time(const Scenario& s, const ComputeProfile& p, CollectiveKind 
   return collective_time_on(comm_model_for(s, p), s, p, op, ranks, rank_stride, bytes);
 }
 
+StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
+  const auto& m = s.model;
+  const auto& p = s.plan;
+  const double t = p.tp;
+  const auto stage_layers = layers_per_stage(m.layers, p.pp);
+  const auto pc = parameter_count(m);
+  StageParameters out;
+  if (stage >= stage_layers.size()) return out;
+  int first_layer = 0;
+  for (std::size_t i = 0; i < stage; ++i) first_layer += stage_layers[i];
+  for (int l = first_layer; l < first_layer + stage_layers[stage]; ++l) {
+    if (m.is_moe_layer(l)) {
+      out.dense += pc.moe_layer_shared / t;
+      out.expert += m.moe->experts * pc.moe_expert / (t * p.ep);
+    } else {
+      out.dense += pc.dense_layer / t;
+    }
+  }
+  if (stage == 0) out.dense += pc.embedding / t;
+  if (stage + 1 == stage_layers.size()) out.dense += (pc.output_head + pc.final_norm) / t;
+  return out;
+}
+
+Time dp_sync_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+  const auto& p = s.plan;
+  const double grad_bytes = s.precision == Precision::FP32 ? 4 : 2;
+  const std::int64_t dp_group = p.dp * p.cp;
+  const std::int64_t dp_stride = static_cast<std::int64_t>(p.tp) * p.cp;
+  Time dp_sync{0};
+  if (dp_group <= 1) return dp_sync;
+  const Bytes grads{params.dense * grad_bytes};
+  if (p.zero == 0) {
+    dp_sync = collective_time(s, prof, CollectiveKind::AllReduce, dp_group, p.tp, grads);
+  } else {
+    // Distributed optimizer / ZeRO-1,2: reduce-scatter gradients, all-gather parameters.
+    dp_sync = collective_time(s, prof, CollectiveKind::ReduceScatter, dp_group, p.tp, grads) +
+              collective_time(s, prof, CollectiveKind::AllGather, dp_group, p.tp, Bytes{params.dense * 2});
+  }
+  if (params.expert > 0 && dp_group / p.ep > 1) {
+    dp_sync += collective_time(s, prof, CollectiveKind::AllReduce, dp_group / p.ep, dp_stride * p.ep,
+                               Bytes{params.expert * grad_bytes});
+  }
+  return dp_sync;
+}
+
+Time zero3_gather_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+  const auto& p = s.plan;
+  const std::int64_t dp_group = p.dp * p.cp;
+  if (dp_group <= 1 || p.zero != 3) return Time{0};
+  return collective_time(s, prof, CollectiveKind::AllGather, dp_group, p.tp, Bytes{params.dense * 2});
+}
+
+Time optimizer_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+  const OpContext ctx{&s.cluster.gpu, &prof, s.precision};
+  // Adam over the local shard: fp32 master, m, v read and written, gradient read, 16-bit
+  // weights written: 4*3*2 + 2 + 2 = 28 bytes per parameter (memory-bound).
+  const double shard = s.plan.zero >= 1 ? d(s.plan.dp * s.plan.cp) : 1.0;
+  const double local = (params.dense + params.expert) / shard;
+  return memory_bound_time(ctx, Bytes{local * 28.0}, 8);
+}
+
 StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   const auto& m = s.model;
   const auto& p = s.plan;
@@ -388,46 +449,16 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
 
   // --- data parallel gradient sync, ZeRO gathers, optimizer ---
   const auto mem = memory_per_gpu(s, prof);
-  const auto pc = parameter_count(m);
   // Parameters on the critical stage's GPU (dense split by TP, experts by EP x TP).
-  double params_gpu = 0, expert_params_gpu = 0;
-  {
-    int first_layer = 0;
-    for (std::size_t i = 0; i < crit_i; ++i) first_layer += stage_layers[i];
-    for (int l = first_layer; l < first_layer + stage_layers[crit_i]; ++l) {
-      if (m.is_moe_layer(l)) {
-        params_gpu += pc.moe_layer_shared / t;
-        expert_params_gpu += m.moe->experts * pc.moe_expert / (t * p.ep);
-      } else {
-        params_gpu += pc.dense_layer / t;
-      }
-    }
-    if (crit_i == 0) params_gpu += pc.embedding / t;
-    if (crit_i + 1 == stage_layers.size()) params_gpu += (pc.output_head + pc.final_norm) / t;
-  }
-  const double grad_bytes = s.precision == Precision::FP32 ? 4 : 2;
+  const StageParameters crit_params = stage_parameters(s, crit_i);
   const std::int64_t dp_group = p.dp * p.cp;
-  Time dp_sync{0};
-  if (dp_group > 1) {
-    const Bytes grads{params_gpu * grad_bytes};
-    if (p.zero == 0) {
-      dp_sync = collective_time(s, prof, CollectiveKind::AllReduce, dp_group, p.tp, grads);
-    } else {
-      // Distributed optimizer / ZeRO-1,2: reduce-scatter gradients, all-gather parameters.
-      dp_sync = collective_time(s, prof, CollectiveKind::ReduceScatter, dp_group, p.tp, grads) +
-                collective_time(s, prof, CollectiveKind::AllGather, dp_group, p.tp, Bytes{params_gpu * 2});
-    }
-    if (p.zero == 3) {
-      // ZeRO-3 gathers every layer's parameters for forward and again for backward in each
-      // micro-batch; prefetch hides them under compute where compute is longer.
-      const Time gather = collective_time(s, prof, CollectiveKind::AllGather, dp_group, p.tp, Bytes{params_gpu * 2});
-      const Time per_mb = Time{2 * gather.ns};
-      const Time compute_mb = est.stages[crit_i].forward + est.stages[crit_i].backward;
-      if (per_mb > compute_mb) pipeline += Time::from_seconds(micro * (per_mb - compute_mb).seconds());
-    }
-    if (expert_params_gpu > 0 && dp_group / p.ep > 1) {
-      dp_sync += collective_time(s, prof, CollectiveKind::AllReduce, dp_group / p.ep, dp_stride * p.ep, Bytes{expert_params_gpu * grad_bytes});
-    }
+  const Time dp_sync = dp_sync_time(s, prof, crit_params);
+  if (dp_group > 1 && p.zero == 3) {
+    // ZeRO-3 gathers every layer's parameters for forward and again for backward in each
+    // micro-batch; prefetch hides them under compute where compute is longer.
+    const Time per_mb = Time{2 * zero3_gather_time(s, prof, crit_params).ns};
+    const Time compute_mb = est.stages[crit_i].forward + est.stages[crit_i].backward;
+    if (per_mb > compute_mb) pipeline += Time::from_seconds(micro * (per_mb - compute_mb).seconds());
   }
   est.dp_sync = dp_sync;
   Time dp_exposed = dp_sync;
@@ -436,11 +467,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     const Time window = est.stages[crit_i].backward;
     dp_exposed = dp_sync > window ? dp_sync - window : Time{dp_sync.ns / 10};
   }
-  // Adam over the local shard: fp32 master, m, v read and written, gradient read, 16-bit
-  // weights written: 4*3*2 + 2 + 2 = 28 bytes per parameter (memory-bound).
-  const double shard = p.zero >= 1 ? d(dp_group) : 1.0;
-  const double local = (params_gpu + expert_params_gpu) / shard;
-  const Time optimizer = memory_bound_time(ctx, Bytes{local * 28.0}, 8);
+  const Time optimizer = optimizer_time(s, prof, crit_params);
 
   // --- totals and breakdown on the critical path ---
   const auto& cs = est.stages[crit_i];

@@ -223,10 +223,13 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s) {
     }
   };
   // Megatron-LM leaves --overlap-grad-reduce off by default and runs TP collectives in the
-  // critical path unless --tp-comm-overlap is given (megatron/training/arguments.py).
+  // critical path unless --tp-comm-overlap is given (megatron/training/arguments.py). Its
+  // pipeline send/recv block the stage until done (p2p_communication.py waits on the
+  // requests) unless --overlap-p2p-communication is given, which is off by default and
+  // applies to the interleaved schedule only.
   flag("overlap_dp_comm", p.overlap_dp_comm, false);
   flag("overlap_tp_comm", p.overlap_tp_comm, false);
-  flag("overlap_pp_comm", p.overlap_pp_comm, true);
+  flag("overlap_pp_comm", p.overlap_pp_comm, false);
 }
 
 void read_claimed(const YAML::Node& n, Reader& r, Scenario& s) {

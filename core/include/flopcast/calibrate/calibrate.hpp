@@ -18,6 +18,8 @@ struct CalibrationOptions {
   /// gives every input file the same total weight, so a file of 1,440 runs does not drown
   /// one of 15.
   std::vector<double> run_weights;
+  /// Predict with the discrete-event step simulation (core/step) rather than the closed form.
+  bool simulate = false;
 };
 
 /// The fit's outcome.

@@ -68,4 +68,19 @@ enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendR
 Time collective_time(const Scenario& s, const ComputeProfile& profile, CollectiveKind op, std::int64_t ranks,
                      std::int64_t rank_stride, Bytes bytes);
 
+/// Parameters held by one GPU of pipeline stage `stage` (dense split by TP; experts by EP x TP).
+struct StageParameters {
+  double dense = 0;
+  double expert = 0;
+};
+StageParameters stage_parameters(const Scenario& s, std::size_t stage);
+
+/// The stage's data-parallel gradient sync (all-reduce, or reduce-scatter + all-gather with a
+/// distributed optimizer; expert gradients over their own group) for `params` parameters.
+Time dp_sync_time(const Scenario& s, const ComputeProfile& profile, const StageParameters& params);
+/// One ZeRO-3 all-gather of the stage's parameters (zero unless ZeRO-3 and DP > 1).
+Time zero3_gather_time(const Scenario& s, const ComputeProfile& profile, const StageParameters& params);
+/// The optimizer step over the stage's local shard.
+Time optimizer_time(const Scenario& s, const ComputeProfile& profile, const StageParameters& params);
+
 }  // namespace flopcast

@@ -1,0 +1,108 @@
+#pragma once
+/// A small discrete-event engine for task graphs: tasks with durations run on in-order
+/// streams (a GPU's compute stream, its communication streams), after their dependencies,
+/// and optionally on a shared link whose concurrent transfers share it fairly.
+///
+/// Streams behave like CUDA streams: their tasks start strictly in the order they were added
+/// to the stream, each when the previous one on the stream has finished and its own
+/// dependencies have. A task on a link progresses at 1/k of its standalone speed while k
+/// tasks are active on that link (processor sharing: equal shares of a saturated NIC or
+/// NVLink), so a transfer alone takes its standalone duration and two overlapping ones take
+/// twice as long each while they overlap.
+///
+/// Deterministic: the event queue breaks ties by priority and insertion order, and nothing
+/// depends on addresses or threads.
+#include <cstdint>
+#include <vector>
+
+#include "flopcast/des/event_queue.hpp"
+#include "flopcast/units/units.hpp"
+
+namespace flopcast::des {
+
+using TaskId = std::int32_t;
+constexpr TaskId kNoTask = -1;
+
+class Engine {
+ public:
+  /// A new in-order stream; returns its id.
+  int add_stream();
+  /// A new fairly shared link; returns its id.
+  int add_link();
+  /// A task of `duration` (standalone) appended to `stream` (-1: no stream, starts when its
+  /// dependencies are done), sharing `link` (-1: none) while it runs.
+  TaskId add_task(int stream, Time duration, int link = -1);
+  /// `task` starts only after `before` has finished.
+  void add_dependency(TaskId task, TaskId before);
+  /// Reserves room for `tasks` tasks and `edges` dependencies (optional).
+  void reserve(std::size_t tasks, std::size_t edges);
+
+  /// Runs every task. Returns false when some task could not run (a dependency cycle or a
+  /// stream order that contradicts the dependencies); those tasks keep start = end = -1.
+  bool run();
+
+  std::size_t tasks() const { return tasks_.size(); }
+  Time start(TaskId t) const { return tasks_[static_cast<std::size_t>(t)].start; }
+  Time end(TaskId t) const { return tasks_[static_cast<std::size_t>(t)].end; }
+  int stream_of(TaskId t) const { return tasks_[static_cast<std::size_t>(t)].stream; }
+  /// The task whose finish let `t` start (its latest dependency or its stream predecessor,
+  /// whichever finished later); kNoTask for tasks that started at time 0 unconstrained.
+  TaskId binding(TaskId t) const { return tasks_[static_cast<std::size_t>(t)].binding; }
+  /// The end of the last task.
+  Time makespan() const { return makespan_; }
+  /// Events processed by the last run.
+  std::uint64_t events() const { return events_; }
+
+ private:
+  struct Task {
+    Time duration;
+    Time start{-1};
+    Time end{-1};
+    Time ready{0};           ///< when its last dependency finished
+    int stream = -1;
+    int link = -1;
+    std::int32_t pending = 0;  ///< unfinished dependencies
+    TaskId binding = kNoTask;
+    TaskId ready_by = kNoTask; ///< the dependency that finished last
+  };
+  struct Stream {
+    std::vector<TaskId> order;
+    std::size_t next = 0;
+    bool busy = false;
+    TaskId last = kNoTask;
+  };
+  struct Active {
+    TaskId task;
+    double v_finish;  ///< link virtual time at which it is done
+  };
+  struct Link {
+    std::vector<Active> active;
+    double v = 0;      ///< work (standalone ns) each active task has received so far
+    Time t_last{0};
+    std::uint32_t gen = 0;
+  };
+  struct Event {
+    std::int32_t kind;  ///< 0: task finish, 1: link check
+    std::int32_t id;
+    std::uint32_t gen;
+  };
+
+  void try_start(int stream, Time now);
+  void begin(TaskId t, Time now);
+  void finish(TaskId t, Time now);
+  void link_advance(Link& l, Time now);
+  void link_schedule(int link, Time now);
+
+  std::vector<Task> tasks_;
+  std::vector<Stream> streams_;
+  std::vector<Link> links_;
+  std::vector<std::pair<TaskId, TaskId>> edges_;  ///< (before, after)
+  std::vector<std::int32_t> succ_begin_;
+  std::vector<TaskId> succ_;
+  std::vector<TaskId> free_ready_;  ///< stream-less tasks ready to start
+  EventQueue<Event> queue_;
+  Time makespan_{0};
+  std::uint64_t events_ = 0;
+};
+
+}  // namespace flopcast::des

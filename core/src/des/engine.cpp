@@ -1,0 +1,161 @@
+#include "flopcast/des/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace flopcast::des {
+namespace {
+
+/// now + d, saturating at the largest time (absurd inputs must not wrap into the past).
+Time later(Time now, double d_ns) {
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  const double v = static_cast<double>(now.ns) + std::ceil(d_ns);
+  return v >= 9.2e18 ? Time{kMax} : Time{static_cast<std::int64_t>(v)};
+}
+
+}  // namespace
+
+int Engine::add_stream() {
+  streams_.emplace_back();
+  return static_cast<int>(streams_.size()) - 1;
+}
+
+int Engine::add_link() {
+  links_.emplace_back();
+  return static_cast<int>(links_.size()) - 1;
+}
+
+TaskId Engine::add_task(int stream, Time duration, int link) {
+  Task t;
+  t.duration = duration.ns > 0 ? duration : Time{0};
+  t.stream = stream;
+  t.link = link;
+  tasks_.push_back(t);
+  const auto id = static_cast<TaskId>(tasks_.size() - 1);
+  if (stream >= 0) streams_[static_cast<std::size_t>(stream)].order.push_back(id);
+  return id;
+}
+
+void Engine::add_dependency(TaskId task, TaskId before) {
+  if (task < 0 || before < 0 || task == before) return;
+  edges_.emplace_back(before, task);
+}
+
+void Engine::reserve(std::size_t tasks, std::size_t edges) {
+  tasks_.reserve(tasks);
+  edges_.reserve(edges);
+}
+
+void Engine::link_advance(Link& l, Time now) {
+  if (!l.active.empty()) l.v += static_cast<double>(now.ns - l.t_last.ns) / static_cast<double>(l.active.size());
+  l.t_last = now;
+}
+
+void Engine::link_schedule(int link, Time now) {
+  Link& l = links_[static_cast<std::size_t>(link)];
+  ++l.gen;
+  if (l.active.empty()) return;
+  double vmin = l.active.front().v_finish;
+  for (const auto& a : l.active) vmin = std::min(vmin, a.v_finish);
+  const double wait = std::max(0.0, (vmin - l.v) * static_cast<double>(l.active.size()));
+  queue_.push(later(now, wait - 1e-6), Event{1, link, l.gen});
+}
+
+void Engine::begin(TaskId id, Time now) {
+  Task& t = tasks_[static_cast<std::size_t>(id)];
+  t.start = now;
+  // The binding predecessor: the later of the last dependency and the stream predecessor.
+  t.binding = t.ready_by;
+  if (t.stream >= 0) {
+    Stream& s = streams_[static_cast<std::size_t>(t.stream)];
+    s.busy = true;
+    if (s.last != kNoTask && (t.ready_by == kNoTask || tasks_[static_cast<std::size_t>(s.last)].end > t.ready)) t.binding = s.last;
+  }
+  if (t.link >= 0 && t.duration.ns > 0) {
+    Link& l = links_[static_cast<std::size_t>(t.link)];
+    link_advance(l, now);
+    l.active.push_back({id, l.v + static_cast<double>(t.duration.ns)});
+    link_schedule(t.link, now);
+  } else {
+    queue_.push(later(now, static_cast<double>(t.duration.ns)), Event{0, id, 0});
+  }
+}
+
+void Engine::try_start(int stream, Time now) {
+  Stream& s = streams_[static_cast<std::size_t>(stream)];
+  if (s.busy || s.next >= s.order.size()) return;
+  const TaskId head = s.order[s.next];
+  if (tasks_[static_cast<std::size_t>(head)].pending > 0) return;
+  ++s.next;
+  begin(head, now);
+}
+
+void Engine::finish(TaskId id, Time now) {
+  Task& t = tasks_[static_cast<std::size_t>(id)];
+  t.end = now;
+  makespan_ = std::max(makespan_, now);
+  for (auto k = succ_begin_[static_cast<std::size_t>(id)]; k < succ_begin_[static_cast<std::size_t>(id) + 1]; ++k) {
+    const TaskId n = succ_[static_cast<std::size_t>(k)];
+    Task& nt = tasks_[static_cast<std::size_t>(n)];
+    nt.ready = now;
+    nt.ready_by = id;
+    if (--nt.pending == 0) {
+      if (nt.stream >= 0) try_start(nt.stream, now);
+      else begin(n, now);
+    }
+  }
+  if (t.stream >= 0) {
+    Stream& s = streams_[static_cast<std::size_t>(t.stream)];
+    s.busy = false;
+    s.last = id;
+    try_start(t.stream, now);
+  }
+}
+
+bool Engine::run() {
+  const std::size_t n = tasks_.size();
+  succ_begin_.assign(n + 1, 0);
+  for (const auto& [b, a] : edges_) {
+    ++succ_begin_[static_cast<std::size_t>(b) + 1];
+    ++tasks_[static_cast<std::size_t>(a)].pending;
+  }
+  for (std::size_t i = 0; i < n; ++i) succ_begin_[i + 1] += succ_begin_[i];
+  succ_.assign(edges_.size(), kNoTask);
+  {
+    std::vector<std::int32_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
+    for (const auto& [b, a] : edges_) succ_[static_cast<std::size_t>(fill[static_cast<std::size_t>(b)]++)] = a;
+  }
+  events_ = 0;
+  makespan_ = Time{0};
+  const Time zero{0};
+  for (std::size_t i = 0; i < n; ++i)
+    if (tasks_[i].stream < 0 && tasks_[i].pending == 0) begin(static_cast<TaskId>(i), zero);
+  for (std::size_t s = 0; s < streams_.size(); ++s) try_start(static_cast<int>(s), zero);
+  std::vector<TaskId> done;
+  while (!queue_.empty()) {
+    const auto e = queue_.pop();
+    ++events_;
+    const Time now = e.key.at;
+    if (e.payload.kind == 0) {
+      finish(e.payload.id, now);
+      continue;
+    }
+    Link& l = links_[static_cast<std::size_t>(e.payload.id)];
+    if (e.payload.gen != l.gen) continue;  // superseded by a later join or leave
+    link_advance(l, now);
+    done.clear();
+    // Within half a nanosecond of done counts as done (the event time was rounded up).
+    const double eps = 0.5 / std::max<double>(1.0, static_cast<double>(l.active.size()));
+    for (const auto& a : l.active)
+      if (a.v_finish <= l.v + eps) done.push_back(a.task);
+    std::erase_if(l.active, [&](const Active& a) { return a.v_finish <= l.v + eps; });
+    link_schedule(e.payload.id, now);
+    for (const TaskId t : done) finish(t, now);
+  }
+  for (const auto& t : tasks_)
+    if (t.end.ns < 0) return false;
+  return true;
+}
+
+}  // namespace flopcast::des

@@ -1,0 +1,1 @@
+list(APPEND FLOPCAST_CORE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/step_simulation.cpp)

@@ -1,0 +1,560 @@
+#include "flopcast/step/step_simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <string>
+
+#include "flopcast/des/engine.hpp"
+#include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/units/assert.hpp"
+#include "flopcast/workload/workload.hpp"
+
+namespace flopcast {
+
+const char* to_string(SliceCategory c) {
+  switch (c) {
+    case SliceCategory::Compute: return "compute";
+    case SliceCategory::Recompute: return "recompute";
+    case SliceCategory::TpComm: return "tp_comm";
+    case SliceCategory::CpComm: return "cp_comm";
+    case SliceCategory::EpComm: return "ep_comm";
+    case SliceCategory::PpComm: return "pp_comm";
+    case SliceCategory::DpComm: return "dp_comm";
+    case SliceCategory::Optimizer: return "optimizer";
+    case SliceCategory::Overhead: return "overhead";
+  }
+  return "?";
+}
+
+const char* to_string(StreamKind k) {
+  switch (k) {
+    case StreamKind::Compute: return "compute";
+    case StreamKind::Tp: return "tp/cp/ep";
+    case StreamKind::Pp: return "pp";
+    case StreamKind::Dp: return "dp";
+  }
+  return "?";
+}
+
+StepEstimate StepResult::as_estimate() const {
+  StepEstimate e = estimate;
+  e.step = step;
+  e.breakdown = breakdown;
+  e.mfu = mfu;
+  e.hfu = hfu;
+  e.tokens_per_s = tokens_per_s;
+  return e;
+}
+
+namespace {
+
+enum class OpKind : std::uint8_t { F, B, W };
+struct Op {
+  OpKind kind;
+  int mb;
+  int chunk;
+};
+
+/// The order one pipeline rank runs its forward/backward passes in.
+std::vector<Op> schedule_ops(Schedule sched, int p, int r, int m, int v) {
+  std::vector<Op> ops;
+  if (sched == Schedule::GPipe) {
+    for (int j = 0; j < m; ++j) ops.push_back({OpKind::F, j, 0});
+    for (int j = 0; j < m; ++j) ops.push_back({OpKind::B, j, 0});
+    return ops;
+  }
+  if (sched == Schedule::Interleaved && v > 1) {
+    // Megatron-LM's interleaved 1F1B (megatron/core/pipeline_parallel/schedules.py,
+    // forward_backward_pipelining_with_interleaving): virtual micro-batch k runs chunk
+    // (k / p) % v forward and v-1-(k / p) % v backward, on micro-batch (k / (p v)) p + k % p;
+    // (p - r - 1) * 2 + (v - 1) * p warm-up forwards. Needs m % p == 0 (the caller checks).
+    const int total = m * v;
+    const int warm = std::min(total, (p - r - 1) * 2 + (v - 1) * p);
+    auto mb_of = [&](int k) { return (k / (p * v)) * p + k % p; };
+    auto fwd = [&](int k) { return Op{OpKind::F, mb_of(k), (k / p) % v}; };
+    auto bwd = [&](int k) { return Op{OpKind::B, mb_of(k), v - 1 - (k / p) % v}; };
+    for (int k = 0; k < warm; ++k) ops.push_back(fwd(k));
+    for (int i = 0; i < total - warm; ++i) {
+      ops.push_back(fwd(warm + i));
+      ops.push_back(bwd(i));
+    }
+    for (int k = total - warm; k < total; ++k) ops.push_back(bwd(k));
+    return ops;
+  }
+  // 1F1B (PipeDream-Flush; Narayanan et al. 2021 §2.2): p - r - 1 warm-up forwards, then one
+  // forward and one backward in turn, then the remaining backwards.
+  const int warm = std::min(p - r - 1, m);
+  const bool zb = sched == Schedule::ZeroBubble;
+  // ZB-H1 (Qi et al. 2024, arXiv 2401.10241 §3): backward splits into B (input gradient,
+  // sent upstream at once) and W (weight gradient, deferrable). Later stages, which 1F1B
+  // leaves idle in the drain and whose activation memory has room (1F1B keeps p - r
+  // micro-batches on stage r), hold back up to r W passes and run them in the drain, so the
+  // B passes travel upstream without waiting: the bubble drops from (p-1)(F+B+W) to
+  // (p-1)(F+B-2W) for equal passes.
+  const std::size_t hold = static_cast<std::size_t>(r);
+  std::deque<int> pending;
+  auto emit_w = [&] {
+    while (pending.size() > hold) {
+      ops.push_back({OpKind::W, pending.front(), 0});
+      pending.pop_front();
+    }
+  };
+  for (int j = 0; j < warm; ++j) ops.push_back({OpKind::F, j, 0});
+  for (int i = 0; i < m - warm; ++i) {
+    ops.push_back({OpKind::F, warm + i, 0});
+    ops.push_back({OpKind::B, i, 0});
+    if (zb) {
+      pending.push_back(i);
+      emit_w();
+    }
+  }
+  for (int j = m - warm; j < m; ++j) {
+    ops.push_back({OpKind::B, j, 0});
+    if (zb) {
+      pending.push_back(j);
+      emit_w();
+    }
+  }
+  for (const int j : pending) ops.push_back({OpKind::W, j, 0});
+  return ops;
+}
+
+struct TaskInfo {
+  int rank = 0;
+  StreamKind stream = StreamKind::Compute;
+  SliceCategory category = SliceCategory::Compute;
+  const char* label = "";  ///< "F", "B", "TP F", ...
+  int mb = -1;
+  int chunk = 0;
+  int bucket = -1;
+};
+
+Time scale(Time t, double f) { return Time{static_cast<std::int64_t>(std::llround(static_cast<double>(t.ns) * f))}; }
+
+}  // namespace
+
+namespace {
+
+Time sat_add(Time a, Time b) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  return b.ns > 0 && a.ns > kMax - b.ns ? Time{kMax} : a + b;
+}
+
+/// Simulates the step with `micro` micro-batches per pipeline.
+StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options, std::int64_t micro) {
+  const auto& plan = s.plan;
+  StepResult res;
+  res.estimate = estimate_step(s, prof);
+  std::vector<StageTimes> stages = options.stages.empty() ? res.estimate.stages : options.stages;
+  const int p = std::max(1, static_cast<int>(stages.size()));
+  stages.resize(static_cast<std::size_t>(p));
+  const int m = static_cast<int>(std::max<std::int64_t>(1, micro));
+  int v = plan.schedule == Schedule::Interleaved ? std::max(1, plan.vpp) : 1;
+  // Megatron's interleaved schedule needs the micro-batches to be a multiple of the stages;
+  // otherwise the ranks run their v chunks as one (1F1B).
+  if (v > 1 && (p == 1 || m % p != 0)) v = 1;
+  const int V = p * v;  // virtual stages
+  const Schedule sched = v > 1 ? Schedule::Interleaved : (plan.schedule == Schedule::Interleaved ? Schedule::OneFOneB : plan.schedule);
+
+  // --- placement: which links a stage's collectives use (Megatron order tp-cp-dp-pp) ---
+  const std::int64_t gpn = std::max(1, s.cluster.gpus_per_node);
+  const std::int64_t tp = plan.tp, cp = plan.cp, ep = plan.ep, dp = plan.dp;
+  const std::int64_t per_stage = tp * cp * dp;
+  auto node_of = [&](int r) -> std::int64_t { return per_stage >= gpn ? r : r * per_stage / gpn; };
+  des::Engine eng;
+  std::vector<TaskInfo> info;
+  // Links: each stage's GPUs have their share of the node's NICs and their own NVLink ports
+  // (NVSwitch is non-blocking, so other stages' GPUs do not compete for them). Collective
+  // costs already assume every group of a kind communicates at once (collective_time), so
+  // what a link adds is contention between different kinds of traffic of the same GPUs
+  // (DP buckets, PP sends, TP/EP collectives) while they overlap.
+  std::vector<int> nic(static_cast<std::size_t>(p)), nvl(static_cast<std::size_t>(p));
+  for (int i = 0; i < p; ++i) {
+    nic[static_cast<std::size_t>(i)] = eng.add_link();
+    nvl[static_cast<std::size_t>(i)] = eng.add_link();
+  }
+  auto link_for = [&](int r, bool crosses) { return crosses ? nic[static_cast<std::size_t>(r)] : nvl[static_cast<std::size_t>(r)]; };
+  const bool tp_link_cross = tp > gpn, cp_cross = tp * cp > gpn, ep_cross = tp * cp * ep > gpn, dp_cross = per_stage > gpn;
+
+  // --- streams: compute, in-layer comm, pipeline p2p, data-parallel, per stage ---
+  struct RankStreams {
+    int compute, tp, pp, dp;
+  };
+  std::vector<RankStreams> rs(static_cast<std::size_t>(p));
+  for (auto& x : rs) x = {eng.add_stream(), eng.add_stream(), eng.add_stream(), eng.add_stream()};
+
+  auto add = [&](int r, StreamKind k, Time dur, SliceCategory cat, const char* label, int mb, int chunk, int link = -1) {
+    const auto& st = rs[static_cast<std::size_t>(r)];
+    const int stream = k == StreamKind::Compute ? st.compute : k == StreamKind::Tp ? st.tp : k == StreamKind::Pp ? st.pp : st.dp;
+    const des::TaskId id = eng.add_task(stream, dur, link);
+    info.push_back({r, k, cat, label, mb, chunk, -1});
+    return id;
+  };
+
+  // Task ids per (virtual stage, micro-batch): the first task of its forward and backward,
+  // and the send of each toward the neighbour.
+  const std::size_t cells = static_cast<std::size_t>(V) * static_cast<std::size_t>(m);
+  std::vector<des::TaskId> f_first(cells, des::kNoTask), b_first(cells, des::kNoTask), f_send(cells, des::kNoTask),
+      b_send(cells, des::kNoTask);
+  auto cell = [m](int vs, int mb) { return static_cast<std::size_t>(vs) * static_cast<std::size_t>(m) + static_cast<std::size_t>(mb); };
+
+  // TP collectives per layer: 2 forward, 2 backward, 2 more with full recompute.
+  const double tp_count = 4 + (plan.recompute == Recompute::Full ? 2 : 0);
+  const bool zb = sched == Schedule::ZeroBubble;
+  const std::int64_t dp_group = dp * cp;
+  std::vector<des::TaskId> dp_last(static_cast<std::size_t>(p), des::kNoTask);
+  std::vector<des::TaskId> rank_last(static_cast<std::size_t>(p), des::kNoTask);
+  std::vector<StageParameters> params(static_cast<std::size_t>(p));
+
+  for (int r = 0; r < p; ++r) {
+    const StageTimes& st = stages[static_cast<std::size_t>(r)];
+    params[static_cast<std::size_t>(r)] = stage_parameters(s, static_cast<std::size_t>(r));
+    const StageParameters& P = params[static_cast<std::size_t>(r)];
+    const double cf = 1.0 / v;  // each chunk holds 1/v of the stage's layers
+    const Time t_f = scale(st.forward, cf);
+    const Time t_b = scale(zb ? st.backward_input : st.backward, cf);
+    const Time t_w = scale(st.backward - st.backward_input, cf);
+    const Time t_r = scale(st.recompute, cf);
+    const Time tp_f = scale(st.tp_comm, cf * 2 / tp_count);
+    const Time tp_r = plan.recompute == Recompute::Full ? tp_f : Time{0};
+    const Time tp_b = scale(st.tp_comm, cf) - tp_f - tp_r;
+    const Time cp_f = scale(st.cp_comm, cf / 3), cp_b = scale(st.cp_comm, cf) - cp_f;
+    const Time ep_f = scale(st.ep_comm, cf / 2), ep_b = scale(st.ep_comm, cf) - ep_f;
+    const Time z3 = scale(zero3_gather_time(s, prof, P), cf);
+    const Time dp_sync = options.dp_sync ? *options.dp_sync : dp_sync_time(s, prof, P);
+
+    const auto ops = schedule_ops(sched, p, r, m, v);
+    // The last op that finishes this rank's weight gradients: where DP buckets start.
+    std::size_t last_grad = 0;
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (ops[i].kind == (zb ? OpKind::W : OpKind::B)) last_grad = i;
+    // Megatron DDP buckets: max(40M, 1M x DP) parameters each
+    // (megatron/core/distributed/distributed_data_parallel.py, bucket_size default).
+    const double bucket_params = std::max(4.0e7, 1.0e6 * static_cast<double>(dp_group));
+    const int buckets = plan.overlap_dp_comm && dp_sync.ns > 0
+                            ? std::clamp(static_cast<int>(std::ceil((P.dense + P.expert) / bucket_params)), 1, 32)
+                            : 1;
+
+    des::TaskId block = des::kNoTask;  // the compute stream's next task waits for it
+    std::vector<des::TaskId> grad_pieces;
+    auto comm_after = [&](des::TaskId after, Time t, SliceCategory cat, const char* label, int mb, int chunk, bool cross) {
+      if (t.ns <= 0) return after;
+      const des::TaskId c = add(r, StreamKind::Tp, t, cat, label, mb, chunk, link_for(r, cross));
+      eng.add_dependency(c, after);
+      return c;
+    };
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const Op& op = ops[i];
+      const int vs = op.chunk * p + r;
+      des::TaskId gather = des::kNoTask;
+      if (z3.ns > 0 && op.kind != OpKind::W)
+        gather = add(r, StreamKind::Dp, z3, SliceCategory::DpComm, "AG z3", op.mb, op.chunk, link_for(r, dp_cross));
+      des::TaskId first = des::kNoTask, last = des::kNoTask;
+      auto compute = [&](Time t, SliceCategory cat, const char* label) {
+        const des::TaskId c = add(r, StreamKind::Compute, t, cat, label, op.mb, op.chunk);
+        eng.add_dependency(c, block);
+        eng.add_dependency(c, gather);
+        if (first == des::kNoTask) first = c;
+        last = c;
+        block = des::kNoTask;
+        return c;
+      };
+      const char* name = op.kind == OpKind::F ? "F" : op.kind == OpKind::B ? "B" : "W";
+      if (op.kind == OpKind::F) {
+        compute(t_f, SliceCategory::Compute, name);
+        last = comm_after(last, tp_f, SliceCategory::TpComm, "TP F", op.mb, op.chunk, tp_link_cross);
+        last = comm_after(last, cp_f, SliceCategory::CpComm, "CP F", op.mb, op.chunk, cp_cross);
+        last = comm_after(last, ep_f, SliceCategory::EpComm, "A2A F", op.mb, op.chunk, ep_cross);
+      } else if (op.kind == OpKind::B) {
+        if (t_r.ns > 0) {
+          compute(t_r, SliceCategory::Recompute, "R");
+          block = comm_after(last, tp_r, SliceCategory::TpComm, "TP R", op.mb, op.chunk, tp_link_cross);
+          if (block == last) block = des::kNoTask;
+        }
+        if (i == last_grad && buckets > 1 && !zb) {
+          for (int k = 0; k < buckets; ++k) grad_pieces.push_back(compute(scale(t_b, 1.0 / buckets), SliceCategory::Compute, name));
+        } else {
+          compute(t_b, SliceCategory::Compute, name);
+        }
+        last = comm_after(last, tp_b, SliceCategory::TpComm, "TP B", op.mb, op.chunk, tp_link_cross);
+        last = comm_after(last, cp_b, SliceCategory::CpComm, "CP B", op.mb, op.chunk, cp_cross);
+        last = comm_after(last, ep_b, SliceCategory::EpComm, "A2A B", op.mb, op.chunk, ep_cross);
+      } else {
+        if (i == last_grad && buckets > 1) {
+          for (int k = 0; k < buckets; ++k) grad_pieces.push_back(compute(scale(t_w, 1.0 / buckets), SliceCategory::Compute, name));
+        } else {
+          compute(t_w, SliceCategory::Compute, name);
+        }
+      }
+      if (last != first) block = last;  // in-layer collectives hold the compute stream
+      const std::size_t c = cell(vs, op.mb);
+      if (op.kind == OpKind::F) {
+        f_first[c] = first;
+        if (vs + 1 < V) {
+          const int to = (vs + 1) % p;
+          const des::TaskId snd = add(r, StreamKind::Pp, st.p2p, SliceCategory::PpComm, "send F", op.mb, op.chunk,
+                                      link_for(r, node_of(r) != node_of(to)));
+          eng.add_dependency(snd, last);
+          f_send[c] = snd;
+          if (!plan.overlap_pp_comm) block = snd;
+        }
+      } else if (op.kind == OpKind::B) {
+        b_first[c] = first;
+        if (vs > 0) {
+          const int to = (vs - 1) % p;
+          const des::TaskId snd = add(r, StreamKind::Pp, st.p2p, SliceCategory::PpComm, "send B", op.mb, op.chunk,
+                                      link_for(r, node_of(r) != node_of(to)));
+          eng.add_dependency(snd, last);
+          b_send[c] = snd;
+          if (!plan.overlap_pp_comm) block = snd;
+        }
+      }
+      rank_last[static_cast<std::size_t>(r)] = last;
+      if (i == last_grad) {
+        // Data-parallel gradient sync: bucket k after the k-th piece of the last backward
+        // (overlapped), or the whole sync after it.
+        if (dp_sync.ns > 0) {
+          const char* label = plan.zero == 0 ? "AR dp" : "RS+AG dp";
+          if (grad_pieces.empty()) grad_pieces.push_back(last);
+          const int nb = static_cast<int>(grad_pieces.size());
+          for (int k = 0; k < nb; ++k) {
+            Time t = dp_sync;
+            if (nb > 1) {
+              if (options.dp_sync) {
+                t = scale(dp_sync, 1.0 / nb);
+              } else {
+                StageParameters share = P;
+                share.dense /= nb;
+                share.expert /= nb;
+                t = dp_sync_time(s, prof, share);
+              }
+            }
+            const des::TaskId b = add(r, StreamKind::Dp, t, SliceCategory::DpComm, label, -1, 0, link_for(r, dp_cross));
+            info.back().bucket = k;
+            // The bucket's gradients are final when its piece of the backward (and, for the
+            // last piece, the backward's in-layer collectives) is done.
+            eng.add_dependency(b, k + 1 == nb ? last : grad_pieces[static_cast<std::size_t>(k)]);
+            dp_last[static_cast<std::size_t>(r)] = b;
+          }
+        }
+      }
+    }
+  }
+  // Cross-stage dependencies: forward of virtual stage vs after the previous one's send,
+  // backward after the next one's backward send (the last virtual stage after its forward,
+  // which its compute stream orders already).
+  for (int vs = 0; vs < V; ++vs)
+    for (int j = 0; j < m; ++j) {
+      const std::size_t c = cell(vs, j);
+      if (vs > 0) eng.add_dependency(f_first[c], f_send[cell(vs - 1, j)]);
+      if (vs + 1 < V) eng.add_dependency(b_first[c], b_send[cell(vs + 1, j)]);
+      else eng.add_dependency(b_first[c], f_first[c]);
+    }
+  // The optimizer: Megatron clips by the global gradient norm, an all-reduce over every
+  // stage (megatron/core/optimizer/clip_grads.py), so each stage steps after all stages'
+  // gradients are synchronised.
+  const des::TaskId barrier = eng.add_task(-1, Time{0});
+  info.push_back({0, StreamKind::Compute, SliceCategory::Optimizer, "", -1, 0, -1});
+  for (int r = 0; r < p; ++r) {
+    eng.add_dependency(barrier, rank_last[static_cast<std::size_t>(r)]);
+    eng.add_dependency(barrier, dp_last[static_cast<std::size_t>(r)]);
+  }
+  std::vector<des::TaskId> opt(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    opt[static_cast<std::size_t>(r)] =
+        add(r, StreamKind::Compute, optimizer_time(s, prof, params[static_cast<std::size_t>(r)]), SliceCategory::Optimizer, "optimizer", -1, 0);
+    eng.add_dependency(opt[static_cast<std::size_t>(r)], barrier);
+  }
+  const bool ran = eng.run();
+  FLOPCAST_ASSERT(ran, "the step's task graph has a cycle");
+  res.events = eng.events();
+
+  // --- results ---
+  const Time end = eng.makespan();
+  const Time overhead = Time::from_seconds(prof.iteration_overhead_ms * 1e-3);
+  res.step = sat_add(end, overhead);
+  const std::size_t n = eng.tasks();
+  res.stages.resize(static_cast<std::size_t>(p));
+  std::vector<std::vector<std::pair<Time, Time>>> comm_iv(static_cast<std::size_t>(p));
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto id = static_cast<des::TaskId>(i);
+    if (eng.stream_of(id) < 0) continue;
+    auto& su = res.stages[static_cast<std::size_t>(info[i].rank)];
+    const Time d = eng.end(id) - eng.start(id);
+    su.end = std::max(su.end, eng.end(id));
+    if (info[i].stream == StreamKind::Compute) su.compute_busy += d;
+    else if (d.ns > 0) comm_iv[static_cast<std::size_t>(info[i].rank)].push_back({eng.start(id), eng.end(id)});
+  }
+  int crit = 0;
+  for (int r = 0; r < p; ++r) {
+    auto& su = res.stages[static_cast<std::size_t>(r)];
+    su.stage = r;
+    su.compute_utilisation = res.step.ns > 0 ? static_cast<double>(su.compute_busy.ns) / static_cast<double>(res.step.ns) : 0;
+    auto& iv = comm_iv[static_cast<std::size_t>(r)];
+    std::sort(iv.begin(), iv.end());
+    Time cur_s{-1}, cur_e{-1};
+    for (const auto& [a, b] : iv) {
+      if (a > cur_e) {
+        if (cur_e > cur_s) su.comm_busy += cur_e - cur_s;
+        cur_s = a;
+        cur_e = b;
+      } else {
+        cur_e = std::max(cur_e, b);
+      }
+    }
+    if (cur_e > cur_s) su.comm_busy += cur_e - cur_s;
+    if (su.compute_busy > res.stages[static_cast<std::size_t>(crit)].compute_busy) crit = r;
+  }
+  res.critical_stage = crit;
+
+  // Breakdown on the critical stage: its compute stream's busy time by category; each idle
+  // gap before a task is charged to the communication the task waited on (the part of that
+  // transfer inside the gap), the rest of the gap to the bubble.
+  {
+    StepBreakdown& br = res.breakdown;
+    auto charge = [&br](SliceCategory c, Time t) {
+      switch (c) {
+        case SliceCategory::Compute: br.compute += t; break;
+        case SliceCategory::Recompute: br.recompute += t; break;
+        case SliceCategory::TpComm: br.tp_comm += t; break;
+        case SliceCategory::CpComm: br.cp_comm += t; break;
+        case SliceCategory::EpComm: br.ep_comm += t; break;
+        case SliceCategory::PpComm: br.pp_comm += t; break;
+        case SliceCategory::DpComm: br.dp_comm += t; break;
+        case SliceCategory::Optimizer: br.optimizer += t; break;
+        case SliceCategory::Overhead: br.overhead += t; break;
+      }
+    };
+    Time cursor{0};
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto id = static_cast<des::TaskId>(i);
+      if (info[i].rank != crit || info[i].stream != StreamKind::Compute || eng.stream_of(id) < 0) continue;
+      const Time st = eng.start(id);
+      if (st > cursor) {
+        Time gap = st - cursor;
+        // Follow the chain of waits back while it stays in this gap.
+        des::TaskId w = eng.binding(id);
+        while (w != des::kNoTask && gap.ns > 0) {
+          const auto wi = static_cast<std::size_t>(w);
+          if (eng.end(w) <= cursor) break;
+          if (eng.stream_of(w) >= 0 && info[wi].stream != StreamKind::Compute) {
+            const Time a = std::max(eng.start(w), cursor);
+            const Time part = std::min(gap, eng.end(w) - a);
+            charge(info[wi].category, part);
+            gap -= part;
+            if (eng.start(w) <= cursor) break;
+            w = eng.binding(w);
+            continue;
+          }
+          if (eng.stream_of(w) < 0) {
+            w = eng.binding(w);
+            continue;
+          }
+          break;  // a compute task (another stage's): the rest is the bubble
+        }
+        br.bubble += gap;
+      }
+      charge(info[i].category, eng.end(id) - st);
+      cursor = std::max(cursor, eng.end(id));
+    }
+    if (end > cursor) br.bubble += end - cursor;
+    br.overhead += overhead;
+  }
+
+  // FLOPs and throughput from the simulated step.
+  const auto& gpu = s.cluster.gpu;
+  const double peak = gpu.peak(s.precision) ? gpu.peak(s.precision)->flops_per_s : 0;
+  const double denom = res.step.seconds() * static_cast<double>(s.cluster.gpus) * peak;
+  res.mfu = denom > 0 ? res.estimate.model_flops.value / denom : 0;
+  res.hfu = denom > 0 ? res.estimate.hardware_flops.value / denom : 0;
+  res.tokens_per_s =
+      res.step.ns > 0 ? static_cast<double>(plan.global_batch) * static_cast<double>(s.model.seq_len) / res.step.seconds() : 0;
+
+  if (options.timeline) {
+    // Tracks: the streams that have slices, by stage then stream.
+    std::vector<int> track_of(static_cast<std::size_t>(p) * 4, -1);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto id = static_cast<des::TaskId>(i);
+      if (eng.stream_of(id) < 0 || eng.end(id) <= eng.start(id)) continue;
+      track_of[static_cast<std::size_t>(info[i].rank) * 4 + static_cast<std::size_t>(info[i].stream)] = 0;
+    }
+    for (int r = 0; r < p; ++r)
+      for (int k = 0; k < 4; ++k) {
+        int& t = track_of[static_cast<std::size_t>(r) * 4 + static_cast<std::size_t>(k)];
+        if (t < 0) continue;
+        t = static_cast<int>(res.tracks.size());
+        const auto sk = static_cast<StreamKind>(k);
+        res.tracks.push_back({r, sk, "stage " + std::to_string(r) + " " + to_string(sk)});
+      }
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto id = static_cast<des::TaskId>(i);
+      if (eng.stream_of(id) < 0 || eng.end(id) <= eng.start(id)) continue;
+      const TaskInfo& ti = info[i];
+      TimelineSlice sl;
+      sl.track = track_of[static_cast<std::size_t>(ti.rank) * 4 + static_cast<std::size_t>(ti.stream)];
+      sl.name = ti.label;
+      if (ti.mb >= 0) sl.name += " mb" + std::to_string(ti.mb);
+      if (v > 1 && ti.mb >= 0) sl.name += " c" + std::to_string(ti.chunk);
+      if (ti.bucket >= 0) sl.name += " b" + std::to_string(ti.bucket);
+      sl.start = eng.start(id);
+      sl.end = eng.end(id);
+      sl.category = ti.category;
+      sl.microbatch = ti.mb;
+      sl.chunk = ti.chunk;
+      res.timeline.push_back(std::move(sl));
+    }
+    std::stable_sort(res.timeline.begin(), res.timeline.end(), [](const TimelineSlice& a, const TimelineSlice& b) {
+      return a.track != b.track ? a.track < b.track : a.start < b.start;
+    });
+  }
+  return res;
+}
+
+}  // namespace
+
+StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options) {
+  const std::int64_t m = std::max<std::int64_t>(1, s.plan.microbatches());
+  const std::int64_t p = std::max<std::int64_t>(1, options.stages.empty() ? s.plan.pp : static_cast<std::int64_t>(options.stages.size()));
+  const std::int64_t V = p * (s.plan.schedule == Schedule::Interleaved ? std::max(1, s.plan.vpp) : 1);
+  // Past ~65k passes per pipeline the steady state has long repeated: simulate two shorter
+  // steps (multiples of p, at least 2 V micro-batches) and extend the step and breakdown
+  // linearly in the micro-batches (the timeline is the longer simulated one's).
+  constexpr std::int64_t kMaxPasses = 65536;
+  std::int64_t cap = std::max<std::int64_t>(2 * V, kMaxPasses / V);
+  cap = (cap + p - 1) / p * p;
+  if (m <= cap) return simulate(s, prof, options, m);
+  const std::int64_t half = std::max<std::int64_t>(V, cap / 2 / p * p);
+  StepResult a = simulate(s, prof, options, half);
+  StepResult b = simulate(s, prof, options, cap);
+  const double k = static_cast<double>(m - cap) / static_cast<double>(cap - half);
+  auto extend = [k](Time& tb, Time ta) {
+    const double v = static_cast<double>(tb.ns) + k * static_cast<double>(tb.ns - ta.ns);
+    tb = v >= 9.2e18 ? Time{std::numeric_limits<std::int64_t>::max()} : Time{static_cast<std::int64_t>(std::llround(v))};
+  };
+  auto& x = b.breakdown;
+  const auto& y = a.breakdown;
+  for (auto [tb, ta] : {std::pair<Time*, Time>{&x.compute, y.compute}, {&x.recompute, y.recompute}, {&x.tp_comm, y.tp_comm},
+                        {&x.cp_comm, y.cp_comm}, {&x.ep_comm, y.ep_comm}, {&x.pp_comm, y.pp_comm}, {&x.dp_comm, y.dp_comm},
+                        {&x.bubble, y.bubble}})
+    extend(*tb, ta);
+  b.step = x.total();
+  for (std::size_t i = 0; i < b.stages.size(); ++i) {
+    auto& u = b.stages[i];
+    extend(u.compute_busy, a.stages[i].compute_busy);
+    extend(u.comm_busy, a.stages[i].comm_busy);
+    extend(u.end, a.stages[i].end);
+    u.compute_utilisation = b.step.ns > 0 ? static_cast<double>(u.compute_busy.ns) / static_cast<double>(b.step.ns) : 0;
+  }
+  const auto& gpu = s.cluster.gpu;
+  const double peak = gpu.peak(s.precision) ? gpu.peak(s.precision)->flops_per_s : 0;
+  const double denom = b.step.seconds() * static_cast<double>(s.cluster.gpus) * peak;
+  b.mfu = denom > 0 ? b.estimate.model_flops.value / denom : 0;
+  b.hfu = denom > 0 ? b.estimate.hardware_flops.value / denom : 0;
+  b.tokens_per_s = b.step.ns > 0 ? static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len) / b.step.seconds() : 0;
+  b.events += a.events;
+  return b;
+}
+
+}  // namespace flopcast
