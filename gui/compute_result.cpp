@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "des_timeline.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/workload/workload.hpp"
 
@@ -116,11 +117,15 @@ std::shared_ptr<const ComputeResult> compute_scenario(const std::string& yaml, c
     profile = *p;
   }
   r->scenario = std::make_unique<Scenario>(std::move(*s));
-  if (!go_on(5, "step estimate")) return nullptr;
+  if (!go_on(5, "step simulation (DES)")) return nullptr;
   r->report = cli::make_report(*r->scenario, profile);
   r->report.scenario = r->scenario.get();
   if (!go_on(20, "step timeline")) return nullptr;
-  r->timeline = build_timeline(r->report.est, r->scenario->plan);
+  // The simulated step's own timeline; the closed-form layout when there is none.
+  if (r->report.sim && !r->report.sim->timeline.empty())
+    r->timeline = timeline_from_step(*r->report.sim, r->scenario->plan);
+  else
+    r->timeline = build_timeline(r->report.est, r->scenario->plan);
   if (!go_on(30, "memory per stage")) return nullptr;
   for (int stage = 0; stage < r->scenario->plan.pp && stage < kMaxMemoryStages; ++stage)
     r->stage_memory.push_back(memory_of_stage(*r->scenario, profile, stage));

@@ -538,12 +538,16 @@ void MainWindow::show_result() {
                               .arg(q(cli::format_time(e.step)), percent_text(e.mfu))
                               .arg(QLocale(QLocale::English).toString(e.tokens_per_s, 'f', 0)));
     const Timeline& t = r->timeline;
-    QString info = tr("One step, %1 schedule, %2 micro-batches per pipeline, %3 stage(s): laid out %4, estimate %5. "
-                      "Wheel zooms, drag pans, double-click fits, hover for times.")
-                       .arg(q(t.schedule).toUpper())
-                       .arg(t.microbatches)
-                       .arg(s.plan.pp)
-                       .arg(q(cli::format_time(t.end)), q(cli::format_time(t.estimate_step)));
+    QString info = t.simulated
+                       ? tr("One step simulated event by event (DES), %1 schedule, %2 micro-batches per pipeline, %3 stage(s): "
+                            "step %4 (closed-form estimate %5); one row per stage and stream. "
+                            "Wheel zooms, drag pans, double-click fits, hover for times.")
+                       : tr("One step, %1 schedule, %2 micro-batches per pipeline, %3 stage(s): laid out %4, estimate %5. "
+                            "Wheel zooms, drag pans, double-click fits, hover for times.");
+    info = info.arg(q(t.schedule).toUpper())
+               .arg(t.microbatches)
+               .arg(s.plan.pp)
+               .arg(q(cli::format_time(t.simulated ? e.step : t.end)), q(cli::format_time(t.estimate_step)));
     for (const auto& n : t.notes) info += QStringLiteral(" Note: %1.").arg(q(n));
     timeline_info_->setText(info);
   } else {
