@@ -8,3 +8,5 @@ else()
 endif()
 target_sources(flopcast_cli_lib PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cmd_plan.cpp ${CMAKE_CURRENT_SOURCE_DIR}/plan_support.cpp
                                         ${CMAKE_CURRENT_SOURCE_DIR}/cmd_sweep.cpp)
+target_sources(flopcast_cli_lib PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cmd_fleet.cpp ${CMAKE_CURRENT_SOURCE_DIR}/fleet_plan.cpp
+               ${CMAKE_CURRENT_SOURCE_DIR}/fleet_report.cpp)

@@ -1,0 +1,141 @@
+// `flopcast fleet`: many training jobs on a finite cluster (core/fleet). Loads the fleet file
+// (io/fleet_loader), plans each job class's whole run on the GPUs it may get (fleet_plan),
+// simulates the seeds and prints the waits, utilisation, costs, revenue and what-ifs.
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli_context.hpp"
+#include "fleet_plan.hpp"
+#include "fleet_report.hpp"
+#include "flopcast/io/atomic_file.hpp"
+#include "flopcast/io/fleet_loader.hpp"
+#include "flopcast/io/units_parse.hpp"
+
+namespace flopcast::cli {
+namespace {
+
+struct FleetOpts {
+  std::string file;
+  std::string horizon;
+  int seeds = 0;
+  int threads = 1;
+  bool json = false;
+  std::string csv;
+  bool force = false;
+  bool no_what_if = false;
+  std::string size_pool;
+  std::string target_wait;
+  std::int64_t max_nodes = 0;
+};
+
+void run_fleet(CliContext& ctx, const FleetOpts& o) {
+  const std::string me = "flopcast fleet: ";
+  std::optional<Time> horizon;
+  if (!o.horizon.empty()) {
+    horizon = io::parse_duration(o.horizon);
+    if (!horizon || horizon->ns <= 0 || horizon->days() > 3650) {
+      ctx.err << me << "--horizon '" << o.horizon << "' is not a duration between 0 and 10 years (write e.g. 90d or 12w)\n";
+      ctx.exit_code = kUsage;
+      return;
+    }
+  }
+  std::optional<Time> target;
+  if (!o.size_pool.empty() || !o.target_wait.empty()) {
+    if (o.size_pool.empty() || o.target_wait.empty()) {
+      ctx.err << me << "--size-pool and --target-p90-wait go together\n";
+      ctx.exit_code = kUsage;
+      return;
+    }
+    target = io::parse_duration(o.target_wait);
+    if (!target || target->ns < 0) {
+      ctx.err << me << "--target-p90-wait '" << o.target_wait << "' is not a duration (write e.g. 12h or 2d)\n";
+      ctx.exit_code = kUsage;
+      return;
+    }
+  }
+  const auto* cat = ctx.catalog();
+  if (!cat) return;
+  Diagnostics diags;
+  auto ff = io::load_fleet_file(o.file, *cat, diags);
+  if (!ff) {
+    ctx.err << diags.str();
+    ctx.exit_code = kBadInput;
+    for (const auto& d : diags.items())
+      if (d.key.empty() && d.where.file == o.file && (d.message == "file not found" || d.message == "cannot read file")) ctx.exit_code = kIoError;
+    return;
+  }
+  if (horizon) ff->fleet.horizon = *horizon;
+  if (o.seeds > 0) ff->fleet.seeds = o.seeds;
+  FleetReport report;
+  report.file = o.file;
+  if (!plan_fleet(*ff, *cat, diags, report.notes)) {
+    ctx.err << diags.str();
+    ctx.exit_code = kBadInput;
+    return;
+  }
+  if (!diags.empty()) ctx.err << diags.str();  // warnings
+  if (target) {
+    bool found = false;
+    for (const auto& p : ff->fleet.pools) found = found || p.name == o.size_pool;
+    if (!found) {
+      ctx.err << me << "--size-pool '" << o.size_pool << "': the fleet has no such pool\n";
+      ctx.exit_code = kUsage;
+      return;
+    }
+  }
+  if (const auto errors = fleet::validate_fleet(ff->fleet); !errors.empty()) {
+    for (const auto& e : errors) ctx.err << o.file << ": error: " << e << "\n";
+    ctx.exit_code = kBadInput;
+    return;
+  }
+  for (const auto& c : ff->fleet.classes) {
+    std::string s;
+    for (const auto& v : c.variants) s += (s.empty() ? "" : ", ") + fmt::format("{} x {}", v.gpus, v.gpu);
+    report.class_variants.push_back(s);
+  }
+  fleet::FleetOptions opt;
+  opt.threads = o.threads;
+  opt.what_ifs = !o.no_what_if;
+  report.result = fleet::simulate_fleet(ff->fleet, opt);
+  if (target) {
+    fleet::SizeSweepSpec spec;
+    spec.pool = o.size_pool;
+    spec.target_p90_wait = *target;
+    spec.max_nodes = o.max_nodes;
+    report.sweep = fleet::sweep_pool_size(ff->fleet, spec, opt);
+  }
+  if (!o.csv.empty()) {
+    std::string error;
+    if (!io::write_file_atomically(o.csv, fleet_series_csv(report.result), o.force, error)) {
+      ctx.err << me << error << "\n";
+      ctx.exit_code = kIoError;
+      return;
+    }
+  }
+  if (o.json) ctx.out << fleet_to_json(report).dump(2) << "\n";
+  else print_fleet_text(report, ctx.out);
+}
+
+}  // namespace
+
+void register_fleet(CLI::App& app, CliContext& ctx) {
+  auto opts = std::make_shared<FleetOpts>();
+  auto* cmd = app.add_subcommand("fleet", "Simulate a fleet of GPU pools running a stream of training jobs (waits, utilisation, costs)");
+  cmd->add_option("fleet", opts->file, "Fleet YAML file (docs/fleet.md)")->required();
+  cmd->add_option("--horizon", opts->horizon, "Planning horizon instead of the file's, e.g. 90d");
+  cmd->add_option("--seeds", opts->seeds, "Seeds to simulate instead of the file's")->check(CLI::Range(1, 10000));
+  cmd->add_option("--threads", opts->threads, "Seeds simulated in parallel (results do not depend on it)")->check(CLI::Range(1, 256));
+  cmd->add_flag("--json", opts->json, "Print the whole result, time series included, as one JSON document");
+  cmd->add_option("--csv", opts->csv, "Write the utilisation and queue time series to FILE as CSV");
+  cmd->add_flag("--force", opts->force, "Overwrite the --csv file when it exists");
+  cmd->add_flag("--no-what-if", opts->no_what_if, "Skip the file's what-ifs");
+  cmd->add_option("--size-pool", opts->size_pool, "Find the smallest size of this pool that keeps the P90 wait under --target-p90-wait");
+  cmd->add_option("--target-p90-wait", opts->target_wait, "Target P90 wait for --size-pool, e.g. 12h");
+  cmd->add_option("--max-nodes", opts->max_nodes, "Largest pool size the sweep tries (default 4 x the pool's nodes)")->check(CLI::Range(1, 1000000));
+  cmd->callback([&ctx, opts] { run_fleet(ctx, *opts); });
+}
+
+}  // namespace flopcast::cli

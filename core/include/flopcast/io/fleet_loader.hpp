@@ -1,0 +1,54 @@
+#pragma once
+/// Fleet files (docs/fleet.md): pools of nodes, job classes (scenarios), a job list or a
+/// seeded generator, horizon, seeds, policy, revenue catalog and what-ifs. Read with the
+/// same diagnostics as scenarios: file:line:col, key path, bad value, expectation and hint;
+/// unknown keys are errors with a did-you-mean.
+///
+/// The loader resolves names (GPUs, fabrics, price catalogs and plans, job classes) and loads
+/// each class's scenario. It does not simulate: the whole-run profiles of each (scenario,
+/// GPU type, GPU count) are filled by the caller (cli/fleet_plan), which needs the step model.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopcast/fleet/fleet.hpp"
+#include "flopcast/io/catalog.hpp"
+#include "flopcast/scenario/scenario.hpp"
+
+namespace flopcast::io {
+
+/// A job class as the fleet file writes it.
+struct FleetClassInput {
+  std::string name;
+  std::string scenario_path;        ///< as written
+  std::string scenario_file;        ///< resolved against the fleet file's folder
+  Scenario scenario;                ///< loaded; `tokens:` and `gpus:` overrides not yet applied
+  double tokens = 0.0;              ///< tokens of the run (the class's, else the scenario's)
+  std::int64_t gpus = 0;            ///< GPUs asked (the class's, else the scenario's)
+  /// Re-planning allowed: other GPU types (catalog names) and other GPU counts (data-parallel
+  /// width scaled), each tried in the order written after the scenario as asked.
+  std::vector<std::string> replan_gpus;
+  std::vector<std::int64_t> replan_counts;
+  std::string key;                  ///< "job_classes[i]" for diagnostics
+};
+
+/// A loaded fleet file.
+struct FleetFile {
+  std::string file;
+  /// Everything resolved except classes[i].variants (empty: filled by the caller).
+  fleet::Fleet fleet;
+  std::vector<FleetClassInput> classes;  ///< same order as fleet.classes
+  LocationMap locations;                 ///< key path -> where it is written
+};
+
+/// Parses a fleet document. Scenario paths are resolved against `file`'s folder; price
+/// catalogs by name from catalog.data_dir (or the embedded copy) or by path. Every problem
+/// goes to `diags`; nullopt when any is an error.
+std::optional<FleetFile> parse_fleet(const std::string& text, const std::string& file, const Catalog& catalog,
+                                     Diagnostics& diags);
+
+/// Reads and parses a fleet file.
+std::optional<FleetFile> load_fleet_file(const std::string& path, const Catalog& catalog, Diagnostics& diags);
+
+}  // namespace flopcast::io

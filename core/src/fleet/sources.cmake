@@ -1,0 +1,3 @@
+list(APPEND FLOPCAST_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/fleet_engine.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fleet.cpp)
