@@ -45,6 +45,7 @@
 #include "scenario_editor.hpp"
 #include "scenario_yaml.hpp"
 #include "sweep_view.hpp"
+#include "fleet_view.hpp"
 #if FLOPCAST_GUI_HAS_PLANNER
 #include "planner_view.hpp"
 #endif
@@ -141,6 +142,9 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   sweep_ = new SweepView(this);
   tabs_->addTab(sweep_, tr("Sweep"));
   connect(sweep_, &SweepView::openRequested, this, &MainWindow::action_open_sweep);
+  fleet_ = new FleetView(catalog_, this);
+  tabs_->addTab(fleet_, tr("Fleet"));
+  connect(fleet_, &FleetView::openRequested, this, &MainWindow::action_open_fleet);
   yaml_view_ = new QPlainTextEdit(this);
   yaml_view_->setReadOnly(true);
   yaml_view_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -178,6 +182,8 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   add_export_menu(memory_chart_, QStringLiteral("flopcast-memory"), tr("flopcast memory per GPU"));
   add_export_menu(cost_chart_, QStringLiteral("flopcast-cost"), tr("flopcast cost"));
   add_export_menu(sweep_->chart_view(), QStringLiteral("flopcast-sweep"), tr("flopcast sweep"));
+  add_export_menu(fleet_->utilisation_chart(), QStringLiteral("flopcast-fleet-utilisation"), tr("flopcast fleet utilisation"));
+  add_export_menu(fleet_->queue_chart(), QStringLiteral("flopcast-fleet-queue"), tr("flopcast fleet queue"));
 #if FLOPCAST_GUI_HAS_PLANNER
   add_export_menu(planner_->chart_view(), QStringLiteral("flopcast-planner"), tr("flopcast plan search"));
 #endif
@@ -278,7 +284,7 @@ QStringList MainWindow::tab_names() {
 #if FLOPCAST_GUI_HAS_PLANNER
   names << QStringLiteral("planner");
 #endif
-  names << QStringLiteral("sweep") << QStringLiteral("yaml");
+  names << QStringLiteral("sweep") << QStringLiteral("fleet") << QStringLiteral("yaml");
   return names;
 }
 
@@ -294,7 +300,7 @@ QStringList MainWindow::chart_tabs() {
 #if FLOPCAST_GUI_HAS_PLANNER
   names << QStringLiteral("planner");
 #endif
-  names << QStringLiteral("sweep");
+  names << QStringLiteral("sweep") << QStringLiteral("fleet");
   return names;
 }
 
@@ -308,6 +314,7 @@ QWidget* MainWindow::chart_widget(const QString& tab) const {
   if (t == QLatin1String("planner")) return planner_->chart_view();
 #endif
   if (t == QLatin1String("sweep")) return sweep_->chart_view();
+  if (t == QLatin1String("fleet")) return fleet_->utilisation_chart();
   return nullptr;
 }
 
@@ -396,6 +403,7 @@ void MainWindow::build_menus() {
   file->addAction(tr("&Open..."), QKeySequence(QKeySequence::Open), this, &MainWindow::action_open);
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   file->addAction(tr("Open S&weep CSV..."), this, &MainWindow::action_open_sweep);
+  file->addAction(tr("Open &Fleet..."), this, &MainWindow::action_open_fleet);
   file->addAction(tr("&Save"), QKeySequence(QKeySequence::Save), this, [this] { action_save(); });
   file->addAction(tr("Save &As..."), QKeySequence(QKeySequence::SaveAs), this, [this] { action_save_as(); });
   file->addSeparator();
@@ -736,6 +744,18 @@ void MainWindow::add_recent(const QString& path) {
 }
 
 bool MainWindow::open_sweep(const QString& path, QString* error) { return sweep_->open(path, error); }
+
+void MainWindow::open_fleet(const QString& path) { fleet_->open(path); }
+
+void MainWindow::action_open_fleet() {
+  QSettings settings;
+  const QString dir = settings.value(QStringLiteral("fleetDirectory"), settings.value(kLastDirKey)).toString();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open fleet"), dir, tr("Fleet files (*.yaml *.yml);;All files (*)"));
+  if (path.isEmpty()) return;
+  settings.setValue(QStringLiteral("fleetDirectory"), QFileInfo(path).absolutePath());
+  open_fleet(path);
+  select_tab(QStringLiteral("fleet"));
+}
 
 void MainWindow::action_open_sweep() {
   QSettings settings;

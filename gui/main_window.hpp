@@ -42,6 +42,7 @@ class ScenarioComputer;
 class ScenarioEditor;
 class TimelineView;
 class SweepView;
+class FleetView;
 #if FLOPCAST_GUI_HAS_PLANNER
 class PlannerView;
 #endif
@@ -67,6 +68,9 @@ class MainWindow : public QMainWindow {
   /// Opens a sweep CSV in the Sweep tab (errors name file:line).
   bool open_sweep(const QString& path, QString* error = nullptr);
   SweepView* sweep_view() const { return sweep_; }
+  /// Simulates a fleet file in the Fleet tab (in the background; FleetView::finished tells).
+  void open_fleet(const QString& path);
+  FleetView* fleet_view() const { return fleet_; }
 #if FLOPCAST_GUI_HAS_PLANNER
   PlannerView* planner_view() const { return planner_; }
   /// Loads a plan the planner found into the editor (one undoable edit) and recomputes.
@@ -74,7 +78,7 @@ class MainWindow : public QMainWindow {
 #endif
 
   /// Shows the tab named `name` (summary, timeline, breakdown, memory, cost, planner, sweep,
-  /// yaml; any case).
+  /// fleet, yaml; any case).
   bool select_tab(const QString& name);
   /// The tab names select_tab() accepts, in order.
   static QStringList tab_names();
@@ -156,6 +160,7 @@ class MainWindow : public QMainWindow {
   QString document_label() const;
   void action_export_chart(bool svg);
   void action_open_sweep();
+  void action_open_fleet();
   void action_export_quote();
 
   std::shared_ptr<const io::Catalog> catalog_;
@@ -187,6 +192,7 @@ class MainWindow : public QMainWindow {
   MemoryChart* memory_chart_ = nullptr;
   CostChart* cost_chart_ = nullptr;
   SweepView* sweep_ = nullptr;
+  FleetView* fleet_ = nullptr;
 #if FLOPCAST_GUI_HAS_PLANNER
   PlannerView* planner_ = nullptr;
 #endif

@@ -49,6 +49,8 @@
 #include "quote_export.hpp"
 #include "sweep_table.hpp"
 #include "sweep_view.hpp"
+#include "fleet_view.hpp"
+#include <QtCharts/QLineSeries>
 #include "cli_context.hpp"
 #if FLOPCAST_GUI_HAS_PLANNER
 #include "planner_view.hpp"
@@ -127,6 +129,8 @@ class GuiTest : public QObject {
 #if FLOPCAST_GUI_HAS_PLANNER
   void planner_front_click_loads_the_plan();
 #endif
+  void fleet_tab_shows_utilisation_and_queue();
+  void timeline_tab_draws_the_simulated_step();
   void screenshot_of_each_tab_is_not_blank_data();
   void screenshot_of_each_tab_is_not_blank();
 
@@ -316,7 +320,7 @@ void GuiTest::timeline_lays_out_1f1b() {
   }
   // Stage s starts with p-s-1 warm-up forwards, then alternates (PipeDream-Flush).
   for (int s = 0; s < 4; ++s) {
-    std::vector<const TimelineSlice*> passes;
+    std::vector<const gui::TimelineSlice*> passes;
     for (const auto& x : t.rows[static_cast<std::size_t>(2 * s)].slices)
       if (x.kind == SliceKind::Forward || x.kind == SliceKind::Backward) passes.push_back(&x);
     QCOMPARE(static_cast<int>(passes.size()), 16);
@@ -943,6 +947,85 @@ void GuiTest::planner_front_click_loads_the_plan() {
   QVERIFY2(save_screenshot(w, QStringLiteral("planner"), shot_path(QStringLiteral("gui-planner-test.png")), &error), qPrintable(error));
 }
 #endif
+
+void GuiTest::fleet_tab_shows_utilisation_and_queue() {
+  MainWindow w(catalog_);
+  FleetView* fleet = w.fleet_view();
+  QSignalSpy finished(fleet, &FleetView::finished);
+  // A bad file: the loader's file:line message, nothing shown.
+  const QString bad = tmp_.filePath(QStringLiteral("bad-fleet.yaml"));
+  QVERIFY(write_all(bad, "name: bad\npools:\n  - {name: p, gpu: H801, nodes: 2}\n"));
+  w.open_fleet(bad);
+  QVERIFY(finished.wait(kTimeoutMs));
+  QCOMPARE(finished.last().at(0).toBool(), false);
+  QVERIFY2(fleet->error_text().contains(QStringLiteral("bad-fleet.yaml:")), qPrintable(fleet->error_text()));
+  QVERIFY(!fleet->result());
+  // A shipped fleet: one utilisation line per pool, the queue lines, values in range.
+  w.open_fleet(QStringLiteral(FLOPCAST_SCENARIOS_DIR "/fleets/company-quarter.yaml"));
+  QVERIFY(fleet->running());
+  QVERIFY(finished.wait(5 * kTimeoutMs));
+  QVERIFY2(finished.last().at(0).toBool(), qPrintable(fleet->error_text()));
+  QVERIFY(fleet->result().has_value());
+  const auto& ts = fleet->result()->series;
+  QVERIFY(!ts.bin_start.empty());
+  QCOMPARE(fleet->utilisation_chart()->chart()->series().size(), static_cast<qsizetype>(ts.pools.size()));
+  QCOMPARE(fleet->queue_chart()->chart()->series().size(), qsizetype{3});
+  for (QAbstractSeries* a : fleet->utilisation_chart()->chart()->series()) {
+    auto* line = qobject_cast<QLineSeries*>(a);
+    QVERIFY(line);
+    QCOMPARE(line->count(), static_cast<int>(ts.bin_start.size()));
+    for (const QPointF& p : line->points()) QVERIFY(p.y() >= 0 && p.y() <= 100.0 + 1e-9);
+  }
+  w.resize(kScreenshotWidth, kScreenshotHeight);
+  QString error;
+  QVERIFY2(save_screenshot(w, QStringLiteral("fleet"), shot_path(QStringLiteral("gui-fleet-test.png")), &error), qPrintable(error));
+  QVERIFY(distinct_colours(fleet->grab().toImage(), 32) >= 32);
+}
+
+void GuiTest::timeline_tab_draws_the_simulated_step() {
+  // Quickstart with a 4-stage pipeline: every stage forwards and backwards every micro-batch.
+  std::string yaml = read_all(kQuickstart);
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"pp: 1", "pp: 4"}, {"dp: 32", "dp: 8"}}) {
+    const auto at = yaml.find(from);
+    QVERIFY(at != std::string::npos);
+    yaml.replace(at, from.size(), to);
+  }
+  const auto r = compute_scenario(yaml, "pp4.yaml", *catalog_);
+  QVERIFY2(r && r->ok(), r ? r->diags.str().c_str() : "cancelled");
+  QVERIFY(r->report.sim.has_value());
+  const Timeline& t = r->timeline;
+  QVERIFY(t.simulated);
+  QCOMPARE(t.microbatches, std::int64_t{512 / 8});
+  // One row per (stage, stream) that ran something, named as the simulator names its tracks.
+  QVERIFY(t.rows.size() >= 4);
+  std::vector<int> forwards(4, 0), backwards(4, 0);
+  for (const auto& row : t.rows) {
+    QVERIFY(!row.label.empty());
+    QVERIFY(row.stage >= 0 && row.stage < 4);
+    for (std::size_t i = 0; i < row.slices.size(); ++i) {
+      const auto& x = row.slices[i];
+      QVERIFY(x.start <= x.end);
+      QVERIFY(x.end <= t.end);
+      if (i > 0) QVERIFY(row.slices[i - 1].end <= x.start);  // a track runs one task at a time
+      if (!row.comm && x.kind == SliceKind::Forward) ++forwards[static_cast<std::size_t>(row.stage)];
+      if (!row.comm && x.kind == SliceKind::Backward && x.name.rfind("B", 0) == 0) ++backwards[static_cast<std::size_t>(row.stage)];
+      if (row.comm) QVERIFY(x.kind != SliceKind::Forward && x.kind != SliceKind::Backward);
+    }
+  }
+  for (int st = 0; st < 4; ++st) {
+    QCOMPARE(forwards[static_cast<std::size_t>(st)], 64);
+    QCOMPARE(backwards[static_cast<std::size_t>(st)], 64);
+  }
+  // The simulated step is the report's step; the closed form is kept for comparison.
+  QCOMPARE(r->report.est.step, r->report.sim->step);
+  QCOMPARE(t.estimate_step, r->report.closed_form_step);
+  // Hover text names the simulator's slice.
+  const gui::TimelineSlice* first = nullptr;
+  for (const auto& row : t.rows)
+    if (!row.comm && !row.slices.empty()) first = &row.slices.front();
+  QVERIFY(first);
+  QVERIFY2(TimelineView::describe(*first).startsWith(QString::fromStdString(first->name)), qPrintable(TimelineView::describe(*first)));
+}
 
 QTEST_MAIN(GuiTest)
 #include "test_gui.moc"
