@@ -340,17 +340,19 @@ void PlannerView::rebuild_chart() {
     return;
   }
   const search::PlanResult& r = *result_;
-  const QString y_title = has_cost(r) ? tr("cost at the expected run (%1)").arg(q(r.currency)) : tr("GPU-hours");
+  const QString y_title = has_cost(r) ? tr("cost at the expected run (%1, log scale)").arg(q(r.currency)) : tr("GPU-hours (log scale)");
   c->setTitle(tr("Pareto front: days against %1, by GPU type").arg(has_cost(r) ? tr("cost") : tr("GPU-hours")));
   // Days on a log scale: GPU counts from one node to thousands span decades of run time.
   auto* ax = new QLogValueAxis();
-  auto* ay = new QValueAxis();
+  auto* ay = new QLogValueAxis();
   ax->setTitleText(tr("days (expected wall time, log scale)"));
   ax->setLabelFormat(QStringLiteral("%g"));
   ax->setBase(10);
   ax->setMinorTickCount(8);
   ay->setTitleText(y_title);
-  ay->setLabelFormat(QStringLiteral("%.0f"));
+  ay->setLabelFormat(QStringLiteral("%g"));
+  ay->setBase(10);
+  ay->setMinorTickCount(8);
   c->addAxis(ax, Qt::AlignBottom);
   c->addAxis(ay, Qt::AlignLeft);
   // Costs in thousands when large (as the Cost tab).
@@ -359,7 +361,8 @@ void PlannerView::rebuild_chart() {
     for (const auto& p : *list) max_y = std::max(max_y, y_of(r, p));
   const double y_scale = max_y >= 1e5 ? 1e-3 : 1.0;
   if (y_scale != 1.0)
-    ay->setTitleText(has_cost(r) ? tr("cost at the expected run (thousand %1)").arg(q(r.currency)) : tr("thousand GPU-hours"));
+    ay->setTitleText(has_cost(r) ? tr("cost at the expected run (thousand %1, log scale)").arg(q(r.currency))
+                                 : tr("thousand GPU-hours (log scale)"));
 
   // GPU types in order of first appearance.
   std::vector<std::string> types;
@@ -435,10 +438,8 @@ void PlannerView::rebuild_chart() {
     }
   }
   if (!points_.empty()) {
-    const double py = y1 > y0 ? 0.06 * (y1 - y0) : std::max(1.0, y0 * 0.1);
     ax->setRange(std::max(1e-3, x0 / 1.25), x1 * 1.25);
-    ay->setRange(std::max(0.0, y0 - py), y1 + py);
-    ay->applyNiceNumbers();
+    ay->setRange(std::max(1e-6, y0 / 1.25), y1 * 1.25);
   }
 }
 
