@@ -182,6 +182,13 @@ void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
   const fleet::TimeSeries& ts = r.series;
   const double horizon_days = r.horizon.seconds() / kSecondsPerDay;
   const auto day_of = [&ts](std::size_t i) { return ts.bin_start[i].seconds() / kSecondsPerDay; };
+  // Day ticks on round numbers: every day, week, 10 or 30 days as the horizon grows.
+  const double tick = horizon_days <= 14 ? 1 : horizon_days <= 60 ? 7 : horizon_days <= 200 ? 10 : 30;
+  const auto day_axis = [tick](QValueAxis* a) {
+    a->setTickType(QValueAxis::TicksDynamic);
+    a->setTickAnchor(0);
+    a->setTickInterval(tick);
+  };
   // Utilisation per pool (step-less lines through the bin starts).
   QChart* u = utilisation_->chart();
   clear_chart(u);
@@ -190,6 +197,7 @@ void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
   ux->setTitleText(tr("day"));
   ux->setRange(0, horizon_days);
   ux->setLabelFormat(QStringLiteral("%.0f"));
+  day_axis(ux);
   uy->setTitleText(tr("busy GPUs (%)"));
   uy->setRange(0, 100);
   uy->setLabelFormat(QStringLiteral("%.0f"));
@@ -213,6 +221,7 @@ void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
   qx->setTitleText(tr("day"));
   qx->setRange(0, horizon_days);
   qx->setLabelFormat(QStringLiteral("%.0f"));
+  day_axis(qx);
   qy->setTitleText(tr("jobs"));
   qc->addAxis(qx, Qt::AlignBottom);
   qc->addAxis(qy, Qt::AlignLeft);
