@@ -32,7 +32,7 @@ Scenario base_scenario(std::int64_t global_batch = 12) {
   const std::string yaml = R"(
 model: llama3-8b
 cluster: {gpu: H800, gpus: 8}
-parallel: {tp: 1, pp: 1, dp: 8, micro_batch: 1, global_batch: )" + std::to_string(global_batch) + R"(}
+parallel: {tp: 2, pp: 1, dp: 4, micro_batch: 1, global_batch: )" + std::to_string(global_batch) + R"(}
 precision: bf16
 training: {tokens: 10B}
 pricing: {catalog: seed-vendor}
@@ -151,9 +151,11 @@ TEST_CASE("planner: Pareto front, deadline and budget selection, thread independ
   REQUIRE(!front.empty());
   // No front point is dominated by any point; every point is dominated by or equal to a front point.
   for (const auto& f : front)
-    for (const auto& p : all)
-      CHECK_FALSE((p.candidate.wall <= f.candidate.wall && p.cost.minor <= f.cost.minor) &&
-                  (p.candidate.wall < f.candidate.wall || p.cost.minor < f.cost.minor));
+    for (const auto& p : all) {
+      const bool dominates = (p.candidate.wall <= f.candidate.wall && p.cost.minor <= f.cost.minor) &&
+                             (p.candidate.wall < f.candidate.wall || p.cost.minor < f.cost.minor);
+      CHECK_FALSE(dominates);
+    }
   for (const auto& p : all) {
     bool covered = false;
     for (const auto& f : front)
@@ -258,4 +260,45 @@ TEST_CASE("planner: the re-simulation goes through the injected step simulator")
   REQUIRE(x.run_ok);
   CHECK(x.wall_p50 > x.plan.candidate.wall);  // twice the step: the run takes longer than ranked
   CHECK(x.cost_p50.minor > 0);
+}
+
+#include "flopcast/topology/group_shape.hpp"
+
+TEST_CASE("max_concurrent_groups: the O(1) block count equals counting blocks one by one") {
+  // The counting loop max_concurrent_groups used before (the planner made it O(1)).
+  auto counted = [](const GroupShape& s, int gpn, std::int64_t total) -> std::int64_t {
+    const std::int64_t span = s.nodes(), stride = span > 1 ? s.node_stride : 1;
+    const std::int64_t lanes = std::max<std::int64_t>(1, gpn / s.ranks_per_node);
+    const std::int64_t nodes = (total + gpn - 1) / gpn;
+    auto base = [&](std::int64_t b) { return (b % stride) + (b / stride) * (span * stride); };
+    std::int64_t blocks = 0;
+    while (base(blocks) + (span - 1) * stride < nodes) ++blocks;
+    std::int64_t count = blocks * lanes;
+    while (count > 0 && place_group(s, count - 1, gpn, total).empty()) --count;
+    return count;
+  };
+  int checked = 0;
+  for (const int gpn : {4, 8}) {
+    for (const std::int64_t total : {1, 3, 8, 12, 64, 100, 136, 1024}) {
+      for (std::int64_t ranks = 1; ranks <= 64; ranks *= 2) {
+        for (int rpn = 1; rpn <= gpn; rpn *= 2) {
+          if (ranks % rpn != 0) continue;
+          for (std::int64_t stride = 1; stride <= 9; ++stride) {
+            GroupShape s;
+            s.ranks = ranks;
+            s.ranks_per_node = rpn;
+            s.node_stride = stride;
+            CAPTURE(gpn);
+            CAPTURE(total);
+            CAPTURE(ranks);
+            CAPTURE(rpn);
+            CAPTURE(stride);
+            CHECK(max_concurrent_groups(s, gpn, total) == counted(s, gpn, total));
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  CHECK(checked > 1000);
 }

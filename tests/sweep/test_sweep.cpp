@@ -85,7 +85,8 @@ TEST_CASE("sweep loader: values, ranges, factor ranges and zipped axes") {
 scenario:
   model: llama3-8b
   cluster: {gpu: H800, gpus: 8}
-  parallel: {tp: 1, pp: 1, dp: auto, micro_batch: 1, global_batch: 64}
+  parallel: {tp: 1, pp: 1, dp: auto, micro_batch: 1, global_batch: 72}
+  precision: bf16
 axes:
   - key: cluster.gpu
     values: [H800, A100-80G]
@@ -128,7 +129,7 @@ axes:
   CHECK(s->plan.tp == 2);
   CHECK(s->plan.dp == 12);
   CHECK(s->plan.sequence_parallel);
-  // 24 GPUs, mb 4: 4 x 12 does not divide 64: a point error naming the sweep file and values.
+  // 24 GPUs, mb 4: 4 x 12 does not divide 72: a point error naming the sweep file and values.
   Diagnostics bad;
   const auto s2 = io::sweep_point_scenario(*spec, idx + 4, *cat, bad);
   CHECK(!s2);
@@ -281,6 +282,7 @@ scenario:
   model: llama3-8b
   cluster: {gpu: H800, gpus: 16}
   parallel: {tp: 2, pp: 1, dp: auto, micro_batch: 1, global_batch: 64, recompute: selective, sequence_parallel: true, zero: 1}
+  precision: bf16
   training: {tokens: 5B}
   reliability: {trials: 20, seed: 3}
   pricing: {catalog: seed-vendor}

@@ -103,6 +103,31 @@ struct CommKey {
   }
 };
 
+/// Whether CommModel::check() accepts a (collective, group shape) on a model: asked for every
+/// collective of every estimate, and check() places a group (allocates), so it is memoised per
+/// thread. Cleared whenever this thread's model cache changes (a pointer may then be reused).
+struct CheckMemo {
+  const CommModel* model = nullptr;
+  int op = 0;
+  std::int64_t ranks = 0, ranks_per_node = 0, node_stride = 0;
+  bool ok = false;
+};
+/// Direct-mapped: a slot per hash of the query, overwritten on a miss.
+thread_local std::vector<CheckMemo> check_memo;
+
+bool shape_ok(const CommModel& model, Collective c, const GroupShape& g) {
+  if (check_memo.empty()) check_memo.resize(512);
+  const auto h = static_cast<std::uint64_t>(g.ranks) * 0x9E3779B97F4A7C15ull ^
+                 static_cast<std::uint64_t>(g.ranks_per_node) * 0xC2B2AE3D27D4EB4Full ^
+                 static_cast<std::uint64_t>(g.node_stride) * 0x165667B19E3779F9ull ^ static_cast<std::uint64_t>(c);
+  CheckMemo& m = check_memo[(h ^ (h >> 29)) & 511];
+  if (m.model == &model && m.op == static_cast<int>(c) && m.ranks == g.ranks && m.ranks_per_node == g.ranks_per_node &&
+      m.node_stride == g.node_stride)
+    return m.ok;
+  m = {&model, static_cast<int>(c), g.ranks, g.ranks_per_node, g.node_stride, model.check(c, g).empty()};
+  return m.ok;
+}
+
 /// The topology-based NCCL model of a cluster, built once per cluster and profile.
 const CommModel& comm_model_for(const Scenario& s, const ComputeProfile& p) {
   struct Entry {
@@ -119,6 +144,7 @@ const CommModel& comm_model_for(const Scenario& s, const ComputeProfile& p) {
     }
   const auto& f = s.cluster.fabric;
   if (cache.size() >= 16) cache.erase(cache.begin());
+  check_memo.assign(check_memo.size(), CheckMemo{});
   CommOptions opts;
   // The profile's efficiencies are fractions of NCCL's effective NVLink figure and of the
   // NIC line rate (ComputeProfile docs).
@@ -163,7 +189,7 @@ Time collective_time_on(const CommModel& model, const Scenario& s, const Compute
   }
   // Every group of this kind communicates at once (each TP rank's DP group, each stage's).
   const std::int64_t concurrent = std::max<std::int64_t>(1, s.cluster.gpus / ranks);
-  if (model.check(c, g).empty()) return model.cost(c, g, bytes, concurrent).time;
+  if (shape_ok(model, c, g)) return model.cost(c, g, bytes, concurrent).time;
   return alpha_beta_time(s, p, op, ranks, g.ranks_per_node, bytes, 1);
 }
 

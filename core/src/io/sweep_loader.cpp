@@ -186,22 +186,24 @@ bool set_key(YAML::Node root, const std::string& key, const std::string& value) 
       parts.push_back(key.substr(s, i - s));
       s = i + 1;
     }
-  YAML::Node cur = root;
+  // yaml-cpp: `a = b` on nodes assigns contents; reset() rebinds the handle.
+  YAML::Node cur;
+  cur.reset(root);
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    YAML::Node next = cur[parts[i]];
+    YAML::Node next;
+    next.reset(cur[parts[i]]);
     if (!next.IsDefined() || next.IsNull()) {
       cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
-      next = cur[parts[i]];
-    }
-    if (next.IsScalar()) {
+      next.reset(cur[parts[i]]);
+    } else if (next.IsScalar()) {
       // A preset name written as a scalar (cluster.fabric: dgx-a100-hdr): expand it to {preset: name}.
       const std::string preset = next.Scalar();
       cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
-      next = cur[parts[i]];
+      next.reset(cur[parts[i]]);
       next["preset"] = preset;
     }
     if (!next.IsMap()) return false;
-    cur = next;
+    cur.reset(next);
   }
   YAML::Node v;
   try {

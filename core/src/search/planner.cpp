@@ -581,6 +581,24 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
                                  ", over the budget of " + options.budget->str());
     }
   }
+  // How each other GPU type compares with the choice.
+  if (res.best) {
+    for (std::size_t c = 0; c < space.clusters.size(); ++c) {
+      if (c == res.best->candidate.cluster) continue;
+      const PricedPlan* cheapest = nullptr;
+      for (const auto& p : res.fastest_per_count)
+        if (p.candidate.cluster == c && p.meets_deadline && p.meets_budget && (!cheapest || p.cost.minor < cheapest->cost.minor))
+          cheapest = &p;
+      if (!cheapest) continue;
+      const auto& b = *res.best;
+      res.notes.push_back(sfmt("%s: its cheapest plan meeting the constraints, %s, costs %s (+%.1f%% over the choice) and takes %s",
+                               space.clusters[c].gpu.name.c_str(), describe(*cheapest).c_str(), cheapest->cost.str().c_str(),
+                               b.cost.minor > 0 ? 100.0 * static_cast<double>(cheapest->cost.minor - b.cost.minor) /
+                                                      static_cast<double>(b.cost.minor)
+                                                : 0.0,
+                               days(cheapest->candidate.wall).c_str()));
+    }
+  }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Re-simulate the chosen plan, the runner-up and the front's fastest.

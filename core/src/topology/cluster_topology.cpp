@@ -127,7 +127,10 @@ struct ClusterTopology::Impl {
     return id;
   }
 
-  std::vector<int> nics_of(int local) const {
+  // nics_of for each local GPU index, computed once in build() (routes ask per GPU).
+  std::vector<std::vector<int>> nics_table;
+  const std::vector<int>& nics_of(int local) const { return nics_table[static_cast<std::size_t>(local)]; }
+  std::vector<int> compute_nics_of(int local) const {
     std::vector<int> out;
     if (nics >= g) {
       for (int k = 0; k < nics; ++k)
@@ -162,6 +165,8 @@ struct ClusterTopology::Impl {
 void ClusterTopology::Impl::build() {
   g = std::max(1, fabric.gpus_per_node);
   nics = std::max(1, fabric.nics_per_node);
+  nics_table.clear();
+  for (int i = 0; i < g; ++i) nics_table.push_back(compute_nics_of(i));
   n_nodes = (n_gpus + g - 1) / g;
   intra = fabric.intra;
 
@@ -243,7 +248,7 @@ void ClusterTopology::Impl::build() {
   n2g.assign(static_cast<std::size_t>(n_gpus * nics_per_gpu_max), -1);
   for (std::int64_t i = 0; i < n_gpus; ++i) {
     const auto node = i / g;
-    const auto ks = nics_of(static_cast<int>(i % g));
+    const auto& ks = nics_of(static_cast<int>(i % g));
     for (std::size_t j = 0; j < ks.size(); ++j) {
       const auto nv = nic_vertex(node, ks[j]);
       const auto slot = static_cast<std::size_t>(i * nics_per_gpu_max) + j;
@@ -357,7 +362,9 @@ std::int64_t ClusterTopology::node_of(std::int64_t gpu) const { return gpu / imp
 int ClusterTopology::local_index(std::int64_t gpu) const { return static_cast<int>(gpu % impl_->g); }
 std::int64_t ClusterTopology::domain_of(std::int64_t gpu) const { return gpu / impl_->domain; }
 std::int64_t ClusterTopology::scalable_unit_of(std::int64_t node) const { return node / impl_->npl; }
-std::vector<int> ClusterTopology::nics_of(int local) const { return impl_->nics_of(local); }
+std::vector<int> ClusterTopology::nics_of(int local) const {
+  return local >= 0 && local < impl_->g ? impl_->nics_of(local) : impl_->compute_nics_of(local);
+}
 std::size_t ClusterTopology::vertex_count() const { return impl_->kinds.size(); }
 VertexKind ClusterTopology::vertex_kind(std::int32_t v) const {
   FLOPCAST_ASSERT(v >= 0 && static_cast<std::size_t>(v) < impl_->kinds.size(), "vertex out of range");
@@ -367,14 +374,14 @@ std::int32_t ClusterTopology::gpu_vertex(std::int64_t gpu) const { return static
 std::int32_t ClusterTopology::nic_vertex(std::int64_t node, int nic) const { return impl_->nic_vertex(node, nic); }
 std::int32_t ClusterTopology::gpu_to_nic_link(std::int64_t gpu, int nic) const {
   const Impl& m = *impl_;
-  const auto ks = m.nics_of(static_cast<int>(gpu % m.g));
+  const auto& ks = m.nics_of(static_cast<int>(gpu % m.g));
   for (std::size_t j = 0; j < ks.size(); ++j)
     if (ks[j] == nic) return m.g2n[static_cast<std::size_t>(gpu * m.nics_per_gpu_max) + j];
   return -1;
 }
 std::int32_t ClusterTopology::nic_to_gpu_link(int nic, std::int64_t gpu) const {
   const Impl& m = *impl_;
-  const auto ks = m.nics_of(static_cast<int>(gpu % m.g));
+  const auto& ks = m.nics_of(static_cast<int>(gpu % m.g));
   for (std::size_t j = 0; j < ks.size(); ++j)
     if (ks[j] == nic) return m.n2g[static_cast<std::size_t>(gpu * m.nics_per_gpu_max) + j];
   return -1;
@@ -437,7 +444,7 @@ std::vector<std::int32_t> ClusterTopology::gpu_route(std::int64_t a, std::int64_
   }
   const auto mid = nic_route(node_a, k, node_b, k_in);
   out.insert(out.end(), mid.begin(), mid.end());
-  const auto ks = m.nics_of(static_cast<int>(owner % m.g));
+  const auto& ks = m.nics_of(static_cast<int>(owner % m.g));
   const auto j = static_cast<std::size_t>(std::find(ks.begin(), ks.end(), k_in) - ks.begin());
   out.push_back(m.n2g[static_cast<std::size_t>(owner * m.nics_per_gpu_max) + j]);
   m.intra_route(owner, b, out);

@@ -70,9 +70,16 @@ std::int64_t max_concurrent_groups(const GroupShape& s, int gpus_per_node, std::
   if (s.ranks < 1 || s.ranks_per_node < 1 || gpus_per_node < 1) return 0;
   const Layout l = layout_of(s, gpus_per_node);
   const std::int64_t nodes = (total_gpus + gpus_per_node - 1) / gpus_per_node;
-  // Blocks are placed in increasing order of their last node, so count until one overflows.
-  std::int64_t blocks = 0;
-  while (block_base(l, blocks) + (l.span_nodes - 1) * l.stride < nodes) ++blocks;
+  // Blocks are placed in increasing order of their first (and last) node: count those whose
+  // last node block_base(b) + (span - 1) * stride is inside the cluster, i.e. block_base(b) <= m.
+  // block_base(q * stride + r) = r + q * span * stride is increasing in b, so the count is
+  // q * stride + min(stride, m - q * span * stride + 1) with q = m / (span * stride)
+  // (closed form of counting b upwards; O(1) instead of O(nodes): the planner asks millions of times).
+  const std::int64_t m = nodes - 1 - (l.span_nodes - 1) * l.stride;
+  if (m < 0) return 0;
+  const std::int64_t period = l.span_nodes * l.stride;
+  const std::int64_t q = m / period;
+  const std::int64_t blocks = q * l.stride + std::min(l.stride, m - q * period + 1);
   // Whole blocks, minus lanes of the last node that a partial node cannot hold.
   std::int64_t count = blocks * l.lanes;
   while (count > 0 && place_group(s, count - 1, gpus_per_node, total_gpus).empty()) --count;

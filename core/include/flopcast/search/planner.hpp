@@ -69,7 +69,7 @@ StepSimulation estimate_step_simulation(const Scenario& s, const ComputeProfile&
 /// Search settings.
 struct PlannerOptions {
   std::optional<Time> deadline;          ///< wall time of the whole run, provisioning included
-  std::optional<Money> budget;           ///< total bill at the P50 run (in `currency`)
+  std::optional<Money> budget;           ///< total bill at the expected span (in `currency`); re-simulated plans also get P50/P90 bills
   std::string currency;                  ///< currency of every cost; "" = the first catalog's
   int top_k = 10;                        ///< plans kept in the top-K list
   int threads = 1;                       ///< worker threads (results do not depend on it)
@@ -106,7 +106,7 @@ struct PricedPlan {
   std::string catalog;            ///< catalog name
   std::string price_option;       ///< plan id, or "<long>+<short>" for a mix
   std::string price_label;
-  Money cost;                     ///< bill total at the expected span, in the search currency
+  Money cost;                     ///< bill total at the expected GPU span (closed form), in the search currency
   bool meets_deadline = true;
   bool meets_budget = true;
 };
