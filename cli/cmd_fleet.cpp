@@ -11,7 +11,6 @@
 #include "fleet_plan.hpp"
 #include "fleet_report.hpp"
 #include "flopcast/io/atomic_file.hpp"
-#include "flopcast/io/fleet_loader.hpp"
 #include "flopcast/io/units_parse.hpp"
 
 namespace flopcast::cli {
@@ -59,53 +58,37 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
   const auto* cat = ctx.catalog();
   if (!cat) return;
   Diagnostics diags;
-  auto ff = io::load_fleet_file(o.file, *cat, diags);
-  if (!ff) {
-    ctx.err << diags.str();
-    ctx.exit_code = kBadInput;
-    for (const auto& d : diags.items())
-      if (d.key.empty() && d.where.file == o.file && (d.message == "file not found" || d.message == "cannot read file")) ctx.exit_code = kIoError;
+  bool io_error = false;
+  auto prepared = prepare_fleet_file(o.file, *cat, horizon, o.seeds, diags, &io_error);
+  if (!diags.empty()) ctx.err << diags.str();  // errors, or warnings only
+  if (!prepared) {
+    ctx.exit_code = io_error ? kIoError : kBadInput;
     return;
   }
-  if (horizon) ff->fleet.horizon = *horizon;
-  if (o.seeds > 0) ff->fleet.seeds = o.seeds;
-  FleetReport report;
-  report.file = o.file;
-  if (!plan_fleet(*ff, *cat, diags, report.notes)) {
-    ctx.err << diags.str();
-    ctx.exit_code = kBadInput;
-    return;
-  }
-  if (!diags.empty()) ctx.err << diags.str();  // warnings
+  const fleet::Fleet& f = prepared->fleet;
   if (target) {
     bool found = false;
-    for (const auto& p : ff->fleet.pools) found = found || p.name == o.size_pool;
+    for (const auto& p : f.pools) found = found || p.name == o.size_pool;
     if (!found) {
       ctx.err << me << "--size-pool '" << o.size_pool << "': the fleet has no such pool\n";
       ctx.exit_code = kUsage;
       return;
     }
   }
-  if (const auto errors = fleet::validate_fleet(ff->fleet); !errors.empty()) {
-    for (const auto& e : errors) ctx.err << o.file << ": error: " << e << "\n";
-    ctx.exit_code = kBadInput;
-    return;
-  }
-  for (const auto& c : ff->fleet.classes) {
-    std::string s;
-    for (const auto& v : c.variants) s += (s.empty() ? "" : ", ") + fmt::format("{} x {}", v.gpus, v.gpu);
-    report.class_variants.push_back(s);
-  }
+  FleetReport report;
+  report.file = o.file;
+  report.notes = prepared->notes;
+  report.class_variants = prepared->class_variants;
   fleet::FleetOptions opt;
   opt.threads = o.threads;
   opt.what_ifs = !o.no_what_if;
-  report.result = fleet::simulate_fleet(ff->fleet, opt);
+  report.result = fleet::simulate_fleet(f, opt);
   if (target) {
     fleet::SizeSweepSpec spec;
     spec.pool = o.size_pool;
     spec.target_p90_wait = *target;
     spec.max_nodes = o.max_nodes;
-    report.sweep = fleet::sweep_pool_size(ff->fleet, spec, opt);
+    report.sweep = fleet::sweep_pool_size(f, spec, opt);
   }
   if (!o.csv.empty()) {
     std::string error;

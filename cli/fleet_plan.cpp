@@ -170,4 +170,32 @@ bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, Diagnostics& diag
   return ok;
 }
 
+std::optional<PreparedFleet> prepare_fleet_file(const std::string& path, const io::Catalog& catalog,
+                                                std::optional<Time> horizon, int seeds, Diagnostics& diags,
+                                                bool* io_error) {
+  if (io_error) *io_error = false;
+  auto ff = io::load_fleet_file(path, catalog, diags);
+  if (!ff) {
+    for (const auto& d : diags.items())
+      if (io_error && d.key.empty() && d.where.file == path && (d.message == "file not found" || d.message == "cannot read file"))
+        *io_error = true;
+    return std::nullopt;
+  }
+  if (horizon) ff->fleet.horizon = *horizon;
+  if (seeds > 0) ff->fleet.seeds = seeds;
+  PreparedFleet out;
+  if (!plan_fleet(*ff, catalog, diags, out.notes)) return std::nullopt;
+  if (const auto errors = fleet::validate_fleet(ff->fleet); !errors.empty()) {
+    for (const auto& e : errors) diags.error({path, 0, 0}, "", e);
+    return std::nullopt;
+  }
+  for (const auto& c : ff->fleet.classes) {
+    std::string s;
+    for (const auto& v : c.variants) s += (s.empty() ? "" : ", ") + fmt::format("{} x {}", v.gpus, v.gpu);
+    out.class_variants.push_back(s);
+  }
+  out.fleet = std::move(ff->fleet);
+  return out;
+}
+
 }  // namespace flopcast::cli

@@ -2,6 +2,7 @@
 /// Turns a loaded fleet file into a simulatable fleet: the whole-run profile of each job class
 /// on each (GPU type, GPU count) it may run as, from the step estimate and the whole-run
 /// Monte Carlo of its scenario, re-planned when the GPU type or count differs.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,20 @@ bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, Diagnostics& diag
 /// the global batch kept. Empty `why` when it worked.
 Scenario replan_scenario(const io::FleetClassInput& c, const GpuSpec& gpu, const FabricSpec& fabric, int gpus_per_node,
                          std::int64_t gpus, std::string& why);
+
+/// A fleet file loaded, planned and validated: ready for fleet::simulate_fleet.
+struct PreparedFleet {
+  fleet::Fleet fleet;
+  std::vector<std::string> notes;           ///< planning notes (dropped re-plans)
+  std::vector<std::string> class_variants;  ///< per class: "32 x A100-80G, 32 x H800"
+};
+
+/// What `flopcast fleet FILE` (and the GUI) run before simulating: loads `path`, applies the
+/// overrides (`horizon`: nullopt = the file's; `seeds`: 0 = the file's), plans every class and
+/// validates the result. nullopt on bad input, with diagnostics (file:line, key, hint) in
+/// `diags`; `*io_error` is set when the file itself could not be read. Warnings also go to `diags`.
+std::optional<PreparedFleet> prepare_fleet_file(const std::string& path, const io::Catalog& catalog,
+                                                std::optional<Time> horizon, int seeds, Diagnostics& diags,
+                                                bool* io_error = nullptr);
 
 }  // namespace flopcast::cli

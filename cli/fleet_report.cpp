@@ -69,6 +69,8 @@ nlohmann::ordered_json costs_json(const std::vector<fleet::PoolCost>& costs) {
       j["plan"] = c.plan;
       j["billing"] = to_string(c.billing);
       j["bill"] = money_json(c.bill);
+      j["plan_bills"] = nlohmann::ordered_json::array();
+      for (const auto& [plan, m] : c.plan_bills) j["plan_bills"].push_back({{"plan", plan}, {"bill", money_json(m)}});
     }
     j["total"] = money_json(c.total);
     j["notes"] = c.notes;
@@ -82,9 +84,14 @@ void print_costs(const std::vector<fleet::PoolCost>& costs, std::ostream& o) {
     if (c.kind == fleet::PoolKind::Owned)
       o << fmt::format("  {:<16} owned   util {:>6}  energy {:>10.0f} kWh = {}, capex (amortised) {}, total {}\n", c.pool,
                        pct(c.utilisation), c.energy_kwh, c.energy.str(), c.capex.str(), c.total.str());
-    else
+    else {
       o << fmt::format("  {:<16} rented  util {:>6}  plan {} ({}): {}\n", c.pool, pct(c.utilisation), c.plan,
                        to_string(c.billing), c.bill.str());
+      std::string others;
+      for (const auto& [plan, m] : c.plan_bills)
+        if (plan != c.plan) others += (others.empty() ? "" : "; ") + plan + " " + m.str();
+      if (!others.empty()) o << "                   same usage under: " << others << "\n";
+    }
   }
 }
 

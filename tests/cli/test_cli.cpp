@@ -40,7 +40,10 @@ std::string data(const std::string& rel) { return std::string(FLOPCAST_DATA_DIR)
 std::vector<std::string> scenario_files() {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(FLOPCAST_SCENARIOS_DIR))
-    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
+    // Fleet files (scenarios/fleets/*.yaml, docs/fleet.md) are not scenarios; their job
+    // templates (scenarios/fleets/jobs/) are.
+    if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().parent_path().filename() != "fleets")
+      files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
 }

@@ -250,3 +250,58 @@ TEST_CASE("flopcast fleet: exit codes and byte-identical output for one seed") {
   CHECK(run_cli({"fleet", file, "--horizon", "soon"}).code == cli::kUsage);
   CHECK(run_cli({"fleet", file, "--size-pool", "nope", "--target-p90-wait", "1d", "--seeds", "1"}).code == cli::kUsage);
 }
+
+TEST_CASE("re-planning scales DP; a count the plan cannot take is dropped with a note") {
+  // llama2-13b-64xa100: TP2 PP1, global batch 512, micro-batch 1. 128 GPUs -> DP 64 (512 / 64
+  // = 8 micro-batches); 48 GPUs -> DP 24, and 512 is not divisible by 24: dropped.
+  const std::string text = replace(replace(kGood, "jobs/llama2-7b-32xa100.yaml", "jobs/llama2-13b-64xa100.yaml"),
+                                   "replan: {gpu_types: [H800]}", "replan: {gpu_counts: [128, 48]}");
+  Loaded l = parse(replace(text, "nodes: 4", "nodes: 16"));
+  REQUIRE_MESSAGE(l.ff.has_value(), l.d.str());
+  Diagnostics d;
+  std::vector<std::string> notes;
+  REQUIRE_MESSAGE(cli::plan_fleet(*l.ff, catalog(), d, notes), d.str());
+  const auto& v = l.ff->fleet.classes[0].variants;
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].gpus == 64);
+  CHECK(v[1].gpus == 128);
+  // Twice the GPUs, same work: the run is shorter, but not by more than 2x.
+  CHECK(v[1].estimate < v[0].estimate);
+  CHECK(v[1].estimate.seconds() > 0.5 * v[0].estimate.seconds());
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "re-plan small on 48 x A100-80G dropped: global batch 512 is not divisible by DP 24 x micro-batch 1");
+}
+
+TEST_CASE("flopcast fleet: the company fleet's text report is byte-identical twice") {
+  const std::string file = std::string(FLOPCAST_SCENARIOS_DIR) + "/fleets/company-quarter.yaml";
+  const auto a = run_cli({"fleet", file, "--seeds", "3"});
+  REQUIRE_MESSAGE(a.code == 0, a.err);
+  CHECK(a.out == run_cli({"fleet", file, "--seeds", "3", "--threads", "3"}).out);
+  CHECK(a.out.find("What if") != std::string::npos);
+}
+
+TEST_CASE("rented pools: the plan's bill for the horizon, and the same usage under the catalog's other plans") {
+  // 2 A100 nodes reserved for 30 days (720 h = one month) under the seed vendor's node-month plan:
+  // 2 x 57,600 = 115,200.00 CNY. The same 16 GPUs x 720 h under its hourly plan at 6.8 CNY per
+  // GPU-hour: 78,336.00 CNY (data/prices/seed-vendor.yaml).
+  std::string text = replace(kGood, "horizon: 10d", "horizon: 30d");
+  text = replace(text, "nodes: 4\n    rented: {catalog: seed-vendor, plan: a100-80g-hourly, billing: on_demand}",
+                 "nodes: 2\n    rented: {catalog: seed-vendor, plan: a100-80g-monthly-node, billing: reserved}");
+  Loaded l = parse(text);
+  REQUIRE_MESSAGE(l.ff.has_value(), l.d.str());
+  Diagnostics d;
+  std::vector<std::string> notes;
+  REQUIRE(cli::plan_fleet(*l.ff, catalog(), d, notes));
+  const auto r = fleet::simulate_fleet(l.ff->fleet);
+  REQUIRE(r.costs.size() == 2);
+  const auto& c = r.costs[0];
+  CHECK(c.plan == "a100-80g-monthly-node");
+  CHECK(c.bill.str() == "115,200.00 CNY");
+  bool hourly = false;
+  for (const auto& [plan, m] : c.plan_bills)
+    if (plan == "a100-80g-hourly") {
+      hourly = true;
+      CHECK(m.str() == "78,336.00 CNY");
+    }
+  CHECK(hourly);
+}

@@ -41,7 +41,10 @@ std::optional<Scenario> parse(const std::string& text, Diagnostics& d) {
 std::vector<std::string> yaml_files_under(const std::string& dir) {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
+    // Fleet files (scenarios/fleets/*.yaml, docs/fleet.md) are not scenarios; their job
+    // templates (scenarios/fleets/jobs/) are.
+    if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().parent_path().filename() != "fleets")
+      files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
 }

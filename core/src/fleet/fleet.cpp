@@ -200,35 +200,49 @@ std::vector<PoolCost> pool_costs(const Fleet& f, const std::vector<SeedRun>& run
       if (o.node_power_kw <= 0) c.notes.push_back("node power unknown: energy not counted");
       c.notes.push_back("capex " + o.capex_per_node.str() + " per node over " + std::to_string(std::llround(o.amortisation.days())) + " days");
     } else {
-      const Plan* plan = f.pools[p].rented.catalog->find_plan(pool.rented.plan);
       const PriceCatalog& cat = *pool.rented.catalog;
+      const Plan* plan = cat.find_plan(pool.rented.plan);
       c.plan = plan->id;
       c.billing = pool.rented.billing;
-      if (pool.rented.billing == RentalBilling::Reserved) {
-        const Bill b = bill_for(cat, *plan, pool.gpus(), f.horizon);
-        c.bill = b.total;
-        for (const auto& err : b.errors) warnings.push_back("pool '" + pool.name + "': " + err);
-        c.notes.push_back("billed " + std::to_string(std::llround(b.billed_gpu_time.hours())) + " h x " + std::to_string(pool.gpus()) + " GPUs");
-      } else {
+      std::set<std::string> errors;
+      // The pool's usage under `pl`: the whole pool for the horizon, or each run on its own.
+      const auto bill_under = [&](const Plan& pl) {
+        if (pool.rented.billing == RentalBilling::Reserved) {
+          const Bill b = bill_for(cat, pl, pool.gpus(), f.horizon);
+          errors.insert(b.errors.begin(), b.errors.end());
+          return b.ok() ? std::optional<Money>(b.total) : std::nullopt;
+        }
         std::vector<Money> per_seed;
-        const Currency cur = cat.currency;
-        std::set<std::string> errors;
+        bool ok = true;
         for (const SeedRun& r : runs) {
-          Money sum = Money::zero(cur);
+          Money sum = Money::zero(cat.currency);
           for (const auto& a : r.attempts) {
             if (a.pool != p || a.start >= f.horizon) continue;
-            const Bill b = bill_for(cat, *plan, a.gpus, clip_end(a.end, f.horizon) - a.start);
+            const Bill b = bill_for(cat, pl, a.gpus, clip_end(a.end, f.horizon) - a.start);
             if (!b.ok()) {
               errors.insert(b.errors.begin(), b.errors.end());
+              ok = false;
               continue;
             }
             sum += b.total;
           }
           per_seed.push_back(sum);
         }
-        c.bill = mean_money(per_seed, cur);
-        for (const auto& e : errors) warnings.push_back("pool '" + pool.name + "': runs not billed: " + e);
+        return ok ? std::optional<Money>(mean_money(per_seed, cat.currency)) : std::nullopt;
+      };
+      const auto own = bill_under(*plan);
+      c.bill = own.value_or(Money::zero(cat.currency));
+      for (const auto& e : errors) warnings.push_back("pool '" + pool.name + "': not billed: " + e);
+      if (pool.rented.billing == RentalBilling::Reserved) {
+        const Bill b = bill_for(cat, *plan, pool.gpus(), f.horizon);
+        c.notes.push_back("billed " + std::to_string(std::llround(b.billed_gpu_time.hours())) + " h x " + std::to_string(pool.gpus()) + " GPUs");
+      } else {
         c.notes.push_back("on demand: each run billed on its own, clipped to the horizon");
+      }
+      for (const Plan* other : cat.plans_for({pool.gpu})) {
+        errors.clear();
+        if (other == plan) c.plan_bills.emplace_back(other->id, c.bill);
+        else if (const auto m = bill_under(*other)) c.plan_bills.emplace_back(other->id, *m);
       }
       c.total = c.bill;
     }

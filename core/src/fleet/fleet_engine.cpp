@@ -137,7 +137,8 @@ class Engine {
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
       JobState& j = jobs_[i];
       if (j.running) out_.attempts.push_back(Attempt{i, j.pool, j.variant, j.gpus, j.attempt_start, end});
-      out_.jobs.push_back(record_of(j, end));
+      // A job that never started waited at least until the end of the drain period.
+      out_.jobs.push_back(record_of(j, stop));
     }
     return std::move(out_);
   }

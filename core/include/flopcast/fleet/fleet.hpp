@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "flopcast/pricing/price_catalog.hpp"
@@ -225,7 +226,7 @@ struct JobRecord {
   bool finished = false;
   Time start;                           ///< first start (valid when started)
   Time finish;                          ///< valid when finished
-  Time wait;                            ///< start - arrival; not started: drain end - arrival (censored)
+  Time wait;                            ///< start - arrival; not started: horizon x (1 + drain_factor) - arrival (censored)
   Time run;                             ///< finish - start, preemptions included
   std::int64_t gpus = 0;                ///< GPUs of the variant it ran on (last start)
   std::string pool;                     ///< pool it ran in (last start)
@@ -293,6 +294,9 @@ struct PoolCost {
   std::string plan;                     ///< plan id
   RentalBilling billing = RentalBilling::Reserved;
   Money bill;                           ///< the plan's bill for the horizon (on demand: sum of runs)
+  /// The same usage billed under every plan of the pool's catalog that rents its GPU, in
+  /// catalog order (the pool's own plan included): which plan would have been cheapest.
+  std::vector<std::pair<std::string, Money>> plan_bills;
   Money total;                          ///< energy + capex, or bill
   std::vector<std::string> notes;       ///< e.g. billed units, exchange rates
 };
