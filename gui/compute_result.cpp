@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "des_timeline.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/workload/workload.hpp"
 
@@ -95,7 +96,10 @@ void compute_job(ComputeResult& r) {
 }  // namespace
 
 std::shared_ptr<const ComputeResult> compute_scenario(const std::string& yaml, const std::string& file,
-                                                      const io::Catalog& catalog) {
+                                                      const io::Catalog& catalog, const ComputeProgress& progress) {
+  // Percentages are a rough share of the time each stage takes on the shipped scenarios.
+  const auto go_on = [&progress](int percent, std::string_view stage) { return !progress || progress(percent, stage); };
+  if (!go_on(0, "loading the scenario")) return nullptr;
   auto r = std::make_shared<ComputeResult>();
   r->yaml = yaml;
   auto s = io::parse_scenario(yaml, file, catalog, r->diags);
@@ -113,26 +117,38 @@ std::shared_ptr<const ComputeResult> compute_scenario(const std::string& yaml, c
     profile = *p;
   }
   r->scenario = std::make_unique<Scenario>(std::move(*s));
+  if (!go_on(5, "step simulation (DES)")) return nullptr;
   r->report = cli::make_report(*r->scenario, profile);
   r->report.scenario = r->scenario.get();
-  r->timeline = build_timeline(r->report.est, r->scenario->plan);
+  if (!go_on(20, "step timeline")) return nullptr;
+  // The simulated step's own timeline; the closed-form layout when there is none.
+  if (r->report.sim && !r->report.sim->timeline.empty())
+    r->timeline = timeline_from_step(*r->report.sim, r->scenario->plan);
+  else
+    r->timeline = build_timeline(r->report.est, r->scenario->plan);
+  if (!go_on(30, "memory per stage")) return nullptr;
   for (int stage = 0; stage < r->scenario->plan.pp && stage < kMaxMemoryStages; ++stage)
     r->stage_memory.push_back(memory_of_stage(*r->scenario, profile, stage));
   if (!r->report.fits_memory)
     r->cost_notes.push_back("the plan does not fit the GPU's memory: whole-run figures assume it would");
 #if FLOPCAST_GUI_HAS_PRICING
+  if (!go_on(35, "price catalog")) return nullptr;
   compute_pricing(*r, catalog);
 #endif
 #if FLOPCAST_GUI_HAS_JOB
+  const std::string run_stage = "whole run (" + std::to_string(r->scenario->reliability.trials) + " trials)";
+  if (!go_on(40, run_stage)) return nullptr;
   compute_job(*r);
 #else
   r->cost_notes.push_back("no whole-run Monte Carlo in this build (core/job is not built): days are failure-free");
 #endif
 #if FLOPCAST_GUI_HAS_PRICING
+  if (!go_on(90, "bills per plan")) return nullptr;
   compare(*r);
 #else
   r->cost_notes.push_back("pricing is not loaded: core/pricing is not built");
 #endif
+  if (!go_on(100, "done")) return nullptr;
   return r;
 }
 

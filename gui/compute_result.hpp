@@ -3,8 +3,10 @@
 /// by compute_scenario(): the loader's diagnostics, the simulate report (step estimate,
 /// memory, whole-run time), the laid-out step timeline and, where core/job and core/pricing
 /// are built, the whole-run Monte Carlo and the bill per plan.
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -53,9 +55,16 @@ struct ComputeResult {
 bool job_available();
 bool pricing_available();
 
+/// Told before each stage of compute_scenario: percent done (0..100) and what comes next
+/// ("whole run (200 trials)"). Returns false to cancel: compute_scenario then returns null
+/// at once (before the stage it was told of). Called on the computing thread.
+using ComputeProgress = std::function<bool(int percent, std::string_view stage)>;
+
 /// Loads `yaml` (named `file` in diagnostics) with the CLI's parse_scenario and, when it is
 /// valid, computes every result. Thread-safe for a shared const catalog. Never throws for bad input.
+/// Returns null only when `progress` cancelled it.
 std::shared_ptr<const ComputeResult> compute_scenario(const std::string& yaml, const std::string& file,
-                                                      const io::Catalog& catalog);
+                                                      const io::Catalog& catalog,
+                                                      const ComputeProgress& progress = {});
 
 }  // namespace flopcast::gui

@@ -13,6 +13,9 @@
 
 #include "flopcast/io/catalog.hpp"
 #include "main_window.hpp"
+#if FLOPCAST_GUI_HAS_PLANNER
+#include "planner_view.hpp"
+#endif
 
 namespace flopcast::gui {
 namespace {
@@ -57,6 +60,24 @@ bool save_screenshot(MainWindow& window, const QString& tab, const QString& path
     if (error) *error = QStringLiteral("the computation did not finish within %1 s").arg(kComputeTimeoutMs / 1000);
     return false;
   }
+#if FLOPCAST_GUI_HAS_PLANNER
+  PlannerView* planner = window.planner_view();
+  if (tab.compare(QLatin1String("planner"), Qt::CaseInsensitive) == 0 && !planner->result()) {
+    QEventLoop loop;
+    bool ok = false;
+    QObject::connect(planner, &PlannerView::finished, &loop, [&](bool done) {
+      ok = done;
+      loop.quit();
+    });
+    QTimer::singleShot(kComputeTimeoutMs, &loop, &QEventLoop::quit);
+    planner->run();
+    loop.exec();
+    if (!ok) {
+      if (error) *error = QStringLiteral("the plan search did not finish within %1 s or found nothing").arg(kComputeTimeoutMs / 1000);
+      return false;
+    }
+  }
+#endif
   settle(kSettleMs);
   const QPixmap image = window.grab();
   if (image.isNull() || !image.save(path, "PNG")) {
@@ -83,9 +104,14 @@ int run_gui(int argc, char** argv) {
                                QStringLiteral("NAME"));
   const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("screenshot size (default %1x%2)").arg(kScreenshotWidth).arg(kScreenshotHeight),
                                 QStringLiteral("WxH"));
+  const QCommandLineOption sweep(QStringLiteral("sweep"), QStringLiteral("open a sweep CSV (`flopcast sweep` output) in the Sweep tab"),
+                                 QStringLiteral("FILE.csv"));
   const QCommandLineOption data_dir(QStringLiteral("data-dir"), QStringLiteral("read catalogs from DIR instead of the built-in copy"),
                                     QStringLiteral("DIR"));
-  parser.addOptions({screenshot, tab, size, data_dir});
+  const QCommandLineOption planner_gpus(QStringLiteral("planner-gpus"),
+                                        QStringLiteral("GPU types the Planner tab searches, comma-separated (default: the scenario's)"),
+                                        QStringLiteral("LIST"));
+  parser.addOptions({screenshot, tab, size, sweep, planner_gpus, data_dir});
   if (!parser.parse(arguments)) {
     print_error(parser.errorText());
     return kUsage;
@@ -143,9 +169,28 @@ int run_gui(int argc, char** argv) {
   QString open_error;
   const bool opened = args.isEmpty() || window.open_file(args.front(), &open_error);
   if (!opened) print_error(open_error);
+#if FLOPCAST_GUI_HAS_PLANNER
+  if (parser.isSet(planner_gpus)) {
+    const QStringList names = parser.value(planner_gpus).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    for (const QString& n : names)
+      if (!window.planner_view()->has_gpu_type(n.trimmed())) {
+        print_error(QStringLiteral("--planner-gpus: unknown GPU type '%1' (see `flopcast catalog gpus`)").arg(n));
+        return kUsage;
+      }
+    window.planner_view()->set_gpu_types(names);
+  }
+#else
+  if (parser.isSet(planner_gpus)) {
+    print_error(QStringLiteral("--planner-gpus: this build has no plan search (core/search)"));
+    return kUsage;
+  }
+#endif
+  QString sweep_error;
+  const bool sweep_opened = !parser.isSet(sweep) || window.open_sweep(parser.value(sweep), &sweep_error);
+  if (!sweep_opened) print_error(sweep_error);
 
   if (headless) {
-    if (!opened) return kBadInput;
+    if (!opened || !sweep_opened) return kBadInput;
     window.resize(window_size);
     QString error;
     if (!save_screenshot(window, tab_name, parser.value(screenshot), &error)) {
@@ -157,6 +202,7 @@ int run_gui(int argc, char** argv) {
   window.restore_settings();
   if (!tab_name.isEmpty()) window.select_tab(tab_name);
   window.show();
+  if (!sweep_opened) QMessageBox::warning(&window, QStringLiteral("Cannot open sweep"), sweep_error);
   if (!opened)
     QMessageBox::warning(&window, QStringLiteral("Cannot open scenario"),
                          QStringLiteral("%1 could not be loaded:\n\n%2").arg(args.front(), open_error));

@@ -2,7 +2,8 @@
 /// The flopcast-gui program: command line, catalogs, window, and the headless screenshot
 /// mode used for the README images and the tests.
 ///
-///   flopcast-gui [SCENARIO] [--screenshot FILE.png] [--tab NAME] [--size WxH] [--data-dir DIR]
+///   flopcast-gui [SCENARIO] [--sweep FILE.csv] [--screenshot FILE.png] [--tab NAME] [--size WxH]
+///                [--data-dir DIR]
 ///
 /// Exit codes follow the CLI's: 0 ok, 2 bad arguments, 3 bad input (the scenario or the
 /// catalogs have errors, printed to stderr), 4 the screenshot could not be written.
@@ -25,7 +26,8 @@ int run_gui(int argc, char** argv);
 bool wait_for_results(MainWindow& window, int timeout_ms);
 
 /// Shows tab `tab` (empty = current), waits for the results, lets the charts lay out, and
-/// writes the window as a PNG. False with `error` set on failure.
+/// writes the window as a PNG. The Planner tab first runs a search with its settings when it
+/// shows none (the scenario's GPU type, up to its GPU count). False with `error` set on failure.
 bool save_screenshot(MainWindow& window, const QString& tab, const QString& path, QString* error);
 
 }  // namespace flopcast::gui

@@ -3,6 +3,10 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDate>
+#include <QDir>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -21,12 +25,15 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QToolButton>
+#include <QtCharts/QChartView>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
 #include "breakdown_chart.hpp"
+#include "chart_export.hpp"
 #include "cost_chart.hpp"
 #include "figure_table_model.hpp"
 #include "flopcast/io/atomic_file.hpp"
@@ -37,6 +44,11 @@
 #include "scenario_computer.hpp"
 #include "scenario_editor.hpp"
 #include "scenario_yaml.hpp"
+#include "sweep_view.hpp"
+#include "fleet_view.hpp"
+#if FLOPCAST_GUI_HAS_PLANNER
+#include "planner_view.hpp"
+#endif
 #include "timeline_view.hpp"
 
 namespace flopcast::gui {
@@ -122,11 +134,22 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   tabs_->addTab(build_breakdown_tab(), tr("Breakdown"));
   tabs_->addTab(build_memory_tab(), tr("Memory"));
   tabs_->addTab(build_cost_tab(), tr("Cost"));
+#if FLOPCAST_GUI_HAS_PLANNER
+  planner_ = new PlannerView(catalog_, this);
+  tabs_->addTab(planner_, tr("Planner"));
+  connect(planner_, &PlannerView::planChosen, this, &MainWindow::load_plan);
+#endif
+  sweep_ = new SweepView(this);
+  tabs_->addTab(sweep_, tr("Sweep"));
+  connect(sweep_, &SweepView::openRequested, this, &MainWindow::action_open_sweep);
+  fleet_ = new FleetView(catalog_, this);
+  tabs_->addTab(fleet_, tr("Fleet"));
+  connect(fleet_, &FleetView::openRequested, this, &MainWindow::action_open_fleet);
   yaml_view_ = new QPlainTextEdit(this);
   yaml_view_->setReadOnly(true);
   yaml_view_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   tabs_->addTab(yaml_view_, tr("YAML"));
-  tabs_->setTabToolTip(5, tr("The scenario text the form composes: what `flopcast simulate` would read"));
+  tabs_->setTabToolTip(tabs_->count() - 1, tr("The scenario text the form composes: what `flopcast simulate` would read"));
 
   splitter_ = new QSplitter(Qt::Horizontal, this);
   splitter_->addWidget(left);
@@ -140,16 +163,41 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   status_text_ = new QLabel(this);
   statusBar()->addWidget(status_text_, 1);
   busy_bar_ = new QProgressBar(this);
-  busy_bar_->setRange(0, 0);  // busy indicator
-  busy_bar_->setMaximumWidth(140);
-  busy_bar_->setFormat(tr("computing"));
+  busy_bar_->setRange(0, 100);
+  busy_bar_->setMaximumWidth(260);
+  busy_bar_->setMinimumWidth(200);
+  busy_bar_->setFormat(tr("%p%"));
   busy_bar_->hide();
   statusBar()->addPermanentWidget(busy_bar_);
+  cancel_button_ = new QToolButton(this);
+  cancel_button_->setText(tr("Cancel"));
+  cancel_button_->setToolTip(tr("Stop this computation (Esc); the tabs keep the previous results"));
+  cancel_button_->hide();
+  connect(cancel_button_, &QToolButton::clicked, computer_, &ScenarioComputer::cancel);
+  statusBar()->addPermanentWidget(cancel_button_);
 
   build_menus();
+  add_export_menu(timeline_, QStringLiteral("flopcast-timeline"), tr("flopcast step timeline"));
+  add_export_menu(breakdown_chart_, QStringLiteral("flopcast-breakdown"), tr("flopcast step breakdown"));
+  add_export_menu(memory_chart_, QStringLiteral("flopcast-memory"), tr("flopcast memory per GPU"));
+  add_export_menu(cost_chart_, QStringLiteral("flopcast-cost"), tr("flopcast cost"));
+  add_export_menu(sweep_->chart_view(), QStringLiteral("flopcast-sweep"), tr("flopcast sweep"));
+  add_export_menu(fleet_->utilisation_chart(), QStringLiteral("flopcast-fleet-utilisation"), tr("flopcast fleet utilisation"));
+  add_export_menu(fleet_->queue_chart(), QStringLiteral("flopcast-fleet-queue"), tr("flopcast fleet queue"));
+#if FLOPCAST_GUI_HAS_PLANNER
+  add_export_menu(planner_->chart_view(), QStringLiteral("flopcast-planner"), tr("flopcast plan search"));
+#endif
   connect(editor_, &ScenarioEditor::edited, this, &MainWindow::on_edited);
   connect(computer_, &ScenarioComputer::resultsUpdated, this, &MainWindow::show_result);
   connect(computer_, &ScenarioComputer::busyChanged, this, &MainWindow::set_busy);
+  connect(computer_, &ScenarioComputer::progressChanged, this, [this](int percent, const QString& stage) {
+    busy_bar_->setValue(percent);
+    busy_bar_->setFormat(tr("%p% %1").arg(stage));
+    busy_bar_->setToolTip(stage);
+  });
+  connect(computer_, &ScenarioComputer::cancelled, this, [this] {
+    status_text_->setText(tr("Computation cancelled: the tabs show the previous results. Edit or press F5 to compute again."));
+  });
   connect(undo_, &QUndoStack::cleanChanged, this, &MainWindow::update_title);
   new_document();
 }
@@ -231,8 +279,13 @@ QWidget* MainWindow::build_cost_tab() {
 }
 
 QStringList MainWindow::tab_names() {
-  return {QStringLiteral("summary"), QStringLiteral("timeline"), QStringLiteral("breakdown"),
-          QStringLiteral("memory"), QStringLiteral("cost"), QStringLiteral("yaml")};
+  QStringList names = {QStringLiteral("summary"), QStringLiteral("timeline"), QStringLiteral("breakdown"),
+                       QStringLiteral("memory"), QStringLiteral("cost")};
+#if FLOPCAST_GUI_HAS_PLANNER
+  names << QStringLiteral("planner");
+#endif
+  names << QStringLiteral("sweep") << QStringLiteral("fleet") << QStringLiteral("yaml");
+  return names;
 }
 
 bool MainWindow::select_tab(const QString& name) {
@@ -240,6 +293,104 @@ bool MainWindow::select_tab(const QString& name) {
   if (i < 0) return false;
   tabs_->setCurrentIndex(static_cast<int>(i));
   return true;
+}
+
+QStringList MainWindow::chart_tabs() {
+  QStringList names = {QStringLiteral("timeline"), QStringLiteral("breakdown"), QStringLiteral("memory"), QStringLiteral("cost")};
+#if FLOPCAST_GUI_HAS_PLANNER
+  names << QStringLiteral("planner");
+#endif
+  names << QStringLiteral("sweep") << QStringLiteral("fleet");
+  return names;
+}
+
+QWidget* MainWindow::chart_widget(const QString& tab) const {
+  const QString t = tab.toLower();
+  if (t == QLatin1String("timeline")) return timeline_;
+  if (t == QLatin1String("breakdown")) return breakdown_chart_;
+  if (t == QLatin1String("memory")) return memory_chart_;
+  if (t == QLatin1String("cost")) return cost_chart_;
+#if FLOPCAST_GUI_HAS_PLANNER
+  if (t == QLatin1String("planner")) return planner_->chart_view();
+#endif
+  if (t == QLatin1String("sweep")) return sweep_->chart_view();
+  if (t == QLatin1String("fleet")) return fleet_->utilisation_chart();
+  return nullptr;
+}
+
+bool MainWindow::export_chart(const QString& tab, const QString& path, QString* error) {
+  QWidget* chart = chart_widget(tab);
+  if (!chart) {
+    if (error) *error = tr("the %1 tab has no chart (charts: %2)").arg(tab, chart_tabs().join(QStringLiteral(", ")));
+    return false;
+  }
+  return export_picture(chart, path, tr("flopcast %1: %2").arg(tab, document_label()), error);
+}
+
+void MainWindow::action_export_chart(bool svg) {
+  const QString tab = tab_names().value(tabs_->currentIndex());
+  QWidget* chart = chart_widget(tab);
+  if (!chart) {
+    QMessageBox::information(this, tr("No chart"),
+                             tr("The current tab has no chart. Charts: %1.").arg(chart_tabs().join(QStringLiteral(", "))));
+    return;
+  }
+  export_interactively(chart, svg ? PictureFormat::Svg : PictureFormat::Png,
+                       QStringLiteral("%1-%2").arg(QFileInfo(document_label()).completeBaseName(), tab),
+                       tr("flopcast %1: %2").arg(tab, document_label()));
+}
+
+QuoteDocument MainWindow::quote_document(const std::string& date, const std::string& customer) const {
+  const auto r = result();
+  if (!r) {
+    QuoteDocument none;
+    none.errors.push_back("nothing computed yet");
+    return none;
+  }
+  return make_quote_document(*r, *catalog_, date, customer);
+}
+
+void MainWindow::action_export_quote() {
+  const auto r = result();
+  if (quote_running_) return;
+  if (!r || !r->ok() || computing()) {
+    QMessageBox::information(this, tr("No quote yet"),
+                             tr("The quote is made from the scenario's results: wait for them and fix any errors first."));
+    return;
+  }
+  QSettings settings;
+  const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
+  QString path = QFileDialog::getSaveFileName(this, tr("Export quote as PDF"),
+                                              QDir(dir).filePath(QFileInfo(document_label()).completeBaseName() + QStringLiteral("-quote.pdf")),
+                                              tr("PDF documents (*.pdf)"));
+  if (path.isEmpty()) return;
+  if (!path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive)) path += QStringLiteral(".pdf");
+  const std::string date = QDate::currentDate().toString(Qt::ISODate).toStdString();
+  // The quote runs the whole-run Monte Carlo again, as `flopcast quote` does: off the UI thread.
+  quote_running_ = true;
+  status_text_->setText(tr("preparing the quote..."));
+  auto* watcher = new QFutureWatcher<QuoteDocument>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, path] {
+    quote_running_ = false;
+    watcher->deleteLater();
+    const QuoteDocument doc = watcher->result();
+    if (!doc.ok()) {
+      QStringList why;
+      for (const auto& e : doc.errors) why << q(e);
+      status_text_->setText(tr("no quote"));
+      QMessageBox::warning(this, tr("No quote"), tr("No quote for this scenario:\n%1").arg(why.join(QLatin1Char('\n'))));
+      return;
+    }
+    QString error;
+    if (!write_quote_pdf(doc, path, &error)) {
+      status_text_->setText(tr("the quote was not written"));
+      QMessageBox::critical(this, tr("Cannot export the quote"), error);
+      return;
+    }
+    status_text_->setText(tr("wrote %1: quote %2").arg(QDir::toNativeSeparators(path), q(doc.summary)));
+  });
+  auto catalog = catalog_;
+  watcher->setFuture(QtConcurrent::run([r, catalog, date] { return make_quote_document(*r, *catalog, date, {}); }));
 }
 
 QList<FigureTableModel*> MainWindow::models() const {
@@ -251,8 +402,17 @@ void MainWindow::build_menus() {
   file->addAction(tr("&New"), QKeySequence(QKeySequence::New), this, &MainWindow::action_new);
   file->addAction(tr("&Open..."), QKeySequence(QKeySequence::Open), this, &MainWindow::action_open);
   recent_menu_ = file->addMenu(tr("Open &Recent"));
+  file->addAction(tr("Open S&weep CSV..."), this, &MainWindow::action_open_sweep);
+  file->addAction(tr("Open &Fleet..."), this, &MainWindow::action_open_fleet);
   file->addAction(tr("&Save"), QKeySequence(QKeySequence::Save), this, [this] { action_save(); });
   file->addAction(tr("Save &As..."), QKeySequence(QKeySequence::SaveAs), this, [this] { action_save_as(); });
+  file->addSeparator();
+  QMenu* exports = file->addMenu(tr("&Export"));
+  exports->addAction(tr("Chart as &PNG..."), this, [this] { action_export_chart(false); });
+  exports->addAction(tr("Chart as &SVG..."), this, [this] { action_export_chart(true); });
+  QAction* pdf = exports->addAction(tr("&Quote as PDF..."), this, &MainWindow::action_export_quote);
+  pdf->setEnabled(quote_pdf_available());
+  pdf->setToolTip(tr("The quote `flopcast quote --format pdf` writes for this scenario"));
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
   rebuild_recent_menu();
@@ -264,11 +424,14 @@ void MainWindow::build_menus() {
   redo->setShortcut(QKeySequence::Redo);
   edit->addAction(undo);
   edit->addAction(redo);
+  edit->addSeparator();
+  edit->addAction(tr("Re&compute"), QKeySequence(Qt::Key_F5), this, [this] { recompute(true); });
+  cancel_action_ = edit->addAction(tr("&Cancel computation"), QKeySequence(Qt::Key_Escape), computer_, &ScenarioComputer::cancel);
+  cancel_action_->setEnabled(false);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  const QStringList titles = {tr("Summary"), tr("Timeline"), tr("Breakdown"), tr("Memory"), tr("Cost"), tr("YAML")};
-  for (int i = 0; i < titles.size(); ++i)
-    view->addAction(titles[i], QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)), this,
+  for (int i = 0; i < tabs_->count(); ++i)
+    view->addAction(tabs_->tabText(i), QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)), this,
                     [this, i] { tabs_->setCurrentIndex(i); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -302,6 +465,9 @@ QString MainWindow::document_label() const {
 void MainWindow::recompute(bool now) {
   std::string yaml = current_yaml();
   yaml_view_->setPlainText(q(yaml));
+#if FLOPCAST_GUI_HAS_PLANNER
+  planner_->set_scenario(yaml, document_label().toStdString(), form_.gpu, form_.gpus);
+#endif
   const std::string file = document_label().toStdString();
   if (now) computer_->schedule_now(std::move(yaml), file);
   else computer_->schedule(std::move(yaml), file);
@@ -313,7 +479,13 @@ bool MainWindow::is_modified() const { return !undo_->isClean(); }
 
 void MainWindow::set_busy(bool busy) {
   busy_bar_->setVisible(busy);
-  if (busy) status_text_->setText(tr("computing..."));
+  cancel_button_->setVisible(busy);
+  cancel_action_->setEnabled(busy);
+  if (busy) {
+    busy_bar_->setValue(0);
+    busy_bar_->setFormat(tr("%p% waiting"));
+    status_text_->setText(tr("computing..."));
+  }
 }
 
 void MainWindow::show_result() {
@@ -374,12 +546,16 @@ void MainWindow::show_result() {
                               .arg(q(cli::format_time(e.step)), percent_text(e.mfu))
                               .arg(QLocale(QLocale::English).toString(e.tokens_per_s, 'f', 0)));
     const Timeline& t = r->timeline;
-    QString info = tr("One step, %1 schedule, %2 micro-batches per pipeline, %3 stage(s): laid out %4, estimate %5. "
-                      "Wheel zooms, drag pans, double-click fits, hover for times.")
-                       .arg(q(t.schedule).toUpper())
-                       .arg(t.microbatches)
-                       .arg(s.plan.pp)
-                       .arg(q(cli::format_time(t.end)), q(cli::format_time(t.estimate_step)));
+    QString info = t.simulated
+                       ? tr("One step simulated event by event (DES), %1 schedule, %2 micro-batches per pipeline, %3 stage(s): "
+                            "step %4 (closed-form estimate %5); one row per stage and stream. "
+                            "Wheel zooms, drag pans, double-click fits, hover for times.")
+                       : tr("One step, %1 schedule, %2 micro-batches per pipeline, %3 stage(s): laid out %4, estimate %5. "
+                            "Wheel zooms, drag pans, double-click fits, hover for times.");
+    info = info.arg(q(t.schedule).toUpper())
+               .arg(t.microbatches)
+               .arg(s.plan.pp)
+               .arg(q(cli::format_time(t.simulated ? e.step : t.end)), q(cli::format_time(t.estimate_step)));
     for (const auto& n : t.notes) info += QStringLiteral(" Note: %1.").arg(q(n));
     timeline_info_->setText(info);
   } else {
@@ -565,6 +741,71 @@ void MainWindow::add_recent(const QString& path) {
   while (files.size() > kMaxRecentFiles) files.removeLast();
   settings.setValue(kRecentKey, files);
   rebuild_recent_menu();
+}
+
+bool MainWindow::open_sweep(const QString& path, QString* error) { return sweep_->open(path, error); }
+
+void MainWindow::open_fleet(const QString& path) { fleet_->open(path); }
+
+void MainWindow::action_open_fleet() {
+  QSettings settings;
+  const QString dir = settings.value(QStringLiteral("fleetDirectory"), settings.value(kLastDirKey)).toString();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open fleet"), dir, tr("Fleet files (*.yaml *.yml);;All files (*)"));
+  if (path.isEmpty()) return;
+  settings.setValue(QStringLiteral("fleetDirectory"), QFileInfo(path).absolutePath());
+  open_fleet(path);
+  select_tab(QStringLiteral("fleet"));
+}
+
+void MainWindow::action_open_sweep() {
+  QSettings settings;
+  const QString dir = settings.value(QStringLiteral("sweepDirectory"), settings.value(kLastDirKey)).toString();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open sweep CSV"), dir, tr("Sweep results (*.csv);;All files (*)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!open_sweep(path, &error)) {
+    QMessageBox::warning(this, tr("Cannot open sweep"), error);
+    return;
+  }
+  settings.setValue(QStringLiteral("sweepDirectory"), QFileInfo(path).absolutePath());
+  select_tab(QStringLiteral("sweep"));
+}
+
+#if FLOPCAST_GUI_HAS_PLANNER
+void MainWindow::load_plan(const search::PricedPlan& plan) {
+  const auto& c = plan.candidate;
+  const auto& p = c.plan;
+  FormState next = form_;
+  next.gpu = c.gpu;
+  next.gpus = c.gpus;
+  next.tp = p.tp;
+  next.pp = p.pp;
+  next.dp = p.dp;
+  next.dp_auto = false;
+  next.cp = p.cp;
+  next.ep = p.ep;
+  next.vpp = p.vpp;
+  next.sequence_parallel = p.sequence_parallel;
+  next.zero = p.zero;
+  next.micro_batch = p.micro_batch;
+  next.global_batch = p.global_batch;
+  next.recompute = to_string(p.recompute);
+  next.schedule = to_string(p.schedule);
+  if (next == form_) return;
+  undo_->push(new FormEditCommand(form_, next, QStringLiteral("planner"), [this](const FormState& f) { apply_form(f); }));
+  form_ = next;
+  editor_->set_form_state(next);
+  recompute(true);
+  status_text_->setText(tr("loaded from the planner: %1").arg(describe_plan(plan)));
+}
+#endif
+
+QStringList MainWindow::recent_files() const { return QSettings().value(kRecentKey).toStringList(); }
+
+QStringList MainWindow::recent_menu_titles() const {
+  QStringList titles;
+  for (const QAction* a : recent_menu_->actions()) titles << a->text();
+  return titles;
 }
 
 void MainWindow::rebuild_recent_menu() {

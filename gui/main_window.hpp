@@ -14,8 +14,14 @@
 
 #include "compute_result.hpp"
 #include "form_state.hpp"
+#include "quote_export.hpp"
+#if FLOPCAST_GUI_HAS_PLANNER
+#include "flopcast/search/planner.hpp"
+#endif
 
+class QAction;
 class QLabel;
+class QToolButton;
 class QListWidget;
 class QMenu;
 class QPlainTextEdit;
@@ -35,6 +41,11 @@ class MemoryChart;
 class ScenarioComputer;
 class ScenarioEditor;
 class TimelineView;
+class SweepView;
+class FleetView;
+#if FLOPCAST_GUI_HAS_PLANNER
+class PlannerView;
+#endif
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -54,7 +65,20 @@ class MainWindow : public QMainWindow {
   /// Starts an unsaved document with the default form.
   void new_document();
 
-  /// Shows the tab named `name` (summary, timeline, breakdown, memory, cost, yaml; any case).
+  /// Opens a sweep CSV in the Sweep tab (errors name file:line).
+  bool open_sweep(const QString& path, QString* error = nullptr);
+  SweepView* sweep_view() const { return sweep_; }
+  /// Simulates a fleet file in the Fleet tab (in the background; FleetView::finished tells).
+  void open_fleet(const QString& path);
+  FleetView* fleet_view() const { return fleet_; }
+#if FLOPCAST_GUI_HAS_PLANNER
+  PlannerView* planner_view() const { return planner_; }
+  /// Loads a plan the planner found into the editor (one undoable edit) and recomputes.
+  void load_plan(const search::PricedPlan& plan);
+#endif
+
+  /// Shows the tab named `name` (summary, timeline, breakdown, memory, cost, planner, sweep,
+  /// fleet, yaml; any case).
   bool select_tab(const QString& name);
   /// The tab names select_tab() accepts, in order.
   static QStringList tab_names();
@@ -80,6 +104,22 @@ class MainWindow : public QMainWindow {
   /// The item models of the tabs (for QAbstractItemModelTester).
   QList<FigureTableModel*> models() const;
   QListWidget* problems_view() const { return problems_; }
+
+  /// The chart of the tab named `tab` (timeline, breakdown, memory, cost, ...), or null
+  /// when that tab has none. chart_tabs() lists the tabs that have one.
+  QWidget* chart_widget(const QString& tab) const;
+  static QStringList chart_tabs();
+  /// Writes the chart of `tab` as PNG or SVG (by `path`'s suffix). No questions asked.
+  bool export_chart(const QString& tab, const QString& path, QString* error = nullptr);
+  /// The quote of the current result, issued on `date` (make_quote_document). Synchronous.
+  QuoteDocument quote_document(const std::string& date, const std::string& customer = {}) const;
+
+  /// The recent files, newest first (from QSettings), and the titles of the File > Open
+  /// Recent entries built from them.
+  QStringList recent_files() const;
+  QStringList recent_menu_titles() const;
+  /// File > New as the menu runs it: asks about unsaved edits first.
+  void trigger_new() { action_new(); }
 
   /// Restores and saves window geometry, splitter and last tab (interactive runs only).
   void restore_settings();
@@ -118,6 +158,10 @@ class MainWindow : public QMainWindow {
   void add_recent(const QString& path);
   void rebuild_recent_menu();
   QString document_label() const;
+  void action_export_chart(bool svg);
+  void action_open_sweep();
+  void action_open_fleet();
+  void action_export_quote();
 
   std::shared_ptr<const io::Catalog> catalog_;
   ScenarioComputer* computer_ = nullptr;
@@ -138,6 +182,8 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* yaml_view_ = nullptr;
   QLabel* status_text_ = nullptr;
   QProgressBar* busy_bar_ = nullptr;
+  QToolButton* cancel_button_ = nullptr;
+  QAction* cancel_action_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   TimelineView* timeline_ = nullptr;
   TimelineView* timeline_detail_ = nullptr;  ///< the first micro-batches, zoomed (short pipelines)
@@ -145,6 +191,11 @@ class MainWindow : public QMainWindow {
   BreakdownChart* breakdown_chart_ = nullptr;
   MemoryChart* memory_chart_ = nullptr;
   CostChart* cost_chart_ = nullptr;
+  SweepView* sweep_ = nullptr;
+  FleetView* fleet_ = nullptr;
+#if FLOPCAST_GUI_HAS_PLANNER
+  PlannerView* planner_ = nullptr;
+#endif
   FigureTableModel* summary_model_ = nullptr;
   FigureTableModel* breakdown_model_ = nullptr;
   FigureTableModel* memory_model_ = nullptr;
@@ -152,6 +203,7 @@ class MainWindow : public QMainWindow {
   FigureTableModel* bill_model_ = nullptr;
   FigureTableModel* stage_model_ = nullptr;
 
+  bool quote_running_ = false;
   QString path_;             ///< "" = not saved yet
   std::string base_yaml_;    ///< the text the document was opened from or last saved as
   FormState form_;           ///< what the editor shows

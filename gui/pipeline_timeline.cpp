@@ -57,7 +57,7 @@ std::vector<Pass> stage_order(Schedule schedule, int stage, int stages, int micr
 
 void add(TimelineRow& row, SliceKind kind, int stage, int mb, Time& cursor, Time duration, int to_stage = -1) {
   if (duration.ns <= 0) return;
-  row.slices.push_back({kind, stage, mb, to_stage, cursor, cursor + duration});
+  row.slices.push_back({kind, stage, mb, to_stage, cursor, cursor + duration, {}});
   cursor += duration;
 }
 

@@ -36,6 +36,7 @@ struct TimelineSlice {
   int to_stage = -1;    ///< P2P: the receiving stage
   Time start;
   Time end;
+  std::string name;     ///< the simulator's own name ("send F mb3", "AR dp b2"); "" = from kind
   Time duration() const { return end - start; }
 };
 
@@ -57,6 +58,7 @@ struct Timeline {
   std::int64_t microbatches_drawn = 0;  ///< fewer when capped (see note)
   std::string schedule;          ///< schedule drawn ("1f1b", "gpipe")
   std::vector<std::string> notes;  ///< approximations made, e.g. interleaved drawn as 1F1B
+  bool simulated = false;        ///< from the discrete-event simulation (core/step), not laid out
   bool empty() const { return rows.empty(); }
 };
 

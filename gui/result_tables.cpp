@@ -130,7 +130,10 @@ std::vector<TableRow> summary_rows(const ComputeResult& r) {
                          .arg(s.plan.global_batch)
                          .arg(s.plan.microbatches())
                          .arg(to_string(s.precision))));
-  TableRow step = row(QStringLiteral("Step time"), time_text(e.step), QStringLiteral("closed-form estimate"), e.step.seconds());
+  const QString how = r.report.sim ? QStringLiteral("simulated event by event (DES); closed-form estimate %1")
+                                         .arg(time_text(r.report.closed_form_step))
+                                   : QStringLiteral("closed-form estimate");
+  TableRow step = row(QStringLiteral("Step time"), time_text(e.step), how, e.step.seconds());
   step.emphasis = true;
   rows.push_back(step);
   rows.push_back(row(QStringLiteral("Throughput"), QStringLiteral("%1 tokens/s").arg(grouped(e.tokens_per_s)),

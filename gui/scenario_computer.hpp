@@ -1,7 +1,9 @@
 #pragma once
 /// Runs compute_scenario() off the UI thread. Requests are debounced (a burst of edits
-/// computes once, for the last state); one computation runs at a time; a result whose
-/// request has been superseded is discarded, so the tabs only ever show the latest state.
+/// computes once, for the last state); one computation runs at a time; a newer request
+/// cancels the one in flight (it stops at its next stage) and its result is discarded, so
+/// the tabs only ever show the latest state. Progress (percent, stage) is reported as the
+/// computation goes; cancel() stops it and keeps the last published result.
 #include <QFutureWatcher>
 #include <QObject>
 #include <QTimer>
@@ -32,17 +34,28 @@ class ScenarioComputer : public QObject {
   /// The same without the delay.
   void schedule_now(std::string yaml, std::string file);
 
+  /// Stops the pending and the running computation. The running one ends at its next stage
+  /// (compute_scenario checks between stages); latest() keeps the last published result and
+  /// cancelled() is emitted. No effect when idle.
+  void cancel();
+
   /// The latest published result (null before the first).
   std::shared_ptr<const ComputeResult> latest() const { return latest_; }
   /// True from a request until its result is published.
   bool busy() const { return busy_; }
   /// Results published so far.
   std::uint64_t published() const { return published_; }
+  /// Computations cancelled by cancel() so far (superseded ones are not counted).
+  std::uint64_t cancellations() const { return cancellations_; }
 
  signals:
   /// A new result is in latest().
   void resultsUpdated();
   void busyChanged(bool busy);
+  /// The computation of the latest request reached `percent` (0..100), about to do `stage`.
+  void progressChanged(int percent, const QString& stage);
+  /// cancel() stopped a computation; latest() is unchanged.
+  void cancelled();
 
  private:
   struct Request {
@@ -62,6 +75,8 @@ class ScenarioComputer : public QObject {
   std::uint64_t running_generation_ = 0;  ///< of the computation in flight
   std::shared_ptr<const ComputeResult> latest_;
   std::uint64_t published_ = 0;
+  std::uint64_t cancellations_ = 0;
+  bool cancel_requested_ = false;
   bool busy_ = false;
 };
 

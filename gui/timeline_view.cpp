@@ -29,6 +29,7 @@ constexpr double kMinNsPerPx = 10.0;    // deepest zoom: 10 ns per pixel
 constexpr int kTickSpacingPx = 90;      // wanted distance between axis labels
 
 QString short_label(const TimelineSlice& s) {
+  if (!s.name.empty() && s.kind != SliceKind::P2P) return QString::fromStdString(s.name);
   const QString mb = QString::number(s.microbatch);
   switch (s.kind) {
     case SliceKind::Forward: return QStringLiteral("F") + mb;
@@ -163,6 +164,12 @@ const TimelineSlice* TimelineView::slice_at(QPoint pos) const {
 
 QString TimelineView::describe(const TimelineSlice& s) {
   QString what = QString::fromLatin1(slice_label(s.kind));
+  if (!s.name.empty()) {
+    return QStringLiteral("%1 (%2), stage %3: %4\nfrom %5 to %6")
+        .arg(QString::fromStdString(s.name), what)
+        .arg(s.stage)
+        .arg(time_text(s.duration()), time_text(s.start), time_text(s.end));
+  }
   if (s.microbatch >= 0) what += QStringLiteral(" mb%1").arg(s.microbatch);
   QString where = QStringLiteral("stage %1").arg(s.stage);
   if (s.kind == SliceKind::P2P) where = QStringLiteral("stage %1 %2 %3").arg(s.stage).arg(QChar(0x2192)).arg(s.to_stage);

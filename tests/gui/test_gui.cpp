@@ -15,6 +15,16 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTimer>
+#include <QPainter>
+#include <QSortFilterProxyModel>
+#include <QSvgRenderer>
+#include <QTableWidget>
+#include <QtCharts/QChartView>
+#include <sstream>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QApplication>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -35,6 +45,16 @@
 #include "scenario_editor.hpp"
 #include "scenario_yaml.hpp"
 #include "timeline_view.hpp"
+#include "chart_export.hpp"
+#include "quote_export.hpp"
+#include "sweep_table.hpp"
+#include "sweep_view.hpp"
+#include "fleet_view.hpp"
+#include <QtCharts/QLineSeries>
+#include "cli_context.hpp"
+#if FLOPCAST_GUI_HAS_PLANNER
+#include "planner_view.hpp"
+#endif
 
 using namespace flopcast;
 using namespace flopcast::gui;
@@ -97,6 +117,20 @@ class GuiTest : public QObject {
   void bad_file_leaves_document_intact();
   void save_keeps_a_backup();
   void cost_tab_bills_each_plan_when_pricing_is_loaded();
+  void big_cluster_computes_in_background_with_progress();
+  void cancel_keeps_the_previous_result();
+  void window_stays_editable_while_a_big_job_computes();
+  void settings_and_recent_files_are_remembered();
+  void unsaved_edits_are_never_dropped_without_asking();
+  void charts_export_as_png_and_svg();
+  void quote_pdf_has_the_cli_quote_content();
+  void csv_parser_reads_quotes_and_names_bad_lines();
+  void sweep_tab_sorts_filters_and_charts();
+#if FLOPCAST_GUI_HAS_PLANNER
+  void planner_front_click_loads_the_plan();
+#endif
+  void fleet_tab_shows_utilisation_and_queue();
+  void timeline_tab_draws_the_simulated_step();
   void screenshot_of_each_tab_is_not_blank_data();
   void screenshot_of_each_tab_is_not_blank();
 
@@ -106,6 +140,8 @@ class GuiTest : public QObject {
     const QString dir = qEnvironmentVariable("FLOPCAST_GUI_TEST_OUTPUT");
     return dir.isEmpty() ? tmp_.filePath(name) : QDir(dir).filePath(name);
   }
+
+  QString write_sweep_csv() const;
 
   std::shared_ptr<const io::Catalog> catalog_;
   QTemporaryDir tmp_;
@@ -284,7 +320,7 @@ void GuiTest::timeline_lays_out_1f1b() {
   }
   // Stage s starts with p-s-1 warm-up forwards, then alternates (PipeDream-Flush).
   for (int s = 0; s < 4; ++s) {
-    std::vector<const TimelineSlice*> passes;
+    std::vector<const gui::TimelineSlice*> passes;
     for (const auto& x : t.rows[static_cast<std::size_t>(2 * s)].slices)
       if (x.kind == SliceKind::Forward || x.kind == SliceKind::Backward) passes.push_back(&x);
     QCOMPARE(static_cast<int>(passes.size()), 16);
@@ -516,6 +552,7 @@ void GuiTest::screenshot_of_each_tab_is_not_blank() {
   QFETCH(QString, tab);
   MainWindow w(catalog_);
   QVERIFY(w.open_file(kQuickstart));
+  QVERIFY(w.open_sweep(write_sweep_csv()));
   w.resize(kScreenshotWidth, kScreenshotHeight);
   const QString path = shot_path(QStringLiteral("gui-%1.png").arg(tab));
   QString error;
@@ -526,6 +563,468 @@ void GuiTest::screenshot_of_each_tab_is_not_blank() {
   // The tab's own area has content, not just the editor beside it.
   const QImage page = w.tabs()->currentWidget()->grab().toImage();
   QVERIFY2(distinct_colours(page, 16) >= 16, qPrintable(tab));
+}
+
+/// A sweep CSV as `flopcast sweep` writes it: 12 points over GPU type x count.
+QString GuiTest::write_sweep_csv() const {
+  const QString path = tmp_.filePath(QStringLiteral("sweep.csv"));
+  std::string text = "# flopcast sweep test-sweep points=12\npoint,gpu,gpus,tp,days,cost_usd\n";
+  int point = 0;
+  for (const char* gpu : {"H100", "H800"})
+    for (int gpus : {8, 16, 24, 32, 48, 64}) {
+      const double days = 400.0 / gpus * (gpu[1] == '1' ? 1.0 : 1.1);
+      text += std::to_string(point++) + "," + gpu + "," + std::to_string(gpus) + ",2," + std::to_string(days) + "," +
+              std::to_string(days * gpus * 24 * 2.5) + "\n";
+    }
+  write_all(path, text);
+  return path;
+}
+
+/// quickstart.yaml scaled to 16,384 GPUs (DP 8192, global batch 16,384 sequences).
+std::string big_cluster_yaml() {
+  std::string y = read_all(kQuickstart);
+  const auto swap = [&y](const std::string& from, const std::string& to) {
+    const auto at = y.find(from);
+    if (at != std::string::npos) y.replace(at, from.size(), to);
+    return at != std::string::npos;
+  };
+  if (!swap("gpus: 64", "gpus: 16384") || !swap("dp: 32", "dp: 8192") || !swap("global_batch: 512", "global_batch: 16384"))
+    return {};
+  return y;
+}
+
+void GuiTest::big_cluster_computes_in_background_with_progress() {
+  const std::string yaml = big_cluster_yaml();
+  QVERIFY(!yaml.empty());
+  ScenarioComputer c(catalog_);
+  QSignalSpy progress(&c, &ScenarioComputer::progressChanged);
+  QSignalSpy done(&c, &ScenarioComputer::resultsUpdated);
+  // The UI thread keeps running events while the worker computes.
+  int events_while_busy = 0;
+  QTimer tick;
+  tick.setInterval(1);
+  connect(&tick, &QTimer::timeout, this, [&] { events_while_busy += c.busy() ? 1 : 0; });
+  tick.start();
+  c.schedule_now(yaml, "big.yaml");
+  QVERIFY(c.busy());
+  QVERIFY(done.wait(kTimeoutMs));
+  tick.stop();
+  QVERIFY(!c.busy());
+  QVERIFY2(c.latest()->ok(), c.latest()->diags.str().c_str());
+  QCOMPARE(c.latest()->scenario->cluster.gpus, std::int64_t{16384});
+  QVERIFY2(events_while_busy > 0, "the event loop did not run while computing");
+  // Progress: starts at 0, never goes back, ends at 100 ("done").
+  QVERIFY(progress.count() >= 2);
+  int last = -1;
+  for (const auto& args : progress) {
+    QVERIFY(args.at(0).toInt() >= last);
+    last = args.at(0).toInt();
+  }
+  QCOMPARE(progress.first().at(0).toInt(), 0);
+  QCOMPARE(last, 100);
+  QCOMPARE(progress.last().at(1).toString(), QStringLiteral("done"));
+}
+
+void GuiTest::cancel_keeps_the_previous_result() {
+  ScenarioComputer c(catalog_);
+  QSignalSpy done(&c, &ScenarioComputer::resultsUpdated);
+  QSignalSpy cancelled(&c, &ScenarioComputer::cancelled);
+  QSignalSpy busy(&c, &ScenarioComputer::busyChanged);
+  c.schedule_now(read_all(kQuickstart), "quickstart.yaml");
+  QVERIFY(done.wait(kTimeoutMs));
+  const auto first = c.latest();
+  QVERIFY(first && first->ok());
+
+  // Cancel while running: the worker stops at its next stage, nothing is published.
+  c.schedule_now(big_cluster_yaml(), "big.yaml");
+  QVERIFY(c.busy());
+  c.cancel();
+  QTRY_COMPARE_WITH_TIMEOUT(cancelled.count(), 1, kTimeoutMs);
+  QVERIFY(!c.busy());
+  QCOMPARE(busy.last().at(0).toBool(), false);
+  QCOMPARE(c.latest(), first);
+  QCOMPARE(done.count(), 1);
+  QCOMPARE(c.cancellations(), std::uint64_t{1});
+
+  // Cancel while debouncing: nothing starts.
+  c.schedule(big_cluster_yaml(), "big.yaml");
+  c.cancel();
+  QCOMPARE(cancelled.count(), 2);
+  QVERIFY(!c.busy());
+  QTest::qWait(2 * ScenarioComputer::kDefaultDebounceMs);
+  QCOMPARE(done.count(), 1);
+  QCOMPARE(c.latest(), first);
+
+  // Cancelling when idle does nothing; a new request computes again.
+  c.cancel();
+  QCOMPARE(cancelled.count(), 2);
+  c.schedule_now(big_cluster_yaml(), "big.yaml");
+  QVERIFY(done.wait(kTimeoutMs));
+  QCOMPARE(c.latest()->scenario->cluster.gpus, std::int64_t{16384});
+}
+
+void GuiTest::window_stays_editable_while_a_big_job_computes() {
+  const QString path = tmp_.filePath(QStringLiteral("big.yaml"));
+  QVERIFY(write_all(path, big_cluster_yaml()));
+  MainWindow w(catalog_);
+  QSignalSpy updated(&w, &MainWindow::resultsUpdated);
+  QVERIFY(w.open_file(path));
+  QVERIFY(w.computing());
+  // Edits go through while the 16,384-GPU job computes; the last one wins.
+  auto* tp = qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.tp")));
+  auto* dp = qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.dp")));
+  QVERIFY(tp && dp);
+  tp->setValue(4);
+  dp->setValue(4096);
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  QVERIFY2(w.result()->ok(), w.result()->diags.str().c_str());
+  QCOMPARE(w.result()->scenario->plan.tp, 4);
+  QCOMPARE(w.result()->scenario->plan.dp, std::int64_t{4096});
+  QVERIFY(updated.count() >= 1);
+}
+
+void GuiTest::settings_and_recent_files_are_remembered() {
+  // initTestCase points QSettings at a temporary folder.
+  QSettings().clear();
+  QStringList paths;
+  for (const char* name : {"a.yaml", "b.yaml"}) {
+    paths << tmp_.filePath(QString::fromLatin1(name));
+    QVERIFY(write_all(paths.back(), read_all(kQuickstart)));
+  }
+  {
+    MainWindow w(catalog_);
+    QVERIFY(w.open_file(paths[0]));
+    QVERIFY(w.open_file(paths[1]));
+    QVERIFY(w.open_file(paths[0]));
+    QCOMPARE(w.recent_files(), (QStringList{QFileInfo(paths[0]).absoluteFilePath(), QFileInfo(paths[1]).absoluteFilePath()}));
+    w.select_tab(QStringLiteral("cost"));
+    w.save_settings();
+  }
+  MainWindow again(catalog_);
+  QCOMPARE(again.recent_files().size(), 2);
+  QCOMPARE(again.recent_files().front(), QFileInfo(paths[0]).absoluteFilePath());
+  QCOMPARE(again.recent_menu_titles(), (QStringList{QStringLiteral("a.yaml"), QStringLiteral("b.yaml")}));
+  QVERIFY(again.tabs()->currentIndex() != MainWindow::tab_names().indexOf(QStringLiteral("cost")));
+  again.restore_settings();
+  QCOMPARE(again.tabs()->currentIndex(), MainWindow::tab_names().indexOf(QStringLiteral("cost")));
+  // The list keeps the newest kMaxRecentFiles.
+  for (int i = 0; i < MainWindow::kMaxRecentFiles + 2; ++i) {
+    const QString p = tmp_.filePath(QStringLiteral("r%1.yaml").arg(i));
+    QVERIFY(write_all(p, read_all(kQuickstart)));
+    QVERIFY(again.open_file(p));
+  }
+  QCOMPARE(again.recent_files().size(), MainWindow::kMaxRecentFiles);
+  QCOMPARE(QFileInfo(again.recent_files().front()).fileName(), QStringLiteral("r%1.yaml").arg(MainWindow::kMaxRecentFiles + 1));
+}
+
+/// Answers the next modal message box with `button` (from the event loop, once it shows).
+void answer_next_message_box(QMessageBox::StandardButton button, QString* text) {
+  QTimer::singleShot(0, [button, text] {
+    QTRY_VERIFY(QApplication::activeModalWidget() != nullptr);
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    QVERIFY(box);
+    if (text) *text = box->text();
+    box->button(button)->click();
+  });
+}
+
+void GuiTest::unsaved_edits_are_never_dropped_without_asking() {
+  const QString path = tmp_.filePath(QStringLiteral("unsaved.yaml"));
+  QVERIFY(write_all(path, read_all(kQuickstart)));
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(path));
+  w.show();
+  qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.tp")))->setValue(4);
+  qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.dp")))->setValue(16);
+  QVERIFY(w.is_modified());
+  // Closing asks; Cancel keeps the window and the edit.
+  QString asked;
+  answer_next_message_box(QMessageBox::Cancel, &asked);
+  QVERIFY(!w.close());
+  QVERIFY2(asked.contains(QStringLiteral("unsaved changes")), qPrintable(asked));
+  QVERIFY(w.is_modified());
+  QCOMPARE(w.editor()->form_state().tp, std::int64_t{4});
+  // New document asks too; Cancel keeps the edit.
+  asked.clear();
+  answer_next_message_box(QMessageBox::Cancel, &asked);
+  w.trigger_new();
+  QVERIFY(!asked.isEmpty());
+  QCOMPARE(w.editor()->form_state().tp, std::int64_t{4});
+  // Save writes the edit (keeping a backup); then closing asks nothing.
+  answer_next_message_box(QMessageBox::Save, nullptr);
+  QVERIFY(w.close());
+  QVERIFY(!w.is_modified());
+  QVERIFY(QFileInfo::exists(path + QStringLiteral(".bak")));
+  Diagnostics d;
+  const auto saved = io::load_scenario_file(path.toStdString(), *catalog_, d);
+  QVERIFY2(saved.has_value(), d.str().c_str());
+  QCOMPARE(saved->plan.tp, 4);
+}
+
+void GuiTest::charts_export_as_png_and_svg() {
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kQuickstart));
+  w.resize(kScreenshotWidth, kScreenshotHeight);
+  w.show();
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  QVERIFY(w.open_sweep(write_sweep_csv()));
+  for (const QString& tab : MainWindow::chart_tabs()) {
+    if (tab == QLatin1String("planner")) continue;  // empty until a search ran: planner test
+    QVERIFY(w.select_tab(tab));
+    QTest::qWait(50);
+    QWidget* chart = w.chart_widget(tab);
+    QVERIFY2(chart && chart->isVisible(), qPrintable(tab));
+    const QString png = tmp_.filePath(QStringLiteral("export-%1.png").arg(tab));
+    const QString svg = tmp_.filePath(QStringLiteral("export-%1.svg").arg(tab));
+    QString error;
+    QVERIFY2(w.export_chart(tab, png, &error), qPrintable(error));
+    QVERIFY2(w.export_chart(tab, svg, &error), qPrintable(error));
+    const QImage image(png);
+    QCOMPARE(image.size(), chart->size() * 2);
+    QVERIFY2(distinct_colours(image, 16) >= 16, qPrintable(tab));
+    QSvgRenderer renderer(svg);
+    QVERIFY2(renderer.isValid(), qPrintable(tab));
+    QCOMPARE(renderer.viewBox().size(), chart->size());
+    // The drawing has content: rendered back, it is not one flat colour.
+    QImage back(chart->size(), QImage::Format_ARGB32);
+    back.fill(Qt::white);
+    QPainter painter(&back);
+    renderer.render(&painter);
+    painter.end();
+    QVERIFY2(distinct_colours(back, 16) >= 16, qPrintable(tab));
+    QVERIFY(read_all(svg).find("<svg") != std::string::npos);
+  }
+  QString error;
+  QVERIFY(!w.export_chart(QStringLiteral("cost"), tmp_.filePath(QStringLiteral("x.jpg")), &error));
+  QVERIFY2(error.contains(QStringLiteral(".png or .svg")), qPrintable(error));
+  QVERIFY(!w.export_chart(QStringLiteral("summary"), tmp_.filePath(QStringLiteral("x.png")), &error));
+  QVERIFY(!w.chart_widget(QStringLiteral("yaml")));
+}
+
+void GuiTest::quote_pdf_has_the_cli_quote_content() {
+  if (!pricing_available()) QSKIP("core/pricing is not part of this build");
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kQuickstart));
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  const std::string date = "2026-03-02";
+  const QuoteDocument doc = w.quote_document(date, "ACME");
+  QVERIFY2(doc.ok(), doc.errors.empty() ? "no html" : doc.errors.front().c_str());
+  // The same HTML `flopcast quote` writes for the same file and date.
+  const std::string file = kQuickstart.toStdString();
+  const char* argv[] = {"flopcast", "quote", file.c_str(), "--format", "html", "--date", date.c_str(), "--customer", "ACME"};
+  std::ostringstream out, err;
+  QCOMPARE(cli::run(9, argv, out, err), 0);
+  QVERIFY(out.str() == doc.html);
+  QVERIFY(doc.html.find(doc.id) != std::string::npos);
+  QVERIFY(doc.html.find("ACME") != std::string::npos);
+  if (!quote_pdf_available()) QSKIP("this build has no PDF support");
+  const QString pdf = tmp_.filePath(QStringLiteral("quote.pdf"));
+  QString error;
+  QVERIFY2(write_quote_pdf(doc, pdf, &error), qPrintable(error));
+  const std::string bytes = read_all(pdf);
+  QVERIFY(bytes.rfind("%PDF-", 0) == 0);
+  QVERIFY(bytes.size() > 2000);
+  // An edited scenario is a different quote.
+  qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.tp")))->setValue(4);
+  qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.dp")))->setValue(16);
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  const QuoteDocument edited = w.quote_document(date, "ACME");
+  QVERIFY(edited.ok());
+  QVERIFY(edited.id != doc.id);
+  // A scenario with errors has no quote, and says why.
+  qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.tp")))->setValue(3);
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  const QuoteDocument none = w.quote_document(date);
+  QVERIFY(!none.ok());
+  QVERIFY(!none.errors.empty());
+}
+
+void GuiTest::csv_parser_reads_quotes_and_names_bad_lines() {
+  QString error;
+  const auto t = parse_csv("# flopcast sweep s-1, 3 points\npoint,gpu,label,step_s\n0,H100,\"a, \"\"b\"\"\",1.5\r\n1,H800,\"two\nlines\",\n2,A100,c,10\n",
+                           QStringLiteral("s.csv"), &error);
+  QVERIFY2(t.has_value(), qPrintable(error));
+  QCOMPARE(t->headers, (QStringList{QStringLiteral("point"), QStringLiteral("gpu"), QStringLiteral("label"), QStringLiteral("step_s")}));
+  QCOMPARE(t->rows.size(), std::size_t{3});
+  QCOMPARE(t->rows[0][2], QStringLiteral("a, \"b\""));
+  QCOMPARE(t->rows[1][2], QStringLiteral("two\nlines"));
+  QCOMPARE(t->rows[1][3], QString());
+  QCOMPARE(t->notes, QStringList{QStringLiteral("flopcast sweep s-1, 3 points")});
+  QCOMPARE(t->numeric, (std::vector<bool>{true, false, false, true}));
+  // A short row names its line (after a two-line cell).
+  QVERIFY(!parse_csv("a,b\n1,\"x\ny\"\n3\n", QStringLiteral("bad.csv"), &error));
+  QVERIFY2(error.startsWith(QStringLiteral("bad.csv:4: the row has 1 cells, the header 2")), qPrintable(error));
+  QVERIFY(!parse_csv("a,b\n1,\"open\n", QStringLiteral("q.csv"), &error));
+  QVERIFY2(error.contains(QStringLiteral("q.csv:2: a quoted cell is not closed")), qPrintable(error));
+  QVERIFY(!parse_csv("# only notes\n", QStringLiteral("e.csv"), &error));
+  QVERIFY2(error.contains(QStringLiteral("no header row")), qPrintable(error));
+  QVERIFY(!read_csv(tmp_.filePath(QStringLiteral("missing.csv")), &error));
+  QVERIFY2(error.contains(QStringLiteral("cannot read")), qPrintable(error));
+}
+
+void GuiTest::sweep_tab_sorts_filters_and_charts() {
+  SweepView view;
+  QAbstractItemModelTester model_tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QAbstractItemModelTester proxy_tester(view.proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QString error;
+  QVERIFY2(view.open(write_sweep_csv(), &error), qPrintable(error));
+  QCOMPARE(view.model()->rowCount(), 12);
+  QCOMPARE(view.model()->columnCount(), 6);
+  // Numbers sort as numbers: gpus 8 < 16 < 64 (as text "16" < "64" < "8").
+  const int gpus = static_cast<int>(view.model()->table().headers.indexOf(QStringLiteral("gpus")));
+  view.proxy()->sort(gpus, Qt::AscendingOrder);
+  QCOMPARE(view.proxy()->index(0, gpus).data().toString(), QStringLiteral("8"));
+  QCOMPARE(view.proxy()->index(11, gpus).data().toString(), QStringLiteral("64"));
+  view.proxy()->sort(gpus, Qt::DescendingOrder);
+  QCOMPARE(view.proxy()->index(0, gpus).data().toString(), QStringLiteral("64"));
+  // The chart plots every row, then only the filtered ones.
+  QVERIFY(view.set_axes(QStringLiteral("gpus"), QStringLiteral("days"), QStringLiteral("gpu")));
+  QCOMPARE(view.plotted_points(), 12);
+  QCOMPARE(view.chart_view()->chart()->series().size(), 2);  // one per GPU type
+  view.set_filter(QStringLiteral("h800"));
+  QCOMPARE(view.proxy()->rowCount(), 6);
+  QCOMPARE(view.plotted_points(), 6);
+  QCOMPARE(view.chart_view()->chart()->series().size(), 1);
+  view.set_filter(QString());
+  QVERIFY(!view.set_axes(QStringLiteral("gpu"), QStringLiteral("days")));  // not a number column
+  // A bad file leaves the table as it was.
+  const QString bad = tmp_.filePath(QStringLiteral("bad-sweep.csv"));
+  QVERIFY(write_all(bad, "point,gpus\n0,8\n1\n"));
+  QVERIFY(!view.open(bad, &error));
+  QVERIFY2(error.contains(QStringLiteral("bad-sweep.csv:3")), qPrintable(error));
+  QCOMPARE(view.model()->rowCount(), 12);
+}
+
+#if FLOPCAST_GUI_HAS_PLANNER
+void GuiTest::planner_front_click_loads_the_plan() {
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kQuickstart));
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  PlannerView* planner = w.planner_view();
+  planner->set_gpu_types({QStringLiteral("H800")});
+  planner->set_gpus_max(64);
+  QSignalSpy finished(planner, &PlannerView::finished);
+  planner->run();
+  QVERIFY(planner->running());
+  QVERIFY(finished.wait(5 * kTimeoutMs));
+  QCOMPARE(finished.first().at(0).toBool(), true);
+  QVERIFY(planner->result().has_value());
+  QVERIFY(!planner->result()->pareto.empty());
+  QVERIFY(!planner->points().empty());
+  QCOMPARE(planner->front_table()->rowCount(), static_cast<int>(planner->result()->pareto.size()));
+  // Clicking the front's first point loads its plan; the result follows.
+  const search::PricedPlan chosen = planner->result()->pareto.front();
+  std::size_t at = planner->points().size();
+  for (std::size_t i = 0; i < planner->points().size(); ++i)
+    if (planner->points()[i].candidate.index == chosen.candidate.index) at = i;
+  QVERIFY(at < planner->points().size());
+  QSignalSpy updated(&w, &MainWindow::resultsUpdated);
+  const int undo_before = w.undo_stack()->count();
+  planner->choose(at);
+  const FormState f = w.editor()->form_state();
+  QCOMPARE(f.gpus, chosen.candidate.gpus);
+  QCOMPARE(f.tp, std::int64_t{chosen.candidate.plan.tp});
+  QCOMPARE(f.pp, std::int64_t{chosen.candidate.plan.pp});
+  QCOMPARE(f.dp, chosen.candidate.plan.dp);
+  QCOMPARE(f.micro_batch, chosen.candidate.plan.micro_batch);
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  QVERIFY2(w.result()->ok(), w.result()->diags.str().c_str());
+  QCOMPARE(w.result()->scenario->plan.tp, chosen.candidate.plan.tp);
+  QCOMPARE(w.result()->scenario->cluster.gpus, chosen.candidate.gpus);
+  // One undo step brings the old plan back.
+  if (w.undo_stack()->count() > undo_before) {
+    w.undo_stack()->undo();
+    QCOMPARE(w.editor()->form_state().tp, std::int64_t{2});
+  }
+  // Cancel drops a running search.
+  QSignalSpy cancelled(planner, &PlannerView::cancelled);
+  planner->run();
+  planner->cancel();
+  QCOMPARE(cancelled.count(), 1);
+  QVERIFY(!planner->running());
+  w.resize(kScreenshotWidth, kScreenshotHeight);
+  QString error;
+  QVERIFY2(save_screenshot(w, QStringLiteral("planner"), shot_path(QStringLiteral("gui-planner-test.png")), &error), qPrintable(error));
+}
+#endif
+
+void GuiTest::fleet_tab_shows_utilisation_and_queue() {
+  MainWindow w(catalog_);
+  FleetView* fleet = w.fleet_view();
+  QSignalSpy finished(fleet, &FleetView::finished);
+  // A bad file: the loader's file:line message, nothing shown.
+  const QString bad = tmp_.filePath(QStringLiteral("bad-fleet.yaml"));
+  QVERIFY(write_all(bad, "name: bad\npools:\n  - {name: p, gpu: H801, nodes: 2}\n"));
+  w.open_fleet(bad);
+  QVERIFY(finished.wait(kTimeoutMs));
+  QCOMPARE(finished.last().at(0).toBool(), false);
+  QVERIFY2(fleet->error_text().contains(QStringLiteral("bad-fleet.yaml:")), qPrintable(fleet->error_text()));
+  QVERIFY(!fleet->result());
+  // A shipped fleet: one utilisation line per pool, the queue lines, values in range.
+  w.open_fleet(QStringLiteral(FLOPCAST_SCENARIOS_DIR "/fleets/company-quarter.yaml"));
+  QVERIFY(fleet->running());
+  QVERIFY(finished.wait(5 * kTimeoutMs));
+  QVERIFY2(finished.last().at(0).toBool(), qPrintable(fleet->error_text()));
+  QVERIFY(fleet->result().has_value());
+  const auto& ts = fleet->result()->series;
+  QVERIFY(!ts.bin_start.empty());
+  QCOMPARE(fleet->utilisation_chart()->chart()->series().size(), static_cast<qsizetype>(ts.pools.size()));
+  QCOMPARE(fleet->queue_chart()->chart()->series().size(), qsizetype{3});
+  for (QAbstractSeries* a : fleet->utilisation_chart()->chart()->series()) {
+    auto* line = qobject_cast<QLineSeries*>(a);
+    QVERIFY(line);
+    QCOMPARE(line->count(), static_cast<int>(ts.bin_start.size()));
+    for (const QPointF& p : line->points()) QVERIFY(p.y() >= 0 && p.y() <= 100.0 + 1e-9);
+  }
+  w.resize(kScreenshotWidth, kScreenshotHeight);
+  QString error;
+  QVERIFY2(save_screenshot(w, QStringLiteral("fleet"), shot_path(QStringLiteral("gui-fleet-test.png")), &error), qPrintable(error));
+  QVERIFY(distinct_colours(fleet->grab().toImage(), 32) >= 32);
+}
+
+void GuiTest::timeline_tab_draws_the_simulated_step() {
+  // Quickstart with a 4-stage pipeline: every stage forwards and backwards every micro-batch.
+  std::string yaml = read_all(kQuickstart);
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"pp: 1", "pp: 4"}, {"dp: 32", "dp: 8"}}) {
+    const auto at = yaml.find(from);
+    QVERIFY(at != std::string::npos);
+    yaml.replace(at, from.size(), to);
+  }
+  const auto r = compute_scenario(yaml, "pp4.yaml", *catalog_);
+  QVERIFY2(r && r->ok(), r ? r->diags.str().c_str() : "cancelled");
+  QVERIFY(r->report.sim.has_value());
+  const Timeline& t = r->timeline;
+  QVERIFY(t.simulated);
+  QCOMPARE(t.microbatches, std::int64_t{512 / 8});
+  // One row per (stage, stream) that ran something, named as the simulator names its tracks.
+  QVERIFY(t.rows.size() >= 4);
+  std::vector<int> forwards(4, 0), backwards(4, 0);
+  for (const auto& row : t.rows) {
+    QVERIFY(!row.label.empty());
+    QVERIFY(row.stage >= 0 && row.stage < 4);
+    for (std::size_t i = 0; i < row.slices.size(); ++i) {
+      const auto& x = row.slices[i];
+      QVERIFY(x.start <= x.end);
+      QVERIFY(x.end <= t.end);
+      if (i > 0) QVERIFY(row.slices[i - 1].end <= x.start);  // a track runs one task at a time
+      if (!row.comm && x.kind == SliceKind::Forward) ++forwards[static_cast<std::size_t>(row.stage)];
+      if (!row.comm && x.kind == SliceKind::Backward && x.name.rfind("B", 0) == 0) ++backwards[static_cast<std::size_t>(row.stage)];
+      if (row.comm) QVERIFY(x.kind != SliceKind::Forward && x.kind != SliceKind::Backward);
+    }
+  }
+  for (int st = 0; st < 4; ++st) {
+    QCOMPARE(forwards[static_cast<std::size_t>(st)], 64);
+    QCOMPARE(backwards[static_cast<std::size_t>(st)], 64);
+  }
+  // The simulated step is the report's step; the closed form is kept for comparison.
+  QCOMPARE(r->report.est.step, r->report.sim->step);
+  QCOMPARE(t.estimate_step, r->report.closed_form_step);
+  // Hover text names the simulator's slice.
+  const gui::TimelineSlice* first = nullptr;
+  for (const auto& row : t.rows)
+    if (!row.comm && !row.slices.empty()) first = &row.slices.front();
+  QVERIFY(first);
+  QVERIFY2(TimelineView::describe(*first).startsWith(QString::fromStdString(first->name)), qPrintable(TimelineView::describe(*first)));
 }
 
 QTEST_MAIN(GuiTest)

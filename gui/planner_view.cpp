@@ -1,0 +1,446 @@
+#include "planner_view.hpp"
+
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPromise>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QThread>
+#include <QVBoxLayout>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
+#include <QtCharts/QScatterSeries>
+#include <QtCharts/QValueAxis>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <map>
+
+#include "flopcast/io/price_catalog_io.hpp"
+#include "flopcast/io/scenario_loader.hpp"
+#include "plan_support.hpp"
+#include "report.hpp"
+
+namespace flopcast::gui {
+namespace {
+
+constexpr double kSecondsPerDay = 86'400.0;
+/// Tableau 10 (as result_palette.cpp): one colour per GPU type.
+const QColor kTypeColours[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B), QColor(0xE1, 0x57, 0x59),
+                               QColor(0x76, 0xB7, 0xB2), QColor(0x59, 0xA1, 0x4F), QColor(0xED, 0xC9, 0x48),
+                               QColor(0xB0, 0x7A, 0xA1), QColor(0xFF, 0x9D, 0xA7), QColor(0x9C, 0x75, 0x5F),
+                               QColor(0xBA, 0xB0, 0xAC)};
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+double days_of(const search::PricedPlan& p) { return p.candidate.wall.seconds() / kSecondsPerDay; }
+
+bool has_cost(const search::PlanResult& r) { return !r.currency.empty(); }
+
+/// The chart's y value: the bill (major units) when the search priced plans, else GPU-hours.
+double y_of(const search::PlanResult& r, const search::PricedPlan& p) {
+  return has_cost(r) ? p.cost.major() : p.candidate.gpu_hours;
+}
+
+}  // namespace
+
+QString describe_plan(const search::PricedPlan& p) {
+  const auto& c = p.candidate;
+  QString text = QStringLiteral("%1 x %2, %3: %4 days")
+                     .arg(q(c.gpu))
+                     .arg(c.gpus)
+                     .arg(q(search::plan_label(c.plan)))
+                     .arg(QLocale(QLocale::English).toString(days_of(p), 'f', 1));
+  if (!p.price_option.empty()) text += QStringLiteral(", %1 (%2)").arg(q(p.cost.str()), q(p.price_label.empty() ? p.price_option : p.price_label));
+  return text;
+}
+
+PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog) {
+  PlannerOutcome out;
+  Diagnostics diags;
+  auto s = io::parse_scenario(req.yaml, req.file, catalog, diags);
+  if (!s) {
+    out.errors.push_back("the scenario has errors: fix them in the editor first");
+    return out;
+  }
+  ComputeProfile profile = catalog.profile;
+  if (!s->calibration.empty()) {
+    auto p = io::load_profile(s->calibration, catalog, diags);
+    if (!p) {
+      out.errors.push_back("calibration profile '" + s->calibration + "' could not be loaded");
+      return out;
+    }
+    profile = *p;
+  }
+  // The space and the catalogs as `flopcast plan` builds them (cli/cmd_plan.cpp): each GPU
+  // type on its usual fabric (the scenario's cluster for its own GPU), the scenario's price
+  // catalog first (its currency is the default) and then every shipped one.
+  search::PlanSpace space;
+  std::string why;
+  if (!cli::plan_clusters(catalog, *s, req.gpu_types, space.clusters, why)) {
+    out.errors.push_back(why);
+    return out;
+  }
+  space.gpus_max = req.gpus_max > 0 ? req.gpus_max : s->cluster.gpus;
+  search::PlannerOptions opt;
+  opt.threads = std::max(1, req.threads);
+  opt.currency = s->has_pricing ? s->pricing.currency : std::string();
+  if (req.deadline_days > 0) opt.deadline = Time::from_seconds(req.deadline_days * kSecondsPerDay);
+  std::vector<std::string> names;
+  if (s->has_pricing && !s->pricing.catalog.empty()) names.push_back(s->pricing.catalog);
+  for (const auto& n : io::price_catalog_names())
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  for (const auto& n : names) {
+    Diagnostics pd;
+    auto cat = io::load_price_catalog(n, catalog.data_dir, pd);
+    if (!cat) {
+      out.errors.push_back("price catalog '" + n + "' could not be loaded");
+      return out;
+    }
+    opt.catalogs.push_back(std::make_shared<const PriceCatalog>(std::move(*cat)));
+  }
+  auto found = search::search_plans(*s, profile, space, opt);
+  if (!found.ok()) {
+    out.errors = found.errors;
+    return out;
+  }
+  out.result = std::move(found.result);
+  return out;
+}
+
+PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* parent)
+    : QWidget(parent), catalog_(std::move(catalog)) {
+  auto* v = new QVBoxLayout(this);
+  auto* top = new QHBoxLayout();
+  auto* form = new QFormLayout();
+  gpu_list_ = new QListWidget(this);
+  for (const auto& g : catalog_->gpu_names()) {
+    auto* item = new QListWidgetItem(q(g), gpu_list_);
+    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+    item->setCheckState(Qt::Unchecked);
+  }
+  gpu_list_->setFlow(QListView::LeftToRight);
+  gpu_list_->setWrapping(true);
+  gpu_list_->setMaximumHeight(3 * gpu_list_->fontMetrics().height() + 16);
+  gpu_list_->setToolTip(tr("GPU types to search, each on its usual node and fabric (the scenario's own for its GPU)"));
+  form->addRow(tr("GPU types:"), gpu_list_);
+  auto* row = new QHBoxLayout();
+  gpus_max_ = new QSpinBox(this);
+  gpus_max_->setRange(1, 1'000'000);
+  gpus_max_->setToolTip(tr("Largest GPU count searched (counts are multiples of the node size)"));
+  row->addWidget(gpus_max_);
+  row->addWidget(new QLabel(tr("Deadline (days, 0 = none):"), this));
+  deadline_ = new QDoubleSpinBox(this);
+  deadline_->setRange(0, 10'000);
+  deadline_->setDecimals(1);
+  row->addWidget(deadline_);
+  row->addStretch(1);
+  form->addRow(tr("Max GPUs:"), row);
+  top->addLayout(form, 1);
+  auto* buttons = new QVBoxLayout();
+  run_ = new QPushButton(tr("Search plans"), this);
+  run_->setToolTip(tr("Runs `flopcast plan`'s search for the editor's scenario"));
+  cancel_ = new QPushButton(tr("Cancel"), this);
+  cancel_->setEnabled(false);
+  busy_ = new QProgressBar(this);
+  busy_->setRange(0, 0);
+  busy_->setMaximumWidth(160);
+  busy_->hide();
+  buttons->addWidget(run_);
+  buttons->addWidget(cancel_);
+  buttons->addWidget(busy_);
+  top->addLayout(buttons);
+  v->addLayout(top);
+  info_ = new QLabel(tr("Search the plans of the editor's scenario: press Search plans. Click a point to load its plan."), this);
+  info_->setWordWrap(true);
+  v->addWidget(info_);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  chart_ = new QChartView(new QChart(), split);
+  chart_->setRenderHint(QPainter::Antialiasing);
+  chart_->chart()->setAnimationOptions(QChart::NoAnimation);
+  chart_->chart()->legend()->setAlignment(Qt::AlignRight);
+  chart_->setMinimumHeight(220);
+  table_ = new QTableWidget(split);
+  table_->setColumnCount(7);
+  table_->setHorizontalHeaderLabels({tr("GPU"), tr("GPUs"), tr("Plan"), tr("Days"), tr("Cost"), tr("Price option"), tr("MFU")});
+  table_->verticalHeader()->hide();
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+  table_->setToolTip(tr("The time/cost Pareto front; double-click a row to load its plan"));
+  split->addWidget(chart_);
+  split->addWidget(table_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  split->setSizes({560, 220});
+  v->addWidget(split, 1);
+
+  connect(run_, &QPushButton::clicked, this, &PlannerView::run);
+  connect(cancel_, &QPushButton::clicked, this, &PlannerView::cancel);
+  connect(&watcher_, &QFutureWatcherBase::finished, this, &PlannerView::on_finished);
+  connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int r, int) {
+    if (!result_ || r < 0 || r >= static_cast<int>(result_->pareto.size())) return;
+    emit planChosen(result_->pareto[static_cast<std::size_t>(r)]);
+  });
+  rebuild_chart();
+}
+
+PlannerView::~PlannerView() { watcher_.waitForFinished(); }
+
+void PlannerView::set_scenario(std::string yaml, std::string file, const std::string& gpu, std::int64_t gpus) {
+  next_.yaml = std::move(yaml);
+  next_.file = std::move(file);
+  bool any = false;
+  for (int i = 0; i < gpu_list_->count(); ++i) any = any || gpu_list_->item(i)->checkState() == Qt::Checked;
+  if (!any) set_gpu_types({q(gpu)});
+  if (gpus_max_->value() <= 1 && gpus > 0) set_gpus_max(gpus);
+}
+
+void PlannerView::set_gpu_types(const QStringList& names) {
+  for (int i = 0; i < gpu_list_->count(); ++i) {
+    QListWidgetItem* item = gpu_list_->item(i);
+    bool on = false;
+    for (const QString& n : names) on = on || n.trimmed().compare(item->text(), Qt::CaseInsensitive) == 0;
+    item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
+  }
+}
+
+bool PlannerView::has_gpu_type(const QString& name) const {
+  for (int i = 0; i < gpu_list_->count(); ++i)
+    if (gpu_list_->item(i)->text().compare(name, Qt::CaseInsensitive) == 0) return true;
+  return false;
+}
+
+void PlannerView::set_gpus_max(std::int64_t n) { gpus_max_->setValue(static_cast<int>(std::clamp<std::int64_t>(n, 1, 1'000'000))); }
+
+void PlannerView::run() {
+  if (watcher_.isRunning()) {
+    if (!cancelled_) return;  // one search at a time
+    info_->setText(tr("The cancelled search is still finishing in the background; try again in a moment."));
+    return;
+  }
+  PlannerRequest req = next_;
+  req.gpu_types.clear();
+  for (int i = 0; i < gpu_list_->count(); ++i)
+    if (gpu_list_->item(i)->checkState() == Qt::Checked) req.gpu_types.push_back(gpu_list_->item(i)->text().toStdString());
+  req.gpus_max = gpus_max_->value();
+  req.deadline_days = deadline_->value();
+  // Leave a core to the UI and the scenario computation.
+  req.threads = std::max(1, QThread::idealThreadCount() - 1);
+  cancelled_ = false;
+  run_->setEnabled(false);
+  cancel_->setEnabled(true);
+  busy_->show();
+  info_->setText(tr("Searching plans for %n GPU type(s) up to %1 GPUs...", nullptr, static_cast<int>(req.gpu_types.size()))
+                     .arg(req.gpus_max));
+  auto catalog = catalog_;
+  watcher_.setFuture(QtConcurrent::run([catalog, req]() -> PlannerOutcome {
+    try {
+      return run_planner(req, *catalog);
+    } catch (const std::exception& e) {
+      PlannerOutcome failed;
+      failed.errors.push_back(std::string("internal error in the plan search: ") + e.what());
+      return failed;
+    }
+  }));
+}
+
+void PlannerView::cancel() {
+  if (!watcher_.isRunning() || cancelled_) return;
+  cancelled_ = true;
+  run_->setEnabled(true);
+  cancel_->setEnabled(false);
+  busy_->hide();
+  info_->setText(tr("Search cancelled: its result will be dropped. The chart keeps the previous search."));
+  emit cancelled();
+}
+
+void PlannerView::on_finished() {
+  run_->setEnabled(true);
+  cancel_->setEnabled(false);
+  busy_->hide();
+  if (cancelled_) {
+    cancelled_ = false;
+    return;
+  }
+  const PlannerOutcome out = watcher_.result();
+  if (!out.result) {
+    QStringList why;
+    for (const auto& e : out.errors) why << q(e);
+    info_->setText(tr("No search: %1").arg(why.join(QStringLiteral("; "))));
+    emit finished(false);
+    return;
+  }
+  show_result(*out.result);
+  emit finished(true);
+}
+
+void PlannerView::show_result(const search::PlanResult& r) {
+  result_ = r;
+  QString text = tr("%1 plans considered, %2 estimated in %3 s; %4 on the front.")
+                     .arg(QLocale(QLocale::English).toString(static_cast<qlonglong>(r.enumerated)))
+                     .arg(QLocale(QLocale::English).toString(static_cast<qlonglong>(r.estimated)))
+                     .arg(r.seconds, 0, 'f', 1)
+                     .arg(r.pareto.size());
+  if (r.best) text += tr(" Best: %1.").arg(describe_plan(*r.best));
+  for (const auto& s : r.infeasible) text += QStringLiteral(" %1.").arg(q(s));
+  if (!has_cost(r)) text += tr(" No pricing block: the chart shows GPU-hours instead of cost.");
+  text += tr(" Click a point to load its plan into the editor.");
+  info_->setText(text);
+  table_->setRowCount(static_cast<int>(r.pareto.size()));
+  for (std::size_t i = 0; i < r.pareto.size(); ++i) {
+    const auto& p = r.pareto[i];
+    const int row = static_cast<int>(i);
+    const auto cell = [&](int col, const QString& s, bool number) {
+      auto* item = new QTableWidgetItem(s);
+      if (number) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      item->setToolTip(describe_plan(p));
+      table_->setItem(row, col, item);
+    };
+    cell(0, q(p.candidate.gpu), false);
+    cell(1, QString::number(p.candidate.gpus), true);
+    cell(2, q(search::plan_label(p.candidate.plan)), false);
+    cell(3, QString::number(days_of(p), 'f', 1), true);
+    cell(4, has_cost(r) ? q(p.cost.str()) : QString(), true);
+    cell(5, q(p.price_label.empty() ? p.price_option : p.price_label), false);
+    cell(6, QStringLiteral("%1%").arg(100.0 * p.candidate.mfu, 0, 'f', 1), true);
+  }
+  rebuild_chart();
+}
+
+void PlannerView::choose(std::size_t i) {
+  if (i < points_.size()) emit planChosen(points_[i]);
+}
+
+void PlannerView::rebuild_chart() {
+  QChart* c = chart_->chart();
+  c->removeAllSeries();
+  for (QAbstractAxis* a : c->axes()) {
+    c->removeAxis(a);
+    delete a;
+  }
+  points_.clear();
+  if (!result_) {
+    c->setTitle(tr("Days against cost of the best plans, by GPU type (run a search)"));
+    return;
+  }
+  const search::PlanResult& r = *result_;
+  const QString y_title = has_cost(r) ? tr("cost at the expected run (%1, log scale)").arg(q(r.currency)) : tr("GPU-hours (log scale)");
+  c->setTitle(tr("Pareto front: days against %1, by GPU type").arg(has_cost(r) ? tr("cost") : tr("GPU-hours")));
+  // Days on a log scale: GPU counts from one node to thousands span decades of run time.
+  auto* ax = new QLogValueAxis();
+  auto* ay = new QLogValueAxis();
+  ax->setTitleText(tr("days (expected wall time, log scale)"));
+  ax->setLabelFormat(QStringLiteral("%g"));
+  ax->setBase(10);
+  ax->setMinorTickCount(8);
+  ay->setTitleText(y_title);
+  ay->setLabelFormat(QStringLiteral("%g"));
+  ay->setBase(10);
+  ay->setMinorTickCount(8);
+  c->addAxis(ax, Qt::AlignBottom);
+  c->addAxis(ay, Qt::AlignLeft);
+  // Costs in thousands when large (as the Cost tab).
+  double max_y = 0;
+  for (const auto* list : {&r.pareto, &r.fastest_per_count})
+    for (const auto& p : *list) max_y = std::max(max_y, y_of(r, p));
+  const double y_scale = max_y >= 1e5 ? 1e-3 : 1.0;
+  if (y_scale != 1.0)
+    ay->setTitleText(has_cost(r) ? tr("cost at the expected run (thousand %1, log scale)").arg(q(r.currency))
+                                 : tr("thousand GPU-hours (log scale)"));
+
+  // GPU types in order of first appearance.
+  std::vector<std::string> types;
+  for (const auto* list : {&r.pareto, &r.fastest_per_count})
+    for (const auto& p : *list)
+      if (std::find(types.begin(), types.end(), p.candidate.gpu) == types.end()) types.push_back(p.candidate.gpu);
+  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
+  const auto add_points = [&](QScatterSeries* s, const std::vector<const search::PricedPlan*>& plans) {
+    std::vector<std::size_t> ids;
+    for (const auto* p : plans) {
+      const double x = days_of(*p), y = y_of(r, *p) * y_scale;
+      s->append(x, y);
+      x0 = std::min(x0, x);
+      x1 = std::max(x1, x);
+      y0 = std::min(y0, y);
+      y1 = std::max(y1, y);
+      ids.push_back(points_.size());
+      points_.push_back(*p);
+    }
+    c->addSeries(s);
+    s->attachAxis(ax);
+    s->attachAxis(ay);
+    connect(s, &QScatterSeries::clicked, this, [this, ids, s](const QPointF& at) {
+      // The nearest of this series' points, in screen distance.
+      const QPointF click = chart_->chart()->mapToPosition(at, s);
+      std::size_t best = ids.front();
+      double best_d = std::numeric_limits<double>::infinity();
+      for (std::size_t k = 0; k < ids.size(); ++k) {
+        const QPointF pt = chart_->chart()->mapToPosition(s->at(static_cast<int>(k)), s);
+        const double d = std::hypot(pt.x() - click.x(), pt.y() - click.y());
+        if (d < best_d) {
+          best_d = d;
+          best = ids[k];
+        }
+      }
+      choose(best);
+    });
+  };
+  // The front as a line under its points.
+  if (r.pareto.size() > 1) {
+    auto* line = new QLineSeries();
+    line->setName(tr("Pareto front"));
+    line->setColor(QColor(0x88, 0x88, 0x88));
+    for (const auto& p : r.pareto) line->append(days_of(p), y_of(r, p) * y_scale);
+    c->addSeries(line);
+    line->attachAxis(ax);
+    line->attachAxis(ay);
+  }
+  for (std::size_t t = 0; t < types.size(); ++t) {
+    const QColor colour = kTypeColours[t % std::size(kTypeColours)];
+    std::vector<const search::PricedPlan*> front, others;
+    for (const auto& p : r.pareto)
+      if (p.candidate.gpu == types[t]) front.push_back(&p);
+    for (const auto& p : r.fastest_per_count)
+      if (p.candidate.gpu == types[t]) others.push_back(&p);
+    if (!others.empty()) {
+      auto* s = new QScatterSeries();
+      s->setName(tr("%1: fastest plan per GPU count").arg(q(types[t])));
+      s->setMarkerSize(7);
+      QColor light = colour;
+      light.setAlpha(110);
+      s->setColor(light);
+      s->setBorderColor(Qt::transparent);
+      add_points(s, others);
+    }
+    if (!front.empty()) {
+      auto* s = new QScatterSeries();
+      s->setName(tr("%1: on the front").arg(q(types[t])));
+      s->setMarkerSize(13);
+      s->setColor(colour);
+      s->setBorderColor(colour.darker(150));
+      add_points(s, front);
+    }
+  }
+  if (!points_.empty()) {
+    ax->setRange(std::max(1e-3, x0 / 1.25), x1 * 1.25);
+    ay->setRange(std::max(1e-6, y0 / 1.25), y1 * 1.25);
+  }
+}
+
+}  // namespace flopcast::gui

@@ -1,0 +1,113 @@
+#pragma once
+/// The Planner tab: runs the plan search (core/search, `flopcast plan`) for the editor's
+/// scenario in a worker thread and shows its time/cost Pareto front as a scatter of days
+/// against cost, one colour per GPU type (each GPU count's fastest plan as a small point, the
+/// front as large points joined by a line). Clicking a point asks the window to load that
+/// plan into the editor. A table lists the front.
+#include <QFutureWatcher>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopcast/io/catalog.hpp"
+#include "flopcast/search/planner.hpp"
+
+class QLabel;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QDoubleSpinBox;
+class QTableWidget;
+class QChartView;
+
+namespace flopcast::gui {
+
+/// What one planner run searches (the tab's controls).
+struct PlannerRequest {
+  std::string yaml;                  ///< the editor's scenario (model, batch, tokens, pricing)
+  std::string file;
+  std::vector<std::string> gpu_types;  ///< catalog GPU names; empty = the scenario's GPU
+  std::int64_t gpus_max = 0;         ///< 0 = the scenario's GPU count
+  double deadline_days = 0;          ///< 0 = none
+  int threads = 1;
+};
+
+/// A finished search, or why there is none.
+struct PlannerOutcome {
+  std::optional<search::PlanResult> result;
+  std::vector<std::string> errors;
+};
+
+/// Runs the search for `req` (loads the scenario and its price catalog, builds the space:
+/// each GPU type on its usual fabric as `flopcast plan` does, GPU counts up to gpus_max, the
+/// planner's default ranges for every parallel axis). Thread-safe for a shared const catalog.
+PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog);
+
+class PlannerView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* parent = nullptr);
+  ~PlannerView() override;
+
+  /// The scenario the next run searches from (the window passes the editor's text).
+  void set_scenario(std::string yaml, std::string file, const std::string& gpu, std::int64_t gpus);
+  /// Starts a search with the tab's settings (GPU types checked, max GPUs, deadline).
+  void run();
+  /// Stops waiting for the running search: its result will be dropped. The search itself
+  /// runs on to its end in the background (core/search has no stop hook yet).
+  void cancel();
+  bool running() const { return watcher_.isRunning() && !cancelled_; }
+
+  /// Checks exactly these GPU types in the list (names from the catalog, any case).
+  void set_gpu_types(const QStringList& names);
+  bool has_gpu_type(const QString& name) const;
+  void set_gpus_max(std::int64_t n);
+
+  /// Shows a finished search (also used by tests).
+  void show_result(const search::PlanResult& r);
+  const std::optional<search::PlanResult>& result() const { return result_; }
+  /// The plans drawn as points, in series order (front first per GPU type).
+  const std::vector<search::PricedPlan>& points() const { return points_; }
+  /// As if the user clicked point `i` of points().
+  void choose(std::size_t i);
+
+  QChartView* chart_view() const { return chart_; }
+  QTableWidget* front_table() const { return table_; }
+
+ signals:
+  /// The user picked a plan to load into the editor.
+  void planChosen(const search::PricedPlan& plan);
+  /// A search finished (result() holds it) or failed (errors shown).
+  void finished(bool ok);
+  void cancelled();
+
+ private:
+  void on_finished();
+  void rebuild_chart();
+
+  std::shared_ptr<const io::Catalog> catalog_;
+  PlannerRequest next_;
+  QFutureWatcher<PlannerOutcome> watcher_;
+  bool cancelled_ = false;
+  std::optional<search::PlanResult> result_;
+  std::vector<search::PricedPlan> points_;
+
+  QListWidget* gpu_list_ = nullptr;
+  QSpinBox* gpus_max_ = nullptr;
+  QDoubleSpinBox* deadline_ = nullptr;
+  QPushButton* run_ = nullptr;
+  QPushButton* cancel_ = nullptr;
+  QProgressBar* busy_ = nullptr;
+  QLabel* info_ = nullptr;
+  QChartView* chart_ = nullptr;
+  QTableWidget* table_ = nullptr;
+};
+
+/// "H100 x 256, TP8 PP2 ... : 21.3 days, 1,234,567.00 USD (plan label)" for tooltips and the status bar.
+QString describe_plan(const search::PricedPlan& p);
+
+}  // namespace flopcast::gui

@@ -1,0 +1,236 @@
+#include "sweep_view.hpp"
+
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLegend>
+#include <QtCharts/QScatterSeries>
+#include <QtCharts/QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "sweep_table.hpp"
+
+namespace flopcast::gui {
+namespace {
+
+/// Tableau 10, as result_palette.cpp: one colour per group.
+const QColor kGroupColours[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B), QColor(0xE1, 0x57, 0x59),
+                                QColor(0x76, 0xB7, 0xB2), QColor(0x59, 0xA1, 0x4F), QColor(0xED, 0xC9, 0x48),
+                                QColor(0xB0, 0x7A, 0xA1), QColor(0xFF, 0x9D, 0xA7), QColor(0x9C, 0x75, 0x5F),
+                                QColor(0xBA, 0xB0, 0xAC)};
+
+}  // namespace
+
+SweepView::SweepView(QWidget* parent) : QWidget(parent) {
+  model_ = new SweepTableModel(this);
+  proxy_ = new QSortFilterProxyModel(this);
+  proxy_->setSourceModel(model_);
+  proxy_->setSortRole(SweepTableModel::SortRole);
+  proxy_->setFilterKeyColumn(-1);
+  proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+
+  auto* v = new QVBoxLayout(this);
+  auto* top = new QHBoxLayout();
+  auto* open = new QPushButton(tr("Open sweep CSV..."), this);
+  connect(open, &QPushButton::clicked, this, &SweepView::openRequested);
+  top->addWidget(open);
+  info_ = new QLabel(tr("No sweep loaded. Open the CSV `flopcast sweep -o FILE.csv` writes."), this);
+  info_->setWordWrap(true);
+  top->addWidget(info_, 1);
+  v->addLayout(top);
+
+  auto* controls = new QHBoxLayout();
+  filter_ = new QLineEdit(this);
+  filter_->setPlaceholderText(tr("Filter rows (text in any column)"));
+  filter_->setClearButtonEnabled(true);
+  connect(filter_, &QLineEdit::textChanged, this, &SweepView::set_filter);
+  controls->addWidget(filter_, 2);
+  x_ = new QComboBox(this);
+  y_ = new QComboBox(this);
+  colour_ = new QComboBox(this);
+  controls->addWidget(new QLabel(tr("X:"), this));
+  controls->addWidget(x_, 1);
+  controls->addWidget(new QLabel(tr("Y:"), this));
+  controls->addWidget(y_, 1);
+  controls->addWidget(new QLabel(tr("Colour by:"), this));
+  controls->addWidget(colour_, 1);
+  v->addLayout(controls);
+  for (QComboBox* c : {x_, y_, colour_})
+    connect(c, &QComboBox::currentIndexChanged, this, &SweepView::rebuild_chart);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  chart_ = new QChartView(new QChart(), split);
+  chart_->setRenderHint(QPainter::Antialiasing);
+  chart_->chart()->setAnimationOptions(QChart::NoAnimation);
+  chart_->chart()->legend()->setAlignment(Qt::AlignRight);
+  chart_->setMinimumHeight(200);
+  table_ = new QTableView(split);
+  table_->setModel(proxy_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(-1, Qt::AscendingOrder);
+  table_->setAlternatingRowColors(true);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+  split->addWidget(chart_);
+  split->addWidget(table_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  split->setSizes({560, 300});
+  v->addWidget(split, 1);
+  connect(proxy_, &QAbstractItemModel::layoutChanged, this, &SweepView::rebuild_chart);
+  rebuild_chart();
+}
+
+bool SweepView::open(const QString& path, QString* error) {
+  auto table = read_csv(path, error);
+  if (!table) return false;
+  const int rows = static_cast<int>(table->rows.size());
+  const int columns = static_cast<int>(table->headers.size());
+  QString notes = table->notes.join(QStringLiteral("; "));
+  model_->set_table(std::move(*table));
+  path_ = QFileInfo(path).absoluteFilePath();
+  info_->setText(tr("%1: %2 points, %3 columns%4")
+                     .arg(QFileInfo(path).fileName())
+                     .arg(rows)
+                     .arg(columns)
+                     .arg(notes.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(notes.left(200))));
+  info_->setToolTip(path_);
+  table_->resizeColumnsToContents();
+  fill_combos();
+  return true;
+}
+
+void SweepView::fill_combos() {
+  const QSignalBlocker bx(x_), by(y_), bc(colour_);
+  x_->clear();
+  y_->clear();
+  colour_->clear();
+  colour_->addItem(tr("(none)"), -1);
+  const CsvTable& t = model_->table();
+  QList<int> numeric;
+  for (int c = 0; c < static_cast<int>(t.headers.size()); ++c) {
+    if (model_->is_numeric(c)) {
+      numeric << c;
+      x_->addItem(t.headers[c], c);
+      y_->addItem(t.headers[c], c);
+    }
+    colour_->addItem(t.headers[c], c);
+  }
+  // Default: the first input against the last output; colour by the first text column.
+  if (!numeric.isEmpty()) {
+    const int first = numeric.size() > 1 && t.headers[numeric.front()] == QLatin1String("point") ? 1 : 0;
+    x_->setCurrentIndex(first);
+    y_->setCurrentIndex(static_cast<int>(numeric.size()) - 1);
+  }
+  for (int c = 0; c < static_cast<int>(t.headers.size()); ++c)
+    if (!model_->is_numeric(c)) {
+      colour_->setCurrentIndex(c + 1);
+      break;
+    }
+  rebuild_chart();
+}
+
+bool SweepView::set_axes(const QString& x, const QString& y, const QString& colour) {
+  const int xi = x_->findText(x), yi = y_->findText(y);
+  const int ci = colour.isEmpty() ? 0 : colour_->findText(colour);
+  if (xi < 0 || yi < 0 || ci < 0) return false;
+  const QSignalBlocker bx(x_), by(y_), bc(colour_);
+  x_->setCurrentIndex(xi);
+  y_->setCurrentIndex(yi);
+  colour_->setCurrentIndex(ci);
+  rebuild_chart();
+  return true;
+}
+
+void SweepView::set_filter(const QString& text) {
+  if (filter_->text() != text) {
+    const QSignalBlocker b(filter_);
+    filter_->setText(text);
+  }
+  proxy_->setFilterFixedString(text);
+  rebuild_chart();
+}
+
+void SweepView::rebuild_chart() {
+  QChart* c = chart_->chart();
+  c->removeAllSeries();
+  for (QAbstractAxis* a : c->axes()) {
+    c->removeAxis(a);
+    delete a;
+  }
+  plotted_ = 0;
+  const int xc = x_->currentData().isValid() ? x_->currentData().toInt() : -1;
+  const int yc = y_->currentData().isValid() ? y_->currentData().toInt() : -1;
+  const int cc = colour_->currentData().isValid() ? colour_->currentData().toInt() : -1;
+  if (xc < 0 || yc < 0) {
+    c->setTitle(model_->rowCount() == 0 ? tr("Open a sweep CSV to chart it") : tr("The sweep has no numeric columns to chart"));
+    return;
+  }
+  // Groups in order of first appearance among the filtered rows.
+  std::vector<QString> order;
+  std::map<QString, QScatterSeries*> groups;
+  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
+  const QString other = tr("other");
+  for (int r = 0; r < proxy_->rowCount(); ++r) {
+    const QVariant xv = proxy_->index(r, xc).data(SweepTableModel::NumberRole);
+    const QVariant yv = proxy_->index(r, yc).data(SweepTableModel::NumberRole);
+    if (!xv.isValid() || !yv.isValid()) continue;
+    QString key = cc >= 0 ? proxy_->index(r, cc).data().toString() : tr("points");
+    if (!groups.count(key) && static_cast<int>(groups.size()) >= kMaxGroups) key = other;
+    auto& s = groups[key];
+    if (!s) {
+      s = new QScatterSeries();
+      s->setName(cc >= 0 ? QStringLiteral("%1 = %2").arg(model_->table().headers[cc], key) : key);
+      s->setMarkerSize(8);
+      s->setColor(kGroupColours[order.size() % std::size(kGroupColours)]);
+      s->setBorderColor(Qt::transparent);
+      order.push_back(key);
+    }
+    const double x = xv.toDouble(), y = yv.toDouble();
+    s->append(x, y);
+    x0 = std::min(x0, x);
+    x1 = std::max(x1, x);
+    y0 = std::min(y0, y);
+    y1 = std::max(y1, y);
+    ++plotted_;
+  }
+  const QString xt = model_->table().headers[xc], yt = model_->table().headers[yc];
+  c->setTitle(tr("%1 against %2 (%3 of %4 points)").arg(yt, xt).arg(plotted_).arg(model_->rowCount()));
+  auto* ax = new QValueAxis();
+  auto* ay = new QValueAxis();
+  ax->setTitleText(xt);
+  ay->setTitleText(yt);
+  if (plotted_ > 0) {
+    const double px = x1 > x0 ? 0.04 * (x1 - x0) : std::max(1.0, std::abs(x0) * 0.1);
+    const double py = y1 > y0 ? 0.04 * (y1 - y0) : std::max(1.0, std::abs(y0) * 0.1);
+    ax->setRange(x0 - px, x1 + px);
+    ay->setRange(y0 - py, y1 + py);
+  }
+  ax->applyNiceNumbers();
+  ay->applyNiceNumbers();
+  c->addAxis(ax, Qt::AlignBottom);
+  c->addAxis(ay, Qt::AlignLeft);
+  for (const QString& key : order) {
+    c->addSeries(groups[key]);
+    groups[key]->attachAxis(ax);
+    groups[key]->attachAxis(ay);
+  }
+  c->legend()->setVisible(order.size() > 1);
+}
+
+}  // namespace flopcast::gui
