@@ -97,6 +97,7 @@ PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog
   space.gpus_max = req.gpus_max > 0 ? req.gpus_max : s->cluster.gpus;
   search::PlannerOptions opt;
   opt.threads = std::max(1, req.threads);
+  opt.cancel = req.cancel.get();
   opt.currency = s->has_pricing ? s->pricing.currency : std::string();
   if (req.deadline_days > 0) opt.deadline = Time::from_seconds(req.deadline_days * kSecondsPerDay);
   std::vector<std::string> names;
@@ -243,6 +244,8 @@ void PlannerView::run() {
   // Leave a core to the UI and the scenario computation.
   req.threads = std::max(1, QThread::idealThreadCount() - 1);
   cancelled_ = false;
+  req.cancel = std::make_shared<std::atomic<bool>>(false);
+  running_cancel_ = req.cancel;
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   busy_->show();
@@ -263,10 +266,11 @@ void PlannerView::run() {
 void PlannerView::cancel() {
   if (!watcher_.isRunning() || cancelled_) return;
   cancelled_ = true;
+  if (running_cancel_) running_cancel_->store(true);  // the search stops at its next item
   run_->setEnabled(true);
   cancel_->setEnabled(false);
   busy_->hide();
-  info_->setText(tr("Search cancelled: its result will be dropped. The chart keeps the previous search."));
+  info_->setText(tr("Search cancelled: it stops at its next GPU type and count. The chart keeps the previous search."));
   emit cancelled();
 }
 

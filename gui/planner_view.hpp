@@ -1,4 +1,6 @@
 #pragma once
+#include <atomic>
+#include <memory>
 /// The Planner tab: runs the plan search (core/search, `flopcast plan`) for the editor's
 /// scenario in a worker thread and shows its time/cost Pareto front as a scatter of days
 /// against cost, one colour per GPU type (each GPU count's fastest plan as a small point, the
@@ -34,6 +36,8 @@ struct PlannerRequest {
   std::int64_t gpus_max = 0;         ///< 0 = the scenario's GPU count
   double deadline_days = 0;          ///< 0 = none
   int threads = 1;
+  /// Set by Cancel: the search stops at its next (GPU type, count) item.
+  std::shared_ptr<std::atomic<bool>> cancel;
 };
 
 /// A finished search, or why there is none.
@@ -93,6 +97,7 @@ class PlannerView : public QWidget {
   PlannerRequest next_;
   QFutureWatcher<PlannerOutcome> watcher_;
   bool cancelled_ = false;
+  std::shared_ptr<std::atomic<bool>> running_cancel_;  ///< the running search's stop flag
   std::optional<search::PlanResult> result_;
   std::vector<search::PricedPlan> points_;
 

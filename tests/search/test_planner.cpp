@@ -3,6 +3,8 @@
 // thread-count independence, the streaming top-K and the re-simulation hook.
 #include <doctest/doctest.h>
 
+#include <atomic>
+
 #include <algorithm>
 #include <random>
 
@@ -260,6 +262,24 @@ TEST_CASE("planner: the re-simulation goes through the injected step simulator")
   REQUIRE(x.run_ok);
   CHECK(x.wall_p50 > x.plan.candidate.wall);  // twice the step: the run takes longer than ranked
   CHECK(x.cost_p50.minor > 0);
+}
+
+TEST_CASE("planner: a set cancel flag stops the search; a clear one changes nothing") {
+  const Scenario s = base_scenario(64);
+  PlanSpace sp;
+  sp.clusters = {s.cluster};
+  sp.gpu_counts = {8, 16};
+  sp.cp = {1};
+  PlannerOptions opt;
+  std::atomic<bool> stop{false};
+  opt.cancel = &stop;
+  const auto clear = search_plans(s, catalog().profile, sp, opt);
+  REQUIRE(clear.ok());
+  CHECK(clear.result.estimated > 0);
+  stop = true;
+  const auto stopped = search_plans(s, catalog().profile, sp, opt);
+  REQUIRE_FALSE(stopped.ok());
+  CHECK(stopped.errors == std::vector<std::string>{"cancelled"});
 }
 
 #include "flopcast/topology/group_shape.hpp"

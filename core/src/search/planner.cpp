@@ -327,6 +327,7 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
     s.locations = {};
     TopK& top = tops[static_cast<std::size_t>(tid)];
     for (;;) {
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) break;
       const std::size_t i = next.fetch_add(1);
       if (i >= items.size()) break;
       const Item& it = items[i];
@@ -443,6 +444,10 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) pool.emplace_back(work, t);
     for (auto& th : pool) th.join();
+  }
+  if (options.cancel && options.cancel->load()) {
+    out.errors.push_back("cancelled");
+    return out;
   }
 
   // Merge (deterministic: keys tie-break on enumeration index).

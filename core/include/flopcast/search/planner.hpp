@@ -13,6 +13,7 @@
 /// front is built from those (a commitment discount that starts at a longer term is the one
 /// exception; the notes say when a catalog has one).
 #include <cstdint>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -81,6 +82,9 @@ struct PlannerOptions {
   /// runner-up and the front's fastest; at most this many in all.
   int resimulate = 3;
   StepSimulator simulator;               ///< empty = des_step_simulation
+  /// Set (by another thread, e.g. the GUI's Cancel) to stop the search: the workers stop at
+  /// the next (GPU type, count) item and search_plans returns the error "cancelled".
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// One evaluated plan.
