@@ -1,5 +1,6 @@
 #include "compute_result.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "des_timeline.hpp"
@@ -63,6 +64,25 @@ void compare(ComputeResult& r) {
                           usage_of_trial(job, job.p90_trial, kept), opt);
   if (r.plans->rows.empty())
     r.cost_notes.push_back("price catalog '" + r.price_catalog->name + "' has no plan for the " + s.cluster.gpu.name);
+  // Cost over the calendar of the P90 run for the cheapest few options (by P50 total).
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < r.plans->rows.size(); ++i)
+    if (r.plans->rows[i].p50.ok() && r.plans->rows[i].p90.ok()) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return r.plans->rows[a].p50.total.minor < r.plans->rows[b].p50.total.minor;
+  });
+  constexpr std::size_t kCurves = 5;
+  constexpr int kPoints = 120;
+  const BillUsage p90 = usage_of_trial(job, job.p90_trial, kept);
+  for (std::size_t k = 0; k < order.size() && k < kCurves; ++k) {
+    const ComparisonRow& row = r.plans->rows[order[k]];
+    ComputeResult::CostCurve c;
+    c.id = row.option.id;
+    c.label = row.option.label;
+    c.recommended = row.cheapest;
+    c.points = cost_over_calendar(*r.price_catalog, row.option, p90, kPoints, opt.bill);
+    if (!c.points.empty()) r.calendar.push_back(std::move(c));
+  }
 }
 #endif
 

@@ -44,6 +44,14 @@ struct ComputeResult {
 #if FLOPCAST_GUI_HAS_PRICING
   std::unique_ptr<PriceCatalog> price_catalog;  ///< kept alive: `plans` points into it
   std::optional<PlanComparison> plans;          ///< bills per plan at P50 and P90
+  /// What the P90 run has cost after each day, for the cheapest plans (cost_over_calendar).
+  struct CostCurve {
+    std::string id;     ///< the option's id (short: the legend)
+    std::string label;  ///< its human name
+    bool recommended = false;  ///< the comparison's cheapest row
+    std::vector<CostPoint> points;
+  };
+  std::vector<CostCurve> calendar;
 #endif
   /// Why whole-run or cost figures are missing ("pricing is not loaded: ..."); empty = none missing.
   std::vector<std::string> cost_notes;

@@ -4,6 +4,7 @@
 #include <QtCharts/QBarSet>
 #include <QtCharts/QHorizontalBarSeries>
 #include <QtCharts/QLegend>
+#include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
 #include <algorithm>
@@ -122,6 +123,73 @@ void CostChart::set_result(const ComputeResult& r) {
   values->applyNiceNumbers();
   c->addAxis(values, Qt::AlignBottom);
   series->attachAxis(values);
+}
+
+CostCalendarChart::CostCalendarChart(QWidget* parent) : QChartView(new QChart(), parent) {
+  setRenderHint(QPainter::Antialiasing);
+  chart()->setAnimationOptions(QChart::NoAnimation);
+  chart()->legend()->setAlignment(Qt::AlignBottom);
+  setMinimumHeight(220);
+}
+
+void CostCalendarChart::set_result(const ComputeResult& r) {
+  QChart* c = chart();
+  c->removeAllSeries();
+  for (QAbstractAxis* a : c->axes()) {
+    c->removeAxis(a);
+    delete a;
+  }
+  curves_ = 0;
+#if FLOPCAST_GUI_HAS_PRICING
+  if (!r.ok() || r.calendar.empty() || !r.plans) {
+    c->setTitle(tr("Cost over the calendar: needs pricing and training tokens"));
+    return;
+  }
+  double top = 0, last_day = 0;
+  for (const auto& curve : r.calendar)
+    for (const auto& p : curve.points) {
+      top = std::max(top, p.total.major());
+      last_day = std::max(last_day, p.span.days());
+    }
+  double scale = 1.0;
+  QString prefix;
+  if (top >= 1e6) {
+    scale = 1e-6;
+    prefix = tr("million ");
+  } else if (top >= 1e4) {
+    scale = 1e-3;
+    prefix = tr("thousand ");
+  }
+  static const QColor kColors[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B), QColor(0x59, 0xA1, 0x4F),
+                                   QColor(0xE1, 0x57, 0x59), QColor(0xB0, 0x7A, 0xA1)};
+  auto* x = new QValueAxis();
+  x->setTitleText(tr("days of paid GPU time (P90 run)"));
+  x->setRange(0, last_day > 0 ? last_day : 1.0);
+  x->setLabelFormat(QStringLiteral("%.0f"));
+  auto* y = new QValueAxis();
+  y->setTitleText(tr("%1%2").arg(prefix, QString::fromStdString(r.plans->currency.str())));
+  y->setRange(0, top > 0 ? top * scale * 1.05 : 1.0);
+  y->setLabelFormat(QStringLiteral("%.4g"));
+  y->applyNiceNumbers();
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+  for (const auto& curve : r.calendar) {
+    auto* line = new QLineSeries();
+    line->setName(QString::fromStdString(curve.id) + (curve.recommended ? tr(" (cheapest)") : QString()));
+    QPen pen(kColors[curves_ % 5]);
+    pen.setWidthF(curve.recommended ? 3.0 : 1.6);
+    line->setPen(pen);
+    for (const auto& p : curve.points) line->append(p.span.days(), p.total.major() * scale);
+    c->addSeries(line);
+    line->attachAxis(x);
+    line->attachAxis(y);
+    ++curves_;
+  }
+  c->setTitle(tr("What the run has cost after each day, cheapest plans"));
+#else
+  (void)r;
+  c->setTitle(tr("Cost over the calendar: pricing is not part of this build"));
+#endif
 }
 
 }  // namespace flopcast::gui

@@ -20,4 +20,18 @@ class CostChart : public QChartView {
   bool bills_ = false;
 };
 
+/// Cost tab, second chart: what the run has cost after each day of its (P90) calendar under
+/// the cheapest plans: whole-unit steps of daily/monthly plans against hourly lines.
+class CostCalendarChart : public QChartView {
+  Q_OBJECT
+ public:
+  explicit CostCalendarChart(QWidget* parent = nullptr);
+  void set_result(const ComputeResult& r);
+  /// Curves drawn (0 when pricing or the whole run is missing).
+  int curves() const { return curves_; }
+
+ private:
+  int curves_ = 0;
+};
+
 }  // namespace flopcast::gui

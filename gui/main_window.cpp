@@ -28,6 +28,7 @@
 #include <QToolButton>
 #include <QtCharts/QChartView>
 #include <QUndoStack>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -180,6 +181,7 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   add_export_menu(timeline_, QStringLiteral("flopcast-timeline"), tr("flopcast step timeline"));
   add_export_menu(breakdown_chart_, QStringLiteral("flopcast-breakdown"), tr("flopcast step breakdown"));
   add_export_menu(memory_chart_, QStringLiteral("flopcast-memory"), tr("flopcast memory per GPU"));
+  add_export_menu(cost_calendar_, QStringLiteral("flopcast-cost-calendar"), tr("flopcast cost over the calendar"));
   add_export_menu(cost_chart_, QStringLiteral("flopcast-cost"), tr("flopcast cost"));
   add_export_menu(sweep_->chart_view(), QStringLiteral("flopcast-sweep"), tr("flopcast sweep"));
   add_export_menu(fleet_->utilisation_chart(), QStringLiteral("flopcast-fleet-utilisation"), tr("flopcast fleet utilisation"));
@@ -267,8 +269,12 @@ QWidget* MainWindow::build_cost_tab() {
   cost_notes_ = new QLabel(w);
   cost_notes_->setWordWrap(true);
   v->addWidget(cost_notes_);
+  auto* charts = new QHBoxLayout();
   cost_chart_ = new CostChart(w);
-  v->addWidget(cost_chart_, 1);
+  charts->addWidget(cost_chart_, 1);
+  cost_calendar_ = new CostCalendarChart(w);
+  charts->addWidget(cost_calendar_, 1);
+  v->addLayout(charts, 1);
   bill_model_ = new FigureTableModel(bill_headers(), {1, 2, 3}, this);
   bills_view_ = make_table(bill_model_, w, 4);
   v->addWidget(bills_view_);
@@ -518,6 +524,7 @@ void MainWindow::show_result() {
   breakdown_chart_->set_result(*r);
   memory_chart_->set_result(*r);
   cost_chart_->set_result(*r);
+  cost_calendar_->set_result(*r);
   timeline_->set_timeline(r->timeline);
   // A short pipeline leaves room for a zoomed view of its first micro-batches.
   const bool detail = r->ok() && !r->timeline.empty() && r->timeline.rows.size() <= kMaxDetailRows;

@@ -36,6 +36,7 @@ namespace flopcast::gui {
 
 class BreakdownChart;
 class CostChart;
+class CostCalendarChart;
 class FigureTableModel;
 class MemoryChart;
 class ScenarioComputer;
@@ -101,6 +102,7 @@ class MainWindow : public QMainWindow {
   BreakdownChart* breakdown_chart() const { return breakdown_chart_; }
   MemoryChart* memory_chart() const { return memory_chart_; }
   CostChart* cost_chart() const { return cost_chart_; }
+  CostCalendarChart* cost_calendar() const { return cost_calendar_; }
   /// The item models of the tabs (for QAbstractItemModelTester).
   QList<FigureTableModel*> models() const;
   QListWidget* problems_view() const { return problems_; }
@@ -191,6 +193,7 @@ class MainWindow : public QMainWindow {
   BreakdownChart* breakdown_chart_ = nullptr;
   MemoryChart* memory_chart_ = nullptr;
   CostChart* cost_chart_ = nullptr;
+  CostCalendarChart* cost_calendar_ = nullptr;
   SweepView* sweep_ = nullptr;
   FleetView* fleet_ = nullptr;
 #if FLOPCAST_GUI_HAS_PLANNER

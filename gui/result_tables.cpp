@@ -292,7 +292,11 @@ std::vector<TableRow> bill_rows(const ComputeResult& r) {
     const ComparisonRow& c = r.plans->rows[i];
     TableRow t;
     const bool ok = c.p50.ok() && c.p90.ok();
-    QString note = c.cheapest ? QStringLiteral("cheapest") : QString();
+    QStringList notes;
+    if (c.cheapest) notes << QStringLiteral("cheapest");
+    if (c.option.plan && c.option.plan->competitor) notes << QStringLiteral("competitor (reference)");
+    if (r.plans->cheapest_offered == i && !c.cheapest) notes << QStringLiteral("provider's cheapest");
+    QString note = notes.join(QStringLiteral("; "));
     if (!ok) note = q(c.p50.errors.empty() ? c.p90.errors.front() : c.p50.errors.front());
     t.cells = {q(c.option.label), ok ? q(c.p50.total.str()) : QStringLiteral("-"), ok ? q(c.p90.total.str()) : QStringLiteral("-"),
                days_text(c.p50.billed_gpu_time), note};

@@ -541,6 +541,19 @@ void GuiTest::cost_tab_bills_each_plan_when_pricing_is_loaded() {
   for (const auto& row : bills->rows()) cheapest += row.emphasis ? 1 : 0;
   QCOMPARE(cheapest, 1);
   QVERIFY(w.current_yaml().find("catalog: seed-vendor") != std::string::npos);
+  // Cost over the calendar: one curve per cheapest option, never decreasing, each ending at
+  // that option's P90 bill.
+  QVERIFY(w.cost_calendar()->curves() > 0);
+  QCOMPARE(static_cast<int>(r->calendar.size()), w.cost_calendar()->curves());
+  for (const auto& curve : r->calendar) {
+    QVERIFY(curve.points.size() > 2);
+    for (std::size_t i = 1; i < curve.points.size(); ++i)
+      QVERIFY(curve.points[i].total.minor >= curve.points[i - 1].total.minor);
+    bool matched = false;
+    for (const auto& row : r->plans->rows)
+      if (row.option.label == curve.label) matched = row.p90.total.minor == curve.points.back().total.minor;
+    QVERIFY2(matched, curve.label.c_str());
+  }
 }
 
 void GuiTest::screenshot_of_each_tab_is_not_blank_data() {

@@ -138,3 +138,29 @@ TEST_CASE("pricing: a competitor's price is compared but never mixed or offered"
   REQUIRE(cmp.cheapest_offered.has_value());
   CHECK(cmp.rows[*cmp.cheapest_offered].option.id == "hourly");
 }
+
+TEST_CASE("pricing: cost over the calendar steps by whole units and ends at the bill") {
+  const PriceCatalog c = catalog();
+  // 1,000 h on 8 GPUs, 10 points (every 100 h).
+  const BillUsage u = run(1000);
+  PlanOption hourly{"hourly", "hourly", c.find_plan("hourly")};
+  PlanOption monthly{"monthly", "monthly", c.find_plan("monthly")};
+  const auto h = cost_over_calendar(c, hourly, u, 10);
+  const auto m = cost_over_calendar(c, monthly, u, 10);
+  REQUIRE(h.size() == 11);
+  REQUIRE(m.size() == 11);
+  CHECK(h.front().span.ns == 0);
+  CHECK(h.back().span.ns == 1000 * kHourNs);
+  // At 0 h the minimum term is billed: one started hour, 8 x 10 = 80 CNY (monthly: one month).
+  CHECK(h[0].total.minor == 8000);
+  CHECK(m[0].total.minor == 3600000);
+  // Then hourly adds 8 GPUs x 100 h x 10 CNY per step of the calendar.
+  CHECK(h[1].total.minor == 800000);
+  for (std::size_t i = 2; i < h.size(); ++i) CHECK(h[i].total.minor - h[i - 1].total.minor == 800000);
+  // The last point is the plan's whole bill (the comparison's figure).
+  CHECK(h.back().total.minor == 8000000);
+  // Monthly (720 h units, 8 x 4,500): one month up to 700 h, two from 800 h on.
+  CHECK(m[7].total.minor == 3600000);
+  CHECK(m[8].total.minor == 7200000);
+  CHECK(m.back().total.minor == 7200000);
+}

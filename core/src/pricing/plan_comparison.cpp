@@ -133,4 +133,23 @@ PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std:
   return cmp;
 }
 
+std::vector<CostPoint> cost_over_calendar(const PriceCatalog& catalog, const PlanOption& option,
+                                          const BillUsage& usage, int points, const BillOptions& options) {
+  std::vector<CostPoint> out;
+  if (points < 1 || usage.gpu_span.ns <= 0) return out;
+  out.reserve(static_cast<std::size_t>(points) + 1);
+  // Exact integer points span * i / points (no float: a point 1 ns past a whole hour would be
+  // billed another started hour); q * i + r * i / points cannot overflow.
+  const std::int64_t q = usage.gpu_span.ns / points, r = usage.gpu_span.ns % points;
+  for (int i = 0; i <= points; ++i) {
+    const std::int64_t ns = q * i + r * i / points;
+    BillUsage u = usage;  // storage: the checkpoints kept, billed for the span so far
+    u.gpu_span = Time{ns};
+    u.restart_idle = Time{std::min(usage.restart_idle.ns, ns)};
+    const Bill b = bill_option(catalog, option, u, options);
+    if (b.ok()) out.push_back({u.gpu_span, b.total});
+  }
+  return out;
+}
+
 }  // namespace flopcast

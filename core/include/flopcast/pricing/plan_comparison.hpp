@@ -64,4 +64,17 @@ PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std:
                              const BillUsage& p50, const BillUsage& p90,
                              const CompareOptions& options = {});
 
+/// What the run has cost after each point of its calendar under one option: the bill of the
+/// usage cut at `span` (GPU time, restart idle and storage up to then; the debug phase and
+/// once-only add-ons from the start). Shows a monthly plan's whole-unit steps against an
+/// hourly plan's line.
+struct CostPoint {
+  Time span;    ///< paid GPU time so far
+  Money total;  ///< the bill if the run stopped there
+};
+/// `points` + 1 evenly spaced points from 0 to `usage.gpu_span` (inclusive), each billed
+/// exactly; points whose bill fails are left out.
+std::vector<CostPoint> cost_over_calendar(const PriceCatalog& catalog, const PlanOption& option,
+                                          const BillUsage& usage, int points, const BillOptions& options = {});
+
 }  // namespace flopcast
