@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "../tests/support/fixtures.hpp"
 #include "flopcast/comm/comm_model.hpp"
 
 using namespace flopcast;
@@ -12,25 +13,8 @@ using namespace flopcast;
 namespace {
 
 // H100 SXM (hardware-nccl-pricing.md §1.1) on DGX H100 nodes with 8 x NDR 400G (§2.1), 2:1 spine.
-GpuSpec h100() {
-  GpuSpec g;
-  g.name = "H100";
-  g.arch = GpuArch::Hopper;
-  g.nvlink_links = 18;
-  g.nccl_nvlink = Bandwidth::from_gbytes_per_s(370.8);
-  g.nvls = true;
-  return g;
-}
-FabricSpec dgx_h100() {
-  FabricSpec f;
-  f.name = "dgx-h100-ndr";
-  f.gpus_per_node = 8;
-  f.nvlink_domain = 8;
-  f.nic_gbps = 400.0;
-  f.nics_per_node = 8;
-  f.oversubscription = 2.0;
-  return f;
-}
+GpuSpec h100() { return fixtures::h100_nvlink(); }
+FabricSpec dgx_h100() { return fixtures::node8(400.0, 8, 2.0); }
 
 struct Query {
   Collective op;

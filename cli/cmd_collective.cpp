@@ -63,7 +63,7 @@ std::optional<double> parse_size(const std::string& s) {
     if (last == 'G') mult = 1024.0 * 1024.0 * 1024.0;
     if (last == 'T') mult = 1024.0 * 1024.0 * 1024.0 * 1024.0;
     if (mult > 0.0) {
-      if (const auto v = io::parse_count(s.substr(0, s.size() - 1)); v && *v >= 0.0) return *v * mult;
+      if (const auto v = io::parse_count(s.substr(0, s.size() - 1)); v && *v >= 0.0 && std::isfinite(*v * mult)) return *v * mult;
     }
   }
   if (const auto b = io::parse_bytes(s); b && b->value >= 0.0) return b->value;
@@ -212,6 +212,18 @@ void register_collective(CLI::App& app, CliContext& ctx) {
     }
     if (!(o->step_factor > 1.0)) {
       fail(ctx, kUsage, "--step-factor must be > 1");
+      return;
+    }
+    // The table has floor(log(max/min)/log(step)) + 1 rows: a zero --min would never grow and a
+    // tiny step over a wide range would not end in practice, so both are refused up front.
+    constexpr double kMaxRows = 10'000;
+    if (!(*lo > 0.0)) {
+      fail(ctx, kUsage, "--min must be > 0 bytes (got '" + o->min_size + "'): the sizes grow by multiplying with --step-factor");
+      return;
+    }
+    if (const double rows = std::floor(std::log(*hi / *lo) / std::log(o->step_factor)) + 1; !(rows <= kMaxRows)) {
+      fail(ctx, kUsage, fmt::format("--min {} to --max {} by --step-factor {} gives {:.3g} rows, more than {}: raise --step-factor "
+                                    "or narrow the range", o->min_size, o->max_size, o->step_factor, rows, kMaxRows));
       return;
     }
     CommOverride force;

@@ -1,6 +1,6 @@
 // libFuzzer target: the unit-string parsers of io/units_parse.hpp, each on the whole input.
-// Besides sanitizer findings it checks parse_count's documented promise (never a
-// non-finite value).
+// Besides sanitizer findings it checks the documented promise of parse_count, parse_bytes
+// and parse_bandwidth: never a non-finite value ("1e308 TiB" is refused, issue 9).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -17,8 +17,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::fprintf(stderr, "flopcast fuzz finding: parse_count returned %g\n", *n);
     std::abort();
   }
-  (void)io::parse_bytes(text);
-  (void)io::parse_bandwidth(text);
+  if (const auto b = io::parse_bytes(text); b && !std::isfinite(b->value)) {
+    std::fprintf(stderr, "flopcast fuzz finding: parse_bytes returned %g\n", b->value);
+    std::abort();
+  }
+  if (const auto r = io::parse_bandwidth(text); r && !std::isfinite(r->bytes_per_s)) {
+    std::fprintf(stderr, "flopcast fuzz finding: parse_bandwidth returned %g\n", r->bytes_per_s);
+    std::abort();
+  }
   (void)io::parse_duration(text);
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_context.hpp"
+#include "cli_runner.hpp"
 #include "flopcast/io/catalog.hpp"
 
 using namespace flopcast;
@@ -18,62 +19,14 @@ using nlohmann::json;
 
 namespace {
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-
-CliResult run_cli(const std::vector<std::string>& args) {
-  std::vector<const char*> argv{"flopcast"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  CliResult r;
-  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-std::string scenario(const std::string& rel) { return std::string(FLOPCAST_SCENARIOS_DIR) + "/" + rel; }
-std::string data(const std::string& rel) { return std::string(FLOPCAST_DATA_DIR) + "/" + rel; }
-
-std::vector<std::string> scenario_files() {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(FLOPCAST_SCENARIOS_DIR))
-    // Fleet files (scenarios/fleets/*.yaml, docs/fleet.md) are not scenarios; their job
-    // templates (scenarios/fleets/jobs/) are.
-    if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().parent_path().filename() != "fleets")
-      files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// A fresh directory under the system temp dir, removed at scope exit.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    const auto base = std::filesystem::temp_directory_path();
-    for (int i = 0;; ++i) {
-      path = base / ("flopcast-test-cli-" + std::to_string(i));
-      if (std::filesystem::create_directory(path)) break;
-    }
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
+using test::CliResult;
+using test::contains;
+using test::data;
+using test::read_file;
+using test::run_cli;
+using test::scenario;
+using test::scenario_files;
+using test::TempDir;
 
 }  // namespace
 

@@ -17,39 +17,20 @@
 #include <vector>
 
 #include "cli_context.hpp"
+#include "cli_runner.hpp"
 
 using namespace flopcast;
 using nlohmann::json;
 
 namespace {
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
+using test::CliResult;
+using test::contains;
+using test::read_file;
+using test::run_cli;
+using test::scenario;
 
-CliResult run_cli(const std::vector<std::string>& args) {
-  std::vector<const char*> argv{"flopcast"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  CliResult r;
-  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-std::string scenario(const std::string& rel) { return std::string(FLOPCAST_SCENARIOS_DIR) + "/" + rel; }
 const std::string kQuickstart = scenario("quickstart.yaml");
-
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 /// The text from the line starting with `title` to the next blank line.
 std::string section(const std::string& text, const std::string& title) {
@@ -66,22 +47,9 @@ std::string quote_id_in(const std::string& text) {
   return std::regex_search(text, m, id) ? m.str() : std::string();
 }
 
-/// A fresh directory under the system temp dir, removed at scope exit.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    const auto base = std::filesystem::temp_directory_path();
-    for (int i = 0;; ++i) {
-      path = base / ("flopcast-test-quote-" + std::to_string(i));
-      if (std::filesystem::create_directory(path)) break;
-    }
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
+/// A temporary folder named flopcast-test-quote-<n>.
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("quote") {}
 };
 
 #if FLOPCAST_TEST_HAS_PDF

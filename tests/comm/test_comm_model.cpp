@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "../support/fixtures.hpp"
 #include "flopcast/comm/comm_model.hpp"
 
 using namespace flopcast;
@@ -8,32 +9,11 @@ namespace {
 
 constexpr double kGiB8 = 8.0 * 1073741824.0;  // nccl-tests -e 8G
 
-// GPUs from hardware-nccl-pricing.md §1.1: NCCL-effective NVLink = links x topo.h constant.
-GpuSpec make_gpu(const char* name, GpuArch arch, int links, double nccl_gbs, bool nvls) {
-  GpuSpec g;
-  g.name = name;
-  g.arch = arch;
-  g.nvlink_links = links;
-  g.nccl_nvlink = Bandwidth::from_gbytes_per_s(nccl_gbs);
-  g.nvls = nvls;
-  return g;
-}
-GpuSpec a100() { return make_gpu("A100-80G", GpuArch::Ampere, 12, 240.0, false); }
-GpuSpec h100() { return make_gpu("H100", GpuArch::Hopper, 18, 370.8, true); }
-GpuSpec h800() { return make_gpu("H800", GpuArch::Hopper, 8, 164.8, true); }
-GpuSpec gb200() { return make_gpu("GB200", GpuArch::Blackwell, 18, 721.8, true); }
-
-// 8-GPU NVSwitch nodes with `nics` NICs of `gbps` (§2.1 dgx_a100, dgx_h100).
-FabricSpec node8(double gbps, int nics = 8, double oversubscription = 1.0) {
-  FabricSpec f;
-  f.gpus_per_node = 8;
-  f.nvlink_domain = 8;
-  f.intra = IntraNode::NVSwitch;
-  f.nic_gbps = gbps;
-  f.nics_per_node = nics;
-  f.oversubscription = oversubscription;
-  return f;
-}
+using fixtures::node8;
+GpuSpec a100() { return fixtures::a100_nvlink(); }
+GpuSpec h100() { return fixtures::h100_nvlink(); }
+GpuSpec h800() { return fixtures::h800_nvlink(); }
+GpuSpec gb200() { return fixtures::gb200_nvlink(); }
 
 double busbw(const CommModel& m, Collective op, GroupShape g, double bytes, std::int64_t concurrent = 1,
              CommOverride force = {}) {

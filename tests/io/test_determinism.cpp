@@ -3,10 +3,15 @@
 // output (JSON and text) when run twice, in another order (warm per-thread caches of the
 // communication model hold other clusters) and on a fresh thread (cold caches).
 // Outputs: io::write_file_atomically never overwrites without force, names a missing folder
-// and an unwritable path, and never leaves its temporary file behind.
+// and an unwritable path, survives a write that fails midway (a full disk), and never leaves
+// its temporary file behind; the commands that write files exit 4 when they cannot.
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "../cli/cli_runner.hpp"
 #include "cli_context.hpp"
 #include "flopcast/io/atomic_file.hpp"
 
@@ -22,34 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-  bool operator==(const Run&) const = default;
-};
-
-Run run_cli(const std::vector<std::string>& args) {
-  std::vector<const char*> argv{"flopcast"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  Run r;
-  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-/// Every .yaml under scenarios/, sorted (directory iteration order is unspecified).
-std::vector<std::string> all_scenarios() {
-  std::vector<std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(FLOPCAST_SCENARIOS_DIR))
-    // Fleet files (scenarios/fleets/*.yaml, docs/fleet.md) are not scenarios; their job
-    // templates (scenarios/fleets/jobs/) are.
-    if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().parent_path().filename() != "fleets")
-      files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+using Run = test::CliResult;
+using test::run_cli;
 
 /// `simulate [--json]` on each file, in the given order.
 std::vector<Run> simulate_all(const std::vector<std::string>& files, bool json) {
@@ -58,23 +38,9 @@ std::vector<Run> simulate_all(const std::vector<std::string>& files, bool json) 
   return runs;
 }
 
-/// A fresh folder under the system temp dir, removed at scope exit.
-struct OutputsTempDir {
-  fs::path path;
-  OutputsTempDir() {
-    const auto base = fs::temp_directory_path();
-    for (int i = 0;; ++i) {
-      path = base / ("flopcast-test-outputs-" + std::to_string(i));
-      if (fs::create_directory(path)) break;
-    }
-  }
-  ~OutputsTempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path, ec);
-  }
-  OutputsTempDir(const OutputsTempDir&) = delete;
-  OutputsTempDir& operator=(const OutputsTempDir&) = delete;
+/// A temporary folder named flopcast-test-outputs-<n>.
+struct OutputsTempDir : test::TempDir {
+  OutputsTempDir() : test::TempDir("outputs") {}
 
   /// The names in the folder, sorted.
   std::vector<std::string> names() const {
@@ -85,17 +51,12 @@ struct OutputsTempDir {
   }
 };
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::read_file;
 
 }  // namespace
 
 TEST_CASE("determinism: every scenario gives byte-identical simulate --json twice, in reverse order and on a fresh thread") {
-  const auto files = all_scenarios();
+  const auto files = test::scenario_files();
   REQUIRE(files.size() >= 17);  // scenarios/quickstart.yaml, published/ (10), seed-claims/ (6)
   const auto first = simulate_all(files, true);
   const auto second = simulate_all(files, true);
@@ -121,7 +82,7 @@ TEST_CASE("determinism: every scenario gives byte-identical simulate --json twic
 }
 
 TEST_CASE("determinism: the text report of every scenario is byte-identical twice") {
-  const auto files = all_scenarios();
+  const auto files = test::scenario_files();
   const auto first = simulate_all(files, false);
   const auto second = simulate_all(files, false);
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -199,5 +160,49 @@ TEST_CASE("outputs: an unwritable path gives a clear error and leaves nothing be
       fs::permissions(tmp.path, fs::perms::owner_all, fs::perm_options::replace);
       CHECK(tmp.names().empty());
     }
+  }
+}
+
+TEST_CASE("outputs: a write that fails midway (like a full disk) keeps the old file and leaves no temporary") {
+  // A file-size limit (setrlimit RLIMIT_FSIZE) makes write(2) fail part-way with EFBIG, the
+  // same path through write_all as ENOSPC on a full disk, without needing a full filesystem.
+  // SIGXFSZ, which the kernel sends with EFBIG, is ignored for the duration.
+  OutputsTempDir tmp;
+  const auto target = tmp.path / "report.json";
+  std::ofstream(target) << "precious\n";
+  rlimit old{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = 64 * 1024;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  std::string error;
+  const bool ok = io::write_file_atomically(target.string(), std::string(1 << 20, 'x'), true, error);
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  CHECK_FALSE(ok);
+  CHECK_MESSAGE(error == "cannot write " + target.string() + ": " + std::strerror(EFBIG), error);
+  CHECK(read_file(target) == "precious\n");                     // the old file is intact
+  CHECK(tmp.names() == std::vector<std::string>{"report.json"});  // the partial temporary is gone
+}
+
+TEST_CASE("outputs: the commands that write files exit 4 (I/O) naming the path when it cannot be written") {
+  OutputsTempDir tmp;
+  SUBCASE("quote -o into a missing folder") {
+    const auto file = tmp.path / "no-such-folder" / "quote.md";
+    const auto r = run_cli({"quote", std::string(FLOPCAST_SCENARIOS_DIR) + "/quickstart.yaml", "--date", "2026-07-01", "-o",
+                            file.string()});
+    CHECK(r.code == cli::kIoError);
+    CHECK_MESSAGE(test::contains(r.err, "cannot write " + file.string() + ": folder " + file.parent_path().string() +
+                                            " does not exist"),
+                  r.err);
+    CHECK(tmp.names().empty());
+  }
+  SUBCASE("calibrate -o into /proc (no new files there, even for root)") {
+    const auto r = run_cli({"calibrate", std::string(FLOPCAST_DATA_DIR) + "/calibration/published-a100-h100.yaml", "-o",
+                            "/proc/flopcast-test-profile.yaml", "--force"});
+    CHECK(r.code == cli::kIoError);
+    CHECK_MESSAGE(test::contains(r.err, "cannot write /proc/flopcast-test-profile.yaml: "), r.err);
+    CHECK_FALSE(fs::exists("/proc/flopcast-test-profile.yaml"));
   }
 }

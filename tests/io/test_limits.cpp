@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "../cli/cli_runner.hpp"
 #include "cli_context.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/catalog.hpp"
@@ -30,27 +32,12 @@ using nlohmann::json;
 
 namespace {
 
-/// A fresh folder under the system temp dir, removed at scope exit.
-struct LimitsTempDir {
-  std::filesystem::path path;
-  LimitsTempDir() {
-    const auto base = std::filesystem::temp_directory_path();
-    for (int i = 0;; ++i) {
-      path = base / ("flopcast-test-limits-" + std::to_string(i));
-      if (std::filesystem::create_directory(path)) break;
-    }
-  }
-  ~LimitsTempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  LimitsTempDir(const LimitsTempDir&) = delete;
-  LimitsTempDir& operator=(const LimitsTempDir&) = delete;
-};
+using test::contains;
+using SimResult = test::CliResult;
 
-struct SimResult {
-  int code = -1;
-  std::string out, err;
+/// A temporary folder named flopcast-test-limits-<n>.
+struct LimitsTempDir : test::TempDir {
+  LimitsTempDir() : test::TempDir("limits") {}
 };
 
 /// `flopcast simulate [--json] FILE` in-process on `yaml` written to a temporary file.
@@ -58,27 +45,15 @@ SimResult simulate(const std::string& yaml, bool as_json = true) {
   LimitsTempDir tmp;
   const auto file = (tmp.path / "limits.yaml").string();
   std::ofstream(file) << yaml;
-  std::vector<const char*> argv{"flopcast", "simulate"};
-  if (as_json) argv.push_back("--json");
-  argv.push_back(file.c_str());
-  std::ostringstream out, err;
-  SimResult r;
-  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+  std::vector<std::string> args{"simulate"};
+  if (as_json) args.emplace_back("--json");
+  args.push_back(file);
+  return test::run_cli(args);
 }
 
 /// Seconds the flopcast binary gets for one scenario at the limits. The closed-form estimate
 /// answers in well under a second even under AddressSanitizer; a minute means it does not scale.
 constexpr int kLimitSeconds = 60;
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 /// `flopcast simulate --json FILE` as a child process bounded by timeout(1): exit 124 when
 /// it did not finish within kLimitSeconds.
@@ -91,8 +66,8 @@ SimResult simulate_bounded(const std::string& yaml) {
   const int status = std::system(cmd.c_str());
   SimResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(tmp.path / "out");
-  r.err = slurp(tmp.path / "err");
+  r.out = test::read_file(tmp.path / "out");
+  r.err = test::read_file(tmp.path / "err");
   return r;
 }
 
@@ -158,8 +133,6 @@ std::string huge_model(int layers, std::int64_t gpus, std::int64_t dp, const std
          "precision: bf16\n"
          "training: {tokens: " + tokens + "}\n";
 }
-
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 }  // namespace
 
@@ -242,17 +215,79 @@ TEST_CASE("limits: sizes above the limits are refused with a clear message") {
         "precision: bf16\n");
     CHECK(r.code == cli::kBadInput);
     CHECK(r.out.empty());
-    CHECK_MESSAGE(contains(r.err, "error: parallel"), r.err);
+    CHECK_MESSAGE(contains(r.err, ":3:"), r.err);  // points at the parallel line
+    CHECK_MESSAGE(contains(r.err, "error: parallel: tp*pp*dp*cp = 1000000*1000000*1000000*1000000 exceeds 2^63"), r.err);
+    CHECK_MESSAGE(contains(r.err, "hint: make the product of the degrees equal cluster.gpus (at most 1000000)"), r.err);
+  }
+  SUBCASE("more than 10^16 tokens in one step (global_batch * seq_len)") {
+    const auto r = simulate(
+        "model: {layers: 64, hidden: 8192, heads: 64, vocab: 100000, seq_len: 100000000}\n"
+        "cluster: {gpu: H100, gpus: 8}\n"
+        "parallel: {tp: 8, dp: 1, micro_batch: 1000000000, global_batch: 1000000000}\n"
+        "precision: bf16\n");
+    CHECK(r.code == cli::kBadInput);
+    CHECK(r.out.empty());
+    CHECK_MESSAGE(contains(r.err, "error: parallel.global_batch: global_batch*seq_len = 1000000000*100000000 = 1e+17 tokens "
+                                  "per step, above the 10^16 limit (hint: lower global_batch (sequences per step) or model.seq_len)"),
+                  r.err);
+  }
+  SUBCASE("a NIC bandwidth that is not finite, or outside 1 to 100000 Gbps") {
+    for (const char* nic : {"1e308 Tbps", "1 Mbps", "200 Tbps"}) {
+      CAPTURE(nic);
+      const auto r = simulate(std::string("model: llama3-8b\n"
+                                          "cluster: {gpu: H100, gpus: 16, fabric: {kind: infiniband, nic: \"") +
+                              nic + "\", nics_per_node: 8}}\n"
+                                    "parallel: {global_batch: 64}\n"
+                                    "precision: bf16\n");
+      CHECK(r.code == cli::kBadInput);
+      CHECK(r.out.empty());
+      CHECK_MESSAGE(contains(r.err, "error: cluster.fabric.nic: "), r.err);
+    }
+  }
+  SUBCASE("nic at both ends of its range is accepted") {
+    for (const char* nic : {"1 Gbps", "100 Tbps"}) {
+      CAPTURE(nic);
+      const auto r = simulate(std::string("model: llama3-8b\n"
+                                          "cluster: {gpu: H100, gpus: 16, fabric: {kind: infiniband, nic: \"") +
+                              nic + "\", nics_per_node: 8}}\n"
+                                    "parallel: {global_batch: 64}\n"
+                                    "precision: bf16\n");
+      finite_report(r);
+    }
+  }
+}
+
+TEST_CASE("limits: flopcast collective refuses size sweeps that would not end") {
+  auto collective = [](const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"collective", "--gpu", "H100", "--gpus", "16"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return test::run_cli(argv);
+  };
+  SUBCASE("--min 0 never grows by multiplication") {
+    const auto r = collective({"--min", "0", "--max", "8"});
+    CHECK(r.code == cli::kUsage);
+    CHECK_MESSAGE(contains(r.err, "--min must be > 0 bytes (got '0')"), r.err);
+  }
+  SUBCASE("a tiny step factor over a wide range") {
+    const auto r = collective({"--min", "1", "--max", "1e300 B", "--step-factor", "1.0000001"});
+    CHECK(r.code == cli::kUsage);
+    CHECK_MESSAGE(contains(r.err, "rows, more than 10000"), r.err);
+  }
+  SUBCASE("a size that overflows to infinity") {
+    const auto r = collective({"--min", "8", "--max", "1e308T"});
+    CHECK(r.code == cli::kUsage);
+    CHECK_MESSAGE(contains(r.err, "--min/--max: expected sizes"), r.err);
   }
 }
 
 TEST_CASE("limits: the largest values the loader accepts never reach the report as nan or inf") {
-  // Every key at the top of its loader range (scenario_loader.cpp, model_io.cpp): either a
-  // report with finite numbers or a refusal, never a crash or a non-finite figure.
+  // vocab and seq_len at the top of their loader range (model_io.cpp), with the largest batch
+  // check_scenario accepts: global_batch * seq_len = 10^8 * 10^8 = 10^16 tokens in one step.
+  // Either a report with finite numbers or a refusal, never a crash or a non-finite figure.
   const std::string yaml =
       "model: {layers: 64, hidden: 8192, heads: 64, vocab: 100000000, seq_len: 100000000}\n"
       "cluster: {gpu: H100, gpus: 8}\n"
-      "parallel: {tp: 8, dp: 1, micro_batch: 1000000000, global_batch: 1000000000000}\n"
+      "parallel: {tp: 8, dp: 1, micro_batch: 100000000, global_batch: 100000000}\n"
       "precision: bf16\n"
       "training: {tokens: 1e16}\n";
   const auto r = simulate(yaml);
@@ -263,4 +298,43 @@ TEST_CASE("limits: the largest values the loader accepts never reach the report 
     check_all_finite(json::parse(r.out), "", bad);
     CHECK_MESSAGE(bad.empty(), "non-finite numbers in the report: " << bad.size() << ", first: " << (bad.empty() ? "" : bad[0]));
   }
+}
+
+TEST_CASE("limits: Time sums and differences saturate instead of overflowing") {
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
+  const Time never = Time::from_ns(kMax);
+  const Time floor = Time::from_ns(kMin);
+  CHECK((never + Time::from_ns(1)).ns == kMax);
+  CHECK((never + never).ns == kMax);
+  CHECK((floor + Time::from_ns(-1)).ns == kMin);
+  CHECK((floor - Time::from_ns(1)).ns == kMin);
+  CHECK((never - Time::from_ns(-1)).ns == kMax);
+  CHECK((Time::from_ns(0) - floor).ns == kMax);
+  Time t = never;
+  t += Time::from_seconds(1.0);
+  CHECK(t.ns == kMax);
+  t = floor;
+  t -= Time::from_seconds(1.0);
+  CHECK(t.ns == kMin);
+  // In range the arithmetic is exact.
+  CHECK((Time::from_ns(kMax - 5) + Time::from_ns(5)).ns == kMax);
+  CHECK((Time::from_ns(7) - Time::from_ns(10)).ns == -3);
+  t = Time::from_ns(3);
+  t += Time::from_ns(4);
+  t -= Time::from_ns(2);
+  CHECK(t.ns == 5);
+}
+
+TEST_CASE("limits: Time times an integer saturates instead of overflowing") {
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
+  CHECK((Time::from_ns(kMax / 2 + 1) * 2).ns == kMax);
+  CHECK((Time::from_ns(kMax) * 3).ns == kMax);
+  CHECK((Time::from_ns(kMax) * -3).ns == kMin);
+  CHECK((Time::from_ns(-5) * std::int64_t{4'000'000'000'000'000'000}).ns == kMin);
+  CHECK((Time::from_ns(kMin) * -1).ns == kMax);
+  CHECK((Time::from_ns(7) * 6).ns == 42);
+  CHECK((Time::from_ns(7) * 0).ns == 0);
+  CHECK((Time::from_ns(-7) * 3).ns == -21);
 }

@@ -2,46 +2,17 @@
 
 #include <algorithm>
 
+#include "../support/fixtures.hpp"
 #include "flopcast/topology/cluster_topology.hpp"
 
 using namespace flopcast;
 
 namespace {
 
-// A100 SXM: 12 NVLinks x SM80_NVLINK_BW 20 GB/s = 240 (hardware-nccl-pricing.md §1.1).
-GpuSpec a100() {
-  GpuSpec g;
-  g.name = "A100-80G";
-  g.arch = GpuArch::Ampere;
-  g.nvlink_links = 12;
-  g.nccl_nvlink = Bandwidth::from_gbytes_per_s(240.0);
-  return g;
-}
-
-// GB200: 18 NVLinks x SM100_NVLINK_BW 40.1 = 721.8 GB/s (§1.1).
-GpuSpec gb200() {
-  GpuSpec g;
-  g.name = "GB200";
-  g.arch = GpuArch::Blackwell;
-  g.nvlink_links = 18;
-  g.nccl_nvlink = Bandwidth::from_gbytes_per_s(721.8);
-  g.nvls = true;
-  return g;
-}
-
+GpuSpec a100() { return fixtures::a100_nvlink(); }
+GpuSpec gb200() { return fixtures::gb200_nvlink(); }
 // DGX A100: 8 GPUs on NVSwitch, 8 x 200 Gb/s HDR InfiniBand (§2.1 dgx_a100).
-FabricSpec dgx_a100(double oversubscription = 1.0) {
-  FabricSpec f;
-  f.name = "dgx-a100-hdr";
-  f.gpus_per_node = 8;
-  f.nvlink_domain = 8;
-  f.intra = IntraNode::NVSwitch;
-  f.kind = NetKind::InfiniBand;
-  f.nic_gbps = 200.0;
-  f.nics_per_node = 8;
-  f.oversubscription = oversubscription;
-  return f;
-}
+FabricSpec dgx_a100(double oversubscription = 1.0) { return fixtures::node8(200.0, 8, oversubscription); }
 
 bool has_kind(const ClusterTopology& t, const std::vector<std::int32_t>& route, LinkKind k) {
   return std::any_of(route.begin(), route.end(), [&](std::int32_t l) { return t.links()[static_cast<std::size_t>(l)].kind == k; });

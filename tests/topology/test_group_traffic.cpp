@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "../support/fixtures.hpp"
 #include "flopcast/topology/group_traffic.hpp"
 #include "flopcast/topology/rank_layout.hpp"
 
@@ -7,25 +8,9 @@ using namespace flopcast;
 
 namespace {
 
-// A100 SXM: 12 NVLinks x 20 GB/s = 240 GB/s NCCL-effective (hardware-nccl-pricing.md §1.1).
-GpuSpec a100() {
-  GpuSpec g;
-  g.arch = GpuArch::Ampere;
-  g.nvlink_links = 12;
-  g.nccl_nvlink = Bandwidth::from_gbytes_per_s(240.0);
-  return g;
-}
-
+GpuSpec a100() { return fixtures::a100_nvlink(); }
 // DGX A100 nodes, 8 x HDR 200 Gb/s per node (§2.1); NIC path 24 GB/s (25 x 0.96, PCIe Gen4 24).
-FabricSpec hdr(double oversubscription, int nics = 8) {
-  FabricSpec f;
-  f.gpus_per_node = 8;
-  f.nvlink_domain = 8;
-  f.nic_gbps = 200.0;
-  f.nics_per_node = nics;
-  f.oversubscription = oversubscription;
-  return f;
-}
+FabricSpec hdr(double oversubscription, int nics = 8) { return fixtures::node8(200.0, nics, oversubscription); }
 
 TopologyOptions su(int nodes_per_leaf) {
   TopologyOptions o;

@@ -365,7 +365,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       if (p.ep > 1) {
         const Bytes a2a{T * e.top_k * h * elt};
         const Time one = collective_time(s, prof, CollectiveKind::AllToAll, p.ep, dp_stride, a2a);
-        c.ep = Time{4 * one.ns};
+        c.ep = one * 4;
       }
     } else {
       gemm(T, d(m.ffn) * (m.ffn_matrices() - 1) / t, h);  // FC1 (gate+up fused for SwiGLU)
@@ -392,14 +392,14 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
         one = collective_time(s, prof, CollectiveKind::AllReduce, p.tp, 1, act);
       }
       const int count = 4 + (p.recompute == Recompute::Full ? 2 : 0);
-      c.tp = p.overlap_tp_comm ? Time{0} : Time{count * one.ns};
+      c.tp = p.overlap_tp_comm ? Time{0} : one * count;
     }
     // CP: ring exchange of K and V chunks, hidden under attention except what exceeds it.
     if (p.cp > 1) {
       const Bytes kv_chunk{2 * T * kv / t * elt};
-      const Time ring = Time{(p.cp - 1) * collective_time(s, prof, CollectiveKind::SendRecv, 2, p.tp, kv_chunk).ns};
+      const Time ring = collective_time(s, prof, CollectiveKind::SendRecv, 2, p.tp, kv_chunk) * (p.cp - 1);
       const Time exposed_f = ring > attn_f ? ring - attn_f : Time{0};
-      const Time exposed_b = Time{2 * ring.ns} > attn_b ? Time{2 * ring.ns} - attn_b : Time{0};
+      const Time exposed_b = ring * 2 > attn_b ? ring * 2 - attn_b : Time{0};
       c.cp = exposed_f + exposed_b;
     }
     return c;
@@ -418,13 +418,13 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     // Dense layers cost alike, and so do MoE layers: multiply by their counts in the stage.
     const int moe_here = m.moe ? std::max(0, layer + st.layers - std::max(layer, m.moe->dense_layers)) : 0;
     auto add = [&st](const LayerCost& c, int count) {
-      st.forward += Time{count * c.fwd.ns};
-      st.backward += Time{count * c.bwd.ns};
-      st.backward_input += Time{count * c.bwd_input.ns};
-      st.recompute += Time{count * c.recompute.ns};
-      st.tp_comm += Time{count * c.tp.ns};
-      st.cp_comm += Time{count * c.cp.ns};
-      st.ep_comm += Time{count * c.ep.ns};
+      st.forward += c.fwd * count;
+      st.backward += c.bwd * count;
+      st.backward_input += c.bwd_input * count;
+      st.recompute += c.recompute * count;
+      st.tp_comm += c.tp * count;
+      st.cp_comm += c.cp * count;
+      st.ep_comm += c.ep * count;
     };
     add(dense_cost, st.layers - moe_here);
     add(moe_cost, moe_here);
@@ -440,7 +440,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       st.backward += bi + gemm_time(ctx, {h, vocab_local, T}) + memory_bound_time(ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
       st.backward_input += bi;
       if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
-        st.tp_comm += Time{3 * collective_time(s, prof, CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}).ns};
+        st.tp_comm += collective_time(s, prof, CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}) * 3;
       }
     }
     st.forward += Time::from_seconds(prof.microbatch_overhead_ms * 1e-3);
@@ -459,7 +459,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   Time sum_stages{0};
   for (std::size_t i = 0; i < est.stages.size(); ++i) {
     const auto& st = est.stages[i];
-    const Time per = st.per_microbatch() + Time{2 * st.p2p.ns};
+    const Time per = st.per_microbatch() + st.p2p * 2;
     sum_stages += per;
     if (per > crit) { crit = per; crit_i = i; }
   }
@@ -504,7 +504,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   if (dp_group > 1 && p.zero == 3) {
     // ZeRO-3 gathers every layer's parameters for forward and again for backward in each
     // micro-batch; prefetch hides them under compute where compute is longer.
-    const Time per_mb = Time{2 * zero3_gather_with(s, crit_params, cached).ns};
+    const Time per_mb = zero3_gather_with(s, crit_params, cached) * 2;
     const Time compute_mb = est.stages[crit_i].forward + est.stages[crit_i].backward;
     if (per_mb > compute_mb) pipeline += Time::from_seconds(micro * (per_mb - compute_mb).seconds());
   }

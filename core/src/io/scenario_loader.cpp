@@ -115,15 +115,29 @@ void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& 
       if (auto v = r.choice(fab["kind"], "cluster.fabric.kind", {"infiniband", "roce", "ethernet"}))
         c.fabric.kind = *parse_net_kind(*v);
     }
+    // NIC line rate, Gb/s per NIC. Today's fastest port is InfiniBand XDR at 800 Gb/s (IB lane
+    // rates EDR 100, HDR 200, NDR 400, XDR 800: ../shared/reference/hardware-nccl-pricing.md);
+    // 1 Gb/s to 10^5 Gb/s (125x XDR) leaves room for any real or planned NIC while keeping the
+    // transfer times of a 10^13-parameter model's gradients (1.6e14 B at 1 Gb/s: 1.3e6 s) far
+    // inside Time's int64-nanosecond range (292 years).
+    constexpr double kMinNicGbps = 1, kMaxNicGbps = 1e5;
     if (fab["nic_gbps"]) {
-      if (auto v = r.number(fab["nic_gbps"], "cluster.fabric.nic_gbps", 1, 1e5)) c.fabric.nic_gbps = *v;
+      if (auto v = r.number(fab["nic_gbps"], "cluster.fabric.nic_gbps", kMinNicGbps, kMaxNicGbps)) c.fabric.nic_gbps = *v;
     }
     if (fab["nic"]) {  // unit string, e.g. "400 Gbps"
       r.note("cluster.fabric.nic", fab["nic"]);
       const auto bw = fab["nic"].IsScalar() ? parse_bandwidth(fab["nic"].Scalar()) : std::nullopt;
-      if (!bw || bw->bytes_per_s <= 0) r.error(fab["nic"], "cluster.fabric.nic", "bad bandwidth " + detail::describe(fab["nic"]),
-                                               "write e.g. \"400 Gbps\" or \"50 GB/s\"");
-      else c.fabric.nic_gbps = bw->bytes_per_s * 8 / 1e9;
+      const double gbps = bw ? bw->bytes_per_s * 8 / 1e9 : 0.0;
+      if (!bw) {
+        r.error(fab["nic"], "cluster.fabric.nic", "bad bandwidth " + detail::describe(fab["nic"]),
+                "write a finite number with a unit, e.g. \"400 Gbps\" or \"50 GB/s\"");
+      } else if (!(gbps >= kMinNicGbps && gbps <= kMaxNicGbps)) {
+        r.error(fab["nic"], "cluster.fabric.nic",
+                "bandwidth " + detail::describe(fab["nic"]) + " is out of range: expected 1 Gbps to 100000 Gbps",
+                "a NIC's line rate, e.g. \"400 Gbps\" (NDR InfiniBand) or \"800 Gbps\" (XDR)");
+      } else {
+        c.fabric.nic_gbps = gbps;
+      }
     }
     if (fab["nics_per_node"]) {
       if (auto v = r.integer(fab["nics_per_node"], "cluster.fabric.nics_per_node", 1, 1024))

@@ -81,7 +81,11 @@ std::optional<Bytes> parse_bytes(std::string_view s) {
       {"TiB", 1099511627776.0}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
       {"K", 1024.0}, {"M", 1048576.0}, {"G", 1073741824.0}};  // nccl-tests style "8G" = 8 GiB
   for (const auto& u : units) {
-    if (suf == u.name) return Bytes{v * u.k};
+    if (suf == u.name) {
+      const double b = v * u.k;  // "1e308 TiB" is a finite number times a unit, but not a finite size
+      if (!std::isfinite(b)) return std::nullopt;
+      return Bytes{b};
+    }
   }
   return std::nullopt;
 }
@@ -95,7 +99,11 @@ std::optional<Bandwidth> parse_bandwidth(std::string_view s) {
       {"Gbps", 1e9 / 8}, {"Gb/s", 1e9 / 8}, {"Mbps", 1e6 / 8}, {"Mb/s", 1e6 / 8}, {"Tbps", 1e12 / 8},
       {"Tb/s", 1e12 / 8}, {"GB/s", 1e9}, {"GBps", 1e9}, {"MB/s", 1e6}, {"TB/s", 1e12}, {"TBps", 1e12}};
   for (const auto& u : units) {
-    if (suf == u.name) return Bandwidth{v * u.bytes_per_s};
+    if (suf == u.name) {
+      const double r = v * u.bytes_per_s;
+      if (!std::isfinite(r)) return std::nullopt;
+      return Bandwidth{r};
+    }
   }
   return std::nullopt;
 }

@@ -1,5 +1,6 @@
 #include "flopcast/scenario/scenario_check.hpp"
 
+#include <cstdio>
 #include <string>
 
 #include "flopcast/workload/workload.hpp"
@@ -7,6 +8,11 @@
 namespace flopcast {
 namespace {
 std::string str(std::int64_t v) { return std::to_string(v); }
+std::string fmt_count(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
 }  // namespace
 
 void check_scenario(const Scenario& s, Diagnostics& d) {
@@ -15,8 +21,15 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
   const auto& m = s.model;
   const auto& c = s.cluster;
 
+  const auto checked = p.gpus_checked();
   const std::int64_t product = p.gpus();
-  if (product != c.gpus) {
+  if (!checked) {
+    // Each degree is at most 10^6 (the loader's range), so tp*pp*dp*cp can reach 10^24.
+    d.error_at(L, "parallel",
+               "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" + str(p.cp) +
+                   " exceeds 2^63 (far above the 10^6-GPU planning limit); cluster.gpus is " + str(c.gpus),
+               "make the product of the degrees equal cluster.gpus (at most 1000000)");
+  } else if (product != c.gpus) {
     d.error_at(L, "parallel",
                "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" + str(p.cp) + " = " + str(product) +
                    " but cluster.gpus is " + str(c.gpus),
@@ -65,6 +78,16 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
                "global_batch " + str(p.global_batch) + " is not divisible by micro_batch*dp = " + str(p.micro_batch) +
                    "*" + str(p.dp) + " = " + str(per_step),
                "use a multiple of " + str(per_step) + ", e.g. " + str(std::max<std::int64_t>(1, p.global_batch / per_step) * per_step));
+  // Tokens per step: a step holds at most the 10^16 tokens of the largest run planned (the
+  // training.tokens limit, issue 9), which also bounds micro_batch*seq_len and keeps every
+  // per-step token, FLOP and byte count far inside int64 and double range.
+  constexpr double kMaxTokensPerStep = 1e16;
+  if (const double step_tokens = static_cast<double>(p.global_batch) * static_cast<double>(m.seq_len);
+      step_tokens > kMaxTokensPerStep)
+    d.error_at(L, "parallel.global_batch",
+               "global_batch*seq_len = " + str(p.global_batch) + "*" + str(m.seq_len) + " = " + fmt_count(step_tokens) +
+                   " tokens per step, above the 10^16 limit",
+               "lower global_batch (sequences per step) or model.seq_len");
   if (m.seq_len % p.cp != 0)
     d.error_at(L, "parallel.cp", "cp " + str(p.cp) + " does not divide seq_len " + str(m.seq_len));
   if (!m.moe && p.ep != 1)

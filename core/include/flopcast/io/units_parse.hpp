@@ -13,8 +13,10 @@ namespace flopcast::io {
 /// K=1e3, M=1e6, B=G=1e9, T=1e12, P=1e15. Non-finite values are rejected.
 std::optional<double> parse_count(std::string_view s);
 /// "80 GiB", "80GB", "512 MiB", "1.5 TB", "1024" (bytes). GiB/MiB/KiB are binary, GB/MB/KB/TB decimal.
+/// A value that is not finite once scaled by its unit ("1e308 TiB") is rejected.
 std::optional<Bytes> parse_bytes(std::string_view s);
-/// "400 Gbps", "400 Gb/s" (bits), "50 GB/s", "50 GBps" (bytes), "2 TB/s".
+/// "400 Gbps", "400 Gb/s" (bits), "50 GB/s", "50 GBps" (bytes), "2 TB/s". Non-finite results
+/// ("1e308 TB/s") are rejected.
 std::optional<Bandwidth> parse_bandwidth(std::string_view s);
 /// "30d", "2.5 h", "10min", "90s", "250 ms", "2.5 us", "100 ns", "1w". A bare number is seconds.
 std::optional<Time> parse_duration(std::string_view s);

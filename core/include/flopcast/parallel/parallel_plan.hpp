@@ -1,6 +1,7 @@
 #pragma once
 /// A parallel plan: how one training step is split over GPUs (Megatron conventions).
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -40,7 +41,18 @@ struct ParallelPlan {
     const std::int64_t d = micro_batch * dp;
     return d > 0 ? global_batch / d : 0;
   }
-  std::int64_t gpus() const { return static_cast<std::int64_t>(tp) * pp * dp * cp; }
+  /// tp*pp*dp*cp, or nullopt when the product does not fit in int64 (each degree alone may
+  /// be up to 10^6, so the product can reach 10^24). check_scenario refuses such plans.
+  std::optional<std::int64_t> gpus_checked() const {
+    std::int64_t r = tp;
+    if (__builtin_mul_overflow(r, static_cast<std::int64_t>(pp), &r) || __builtin_mul_overflow(r, dp, &r) ||
+        __builtin_mul_overflow(r, static_cast<std::int64_t>(cp), &r))
+      return std::nullopt;
+    return r;
+  }
+  /// tp*pp*dp*cp, saturated at the int64 maximum (never wraps) for a plan check_scenario
+  /// would refuse.
+  std::int64_t gpus() const { return gpus_checked().value_or(std::numeric_limits<std::int64_t>::max()); }
 };
 
 }  // namespace flopcast

@@ -6,6 +6,7 @@
 /// GB = 1e9 bytes, GiB = 2^30 bytes, GB/s = 1e9 B/s, TFLOP/s = 1e12 FLOP/s.
 #include <cmath>
 #include <compare>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 
@@ -32,11 +33,34 @@ struct Time {
   constexpr double hours() const { return seconds() / 3600.0; }
   constexpr double days() const { return seconds() / 86400.0; }
 
-  constexpr Time operator+(Time o) const { return Time{ns + o.ns}; }
-  constexpr Time operator-(Time o) const { return Time{ns - o.ns}; }
-  constexpr Time& operator+=(Time o) { ns += o.ns; return *this; }
-  constexpr Time& operator-=(Time o) { ns -= o.ns; return *this; }
+  /// Sums and differences saturate at the int64 range like from_seconds: a saturated
+  /// ("never") time plus anything stays saturated instead of wrapping (signed overflow is UB).
+  constexpr Time operator+(Time o) const {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(ns, o.ns, &r)) return saturated(o.ns > 0);
+    return Time{r};
+  }
+  constexpr Time operator-(Time o) const {
+    std::int64_t r = 0;
+    if (__builtin_sub_overflow(ns, o.ns, &r)) return saturated(o.ns < 0);
+    return Time{r};
+  }
+  /// `k` times this duration, saturated like + and - (integers only: a fractional factor
+  /// goes through from_seconds, which rounds).
+  template <std::integral K>
+  constexpr Time operator*(K k) const {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(ns, k, &r)) return saturated((ns > 0) == (k > 0));
+    return Time{r};
+  }
+  constexpr Time& operator+=(Time o) { return *this = *this + o; }
+  constexpr Time& operator-=(Time o) { return *this = *this - o; }
   constexpr auto operator<=>(const Time&) const = default;
+
+ private:
+  static constexpr Time saturated(bool up) {
+    return Time{up ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min()};
+  }
 };
 
 /// An amount of data in bytes (double: model sizes such as 16 B x 1e13 params exceed
