@@ -9,6 +9,7 @@
 
 #include "flopcast/io/price_catalog_io.hpp"
 #include "flopcast/job/job_simulation.hpp"
+#include "flopcast/job/scenario_job.hpp"
 #include "flopcast/pricing/bill.hpp"
 #include "flopcast/step/step_simulation.hpp"
 #include "flopcast/units/assert.hpp"
@@ -141,17 +142,7 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngi
 }
 
 JobInput job_input_of(const Scenario& s, const SimReport& r, const EnergySpec& energy) {
-  JobInput in;
-  in.step_time = r.est.step;
-  in.steps = static_cast<std::int64_t>(r.steps);
-  in.gpus = s.cluster.gpus;
-  in.gpus_per_node = s.cluster.gpus_per_node;
-  in.params = parameter_count(s.model).total;
-  in.gpu_tdp_w = s.cluster.gpu.tdp_w;
-  in.node_power_w = s.cluster.fabric.node_power_kw * 1000.0;
-  in.energy = energy;
-  in.reliability = s.reliability;  // ReliabilitySpec's cited defaults when the block is absent
-  return in;
+  return job_input_for(s, r.est.step, static_cast<std::int64_t>(r.steps), energy);
 }
 
 namespace {

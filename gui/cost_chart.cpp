@@ -8,6 +8,7 @@
 #include <QtCharts/QValueAxis>
 
 #include <algorithm>
+#include <utility>
 
 #include "result_palette.hpp"
 
@@ -16,6 +17,14 @@ namespace {
 const QColor kP50(0x4E, 0x79, 0xA7);
 const QColor kP90(0xA0, 0xCB, 0xE8);
 const QColor kIdeal(0x59, 0xA1, 0x4F);
+
+/// Thousands or millions on a money axis, so its labels stay short: the factor to multiply
+/// amounts by and the word for the axis title.
+std::pair<double, QString> axis_scale(double top) {
+  if (top >= 1e6) return {1e-6, QObject::tr("million ")};
+  if (top >= 1e4) return {1e-3, QObject::tr("thousand ")};
+  return {1.0, QString()};
+}
 }  // namespace
 
 CostChart::CostChart(QWidget* parent) : QChartView(new QChart(), parent) {
@@ -59,16 +68,7 @@ void CostChart::set_result(const ComputeResult& r) {
       categories << QString::fromStdString(it->option.label);
       if (ok) top = std::max({top, it->p50.total.major(), it->p90.total.major()});
     }
-    // Thousands or millions on the axis, so its labels stay short.
-    double scale = 1.0;
-    QString prefix;
-    if (top >= 1e6) {
-      scale = 1e-6;
-      prefix = tr("million ");
-    } else if (top >= 1e4) {
-      scale = 1e-3;
-      prefix = tr("thousand ");
-    }
+    const auto [scale, prefix] = axis_scale(top);
     for (auto it = r.plans->rows.rbegin(); it != r.plans->rows.rend(); ++it) {
       const bool ok = it->p50.ok() && it->p90.ok();
       p50->append(ok ? it->p50.total.major() * scale : 0.0);
@@ -151,15 +151,7 @@ void CostCalendarChart::set_result(const ComputeResult& r) {
       top = std::max(top, p.total.major());
       last_day = std::max(last_day, p.span.days());
     }
-  double scale = 1.0;
-  QString prefix;
-  if (top >= 1e6) {
-    scale = 1e-6;
-    prefix = tr("million ");
-  } else if (top >= 1e4) {
-    scale = 1e-3;
-    prefix = tr("thousand ");
-  }
+  const auto [scale, prefix] = axis_scale(top);
   static const QColor kColors[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B), QColor(0x59, 0xA1, 0x4F),
                                    QColor(0xE1, 0x57, 0x59), QColor(0xB0, 0x7A, 0xA1)};
   auto* x = new QValueAxis();

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../cli/cli_runner.hpp"
 #include "cli_context.hpp"
 #include "flopcast/io/sweep_loader.hpp"
 #include "flopcast/sweep/sweep_runner.hpp"
@@ -62,20 +63,8 @@ sweep::RunStats run(const std::string& out, int threads, int shard = 1, int shar
   return sweep::run_sweep(out, "test-id", points, kCols, fake_eval, o, nullptr);
 }
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-CliResult run_cli(const std::vector<std::string>& args) {
-  std::vector<const char*> argv{"flopcast"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  CliResult r;
-  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using test::CliResult;
+using test::run_cli;
 
 }  // namespace
 

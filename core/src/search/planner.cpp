@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/job/scenario_job.hpp"
 #include "flopcast/step/step_simulation.hpp"
 #include "flopcast/job/job_simulation.hpp"
 #include "flopcast/job/young_daly.hpp"
@@ -40,17 +41,23 @@ constexpr double kMaxFailureDraws = 5e6;
 
 }  // namespace
 
+namespace {
+/// Where a re-simulated step's time goes, one line.
+std::string breakdown_line(const StepBreakdown& b) {
+  return sfmt("compute %.3f s, recompute %.3f s, bubble %.3f s, exposed communication %.3f s (TP %.3f, DP %.3f, PP %.3f)",
+              b.compute.seconds(), b.recompute.seconds(), b.bubble.seconds(),
+              (b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm).seconds(), b.tp_comm.seconds(),
+              b.dp_comm.seconds(), b.pp_comm.seconds());
+}
+}  // namespace
+
 StepSimulation estimate_step_simulation(const Scenario& s, const ComputeProfile& profile) {
   StepSimulation r;
   const StepEstimate e = estimate_step(s, profile);
   r.step = e.step;
   r.mfu = e.mfu;
   r.method = "closed-form estimate";
-  const auto& b = e.breakdown;
-  r.details.push_back(sfmt("compute %.3f s, recompute %.3f s, bubble %.3f s, exposed communication %.3f s (TP %.3f, DP %.3f, PP %.3f)",
-                           b.compute.seconds(), b.recompute.seconds(), b.bubble.seconds(),
-                           (b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm).seconds(), b.tp_comm.seconds(),
-                           b.dp_comm.seconds(), b.pp_comm.seconds()));
+  r.details.push_back(breakdown_line(e.breakdown));
   if (e.step.ns <= 0) {
     r.ok = false;
     r.error = "the estimate gave no step time";
@@ -66,11 +73,7 @@ StepSimulation des_step_simulation(const Scenario& s, const ComputeProfile& prof
   r.step = e.step;
   r.mfu = e.mfu;
   r.method = "discrete-event simulation";
-  const auto& b = e.breakdown;
-  r.details.push_back(sfmt("compute %.3f s, recompute %.3f s, bubble %.3f s, exposed communication %.3f s (TP %.3f, DP %.3f, PP %.3f); %llu events",
-                           b.compute.seconds(), b.recompute.seconds(), b.bubble.seconds(),
-                           (b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm).seconds(), b.tp_comm.seconds(),
-                           b.dp_comm.seconds(), b.pp_comm.seconds(), static_cast<unsigned long long>(e.events)));
+  r.details.push_back(breakdown_line(e.breakdown) + sfmt("; %llu events", static_cast<unsigned long long>(e.events)));
   if (e.step.ns <= 0) {
     r.ok = false;
     r.error = "the simulation gave no step time";
@@ -233,19 +236,6 @@ struct RunModel {
   Time fixed_wall;  ///< provisioning + debug phase
 };
 
-JobInput job_input_for(const Scenario& s, Time step, std::int64_t steps, const EnergySpec& energy) {
-  JobInput in;
-  in.step_time = step;
-  in.steps = steps;
-  in.gpus = s.cluster.gpus;
-  in.gpus_per_node = s.cluster.gpus_per_node;
-  in.params = parameter_count(s.model).total;
-  in.gpu_tdp_w = s.cluster.gpu.tdp_w;
-  in.node_power_w = s.cluster.fabric.node_power_kw * 1000.0;
-  in.energy = energy;
-  in.reliability = s.reliability;
-  return in;
-}
 
 /// Expected GPU span of the run (closed form; exact for synchronous checkpoints, an
 /// approximation ignoring the write window for asynchronous ones), as simulate_job's

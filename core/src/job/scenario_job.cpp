@@ -1,0 +1,21 @@
+#include "flopcast/job/scenario_job.hpp"
+
+#include "flopcast/workload/workload.hpp"
+
+namespace flopcast {
+
+JobInput job_input_for(const Scenario& s, Time step, std::int64_t steps, const EnergySpec& energy) {
+  JobInput in;
+  in.step_time = step;
+  in.steps = steps;
+  in.gpus = s.cluster.gpus;
+  in.gpus_per_node = s.cluster.gpus_per_node;
+  in.params = parameter_count(s.model).total;
+  in.gpu_tdp_w = s.cluster.gpu.tdp_w;
+  in.node_power_w = s.cluster.fabric.node_power_kw * 1000.0;
+  in.energy = energy;
+  in.reliability = s.reliability;  // ReliabilitySpec's cited defaults when the block is absent
+  return in;
+}
+
+}  // namespace flopcast
