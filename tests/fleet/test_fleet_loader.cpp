@@ -11,21 +11,14 @@
 #include "fleet_plan.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/fleet_loader.hpp"
+#include "../support/shipped_catalog.hpp"
 
 using namespace flopcast;
 using namespace flopcast::io;
 
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog cat = [] {
-    Diagnostics d;
-    auto c = load_catalog(FLOPCAST_DATA_DIR, d);
-    REQUIRE_MESSAGE(c.has_value(), d.str());
-    return *c;
-  }();
-  return cat;
-}
+const io::Catalog& catalog() { return test::shipped_catalog(); }
 
 /// A fleet file that loads; tests replace one line to break it.
 const std::string kGood = R"(name: t

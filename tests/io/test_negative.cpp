@@ -15,6 +15,7 @@
 
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "../support/shipped_catalog.hpp"
 
 using namespace flopcast;
 using namespace flopcast::io;
@@ -110,15 +111,7 @@ const NegativeCase kRunFileCases[] = {
 };
 
 
-const Catalog& catalog() {
-  static const Catalog cat = [] {
-    Diagnostics d;
-    auto c = load_catalog(FLOPCAST_DATA_DIR, d);
-    REQUIRE_MESSAGE(c.has_value(), d.str());
-    return *c;
-  }();
-  return cat;
-}
+const io::Catalog& catalog() { return test::shipped_catalog(); }
 
 std::string negative_dir() { return std::string(FLOPCAST_TESTS_DIR) + "/negative"; }
 

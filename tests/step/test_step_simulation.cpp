@@ -9,20 +9,13 @@
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/step/step_simulation.hpp"
+#include "../support/shipped_catalog.hpp"
 
 using namespace flopcast;
 
 namespace {
 
-const io::Catalog& catalog() {
-  static const io::Catalog cat = [] {
-    Diagnostics d;
-    auto c = io::load_catalog(FLOPCAST_DATA_DIR, d);
-    REQUIRE_MESSAGE(c.has_value(), d.str());
-    return *c;
-  }();
-  return cat;
-}
+const io::Catalog& catalog() { return test::shipped_catalog(); }
 
 /// Llama 3 8B on H100 nodes; `parallel` is the YAML body of the parallel block.
 Scenario scenario(int gpus, const std::string& parallel) {

@@ -10,20 +10,13 @@
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/workload/workload.hpp"
+#include "../support/shipped_catalog.hpp"
 
 using namespace flopcast;
 
 namespace {
 
-const io::Catalog& catalog() {
-  static const io::Catalog cat = [] {
-    Diagnostics d;
-    auto c = io::load_catalog(FLOPCAST_DATA_DIR, d);
-    REQUIRE_MESSAGE(c.has_value(), d.str());
-    return *c;
-  }();
-  return cat;
-}
+const io::Catalog& catalog() { return test::shipped_catalog(); }
 
 /// A GPT-style shape: GeLU MLP of 4h, kv = heads, tied embeddings, learned positions,
 /// LayerNorm, biases (GPT-3, Brown et al. 2020; Megatron's GPT models).
