@@ -337,7 +337,9 @@ class FleetReader {
         diags_.add(d);
       }
       if (s) c.scenario = std::move(*s);
-      else c.scenario.cluster.gpus = 1;  // placeholder: the file has errors and will not load
+      // A scenario that failed to load has its errors reported above, so the fleet file is
+      // refused; one GPU keeps the per-class checks below from adding a second, misleading one.
+      else c.scenario.cluster.gpus = 1;
       c.tokens = c.scenario.training.tokens;
       c.gpus = c.scenario.cluster.gpus;
       if (cn["tokens"])
