@@ -311,6 +311,9 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   // --- one layer, one micro-batch ---
   struct LayerCost {
     Time fwd, bwd, bwd_input, recompute, tp, cp, ep;
+    // Kernels the host issues per micro-batch (compute kernels and collective calls), forward
+    // and backward; recompute issues the forward's again.
+    double kernels_f = 0, kernels_b = 0;
   };
   auto layer_cost = [&](int layer) {
     LayerCost c;
@@ -318,6 +321,8 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     // GEMMs: forward (m, n, k) and its two backward GEMMs: dgrad (m, k, n), wgrad (k, n, m).
     Time fwd{0}, bwd_in{0}, bwd_w{0};
     auto gemm = [&](double mm, double nn, double kk, double batch = 1) {
+      c.kernels_f += 1;
+      c.kernels_b += 2;
       fwd += gemm_time(ctx, {mm, nn, kk, batch});
       bwd_in += gemm_time(ctx, {mm, kk, nn, batch});
       bwd_w += gemm_time(ctx, {kk, nn, mm, batch});
@@ -329,6 +334,8 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     if (p.flash_attention) {
       attn_f = attention_time(ctx, b * heads_local, seq, seq * p.cp, hd, true, false);
       attn_b = attention_time(ctx, b * heads_local, seq, seq * p.cp, hd, true, true);
+      c.kernels_f += 1;
+      c.kernels_b += 2;
     } else {
       // Megatron's unfused core attention (megatron/model/transformer.py CoreAttention):
       // baddbmm QK^T, fused scale-mask-softmax over the b x a x s x s scores, dropout, bmm with
@@ -341,6 +348,8 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       attn_b = gemm_time(ctx, {seq, hd, kv_len, batch}) + gemm_time(ctx, {hd, kv_len, seq, batch}) +
                gemm_time(ctx, {seq, kv_len, hd, batch}) + gemm_time(ctx, {kv_len, hd, seq, batch}) +
                memory_bound_time(ctx, Bytes{scores * (5 * elt + 1)}, 2);
+      c.kernels_f += 4;
+      c.kernels_b += 6;
     }
     // Elementwise traffic per token (elements x bytes): two norms (read + write), two
     // dropout-add-residuals (2 reads + 1 write + 1-byte mask), rotary on q and k.
@@ -372,6 +381,8 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       gemm(T, h, d(m.ffn) / t);                           // FC2
       elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * d(m.ffn) / t;  // GeLU r/w or SwiGLU 2r+1w
     }
+    c.kernels_f += kernels_f;
+    c.kernels_b += 2 * kernels_f;
     const Time ew_f = memory_bound_time(ctx, Bytes{T * elementwise * elt}, kernels_f);
     const Time ew_b = memory_bound_time(ctx, Bytes{2 * T * elementwise * elt}, 2 * kernels_f);
     c.fwd = fwd + attn_f + ew_f;
@@ -393,6 +404,9 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       }
       const int count = 4 + (p.recompute == Recompute::Full ? 2 : 0);
       c.tp = p.overlap_tp_comm ? Time{0} : one * count;
+      const double calls = p.sequence_parallel ? 4 : 2;  // per direction
+      c.kernels_f += calls;
+      c.kernels_b += calls;
     }
     // CP: ring exchange of K and V chunks, hidden under attention except what exceeds it.
     if (p.cp > 1) {
@@ -428,10 +442,15 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     };
     add(dense_cost, st.layers - moe_here);
     add(moe_cost, moe_here);
+    const int dense_here = st.layers - moe_here;
+    double kernels_f = dense_cost.kernels_f * dense_here + moe_cost.kernels_f * moe_here;
+    double kernels_b = dense_cost.kernels_b * dense_here + moe_cost.kernels_b * moe_here;
     layer += st.layers;
     if (i == 0) {  // embedding lookup forward, scatter-add backward
       st.forward += memory_bound_time(ctx, Bytes{2 * T * h * elt}, 2);
       st.backward += memory_bound_time(ctx, Bytes{3 * T * h * 4}, 2);
+      kernels_f += 2;
+      kernels_b += 2;
     }
     if (i + 1 == stage_layers.size()) {  // final norm, logits GEMM, fp32 cross-entropy
       const double vocab_local = d(m.vocab) / t;
@@ -441,6 +460,29 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       st.backward_input += bi;
       if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
         st.tp_comm += collective_time(s, prof, CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}) * 3;
+      }
+      kernels_f += 5;
+      kernels_b += 4;
+    }
+    // Host dispatch floor. The framework issues kernels asynchronously, so the host runs
+    // ahead of the GPU while kernels are long; when they are shorter than the host's time to
+    // issue them (small micro-batches, wide TP) the GPU waits for the host. Per micro-batch
+    // and direction the stage takes max(device time, kernels x host_overhead_us); the excess
+    // is charged to the compute it delays.
+    if (prof.host_overhead_us > 0) {
+      const double tp_f_share = p.tp > 1 ? 2.0 / (4 + (p.recompute == Recompute::Full ? 2 : 0)) : 0.0;
+      const Time tp_f = Time::from_seconds(st.tp_comm.seconds() * tp_f_share);
+      const Time tp_b = st.tp_comm - tp_f;
+      const double kernels_r = p.recompute == Recompute::Full ? kernels_f : 0.0;
+      const Time host_f = Time::from_us(prof.host_overhead_us * kernels_f);
+      const Time host_b = Time::from_us(prof.host_overhead_us * (kernels_b + kernels_r));
+      const Time dev_f = st.forward + tp_f;
+      const Time dev_b = st.backward + st.recompute + tp_b;
+      if (host_f > dev_f) st.forward += host_f - dev_f;
+      if (host_b > dev_b) {
+        const Time extra = host_b - dev_b;
+        st.backward += extra;
+        st.backward_input += Time::from_seconds(extra.seconds() * 0.5);
       }
     }
     st.forward += Time::from_seconds(prof.microbatch_overhead_ms * 1e-3);

@@ -25,7 +25,7 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
   const auto before = diags.items().size();
   if (!r.expect_map(root, "")) return std::nullopt;
   r.check_keys(root, "", {"name", "provenance", "sources", "ampere", "hopper", "blackwell", "gemm_k_half",
-                          "kernel_overhead_us", "microbatch_overhead_ms", "iteration_overhead_ms", "nic_efficiency", "nvlink_efficiency",
+                          "kernel_overhead_us", "host_overhead_us", "microbatch_overhead_ms", "iteration_overhead_ms", "nic_efficiency", "nvlink_efficiency",
                           "workspace_gib", "fragmentation"});
   ComputeProfile p = base;
   if (root["name"]) p.name = root["name"].as<std::string>();
@@ -46,6 +46,7 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
   };
   num("gemm_k_half", 0, 4096, p.gemm_k_half);
   num("kernel_overhead_us", 0, 1000, p.kernel_overhead_us);
+  num("host_overhead_us", 0, 1000, p.host_overhead_us);
   num("microbatch_overhead_ms", 0, 10000, p.microbatch_overhead_ms);
   num("iteration_overhead_ms", 0, 60000, p.iteration_overhead_ms);
   num("nic_efficiency", 0.05, 1.0, p.nic_efficiency);
@@ -91,6 +92,7 @@ std::string profile_to_yaml(const ComputeProfile& p) {
   }
   o << "gemm_k_half: " << f(p.gemm_k_half) << "\n";
   o << "kernel_overhead_us: " << f(p.kernel_overhead_us) << "\n";
+  o << "host_overhead_us: " << f(p.host_overhead_us) << "\n";
   o << "microbatch_overhead_ms: " << f(p.microbatch_overhead_ms) << "\n";
   o << "iteration_overhead_ms: " << f(p.iteration_overhead_ms) << "\n";
   o << "nic_efficiency: " << f(p.nic_efficiency) << "\n";

@@ -26,8 +26,14 @@ struct ComputeProfile {
   /// Reduction depth K at which GEMM efficiency halves: eff(K) = eff * K / (K + k_half)
   /// (prologue/epilogue cost of a tile; physical range 0..512).
   double gemm_k_half = 64.0;
-  /// Per-kernel launch and host overhead, microseconds (dominates tiny models).
+  /// GPU-side cost of each kernel (launch gap between back-to-back kernels, prologue),
+  /// microseconds; added to every kernel.
   double kernel_overhead_us = 6.0;
+  /// Host (CPU) time to issue one kernel from the framework (PyTorch eager dispatch, Python),
+  /// microseconds. The GPU cannot start a kernel before the host has issued it, so a kernel
+  /// shorter than this leaves the GPU idle: kernel time = max(device time, host time). It
+  /// dominates small micro-batches and wide tensor parallelism, where kernels are short.
+  double host_overhead_us = 0.0;
   /// Host overhead per micro-batch per pipeline stage (framework scheduling, data loading,
   /// Python dispatch outside the kernels), ms.
   double microbatch_overhead_ms = 2.0;
