@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <unordered_map>
+#include <vector>
 
 namespace flopcast {
 namespace {
@@ -64,11 +64,18 @@ Time gemm_time(const OpContext& c, const GemmShape& g) {
   const auto& eff = c.profile->of(c.gpu->arch);
   const GemmKey key{g.m, g.n, g.k, g.batch, c.gpu, static_cast<int>(c.precision), eff.gemm, eff.hbm,
                     c.profile->gemm_k_half, c.profile->kernel_overhead_us};
-  thread_local std::unordered_map<GemmKey, Time, GemmKeyHash> memo;
-  if (auto it = memo.find(key); it != memo.end()) return it->second;
-  if (memo.size() > (1u << 16)) memo.clear();
+  // Direct-mapped: one slot per hash, overwritten on a miss (no allocation, no chains).
+  struct Slot {
+    GemmKey key{};
+    Time t{};
+    bool used = false;
+  };
+  constexpr std::size_t kSlots = 1u << 12;
+  thread_local std::vector<Slot> memo(kSlots);
+  Slot& slot = memo[GemmKeyHash{}(key) & (kSlots - 1)];
+  if (slot.used && slot.key == key) return slot.t;
   const Time t = gemm_time_uncached(c, g);
-  memo.emplace(key, t);
+  slot = {key, t, true};
   return t;
 }
 

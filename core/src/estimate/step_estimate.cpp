@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include <memory>
 #include <string>
@@ -115,6 +116,18 @@ struct CheckMemo {
 /// Direct-mapped: a slot per hash of the query, overwritten on a miss.
 thread_local std::vector<CheckMemo> check_memo;
 
+/// Memo of collective costs on a model (the planner asks for the same few again and again),
+/// direct-mapped like check_memo and cleared with it.
+struct CostMemo {
+  const CommModel* model = nullptr;
+  int op = 0;
+  std::int64_t ranks = 0, ranks_per_node = 0, node_stride = 0;
+  double bytes = 0;
+  std::int64_t concurrent = 0;
+  Time time{};
+};
+thread_local std::vector<CostMemo> cost_memo;
+
 bool shape_ok(const CommModel& model, Collective c, const GroupShape& g) {
   if (check_memo.empty()) check_memo.resize(512);
   const auto h = static_cast<std::uint64_t>(g.ranks) * 0x9E3779B97F4A7C15ull ^
@@ -145,6 +158,7 @@ const CommModel& comm_model_for(const Scenario& s, const ComputeProfile& p) {
   const auto& f = s.cluster.fabric;
   if (cache.size() >= 16) cache.erase(cache.begin());
   check_memo.assign(check_memo.size(), CheckMemo{});
+  cost_memo.assign(cost_memo.size(), CostMemo{});
   CommOptions opts;
   // The profile's efficiencies are fractions of NCCL's effective NVLink figure and of the
   // NIC line rate (ComputeProfile docs).
@@ -189,7 +203,23 @@ Time collective_time_on(const CommModel& model, const Scenario& s, const Compute
   }
   // Every group of this kind communicates at once (each TP rank's DP group, each stage's).
   const std::int64_t concurrent = std::max<std::int64_t>(1, s.cluster.gpus / ranks);
-  if (shape_ok(model, c, g)) return model.cost(c, g, bytes, concurrent).time;
+  if (shape_ok(model, c, g)) {
+    if (cost_memo.empty()) cost_memo.resize(1024);
+    std::uint64_t bits;
+    std::memcpy(&bits, &bytes.value, sizeof bits);
+    auto h = (static_cast<std::uint64_t>(g.ranks) * 0x9E3779B97F4A7C15ull) ^
+             (static_cast<std::uint64_t>(g.ranks_per_node) * 0xC2B2AE3D27D4EB4Full) ^
+             (static_cast<std::uint64_t>(g.node_stride) * 0x165667B19E3779F9ull) ^ (bits * 0xFF51AFD7ED558CCDull) ^
+             (static_cast<std::uint64_t>(concurrent) << 8) ^ static_cast<std::uint64_t>(c);
+    h ^= h >> 31;
+    CostMemo& m = cost_memo[h & 1023];
+    if (m.model == &model && m.op == static_cast<int>(c) && m.ranks == g.ranks && m.ranks_per_node == g.ranks_per_node &&
+        m.node_stride == g.node_stride && m.bytes == bytes.value && m.concurrent == concurrent)
+      return m.time;
+    const Time t = model.cost(c, g, bytes, concurrent).time;
+    m = {&model, static_cast<int>(c), g.ranks, g.ranks_per_node, g.node_stride, bytes.value, concurrent, t};
+    return t;
+  }
   return alpha_beta_time(s, p, op, ranks, g.ranks_per_node, bytes, 1);
 }
 
@@ -425,6 +455,12 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   // Dense layers cost the same: compute one and reuse (the planner calls this millions of times).
   const LayerCost dense_cost = layer_cost(m.moe ? 0 : 0);
   const LayerCost moe_cost = m.moe ? layer_cost(m.moe->dense_layers) : dense_cost;
+  // Activations to the next stage (Megatron's scatter/gather sends 1/t of them per rank when
+  // sequence parallel or scatter-gather is on; all TP ranks send at once). The same message
+  // between every pair of neighbouring stages: costed once.
+  const Time p2p = p.pp > 1 ? collective_time(s, prof, CollectiveKind::SendRecv, 2, dp_stride * p.dp,
+                                              Bytes{T * h * elt / t})
+                            : Time{0};
   int layer = 0;
   for (std::size_t i = 0; i < stage_layers.size(); ++i) {
     auto& st = est.stages[i];
@@ -486,12 +522,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       }
     }
     st.forward += Time::from_seconds(prof.microbatch_overhead_ms * 1e-3);
-    if (p.pp > 1) {
-      // Activations to the next stage (Megatron's scatter/gather sends 1/t of them per rank
-      // when sequence parallel or scatter-gather is on; all TP ranks send at once).
-      const Bytes msg{T * h * elt / t};
-      st.p2p = collective_time(s, prof, CollectiveKind::SendRecv, 2, dp_stride * p.dp, msg);
-    }
+    st.p2p = p2p;
   }
 
   // --- pipeline schedule ---

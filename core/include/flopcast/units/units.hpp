@@ -20,11 +20,17 @@ struct Time {
   static constexpr Time from_ns(std::int64_t v) { return Time{v}; }
   /// Rounds to the nearest nanosecond; saturates instead of overflowing.
   static Time from_seconds(double s) {
-    const double v = std::round(s * 1e9);
+    const double v = s * 1e9;
     if (!(v == v)) return Time{0};
     if (v >= 9.2e18) return Time{std::numeric_limits<std::int64_t>::max()};
     if (v <= -9.2e18) return Time{std::numeric_limits<std::int64_t>::min()};
-    return Time{static_cast<std::int64_t>(v)};
+    // std::round (half away from zero) without the libm call, which is hot in the planner:
+    // truncation is exact in this range and v - trunc(v) is exact too.
+    auto i = static_cast<std::int64_t>(v);
+    const double frac = v - static_cast<double>(i);
+    if (frac >= 0.5) ++i;
+    else if (frac <= -0.5) --i;
+    return Time{i};
   }
   static Time from_us(double us) { return from_seconds(us * 1e-6); }
   constexpr double seconds() const { return static_cast<double>(ns) * 1e-9; }
