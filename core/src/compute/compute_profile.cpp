@@ -19,9 +19,10 @@ const std::vector<ProfileParameter>& profile_parameters() {
       {"hopper.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).hbm; }},
       {"gemm_k_half", 0.0, 512.0, [](ComputeProfile& p) { return &p.gemm_k_half; }},
       {"kernel_overhead_us", 0.0, 50.0, [](ComputeProfile& p) { return &p.kernel_overhead_us; }},
-      // Host dispatch per kernel: PyTorch eager costs ~5-20 us of CPU per op (PyTorch blog,
-      // "Accelerating PyTorch with CUDA Graphs", 2021: CPU launch overhead is why small
-      // kernels starve the GPU); bounded at 100 us.
+      // Host dispatch per kernel (PyTorch blog, "Accelerating PyTorch with CUDA Graphs", 2021:
+      // CPU launch overhead is why small kernels leave the GPU idle). Fitted: ~44 us per
+      // counted kernel on vTrain's runs (docs/calibration.md); bounded at 100 us, above which
+      // a GPU framework would be unusable for any model.
       {"host_overhead_us", 0.0, 100.0, [](ComputeProfile& p) { return &p.host_overhead_us; }},
       {"microbatch_overhead_ms", 0.0, 200.0, [](ComputeProfile& p) { return &p.microbatch_overhead_ms; }},
       {"iteration_overhead_ms", 0.0, 500.0, [](ComputeProfile& p) { return &p.iteration_overhead_ms; }},

@@ -518,6 +518,8 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       if (host_b > dev_b) {
         const Time extra = host_b - dev_b;
         st.backward += extra;
+        // Half of it delays the input-gradient kernels (ZB-H1 schedules them apart): the
+        // backward issues as many data-gradient as weight-gradient GEMMs.
         st.backward_input += Time::from_seconds(extra.seconds() * 0.5);
       }
     }

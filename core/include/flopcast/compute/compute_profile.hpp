@@ -30,8 +30,9 @@ struct ComputeProfile {
   /// microseconds; added to every kernel.
   double kernel_overhead_us = 6.0;
   /// Host (CPU) time to issue one kernel from the framework (PyTorch eager dispatch, Python),
-  /// microseconds. The GPU cannot start a kernel before the host has issued it, so a kernel
-  /// shorter than this leaves the GPU idle: kernel time = max(device time, host time). It
+  /// microseconds. The GPU cannot start a kernel before the host has issued it, and the host
+  /// runs ahead only while kernels are longer than this: a stage's forward (or backward) of one
+  /// micro-batch takes max(device time, kernels x host_overhead_us) (core/estimate). It
   /// dominates small micro-batches and wide tensor parallelism, where kernels are short.
   double host_overhead_us = 0.0;
   /// Host overhead per micro-batch per pipeline stage (framework scheduling, data loading,
