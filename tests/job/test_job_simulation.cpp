@@ -193,6 +193,21 @@ TEST_CASE("job: same seed, identical results; different seed, different results"
   for (std::size_t i = 0; i < c.samples.size(); ++i) REQUIRE(same(c.samples[i], a.samples[i]));
 }
 
+TEST_CASE("job: trials spread over threads give the same samples as one thread") {
+  JobInput in = failing_job();
+  in.reliability.trials = 200;
+  JobSimOptions one;
+  one.threads = 1;
+  JobSimOptions four;
+  four.threads = 4;
+  const JobResult a = simulate_job(in, one).result;
+  const JobResult b = simulate_job(in, four).result;
+  REQUIRE(a.samples.size() == 200);
+  REQUIRE(b.samples.size() == a.samples.size());
+  for (std::size_t i = 0; i < a.samples.size(); ++i) REQUIRE(same(a.samples[i], b.samples[i]));
+  CHECK(a.gpu_span_p90 == b.gpu_span_p90);
+}
+
 TEST_CASE("job: P50/P90 are nearest-rank percentiles of the GPU span") {
   JobInput in = failing_job();
   in.reliability.trials = 10;

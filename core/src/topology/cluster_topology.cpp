@@ -6,7 +6,6 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/visitors.hpp>
 
 #include "flopcast/units/assert.hpp"
@@ -101,7 +100,10 @@ struct ClusterTopology::Impl {
   std::vector<VertexKind> kinds;
   std::vector<TopoLink> links;
   std::vector<Bandwidth> caps;
-  Graph graph;
+  /// The switch layer (leaves and spine, vertex v - leaf_base) as a graph, its links in id
+  /// order: routes between leaves come from a breadth-first search over it, O(switches).
+  /// GPUs, NICs and NVSwitches need no graph: their links are found by index.
+  Graph switch_graph;
 
   std::vector<std::int32_t> gpu_up, gpu_down;       // per GPU: to/from NVSwitch or PCIe root
   std::vector<std::int32_t> peer;                    // per node, g x g direct NVLink ids (-1 on diagonal)
@@ -116,14 +118,12 @@ struct ClusterTopology::Impl {
 
   std::int32_t add_vertex(VertexKind k) {
     kinds.push_back(k);
-    boost::add_vertex(graph);
     return static_cast<std::int32_t>(kinds.size() - 1);
   }
   std::int32_t add_link(LinkKind k, std::int32_t from, std::int32_t to, Bandwidth cap) {
     const auto id = static_cast<std::int32_t>(links.size());
     links.push_back(TopoLink{k, from, to, cap});
     caps.push_back(cap);
-    boost::add_edge(static_cast<std::size_t>(from), static_cast<std::size_t>(to), EdgeProps{id}, graph);
     return id;
   }
 
@@ -282,6 +282,14 @@ void ClusterTopology::Impl::build() {
     leaf_up[static_cast<std::size_t>(l)] = add_link(LinkKind::LeafToSpine, lv, spine, up);
     leaf_down[static_cast<std::size_t>(l)] = add_link(LinkKind::SpineToLeaf, spine, lv, up);
   }
+  switch_graph.clear();
+  for (std::size_t v = static_cast<std::size_t>(leaf_base); v < kinds.size(); ++v) boost::add_vertex(switch_graph);
+  for (std::size_t id = 0; id < links.size(); ++id) {
+    const auto& l = links[id];
+    if (l.from >= leaf_base && l.to >= leaf_base)
+      boost::add_edge(static_cast<std::size_t>(l.from - leaf_base), static_cast<std::size_t>(l.to - leaf_base),
+                      EdgeProps{static_cast<std::int32_t>(id)}, switch_graph);
+  }
 }
 
 const std::vector<std::int32_t>& ClusterTopology::Impl::preds_from(std::int32_t source_leaf) const {
@@ -291,21 +299,14 @@ const std::vector<std::int32_t>& ClusterTopology::Impl::preds_from(std::int32_t 
 
   // Breadth-first search over the switch layer only (leaves and spines), so the cost does not
   // grow with the number of GPUs.
-  struct SwitchesOnly {
-    const std::vector<VertexKind>* kinds = nullptr;
-    bool operator()(std::size_t v) const {
-      const VertexKind k = (*kinds)[v];
-      return k == VertexKind::Leaf || k == VertexKind::Spine;
-    }
-  };
-  boost::filtered_graph<Graph, boost::keep_all, SwitchesOnly> switches(graph, boost::keep_all{}, SwitchesOnly{&kinds});
-  std::vector<Edge> pred_edge(boost::num_vertices(graph));
-  std::vector<char> has_pred(boost::num_vertices(graph), 0);
+  const std::size_t n = boost::num_vertices(switch_graph);
+  std::vector<Edge> pred_edge(n);
+  std::vector<char> has_pred(n, 0);
   struct Recorder : boost::default_bfs_visitor {
     std::vector<Edge>* pred = nullptr;
     std::vector<char>* has = nullptr;
-    void tree_edge(Edge e, const boost::filtered_graph<Graph, boost::keep_all, SwitchesOnly>& fg) const {
-      const auto t = boost::target(e, fg);
+    void tree_edge(Edge e, const Graph& sg) const {
+      const auto t = boost::target(e, sg);
       (*pred)[t] = e;
       (*has)[t] = 1;
     }
@@ -313,11 +314,11 @@ const std::vector<std::int32_t>& ClusterTopology::Impl::preds_from(std::int32_t 
   Recorder rec;
   rec.pred = &pred_edge;
   rec.has = &has_pred;
-  boost::breadth_first_search(switches, static_cast<std::size_t>(source_leaf), boost::visitor(rec));
+  boost::breadth_first_search(switch_graph, static_cast<std::size_t>(source_leaf - leaf_base), boost::visitor(rec));
 
-  std::vector<std::int32_t> preds(kinds.size() - static_cast<std::size_t>(leaf_base), -1);
-  for (std::size_t v = static_cast<std::size_t>(leaf_base); v < kinds.size(); ++v) {
-    if (has_pred[v]) preds[v - static_cast<std::size_t>(leaf_base)] = graph[pred_edge[v]].link;
+  std::vector<std::int32_t> preds(n, -1);
+  for (std::size_t v = 0; v < n; ++v) {
+    if (has_pred[v]) preds[v] = switch_graph[pred_edge[v]].link;
   }
   return bfs_pred.emplace(source_leaf, std::move(preds)).first->second;
 }

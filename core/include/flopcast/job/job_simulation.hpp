@@ -20,6 +20,9 @@ struct JobSimOptions {
   /// Jump over whole failure-free checkpoint segments in one event instead of one event
   /// per segment. Exact (tests check identical trials); makes long runs cheap.
   bool batch_segments = true;
+  /// Threads the trials are spread over (0: the machine's cores, at most 8). Each trial has
+  /// its own seed and slot, so the result does not depend on it.
+  int threads = 0;
 };
 
 /// Problems with a JobInput, one message each ("steps must be > 0 (got 0)"); empty = valid.
