@@ -211,7 +211,11 @@ Time collective_time_on(const CommModel& model, const Scenario& s, const Compute
              (static_cast<std::uint64_t>(g.ranks_per_node) * 0xC2B2AE3D27D4EB4Full) ^
              (static_cast<std::uint64_t>(g.node_stride) * 0x165667B19E3779F9ull) ^ (bits * 0xFF51AFD7ED558CCDull) ^
              (static_cast<std::uint64_t>(concurrent) << 8) ^ static_cast<std::uint64_t>(c);
-    h ^= h >> 31;
+    // MurmurHash3's 64-bit finalizer: sizes that differ by a power of two differ only in
+    // their exponent bits, which the low (slot) bits must see too.
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
     CostMemo& m = cost_memo[h & 1023];
     if (m.model == &model && m.op == static_cast<int>(c) && m.ranks == g.ranks && m.ranks_per_node == g.ranks_per_node &&
         m.node_stride == g.node_stride && m.bytes == bytes.value && m.concurrent == concurrent)
