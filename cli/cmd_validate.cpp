@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <optional>
 #include <ostream>
 
 #include "cli_context.hpp"
@@ -10,6 +12,7 @@
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/collective_runs.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/step/step_simulation.hpp"
 
 namespace flopcast::cli {
@@ -88,6 +91,34 @@ void validate_collectives(CliContext& ctx, const io::Catalog& cat, const Compute
 
 }  // namespace
 
+/// For a run whose micro-batch the loader defaulted (the source did not state it): the
+/// micro-batch flopcast itself would pick, the fastest predicted among 1, 2, 4, ... (up to 64)
+/// that divide global_batch / dp, fit in memory and keep the pipeline fed, with its prediction.
+/// Chosen by predicted step time alone, never by the measurement.
+struct MicroBatchAlternative {
+  std::int64_t micro_batch = 1;
+  StepEstimate estimate;
+};
+std::optional<MicroBatchAlternative> fastest_micro_batch(const Scenario& s, const ComputeProfile& profile, bool estimate) {
+  const bool defaulted = std::find(s.defaults_applied.begin(), s.defaults_applied.end(), "parallel.micro_batch = 1") !=
+                         s.defaults_applied.end();
+  if (!defaulted || s.plan.dp <= 0) return std::nullopt;
+  const std::int64_t per_replica = s.plan.global_batch / s.plan.dp;
+  std::optional<MicroBatchAlternative> best;
+  for (std::int64_t mb = 2; mb <= 64 && mb <= per_replica; mb *= 2) {
+    if (per_replica % mb != 0) continue;
+    Scenario c = s;
+    c.plan.micro_batch = mb;
+    if (c.plan.pp > 1 && c.plan.microbatches() < c.plan.pp) break;
+    StepSimOptions sim;
+    sim.timeline = false;
+    auto e = estimate ? estimate_step(c, profile) : simulate_step(c, profile, sim).as_estimate();
+    if (!e.memory.fits()) break;
+    if (!best || e.step < best->estimate.step) best = MicroBatchAlternative{mb, std::move(e)};
+  }
+  return best;
+}
+
 void register_validate(CLI::App& app, CliContext& ctx) {
   struct Opts {
     std::vector<std::string> files;
@@ -129,11 +160,18 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     }
     const auto runs = load_runs(ctx, *cat, run_files, errors);
     std::vector<std::string> memory_notes;
+    std::vector<std::string> micro_batch_notes;  // runs that do not state their micro-batch
     for (const auto& s : runs) {
       StepSimOptions sim;
       sim.timeline = false;
       const auto e = o->estimate ? estimate_step(s, profile) : simulate_step(s, profile, sim).as_estimate();
       for (auto& c : compare_run(s, e)) rows.push_back(c);
+      if (auto alt = fastest_micro_batch(s, profile, o->estimate); alt && alt->estimate.step < e.step) {
+        std::string figures;
+        for (const auto& c : compare_run(s, alt->estimate))
+          figures += fmt::format("{}{} {:.4g} ({:+.1f}%)", figures.empty() ? "" : ", ", c.figure, c.predicted, c.error_pct);
+        micro_batch_notes.push_back(fmt::format("{}: the fastest micro-batch that fits is {}: {}", s.id, alt->micro_batch, figures));
+      }
       if (!e.memory.fits())
         memory_notes.push_back(fmt::format("{}: the memory model gives {:.1f} GiB per GPU, above the {:.1f} GiB HBM the run had", s.id,
                                            e.memory.total().gib(), e.memory.capacity.gib()));
@@ -154,6 +192,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
                                   {"p90_abs_error_pct", s.p90_abs_error_pct}, {"mean_abs_error_pct", s.mean_abs_error_pct}};
       j["errors"] = errors;
       j["memory_notes"] = memory_notes;
+      j["micro_batch_notes"] = micro_batch_notes;
       ctx.out << j.dump(2) << "\n";
       return;
     }
@@ -171,6 +210,12 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     for (const auto& s : summary)
       out << fmt::format("{:<17} {:>6} {:>13.1f}% {:>11.1f}% {:>11.1f}%\n", s.figure, s.count, s.median_abs_error_pct,
                          s.p90_abs_error_pct, s.mean_abs_error_pct);
+    if (!micro_batch_notes.empty() && !o->quiet) {
+      out << "\nMicro-batch not stated (" << micro_batch_notes.size()
+          << " runs): predicted above with the run schema's default 1. At the micro-batch flopcast would pick\n"
+             "(the fastest predicted that fits; never chosen by the measurement), the same profile gives:\n";
+      for (const auto& n : micro_batch_notes) out << "  " << n << "\n";
+    }
     if (!memory_notes.empty() && !o->quiet) {
       out << "\nMemory model above HBM on runs that did run (" << memory_notes.size() << "):\n";
       for (const auto& n : memory_notes) out << "  " << n << "\n";

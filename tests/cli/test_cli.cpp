@@ -115,6 +115,39 @@ TEST_CASE("validate --json: runs and summary with the run-schema keys") {
   CHECK(j["errors"].empty());
 }
 
+TEST_CASE("validate: a run without a micro-batch is predicted at the default 1, with the micro-batch flopcast would pick noted") {
+  TempDir tmp;
+  const auto runs = tmp.path / "runs.yaml";
+  std::ofstream(runs) << R"(- id: unstated
+  source: test
+  model: llama3-8b
+  cluster: {gpu: H100, gpus: 8}
+  parallel: {tp: 8, global_batch: 16}
+  precision: bf16
+  measured: {iteration_time_s: 10}
+- id: stated
+  source: test
+  model: llama3-8b
+  cluster: {gpu: H100, gpus: 8}
+  parallel: {tp: 8, global_batch: 16, micro_batch: 1}
+  precision: bf16
+  measured: {iteration_time_s: 10}
+)";
+  const auto r = run_cli({"validate", "--json", runs.string()});
+  REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+  const auto j = json::parse(r.out);
+  // Both predicted the same (the default is 1, as the run schema says) ...
+  REQUIRE(j["runs"].size() == 2);
+  CHECK(j["runs"][0]["predicted"].get<double>() == j["runs"][1]["predicted"].get<double>());
+  // ... and only the run that did not state it gets the note, naming a larger micro-batch.
+  REQUIRE(j["micro_batch_notes"].size() == 1);
+  const auto note = j["micro_batch_notes"][0].get<std::string>();
+  CHECK(contains(note, "unstated: the fastest micro-batch that fits is "));
+  CHECK(!contains(note, "is 1:"));
+  const auto text = run_cli({"validate", runs.string()});
+  CHECK(contains(text.out, "Micro-batch not stated (1 runs)"));
+}
+
 TEST_CASE("validate: a bad entry is named by id and file:line, the other runs are still predicted") {
   TempDir tmp;
   const auto runs = tmp.path / "runs.yaml";
