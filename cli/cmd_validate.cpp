@@ -91,30 +91,20 @@ void validate_collectives(CliContext& ctx, const io::Catalog& cat, const Compute
 
 }  // namespace
 
-/// For a run whose micro-batch the loader defaulted (the source did not state it): the
-/// micro-batch flopcast itself would pick, the fastest predicted among 1, 2, 4, ... (up to 64)
-/// that divide global_batch / dp, fit in memory and keep the pipeline fed, with its prediction.
-/// Chosen by predicted step time alone, never by the measurement.
+/// For a run whose micro-batch the source did not state: the micro-batch flopcast itself
+/// would pick, the fastest predicted of micro_batch_alternatives(), with its prediction. Chosen
+/// by predicted step time alone, never by the measurement.
 struct MicroBatchAlternative {
   std::int64_t micro_batch = 1;
   StepEstimate estimate;
 };
 std::optional<MicroBatchAlternative> fastest_micro_batch(const Scenario& s, const ComputeProfile& profile, bool estimate) {
-  const bool defaulted = std::find(s.defaults_applied.begin(), s.defaults_applied.end(), "parallel.micro_batch = 1") !=
-                         s.defaults_applied.end();
-  if (!defaulted || s.plan.dp <= 0) return std::nullopt;
-  const std::int64_t per_replica = s.plan.global_batch / s.plan.dp;
   std::optional<MicroBatchAlternative> best;
-  for (std::int64_t mb = 2; mb <= 64 && mb <= per_replica; mb *= 2) {
-    if (per_replica % mb != 0) continue;
-    Scenario c = s;
-    c.plan.micro_batch = mb;
-    if (c.plan.pp > 1 && c.plan.microbatches() < c.plan.pp) break;
+  for (const auto& c : micro_batch_alternatives(s, profile)) {
     StepSimOptions sim;
     sim.timeline = false;
     auto e = estimate ? estimate_step(c, profile) : simulate_step(c, profile, sim).as_estimate();
-    if (!e.memory.fits()) break;
-    if (!best || e.step < best->estimate.step) best = MicroBatchAlternative{mb, std::move(e)};
+    if (!best || e.step < best->estimate.step) best = MicroBatchAlternative{c.plan.micro_batch, std::move(e)};
   }
   return best;
 }

@@ -9,7 +9,6 @@
 #include "flopcast/calibrate/validation.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/step/step_simulation.hpp"
-#include "flopcast/workload/workload.hpp"
 
 namespace flopcast {
 namespace {
@@ -33,22 +32,10 @@ struct Problem {
     return std::copysign(std::sqrt(rho), e);
   }
 
-  /// The run as written, or, when its micro-batch was defaulted, each micro-batch 1, 2, 4, ...
-  /// (up to 64) dividing global_batch / dp that fits in memory.
+  /// The run as written and, when its micro-batch was not stated, its alternatives.
   static std::vector<Scenario> candidates(const Scenario& s, const ComputeProfile& prof) {
-    const bool defaulted = std::find(s.defaults_applied.begin(), s.defaults_applied.end(),
-                                     "parallel.micro_batch = 1") != s.defaults_applied.end();
-    if (!defaulted || s.plan.dp <= 0) return {s};
     std::vector<Scenario> out{s};
-    const std::int64_t per_replica = s.plan.global_batch / s.plan.dp;
-    for (std::int64_t mb = 2; mb <= 64 && mb <= per_replica; mb *= 2) {
-      if (per_replica % mb != 0) continue;
-      Scenario c = s;
-      c.plan.micro_batch = mb;
-      if (c.plan.pp > 1 && c.plan.microbatches() < c.plan.pp) break;  // pipeline left without enough micro-batches
-      if (!memory_per_gpu(c, prof).fits()) break;
-      out.push_back(std::move(c));
-    }
+    for (auto& c : micro_batch_alternatives(s, prof)) out.push_back(std::move(c));
     return out;
   }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "flopcast/workload/workload.hpp"
+
 namespace flopcast {
 
 double predicted_figure(const Scenario& s, const StepEstimate& e, const std::string& figure) {
@@ -26,6 +28,26 @@ std::vector<FigureComparison> compare_run(const Scenario& s, const StepEstimate&
     c.predicted = predicted_figure(s, e, fig);
     c.error_pct = (c.predicted - c.measured) / c.measured * 100.0;
     out.push_back(c);
+  }
+  return out;
+}
+
+bool micro_batch_unstated(const Scenario& s) {
+  return std::find(s.defaults_applied.begin(), s.defaults_applied.end(), "parallel.micro_batch = 1") !=
+         s.defaults_applied.end();
+}
+
+std::vector<Scenario> micro_batch_alternatives(const Scenario& s, const ComputeProfile& profile) {
+  std::vector<Scenario> out;
+  if (!micro_batch_unstated(s) || s.plan.dp <= 0) return out;
+  const std::int64_t per_replica = s.plan.global_batch / s.plan.dp;
+  for (std::int64_t mb = 2; mb <= 64 && mb <= per_replica; mb *= 2) {
+    if (per_replica % mb != 0) continue;
+    Scenario c = s;
+    c.plan.micro_batch = mb;
+    if (c.plan.pp > 1 && c.plan.microbatches() < c.plan.pp) break;  // pipeline left without enough micro-batches
+    if (!memory_per_gpu(c, profile).fits()) break;                   // larger ones need more memory still
+    out.push_back(std::move(c));
   }
   return out;
 }

@@ -24,6 +24,16 @@ double predicted_figure(const Scenario& s, const StepEstimate& e, const std::str
 /// mfu, tflops_per_gpu.
 std::vector<FigureComparison> compare_run(const Scenario& s, const StepEstimate& e);
 
+/// Whether the loader applied the run schema's micro-batch default (the source did not state it).
+bool micro_batch_unstated(const Scenario& s);
+
+/// For a run whose micro-batch was not stated: the run with micro-batch 2, 4, ... (up to 64)
+/// for each that divides global_batch / dp, keeps a pipeline fed (at least pp micro-batches)
+/// and fits in memory, in increasing order. Empty when the run states its micro-batch.
+/// `calibrate` fits such runs at whichever of these (or 1) they are explained best by;
+/// `validate` notes the fastest predicted of them.
+std::vector<Scenario> micro_batch_alternatives(const Scenario& s, const ComputeProfile& profile);
+
 /// Error statistics of one figure over many runs.
 struct FigureSummary {
   std::string figure;
