@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <optional>
 
 #include "flopcast/compute/op_cost.hpp"
 
@@ -165,4 +166,30 @@ TEST_CASE("degenerate shapes cost one launch, never a crash") {
   const OpContext ctx{&gpu, &prof, Precision::BF16};
   CHECK(gemm_time(ctx, GemmShape{0, 8192, 8192, 1}).ns == 6'000);
   CHECK(attention_time(ctx, 0, 2048, 2048, 128, true, false).ns == 0);
+}
+
+TEST_CASE("the GEMM memo never answers for another GPU that reuses a spec's address") {
+  // Regression (session 4): the memo was keyed by the GpuSpec's address. Scenarios are often
+  // temporaries (calibrate's micro-batch alternatives, the planner's candidates); a later one
+  // for another GPU of the same architecture could sit at the same address and get the first
+  // GPU's time, which made `flopcast calibrate` differ from run to run. Same storage here, so
+  // the address is reused for certain: an HBM-bound shape must follow each GPU's bandwidth.
+  const auto prof = profile();
+  const GemmShape skinny{8192, 8192, 16, 1};  // bound by HBM (see "a shallow GEMM is bound by HBM")
+  std::optional<GpuSpec> slot;
+  slot.emplace(a100());
+  const Time fast = gemm_time(OpContext{&*slot, &prof, Precision::BF16}, skinny);
+  slot.reset();
+  GpuSpec slower = a100();
+  slower.name = "A100-40G-test";
+  slower.hbm_bandwidth = Bandwidth{1.555e12};  // A100 40GB datasheet: 1,555 GB/s HBM2
+  slot.emplace(slower);
+  const Time slow = gemm_time(OpContext{&*slot, &prof, Precision::BF16}, skinny);
+  // A copy at another address, computed with a cold key: what the memo must agree with.
+  const GpuSpec elsewhere = slower;
+  const Time expected = gemm_time(OpContext{&elsewhere, &prof, Precision::BF16}, skinny);
+  CHECK(slow.ns == expected.ns);
+  CHECK(slow > fast);
+  // The ratio of the HBM-bound parts is the bandwidth ratio (times rounded to the ns).
+  CHECK((slow.seconds() - 6e-6) / (fast.seconds() - 6e-6) == doctest::Approx(2.039 / 1.555).epsilon(1e-4));
 }

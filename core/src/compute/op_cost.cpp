@@ -32,20 +32,23 @@ Time launch_overhead(const ComputeProfile& p, int kernels) {
 
 namespace {
 
-/// Memo of GEMM times: the planner asks for the same shapes again and again. Keyed by
-/// everything the time depends on (shape, GPU, precision and the profile's values), so a
-/// hit returns exactly what a recomputation would. Per thread, bounded.
+/// Memo of GEMM times: the planner asks for the same shapes again and again. Keyed by the
+/// values the time depends on (shape; the GPU's SM count, peak for the precision, HBM
+/// bandwidth and element size; the profile's values), so a hit returns exactly what a
+/// recomputation would. Not by the GpuSpec's address: a Scenario is often a temporary (the
+/// planner's candidates, calibrate's micro-batch alternatives), and a later one for another
+/// GPU of the same architecture can sit at the same address. Per thread, bounded.
 struct GemmKey {
   double m, n, k, batch;
-  const GpuSpec* gpu;
-  int precision;
+  double sms, peak, hbm_bw, elt;
   double gemm_eff, hbm_eff, k_half, overhead;
   bool operator==(const GemmKey&) const = default;
 };
 struct GemmKeyHash {
   std::size_t operator()(const GemmKey& k) const {
-    std::uint64_t h = reinterpret_cast<std::uintptr_t>(k.gpu) ^ static_cast<std::uint64_t>(k.precision);
-    for (double v : {k.m, k.n, k.k, k.batch, k.gemm_eff, k.hbm_eff, k.k_half, k.overhead}) {
+    std::uint64_t h = 0;
+    for (double v : {k.m, k.n, k.k, k.batch, k.sms, k.peak, k.hbm_bw, k.elt, k.gemm_eff, k.hbm_eff, k.k_half,
+                     k.overhead}) {
       std::uint64_t bits;
       std::memcpy(&bits, &v, sizeof bits);
       h = (h ^ bits) * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing multiplier
@@ -67,8 +70,18 @@ Time gemm_time_uncached(const OpContext& c, const GemmShape& g);
 Time gemm_time(const OpContext& c, const GemmShape& g) {
   if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return launch_overhead(*c.profile, 1);
   const auto& eff = c.profile->of(c.gpu->arch);
-  const GemmKey key{g.m, g.n, g.k, g.batch, c.gpu, static_cast<int>(c.precision), eff.gemm, eff.hbm,
-                    c.profile->gemm_k_half, c.profile->kernel_overhead_us};
+  const GemmKey key{g.m,
+                    g.n,
+                    g.k,
+                    g.batch,
+                    static_cast<double>(c.gpu->sm_count),
+                    peak_flops(c),
+                    c.gpu->hbm_bandwidth.bytes_per_s,
+                    bytes_per_element(c.precision),
+                    eff.gemm,
+                    eff.hbm,
+                    c.profile->gemm_k_half,
+                    c.profile->kernel_overhead_us};
   // Direct-mapped: one slot per hash, overwritten on a miss (no allocation, no chains).
   struct Slot {
     GemmKey key{};
