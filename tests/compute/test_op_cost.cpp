@@ -4,9 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <optional>
+#include <set>
 
 #include "flopcast/compute/op_cost.hpp"
+#include "flopcast/units/hash.hpp"
 
 using namespace flopcast;
 
@@ -192,4 +196,21 @@ TEST_CASE("the GEMM memo never answers for another GPU that reuses a spec's addr
   CHECK(slow > fast);
   // The ratio of the HBM-bound parts is the bandwidth ratio (times rounded to the ns).
   CHECK((slow.seconds() - 6e-6) / (fast.seconds() - 6e-6) == doctest::Approx(2.039 / 1.555).epsilon(1e-4));
+}
+
+TEST_CASE("mix64 spreads byte sizes a power of two apart over the memo's slots") {
+  // The collective-cost memo keys on a message size in bytes (a double); sizes 2^k apart
+  // differ only in exponent bits, so their low bits are all zero and, unmixed, share slot 0.
+  std::set<std::uint64_t> raw, mixed;
+  for (int k = 10; k <= 40; ++k) {
+    const double bytes = std::ldexp(1.0, k);
+    std::uint64_t bits;
+    std::memcpy(&bits, &bytes, sizeof bits);
+    raw.insert(bits & 1023);
+    mixed.insert(mix64(bits) & 1023);
+  }
+  CHECK(raw.size() == 1);
+  // 31 keys in 1,024 slots: a uniform hash collides about 0.45 times on average (birthday
+  // bound); these 31 take 30 slots. Allow two collisions, never the one-slot pile-up.
+  CHECK(mixed.size() >= 29);
 }

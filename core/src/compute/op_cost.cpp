@@ -8,6 +8,8 @@
 #include <functional>
 #include <vector>
 
+#include "flopcast/units/hash.hpp"
+
 namespace flopcast {
 namespace {
 
@@ -54,12 +56,8 @@ struct GemmKeyHash {
       h = (h ^ bits) * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing multiplier
       h ^= h >> 29;
     }
-    // MurmurHash3's 64-bit finalizer: shapes that differ by a power of two differ only in
-    // their exponent bits, which the low (slot) bits must see too.
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33;
-    return static_cast<std::size_t>(h);
+    // Shapes a power of two apart differ only in their exponent bits: mix them into the slot bits.
+    return static_cast<std::size_t>(mix64(h));
   }
 };
 

@@ -10,6 +10,7 @@
 #include "flopcast/comm/comm_model.hpp"
 #include "flopcast/compute/op_cost.hpp"
 #include "flopcast/topology/group_shape.hpp"
+#include "flopcast/units/hash.hpp"
 
 namespace flopcast {
 namespace {
@@ -133,7 +134,7 @@ bool shape_ok(const CommModel& model, Collective c, const GroupShape& g) {
   const auto h = static_cast<std::uint64_t>(g.ranks) * 0x9E3779B97F4A7C15ull ^
                  static_cast<std::uint64_t>(g.ranks_per_node) * 0xC2B2AE3D27D4EB4Full ^
                  static_cast<std::uint64_t>(g.node_stride) * 0x165667B19E3779F9ull ^ static_cast<std::uint64_t>(c);
-  CheckMemo& m = check_memo[(h ^ (h >> 29)) & 511];
+  CheckMemo& m = check_memo[mix64(h) & 511];
   if (m.model == &model && m.op == static_cast<int>(c) && m.ranks == g.ranks && m.ranks_per_node == g.ranks_per_node &&
       m.node_stride == g.node_stride)
     return m.ok;
@@ -211,12 +212,8 @@ Time collective_time_on(const CommModel& model, const Scenario& s, const Compute
              (static_cast<std::uint64_t>(g.ranks_per_node) * 0xC2B2AE3D27D4EB4Full) ^
              (static_cast<std::uint64_t>(g.node_stride) * 0x165667B19E3779F9ull) ^ (bits * 0xFF51AFD7ED558CCDull) ^
              (static_cast<std::uint64_t>(concurrent) << 8) ^ static_cast<std::uint64_t>(c);
-    // MurmurHash3's 64-bit finalizer: sizes that differ by a power of two differ only in
-    // their exponent bits, which the low (slot) bits must see too.
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33;
-    CostMemo& m = cost_memo[h & 1023];
+    // Sizes a power of two apart differ only in their exponent bits: mix them into the slot bits.
+    CostMemo& m = cost_memo[mix64(h) & 1023];
     if (m.model == &model && m.op == static_cast<int>(c) && m.ranks == g.ranks && m.ranks_per_node == g.ranks_per_node &&
         m.node_stride == g.node_stride && m.bytes == bytes.value && m.concurrent == concurrent)
       return m.time;
@@ -436,8 +433,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       } else {
         one = collective_time(s, prof, CollectiveKind::AllReduce, p.tp, 1, act);
       }
-      const int count = 4 + (p.recompute == Recompute::Full ? 2 : 0);
-      c.tp = p.overlap_tp_comm ? Time{0} : one * count;
+      c.tp = p.overlap_tp_comm ? Time{0} : one * tp_collectives_per_layer(p.recompute);
       const double calls = p.sequence_parallel ? 4 : 2;  // per direction
       c.kernels_f += calls;
       c.kernels_b += calls;
@@ -510,7 +506,7 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     // and direction the stage takes max(device time, kernels x host_overhead_us); the excess
     // is charged to the compute it delays.
     if (prof.host_overhead_us > 0) {
-      const double tp_f_share = p.tp > 1 ? 2.0 / (4 + (p.recompute == Recompute::Full ? 2 : 0)) : 0.0;
+      const double tp_f_share = p.tp > 1 ? 2.0 / tp_collectives_per_layer(p.recompute) : 0.0;
       const Time tp_f = Time::from_seconds(st.tp_comm.seconds() * tp_f_share);
       const Time tp_b = st.tp_comm - tp_f;
       const double kernels_r = p.recompute == Recompute::Full ? kernels_f : 0.0;

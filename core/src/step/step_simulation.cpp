@@ -200,8 +200,7 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
       b_send(cells, des::kNoTask);
   auto cell = [m](int vs, int mb) { return static_cast<std::size_t>(vs) * static_cast<std::size_t>(m) + static_cast<std::size_t>(mb); };
 
-  // TP collectives per layer: 2 forward, 2 backward, 2 more with full recompute.
-  const double tp_count = 4 + (plan.recompute == Recompute::Full ? 2 : 0);
+  const double tp_count = tp_collectives_per_layer(plan.recompute);
   const bool zb = sched == Schedule::ZeroBubble;
   const std::int64_t dp_group = dp * cp;
   std::vector<des::TaskId> dp_last(static_cast<std::size_t>(p), des::kNoTask);

@@ -58,6 +58,13 @@ struct StepEstimate {
 /// Estimates one training step. The scenario must have passed check_scenario.
 StepEstimate estimate_step(const Scenario& s, const ComputeProfile& profile);
 
+/// TP/SP collective calls one layer makes per micro-batch: 2 in the forward pass (after
+/// attention and after the MLP), 2 in the backward pass, and 2 more when full recompute replays
+/// the forward (Megatron-LM's f/g operators: Shoeybi et al. 2019, Fig. 3; with sequence
+/// parallelism each becomes an all-gather/reduce-scatter pair, counted once here). One figure
+/// for the estimate, its host floor and the discrete-event step.
+constexpr int tp_collectives_per_layer(Recompute r) { return 4 + (r == Recompute::Full ? 2 : 0); }
+
 /// Collective kinds the step needs.
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv };
 
