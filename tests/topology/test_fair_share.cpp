@@ -1,5 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <random>
+#include <utility>
+#include <vector>
+
 #include "flopcast/topology/fair_share.hpp"
 
 using namespace flopcast;
@@ -46,4 +54,132 @@ TEST_CASE("topology: fractional weights (all-to-all spreading) load links propor
   const FairShare fs = max_min_fair_share(flows, cap);
   CHECK(fs.rate[0].bytes_per_s == doctest::Approx(15.0));
   CHECK(fs.rate[1].bytes_per_s == doctest::Approx(15.0));
+}
+
+namespace {
+
+// The straightforward progressive filling (one std::vector per flow and per link, every link
+// visited every round): the form max_min_fair_share had before its flat-array bookkeeping,
+// kept here as the reference it must match bit for bit.
+FairShare reference_fair_share(const std::vector<NetworkFlow>& flows, const std::vector<Bandwidth>& capacity) {
+  const std::size_t n_links = capacity.size();
+  FairShare out;
+  out.rate.assign(flows.size(), Bandwidth{0.0});
+  out.link_load.assign(n_links, Bandwidth{0.0});
+  if (flows.empty()) return out;
+  std::vector<std::int32_t> local_of(n_links, -1);
+  std::vector<std::int32_t> used_links;
+  std::vector<std::vector<std::pair<std::int32_t, double>>> flow_uses(flows.size());
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    for (const LinkUse& u : flows[f].uses) {
+      std::int32_t& l = local_of[static_cast<std::size_t>(u.link)];
+      if (l < 0) {
+        l = static_cast<std::int32_t>(used_links.size());
+        used_links.push_back(u.link);
+      }
+      auto it = std::find_if(flow_uses[f].begin(), flow_uses[f].end(), [&](const auto& p) { return p.first == l; });
+      if (it == flow_uses[f].end()) flow_uses[f].emplace_back(l, u.weight);
+      else it->second += u.weight;
+    }
+  }
+  const std::size_t m = used_links.size();
+  std::vector<double> remaining(m), active_weight(m, 0.0);
+  std::vector<std::int32_t> active_count(m, 0);
+  std::vector<std::vector<std::int32_t>> flows_on(m);
+  for (std::size_t l = 0; l < m; ++l) remaining[l] = capacity[static_cast<std::size_t>(used_links[l])].bytes_per_s;
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    for (const auto& [l, w] : flow_uses[f]) {
+      active_weight[static_cast<std::size_t>(l)] += w;
+      ++active_count[static_cast<std::size_t>(l)];
+      flows_on[static_cast<std::size_t>(l)].push_back(static_cast<std::int32_t>(f));
+    }
+  }
+  std::vector<double> rate(flows.size(), 0.0);
+  std::vector<char> frozen(flows.size(), 0);
+  std::size_t unfrozen = flows.size();
+  while (unfrozen > 0) {
+    double step = std::numeric_limits<double>::infinity();
+    for (std::size_t l = 0; l < m; ++l)
+      if (active_weight[l] > 0.0) step = std::min(step, std::max(remaining[l], 0.0) / active_weight[l]);
+    REQUIRE(step < std::numeric_limits<double>::infinity());
+    for (std::size_t f = 0; f < flows.size(); ++f)
+      if (!frozen[f]) rate[f] += step;
+    for (std::size_t l = 0; l < m; ++l) remaining[l] -= step * active_weight[l];
+    for (std::size_t l = 0; l < m; ++l) {
+      const double cap = capacity[static_cast<std::size_t>(used_links[l])].bytes_per_s;
+      if (active_weight[l] <= 0.0 || remaining[l] > 1e-12 * cap) continue;
+      for (std::int32_t f : flows_on[l]) {
+        const auto fi = static_cast<std::size_t>(f);
+        if (frozen[fi]) continue;
+        frozen[fi] = 1;
+        --unfrozen;
+        for (const auto& [l2, w] : flow_uses[fi]) {
+          active_weight[static_cast<std::size_t>(l2)] -= w;
+          if (--active_count[static_cast<std::size_t>(l2)] == 0) active_weight[static_cast<std::size_t>(l2)] = 0.0;
+        }
+      }
+    }
+  }
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    out.rate[f] = Bandwidth{rate[f]};
+    for (const auto& [l, w] : flow_uses[f])
+      out.link_load[static_cast<std::size_t>(used_links[static_cast<std::size_t>(l)])].bytes_per_s += w * rate[f];
+  }
+  return out;
+}
+
+// Bit-for-bit equality (doubles compared as their bytes: -0.0 != 0.0 here).
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+void check_identical(const FairShare& got, const FairShare& want) {
+  REQUIRE(got.rate.size() == want.rate.size());
+  REQUIRE(got.link_load.size() == want.link_load.size());
+  for (std::size_t f = 0; f < got.rate.size(); ++f) CHECK(same_bits(got.rate[f].bytes_per_s, want.rate[f].bytes_per_s));
+  for (std::size_t l = 0; l < got.link_load.size(); ++l)
+    CHECK(same_bits(got.link_load[l].bytes_per_s, want.link_load[l].bytes_per_s));
+}
+
+}  // namespace
+
+TEST_CASE("topology: the flat fair share equals the straightforward progressive filling bit for bit") {
+  // Random problems with the features network_share produces: shared and private links,
+  // links repeated within a flow, fractional weights (all-to-all), capacities that tie and
+  // ones that differ by orders of magnitude. Fixed seed: the same cases on every run.
+  std::mt19937_64 rng(20260701);
+  auto pick = [&](std::uint64_t n) { return static_cast<std::size_t>(rng() % n); };
+  const double caps[] = {1.0, 2.5, 10.0, 10.0, 12.5e9, 25e9, 48e9, 3.0 / 7.0};
+  const double weights[] = {1.0, 1.0, 1.0, 0.5, 2.0, 1.0 / 3.0, 1.0 / 127.0};
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t n_links = 1 + pick(60);
+    std::vector<Bandwidth> cap(n_links);
+    for (auto& c : cap) c = Bandwidth{caps[pick(std::size(caps))] * static_cast<double>(1 + pick(4))};
+    const std::size_t n_flows = 1 + pick(40);
+    std::vector<NetworkFlow> flows(n_flows);
+    FlowTable table;
+    for (auto& f : flows) {
+      const std::size_t n_uses = 1 + pick(12);
+      for (std::size_t k = 0; k < n_uses; ++k)
+        f.uses.push_back(LinkUse{static_cast<std::int32_t>(pick(n_links)), weights[pick(std::size(weights))]});
+      table.uses.insert(table.uses.end(), f.uses.begin(), f.uses.end());
+      table.end_flow();
+    }
+    CAPTURE(trial);
+    const FairShare want = reference_fair_share(flows, cap);
+    check_identical(max_min_fair_share(flows, cap), want);
+    check_identical(max_min_fair_share(table, cap), want);
+    // A range of the table is the problem of those flows alone.
+    const std::size_t first = pick(n_flows), last = first + pick(n_flows - first + 1);
+    const std::vector<NetworkFlow> part(flows.begin() + static_cast<std::ptrdiff_t>(first),
+                                        flows.begin() + static_cast<std::ptrdiff_t>(last));
+    const FairShare want_part = reference_fair_share(part, cap);
+    check_identical(max_min_fair_share(table, first, last, cap), want_part);
+    const FairRates rates = max_min_fair_rates(table, first, last, cap);
+    REQUIRE(rates.rate.size() == want_part.rate.size());
+    for (std::size_t f = 0; f < rates.rate.size(); ++f) CHECK(same_bits(rates.rate[f].bytes_per_s, want_part.rate[f].bytes_per_s));
+    Bandwidth worst;
+    for (const Bandwidth& b : want_part.link_load) worst = std::max(worst, b);
+    CHECK(same_bits(rates.worst_link_load.bytes_per_s, worst.bytes_per_s));
+  }
+  CHECK(FlowTable{}.empty());
+  CHECK(max_min_fair_share(FlowTable{}, std::vector<Bandwidth>{Bandwidth{1.0}}).rate.empty());
 }

@@ -208,6 +208,14 @@ void ClusterTopology::Impl::build() {
   for (std::int64_t l = 0; l < n_leaves; ++l) add_vertex(VertexKind::Leaf);
   spine = add_vertex(VertexKind::Spine);
 
+  // Links, an upper bound (reserved once: a 16,384-GPU cluster has ~10^5 of them).
+  for (int i = 0; i < g; ++i) nics_per_gpu_max = std::max(nics_per_gpu_max, static_cast<int>(nics_of(i).size()));
+  const std::int64_t intra_links = intra == IntraNode::NVLinkDirect ? n_nodes * g * (g - 1) : 2 * n_gpus;
+  const auto link_bound =
+      static_cast<std::size_t>(intra_links + 2 * n_gpus * nics_per_gpu_max + 2 * n_nodes * nics + 2 * n_leaves);
+  links.reserve(link_bound);
+  caps.reserve(link_bound);
+
   // Inside nodes and domains.
   gpu_up.assign(static_cast<std::size_t>(n_gpus), -1);
   gpu_down.assign(static_cast<std::size_t>(n_gpus), -1);
@@ -243,7 +251,6 @@ void ClusterTopology::Impl::build() {
   }
 
   // GPU <-> NIC over PCIe.
-  for (int i = 0; i < g; ++i) nics_per_gpu_max = std::max(nics_per_gpu_max, static_cast<int>(nics_of(i).size()));
   g2n.assign(static_cast<std::size_t>(n_gpus * nics_per_gpu_max), -1);
   n2g.assign(static_cast<std::size_t>(n_gpus * nics_per_gpu_max), -1);
   for (std::int64_t i = 0; i < n_gpus; ++i) {
@@ -395,10 +402,15 @@ std::int32_t ClusterTopology::leaf_to_nic_link(std::int64_t node, int nic) const
   return impl_->nic_down[static_cast<std::size_t>(node * impl_->nics + nic)];
 }
 std::vector<std::int32_t> ClusterTopology::leaf_route(std::int32_t from_leaf, std::int32_t to_leaf) const {
-  const Impl& m = *impl_;
   std::vector<std::int32_t> out;
-  if (from_leaf == to_leaf) return out;
+  append_leaf_route(from_leaf, to_leaf, out);
+  return out;
+}
+void ClusterTopology::append_leaf_route(std::int32_t from_leaf, std::int32_t to_leaf, std::vector<std::int32_t>& out) const {
+  const Impl& m = *impl_;
+  if (from_leaf == to_leaf) return;
   const auto& preds = m.preds_from(from_leaf);
+  const auto first = static_cast<std::ptrdiff_t>(out.size());
   std::int32_t v = to_leaf;
   while (v != from_leaf) {
     const std::int32_t l = preds[static_cast<std::size_t>(v - m.leaf_base)];
@@ -406,23 +418,26 @@ std::vector<std::int32_t> ClusterTopology::leaf_route(std::int32_t from_leaf, st
     out.push_back(l);
     v = m.links[static_cast<std::size_t>(l)].from;
   }
-  std::reverse(out.begin(), out.end());
-  return out;
+  std::reverse(out.begin() + first, out.end());
 }
 std::span<const TopoLink> ClusterTopology::links() const { return impl_->links; }
 std::span<const Bandwidth> ClusterTopology::capacities() const { return impl_->caps; }
 
 std::vector<std::int32_t> ClusterTopology::nic_route(std::int64_t a, int nic_a, std::int64_t b, int nic_b) const {
+  std::vector<std::int32_t> out;
+  append_nic_route(a, nic_a, b, nic_b, out);
+  return out;
+}
+
+void ClusterTopology::append_nic_route(std::int64_t a, int nic_a, std::int64_t b, int nic_b,
+                                       std::vector<std::int32_t>& out) const {
   const Impl& m = *impl_;
   FLOPCAST_ASSERT(a >= 0 && a < m.n_nodes && b >= 0 && b < m.n_nodes, "node out of range");
   FLOPCAST_ASSERT(nic_a >= 0 && nic_a < m.nics && nic_b >= 0 && nic_b < m.nics, "NIC out of range");
-  std::vector<std::int32_t> out;
-  if (a == b && nic_a == nic_b) return out;
+  if (a == b && nic_a == nic_b) return;
   out.push_back(m.nic_up[static_cast<std::size_t>(a * m.nics + nic_a)]);
-  const auto middle = leaf_route(m.leaf_vertex(a, nic_a), m.leaf_vertex(b, nic_b));
-  out.insert(out.end(), middle.begin(), middle.end());
+  append_leaf_route(m.leaf_vertex(a, nic_a), m.leaf_vertex(b, nic_b), out);
   out.push_back(m.nic_down[static_cast<std::size_t>(b * m.nics + nic_b)]);
-  return out;
 }
 
 std::vector<std::int32_t> ClusterTopology::gpu_route(std::int64_t a, std::int64_t b) const {
@@ -443,8 +458,7 @@ std::vector<std::int32_t> ClusterTopology::gpu_route(std::int64_t a, std::int64_
     owner = b;
     k_in = m.nics_of(static_cast<int>(b % m.g)).front();
   }
-  const auto mid = nic_route(node_a, k, node_b, k_in);
-  out.insert(out.end(), mid.begin(), mid.end());
+  append_nic_route(node_a, k, node_b, k_in, out);
   const auto& ks = m.nics_of(static_cast<int>(owner % m.g));
   const auto j = static_cast<std::size_t>(std::find(ks.begin(), ks.end(), k_in) - ks.begin());
   out.push_back(m.n2g[static_cast<std::size_t>(owner * m.nics_per_gpu_max) + j]);

@@ -154,6 +154,8 @@ class ClusterTopology {
   std::int32_t leaf_to_nic_link(std::int64_t node, int nic) const;
   /// Links from one leaf switch vertex to another (fewest hops; empty when equal).
   std::vector<std::int32_t> leaf_route(std::int32_t from_leaf, std::int32_t to_leaf) const;
+  /// leaf_route(from_leaf, to_leaf) appended to `out`.
+  void append_leaf_route(std::int32_t from_leaf, std::int32_t to_leaf, std::vector<std::int32_t>& out) const;
 
   /// Every link; a link's index is its id in routes and in fair-share capacities.
   std::span<const TopoLink> links() const;
@@ -163,6 +165,8 @@ class ClusterTopology {
   /// Links from NIC `nic_a` of node `a` to NIC `nic_b` of node `b` through the switches
   /// (fewest hops; empty when it is the same NIC).
   std::vector<std::int32_t> nic_route(std::int64_t a, int nic_a, std::int64_t b, int nic_b) const;
+  /// nic_route(a, nic_a, b, nic_b) appended to `out` (routing thousands of flows reuses one buffer).
+  void append_nic_route(std::int64_t a, int nic_a, std::int64_t b, int nic_b, std::vector<std::int32_t>& out) const;
   /// Links from GPU `a` to GPU `b`: NVLink (or PCIe) inside a domain; across domains, out
   /// through a's first NIC to the NIC on the same rail of b's node (PXN, as NCCL does on
   /// rail-optimised fabrics) and over NVLink to b when b does not own that NIC.

@@ -27,6 +27,21 @@ struct NetworkFlow {
   std::vector<LinkUse> uses;
 };
 
+/// Many flows in compressed rows: flow f crosses uses[start[f]] .. uses[start[f + 1] - 1].
+/// The same problem as a list of NetworkFlow without a heap block per flow (network_share()
+/// routes thousands of flows per call). Invariant: start is non-decreasing, start[0] == 0,
+/// start.back() == uses.size().
+struct FlowTable {
+  std::vector<std::size_t> start{0};
+  std::vector<LinkUse> uses;
+
+  /// Flows in the table.
+  std::size_t size() const { return start.size() - 1; }
+  bool empty() const { return start.size() == 1; }
+  /// Closes the flow made of the uses added since the previous end_flow().
+  void end_flow() { start.push_back(uses.size()); }
+};
+
 /// The max-min fair allocation.
 struct FairShare {
   std::vector<Bandwidth> rate;        ///< per flow, in the order given
@@ -36,5 +51,23 @@ struct FairShare {
 /// Max-min fair rates of `flows` over links of the given one-way `capacity`.
 /// Flows that repeat a link have their weights summed. Deterministic: same input, same output.
 FairShare max_min_fair_share(std::span<const NetworkFlow> flows, std::span<const Bandwidth> capacity);
+/// The same for the flows `first` .. `last - 1` of `flows` alone (rate[i] is flow first + i):
+/// bit-for-bit what the NetworkFlow overload returns for those flows.
+FairShare max_min_fair_share(const FlowTable& flows, std::size_t first, std::size_t last,
+                             std::span<const Bandwidth> capacity);
+/// The same for every flow of `flows`.
+FairShare max_min_fair_share(const FlowTable& flows, std::span<const Bandwidth> capacity);
+
+/// The rates of a fair share and its highest link load, without the per-link array (a
+/// 16,384-GPU cluster has 10^5 links; network_share() needs only the maximum).
+struct FairRates {
+  std::vector<Bandwidth> rate;  ///< per flow, from the first one asked for
+  Bandwidth worst_link_load;    ///< highest link load (0 when no flow)
+};
+
+/// max_min_fair_share(flows, first, last, capacity) reduced to FairRates: the same rates, and
+/// the maximum of its link_load.
+FairRates max_min_fair_rates(const FlowTable& flows, std::size_t first, std::size_t last,
+                             std::span<const Bandwidth> capacity);
 
 }  // namespace flopcast
