@@ -176,3 +176,51 @@ TEST_CASE("comm: nccl-tests bus bandwidth factors and names") {
   CHECK(parse_comm_algorithm("nvls_tree") == CommAlgorithm::NvlsTree);
   CHECK(parse_comm_protocol("ll128") == CommProtocol::LL128);
 }
+
+TEST_CASE("comm: a cost does not depend on which collectives were asked before (shared network shares)") {
+  // The model keeps one network_share per (shape, concurrent groups, pattern) for all the
+  // collectives that ask it, and point-to-point collectives route only their own pattern: a
+  // fresh model and one that answered other questions first give the same bits.
+  const GroupShape dp{16, 1, 1}, pair{2, 1, 4}, a2a{32, 8, 1};
+  const std::int64_t concurrent = 8;
+  auto ask = [&](const CommModel& m) {
+    std::vector<CollectiveCost> out;
+    for (Collective op : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter})
+      out.push_back(m.cost(op, dp, Bytes{1e8}, concurrent));
+    out.push_back(m.cost(Collective::SendRecv, pair, Bytes{1e7}, concurrent));
+    out.push_back(m.cost(Collective::AllToAll, a2a, Bytes{1e8}, 2));
+    out.push_back(m.cost(Collective::AllReduce, a2a, Bytes{1e8}, 2));
+    return out;
+  };
+  const CommModel warm(h100(), node8(400.0), 128);
+  const auto first = ask(warm);
+  const auto again = ask(warm);
+  std::vector<CollectiveCost> fresh;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    const CommModel m(h100(), node8(400.0), 128);  // answers question i with nothing cached
+    const auto all = ask(m);
+    fresh.push_back(all[i]);
+  }
+  // Each question answered first by a fresh model (reverse order also exercises reuse).
+  const CommModel reversed(h100(), node8(400.0), 128);
+  const CollectiveCost a2a_first = reversed.cost(Collective::AllToAll, a2a, Bytes{1e8}, 2);
+  const CollectiveCost send_first = reversed.cost(Collective::SendRecv, pair, Bytes{1e7}, concurrent);
+  const CollectiveCost rs_first = reversed.cost(Collective::ReduceScatter, dp, Bytes{1e8}, concurrent);
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    CAPTURE(i);
+    CHECK(first[i].time == again[i].time);
+    CHECK(first[i].time == fresh[i].time);
+    CHECK(first[i].busbw.bytes_per_s == fresh[i].busbw.bytes_per_s);
+    CHECK(first[i].channels == fresh[i].channels);
+    CHECK(first[i].concurrent_groups == fresh[i].concurrent_groups);
+    CHECK(first[i].algorithm == fresh[i].algorithm);
+  }
+  CHECK(a2a_first.time == first[4].time);
+  CHECK(a2a_first.channels == first[4].channels);
+  CHECK(send_first.time == first[3].time);
+  CHECK(send_first.concurrent_groups == first[3].concurrent_groups);
+  CHECK(rs_first.time == first[2].time);
+  // The p2p questions cross the network (else this test would not exercise their shares).
+  CHECK(first[3].nodes == 2);
+  CHECK(first[4].nodes == 4);
+}

@@ -64,6 +64,26 @@ struct Entry {
   double p2p_inter_gbs = kInf;
 };
 
+// One network_share() question: a group shape (as given: the stride is not normalised),
+// the groups running at once and the traffic pattern.
+struct ShareKey {
+  std::int64_t ranks = 0;
+  int ranks_per_node = 0;
+  std::int64_t stride = 0;
+  std::int64_t concurrent = 0;
+  int pattern = 0;
+  bool operator==(const ShareKey&) const = default;
+};
+
+struct ShareKeyHash {
+  std::size_t operator()(const ShareKey& k) const {
+    std::size_t h = static_cast<std::size_t>(k.pattern);
+    for (std::int64_t v : {k.ranks, static_cast<std::int64_t>(k.ranks_per_node), k.stride, k.concurrent})
+      h = h * 1000003u ^ static_cast<std::size_t>(v);
+    return h;
+  }
+};
+
 constexpr CommAlgorithm kTunedAlgorithms[] = {CommAlgorithm::Tree, CommAlgorithm::Ring, CommAlgorithm::Nvls,
                                               CommAlgorithm::NvlsTree, CommAlgorithm::Pat};
 constexpr CommProtocol kProtocols[] = {CommProtocol::LL, CommProtocol::LL128, CommProtocol::Simple};
@@ -102,6 +122,25 @@ struct CommModel::Impl {
   }
 
   std::unique_ptr<const Entry> build(Collective op, const GroupShape& g, std::int64_t concurrent) const;
+
+  // network_share() answers, shared by the collectives that ask the same question (all-gather,
+  // reduce-scatter and all-reduce of one DP group route the same rings): the fair share of
+  // thousands of flows is the most expensive part of a cold entry.
+  mutable std::mutex share_mu;
+  mutable std::unordered_map<ShareKey, GroupNetworkShare, ShareKeyHash> shares;
+
+  GroupNetworkShare share(const GroupShape& g, std::int64_t concurrent, TrafficPattern pattern) const {
+    const ShareKey key{g.ranks, g.ranks_per_node, g.node_stride, concurrent, static_cast<int>(pattern)};
+    {
+      std::lock_guard lock(share_mu);
+      auto it = shares.find(key);
+      if (it != shares.end()) return it->second;
+    }
+    const GroupNetworkShare s = network_share(topo, g, concurrent, pattern);
+    std::lock_guard lock(share_mu);
+    shares.try_emplace(key, s);
+    return s;
+  }
 };
 
 std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupShape& g, std::int64_t concurrent) const {
@@ -149,12 +188,15 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
   const double nic_ncc = std::min(r.nic_line.bytes_per_s / kGB, pcie);  // NCCL: Mbps / 8000, PCIe-capped
 
   // Network: what one group's rings get, alone (NCCL's view) and with the others (flopcast's).
+  // Point-to-point collectives replace all of it below with their own pattern's share (their
+  // entries use neither NCCL's ring view nor ring channels): they skip the ring share.
+  const bool p2p = op == Collective::AllToAll || op == Collective::SendRecv;
   GroupNetworkShare ring_share;
-  if (nodes > 1) {
-    ring_share = network_share(topo, g, concurrent, TrafficPattern::Ring);
+  if (nodes > 1 && !p2p) {
+    ring_share = share(g, concurrent, TrafficPattern::Ring);
     e->net_channels = ring_share.channels;
   }
-  e->groups = nodes > 1 ? ring_share.groups : std::clamp<std::int64_t>(concurrent, 1, max_concurrent_groups(g, gpn, topo.gpus()));
+  e->groups = nodes > 1 && !p2p ? ring_share.groups : std::clamp<std::int64_t>(concurrent, 1, max_concurrent_groups(g, gpn, topo.gpus()));
   const double net = nodes > 1 ? ring_share.per_group.bytes_per_s / kGB : kInf;
 
   nccl::CommTopo t;
@@ -226,12 +268,12 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
       e->p2p_intra_fraction = 1.0;
       e->p2p_intra_gbs = phys_p2p_intra;
     } else {
-      const auto share = network_share(topo, g, concurrent, TrafficPattern::OneWay);
+      const auto one_way = share(g, concurrent, TrafficPattern::OneWay);
       e->p2p_hw = nccl::HwClass::Net;
       e->p2p_inter_fraction = 1.0;
-      e->p2p_inter_gbs = share.per_group.bytes_per_s / kGB;
-      e->net_channels = share.channels;
-      e->groups = share.groups;
+      e->p2p_inter_gbs = one_way.per_group.bytes_per_s / kGB;
+      e->net_channels = one_way.channels;
+      e->groups = one_way.groups;
     }
     return e;
   }
@@ -242,10 +284,10 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
   e->p2p_inter_fraction = static_cast<double>(n - ppd) / dn;
   e->p2p_intra_gbs = intra == IntraNode::NVSwitch ? nvl_phys : phys_ring_intra;
   if (nodes > 1) {
-    const auto share = network_share(topo, g, concurrent, TrafficPattern::AllToAll);
-    e->p2p_inter_gbs = share.per_group.bytes_per_s / kGB / static_cast<double>(ppd);
-    e->net_channels = share.channels;
-    e->groups = share.groups;
+    const auto all_to_all = share(g, concurrent, TrafficPattern::AllToAll);
+    e->p2p_inter_gbs = all_to_all.per_group.bytes_per_s / kGB / static_cast<double>(ppd);
+    e->net_channels = all_to_all.channels;
+    e->groups = all_to_all.groups;
   }
   return e;
 }
