@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <limits>
 #include <numeric>
-#include <queue>
 #include <thread>
 #include <tuple>
 
@@ -75,6 +74,35 @@ struct EventLater {
   }
 };
 
+/// The pending events of one trial, taken earliest first by (time, priority, sequence). A
+/// trial has a handful at a time (the next failure and at most two events of the current
+/// epoch), so a linear scan of a small array beats a binary heap. Events of a cancelled epoch
+/// are dropped when the epoch ends (forget_cancelled) rather than popped and skipped later:
+/// skipping one has no effect, so the trial is the same event for event.
+class EventList {
+ public:
+  EventList() { events_.reserve(8); }
+  bool empty() const { return events_.empty(); }
+  void push(const Event& e) { events_.push_back(e); }
+  /// Removes and returns the earliest event. Precondition: !empty().
+  Event pop_earliest() {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < events_.size(); ++i)
+      if (EventLater{}(events_[best], events_[i])) best = i;
+    const Event e = events_[best];
+    events_[best] = events_.back();
+    events_.pop_back();
+    return e;
+  }
+  /// Drops the events that `epoch` cancelled (every non-failure event of an older epoch).
+  void forget_cancelled(std::uint64_t epoch) {
+    std::erase_if(events_, [&](const Event& e) { return e.kind != EventKind::Failure && e.epoch != epoch; });
+  }
+
+ private:
+  std::vector<Event> events_;
+};
+
 /// Priority at equal times: a finished write counts first, then completions, then failures
 /// (a failure at the very instant a step ends strikes after it).
 int priority_of(EventKind k) {
@@ -106,8 +134,7 @@ class TrialSim {
     start_macro();
     while (phase_ != Phase::Done) {
       FLOPCAST_ASSERT(!queue_.empty(), "job simulation ran out of events");
-      const Event ev = queue_.top();
-      queue_.pop();
+      const Event ev = queue_.pop_earliest();
       if (ev.kind != EventKind::Failure && ev.epoch != epoch_) continue;  // cancelled
       now_ = ev.at;
       switch (ev.kind) {
@@ -177,6 +204,7 @@ class TrialSim {
     // segment n's write is in flight. Cancel the queued completion of the earlier write.
     checkpoints_ += (write_in_flight_ ? 1 : 0) + (n - 1);
     ++epoch_;
+    queue_.forget_cancelled(epoch_);
     durable_ = progress_ - k_;
     pending_ = progress_;
     write_in_flight_ = true;
@@ -231,6 +259,7 @@ class TrialSim {
     progress_ = durable_;
     write_in_flight_ = false;
     ++epoch_;  // cancels the running macro-step, stall, write, or restart
+    queue_.forget_cancelled(epoch_);
     schedule(now_ + in_.reliability.restart_time, EventKind::RestartDone);
     next_failure_ = sat_add(now_, rng_.exponential(rate_per_s_));
     schedule(next_failure_, EventKind::Failure);
@@ -266,7 +295,7 @@ class TrialSim {
   const double rate_per_s_;
   const bool batch_;
   Rng rng_;
-  std::priority_queue<Event, std::vector<Event>, EventLater> queue_;
+  EventList queue_;
   std::uint64_t seq_ = 0;
   std::uint64_t epoch_ = 0;
   Time now_;
