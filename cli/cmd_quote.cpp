@@ -1,6 +1,7 @@
 // `flopcast quote`: a customer quote for a scenario's training run, as Markdown, HTML or PDF.
 // The run and the bills are the ones `simulate` prints (report.hpp: add_whole_run); core/quote
-// lays them out; PDF comes from the HTML through the Qt library in quote_pdf/ when it is built.
+// lays them out; PDF comes from the HTML through the Qt module quote_pdf/ builds, when it is
+// built, loaded only here (quote_pdf_loader.hpp).
 #include <ctime>
 #include <memory>
 #include <ostream>
@@ -16,7 +17,7 @@
 #include "scenario_input.hpp"
 
 #if FLOPCAST_HAS_PDF
-#include "quote_pdf.hpp"
+#include "quote_pdf_loader.hpp"
 #endif
 
 namespace flopcast::cli {
@@ -116,7 +117,14 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   } else {
 #if FLOPCAST_HAS_PDF
     std::string error;
-    if (!quote_pdf::html_to_pdf(render_quote_html(q), "Training quote " + q.id, content, error)) {
+    const quote_pdf::HtmlToPdfFn html_to_pdf = load_quote_pdf_module(error);
+    if (!html_to_pdf) {
+      ctx.err << me << "PDF support is not installed (the module flopcast-quote-pdf.so could not be loaded: " << error
+              << "); use --format html or md\n";
+      ctx.exit_code = kIoError;
+      return;
+    }
+    if (!html_to_pdf(render_quote_html(q), "Training quote " + q.id, content, error)) {
       ctx.err << me << "cannot make the PDF: " << error << "\n";
       ctx.exit_code = kInternalError;
       return;
