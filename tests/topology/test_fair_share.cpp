@@ -179,6 +179,16 @@ TEST_CASE("topology: the flat fair share equals the straightforward progressive 
     Bandwidth worst;
     for (const Bandwidth& b : want_part.link_load) worst = std::max(worst, b);
     CHECK(same_bits(rates.worst_link_load.bytes_per_s, worst.bytes_per_s));
+    // Several problems in one call (shared scratch): each as if asked alone.
+    const FlowRange problems[] = {{0, n_flows}, {first, last}, {0, n_flows}};
+    const auto several = max_min_fair_rates(table, problems, cap);
+    REQUIRE(several.size() == 3);
+    for (const std::size_t i : {std::size_t{0}, std::size_t{2}}) {
+      for (std::size_t f = 0; f < n_flows; ++f) CHECK(same_bits(several[i].rate[f].bytes_per_s, want.rate[f].bytes_per_s));
+    }
+    REQUIRE(several[1].rate.size() == rates.rate.size());
+    for (std::size_t f = 0; f < rates.rate.size(); ++f) CHECK(same_bits(several[1].rate[f].bytes_per_s, rates.rate[f].bytes_per_s));
+    CHECK(same_bits(several[1].worst_link_load.bytes_per_s, worst.bytes_per_s));
   }
   CHECK(FlowTable{}.empty());
   CHECK(max_min_fair_share(FlowTable{}, std::vector<Bandwidth>{Bandwidth{1.0}}).rate.empty());

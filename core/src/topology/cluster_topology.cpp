@@ -98,8 +98,14 @@ struct ClusterTopology::Impl {
 
   std::int32_t nic_base = 0, intra_base = 0, leaf_base = 0, spine = 0;
   std::vector<VertexKind> kinds;
-  std::vector<TopoLink> links;
-  std::vector<Bandwidth> caps;
+  std::vector<Bandwidth> caps;  // per link id
+  // Per-link records (kind, ends, capacity) for links(). Routes and fair shares need only
+  // ids and caps, and a 16,384-GPU cluster has 10^5 links (2.4 MB of records, which a cold
+  // `flopcast simulate` paid for in page faults): they are kept only by the copy of the
+  // topology that links() builds on its first call.
+  bool keep_links = false;
+  mutable std::once_flag links_once;
+  mutable std::vector<TopoLink> links;
   /// The switch layer (leaves and spine, vertex v - leaf_base) as a graph, its links in id
   /// order: routes between leaves come from a breadth-first search over it, O(switches).
   /// GPUs, NICs and NVSwitches need no graph: their links are found by index.
@@ -113,17 +119,22 @@ struct ClusterTopology::Impl {
   std::vector<std::int32_t> leaf_up, leaf_down;      // per leaf
 
   mutable std::mutex mu;
-  // Source leaf vertex -> predecessor link of every switch vertex in a BFS from it (-1: none).
-  mutable std::unordered_map<std::int32_t, std::vector<std::int32_t>> bfs_pred;
+  // The link into a switch vertex on a breadth-first tree, and the vertex it comes from.
+  struct SwitchPred {
+    std::int32_t link = -1;  // -1: none (the root, or not reached)
+    std::int32_t from = -1;
+  };
+  // Source leaf vertex -> predecessor of every switch vertex in a BFS from it.
+  mutable std::unordered_map<std::int32_t, std::vector<SwitchPred>> bfs_pred;
 
   std::int32_t add_vertex(VertexKind k) {
     kinds.push_back(k);
     return static_cast<std::int32_t>(kinds.size() - 1);
   }
   std::int32_t add_link(LinkKind k, std::int32_t from, std::int32_t to, Bandwidth cap) {
-    const auto id = static_cast<std::int32_t>(links.size());
-    links.push_back(TopoLink{k, from, to, cap});
+    const auto id = static_cast<std::int32_t>(caps.size());
     caps.push_back(cap);
+    if (keep_links) links.push_back(TopoLink{k, from, to, cap});
     return id;
   }
 
@@ -158,7 +169,7 @@ struct ClusterTopology::Impl {
   }
 
   void build();
-  const std::vector<std::int32_t>& preds_from(std::int32_t source_leaf) const;
+  const std::vector<SwitchPred>& preds_from(std::int32_t source_leaf) const;
   void intra_route(std::int64_t a, std::int64_t b, std::vector<std::int32_t>& out) const;
 };
 
@@ -213,8 +224,8 @@ void ClusterTopology::Impl::build() {
   const std::int64_t intra_links = intra == IntraNode::NVLinkDirect ? n_nodes * g * (g - 1) : 2 * n_gpus;
   const auto link_bound =
       static_cast<std::size_t>(intra_links + 2 * n_gpus * nics_per_gpu_max + 2 * n_nodes * nics + 2 * n_leaves);
-  links.reserve(link_bound);
   caps.reserve(link_bound);
+  if (keep_links) links.reserve(link_bound);
 
   // Inside nodes and domains.
   gpu_up.assign(static_cast<std::size_t>(n_gpus), -1);
@@ -278,28 +289,28 @@ void ClusterTopology::Impl::build() {
 
   // Leaf <-> spine: a leaf's uplinks carry its NICs' rate divided by the oversubscription. The
   // spine layer itself is non-blocking (NV-SPOD-H100/B200: equal cable counts at each tier).
+  // The switch graph gets the same links as edges, in id order.
   leaf_up.assign(static_cast<std::size_t>(n_leaves), -1);
   leaf_down.assign(static_cast<std::size_t>(n_leaves), -1);
+  switch_graph.clear();
+  for (std::size_t v = static_cast<std::size_t>(leaf_base); v < kinds.size(); ++v) boost::add_vertex(switch_graph);
+  const auto sw = [&](std::int32_t v) { return static_cast<std::size_t>(v - leaf_base); };
   for (std::int64_t l = 0; l < n_leaves; ++l) {
     const std::int64_t su = opt.rail_optimized ? l / nics : l;
     const std::int64_t nodes_here = std::min<std::int64_t>(npl, n_nodes - su * npl);
     const std::int64_t nics_here = opt.rail_optimized ? nodes_here : nodes_here * nics;
     const Bandwidth up{static_cast<double>(nics_here) * rates.nic.bytes_per_s / oversub};
     const auto lv = leaf_base + static_cast<std::int32_t>(l);
-    leaf_up[static_cast<std::size_t>(l)] = add_link(LinkKind::LeafToSpine, lv, spine, up);
-    leaf_down[static_cast<std::size_t>(l)] = add_link(LinkKind::SpineToLeaf, spine, lv, up);
-  }
-  switch_graph.clear();
-  for (std::size_t v = static_cast<std::size_t>(leaf_base); v < kinds.size(); ++v) boost::add_vertex(switch_graph);
-  for (std::size_t id = 0; id < links.size(); ++id) {
-    const auto& l = links[id];
-    if (l.from >= leaf_base && l.to >= leaf_base)
-      boost::add_edge(static_cast<std::size_t>(l.from - leaf_base), static_cast<std::size_t>(l.to - leaf_base),
-                      EdgeProps{static_cast<std::int32_t>(id)}, switch_graph);
+    const std::int32_t to_spine = add_link(LinkKind::LeafToSpine, lv, spine, up);
+    boost::add_edge(sw(lv), sw(spine), EdgeProps{to_spine}, switch_graph);
+    const std::int32_t to_leaf = add_link(LinkKind::SpineToLeaf, spine, lv, up);
+    boost::add_edge(sw(spine), sw(lv), EdgeProps{to_leaf}, switch_graph);
+    leaf_up[static_cast<std::size_t>(l)] = to_spine;
+    leaf_down[static_cast<std::size_t>(l)] = to_leaf;
   }
 }
 
-const std::vector<std::int32_t>& ClusterTopology::Impl::preds_from(std::int32_t source_leaf) const {
+const std::vector<ClusterTopology::Impl::SwitchPred>& ClusterTopology::Impl::preds_from(std::int32_t source_leaf) const {
   std::lock_guard lock(mu);
   auto it = bfs_pred.find(source_leaf);
   if (it != bfs_pred.end()) return it->second;
@@ -323,9 +334,11 @@ const std::vector<std::int32_t>& ClusterTopology::Impl::preds_from(std::int32_t 
   rec.has = &has_pred;
   boost::breadth_first_search(switch_graph, static_cast<std::size_t>(source_leaf - leaf_base), boost::visitor(rec));
 
-  std::vector<std::int32_t> preds(n, -1);
+  std::vector<SwitchPred> preds(n);
   for (std::size_t v = 0; v < n; ++v) {
-    if (has_pred[v]) preds[v] = switch_graph[pred_edge[v]].link;
+    if (has_pred[v])
+      preds[v] = SwitchPred{switch_graph[pred_edge[v]].link,
+                            leaf_base + static_cast<std::int32_t>(boost::source(pred_edge[v], switch_graph))};
   }
   return bfs_pred.emplace(source_leaf, std::move(preds)).first->second;
 }
@@ -413,14 +426,29 @@ void ClusterTopology::append_leaf_route(std::int32_t from_leaf, std::int32_t to_
   const auto first = static_cast<std::ptrdiff_t>(out.size());
   std::int32_t v = to_leaf;
   while (v != from_leaf) {
-    const std::int32_t l = preds[static_cast<std::size_t>(v - m.leaf_base)];
-    FLOPCAST_ASSERT(l >= 0, "switch layer is not connected");
-    out.push_back(l);
-    v = m.links[static_cast<std::size_t>(l)].from;
+    const Impl::SwitchPred& p = preds[static_cast<std::size_t>(v - m.leaf_base)];
+    FLOPCAST_ASSERT(p.link >= 0, "switch layer is not connected");
+    out.push_back(p.link);
+    v = p.from;
   }
   std::reverse(out.begin() + first, out.end());
 }
-std::span<const TopoLink> ClusterTopology::links() const { return impl_->links; }
+std::span<const TopoLink> ClusterTopology::links() const {
+  Impl& m = *impl_;
+  std::call_once(m.links_once, [&m] {
+    // The same build with records kept: the same links, in the same order.
+    Impl full;
+    full.gpu = m.gpu;
+    full.fabric = m.fabric;
+    full.opt = m.opt;
+    full.n_gpus = m.n_gpus;
+    full.keep_links = true;
+    full.build();
+    FLOPCAST_ASSERT(full.links.size() == m.caps.size(), "link records differ from the topology");
+    m.links = std::move(full.links);
+  });
+  return m.links;
+}
 std::span<const Bandwidth> ClusterTopology::capacities() const { return impl_->caps; }
 
 std::vector<std::int32_t> ClusterTopology::nic_route(std::int64_t a, int nic_a, std::int64_t b, int nic_b) const {

@@ -24,7 +24,10 @@ struct Solution {
   std::vector<double> load;
 };
 
-Solution solve(std::span<const std::size_t> start, std::span<const LinkUse> uses, std::span<const Bandwidth> capacity) {
+// `local_of` is scratch of one int32 per link (10^5 on a large cluster), -1 everywhere on
+// entry and on return, so that several problems over the same links can share it.
+Solution solve(std::span<const std::size_t> start, std::span<const LinkUse> uses, std::span<const Bandwidth> capacity,
+               std::vector<std::int32_t>& local_of) {
   const std::size_t n_links = capacity.size();
   const std::size_t nf = start.size() - 1;
   Solution out;
@@ -45,7 +48,7 @@ Solution solve(std::span<const std::size_t> start, std::span<const LinkUse> uses
   link.reserve(n_uses);
   weight.reserve(n_uses);
   {
-    std::vector<std::int32_t> local_of(n_links, -1);
+    if (local_of.size() != n_links) local_of.assign(n_links, -1);
     for (std::size_t f = 0; f < nf; ++f) {
       FLOPCAST_ASSERT(start[f + 1] > start[f], "a flow must cross at least one link");
       const auto first = static_cast<std::int32_t>(link.size());
@@ -71,6 +74,7 @@ Solution solve(std::span<const std::size_t> start, std::span<const LinkUse> uses
       }
     }
     row[nf] = static_cast<std::int32_t>(link.size());
+    for (const std::int32_t l : used_links) local_of[static_cast<std::size_t>(l)] = -1;
   }
 
   const std::size_t m = used_links.size();
@@ -185,21 +189,32 @@ FairShare max_min_fair_share(std::span<const NetworkFlow> flows, std::span<const
 
 FairShare max_min_fair_share(const FlowTable& flows, std::size_t first, std::size_t last,
                              std::span<const Bandwidth> capacity) {
-  return expand(solve(rows_of(flows, first, last), flows.uses, capacity), last - first, capacity.size());
+  std::vector<std::int32_t> local_of;
+  return expand(solve(rows_of(flows, first, last), flows.uses, capacity, local_of), last - first, capacity.size());
 }
 
 FairShare max_min_fair_share(const FlowTable& flows, std::span<const Bandwidth> capacity) {
   return max_min_fair_share(flows, 0, flows.size(), capacity);
 }
 
+std::vector<FairRates> max_min_fair_rates(const FlowTable& flows, std::span<const FlowRange> problems,
+                                          std::span<const Bandwidth> capacity) {
+  std::vector<FairRates> out;
+  std::vector<std::int32_t> local_of;
+  for (const FlowRange& p : problems) {
+    const Solution s = solve(rows_of(flows, p.first, p.last), flows.uses, capacity, local_of);
+    FairRates& r = out.emplace_back();
+    r.rate.reserve(s.rate.size());
+    for (double x : s.rate) r.rate.push_back(Bandwidth{x});
+    for (double l : s.load) r.worst_link_load = std::max(r.worst_link_load, Bandwidth{l});
+  }
+  return out;
+}
+
 FairRates max_min_fair_rates(const FlowTable& flows, std::size_t first, std::size_t last,
                              std::span<const Bandwidth> capacity) {
-  Solution s = solve(rows_of(flows, first, last), flows.uses, capacity);
-  FairRates out;
-  out.rate.reserve(s.rate.size());
-  for (double r : s.rate) out.rate.push_back(Bandwidth{r});
-  for (double l : s.load) out.worst_link_load = std::max(out.worst_link_load, Bandwidth{l});
-  return out;
+  const FlowRange one{first, last};
+  return std::move(max_min_fair_rates(flows, std::span<const FlowRange>(&one, 1), capacity).front());
 }
 
 }  // namespace flopcast

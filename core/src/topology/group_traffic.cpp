@@ -192,17 +192,16 @@ GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& s
     return sum;
   };
 
-  const FairRates all = max_min_fair_rates(flows, 0, flows.size(), topo.capacities());
+  // Every group together, and (when there are several) the first group alone.
+  const FlowRange problems[] = {{0, flows.size()}, {0, first_flow[1]}};
+  const auto shares =
+      max_min_fair_rates(flows, std::span<const FlowRange>(problems, out.groups == 1 ? 1 : 2), topo.capacities());
+  const FairRates& all = shares[0];
   double slowest = group_rate(all, 0);
   for (std::int64_t i = 1; i < out.groups; ++i) slowest = std::min(slowest, group_rate(all, i));
   out.per_group = Bandwidth{slowest};
   out.worst_link_load = all.worst_link_load;
-
-  if (out.groups == 1) {
-    out.alone = out.per_group;
-  } else {
-    out.alone = Bandwidth{group_rate(max_min_fair_rates(flows, 0, first_flow[1], topo.capacities()), 0)};
-  }
+  out.alone = out.groups == 1 ? out.per_group : Bandwidth{group_rate(shares[1], 0)};
   return out;
 }
 

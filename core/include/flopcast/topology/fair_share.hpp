@@ -70,4 +70,14 @@ struct FairRates {
 FairRates max_min_fair_rates(const FlowTable& flows, std::size_t first, std::size_t last,
                              std::span<const Bandwidth> capacity);
 
+/// The flows first .. last - 1 of a FlowTable.
+struct FlowRange {
+  std::size_t first = 0;
+  std::size_t last = 0;
+};
+/// max_min_fair_rates for each range of `problems`, each solved alone, in order. Cheaper than
+/// one call per range: they share the per-link scratch (one int32 per link of the cluster).
+std::vector<FairRates> max_min_fair_rates(const FlowTable& flows, std::span<const FlowRange> problems,
+                                          std::span<const Bandwidth> capacity);
+
 }  // namespace flopcast
