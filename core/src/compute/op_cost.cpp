@@ -47,15 +47,19 @@ struct GemmKey {
   bool operator==(const GemmKey&) const = default;
 };
 struct GemmKeyHash {
+  static std::uint64_t bits(double v) {
+    std::uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  }
+  /// Over the fields that vary in practice (the shape, the GPU's peak and bandwidth, the
+  /// GEMM efficiency a calibration moves); a slot hit still compares the whole key. Independent
+  /// products, summed, so the CPU computes them side by side.
   std::size_t operator()(const GemmKey& k) const {
-    std::uint64_t h = 0;
-    for (double v : {k.m, k.n, k.k, k.batch, k.sms, k.peak, k.hbm_bw, k.elt, k.gemm_eff, k.hbm_eff, k.k_half,
-                     k.overhead}) {
-      std::uint64_t bits;
-      std::memcpy(&bits, &v, sizeof bits);
-      h = (h ^ bits) * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing multiplier
-      h ^= h >> 29;
-    }
+    const std::uint64_t h = bits(k.m) * 0x9E3779B97F4A7C15ull + bits(k.n) * 0xC2B2AE3D27D4EB4Full +
+                            bits(k.k) * 0x165667B19E3779F9ull + bits(k.batch) * 0x27D4EB2F165667C5ull +
+                            bits(k.peak) * 0x85EBCA77C2B2AE63ull + bits(k.hbm_bw) * 0xFF51AFD7ED558CCDull +
+                            bits(k.gemm_eff) * 0xC4CEB9FE1A85EC53ull;
     // Shapes a power of two apart differ only in their exponent bits: mix them into the slot bits.
     return static_cast<std::size_t>(mix64(h));
   }

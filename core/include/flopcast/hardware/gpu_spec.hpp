@@ -1,6 +1,7 @@
 #pragma once
 /// GPU catalog entry (data/gpus.yaml). Every figure is a dense, one-way datasheet figure.
-#include <map>
+#include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,13 +25,31 @@ enum class GpuArch { Ampere, Hopper, Blackwell };
 const char* to_string(GpuArch a);
 std::optional<GpuArch> parse_gpu_arch(std::string_view s);
 
+/// Dense peak per precision: one slot per Precision, so the cost model's inner loop reads it
+/// without a search (it is asked for every GEMM and attention estimate).
+class PeakTable {
+ public:
+  /// The slot for `p`, created (zero) when absent: `table[Precision::BF16] = rate`.
+  FlopRate& operator[](Precision p) {
+    auto& slot = slots_[index(p)];
+    if (!slot) slot.emplace();
+    return *slot;
+  }
+  std::optional<FlopRate> find(Precision p) const { return slots_[index(p)]; }
+
+ private:
+  static std::size_t index(Precision p) { return static_cast<std::size_t>(p); }
+  static_assert(static_cast<std::size_t>(Precision::FP4) == 5, "one slot per Precision");
+  std::array<std::optional<FlopRate>, 6> slots_{};  // FP32, TF32, FP16, BF16, FP8, FP4
+};
+
 /// One GPU model.
 struct GpuSpec {
   std::string name;                       ///< catalog name, e.g. "A100-80G"
   std::vector<std::string> aliases;       ///< other spellings accepted on input
   GpuArch arch = GpuArch::Ampere;
   int sm_count = 0;                       ///< streaming multiprocessors
-  std::map<Precision, FlopRate> dense_peak;  ///< dense tensor-core peak per precision
+  PeakTable dense_peak;                   ///< dense tensor-core peak per precision
   Bytes hbm;                              ///< HBM capacity
   Bandwidth hbm_bandwidth;                ///< HBM peak bandwidth
   Bytes l2;                               ///< L2 cache size
@@ -44,11 +63,7 @@ struct GpuSpec {
   std::string source;                     ///< citation
 
   /// Dense peak for `p`, or nullopt when the GPU has no tensor-core path for it.
-  std::optional<FlopRate> peak(Precision p) const {
-    auto it = dense_peak.find(p);
-    if (it == dense_peak.end()) return std::nullopt;
-    return it->second;
-  }
+  std::optional<FlopRate> peak(Precision p) const { return dense_peak.find(p); }
 };
 
 /// Interconnect inside a node.
