@@ -32,7 +32,8 @@ class FlowRouter {
  public:
   FlowRouter(const ClusterTopology& topo, FlowTable& table) : topo_(topo), table_(table) {}
 
-  // Appends the flows of one group (network_flows()).
+  // Appends the flows of one group's collective outside NVLink domains (none inside one
+  // domain); `members` are GPU ids in ring order.
   void add_group(std::span<const std::int64_t> members, TrafficPattern pattern) {
     if (members.size() < 2) return;
     ports_by_domain(members);
@@ -138,17 +139,6 @@ class FlowRouter {
 };
 
 }  // namespace
-
-std::vector<NetworkFlow> network_flows(const ClusterTopology& topo, std::span<const std::int64_t> members,
-                                       TrafficPattern pattern) {
-  FlowTable table;
-  FlowRouter(topo, table).add_group(members, pattern);
-  std::vector<NetworkFlow> flows(table.size());
-  for (std::size_t f = 0; f < table.size(); ++f)
-    flows[f].uses.assign(table.uses.begin() + static_cast<std::ptrdiff_t>(table.start[f]),
-                         table.uses.begin() + static_cast<std::ptrdiff_t>(table.start[f + 1]));
-  return flows;
-}
 
 GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& shape, std::int64_t concurrent,
                                 TrafficPattern pattern) {

@@ -31,11 +31,6 @@ enum class TrafficPattern {
 /// "ring", "all-to-all", "one-way".
 const char* to_string(TrafficPattern p);
 
-/// The flows of one group's collective outside NVLink domains (empty inside one domain).
-/// `members` are GPU ids in ring order.
-std::vector<NetworkFlow> network_flows(const ClusterTopology& topo, std::span<const std::int64_t> members,
-                                       TrafficPattern pattern);
-
 /// What a group's traffic gets from the network.
 struct GroupNetworkShare {
   std::int64_t groups = 0;    ///< groups placed at once (requested, clamped to what fits)
