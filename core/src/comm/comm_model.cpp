@@ -64,25 +64,9 @@ struct Entry {
   double p2p_inter_gbs = kInf;
 };
 
-// One network_share() question: a group shape (as given: the stride is not normalised),
-// the groups running at once and the traffic pattern.
-struct ShareKey {
-  std::int64_t ranks = 0;
-  int ranks_per_node = 0;
-  std::int64_t stride = 0;
-  std::int64_t concurrent = 0;
-  int pattern = 0;
-  bool operator==(const ShareKey&) const = default;
-};
-
-struct ShareKeyHash {
-  std::size_t operator()(const ShareKey& k) const {
-    std::size_t h = static_cast<std::size_t>(k.pattern);
-    for (std::int64_t v : {k.ranks, static_cast<std::int64_t>(k.ranks_per_node), k.stride, k.concurrent})
-      h = h * 1000003u ^ static_cast<std::size_t>(v);
-    return h;
-  }
-};
+// One network_share() question is a Key too: the group shape (as given: the stride is not
+// normalised), the groups running at once, and the traffic pattern in place of the collective.
+using ShareKey = Key;
 
 constexpr CommAlgorithm kTunedAlgorithms[] = {CommAlgorithm::Tree, CommAlgorithm::Ring, CommAlgorithm::Nvls,
                                               CommAlgorithm::NvlsTree, CommAlgorithm::Pat};
@@ -127,10 +111,10 @@ struct CommModel::Impl {
   // reduce-scatter and all-reduce of one DP group route the same rings): the fair share of
   // thousands of flows is the most expensive part of a cold entry.
   mutable std::mutex share_mu;
-  mutable std::unordered_map<ShareKey, GroupNetworkShare, ShareKeyHash> shares;
+  mutable std::unordered_map<ShareKey, GroupNetworkShare, KeyHash> shares;
 
   GroupNetworkShare share(const GroupShape& g, std::int64_t concurrent, TrafficPattern pattern) const {
-    const ShareKey key{g.ranks, g.ranks_per_node, g.node_stride, concurrent, static_cast<int>(pattern)};
+    const ShareKey key{static_cast<int>(pattern), g.ranks, g.ranks_per_node, g.node_stride, concurrent};
     {
       std::lock_guard lock(share_mu);
       auto it = shares.find(key);
