@@ -11,6 +11,7 @@
 
 #include "cli_context.hpp"
 #include "flopcast/comm/comm_model.hpp"
+#include "flopcast/comm/profile_efficiency.hpp"
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/topology/rank_layout.hpp"
 #include "scenario_input.hpp"
@@ -98,8 +99,7 @@ bool resolve_cluster(CliContext& ctx, const Opts& o, Cluster& c, CommEfficiency&
     c.gpus = s.cluster.gpus;
     c.plan = s.plan;
     if (!o.profile.empty() || !s.calibration.empty()) {
-      eff.nic_fraction = loaded->profile.nic_efficiency;
-      eff.nvlink_fraction = loaded->profile.nvlink_efficiency;
+      eff = comm_efficiency(loaded->profile);
     }
   } else {
     const auto* cat = ctx.catalog();
@@ -130,8 +130,7 @@ bool resolve_cluster(CliContext& ctx, const Opts& o, Cluster& c, CommEfficiency&
         ctx.exit_code = kBadInput;
         return false;
       }
-      eff.nic_fraction = p->nic_efficiency;
-      eff.nvlink_fraction = p->nvlink_efficiency;
+      eff = comm_efficiency(*p);
     }
   }
   if (o.gpus_per_node > 0) {

@@ -8,7 +8,6 @@
 #include "cli_context.hpp"
 #include "flopcast/calibrate/calibrate.hpp"
 #include "flopcast/calibrate/validation.hpp"
-#include "flopcast/comm/comm_model.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/collective_runs.hpp"
 #include "flopcast/io/scenario_loader.hpp"
@@ -61,31 +60,11 @@ void validate_collectives(CliContext& ctx, const io::Catalog& cat, const Compute
     for (const auto& d : diags.items()) errors.push_back(d.str());
     if (diags.has_errors()) ctx.exit_code = kBadInput;
   }
-  // A large-message plateau (message_bytes: null) is evaluated at nccl-tests' -e 8G.
-  constexpr double kPlateauBytes = 8.0 * 1073741824.0;
   for (const auto& pt : points) {
-    CommOptions opts;
-    opts.efficiency.nvlink_fraction = profile.nvlink_efficiency;
-    opts.efficiency.nic_fraction = profile.nic_efficiency;
-    const CommModel model(pt.gpu, pt.fabric, pt.gpus, opts);
-    // Send/recv pairs two GPUs: in one node, or (more GPUs than a node) in two.
-    const GroupShape shape = pt.op == Collective::SendRecv
-                                 ? GroupShape{2, pt.gpus > pt.gpus_per_node ? 1 : 2, 1}
-                                 : GroupShape{pt.gpus, static_cast<int>(std::min<std::int64_t>(pt.gpus, pt.gpus_per_node)), 1};
-    if (const auto why = model.check(pt.op, shape); !why.empty()) {
-      errors.push_back(pt.id + ": " + why);
-      continue;
-    }
-    CommOverride force;
-    if (pt.force_ring) force.algorithm = CommAlgorithm::Ring;
-    const auto c = model.cost(pt.op, shape, Bytes{pt.message_bytes.value_or(kPlateauBytes)}, 1, force);
-    for (const auto& [figure, measured] : pt.measured) {
-      double predicted = 0;
-      if (figure == "busbw_gbytes_s") predicted = c.busbw.gbytes_per_s();
-      else if (figure == "algbw_gbytes_s") predicted = c.algbw.gbytes_per_s();
-      else if (figure == "time_us") predicted = c.time.us();
-      rows.push_back({pt.id, figure, measured, predicted, (predicted - measured) / measured * 100.0});
-    }
+    std::string why;
+    const auto c = compare_collective(pt, profile, why);
+    if (!why.empty()) errors.push_back(pt.id + ": " + why);
+    rows.insert(rows.end(), c.begin(), c.end());
   }
 }
 
@@ -221,7 +200,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
   };
   auto c = std::make_shared<CalOpts>();
   auto* cal = app.add_subcommand("calibrate", "Fit the calibration profile to measured runs (writes a profile YAML)");
-  cal->add_option("runs", c->files, "Measured-run YAML files")->required();
+  cal->add_option("runs", c->files, "Measured-run YAML files (and nccl-tests collective files)")->required();
   cal->add_option("-o,--output", c->output, "Profile file to write")->required();
   cal->add_option("--param", c->params, "Fit only these coefficients (repeatable), e.g. ampere.gemm");
   cal->add_flag("--force", c->force, "Overwrite the output file if it exists");
@@ -232,19 +211,32 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     std::vector<std::string> errors;
     std::vector<Scenario> runs;
     std::vector<double> weights;
+    CalibrationOptions opts;
     for (const auto& f : c->files) {
-      auto part = load_runs(ctx, *cat, {f}, errors);
+      Diagnostics rd;
+      if (const auto text = io::read_text_file(f, rd); text && io::is_collective_run_file(*text)) {
+        // nccl-tests points: they inform the collective knobs (collective_latency_us).
+        Diagnostics diags;
+        auto points = io::parse_collective_runs(*text, f, *cat, diags);
+        if (!diags.empty()) ctx.err << diags.str();
+        if (diags.has_errors()) ctx.exit_code = kBadInput;
+        for (auto& p : points) {
+          opts.collective_weights.push_back(1.0 / static_cast<double>(points.size()));
+          opts.collectives.push_back(std::move(p));
+        }
+        continue;
+      }
+      auto part = load_runs(ctx, *cat, {f}, errors);  // reports unreadable files
       for (auto& r : part) {
         weights.push_back(1.0 / static_cast<double>(part.size()));
         runs.push_back(std::move(r));
       }
     }
-    if (runs.empty()) {
+    if (runs.empty() && opts.collectives.empty()) {
       ctx.err << "flopcast calibrate: no usable runs\n";
       if (ctx.exit_code != kIoError) ctx.exit_code = kBadInput;
       return;
     }
-    CalibrationOptions opts;
     opts.parameters = c->params;
     opts.run_weights = weights;
     opts.simulate = !c->estimate;

@@ -10,6 +10,7 @@
 
 #include "flopcast/calibrate/calibrate.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "../support/shipped_catalog.hpp"
 
@@ -103,4 +104,79 @@ TEST_CASE("calibrate: an unstated micro-batch is fitted, not taken as the defaul
   // Reported errors are those validate shows, with the micro-batch as the file has it (1): the
   // host-bound micro-batches of one are slower than what was measured at 4.
   CHECK(res.rms_after_pct > 1);
+}
+
+namespace {
+
+/// An all-reduce point on `gpus` A100s in one node, "measured" with `latency_us` added to
+/// NCCL's model: the time_us nccl-tests would print.
+MeasuredCollective allreduce_point(std::int64_t gpus, double bytes, double latency_us) {
+  const auto& cat = test::shipped_catalog();
+  MeasuredCollective pt;
+  pt.id = "ar-" + std::to_string(gpus) + "-" + std::to_string(static_cast<long long>(bytes));
+  pt.gpu = *cat.find_gpu("A100-80G");
+  pt.fabric = *cat.find_fabric(pt.gpu.default_fabric);
+  pt.gpus = gpus;
+  pt.message_bytes = bytes;
+  pt.measured["time_us"] = 1.0;
+  ComputeProfile p;
+  p.collective_latency_us = latency_us;
+  std::string why;
+  const auto c = compare_collective(pt, p, why);
+  REQUIRE_MESSAGE(why.empty(), why);
+  REQUIRE(c.size() == 1);
+  pt.measured["time_us"] = c[0].predicted;
+  return pt;
+}
+
+}  // namespace
+
+TEST_CASE("collective_latency_us adds its microseconds to every collective's time") {
+  const auto pt = allreduce_point(8, 4.0 * 1048576, 0.0);
+  ComputeProfile p;
+  std::string why;
+  const double base = compare_collective(pt, p, why)[0].predicted;
+  p.collective_latency_us = 30;
+  const double with = compare_collective(pt, p, why)[0].predicted;
+  CHECK(with - base == doctest::Approx(30.0).epsilon(1e-6));
+}
+
+TEST_CASE("calibrate recovers the collective latency nccl-tests points were measured with") {
+  CalibrationOptions o;
+  for (std::int64_t n : {2, 4, 8})
+    for (double mib : {1.0, 4.0, 16.0, 64.0}) o.collectives.push_back(allreduce_point(n, mib * 1048576, 25.0));
+  ComputeProfile start;  // latency 0: every point predicted too fast
+  // Parameters left to the fit's own choice: only the latency is informed by these points
+  // alone (no runs, so no compute coefficient; the link efficiencies stay out unless named).
+  o.parameters = {"collective_latency_us"};
+  const auto res = calibrate_profile({}, start, o);
+  CHECK(res.profile.collective_latency_us == doctest::Approx(25.0).epsilon(0.01));
+  CHECK(res.rms_before_pct > 5);
+  CHECK(res.rms_after_pct < 0.1);
+  REQUIRE(res.fitted.size() == 1);
+  CHECK(res.fitted[0] == "collective_latency_us");
+}
+
+TEST_CASE("calibrate leaves the collective latency alone without sized collective points") {
+  CalibrationOptions o;  // no parameters named: those the data can inform
+  const auto res = calibrate_profile(measured_runs(true), truth(), o);
+  CHECK(std::find(res.fitted.begin(), res.fitted.end(), "collective_latency_us") == res.fitted.end());
+  o.collectives.push_back(allreduce_point(8, 1048576, 10.0));
+  const auto with_points = calibrate_profile(measured_runs(true), truth(), o);
+  CHECK(std::find(with_points.fitted.begin(), with_points.fitted.end(), "collective_latency_us") != with_points.fitted.end());
+}
+
+TEST_CASE("a profile written by calibrate reads back with its collective latency; a negative one is refused") {
+  ComputeProfile p;
+  p.collective_latency_us = 29.5;
+  p.host_overhead_us = 45.8;
+  Diagnostics d;
+  const auto back = io::parse_profile(io::profile_to_yaml(p), "p.yaml", ComputeProfile{}, d);
+  REQUIRE_MESSAGE(back.has_value(), d.str());
+  CHECK(back->collective_latency_us == doctest::Approx(29.5));
+  CHECK(back->host_overhead_us == doctest::Approx(45.8));
+  Diagnostics bad;
+  CHECK_FALSE(io::parse_profile("collective_latency_us: -3\n", "bad.yaml", ComputeProfile{}, bad).has_value());
+  CHECK_MESSAGE(bad.str().find("collective_latency_us") != std::string::npos, bad.str());
+  CHECK_MESSAGE(bad.str().find("bad.yaml:1") != std::string::npos, bad.str());
 }

@@ -13,9 +13,22 @@
 namespace flopcast {
 namespace {
 
+/// The figures of a collective point the fit uses: its time when measured (the bandwidths
+/// nccl-tests prints beside it are the same measurement divided into the size), else each
+/// bandwidth it gives.
+std::vector<FigureComparison> collective_residual_figures(const MeasuredCollective& pt, const ComputeProfile& prof) {
+  std::string why;
+  auto c = compare_collective(pt, prof, why);
+  const auto time = std::find_if(c.begin(), c.end(), [](const FigureComparison& f) { return f.figure == "time_us"; });
+  if (time != c.end()) return {*time};
+  return c;
+}
+
 struct Problem {
   const std::vector<Scenario>& runs;
   const std::vector<double>& weights;
+  const std::vector<MeasuredCollective>& collectives;
+  const std::vector<double>& collective_weights;
   std::vector<const ProfileParameter*> params;
   ComputeProfile base;
   bool simulate = false;
@@ -76,6 +89,11 @@ struct Problem {
       }
       r.insert(r.end(), best.begin(), best.end());
     }
+    for (std::size_t i = 0; i < collectives.size(); ++i) {
+      const double w = collective_weights.empty() ? 1.0 : std::sqrt(collective_weights[i]);
+      for (const auto& c : collective_residual_figures(collectives[i], prof))
+        r.push_back(w * (robust ? soft_l1(c.error_pct / 100.0) : c.error_pct / 100.0));
+    }
     return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(r.size()));
   }
 };
@@ -91,7 +109,7 @@ double median_abs(const Eigen::VectorXd& r) {
 
 CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const ComputeProfile& start,
                                     const CalibrationOptions& options) {
-  Problem prob{runs, options.run_weights, {}, start, options.simulate};
+  Problem prob{runs, options.run_weights, options.collectives, options.collective_weights, {}, start, options.simulate};
   std::set<GpuArch> archs;
   bool multi_node = false;
   for (const auto& s : runs) {
@@ -112,6 +130,11 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const Com
       if (!arch || !archs.count(*arch)) continue;
     }
     if (p.name == "nic_efficiency" && !multi_node) continue;
+    // A latency floor shows only under messages of a stated size.
+    if (p.name == "collective_latency_us" &&
+        std::none_of(options.collectives.begin(), options.collectives.end(),
+                     [](const MeasuredCollective& c) { return c.message_bytes.has_value(); }))
+      continue;
     // Fused-attention efficiency needs runs that use fused attention on that architecture.
     if (p.name.size() > 16 && p.name.compare(p.name.size() - 16, 16, ".flash_attention") == 0) {
       const auto arch = parse_gpu_arch(p.name.substr(0, p.name.find('.')));
@@ -136,7 +159,7 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const Com
   Eigen::VectorXd r = prob.residuals(x);
   res.residuals = static_cast<std::size_t>(r.size());
   const std::vector<double> unit;
-  Problem plain{runs, unit, prob.params, start, options.simulate};  // unweighted, plain errors: the reported statistics
+  Problem plain{runs, unit, options.collectives, unit, prob.params, start, options.simulate};  // unweighted, plain errors: the reported statistics
   plain.robust = false;
   plain.free_micro_batch = false;
   {

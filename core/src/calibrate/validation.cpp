@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "flopcast/comm/comm_model.hpp"
+#include "flopcast/comm/profile_efficiency.hpp"
 #include "flopcast/workload/workload.hpp"
 
 namespace flopcast {
@@ -28,6 +30,33 @@ std::vector<FigureComparison> compare_run(const Scenario& s, const StepEstimate&
     c.predicted = predicted_figure(s, e, fig);
     c.error_pct = (c.predicted - c.measured) / c.measured * 100.0;
     out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<FigureComparison> compare_collective(const MeasuredCollective& pt, const ComputeProfile& profile,
+                                                 std::string& error) {
+  // A large-message plateau (message_bytes: null) is evaluated at nccl-tests' -e 8G.
+  constexpr double kPlateauBytes = 8.0 * 1073741824.0;
+  CommOptions opts;
+  opts.efficiency = comm_efficiency(profile);
+  const CommModel model(pt.gpu, pt.fabric, pt.gpus, opts);
+  // Send/recv pairs two GPUs: in one node, or (more GPUs than a node) in two.
+  const GroupShape shape = pt.op == Collective::SendRecv
+                               ? GroupShape{2, pt.gpus > pt.gpus_per_node ? 1 : 2, 1}
+                               : GroupShape{pt.gpus, static_cast<int>(std::min<std::int64_t>(pt.gpus, pt.gpus_per_node)), 1};
+  error = model.check(pt.op, shape);
+  if (!error.empty()) return {};
+  CommOverride force;
+  if (pt.force_ring) force.algorithm = CommAlgorithm::Ring;
+  const auto c = model.cost(pt.op, shape, Bytes{pt.message_bytes.value_or(kPlateauBytes)}, 1, force);
+  std::vector<FigureComparison> out;
+  for (const auto& [figure, measured] : pt.measured) {
+    double predicted = 0;
+    if (figure == "busbw_gbytes_s") predicted = c.busbw.gbytes_per_s();
+    else if (figure == "algbw_gbytes_s") predicted = c.algbw.gbytes_per_s();
+    else if (figure == "time_us") predicted = c.time.us();
+    out.push_back({pt.id, figure, measured, predicted, (predicted - measured) / measured * 100.0});
   }
   return out;
 }

@@ -28,6 +28,10 @@ const std::vector<ProfileParameter>& profile_parameters() {
       {"iteration_overhead_ms", 0.0, 500.0, [](ComputeProfile& p) { return &p.iteration_overhead_ms; }},
       {"nic_efficiency", 0.30, 0.96, [](ComputeProfile& p) { return &p.nic_efficiency; }},
       {"nvlink_efficiency", 0.30, 0.96, [](ComputeProfile& p) { return &p.nvlink_efficiency; }},
+      // Bounded at 200 us: a collective of any size on NVLink or InfiniBand starts within a few
+      // tens of us (NCCL tuning.cc base latencies are 6.6-14 us); a floor above
+      // 200 us would be a broken system, not a latency.
+      {"collective_latency_us", 0.0, 200.0, [](ComputeProfile& p) { return &p.collective_latency_us; }},
   };
   return params;
 }

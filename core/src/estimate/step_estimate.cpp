@@ -8,6 +8,7 @@
 #include <string>
 
 #include "flopcast/comm/comm_model.hpp"
+#include "flopcast/comm/profile_efficiency.hpp"
 #include "flopcast/compute/op_cost.hpp"
 #include "flopcast/topology/group_shape.hpp"
 #include "flopcast/units/hash.hpp"
@@ -79,6 +80,7 @@ Time alpha_beta_time(const Scenario& s, const ComputeProfile& p, CollectiveKind 
   const double tree_lat = kBaseLatTree + 2 * ((ppn - 1) * kNvlinkLatTree + std::log2(std::max(1.0, nodes)) * kNetLatTree);
   double lat = op == CollectiveKind::AllReduce ? std::min(ring_lat, tree_lat) : ring_lat;
   if (op == CollectiveKind::SendRecv) lat = kBaseLatRing + (nodes > 1 ? kNetLatRing : kNvlinkLatRing);
+  lat += p.collective_latency_us;
   return Time::from_seconds(bw_time + lat * 1e-6);
 }
 
@@ -88,20 +90,21 @@ Time alpha_beta_time(const Scenario& s, const ComputeProfile& p, CollectiveKind 
 struct CommKey {
   std::string gpu, fabric;
   int intra = 0, nvlink_domain = 0, kind = 0, nics_per_node = 0, gpus_per_node = 0;
-  double nic_gbps = 0, oversubscription = 0, nic_eff = 0, nvlink_eff = 0;
+  double nic_gbps = 0, oversubscription = 0, nic_eff = 0, nvlink_eff = 0, latency_us = 0;
   std::int64_t gpus = 0;
   bool matches(const Scenario& s, const ComputeProfile& p) const {
     const auto& f = s.cluster.fabric;
     return gpus == s.cluster.gpus && gpus_per_node == s.cluster.gpus_per_node && intra == static_cast<int>(f.intra) &&
            nvlink_domain == f.nvlink_domain && kind == static_cast<int>(f.kind) && nics_per_node == f.nics_per_node &&
            nic_gbps == f.nic_gbps && oversubscription == f.oversubscription && nic_eff == p.nic_efficiency &&
-           nvlink_eff == p.nvlink_efficiency && gpu == s.cluster.gpu.name && fabric == f.name;
+           nvlink_eff == p.nvlink_efficiency && latency_us == p.collective_latency_us && gpu == s.cluster.gpu.name &&
+           fabric == f.name;
   }
   static CommKey of(const Scenario& s, const ComputeProfile& p) {
     const auto& f = s.cluster.fabric;
     return {s.cluster.gpu.name, f.name, static_cast<int>(f.intra), f.nvlink_domain, static_cast<int>(f.kind),
             f.nics_per_node, s.cluster.gpus_per_node, f.nic_gbps, f.oversubscription, p.nic_efficiency,
-            p.nvlink_efficiency, s.cluster.gpus};
+            p.nvlink_efficiency, p.collective_latency_us, s.cluster.gpus};
   }
 };
 
@@ -161,10 +164,7 @@ const CommModel& comm_model_for(const Scenario& s, const ComputeProfile& p) {
   check_memo.assign(check_memo.size(), CheckMemo{});
   cost_memo.assign(cost_memo.size(), CostMemo{});
   CommOptions opts;
-  // The profile's efficiencies are fractions of NCCL's effective NVLink figure and of the
-  // NIC line rate (ComputeProfile docs).
-  opts.efficiency.nvlink_fraction = p.nvlink_efficiency;
-  opts.efficiency.nic_fraction = p.nic_efficiency;
+  opts.efficiency = comm_efficiency(p);
   FabricSpec fab = f;
   fab.gpus_per_node = s.cluster.gpus_per_node;
   cache.push_back({CommKey::of(s, p), std::make_unique<CommModel>(s.cluster.gpu, fab, s.cluster.gpus, opts)});

@@ -26,6 +26,7 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
   if (!r.expect_map(root, "")) return std::nullopt;
   r.check_keys(root, "", {"name", "provenance", "sources", "ampere", "hopper", "blackwell", "gemm_k_half",
                           "kernel_overhead_us", "host_overhead_us", "microbatch_overhead_ms", "iteration_overhead_ms", "nic_efficiency", "nvlink_efficiency",
+                          "collective_latency_us",
                           "workspace_gib", "fragmentation"});
   ComputeProfile p = base;
   if (root["name"]) p.name = root["name"].as<std::string>();
@@ -51,6 +52,7 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
   num("iteration_overhead_ms", 0, 60000, p.iteration_overhead_ms);
   num("nic_efficiency", 0.05, 1.0, p.nic_efficiency);
   num("nvlink_efficiency", 0.05, 1.0, p.nvlink_efficiency);
+  num("collective_latency_us", 0, 1000, p.collective_latency_us);
   num("workspace_gib", 0, 1024, p.workspace_gib);
   num("fragmentation", 0, 1, p.fragmentation);
   for (std::size_t i = before; i < diags.items().size(); ++i)
@@ -97,6 +99,7 @@ std::string profile_to_yaml(const ComputeProfile& p) {
   o << "iteration_overhead_ms: " << f(p.iteration_overhead_ms) << "\n";
   o << "nic_efficiency: " << f(p.nic_efficiency) << "\n";
   o << "nvlink_efficiency: " << f(p.nvlink_efficiency) << "\n";
+  o << "collective_latency_us: " << f(p.collective_latency_us) << "\n";
   o << "workspace_gib: " << f(p.workspace_gib) << "\n";
   o << "fragmentation: " << f(p.fragmentation) << "\n";
   return o.str();

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "flopcast/calibrate/validation.hpp"
 #include "flopcast/compute/compute_profile.hpp"
 #include "flopcast/scenario/scenario.hpp"
 
@@ -20,6 +21,12 @@ struct CalibrationOptions {
   std::vector<double> run_weights;
   /// Predict with the discrete-event step simulation (core/step) rather than the closed form.
   bool simulate = false;
+  /// Measured collective points (nccl-tests), fitted alongside the runs: they inform the
+  /// collective knobs (collective_latency_us, the link efficiencies). One residual per point:
+  /// its time_us when measured, else each bandwidth it gives.
+  std::vector<MeasuredCollective> collectives;
+  /// Weight of each collective point's residuals (same order; empty = all 1).
+  std::vector<double> collective_weights;
 };
 
 /// The fit's outcome.
@@ -34,7 +41,8 @@ struct CalibrationResult {
   std::size_t residuals = 0;
 };
 
-/// Fits `start` to the measured figures of `runs`. Parameters stay inside their bounds.
+/// Fits `start` to the measured figures of `runs` and `options.collectives`. Parameters stay
+/// inside their bounds.
 CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const ComputeProfile& start,
                                     const CalibrationOptions& options);
 

@@ -1,10 +1,15 @@
 #pragma once
 /// Comparing predictions with measured runs (run-schema.md), and the error statistics
 /// `validate` prints and `calibrate` minimises.
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "flopcast/comm/collective.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/hardware/gpu_spec.hpp"
+#include "flopcast/scenario/diagnostic.hpp"
 
 namespace flopcast {
 
@@ -33,6 +38,29 @@ bool micro_batch_unstated(const Scenario& s);
 /// `calibrate` fits such runs at whichever of these (or 1) they are explained best by;
 /// `validate` notes the fastest predicted of them.
 std::vector<Scenario> micro_batch_alternatives(const Scenario& s, const ComputeProfile& profile);
+
+/// One measured collective benchmark point (data/calibration/collectives*.yaml): nccl-tests
+/// figures for a GPU count and a message size.
+struct MeasuredCollective {
+  std::string id;
+  std::string source;
+  SourceLocation where;
+  GpuSpec gpu;
+  std::int64_t gpus = 0;
+  int gpus_per_node = 8;
+  FabricSpec fabric;
+  Collective op = Collective::AllReduce;
+  std::optional<double> message_bytes;  ///< nullopt = the large-message plateau
+  bool force_ring = false;              ///< measured with NCCL_ALGO=RING (stated in notes)
+  std::map<std::string, double> measured;  ///< busbw_gbytes_s, algbw_gbytes_s, time_us
+};
+
+/// Every measured figure of a collective point against core/comm's prediction with the
+/// profile's collective knobs (link efficiencies, collective_latency_us): the model the step
+/// estimate uses. A plateau point (no message size) is predicted at nccl-tests' -e 8G. Empty,
+/// with `error` set, when the point cannot be costed on its cluster.
+std::vector<FigureComparison> compare_collective(const MeasuredCollective& pt, const ComputeProfile& profile,
+                                                 std::string& error);
 
 /// Error statistics of one figure over many runs.
 struct FigureSummary {

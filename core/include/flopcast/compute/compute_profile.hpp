@@ -46,6 +46,11 @@ struct ComputeProfile {
   /// Achieved fraction of NCCL's effective NVLink bandwidth for ring collectives
   /// (A100: ~230 of 240 GB/s measured, NVIDIA/nccl-tests#149).
   double nvlink_efficiency = 0.96;
+  /// Added to every collective's and send/recv's time, microseconds: the launch and
+  /// synchronisation cost that NCCL's latency model (tuning.cc) leaves out and that a measured
+  /// system shows as a floor under small messages. 0 = NCCL's model alone. Fitted by
+  /// `calibrate` on nccl-tests points that give a message size (docs/calibration.md).
+  double collective_latency_us = 0.0;
   /// Memory reserved outside the model: CUDA context, cuBLAS and NCCL workspaces, GiB.
   double workspace_gib = 2.0;
   /// Allocator fragmentation allowance as a fraction of the tensors' bytes.

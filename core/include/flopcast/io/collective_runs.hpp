@@ -1,30 +1,16 @@
 #pragma once
 /// Measured collective benchmarks (data/calibration/collectives*.yaml): nccl-tests figures
 /// for a GPU count and a message size, which `validate` compares with core/comm.
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "flopcast/comm/collective.hpp"
+#include "flopcast/calibrate/validation.hpp"
 #include "flopcast/io/catalog.hpp"
 
 namespace flopcast::io {
 
-/// One measured collective point.
-struct CollectiveRun {
-  std::string id;
-  std::string source;
-  SourceLocation where;
-  GpuSpec gpu;
-  std::int64_t gpus = 0;
-  int gpus_per_node = 8;
-  FabricSpec fabric;
-  Collective op = Collective::AllReduce;
-  std::optional<double> message_bytes;  ///< nullopt = the large-message plateau
-  bool force_ring = false;              ///< measured with NCCL_ALGO=RING (stated in notes)
-  std::map<std::string, double> measured;  ///< busbw_gbytes_s, algbw_gbytes_s, time_us
-};
+/// One measured collective point (the struct lives in core, which predicts it).
+using CollectiveRun = MeasuredCollective;
 
 /// True when the YAML list's entries are collective benchmarks (they carry `collective:`).
 bool is_collective_run_file(const std::string& text);
