@@ -51,8 +51,9 @@ std::vector<Scenario> load_runs(CliContext& ctx, const io::Catalog& cat, const s
 
 /// Predicts every point of a collective benchmark file with core/comm (the same model the
 /// step estimate uses) and appends one comparison per measured figure.
-void validate_collectives(CliContext& ctx, const io::Catalog& cat, const ComputeProfile& profile, const std::string& file,
-                          const std::string& text, std::vector<FigureComparison>& rows, std::vector<std::string>& errors) {
+/// Returns how many points the file gave.
+std::size_t validate_collectives(CliContext& ctx, const io::Catalog& cat, const ComputeProfile& profile, const std::string& file,
+                                 const std::string& text, std::vector<FigureComparison>& rows, std::vector<std::string>& errors) {
   Diagnostics diags;
   const auto points = io::parse_collective_runs(text, file, cat, diags);
   if (!diags.empty()) {
@@ -66,6 +67,7 @@ void validate_collectives(CliContext& ctx, const io::Catalog& cat, const Compute
     if (!why.empty()) errors.push_back(pt.id + ": " + why);
     rows.insert(rows.end(), c.begin(), c.end());
   }
+  return points.size();
 }
 
 }  // namespace
@@ -145,7 +147,9 @@ void register_validate(CLI::App& app, CliContext& ctx) {
         memory_notes.push_back(fmt::format("{}: the memory model gives {:.1f} GiB per GPU, above the {:.1f} GiB HBM the run had", s.id,
                                            e.memory.total().gib(), e.memory.capacity.gib()));
     }
-    for (const auto& [f, text] : collective_files) validate_collectives(ctx, *cat, profile, f, text, rows, errors);
+    std::size_t collective_points = 0;
+    for (const auto& [f, text] : collective_files)
+      collective_points += validate_collectives(ctx, *cat, profile, f, text, rows, errors);
     const auto summary = summarize(rows);
     if (o->json) {
       nlohmann::ordered_json j;
@@ -172,7 +176,8 @@ void register_validate(CLI::App& app, CliContext& ctx) {
         out << fmt::format("{:<52} {:<17} {:>12.4g} {:>12.4g} {:>+8.1f}%\n", r.id, r.figure, r.measured, r.predicted, r.error_pct);
       out << "\n";
     }
-    out << fmt::format("Summary (profile {}; {}; {} runs{}", profile.name, o->estimate ? "closed-form estimate" : "simulation", runs.size(), collective_files.empty() ? "" : " and collective points");
+    out << fmt::format("Summary (profile {}; {}; {} runs", profile.name, o->estimate ? "closed-form estimate" : "simulation", runs.size());
+    if (!collective_files.empty()) out << fmt::format(", {} collective points", collective_points);
     if (!errors.empty()) out << fmt::format(", {} entries rejected", errors.size());
     out << ")\n";
     out << fmt::format("{:<17} {:>6} {:>14} {:>12} {:>12}\n", "figure", "count", "median |err|", "p90 |err|", "mean |err|");
