@@ -226,6 +226,12 @@ void register_validate(CLI::App& app, CliContext& ctx) {
         if (!diags.empty()) ctx.err << diags.str();
         if (diags.has_errors()) ctx.exit_code = kBadInput;
         for (auto& p : points) {
+          std::string why;
+          if (compare_collective(p, cat->profile, why); !why.empty()) {  // reported, not silently dropped
+            ctx.err << p.id << ": " << why << " (left out of the fit)\n";
+            ctx.exit_code = kBadInput;
+            continue;
+          }
           opts.collective_weights.push_back(1.0 / static_cast<double>(points.size()));
           opts.collectives.push_back(std::move(p));
         }

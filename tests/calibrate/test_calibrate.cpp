@@ -180,3 +180,14 @@ TEST_CASE("a profile written by calibrate reads back with its collective latency
   CHECK_MESSAGE(bad.str().find("collective_latency_us") != std::string::npos, bad.str());
   CHECK_MESSAGE(bad.str().find("bad.yaml:1") != std::string::npos, bad.str());
 }
+
+TEST_CASE("calibrate on collective points alone fits only the collective knobs") {
+  CalibrationOptions o;  // no parameters named
+  for (double mib : {1.0, 8.0, 64.0}) o.collectives.push_back(allreduce_point(8, mib * 1048576, 20.0));
+  const auto res = calibrate_profile({}, ComputeProfile{}, o);
+  for (const auto& name : res.fitted) {
+    CAPTURE(name);
+    CHECK((name == "collective_latency_us" || name == "nvlink_efficiency"));
+  }
+  CHECK(res.profile.collective_latency_us > 5.0);
+}

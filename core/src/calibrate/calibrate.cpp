@@ -116,6 +116,8 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const Com
     archs.insert(s.cluster.gpu.arch);
     if (s.cluster.gpus > s.cluster.gpus_per_node) multi_node = true;
   }
+  for (const auto& c : options.collectives)
+    if (c.gpus > c.gpus_per_node) multi_node = true;
   for (const auto& p : profile_parameters()) {
     if (!options.parameters.empty()) {
       if (std::find(options.parameters.begin(), options.parameters.end(), p.name) != options.parameters.end())
@@ -130,6 +132,9 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const Com
       if (!arch || !archs.count(*arch)) continue;
     }
     if (p.name == "nic_efficiency" && !multi_node) continue;
+    // Collective points alone inform only the collective knobs.
+    if (runs.empty() && p.name != "collective_latency_us" && p.name != "nvlink_efficiency" && p.name != "nic_efficiency")
+      continue;
     // A latency floor shows only under messages of a stated size.
     if (p.name == "collective_latency_us" &&
         std::none_of(options.collectives.begin(), options.collectives.end(),
