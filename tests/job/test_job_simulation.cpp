@@ -278,6 +278,24 @@ TEST_CASE("job: async writes longer than the interval skip checkpoints and warn"
   CHECK(r.gpu_span_p50.ns == 10'000'000'000'000);
 }
 
+TEST_CASE("job: the suggested async interval is never shorter than the write (rounded up, not to the nearest step)") {
+  JobInput in = small_job();
+  in.params = 7.5e9;  // 105 GB at 5 GB/s = 21 s = 2.1 steps of 10 s
+  in.reliability.failures_per_gpu_hour = 1e-2;        // 8 GPUs: MTBF 12.5 h
+  in.reliability.async_checkpoint = true;
+  in.reliability.async_stall = Time::from_seconds(1e-3);  // Daly ~9.5 s: the write bounds the suggestion
+  in.reliability.checkpoint_interval = Time{0};           // checkpoint at the suggestion
+  in.reliability.trials = 20;
+  const JobResult r = simulate_job(in).result;
+  REQUIRE(r.checkpoint_write.ns == 21'000'000'000);
+  REQUIRE(r.advice.daly.seconds() < 21.0);
+  // 2 steps (20 s, the nearest) would be shorter than the write and skip every other checkpoint.
+  CHECK(r.steps_per_checkpoint == 3);
+  CHECK(r.advice.suggested.ns == 30'000'000'000);
+  CHECK(r.warnings.empty());
+  for (const auto& t : r.samples) CHECK(t.checkpoints_skipped == 0);
+}
+
 TEST_CASE("job: bad input is reported, never simulated") {
   JobInput in = small_job();
   in.steps = 0;

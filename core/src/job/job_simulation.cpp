@@ -480,7 +480,15 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   if (rel.async_checkpoint) suggested = std::max(suggested, res.checkpoint_write);
   // No failures: checkpoint once, at the end of the run (nothing to protect against).
   if (rate <= 0.0) suggested = res.useful;
-  const std::int64_t k_suggested = steps_per_checkpoint(suggested, in.step_time);
+  std::int64_t k_suggested = steps_per_checkpoint(suggested, in.step_time);
+  if (rel.async_checkpoint && rate > 0.0 && in.step_time.ns > 0) {
+    // Round up, not to the nearest step, against the write: an interval a fraction of a step
+    // shorter than the write skips every other checkpoint (on_steps_done), doubling the work a
+    // failure loses.
+    const auto whole = res.checkpoint_write.ns / in.step_time.ns;
+    const std::int64_t k_write = whole + (res.checkpoint_write.ns % in.step_time.ns != 0 ? 1 : 0);
+    k_suggested = std::max(k_suggested, k_write);
+  }
   const std::int64_t k_scenario = rel.checkpoint_interval.ns > 0
                                       ? steps_per_checkpoint(rel.checkpoint_interval, in.step_time)
                                       : k_suggested;
