@@ -441,6 +441,25 @@ std::int64_t steps_per_checkpoint(Time interval, Time step_time) {
   return static_cast<std::int64_t>(k);
 }
 
+std::int64_t suggested_steps_per_checkpoint(const JobInput& in) {
+  const double rate = job_failure_rate_per_s(in);
+  const Time write = checkpoint_write_time(in);
+  Time suggested = daly_interval(checkpoint_stall_time(in), rate > 0.0 ? 1.0 / rate : 0.0);
+  // An async checkpoint protects nothing before its write ends: no point checkpointing faster.
+  if (in.reliability.async_checkpoint) suggested = std::max(suggested, write);
+  // No failures: checkpoint once, at the end of the run (nothing to protect against).
+  if (rate <= 0.0) return steps_per_checkpoint(times(in.step_time, in.steps), in.step_time);
+  std::int64_t k = steps_per_checkpoint(suggested, in.step_time);
+  if (in.reliability.async_checkpoint && in.step_time.ns > 0) {
+    // Round up, not to the nearest step, against the write: an interval a fraction of a step
+    // shorter than the write skips every other checkpoint (on_steps_done), doubling the work a
+    // failure loses.
+    const std::int64_t k_write = write.ns / in.step_time.ns + (write.ns % in.step_time.ns != 0 ? 1 : 0);
+    k = std::max(k, k_write);
+  }
+  return k;
+}
+
 JobTrial simulate_trial(const JobInput& in, std::int64_t steps_per_ckpt, std::uint64_t trial_seed,
                         const JobSimOptions& options) {
   return TrialSim(in, steps_per_ckpt, trial_seed, options.batch_segments).run();
@@ -475,20 +494,7 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   adv.checkpoint_cost = res.checkpoint_stall;
   adv.young = young_interval(adv.checkpoint_cost, mtbf_s);
   adv.daly = daly_interval(adv.checkpoint_cost, mtbf_s);
-  Time suggested = adv.daly;
-  // An async checkpoint protects nothing before its write ends: no point checkpointing faster.
-  if (rel.async_checkpoint) suggested = std::max(suggested, res.checkpoint_write);
-  // No failures: checkpoint once, at the end of the run (nothing to protect against).
-  if (rate <= 0.0) suggested = res.useful;
-  std::int64_t k_suggested = steps_per_checkpoint(suggested, in.step_time);
-  if (rel.async_checkpoint && rate > 0.0 && in.step_time.ns > 0) {
-    // Round up, not to the nearest step, against the write: an interval a fraction of a step
-    // shorter than the write skips every other checkpoint (on_steps_done), doubling the work a
-    // failure loses.
-    const auto whole = res.checkpoint_write.ns / in.step_time.ns;
-    const std::int64_t k_write = whole + (res.checkpoint_write.ns % in.step_time.ns != 0 ? 1 : 0);
-    k_suggested = std::max(k_suggested, k_write);
-  }
+  const std::int64_t k_suggested = suggested_steps_per_checkpoint(in);
   const std::int64_t k_scenario = rel.checkpoint_interval.ns > 0
                                       ? steps_per_checkpoint(rel.checkpoint_interval, in.step_time)
                                       : k_suggested;

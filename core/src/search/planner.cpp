@@ -243,16 +243,9 @@ struct RunModel {
 Time expected_span(const JobInput& in) {
   const double rate = job_failure_rate_per_s(in);
   const Time stall = checkpoint_stall_time(in);
-  std::int64_t k = 0;
-  if (in.reliability.checkpoint_interval.ns > 0) {
-    k = steps_per_checkpoint(in.reliability.checkpoint_interval, in.step_time);
-  } else {
-    const double mtbf = rate > 0 ? 1.0 / rate : 0.0;
-    Time suggested = daly_interval(stall, mtbf);
-    if (in.reliability.async_checkpoint) suggested = std::max(suggested, checkpoint_write_time(in));
-    if (rate <= 0.0) suggested = Time::from_seconds(in.step_time.seconds() * static_cast<double>(in.steps));
-    k = steps_per_checkpoint(suggested, in.step_time);
-  }
+  const std::int64_t k = in.reliability.checkpoint_interval.ns > 0
+                            ? steps_per_checkpoint(in.reliability.checkpoint_interval, in.step_time)
+                            : suggested_steps_per_checkpoint(in);
   return expected_gpu_span_sync(in.step_time, in.steps, k, stall, in.reliability.restart_time, rate);
 }
 

@@ -47,6 +47,12 @@ double job_failure_rate_per_s(const JobInput& in);
 /// Whole steps per checkpoint for an interval: round(interval / step_time), at least 1.
 std::int64_t steps_per_checkpoint(Time interval, Time step_time);
 
+/// The steps per checkpoint flopcast suggests (what `checkpoint_interval: auto` uses): the Daly
+/// interval for the checkpoint's cost (sync write or async stall) and the job's MTBF; for async
+/// checkpoints never shorter than the write, rounded up against it (a shorter interval would
+/// skip every other checkpoint); the whole run when nothing fails.
+std::int64_t suggested_steps_per_checkpoint(const JobInput& in);
+
 /// One simulated run with a checkpoint every `steps_per_ckpt` steps, its random numbers drawn
 /// from Rng(trial_seed). The input must be valid (validate_job_input).
 JobTrial simulate_trial(const JobInput& in, std::int64_t steps_per_ckpt, std::uint64_t trial_seed,
