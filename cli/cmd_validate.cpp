@@ -49,18 +49,42 @@ std::vector<Scenario> load_runs(CliContext& ctx, const io::Catalog& cat, const s
   return runs;
 }
 
-/// Predicts every point of a collective benchmark file with core/comm (the same model the
-/// step estimate uses) and appends one comparison per measured figure.
-/// Returns how many points the file gave.
-std::size_t validate_collectives(CliContext& ctx, const io::Catalog& cat, const ComputeProfile& profile, const std::string& file,
-                                 const std::string& text, std::vector<FigureComparison>& rows, std::vector<std::string>& errors) {
+/// The inputs of validate and calibrate: nccl-tests collective files (with their text, read
+/// once) and measured-run files (load_runs reads those and reports unreadable ones).
+struct InputFiles {
+  std::vector<std::string> runs;
+  std::vector<std::pair<std::string, std::string>> collectives;
+};
+InputFiles split_inputs(const std::vector<std::string>& files) {
+  InputFiles in;
+  for (const auto& f : files) {
+    Diagnostics rd;
+    auto text = io::read_text_file(f, rd);
+    if (text && io::is_collective_run_file(*text)) in.collectives.emplace_back(f, std::move(*text));
+    else in.runs.push_back(f);
+  }
+  return in;
+}
+
+/// The points of a collective benchmark file; bad entries are printed and recorded.
+std::vector<io::CollectiveRun> load_collective_points(CliContext& ctx, const io::Catalog& cat, const std::string& file,
+                                                      const std::string& text, std::vector<std::string>& errors) {
   Diagnostics diags;
-  const auto points = io::parse_collective_runs(text, file, cat, diags);
+  auto points = io::parse_collective_runs(text, file, cat, diags);
   if (!diags.empty()) {
     ctx.err << diags.str();
     for (const auto& d : diags.items()) errors.push_back(d.str());
     if (diags.has_errors()) ctx.exit_code = kBadInput;
   }
+  return points;
+}
+
+/// Predicts every point of a collective benchmark file with core/comm (the same model the
+/// step estimate uses) and appends one comparison per measured figure.
+/// Returns how many points the file gave.
+std::size_t validate_collectives(CliContext& ctx, const io::Catalog& cat, const ComputeProfile& profile, const std::string& file,
+                                 const std::string& text, std::vector<FigureComparison>& rows, std::vector<std::string>& errors) {
+  const auto points = load_collective_points(ctx, cat, file, text, errors);
   for (const auto& pt : points) {
     std::string why;
     const auto c = compare_collective(pt, profile, why);
@@ -120,16 +144,10 @@ void register_validate(CLI::App& app, CliContext& ctx) {
       profile = *p;
     }
     std::vector<std::string> errors;
-    std::vector<std::string> run_files;
     std::vector<FigureComparison> rows;
-    std::vector<std::pair<std::string, std::string>> collective_files;
-    for (const auto& f : o->files) {
-      Diagnostics rd;
-      const auto text = io::read_text_file(f, rd);
-      if (text && io::is_collective_run_file(*text)) collective_files.emplace_back(f, *text);
-      else run_files.push_back(f);  // load_runs reports unreadable files
-    }
-    const auto runs = load_runs(ctx, *cat, run_files, errors);
+    const auto inputs = split_inputs(o->files);
+    const auto& collective_files = inputs.collectives;
+    const auto runs = load_runs(ctx, *cat, inputs.runs, errors);
     std::vector<std::string> memory_notes;
     std::vector<std::string> micro_batch_notes;  // runs that do not state their micro-batch
     for (const auto& s : runs) {
@@ -217,30 +235,26 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     std::vector<Scenario> runs;
     std::vector<double> weights;
     CalibrationOptions opts;
-    for (const auto& f : c->files) {
-      Diagnostics rd;
-      if (const auto text = io::read_text_file(f, rd); text && io::is_collective_run_file(*text)) {
-        // nccl-tests points: they inform the collective knobs (collective_latency_us).
-        Diagnostics diags;
-        auto points = io::parse_collective_runs(*text, f, *cat, diags);
-        if (!diags.empty()) ctx.err << diags.str();
-        if (diags.has_errors()) ctx.exit_code = kBadInput;
-        for (auto& p : points) {
-          std::string why;
-          if (compare_collective(p, cat->profile, why); !why.empty()) {  // reported, not silently dropped
-            ctx.err << p.id << ": " << why << " (left out of the fit)\n";
-            ctx.exit_code = kBadInput;
-            continue;
-          }
-          opts.collective_weights.push_back(1.0 / static_cast<double>(points.size()));
-          opts.collectives.push_back(std::move(p));
-        }
-        continue;
-      }
-      auto part = load_runs(ctx, *cat, {f}, errors);  // reports unreadable files
+    const auto inputs = split_inputs(c->files);
+    for (const auto& f : inputs.runs) {
+      auto part = load_runs(ctx, *cat, {f}, errors);
       for (auto& r : part) {
         weights.push_back(1.0 / static_cast<double>(part.size()));
         runs.push_back(std::move(r));
+      }
+    }
+    // nccl-tests points: they inform the collective knobs (collective_latency_us).
+    for (const auto& [f, text] : inputs.collectives) {
+      auto points = load_collective_points(ctx, *cat, f, text, errors);
+      for (auto& p : points) {
+        std::string why;
+        if (compare_collective(p, cat->profile, why); !why.empty()) {  // reported, not silently dropped
+          ctx.err << p.id << ": " << why << " (left out of the fit)\n";
+          ctx.exit_code = kBadInput;
+          continue;
+        }
+        opts.collective_weights.push_back(1.0 / static_cast<double>(points.size()));
+        opts.collectives.push_back(std::move(p));
       }
     }
     if (runs.empty() && opts.collectives.empty()) {
