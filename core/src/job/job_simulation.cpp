@@ -443,19 +443,15 @@ std::int64_t steps_per_checkpoint(Time interval, Time step_time) {
 
 std::int64_t suggested_steps_per_checkpoint(const JobInput& in) {
   const double rate = job_failure_rate_per_s(in);
-  const Time write = checkpoint_write_time(in);
-  Time suggested = daly_interval(checkpoint_stall_time(in), rate > 0.0 ? 1.0 / rate : 0.0);
-  // An async checkpoint protects nothing before its write ends: no point checkpointing faster.
-  if (in.reliability.async_checkpoint) suggested = std::max(suggested, write);
   // No failures: checkpoint once, at the end of the run (nothing to protect against).
   if (rate <= 0.0) return steps_per_checkpoint(times(in.step_time, in.steps), in.step_time);
-  std::int64_t k = steps_per_checkpoint(suggested, in.step_time);
+  std::int64_t k = steps_per_checkpoint(daly_interval(checkpoint_stall_time(in), 1.0 / rate), in.step_time);
   if (in.reliability.async_checkpoint && in.step_time.ns > 0) {
-    // Round up, not to the nearest step, against the write: an interval a fraction of a step
-    // shorter than the write skips every other checkpoint (on_steps_done), doubling the work a
-    // failure loses.
-    const std::int64_t k_write = write.ns / in.step_time.ns + (write.ns % in.step_time.ns != 0 ? 1 : 0);
-    k = std::max(k, k_write);
+    // An async checkpoint protects nothing before its write ends: no point checkpointing
+    // faster. Whole steps, rounded up: an interval a fraction of a step shorter than the write
+    // skips every other checkpoint (on_steps_done), doubling the work a failure loses.
+    const Time write = checkpoint_write_time(in);
+    k = std::max(k, write.ns / in.step_time.ns + (write.ns % in.step_time.ns != 0 ? 1 : 0));
   }
   return k;
 }
