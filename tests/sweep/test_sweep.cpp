@@ -154,6 +154,33 @@ TEST_CASE("sweep loader: diagnostics name file:line, key and fix") {
   CHECK(e8.find("malformed YAML") != std::string::npos);
 }
 
+TEST_CASE("sweep point: dp auto with degrees whose product passes 64 bits is an error, not overflow") {
+  // The sweep fuzzer's finding (session 6): tp 8888888888888888888 x pp 4 overflowed int64 in the
+  // dp-auto division (undefined behaviour); now the point is refused with the degrees named.
+  Diagnostics cd;
+  auto cat = io::load_catalog("", cd);
+  REQUIRE(cat);
+  auto point_error = [&](const std::string& tp, const std::string& pp) {
+    Diagnostics d;
+    const auto spec = io::parse_sweep("scenario:\n  model: llama3-8b\n  cluster: {gpu: H800, gpus: 64}\n"
+                                      "  parallel: {tp: " + tp + ", pp: " + pp + ", dp: auto, micro_batch: 1, global_batch: 64}\n"
+                                      "axes:\n  - key: parallel.cp\n    values: [1]\n",
+                                      "big.sweep.yml", d);
+    REQUIRE_MESSAGE(spec, d.str());
+    Diagnostics pd;
+    CHECK(!io::sweep_point_scenario(*spec, 0, *cat, pd));
+    return pd.str();
+  };
+  const auto e = point_error("8888888888888888888", "4");
+  CHECK(e.find("big.sweep.yml") != std::string::npos);
+  CHECK(e.find("parallel.dp") != std::string::npos);
+  CHECK(e.find("8888888888888888888*4*1 (beyond 64 bits)") != std::string::npos);
+  // Negative degrees are named (two of them would multiply to a positive shape that divides 64).
+  const auto n = point_error("-2", "-4");
+  CHECK(n.find("parallel.tp") != std::string::npos);
+  CHECK(n.find("tp = -2") != std::string::npos);
+}
+
 TEST_CASE("sweep runner: -j2 equals -j1 byte for byte") {
   TempDir t;
   REQUIRE(run(t / "j1.csv", 1).ok());

@@ -366,10 +366,23 @@ std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t
     if (par && par.IsMap() && par["dp"] && par["dp"].IsScalar() && par["dp"].Scalar() == "auto") {
       auto num = [](const YAML::Node& n, std::int64_t dflt) { return n && n.IsScalar() ? n.as<std::int64_t>() : dflt; };
       const std::int64_t gpus = root["cluster"] && root["cluster"].IsMap() ? num(root["cluster"]["gpus"], 0) : 0;
-      const std::int64_t shape = num(par["tp"], 1) * num(par["pp"], 1) * num(par["cp"], 1);
-      if (gpus <= 0 || shape <= 0 || gpus % shape != 0) {
+      const std::int64_t tp = num(par["tp"], 1), pp = num(par["pp"], 1), cp = num(par["cp"], 1);
+      for (const auto& [name, degree] : {std::pair{"tp", tp}, std::pair{"pp", pp}, std::pair{"cp", cp}}) {
+        if (degree < 1) {
+          d.error(where, std::string("parallel.") + name,
+                  fmt::format("point {} ({}): {} = {} (dp auto divides cluster.gpus by tp*pp*cp)", index, what, name, degree),
+                  "parallel degrees are at least 1");
+          return std::nullopt;
+        }
+      }
+      // Degrees come from the user's file: a product past int64 (tp: 8888888888888888888) is an
+      // error like any other shape that does not divide the GPUs, not undefined behaviour.
+      std::int64_t shape = 0;
+      const bool overflow = __builtin_mul_overflow(tp, pp, &shape) || __builtin_mul_overflow(shape, cp, &shape);
+      if (overflow || gpus <= 0 || gpus % shape != 0) {
+        const std::string product = overflow ? fmt::format("{}*{}*{} (beyond 64 bits)", tp, pp, cp) : std::to_string(shape);
         d.error(where, "parallel.dp",
-                fmt::format("point {} ({}): dp auto needs tp*pp*cp = {} to divide cluster.gpus = {}", index, what, shape, gpus),
+                fmt::format("point {} ({}): dp auto needs tp*pp*cp = {} to divide cluster.gpus = {}", index, what, product, gpus),
                 "restrict the axes so every GPU count is a multiple of tp*pp*cp");
         return std::nullopt;
       }
