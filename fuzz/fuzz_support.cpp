@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/step/step_simulation.hpp"
 
 namespace flopcast::fuzz {
 namespace {
@@ -45,6 +46,19 @@ void estimate_checked(const Scenario& s, std::int64_t& gpu_budget) {
   require_finite("hfu", e.hfu);
   require_finite("tokens_per_s", e.tokens_per_s);
   require_finite("memory", e.memory.total().value);
+
+  // The discrete-event step over the same costs, when the pipeline is small enough to simulate
+  // well inside the timeout. Its breakdown sums to the step by construction (step_result.hpp).
+  const ParallelPlan& p = s.plan;
+  if (p.microbatches() > kSimulateSlotBudget / (static_cast<std::int64_t>(p.pp) * p.vpp)) return;
+  StepSimOptions options;
+  options.timeline = false;
+  const StepResult r = simulate_step(s, embedded_catalog().profile, options);
+  if (r.breakdown.total() != r.step || r.step.ns < 0)
+    finding("simulated step minus its breakdown (ns)", static_cast<double>(r.step.ns - r.breakdown.total().ns));
+  require_finite("simulated mfu", r.mfu);
+  require_finite("simulated hfu", r.hfu);
+  require_finite("simulated tokens_per_s", r.tokens_per_s);
 }
 
 std::string input_text(const unsigned char* data, std::size_t size) {

@@ -20,9 +20,14 @@ const io::Catalog& embedded_catalog();
 /// tests/io/test_limits.cpp.
 inline constexpr std::int64_t kEstimateGpuBudget = 2048;
 
+/// Micro-batches x pipeline chunks (pp x vpp) one fuzz input may simulate event by event: a
+/// few tens of thousands of events, milliseconds even under ASan + coverage.
+inline constexpr std::int64_t kSimulateSlotBudget = 4096;
+
 /// Runs estimate_step on `s` with the catalog's default profile when its cluster fits in
-/// `gpu_budget` (which it then reduces), and aborts (a fuzz finding) when a figure of the
-/// estimate is NaN or infinite.
+/// `gpu_budget` (which it then reduces), then simulate_step when its pipeline fits in
+/// kSimulateSlotBudget, and aborts (a fuzz finding) when a figure is NaN or infinite or the
+/// simulated breakdown does not sum to the simulated step.
 void estimate_checked(const Scenario& s, std::int64_t& gpu_budget);
 
 /// The fuzz input as text. YAML needs no terminating NUL, but yaml-cpp reads std::string.
