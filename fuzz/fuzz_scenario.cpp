@@ -1,5 +1,5 @@
 // libFuzzer target: a scenario file through io::parse_scenario (YAML, catalog lookups,
-// reliability: and pricing: blocks, check_scenario), then the step estimate.
+// reliability: and pricing: blocks, check_scenario), then the step estimate and the discrete-event step.
 #include <cstddef>
 #include <cstdint>
 

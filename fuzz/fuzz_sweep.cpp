@@ -1,7 +1,7 @@
 // libFuzzer target: a sweep file through io::parse_sweep (YAML, axes, zipped keys, ranges,
 // the point limit), then the scenarios of its first and last points through
 // io::sweep_point_scenario (each point's values set into the base, dp: auto resolved,
-// parse_scenario and check_scenario) and the step estimate.
+// parse_scenario and check_scenario), the step estimate and the discrete-event step.
 //
 // The sweep file is named as if it lay in scenarios/sweeps/, so a seed's `base: ../quickstart.yaml`
 // reads the real scenario. A `base:` that resolves outside scenarios/ is skipped: the fuzzer
