@@ -25,14 +25,12 @@ struct Query {
 // The mix a planner asks for on a 1,024-GPU cluster: TP, CP, EP, DP and PP communicators.
 std::vector<Query> planner_mix() {
   return {
-      {Collective::AllReduce, {8, 8, 1}, 128},    // TP 8
-      {Collective::AllGather, {4, 4, 1}, 256},    // TP 4 (sequence parallel)
-      {Collective::ReduceScatter, {4, 4, 1}, 256},
-      {Collective::AllToAll, {16, 8, 1}, 64},     // EP 16
-      {Collective::AllReduce, {64, 1, 1}, 16},    // DP 64 under TP 8 x PP 2
-      {Collective::ReduceScatter, {128, 1, 1}, 8},
-      {Collective::AllGather, {32, 1, 2}, 32},    // DP with CP 2
-      {Collective::SendRecv, {2, 1, 8}, 512},     // PP neighbours
+      {Collective::AllReduce, {8, 8, 1}, 128},                                               // TP 8
+      {Collective::AllGather, {4, 4, 1}, 256},                                               // TP 4 (sequence parallel)
+      {Collective::ReduceScatter, {4, 4, 1}, 256}, {Collective::AllToAll, {16, 8, 1}, 64},   // EP 16
+      {Collective::AllReduce, {64, 1, 1}, 16},                                               // DP 64 under TP 8 x PP 2
+      {Collective::ReduceScatter, {128, 1, 1}, 8}, {Collective::AllGather, {32, 1, 2}, 32},  // DP with CP 2
+      {Collective::SendRecv, {2, 1, 8}, 512},                                                // PP neighbours
   };
 }
 
@@ -70,8 +68,7 @@ int main() {
   std::vector<double> sinks(threads, 0.0);
   std::vector<std::thread> pool;
   const auto p0 = std::chrono::steady_clock::now();
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] { rates[t] = run(m, qs, iterations / 4, sinks[t]); });
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back([&, t] { rates[t] = run(m, qs, iterations / 4, sinks[t]); });
   for (auto& th : pool) th.join();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
   const double total = static_cast<double>(threads) * static_cast<double>(iterations / 4) / wall;
@@ -81,8 +78,7 @@ int main() {
   std::printf("  graph build:                 %10.2f ms\n", build_ms);
   std::printf("  first query of each shape:   %10.2f ms total (%zu cache entries)\n", warm_ms, m.cache_size());
   std::printf("  cached queries, 1 thread:    %10.3g per second\n", one_core);
-  std::printf("  cached queries, %u threads:   %10.3g per second (%.3g per thread)\n", threads, total,
-              total / threads);
+  std::printf("  cached queries, %u threads:   %10.3g per second (%.3g per thread)\n", threads, total, total / threads);
   std::printf("  (checksum %.6g)\n", sink + sinks[0]);
   return 0;
 }

@@ -49,10 +49,11 @@ void engine_bench() {
     total_s += t2 - t0;
     sink += e.makespan().seconds();
   }
-  std::printf("bench_des engine: %llu events in %.3f s of run() = %.2f million events/s on one core "
-              "(%.2f million/s including graph construction; makespan checksum %.6f)\n",
-              static_cast<unsigned long long>(events), run_s, static_cast<double>(events) / run_s / 1e6,
-              static_cast<double>(events) / total_s / 1e6, sink);
+  std::printf(
+      "bench_des engine: %llu events in %.3f s of run() = %.2f million events/s on one core "
+      "(%.2f million/s including graph construction; makespan checksum %.6f)\n",
+      static_cast<unsigned long long>(events), run_s, static_cast<double>(events) / run_s / 1e6,
+      static_cast<double>(events) / total_s / 1e6, sink);
 }
 
 void step_bench() {
@@ -72,11 +73,12 @@ void step_bench() {
   t0 = now_s();
   for (int i = 0; i < n; ++i) r = simulate_step(*s, cat->profile);
   const double warm = (now_s() - t0) / n;
-  std::printf("bench_des step: Llama 3 405B, 16384 H100, tp8 pp16 dp128, 1F1B, %lld micro-batches: step %.3f s "
-              "(closed form %.3f s), %llu events, %zu slices; simulate_step %.2f ms first call (builds the cluster's "
-              "NCCL model), %.3f ms warm\n",
-              static_cast<long long>(s->plan.microbatches()), r.step.seconds(), r.estimate.step.seconds(),
-              static_cast<unsigned long long>(r.events), r.timeline.size(), first * 1e3, warm * 1e3);
+  std::printf(
+      "bench_des step: Llama 3 405B, 16384 H100, tp8 pp16 dp128, 1F1B, %lld micro-batches: step %.3f s "
+      "(closed form %.3f s), %llu events, %zu slices; simulate_step %.2f ms first call (builds the cluster's "
+      "NCCL model), %.3f ms warm\n",
+      static_cast<long long>(s->plan.microbatches()), r.step.seconds(), r.estimate.step.seconds(),
+      static_cast<unsigned long long>(r.events), r.timeline.size(), first * 1e3, warm * 1e3);
 
   // The whole command, in-process, as a fresh invocation would run it (catalog load included).
   std::vector<const char*> argv{"flopcast", "simulate", path.c_str()};
@@ -91,9 +93,10 @@ void step_bench() {
     best = std::min(best, dt);
     sum += dt;
   }
-  std::printf("bench_des simulate: `flopcast simulate %s` in-process: %.1f ms best, %.1f ms mean of %d "
-              "(load + simulation + whole run + report)\n",
-              "scenarios/published/llama3-405b-16384xh100.yaml", best * 1e3, sum / runs * 1e3, runs);
+  std::printf(
+      "bench_des simulate: `flopcast simulate %s` in-process: %.1f ms best, %.1f ms mean of %d "
+      "(load + simulation + whole run + report)\n",
+      "scenarios/published/llama3-405b-16384xh100.yaml", best * 1e3, sum / runs * 1e3, runs);
 }
 
 }  // namespace

@@ -40,8 +40,9 @@ precision: bf16
     n += 1000;
     elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   } while (elapsed < 2.0);
-  std::printf("bench_estimate: GPT-3 175B on 1024 A100 (tp8 pp16 dp8): %d estimates in %.2f s = %.0f estimates/s on one core "
-              "(%.2f us each; checksum %.3f)\n",
-              n, elapsed, n / elapsed, elapsed / n * 1e6, sink);
+  std::printf(
+      "bench_estimate: GPT-3 175B on 1024 A100 (tp8 pp16 dp8): %d estimates in %.2f s = %.0f estimates/s on one core "
+      "(%.2f us each; checksum %.3f)\n",
+      n, elapsed, n / elapsed, elapsed / n * 1e6, sink);
   return 0;
 }

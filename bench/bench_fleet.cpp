@@ -63,9 +63,10 @@ Fleet bench_fleet(int seeds, bool overloaded = false) {
     double weight;
     int priority;
   };
-  const Tmpl tmpl[] = {{"A100-80G", 8, 12, 2, 0},  {"A100-80G", 64, 20, 2, 0}, {"A100-80G", 256, 30, 1, 1},
-                       {"H100", 8, 6, 2, 0},       {"H100", 64, 16, 1, 1},     {"H100", 1024, overloaded ? 24.0 : 10.0, 1, 2},
-                       {"B200", 64, 10, 0.5, 0},   {"B200", 512, 20, 0.5, 2}};
+  const Tmpl tmpl[] = {{"A100-80G", 8, 12, 2, 0},   {"A100-80G", 64, 20, 2, 0},
+                       {"A100-80G", 256, 30, 1, 1}, {"H100", 8, 6, 2, 0},
+                       {"H100", 64, 16, 1, 1},      {"H100", 1024, overloaded ? 24.0 : 10.0, 1, 2},
+                       {"B200", 64, 10, 0.5, 0},    {"B200", 512, 20, 0.5, 2}};
   StreamGenerator g;
   for (std::size_t i = 0; i < std::size(tmpl); ++i) {
     const Tmpl& t = tmpl[i];
@@ -107,10 +108,11 @@ int main() {
     const auto t0 = std::chrono::steady_clock::now();
     const FleetResult r = simulate_fleet(f, o);
     const double s = seconds_since(t0);
-    std::printf("fleet: 90-day horizon, %llu jobs on 20,000 GPUs (priority + EASY backfill + gang), 1 seed: %.3f s "
-                "(target < 5 s), %.0f jobs/s, %.0f events/s\n",
-                static_cast<unsigned long long>(r.simulated_jobs), s, static_cast<double>(r.simulated_jobs) / s,
-                static_cast<double>(r.events) / s);
+    std::printf(
+        "fleet: 90-day horizon, %llu jobs on 20,000 GPUs (priority + EASY backfill + gang), 1 seed: %.3f s "
+        "(target < 5 s), %.0f jobs/s, %.0f events/s\n",
+        static_cast<unsigned long long>(r.simulated_jobs), s, static_cast<double>(r.simulated_jobs) / s,
+        static_cast<double>(r.events) / s);
     std::printf("  utilisation %.1f%%, wait P50 %.2f h P90 %.2f h, unfinished %.0f\n", r.summary.utilisation * 100,
                 r.summary.wait.p50.hours(), r.summary.wait.p90.hours(), r.summary.unfinished);
   }
@@ -121,9 +123,10 @@ int main() {
     const auto t0 = std::chrono::steady_clock::now();
     const FleetResult r = simulate_fleet(f, o);
     const double s = seconds_since(t0);
-    std::printf("fleet: same with the H100 pool overloaded (long queue), 1 seed: %.3f s, %.0f jobs/s, utilisation %.1f%%, "
-                "wait P90 %.0f h\n",
-                s, static_cast<double>(r.simulated_jobs) / s, r.summary.utilisation * 100, r.summary.wait.p90.hours());
+    std::printf(
+        "fleet: same with the H100 pool overloaded (long queue), 1 seed: %.3f s, %.0f jobs/s, utilisation %.1f%%, "
+        "wait P90 %.0f h\n",
+        s, static_cast<double>(r.simulated_jobs) / s, r.summary.utilisation * 100, r.summary.wait.p90.hours());
   }
   {
     Fleet f = bench_fleet(1);
@@ -145,7 +148,8 @@ int main() {
     const auto t0 = std::chrono::steady_clock::now();
     const FleetResult r = simulate_fleet(f, o);
     const double s = seconds_since(t0);
-    std::printf("fleet: same, 20 seeds on %d threads: %.3f s, %.0f jobs/s\n", threads, s, static_cast<double>(r.simulated_jobs) / s);
+    std::printf("fleet: same, 20 seeds on %d threads: %.3f s, %.0f jobs/s\n", threads, s,
+                static_cast<double>(r.simulated_jobs) / s);
   }
   return 0;
 }

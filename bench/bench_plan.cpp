@@ -60,28 +60,30 @@ int bench(const char* title, const char* yaml, const std::vector<std::string>& g
     return 1;
   }
   const auto& x = r.result;
-  std::printf("bench_plan: %s, %d thread(s): %lld plans enumerated, %lld pruned for memory, %lld estimated in %.2f s "
-              "(search %.2f s + re-simulation %.2f s) = %.0f estimated plans/s (%.0f enumerated/s)\n",
-              title, threads, static_cast<long long>(x.enumerated), static_cast<long long>(x.enumerated - x.estimated),
-              static_cast<long long>(x.estimated), wall, x.seconds, x.resimulate_seconds, static_cast<double>(x.estimated) / wall,
-              static_cast<double>(x.enumerated) / wall);
+  std::printf(
+      "bench_plan: %s, %d thread(s): %lld plans enumerated, %lld pruned for memory, %lld estimated in %.2f s "
+      "(search %.2f s + re-simulation %.2f s) = %.0f estimated plans/s (%.0f enumerated/s)\n",
+      title, threads, static_cast<long long>(x.enumerated), static_cast<long long>(x.enumerated - x.estimated),
+      static_cast<long long>(x.estimated), wall, x.seconds, x.resimulate_seconds,
+      static_cast<double>(x.estimated) / wall, static_cast<double>(x.enumerated) / wall);
   std::printf("  CPU time %.2f s (all threads) = %.0f estimated plans per CPU-second\n", cpu,
               cpu > 0 ? static_cast<double>(x.estimated) / cpu : 0.0);
   if (x.best)
     std::printf("  cheapest: %lld x %s %s, %.1f days, %s under %s\n", static_cast<long long>(x.best->candidate.gpus),
-                x.best->candidate.gpu.c_str(), search::plan_label(x.best->candidate.plan).c_str(), x.best->candidate.wall.days(),
-                x.best->cost.str().c_str(), x.best->price_option.c_str());
+                x.best->candidate.gpu.c_str(), search::plan_label(x.best->candidate.plan).c_str(),
+                x.best->candidate.wall.days(), x.best->cost.str().c_str(), x.best->price_option.c_str());
   if (!x.top.empty())
-    std::printf("  fewest GPU-hours: %lld x %s %s, step %.2f s, MFU %.1f%%\n", static_cast<long long>(x.top.front().gpus),
-                x.top.front().gpu.c_str(), search::plan_label(x.top.front().plan).c_str(), x.top.front().step.seconds(),
-                100 * x.top.front().mfu);
+    std::printf("  fewest GPU-hours: %lld x %s %s, step %.2f s, MFU %.1f%%\n",
+                static_cast<long long>(x.top.front().gpus), x.top.front().gpu.c_str(),
+                search::plan_label(x.top.front().plan).c_str(), x.top.front().step.seconds(), 100 * x.top.front().mfu);
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int threads = argc > 1 ? std::atoi(argv[1]) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads =
+      argc > 1 ? std::atoi(argv[1]) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   Diagnostics diags;
   const auto cat = io::load_catalog("", diags);
   if (!cat) {
@@ -109,12 +111,13 @@ parallel: {tp: 8, pp: 1, dp: 128, micro_batch: 1, global_batch: 512}
 precision: bf16
 training: {tokens: 1T}
 )";
-  int rc = bench("Megatron-Turing NLG 530B, <= 5,128 A100-80G, global batch 2,520", mtnlg, {"A100-80G"}, 5128, *cat, prices,
-                 threads);
+  int rc = bench("Megatron-Turing NLG 530B, <= 5,128 A100-80G, global batch 2,520", mtnlg, {"A100-80G"}, 5128, *cat,
+                 prices, threads);
   if (threads != 1)
-    rc |= bench("Megatron-Turing NLG 530B, <= 5,128 A100-80G, global batch 2,520", mtnlg, {"A100-80G"}, 5128, *cat, prices, 1);
-  rc |= bench("Llama 3 70B, 1T tokens, <= 1,024 x {A100-80G, H800, B200}", llama70, {"A100-80G", "H800", "B200"}, 1024, *cat,
-              prices, threads);
+    rc |= bench("Megatron-Turing NLG 530B, <= 5,128 A100-80G, global batch 2,520", mtnlg, {"A100-80G"}, 5128, *cat,
+                prices, 1);
+  rc |= bench("Llama 3 70B, 1T tokens, <= 1,024 x {A100-80G, H800, B200}", llama70, {"A100-80G", "H800", "B200"}, 1024,
+              *cat, prices, threads);
   std::printf("bench_plan: anchor Calculon 278 plans/s (8,112 plans in 29.9 s); 100x = 27,800 plans/s\n");
   return rc;
 }

@@ -14,12 +14,12 @@ namespace flopcast::cli {
 /// Documented exit codes (README "Exit codes").
 enum ExitCode : int {
   kOk = 0,
-  kInternalError = 1,   ///< a bug: please report
-  kUsage = 2,           ///< bad flags or arguments
-  kBadInput = 3,        ///< an input file has errors (diagnostics printed)
-  kIoError = 4,         ///< a file could not be read or written, or exists without --force
-  kInfeasible = 5,      ///< the plan does not fit memory / cannot run
-  kCheckFailed = 6,     ///< a --check against a baseline or tolerance failed
+  kInternalError = 1,  ///< a bug: please report
+  kUsage = 2,          ///< bad flags or arguments
+  kBadInput = 3,       ///< an input file has errors (diagnostics printed)
+  kIoError = 4,        ///< a file could not be read or written, or exists without --force
+  kInfeasible = 5,     ///< the plan does not fit memory / cannot run
+  kCheckFailed = 6,    ///< a --check against a baseline or tolerance failed
 };
 
 /// State shared by all subcommands of one invocation.

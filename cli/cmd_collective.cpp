@@ -64,7 +64,8 @@ std::optional<double> parse_size(const std::string& s) {
     if (last == 'G') mult = 1024.0 * 1024.0 * 1024.0;
     if (last == 'T') mult = 1024.0 * 1024.0 * 1024.0 * 1024.0;
     if (mult > 0.0) {
-      if (const auto v = io::parse_count(s.substr(0, s.size() - 1)); v && *v >= 0.0 && std::isfinite(*v * mult)) return *v * mult;
+      if (const auto v = io::parse_count(s.substr(0, s.size() - 1)); v && *v >= 0.0 && std::isfinite(*v * mult))
+        return *v * mult;
     }
   }
   if (const auto b = io::parse_bytes(s); b && b->value >= 0.0) return b->value;
@@ -155,8 +156,8 @@ bool resolve_group(CliContext& ctx, const Opts& o, const Cluster& c, GroupShape&
     concurrent = layout->group_count(*dim);
   } else {
     shape.ranks = o.ranks > 0 ? o.ranks : c.gpus;
-    shape.ranks_per_node = o.ranks_per_node > 0 ? o.ranks_per_node
-                                                : static_cast<int>(std::min<std::int64_t>(shape.ranks, gpn));
+    shape.ranks_per_node =
+        o.ranks_per_node > 0 ? o.ranks_per_node : static_cast<int>(std::min<std::int64_t>(shape.ranks, gpn));
     shape.node_stride = o.node_stride;
   }
   if (o.concurrent > 0) concurrent = o.concurrent;
@@ -176,16 +177,20 @@ void register_collective(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--fabric", o->fabric, "Node/fabric catalog name (default: the GPU's default fabric)");
   cmd->add_option("--op", o->op, "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | send_recv")
       ->capture_default_str();
-  cmd->add_option("-b,--min", o->min_size, "Smallest size in bytes (K/M/G suffixes are powers of 1024)")->capture_default_str();
+  cmd->add_option("-b,--min", o->min_size, "Smallest size in bytes (K/M/G suffixes are powers of 1024)")
+      ->capture_default_str();
   cmd->add_option("-e,--max", o->max_size, "Largest size in bytes")->capture_default_str();
   cmd->add_option("-f,--step-factor", o->step_factor, "Multiply the size by this between rows")->capture_default_str();
   cmd->add_option("--dtype", o->dtype, "float | half | bfloat16 | double | int8 ... (count = size / type size)")
       ->capture_default_str();
   cmd->add_option("--ranks", o->ranks, "Ranks in the group (default: every GPU of the cluster)");
   cmd->add_option("--ranks-per-node", o->ranks_per_node, "Group members per node (default: as many as fit)");
-  cmd->add_option("--node-stride", o->node_stride, "Nodes between consecutive nodes of the group")->capture_default_str();
-  cmd->add_option("--concurrent", o->concurrent, "Groups of this shape communicating at once (default 1; all with --group)");
-  cmd->add_option("--group", o->group, "tp | cp | ep | dp | pp: the scenario plan's group of rank 0 (all such groups at once)");
+  cmd->add_option("--node-stride", o->node_stride, "Nodes between consecutive nodes of the group")
+      ->capture_default_str();
+  cmd->add_option("--concurrent", o->concurrent,
+                  "Groups of this shape communicating at once (default 1; all with --group)");
+  cmd->add_option("--group", o->group,
+                  "tp | cp | ep | dp | pp: the scenario plan's group of rank 0 (all such groups at once)");
   cmd->add_option("--order", o->order, "Rank order for --group, innermost first")->capture_default_str();
   cmd->add_option("--algo", o->algo, "Force an algorithm like NCCL_ALGO: Ring | Tree | NVLS | NVLSTree | PAT");
   cmd->add_option("--proto", o->proto, "Force a protocol like NCCL_PROTO: LL | LL128 | Simple");
@@ -195,18 +200,21 @@ void register_collective(CLI::App& app, CliContext& ctx) {
   cmd->callback([&ctx, o] {
     const auto op = parse_collective(o->op);
     if (!op) {
-      fail(ctx, kUsage, "--op '" + o->op + "': expected all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or send_recv");
+      fail(ctx, kUsage,
+           "--op '" + o->op + "': expected all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or send_recv");
       return;
     }
     const auto type_bytes = dtype_bytes(o->dtype);
     if (!type_bytes) {
-      fail(ctx, kUsage, "--dtype '" + o->dtype + "': expected float, half, bfloat16, double, int32, int64, int8, uint8, fp8_e4m3");
+      fail(ctx, kUsage,
+           "--dtype '" + o->dtype + "': expected float, half, bfloat16, double, int32, int64, int8, uint8, fp8_e4m3");
       return;
     }
     const auto lo = parse_size(o->min_size), hi = parse_size(o->max_size);
     if (!lo || !hi || *hi < *lo) {
-      fail(ctx, kUsage, "--min/--max: expected sizes like 8, 1M, 8G or '512 MiB' with min <= max (got '" + o->min_size +
-                            "', '" + o->max_size + "')");
+      fail(ctx, kUsage,
+           "--min/--max: expected sizes like 8, 1M, 8G or '512 MiB' with min <= max (got '" + o->min_size + "', '" +
+               o->max_size + "')");
       return;
     }
     if (!(o->step_factor > 1.0)) {
@@ -217,12 +225,15 @@ void register_collective(CLI::App& app, CliContext& ctx) {
     // tiny step over a wide range would not end in practice, so both are refused up front.
     constexpr double kMaxRows = 10'000;
     if (!(*lo > 0.0)) {
-      fail(ctx, kUsage, "--min must be > 0 bytes (got '" + o->min_size + "'): the sizes grow by multiplying with --step-factor");
+      fail(ctx, kUsage,
+           "--min must be > 0 bytes (got '" + o->min_size + "'): the sizes grow by multiplying with --step-factor");
       return;
     }
     if (const double rows = std::floor(std::log(*hi / *lo) / std::log(o->step_factor)) + 1; !(rows <= kMaxRows)) {
-      fail(ctx, kUsage, fmt::format("--min {} to --max {} by --step-factor {} gives {:.3g} rows, more than {}: raise --step-factor "
-                                    "or narrow the range", o->min_size, o->max_size, o->step_factor, rows, kMaxRows));
+      fail(ctx, kUsage,
+           fmt::format("--min {} to --max {} by --step-factor {} gives {:.3g} rows, more than {}: raise --step-factor "
+                       "or narrow the range",
+                       o->min_size, o->max_size, o->step_factor, rows, kMaxRows));
       return;
     }
     CommOverride force;
@@ -254,7 +265,8 @@ void register_collective(CLI::App& app, CliContext& ctx) {
     }
     const ClusterTopology& topo = model.topology();
     // Per-rank element counts as nccl-tests prints them: AG/RS/A2A sizes are whole arrays of n pieces.
-    const bool per_rank = *op == Collective::AllGather || *op == Collective::ReduceScatter || *op == Collective::AllToAll;
+    const bool per_rank =
+        *op == Collective::AllGather || *op == Collective::ReduceScatter || *op == Collective::AllToAll;
     const double granule = *type_bytes * (per_rank ? static_cast<double>(shape.ranks) : 1.0);
 
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -281,8 +293,7 @@ void register_collective(CLI::App& app, CliContext& ctx) {
       if (size <= 0.0) size = 1.0;  // a zero minimum still advances
     }
 
-    const std::int64_t domains_spanned =
-        model.cost(*op, shape, Bytes{0.0}, concurrent, force).nodes;
+    const std::int64_t domains_spanned = model.cost(*op, shape, Bytes{0.0}, concurrent, force).nodes;
     if (o->json) {
       nlohmann::ordered_json doc;
       doc["nccl_version"] = nccl::kVersion;
@@ -303,19 +314,21 @@ void register_collective(CLI::App& app, CliContext& ctx) {
       return;
     }
     auto& out = ctx.out;
-    out << fmt::format("# flopcast collective: {} on {} x {} ({} nodes of {}, fabric {}: {} x {:.0f} Gb/s {}, {:.1f}:1 spine)\n",
-                       to_string(*op), cl.gpus, cl.gpu.name, topo.nodes(), topo.gpus_per_node(), cl.fabric.name,
-                       topo.nics_per_node(), cl.fabric.nic_gbps, to_string(cl.fabric.kind),
-                       std::max(1.0, cl.fabric.oversubscription));
+    out << fmt::format(
+        "# flopcast collective: {} on {} x {} ({} nodes of {}, fabric {}: {} x {:.0f} Gb/s {}, {:.1f}:1 spine)\n",
+        to_string(*op), cl.gpus, cl.gpu.name, topo.nodes(), topo.gpus_per_node(), cl.fabric.name, topo.nics_per_node(),
+        cl.fabric.nic_gbps, to_string(cl.fabric.kind), std::max(1.0, cl.fabric.oversubscription));
     out << fmt::format("# group: {} ranks, {} per node, node stride {}, {} NVLink domain(s); {} group(s) at once\n",
                        shape.ranks, shape.ranks_per_node, shape.node_stride, domains_spanned, groups_used);
-    out << fmt::format("# model: algorithm chosen by {} tuning; bandwidth from the topology (NVLink {:.1f} GB/s per GPU, "
-                       "NIC {:.1f} GB/s, host {})\n",
-                       nccl::kVersion, topo.rates().nvlink_per_gpu.gbytes_per_s(), topo.rates().nic_path.gbytes_per_s(),
-                       nccl::to_string(model.host_cpu()));
+    out << fmt::format(
+        "# model: algorithm chosen by {} tuning; bandwidth from the topology (NVLink {:.1f} GB/s per GPU, "
+        "NIC {:.1f} GB/s, host {})\n",
+        nccl::kVersion, topo.rates().nvlink_per_gpu.gbytes_per_s(), topo.rates().nic_path.gbytes_per_s(),
+        nccl::to_string(model.host_cpu()));
     out << fmt::format("#{:>11}  {:>12}  {:>8}  {:>10}  {:>7}  {:>7}  {}\n", "size", "count", "type", "time", "algbw",
                        "busbw", "algo/proto");
-    out << fmt::format("#{:>11}  {:>12}  {:>8}  {:>10}  {:>7}  {:>7}\n", "(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)");
+    out << fmt::format("#{:>11}  {:>12}  {:>8}  {:>10}  {:>7}  {:>7}\n", "(B)", "(elements)", "", "(us)", "(GB/s)",
+                       "(GB/s)");
     out << text;
   });
 }

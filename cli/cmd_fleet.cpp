@@ -36,7 +36,8 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
   if (!o.horizon.empty()) {
     horizon = io::parse_duration(o.horizon);
     if (!horizon || horizon->ns <= 0 || horizon->days() > 3650) {
-      ctx.err << me << "--horizon '" << o.horizon << "' is not a duration between 0 and 10 years (write e.g. 90d or 12w)\n";
+      ctx.err << me << "--horizon '" << o.horizon
+              << "' is not a duration between 0 and 10 years (write e.g. 90d or 12w)\n";
       ctx.exit_code = kUsage;
       return;
     }
@@ -98,26 +99,32 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
       return;
     }
   }
-  if (o.json) ctx.out << fleet_to_json(report).dump(2) << "\n";
-  else print_fleet_text(report, ctx.out);
+  if (o.json)
+    ctx.out << fleet_to_json(report).dump(2) << "\n";
+  else
+    print_fleet_text(report, ctx.out);
 }
 
 }  // namespace
 
 void register_fleet(CLI::App& app, CliContext& ctx) {
   auto opts = std::make_shared<FleetOpts>();
-  auto* cmd = app.add_subcommand("fleet", "Simulate a fleet of GPU pools running a stream of training jobs (waits, utilisation, costs)");
+  auto* cmd = app.add_subcommand(
+      "fleet", "Simulate a fleet of GPU pools running a stream of training jobs (waits, utilisation, costs)");
   cmd->add_option("fleet", opts->file, "Fleet YAML file (docs/fleet.md)")->required();
   cmd->add_option("--horizon", opts->horizon, "Planning horizon instead of the file's, e.g. 90d");
   cmd->add_option("--seeds", opts->seeds, "Seeds to simulate instead of the file's")->check(CLI::Range(1, 10000));
-  cmd->add_option("--threads", opts->threads, "Seeds simulated in parallel (results do not depend on it)")->check(CLI::Range(1, 256));
+  cmd->add_option("--threads", opts->threads, "Seeds simulated in parallel (results do not depend on it)")
+      ->check(CLI::Range(1, 256));
   cmd->add_flag("--json", opts->json, "Print the whole result, time series included, as one JSON document");
   cmd->add_option("--csv", opts->csv, "Write the utilisation and queue time series to FILE as CSV");
   cmd->add_flag("--force", opts->force, "Overwrite the --csv file when it exists");
   cmd->add_flag("--no-what-if", opts->no_what_if, "Skip the file's what-ifs");
-  cmd->add_option("--size-pool", opts->size_pool, "Find the smallest size of this pool that keeps the P90 wait under --target-p90-wait");
+  cmd->add_option("--size-pool", opts->size_pool,
+                  "Find the smallest size of this pool that keeps the P90 wait under --target-p90-wait");
   cmd->add_option("--target-p90-wait", opts->target_wait, "Target P90 wait for --size-pool, e.g. 12h");
-  cmd->add_option("--max-nodes", opts->max_nodes, "Largest pool size the sweep tries (default 4 x the pool's nodes)")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--max-nodes", opts->max_nodes, "Largest pool size the sweep tries (default 4 x the pool's nodes)")
+      ->check(CLI::Range(1, 1000000));
   cmd->callback([&ctx, opts] { run_fleet(ctx, *opts); });
 }
 

@@ -35,7 +35,6 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-
 nlohmann::ordered_json candidate_json(const search::PlanCandidate& c) {
   nlohmann::ordered_json j;
   j["gpu"] = c.gpu;
@@ -73,8 +72,9 @@ nlohmann::ordered_json priced_json(const search::PricedPlan& p) {
 
 std::string row_text(const search::PricedPlan& p) {
   const auto& c = p.candidate;
-  return fmt::format("{:>9.1f} d  {:>16}  {:>5} x {:<9} {:<46} {:>7.3f} s  MFU {:>4.1f}%  {}/{}", c.wall.days(), p.cost.str(),
-                     c.gpus, c.gpu, search::plan_label(c.plan), c.step.seconds(), 100 * c.mfu, p.catalog, p.price_option);
+  return fmt::format("{:>9.1f} d  {:>16}  {:>5} x {:<9} {:<46} {:>7.3f} s  MFU {:>4.1f}%  {}/{}", c.wall.days(),
+                     p.cost.str(), c.gpus, c.gpu, search::plan_label(c.plan), c.step.seconds(), 100 * c.mfu, p.catalog,
+                     p.price_option);
 }
 
 }  // namespace
@@ -88,8 +88,9 @@ void register_plan(CLI::App& app, CliContext& ctx) {
     bool json = false, force = false;
   };
   auto o = std::make_shared<Opts>();
-  auto* cmd = app.add_subcommand("plan", "Search every plan of a job: the time/cost Pareto front and the cheapest plan "
-                                         "meeting a deadline and budget");
+  auto* cmd = app.add_subcommand("plan",
+                                 "Search every plan of a job: the time/cost Pareto front and the cheapest plan "
+                                 "meeting a deadline and budget");
   cmd->add_option("scenario", o->scenario, "Scenario YAML (model, global batch, training tokens, reliability, pricing)")
       ->required();
   cmd->add_option("--deadline", o->deadline, "Longest wall time of the whole run, e.g. 30d");
@@ -154,7 +155,8 @@ void register_plan(CLI::App& app, CliContext& ctx) {
       opt.catalogs.push_back(std::make_shared<const PriceCatalog>(std::move(*pc)));
     }
     if (!o->budget.empty()) {
-      const auto b = parse_budget(o->budget, o->currency, opt.catalogs.empty() ? "USD" : opt.catalogs.front()->currency.str());
+      const auto b =
+          parse_budget(o->budget, o->currency, opt.catalogs.empty() ? "USD" : opt.catalogs.front()->currency.str());
       if (!b) {
         ctx.err << "error: --budget '" << o->budget << "' is not an amount (e.g. '2.5M USD', 1500000)\n";
         ctx.exit_code = kUsage;
@@ -173,17 +175,19 @@ void register_plan(CLI::App& app, CliContext& ctx) {
     const double total_s = r.seconds + r.resimulate_seconds;
     const double rate = total_s > 0 ? static_cast<double>(r.estimated) / total_s : 0;
     if (!o->csv.empty()) {
-      std::string text = "gpu,gpus,plan,step_time_s,mfu,memory_gib,wall_days,gpu_hours,catalog,price_option,cost,currency,"
-                         "meets_deadline,meets_budget,pareto\n";
+      std::string text =
+          "gpu,gpus,plan,step_time_s,mfu,memory_gib,wall_days,gpu_hours,catalog,price_option,cost,currency,"
+          "meets_deadline,meets_budget,pareto\n";
       for (const auto& p : r.fastest_per_count) {
         const bool on_front = std::any_of(r.pareto.begin(), r.pareto.end(), [&](const search::PricedPlan& f) {
           return f.candidate.index == p.candidate.index && f.price_option == p.price_option && f.catalog == p.catalog;
         });
         const auto& c = p.candidate;
-        text += fmt::format("{},{},{},{:.6f},{:.4f},{:.2f},{:.3f},{:.1f},{},{},{:.2f},{},{},{},{}\n", c.gpu, c.gpus,
-                            search::plan_label(c.plan), c.step.seconds(), c.mfu, c.memory.value / 1073741824.0, c.wall.days(),
-                            c.gpu_hours, p.catalog, p.price_option, p.cost.major(), p.cost.currency.str(),
-                            p.meets_deadline ? "yes" : "no", p.meets_budget ? "yes" : "no", on_front ? "yes" : "no");
+        text +=
+            fmt::format("{},{},{},{:.6f},{:.4f},{:.2f},{:.3f},{:.1f},{},{},{:.2f},{},{},{},{}\n", c.gpu, c.gpus,
+                        search::plan_label(c.plan), c.step.seconds(), c.mfu, c.memory.value / 1073741824.0,
+                        c.wall.days(), c.gpu_hours, p.catalog, p.price_option, p.cost.major(), p.cost.currency.str(),
+                        p.meets_deadline ? "yes" : "no", p.meets_budget ? "yes" : "no", on_front ? "yes" : "no");
       }
       std::string err;
       if (!io::write_file_atomically(o->csv, text, o->force, err)) {
@@ -231,24 +235,27 @@ void register_plan(CLI::App& app, CliContext& ctx) {
     } else {
       auto& out = ctx.out;
       out << "Plan search: " << s.name << "\n";
-      out << fmt::format("  {} tokens, global batch {} x {} tokens; deadline {}; budget {}\n", format_count(s.training.tokens),
-                         s.plan.global_batch, s.model.seq_len, opt.deadline ? format_duration(*opt.deadline) : "none",
+      out << fmt::format("  {} tokens, global batch {} x {} tokens; deadline {}; budget {}\n",
+                         format_count(s.training.tokens), s.plan.global_batch, s.model.seq_len,
+                         opt.deadline ? format_duration(*opt.deadline) : "none",
                          opt.budget ? opt.budget->str() : "none");
       std::string gpus;
       for (const auto& c : space.clusters) gpus += (gpus.empty() ? "" : ", ") + c.gpu.name + " (" + c.fabric.name + ")";
       out << "  GPU types: " << gpus << "; up to " << (o->gpus_max > 0 ? o->gpus_max : s.cluster.gpus) << " GPUs\n";
       out << "Pruned:\n";
       for (const auto& p : r.pruned) out << fmt::format("  {:>12} {}: {}\n", p.count, p.unit, p.reason);
-      out << fmt::format("Evaluated {} plans in {:.2f} s ({:.0f} plans/s, {} threads; {} plans enumerated, re-simulation "
-                         "included)\n",
-                         r.estimated, total_s, rate, opt.threads, r.enumerated);
+      out << fmt::format(
+          "Evaluated {} plans in {:.2f} s ({:.0f} plans/s, {} threads; {} plans enumerated, re-simulation "
+          "included)\n",
+          r.estimated, total_s, rate, opt.threads, r.enumerated);
       if (!r.top.empty()) {
         out << fmt::format("Top {} plans by expected GPU-hours:\n", r.top.size());
         for (const auto& c : r.top)
-          out << fmt::format("  {:>5} x {:<9} {:<46} step {:>7.3f} s  MFU {:>4.1f}%  {:>5.1f} GiB  {:>7.1f} days  {:>10.0f} "
-                             "GPU-h\n",
-                             c.gpus, c.gpu, search::plan_label(c.plan), c.step.seconds(), 100 * c.mfu,
-                             c.memory.value / 1073741824.0, c.wall.days(), c.gpu_hours);
+          out << fmt::format(
+              "  {:>5} x {:<9} {:<46} step {:>7.3f} s  MFU {:>4.1f}%  {:>5.1f} GiB  {:>7.1f} days  {:>10.0f} "
+              "GPU-h\n",
+              c.gpus, c.gpu, search::plan_label(c.plan), c.step.seconds(), 100 * c.mfu, c.memory.value / 1073741824.0,
+              c.wall.days(), c.gpu_hours);
       }
       if (!r.pareto.empty()) {
         out << "Time/cost Pareto front (expected wall time, bill at the expected span, " << r.currency << "):\n";
@@ -261,12 +268,13 @@ void register_plan(CLI::App& app, CliContext& ctx) {
         out << "No plan meets the deadline and budget.\n";
       }
       for (const auto& x : r.resimulated) {
-        out << fmt::format("Re-simulated ({}): {} x {} {} under {}: step {:.3f} s", x.step.method, x.plan.candidate.gpus,
-                           x.plan.candidate.gpu, search::plan_label(x.plan.candidate.plan), x.plan.price_option,
-                           x.step.step.seconds());
+        out << fmt::format("Re-simulated ({}): {} x {} {} under {}: step {:.3f} s", x.step.method,
+                           x.plan.candidate.gpus, x.plan.candidate.gpu, search::plan_label(x.plan.candidate.plan),
+                           x.plan.price_option, x.step.step.seconds());
         if (x.run_ok)
           out << fmt::format(", {:.1f} / {:.1f} days P50/P90, {} / {} P50/P90{}", x.wall_p50.days(), x.wall_p90.days(),
-                             x.cost_p50.str(), x.cost_p90.str(), x.p90_meets_deadline ? "" : " (P90 misses the deadline)");
+                             x.cost_p50.str(), x.cost_p90.str(),
+                             x.p90_meets_deadline ? "" : " (P90 misses the deadline)");
         for (const auto& e : x.errors) out << "; " << e;
         out << "\n";
         for (const auto& d : x.step.details) out << "    " << d << "\n";

@@ -46,8 +46,9 @@ struct QuoteOpts {
 void run_quote(CliContext& ctx, const QuoteOpts& o) {
   const std::string me = "flopcast quote: ";
   if (o.format == "pdf" && !kHasPdf) {
-    ctx.err << me << "this build has no PDF support (Qt 6 Gui was not found when it was built); "
-                     "use --format html or md\n";
+    ctx.err << me
+            << "this build has no PDF support (Qt 6 Gui was not found when it was built); "
+               "use --format html or md\n";
     ctx.exit_code = kUsage;
     return;
   }
@@ -151,8 +152,10 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
 
 void register_quote(CLI::App& app, CliContext& ctx) {
   auto opts = std::make_shared<QuoteOpts>();
-  auto* cmd = app.add_subcommand("quote", "Write a customer quote for a scenario's training run (Markdown, HTML or PDF)");
-  cmd->add_option("scenario", opts->scenario, "Scenario YAML file (needs training.tokens and a pricing: block)")->required();
+  auto* cmd =
+      app.add_subcommand("quote", "Write a customer quote for a scenario's training run (Markdown, HTML or PDF)");
+  cmd->add_option("scenario", opts->scenario, "Scenario YAML file (needs training.tokens and a pricing: block)")
+      ->required();
   cmd->add_option("--customer", opts->customer, "Customer named on the quote");
   cmd->add_option("--format", opts->format, "Output format: md (default), html or pdf")
       ->check(CLI::IsMember({"md", "html", "pdf"}));

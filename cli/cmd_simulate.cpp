@@ -22,9 +22,11 @@ void register_simulate(CLI::App& app, CliContext& ctx) {
   cmd->add_option("scenario", opts->scenario, "Scenario YAML file")->required();
   cmd->add_flag("--json", opts->json, "Print the report as one JSON document");
   cmd->add_option("--profile", opts->profile, "Calibration profile (file or name) instead of the scenario's");
-  cmd->add_flag("--estimate", opts->estimate, "Use the closed-form step estimate instead of the discrete-event simulation");
-  cmd->add_option("--trace", opts->trace,
-                  "Write the simulated step's timeline as Chrome trace-event JSON (opens in Perfetto / chrome://tracing)");
+  cmd->add_flag("--estimate", opts->estimate,
+                "Use the closed-form step estimate instead of the discrete-event simulation");
+  cmd->add_option(
+      "--trace", opts->trace,
+      "Write the simulated step's timeline as Chrome trace-event JSON (opens in Perfetto / chrome://tracing)");
   cmd->add_flag("--force", opts->force, "Overwrite the --trace file if it exists");
   cmd->callback([&ctx, opts] {
     if (opts->estimate && !opts->trace.empty()) {
@@ -34,7 +36,8 @@ void register_simulate(CLI::App& app, CliContext& ctx) {
     }
     auto loaded = load_scenario_for_command(ctx, opts->scenario, opts->profile);
     if (!loaded) return;
-    auto report = make_report(loaded->scenario, loaded->profile, opts->estimate ? StepEngine::Estimate : StepEngine::Simulation);
+    auto report =
+        make_report(loaded->scenario, loaded->profile, opts->estimate ? StepEngine::Estimate : StepEngine::Simulation);
     Diagnostics diags;
     const bool priced = add_whole_run(report, ctx.data_dir, diags);
     if (!diags.empty()) ctx.err << diags.str();
@@ -51,8 +54,10 @@ void register_simulate(CLI::App& app, CliContext& ctx) {
         return;
       }
     }
-    if (opts->json) ctx.out << to_json(report).dump(2) << "\n";
-    else print_text(report, ctx.out);
+    if (opts->json)
+      ctx.out << to_json(report).dump(2) << "\n";
+    else
+      print_text(report, ctx.out);
     if (!report.fits_memory) ctx.exit_code = kInfeasible;
   });
 }

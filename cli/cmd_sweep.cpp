@@ -21,10 +21,10 @@ namespace {
 /// The output columns after the swept keys.
 const std::vector<sweep::Column>& output_columns() {
   static const std::vector<sweep::Column> cols = {
-      {"feasible", false, true},     {"why", false, false},         {"method", false, false},
-      {"step_time_s", true, true},   {"mfu", true, true},           {"memory_gib", true, true},
-      {"days_p50", true, true},      {"days_p90", true, true},      {"currency", false, false},
-      {"cheapest_plan", false, false}, {"cost_p50", true, true},    {"cost_p90", true, true},
+      {"feasible", false, true},       {"why", false, false},    {"method", false, false},
+      {"step_time_s", true, true},     {"mfu", true, true},      {"memory_gib", true, true},
+      {"days_p50", true, true},        {"days_p90", true, true}, {"currency", false, false},
+      {"cheapest_plan", false, false}, {"cost_p50", true, true}, {"cost_p90", true, true},
       {"costs", false, false},
   };
   return cols;
@@ -65,8 +65,8 @@ void run_check(CliContext& ctx, const std::string& current, const std::string& b
   for (const auto& f : cr.findings)
     ctx.out << fmt::format("regression: point {} {}: baseline {} now {}{}\n", f.point, f.column, f.baseline, f.current,
                            f.relative > 0 && f.relative < 1e9 ? fmt::format(" ({:+.1f}%)", 100 * f.relative) : "");
-  ctx.out << fmt::format("check: {} points compared with {} at {:.3g}% tolerance: {} differences\n", cr.compared, baseline,
-                         100 * tol, cr.findings.size());
+  ctx.out << fmt::format("check: {} points compared with {} at {:.3g}% tolerance: {} differences\n", cr.compared,
+                         baseline, 100 * tol, cr.findings.size());
   if (!cr.findings.empty()) ctx.exit_code = kCheckFailed;
 }
 
@@ -80,14 +80,17 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
     std::int64_t stop_after = -1;
   };
   auto o = std::make_shared<Opts>();
-  auto* cmd = app.add_subcommand("sweep", "Run a scenario over the axes of a sweep file: one row per point (CSV or JSONL)");
+  auto* cmd =
+      app.add_subcommand("sweep", "Run a scenario over the axes of a sweep file: one row per point (CSV or JSONL)");
   cmd->add_option("sweep", o->file, "Sweep YAML (base scenario + axes; see scenarios/sweeps/)")->required();
   cmd->add_option("--out,-o", o->out, "Output file: .csv or .jsonl")->required();
-  cmd->add_option("-j,--threads", o->threads, "Worker threads (output identical whatever the count)")->check(CLI::Range(1, 256));
+  cmd->add_option("-j,--threads", o->threads, "Worker threads (output identical whatever the count)")
+      ->check(CLI::Range(1, 256));
   cmd->add_option("--shard", o->shard, "Run only slice k of N (k/N, 1-based): points with index % N == k-1");
   cmd->add_flag("--resume", o->resume, "Continue an interrupted run from --out (a torn last row is dropped)");
   cmd->add_flag("--force", o->force, "Overwrite --out");
-  cmd->add_flag("--estimate", o->estimate, "Step time from the closed-form estimate instead of the discrete-event simulation");
+  cmd->add_flag("--estimate", o->estimate,
+                "Step time from the closed-form estimate instead of the discrete-event simulation");
   cmd->add_option("--check", o->check, "Baseline CSV/JSONL to compare the figures with; exit 6 on a regression");
   cmd->add_option("--tolerance", o->tolerance, "Relative tolerance of --check, e.g. 2% or 0.02 (default 2%)");
   cmd->add_option("--profile", o->profile, "Calibration profile for every point instead of each scenario's");
@@ -120,7 +123,8 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
     if (!spec) {
       ctx.exit_code = kBadInput;
       for (const auto& d : diags.items())
-        if (d.key.empty() && (d.message == "file not found" || d.message == "cannot read file")) ctx.exit_code = kIoError;
+        if (d.key.empty() && (d.message == "file not found" || d.message == "cannot read file"))
+          ctx.exit_code = kIoError;
       return;
     }
     std::vector<sweep::Column> cols;
@@ -169,8 +173,9 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
       out[5] = num(r.est.memory.total().value / 1073741824.0, 2);
       if (!r.fits_memory) {
         out[0] = "no";
-        out[1] = fmt::format("needs {:.1f} GiB per GPU, the {} has {:.1f} GiB", r.est.memory.total().value / 1073741824.0,
-                             s->cluster.gpu.name, r.est.memory.capacity.value / 1073741824.0);
+        out[1] =
+            fmt::format("needs {:.1f} GiB per GPU, the {} has {:.1f} GiB", r.est.memory.total().value / 1073741824.0,
+                        s->cluster.gpu.name, r.est.memory.capacity.value / 1073741824.0);
         return cells;
       }
       Diagnostics wd;
@@ -233,9 +238,9 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
       ctx.exit_code = kIoError;
       return;
     }
-    ctx.err << fmt::format("sweep: {} points, shard {}/{} has {}; {} resumed{}, {} written in {:.2f} s -> {}\n", st.points, k, n,
-                           st.in_shard, st.resumed, st.torn_line_dropped ? " (a torn last row dropped)" : "", st.written,
-                           st.seconds, o->out);
+    ctx.err << fmt::format("sweep: {} points, shard {}/{} has {}; {} resumed{}, {} written in {:.2f} s -> {}\n",
+                           st.points, k, n, st.in_shard, st.resumed,
+                           st.torn_line_dropped ? " (a torn last row dropped)" : "", st.written, st.seconds, o->out);
     if (st.stopped) {
       ctx.err << "sweep: stopped after " << st.written << " rows (--stop-after); continue with --resume\n";
       return;
@@ -268,7 +273,8 @@ void register_merge(CLI::App& app, CliContext& ctx) {
     for (const auto& e : errors) ctx.err << "error: " << e << "\n";
     if (!errors.empty()) {
       bool io = false;
-      for (const auto& e : errors) io = io || e.find("cannot read") != std::string::npos || e.find("exists") != std::string::npos;
+      for (const auto& e : errors)
+        io = io || e.find("cannot read") != std::string::npos || e.find("exists") != std::string::npos;
       ctx.exit_code = io ? kIoError : kBadInput;
       return;
     }

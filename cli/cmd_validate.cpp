@@ -1,17 +1,17 @@
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 
 #include "cli_context.hpp"
 #include "flopcast/calibrate/calibrate.hpp"
 #include "flopcast/calibrate/validation.hpp"
+#include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/collective_runs.hpp"
 #include "flopcast/io/scenario_loader.hpp"
-#include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/step/step_simulation.hpp"
 
 namespace flopcast::cli {
@@ -60,8 +60,10 @@ InputFiles split_inputs(const std::vector<std::string>& files) {
   for (const auto& f : files) {
     Diagnostics rd;
     auto text = io::read_text_file(f, rd);
-    if (text && io::is_collective_run_file(*text)) in.collectives.emplace_back(f, std::move(*text));
-    else in.runs.push_back(f);
+    if (text && io::is_collective_run_file(*text))
+      in.collectives.emplace_back(f, std::move(*text));
+    else
+      in.runs.push_back(f);
   }
   return in;
 }
@@ -82,8 +84,9 @@ std::vector<io::CollectiveRun> load_collective_points(CliContext& ctx, const io:
 /// Predicts every point of a collective benchmark file with core/comm (the same model the
 /// step estimate uses) and appends one comparison per measured figure.
 /// Returns how many points the file gave.
-std::size_t validate_collectives(CliContext& ctx, const io::Catalog& cat, const ComputeProfile& profile, const std::string& file,
-                                 const std::string& text, std::vector<FigureComparison>& rows, std::vector<std::string>& errors) {
+std::size_t validate_collectives(CliContext& ctx, const io::Catalog& cat, const ComputeProfile& profile,
+                                 const std::string& file, const std::string& text, std::vector<FigureComparison>& rows,
+                                 std::vector<std::string>& errors) {
   const auto points = load_collective_points(ctx, cat, file, text, errors);
   for (const auto& pt : points) {
     std::string why;
@@ -103,7 +106,8 @@ struct MicroBatchAlternative {
   std::int64_t micro_batch = 1;
   StepEstimate estimate;
 };
-std::optional<MicroBatchAlternative> fastest_micro_batch(const Scenario& s, const ComputeProfile& profile, bool estimate) {
+std::optional<MicroBatchAlternative> fastest_micro_batch(const Scenario& s, const ComputeProfile& profile,
+                                                         bool estimate) {
   std::optional<MicroBatchAlternative> best;
   for (const auto& c : micro_batch_alternatives(s, profile)) {
     StepSimOptions sim;
@@ -128,7 +132,8 @@ void register_validate(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--json", o->json, "One JSON document: runs, summary, errors");
   cmd->add_option("--profile", o->profile, "Calibration profile (file or name) instead of the default");
   cmd->add_flag("--summary-only", o->quiet, "Print only the summary table");
-  cmd->add_flag("--estimate", o->estimate, "Predict with the closed-form estimate instead of the discrete-event simulation");
+  cmd->add_flag("--estimate", o->estimate,
+                "Predict with the closed-form estimate instead of the discrete-event simulation");
   cmd->callback([&ctx, o] {
     const auto* cat = ctx.catalog();
     if (!cat) return;
@@ -158,12 +163,15 @@ void register_validate(CLI::App& app, CliContext& ctx) {
       if (auto alt = fastest_micro_batch(s, profile, o->estimate); alt && alt->estimate.step < e.step) {
         std::string figures;
         for (const auto& c : compare_run(s, alt->estimate))
-          figures += fmt::format("{}{} {:.4g} ({:+.1f}%)", figures.empty() ? "" : ", ", c.figure, c.predicted, c.error_pct);
-        micro_batch_notes.push_back(fmt::format("{}: the fastest micro-batch that fits is {}: {}", s.id, alt->micro_batch, figures));
+          figures +=
+              fmt::format("{}{} {:.4g} ({:+.1f}%)", figures.empty() ? "" : ", ", c.figure, c.predicted, c.error_pct);
+        micro_batch_notes.push_back(
+            fmt::format("{}: the fastest micro-batch that fits is {}: {}", s.id, alt->micro_batch, figures));
       }
       if (!e.memory.fits())
-        memory_notes.push_back(fmt::format("{}: the memory model gives {:.1f} GiB per GPU, above the {:.1f} GiB HBM the run had", s.id,
-                                           e.memory.total().gib(), e.memory.capacity.gib()));
+        memory_notes.push_back(
+            fmt::format("{}: the memory model gives {:.1f} GiB per GPU, above the {:.1f} GiB HBM the run had", s.id,
+                        e.memory.total().gib(), e.memory.capacity.gib()));
     }
     std::size_t collective_points = 0;
     for (const auto& [f, text] : collective_files)
@@ -175,12 +183,17 @@ void register_validate(CLI::App& app, CliContext& ctx) {
       j["engine"] = o->estimate ? "estimate" : "simulation";
       j["runs"] = nlohmann::ordered_json::array();
       for (const auto& r : rows)
-        j["runs"].push_back({{"id", r.id}, {"figure", r.figure}, {"measured", r.measured}, {"predicted", r.predicted},
+        j["runs"].push_back({{"id", r.id},
+                             {"figure", r.figure},
+                             {"measured", r.measured},
+                             {"predicted", r.predicted},
                              {"error_pct", r.error_pct}});
       j["summary"] = nlohmann::ordered_json::object();
       for (const auto& s : summary)
-        j["summary"][s.figure] = {{"count", s.count}, {"median_abs_error_pct", s.median_abs_error_pct},
-                                  {"p90_abs_error_pct", s.p90_abs_error_pct}, {"mean_abs_error_pct", s.mean_abs_error_pct}};
+        j["summary"][s.figure] = {{"count", s.count},
+                                  {"median_abs_error_pct", s.median_abs_error_pct},
+                                  {"p90_abs_error_pct", s.p90_abs_error_pct},
+                                  {"mean_abs_error_pct", s.mean_abs_error_pct}};
       j["errors"] = errors;
       j["memory_notes"] = memory_notes;
       j["micro_batch_notes"] = micro_batch_notes;
@@ -191,14 +204,17 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     if (!o->quiet) {
       out << fmt::format("{:<52} {:<17} {:>12} {:>12} {:>9}\n", "id", "figure", "measured", "predicted", "error");
       for (const auto& r : rows)
-        out << fmt::format("{:<52} {:<17} {:>12.4g} {:>12.4g} {:>+8.1f}%\n", r.id, r.figure, r.measured, r.predicted, r.error_pct);
+        out << fmt::format("{:<52} {:<17} {:>12.4g} {:>12.4g} {:>+8.1f}%\n", r.id, r.figure, r.measured, r.predicted,
+                           r.error_pct);
       out << "\n";
     }
-    out << fmt::format("Summary (profile {}; {}; {} runs", profile.name, o->estimate ? "closed-form estimate" : "simulation", runs.size());
+    out << fmt::format("Summary (profile {}; {}; {} runs", profile.name,
+                       o->estimate ? "closed-form estimate" : "simulation", runs.size());
     if (!collective_files.empty()) out << fmt::format(", {} collective points", collective_points);
     if (!errors.empty()) out << fmt::format(", {} entries rejected", errors.size());
     out << ")\n";
-    out << fmt::format("{:<17} {:>6} {:>14} {:>12} {:>12}\n", "figure", "count", "median |err|", "p90 |err|", "mean |err|");
+    out << fmt::format("{:<17} {:>6} {:>14} {:>12} {:>12}\n", "figure", "count", "median |err|", "p90 |err|",
+                       "mean |err|");
     for (const auto& s : summary)
       out << fmt::format("{:<17} {:>6} {:>13.1f}% {:>11.1f}% {:>11.1f}%\n", s.figure, s.count, s.median_abs_error_pct,
                          s.p90_abs_error_pct, s.mean_abs_error_pct);
@@ -280,8 +296,8 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     res.profile.provenance = fmt::format(
         "flopcast calibrate{}{} -o {}\nfitted: {}\n{} residuals; RMS relative error {:.1f}% -> {:.1f}%, median {:.1f}% -> {:.1f}% "
         "({} iterations)\n",
-        c->estimate ? " --estimate" : "", files, c->output, fmt::join(res.fitted, ", "), res.residuals, res.rms_before_pct, res.rms_after_pct,
-        res.median_before_pct, res.median_after_pct, res.iterations);
+        c->estimate ? " --estimate" : "", files, c->output, fmt::join(res.fitted, ", "), res.residuals,
+        res.rms_before_pct, res.rms_after_pct, res.median_before_pct, res.median_after_pct, res.iterations);
     std::string error;
     if (!io::write_file_atomically(c->output, io::profile_to_yaml(res.profile), c->force, error)) {
       ctx.err << "flopcast calibrate: " << error << "\n";

@@ -38,7 +38,8 @@ Planned plan_variant(const Scenario& s, const ComputeProfile& profile) {
   Planned out;
   const SimReport r = make_report(s, profile);
   if (!r.fits_memory) {
-    out.why = fmt::format("needs {:.1f} GiB per GPU, more than the {} has", r.est.memory.total().gib(), s.cluster.gpu.name);
+    out.why =
+        fmt::format("needs {:.1f} GiB per GPU, more than the {} has", r.est.memory.total().gib(), s.cluster.gpu.name);
     return out;
   }
   if (!(r.steps > 0)) {
@@ -52,7 +53,8 @@ Planned plan_variant(const Scenario& s, const ComputeProfile& profile) {
     return out;
   }
   const double rate = job_failure_rate_per_s(in);
-  const double draws = rate * useful_s * std::exp(rate * in.reliability.restart_time.seconds()) * 2 * in.reliability.trials;
+  const double draws =
+      rate * useful_s * std::exp(rate * in.reliability.restart_time.seconds()) * 2 * in.reliability.trials;
   if (draws > kMaxFailureDraws) {
     out.why = fmt::format("about {:.3g} failures to draw: too many to simulate", draws);
     return out;
@@ -119,10 +121,12 @@ bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, Diagnostics& diag
     ComputeProfile profile = catalog.profile;
     if (!c.scenario.calibration.empty()) {
       Diagnostics pd;
-      if (auto p = io::load_profile(c.scenario.calibration, catalog, pd)) profile = *p;
+      if (auto p = io::load_profile(c.scenario.calibration, catalog, pd))
+        profile = *p;
       else {
-        diags.error_at(ff.locations, c.key + ".scenario", "scenario '" + c.scenario_path + "': calibration profile '" +
-                                                             c.scenario.calibration + "' cannot be loaded");
+        diags.error_at(ff.locations, c.key + ".scenario",
+                       "scenario '" + c.scenario_path + "': calibration profile '" + c.scenario.calibration +
+                           "' cannot be loaded");
         ok = false;
         continue;
       }
@@ -144,7 +148,8 @@ bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, Diagnostics& diag
         const FabricSpec* fabric = pool ? catalog.find_fabric(pool->fabric) : &c.scenario.cluster.fabric;
         if (!fabric) fabric = &c.scenario.cluster.fabric;
         const int gpn = pool ? pool->gpus_per_node : c.scenario.cluster.gpus_per_node;
-        const std::string key = fmt::format("{}|{}|{}|{}|{}|{}", c.scenario_file, c.tokens, gpu->name, counts[ni], fabric->name, gpn);
+        const std::string key =
+            fmt::format("{}|{}|{}|{}|{}|{}", c.scenario_file, c.tokens, gpu->name, counts[ni], fabric->name, gpn);
         auto it = cache.find(key);
         if (it == cache.end()) {
           Planned p;
@@ -155,7 +160,8 @@ bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, Diagnostics& diag
         const std::string label = fmt::format("{} on {} x {}", c.name, counts[ni], gpu->name);
         if (!it->second.profile) {
           if (as_written) {
-            diags.error_at(ff.locations, c.key + ".scenario", "job class '" + c.name + "' cannot run as written (" + label + "): " + it->second.why,
+            diags.error_at(ff.locations, c.key + ".scenario",
+                           "job class '" + c.name + "' cannot run as written (" + label + "): " + it->second.why,
                            "change the scenario or the class's gpus/tokens");
             ok = false;
           } else {
@@ -177,7 +183,8 @@ std::optional<PreparedFleet> prepare_fleet_file(const std::string& path, const i
   auto ff = io::load_fleet_file(path, catalog, diags);
   if (!ff) {
     for (const auto& d : diags.items())
-      if (io_error && d.key.empty() && d.where.file == path && (d.message == "file not found" || d.message == "cannot read file"))
+      if (io_error && d.key.empty() && d.where.file == path &&
+          (d.message == "file not found" || d.message == "cannot read file"))
         *io_error = true;
     return std::nullopt;
   }

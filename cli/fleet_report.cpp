@@ -24,7 +24,9 @@ nlohmann::ordered_json pj(const Percentiles& p) {
   return {{"p50_h", hours(p.p50)}, {"p90_h", hours(p.p90)}, {"mean_h", hours(p.mean)}, {"count", p.count}};
 }
 
-nlohmann::ordered_json money_json(const Money& m) { return {{"amount", m.amount_str()}, {"currency", m.currency.str()}, {"minor", m.minor}}; }
+nlohmann::ordered_json money_json(const Money& m) {
+  return {{"amount", m.amount_str()}, {"currency", m.currency.str()}, {"minor", m.minor}};
+}
 
 std::string money_list(const std::vector<Money>& v) {
   std::string s;
@@ -33,8 +35,8 @@ std::string money_list(const std::vector<Money>& v) {
 }
 
 std::string policy_str(const fleet::Policy& p) {
-  return fmt::format("{}, backfill {}, gang {}, preemption {}", to_string(p.order), to_string(p.backfill), p.gang ? "on" : "off",
-                     p.preemption ? "on" : "off");
+  return fmt::format("{}, backfill {}, gang {}, preemption {}", to_string(p.order), to_string(p.backfill),
+                     p.gang ? "on" : "off", p.preemption ? "on" : "off");
 }
 
 nlohmann::ordered_json summary_json(const fleet::FleetSummary& s) {
@@ -82,8 +84,8 @@ nlohmann::ordered_json costs_json(const std::vector<fleet::PoolCost>& costs) {
 void print_costs(const std::vector<fleet::PoolCost>& costs, std::ostream& o) {
   for (const auto& c : costs) {
     if (c.kind == fleet::PoolKind::Owned)
-      o << fmt::format("  {:<16} owned   util {:>6}  energy {:>10.0f} kWh = {}, capex (amortised) {}, total {}\n", c.pool,
-                       pct(c.utilisation), c.energy_kwh, c.energy.str(), c.capex.str(), c.total.str());
+      o << fmt::format("  {:<16} owned   util {:>6}  energy {:>10.0f} kWh = {}, capex (amortised) {}, total {}\n",
+                       c.pool, pct(c.utilisation), c.energy_kwh, c.energy.str(), c.capex.str(), c.total.str());
     else {
       o << fmt::format("  {:<16} rented  util {:>6}  plan {} ({}): {}\n", c.pool, pct(c.utilisation), c.plan,
                        to_string(c.billing), c.bill.str());
@@ -100,58 +102,66 @@ void print_costs(const std::vector<fleet::PoolCost>& costs, std::ostream& o) {
 void print_fleet_text(const FleetReport& r, std::ostream& o) {
   const auto& res = r.result;
   const auto& s = res.summary;
-  o << fmt::format("Fleet {} ({}): horizon {}, {} seeds from {}, policy {}\n", res.name, r.file, dur(res.horizon), res.seeds,
-                   res.seed, policy_str(res.policy));
-  o << fmt::format("  jobs per seed {}, utilisation {}, deadline misses {:.2f}/seed, unfinished {:.2f}/seed, preemptions {:.2f}/seed\n",
-                   s.jobs, pct(s.utilisation), s.deadline_misses, s.unfinished, s.preemptions);
-  o << fmt::format("  wait P50 {}, P90 {}, mean {} (all jobs, all seeds); P90 wait over seeds: P50 {}, P90 {}\n", dur(s.wait.p50),
-                   dur(s.wait.p90), dur(s.wait.mean), dur(s.wait_p90_over_seeds.p50), dur(s.wait_p90_over_seeds.p90));
+  o << fmt::format("Fleet {} ({}): horizon {}, {} seeds from {}, policy {}\n", res.name, r.file, dur(res.horizon),
+                   res.seeds, res.seed, policy_str(res.policy));
+  o << fmt::format(
+      "  jobs per seed {}, utilisation {}, deadline misses {:.2f}/seed, unfinished {:.2f}/seed, preemptions {:.2f}/seed\n",
+      s.jobs, pct(s.utilisation), s.deadline_misses, s.unfinished, s.preemptions);
+  o << fmt::format("  wait P50 {}, P90 {}, mean {} (all jobs, all seeds); P90 wait over seeds: P50 {}, P90 {}\n",
+                   dur(s.wait.p50), dur(s.wait.p90), dur(s.wait.mean), dur(s.wait_p90_over_seeds.p50),
+                   dur(s.wait_p90_over_seeds.p90));
   o << fmt::format("  run P50 {}, P90 {}\n", dur(s.run.p50), dur(s.run.p90));
   o << "\nPools (costs over the horizon, mean over seeds)\n";
   print_costs(res.costs, o);
   o << "  total: " << money_list(s.cost) << "\n";
   if (res.revenue) {
-    o << "\nRevenue (jobs billed under the catalog): mean " << res.revenue->total.mean.str() << ", P50 " << res.revenue->total.p50.str() << "\n";
+    o << "\nRevenue (jobs billed under the catalog): mean " << res.revenue->total.mean.str() << ", P50 "
+      << res.revenue->total.p50.str() << "\n";
     for (const auto& [plan, m] : res.revenue->per_plan) o << fmt::format("  {:<28} {}\n", plan, m.str());
     for (const auto& n : res.revenue->notes) o << "  note: " << n << "\n";
   }
   o << "\nJob classes\n";
   for (std::size_t i = 0; i < res.classes.size(); ++i) {
     const auto& c = res.classes[i];
-    o << fmt::format("  {:<22} jobs {:>6}  wait P50 {:>8} P90 {:>8}  run P50 {:>8} P90 {:>8}  deadline miss {:>6}  re-planned {:>6}\n",
-                     c.name, c.jobs, dur(c.wait.p50), dur(c.wait.p90), dur(c.run.p50), dur(c.run.p90), pct(c.deadline_miss_rate),
-                     pct(c.replanned_rate));
+    o << fmt::format(
+        "  {:<22} jobs {:>6}  wait P50 {:>8} P90 {:>8}  run P50 {:>8} P90 {:>8}  deadline miss {:>6}  re-planned {:>6}\n",
+        c.name, c.jobs, dur(c.wait.p50), dur(c.wait.p90), dur(c.run.p50), dur(c.run.p90), pct(c.deadline_miss_rate),
+        pct(c.replanned_rate));
     if (i < r.class_variants.size()) o << "    runs as: " << r.class_variants[i] << "\n";
   }
   if (!res.jobs.empty()) {
     o << "\nJobs (P50 / P90 over seeds)\n";
     for (const auto& j : res.jobs)
-      o << fmt::format("  {:<20} {:<18} prio {:>3}  arrives {:>8}  wait {:>8} / {:>8}  run {:>8} / {:>8}  finish {:>8} / {:>8}{}\n",
-                       j.name, j.job_class, j.priority, dur(j.arrival), dur(j.wait.p50), dur(j.wait.p90), dur(j.run.p50),
-                       dur(j.run.p90), dur(j.finish.p50), dur(j.finish.p90),
-                       j.deadline ? fmt::format("  deadline {} missed {}", dur(*j.deadline), pct(j.deadline_miss_rate)) : "");
+      o << fmt::format(
+          "  {:<20} {:<18} prio {:>3}  arrives {:>8}  wait {:>8} / {:>8}  run {:>8} / {:>8}  finish {:>8} / {:>8}{}\n",
+          j.name, j.job_class, j.priority, dur(j.arrival), dur(j.wait.p50), dur(j.wait.p90), dur(j.run.p50),
+          dur(j.run.p90), dur(j.finish.p50), dur(j.finish.p90),
+          j.deadline ? fmt::format("  deadline {} missed {}", dur(*j.deadline), pct(j.deadline_miss_rate)) : "");
   }
   if (!res.what_ifs.empty()) {
     o << "\nWhat if\n";
     for (const auto& w : res.what_ifs)
-      o << fmt::format("  {:<32} wait P90 {:>8} (base {}), utilisation {} (base {}), deadline misses {:.2f} (base {:.2f}), cost {} (base {}){}\n",
-                       w.what_if.label, dur(w.summary.wait.p90), dur(s.wait.p90), pct(w.summary.utilisation), pct(s.utilisation),
-                       w.summary.deadline_misses, s.deadline_misses, money_list(w.summary.cost), money_list(s.cost),
-                       w.summary.revenue ? ", revenue " + w.summary.revenue->str() : "");
+      o << fmt::format(
+          "  {:<32} wait P90 {:>8} (base {}), utilisation {} (base {}), deadline misses {:.2f} (base {:.2f}), cost {} (base {}){}\n",
+          w.what_if.label, dur(w.summary.wait.p90), dur(s.wait.p90), pct(w.summary.utilisation), pct(s.utilisation),
+          w.summary.deadline_misses, s.deadline_misses, money_list(w.summary.cost), money_list(s.cost),
+          w.summary.revenue ? ", revenue " + w.summary.revenue->str() : "");
   }
   if (r.sweep) {
     const auto& sw = *r.sweep;
     o << fmt::format("\nSize sweep of pool {} for P90 wait <= {}: ", sw.pool, dur(sw.target_p90_wait));
-    if (sw.nodes) o << *sw.nodes << " nodes\n";
-    else o << "not met up to the largest size tried\n";
+    if (sw.nodes)
+      o << *sw.nodes << " nodes\n";
+    else
+      o << "not met up to the largest size tried\n";
     for (const auto& p : sw.tried)
-      o << fmt::format("  {:>6} nodes  wait P90 {:>8}  utilisation {:>6}  {}\n", p.nodes, dur(p.wait_p90), pct(p.utilisation),
-                       p.meets_target ? "meets" : "misses");
+      o << fmt::format("  {:>6} nodes  wait P90 {:>8}  utilisation {:>6}  {}\n", p.nodes, dur(p.wait_p90),
+                       pct(p.utilisation), p.meets_target ? "meets" : "misses");
   }
   for (const auto& n : r.notes) o << "note: " << n << "\n";
   for (const auto& w : res.warnings) o << "warning: " << w << "\n";
-  o << fmt::format("({} jobs and {} events simulated; time series: {} bins of {}, in --json and --csv)\n", res.simulated_jobs,
-                   res.events, res.series.bin_start.size(), dur(res.series.interval));
+  o << fmt::format("({} jobs and {} events simulated; time series: {} bins of {}, in --json and --csv)\n",
+                   res.simulated_jobs, res.events, res.series.bin_start.size(), dur(res.series.interval));
 }
 
 nlohmann::ordered_json fleet_to_json(const FleetReport& r) {
@@ -173,7 +183,8 @@ nlohmann::ordered_json fleet_to_json(const FleetReport& r) {
     rv["mean"] = money_json(res.revenue->total.mean);
     rv["p50"] = money_json(res.revenue->total.p50);
     rv["per_plan"] = nlohmann::ordered_json::array();
-    for (const auto& [plan, m] : res.revenue->per_plan) rv["per_plan"].push_back({{"plan", plan}, {"mean", money_json(m)}});
+    for (const auto& [plan, m] : res.revenue->per_plan)
+      rv["per_plan"].push_back({{"plan", plan}, {"mean", money_json(m)}});
     rv["notes"] = res.revenue->notes;
     j["revenue"] = rv;
   }
@@ -190,7 +201,8 @@ nlohmann::ordered_json fleet_to_json(const FleetReport& r) {
   }
   j["jobs"] = nlohmann::ordered_json::array();
   for (const auto& jb : res.jobs) {
-    nlohmann::ordered_json x{{"name", jb.name}, {"class", jb.job_class}, {"priority", jb.priority}, {"arrival_h", hours(jb.arrival)}};
+    nlohmann::ordered_json x{
+        {"name", jb.name}, {"class", jb.job_class}, {"priority", jb.priority}, {"arrival_h", hours(jb.arrival)}};
     if (jb.deadline) x["deadline_h"] = hours(*jb.deadline);
     x["wait"] = pj(jb.wait);
     x["run"] = pj(jb.run);
@@ -218,13 +230,17 @@ nlohmann::ordered_json fleet_to_json(const FleetReport& r) {
   j["series"] = series;
   j["what_if"] = nlohmann::ordered_json::array();
   for (const auto& w : res.what_ifs)
-    j["what_if"].push_back({{"label", w.what_if.label}, {"summary", summary_json(w.summary)}, {"pools", costs_json(w.costs)}});
+    j["what_if"].push_back(
+        {{"label", w.what_if.label}, {"summary", summary_json(w.summary)}, {"pools", costs_json(w.costs)}});
   if (r.sweep) {
     nlohmann::ordered_json sw{{"pool", r.sweep->pool}, {"target_p90_wait_h", hours(r.sweep->target_p90_wait)}};
     sw["nodes"] = r.sweep->nodes ? nlohmann::ordered_json(*r.sweep->nodes) : nlohmann::ordered_json(nullptr);
     sw["tried"] = nlohmann::ordered_json::array();
     for (const auto& p : r.sweep->tried)
-      sw["tried"].push_back({{"nodes", p.nodes}, {"wait_p90_h", hours(p.wait_p90)}, {"utilisation", p.utilisation}, {"meets", p.meets_target}});
+      sw["tried"].push_back({{"nodes", p.nodes},
+                             {"wait_p90_h", hours(p.wait_p90)},
+                             {"utilisation", p.utilisation},
+                             {"meets", p.meets_target}});
     j["size_sweep"] = sw;
   }
   j["notes"] = r.notes;

@@ -15,8 +15,8 @@ namespace flopcast::cli {
 struct FleetReport {
   std::string file;
   fleet::FleetResult result;
-  std::vector<std::string> notes;                  ///< planning notes (dropped re-plans)
-  std::vector<std::string> class_variants;         ///< per class: "A100-80G x64, H800 x64"
+  std::vector<std::string> notes;           ///< planning notes (dropped re-plans)
+  std::vector<std::string> class_variants;  ///< per class: "A100-80G x64, H800 x64"
   std::optional<fleet::SizeSweepResult> sweep;
 };
 

@@ -29,7 +29,8 @@ bool plan_clusters(const io::Catalog& cat, const Scenario& s, const std::vector<
     c.gpu = *g;
     const FabricSpec* f = g->default_fabric.empty() ? nullptr : cat.find_fabric(g->default_fabric);
     if (!f) {
-      why = "the GPU '" + g->name + "' has no usual fabric in data/gpus.yaml; plan it from a scenario naming its cluster.fabric";
+      why = "the GPU '" + g->name +
+            "' has no usual fabric in data/gpus.yaml; plan it from a scenario naming its cluster.fabric";
       return false;
     }
     c.fabric = *f;

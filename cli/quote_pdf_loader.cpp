@@ -23,7 +23,8 @@ std::vector<std::string> quote_pdf_module_candidates() {
   if (const char* env = std::getenv(kQuotePdfModuleEnv); env && *env) return {env};
   std::vector<std::string> out;
   if (const auto exe = self_exe(); !exe.empty())
-    out.push_back((exe.parent_path() / ".." / "lib" / "flopcast" / FLOPCAST_QUOTE_PDF_MODULE_NAME).lexically_normal().string());
+    out.push_back(
+        (exe.parent_path() / ".." / "lib" / "flopcast" / FLOPCAST_QUOTE_PDF_MODULE_NAME).lexically_normal().string());
   out.push_back(FLOPCAST_QUOTE_PDF_BUILD_MODULE);
   return out;
 }
@@ -42,7 +43,8 @@ quote_pdf::HtmlToPdfFn load_quote_pdf_module(std::string& error) {
       error.clear();  // the places tried before do not matter
       return reinterpret_cast<quote_pdf::HtmlToPdfFn>(sym);
     }
-    error += (error.empty() ? "" : "; ") + path + ": no " + quote_pdf::kHtmlToPdfSymbol + " (a module from another version?)";
+    error += (error.empty() ? "" : "; ") + path + ": no " + quote_pdf::kHtmlToPdfSymbol +
+             " (a module from another version?)";
   }
   return nullptr;
 }

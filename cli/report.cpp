@@ -62,9 +62,12 @@ ClaimCheck check(const std::string& figure, double claimed, double simulated, bo
   }
   // ratio > 1 means the claim is better than what the simulation supports.
   const double ratio = higher_is_better ? claimed / simulated : simulated / claimed;
-  if (ratio > 1.10) c.verdict = "optimistic by " + pct(ratio - 1);
-  else if (ratio < 0.90) c.verdict = "conservative by " + pct(1 - ratio);
-  else c.verdict = "consistent (within 10%)";
+  if (ratio > 1.10)
+    c.verdict = "optimistic by " + pct(ratio - 1);
+  else if (ratio < 0.90)
+    c.verdict = "conservative by " + pct(1 - ratio);
+  else
+    c.verdict = "consistent (within 10%)";
   return c;
 }
 
@@ -90,9 +93,10 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngi
     r.gpu_hours = r.train_seconds / 3600 * static_cast<double>(s.cluster.gpus);
     r.node_hours = r.train_seconds / 3600 * static_cast<double>(s.cluster.nodes());
   }
-  const std::string no_fit =
-      r.fits_memory ? "" : "the plan needs " + format_gib(r.est.memory.total()) + " per GPU but the " + s.cluster.gpu.name +
-                               " has " + format_gib(r.est.memory.capacity);
+  const std::string no_fit = r.fits_memory
+                                 ? ""
+                                 : "the plan needs " + format_gib(r.est.memory.total()) + " per GPU but the " +
+                                       s.cluster.gpu.name + " has " + format_gib(r.est.memory.capacity);
   const double peak = s.cluster.gpu.peak(s.precision) ? s.cluster.gpu.peak(s.precision)->flops_per_s : 0;
   const double flops_per_token = r.est.model_flops.value / tokens_per_step;
   for (const auto& [fig, claimed] : s.claimed.figures) {
@@ -102,17 +106,20 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngi
     } else if (fig == "days") {
       std::string imp = no_fit;
       if (imp.empty() && s.training.tokens > 0 && peak > 0) {
-        const double needed_mfu = s.training.tokens * flops_per_token / (claimed * 86400 * static_cast<double>(s.cluster.gpus) * peak);
-        if (needed_mfu > 1) imp = fmt::format("{:.3g} tokens in {:g} days on {} GPUs needs {:.0f}% MFU", s.training.tokens, claimed,
-                                              s.cluster.gpus, needed_mfu * 100);
+        const double needed_mfu =
+            s.training.tokens * flops_per_token / (claimed * 86400 * static_cast<double>(s.cluster.gpus) * peak);
+        if (needed_mfu > 1)
+          imp = fmt::format("{:.3g} tokens in {:g} days on {} GPUs needs {:.0f}% MFU", s.training.tokens, claimed,
+                            s.cluster.gpus, needed_mfu * 100);
       }
       r.claims.push_back(check(fig, claimed, r.train_seconds / 86400, false, imp));
     } else if (fig == "tokens_per_day") {
       std::string imp = no_fit;
       if (imp.empty() && peak > 0) {
         const double needed_mfu = claimed / 86400 * flops_per_token / (static_cast<double>(s.cluster.gpus) * peak);
-        if (needed_mfu > 1) imp = fmt::format("{} tokens/day on {} GPUs needs {:.0f}% MFU", format_count(claimed), s.cluster.gpus,
-                                              needed_mfu * 100);
+        if (needed_mfu > 1)
+          imp = fmt::format("{} tokens/day on {} GPUs needs {:.0f}% MFU", format_count(claimed), s.cluster.gpus,
+                            needed_mfu * 100);
       }
       r.claims.push_back(check(fig, claimed, r.est.tokens_per_s * 86400, true, imp));
     } else if (fig == "memory_gb") {
@@ -125,14 +132,17 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngi
       const double m_needed = p > 1 && claimed > 0 ? (p - 1) * (1 - claimed) / claimed : 0;
       ClaimCheck c = check(fig, claimed, sim, false, "");
       if (c.verdict.rfind("optimistic", 0) == 0)
-        c.verdict += fmt::format(" ((p-1)/(m+p-1) = {:g} with p = {:g} needs m >= {:.0f} micro-batches; the plan has {})",
-                                 claimed, p, std::ceil(m_needed), s.plan.microbatches());
+        c.verdict +=
+            fmt::format(" ((p-1)/(m+p-1) = {:g} with p = {:g} needs m >= {:.0f} micro-batches; the plan has {})",
+                        claimed, p, std::ceil(m_needed), s.plan.microbatches());
       r.claims.push_back(c);
     } else if (fig == "step_time_s") {
       r.claims.push_back(check(fig, claimed, r.est.step.seconds(), false, no_fit));
     } else if (fig == "tflops_per_gpu") {
       const double sim = r.est.model_flops.value / r.est.step.seconds() / static_cast<double>(s.cluster.gpus) / 1e12;
-      std::string imp = claimed * 1e12 > peak && peak > 0 ? fmt::format("above the dense peak of {:.0f} TFLOP/s", peak / 1e12) : no_fit;
+      std::string imp = claimed * 1e12 > peak && peak > 0
+                            ? fmt::format("above the dense peak of {:.0f} TFLOP/s", peak / 1e12)
+                            : no_fit;
       r.claims.push_back(check(fig, claimed, sim, true, imp));
     } else if (fig == "gpu_hours") {
       r.claims.push_back(check(fig, claimed, r.gpu_hours, false, no_fit));
@@ -160,8 +170,9 @@ constexpr double kMaxFailureDraws = 5e6;
 std::string too_big_to_simulate(const JobInput& in) {
   const double useful_s = in.step_time.seconds() * static_cast<double>(in.steps);
   if (useful_s > kMaxRunSeconds)
-    return fmt::format("the failure-free run alone takes {:.3g} years: too long to put on a calendar (limit {:.0f} years)",
-                       useful_s / (365 * 86400.0), kMaxRunSeconds / (365 * 86400.0));
+    return fmt::format(
+        "the failure-free run alone takes {:.3g} years: too long to put on a calendar (limit {:.0f} years)",
+        useful_s / (365 * 86400.0), kMaxRunSeconds / (365 * 86400.0));
   if (!validate_job_input(in).empty()) return "";  // simulate_job reports these itself
   // Expected failures of one trial: rate x time, restarts included (each lasts R and may be
   // interrupted, stretching the span by about e^(rate R)).
@@ -169,9 +180,10 @@ std::string too_big_to_simulate(const JobInput& in) {
   const double per_trial = rate * useful_s * std::exp(rate * in.reliability.restart_time.seconds());
   const double draws = per_trial * 2 * in.reliability.trials;
   if (draws > kMaxFailureDraws)
-    return fmt::format("about {:.3g} failures per trial x {} trials: too many to simulate (limit {:.3g} in all); "
-                       "fewer GPUs, a lower failures_per_gpu_hour or fewer reliability.trials would fit",
-                       per_trial, in.reliability.trials, kMaxFailureDraws);
+    return fmt::format(
+        "about {:.3g} failures per trial x {} trials: too many to simulate (limit {:.3g} in all); "
+        "fewer GPUs, a lower failures_per_gpu_hour or fewer reliability.trials would fit",
+        per_trial, in.reliability.trials, kMaxFailureDraws);
   return "";
 }
 
@@ -235,8 +247,8 @@ std::string plan_summary(const ParallelPlan& p) {
   if (p.ep > 1) out += fmt::format(" EP{}", p.ep);
   if (p.vpp > 1) out += fmt::format(" VPP{}", p.vpp);
   if (p.sequence_parallel) out += " +SP";
-  out += fmt::format(", ZeRO-{}, micro-batch {}, global batch {}, recompute {}, {}", p.zero, p.micro_batch, p.global_batch,
-                     to_string(p.recompute), to_string(p.schedule));
+  out += fmt::format(", ZeRO-{}, micro-batch {}, global batch {}, recompute {}, {}", p.zero, p.micro_batch,
+                     p.global_batch, to_string(p.recompute), to_string(p.schedule));
   return out;
 }
 
@@ -259,11 +271,13 @@ QuoteInput quote_input_of(const SimReport& r) {
   in.run = r.run->result;
   in.plans = r.bills->comparison;
   in.catalog = QuoteCatalog::of(*r.bills->catalog);
-  in.extra_assumptions.push_back("Step time from flopcast's step model with calibration profile '" + r.profile_name + "'.");
+  in.extra_assumptions.push_back("Step time from flopcast's step model with calibration profile '" + r.profile_name +
+                                 "'.");
   if (r.run->reliability_defaults)
     in.extra_assumptions.push_back("Reliability: flopcast's defaults (the scenario gives no reliability block).");
   for (const auto& c : r.claims)
-    in.claims.push_back(fmt::format("{}: claimed {:.4g}, simulated {:.4g}: {}", c.figure, c.claimed, c.simulated, c.verdict));
+    in.claims.push_back(
+        fmt::format("{}: claimed {:.4g}, simulated {:.4g}: {}", c.figure, c.claimed, c.simulated, c.verdict));
   return in;
 }
 
@@ -283,10 +297,11 @@ void print_whole_run(const SimReport& r, std::ostream& o) {
   if (!r.fits_memory) o << "  (the plan does not fit memory: these figures assume it would)\n";
   o << fmt::format("  wall time            P50 {:.1f} days, P90 {:.1f} days", j.wall_p50.days(), j.wall_p90.days());
   if (j.provisioning.ns > 0 || j.debug_phase.ns > 0)
-    o << fmt::format(" (provisioning {}, CPU debug {})", format_duration(j.provisioning), format_duration(j.debug_phase));
+    o << fmt::format(" (provisioning {}, CPU debug {})", format_duration(j.provisioning),
+                     format_duration(j.debug_phase));
   o << "\n";
-  o << fmt::format("  paid GPU time        P50 {:.1f} days, P90 {:.1f} days (failure-free {:.1f} days)\n", j.gpu_span_p50.days(),
-                   j.gpu_span_p90.days(), j.useful.days());
+  o << fmt::format("  paid GPU time        P50 {:.1f} days, P90 {:.1f} days (failure-free {:.1f} days)\n",
+                   j.gpu_span_p50.days(), j.gpu_span_p90.days(), j.useful.days());
   o << fmt::format("  GPU-hours            P50 {:.0f}, P90 {:.0f}\n", j.gpu_hours_p50, j.gpu_hours_p90);
   o << fmt::format("  goodput              {:.1f}% (useful training / paid GPU time)\n", j.goodput_mean * 100);
   o << fmt::format("  failures expected    {:.1f} ({:.3g} per GPU-hour", j.failures_mean, j.failures_per_gpu_hour);
@@ -301,15 +316,16 @@ void print_whole_run(const SimReport& r, std::ostream& o) {
                    gpu_h(j.lost_work_mean), gpu_h(j.restart_mean), gpu_h(j.checkpoint_stall_mean));
   const double bpp = run.input.params > 0 ? j.checkpoint_size.value / run.input.params : 0;
   o << fmt::format("  checkpoint           {:.1f} GB ({:g} B/param), {}, write {}, stall {}, every {} ({} steps)\n",
-                   j.checkpoint_size.gb(), bpp, j.async_checkpoint ? "async" : "sync", format_duration(j.checkpoint_write),
-                   format_time(j.checkpoint_stall), format_duration(j.checkpoint_interval), j.steps_per_checkpoint);
+                   j.checkpoint_size.gb(), bpp, j.async_checkpoint ? "async" : "sync",
+                   format_duration(j.checkpoint_write), format_time(j.checkpoint_stall),
+                   format_duration(j.checkpoint_interval), j.steps_per_checkpoint);
   const CheckpointAdvice& a = j.advice;
   if (a.job_mtbf_hours <= 0) {
     o << "  Young/Daly           no failures: no optimal interval\n";
   } else {
     o << fmt::format("  Young/Daly           Young {}, Daly {}: suggests every {} (waste {:.2f}% -> {:.2f}%)\n",
-                     format_duration(a.young), format_duration(a.daly), format_duration(a.suggested), a.waste_scenario * 100,
-                     a.waste_suggested * 100);
+                     format_duration(a.young), format_duration(a.daly), format_duration(a.suggested),
+                     a.waste_scenario * 100, a.waste_suggested * 100);
     if (a.simulated)
       o << fmt::format("                       saves {:.0f} GPU-hours and {} of GPU time (mean) against every {}\n",
                        a.gpu_hours_saved, format_duration(a.span_saved), format_duration(a.scenario));
@@ -317,8 +333,9 @@ void print_whole_run(const SimReport& r, std::ostream& o) {
       o << "                       the scenario already checkpoints at the suggested interval\n";
   }
   const EnergyResult& e = j.energy;
-  o << fmt::format("  energy               {:.0f} kWh ({:.0f} kWh IT x PUE {:.2f}; {:.0f} kW average IT), {} at {}/kWh\n",
-                   e.facility_kwh, e.it_kwh, e.pue, e.avg_it_power_kw, e.cost.str(), run.input.energy.price_per_kwh.str());
+  o << fmt::format(
+      "  energy               {:.0f} kWh ({:.0f} kWh IT x PUE {:.2f}; {:.0f} kW average IT), {} at {}/kWh\n",
+      e.facility_kwh, e.it_kwh, e.pue, e.avg_it_power_kw, e.cost.str(), run.input.energy.price_per_kwh.str());
   for (const auto& w : j.warnings) o << "  warning: " << w << "\n";
 }
 
@@ -329,7 +346,8 @@ void print_bills(const SimReport& r, std::ostream& o) {
   const PriceCatalog& cat = *b.catalog;
   const PlanComparison& c = b.comparison;
   o << fmt::format("\nBills under '{}' ({}{}) for {} x {}, in {}\n", cat.name, cat.provider,
-                   cat.date.empty() ? "" : ", " + cat.date, r.scenario->cluster.gpus, r.scenario->cluster.gpu.name, c.currency.str());
+                   cat.date.empty() ? "" : ", " + cat.date, r.scenario->cluster.gpus, r.scenario->cluster.gpu.name,
+                   c.currency.str());
   if (c.rows.empty()) {
     o << "  no plan of the catalog applies to the " << r.scenario->cluster.gpu.name << "\n";
   } else {
@@ -343,7 +361,8 @@ void print_bills(const SimReport& r, std::ostream& o) {
     }
     if (c.cheapest) {
       const ComparisonRow& best = c.rows[*c.cheapest];
-      o << fmt::format("  * cheapest: {}: {} at P50, {} at P90\n", best.option.label, best.p50.total.str(), best.p90.total.str());
+      o << fmt::format("  * cheapest: {}: {} at P50, {} at P90\n", best.option.label, best.p50.total.str(),
+                       best.p90.total.str());
       // The P50 bill's lines; informational lines (part of a line above) are indented and in parentheses.
       std::size_t label_w = 0, qty_w = 0, amount_w = 0;
       std::vector<std::array<std::string, 4>> lines;
@@ -362,8 +381,7 @@ void print_bills(const SimReport& r, std::ostream& o) {
     if (c.cheapest_offered && c.cheapest_offered != c.cheapest) {
       const ComparisonRow& own = c.rows[*c.cheapest_offered];
       o << fmt::format("  cheapest of the provider's own plans (what its quote recommends): {}: {} at P50, {} at P90\n",
-                       own.option.label, own.p50.total.str(),
-                       own.p90.total.str());
+                       own.option.label, own.p50.total.str(), own.p90.total.str());
     }
   }
   for (const auto& n : c.notes) o << "  note: " << n << "\n";
@@ -379,15 +397,17 @@ void print_text(const SimReport& r, std::ostream& o) {
   const auto pc = parameter_count(s.model);
   if (!s.name.empty()) o << s.name << "\n\n";
   o << fmt::format("Model       {} ({} params, {} layers, hidden {}, heads {}/{} kv, seq {})\n", s.model.display,
-                   format_count(pc.total), s.model.layers, s.model.hidden, s.model.heads, s.model.kv_heads, s.model.seq_len);
+                   format_count(pc.total), s.model.layers, s.model.hidden, s.model.heads, s.model.kv_heads,
+                   s.model.seq_len);
   if (s.model.moe) o << fmt::format("            MoE: {} active params per token\n", format_count(pc.active));
   o << fmt::format("Cluster     {} x {} ({} nodes of {}), {}: {} x {:g} Gb/s {}\n", s.cluster.gpus, s.cluster.gpu.name,
                    s.cluster.nodes(), s.cluster.gpus_per_node, s.cluster.fabric.name, s.cluster.fabric.nics_per_node,
                    s.cluster.fabric.nic_gbps, to_string(s.cluster.fabric.kind));
-  o << fmt::format("Plan        tp {} pp {} dp {} cp {} ep {} vpp {}{}, ZeRO-{}, micro-batch {}, global batch {} ({} micro-batches), "
-                   "recompute {}, {}, {}\n",
-                   p.tp, p.pp, p.dp, p.cp, p.ep, p.vpp, p.sequence_parallel ? " +SP" : "", p.zero, p.micro_batch, p.global_batch,
-                   p.microbatches(), to_string(p.recompute), to_string(p.schedule), to_string(s.precision));
+  o << fmt::format(
+      "Plan        tp {} pp {} dp {} cp {} ep {} vpp {}{}, ZeRO-{}, micro-batch {}, global batch {} ({} micro-batches), "
+      "recompute {}, {}, {}\n",
+      p.tp, p.pp, p.dp, p.cp, p.ep, p.vpp, p.sequence_parallel ? " +SP" : "", p.zero, p.micro_batch, p.global_batch,
+      p.microbatches(), to_string(p.recompute), to_string(p.schedule), to_string(s.precision));
   o << fmt::format("Profile     {}\n", r.profile_name);
   if (!s.defaults_applied.empty()) {
     o << "Defaults    ";
@@ -397,8 +417,11 @@ void print_text(const SimReport& r, std::ostream& o) {
   o << "\nStep\n";
   const double gpus = static_cast<double>(s.cluster.gpus);
   o << fmt::format("  step time            {}\n", format_time(e.step));
-  if (r.sim) o << fmt::format("  engine               discrete-event simulation (closed-form estimate {})\n", format_time(r.closed_form_step));
-  else o << "  engine               closed-form estimate\n";
+  if (r.sim)
+    o << fmt::format("  engine               discrete-event simulation (closed-form estimate {})\n",
+                     format_time(r.closed_form_step));
+  else
+    o << "  engine               closed-form estimate\n";
   o << fmt::format("  tokens/s             {:.0f} total, {:.1f} per GPU\n", e.tokens_per_s, e.tokens_per_s / gpus);
   o << fmt::format("  model TFLOP/s/GPU    {:.1f}\n", e.model_flops.value / e.step.seconds() / gpus / 1e12);
   o << fmt::format("  MFU                  {:.1f}%\n", e.mfu * 100);
@@ -406,20 +429,23 @@ void print_text(const SimReport& r, std::ostream& o) {
   o << "\nMemory per GPU (stage " << e.memory.stage << ", " << fmt::format("{:g}", e.memory.in_flight)
     << " micro-batches in flight)\n";
   const auto& m = e.memory;
-  const std::pair<const char*, Bytes> parts[] = {{"weights", m.weights},        {"gradients", m.gradients},
-                                                 {"optimizer", m.optimizer},    {"activations", m.activations},
-                                                 {"logits", m.logits},          {"workspace", m.workspace},
+  const std::pair<const char*, Bytes> parts[] = {{"weights", m.weights},
+                                                 {"gradients", m.gradients},
+                                                 {"optimizer", m.optimizer},
+                                                 {"activations", m.activations},
+                                                 {"logits", m.logits},
+                                                 {"workspace", m.workspace},
                                                  {"fragmentation", m.fragmentation}};
   for (const auto& [name, b] : parts) o << fmt::format("  {:<20} {:>10}\n", name, format_gib(b));
   o << fmt::format("  {:<20} {:>10} of {} HBM: {}\n", "total", format_gib(m.total()), format_gib(m.capacity),
                    r.fits_memory ? "fits" : "DOES NOT FIT");
   o << "\nWhere the step time goes\n";
   const auto& b = e.breakdown;
-  const std::pair<const char*, Time> rows[] = {
-      {"compute", b.compute},     {"recompute", b.recompute}, {"TP comm (exposed)", b.tp_comm},
-      {"CP comm (exposed)", b.cp_comm}, {"EP comm (exposed)", b.ep_comm}, {"PP comm (exposed)", b.pp_comm},
-      {"DP comm (exposed)", b.dp_comm}, {"pipeline bubble", b.bubble},  {"optimizer", b.optimizer},
-      {"host overhead", b.overhead}};
+  const std::pair<const char*, Time> rows[] = {{"compute", b.compute},           {"recompute", b.recompute},
+                                               {"TP comm (exposed)", b.tp_comm}, {"CP comm (exposed)", b.cp_comm},
+                                               {"EP comm (exposed)", b.ep_comm}, {"PP comm (exposed)", b.pp_comm},
+                                               {"DP comm (exposed)", b.dp_comm}, {"pipeline bubble", b.bubble},
+                                               {"optimizer", b.optimizer},       {"host overhead", b.overhead}};
   for (const auto& [name, t] : rows)
     o << fmt::format("  {:<20} {:>12} {:>6.1f}%\n", name, format_time(t), 100.0 * t.seconds() / e.step.seconds());
   if (s.training.tokens > 0) {
@@ -432,11 +458,13 @@ void print_text(const SimReport& r, std::ostream& o) {
   if (!r.claims.empty()) {
     o << "\nClaims vs simulation\n";
     for (const auto& c : r.claims)
-      o << fmt::format("  {:<16} claimed {:<12.4g} simulated {:<12.4g} {}\n", c.figure, c.claimed, c.simulated, c.verdict);
+      o << fmt::format("  {:<16} claimed {:<12.4g} simulated {:<12.4g} {}\n", c.figure, c.claimed, c.simulated,
+                       c.verdict);
     if (!s.claimed.note.empty()) o << "  (" << s.claimed.note << ")\n";
   }
   if (!r.fits_memory) {
-    o << "\nInfeasible: the plan needs " << format_gib(m.total()) << " per GPU, more than the " << format_gib(m.capacity)
+    o << "\nInfeasible: the plan needs " << format_gib(m.total()) << " per GPU, more than the "
+      << format_gib(m.capacity)
       << " of HBM. Try more ZeRO sharding, recompute, a smaller micro-batch, or more tp/pp.\n";
   }
   // New sections go after the step report, so its lines stay a prefix of the output.
@@ -448,7 +476,9 @@ namespace {
 
 using J = nlohmann::ordered_json;
 
-J money_json(const Money& m) { return {{"minor", m.minor}, {"currency", m.currency.str()}, {"amount", m.amount_str()}}; }
+J money_json(const Money& m) {
+  return {{"minor", m.minor}, {"currency", m.currency.str()}, {"amount", m.amount_str()}};
+}
 
 J whole_run_json(const SimReport& r) {
   const WholeRun& run = *r.run;
@@ -467,7 +497,8 @@ J whole_run_json(const SimReport& r) {
   j["gpus"] = x.gpus;
   j["failure_free_days"] = x.useful.days();
   j["wall_days"] = {{"p50", x.wall_p50.days()}, {"p90", x.wall_p90.days()}, {"mean", x.wall_mean.days()}};
-  j["gpu_span_days"] = {{"p50", x.gpu_span_p50.days()}, {"p90", x.gpu_span_p90.days()}, {"mean", x.gpu_span_mean.days()}};
+  j["gpu_span_days"] = {
+      {"p50", x.gpu_span_p50.days()}, {"p90", x.gpu_span_p90.days()}, {"mean", x.gpu_span_mean.days()}};
   j["gpu_hours"] = {{"p50", x.gpu_hours_p50}, {"p90", x.gpu_hours_p90}, {"mean", x.gpu_hours_mean}};
   j["goodput"] = x.goodput_mean;
   j["failures_expected"] = x.failures_mean;
@@ -518,8 +549,12 @@ J bill_json(const Bill& b) {
   j["billed_gpu_hours"] = b.billed_gpu_time.hours();
   J items = J::array();
   for (const auto& i : b.items)
-    items.push_back({{"label", i.label}, {"quantity", i.quantity}, {"unit_price", i.unit_price}, {"amount", money_json(i.amount)},
-                     {"in_total", i.in_total}, {"note", i.note}});
+    items.push_back({{"label", i.label},
+                     {"quantity", i.quantity},
+                     {"unit_price", i.unit_price},
+                     {"amount", money_json(i.amount)},
+                     {"in_total", i.in_total},
+                     {"note", i.note}});
   j["items"] = items;
   j["notes"] = b.notes;
   j["errors"] = b.errors;
@@ -530,7 +565,9 @@ J bills_json(const SimReport& r) {
   const RunBills& b = *r.bills;
   const PlanComparison& c = b.comparison;
   J j;
-  j["catalog"] = {{"name", b.catalog->name}, {"provider", b.catalog->provider}, {"date", b.catalog->date},
+  j["catalog"] = {{"name", b.catalog->name},
+                  {"provider", b.catalog->provider},
+                  {"date", b.catalog->date},
                   {"source", b.catalog->source}};
   j["gpu_names"] = b.gpu_names;
   j["currency"] = c.currency.str();
@@ -539,8 +576,12 @@ J bills_json(const SimReport& r) {
   j["cheapest_offered"] = c.cheapest_offered ? c.rows[*c.cheapest_offered].option.id : std::string();
   J rows = J::array();
   for (const auto& row : c.rows)
-    rows.push_back({{"id", row.option.id}, {"label", row.option.label}, {"cheapest", row.cheapest},
-                    {"competitor", row.option.plan && row.option.plan->competitor}, {"p50", bill_json(row.p50)}, {"p90", bill_json(row.p90)}});
+    rows.push_back({{"id", row.option.id},
+                    {"label", row.option.label},
+                    {"cheapest", row.cheapest},
+                    {"competitor", row.option.plan && row.option.plan->competitor},
+                    {"p50", bill_json(row.p50)},
+                    {"p90", bill_json(row.p90)}});
   j["plans"] = rows;
   j["notes"] = c.notes;
   j["errors"] = c.errors;
@@ -557,14 +598,27 @@ nlohmann::ordered_json to_json(const SimReport& r) {
   const double gpus = static_cast<double>(s.cluster.gpus);
   J j;
   j["scenario"] = s.name;
-  j["model"] = {{"name", s.model.display}, {"params", pc.total}, {"active_params", pc.active}, {"layers", s.model.layers},
-                {"hidden", s.model.hidden}, {"heads", s.model.heads}, {"kv_heads", s.model.kv_heads}, {"seq_len", s.model.seq_len}};
-  j["cluster"] = {{"gpu", s.cluster.gpu.name}, {"gpus", s.cluster.gpus}, {"gpus_per_node", s.cluster.gpus_per_node},
-                  {"nodes", s.cluster.nodes()}, {"fabric", s.cluster.fabric.name}};
+  j["model"] = {{"name", s.model.display},      {"params", pc.total},        {"active_params", pc.active},
+                {"layers", s.model.layers},     {"hidden", s.model.hidden},  {"heads", s.model.heads},
+                {"kv_heads", s.model.kv_heads}, {"seq_len", s.model.seq_len}};
+  j["cluster"] = {{"gpu", s.cluster.gpu.name},
+                  {"gpus", s.cluster.gpus},
+                  {"gpus_per_node", s.cluster.gpus_per_node},
+                  {"nodes", s.cluster.nodes()},
+                  {"fabric", s.cluster.fabric.name}};
   const auto& p = s.plan;
-  j["parallel"] = {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"ep", p.ep}, {"vpp", p.vpp},
-                   {"sequence_parallel", p.sequence_parallel}, {"zero", p.zero}, {"micro_batch", p.micro_batch},
-                   {"global_batch", p.global_batch}, {"microbatches", p.microbatches()}, {"recompute", to_string(p.recompute)},
+  j["parallel"] = {{"tp", p.tp},
+                   {"pp", p.pp},
+                   {"dp", p.dp},
+                   {"cp", p.cp},
+                   {"ep", p.ep},
+                   {"vpp", p.vpp},
+                   {"sequence_parallel", p.sequence_parallel},
+                   {"zero", p.zero},
+                   {"micro_batch", p.micro_batch},
+                   {"global_batch", p.global_batch},
+                   {"microbatches", p.microbatches()},
+                   {"recompute", to_string(p.recompute)},
                    {"schedule", to_string(p.schedule)}};
   j["precision"] = to_string(s.precision);
   j["profile"] = r.profile_name;
@@ -582,31 +636,44 @@ nlohmann::ordered_json to_json(const SimReport& r) {
   if (r.sim) {
     J st = J::array();
     for (const auto& u : r.sim->stages)
-      st.push_back({{"stage", u.stage}, {"compute_busy_s", u.compute_busy.seconds()}, {"comm_busy_s", u.comm_busy.seconds()},
+      st.push_back({{"stage", u.stage},
+                    {"compute_busy_s", u.compute_busy.seconds()},
+                    {"comm_busy_s", u.comm_busy.seconds()},
                     {"compute_utilisation", u.compute_utilisation}});
     j["stages"] = st;
     j["critical_stage"] = r.sim->critical_stage;
   }
   const auto& m = e.memory;
-  j["memory_per_gpu_gib"] = {{"stage", m.stage}, {"in_flight_microbatches", m.in_flight}, {"weights", m.weights.gib()},
-                             {"gradients", m.gradients.gib()}, {"optimizer", m.optimizer.gib()},
-                             {"activations", m.activations.gib()}, {"logits", m.logits.gib()}, {"workspace", m.workspace.gib()},
-                             {"fragmentation", m.fragmentation.gib()}, {"total", m.total().gib()},
-                             {"capacity", m.capacity.gib()}, {"fits", r.fits_memory}};
+  j["memory_per_gpu_gib"] = {{"stage", m.stage},
+                             {"in_flight_microbatches", m.in_flight},
+                             {"weights", m.weights.gib()},
+                             {"gradients", m.gradients.gib()},
+                             {"optimizer", m.optimizer.gib()},
+                             {"activations", m.activations.gib()},
+                             {"logits", m.logits.gib()},
+                             {"workspace", m.workspace.gib()},
+                             {"fragmentation", m.fragmentation.gib()},
+                             {"total", m.total().gib()},
+                             {"capacity", m.capacity.gib()},
+                             {"fits", r.fits_memory}};
   const auto& b = e.breakdown;
-  j["breakdown_s"] = {{"compute", b.compute.seconds()},   {"recompute", b.recompute.seconds()},
-                      {"tp_comm", b.tp_comm.seconds()},   {"cp_comm", b.cp_comm.seconds()},
-                      {"ep_comm", b.ep_comm.seconds()},   {"pp_comm", b.pp_comm.seconds()},
-                      {"dp_comm", b.dp_comm.seconds()},   {"bubble", b.bubble.seconds()},
+  j["breakdown_s"] = {{"compute", b.compute.seconds()},     {"recompute", b.recompute.seconds()},
+                      {"tp_comm", b.tp_comm.seconds()},     {"cp_comm", b.cp_comm.seconds()},
+                      {"ep_comm", b.ep_comm.seconds()},     {"pp_comm", b.pp_comm.seconds()},
+                      {"dp_comm", b.dp_comm.seconds()},     {"bubble", b.bubble.seconds()},
                       {"optimizer", b.optimizer.seconds()}, {"overhead", b.overhead.seconds()}};
   if (s.training.tokens > 0) {
-    j["training"] = {{"tokens", s.training.tokens}, {"steps", r.steps}, {"days", r.train_seconds / 86400},
-                     {"gpu_hours", r.gpu_hours}, {"node_hours", r.node_hours}};
+    j["training"] = {{"tokens", s.training.tokens},
+                     {"steps", r.steps},
+                     {"days", r.train_seconds / 86400},
+                     {"gpu_hours", r.gpu_hours},
+                     {"node_hours", r.node_hours}};
   }
   if (!r.claims.empty()) {
     J claims = J::array();
     for (const auto& c : r.claims)
-      claims.push_back({{"figure", c.figure}, {"claimed", c.claimed}, {"simulated", c.simulated}, {"verdict", c.verdict}});
+      claims.push_back(
+          {{"figure", c.figure}, {"claimed", c.claimed}, {"simulated", c.simulated}, {"verdict", c.verdict}});
     j["claims"] = claims;
   }
   j["feasible"] = r.fits_memory;

@@ -30,10 +30,10 @@ struct ClaimCheck {
 
 /// The whole run on a calendar (core/job) over the step estimate.
 struct WholeRun {
-  JobInput input;                   ///< what was simulated
+  JobInput input;                     ///< what was simulated
   bool reliability_defaults = false;  ///< the scenario has no `reliability:` block
-  JobResult result;                 ///< valid when `errors` is empty (samples dropped)
-  std::vector<std::string> errors;  ///< why there is no result (bad input, a run that never ends)
+  JobResult result;                   ///< valid when `errors` is empty (samples dropped)
+  std::vector<std::string> errors;    ///< why there is no result (bad input, a run that never ends)
   bool ok() const { return errors.empty(); }
 };
 
@@ -66,8 +66,8 @@ struct SimReport {
   double node_hours = 0;
   double steps = 0;
   std::vector<ClaimCheck> claims;
-  std::optional<WholeRun> run;     ///< set by add_whole_run when training.tokens is given
-  std::optional<RunBills> bills;   ///< set by add_whole_run when the scenario has `pricing:`
+  std::optional<WholeRun> run;    ///< set by add_whole_run when training.tokens is given
+  std::optional<RunBills> bills;  ///< set by add_whole_run when the scenario has `pricing:`
 };
 
 /// The step (simulated by default) and the claim checks (no Monte Carlo, no prices: fast,

@@ -40,7 +40,8 @@ void BreakdownChart::set_result(const ComputeResult& r) {
   for (const auto& p : time_parts(b)) {
     if (p.time.ns <= 0) continue;
     const double v = p.time.ms() * scale;
-    auto* set = new QBarSet(QStringLiteral("%1  %2").arg(p.label, percent_text(step_ms > 0 ? p.time.ms() / step_ms : 0)));
+    auto* set =
+        new QBarSet(QStringLiteral("%1  %2").arg(p.label, percent_text(step_ms > 0 ? p.time.ms() / step_ms : 0)));
     set->append(v);
     set->setColor(color_of(p.part));
     set->setBorderColor(color_of(p.part).darker(130));

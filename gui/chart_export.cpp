@@ -25,9 +25,12 @@ const QString kExportDirKey = QStringLiteral("exportDirectory");
 
 bool picture_format_of(const QString& path, PictureFormat* format) {
   const QString suffix = QFileInfo(path).suffix().toLower();
-  if (suffix == QLatin1String("png")) *format = PictureFormat::Png;
-  else if (suffix == QLatin1String("svg")) *format = PictureFormat::Svg;
-  else return false;
+  if (suffix == QLatin1String("png"))
+    *format = PictureFormat::Png;
+  else if (suffix == QLatin1String("svg"))
+    *format = PictureFormat::Svg;
+  else
+    return false;
   return true;
 }
 
@@ -88,9 +91,9 @@ void export_interactively(QWidget* widget, PictureFormat format, const QString& 
   const bool png = format == PictureFormat::Png;
   const QString suffix = png ? QStringLiteral(".png") : QStringLiteral(".svg");
   const QString dir = settings.value(kExportDirKey, QDir::homePath()).toString();
-  QString path = QFileDialog::getSaveFileName(widget->window(), QObject::tr("Export %1").arg(title),
-                                              QDir(dir).filePath(name + suffix),
-                                              png ? QObject::tr("PNG pictures (*.png)") : QObject::tr("SVG drawings (*.svg)"));
+  QString path = QFileDialog::getSaveFileName(
+      widget->window(), QObject::tr("Export %1").arg(title), QDir(dir).filePath(name + suffix),
+      png ? QObject::tr("PNG pictures (*.png)") : QObject::tr("SVG drawings (*.svg)"));
   if (path.isEmpty()) return;
   if (!path.endsWith(suffix, Qt::CaseInsensitive)) path += suffix;
   QString error;

@@ -30,7 +30,8 @@ constexpr int kMaxMemoryStages = 64;
 void compute_pricing(ComputeResult& r, const io::Catalog& catalog) {
   const Scenario& s = *r.scenario;
   if (!s.has_pricing || s.pricing.catalog.empty()) {
-    r.cost_notes.push_back("pricing is not loaded: the scenario has no pricing block (choose a price catalog in the editor)");
+    r.cost_notes.push_back(
+        "pricing is not loaded: the scenario has no pricing block (choose a price catalog in the editor)");
     return;
   }
   Diagnostics pd;

@@ -6,8 +6,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flopcast/io/catalog.hpp"
@@ -31,10 +31,10 @@ struct ComputeResult {
   ComputeResult(const ComputeResult&) = delete;
   ComputeResult& operator=(const ComputeResult&) = delete;
 
-  std::string yaml;              ///< the text that was loaded
-  Diagnostics diags;             ///< the loader's (and the profile loader's) diagnostics
+  std::string yaml;                    ///< the text that was loaded
+  Diagnostics diags;                   ///< the loader's (and the profile loader's) diagnostics
   std::unique_ptr<Scenario> scenario;  ///< null when the text has errors
-  cli::SimReport report;         ///< valid when scenario is set
+  cli::SimReport report;               ///< valid when scenario is set
   Timeline timeline;
   /// Memory per GPU of each pipeline stage (the report's memory is the most loaded one).
   std::vector<MemoryBreakdown> stage_memory;
@@ -46,8 +46,8 @@ struct ComputeResult {
   std::optional<PlanComparison> plans;          ///< bills per plan at P50 and P90
   /// What the P90 run has cost after each day, for the cheapest plans (cost_over_calendar).
   struct CostCurve {
-    std::string id;     ///< the option's id (short: the legend)
-    std::string label;  ///< its human name
+    std::string id;            ///< the option's id (short: the legend)
+    std::string label;         ///< its human name
     bool recommended = false;  ///< the comparison's cheapest row
     std::vector<CostPoint> points;
   };
@@ -72,7 +72,6 @@ using ComputeProgress = std::function<bool(int percent, std::string_view stage)>
 /// valid, computes every result. Thread-safe for a shared const catalog. Never throws for bad input.
 /// Returns null only when `progress` cancelled it.
 std::shared_ptr<const ComputeResult> compute_scenario(const std::string& yaml, const std::string& file,
-                                                      const io::Catalog& catalog,
-                                                      const ComputeProgress& progress = {});
+                                                      const io::Catalog& catalog, const ComputeProgress& progress = {});
 
 }  // namespace flopcast::gui

@@ -8,14 +8,20 @@ SliceKind kind_of(const ::flopcast::TimelineSlice& s) {
   switch (s.category) {
     case SliceCategory::Compute:
       return !s.name.empty() && (s.name[0] == 'B' || s.name[0] == 'W') ? SliceKind::Backward : SliceKind::Forward;
-    case SliceCategory::Recompute: return SliceKind::Recompute;
+    case SliceCategory::Recompute:
+      return SliceKind::Recompute;
     case SliceCategory::TpComm:
     case SliceCategory::CpComm:
-    case SliceCategory::EpComm: return SliceKind::Comm;
-    case SliceCategory::PpComm: return SliceKind::P2P;
-    case SliceCategory::DpComm: return SliceKind::DpSync;
-    case SliceCategory::Optimizer: return SliceKind::Optimizer;
-    case SliceCategory::Overhead: return SliceKind::Overhead;
+    case SliceCategory::EpComm:
+      return SliceKind::Comm;
+    case SliceCategory::PpComm:
+      return SliceKind::P2P;
+    case SliceCategory::DpComm:
+      return SliceKind::DpSync;
+    case SliceCategory::Optimizer:
+      return SliceKind::Optimizer;
+    case SliceCategory::Overhead:
+      return SliceKind::Overhead;
   }
   return SliceKind::Forward;
 }

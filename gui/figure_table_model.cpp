@@ -44,8 +44,9 @@ QVariant FigureTableModel::data(const QModelIndex& index, int role) const {
       }
       return {};
     case Qt::TextAlignmentRole:
-      return QVariant::fromValue(right_aligned_.contains(index.column()) ? Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter)
-                                                                         : Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter));
+      return QVariant::fromValue(right_aligned_.contains(index.column())
+                                     ? Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter)
+                                     : Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter));
     case ValueRole:
       return index.column() == 0 ? QVariant(row.value) : QVariant();
     default:

@@ -92,7 +92,8 @@ FleetView::FleetView(std::shared_ptr<const io::Catalog> catalog, QWidget* parent
   busy_->setMaximumWidth(140);
   busy_->hide();
   top->addWidget(busy_);
-  info_ = new QLabel(tr("No fleet loaded. Open a fleet file (`flopcast fleet`'s input, e.g. scenarios/fleets/)."), this);
+  info_ =
+      new QLabel(tr("No fleet loaded. Open a fleet file (`flopcast fleet`'s input, e.g. scenarios/fleets/)."), this);
   info_->setWordWrap(true);
   top->addWidget(info_, 1);
   v->addLayout(top);
@@ -111,8 +112,9 @@ FleetView::~FleetView() { watcher_.waitForFinished(); }
 
 void FleetView::open(const QString& path) {
   if (watcher_.isRunning()) {
-    info_->setText(cancelled_ ? tr("The cancelled fleet simulation is still finishing in the background; try again in a moment.")
-                              : tr("A fleet simulation is still running; wait for it or cancel it."));
+    info_->setText(
+        cancelled_ ? tr("The cancelled fleet simulation is still finishing in the background; try again in a moment.")
+                   : tr("A fleet simulation is still running; wait for it or cancel it."));
     return;
   }
   cancelled_ = false;
@@ -226,7 +228,8 @@ void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
   qc->addAxis(qx, Qt::AlignBottom);
   qc->addAxis(qy, Qt::AlignLeft);
   double top = 1;
-  const auto add = [&](const std::vector<double>& values, const QString& title, const QColor& colour, Qt::PenStyle style) {
+  const auto add = [&](const std::vector<double>& values, const QString& title, const QColor& colour,
+                       Qt::PenStyle style) {
     auto* line = new QLineSeries();
     line->setName(title);
     QPen pen(colour);

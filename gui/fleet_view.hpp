@@ -24,8 +24,8 @@ namespace flopcast::gui {
 /// A simulated fleet file, or why there is none (file:line diagnostics).
 struct FleetOutcome {
   std::optional<fleet::FleetResult> result;
-  std::vector<std::string> notes;   ///< variants dropped while planning
-  std::string errors;               ///< diagnostics text; empty when result is set
+  std::vector<std::string> notes;  ///< variants dropped while planning
+  std::string errors;              ///< diagnostics text; empty when result is set
 };
 
 /// Loads, plans and simulates the fleet file at `path` (what-ifs skipped). Thread-safe for a

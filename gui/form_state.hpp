@@ -12,10 +12,10 @@ inline constexpr const char* kFabricFromFile = "(from file)";
 /// Every value of the editor's form. Numbers are kept as the spin boxes hold them; text
 /// fields (tokens) as typed, so the loader sees exactly what the user wrote.
 struct FormState {
-  std::string name;            ///< scenario name ("" = none)
+  std::string name;  ///< scenario name ("" = none)
 
   // Model: a preset (shape fields that differ from it are written as overrides) or custom.
-  std::string model_preset;    ///< catalog preset name; "" = custom shape
+  std::string model_preset;  ///< catalog preset name; "" = custom shape
   std::int64_t layers = 0;
   std::int64_t hidden = 0;
   std::int64_t heads = 0;
@@ -28,14 +28,14 @@ struct FormState {
   std::string model_base;
 
   // Cluster.
-  std::string gpu;             ///< catalog GPU name
+  std::string gpu;  ///< catalog GPU name
   std::int64_t gpus = 0;
   std::int64_t gpus_per_node = 8;
-  std::string fabric;          ///< catalog fabric name; "" = the GPU's usual node; kFabricFromFile
+  std::string fabric;  ///< catalog fabric name; "" = the GPU's usual node; kFabricFromFile
 
   // Parallel plan.
   std::int64_t tp = 1, pp = 1, dp = 1, cp = 1, ep = 1, vpp = 1;
-  bool dp_auto = false;        ///< omit dp: the loader derives gpus/(tp*pp*cp)
+  bool dp_auto = false;  ///< omit dp: the loader derives gpus/(tp*pp*cp)
   bool sequence_parallel = false;
   std::int64_t zero = 0;
   std::int64_t micro_batch = 1;

@@ -52,7 +52,9 @@ bool wait_for_results(MainWindow& window, int timeout_ms) {
 
 bool save_screenshot(MainWindow& window, const QString& tab, const QString& path, QString* error) {
   if (!tab.isEmpty() && !window.select_tab(tab)) {
-    if (error) *error = QStringLiteral("unknown tab '%1' (one of: %2)").arg(tab, MainWindow::tab_names().join(QStringLiteral(", ")));
+    if (error)
+      *error =
+          QStringLiteral("unknown tab '%1' (one of: %2)").arg(tab, MainWindow::tab_names().join(QStringLiteral(", ")));
     return false;
   }
   if (!window.isVisible()) window.show();
@@ -73,7 +75,9 @@ bool save_screenshot(MainWindow& window, const QString& tab, const QString& path
     planner->run();
     loop.exec();
     if (!ok) {
-      if (error) *error = QStringLiteral("the plan search did not finish within %1 s or found nothing").arg(kComputeTimeoutMs / 1000);
+      if (error)
+        *error =
+            QStringLiteral("the plan search did not finish within %1 s or found nothing").arg(kComputeTimeoutMs / 1000);
       return false;
     }
   }
@@ -96,21 +100,28 @@ int run_gui(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("flopcast-gui: what-if planning of LLM training runs"));
   const QCommandLineOption help = parser.addHelpOption();
   const QCommandLineOption version = parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("SCENARIO"), QStringLiteral("scenario YAML file to open"), QStringLiteral("[SCENARIO]"));
+  parser.addPositionalArgument(QStringLiteral("SCENARIO"), QStringLiteral("scenario YAML file to open"),
+                               QStringLiteral("[SCENARIO]"));
   const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                      QStringLiteral("render the window headless to FILE.png and exit"), QStringLiteral("FILE.png"));
-  const QCommandLineOption tab(QStringLiteral("tab"),
-                               QStringLiteral("tab to show: %1").arg(MainWindow::tab_names().join(QStringLiteral(", "))),
-                               QStringLiteral("NAME"));
-  const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("screenshot size (default %1x%2)").arg(kScreenshotWidth).arg(kScreenshotHeight),
-                                QStringLiteral("WxH"));
-  const QCommandLineOption sweep(QStringLiteral("sweep"), QStringLiteral("open a sweep CSV (`flopcast sweep` output) in the Sweep tab"),
+                                      QStringLiteral("render the window headless to FILE.png and exit"),
+                                      QStringLiteral("FILE.png"));
+  const QCommandLineOption tab(
+      QStringLiteral("tab"), QStringLiteral("tab to show: %1").arg(MainWindow::tab_names().join(QStringLiteral(", "))),
+      QStringLiteral("NAME"));
+  const QCommandLineOption size(
+      QStringLiteral("size"),
+      QStringLiteral("screenshot size (default %1x%2)").arg(kScreenshotWidth).arg(kScreenshotHeight),
+      QStringLiteral("WxH"));
+  const QCommandLineOption sweep(QStringLiteral("sweep"),
+                                 QStringLiteral("open a sweep CSV (`flopcast sweep` output) in the Sweep tab"),
                                  QStringLiteral("FILE.csv"));
-  const QCommandLineOption data_dir(QStringLiteral("data-dir"), QStringLiteral("read catalogs from DIR instead of the built-in copy"),
+  const QCommandLineOption data_dir(QStringLiteral("data-dir"),
+                                    QStringLiteral("read catalogs from DIR instead of the built-in copy"),
                                     QStringLiteral("DIR"));
-  const QCommandLineOption planner_gpus(QStringLiteral("planner-gpus"),
-                                        QStringLiteral("GPU types the Planner tab searches, comma-separated (default: the scenario's)"),
-                                        QStringLiteral("LIST"));
+  const QCommandLineOption planner_gpus(
+      QStringLiteral("planner-gpus"),
+      QStringLiteral("GPU types the Planner tab searches, comma-separated (default: the scenario's)"),
+      QStringLiteral("LIST"));
   parser.addOptions({screenshot, tab, size, sweep, planner_gpus, data_dir});
   if (!parser.parse(arguments)) {
     print_error(parser.errorText());
@@ -133,7 +144,8 @@ int run_gui(int argc, char** argv) {
   }
   const QString tab_name = parser.value(tab);
   if (!tab_name.isEmpty() && !MainWindow::tab_names().contains(tab_name.toLower())) {
-    print_error(QStringLiteral("unknown tab '%1' (one of: %2)").arg(tab_name, MainWindow::tab_names().join(QStringLiteral(", "))));
+    print_error(QStringLiteral("unknown tab '%1' (one of: %2)")
+                    .arg(tab_name, MainWindow::tab_names().join(QStringLiteral(", "))));
     return kUsage;
   }
   QSize window_size(kScreenshotWidth, kScreenshotHeight);
@@ -143,7 +155,8 @@ int run_gui(int argc, char** argv) {
     if (wh.size() == 2) window_size = QSize(wh[0].toInt(&ok_w), wh[1].toInt(&ok_h));
     if (!ok_w || !ok_h || window_size.width() < 400 || window_size.height() < 300 || window_size.width() > 10000 ||
         window_size.height() > 10000) {
-      print_error(QStringLiteral("--size: expected WxH between 400x300 and 10000x10000, got '%1'").arg(parser.value(size)));
+      print_error(
+          QStringLiteral("--size: expected WxH between 400x300 and 10000x10000, got '%1'").arg(parser.value(size)));
       return kUsage;
     }
   }
@@ -156,13 +169,14 @@ int run_gui(int argc, char** argv) {
   QCoreApplication::setApplicationName(QStringLiteral("flopcast-gui"));
   QCoreApplication::setApplicationVersion(QStringLiteral(FLOPCAST_GUI_VERSION));
 
-
   Diagnostics diags;
   auto catalog = io::load_catalog(parser.value(data_dir).toStdString(), diags);
   if (!catalog) {
     const QString text = QString::fromStdString(diags.str()).trimmed();
     print_error(QStringLiteral("the catalogs have errors:\n%1").arg(text));
-    if (!headless) QMessageBox::critical(nullptr, QStringLiteral("flopcast-gui"), QStringLiteral("The catalogs have errors:\n%1").arg(text));
+    if (!headless)
+      QMessageBox::critical(nullptr, QStringLiteral("flopcast-gui"),
+                            QStringLiteral("The catalogs have errors:\n%1").arg(text));
     return kBadInput;
   }
   MainWindow window(std::make_shared<const io::Catalog>(std::move(*catalog)));

@@ -5,12 +5,12 @@
 #include <QCloseEvent>
 #include <QDate>
 #include <QDir>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
@@ -26,10 +26,10 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
-#include <QtCharts/QChartView>
 #include <QUndoStack>
-#include <QHBoxLayout>
 #include <QVBoxLayout>
+#include <QtCharts/QChartView>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -37,6 +37,7 @@
 #include "chart_export.hpp"
 #include "cost_chart.hpp"
 #include "figure_table_model.hpp"
+#include "fleet_view.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "form_edit_command.hpp"
@@ -46,7 +47,6 @@
 #include "scenario_editor.hpp"
 #include "scenario_yaml.hpp"
 #include "sweep_view.hpp"
-#include "fleet_view.hpp"
 #if FLOPCAST_GUI_HAS_PLANNER
 #include "planner_view.hpp"
 #endif
@@ -82,8 +82,8 @@ QTableView* make_table(FigureTableModel* model, QWidget* parent, int stretch) {
 /// above it takes the rest of the tab.
 void fit_height(QTableView* view, int max_rows) {
   const int rows = std::clamp(view->model()->rowCount(), 1, max_rows);
-  view->setFixedHeight(view->horizontalHeader()->sizeHint().height() + rows * view->verticalHeader()->defaultSectionSize() +
-                       2 * view->frameWidth() + 2);
+  view->setFixedHeight(view->horizontalHeader()->sizeHint().height() +
+                       rows * view->verticalHeader()->defaultSectionSize() + 2 * view->frameWidth() + 2);
 }
 
 /// "error: parallel.tp: tp 3 does not divide heads 32 (hint: ...)": the diagnostic without its
@@ -150,7 +150,8 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   yaml_view_->setReadOnly(true);
   yaml_view_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   tabs_->addTab(yaml_view_, tr("YAML"));
-  tabs_->setTabToolTip(tabs_->count() - 1, tr("The scenario text the form composes: what `flopcast simulate` would read"));
+  tabs_->setTabToolTip(tabs_->count() - 1,
+                       tr("The scenario text the form composes: what `flopcast simulate` would read"));
 
   splitter_ = new QSplitter(Qt::Horizontal, this);
   splitter_->addWidget(left);
@@ -184,7 +185,8 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   add_export_menu(cost_calendar_, QStringLiteral("flopcast-cost-calendar"), tr("flopcast cost over the calendar"));
   add_export_menu(cost_chart_, QStringLiteral("flopcast-cost"), tr("flopcast cost"));
   add_export_menu(sweep_->chart_view(), QStringLiteral("flopcast-sweep"), tr("flopcast sweep"));
-  add_export_menu(fleet_->utilisation_chart(), QStringLiteral("flopcast-fleet-utilisation"), tr("flopcast fleet utilisation"));
+  add_export_menu(fleet_->utilisation_chart(), QStringLiteral("flopcast-fleet-utilisation"),
+                  tr("flopcast fleet utilisation"));
   add_export_menu(fleet_->queue_chart(), QStringLiteral("flopcast-fleet-queue"), tr("flopcast fleet queue"));
 #if FLOPCAST_GUI_HAS_PLANNER
   add_export_menu(planner_->chart_view(), QStringLiteral("flopcast-planner"), tr("flopcast plan search"));
@@ -198,7 +200,8 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
     busy_bar_->setToolTip(stage);
   });
   connect(computer_, &ScenarioComputer::cancelled, this, [this] {
-    status_text_->setText(tr("Computation cancelled: the tabs show the previous results. Edit or press F5 to compute again."));
+    status_text_->setText(
+        tr("Computation cancelled: the tabs show the previous results. Edit or press F5 to compute again."));
   });
   connect(undo_, &QUndoStack::cleanChanged, this, &MainWindow::update_title);
   new_document();
@@ -302,7 +305,8 @@ bool MainWindow::select_tab(const QString& name) {
 }
 
 QStringList MainWindow::chart_tabs() {
-  QStringList names = {QStringLiteral("timeline"), QStringLiteral("breakdown"), QStringLiteral("memory"), QStringLiteral("cost")};
+  QStringList names = {QStringLiteral("timeline"), QStringLiteral("breakdown"), QStringLiteral("memory"),
+                       QStringLiteral("cost")};
 #if FLOPCAST_GUI_HAS_PLANNER
   names << QStringLiteral("planner");
 #endif
@@ -337,8 +341,9 @@ void MainWindow::action_export_chart(bool svg) {
   const QString tab = tab_names().value(tabs_->currentIndex());
   QWidget* chart = chart_widget(tab);
   if (!chart) {
-    QMessageBox::information(this, tr("No chart"),
-                             tr("The current tab has no chart. Charts: %1.").arg(chart_tabs().join(QStringLiteral(", "))));
+    QMessageBox::information(
+        this, tr("No chart"),
+        tr("The current tab has no chart. Charts: %1.").arg(chart_tabs().join(QStringLiteral(", "))));
     return;
   }
   export_interactively(chart, svg ? PictureFormat::Svg : PictureFormat::Png,
@@ -360,15 +365,17 @@ void MainWindow::action_export_quote() {
   const auto r = result();
   if (quote_running_) return;
   if (!r || !r->ok() || computing()) {
-    QMessageBox::information(this, tr("No quote yet"),
-                             tr("The quote is made from the scenario's results: wait for them and fix any errors first."));
+    QMessageBox::information(
+        this, tr("No quote yet"),
+        tr("The quote is made from the scenario's results: wait for them and fix any errors first."));
     return;
   }
   QSettings settings;
   const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
-  QString path = QFileDialog::getSaveFileName(this, tr("Export quote as PDF"),
-                                              QDir(dir).filePath(QFileInfo(document_label()).completeBaseName() + QStringLiteral("-quote.pdf")),
-                                              tr("PDF documents (*.pdf)"));
+  QString path = QFileDialog::getSaveFileName(
+      this, tr("Export quote as PDF"),
+      QDir(dir).filePath(QFileInfo(document_label()).completeBaseName() + QStringLiteral("-quote.pdf")),
+      tr("PDF documents (*.pdf)"));
   if (path.isEmpty()) return;
   if (!path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive)) path += QStringLiteral(".pdf");
   const std::string date = QDate::currentDate().toString(Qt::ISODate).toStdString();
@@ -384,7 +391,8 @@ void MainWindow::action_export_quote() {
       QStringList why;
       for (const auto& e : doc.errors) why << q(e);
       status_text_->setText(tr("no quote"));
-      QMessageBox::warning(this, tr("No quote"), tr("No quote for this scenario:\n%1").arg(why.join(QLatin1Char('\n'))));
+      QMessageBox::warning(this, tr("No quote"),
+                           tr("No quote for this scenario:\n%1").arg(why.join(QLatin1Char('\n'))));
       return;
     }
     QString error;
@@ -432,7 +440,8 @@ void MainWindow::build_menus() {
   edit->addAction(redo);
   edit->addSeparator();
   edit->addAction(tr("Re&compute"), QKeySequence(Qt::Key_F5), this, [this] { recompute(true); });
-  cancel_action_ = edit->addAction(tr("&Cancel computation"), QKeySequence(Qt::Key_Escape), computer_, &ScenarioComputer::cancel);
+  cancel_action_ =
+      edit->addAction(tr("&Cancel computation"), QKeySequence(Qt::Key_Escape), computer_, &ScenarioComputer::cancel);
   cancel_action_->setEnabled(false);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -475,8 +484,10 @@ void MainWindow::recompute(bool now) {
   planner_->set_scenario(yaml, document_label().toStdString(), form_.gpu, form_.gpus);
 #endif
   const std::string file = document_label().toStdString();
-  if (now) computer_->schedule_now(std::move(yaml), file);
-  else computer_->schedule(std::move(yaml), file);
+  if (now)
+    computer_->schedule_now(std::move(yaml), file);
+  else
+    computer_->schedule(std::move(yaml), file);
 }
 
 std::shared_ptr<const ComputeResult> MainWindow::result() const { return computer_->latest(); }
@@ -505,7 +516,8 @@ void MainWindow::show_result() {
     item->setData(Qt::UserRole, q(d.key));
   }
   if (r->diags.empty()) {
-    auto* item = new QListWidgetItem(tr("No problems: the scenario loads as `flopcast simulate` would read it."), problems_);
+    auto* item =
+        new QListWidgetItem(tr("No problems: the scenario loads as `flopcast simulate` would read it."), problems_);
     item->setForeground(palette().color(QPalette::PlaceholderText));
     item->setFlags(Qt::NoItemFlags);
   }
@@ -543,9 +555,11 @@ void MainWindow::show_result() {
   if (r->ok()) {
     const auto& e = r->report.est;
     const Scenario& s = *r->scenario;
-    QString title = QStringLiteral("%1: step %2, MFU %3")
-                        .arg(q(s.name.empty() ? s.model.display : s.name), q(cli::format_time(e.step)), percent_text(e.mfu));
-    if (s.training.tokens > 0) title += QStringLiteral(", %1 to train").arg(days_text(Time::from_seconds(r->report.train_seconds)));
+    QString title =
+        QStringLiteral("%1: step %2, MFU %3")
+            .arg(q(s.name.empty() ? s.model.display : s.name), q(cli::format_time(e.step)), percent_text(e.mfu));
+    if (s.training.tokens > 0)
+      title += QStringLiteral(", %1 to train").arg(days_text(Time::from_seconds(r->report.train_seconds)));
     if (!r->report.fits_memory) title += tr(" (does not fit memory)");
     summary_title_->setText(title);
     summary_title_->setStyleSheet(r->report.fits_memory ? QString() : QStringLiteral("color: #b00020;"));
@@ -553,12 +567,13 @@ void MainWindow::show_result() {
                               .arg(q(cli::format_time(e.step)), percent_text(e.mfu))
                               .arg(QLocale(QLocale::English).toString(e.tokens_per_s, 'f', 0)));
     const Timeline& t = r->timeline;
-    QString info = t.simulated
-                       ? tr("One step simulated event by event (DES), %1 schedule, %2 micro-batches per pipeline, %3 stage(s): "
-                            "step %4 (closed-form estimate %5); one row per stage and stream. "
-                            "Wheel zooms, drag pans, double-click fits, hover for times.")
-                       : tr("One step, %1 schedule, %2 micro-batches per pipeline, %3 stage(s): laid out %4, estimate %5. "
-                            "Wheel zooms, drag pans, double-click fits, hover for times.");
+    QString info =
+        t.simulated
+            ? tr("One step simulated event by event (DES), %1 schedule, %2 micro-batches per pipeline, %3 stage(s): "
+                 "step %4 (closed-form estimate %5); one row per stage and stream. "
+                 "Wheel zooms, drag pans, double-click fits, hover for times.")
+            : tr("One step, %1 schedule, %2 micro-batches per pipeline, %3 stage(s): laid out %4, estimate %5. "
+                 "Wheel zooms, drag pans, double-click fits, hover for times.");
     info = info.arg(q(t.schedule).toUpper())
                .arg(t.microbatches)
                .arg(s.plan.pp)
@@ -665,7 +680,8 @@ void MainWindow::action_open() {
   if (!maybe_save()) return;
   QSettings settings;
   const QString dir = settings.value(kLastDirKey).toString();
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), dir, tr("Scenarios (*.yaml *.yml);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open scenario"), dir, tr("Scenarios (*.yaml *.yml);;All files (*)"));
   if (!path.isEmpty()) open_interactively(path);
 }
 
@@ -724,9 +740,9 @@ bool MainWindow::action_save_as() {
 
 bool MainWindow::maybe_save() {
   if (!is_modified()) return true;
-  const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
-                                           tr("%1 has unsaved changes. Save them?").arg(document_label()),
-                                           QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  const auto answer =
+      QMessageBox::warning(this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(document_label()),
+                           QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
   if (answer == QMessageBox::Save) return action_save();
   return answer == QMessageBox::Discard;
 }
@@ -757,7 +773,8 @@ void MainWindow::open_fleet(const QString& path) { fleet_->open(path); }
 void MainWindow::action_open_fleet() {
   QSettings settings;
   const QString dir = settings.value(QStringLiteral("fleetDirectory"), settings.value(kLastDirKey)).toString();
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open fleet"), dir, tr("Fleet files (*.yaml *.yml);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open fleet"), dir, tr("Fleet files (*.yaml *.yml);;All files (*)"));
   if (path.isEmpty()) return;
   settings.setValue(QStringLiteral("fleetDirectory"), QFileInfo(path).absolutePath());
   open_fleet(path);
@@ -767,7 +784,8 @@ void MainWindow::action_open_fleet() {
 void MainWindow::action_open_sweep() {
   QSettings settings;
   const QString dir = settings.value(QStringLiteral("sweepDirectory"), settings.value(kLastDirKey)).toString();
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open sweep CSV"), dir, tr("Sweep results (*.csv);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open sweep CSV"), dir, tr("Sweep results (*.csv);;All files (*)"));
   if (path.isEmpty()) return;
   QString error;
   if (!open_sweep(path, &error)) {
@@ -799,7 +817,8 @@ void MainWindow::load_plan(const search::PricedPlan& plan) {
   next.recompute = to_string(p.recompute);
   next.schedule = to_string(p.schedule);
   if (next == form_) return;
-  undo_->push(new FormEditCommand(form_, next, QStringLiteral("planner"), [this](const FormState& f) { apply_form(f); }));
+  undo_->push(
+      new FormEditCommand(form_, next, QStringLiteral("planner"), [this](const FormState& f) { apply_form(f); }));
   form_ = next;
   editor_->set_form_state(next);
   recompute(true);

@@ -207,11 +207,11 @@ class MainWindow : public QMainWindow {
   FigureTableModel* stage_model_ = nullptr;
 
   bool quote_running_ = false;
-  QString path_;             ///< "" = not saved yet
-  std::string base_yaml_;    ///< the text the document was opened from or last saved as
-  FormState form_;           ///< what the editor shows
-  FormState saved_form_;     ///< the form of base_yaml_
-  QDateTime file_time_;      ///< modification time of path_ when opened or saved
+  QString path_;           ///< "" = not saved yet
+  std::string base_yaml_;  ///< the text the document was opened from or last saved as
+  FormState form_;         ///< what the editor shows
+  FormState saved_form_;   ///< the form of base_yaml_
+  QDateTime file_time_;    ///< modification time of path_ when opened or saved
 };
 
 }  // namespace flopcast::gui

@@ -80,8 +80,10 @@ void MemoryChart::set_result(const ComputeResult& r) {
   c->addAxis(values, Qt::AlignLeft);
   series->attachAxis(values);
   hbm->attachAxis(values);
-  c->setTitle(worst.fits() ? tr("Memory per GPU: %1 of %2 GiB (fits)").arg(worst.total().gib(), 0, 'f', 1).arg(cap, 0, 'f', 1)
-                           : tr("Memory per GPU: %1 of %2 GiB: DOES NOT FIT").arg(worst.total().gib(), 0, 'f', 1).arg(cap, 0, 'f', 1));
+  c->setTitle(
+      worst.fits()
+          ? tr("Memory per GPU: %1 of %2 GiB (fits)").arg(worst.total().gib(), 0, 'f', 1).arg(cap, 0, 'f', 1)
+          : tr("Memory per GPU: %1 of %2 GiB: DOES NOT FIT").arg(worst.total().gib(), 0, 'f', 1).arg(cap, 0, 'f', 1));
 }
 
 }  // namespace flopcast::gui

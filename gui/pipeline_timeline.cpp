@@ -8,14 +8,22 @@ namespace flopcast::gui {
 
 const char* slice_label(SliceKind k) {
   switch (k) {
-    case SliceKind::Forward: return "F";
-    case SliceKind::Backward: return "B";
-    case SliceKind::Recompute: return "R";
-    case SliceKind::Comm: return "TP/CP/EP comm";
-    case SliceKind::P2P: return "P2P";
-    case SliceKind::DpSync: return "DP sync";
-    case SliceKind::Optimizer: return "optimizer";
-    case SliceKind::Overhead: return "overhead";
+    case SliceKind::Forward:
+      return "F";
+    case SliceKind::Backward:
+      return "B";
+    case SliceKind::Recompute:
+      return "R";
+    case SliceKind::Comm:
+      return "TP/CP/EP comm";
+    case SliceKind::P2P:
+      return "P2P";
+    case SliceKind::DpSync:
+      return "DP sync";
+    case SliceKind::Optimizer:
+      return "optimizer";
+    case SliceKind::Overhead:
+      return "overhead";
   }
   return "?";
 }
@@ -25,8 +33,8 @@ namespace {
 /// `total` x `part` / `whole`, in double to avoid int64 overflow of the product.
 Time share(Time total, Time part, Time whole) {
   if (whole.ns <= 0) return Time{0};
-  return Time::from_ns(std::llround(static_cast<double>(total.ns) * static_cast<double>(part.ns) /
-                                    static_cast<double>(whole.ns)));
+  return Time::from_ns(
+      std::llround(static_cast<double>(total.ns) * static_cast<double>(part.ns) / static_cast<double>(whole.ns)));
 }
 
 struct Pass {
@@ -94,7 +102,8 @@ Timeline build_timeline(const StepEstimate& est, const ParallelPlan& plan) {
 
   const auto n = static_cast<std::size_t>(mbs);
   // End of each pass including its send, when the neighbour may start: [stage][microbatch].
-  std::vector<std::vector<std::optional<Time>>> f_ready(static_cast<std::size_t>(stages), std::vector<std::optional<Time>>(n));
+  std::vector<std::vector<std::optional<Time>>> f_ready(static_cast<std::size_t>(stages),
+                                                        std::vector<std::optional<Time>>(n));
   std::vector<std::vector<std::optional<Time>>> b_ready = f_ready;
   std::vector<std::vector<Pass>> orders;
   for (int s = 0; s < stages; ++s) orders.push_back(stage_order(drawn, s, stages, mbs));
@@ -116,8 +125,10 @@ Timeline build_timeline(const StepEstimate& est, const ParallelPlan& plan) {
         const Pass pass = orders[si][next[si]];
         const auto mi = static_cast<std::size_t>(pass.microbatch);
         std::optional<Time> ready;
-        if (pass.forward) ready = s == 0 ? std::optional<Time>(Time{0}) : f_ready[si - 1][mi];
-        else ready = s == stages - 1 ? f_ready[si][mi] : b_ready[si + 1][mi];
+        if (pass.forward)
+          ready = s == 0 ? std::optional<Time>(Time{0}) : f_ready[si - 1][mi];
+        else
+          ready = s == stages - 1 ? f_ready[si][mi] : b_ready[si + 1][mi];
         if (!ready) break;
         Time cursor = std::max(free_at[si], *ready);
         TimelineRow& row = t.rows[compute_row[si]];
@@ -137,8 +148,10 @@ Timeline build_timeline(const StepEstimate& est, const ParallelPlan& plan) {
           const Time p2p = est.stages[static_cast<std::size_t>(std::min(s, to))].p2p;
           add(crow, SliceKind::P2P, s, pass.microbatch, cursor, p2p, to);
         }
-        if (pass.forward) f_ready[si][mi] = cursor;
-        else b_ready[si][mi] = cursor;
+        if (pass.forward)
+          f_ready[si][mi] = cursor;
+        else
+          b_ready[si][mi] = cursor;
         free_at[si] = cursor;
         ++next[si];
         progress = true;

@@ -36,7 +36,7 @@ struct TimelineSlice {
   int to_stage = -1;    ///< P2P: the receiving stage
   Time start;
   Time end;
-  std::string name;     ///< the simulator's own name ("send F mb3", "AR dp b2"); "" = from kind
+  std::string name;  ///< the simulator's own name ("send F mb3", "AR dp b2"); "" = from kind
   Time duration() const { return end - start; }
 };
 
@@ -52,13 +52,13 @@ struct TimelineRow {
 /// The laid-out step.
 struct Timeline {
   std::vector<TimelineRow> rows;
-  Time end;                      ///< last slice's end
-  Time estimate_step;            ///< the closed-form estimate's step time, for comparison
-  std::int64_t microbatches = 0; ///< micro-batches per step of the plan
+  Time end;                             ///< last slice's end
+  Time estimate_step;                   ///< the closed-form estimate's step time, for comparison
+  std::int64_t microbatches = 0;        ///< micro-batches per step of the plan
   std::int64_t microbatches_drawn = 0;  ///< fewer when capped (see note)
-  std::string schedule;          ///< schedule drawn ("1f1b", "gpipe")
-  std::vector<std::string> notes;  ///< approximations made, e.g. interleaved drawn as 1F1B
-  bool simulated = false;        ///< from the discrete-event simulation (core/step), not laid out
+  std::string schedule;                 ///< schedule drawn ("1f1b", "gpipe")
+  std::vector<std::string> notes;       ///< approximations made, e.g. interleaved drawn as 1F1B
+  bool simulated = false;               ///< from the discrete-event simulation (core/step), not laid out
   bool empty() const { return rows.empty(); }
 };
 

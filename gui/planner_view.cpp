@@ -64,7 +64,8 @@ QString describe_plan(const search::PricedPlan& p) {
                      .arg(c.gpus)
                      .arg(q(search::plan_label(c.plan)))
                      .arg(QLocale(QLocale::English).toString(days_of(p), 'f', 1));
-  if (!p.price_option.empty()) text += QStringLiteral(", %1 (%2)").arg(q(p.cost.str()), q(p.price_label.empty() ? p.price_option : p.price_label));
+  if (!p.price_option.empty())
+    text += QStringLiteral(", %1 (%2)").arg(q(p.cost.str()), q(p.price_label.empty() ? p.price_option : p.price_label));
   return text;
 }
 
@@ -165,7 +166,8 @@ PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* pa
   buttons->addWidget(busy_);
   top->addLayout(buttons);
   v->addLayout(top);
-  info_ = new QLabel(tr("Search the plans of the editor's scenario: press Search plans. Click a point to load its plan."), this);
+  info_ = new QLabel(
+      tr("Search the plans of the editor's scenario: press Search plans. Click a point to load its plan."), this);
   info_->setWordWrap(true);
   v->addWidget(info_);
 
@@ -177,7 +179,8 @@ PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* pa
   chart_->setMinimumHeight(220);
   table_ = new QTableWidget(split);
   table_->setColumnCount(7);
-  table_->setHorizontalHeaderLabels({tr("GPU"), tr("GPUs"), tr("Plan"), tr("Days"), tr("Cost"), tr("Price option"), tr("MFU")});
+  table_->setHorizontalHeaderLabels(
+      {tr("GPU"), tr("GPUs"), tr("Plan"), tr("Days"), tr("Cost"), tr("Price option"), tr("MFU")});
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -227,7 +230,9 @@ bool PlannerView::has_gpu_type(const QString& name) const {
   return false;
 }
 
-void PlannerView::set_gpus_max(std::int64_t n) { gpus_max_->setValue(static_cast<int>(std::clamp<std::int64_t>(n, 1, 1'000'000))); }
+void PlannerView::set_gpus_max(std::int64_t n) {
+  gpus_max_->setValue(static_cast<int>(std::clamp<std::int64_t>(n, 1, 1'000'000)));
+}
 
 void PlannerView::run() {
   if (watcher_.isRunning()) {
@@ -238,7 +243,8 @@ void PlannerView::run() {
   PlannerRequest req = next_;
   req.gpu_types.clear();
   for (int i = 0; i < gpu_list_->count(); ++i)
-    if (gpu_list_->item(i)->checkState() == Qt::Checked) req.gpu_types.push_back(gpu_list_->item(i)->text().toStdString());
+    if (gpu_list_->item(i)->checkState() == Qt::Checked)
+      req.gpu_types.push_back(gpu_list_->item(i)->text().toStdString());
   req.gpus_max = gpus_max_->value();
   req.deadline_days = deadline_->value();
   // Leave a core to the UI and the scenario computation.
@@ -249,8 +255,9 @@ void PlannerView::run() {
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   busy_->show();
-  info_->setText(tr("Searching plans for %n GPU type(s) up to %1 GPUs...", nullptr, static_cast<int>(req.gpu_types.size()))
-                     .arg(req.gpus_max));
+  info_->setText(
+      tr("Searching plans for %n GPU type(s) up to %1 GPUs...", nullptr, static_cast<int>(req.gpu_types.size()))
+          .arg(req.gpus_max));
   auto catalog = catalog_;
   watcher_.setFuture(QtConcurrent::run([catalog, req]() -> PlannerOutcome {
     try {
@@ -344,7 +351,8 @@ void PlannerView::rebuild_chart() {
     return;
   }
   const search::PlanResult& r = *result_;
-  const QString y_title = has_cost(r) ? tr("cost at the expected run (%1, log scale)").arg(q(r.currency)) : tr("GPU-hours (log scale)");
+  const QString y_title =
+      has_cost(r) ? tr("cost at the expected run (%1, log scale)").arg(q(r.currency)) : tr("GPU-hours (log scale)");
   c->setTitle(tr("Pareto front: days against %1, by GPU type").arg(has_cost(r) ? tr("cost") : tr("GPU-hours")));
   // Days on a log scale: GPU counts from one node to thousands span decades of run time.
   auto* ax = new QLogValueAxis();

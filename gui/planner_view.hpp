@@ -30,11 +30,11 @@ namespace flopcast::gui {
 
 /// What one planner run searches (the tab's controls).
 struct PlannerRequest {
-  std::string yaml;                  ///< the editor's scenario (model, batch, tokens, pricing)
+  std::string yaml;  ///< the editor's scenario (model, batch, tokens, pricing)
   std::string file;
   std::vector<std::string> gpu_types;  ///< catalog GPU names; empty = the scenario's GPU
-  std::int64_t gpus_max = 0;         ///< 0 = the scenario's GPU count
-  double deadline_days = 0;          ///< 0 = none
+  std::int64_t gpus_max = 0;           ///< 0 = the scenario's GPU count
+  double deadline_days = 0;            ///< 0 = none
   int threads = 1;
   /// Set by Cancel: the search stops at its next (GPU type, count) item.
   std::shared_ptr<std::atomic<bool>> cancel;

@@ -17,43 +17,68 @@ const QColor kGrey(0xBA, 0xB0, 0xAC);
 
 QColor color_of(SliceKind k) {
   switch (k) {
-    case SliceKind::Forward: return kBlue;
-    case SliceKind::Backward: return kOrange;
-    case SliceKind::Recompute: return kPurple;
-    case SliceKind::Comm: return kRed;
-    case SliceKind::P2P: return kTeal;
-    case SliceKind::DpSync: return kGreen;
-    case SliceKind::Optimizer: return kBrown;
-    case SliceKind::Overhead: return kGrey;
+    case SliceKind::Forward:
+      return kBlue;
+    case SliceKind::Backward:
+      return kOrange;
+    case SliceKind::Recompute:
+      return kPurple;
+    case SliceKind::Comm:
+      return kRed;
+    case SliceKind::P2P:
+      return kTeal;
+    case SliceKind::DpSync:
+      return kGreen;
+    case SliceKind::Optimizer:
+      return kBrown;
+    case SliceKind::Overhead:
+      return kGrey;
   }
   return kGrey;
 }
 
 QColor color_of(TimePart p) {
   switch (p) {
-    case TimePart::Compute: return kBlue;
-    case TimePart::Recompute: return kPurple;
-    case TimePart::TpComm: return kRed;
-    case TimePart::CpComm: return kPink;
-    case TimePart::EpComm: return kYellow;
-    case TimePart::PpComm: return kTeal;
-    case TimePart::Bubble: return QColor(0xD9, 0xD9, 0xD9);
-    case TimePart::DpComm: return kGreen;
-    case TimePart::Optimizer: return kBrown;
-    case TimePart::Overhead: return kGrey;
+    case TimePart::Compute:
+      return kBlue;
+    case TimePart::Recompute:
+      return kPurple;
+    case TimePart::TpComm:
+      return kRed;
+    case TimePart::CpComm:
+      return kPink;
+    case TimePart::EpComm:
+      return kYellow;
+    case TimePart::PpComm:
+      return kTeal;
+    case TimePart::Bubble:
+      return QColor(0xD9, 0xD9, 0xD9);
+    case TimePart::DpComm:
+      return kGreen;
+    case TimePart::Optimizer:
+      return kBrown;
+    case TimePart::Overhead:
+      return kGrey;
   }
   return kGrey;
 }
 
 QColor color_of(MemoryPart p) {
   switch (p) {
-    case MemoryPart::Weights: return kBlue;
-    case MemoryPart::Gradients: return kOrange;
-    case MemoryPart::Optimizer: return kGreen;
-    case MemoryPart::Activations: return kPurple;
-    case MemoryPart::Logits: return kYellow;
-    case MemoryPart::Workspace: return kTeal;
-    case MemoryPart::Fragmentation: return kGrey;
+    case MemoryPart::Weights:
+      return kBlue;
+    case MemoryPart::Gradients:
+      return kOrange;
+    case MemoryPart::Optimizer:
+      return kGreen;
+    case MemoryPart::Activations:
+      return kPurple;
+    case MemoryPart::Logits:
+      return kYellow;
+    case MemoryPart::Workspace:
+      return kTeal;
+    case MemoryPart::Fragmentation:
+      return kGrey;
   }
   return kGrey;
 }

@@ -69,8 +69,12 @@ std::vector<MemoryPartValue> memory_parts(const MemoryBreakdown& m) {
 }
 
 QStringList summary_headers() { return {QStringLiteral("Figure"), QStringLiteral("Value"), QStringLiteral("Detail")}; }
-QStringList breakdown_headers() { return {QStringLiteral("Part"), QStringLiteral("Time per step"), QStringLiteral("Share of step")}; }
-QStringList memory_headers() { return {QStringLiteral("Part"), QStringLiteral("Per GPU"), QStringLiteral("Share of HBM")}; }
+QStringList breakdown_headers() {
+  return {QStringLiteral("Part"), QStringLiteral("Time per step"), QStringLiteral("Share of step")};
+}
+QStringList memory_headers() {
+  return {QStringLiteral("Part"), QStringLiteral("Per GPU"), QStringLiteral("Share of HBM")};
+}
 QStringList run_headers() { return {QStringLiteral("Figure"), QStringLiteral("Value"), QStringLiteral("Detail")}; }
 QStringList bill_headers() {
   return {QStringLiteral("Plan"), QStringLiteral("P50 total"), QStringLiteral("P90 total"),
@@ -78,9 +82,9 @@ QStringList bill_headers() {
 }
 
 QStringList stage_headers() {
-  return {QStringLiteral("Stage"),     QStringLiteral("Layers"),       QStringLiteral("Forward"),
-          QStringLiteral("Backward"),  QStringLiteral("Recompute"),    QStringLiteral("TP/CP/EP comm"),
-          QStringLiteral("P2P send"),  QStringLiteral("Per micro-batch")};
+  return {QStringLiteral("Stage"),    QStringLiteral("Layers"),         QStringLiteral("Forward"),
+          QStringLiteral("Backward"), QStringLiteral("Recompute"),      QStringLiteral("TP/CP/EP comm"),
+          QStringLiteral("P2P send"), QStringLiteral("Per micro-batch")};
 }
 
 std::vector<TableRow> stage_rows(const ComputeResult& r) {
@@ -93,8 +97,14 @@ std::vector<TableRow> stage_rows(const ComputeResult& r) {
     const StageTimes& st = stages[i];
     const Time per = st.per_microbatch() + Time{2 * st.p2p.ns};
     TableRow t;
-    t.cells = {QStringLiteral("stage %1").arg(i), QString::number(st.layers), time_text(st.forward), time_text(st.backward),
-               time_text(st.recompute), time_text(st.tp_comm + st.cp_comm + st.ep_comm), time_text(st.p2p), time_text(per)};
+    t.cells = {QStringLiteral("stage %1").arg(i),
+               QString::number(st.layers),
+               time_text(st.forward),
+               time_text(st.backward),
+               time_text(st.recompute),
+               time_text(st.tp_comm + st.cp_comm + st.ep_comm),
+               time_text(st.p2p),
+               time_text(per)};
     t.value = per.seconds();
     t.emphasis = stages.size() > 1 && per == slowest;
     t.tooltip = t.emphasis ? QStringLiteral("the slowest stage: it sets the pipeline's pace") : QString();
@@ -118,7 +128,8 @@ std::vector<TableRow> summary_rows(const ComputeResult& r) {
                          .arg(s.model.layers)
                          .arg(s.model.seq_len),
                      params.total));
-  rows.push_back(row(QStringLiteral("Cluster"), QStringLiteral("%1 x %2").arg(s.cluster.gpus).arg(q(s.cluster.gpu.name)),
+  rows.push_back(row(QStringLiteral("Cluster"),
+                     QStringLiteral("%1 x %2").arg(s.cluster.gpus).arg(q(s.cluster.gpu.name)),
                      QStringLiteral("%1 nodes of %2, %3")
                          .arg(s.cluster.nodes())
                          .arg(s.cluster.gpus_per_node)
@@ -141,29 +152,35 @@ std::vector<TableRow> summary_rows(const ComputeResult& r) {
                      e.tokens_per_s));
   const double tflops = e.step.ns > 0 && gpus > 0 ? e.model_flops.value / e.step.seconds() / gpus / 1e12 : 0;
   const auto peak = s.cluster.gpu.peak(s.precision);
-  rows.push_back(row(QStringLiteral("Model TFLOP/s per GPU"), QStringLiteral("%1 TFLOP/s").arg(tflops, 0, 'f', 1),
-                     peak ? QStringLiteral("of %1 TFLOP/s dense %2 peak").arg(peak->tflops(), 0, 'f', 0).arg(to_string(s.precision))
-                          : QString(),
-                     tflops * 1e12));
-  TableRow mfu = row(QStringLiteral("MFU"), percent_text(e.mfu), QStringLiteral("model FLOPs / (step x GPUs x peak), PaLM"), e.mfu);
+  rows.push_back(row(
+      QStringLiteral("Model TFLOP/s per GPU"), QStringLiteral("%1 TFLOP/s").arg(tflops, 0, 'f', 1),
+      peak ? QStringLiteral("of %1 TFLOP/s dense %2 peak").arg(peak->tflops(), 0, 'f', 0).arg(to_string(s.precision))
+           : QString(),
+      tflops * 1e12));
+  TableRow mfu = row(QStringLiteral("MFU"), percent_text(e.mfu),
+                     QStringLiteral("model FLOPs / (step x GPUs x peak), PaLM"), e.mfu);
   mfu.emphasis = true;
   rows.push_back(mfu);
-  rows.push_back(row(QStringLiteral("HFU"), percent_text(e.hfu), QStringLiteral("hardware FLOPs, recompute counted"), e.hfu));
+  rows.push_back(
+      row(QStringLiteral("HFU"), percent_text(e.hfu), QStringLiteral("hardware FLOPs, recompute counted"), e.hfu));
   const MemoryBreakdown& m = e.memory;
-  TableRow mem = row(QStringLiteral("Memory per GPU"), QStringLiteral("%1 of %2").arg(gib_text(m.total())).arg(gib_text(m.capacity)),
-                     m.fits() ? QStringLiteral("fits (stage %1, %2 micro-batches in flight)").arg(m.stage).arg(m.in_flight, 0, 'f', 0)
-                              : QStringLiteral("DOES NOT FIT: %1 over (stage %2)").arg(gib_text(m.total() - m.capacity)).arg(m.stage),
-                     m.total().value);
+  TableRow mem = row(
+      QStringLiteral("Memory per GPU"), QStringLiteral("%1 of %2").arg(gib_text(m.total())).arg(gib_text(m.capacity)),
+      m.fits() ? QStringLiteral("fits (stage %1, %2 micro-batches in flight)").arg(m.stage).arg(m.in_flight, 0, 'f', 0)
+               : QStringLiteral("DOES NOT FIT: %1 over (stage %2)").arg(gib_text(m.total() - m.capacity)).arg(m.stage),
+      m.total().value);
   mem.emphasis = !m.fits();
   rows.push_back(mem);
   if (s.training.tokens > 0) {
-    rows.push_back(row(QStringLiteral("Training tokens"), q(cli::format_count(s.training.tokens)),
-                       QStringLiteral("%1 steps of %2 tokens")
-                           .arg(grouped(rep.steps))
-                           .arg(grouped(static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len))),
-                       s.training.tokens));
+    rows.push_back(
+        row(QStringLiteral("Training tokens"), q(cli::format_count(s.training.tokens)),
+            QStringLiteral("%1 steps of %2 tokens")
+                .arg(grouped(rep.steps))
+                .arg(grouped(static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len))),
+            s.training.tokens));
     const Time ideal = Time::from_seconds(rep.train_seconds);
-    TableRow days = row(QStringLiteral("Time to train"), days_text(ideal), QStringLiteral("failure-free"), rep.train_seconds);
+    TableRow days =
+        row(QStringLiteral("Time to train"), days_text(ideal), QStringLiteral("failure-free"), rep.train_seconds);
     days.emphasis = true;
     rows.push_back(days);
 #if FLOPCAST_GUI_HAS_JOB
@@ -174,12 +191,13 @@ std::vector<TableRow> summary_rows(const ComputeResult& r) {
                          r.job->wall_p50.seconds()));
     }
 #endif
-    rows.push_back(row(QStringLiteral("GPU-hours"), grouped(rep.gpu_hours), QStringLiteral("%1 node-hours, failure-free").arg(grouped(rep.node_hours)),
-                       rep.gpu_hours));
+    rows.push_back(row(QStringLiteral("GPU-hours"), grouped(rep.gpu_hours),
+                       QStringLiteral("%1 node-hours, failure-free").arg(grouped(rep.node_hours)), rep.gpu_hours));
 #if FLOPCAST_GUI_HAS_PRICING
     if (r.plans && r.plans->cheapest) {
       const ComparisonRow& c = r.plans->rows[*r.plans->cheapest];
-      TableRow cost = row(QStringLiteral("Cheapest plan (P50)"), q(c.p50.total.str()), q(c.option.label), c.p50.total.major());
+      TableRow cost =
+          row(QStringLiteral("Cheapest plan (P50)"), q(c.p50.total.str()), q(c.option.label), c.p50.total.major());
       cost.emphasis = true;
       rows.push_back(cost);
     }
@@ -258,15 +276,20 @@ std::vector<TableRow> run_rows(const ComputeResult& r) {
 #if FLOPCAST_GUI_HAS_JOB
   if (r.job) {
     const JobResult& j = *r.job;
-    TableRow wall = row(QStringLiteral("Wall time P50 / P90"), QStringLiteral("%1 / %2").arg(days_text(j.wall_p50)).arg(days_text(j.wall_p90)),
-                        QStringLiteral("Monte Carlo, %1 trials, seed %2").arg(j.trials).arg(j.seed), j.wall_p50.seconds());
+    TableRow wall =
+        row(QStringLiteral("Wall time P50 / P90"),
+            QStringLiteral("%1 / %2").arg(days_text(j.wall_p50)).arg(days_text(j.wall_p90)),
+            QStringLiteral("Monte Carlo, %1 trials, seed %2").arg(j.trials).arg(j.seed), j.wall_p50.seconds());
     wall.emphasis = true;
     rows.push_back(wall);
-    rows.push_back(row(QStringLiteral("GPU-hours P50 / P90"), QStringLiteral("%1 / %2").arg(grouped(j.gpu_hours_p50)).arg(grouped(j.gpu_hours_p90)),
+    rows.push_back(row(QStringLiteral("GPU-hours P50 / P90"),
+                       QStringLiteral("%1 / %2").arg(grouped(j.gpu_hours_p50)).arg(grouped(j.gpu_hours_p90)),
                        QStringLiteral("paid GPU span x GPUs"), j.gpu_hours_p50));
-    rows.push_back(row(QStringLiteral("Goodput"), QStringLiteral("%1 %").arg(j.goodput_mean * 100.0, 0, 'f', 2), QStringLiteral("useful / paid GPU time (mean)"), j.goodput_mean));
+    rows.push_back(row(QStringLiteral("Goodput"), QStringLiteral("%1 %").arg(j.goodput_mean * 100.0, 0, 'f', 2),
+                       QStringLiteral("useful / paid GPU time (mean)"), j.goodput_mean));
     rows.push_back(row(QStringLiteral("Failures"), QStringLiteral("%1").arg(j.failures_mean, 0, 'f', 1),
-                       QStringLiteral("mean per run at %1 per GPU-hour").arg(j.failures_per_gpu_hour, 0, 'g', 3), j.failures_mean));
+                       QStringLiteral("mean per run at %1 per GPU-hour").arg(j.failures_per_gpu_hour, 0, 'g', 3),
+                       j.failures_mean));
     rows.push_back(row(QStringLiteral("Lost work + restarts"),
                        QStringLiteral("%1 + %2").arg(days_text(j.lost_work_mean)).arg(days_text(j.restart_mean)),
                        QStringLiteral("mean per run"), (j.lost_work_mean + j.restart_mean).seconds()));
@@ -276,7 +299,8 @@ std::vector<TableRow> run_rows(const ComputeResult& r) {
                            .arg(time_text(j.checkpoint_write))
                            .arg(j.async_checkpoint ? QStringLiteral("async") : QStringLiteral("sync")),
                        j.checkpoint_interval.seconds()));
-    rows.push_back(row(QStringLiteral("Energy"), QStringLiteral("%1 MWh").arg(j.energy.facility_kwh / 1000.0, 0, 'f', 1),
+    rows.push_back(row(QStringLiteral("Energy"),
+                       QStringLiteral("%1 MWh").arg(j.energy.facility_kwh / 1000.0, 0, 'f', 1),
                        QStringLiteral("facility, PUE %1, %2").arg(j.energy.pue, 0, 'f', 2).arg(q(j.energy.cost.str())),
                        j.energy.facility_kwh));
   }
@@ -298,8 +322,8 @@ std::vector<TableRow> bill_rows(const ComputeResult& r) {
     if (r.plans->cheapest_offered == i && !c.cheapest) notes << QStringLiteral("provider's cheapest");
     QString note = notes.join(QStringLiteral("; "));
     if (!ok) note = q(c.p50.errors.empty() ? c.p90.errors.front() : c.p50.errors.front());
-    t.cells = {q(c.option.label), ok ? q(c.p50.total.str()) : QStringLiteral("-"), ok ? q(c.p90.total.str()) : QStringLiteral("-"),
-               days_text(c.p50.billed_gpu_time), note};
+    t.cells = {q(c.option.label), ok ? q(c.p50.total.str()) : QStringLiteral("-"),
+               ok ? q(c.p90.total.str()) : QStringLiteral("-"), days_text(c.p50.billed_gpu_time), note};
     t.value = ok ? c.p50.total.major() : 0.0;
     t.emphasis = c.cheapest;
     QStringList lines;

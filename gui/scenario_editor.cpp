@@ -73,22 +73,29 @@ ScenarioEditor::ScenarioEditor(const io::Catalog& catalog, QWidget* parent) : QW
   QFormLayout* model = group(tr("Model"), QStringLiteral("model"));
   preset_ = add_combo(model, QStringLiteral("model.preset"), tr("Preset"),
                       tr("model: a preset of data/models.yaml, or a custom shape"));
-  for (const auto& m : catalog_.models) preset_->addItem(QStringLiteral("%1 (%2)").arg(q(m.display), q(m.name)), q(m.name));
+  for (const auto& m : catalog_.models)
+    preset_->addItem(QStringLiteral("%1 (%2)").arg(q(m.display), q(m.name)), q(m.name));
   preset_->addItem(tr("Custom shape"), QString());
-  layers_ = add_spin(model, QStringLiteral("model.layers"), tr("Layers"), 0, kSpinMax, tr("model.layers: transformer layers"));
-  hidden_ = add_spin(model, QStringLiteral("model.hidden"), tr("Hidden size"), 0, kSpinMax, tr("model.hidden: model width h"));
+  layers_ = add_spin(model, QStringLiteral("model.layers"), tr("Layers"), 0, kSpinMax,
+                     tr("model.layers: transformer layers"));
+  hidden_ = add_spin(model, QStringLiteral("model.hidden"), tr("Hidden size"), 0, kSpinMax,
+                     tr("model.hidden: model width h"));
   heads_ = add_spin(model, QStringLiteral("model.heads"), tr("Attention heads"), 0, kSpinMax, tr("model.heads"));
   kv_heads_ = add_spin(model, QStringLiteral("model.kv_heads"), tr("KV heads"), 0, kSpinMax,
                        tr("model.kv_heads: key/value heads (GQA when fewer than heads)"));
-  ffn_ = add_spin(model, QStringLiteral("model.ffn"), tr("FFN size"), 0, kSpinMax, tr("model.ffn: intermediate size of the MLP"));
+  ffn_ = add_spin(model, QStringLiteral("model.ffn"), tr("FFN size"), 0, kSpinMax,
+                  tr("model.ffn: intermediate size of the MLP"));
   vocab_ = add_spin(model, QStringLiteral("model.vocab"), tr("Vocabulary"), 0, kSpinMax, tr("model.vocab"));
-  seq_len_ = add_spin(model, QStringLiteral("model.seq_len"), tr("Sequence length"), 0, kSpinMax, tr("model.seq_len: tokens per sequence"));
+  seq_len_ = add_spin(model, QStringLiteral("model.seq_len"), tr("Sequence length"), 0, kSpinMax,
+                      tr("model.seq_len: tokens per sequence"));
   connect(preset_, &QComboBox::currentIndexChanged, this, [this] {
     if (updating_) return;
     const QString now = data_of(preset_);
     // A custom shape made from a preset keeps that preset's architecture.
-    if (now.isEmpty()) custom_base_ = shown_preset_;
-    else fill_from_preset(now);
+    if (now.isEmpty())
+      custom_base_ = shown_preset_;
+    else
+      fill_from_preset(now);
     shown_preset_ = now;
     changed(QStringLiteral("model.preset"));
   });
@@ -97,7 +104,8 @@ ScenarioEditor::ScenarioEditor(const io::Catalog& catalog, QWidget* parent) : QW
   QFormLayout* cluster = group(tr("Cluster"), QStringLiteral("cluster"));
   gpu_ = add_combo(cluster, QStringLiteral("cluster.gpu"), tr("GPU"), tr("cluster.gpu: a GPU of data/gpus.yaml"));
   for (const auto& g : catalog_.gpus) gpu_->addItem(q(g.name), q(g.name));
-  gpus_ = add_spin(cluster, QStringLiteral("cluster.gpus"), tr("GPUs"), 0, kSpinMax, tr("cluster.gpus: GPUs of the job"));
+  gpus_ =
+      add_spin(cluster, QStringLiteral("cluster.gpus"), tr("GPUs"), 0, kSpinMax, tr("cluster.gpus: GPUs of the job"));
   gpus_per_node_ = add_spin(cluster, QStringLiteral("cluster.gpus_per_node"), tr("GPUs per node"), 0, kSpinMax,
                             tr("cluster.gpus_per_node"));
   fabric_ = add_combo(cluster, QStringLiteral("cluster.fabric"), tr("Node / fabric"),
@@ -122,13 +130,17 @@ ScenarioEditor::ScenarioEditor(const io::Catalog& catalog, QWidget* parent) : QW
 
   // Parallel plan.
   QFormLayout* plan = group(tr("Parallel plan"), QStringLiteral("parallel"));
-  tp_ = add_spin(plan, QStringLiteral("parallel.tp"), tr("Tensor parallel (TP)"), 0, kSpinMax, tr("parallel.tp: splits each layer's heads and MLP"));
-  pp_ = add_spin(plan, QStringLiteral("parallel.pp"), tr("Pipeline parallel (PP)"), 0, kSpinMax, tr("parallel.pp: pipeline stages"));
+  tp_ = add_spin(plan, QStringLiteral("parallel.tp"), tr("Tensor parallel (TP)"), 0, kSpinMax,
+                 tr("parallel.tp: splits each layer's heads and MLP"));
+  pp_ = add_spin(plan, QStringLiteral("parallel.pp"), tr("Pipeline parallel (PP)"), 0, kSpinMax,
+                 tr("parallel.pp: pipeline stages"));
   dp_ = add_spin(plan, QStringLiteral("parallel.dp"), tr("Data parallel (DP)"), 0, kSpinMax,
                  tr("parallel.dp: model replicas; 'auto' = gpus / (tp*pp*cp)"));
   dp_->setSpecialValueText(tr("auto"));
-  cp_ = add_spin(plan, QStringLiteral("parallel.cp"), tr("Context parallel (CP)"), 0, kSpinMax, tr("parallel.cp: splits the sequence"));
-  ep_ = add_spin(plan, QStringLiteral("parallel.ep"), tr("Expert parallel (EP)"), 0, kSpinMax, tr("parallel.ep: MoE models only"));
+  cp_ = add_spin(plan, QStringLiteral("parallel.cp"), tr("Context parallel (CP)"), 0, kSpinMax,
+                 tr("parallel.cp: splits the sequence"));
+  ep_ = add_spin(plan, QStringLiteral("parallel.ep"), tr("Expert parallel (EP)"), 0, kSpinMax,
+                 tr("parallel.ep: MoE models only"));
   vpp_ = add_spin(plan, QStringLiteral("parallel.vpp"), tr("Virtual stages (VPP)"), 0, kSpinMax,
                   tr("parallel.vpp: model chunks per pipeline rank (interleaved schedule)"));
   micro_ = add_spin(plan, QStringLiteral("parallel.micro_batch"), tr("Micro-batch"), 0, kSpinMax,
@@ -145,17 +157,21 @@ ScenarioEditor::ScenarioEditor(const io::Catalog& catalog, QWidget* parent) : QW
   zero_->addItem(tr("2: + gradients"), 2);
   zero_->addItem(tr("3: + parameters (FSDP)"), 3);
   recompute_ = add_combo(plan, QStringLiteral("parallel.recompute"), tr("Recompute"), tr("parallel.recompute"));
-  for (const char* r : {"none", "selective", "full"}) recompute_->addItem(QString::fromLatin1(r), QString::fromLatin1(r));
+  for (const char* r : {"none", "selective", "full"})
+    recompute_->addItem(QString::fromLatin1(r), QString::fromLatin1(r));
   schedule_ = add_combo(plan, QStringLiteral("parallel.schedule"), tr("Schedule"), tr("parallel.schedule"));
-  for (const char* r : {"1f1b", "gpipe", "interleaved", "zero-bubble"}) schedule_->addItem(QString::fromLatin1(r), QString::fromLatin1(r));
+  for (const char* r : {"1f1b", "gpipe", "interleaved", "zero-bubble"})
+    schedule_->addItem(QString::fromLatin1(r), QString::fromLatin1(r));
 
   // Run.
   QFormLayout* run = group(tr("Training run"), QStringLiteral("training"));
   precision_ = add_combo(run, QStringLiteral("precision"), tr("Precision"), tr("precision: tensor-core math format"));
-  for (const char* p : {"bf16", "fp16", "fp8", "fp32"}) precision_->addItem(QString::fromLatin1(p), QString::fromLatin1(p));
+  for (const char* p : {"bf16", "fp16", "fp8", "fp32"})
+    precision_->addItem(QString::fromLatin1(p), QString::fromLatin1(p));
   tokens_ = new QLineEdit(this);
   tokens_->setPlaceholderText(tr("e.g. 1T, 300B, 1.4e12"));
-  add_field(run, QStringLiteral("training.tokens"), tr("Training tokens"), tokens_, tr("training.tokens: tokens to train on"));
+  add_field(run, QStringLiteral("training.tokens"), tr("Training tokens"), tokens_,
+            tr("training.tokens: tokens to train on"));
   connect(tokens_, &QLineEdit::textEdited, this, [this] { changed(QStringLiteral("training.tokens")); });
   pricing_ = add_combo(run, QStringLiteral("pricing.catalog"), tr("Price catalog"),
                        tr("pricing.catalog: the price list bills are made from (data/prices)"));
@@ -180,18 +196,21 @@ QSpinBox* ScenarioEditor::add_spin(QFormLayout* form, const QString& key, const 
   return spin;
 }
 
-QComboBox* ScenarioEditor::add_combo(QFormLayout* form, const QString& key, const QString& caption, const QString& tip) {
+QComboBox* ScenarioEditor::add_combo(QFormLayout* form, const QString& key, const QString& caption,
+                                     const QString& tip) {
   auto* box = new QComboBox(this);
   box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   box->setMinimumContentsLength(12);
   add_field(form, key, caption, box, tip);
   // Preset and fabric connect their own handlers (they also update other fields).
-  if (key != QLatin1String("model.preset") && key != QLatin1String("cluster.fabric") && key != QLatin1String("cluster.gpu"))
+  if (key != QLatin1String("model.preset") && key != QLatin1String("cluster.fabric") &&
+      key != QLatin1String("cluster.gpu"))
     connect(box, &QComboBox::currentIndexChanged, this, [this, key] { changed(key); });
   return box;
 }
 
-void ScenarioEditor::add_field(QFormLayout* form, const QString& key, const QString& caption, QWidget* w, const QString& tip) {
+void ScenarioEditor::add_field(QFormLayout* form, const QString& key, const QString& caption, QWidget* w,
+                               const QString& tip) {
   auto* label = new QLabel(caption, this);
   label->setBuddy(w);
   w->setToolTip(tip);
@@ -298,7 +317,8 @@ void ScenarioEditor::set_form_state(const FormState& f) {
   gpus_per_node_->setValue(to_int(f.gpus_per_node));
   // The "inline fabric of the file" entry exists only while the document has one.
   const int from_file = fabric_->findData(QString::fromLatin1(kFabricFromFile));
-  if (f.fabric == kFabricFromFile && from_file < 0) fabric_->addItem(tr("inline fabric of the file"), QString::fromLatin1(kFabricFromFile));
+  if (f.fabric == kFabricFromFile && from_file < 0)
+    fabric_->addItem(tr("inline fabric of the file"), QString::fromLatin1(kFabricFromFile));
   if (f.fabric != kFabricFromFile && from_file >= 0) fabric_->removeItem(from_file);
   select_data(fabric_, q(f.fabric));
   update_fabric_default_text();
@@ -364,7 +384,8 @@ int ScenarioEditor::show_diagnostics(const Diagnostics& diags) {
     f.message->setText(has ? found->text.join(QLatin1Char('\n')) : QString());
     f.message->setStyleSheet(has ? QStringLiteral("color: %1;").arg(colour) : QString());
     f.message->setVisible(has);
-    if (f.caption) f.caption->setStyleSheet(has ? QStringLiteral("color: %1; font-weight: bold;").arg(colour) : QString());
+    if (f.caption)
+      f.caption->setStyleSheet(has ? QStringLiteral("color: %1; font-weight: bold;").arg(colour) : QString());
     if (has) placed += static_cast<int>(found->text.size());
   }
   return placed;

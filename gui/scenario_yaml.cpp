@@ -98,8 +98,10 @@ void write_architecture(const ModelSpec& m, YAML::Node& out) {
 
 YAML::Node model_node(const YAML::Node& base, const FormState& f, const io::Catalog& catalog) {
   std::string base_preset;
-  if (base.IsScalar()) base_preset = base.Scalar();
-  else if (base.IsMap() && base["preset"] && base["preset"].IsScalar()) base_preset = base["preset"].Scalar();
+  if (base.IsScalar())
+    base_preset = base.Scalar();
+  else if (base.IsMap() && base["preset"] && base["preset"].IsScalar())
+    base_preset = base["preset"].Scalar();
   const bool base_custom = base.IsMap() && !base["preset"];
   const ModelSpec* base_spec = base_preset.empty() ? nullptr : catalog.find_model(base_preset);
 
@@ -118,8 +120,10 @@ YAML::Node model_node(const YAML::Node& base, const FormState& f, const io::Cata
     return m;
   }
   const ModelSpec* from = f.model_base.empty() ? nullptr : catalog.find_model(f.model_base);
-  if (from) m["name"] = from->display + " (custom)";
-  else if (base_custom && base["name"]) m["name"] = YAML::Clone(base["name"]);
+  if (from)
+    m["name"] = from->display + " (custom)";
+  else if (base_custom && base["name"])
+    m["name"] = YAML::Clone(base["name"]);
   for (const char* key : kShapeKeys) m[key] = shape_value(f, key);
   if (from)
     write_architecture(*from, m);
@@ -138,7 +142,9 @@ YAML::Node cluster_node(const YAML::Node& base, const FormState& f) {
   } else if (!f.fabric.empty()) {
     c["fabric"] = f.fabric;
   }
-  copy_other_keys(base, c, [](const std::string& k) { return is_one_of(k, {"gpu", "gpus", "gpus_per_node", "fabric"}); });
+  copy_other_keys(base, c, [](const std::string& k) {
+    return is_one_of(k, {"gpu", "gpus", "gpus_per_node", "fabric"});
+  });
   return c;
 }
 
@@ -243,8 +249,10 @@ FormState form_from_scenario(const Scenario& s, const std::string& yaml_text) {
 
   const YAML::Node root = load_root(yaml_text);
   const YAML::Node fabric = get(get(root, "cluster"), "fabric");
-  if (fabric.IsScalar()) f.fabric = s.cluster.fabric.name;
-  else if (fabric.IsMap()) f.fabric = kFabricFromFile;
+  if (fabric.IsScalar())
+    f.fabric = s.cluster.fabric.name;
+  else if (fabric.IsMap())
+    f.fabric = kFabricFromFile;
   f.dp_auto = !get(get(root, "parallel"), "dp");
   if (s.has_pricing) f.pricing_catalog = s.pricing.catalog;
   if (const YAML::Node tokens = get(get(root, "training"), "tokens"); tokens.IsScalar()) f.tokens = tokens.Scalar();
@@ -275,8 +283,10 @@ std::string compose_scenario_yaml(const std::string& base_yaml, const FormState&
   YAML::Node out(YAML::NodeType::Map);
   for (const auto& kv : base) {
     const std::string key = kv.first.Scalar();
-    if (!form_owns(key)) out[key] = YAML::Clone(kv.second);
-    else if (const YAML::Node* n = owned_node(key)) out[key] = *n;
+    if (!form_owns(key))
+      out[key] = YAML::Clone(kv.second);
+    else if (const YAML::Node* n = owned_node(key))
+      out[key] = *n;
   }
   for (const auto& [k, n] : owned) {
     const YAML::Node& written = out;  // const lookup: never inserts

@@ -86,19 +86,26 @@ std::optional<CsvTable> parse_csv(const QByteArray& bytes, const QString& name, 
     }
   }
   if (quoted) {
-    if (error) *error = QStringLiteral("%1:%2: a quoted cell is not closed (a '\"' is missing)").arg(name).arg(record_line);
+    if (error)
+      *error = QStringLiteral("%1:%2: a quoted cell is not closed (a '\"' is missing)").arg(name).arg(record_line);
     return std::nullopt;
   }
   if (!at_record_start) end_record();
   if (records.empty()) {
-    if (error) *error = QStringLiteral("%1: no header row (expected column names, e.g. the CSV `flopcast sweep` writes)").arg(name);
+    if (error)
+      *error =
+          QStringLiteral("%1: no header row (expected column names, e.g. the CSV `flopcast sweep` writes)").arg(name);
     return std::nullopt;
   }
   t.headers = records.front().second;
   for (qsizetype c = 0; c < t.headers.size(); ++c) {
     t.headers[c] = t.headers[c].trimmed();
     if (t.headers[c].isEmpty()) {
-      if (error) *error = QStringLiteral("%1:%2: column %3 of the header has no name").arg(name).arg(records.front().first).arg(c + 1);
+      if (error)
+        *error = QStringLiteral("%1:%2: column %3 of the header has no name")
+                     .arg(name)
+                     .arg(records.front().first)
+                     .arg(c + 1);
       return std::nullopt;
     }
   }
@@ -158,7 +165,8 @@ void SweepTableModel::set_table(CsvTable table) {
 }
 
 bool SweepTableModel::is_numeric(int column) const {
-  return column >= 0 && column < static_cast<int>(table_.numeric.size()) && table_.numeric[static_cast<std::size_t>(column)];
+  return column >= 0 && column < static_cast<int>(table_.numeric.size()) &&
+         table_.numeric[static_cast<std::size_t>(column)];
 }
 
 int SweepTableModel::rowCount(const QModelIndex& parent) const {
@@ -180,7 +188,8 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       return text;
     case Qt::TextAlignmentRole:
-      return is_numeric(c) ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant(int(Qt::AlignLeft | Qt::AlignVCenter));
+      return is_numeric(c) ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
+                           : QVariant(int(Qt::AlignLeft | Qt::AlignVCenter));
     case SortRole:
       if (is_numeric(c)) return std::isnan(n) ? QVariant(-std::numeric_limits<double>::infinity()) : QVariant(n);
       return text;

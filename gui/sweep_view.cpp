@@ -68,8 +68,7 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   controls->addWidget(new QLabel(tr("Colour by:"), this));
   controls->addWidget(colour_, 1);
   v->addLayout(controls);
-  for (QComboBox* c : {x_, y_, colour_})
-    connect(c, &QComboBox::currentIndexChanged, this, &SweepView::rebuild_chart);
+  for (QComboBox* c : {x_, y_, colour_}) connect(c, &QComboBox::currentIndexChanged, this, &SweepView::rebuild_chart);
 
   auto* split = new QSplitter(Qt::Vertical, this);
   chart_ = new QChartView(new QChart(), split);
@@ -178,7 +177,8 @@ void SweepView::rebuild_chart() {
   const int yc = y_->currentData().isValid() ? y_->currentData().toInt() : -1;
   const int cc = colour_->currentData().isValid() ? colour_->currentData().toInt() : -1;
   if (xc < 0 || yc < 0) {
-    c->setTitle(model_->rowCount() == 0 ? tr("Open a sweep CSV to chart it") : tr("The sweep has no numeric columns to chart"));
+    c->setTitle(model_->rowCount() == 0 ? tr("Open a sweep CSV to chart it")
+                                        : tr("The sweep has no numeric columns to chart"));
     return;
   }
   // Groups in order of first appearance among the filtered rows.

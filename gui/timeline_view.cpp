@@ -23,23 +23,31 @@ constexpr int kRowHeight = 30;
 constexpr int kCommRowHeight = 20;
 constexpr int kLegendHeight = 30;
 constexpr int kRightMargin = 18;
-constexpr double kMaxRowScale = 2.0;    // rows grow up to 2x to fill a tall view
-constexpr double kZoomStep = 1.25;      // per wheel notch (120 units)
-constexpr double kMinNsPerPx = 10.0;    // deepest zoom: 10 ns per pixel
-constexpr int kTickSpacingPx = 90;      // wanted distance between axis labels
+constexpr double kMaxRowScale = 2.0;  // rows grow up to 2x to fill a tall view
+constexpr double kZoomStep = 1.25;    // per wheel notch (120 units)
+constexpr double kMinNsPerPx = 10.0;  // deepest zoom: 10 ns per pixel
+constexpr int kTickSpacingPx = 90;    // wanted distance between axis labels
 
 QString short_label(const TimelineSlice& s) {
   if (!s.name.empty() && s.kind != SliceKind::P2P) return QString::fromStdString(s.name);
   const QString mb = QString::number(s.microbatch);
   switch (s.kind) {
-    case SliceKind::Forward: return QStringLiteral("F") + mb;
-    case SliceKind::Backward: return QStringLiteral("B") + mb;
-    case SliceKind::Recompute: return QStringLiteral("R") + mb;
-    case SliceKind::Comm: return QStringLiteral("comm");
-    case SliceKind::P2P: return QString();
-    case SliceKind::DpSync: return QStringLiteral("DP sync");
-    case SliceKind::Optimizer: return QStringLiteral("optimizer");
-    case SliceKind::Overhead: return QStringLiteral("host");
+    case SliceKind::Forward:
+      return QStringLiteral("F") + mb;
+    case SliceKind::Backward:
+      return QStringLiteral("B") + mb;
+    case SliceKind::Recompute:
+      return QStringLiteral("R") + mb;
+    case SliceKind::Comm:
+      return QStringLiteral("comm");
+    case SliceKind::P2P:
+      return QString();
+    case SliceKind::DpSync:
+      return QStringLiteral("DP sync");
+    case SliceKind::Optimizer:
+      return QStringLiteral("optimizer");
+    case SliceKind::Overhead:
+      return QStringLiteral("host");
   }
   return QString();
 }
@@ -172,7 +180,8 @@ QString TimelineView::describe(const TimelineSlice& s) {
   }
   if (s.microbatch >= 0) what += QStringLiteral(" mb%1").arg(s.microbatch);
   QString where = QStringLiteral("stage %1").arg(s.stage);
-  if (s.kind == SliceKind::P2P) where = QStringLiteral("stage %1 %2 %3").arg(s.stage).arg(QChar(0x2192)).arg(s.to_stage);
+  if (s.kind == SliceKind::P2P)
+    where = QStringLiteral("stage %1 %2 %3").arg(s.stage).arg(QChar(0x2192)).arg(s.to_stage);
   return QStringLiteral("%1 %2: %3\nfrom %4 to %5")
       .arg(what, where, time_text(s.duration()), time_text(s.start), time_text(s.end));
 }
@@ -381,18 +390,27 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
   const int centre = plot_left() + plot_width() / 2;
   switch (event->key()) {
     case Qt::Key_Plus:
-    case Qt::Key_Equal: set_zoom(zoom_ * kZoomStep, centre); return;
-    case Qt::Key_Minus: set_zoom(zoom_ / kZoomStep, centre); return;
-    case Qt::Key_0: fit(); return;
-    default: QAbstractScrollArea::keyPressEvent(event);
+    case Qt::Key_Equal:
+      set_zoom(zoom_ * kZoomStep, centre);
+      return;
+    case Qt::Key_Minus:
+      set_zoom(zoom_ / kZoomStep, centre);
+      return;
+    case Qt::Key_0:
+      fit();
+      return;
+    default:
+      QAbstractScrollArea::keyPressEvent(event);
   }
 }
 
 bool TimelineView::viewportEvent(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
-    if (const TimelineSlice* s = slice_at(help->pos())) QToolTip::showText(help->globalPos(), describe(*s), viewport());
-    else QToolTip::hideText();
+    if (const TimelineSlice* s = slice_at(help->pos()))
+      QToolTip::showText(help->globalPos(), describe(*s), viewport());
+    else
+      QToolTip::hideText();
     return true;
   }
   if (event->type() == QEvent::Leave && hovered_) {

@@ -123,8 +123,7 @@ void paint_pages(const QTextDocument& doc, QPdfWriter& writer, const QString& ti
     painter.setPen(QColor(0x55, 0x55, 0x55));
     const QRectF line(0, footer_y - painter.fontMetrics().ascent(), printable.width(), painter.fontMetrics().height());
     painter.drawText(line, Qt::AlignLeft | Qt::AlignTop, title);
-    painter.drawText(line, Qt::AlignRight | Qt::AlignTop,
-                     QStringLiteral("page %1 of %2").arg(i + 1).arg(pages));
+    painter.drawText(line, Qt::AlignRight | Qt::AlignTop, QStringLiteral("page %1 of %2").arg(i + 1).arg(pages));
   }
 }
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "../support/shipped_catalog.hpp"
 #include "flopcast/calibrate/calibrate.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
-#include "../support/shipped_catalog.hpp"
 
 using namespace flopcast;
 
@@ -94,11 +94,12 @@ TEST_CASE("calibrate: an unstated micro-batch is fitted, not taken as the defaul
     at_default.of(GpuArch::Ampere).gemm = g;
     double worst = 0;
     for (const auto& r : runs)
-      worst = std::max(worst, std::fabs(estimate_step(r, at_default).step.seconds() / r.measured.at("iteration_time_s") - 1));
+      worst = std::max(worst,
+                       std::fabs(estimate_step(r, at_default).step.seconds() / r.measured.at("iteration_time_s") - 1));
     best_default = std::min(best_default, worst);
   }
   MESSAGE("worst run: " << 100 * fitted_worst << "% with a fitted micro-batch, " << 100 * best_default
-                         << "% at best with micro-batch 1");
+                        << "% at best with micro-batch 1");
   CHECK(fitted_worst < 0.05);
   CHECK(fitted_worst < best_default / 2);
   // Reported errors are those validate shows, with the micro-batch as the file has it (1): the
@@ -163,7 +164,8 @@ TEST_CASE("calibrate leaves the collective latency alone without sized collectiv
   CHECK(std::find(res.fitted.begin(), res.fitted.end(), "collective_latency_us") == res.fitted.end());
   o.collectives.push_back(allreduce_point(8, 1048576, 10.0));
   const auto with_points = calibrate_profile(measured_runs(true), truth(), o);
-  CHECK(std::find(with_points.fitted.begin(), with_points.fitted.end(), "collective_latency_us") != with_points.fitted.end());
+  CHECK(std::find(with_points.fitted.begin(), with_points.fitted.end(), "collective_latency_us") !=
+        with_points.fitted.end());
 }
 
 TEST_CASE("a profile written by calibrate reads back with its collective latency; a negative one is refused") {

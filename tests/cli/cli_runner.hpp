@@ -36,7 +36,9 @@ inline CliResult run_cli(const std::vector<std::string>& args) {
 inline std::string scenario(const std::string& rel) { return std::string(FLOPCAST_SCENARIOS_DIR) + "/" + rel; }
 inline std::string data(const std::string& rel) { return std::string(FLOPCAST_DATA_DIR) + "/" + rel; }
 
-inline bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+inline bool contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
 
 /// The whole file, bytes as they are; "" when it cannot be read.
 inline std::string read_file(const std::filesystem::path& p) {

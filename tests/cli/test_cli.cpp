@@ -58,8 +58,8 @@ TEST_CASE("simulate --json: one document with the step, memory and breakdown") {
   CHECK(mem["fits"].get<bool>());
   const auto& b = j["breakdown_s"];
   REQUIRE(b.is_object());
-  for (const std::string part : {"compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble",
-                           "optimizer", "overhead"}) {
+  for (const std::string part : {"compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm",
+                                 "bubble", "optimizer", "overhead"}) {
     CAPTURE(part);
     REQUIRE(b.contains(part));
     CHECK(b[part].get<double>() >= 0);
@@ -99,7 +99,8 @@ TEST_CASE("validate --json: runs and summary with the run-schema keys") {
   REQUIRE(j["runs"].is_array());
   CHECK(j["runs"].size() >= 15);  // 15 runs, one or more figures each
   for (const auto& run : j["runs"]) {
-    for (const std::string key : {"id", "figure", "measured", "predicted", "error_pct"}) CHECK_MESSAGE(run.contains(key), key);
+    for (const std::string key : {"id", "figure", "measured", "predicted", "error_pct"})
+      CHECK_MESSAGE(run.contains(key), key);
     const double m = run["measured"].get<double>(), p = run["predicted"].get<double>();
     CHECK(run["error_pct"].get<double>() == doctest::Approx((p - m) / m * 100).epsilon(1e-9));
   }
@@ -107,15 +108,18 @@ TEST_CASE("validate --json: runs and summary with the run-schema keys") {
   CHECK(j["summary"].size() >= 1);
   for (const auto& [figure, s] : j["summary"].items()) {
     CAPTURE(figure);
-    CHECK((figure == "iteration_time_s" || figure == "tokens_per_gpu_s" || figure == "mfu" || figure == "tflops_per_gpu"));
-    for (const std::string key : {"count", "median_abs_error_pct", "p90_abs_error_pct"}) CHECK_MESSAGE(s.contains(key), key);
+    CHECK((figure == "iteration_time_s" || figure == "tokens_per_gpu_s" || figure == "mfu" ||
+           figure == "tflops_per_gpu"));
+    for (const std::string key : {"count", "median_abs_error_pct", "p90_abs_error_pct"})
+      CHECK_MESSAGE(s.contains(key), key);
     CHECK(s["count"].get<int>() >= 1);
     CHECK(s["p90_abs_error_pct"].get<double>() >= s["median_abs_error_pct"].get<double>());
   }
   CHECK(j["errors"].empty());
 }
 
-TEST_CASE("validate: a run without a micro-batch is predicted at the default 1, with the micro-batch flopcast would pick noted") {
+TEST_CASE(
+    "validate: a run without a micro-batch is predicted at the default 1, with the micro-batch flopcast would pick noted") {
   TempDir tmp;
   const auto runs = tmp.path / "runs.yaml";
   std::ofstream(runs) << R"(- id: unstated
@@ -181,8 +185,12 @@ TEST_CASE("catalog gpus|fabrics|models lists every entry") {
   Diagnostics d;
   const auto cat = io::load_catalog(FLOPCAST_DATA_DIR, d);
   REQUIRE_MESSAGE(cat.has_value(), d.str());
-  struct Case { std::string what; std::vector<std::string> names; };
-  for (const auto& c : {Case{"gpus", cat->gpu_names()}, Case{"fabrics", cat->fabric_names()}, Case{"models", cat->model_names()}}) {
+  struct Case {
+    std::string what;
+    std::vector<std::string> names;
+  };
+  for (const auto& c :
+       {Case{"gpus", cat->gpu_names()}, Case{"fabrics", cat->fabric_names()}, Case{"models", cat->model_names()}}) {
     CAPTURE(c.what);
     const auto r = run_cli({"catalog", c.what});
     CHECK(r.code == cli::kOk);

@@ -87,8 +87,8 @@ TEST_SUITE("cli-quote") {
     }
     CHECK(contains(run, "1.97e-05 per GPU-hour"));  // the scenario's rate (Llama 3 405B, §5.1)
     CHECK(contains(run, "(14 B/param), async"));
-    CHECK(contains(run, "x PUE 1.58"));             // the seed vendor catalog's PUE
-    CHECK(contains(run, "CNY at 0.65 CNY/kWh"));    // and its electricity price
+    CHECK(contains(run, "x PUE 1.58"));           // the seed vendor catalog's PUE
+    CHECK(contains(run, "CNY at 0.65 CNY/kWh"));  // and its electricity price
 
     const std::string bills = section(r.out, "Bills under 'seed-vendor'");
     REQUIRE(!bills.empty());
@@ -250,7 +250,8 @@ TEST_SUITE("cli-quote") {
     // The seed vendor's 70B claim (1.2T tokens per day on 64 H800), priced under its catalog.
     TempDir tmp;
     const auto file = tmp.path / "claim.yaml";
-    std::ofstream(file) << read_file(scenario("seed-claims/70b-64xh800-zero3.yaml")) << "\npricing: {catalog: seed-vendor}\n";
+    std::ofstream(file) << read_file(scenario("seed-claims/70b-64xh800-zero3.yaml"))
+                        << "\npricing: {catalog: seed-vendor}\n";
     const auto sim = run_cli({"simulate", file.string()});
     REQUIRE_MESSAGE(sim.code == cli::kOk, sim.err);
     const auto q = run_cli({"quote", file.string(), "--date", "2026-07-01"});
@@ -305,7 +306,8 @@ TEST_SUITE("cli-quote") {
     CHECK(unpriced.out.empty());
     CHECK(contains(unpriced.err, "no pricing: block"));
     // A plan that does not fit memory is not quoted.
-    const auto infeasible = run_cli({"quote", scenario("seed-claims/65b-8xa100-tp1pp8-zero3.yaml"), "--date", "2026-07-01"});
+    const auto infeasible =
+        run_cli({"quote", scenario("seed-claims/65b-8xa100-tp1pp8-zero3.yaml"), "--date", "2026-07-01"});
     CHECK(infeasible.code == cli::kInfeasible);
     CHECK(contains(infeasible.err, "does not fit"));
   }
@@ -313,8 +315,8 @@ TEST_SUITE("cli-quote") {
   TEST_CASE("quote --format pdf: an A4 PDF that pdfinfo opens, or a clear 'no PDF support' in builds without Qt") {
     TempDir tmp;
     const auto file = tmp.path / "quote.pdf";
-    const auto r = run_cli({"quote", kQuickstart, "--date", "2026-07-01", "--customer", "Acme AI Lab", "--format", "pdf", "-o",
-                            file.string()});
+    const auto r = run_cli({"quote", kQuickstart, "--date", "2026-07-01", "--customer", "Acme AI Lab", "--format",
+                            "pdf", "-o", file.string()});
 #if FLOPCAST_TEST_HAS_PDF
     REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
     CHECK(r.err.empty());  // Qt's platform chatter is not printed

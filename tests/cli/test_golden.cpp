@@ -72,10 +72,12 @@ TEST_SUITE("golden") {
         MESSAGE("rewrote " << golden_path);
       }
       const std::string expected = read_file(golden_path);
-      REQUIRE_MESSAGE(!expected.empty(), "missing " << golden_path << " (run with FLOPCAST_UPDATE_GOLDEN=1 to create it)");
+      REQUIRE_MESSAGE(!expected.empty(),
+                      "missing " << golden_path << " (run with FLOPCAST_UPDATE_GOLDEN=1 to create it)");
       const bool same = out.str() == expected;
       const std::string why = same ? std::string() : first_difference(expected, out.str());
-      CHECK_MESSAGE(same, why << "\n(after a deliberate change: FLOPCAST_UPDATE_GOLDEN=1 ... -ts=golden, then review the diff)");
+      CHECK_MESSAGE(
+          same, why << "\n(after a deliberate change: FLOPCAST_UPDATE_GOLDEN=1 ... -ts=golden, then review the diff)");
     }
   }
 }

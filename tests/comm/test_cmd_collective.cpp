@@ -51,7 +51,8 @@ TEST_CASE("comm: flopcast collective prints an nccl-tests style table") {
 }
 
 TEST_CASE("comm: flopcast collective --json reports the group and every row") {
-  const auto r = run({"--gpu", "H100", "--gpus", "8", "--op", "all_gather", "--min", "1M", "--max", "1G", "-f", "4", "--json"});
+  const auto r =
+      run({"--gpu", "H100", "--gpus", "8", "--op", "all_gather", "--min", "1M", "--max", "1G", "-f", "4", "--json"});
   CAPTURE(r.err);
   REQUIRE(r.code == 0);
   const auto doc = nlohmann::json::parse(r.out);

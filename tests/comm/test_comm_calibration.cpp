@@ -80,7 +80,8 @@ Row evaluate(const YAML::Node& r) {
   const double bytes = r["message_bytes"].IsNull() ? kPlateauBytes : r["message_bytes"].as<double>();
   // Points recorded with NCCL_ALGO=RING (stated in their notes) are evaluated the same way.
   CommOverride force;
-  if (r["notes"] && r["notes"].as<std::string>().find("NCCL_ALGO=RING") != std::string::npos) force.algorithm = CommAlgorithm::Ring;
+  if (r["notes"] && r["notes"].as<std::string>().find("NCCL_ALGO=RING") != std::string::npos)
+    force.algorithm = CommAlgorithm::Ring;
 
   const CommModel m(*gpu, f, gpus);
   // Send/recv pairs two GPUs: in one node, or (more GPUs than a node) in two.
@@ -103,7 +104,8 @@ Row evaluate(const YAML::Node& r) {
 TEST_CASE("comm: every measured point of collectives.yaml within 10% of its bus bandwidth") {
   const YAML::Node doc = YAML::LoadFile(std::string(FLOPCAST_DATA_DIR) + "/calibration/collectives.yaml");
   REQUIRE(doc.IsSequence());
-  std::string table = "\n  id                                          config                          measured  predicted   error  algo\n";
+  std::string table =
+      "\n  id                                          config                          measured  predicted   error  algo\n";
   int checked = 0;
   for (const auto& r : doc) {
     const Row row = evaluate(r);
@@ -141,7 +143,8 @@ TEST_CASE("comm: vTrain A100 all-reduce sweep (1 MiB - 1 GiB, 2-8 GPUs), median 
     }
     std::sort(errs.begin(), errs.end());
     char line[160];
-    std::snprintf(line, sizeof line, "  %4d  %12.1f%%  %27.1f %9.1f\n", n, 100.0 * errs[errs.size() / 2], meas_1g, pred_1g);
+    std::snprintf(line, sizeof line, "  %4d  %12.1f%%  %27.1f %9.1f\n", n, 100.0 * errs[errs.size() / 2], meas_1g,
+                  pred_1g);
     table += line;
   }
   std::sort(all.begin(), all.end());

@@ -33,14 +33,16 @@ TEST_CASE("comm: 8 x H100 all-reduce picks NVLS at large sizes and a ring for sm
   CHECK(small.algorithm == CommAlgorithm::Ring);
   CHECK(small.protocol == CommProtocol::LL);
   // NCCL_ALGO=RING: the ring is NVLink-bound at 370.8 (ISS nccl-tests#212: "~370GB/s").
-  CHECK(busbw(m, Collective::AllReduce, {8, 8, 1}, kGiB8, 1, {CommAlgorithm::Ring, {}}) == doctest::Approx(370.8).epsilon(0.002));
+  CHECK(busbw(m, Collective::AllReduce, {8, 8, 1}, kGiB8, 1, {CommAlgorithm::Ring, {}}) ==
+        doctest::Approx(370.8).epsilon(0.002));
 }
 
 TEST_CASE("comm: an H800 node all-reduce is NVLink-bound at about 45% of an H100's") {
   // 8 of 18 links: 164.8 / 370.8 = 0.444 (measured 215 / 479 = 0.449, ISS nccl#1374 and Azure ND H100 v5).
   const CommModel h(h100(), node8(400.0), 8);
   const CommModel h8(h800(), node8(400.0), 8);
-  const double ratio = busbw(h8, Collective::AllReduce, {8, 8, 1}, kGiB8) / busbw(h, Collective::AllReduce, {8, 8, 1}, kGiB8);
+  const double ratio =
+      busbw(h8, Collective::AllReduce, {8, 8, 1}, kGiB8) / busbw(h, Collective::AllReduce, {8, 8, 1}, kGiB8);
   CHECK(ratio == doctest::Approx(164.8 / 370.8).epsilon(0.01));
   CHECK(ratio > 0.40);
   CHECK(ratio < 0.50);
@@ -51,7 +53,8 @@ TEST_CASE("comm: small messages never cost less than NCCL's latency for the chos
   const CommModel two(h100(), node8(400.0), 16);
   for (const CommModel* m : {&one, &two}) {
     const std::int64_t n = m->topology().gpus();
-    for (Collective op : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast}) {
+    for (Collective op :
+         {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast}) {
       for (double bytes : {0.0, 8.0, 1024.0, 65536.0}) {
         const auto c = m->cost(op, {n, 8, 1}, Bytes{bytes});
         CAPTURE(to_string(op));
@@ -71,7 +74,8 @@ TEST_CASE("comm: small messages never cost less than NCCL's latency for the chos
 TEST_CASE("comm: a DP group with one GPU per node gets about one NIC; a full-node ring the sum of NICs") {
   const CommModel m(a100(), node8(200.0), 64);
   // DP ring over 8 nodes, one GPU each: one HDR NIC, 25 x 0.96 = 24 GB/s.
-  CHECK(busbw(m, Collective::AllReduce, {8, 1, 1}, kGiB8, 8, {CommAlgorithm::Ring, {}}) == doctest::Approx(24.0).epsilon(0.01));
+  CHECK(busbw(m, Collective::AllReduce, {8, 1, 1}, kGiB8, 8, {CommAlgorithm::Ring, {}}) ==
+        doctest::Approx(24.0).epsilon(0.01));
   // Ring spanning all 8 GPUs of 2 nodes: 8 NICs x 24 = 192 (ISS nccl#812 measured 192).
   CHECK(busbw(m, Collective::AllReduce, {16, 8, 1}, kGiB8) == doctest::Approx(192.0).epsilon(0.01));
 }
@@ -90,7 +94,8 @@ TEST_CASE("comm: 8 DP groups per rail crossing a 2:1 spine at once get about hal
   CHECK(crowd.time > alone.time);
   // Non-blocking spine: no slowdown.
   const CommModel full(a100(), node8(200.0), 128, o);
-  CHECK(busbw(full, Collective::AllReduce, dp, kGiB8, 64) == doctest::Approx(busbw(full, Collective::AllReduce, dp, kGiB8, 1)));
+  CHECK(busbw(full, Collective::AllReduce, dp, kGiB8, 64) ==
+        doctest::Approx(busbw(full, Collective::AllReduce, dp, kGiB8, 1)));
 }
 
 TEST_CASE("comm: send/recv over NVLink and over one NIC") {

@@ -68,15 +68,19 @@ TEST_CASE("comm: NCCL bandwidth refinements and bus-to-algorithm conversion") {
   t.ring = TopoGraph{12, 20.0, 20.0};
   t.arch_index = arch_index(GpuArch::Ampere);
   // 8 x A100, 12 channels x 20 GB/s = 240 bus. Ring Simple algbw = 240 x 8 / 14.
-  CHECK(tune(t, Collective::AllReduce, CommAlgorithm::Ring, CommProtocol::Simple).algbw_gbs == doctest::Approx(240.0 * 8 / 14));
+  CHECK(tune(t, Collective::AllReduce, CommAlgorithm::Ring, CommProtocol::Simple).algbw_gbs ==
+        doctest::Approx(240.0 * 8 / 14));
   // Ring LL: min(llMaxBw[Ampere][1 node] 87.7, 0.5 x 240) = 87.7 bus.
-  CHECK(tune(t, Collective::AllReduce, CommAlgorithm::Ring, CommProtocol::LL).algbw_gbs == doctest::Approx(87.7 * 8 / 14));
+  CHECK(tune(t, Collective::AllReduce, CommAlgorithm::Ring, CommProtocol::LL).algbw_gbs ==
+        doctest::Approx(87.7 * 8 / 14));
   // Ring LL128: min(0.92 x 240, 12 x 20) = 220.8 bus.
-  CHECK(tune(t, Collective::AllReduce, CommAlgorithm::Ring, CommProtocol::LL128).algbw_gbs == doctest::Approx(220.8 * 8 / 14));
+  CHECK(tune(t, Collective::AllReduce, CommAlgorithm::Ring, CommProtocol::LL128).algbw_gbs ==
+        doctest::Approx(220.8 * 8 / 14));
   // Tree Simple: min(0.92 x 240, 12 x 24.0) = 220.8 bus, algbw = 0.5 x bus.
   CHECK(tune(t, Collective::AllReduce, CommAlgorithm::Tree, CommProtocol::Simple).algbw_gbs == doctest::Approx(110.4));
   // All-gather ring: algbw = bus x n / (n-1).
-  CHECK(tune(t, Collective::AllGather, CommAlgorithm::Ring, CommProtocol::Simple).algbw_gbs == doctest::Approx(240.0 * 8 / 7));
+  CHECK(tune(t, Collective::AllGather, CommAlgorithm::Ring, CommProtocol::Simple).algbw_gbs ==
+        doctest::Approx(240.0 * 8 / 7));
   // Tree is all-reduce only; all-to-all is not in NCCL's tuning model.
   CHECK_FALSE(tune(t, Collective::AllGather, CommAlgorithm::Tree, CommProtocol::Simple).enabled);
   CHECK_FALSE(tune(t, Collective::AllToAll, CommAlgorithm::Ring, CommProtocol::Simple).enabled);

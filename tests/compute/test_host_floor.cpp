@@ -4,9 +4,9 @@
 
 #include <string>
 
+#include "../support/shipped_catalog.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/scenario_loader.hpp"
-#include "../support/shipped_catalog.hpp"
 
 using namespace flopcast;
 
@@ -14,11 +14,11 @@ namespace {
 
 /// A dense GELU model on one A100: `layers` layers of hidden `hidden`, seq `seq`.
 Scenario small(int layers, int hidden, int seq, int micro_batch, int global_batch) {
-  const std::string text = "model:\n  layers: " + std::to_string(layers) + "\n  hidden: " + std::to_string(hidden) +
-                           "\n  heads: 8\n  vocab: 1024\n  seq_len: " + std::to_string(seq) +
-                           "\ncluster:\n  gpu: A100-80G\n  gpus: 1\nparallel:\n  micro_batch: " +
-                           std::to_string(micro_batch) + "\n  global_batch: " + std::to_string(global_batch) +
-                           "\nprecision: bf16\n";
+  const std::string text =
+      "model:\n  layers: " + std::to_string(layers) + "\n  hidden: " + std::to_string(hidden) +
+      "\n  heads: 8\n  vocab: 1024\n  seq_len: " + std::to_string(seq) +
+      "\ncluster:\n  gpu: A100-80G\n  gpus: 1\nparallel:\n  micro_batch: " + std::to_string(micro_batch) +
+      "\n  global_batch: " + std::to_string(global_batch) + "\nprecision: bf16\n";
   Diagnostics d;
   auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "fleet_report.hpp"
 #include "flopcast/fleet/fleet.hpp"
 #include "flopcast/units/money.hpp"
-#include "fleet_report.hpp"
 
 using namespace flopcast;
 using namespace flopcast::fleet;
@@ -206,8 +206,10 @@ TEST_CASE("gang scheduling never runs a job on fewer GPUs than asked") {
         if (j.gpus < 16) ++fewer;
       }
     CHECK(started > 100);
-    if (gang) CHECK(fewer == 0);
-    else CHECK(fewer > 0);
+    if (gang)
+      CHECK(fewer == 0);
+    else
+      CHECK(fewer > 0);
     // Never more GPUs busy than the pool has.
     for (double u : r.series.utilisation[0]) CHECK(u <= 1.0 + 1e-9);
   }

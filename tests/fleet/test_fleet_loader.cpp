@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "../support/shipped_catalog.hpp"
 #include "cli_context.hpp"
 #include "fleet_plan.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/fleet_loader.hpp"
-#include "../support/shipped_catalog.hpp"
 
 using namespace flopcast;
 using namespace flopcast::io;
@@ -104,7 +104,7 @@ TEST_CASE("a good fleet file loads, resolves names and plans each class's varian
   CHECK(ff.fleet.horizon == Time::from_seconds(10 * 86400.0));
   REQUIRE(ff.fleet.pools.size() == 2);
   CHECK(ff.fleet.pools[0].kind == fleet::PoolKind::Rented);
-  CHECK(ff.fleet.pools[1].fabric == "hgx-h800-roce200");      // the H800's default fabric
+  CHECK(ff.fleet.pools[1].fabric == "hgx-h800-roce200");                  // the H800's default fabric
   CHECK(ff.fleet.pools[1].owned.node_power_kw == doctest::Approx(10.2));  // from that fabric
   CHECK(ff.fleet.pools[1].owned.capex_per_node.minor == 200000'00);
   REQUIRE(ff.fleet.jobs.size() == 2);
@@ -170,7 +170,8 @@ TEST_CASE("fleet loader negatives: one diagnostic each, with line, key and hint"
     CHECK(d.message == "expected a duration > 0, got '3 parsecs'");
   }
   SUBCASE("owned and rented at once") {
-    const auto d = only_error(replace(kGood, "    nodes: 8\n", "    nodes: 8\n    rented: {catalog: seed-vendor, plan: h800-daily}\n"));
+    const auto d = only_error(
+        replace(kGood, "    nodes: 8\n", "    nodes: 8\n    rented: {catalog: seed-vendor, plan: h800-daily}\n"));
     CHECK(d.key == "pools[1]");
     CHECK(d.message == "a pool is either 'owned' or 'rented', not both");
   }
@@ -262,7 +263,8 @@ TEST_CASE("re-planning scales DP; a count the plan cannot take is dropped with a
   CHECK(v[1].estimate < v[0].estimate);
   CHECK(v[1].estimate.seconds() > 0.5 * v[0].estimate.seconds());
   REQUIRE(notes.size() == 1);
-  CHECK(notes[0] == "re-plan small on 48 x A100-80G dropped: global batch 512 is not divisible by DP 24 x micro-batch 1");
+  CHECK(notes[0] ==
+        "re-plan small on 48 x A100-80G dropped: global batch 512 is not divisible by DP 24 x micro-batch 1");
 }
 
 TEST_CASE("flopcast fleet: the company fleet's text report is byte-identical twice") {

@@ -3,6 +3,7 @@
 // inline diagnostics, background recomputation, undo/redo, open/save, and a non-blank
 // screenshot of every tab.
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QComboBox>
 #include <QDirIterator>
 #include <QFile>
@@ -11,47 +12,46 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPushButton>
 #include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
-#include <QSpinBox>
-#include <QTimer>
-#include <QPainter>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QSvgRenderer>
-#include <QTableWidget>
-#include <QtCharts/QChartView>
-#include <sstream>
-#include <QMessageBox>
-#include <QPushButton>
-#include <QApplication>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUndoStack>
+#include <QtCharts/QChartView>
+#include <sstream>
 
 #include <memory>
 
+#include <QtCharts/QLineSeries>
+#include "chart_export.hpp"
+#include "cli_context.hpp"
 #include "compute_result.hpp"
 #include "cost_chart.hpp"
 #include "figure_table_model.hpp"
+#include "fleet_view.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/workload/workload.hpp"
 #include "gui_app.hpp"
 #include "main_window.hpp"
 #include "pipeline_timeline.hpp"
+#include "quote_export.hpp"
 #include "result_tables.hpp"
 #include "scenario_computer.hpp"
 #include "scenario_editor.hpp"
 #include "scenario_yaml.hpp"
-#include "timeline_view.hpp"
-#include "chart_export.hpp"
-#include "quote_export.hpp"
 #include "sweep_table.hpp"
 #include "sweep_view.hpp"
-#include "fleet_view.hpp"
-#include <QtCharts/QLineSeries>
-#include "cli_context.hpp"
+#include "timeline_view.hpp"
 #if FLOPCAST_GUI_HAS_PLANNER
 #include "planner_view.hpp"
 #endif
@@ -164,9 +164,11 @@ void GuiTest::figure_model_passes_tester() {
   const auto r = compute_scenario(read_all(kQuickstart), "quickstart.yaml", *catalog_);
   QVERIFY2(r->ok(), r->diags.str().c_str());
   using Build = std::vector<TableRow> (*)(const ComputeResult&);
-  const std::vector<std::pair<QStringList, Build>> tables = {
-      {summary_headers(), &summary_rows}, {breakdown_headers(), &breakdown_rows}, {memory_headers(), &memory_rows},
-      {run_headers(), &run_rows},         {bill_headers(), &bill_rows}};
+  const std::vector<std::pair<QStringList, Build>> tables = {{summary_headers(), &summary_rows},
+                                                             {breakdown_headers(), &breakdown_rows},
+                                                             {memory_headers(), &memory_rows},
+                                                             {run_headers(), &run_rows},
+                                                             {bill_headers(), &bill_rows}};
   for (const auto& [headers, build] : tables) {
     FigureTableModel model(headers, {1});
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -190,7 +192,8 @@ void GuiTest::form_round_trips_shipped_scenarios() {
   // Every shipped scenario: load, show in the form, compose YAML from the form over the file,
   // load that: the same model, cluster, plan, precision and tokens.
   int checked = 0;
-  QDirIterator it(QStringLiteral(FLOPCAST_SCENARIOS_DIR), {QStringLiteral("*.yaml")}, QDir::Files, QDirIterator::Subdirectories);
+  QDirIterator it(QStringLiteral(FLOPCAST_SCENARIOS_DIR), {QStringLiteral("*.yaml")}, QDir::Files,
+                  QDirIterator::Subdirectories);
   while (it.hasNext()) {
     const QString path = it.next();
     const std::string text = read_all(path);
@@ -263,7 +266,7 @@ claimed: {mfu: 0.5}
   QCOMPARE(back->description, std::string("not in the form"));
   QVERIFY(back->plan.overlap_dp_comm);
   QCOMPARE(back->claimed.figures.at("mfu"), 0.5);
-  QCOMPARE(back->cluster.fabric.nic_gbps, 400.0);  // the inline fabric stays
+  QCOMPARE(back->cluster.fabric.nic_gbps, 400.0);       // the inline fabric stays
   QVERIFY(yaml.find("training") == std::string::npos);  // no tokens given: no block added
   // dp "auto": the key is left out and the loader derives it.
   f.dp_auto = true;
@@ -337,7 +340,8 @@ void GuiTest::timeline_lays_out_1f1b() {
   QVERIFY(t.end.ms() >= 33.5 - 1e-9);
   QVERIFY(t.end.ms() <= 33.0 + 11 * 0.2 + 0.5 + 1e-9);
   // Hover text names the pass, micro-batch, stage and duration.
-  QVERIFY2(TimelineView::describe(f1).startsWith(QStringLiteral("F mb0 stage 1: 1.00 ms")), qPrintable(TimelineView::describe(f1)));
+  QVERIFY2(TimelineView::describe(f1).startsWith(QStringLiteral("F mb0 stage 1: 1.00 ms")),
+           qPrintable(TimelineView::describe(f1)));
 }
 
 void GuiTest::timeline_lays_out_gpipe() {
@@ -363,7 +367,8 @@ void GuiTest::window_models_pass_tester_while_editing() {
   MainWindow w(catalog_);
   std::vector<std::unique_ptr<QAbstractItemModelTester>> testers;
   for (FigureTableModel* m : w.models())
-    testers.push_back(std::make_unique<QAbstractItemModelTester>(m, QAbstractItemModelTester::FailureReportingMode::QtTest));
+    testers.push_back(
+        std::make_unique<QAbstractItemModelTester>(m, QAbstractItemModelTester::FailureReportingMode::QtTest));
   QVERIFY(w.open_file(kQuickstart));
   QVERIFY(wait_for_results(w, kTimeoutMs));
   QVERIFY(w.models().front()->rowCount() > 5);
@@ -418,7 +423,8 @@ void GuiTest::invalid_field_shows_cli_message_inline() {
   QVERIFY(wait_for_results(w, kTimeoutMs));
   QVERIFY(!w.result()->ok());
   QVERIFY(!tp_message->isHidden());
-  QVERIFY2(tp_message->text().startsWith(QStringLiteral("tp 3 does not divide heads 32")), qPrintable(tp_message->text()));
+  QVERIFY2(tp_message->text().startsWith(QStringLiteral("tp 3 does not divide heads 32")),
+           qPrintable(tp_message->text()));
   // The same message the CLI prints for the same text.
   Diagnostics d;
   QVERIFY(!io::parse_scenario(w.current_yaml(), "cli.yaml", *catalog_, d).has_value());
@@ -433,7 +439,8 @@ void GuiTest::invalid_field_shows_cli_message_inline() {
   QVERIFY(w.problems_view()->count() >= 2);
   w.resize(kScreenshotWidth, kScreenshotHeight);
   QString error;
-  QVERIFY2(save_screenshot(w, QStringLiteral("summary"), shot_path(QStringLiteral("gui-invalid.png")), &error), qPrintable(error));
+  QVERIFY2(save_screenshot(w, QStringLiteral("summary"), shot_path(QStringLiteral("gui-invalid.png")), &error),
+           qPrintable(error));
   // Fixing it clears the message.
   qobject_cast<QSpinBox*>(editor->field(QStringLiteral("parallel.tp")))->setValue(2);
   QVERIFY(wait_for_results(w, kTimeoutMs));
@@ -483,7 +490,9 @@ void GuiTest::bad_file_leaves_document_intact() {
   QVERIFY(w.open_file(kQuickstart));
   const FormState before = w.editor()->form_state();
   const QString bad = tmp_.filePath(QStringLiteral("bad.yaml"));
-  QVERIFY(write_all(bad, "model: llama3-8b\ncluster: {gpu: H801, gpus: 64}\nparallel: {tp: 3, global_batch: 512}\nprecision: bf16\n"));
+  QVERIFY(write_all(
+      bad,
+      "model: llama3-8b\ncluster: {gpu: H801, gpus: 64}\nparallel: {tp: 3, global_batch: 512}\nprecision: bf16\n"));
   QString error;
   QVERIFY(!w.open_file(bad, &error));
   QVERIFY2(error.contains(QStringLiteral("bad.yaml:2")), qPrintable(error));
@@ -601,7 +610,8 @@ std::string big_cluster_yaml() {
     if (at != std::string::npos) y.replace(at, from.size(), to);
     return at != std::string::npos;
   };
-  if (!swap("gpus: 64", "gpus: 16384") || !swap("dp: 32", "dp: 8192") || !swap("global_batch: 512", "global_batch: 16384"))
+  if (!swap("gpus: 64", "gpus: 16384") || !swap("dp: 32", "dp: 8192") ||
+      !swap("global_batch: 512", "global_batch: 16384"))
     return {};
   return y;
 }
@@ -709,7 +719,8 @@ void GuiTest::settings_and_recent_files_are_remembered() {
     QVERIFY(w.open_file(paths[0]));
     QVERIFY(w.open_file(paths[1]));
     QVERIFY(w.open_file(paths[0]));
-    QCOMPARE(w.recent_files(), (QStringList{QFileInfo(paths[0]).absoluteFilePath(), QFileInfo(paths[1]).absoluteFilePath()}));
+    QCOMPARE(w.recent_files(),
+             (QStringList{QFileInfo(paths[0]).absoluteFilePath(), QFileInfo(paths[1]).absoluteFilePath()}));
     w.select_tab(QStringLiteral("cost"));
     w.save_settings();
   }
@@ -727,7 +738,8 @@ void GuiTest::settings_and_recent_files_are_remembered() {
     QVERIFY(again.open_file(p));
   }
   QCOMPARE(again.recent_files().size(), MainWindow::kMaxRecentFiles);
-  QCOMPARE(QFileInfo(again.recent_files().front()).fileName(), QStringLiteral("r%1.yaml").arg(MainWindow::kMaxRecentFiles + 1));
+  QCOMPARE(QFileInfo(again.recent_files().front()).fileName(),
+           QStringLiteral("r%1.yaml").arg(MainWindow::kMaxRecentFiles + 1));
 }
 
 /// Answers the next modal message box with `button` (from the event loop, once it shows).
@@ -824,7 +836,8 @@ void GuiTest::quote_pdf_has_the_cli_quote_content() {
   QVERIFY2(doc.ok(), doc.errors.empty() ? "no html" : doc.errors.front().c_str());
   // The same HTML `flopcast quote` writes for the same file and date.
   const std::string file = kQuickstart.toStdString();
-  const char* argv[] = {"flopcast", "quote", file.c_str(), "--format", "html", "--date", date.c_str(), "--customer", "ACME"};
+  const char* argv[] = {"flopcast", "quote",      file.c_str(), "--format", "html",
+                        "--date",   date.c_str(), "--customer", "ACME"};
   std::ostringstream out, err;
   QCOMPARE(cli::run(9, argv, out, err), 0);
   QVERIFY(out.str() == doc.html);
@@ -854,10 +867,12 @@ void GuiTest::quote_pdf_has_the_cli_quote_content() {
 
 void GuiTest::csv_parser_reads_quotes_and_names_bad_lines() {
   QString error;
-  const auto t = parse_csv("# flopcast sweep s-1, 3 points\npoint,gpu,label,step_s\n0,H100,\"a, \"\"b\"\"\",1.5\r\n1,H800,\"two\nlines\",\n2,A100,c,10\n",
-                           QStringLiteral("s.csv"), &error);
+  const auto t = parse_csv(
+      "# flopcast sweep s-1, 3 points\npoint,gpu,label,step_s\n0,H100,\"a, \"\"b\"\"\",1.5\r\n1,H800,\"two\nlines\",\n2,A100,c,10\n",
+      QStringLiteral("s.csv"), &error);
   QVERIFY2(t.has_value(), qPrintable(error));
-  QCOMPARE(t->headers, (QStringList{QStringLiteral("point"), QStringLiteral("gpu"), QStringLiteral("label"), QStringLiteral("step_s")}));
+  QCOMPARE(t->headers, (QStringList{QStringLiteral("point"), QStringLiteral("gpu"), QStringLiteral("label"),
+                                    QStringLiteral("step_s")}));
   QCOMPARE(t->rows.size(), std::size_t{3});
   QCOMPARE(t->rows[0][2], QStringLiteral("a, \"b\""));
   QCOMPARE(t->rows[1][2], QStringLiteral("two\nlines"));
@@ -957,7 +972,8 @@ void GuiTest::planner_front_click_loads_the_plan() {
   QVERIFY(!planner->running());
   w.resize(kScreenshotWidth, kScreenshotHeight);
   QString error;
-  QVERIFY2(save_screenshot(w, QStringLiteral("planner"), shot_path(QStringLiteral("gui-planner-test.png")), &error), qPrintable(error));
+  QVERIFY2(save_screenshot(w, QStringLiteral("planner"), shot_path(QStringLiteral("gui-planner-test.png")), &error),
+           qPrintable(error));
 }
 #endif
 
@@ -991,14 +1007,16 @@ void GuiTest::fleet_tab_shows_utilisation_and_queue() {
   }
   w.resize(kScreenshotWidth, kScreenshotHeight);
   QString error;
-  QVERIFY2(save_screenshot(w, QStringLiteral("fleet"), shot_path(QStringLiteral("gui-fleet-test.png")), &error), qPrintable(error));
+  QVERIFY2(save_screenshot(w, QStringLiteral("fleet"), shot_path(QStringLiteral("gui-fleet-test.png")), &error),
+           qPrintable(error));
   QVERIFY(distinct_colours(fleet->grab().toImage(), 32) >= 32);
 }
 
 void GuiTest::timeline_tab_draws_the_simulated_step() {
   // Quickstart with a 4-stage pipeline: every stage forwards and backwards every micro-batch.
   std::string yaml = read_all(kQuickstart);
-  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"pp: 1", "pp: 4"}, {"dp: 32", "dp: 8"}}) {
+  for (const auto& [from, to] :
+       std::vector<std::pair<std::string, std::string>>{{"pp: 1", "pp: 4"}, {"dp: 32", "dp: 8"}}) {
     const auto at = yaml.find(from);
     QVERIFY(at != std::string::npos);
     yaml.replace(at, from.size(), to);
@@ -1021,7 +1039,8 @@ void GuiTest::timeline_tab_draws_the_simulated_step() {
       QVERIFY(x.end <= t.end);
       if (i > 0) QVERIFY(row.slices[i - 1].end <= x.start);  // a track runs one task at a time
       if (!row.comm && x.kind == SliceKind::Forward) ++forwards[static_cast<std::size_t>(row.stage)];
-      if (!row.comm && x.kind == SliceKind::Backward && x.name.rfind("B", 0) == 0) ++backwards[static_cast<std::size_t>(row.stage)];
+      if (!row.comm && x.kind == SliceKind::Backward && x.name.rfind("B", 0) == 0)
+        ++backwards[static_cast<std::size_t>(row.stage)];
       if (row.comm) QVERIFY(x.kind != SliceKind::Forward && x.kind != SliceKind::Backward);
     }
   }
@@ -1037,7 +1056,8 @@ void GuiTest::timeline_tab_draws_the_simulated_step() {
   for (const auto& row : t.rows)
     if (!row.comm && !row.slices.empty()) first = &row.slices.front();
   QVERIFY(first);
-  QVERIFY2(TimelineView::describe(*first).startsWith(QString::fromStdString(first->name)), qPrintable(TimelineView::describe(*first)));
+  QVERIFY2(TimelineView::describe(*first).startsWith(QString::fromStdString(first->name)),
+           qPrintable(TimelineView::describe(*first)));
 }
 
 QTEST_MAIN(GuiTest)

@@ -55,7 +55,8 @@ using test::read_file;
 
 }  // namespace
 
-TEST_CASE("determinism: every scenario gives byte-identical simulate --json twice, in reverse order and on a fresh thread") {
+TEST_CASE(
+    "determinism: every scenario gives byte-identical simulate --json twice, in reverse order and on a fresh thread") {
   const auto files = test::scenario_files();
   REQUIRE(files.size() >= 17);  // scenarios/quickstart.yaml, published/ (10), seed-claims/ (6)
   const auto first = simulate_all(files, true);
@@ -125,8 +126,8 @@ TEST_CASE("outputs: a missing folder is named in the error") {
   const auto target = tmp.path / "no-such-folder" / "out.json";
   std::string error;
   CHECK_FALSE(io::write_file_atomically(target.string(), "{}\n", true, error));
-  CHECK(error == "cannot write " + target.string() + ": folder " + (tmp.path / "no-such-folder").string() +
-                     " does not exist");
+  CHECK(error ==
+        "cannot write " + target.string() + ": folder " + (tmp.path / "no-such-folder").string() + " does not exist");
   CHECK(tmp.names().empty());
 }
 
@@ -182,7 +183,7 @@ TEST_CASE("outputs: a write that fails midway (like a full disk) keeps the old f
   std::signal(SIGXFSZ, old_handler);
   CHECK_FALSE(ok);
   CHECK_MESSAGE(error == "cannot write " + target.string() + ": " + std::strerror(EFBIG), error);
-  CHECK(read_file(target) == "precious\n");                     // the old file is intact
+  CHECK(read_file(target) == "precious\n");                       // the old file is intact
   CHECK(tmp.names() == std::vector<std::string>{"report.json"});  // the partial temporary is gone
 }
 
@@ -190,8 +191,8 @@ TEST_CASE("outputs: the commands that write files exit 4 (I/O) naming the path w
   OutputsTempDir tmp;
   SUBCASE("quote -o into a missing folder") {
     const auto file = tmp.path / "no-such-folder" / "quote.md";
-    const auto r = run_cli({"quote", std::string(FLOPCAST_SCENARIOS_DIR) + "/quickstart.yaml", "--date", "2026-07-01", "-o",
-                            file.string()});
+    const auto r = run_cli({"quote", std::string(FLOPCAST_SCENARIOS_DIR) + "/quickstart.yaml", "--date", "2026-07-01",
+                            "-o", file.string()});
     CHECK(r.code == cli::kIoError);
     CHECK_MESSAGE(test::contains(r.err, "cannot write " + file.string() + ": folder " + file.parent_path().string() +
                                             " does not exist"),

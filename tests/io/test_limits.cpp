@@ -12,8 +12,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <limits>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -61,8 +61,9 @@ SimResult simulate_bounded(const std::string& yaml) {
   LimitsTempDir tmp;
   const auto file = tmp.path / "limits.yaml";
   std::ofstream(file) << yaml;
-  const std::string cmd = "timeout -k 5 " + std::to_string(kLimitSeconds) + " '" FLOPCAST_CLI_PATH "' simulate --json '" +
-                          file.string() + "' > '" + (tmp.path / "out").string() + "' 2> '" + (tmp.path / "err").string() + "'";
+  const std::string cmd = "timeout -k 5 " + std::to_string(kLimitSeconds) +
+                          " '" FLOPCAST_CLI_PATH "' simulate --json '" + file.string() + "' > '" +
+                          (tmp.path / "out").string() + "' 2> '" + (tmp.path / "err").string() + "'";
   const int status = std::system(cmd.c_str());
   SimResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -94,7 +95,8 @@ json finite_report(const SimResult& r) {
   const auto j = json::parse(r.out);
   std::vector<std::string> bad;
   check_all_finite(j, "", bad);
-  CHECK_MESSAGE(bad.empty(), "non-finite numbers in the report: " << bad.size() << ", first: " << (bad.empty() ? "" : bad[0]));
+  CHECK_MESSAGE(bad.empty(),
+                "non-finite numbers in the report: " << bad.size() << ", first: " << (bad.empty() ? "" : bad[0]));
   CHECK(j["step"]["time_s"].get<double>() > 0);
   // The step breakdown sums to the step time (step_estimate.hpp StepBreakdown), to the
   // nanosecond rounding of each of its ten parts.
@@ -114,11 +116,15 @@ json finite_report(const SimResult& r) {
 std::string gpt3_on(std::int64_t gpus, std::int64_t dp, const std::string& tokens) {
   return "name: limits\n"
          "model: {layers: 96, hidden: 12288, heads: 96, vocab: 51200, seq_len: 2048}\n"
-         "cluster: {gpu: H100, gpus: " + std::to_string(gpus) + ", gpus_per_node: 8}\n"
-         "parallel: {tp: 8, pp: 8, dp: " + std::to_string(dp) + ", micro_batch: 1, global_batch: " +
-         std::to_string(2 * dp) + ", recompute: full, sequence_parallel: true, zero: 1}\n"
+         "cluster: {gpu: H100, gpus: " +
+         std::to_string(gpus) +
+         ", gpus_per_node: 8}\n"
+         "parallel: {tp: 8, pp: 8, dp: " +
+         std::to_string(dp) + ", micro_batch: 1, global_batch: " + std::to_string(2 * dp) +
+         ", recompute: full, sequence_parallel: true, zero: 1}\n"
          "precision: bf16\n"
-         "training: {tokens: " + tokens + "}\n";
+         "training: {tokens: " +
+         tokens + "}\n";
 }
 
 /// A dense GeLU model of `layers` layers of hidden 65,536 (512 heads of 128): 12*h^2 + 13*h
@@ -126,12 +132,18 @@ std::string gpt3_on(std::int64_t gpus, std::int64_t dp, const std::string& token
 /// 9.90e12 parameters with the 51,200 x 65,536 tied embedding, 200 layers 1.031e13.
 std::string huge_model(int layers, std::int64_t gpus, std::int64_t dp, const std::string& tokens) {
   return "name: limits-huge-model\n"
-         "model: {layers: " + std::to_string(layers) + ", hidden: 65536, heads: 512, vocab: 51200, seq_len: 2048}\n"
-         "cluster: {gpu: H100, gpus: " + std::to_string(gpus) + ", gpus_per_node: 8}\n"
-         "parallel: {tp: 8, pp: 8, dp: " + std::to_string(dp) + ", micro_batch: 1, global_batch: " +
-         std::to_string(2 * dp) + ", recompute: full, sequence_parallel: true, zero: 3}\n"
+         "model: {layers: " +
+         std::to_string(layers) +
+         ", hidden: 65536, heads: 512, vocab: 51200, seq_len: 2048}\n"
+         "cluster: {gpu: H100, gpus: " +
+         std::to_string(gpus) +
+         ", gpus_per_node: 8}\n"
+         "parallel: {tp: 8, pp: 8, dp: " +
+         std::to_string(dp) + ", micro_batch: 1, global_batch: " + std::to_string(2 * dp) +
+         ", recompute: full, sequence_parallel: true, zero: 3}\n"
          "precision: bf16\n"
-         "training: {tokens: " + tokens + "}\n";
+         "training: {tokens: " +
+         tokens + "}\n";
 }
 
 }  // namespace
@@ -216,7 +228,8 @@ TEST_CASE("limits: sizes above the limits are refused with a clear message") {
     CHECK(r.code == cli::kBadInput);
     CHECK(r.out.empty());
     CHECK_MESSAGE(contains(r.err, ":3:"), r.err);  // points at the parallel line
-    CHECK_MESSAGE(contains(r.err, "error: parallel: tp*pp*dp*cp = 1000000*1000000*1000000*1000000 exceeds 2^63"), r.err);
+    CHECK_MESSAGE(contains(r.err, "error: parallel: tp*pp*dp*cp = 1000000*1000000*1000000*1000000 exceeds 2^63"),
+                  r.err);
     CHECK_MESSAGE(contains(r.err, "hint: make the product of the degrees equal cluster.gpus (at most 1000000)"), r.err);
   }
   SUBCASE("more than 10^16 tokens in one step (global_batch * seq_len)") {
@@ -227,18 +240,21 @@ TEST_CASE("limits: sizes above the limits are refused with a clear message") {
         "precision: bf16\n");
     CHECK(r.code == cli::kBadInput);
     CHECK(r.out.empty());
-    CHECK_MESSAGE(contains(r.err, "error: parallel.global_batch: global_batch*seq_len = 1000000000*100000000 = 1e+17 tokens "
-                                  "per step, above the 10^16 limit (hint: lower global_batch (sequences per step) or model.seq_len)"),
-                  r.err);
+    CHECK_MESSAGE(
+        contains(r.err,
+                 "error: parallel.global_batch: global_batch*seq_len = 1000000000*100000000 = 1e+17 tokens "
+                 "per step, above the 10^16 limit (hint: lower global_batch (sequences per step) or model.seq_len)"),
+        r.err);
   }
   SUBCASE("a NIC bandwidth that is not finite, or outside 1 to 100000 Gbps") {
     for (const char* nic : {"1e308 Tbps", "1 Mbps", "200 Tbps"}) {
       CAPTURE(nic);
       const auto r = simulate(std::string("model: llama3-8b\n"
                                           "cluster: {gpu: H100, gpus: 16, fabric: {kind: infiniband, nic: \"") +
-                              nic + "\", nics_per_node: 8}}\n"
-                                    "parallel: {global_batch: 64}\n"
-                                    "precision: bf16\n");
+                              nic +
+                              "\", nics_per_node: 8}}\n"
+                              "parallel: {global_batch: 64}\n"
+                              "precision: bf16\n");
       CHECK(r.code == cli::kBadInput);
       CHECK(r.out.empty());
       CHECK_MESSAGE(contains(r.err, "error: cluster.fabric.nic: "), r.err);
@@ -249,9 +265,10 @@ TEST_CASE("limits: sizes above the limits are refused with a clear message") {
       CAPTURE(nic);
       const auto r = simulate(std::string("model: llama3-8b\n"
                                           "cluster: {gpu: H100, gpus: 16, fabric: {kind: infiniband, nic: \"") +
-                              nic + "\", nics_per_node: 8}}\n"
-                                    "parallel: {global_batch: 64}\n"
-                                    "precision: bf16\n");
+                              nic +
+                              "\", nics_per_node: 8}}\n"
+                              "parallel: {global_batch: 64}\n"
+                              "precision: bf16\n");
       finite_report(r);
     }
   }
@@ -296,7 +313,8 @@ TEST_CASE("limits: the largest values the loader accepts never reach the report 
   if (r.code != cli::kBadInput) {
     std::vector<std::string> bad;
     check_all_finite(json::parse(r.out), "", bad);
-    CHECK_MESSAGE(bad.empty(), "non-finite numbers in the report: " << bad.size() << ", first: " << (bad.empty() ? "" : bad[0]));
+    CHECK_MESSAGE(bad.empty(),
+                  "non-finite numbers in the report: " << bad.size() << ", first: " << (bad.empty() ? "" : bad[0]));
   }
 }
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "../support/shipped_catalog.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
-#include "../support/shipped_catalog.hpp"
 
 using namespace flopcast;
 using namespace flopcast::io;
@@ -49,8 +49,7 @@ const NegativeCase kScenarioCases[] = {
      "product-mismatch.yaml:7:3: error: parallel: tp*pp*dp*cp = 8*4*4*1 = 128 but cluster.gpus is 64 (hint: for 64 GPUs with tp 8, pp 4, cp 1 use dp 2)"},
     {"global-batch-not-divisible.yaml",
      "global-batch-not-divisible.yaml:9:17: error: parallel.global_batch: global_batch 100 is not divisible by micro_batch*dp = 2*8 = 16 (hint: use a multiple of 16, e.g. 96)"},
-    {"zero-gpus.yaml",
-     "zero-gpus.yaml:5:9: error: cluster.gpus: value 0 is out of range: expected 1 to 1000000"},
+    {"zero-gpus.yaml", "zero-gpus.yaml:5:9: error: cluster.gpus: value 0 is out of range: expected 1 to 1000000"},
     {"negative-layers.yaml",
      "negative-layers.yaml:3:11: error: model.layers: value -4 is out of range: expected 1 to 100000"},
     {"absurd-gpus.yaml",
@@ -80,12 +79,10 @@ const NegativeCase kScenarioCases[] = {
      "fp8-on-a100.yaml:8:12: error: precision: the A100-80G has no dense tensor-core fp8 path (hint: use bf16 or fp16 on this GPU)"},
     {"vpp-without-interleaved.yaml",
      "vpp-without-interleaved.yaml:9:13: error: parallel.schedule: vpp > 1 needs schedule interleaved, got 1f1b"},
-    {"vpp-without-pp.yaml",
-     "vpp-without-pp.yaml:8:8: error: parallel.vpp: vpp 2 needs pipeline parallelism (pp > 1)"},
+    {"vpp-without-pp.yaml", "vpp-without-pp.yaml:8:8: error: parallel.vpp: vpp 2 needs pipeline parallelism (pp > 1)"},
     {"ep-on-dense-model.yaml",
      "ep-on-dense-model.yaml:8:7: error: parallel.ep: ep 4 needs a mixture-of-experts model (hint: set ep: 1 for dense models)"},
-    {"empty.yaml",
-     "empty.yaml:1:1: error: the file is empty (hint: see scenarios/quickstart.yaml for the format)"},
+    {"empty.yaml", "empty.yaml:1:1: error: the file is empty (hint: see scenarios/quickstart.yaml for the format)"},
     {"list-not-mapping.yaml",
      "list-not-mapping.yaml:2:1: error: a scenario file must be a YAML mapping (hint: see scenarios/quickstart.yaml for the format)"},
     // Once "not caught yet" (scenario_check.cpp and model_io.cpp check them now): heads and
@@ -109,7 +106,6 @@ const NegativeCase kRunFileCases[] = {
     {"run-entry-without-id.yaml",
      "run-entry-without-id.yaml:9:3: error: id: missing required key 'id' (hint: every measured run needs a unique id)"},
 };
-
 
 const io::Catalog& catalog() { return test::shipped_catalog(); }
 
@@ -157,8 +153,10 @@ TEST_CASE("negative run files: the bad entry is rejected with its exact first er
     const RunEntry* bad = nullptr;
     std::size_t good = 0;
     for (const auto& e : entries) {
-      if (e.scenario) ++good;
-      else if (!bad) bad = &e;
+      if (e.scenario)
+        ++good;
+      else if (!bad)
+        bad = &e;
     }
     CHECK(good + 1 == entries.size());
     REQUIRE(bad != nullptr);

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "../support/shipped_catalog.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
-#include "../support/shipped_catalog.hpp"
 
 using namespace flopcast;
 using namespace flopcast::io;
@@ -20,11 +20,13 @@ namespace {
 
 const io::Catalog& catalog() { return test::shipped_catalog(); }
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 std::size_t errors(const Diagnostics& d) {
-  return static_cast<std::size_t>(
-      std::count_if(d.items().begin(), d.items().end(), [](const Diagnostic& x) { return x.severity == Severity::Error; }));
+  return static_cast<std::size_t>(std::count_if(d.items().begin(), d.items().end(),
+                                                [](const Diagnostic& x) { return x.severity == Severity::Error; }));
 }
 
 std::optional<Scenario> parse(const std::string& text, Diagnostics& d) {
@@ -86,13 +88,27 @@ precision: bf16
 
   // "A default is never silent": each one is in defaults_applied.
   const auto& dl = s->defaults_applied;
-  INFO("defaults_applied: " << [&] { std::string x; for (const auto& a : dl) x += a + "; "; return x; }());
-  const std::vector<std::string> expected_defaults{
-      "model.kv_heads = heads = 16", "model.ffn_kind = gelu", "model.ffn = 4*hidden = 8192",
-      "parallel.tp = 1", "parallel.pp = 1", "parallel.cp = 1", "parallel.ep = 1", "parallel.vpp = 1",
-      "parallel.dp = gpus/(tp*pp*cp) = 16", "parallel.sequence_parallel = false", "parallel.zero = 0",
-      "parallel.micro_batch = 1", "parallel.recompute = none", "parallel.schedule = 1f1b",
-      "cluster.fabric = dgx-h100-ndr (the GPU's usual node)", "cluster.gpus_per_node = 8"};
+  INFO("defaults_applied: " << [&] {
+    std::string x;
+    for (const auto& a : dl) x += a + "; ";
+    return x;
+  }());
+  const std::vector<std::string> expected_defaults{"model.kv_heads = heads = 16",
+                                                   "model.ffn_kind = gelu",
+                                                   "model.ffn = 4*hidden = 8192",
+                                                   "parallel.tp = 1",
+                                                   "parallel.pp = 1",
+                                                   "parallel.cp = 1",
+                                                   "parallel.ep = 1",
+                                                   "parallel.vpp = 1",
+                                                   "parallel.dp = gpus/(tp*pp*cp) = 16",
+                                                   "parallel.sequence_parallel = false",
+                                                   "parallel.zero = 0",
+                                                   "parallel.micro_batch = 1",
+                                                   "parallel.recompute = none",
+                                                   "parallel.schedule = 1f1b",
+                                                   "cluster.fabric = dgx-h100-ndr (the GPU's usual node)",
+                                                   "cluster.gpus_per_node = 8"};
   for (const auto& expected : expected_defaults) {
     CHECK_MESSAGE(has(dl, expected), expected);
   }
@@ -143,8 +159,8 @@ precision: bf16
   const auto* preset = catalog().find_model("llama-65b");
   REQUIRE(preset != nullptr);
   const auto& m = s->model;
-  CHECK(m.seq_len == 4096);       // overridden
-  CHECK(preset->seq_len == 2048); // the catalog entry is untouched
+  CHECK(m.seq_len == 4096);        // overridden
+  CHECK(preset->seq_len == 2048);  // the catalog entry is untouched
   CHECK(m.layers == 80);
   CHECK(m.hidden == 8192);
   CHECK(m.heads == 64);
@@ -163,9 +179,8 @@ TEST_CASE("a model preset is found by its name and display name, any case") {
   Diagnostics d;
   for (const std::string name : {"llama3-8b", "LLAMA3-8B", "Llama 3 8B"}) {
     CAPTURE(name);
-    const auto s = parse("model: \"" + name +
-                             "\"\ncluster: {gpu: H100, gpus: 8}\nparallel: {global_batch: 64}\nprecision: bf16\n",
-                         d);
+    const auto s = parse(
+        "model: \"" + name + "\"\ncluster: {gpu: H100, gpus: 8}\nparallel: {global_batch: 64}\nprecision: bf16\n", d);
     REQUIRE_MESSAGE(s.has_value(), d.str());
     CHECK(s->model.name == "llama3-8b");
   }

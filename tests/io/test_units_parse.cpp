@@ -52,8 +52,8 @@ TEST_CASE("parse_count: malformed strings") {
   CHECK_FALSE(parse_count("1e"));
   CHECK_FALSE(parse_count("nan"));
   CHECK_FALSE(parse_count("inf"));
-  CHECK_FALSE(parse_count("1e400"));    // overflows a double
-  CHECK_FALSE(parse_count("1e300P"));   // finite number, infinite product
+  CHECK_FALSE(parse_count("1e400"));   // overflows a double
+  CHECK_FALSE(parse_count("1e300P"));  // finite number, infinite product
 }
 
 TEST_CASE("parse_bytes: binary and decimal units") {
@@ -96,9 +96,9 @@ TEST_CASE("parse_bandwidth: bits and bytes per second") {
   CHECK(parse_bandwidth("3.35 TBps")->bytes_per_s == doctest::Approx(3.35e12).epsilon(1e-15));
   CHECK(parse_bandwidth("800 MB/s")->bytes_per_s == 800e6);
 
-  CHECK_FALSE(parse_bandwidth("400"));        // no unit: bits or bytes is ambiguous
+  CHECK_FALSE(parse_bandwidth("400"));  // no unit: bits or bytes is ambiguous
   CHECK_FALSE(parse_bandwidth("fast"));
-  CHECK_FALSE(parse_bandwidth("400 GiB"));    // a size is not a rate
+  CHECK_FALSE(parse_bandwidth("400 GiB"));  // a size is not a rate
   CHECK_FALSE(parse_bandwidth("400 Gbit"));
   CHECK_FALSE(parse_bandwidth(""));
 }
@@ -131,7 +131,7 @@ TEST_CASE("parse_duration: seconds to weeks") {
   CHECK(parse_duration("100 ns")->ns == 100);
   CHECK(parse_duration("1w")->ns == 604800LL * 1'000'000'000);
   CHECK(parse_duration("2 weeks")->ns == 2 * 604800LL * 1'000'000'000);
-  CHECK(parse_duration("42")->ns == 42LL * 1'000'000'000);  // a bare number is seconds
+  CHECK(parse_duration("42")->ns == 42LL * 1'000'000'000);       // a bare number is seconds
   CHECK(parse_duration("1.5 H")->ns == 5400LL * 1'000'000'000);  // unit names ignore case
   // Signs are kept; callers reject negative durations (price_catalog_io.cpp "a duration >= 0").
   CHECK(parse_duration("-5s")->ns == -5LL * 1'000'000'000);

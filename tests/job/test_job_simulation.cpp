@@ -45,10 +45,10 @@ JobInput failing_job() {
 }
 
 bool same(const JobTrial& a, const JobTrial& b) {
-  return a.gpu_span == b.gpu_span && a.wall == b.wall && a.training == b.training &&
-         a.lost_work == b.lost_work && a.checkpoint_stall == b.checkpoint_stall &&
-         a.restart == b.restart && a.failures == b.failures && a.checkpoints == b.checkpoints &&
-         a.checkpoints_skipped == b.checkpoints_skipped && a.it_energy_kwh == b.it_energy_kwh;
+  return a.gpu_span == b.gpu_span && a.wall == b.wall && a.training == b.training && a.lost_work == b.lost_work &&
+         a.checkpoint_stall == b.checkpoint_stall && a.restart == b.restart && a.failures == b.failures &&
+         a.checkpoints == b.checkpoints && a.checkpoints_skipped == b.checkpoints_skipped &&
+         a.it_energy_kwh == b.it_energy_kwh;
 }
 
 }  // namespace
@@ -143,8 +143,8 @@ TEST_CASE("job: Monte Carlo matches the closed-form expectation for exponential 
     var += d * d;
   }
   const double se = std::sqrt(var / double(r.samples.size() - 1)) / std::sqrt(double(r.samples.size()));
-  MESSAGE("MC mean " << r.gpu_span_mean.seconds() << " s, closed form " << expected_s
-                     << " s, standard error " << se << " s");
+  MESSAGE("MC mean " << r.gpu_span_mean.seconds() << " s, closed form " << expected_s << " s, standard error " << se
+                     << " s");
   CHECK(std::abs(r.gpu_span_mean.seconds() - expected_s) < 4.0 * se);
   // Expected failures: lambda x E[span] = 57,417.9 / 3,600 = 15.95 (Poisson arrivals over
   // the whole span, restarts included).
@@ -280,8 +280,8 @@ TEST_CASE("job: async writes longer than the interval skip checkpoints and warn"
 
 TEST_CASE("job: the suggested async interval is never shorter than the write (rounded up, not to the nearest step)") {
   JobInput in = small_job();
-  in.params = 7.5e9;  // 105 GB at 5 GB/s = 21 s = 2.1 steps of 10 s
-  in.reliability.failures_per_gpu_hour = 1e-2;        // 8 GPUs: MTBF 12.5 h
+  in.params = 7.5e9;                            // 105 GB at 5 GB/s = 21 s = 2.1 steps of 10 s
+  in.reliability.failures_per_gpu_hour = 1e-2;  // 8 GPUs: MTBF 12.5 h
   in.reliability.async_checkpoint = true;
   in.reliability.async_stall = Time::from_seconds(1e-3);  // Daly ~9.5 s: the write bounds the suggestion
   in.reliability.checkpoint_interval = Time{0};           // checkpoint at the suggestion

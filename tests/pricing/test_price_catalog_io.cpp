@@ -111,21 +111,26 @@ TEST_CASE("pricing: catalog diagnostics name file:line:col, key, value and a hin
   CHECK(io::parse_price_catalog(kMinimal, "min.yaml", ok).has_value());
   CHECK(ok.empty());
 
-  CHECK(first_error("currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8\n    prise: 7\n") ==
+  CHECK(first_error(
+            "currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8\n    prise: 7\n") ==
         "bad.yaml:7:5: error: plans[0].prise: unknown key 'prise' (hint: did you mean 'price'?)");
   CHECK(first_error("currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8 CNY\n") ==
         "bad.yaml:6:12: error: plans[0].price: expected a decimal price with at most 6 decimals, got '6.8 CNY' "
         "(hint: write e.g. 4.916 or \"57,600\" (no currency sign; the currency is a separate key))");
   CHECK(first_error("currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: weekly\n    price: 6.8\n") ==
         "bad.yaml:5:11: error: plans[0].unit: unknown value 'weekly' (hint: expected one of: hour, day, month, year)");
-  CHECK(first_error("currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 1.89\n    currency: USD\n") ==
-        "bad.yaml:3:5: error: plans[0].currency: priced in USD but the catalog states no USD/CNY rate "
-        "(hint: add it under fx: (from, to, rate, note))");
+  CHECK(
+      first_error(
+          "currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 1.89\n    currency: USD\n") ==
+      "bad.yaml:3:5: error: plans[0].currency: priced in USD but the catalog states no USD/CNY rate "
+      "(hint: add it under fx: (from, to, rate, note))");
   CHECK(first_error("currency: cny\nplans: []\n") ==
         "bad.yaml:1:11: error: currency: expected an ISO 4217 currency code, got 'cny' (hint: write e.g. CNY or USD)");
-  CHECK(first_error("currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 1\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 2\n") ==
-        "bad.yaml:7:9: error: plans[1].id: duplicate plan id 'p' (hint: plan ids must be unique in a catalog)");
-  CHECK(first_error("currency: CNY\nplans: [\n") .find("bad.yaml:3:1: error: malformed YAML") == 0);
+  CHECK(
+      first_error(
+          "currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 1\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 2\n") ==
+      "bad.yaml:7:9: error: plans[1].id: duplicate plan id 'p' (hint: plan ids must be unique in a catalog)");
+  CHECK(first_error("currency: CNY\nplans: [\n").find("bad.yaml:3:1: error: malformed YAML") == 0);
   Diagnostics d;
   CHECK_FALSE(io::load_price_catalog("seed-vendr", FLOPCAST_DATA_DIR, d).has_value());
   CHECK(d.items().at(0).message == "unknown price catalog 'seed-vendr'");
@@ -154,7 +159,8 @@ TEST_CASE("pricing: scenario reliability and pricing blocks") {
   Diagnostics bad;
   io::parse_reliability_block(YAML::Load("restart_tme: 90s\nrestart_time: soon\n"), "s.yaml", bad, r, locs);
   REQUIRE(bad.items().size() == 2);
-  CHECK(bad.items()[0].str() == "s.yaml:1:1: error: reliability.restart_tme: unknown key 'restart_tme' (hint: did you mean 'restart_time'?)");
+  CHECK(bad.items()[0].str() ==
+        "s.yaml:1:1: error: reliability.restart_tme: unknown key 'restart_tme' (hint: did you mean 'restart_time'?)");
   CHECK(bad.items()[1].str() ==
         "s.yaml:2:15: error: reliability.restart_time: expected a duration >= 0, got 'soon' "
         "(hint: write e.g. \"90s\", \"10min\", \"2.5 h\" or \"3d\")");

@@ -34,7 +34,8 @@ Scenario base_scenario(std::int64_t global_batch = 12) {
   const std::string yaml = R"(
 model: llama3-8b
 cluster: {gpu: H800, gpus: 8}
-parallel: {tp: 2, pp: 1, dp: 4, micro_batch: 1, global_batch: )" + std::to_string(global_batch) + R"(}
+parallel: {tp: 2, pp: 1, dp: 4, micro_batch: 1, global_batch: )" +
+                           std::to_string(global_batch) + R"(}
 precision: bf16
 training: {tokens: 10B}
 pricing: {catalog: seed-vendor}
@@ -133,7 +134,8 @@ TEST_CASE("planner: every plan kept is a valid scenario and fits memory") {
     CHECK(c.memory.value <= c.capacity.value);
   }
   // Top list sorted by GPU-hours.
-  for (std::size_t i = 1; i < r.result.top.size(); ++i) CHECK(r.result.top[i - 1].gpu_hours <= r.result.top[i].gpu_hours);
+  for (std::size_t i = 1; i < r.result.top.size(); ++i)
+    CHECK(r.result.top[i - 1].gpu_hours <= r.result.top[i].gpu_hours);
 }
 
 TEST_CASE("planner: Pareto front, deadline and budget selection, thread independence") {

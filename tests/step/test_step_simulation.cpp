@@ -5,11 +5,11 @@
 #include <cmath>
 #include <string>
 
+#include "../support/shipped_catalog.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/step/step_simulation.hpp"
-#include "../support/shipped_catalog.hpp"
 
 using namespace flopcast;
 
@@ -48,157 +48,157 @@ double rel(double a, double b) { return std::fabs(a - b) / b; }
 }  // namespace
 
 TEST_SUITE("step") {
-TEST_CASE("1F1B with uniform stages and no communication: bubble = (p-1)/(m+p-1) of the pipeline") {
-  for (const auto& [p, m] : {std::pair{4, 8}, std::pair{8, 16}, std::pair{2, 3}}) {
-    CAPTURE(p);
-    CAPTURE(m);
+  TEST_CASE("1F1B with uniform stages and no communication: bubble = (p-1)/(m+p-1) of the pipeline") {
+    for (const auto& [p, m] : {std::pair{4, 8}, std::pair{8, 16}, std::pair{2, 3}}) {
+      CAPTURE(p);
+      CAPTURE(m);
+      const Scenario s = scenario(8 * p, plan(8, p, 1, m, "  schedule: 1f1b\n"));
+      StepSimOptions o;
+      o.stages = uniform(p, Time::from_seconds(1e-3));
+      o.dp_sync = Time{0};
+      const auto r = simulate_step(s, ComputeProfile{}, o);
+      const Time pipeline = r.step - r.breakdown.optimizer - r.breakdown.overhead;
+      // (m + p - 1) slots of f + b = 3 ms: exact for equal stages.
+      CHECK(rel(pipeline.seconds(), (m + p - 1) * 3e-3) < 0.01);
+      CHECK(rel(r.breakdown.bubble.seconds() / pipeline.seconds(), (p - 1.0) / (m + p - 1.0)) < 0.01);
+      CHECK(r.breakdown.total() == r.step);
+      CHECK(rel(r.breakdown.compute.seconds(), m * 3e-3) < 1e-6);
+    }
+  }
+
+  TEST_CASE("very many micro-batches: two shorter simulations extended linearly stay exact") {
+    const int p = 4, m = 100000;  // past the 65,536-pass cap
     const Scenario s = scenario(8 * p, plan(8, p, 1, m, "  schedule: 1f1b\n"));
     StepSimOptions o;
     o.stages = uniform(p, Time::from_seconds(1e-3));
     o.dp_sync = Time{0};
+    o.timeline = false;
     const auto r = simulate_step(s, ComputeProfile{}, o);
     const Time pipeline = r.step - r.breakdown.optimizer - r.breakdown.overhead;
-    // (m + p - 1) slots of f + b = 3 ms: exact for equal stages.
-    CHECK(rel(pipeline.seconds(), (m + p - 1) * 3e-3) < 0.01);
-    CHECK(rel(r.breakdown.bubble.seconds() / pipeline.seconds(), (p - 1.0) / (m + p - 1.0)) < 0.01);
+    CHECK(rel(pipeline.seconds(), (m + p - 1) * 3e-3) < 1e-4);
+    CHECK(rel(r.breakdown.bubble.seconds(), (p - 1) * 3e-3) < 1e-3);
+    CHECK(r.events < 700000);  // a full run: 100,000 x 4 stages x (F, B, 2 sends) = 1.4 million
+  }
+
+  TEST_CASE("simulation equals the closed form without pipeline or overlap") {
+    // One stage, DP across nodes, nothing overlapped: the step is m x (f + b + exposed TP) +
+    // DP sync + optimizer + overhead in both.
+    const Scenario s = scenario(64, plan(8, 1, 8, 4, "  overlap_dp_comm: false\n  recompute: full\n"));
+    const auto est = estimate_step(s, ComputeProfile{});
+    const auto r = simulate_step(s, ComputeProfile{});
+    CHECK(rel(r.step.seconds(), est.step.seconds()) < 0.005);
+    CHECK(rel(r.breakdown.dp_comm.seconds(), est.breakdown.dp_comm.seconds()) < 0.01);
+    CHECK(rel(r.breakdown.tp_comm.seconds(), est.breakdown.tp_comm.seconds()) < 0.01);
+    CHECK(r.breakdown.bubble.ns < est.step.ns / 1000);
+  }
+
+  TEST_CASE("simulation is within a few percent of the closed form on a real pipeline") {
+    const Scenario s = scenario(64, plan(2, 4, 8, 8, "  overlap_dp_comm: false\n"));
+    const auto est = estimate_step(s, ComputeProfile{});
+    const auto r = simulate_step(s, ComputeProfile{});
+    CAPTURE(est.step.seconds());
+    CAPTURE(r.step.seconds());
+    CHECK(rel(r.step.seconds(), est.step.seconds()) < 0.05);
+  }
+
+  TEST_CASE("overlap hides the data-parallel gradient sync") {
+    const std::string base = "  sequence_parallel: true\n  zero: 1\n";
+    const Scenario off = scenario(128, plan(2, 2, 32, 4, base + "  overlap_dp_comm: false\n"));
+    const Scenario on = scenario(128, plan(2, 2, 32, 4, base + "  overlap_dp_comm: true\n"));
+    const auto r_off = simulate_step(off, ComputeProfile{});
+    const auto r_on = simulate_step(on, ComputeProfile{});
+    REQUIRE(r_off.breakdown.dp_comm.ns > 0);
+    CHECK(r_on.step < r_off.step);
+    CHECK(r_on.breakdown.dp_comm.ns < r_off.breakdown.dp_comm.ns / 2);
+    // The buckets run while the last backward is still computing.
+    bool overlapped = false;
+    Time last_b_end{0};
+    for (const auto& sl : r_on.timeline)
+      if (r_on.tracks[static_cast<std::size_t>(sl.track)].stream == StreamKind::Compute && sl.name.rfind("B ", 0) == 0)
+        last_b_end = std::max(last_b_end, sl.end);
+    for (const auto& sl : r_on.timeline)
+      if (sl.category == SliceCategory::DpComm && sl.start < last_b_end) overlapped = true;
+    CHECK(overlapped);
+  }
+
+  TEST_CASE("an uneven last stage lengthens the step") {
+    const int p = 4, m = 8;
+    const Scenario s = scenario(32, plan(8, p, 1, m));
+    StepSimOptions even;
+    even.stages = uniform(p, Time::from_seconds(1e-3));
+    even.dp_sync = Time{0};
+    StepSimOptions uneven = even;
+    uneven.stages.back().forward = Time::from_seconds(1.5e-3);  // logits on the last stage
+    uneven.stages.back().backward = Time::from_seconds(3e-3);
+    const auto a = simulate_step(s, ComputeProfile{}, even);
+    const auto b = simulate_step(s, ComputeProfile{}, uneven);
+    // The slowest stage sets the steady state: about m x 1.5 ms longer.
+    CHECK(b.step > a.step);
+    CHECK(rel((b.step - a.step).seconds(), m * 1.5e-3) < 0.1);
+    CHECK(b.critical_stage == p - 1);
+  }
+
+  TEST_CASE("schedules: interleaving and ZB-H1 shrink the 1F1B bubble; GPipe matches 1F1B without memory limits") {
+    const int p = 4, m = 8;
+    auto run = [&](const std::string& sched) {
+      const Scenario s = scenario(32, plan(8, p, 1, m, sched));
+      StepSimOptions o;
+      o.stages = uniform(p, Time::from_seconds(1e-3));
+      o.dp_sync = Time{0};
+      return simulate_step(s, ComputeProfile{}, o);
+    };
+    const auto f1b = run("  schedule: 1f1b\n");
+    const auto il = run("  schedule: interleaved\n  vpp: 2\n");
+    const auto zb = run("  schedule: zero-bubble\n");
+    const auto gp = run("  schedule: gpipe\n");
+    CHECK(il.breakdown.bubble < f1b.breakdown.bubble);
+    CHECK(zb.breakdown.bubble < f1b.breakdown.bubble);
+    CHECK(il.step < f1b.step);
+    CHECK(zb.step < f1b.step);
+    // Interleaving with v chunks divides the fill and drain by v: bubble (p-1)/v slots.
+    CHECK(rel(il.breakdown.bubble.seconds(), (p - 1) * 3e-3 / 2) < 0.05);
+    // ZB-H1 with F = B = W = 1 ms: the first stage waits (p-1) B passes for its first gradient
+    // and never again (3m + p - 1 ms in all, against 1F1B's 3(m + p - 1)).
+    CHECK(rel(zb.breakdown.bubble.seconds(), (p - 1) * 1e-3) < 0.05);
+    CHECK(rel(gp.step.seconds(), f1b.step.seconds()) < 0.01);
+    // Every micro-batch's forward and backward ran on every stage.
+    int f = 0, w = 0;
+    for (const auto& sl : zb.timeline) {
+      if (sl.name.rfind("F ", 0) == 0) ++f;
+      if (sl.name.rfind("W ", 0) == 0) ++w;
+    }
+    CHECK(f == p * m);
+    CHECK(w == p * m);
+  }
+
+  TEST_CASE("the simulation is deterministic") {
+    const Scenario s = scenario(128, plan(2, 4, 16, 8, "  overlap_dp_comm: true\n  schedule: interleaved\n  vpp: 2\n"));
+    const auto a = simulate_step(s, ComputeProfile{});
+    const auto b = simulate_step(s, ComputeProfile{});
+    CHECK(a.step == b.step);
+    CHECK(a.events == b.events);
+    REQUIRE(a.timeline.size() == b.timeline.size());
+    for (std::size_t i = 0; i < a.timeline.size(); ++i) {
+      CHECK(a.timeline[i].name == b.timeline[i].name);
+      CHECK(a.timeline[i].start == b.timeline[i].start);
+      CHECK(a.timeline[i].end == b.timeline[i].end);
+    }
+  }
+
+  TEST_CASE("utilisation and breakdown are consistent") {
+    const Scenario s = scenario(64, plan(2, 4, 8, 8, "  recompute: full\n"));
+    const auto r = simulate_step(s, ComputeProfile{});
     CHECK(r.breakdown.total() == r.step);
-    CHECK(rel(r.breakdown.compute.seconds(), m * 3e-3) < 1e-6);
+    REQUIRE(r.stages.size() == 4);
+    for (const auto& u : r.stages) {
+      CHECK(u.compute_utilisation > 0);
+      CHECK(u.compute_utilisation <= 1);
+    }
+    const auto& c = r.stages[static_cast<std::size_t>(r.critical_stage)];
+    CHECK(r.breakdown.compute + r.breakdown.recompute + r.breakdown.optimizer == c.compute_busy);
+    CHECK(r.breakdown.recompute.ns > 0);
+    const auto e = r.as_estimate();
+    CHECK(e.step == r.step);
+    CHECK(e.memory.total().value == r.estimate.memory.total().value);
   }
-}
-
-TEST_CASE("very many micro-batches: two shorter simulations extended linearly stay exact") {
-  const int p = 4, m = 100000;  // past the 65,536-pass cap
-  const Scenario s = scenario(8 * p, plan(8, p, 1, m, "  schedule: 1f1b\n"));
-  StepSimOptions o;
-  o.stages = uniform(p, Time::from_seconds(1e-3));
-  o.dp_sync = Time{0};
-  o.timeline = false;
-  const auto r = simulate_step(s, ComputeProfile{}, o);
-  const Time pipeline = r.step - r.breakdown.optimizer - r.breakdown.overhead;
-  CHECK(rel(pipeline.seconds(), (m + p - 1) * 3e-3) < 1e-4);
-  CHECK(rel(r.breakdown.bubble.seconds(), (p - 1) * 3e-3) < 1e-3);
-  CHECK(r.events < 700000);  // a full run: 100,000 x 4 stages x (F, B, 2 sends) = 1.4 million
-}
-
-TEST_CASE("simulation equals the closed form without pipeline or overlap") {
-  // One stage, DP across nodes, nothing overlapped: the step is m x (f + b + exposed TP) +
-  // DP sync + optimizer + overhead in both.
-  const Scenario s = scenario(64, plan(8, 1, 8, 4, "  overlap_dp_comm: false\n  recompute: full\n"));
-  const auto est = estimate_step(s, ComputeProfile{});
-  const auto r = simulate_step(s, ComputeProfile{});
-  CHECK(rel(r.step.seconds(), est.step.seconds()) < 0.005);
-  CHECK(rel(r.breakdown.dp_comm.seconds(), est.breakdown.dp_comm.seconds()) < 0.01);
-  CHECK(rel(r.breakdown.tp_comm.seconds(), est.breakdown.tp_comm.seconds()) < 0.01);
-  CHECK(r.breakdown.bubble.ns < est.step.ns / 1000);
-}
-
-TEST_CASE("simulation is within a few percent of the closed form on a real pipeline") {
-  const Scenario s = scenario(64, plan(2, 4, 8, 8, "  overlap_dp_comm: false\n"));
-  const auto est = estimate_step(s, ComputeProfile{});
-  const auto r = simulate_step(s, ComputeProfile{});
-  CAPTURE(est.step.seconds());
-  CAPTURE(r.step.seconds());
-  CHECK(rel(r.step.seconds(), est.step.seconds()) < 0.05);
-}
-
-TEST_CASE("overlap hides the data-parallel gradient sync") {
-  const std::string base = "  sequence_parallel: true\n  zero: 1\n";
-  const Scenario off = scenario(128, plan(2, 2, 32, 4, base + "  overlap_dp_comm: false\n"));
-  const Scenario on = scenario(128, plan(2, 2, 32, 4, base + "  overlap_dp_comm: true\n"));
-  const auto r_off = simulate_step(off, ComputeProfile{});
-  const auto r_on = simulate_step(on, ComputeProfile{});
-  REQUIRE(r_off.breakdown.dp_comm.ns > 0);
-  CHECK(r_on.step < r_off.step);
-  CHECK(r_on.breakdown.dp_comm.ns < r_off.breakdown.dp_comm.ns / 2);
-  // The buckets run while the last backward is still computing.
-  bool overlapped = false;
-  Time last_b_end{0};
-  for (const auto& sl : r_on.timeline)
-    if (r_on.tracks[static_cast<std::size_t>(sl.track)].stream == StreamKind::Compute && sl.name.rfind("B ", 0) == 0)
-      last_b_end = std::max(last_b_end, sl.end);
-  for (const auto& sl : r_on.timeline)
-    if (sl.category == SliceCategory::DpComm && sl.start < last_b_end) overlapped = true;
-  CHECK(overlapped);
-}
-
-TEST_CASE("an uneven last stage lengthens the step") {
-  const int p = 4, m = 8;
-  const Scenario s = scenario(32, plan(8, p, 1, m));
-  StepSimOptions even;
-  even.stages = uniform(p, Time::from_seconds(1e-3));
-  even.dp_sync = Time{0};
-  StepSimOptions uneven = even;
-  uneven.stages.back().forward = Time::from_seconds(1.5e-3);  // logits on the last stage
-  uneven.stages.back().backward = Time::from_seconds(3e-3);
-  const auto a = simulate_step(s, ComputeProfile{}, even);
-  const auto b = simulate_step(s, ComputeProfile{}, uneven);
-  // The slowest stage sets the steady state: about m x 1.5 ms longer.
-  CHECK(b.step > a.step);
-  CHECK(rel((b.step - a.step).seconds(), m * 1.5e-3) < 0.1);
-  CHECK(b.critical_stage == p - 1);
-}
-
-TEST_CASE("schedules: interleaving and ZB-H1 shrink the 1F1B bubble; GPipe matches 1F1B without memory limits") {
-  const int p = 4, m = 8;
-  auto run = [&](const std::string& sched) {
-    const Scenario s = scenario(32, plan(8, p, 1, m, sched));
-    StepSimOptions o;
-    o.stages = uniform(p, Time::from_seconds(1e-3));
-    o.dp_sync = Time{0};
-    return simulate_step(s, ComputeProfile{}, o);
-  };
-  const auto f1b = run("  schedule: 1f1b\n");
-  const auto il = run("  schedule: interleaved\n  vpp: 2\n");
-  const auto zb = run("  schedule: zero-bubble\n");
-  const auto gp = run("  schedule: gpipe\n");
-  CHECK(il.breakdown.bubble < f1b.breakdown.bubble);
-  CHECK(zb.breakdown.bubble < f1b.breakdown.bubble);
-  CHECK(il.step < f1b.step);
-  CHECK(zb.step < f1b.step);
-  // Interleaving with v chunks divides the fill and drain by v: bubble (p-1)/v slots.
-  CHECK(rel(il.breakdown.bubble.seconds(), (p - 1) * 3e-3 / 2) < 0.05);
-  // ZB-H1 with F = B = W = 1 ms: the first stage waits (p-1) B passes for its first gradient
-  // and never again (3m + p - 1 ms in all, against 1F1B's 3(m + p - 1)).
-  CHECK(rel(zb.breakdown.bubble.seconds(), (p - 1) * 1e-3) < 0.05);
-  CHECK(rel(gp.step.seconds(), f1b.step.seconds()) < 0.01);
-  // Every micro-batch's forward and backward ran on every stage.
-  int f = 0, w = 0;
-  for (const auto& sl : zb.timeline) {
-    if (sl.name.rfind("F ", 0) == 0) ++f;
-    if (sl.name.rfind("W ", 0) == 0) ++w;
-  }
-  CHECK(f == p * m);
-  CHECK(w == p * m);
-}
-
-TEST_CASE("the simulation is deterministic") {
-  const Scenario s = scenario(128, plan(2, 4, 16, 8, "  overlap_dp_comm: true\n  schedule: interleaved\n  vpp: 2\n"));
-  const auto a = simulate_step(s, ComputeProfile{});
-  const auto b = simulate_step(s, ComputeProfile{});
-  CHECK(a.step == b.step);
-  CHECK(a.events == b.events);
-  REQUIRE(a.timeline.size() == b.timeline.size());
-  for (std::size_t i = 0; i < a.timeline.size(); ++i) {
-    CHECK(a.timeline[i].name == b.timeline[i].name);
-    CHECK(a.timeline[i].start == b.timeline[i].start);
-    CHECK(a.timeline[i].end == b.timeline[i].end);
-  }
-}
-
-TEST_CASE("utilisation and breakdown are consistent") {
-  const Scenario s = scenario(64, plan(2, 4, 8, 8, "  recompute: full\n"));
-  const auto r = simulate_step(s, ComputeProfile{});
-  CHECK(r.breakdown.total() == r.step);
-  REQUIRE(r.stages.size() == 4);
-  for (const auto& u : r.stages) {
-    CHECK(u.compute_utilisation > 0);
-    CHECK(u.compute_utilisation <= 1);
-  }
-  const auto& c = r.stages[static_cast<std::size_t>(r.critical_stage)];
-  CHECK(r.breakdown.compute + r.breakdown.recompute + r.breakdown.optimizer == c.compute_busy);
-  CHECK(r.breakdown.recompute.ns > 0);
-  const auto e = r.as_estimate();
-  CHECK(e.step == r.step);
-  CHECK(e.memory.total().value == r.estimate.memory.total().value);
-}
 }

@@ -89,45 +89,45 @@ std::size_t check_trace(const json& doc) {
 }  // namespace
 
 TEST_SUITE("step") {
-TEST_CASE("simulate --trace writes a valid Chrome trace, one track per stage and stream") {
-  const auto dir = std::filesystem::temp_directory_path() / "flopcast_trace_test";
-  std::filesystem::create_directories(dir);
-  const auto file = (dir / "step.json").string();
-  std::filesystem::remove(file);
-  const std::string scen = std::string(FLOPCAST_SCENARIOS_DIR) + "/published/megatron-gpt3-175b-1024xa100.yaml";
-  std::string out;
-  REQUIRE(run_cli({"simulate", scen, "--trace", file}, &out) == cli::kOk);
-  std::ifstream in(file);
-  REQUIRE(in.good());
-  const json doc = json::parse(in);
-  const std::size_t complete = check_trace(doc);
-  CHECK(complete > 100);
-  // Names like "F mb3" and "B mb3" on the compute tracks.
-  bool f = false, b = false;
-  for (const auto& e : doc["traceEvents"]) {
-    const std::string n = e["name"];
-    if (n.rfind("F mb", 0) == 0) f = true;
-    if (n.rfind("B mb", 0) == 0) b = true;
+  TEST_CASE("simulate --trace writes a valid Chrome trace, one track per stage and stream") {
+    const auto dir = std::filesystem::temp_directory_path() / "flopcast_trace_test";
+    std::filesystem::create_directories(dir);
+    const auto file = (dir / "step.json").string();
+    std::filesystem::remove(file);
+    const std::string scen = std::string(FLOPCAST_SCENARIOS_DIR) + "/published/megatron-gpt3-175b-1024xa100.yaml";
+    std::string out;
+    REQUIRE(run_cli({"simulate", scen, "--trace", file}, &out) == cli::kOk);
+    std::ifstream in(file);
+    REQUIRE(in.good());
+    const json doc = json::parse(in);
+    const std::size_t complete = check_trace(doc);
+    CHECK(complete > 100);
+    // Names like "F mb3" and "B mb3" on the compute tracks.
+    bool f = false, b = false;
+    for (const auto& e : doc["traceEvents"]) {
+      const std::string n = e["name"];
+      if (n.rfind("F mb", 0) == 0) f = true;
+      if (n.rfind("B mb", 0) == 0) b = true;
+    }
+    CHECK(f);
+    CHECK(b);
+    // No overwrite without --force; --force replaces it; --trace with --estimate is a usage error.
+    CHECK(run_cli({"simulate", scen, "--trace", file}) == cli::kIoError);
+    CHECK(run_cli({"simulate", scen, "--trace", file, "--force"}) == cli::kOk);
+    CHECK(run_cli({"simulate", scen, "--estimate", "--trace", file, "--force"}) == cli::kUsage);
+    std::filesystem::remove_all(dir);
   }
-  CHECK(f);
-  CHECK(b);
-  // No overwrite without --force; --force replaces it; --trace with --estimate is a usage error.
-  CHECK(run_cli({"simulate", scen, "--trace", file}) == cli::kIoError);
-  CHECK(run_cli({"simulate", scen, "--trace", file, "--force"}) == cli::kOk);
-  CHECK(run_cli({"simulate", scen, "--estimate", "--trace", file, "--force"}) == cli::kUsage);
-  std::filesystem::remove_all(dir);
-}
 
-TEST_CASE("simulate reports the engine: simulation by default, the closed form with --estimate") {
-  const std::string scen = std::string(FLOPCAST_SCENARIOS_DIR) + "/quickstart.yaml";
-  std::string sim, est;
-  REQUIRE(run_cli({"simulate", "--json", scen}, &sim) == cli::kOk);
-  REQUIRE(run_cli({"simulate", "--json", "--estimate", scen}, &est) == cli::kOk);
-  const auto js = json::parse(sim);
-  const auto je = json::parse(est);
-  CHECK(js["step"]["engine"] == "simulation");
-  CHECK(je["step"]["engine"] == "estimate");
-  CHECK(js["step"]["estimate_time_s"].get<double>() == doctest::Approx(je["step"]["time_s"].get<double>()));
-  CHECK(js["stages"].is_array());
-}
+  TEST_CASE("simulate reports the engine: simulation by default, the closed form with --estimate") {
+    const std::string scen = std::string(FLOPCAST_SCENARIOS_DIR) + "/quickstart.yaml";
+    std::string sim, est;
+    REQUIRE(run_cli({"simulate", "--json", scen}, &sim) == cli::kOk);
+    REQUIRE(run_cli({"simulate", "--json", "--estimate", scen}, &est) == cli::kOk);
+    const auto js = json::parse(sim);
+    const auto je = json::parse(est);
+    CHECK(js["step"]["engine"] == "simulation");
+    CHECK(je["step"]["engine"] == "estimate");
+    CHECK(js["step"]["estimate_time_s"].get<double>() == doctest::Approx(je["step"]["time_s"].get<double>()));
+    CHECK(js["stages"].is_array());
+  }
 }

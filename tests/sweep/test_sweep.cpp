@@ -21,7 +21,8 @@ struct TempDir {
   fs::path path;
   TempDir() {
     static int n = 0;
-    path = fs::temp_directory_path() / ("flopcast-sweep-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+    path =
+        fs::temp_directory_path() / ("flopcast-sweep-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
     fs::remove_all(path);
     fs::create_directories(path);
   }
@@ -49,7 +50,8 @@ std::vector<std::string> fake_eval(std::int64_t i) {
   return {std::to_string(i * 7 % 13), i % 5 == 0 ? "no" : "yes", i % 3 == 0 ? "why, \"quoted\"" : "",
           std::to_string(1.5 * static_cast<double>(i))};
 }
-const std::vector<sweep::Column> kCols = {{"a", true, false}, {"feasible", false, true}, {"why"}, {"step_time_s", true, true}};
+const std::vector<sweep::Column> kCols = {
+    {"a", true, false}, {"feasible", false, true}, {"why"}, {"step_time_s", true, true}};
 
 sweep::RunStats run(const std::string& out, int threads, int shard = 1, int shards = 1, std::int64_t stop = -1,
                     bool resume = false, std::int64_t points = 101) {
@@ -162,10 +164,13 @@ TEST_CASE("sweep point: dp auto with degrees whose product passes 64 bits is an 
   REQUIRE(cat);
   auto point_error = [&](const std::string& tp, const std::string& pp) {
     Diagnostics d;
-    const auto spec = io::parse_sweep("scenario:\n  model: llama3-8b\n  cluster: {gpu: H800, gpus: 64}\n"
-                                      "  parallel: {tp: " + tp + ", pp: " + pp + ", dp: auto, micro_batch: 1, global_batch: 64}\n"
-                                      "axes:\n  - key: parallel.cp\n    values: [1]\n",
-                                      "big.sweep.yml", d);
+    const auto spec = io::parse_sweep(
+        "scenario:\n  model: llama3-8b\n  cluster: {gpu: H800, gpus: 64}\n"
+        "  parallel: {tp: " +
+            tp + ", pp: " + pp +
+            ", dp: auto, micro_batch: 1, global_batch: 64}\n"
+            "axes:\n  - key: parallel.cp\n    values: [1]\n",
+        "big.sweep.yml", d);
     REQUIRE_MESSAGE(spec, d.str());
     Diagnostics pd;
     CHECK(!io::sweep_point_scenario(*spec, 0, *cat, pd));
@@ -202,7 +207,8 @@ TEST_CASE("sweep runner: shards merged equal the unsharded run (CSV and JSONL)")
     REQUIRE(run(t / ("s1" + ext), 1, 1, 3).ok());
     REQUIRE(run(t / ("s2" + ext), 2, 2, 3).ok());
     REQUIRE(run(t / ("s3" + ext), 1, 3, 3).ok());
-    const auto errs = sweep::merge_shards({t / ("s3" + ext), t / ("s1" + ext), t / ("s2" + ext)}, t / ("merged" + ext), false);
+    const auto errs =
+        sweep::merge_shards({t / ("s3" + ext), t / ("s1" + ext), t / ("s2" + ext)}, t / ("merged" + ext), false);
     REQUIRE_MESSAGE(errs.empty(), errs.front());
     CHECK(slurp(t / ("merged" + ext)) == slurp(t / ("all" + ext)));
     // A missing shard is an error, not a short file.
@@ -214,7 +220,8 @@ TEST_CASE("sweep runner: shards merged equal the unsharded run (CSV and JSONL)")
                                            t / ("m3" + ext), false);
     CHECK(!twice.empty());
     // The merged file is not overwritten without force.
-    CHECK(!sweep::merge_shards({t / ("s1" + ext), t / ("s2" + ext), t / ("s3" + ext)}, t / ("merged" + ext), false).empty());
+    CHECK(!sweep::merge_shards({t / ("s1" + ext), t / ("s2" + ext), t / ("s3" + ext)}, t / ("merged" + ext), false)
+               .empty());
   }
 }
 
@@ -337,7 +344,8 @@ axes:
   REQUIRE(p != std::string::npos);
   changed.replace(p, 5, ",no,");
   spit(t / "changed.csv", changed);
-  const auto bad = run_cli({"sweep", t / "s.sweep.yml", "--out", t / "c2.csv", "--check", t / "changed.csv", "--tolerance", "2%"});
+  const auto bad =
+      run_cli({"sweep", t / "s.sweep.yml", "--out", t / "c2.csv", "--check", t / "changed.csv", "--tolerance", "2%"});
   CHECK(bad.code == cli::kCheckFailed);
   CHECK(bad.out.find("regression: point") != std::string::npos);
   // Bad sweep file: exit 3 with file:line.

@@ -15,7 +15,8 @@ GpuSpec gb200() { return fixtures::gb200_nvlink(); }
 FabricSpec dgx_a100(double oversubscription = 1.0) { return fixtures::node8(200.0, 8, oversubscription); }
 
 bool has_kind(const ClusterTopology& t, const std::vector<std::int32_t>& route, LinkKind k) {
-  return std::any_of(route.begin(), route.end(), [&](std::int32_t l) { return t.links()[static_cast<std::size_t>(l)].kind == k; });
+  return std::any_of(route.begin(), route.end(),
+                     [&](std::int32_t l) { return t.links()[static_cast<std::size_t>(l)].kind == k; });
 }
 
 }  // namespace

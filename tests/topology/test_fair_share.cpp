@@ -78,8 +78,10 @@ FairShare reference_fair_share(const std::vector<NetworkFlow>& flows, const std:
         used_links.push_back(u.link);
       }
       auto it = std::find_if(flow_uses[f].begin(), flow_uses[f].end(), [&](const auto& p) { return p.first == l; });
-      if (it == flow_uses[f].end()) flow_uses[f].emplace_back(l, u.weight);
-      else it->second += u.weight;
+      if (it == flow_uses[f].end())
+        flow_uses[f].emplace_back(l, u.weight);
+      else
+        it->second += u.weight;
     }
   }
   const std::size_t m = used_links.size();
@@ -175,7 +177,8 @@ TEST_CASE("topology: the flat fair share equals the straightforward progressive 
     check_identical(max_min_fair_share(table, first, last, cap), want_part);
     const FairRates rates = max_min_fair_rates(table, first, last, cap);
     REQUIRE(rates.rate.size() == want_part.rate.size());
-    for (std::size_t f = 0; f < rates.rate.size(); ++f) CHECK(same_bits(rates.rate[f].bytes_per_s, want_part.rate[f].bytes_per_s));
+    for (std::size_t f = 0; f < rates.rate.size(); ++f)
+      CHECK(same_bits(rates.rate[f].bytes_per_s, want_part.rate[f].bytes_per_s));
     Bandwidth worst;
     for (const Bandwidth& b : want_part.link_load) worst = std::max(worst, b);
     CHECK(same_bits(rates.worst_link_load.bytes_per_s, worst.bytes_per_s));
@@ -184,10 +187,12 @@ TEST_CASE("topology: the flat fair share equals the straightforward progressive 
     const auto several = max_min_fair_rates(table, problems, cap);
     REQUIRE(several.size() == 3);
     for (const std::size_t i : {std::size_t{0}, std::size_t{2}}) {
-      for (std::size_t f = 0; f < n_flows; ++f) CHECK(same_bits(several[i].rate[f].bytes_per_s, want.rate[f].bytes_per_s));
+      for (std::size_t f = 0; f < n_flows; ++f)
+        CHECK(same_bits(several[i].rate[f].bytes_per_s, want.rate[f].bytes_per_s));
     }
     REQUIRE(several[1].rate.size() == rates.rate.size());
-    for (std::size_t f = 0; f < rates.rate.size(); ++f) CHECK(same_bits(several[1].rate[f].bytes_per_s, rates.rate[f].bytes_per_s));
+    for (std::size_t f = 0; f < rates.rate.size(); ++f)
+      CHECK(same_bits(several[1].rate[f].bytes_per_s, rates.rate[f].bytes_per_s));
     CHECK(same_bits(several[1].worst_link_load.bytes_per_s, worst.bytes_per_s));
   }
   CHECK(FlowTable{}.empty());

@@ -114,6 +114,5 @@ TEST_CASE("topology: group shapes that cannot exist are explained") {
   CHECK(check_group_shape({8, 16, 1}, 8, 16) == "ranks_per_node 16 exceeds the node's 8 GPUs");
   CHECK(check_group_shape({6, 4, 1}, 8, 16) == "ranks_per_node 4 does not divide ranks 6");
   CHECK(check_group_shape({32, 8, 1}, 8, 16) == "the group's 32 ranks exceed the cluster's 16 GPUs");
-  CHECK(check_group_shape({2, 1, 4}, 8, 16) ==
-        "a group of 2 ranks, 1 per node, node stride 4 does not fit 16 GPUs");
+  CHECK(check_group_shape({2, 1, 4}, 8, 16) == "a group of 2 ranks, 1 per node, node stride 4 does not fit 16 GPUs");
 }

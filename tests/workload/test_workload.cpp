@@ -7,10 +7,10 @@
 #include <numeric>
 #include <string>
 
+#include "../support/shipped_catalog.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/workload/workload.hpp"
-#include "../support/shipped_catalog.hpp"
 
 using namespace flopcast;
 
@@ -127,7 +127,13 @@ TEST_CASE("Mixtral 8x7B counts 46.7e9 total and 12.9e9 active parameters") {
 TEST_CASE("model FLOPs equal Megatron's 72 B s l h^2 (1 + s/6h + V/12lh)") {
   // Narayanan et al. 2021 appendix, eq. (3) without recomputation: forward 24 B s l h^2 +
   // 4 B s^2 l h + 2 B s h V, backward twice the forward.
-  struct Shape { int l; std::int64_t h; int heads; std::int64_t v, s; double batch; };
+  struct Shape {
+    int l;
+    std::int64_t h;
+    int heads;
+    std::int64_t v, s;
+    double batch;
+  };
   for (const Shape x : {Shape{96, 12288, 96, 51200, 2048, 1536}, Shape{24, 2048, 16, 51200, 2048, 8},
                         Shape{128, 25600, 160, 51200, 2048, 3072}, Shape{2, 64, 4, 1000, 4096, 1}}) {
     CAPTURE(x.h);
@@ -185,9 +191,11 @@ TEST_CASE("Korthikanti activations per layer: s b h (10 + 24/t) without SP, 34/t
     p.micro_batch = 4;
     p.recompute = Recompute::None;
     p.sequence_parallel = false;
-    CHECK(layer_activation_bytes(m, p, 0, Precision::BF16).value == doctest::Approx(s * b * h * (10.0 + 24.0 / t)).epsilon(1e-12));
+    CHECK(layer_activation_bytes(m, p, 0, Precision::BF16).value ==
+          doctest::Approx(s * b * h * (10.0 + 24.0 / t)).epsilon(1e-12));
     p.sequence_parallel = true;
-    CHECK(layer_activation_bytes(m, p, 0, Precision::BF16).value == doctest::Approx(s * b * h * 34.0 / t).epsilon(1e-12));
+    CHECK(layer_activation_bytes(m, p, 0, Precision::BF16).value ==
+          doctest::Approx(s * b * h * 34.0 / t).epsilon(1e-12));
     p.sequence_parallel = false;
     p.recompute = Recompute::Full;
     CHECK(layer_activation_bytes(m, p, 0, Precision::BF16).value == doctest::Approx(2 * s * b * h).epsilon(1e-12));
@@ -257,7 +265,8 @@ TEST_CASE("ZeRO model-state memory: 16 B/param; ZeRO-1 4+12/d; ZeRO-2 2+14/d; Ze
   CHECK(z1.optimizer.value == doctest::Approx(12 * P / dp).epsilon(1e-12));
   // Pure fp32 training: 4 + 4 + 8 (weights, gradients, momentum + variance) = 16 too.
   CHECK(memory_per_gpu(zero_scenario(0, Precision::FP32), prof).weights.value == doctest::Approx(4 * P).epsilon(1e-12));
-  CHECK(memory_per_gpu(zero_scenario(0, Precision::FP32), prof).optimizer.value == doctest::Approx(8 * P).epsilon(1e-12));
+  CHECK(memory_per_gpu(zero_scenario(0, Precision::FP32), prof).optimizer.value ==
+        doctest::Approx(8 * P).epsilon(1e-12));
 }
 
 // workload.cpp sizes ZeRO-3's gathered "current and prefetched layer" as 2 x 2 B x (all the
@@ -277,7 +286,8 @@ TEST_CASE("memory: workspace and fragmentation come from the profile") {
   prof.fragmentation = 0.10;
   const auto mb = memory_per_gpu(zero_scenario(0), prof);
   CHECK(mb.workspace.value == 3 * 1073741824.0);
-  const double tensors = mb.weights.value + mb.gradients.value + mb.optimizer.value + mb.activations.value + mb.logits.value;
+  const double tensors =
+      mb.weights.value + mb.gradients.value + mb.optimizer.value + mb.activations.value + mb.logits.value;
   CHECK(mb.fragmentation.value == doctest::Approx(0.10 * tensors).epsilon(1e-12));
   CHECK(mb.capacity.value == 80 * 1073741824.0);  // data/gpus.yaml A100-80G hbm_gib 80
 }
@@ -298,8 +308,8 @@ precision: bf16
   CHECK_FALSE(m65.fits());
   CHECK(m65.total().value > 16 * 65e9 / 8);
   // The seed vendor's TP1 PP8 ZeRO-3 plan on the same node (dp 1: nothing to shard).
-  const auto seed = io::load_scenario_file(std::string(FLOPCAST_SCENARIOS_DIR) + "/seed-claims/65b-8xa100-tp1pp8-zero3.yaml",
-                                           cat, d);
+  const auto seed =
+      io::load_scenario_file(std::string(FLOPCAST_SCENARIOS_DIR) + "/seed-claims/65b-8xa100-tp1pp8-zero3.yaml", cat, d);
   REQUIRE_MESSAGE(seed.has_value(), d.str());
   CHECK_FALSE(memory_per_gpu(*seed, cat.profile).fits());
 

@@ -32,7 +32,7 @@ struct Problem {
   std::vector<const ProfileParameter*> params;
   ComputeProfile base;
   bool simulate = false;
-  bool robust = true;  ///< soft-L1 loss on the relative errors (false: plain least squares)
+  bool robust = true;            ///< soft-L1 loss on the relative errors (false: plain least squares)
   bool free_micro_batch = true;  ///< an unstated micro-batch is fitted (false: the schema default, as validate)
 
   /// Soft-L1 (pseudo-Huber) residual transform: squared, it is rho(e) = 2c^2 (sqrt(1 + (e/c)^2) - 1),
@@ -98,7 +98,9 @@ struct Problem {
   }
 };
 
-double rms(const Eigen::VectorXd& r) { return r.size() ? std::sqrt(r.squaredNorm() / static_cast<double>(r.size())) : 0; }
+double rms(const Eigen::VectorXd& r) {
+  return r.size() ? std::sqrt(r.squaredNorm() / static_cast<double>(r.size())) : 0;
+}
 double median_abs(const Eigen::VectorXd& r) {
   std::vector<double> v(static_cast<std::size_t>(r.size()));
   for (Eigen::Index i = 0; i < r.size(); ++i) v[static_cast<std::size_t>(i)] = std::fabs(r[i]);
@@ -133,7 +135,8 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const Com
     }
     if (p.name == "nic_efficiency" && !multi_node) continue;
     // Collective points alone inform only the collective knobs.
-    if (runs.empty() && p.name != "collective_latency_us" && p.name != "nvlink_efficiency" && p.name != "nic_efficiency")
+    if (runs.empty() && p.name != "collective_latency_us" && p.name != "nvlink_efficiency" &&
+        p.name != "nic_efficiency")
       continue;
     // A latency floor shows only under messages of a stated size.
     if (p.name == "collective_latency_us" &&
@@ -164,7 +167,8 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const Com
   Eigen::VectorXd r = prob.residuals(x);
   res.residuals = static_cast<std::size_t>(r.size());
   const std::vector<double> unit;
-  Problem plain{runs, unit, options.collectives, unit, prob.params, start, options.simulate};  // unweighted, plain errors: the reported statistics
+  Problem plain{runs,        unit,  options.collectives, unit,
+                prob.params, start, options.simulate};  // unweighted, plain errors: the reported statistics
   plain.robust = false;
   plain.free_micro_batch = false;
   {

@@ -42,9 +42,10 @@ std::vector<FigureComparison> compare_collective(const MeasuredCollective& pt, c
   opts.efficiency = comm_efficiency(profile);
   const CommModel model(pt.gpu, pt.fabric, pt.gpus, opts);
   // Send/recv pairs two GPUs: in one node, or (more GPUs than a node) in two.
-  const GroupShape shape = pt.op == Collective::SendRecv
-                               ? GroupShape{2, pt.gpus > pt.gpus_per_node ? 1 : 2, 1}
-                               : GroupShape{pt.gpus, static_cast<int>(std::min<std::int64_t>(pt.gpus, pt.gpus_per_node)), 1};
+  const GroupShape shape =
+      pt.op == Collective::SendRecv
+          ? GroupShape{2, pt.gpus > pt.gpus_per_node ? 1 : 2, 1}
+          : GroupShape{pt.gpus, static_cast<int>(std::min<std::int64_t>(pt.gpus, pt.gpus_per_node)), 1};
   error = model.check(pt.op, shape);
   if (!error.empty()) return {};
   CommOverride force;
@@ -53,9 +54,12 @@ std::vector<FigureComparison> compare_collective(const MeasuredCollective& pt, c
   std::vector<FigureComparison> out;
   for (const auto& [figure, measured] : pt.measured) {
     double predicted = 0;
-    if (figure == "busbw_gbytes_s") predicted = c.busbw.gbytes_per_s();
-    else if (figure == "algbw_gbytes_s") predicted = c.algbw.gbytes_per_s();
-    else if (figure == "time_us") predicted = c.time.us();
+    if (figure == "busbw_gbytes_s")
+      predicted = c.busbw.gbytes_per_s();
+    else if (figure == "algbw_gbytes_s")
+      predicted = c.algbw.gbytes_per_s();
+    else if (figure == "time_us")
+      predicted = c.time.us();
     out.push_back({pt.id, figure, measured, predicted, (predicted - measured) / measured * 100.0});
   }
   return out;
@@ -75,7 +79,7 @@ std::vector<Scenario> micro_batch_alternatives(const Scenario& s, const ComputeP
     Scenario c = s;
     c.plan.micro_batch = mb;
     if (c.plan.pp > 1 && c.plan.microbatches() < c.plan.pp) break;  // pipeline left without enough micro-batches
-    if (!memory_per_gpu(c, profile).fits()) break;                   // larger ones need more memory still
+    if (!memory_per_gpu(c, profile).fits()) break;                  // larger ones need more memory still
     out.push_back(std::move(c));
   }
   return out;

@@ -21,12 +21,18 @@ std::string squash(std::string_view s) {
 
 const char* to_string(Collective c) {
   switch (c) {
-    case Collective::AllReduce: return "all_reduce";
-    case Collective::AllGather: return "all_gather";
-    case Collective::ReduceScatter: return "reduce_scatter";
-    case Collective::AllToAll: return "all_to_all";
-    case Collective::Broadcast: return "broadcast";
-    case Collective::SendRecv: return "send_recv";
+    case Collective::AllReduce:
+      return "all_reduce";
+    case Collective::AllGather:
+      return "all_gather";
+    case Collective::ReduceScatter:
+      return "reduce_scatter";
+    case Collective::AllToAll:
+      return "all_to_all";
+    case Collective::Broadcast:
+      return "broadcast";
+    case Collective::SendRecv:
+      return "send_recv";
   }
   return "?";
 }
@@ -43,13 +49,20 @@ std::optional<Collective> parse_collective(std::string_view s) {
 
 const char* to_string(CommAlgorithm a) {
   switch (a) {
-    case CommAlgorithm::Ring: return "Ring";
-    case CommAlgorithm::Tree: return "Tree";
-    case CommAlgorithm::Nvls: return "NVLS";
-    case CommAlgorithm::NvlsTree: return "NVLSTree";
-    case CommAlgorithm::Pat: return "PAT";
-    case CommAlgorithm::P2p: return "P2P";
-    case CommAlgorithm::None: return "none";
+    case CommAlgorithm::Ring:
+      return "Ring";
+    case CommAlgorithm::Tree:
+      return "Tree";
+    case CommAlgorithm::Nvls:
+      return "NVLS";
+    case CommAlgorithm::NvlsTree:
+      return "NVLSTree";
+    case CommAlgorithm::Pat:
+      return "PAT";
+    case CommAlgorithm::P2p:
+      return "P2P";
+    case CommAlgorithm::None:
+      return "none";
   }
   return "?";
 }
@@ -65,9 +78,12 @@ std::optional<CommAlgorithm> parse_comm_algorithm(std::string_view s) {
 
 const char* to_string(CommProtocol p) {
   switch (p) {
-    case CommProtocol::LL: return "LL";
-    case CommProtocol::LL128: return "LL128";
-    case CommProtocol::Simple: return "Simple";
+    case CommProtocol::LL:
+      return "LL";
+    case CommProtocol::LL128:
+      return "LL128";
+    case CommProtocol::Simple:
+      return "Simple";
   }
   return "?";
 }
@@ -84,12 +100,15 @@ double bus_bandwidth_factor(Collective op, std::int64_t ranks) {
   if (ranks <= 1) return 0.0;
   const double n = static_cast<double>(ranks);
   switch (op) {
-    case Collective::AllReduce: return 2.0 * (n - 1.0) / n;
+    case Collective::AllReduce:
+      return 2.0 * (n - 1.0) / n;
     case Collective::AllGather:
     case Collective::ReduceScatter:
-    case Collective::AllToAll: return (n - 1.0) / n;
+    case Collective::AllToAll:
+      return (n - 1.0) / n;
     case Collective::Broadcast:
-    case Collective::SendRecv: return 1.0;
+    case Collective::SendRecv:
+      return 1.0;
   }
   return 1.0;
 }

@@ -82,7 +82,8 @@ struct CommModel::Impl {
   mutable std::unordered_map<Key, std::unique_ptr<const Entry>, KeyHash> cache;
 
   Impl(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t total, CommOptions o)
-      : opt(o), topo(gpu, fabric, total, topology_options(o)),
+      : opt(o),
+        topo(gpu, fabric, total, topology_options(o)),
         cpu(o.host_cpu ? *o.host_cpu : default_host_cpu(gpu, fabric)) {}
 
   static TopologyOptions topology_options(const CommOptions& o) {
@@ -180,7 +181,8 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
     ring_share = share(g, concurrent, TrafficPattern::Ring);
     e->net_channels = ring_share.channels;
   }
-  e->groups = nodes > 1 && !p2p ? ring_share.groups : std::clamp<std::int64_t>(concurrent, 1, max_concurrent_groups(g, gpn, topo.gpus()));
+  e->groups = nodes > 1 && !p2p ? ring_share.groups
+                                : std::clamp<std::int64_t>(concurrent, 1, max_concurrent_groups(g, gpn, topo.gpus()));
   const double net = nodes > 1 ? ring_share.per_group.bytes_per_s / kGB : kInf;
 
   nccl::CommTopo t;
@@ -193,8 +195,10 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
   t.ll128 = t.intra_hw == nccl::HwClass::NvLink || ppd == 1;
   t.nvls = topo.gpu().nvls && intra == IntraNode::NVSwitch && ppd >= 2 &&
            nccl::kNvlsEfficiency[static_cast<std::size_t>(t.arch_index)] > 0.0;
-  t.ring = nccl::search_ring_graph(topo.gpu().arch, ppd, nodes, ncc_total, ncc_max, nic_ncc, std::max(1, e->net_channels));
-  if (t.nvls) t.nvls_graph = nccl::search_nvls_graph(topo.gpu().arch, ppd, nvl_ncc, nic_ncc, std::max(1, e->net_channels));
+  t.ring =
+      nccl::search_ring_graph(topo.gpu().arch, ppd, nodes, ncc_total, ncc_max, nic_ncc, std::max(1, e->net_channels));
+  if (t.nvls)
+    t.nvls_graph = nccl::search_nvls_graph(topo.gpu().arch, ppd, nvl_ncc, nic_ncc, std::max(1, e->net_channels));
   e->nccl_view = t;
 
   // flopcast's view: the same channels, carrying what the links really deliver.
@@ -221,7 +225,8 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
         c.choice = nccl::tune(t, op, a, p);
         if (!c.choice.enabled) continue;
         c.predict = nccl::tune(a == CommAlgorithm::Tree ? tree_phys : ring_phys, op, a, p);
-        c.channels = (a == CommAlgorithm::Nvls || a == CommAlgorithm::NvlsTree) ? t.nvls_graph.channels : t.ring.channels;
+        c.channels =
+            (a == CommAlgorithm::Nvls || a == CommAlgorithm::NvlsTree) ? t.nvls_graph.channels : t.ring.channels;
         const double dn = static_cast<double>(n);
         const double dppd = static_cast<double>(ppd);
         if (a == CommAlgorithm::Nvls) {
@@ -312,8 +317,8 @@ CollectiveCost p2p_cost(Collective op, const GroupShape& g, const Entry& e, doub
   // latency constants (NCCL has no p2p entry in tuning.cc).
   const double per_peer = op == Collective::AllToAll ? bytes / static_cast<double>(g.ranks) : bytes;
   const CommProtocol p = per_peer <= nccl::kP2pLlThresholdBytes ? CommProtocol::LL : CommProtocol::Simple;
-  const double lat = nccl::base_latency_us(CommAlgorithm::Ring, p) + nccl::hw_latency_us(e.p2p_hw, CommAlgorithm::Ring, p) +
-                     eff.extra_latency_us;
+  const double lat = nccl::base_latency_us(CommAlgorithm::Ring, p) +
+                     nccl::hw_latency_us(e.p2p_hw, CommAlgorithm::Ring, p) + eff.extra_latency_us;
   const double proto_factor = p == CommProtocol::LL ? nccl::kRingLlFactor : 1.0;
   double transfer_us = 0.0;
   if (e.p2p_intra_fraction > 0.0)
@@ -351,7 +356,8 @@ CollectiveCost CommModel::cost(Collective op, const GroupShape& group, Bytes mes
   }
   const Entry& e = impl_->entry(op, group, std::max<std::int64_t>(1, concurrent_groups));
   const double bytes = std::max(0.0, message.value);
-  if (op == Collective::AllToAll || op == Collective::SendRecv) return p2p_cost(op, group, e, bytes, impl_->opt.efficiency);
+  if (op == Collective::AllToAll || op == Collective::SendRecv)
+    return p2p_cost(op, group, e, bytes, impl_->opt.efficiency);
 
   // ncclTopoGetAlgoInfo: the minimum of NCCL's modelled times, within NCCL_ALGO / NCCL_PROTO.
   auto pick = [&](bool respect_force) -> const Candidate* {

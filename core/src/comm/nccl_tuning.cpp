@@ -9,18 +9,24 @@ namespace flopcast::nccl {
 
 const char* to_string(CpuVendor v) {
   switch (v) {
-    case CpuVendor::Intel: return "intel";
-    case CpuVendor::Amd: return "amd";
-    case CpuVendor::Other: return "other";
+    case CpuVendor::Intel:
+      return "intel";
+    case CpuVendor::Amd:
+      return "amd";
+    case CpuVendor::Other:
+      return "other";
   }
   return "?";
 }
 
 int arch_index(GpuArch arch) {
   switch (arch) {
-    case GpuArch::Ampere: return 1;
-    case GpuArch::Hopper: return 2;
-    case GpuArch::Blackwell: return 3;
+    case GpuArch::Ampere:
+      return 1;
+    case GpuArch::Hopper:
+      return 2;
+    case GpuArch::Blackwell:
+      return 3;
   }
   return 1;
 }
@@ -43,21 +49,28 @@ constexpr double kSpeedInterPreHopper[] = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9
 constexpr double kSpeedIntraSm90[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
 constexpr double kSpeedInterSm90[] = {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
 constexpr double kSpeedIntraSm100[] = {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
-constexpr double kSpeedInterSm100[] = {96, 86, 80, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
+constexpr double kSpeedInterSm100[] = {96, 86,   80, 48, 45.1, 42, 40,  30,  24,   22,
+                                       20, 17.5, 15, 12, 6,    3,  2.4, 1.2, 0.24, 0.12};
 
 std::span<const double> intra_speeds(GpuArch a) {
   switch (a) {
-    case GpuArch::Ampere: return kSpeedIntraPreHopper;
-    case GpuArch::Hopper: return kSpeedIntraSm90;
-    case GpuArch::Blackwell: return kSpeedIntraSm100;
+    case GpuArch::Ampere:
+      return kSpeedIntraPreHopper;
+    case GpuArch::Hopper:
+      return kSpeedIntraSm90;
+    case GpuArch::Blackwell:
+      return kSpeedIntraSm100;
   }
   return kSpeedIntraPreHopper;
 }
 std::span<const double> inter_speeds(GpuArch a) {
   switch (a) {
-    case GpuArch::Ampere: return kSpeedInterPreHopper;
-    case GpuArch::Hopper: return kSpeedInterSm90;
-    case GpuArch::Blackwell: return kSpeedInterSm100;
+    case GpuArch::Ampere:
+      return kSpeedInterPreHopper;
+    case GpuArch::Hopper:
+      return kSpeedInterSm90;
+    case GpuArch::Blackwell:
+      return kSpeedInterSm100;
   }
   return kSpeedInterPreHopper;
 }
@@ -73,7 +86,8 @@ int fit(double total, double speed) {
 // high, except on SM90+ for mid speeds with more than 4 channels.
 void dup_channels(GpuArch arch, TopoGraph& g) {
   if (g.channels == 0 || g.bw_intra_gbs < kDupChannelsMinBw) return;
-  if (arch != GpuArch::Ampere && g.bw_intra_gbs < kDupChannelsHopperMaxBw && g.channels > kDupChannelsHopperMaxChannels) return;
+  if (arch != GpuArch::Ampere && g.bw_intra_gbs < kDupChannelsHopperMaxBw && g.channels > kDupChannelsHopperMaxChannels)
+    return;
   const int dup = std::min(g.channels * 2, kMaxRingChannels);
   const int div = (dup + g.channels - 1) / g.channels;
   g.bw_intra_gbs /= div;
@@ -83,11 +97,16 @@ void dup_channels(GpuArch arch, TopoGraph& g) {
 
 const ProtoRow& base_lat(CommAlgorithm a) {
   switch (a) {
-    case CommAlgorithm::Tree: return kBaseLatTree;
-    case CommAlgorithm::Nvls: return kBaseLatNvls;
-    case CommAlgorithm::NvlsTree: return kBaseLatNvlsTree;
-    case CommAlgorithm::Pat: return kBaseLatPat;
-    default: return kBaseLatRing;
+    case CommAlgorithm::Tree:
+      return kBaseLatTree;
+    case CommAlgorithm::Nvls:
+      return kBaseLatNvls;
+    case CommAlgorithm::NvlsTree:
+      return kBaseLatNvlsTree;
+    case CommAlgorithm::Pat:
+      return kBaseLatPat;
+    default:
+      return kBaseLatRing;
   }
 }
 
@@ -95,27 +114,42 @@ const ProtoRow& hw_lat(HwClass hw, CommAlgorithm a) {
   switch (hw) {
     case HwClass::NvLink:
       switch (a) {
-        case CommAlgorithm::Tree: return kNvLinkLatTree;
-        case CommAlgorithm::Nvls: return kNvLinkLatNvls;
-        case CommAlgorithm::NvlsTree: return kNvLinkLatNvlsTree;
-        case CommAlgorithm::Pat: return kNvLinkLatPat;
-        default: return kNvLinkLatRing;
+        case CommAlgorithm::Tree:
+          return kNvLinkLatTree;
+        case CommAlgorithm::Nvls:
+          return kNvLinkLatNvls;
+        case CommAlgorithm::NvlsTree:
+          return kNvLinkLatNvlsTree;
+        case CommAlgorithm::Pat:
+          return kNvLinkLatPat;
+        default:
+          return kNvLinkLatRing;
       }
     case HwClass::Pci:
       switch (a) {
-        case CommAlgorithm::Tree: return kPciLatTree;
-        case CommAlgorithm::Nvls: return kPciLatNvls;
-        case CommAlgorithm::NvlsTree: return kPciLatNvlsTree;
-        case CommAlgorithm::Pat: return kPciLatPat;
-        default: return kPciLatRing;
+        case CommAlgorithm::Tree:
+          return kPciLatTree;
+        case CommAlgorithm::Nvls:
+          return kPciLatNvls;
+        case CommAlgorithm::NvlsTree:
+          return kPciLatNvlsTree;
+        case CommAlgorithm::Pat:
+          return kPciLatPat;
+        default:
+          return kPciLatRing;
       }
     case HwClass::Net:
       switch (a) {
-        case CommAlgorithm::Tree: return kNetLatTree;
-        case CommAlgorithm::Nvls: return kNetLatNvls;
-        case CommAlgorithm::NvlsTree: return kNetLatNvlsTree;
-        case CommAlgorithm::Pat: return kNetLatPat;
-        default: return kNetLatRing;
+        case CommAlgorithm::Tree:
+          return kNetLatTree;
+        case CommAlgorithm::Nvls:
+          return kNetLatNvls;
+        case CommAlgorithm::NvlsTree:
+          return kNetLatNvlsTree;
+        case CommAlgorithm::Pat:
+          return kNetLatPat;
+        default:
+          return kNetLatRing;
       }
   }
   return kNvLinkLatRing;
@@ -130,29 +164,38 @@ double ll_max_bw(const CommTopo& t) {
 
 double net_overhead_us(CpuVendor v) {
   switch (v) {
-    case CpuVendor::Intel: return kNetOverheadIntelUs;
-    case CpuVendor::Amd: return kNetOverheadAmdUs;
-    case CpuVendor::Other: return kNetOverheadOtherUs;
+    case CpuVendor::Intel:
+      return kNetOverheadIntelUs;
+    case CpuVendor::Amd:
+      return kNetOverheadAmdUs;
+    case CpuVendor::Other:
+      return kNetOverheadOtherUs;
   }
   return kNetOverheadOtherUs;
 }
 
 std::int64_t nsteps_of(Collective op, std::int64_t n) {
   switch (op) {
-    case Collective::AllReduce: return 2 * (n - 1);
+    case Collective::AllReduce:
+      return 2 * (n - 1);
     case Collective::AllGather:
-    case Collective::ReduceScatter: return n - 1;
-    default: return n;
+    case Collective::ReduceScatter:
+      return n - 1;
+    default:
+      return n;
   }
 }
 
 std::int64_t inter_steps_of(Collective op, std::int64_t nodes) {
   if (nodes <= 1) return 0;
   switch (op) {
-    case Collective::AllReduce: return 2 * (nodes - 1);
+    case Collective::AllReduce:
+      return 2 * (nodes - 1);
     case Collective::AllGather:
-    case Collective::ReduceScatter: return nodes - 1;
-    default: return nodes;
+    case Collective::ReduceScatter:
+      return nodes - 1;
+    default:
+      return nodes;
   }
 }
 
@@ -162,8 +205,10 @@ bool applies(const CommTopo& t, Collective op, CommAlgorithm a, CommProtocol p) 
   if (p == CommProtocol::LL128 && !t.ll128) return false;
   const bool simple = p == CommProtocol::Simple;
   switch (a) {
-    case CommAlgorithm::Ring: return op != Collective::AllToAll;
-    case CommAlgorithm::Tree: return op == Collective::AllReduce;
+    case CommAlgorithm::Ring:
+      return op != Collective::AllToAll;
+    case CommAlgorithm::Tree:
+      return op == Collective::AllReduce;
     case CommAlgorithm::Nvls:
       // Across nodes NVLS needs CollNet (IB SHARP), which flopcast does not model.
       if (!t.nvls || !simple || t.nodes > 1 || t.nvls_graph.channels < 2) return false;
@@ -174,7 +219,8 @@ bool applies(const CommTopo& t, Collective op, CommAlgorithm a, CommProtocol p) 
     case CommAlgorithm::Pat:
       return simple && t.nodes > 1 && t.ranks_per_node == 1 &&
              (op == Collective::AllGather || op == Collective::ReduceScatter);
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -268,8 +314,10 @@ AlgoProtoModel tune(const CommTopo& t, Collective op, CommAlgorithm a, CommProto
     const TopoGraph& g = t.nvls_graph;
     const double nch = g.channels;
     double intra_gbs = g.bw_intra_gbs * kNvlsEfficiency[arch] * (nch - 1.0) / nch;
-    if (op == Collective::AllReduce) intra_gbs *= 2.0;
-    else intra_gbs *= (static_cast<double>(t.ranks_per_node) - 1.0) / static_cast<double>(t.ranks_per_node);
+    if (op == Collective::AllReduce)
+      intra_gbs *= 2.0;
+    else
+      intra_gbs *= (static_cast<double>(t.ranks_per_node) - 1.0) / static_cast<double>(t.ranks_per_node);
     const double inter_gbs = g.bw_inter_gbs * ((t.nodes <= 2 && a == CommAlgorithm::NvlsTree) ? 2.0 : 1.0);
     double bw_gbs = std::min(intra_gbs, t.nodes > 1 ? inter_gbs : std::numeric_limits<double>::max());
     if (a == CommAlgorithm::NvlsTree) bw_gbs = std::min(bw_gbs, kPerChMaxNvlsTreeBw[arch][si]);
@@ -286,12 +334,15 @@ AlgoProtoModel tune(const CommTopo& t, Collective op, CommAlgorithm a, CommProto
       if (p == CommProtocol::LL) bus_gbs = std::min(bus_gbs / kTreeLlDivisor, ll_max_bw(t));
       if (p == CommProtocol::LL128)
         bus_gbs = std::min(bus_gbs * (t.nodes == 1 ? kTreeLl128FactorOneNode : kTreeLl128FactorMultiNode),
-                       nch * kPerChMaxTreeLl128Bw[arch][si]);
+                           nch * kPerChMaxTreeLl128Bw[arch][si]);
     }
     if (a == CommAlgorithm::Pat) bus_gbs *= kPatFactor;
-    if (a == CommAlgorithm::Ring) m.algbw_gbs = bus_gbs * n / static_cast<double>(nsteps);
-    else if (a == CommAlgorithm::Tree) m.algbw_gbs = bus_gbs * kTreeAlgBwRatio;
-    else m.algbw_gbs = bus_gbs;  // PAT: already per rank (§3.4)
+    if (a == CommAlgorithm::Ring)
+      m.algbw_gbs = bus_gbs * n / static_cast<double>(nsteps);
+    else if (a == CommAlgorithm::Tree)
+      m.algbw_gbs = bus_gbs * kTreeAlgBwRatio;
+    else
+      m.algbw_gbs = bus_gbs;  // PAT: already per rank (§3.4)
   }
 
   // Latency.
@@ -309,12 +360,15 @@ AlgoProtoModel tune(const CommTopo& t, Collective op, CommAlgorithm a, CommProto
         lat_us += static_cast<double>(nsteps) * step;
       } else {
         if (t.nodes > 1)
-          intra_lat_us = std::max(intra_lat_us, net_overhead_us(t.cpu) * (p == CommProtocol::Simple ? kNetOverheadSimpleMultiplier : 1.0));
-        lat_us += static_cast<double>(nsteps - inter_steps) * intra_lat_us + static_cast<double>(inter_steps) * inter_lat_us;
+          intra_lat_us = std::max(
+              intra_lat_us, net_overhead_us(t.cpu) * (p == CommProtocol::Simple ? kNetOverheadSimpleMultiplier : 1.0));
+        lat_us +=
+            static_cast<double>(nsteps - inter_steps) * intra_lat_us + static_cast<double>(inter_steps) * inter_lat_us;
       }
       break;
     case CommAlgorithm::Tree:
-      lat_us += 2.0 * (static_cast<double>(t.ranks_per_node - 1) * intra_lat_us + log2i(static_cast<double>(t.nodes)) * inter_lat_us);
+      lat_us += 2.0 * (static_cast<double>(t.ranks_per_node - 1) * intra_lat_us +
+                       log2i(static_cast<double>(t.nodes)) * inter_lat_us);
       break;
     case CommAlgorithm::Nvls:
       lat_us = intra_lat_us + (t.nodes > 1 ? inter_lat_us : 0.0);
@@ -325,7 +379,8 @@ AlgoProtoModel tune(const CommTopo& t, Collective op, CommAlgorithm a, CommProto
     case CommAlgorithm::Pat:
       lat_us += log2i(static_cast<double>(t.nodes)) * (inter_lat_us / kPatNetLatDivisor) + n * kPatLatPerRankUs;
       break;
-    default: break;
+    default:
+      break;
   }
   m.latency_us = lat_us;
   return m;

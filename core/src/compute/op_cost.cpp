@@ -28,9 +28,7 @@ double peak_flops(const OpContext& c) {
 
 }  // namespace
 
-Time launch_overhead(const ComputeProfile& p, int kernels) {
-  return Time::from_us(p.kernel_overhead_us * kernels);
-}
+Time launch_overhead(const ComputeProfile& p, int kernels) { return Time::from_us(p.kernel_overhead_us * kernels); }
 
 namespace {
 

@@ -70,7 +70,8 @@ void Engine::begin(TaskId id, Time now) {
   if (t.stream >= 0) {
     Stream& s = streams_[static_cast<std::size_t>(t.stream)];
     s.busy = true;
-    if (s.last != kNoTask && (t.ready_by == kNoTask || tasks_[static_cast<std::size_t>(s.last)].end > t.ready)) t.binding = s.last;
+    if (s.last != kNoTask && (t.ready_by == kNoTask || tasks_[static_cast<std::size_t>(s.last)].end > t.ready))
+      t.binding = s.last;
   }
   if (t.link >= 0 && t.duration.ns > 0) {
     Link& l = links_[static_cast<std::size_t>(t.link)];
@@ -101,8 +102,10 @@ void Engine::finish(TaskId id, Time now) {
     nt.ready = now;
     nt.ready_by = id;
     if (--nt.pending == 0) {
-      if (nt.stream >= 0) try_start(nt.stream, now);
-      else begin(n, now);
+      if (nt.stream >= 0)
+        try_start(nt.stream, now);
+      else
+        begin(n, now);
     }
   }
   if (t.stream >= 0) {

@@ -63,13 +63,22 @@ Time alpha_beta_time(const Scenario& s, const ComputeProfile& p, CollectiveKind 
     // per-GPU share already accounts for them; `concurrent` counts extra groups beyond that.
     const double inter = d(ranks_per_node) * nic_share_per_gpu(s, p) / std::max(1, concurrent);
     bus = std::min(intra, inter);
-    if (op == CollectiveKind::AllToAll) bus = std::min(intra, nic_share_per_gpu(s, p) * std::max<double>(1, d(ranks_per_node)));
+    if (op == CollectiveKind::AllToAll)
+      bus = std::min(intra, nic_share_per_gpu(s, p) * std::max<double>(1, d(ranks_per_node)));
   }
   double factor = 1;  // nccl-tests busbw factor (doc/PERFORMANCE.md)
   switch (op) {
-    case CollectiveKind::AllReduce: factor = 2 * (n - 1) / n; break;
-    case CollectiveKind::AllGather: case CollectiveKind::ReduceScatter: case CollectiveKind::AllToAll: factor = (n - 1) / n; break;
-    case CollectiveKind::SendRecv: factor = 1; break;
+    case CollectiveKind::AllReduce:
+      factor = 2 * (n - 1) / n;
+      break;
+    case CollectiveKind::AllGather:
+    case CollectiveKind::ReduceScatter:
+    case CollectiveKind::AllToAll:
+      factor = (n - 1) / n;
+      break;
+    case CollectiveKind::SendRecv:
+      factor = 1;
+      break;
   }
   const double bw_time = bytes.value * factor / bus;
   // Latency: the cheaper of ring and tree, as NCCL's tuner picks by time.
@@ -77,7 +86,8 @@ Time alpha_beta_time(const Scenario& s, const ComputeProfile& p, CollectiveKind 
   const double steps = op == CollectiveKind::AllReduce ? 2 * (n - 1) : (n - 1);
   const double inter_steps = nodes > 1 ? (op == CollectiveKind::AllReduce ? 2 * (nodes - 1) : nodes - 1) : 0;
   const double ring_lat = kBaseLatRing + (steps - inter_steps) * kNvlinkLatRing + inter_steps * kNetLatRing;
-  const double tree_lat = kBaseLatTree + 2 * ((ppn - 1) * kNvlinkLatTree + std::log2(std::max(1.0, nodes)) * kNetLatTree);
+  const double tree_lat =
+      kBaseLatTree + 2 * ((ppn - 1) * kNvlinkLatTree + std::log2(std::max(1.0, nodes)) * kNetLatTree);
   double lat = op == CollectiveKind::AllReduce ? std::min(ring_lat, tree_lat) : ring_lat;
   if (op == CollectiveKind::SendRecv) lat = kBaseLatRing + (nodes > 1 ? kNetLatRing : kNvlinkLatRing);
   lat += p.collective_latency_us;
@@ -102,9 +112,19 @@ struct CommKey {
   }
   static CommKey of(const Scenario& s, const ComputeProfile& p) {
     const auto& f = s.cluster.fabric;
-    return {s.cluster.gpu.name, f.name, static_cast<int>(f.intra), f.nvlink_domain, static_cast<int>(f.kind),
-            f.nics_per_node, s.cluster.gpus_per_node, f.nic_gbps, f.oversubscription, p.nic_efficiency,
-            p.nvlink_efficiency, p.collective_latency_us, s.cluster.gpus};
+    return {s.cluster.gpu.name,
+            f.name,
+            static_cast<int>(f.intra),
+            f.nvlink_domain,
+            static_cast<int>(f.kind),
+            f.nics_per_node,
+            s.cluster.gpus_per_node,
+            f.nic_gbps,
+            f.oversubscription,
+            p.nic_efficiency,
+            p.nvlink_efficiency,
+            p.collective_latency_us,
+            s.cluster.gpus};
   }
 };
 
@@ -196,11 +216,21 @@ Time collective_time_on(const CommModel& model, const Scenario& s, const Compute
   }
   Collective c = Collective::AllReduce;
   switch (op) {
-    case CollectiveKind::AllReduce: c = Collective::AllReduce; break;
-    case CollectiveKind::AllGather: c = Collective::AllGather; break;
-    case CollectiveKind::ReduceScatter: c = Collective::ReduceScatter; break;
-    case CollectiveKind::AllToAll: c = Collective::AllToAll; break;
-    case CollectiveKind::SendRecv: c = Collective::SendRecv; break;
+    case CollectiveKind::AllReduce:
+      c = Collective::AllReduce;
+      break;
+    case CollectiveKind::AllGather:
+      c = Collective::AllGather;
+      break;
+    case CollectiveKind::ReduceScatter:
+      c = Collective::ReduceScatter;
+      break;
+    case CollectiveKind::AllToAll:
+      c = Collective::AllToAll;
+      break;
+    case CollectiveKind::SendRecv:
+      c = Collective::SendRecv;
+      break;
   }
   // Every group of this kind communicates at once (each TP rank's DP group, each stage's).
   const std::int64_t concurrent = std::max<std::int64_t>(1, s.cluster.gpus / ranks);
@@ -214,8 +244,9 @@ Time collective_time_on(const CommModel& model, const Scenario& s, const Compute
              (static_cast<std::uint64_t>(concurrent) << 8) ^ static_cast<std::uint64_t>(c);
     // Sizes a power of two apart differ only in their exponent bits: mix them into the slot bits.
     CostMemo& m = cost_memo[mix64(h) & 1023];
-    if (m.model == &model && m.op == static_cast<int>(c) && m.ranks == g.ranks && m.ranks_per_node == g.ranks_per_node &&
-        m.node_stride == g.node_stride && m.bytes == bytes.value && m.concurrent == concurrent)
+    if (m.model == &model && m.op == static_cast<int>(c) && m.ranks == g.ranks &&
+        m.ranks_per_node == g.ranks_per_node && m.node_stride == g.node_stride && m.bytes == bytes.value &&
+        m.concurrent == concurrent)
       return m.time;
     const Time t = model.cost(c, g, bytes, concurrent).time;
     m = {&model, static_cast<int>(c), g.ranks, g.ranks_per_node, g.node_stride, bytes.value, concurrent, t};
@@ -327,7 +358,8 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     return comm ? collective_time_on(*comm, sc, pr, op, ranks, stride, bytes)
                 : flopcast::collective_time(sc, pr, op, ranks, stride, bytes);
   };
-  const double elt = bytes_per_element(s.precision) >= 2 ? bytes_per_element(s.precision) : 2.0;  // fp8 keeps 16-bit activations
+  const double elt =
+      bytes_per_element(s.precision) >= 2 ? bytes_per_element(s.precision) : 2.0;  // fp8 keeps 16-bit activations
   const double t = p.tp;
   const double b = d(p.micro_batch);
   const double seq = d(m.seq_len) / p.cp;  // local sequence
@@ -408,8 +440,8 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
         c.ep = one * 4;
       }
     } else {
-      gemm(T, d(m.ffn) * (m.ffn_matrices() - 1) / t, h);  // FC1 (gate+up fused for SwiGLU)
-      gemm(T, h, d(m.ffn) / t);                           // FC2
+      gemm(T, d(m.ffn) * (m.ffn_matrices() - 1) / t, h);                  // FC1 (gate+up fused for SwiGLU)
+      gemm(T, h, d(m.ffn) / t);                                           // FC2
       elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * d(m.ffn) / t;  // GeLU r/w or SwiGLU 2r+1w
     }
     c.kernels_f += kernels_f;
@@ -419,8 +451,10 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     c.fwd = fwd + attn_f + ew_f;
     c.bwd_input = bwd_in + attn_b + ew_b;
     c.bwd = c.bwd_input + bwd_w;
-    if (p.recompute == Recompute::Full) c.recompute = c.fwd;
-    else if (p.recompute == Recompute::Selective) c.recompute = attn_f;
+    if (p.recompute == Recompute::Full)
+      c.recompute = c.fwd;
+    else if (p.recompute == Recompute::Selective)
+      c.recompute = attn_f;
 
     // TP: two all-reduces forward, two backward (Megatron f/g operators); with sequence
     // parallelism each becomes an all-gather + reduce-scatter pair of the same volume.
@@ -458,9 +492,9 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   // Activations to the next stage (Megatron's scatter/gather sends 1/t of them per rank when
   // sequence parallel or scatter-gather is on; all TP ranks send at once). The same message
   // between every pair of neighbouring stages: costed once.
-  const Time p2p = p.pp > 1 ? collective_time(s, prof, CollectiveKind::SendRecv, 2, dp_stride * p.dp,
-                                              Bytes{T * h * elt / t})
-                            : Time{0};
+  const Time p2p = p.pp > 1
+                       ? collective_time(s, prof, CollectiveKind::SendRecv, 2, dp_stride * p.dp, Bytes{T * h * elt / t})
+                       : Time{0};
   int layer = 0;
   for (std::size_t i = 0; i < stage_layers.size(); ++i) {
     auto& st = est.stages[i];
@@ -490,9 +524,11 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     }
     if (i + 1 == stage_layers.size()) {  // final norm, logits GEMM, fp32 cross-entropy
       const double vocab_local = d(m.vocab) / t;
-      st.forward += gemm_time(ctx, {T, vocab_local, h}) + memory_bound_time(ctx, Bytes{T * vocab_local * (elt + 2 * 4)}, 4);
+      st.forward +=
+          gemm_time(ctx, {T, vocab_local, h}) + memory_bound_time(ctx, Bytes{T * vocab_local * (elt + 2 * 4)}, 4);
       const Time bi = gemm_time(ctx, {T, h, vocab_local});
-      st.backward += bi + gemm_time(ctx, {h, vocab_local, T}) + memory_bound_time(ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
+      st.backward +=
+          bi + gemm_time(ctx, {h, vocab_local, T}) + memory_bound_time(ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
       st.backward_input += bi;
       if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
         st.tp_comm += collective_time(s, prof, CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}) * 3;
@@ -536,7 +572,10 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     const auto& st = est.stages[i];
     const Time per = st.per_microbatch() + st.p2p * 2;
     sum_stages += per;
-    if (per > crit) { crit = per; crit_i = i; }
+    if (per > crit) {
+      crit = per;
+      crit_i = i;
+    }
   }
   Time pipeline{0};
   if (p.pp == 1) {

@@ -65,8 +65,10 @@ std::vector<std::string> validate_fleet(const Fleet& f) {
       if (p.owned.node_power_kw < 0) e.push_back("pool '" + p.name + "': node_power must be >= 0");
     } else {
       const Plan* plan = find_plan(p.rented.catalog, p.rented.plan);
-      if (!plan) e.push_back("pool '" + p.name + "': plan '" + p.rented.plan + "' is not in its catalog");
-      else if (!plan->applies_to(p.gpu)) e.push_back("pool '" + p.name + "': plan '" + p.rented.plan + "' does not rent " + p.gpu);
+      if (!plan)
+        e.push_back("pool '" + p.name + "': plan '" + p.rented.plan + "' is not in its catalog");
+      else if (!plan->applies_to(p.gpu))
+        e.push_back("pool '" + p.name + "': plan '" + p.rented.plan + "' does not rent " + p.gpu);
     }
   }
   for (const JobClass& c : f.classes) {
@@ -111,8 +113,10 @@ std::vector<std::string> validate_fleet(const Fleet& f) {
     if (w.kind == WhatIf::Kind::AddNodes && it->nodes + w.nodes < 1)
       e.push_back("what-if '" + w.label + "': the pool would have no nodes");
     if (w.kind == WhatIf::Kind::ChangePlan) {
-      if (it->kind != PoolKind::Rented) e.push_back("what-if '" + w.label + "': pool '" + w.pool + "' is owned, not rented");
-      else if (!find_plan(it->rented.catalog, w.plan)) e.push_back("what-if '" + w.label + "': plan '" + w.plan + "' is not in the pool's catalog");
+      if (it->kind != PoolKind::Rented)
+        e.push_back("what-if '" + w.label + "': pool '" + w.pool + "' is owned, not rented");
+      else if (!find_plan(it->rented.catalog, w.plan))
+        e.push_back("what-if '" + w.label + "': plan '" + w.plan + "' is not in the pool's catalog");
     }
   }
   return e;
@@ -158,7 +162,8 @@ MoneyStats money_stats(std::vector<Money> v, Currency c) {
 Time clip_end(Time end, Time horizon) { return std::min(end, horizon); }
 
 /// A bill for `gpus` GPUs used for `span` under `plan`.
-Bill bill_for(const PriceCatalog& catalog, const Plan& plan, std::int64_t gpus, Time span, std::optional<Currency> currency = {}) {
+Bill bill_for(const PriceCatalog& catalog, const Plan& plan, std::int64_t gpus, Time span,
+              std::optional<Currency> currency = {}) {
   BillUsage u;
   u.gpu_span = span;
   u.gpus = gpus;
@@ -185,20 +190,24 @@ std::vector<PoolCost> pool_costs(const Fleet& f, const std::vector<SeedRun>& run
       const OwnedCosts& o = pool.owned;
       const Currency cur = o.capex_per_node.currency;
       // Straight-line amortisation of the horizon's share of the purchase.
-      c.capex = Money::of_minor(mul_div_round(checked_mul(o.capex_per_node.minor, pool.nodes), f.horizon.ns, o.amortisation.ns), cur);
+      c.capex = Money::of_minor(
+          mul_div_round(checked_mul(o.capex_per_node.minor, pool.nodes), f.horizon.ns, o.amortisation.ns), cur);
       const double busy_node_h = c.busy_gpu_hours / pool.gpus_per_node;
       const double all_node_h = static_cast<double>(pool.nodes) * horizon_h;
       const double it_kwh = o.node_power_kw * (busy_node_h + (all_node_h - busy_node_h) * o.idle_fraction);
       c.energy_kwh = it_kwh * o.pue;
-      c.energy = Money::of_micro(std::llround(c.energy_kwh * static_cast<double>(o.price_per_kwh.micro)), o.price_per_kwh.currency);
+      c.energy = Money::of_micro(std::llround(c.energy_kwh * static_cast<double>(o.price_per_kwh.micro)),
+                                 o.price_per_kwh.currency);
       if (c.energy.currency == cur) {
         c.total = c.capex + c.energy;
       } else {
         c.total = c.capex;
-        c.notes.push_back("energy is in " + c.energy.currency.str() + ", capex in " + cur.str() + ": the total is capex only");
+        c.notes.push_back("energy is in " + c.energy.currency.str() + ", capex in " + cur.str() +
+                          ": the total is capex only");
       }
       if (o.node_power_kw <= 0) c.notes.push_back("node power unknown: energy not counted");
-      c.notes.push_back("capex " + o.capex_per_node.str() + " per node over " + std::to_string(std::llround(o.amortisation.days())) + " days");
+      c.notes.push_back("capex " + o.capex_per_node.str() + " per node over " +
+                        std::to_string(std::llround(o.amortisation.days())) + " days");
     } else {
       const PriceCatalog& cat = *pool.rented.catalog;
       const Plan* plan = cat.find_plan(pool.rented.plan);
@@ -235,14 +244,17 @@ std::vector<PoolCost> pool_costs(const Fleet& f, const std::vector<SeedRun>& run
       for (const auto& e : errors) warnings.push_back("pool '" + pool.name + "': not billed: " + e);
       if (pool.rented.billing == RentalBilling::Reserved) {
         const Bill b = bill_for(cat, *plan, pool.gpus(), f.horizon);
-        c.notes.push_back("billed " + std::to_string(std::llround(b.billed_gpu_time.hours())) + " h x " + std::to_string(pool.gpus()) + " GPUs");
+        c.notes.push_back("billed " + std::to_string(std::llround(b.billed_gpu_time.hours())) + " h x " +
+                          std::to_string(pool.gpus()) + " GPUs");
       } else {
         c.notes.push_back("on demand: each run billed on its own, clipped to the horizon");
       }
       for (const Plan* other : cat.plans_for({pool.gpu})) {
         errors.clear();
-        if (other == plan) c.plan_bills.emplace_back(other->id, c.bill);
-        else if (const auto m = bill_under(*other)) c.plan_bills.emplace_back(other->id, *m);
+        if (other == plan)
+          c.plan_bills.emplace_back(other->id, c.bill);
+        else if (const auto m = bill_under(*other))
+          c.plan_bills.emplace_back(other->id, *m);
       }
       c.total = c.bill;
     }
@@ -266,7 +278,9 @@ std::optional<RevenueResult> revenue_of(const Fleet& f, const std::vector<SeedRu
         break;
       }
   for (std::size_t p = 0; p < f.pools.size(); ++p)
-    if (plan_of_pool[p] < 0) out.notes.push_back("pool '" + f.pools[p].name + "' (" + f.pools[p].gpu + "): no revenue plan, its runs are not billed");
+    if (plan_of_pool[p] < 0)
+      out.notes.push_back("pool '" + f.pools[p].name + "' (" + f.pools[p].gpu +
+                          "): no revenue plan, its runs are not billed");
   std::vector<std::vector<Money>> per_plan(rs.plans.size());
   std::vector<Money> totals;
   std::set<std::string> errors;
@@ -290,7 +304,8 @@ std::optional<RevenueResult> revenue_of(const Fleet& f, const std::vector<SeedRu
   }
   for (const auto& e : errors) out.notes.push_back("not billed: " + e);
   out.total = money_stats(totals, out.currency);
-  for (std::size_t i = 0; i < rs.plans.size(); ++i) out.per_plan.emplace_back(rs.plans[i].second, mean_money(per_plan[i], out.currency));
+  for (std::size_t i = 0; i < rs.plans.size(); ++i)
+    out.per_plan.emplace_back(rs.plans[i].second, mean_money(per_plan[i], out.currency));
   out.notes.push_back("each run billed on its own under its GPU's plan, clipped to the horizon");
   return out;
 }
@@ -326,9 +341,12 @@ FleetSummary summary_of(const Fleet& f, const std::vector<SeedRun>& runs, const 
   s.unfinished = unfinished / n;
   s.preemptions = preemptions / n;
   for (const PoolCost& c : costs) {
-    auto it = std::find_if(s.cost.begin(), s.cost.end(), [&](const Money& m) { return m.currency == c.total.currency; });
-    if (it == s.cost.end()) s.cost.push_back(c.total);
-    else *it += c.total;
+    auto it =
+        std::find_if(s.cost.begin(), s.cost.end(), [&](const Money& m) { return m.currency == c.total.currency; });
+    if (it == s.cost.end())
+      s.cost.push_back(c.total);
+    else
+      *it += c.total;
   }
   if (revenue) s.revenue = revenue->total.mean;
   return s;
@@ -374,7 +392,8 @@ Fleet apply(const Fleet& f, const WhatIf& w) {
   g.what_ifs.clear();
   for (Pool& p : g.pools) {
     if (p.name != w.pool) continue;
-    if (w.kind == WhatIf::Kind::AddNodes) p.nodes += w.nodes;
+    if (w.kind == WhatIf::Kind::AddNodes)
+      p.nodes += w.nodes;
     else {
       p.rented.plan = w.plan;
       if (w.billing) p.rented.billing = *w.billing;
@@ -418,10 +437,11 @@ FleetResult simulate_fleet(const Fleet& f, const FleetOptions& o) {
     bool runnable = false;
     for (const RunProfile& v : f.classes[c].variants)
       for (const Pool& p : f.pools)
-        if (same_gpu(v.gpu, p.gpu) && v.gpus <= p.gpus() && (!f.policy.gang || v.gpus >= f.classes[c].gpus)) runnable = true;
+        if (same_gpu(v.gpu, p.gpu) && v.gpus <= p.gpus() && (!f.policy.gang || v.gpus >= f.classes[c].gpus))
+          runnable = true;
     if (!runnable)
-      r.warnings.push_back("job class '" + f.classes[c].name + "' (" + std::to_string(f.classes[c].gpus) + " x " + f.classes[c].gpu +
-                           ") fits no pool: its jobs never start");
+      r.warnings.push_back("job class '" + f.classes[c].name + "' (" + std::to_string(f.classes[c].gpus) + " x " +
+                           f.classes[c].gpu + ") fits no pool: its jobs never start");
   }
   r.costs = pool_costs(f, runs, r.warnings);
   r.revenue = revenue_of(f, runs);
@@ -505,7 +525,8 @@ FleetResult simulate_fleet(const Fleet& f, const FleetOptions& o) {
 
 SizeSweepResult sweep_pool_size(const Fleet& fleet, const SizeSweepSpec& spec, const FleetOptions& options) {
   FLOPCAST_ASSERT(validate_fleet(fleet).empty(), "sweep_pool_size needs a valid fleet");
-  const auto it = std::find_if(fleet.pools.begin(), fleet.pools.end(), [&](const Pool& p) { return p.name == spec.pool; });
+  const auto it =
+      std::find_if(fleet.pools.begin(), fleet.pools.end(), [&](const Pool& p) { return p.name == spec.pool; });
   FLOPCAST_ASSERT(it != fleet.pools.end(), "sweep_pool_size: unknown pool");
   const auto pool_index = static_cast<std::size_t>(it - fleet.pools.begin());
   SizeSweepResult out;
@@ -533,8 +554,10 @@ SizeSweepResult sweep_pool_size(const Fleet& fleet, const SizeSweepSpec& spec, c
   if (meets(hi)) {
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      if (meets(mid)) hi = mid;
-      else lo = mid + 1;
+      if (meets(mid))
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     out.nodes = hi;
   }

@@ -19,7 +19,8 @@ Bins bins_of(const Fleet& fleet) {
   // a plot, few enough for a JSON file).
   constexpr std::int64_t kDefaultBins = 360;
   Bins b;
-  b.interval = fleet.sample_interval.ns > 0 ? fleet.sample_interval : Time{std::max<std::int64_t>(1, fleet.horizon.ns / kDefaultBins)};
+  b.interval = fleet.sample_interval.ns > 0 ? fleet.sample_interval
+                                            : Time{std::max<std::int64_t>(1, fleet.horizon.ns / kDefaultBins)};
   b.count = static_cast<std::size_t>((fleet.horizon.ns + b.interval.ns - 1) / b.interval.ns);
   return b;
 }
@@ -108,7 +109,8 @@ class Engine {
     for (std::size_t p = 0; p < np; ++p) free_[p] = fleet_.pools[p].gpus();
     for (std::size_t j = 0; j < jobs_.size(); ++j) queue_events_.push(jobs_[j].arrival, Event{j, 0}, kArrivalPriority);
 
-    const Time stop = Time{fleet_.horizon.ns + static_cast<std::int64_t>(static_cast<double>(fleet_.horizon.ns) * options_.drain_factor)};
+    const Time stop = Time{fleet_.horizon.ns +
+                           static_cast<std::int64_t>(static_cast<double>(fleet_.horizon.ns) * options_.drain_factor)};
     Time now{0};
     bool cut = false;
     while (!queue_events_.empty()) {
@@ -154,7 +156,8 @@ class Engine {
         const RunProfile& rp = jc.variants[v];
         std::vector<std::size_t> idx(rp.spans.size());
         for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-        std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return rp.spans[a] < rp.spans[b]; });
+        std::stable_sort(idx.begin(), idx.end(),
+                         [&](std::size_t a, std::size_t b) { return rp.spans[a] < rp.spans[b]; });
         SortedTrials st;
         for (std::size_t i : idx) {
           st.spans.push_back(rp.spans[i]);
@@ -177,7 +180,8 @@ class Engine {
     if (!f.generator) {
       std::vector<std::size_t> order(f.jobs.size());
       for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return f.jobs[a].arrival < f.jobs[b].arrival; });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return f.jobs[a].arrival < f.jobs[b].arrival; });
       for (std::size_t i : order) {
         const JobSpec& s = f.jobs[i];
         JobState j;
@@ -202,8 +206,10 @@ class Engine {
     std::vector<std::int64_t> per_class(f.classes.size(), 0);
     Time t = g.start;
     for (std::int64_t n = 0; g.max_jobs == 0 || n < g.max_jobs; ++n) {
-      if (g.process == ArrivalProcess::Poisson) t += rng.exponential(1.0 / mean_gap_s);
-      else if (n > 0) t = g.start + Time::from_seconds(mean_gap_s * static_cast<double>(n));
+      if (g.process == ArrivalProcess::Poisson)
+        t += rng.exponential(1.0 / mean_gap_s);
+      else if (n > 0)
+        t = g.start + Time::from_seconds(mean_gap_s * static_cast<double>(n));
       if (t > end) break;
       double pick = rng.uniform() * total_weight;
       std::size_t m = 0;
@@ -249,7 +255,8 @@ class Engine {
 
   QueueKey queue_key(std::size_t j) const {
     const JobState& s = jobs_[j];
-    return QueueKey{fleet_.policy.order == QueueOrder::Priority ? -static_cast<std::int64_t>(s.priority) : 0, s.arrival, j};
+    return QueueKey{fleet_.policy.order == QueueOrder::Priority ? -static_cast<std::int64_t>(s.priority) : 0, s.arrival,
+                    j};
   }
 
   void arrive(std::size_t j) {

@@ -18,15 +18,15 @@ struct Attempt {
 
 /// What one seed produced.
 struct SeedRun {
-  std::vector<JobRecord> jobs;           ///< in arrival order
-  std::vector<Attempt> attempts;         ///< in start order
+  std::vector<JobRecord> jobs;    ///< in arrival order
+  std::vector<Attempt> attempts;  ///< in start order
   /// [pool][bin]: busy GPU-ns integrated over the bin (clipped to the horizon).
   std::vector<std::vector<double>> busy_gpu_ns;
   std::vector<double> queue_ns;          ///< [bin]: waiting jobs x ns
   std::vector<double> running_ns;        ///< [bin]: running jobs x ns
   std::vector<double> pool_busy_gpu_ns;  ///< [pool]: whole horizon
   std::uint64_t events = 0;
-  Time drain_end;                        ///< when the simulation stopped
+  Time drain_end;  ///< when the simulation stopped
 };
 
 /// Bin layout of the time series.

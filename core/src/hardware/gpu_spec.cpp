@@ -6,19 +6,25 @@ namespace flopcast {
 
 const char* to_string(Precision p) {
   switch (p) {
-    case Precision::FP32: return "fp32";
-    case Precision::TF32: return "tf32";
-    case Precision::FP16: return "fp16";
-    case Precision::BF16: return "bf16";
-    case Precision::FP8: return "fp8";
-    case Precision::FP4: return "fp4";
+    case Precision::FP32:
+      return "fp32";
+    case Precision::TF32:
+      return "tf32";
+    case Precision::FP16:
+      return "fp16";
+    case Precision::BF16:
+      return "bf16";
+    case Precision::FP8:
+      return "fp8";
+    case Precision::FP4:
+      return "fp4";
   }
   return "?";
 }
 
 std::optional<Precision> parse_precision(std::string_view s) {
-  for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16,
-                      Precision::FP8, Precision::FP4}) {
+  for (Precision p :
+       {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8, Precision::FP4}) {
     if (s == to_string(p)) return p;
   }
   return std::nullopt;
@@ -26,19 +32,28 @@ std::optional<Precision> parse_precision(std::string_view s) {
 
 double bytes_per_element(Precision p) {
   switch (p) {
-    case Precision::FP32: case Precision::TF32: return 4.0;
-    case Precision::FP16: case Precision::BF16: return 2.0;
-    case Precision::FP8: return 1.0;
-    case Precision::FP4: return 0.5;
+    case Precision::FP32:
+    case Precision::TF32:
+      return 4.0;
+    case Precision::FP16:
+    case Precision::BF16:
+      return 2.0;
+    case Precision::FP8:
+      return 1.0;
+    case Precision::FP4:
+      return 0.5;
   }
   return 2.0;
 }
 
 const char* to_string(GpuArch a) {
   switch (a) {
-    case GpuArch::Ampere: return "ampere";
-    case GpuArch::Hopper: return "hopper";
-    case GpuArch::Blackwell: return "blackwell";
+    case GpuArch::Ampere:
+      return "ampere";
+    case GpuArch::Hopper:
+      return "hopper";
+    case GpuArch::Blackwell:
+      return "blackwell";
   }
   return "?";
 }
@@ -52,9 +67,12 @@ std::optional<GpuArch> parse_gpu_arch(std::string_view s) {
 
 const char* to_string(NetKind k) {
   switch (k) {
-    case NetKind::InfiniBand: return "infiniband";
-    case NetKind::RoCE: return "roce";
-    case NetKind::Ethernet: return "ethernet";
+    case NetKind::InfiniBand:
+      return "infiniband";
+    case NetKind::RoCE:
+      return "roce";
+    case NetKind::Ethernet:
+      return "ethernet";
   }
   return "?";
 }

@@ -44,8 +44,9 @@ void load_gpus(const YAML::Node& root, Reader& r, std::vector<GpuSpec>& out) {
     const auto n = list[i];
     const std::string p = "gpus[" + std::to_string(i) + "]";
     if (!r.expect_map(n, p)) continue;
-    r.check_keys(n, p, {"name", "aliases", "arch", "sm_count", "dense_tflops", "hbm_gib", "hbm_tbps", "l2_mib",
-                        "nvlink", "nvls", "tdp_w", "default_fabric", "source", "notes"});
+    r.check_keys(n, p,
+                 {"name", "aliases", "arch", "sm_count", "dense_tflops", "hbm_gib", "hbm_tbps", "l2_mib", "nvlink",
+                  "nvls", "tdp_w", "default_fabric", "source", "notes"});
     GpuSpec g;
     if (auto v = r.string(n["name"], child(p, "name"))) g.name = *v;
     if (n["aliases"].IsSequence())
@@ -74,7 +75,8 @@ void load_gpus(const YAML::Node& root, Reader& r, std::vector<GpuSpec>& out) {
     }
     if (const auto nv = n["nvlink"]; nv.IsMap()) {
       r.check_keys(nv, child(p, "nvlink"), {"generation", "links", "one_way_gbps", "nccl_gbps_per_link"});
-      if (auto v = r.integer(nv["generation"], child(p, "nvlink.generation"), 0, 10)) g.nvlink_generation = static_cast<int>(*v);
+      if (auto v = r.integer(nv["generation"], child(p, "nvlink.generation"), 0, 10))
+        g.nvlink_generation = static_cast<int>(*v);
       if (auto v = r.integer(nv["links"], child(p, "nvlink.links"), 0, 64)) g.nvlink_links = static_cast<int>(*v);
       if (auto v = r.number(nv["one_way_gbps"], child(p, "nvlink.one_way_gbps"), 0, 1e5))
         g.nvlink_one_way = Bandwidth::from_gbytes_per_s(*v);
@@ -103,21 +105,26 @@ void load_fabrics(const YAML::Node& root, Reader& r, std::vector<FabricSpec>& ou
     const auto n = list[i];
     const std::string p = "fabrics[" + std::to_string(i) + "]";
     if (!r.expect_map(n, p)) continue;
-    r.check_keys(n, p, {"name", "description", "gpus_per_node", "intra", "nvlink_domain", "kind", "nic_gbps",
-                        "nics_per_node", "oversubscription", "node_power_kw", "source", "notes"});
+    r.check_keys(n, p,
+                 {"name", "description", "gpus_per_node", "intra", "nvlink_domain", "kind", "nic_gbps", "nics_per_node",
+                  "oversubscription", "node_power_kw", "source", "notes"});
     FabricSpec f;
     if (auto v = r.string(n["name"], child(p, "name"))) f.name = *v;
     if (n["description"]) f.description = n["description"].as<std::string>();
-    if (auto v = r.integer(n["gpus_per_node"], child(p, "gpus_per_node"), 1, 1024)) f.gpus_per_node = static_cast<int>(*v);
+    if (auto v = r.integer(n["gpus_per_node"], child(p, "gpus_per_node"), 1, 1024))
+      f.gpus_per_node = static_cast<int>(*v);
     if (auto v = r.choice(n["intra"], child(p, "intra"), {"nvswitch", "nvlink-direct", "pcie"}))
       f.intra = *v == "nvswitch" ? IntraNode::NVSwitch : *v == "pcie" ? IntraNode::PCIe : IntraNode::NVLinkDirect;
     f.nvlink_domain = f.gpus_per_node;
     if (n["nvlink_domain"]) {
-      if (auto v = r.integer(n["nvlink_domain"], child(p, "nvlink_domain"), 1, 100000)) f.nvlink_domain = static_cast<int>(*v);
+      if (auto v = r.integer(n["nvlink_domain"], child(p, "nvlink_domain"), 1, 100000))
+        f.nvlink_domain = static_cast<int>(*v);
     }
-    if (auto v = r.choice(n["kind"], child(p, "kind"), {"infiniband", "roce", "ethernet"})) f.kind = *parse_net_kind(*v);
+    if (auto v = r.choice(n["kind"], child(p, "kind"), {"infiniband", "roce", "ethernet"}))
+      f.kind = *parse_net_kind(*v);
     if (auto v = r.number(n["nic_gbps"], child(p, "nic_gbps"), 1, 1e5)) f.nic_gbps = *v;
-    if (auto v = r.integer(n["nics_per_node"], child(p, "nics_per_node"), 1, 1024)) f.nics_per_node = static_cast<int>(*v);
+    if (auto v = r.integer(n["nics_per_node"], child(p, "nics_per_node"), 1, 1024))
+      f.nics_per_node = static_cast<int>(*v);
     if (n["oversubscription"]) {
       if (auto v = r.number(n["oversubscription"], child(p, "oversubscription"), 1, 100)) f.oversubscription = *v;
     }
@@ -238,8 +245,8 @@ std::optional<Catalog> load_catalog(const std::string& data_dir, Diagnostics& di
   }
   for (const auto& g : c.gpus) {
     if (!g.default_fabric.empty() && !c.find_fabric(g.default_fabric))
-      diags.error({prefix + "gpus.yaml", 0, 0}, g.name + ".default_fabric",
-                  "unknown fabric '" + g.default_fabric + "'", "use a name from fabrics.yaml");
+      diags.error({prefix + "gpus.yaml", 0, 0}, g.name + ".default_fabric", "unknown fabric '" + g.default_fabric + "'",
+                  "use a name from fabrics.yaml");
   }
   for (std::size_t i = before; i < diags.items().size(); ++i)
     if (diags.items()[i].severity == Severity::Error) return std::nullopt;

@@ -12,15 +12,22 @@ std::string chrome_trace_json(const StepResult& r, const std::string& title) {
   for (const auto& t : r.tracks) {
     const int pid = t.stage + 1;
     const int tid = static_cast<int>(t.stream) + 1;
-    if (named_stage.size() <= static_cast<std::size_t>(t.stage)) named_stage.resize(static_cast<std::size_t>(t.stage) + 1, false);
+    if (named_stage.size() <= static_cast<std::size_t>(t.stage))
+      named_stage.resize(static_cast<std::size_t>(t.stage) + 1, false);
     if (!named_stage[static_cast<std::size_t>(t.stage)]) {
       named_stage[static_cast<std::size_t>(t.stage)] = true;
-      events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"tid", 0},
+      events.push_back({{"name", "process_name"},
+                        {"ph", "M"},
+                        {"pid", pid},
+                        {"tid", 0},
                         {"args", {{"name", "stage " + std::to_string(t.stage)}}}});
-      events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", pid}}}});
+      events.push_back(
+          {{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", pid}}}});
     }
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", to_string(t.stream)}}}});
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"sort_index", tid}}}});
+    events.push_back(
+        {{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", to_string(t.stream)}}}});
+    events.push_back(
+        {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"sort_index", tid}}}});
   }
   for (const auto& s : r.timeline) {
     const auto& t = r.tracks[static_cast<std::size_t>(s.track)];

@@ -38,8 +38,9 @@ std::vector<CollectiveRun> parse_collective_runs(const std::string& text, const 
     const auto before = diags.items().size();
     const std::string p = "[" + std::to_string(i) + "]";
     if (!r.expect_map(n, p)) continue;
-    r.check_keys(n, p, {"id", "source", "gpu", "gpus", "gpus_per_node", "fabric", "collective", "message_bytes",
-                        "measured", "notes", "kind"});
+    r.check_keys(n, p,
+                 {"id", "source", "gpu", "gpus", "gpus_per_node", "fabric", "collective", "message_bytes", "measured",
+                  "notes", "kind"});
     CollectiveRun run;
     run.where = detail::loc_of(n, file);
     if (n["id"]) run.id = n["id"].as<std::string>("");
@@ -48,24 +49,35 @@ std::vector<CollectiveRun> parse_collective_runs(const std::string& text, const 
       r.error(n, p, "a collective point needs gpu, gpus and collective");
       continue;
     }
-    if (const auto* g = catalog.find_gpu(n["gpu"].as<std::string>(""))) run.gpu = *g;
-    else r.error(n["gpu"], child(p, "gpu"), "unknown GPU '" + n["gpu"].as<std::string>("") + "'");
+    if (const auto* g = catalog.find_gpu(n["gpu"].as<std::string>("")))
+      run.gpu = *g;
+    else
+      r.error(n["gpu"], child(p, "gpu"), "unknown GPU '" + n["gpu"].as<std::string>("") + "'");
     if (auto v = r.integer(n["gpus"], child(p, "gpus"), 1, 1'000'000)) run.gpus = *v;
     if (n["gpus_per_node"]) {
-      if (auto v = r.integer(n["gpus_per_node"], child(p, "gpus_per_node"), 1, 1024)) run.gpus_per_node = static_cast<int>(*v);
+      if (auto v = r.integer(n["gpus_per_node"], child(p, "gpus_per_node"), 1, 1024))
+        run.gpus_per_node = static_cast<int>(*v);
     }
     if (const auto* f = catalog.find_fabric(run.gpu.default_fabric)) run.fabric = *f;
     if (const auto fab = n["fabric"]; fab && fab.IsMap()) {
-      if (fab["kind"]) if (auto v = r.choice(fab["kind"], child(p, "fabric.kind"), {"infiniband", "roce", "ethernet"})) run.fabric.kind = *parse_net_kind(*v);
-      if (fab["nic_gbps"]) if (auto v = r.number(fab["nic_gbps"], child(p, "fabric.nic_gbps"), 1, 1e5)) run.fabric.nic_gbps = *v;
-      if (fab["nics_per_node"]) if (auto v = r.integer(fab["nics_per_node"], child(p, "fabric.nics_per_node"), 1, 1024)) run.fabric.nics_per_node = static_cast<int>(*v);
+      if (fab["kind"])
+        if (auto v = r.choice(fab["kind"], child(p, "fabric.kind"), {"infiniband", "roce", "ethernet"}))
+          run.fabric.kind = *parse_net_kind(*v);
+      if (fab["nic_gbps"])
+        if (auto v = r.number(fab["nic_gbps"], child(p, "fabric.nic_gbps"), 1, 1e5)) run.fabric.nic_gbps = *v;
+      if (fab["nics_per_node"])
+        if (auto v = r.integer(fab["nics_per_node"], child(p, "fabric.nics_per_node"), 1, 1024))
+          run.fabric.nics_per_node = static_cast<int>(*v);
     }
     // A node-sized NVLink domain follows the node size given here; a rack-scale one (NVL72) stays.
     if (run.fabric.nvlink_domain <= run.fabric.gpus_per_node || run.fabric.nvlink_domain < run.gpus_per_node)
       run.fabric.nvlink_domain = run.gpus_per_node;
     run.fabric.gpus_per_node = run.gpus_per_node;
-    if (auto op = parse_collective(n["collective"].as<std::string>(""))) run.op = *op;
-    else r.error(n["collective"], child(p, "collective"), "unknown collective '" + n["collective"].as<std::string>("") + "'");
+    if (auto op = parse_collective(n["collective"].as<std::string>("")))
+      run.op = *op;
+    else
+      r.error(n["collective"], child(p, "collective"),
+              "unknown collective '" + n["collective"].as<std::string>("") + "'");
     if (n["message_bytes"] && !n["message_bytes"].IsNull()) {
       if (auto v = r.number(n["message_bytes"], child(p, "message_bytes"), 1, 1e15)) run.message_bytes = *v;
     }

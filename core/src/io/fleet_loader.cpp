@@ -43,8 +43,9 @@ class FleetReader {
     out.file = file_;
     fleet::Fleet& f = out.fleet;
     if (!r_.expect_map(root, "")) return std::nullopt;
-    r_.check_keys(root, "", {"name", "description", "horizon", "seeds", "seed", "sample_interval", "policy", "pools",
-                             "job_classes", "jobs", "generator", "revenue", "what_if"});
+    r_.check_keys(root, "",
+                  {"name", "description", "horizon", "seeds", "seed", "sample_interval", "policy", "pools",
+                   "job_classes", "jobs", "generator", "revenue", "what_if"});
     if (auto n = root["name"]) {
       if (auto s = r_.string(n, "name")) f.name = *s;
     } else {
@@ -54,28 +55,41 @@ class FleetReader {
       if (auto s = r_.string(n, "description")) f.description = *s;
     if (auto n = root["horizon"]) {
       if (auto d = duration(n, "horizon", true)) {
-        if (d->days() > kMaxHorizonDays) r_.error(n, "horizon", "horizon " + describe(n) + " is longer than 10 years", "plan a shorter horizon");
-        else f.horizon = *d;
+        if (d->days() > kMaxHorizonDays)
+          r_.error(n, "horizon", "horizon " + describe(n) + " is longer than 10 years", "plan a shorter horizon");
+        else
+          f.horizon = *d;
       }
     }
     if (auto n = root["seeds"])
       if (auto v = r_.integer(n, "seeds", 1, kMaxSeeds)) f.seeds = static_cast<int>(*v);
     if (auto n = root["seed"])
-      if (auto v = r_.integer(n, "seed", 0, std::numeric_limits<std::int64_t>::max())) f.seed = static_cast<std::uint64_t>(*v);
+      if (auto v = r_.integer(n, "seed", 0, std::numeric_limits<std::int64_t>::max()))
+        f.seed = static_cast<std::uint64_t>(*v);
     if (auto n = root["sample_interval"])
       if (auto d = duration(n, "sample_interval", true)) f.sample_interval = *d;
     if (auto n = root["policy"]) read_policy(n, f.policy);
 
-    if (!root["pools"]) r_.error(root, "pools", "missing required key 'pools'", "list the node pools; see docs/fleet.md");
-    else read_pools(root["pools"], f);
-    if (!root["job_classes"]) r_.error(root, "job_classes", "missing required key 'job_classes'", "list the scenarios jobs run; see docs/fleet.md");
-    else read_classes(root["job_classes"], out);
+    if (!root["pools"])
+      r_.error(root, "pools", "missing required key 'pools'", "list the node pools; see docs/fleet.md");
+    else
+      read_pools(root["pools"], f);
+    if (!root["job_classes"])
+      r_.error(root, "job_classes", "missing required key 'job_classes'",
+               "list the scenarios jobs run; see docs/fleet.md");
+    else
+      read_classes(root["job_classes"], out);
     const bool has_jobs = static_cast<bool>(root["jobs"]);
     const bool has_gen = static_cast<bool>(root["generator"]);
-    if (has_jobs && has_gen) r_.error(root["generator"], "generator", "a fleet has either 'jobs' or 'generator', not both", "remove one of them");
-    else if (!has_jobs && !has_gen) r_.error(root, "jobs", "missing the job stream", "give 'jobs' (a list) or 'generator' (arrivals and a mix)");
-    else if (has_jobs) read_jobs(root["jobs"], out);
-    else read_generator(root["generator"], out);
+    if (has_jobs && has_gen)
+      r_.error(root["generator"], "generator", "a fleet has either 'jobs' or 'generator', not both",
+               "remove one of them");
+    else if (!has_jobs && !has_gen)
+      r_.error(root, "jobs", "missing the job stream", "give 'jobs' (a list) or 'generator' (arrivals and a mix)");
+    else if (has_jobs)
+      read_jobs(root["jobs"], out);
+    else
+      read_generator(root["generator"], out);
     if (auto n = root["revenue"]) read_revenue(n, f);
     if (auto n = root["what_if"]) read_what_ifs(n, f);
     if (diags_.has_errors()) return std::nullopt;
@@ -161,9 +175,11 @@ class FleetReader {
     if (!r_.expect_map(n, "policy")) return;
     r_.check_keys(n, "policy", {"order", "backfill", "gang", "preemption"});
     if (auto v = n["order"])
-      if (auto c = r_.choice(v, "policy.order", {"fifo", "priority"})) p.order = *c == "fifo" ? fleet::QueueOrder::Fifo : fleet::QueueOrder::Priority;
+      if (auto c = r_.choice(v, "policy.order", {"fifo", "priority"}))
+        p.order = *c == "fifo" ? fleet::QueueOrder::Fifo : fleet::QueueOrder::Priority;
     if (auto v = n["backfill"])
-      if (auto c = r_.choice(v, "policy.backfill", {"none", "easy"})) p.backfill = *c == "none" ? fleet::Backfill::None : fleet::Backfill::Easy;
+      if (auto c = r_.choice(v, "policy.backfill", {"none", "easy"}))
+        p.backfill = *c == "none" ? fleet::Backfill::None : fleet::Backfill::Easy;
     if (auto v = n["gang"])
       if (auto b = r_.boolean(v, "policy.gang")) p.gang = *b;
     if (auto v = n["preemption"])
@@ -182,19 +198,27 @@ class FleetReader {
       if (!r_.expect_map(pn, path)) continue;
       r_.check_keys(pn, path, {"name", "gpu", "fabric", "nodes", "gpus_per_node", "owned", "rented"});
       fleet::Pool p;
-      if (!pn["name"]) r_.error(pn, child(path, "name"), "missing required key 'name'", "name the pool, e.g. a100-hourly");
+      if (!pn["name"])
+        r_.error(pn, child(path, "name"), "missing required key 'name'", "name the pool, e.g. a100-hourly");
       else if (auto s = r_.string(pn["name"], child(path, "name"))) {
         p.name = *s;
-        if (!names.insert(p.name).second) r_.error(pn["name"], child(path, "name"), "pool name '" + p.name + "' is used twice", "pool names must be unique");
+        if (!names.insert(p.name).second)
+          r_.error(pn["name"], child(path, "name"), "pool name '" + p.name + "' is used twice",
+                   "pool names must be unique");
       }
       const GpuSpec* g = nullptr;
-      if (!pn["gpu"]) r_.error(pn, child(path, "gpu"), "missing required key 'gpu'", "one of: " + detail::join(cat_.gpu_names()));
-      else g = gpu(pn["gpu"], child(path, "gpu"));
+      if (!pn["gpu"])
+        r_.error(pn, child(path, "gpu"), "missing required key 'gpu'", "one of: " + detail::join(cat_.gpu_names()));
+      else
+        g = gpu(pn["gpu"], child(path, "gpu"));
       if (g) p.gpu = g->name;
       if (pn["gpus_per_node"])
-        if (auto v = r_.integer(pn["gpus_per_node"], child(path, "gpus_per_node"), 1, 72)) p.gpus_per_node = static_cast<int>(*v);
-      if (!pn["nodes"]) r_.error(pn, child(path, "nodes"), "missing required key 'nodes'", "how many nodes the pool has, e.g. 16");
-      else if (auto v = r_.integer(pn["nodes"], child(path, "nodes"), 1, kMaxNodes)) p.nodes = *v;
+        if (auto v = r_.integer(pn["gpus_per_node"], child(path, "gpus_per_node"), 1, 72))
+          p.gpus_per_node = static_cast<int>(*v);
+      if (!pn["nodes"])
+        r_.error(pn, child(path, "nodes"), "missing required key 'nodes'", "how many nodes the pool has, e.g. 16");
+      else if (auto v = r_.integer(pn["nodes"], child(path, "nodes"), 1, kMaxNodes))
+        p.nodes = *v;
       const FabricSpec* fab = nullptr;
       if (pn["fabric"]) {
         if (auto s = r_.string(pn["fabric"], child(path, "fabric"))) {
@@ -226,18 +250,28 @@ class FleetReader {
     }
   }
 
-  void read_owned(const YAML::Node& n, const std::string& path, const GpuSpec* g, const FabricSpec* fab, fleet::Pool& p) {
+  void read_owned(const YAML::Node& n, const std::string& path, const GpuSpec* g, const FabricSpec* fab,
+                  fleet::Pool& p) {
     if (!r_.expect_map(n, path)) return;
-    r_.check_keys(n, path, {"capex_per_node", "currency", "amortisation_years", "node_power_kw", "idle_fraction",
-                            "electricity_per_kwh", "pue"});
+    r_.check_keys(n, path,
+                  {"capex_per_node", "currency", "amortisation_years", "node_power_kw", "idle_fraction",
+                   "electricity_per_kwh", "pue"});
     fleet::OwnedCosts& o = p.owned;
     Currency cur = Currency::of("USD");
-    if (!n["currency"]) r_.error(n, child(path, "currency"), "missing required key 'currency'", "write e.g. currency: USD");
-    else if (auto c = currency(n["currency"], child(path, "currency"))) cur = *c;
-    if (!n["capex_per_node"]) r_.error(n, child(path, "capex_per_node"), "missing required key 'capex_per_node'", "purchase price of one node, e.g. 300000");
-    else if (auto v = micro(n["capex_per_node"], child(path, "capex_per_node"))) o.capex_per_node = Money::of_micro(*v, cur);
-    if (!n["amortisation_years"]) r_.error(n, child(path, "amortisation_years"), "missing required key 'amortisation_years'", "write-off period, e.g. 4");
-    else if (auto v = r_.number(n["amortisation_years"], child(path, "amortisation_years"), 0.1, 30)) o.amortisation = Time::from_seconds(*v * 365 * 86400.0);
+    if (!n["currency"])
+      r_.error(n, child(path, "currency"), "missing required key 'currency'", "write e.g. currency: USD");
+    else if (auto c = currency(n["currency"], child(path, "currency")))
+      cur = *c;
+    if (!n["capex_per_node"])
+      r_.error(n, child(path, "capex_per_node"), "missing required key 'capex_per_node'",
+               "purchase price of one node, e.g. 300000");
+    else if (auto v = micro(n["capex_per_node"], child(path, "capex_per_node")))
+      o.capex_per_node = Money::of_micro(*v, cur);
+    if (!n["amortisation_years"])
+      r_.error(n, child(path, "amortisation_years"), "missing required key 'amortisation_years'",
+               "write-off period, e.g. 4");
+    else if (auto v = r_.number(n["amortisation_years"], child(path, "amortisation_years"), 0.1, 30))
+      o.amortisation = Time::from_seconds(*v * 365 * 86400.0);
     if (n["node_power_kw"]) {
       if (auto v = r_.number(n["node_power_kw"], child(path, "node_power_kw"), 0.01, 1000)) o.node_power_kw = *v;
     } else if (fab && fab->node_power_kw > 0) {
@@ -262,7 +296,8 @@ class FleetReader {
     if (!r_.expect_map(n, path)) return;
     r_.check_keys(n, path, {"catalog", "plan", "billing"});
     if (!n["catalog"]) {
-      r_.error(n, child(path, "catalog"), "missing required key 'catalog'", "one of: " + detail::join(price_catalog_names()));
+      r_.error(n, child(path, "catalog"), "missing required key 'catalog'",
+               "one of: " + detail::join(price_catalog_names()));
       return;
     }
     p.rented.catalog = price_catalog(n["catalog"], child(path, "catalog"));
@@ -313,7 +348,8 @@ class FleetReader {
       FleetClassInput c;
       c.key = path;
       if (!cn["scenario"]) {
-        r_.error(cn, child(path, "scenario"), "missing required key 'scenario'", "path of a scenario file, relative to this file");
+        r_.error(cn, child(path, "scenario"), "missing required key 'scenario'",
+                 "path of a scenario file, relative to this file");
         continue;
       }
       const auto sp = r_.string(cn["scenario"], child(path, "scenario"));
@@ -323,7 +359,9 @@ class FleetReader {
       c.name = std::filesystem::path(*sp).stem().string();
       if (cn["name"])
         if (auto s = r_.string(cn["name"], child(path, "name"))) c.name = *s;
-      if (class_index_.count(c.name)) r_.error(cn, child(path, "name"), "job class name '" + c.name + "' is used twice", "give each class a unique name");
+      if (class_index_.count(c.name))
+        r_.error(cn, child(path, "name"), "job class name '" + c.name + "' is used twice",
+                 "give each class a unique name");
       // Known from here on, even when its scenario does not load: jobs naming it get no second error.
       class_index_.emplace(c.name, out.classes.size());
       Diagnostics sd;
@@ -339,13 +377,15 @@ class FleetReader {
       if (s) c.scenario = std::move(*s);
       // A scenario that failed to load has its errors reported above, so the fleet file is
       // refused; one GPU keeps the per-class checks below from adding a second, misleading one.
-      else c.scenario.cluster.gpus = 1;
+      else
+        c.scenario.cluster.gpus = 1;
       c.tokens = c.scenario.training.tokens;
       c.gpus = c.scenario.cluster.gpus;
       if (cn["tokens"])
         if (auto v = r_.number(cn["tokens"], child(path, "tokens"), 1, 1e16)) c.tokens = *v;
       if (s && !(c.tokens > 0))
-        r_.error(cn, child(path, "tokens"), "scenario '" + c.scenario_path + "' has no training.tokens: a fleet job needs a run length",
+        r_.error(cn, child(path, "tokens"),
+                 "scenario '" + c.scenario_path + "' has no training.tokens: a fleet job needs a run length",
                  "add tokens: (e.g. 20B) to the job class");
       if (cn["gpus"])
         if (auto v = r_.integer(cn["gpus"], child(path, "gpus"), 1, kMaxNodes * 72)) c.gpus = *v;
@@ -354,16 +394,21 @@ class FleetReader {
         if (r_.expect_map(rp, rpath)) {
           r_.check_keys(rp, rpath, {"gpu_types", "gpu_counts"});
           if (auto l = rp["gpu_types"]) {
-            if (!l.IsSequence()) r_.error(l, child(rpath, "gpu_types"), "expected a list of GPU names, got " + describe(l), "write e.g. [H800, B200]");
+            if (!l.IsSequence())
+              r_.error(l, child(rpath, "gpu_types"), "expected a list of GPU names, got " + describe(l),
+                       "write e.g. [H800, B200]");
             else
               for (std::size_t k = 0; k < l.size(); ++k)
                 if (const auto* g = gpu(l[k], idx(child(rpath, "gpu_types"), k))) c.replan_gpus.push_back(g->name);
           }
           if (auto l = rp["gpu_counts"]) {
-            if (!l.IsSequence()) r_.error(l, child(rpath, "gpu_counts"), "expected a list of GPU counts, got " + describe(l), "write e.g. [64, 256]");
+            if (!l.IsSequence())
+              r_.error(l, child(rpath, "gpu_counts"), "expected a list of GPU counts, got " + describe(l),
+                       "write e.g. [64, 256]");
             else
               for (std::size_t k = 0; k < l.size(); ++k)
-                if (auto v = r_.integer(l[k], idx(child(rpath, "gpu_counts"), k), 1, kMaxNodes * 72)) c.replan_counts.push_back(*v);
+                if (auto v = r_.integer(l[k], idx(child(rpath, "gpu_counts"), k), 1, kMaxNodes * 72))
+                  c.replan_counts.push_back(*v);
           }
         }
       }
@@ -408,17 +453,25 @@ class FleetReader {
       j.name = "job" + std::to_string(i + 1);
       if (jn["name"])
         if (auto s = r_.string(jn["name"], child(path, "name"))) j.name = *s;
-      if (!names.insert(j.name).second) r_.error(jn, child(path, "name"), "job name '" + j.name + "' is used twice", "job names must be unique");
-      if (!jn["class"]) r_.error(jn, child(path, "class"), "missing required key 'class'", "the name of a job class");
-      else if (auto c = job_class(jn["class"], child(path, "class"))) j.job_class = *c;
-      if (!jn["arrival"]) r_.error(jn, child(path, "arrival"), "missing required key 'arrival'", "time after the start of the horizon, e.g. 3d");
-      else if (auto d = duration(jn["arrival"], child(path, "arrival"), false)) j.arrival = *d;
+      if (!names.insert(j.name).second)
+        r_.error(jn, child(path, "name"), "job name '" + j.name + "' is used twice", "job names must be unique");
+      if (!jn["class"])
+        r_.error(jn, child(path, "class"), "missing required key 'class'", "the name of a job class");
+      else if (auto c = job_class(jn["class"], child(path, "class")))
+        j.job_class = *c;
+      if (!jn["arrival"])
+        r_.error(jn, child(path, "arrival"), "missing required key 'arrival'",
+                 "time after the start of the horizon, e.g. 3d");
+      else if (auto d = duration(jn["arrival"], child(path, "arrival"), false))
+        j.arrival = *d;
       if (jn["priority"])
-        if (auto v = r_.integer(jn["priority"], child(path, "priority"), -1000, 1000)) j.priority = static_cast<int>(*v);
+        if (auto v = r_.integer(jn["priority"], child(path, "priority"), -1000, 1000))
+          j.priority = static_cast<int>(*v);
       if (jn["deadline"])
         if (auto d = duration(jn["deadline"], child(path, "deadline"), true)) j.deadline = *d;
       if (j.arrival > out.fleet.horizon)
-        diags_.warning(detail::loc_of(jn["arrival"], file_), child(path, "arrival"), "arrives after the horizon: it is simulated, but its wait counts beyond the planned period");
+        diags_.warning(detail::loc_of(jn["arrival"], file_), child(path, "arrival"),
+                       "arrives after the horizon: it is simulated, but its wait counts beyond the planned period");
       out.fleet.jobs.push_back(std::move(j));
     }
   }
@@ -430,8 +483,11 @@ class FleetReader {
     if (n["process"])
       if (auto c = r_.choice(n["process"], "generator.process", {"poisson", "uniform"}))
         g.process = *c == "poisson" ? fleet::ArrivalProcess::Poisson : fleet::ArrivalProcess::Uniform;
-    if (!n["rate_per_day"]) r_.error(n, "generator.rate_per_day", "missing required key 'rate_per_day'", "mean job arrivals per day, e.g. 12");
-    else if (auto v = r_.number(n["rate_per_day"], "generator.rate_per_day", 1e-6, 1e7)) g.rate_per_day = *v;
+    if (!n["rate_per_day"])
+      r_.error(n, "generator.rate_per_day", "missing required key 'rate_per_day'",
+               "mean job arrivals per day, e.g. 12");
+    else if (auto v = r_.number(n["rate_per_day"], "generator.rate_per_day", 1e-6, 1e7))
+      g.rate_per_day = *v;
     if (n["start"])
       if (auto d = duration(n["start"], "generator.start", false)) g.start = *d;
     if (n["end"])
@@ -441,12 +497,14 @@ class FleetReader {
     if (g.max_jobs == 0 && g.rate_per_day > 0) {
       const double expected = g.rate_per_day * (g.end.value_or(out.fleet.horizon) - g.start).days();
       if (expected > static_cast<double>(kMaxJobs))
-        r_.error(n["rate_per_day"], "generator.rate_per_day", "about " + std::to_string(std::llround(expected)) + " jobs per seed: more than 10M",
+        r_.error(n["rate_per_day"], "generator.rate_per_day",
+                 "about " + std::to_string(std::llround(expected)) + " jobs per seed: more than 10M",
                  "lower the rate or set max_jobs");
     }
     const YAML::Node mix = n["mix"];
     if (!mix || !mix.IsSequence() || mix.size() == 0) {
-      r_.error(mix ? mix : n, "generator.mix", "expected a non-empty list of job templates", "write mix: [{class: NAME, weight: 3}, ...]");
+      r_.error(mix ? mix : n, "generator.mix", "expected a non-empty list of job templates",
+               "write mix: [{class: NAME, weight: 3}, ...]");
     } else {
       for (std::size_t i = 0; i < mix.size(); ++i) {
         const std::string path = idx("generator.mix", i);
@@ -454,12 +512,15 @@ class FleetReader {
         if (!r_.expect_map(m, path)) continue;
         r_.check_keys(m, path, {"class", "weight", "priority", "deadline"});
         fleet::MixEntry e;
-        if (!m["class"]) r_.error(m, child(path, "class"), "missing required key 'class'", "the name of a job class");
-        else if (auto c = job_class(m["class"], child(path, "class"))) e.job_class = *c;
+        if (!m["class"])
+          r_.error(m, child(path, "class"), "missing required key 'class'", "the name of a job class");
+        else if (auto c = job_class(m["class"], child(path, "class")))
+          e.job_class = *c;
         if (m["weight"])
           if (auto v = r_.number(m["weight"], child(path, "weight"), 1e-9, 1e9)) e.weight = *v;
         if (m["priority"])
-          if (auto v = r_.integer(m["priority"], child(path, "priority"), -1000, 1000)) e.priority = static_cast<int>(*v);
+          if (auto v = r_.integer(m["priority"], child(path, "priority"), -1000, 1000))
+            e.priority = static_cast<int>(*v);
         if (m["deadline"])
           if (auto d = duration(m["deadline"], child(path, "deadline"), true)) e.deadline = *d;
         g.mix.push_back(e);
@@ -473,14 +534,16 @@ class FleetReader {
     r_.check_keys(n, "revenue", {"catalog", "plans", "currency"});
     fleet::RevenueSpec rs;
     if (!n["catalog"]) {
-      r_.error(n, "revenue.catalog", "missing required key 'catalog'", "one of: " + detail::join(price_catalog_names()));
+      r_.error(n, "revenue.catalog", "missing required key 'catalog'",
+               "one of: " + detail::join(price_catalog_names()));
       return;
     }
     rs.catalog = price_catalog(n["catalog"], "revenue.catalog");
     if (n["currency"]) rs.currency = currency(n["currency"], "revenue.currency");
     const YAML::Node plans = n["plans"];
     if (!plans || !plans.IsMap() || plans.size() == 0) {
-      r_.error(plans ? plans : n, "revenue.plans", "expected a mapping from GPU to plan id", "write plans: {A100-80G: a100-80g-hourly}");
+      r_.error(plans ? plans : n, "revenue.plans", "expected a mapping from GPU to plan id",
+               "write plans: {A100-80G: a100-80g-hourly}");
       return;
     }
     for (const auto& kv : plans) {
@@ -496,7 +559,8 @@ class FleetReader {
 
   void read_what_ifs(const YAML::Node& n, fleet::Fleet& f) {
     if (!n.IsSequence()) {
-      r_.error(n, "what_if", "expected a list of what-ifs, got " + describe(n), "write what_if: [{add_nodes: 4, gpu: H800}, {pool: p, plan: id}]");
+      r_.error(n, "what_if", "expected a list of what-ifs, got " + describe(n),
+               "write what_if: [{add_nodes: 4, gpu: H800}, {pool: p, plan: id}]");
       return;
     }
     for (std::size_t i = 0; i < n.size(); ++i) {
@@ -524,7 +588,8 @@ class FleetReader {
           for (const auto& p : f.pools)
             if (!pool && normalize_gpu_name(p.gpu) == normalize_gpu_name(g->name)) pool = &p;
           if (!pool) {
-            r_.error(w["gpu"], child(path, "gpu"), "no pool of " + g->name, "add a pool of it (nodes: 1) to grow it in a what-if");
+            r_.error(w["gpu"], child(path, "gpu"), "no pool of " + g->name,
+                     "add a pool of it (nodes: 1) to grow it in a what-if");
             continue;
           }
         }
@@ -543,13 +608,15 @@ class FleetReader {
         if (auto v = r_.integer(w["add_nodes"], child(path, "add_nodes"), -kMaxNodes, kMaxNodes)) {
           wi.nodes = *v;
           if (pool->nodes + *v < 1)
-            r_.error(w["add_nodes"], child(path, "add_nodes"), "the pool would have " + std::to_string(pool->nodes + *v) + " nodes", "keep at least one node");
+            r_.error(w["add_nodes"], child(path, "add_nodes"),
+                     "the pool would have " + std::to_string(pool->nodes + *v) + " nodes", "keep at least one node");
         }
         wi.label = (wi.nodes >= 0 ? "+" : "") + std::to_string(wi.nodes) + " nodes " + pool->name;
       } else if (w["plan"]) {
         wi.kind = fleet::WhatIf::Kind::ChangePlan;
         if (pool->kind != fleet::PoolKind::Rented) {
-          r_.error(w["plan"], child(path, "plan"), "pool '" + pool->name + "' is owned: it has no plan to change", "what-ifs on plans apply to rented pools");
+          r_.error(w["plan"], child(path, "plan"), "pool '" + pool->name + "' is owned: it has no plan to change",
+                   "what-ifs on plans apply to rented pools");
           continue;
         }
         if (auto s = r_.string(w["plan"], child(path, "plan"))) {
@@ -561,7 +628,8 @@ class FleetReader {
             wi.billing = *c == "reserved" ? fleet::RentalBilling::Reserved : fleet::RentalBilling::OnDemand;
         wi.label = pool->name + " under " + wi.plan;
       } else {
-        r_.error(w, path, "a what-if needs 'add_nodes' or 'plan'", "write {add_nodes: 4, pool: NAME} or {pool: NAME, plan: ID}");
+        r_.error(w, path, "a what-if needs 'add_nodes' or 'plan'",
+                 "write {add_nodes: 4, pool: NAME} or {pool: NAME, plan: ID}");
         continue;
       }
       if (w["label"])
@@ -591,7 +659,8 @@ std::optional<FleetFile> parse_fleet(const std::string& text, const std::string&
     return std::nullopt;
   }
   if (root.IsNull()) {
-    diags.error({file, 1, 1}, "", "the file is empty", "see scenarios/fleets/ for examples and docs/fleet.md for the format");
+    diags.error({file, 1, 1}, "", "the file is empty",
+                "see scenarios/fleets/ for examples and docs/fleet.md for the format");
     return std::nullopt;
   }
   Diagnostics local;

@@ -14,9 +14,9 @@ using detail::Reader;
 void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, ModelSpec& m, bool catalog_entry,
                        std::vector<std::string>* defaults) {
   if (catalog_entry) {
-    r.check_keys(n, path, {"name", "display", "aliases", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind",
-                           "vocab", "seq_len", "embeddings", "position", "norm", "bias", "params_published", "moe",
-                           "source", "notes"});
+    r.check_keys(n, path,
+                 {"name", "display", "aliases", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind", "vocab",
+                  "seq_len", "embeddings", "position", "norm", "bias", "params_published", "moe", "source", "notes"});
     if (auto v = r.string(n["name"], child(path, "name"))) m.name = *v;
     m.display = n["display"] ? n["display"].as<std::string>() : m.name;
     if (n["aliases"].IsSequence())
@@ -27,7 +27,8 @@ void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, 
   const bool need = catalog_entry || m.layers == 0;
   auto int_key = [&](const char* key, std::int64_t lo, std::int64_t hi, auto& slot) {
     if (n[key]) {
-      if (auto v = r.integer(n[key], child(path, key), lo, hi)) slot = static_cast<std::remove_reference_t<decltype(slot)>>(*v);
+      if (auto v = r.integer(n[key], child(path, key), lo, hi))
+        slot = static_cast<std::remove_reference_t<decltype(slot)>>(*v);
     } else if (need) {
       r.error(n, child(path, key), std::string("missing required key '") + key + "'");
     }
@@ -64,13 +65,15 @@ void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, 
   // Llama-style (untied head, RoPE, RMSNorm, no biases).
   const bool gpt = m.ffn_kind == FfnKind::Gelu;
   if (n["embeddings"]) {
-    if (auto v = r.choice(n["embeddings"], child(path, "embeddings"), {"tied", "untied"})) m.tied_embeddings = *v == "tied";
+    if (auto v = r.choice(n["embeddings"], child(path, "embeddings"), {"tied", "untied"}))
+      m.tied_embeddings = *v == "tied";
   } else if (need) {
     m.tied_embeddings = gpt;
     note_default(std::string("embeddings = ") + (gpt ? "tied" : "untied"));
   }
   if (n["position"]) {
-    if (auto v = r.choice(n["position"], child(path, "position"), {"learned", "rope"})) m.learned_positions = *v == "learned";
+    if (auto v = r.choice(n["position"], child(path, "position"), {"learned", "rope"}))
+      m.learned_positions = *v == "learned";
   } else if (need) {
     m.learned_positions = gpt;
     if (!catalog_entry) note_default(std::string("position = ") + (gpt ? "learned" : "rope"));
@@ -96,7 +99,8 @@ void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, 
       r.check_keys(moe, mp, {"experts", "top_k", "expert_ffn", "shared_experts", "dense_layers"});
       MoeSpec s;
       if (!moe["experts"])
-        r.error(moe, child(mp, "experts"), "missing required key 'experts'", "routed experts per MoE layer, e.g. experts: 8");
+        r.error(moe, child(mp, "experts"), "missing required key 'experts'",
+                "routed experts per MoE layer, e.g. experts: 8");
       else if (auto v = r.integer(moe["experts"], child(mp, "experts"), 1, 100000))
         s.experts = static_cast<int>(*v);
       if (!moe["top_k"])
@@ -110,13 +114,16 @@ void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, 
         note_default("moe.expert_ffn = ffn");
       }
       if (moe["shared_experts"]) {
-        if (auto v = r.integer(moe["shared_experts"], child(mp, "shared_experts"), 0, 1024)) s.shared_experts = static_cast<int>(*v);
+        if (auto v = r.integer(moe["shared_experts"], child(mp, "shared_experts"), 0, 1024))
+          s.shared_experts = static_cast<int>(*v);
       }
       if (moe["dense_layers"]) {
-        if (auto v = r.integer(moe["dense_layers"], child(mp, "dense_layers"), 0, 100000)) s.dense_layers = static_cast<int>(*v);
+        if (auto v = r.integer(moe["dense_layers"], child(mp, "dense_layers"), 0, 100000))
+          s.dense_layers = static_cast<int>(*v);
       }
       if (s.top_k > s.experts && s.experts > 0)
-        r.error(moe["top_k"], child(mp, "top_k"), "top_k " + std::to_string(s.top_k) + " exceeds experts " + std::to_string(s.experts));
+        r.error(moe["top_k"], child(mp, "top_k"),
+                "top_k " + std::to_string(s.top_k) + " exceeds experts " + std::to_string(s.experts));
       m.moe = s;
     }
   }

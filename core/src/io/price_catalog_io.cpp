@@ -22,9 +22,9 @@ using detail::Reader;
 /// The catalogs data/CMakeLists.txt embeds (FLOPCAST_EMBEDDED_DATA).
 const char* const kShippedCatalogs[] = {"seed-vendor", "public-cloud"};
 
-constexpr std::int64_t kMaxUnits = 1'000'000;        // a minimum term or threshold of 10^6 units
-constexpr std::int64_t kMaxGpusPerNode = 1'024;      // NVL72 racks hold 72; 1,024 is generous
-constexpr double kMaxPue = 3.0;                      // survey averages are 1.1-1.6 (§6.2)
+constexpr std::int64_t kMaxUnits = 1'000'000;    // a minimum term or threshold of 10^6 units
+constexpr std::int64_t kMaxGpusPerNode = 1'024;  // NVL72 racks hold 72; 1,024 is generous
+constexpr double kMaxPue = 3.0;                  // survey averages are 1.1-1.6 (§6.2)
 
 YAML::Node load_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
   try {
@@ -134,8 +134,8 @@ class PriceReader {
   Reader& r_;
 };
 
-void read_add_on(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr,
-                 Currency plan_currency, AddOn& a) {
+void read_add_on(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr, Currency plan_currency,
+                 AddOn& a) {
   if (!r.expect_map(n, path)) return;
   r.check_keys(n, path, {"id", "name", "kind", "price", "currency", "included", "optional", "note"});
   pr.text(n, "id", path, a.id);
@@ -165,13 +165,31 @@ void read_add_on(const YAML::Node& n, const std::string& path, Reader& r, PriceR
   }
 }
 
-void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr,
-               Currency catalog_currency, Plan& p) {
+void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr, Currency catalog_currency,
+               Plan& p) {
   if (!r.expect_map(n, path)) return;
   r.check_keys(n, path,
-               {"id", "name", "gpus", "unit", "basis", "gpus_per_node", "price", "currency", "rounding",
-                "minimum_units", "deposit", "discount_percent", "discount_min_units", "add_ons", "queue",
-                "claim", "competitor", "date", "source", "confidence", "note"});
+               {"id",
+                "name",
+                "gpus",
+                "unit",
+                "basis",
+                "gpus_per_node",
+                "price",
+                "currency",
+                "rounding",
+                "minimum_units",
+                "deposit",
+                "discount_percent",
+                "discount_min_units",
+                "add_ons",
+                "queue",
+                "claim",
+                "competitor",
+                "date",
+                "source",
+                "confidence",
+                "note"});
   pr.text(n, "id", path, p.id);
   pr.text(n, "name", path, p.name);
   pr.text(n, "date", path, p.date);
@@ -180,9 +198,11 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
   if (p.id.empty()) r.error(n, child(path, "id"), "a plan needs an 'id'", "a short unique name such as a100-hourly");
   if (const YAML::Node g = n["gpus"]) {
     p.gpus = pr.strings(g, child(path, "gpus"));
-    if (p.gpus.empty()) r.error(g, child(path, "gpus"), "a plan must name at least one GPU", "use \"*\" when the source does not say");
+    if (p.gpus.empty())
+      r.error(g, child(path, "gpus"), "a plan must name at least one GPU", "use \"*\" when the source does not say");
   } else {
-    r.error(n, child(path, "gpus"), "missing 'gpus'", "list GPU catalog names such as [A100-80G], or [\"*\"] when the source does not say");
+    r.error(n, child(path, "gpus"), "missing 'gpus'",
+            "list GPU catalog names such as [A100-80G], or [\"*\"] when the source does not say");
   }
   if (const YAML::Node u = n["unit"]) {
     if (auto v = r.choice(u, child(path, "unit"), {"hour", "day", "month", "year"})) p.unit = *parse_billing_unit(*v);
@@ -202,7 +222,8 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
   if (const YAML::Node pv = n["price"]) {
     if (auto v = pr.micro(pv, child(path, "price"))) p.price.micro = *v;
   } else {
-    r.error(n, child(path, "price"), "missing 'price'", "the price per unit per GPU (or node), as the source states it");
+    r.error(n, child(path, "price"), "missing 'price'",
+            "the price per unit per GPU (or node), as the source states it");
   }
   if (const YAML::Node rd = n["rounding"]) {
     if (auto v = r.choice(rd, child(path, "rounding"), {"started_unit", "prorated"})) p.rounding = *parse_rounding(*v);
@@ -219,7 +240,8 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
     const std::int64_t bp = d.IsScalar() ? parse_minor_units(d.Scalar()).value_or(-1) : -1;
     r.note(child(path, "discount_percent"), d);
     if (bp < 0 || bp > 10'000)
-      r.error(d, child(path, "discount_percent"), "expected a percentage from 0 to 100 with at most 2 decimals, got " + describe(d));
+      r.error(d, child(path, "discount_percent"),
+              "expected a percentage from 0 to 100 with at most 2 decimals, got " + describe(d));
     else
       p.discount_bp = static_cast<std::int32_t>(bp);
   }
@@ -270,7 +292,8 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
   }
   if (const YAML::Node fx = root["fx"]) {
     if (!fx.IsSequence()) {
-      r.error(fx, "fx", "expected a list of rates, got " + describe(fx), "- {from: USD, to: CNY, rate: 7.2, note: ...}");
+      r.error(fx, "fx", "expected a list of rates, got " + describe(fx),
+              "- {from: USD, to: CNY, rate: 7.2, note: ...}");
     } else {
       for (std::size_t i = 0; i < fx.size(); ++i) {
         const std::string path = "fx[" + std::to_string(i) + "]";
@@ -381,7 +404,8 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
         Plan p;
         read_plan(plans[i], path, r, pr, c.currency, p);
         if (!p.id.empty() && c.find_plan(p.id) != nullptr)
-          r.error(plans[i]["id"], child(path, "id"), "duplicate plan id '" + p.id + "'", "plan ids must be unique in a catalog");
+          r.error(plans[i]["id"], child(path, "id"), "duplicate plan id '" + p.id + "'",
+                  "plan ids must be unique in a catalog");
         c.plans.push_back(std::move(p));
       }
     }
@@ -394,7 +418,8 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
   // Every currency a price uses must convert to the catalog's with a stated rate.
   auto need_rate = [&](Currency cur, const YAML::Node& at, const std::string& path) {
     if (cur == c.currency || c.fx_between(cur, c.currency) != nullptr) return;
-    r.error(at, path, "priced in " + cur.str() + " but the catalog states no " + cur.str() + "/" + c.currency.str() + " rate",
+    r.error(at, path,
+            "priced in " + cur.str() + " but the catalog states no " + cur.str() + "/" + c.currency.str() + " rate",
             "add it under fx: (from, to, rate, note)");
   };
   for (std::size_t i = 0; i < c.plans.size() && root["plans"].IsSequence(); ++i) {
@@ -404,8 +429,10 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
     for (const AddOn& a : c.plans[i].add_ons) need_rate(a.price.currency, root["plans"][i], child(path, "add_ons"));
   }
   for (std::size_t i = 0; i < c.cpu_instances.size(); ++i)
-    need_rate(c.cpu_instances[i].per_hour.currency, root["cpu_instances"][i], "cpu_instances[" + std::to_string(i) + "].currency");
-  if (c.new_user_credit) need_rate(c.new_user_credit->amount.currency, root["new_user_credit"], "new_user_credit.currency");
+    need_rate(c.cpu_instances[i].per_hour.currency, root["cpu_instances"][i],
+              "cpu_instances[" + std::to_string(i) + "].currency");
+  if (c.new_user_credit)
+    need_rate(c.new_user_credit->amount.currency, root["new_user_credit"], "new_user_credit.currency");
 }
 
 std::string file_stem(const std::string& file) {
@@ -429,14 +456,12 @@ std::optional<PriceCatalog> parse_price_catalog(const std::string& text, const s
   return c;
 }
 
-std::vector<std::string> price_catalog_names() {
-  return {std::begin(kShippedCatalogs), std::end(kShippedCatalogs)};
-}
+std::vector<std::string> price_catalog_names() { return {std::begin(kShippedCatalogs), std::end(kShippedCatalogs)}; }
 
 std::optional<PriceCatalog> load_price_catalog(const std::string& name_or_path, const std::string& data_dir,
                                                Diagnostics& diags) {
-  const bool is_path = name_or_path.find('/') != std::string::npos ||
-                       (name_or_path.size() > 5 && name_or_path.ends_with(".yaml"));
+  const bool is_path =
+      name_or_path.find('/') != std::string::npos || (name_or_path.size() > 5 && name_or_path.ends_with(".yaml"));
   if (is_path) {
     std::ifstream in(name_or_path, std::ios::binary);
     if (!in) {
@@ -452,7 +477,8 @@ std::optional<PriceCatalog> load_price_catalog(const std::string& name_or_path, 
   const auto text = read_data_file(data_dir, rel);
   if (!text) {
     std::string hint = "known catalogs: " + detail::join(price_catalog_names());
-    if (auto m = detail::did_you_mean(name_or_path, price_catalog_names())) hint = "did you mean '" + *m + "'? (" + hint + ")";
+    if (auto m = detail::did_you_mean(name_or_path, price_catalog_names()))
+      hint = "did you mean '" + *m + "'? (" + hint + ")";
     diags.error({data_dir.empty() ? "<embedded>/data/" + rel : data_dir + "/" + rel, 0, 0}, "pricing.catalog",
                 "unknown price catalog '" + name_or_path + "'", hint);
     return std::nullopt;
@@ -567,8 +593,11 @@ void parse_pricing_block(const YAML::Node& node, const std::string& file, Diagno
         if (micro && *micro >= 0 && is_currency_code(code)) rate = PriceRate{*micro, Currency::of(code)};
       }
     }
-    if (rate) out.electricity_per_kwh = *rate;
-    else r.error(n, path, "expected a price per kWh with its currency, got " + describe(n), "write e.g. \"0.6 CNY\" or \"0.08 USD\"");
+    if (rate)
+      out.electricity_per_kwh = *rate;
+    else
+      r.error(n, path, "expected a price per kWh with its currency, got " + describe(n),
+              "write e.g. \"0.6 CNY\" or \"0.08 USD\"");
   }
 }
 

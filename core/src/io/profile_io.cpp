@@ -24,10 +24,10 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
   Reader r(file, diags, nullptr);
   const auto before = diags.items().size();
   if (!r.expect_map(root, "")) return std::nullopt;
-  r.check_keys(root, "", {"name", "provenance", "sources", "ampere", "hopper", "blackwell", "gemm_k_half",
-                          "kernel_overhead_us", "host_overhead_us", "microbatch_overhead_ms", "iteration_overhead_ms", "nic_efficiency", "nvlink_efficiency",
-                          "collective_latency_us",
-                          "workspace_gib", "fragmentation"});
+  r.check_keys(root, "",
+               {"name", "provenance", "sources", "ampere", "hopper", "blackwell", "gemm_k_half", "kernel_overhead_us",
+                "host_overhead_us", "microbatch_overhead_ms", "iteration_overhead_ms", "nic_efficiency",
+                "nvlink_efficiency", "collective_latency_us", "workspace_gib", "fragmentation"});
   ComputeProfile p = base;
   if (root["name"]) p.name = root["name"].as<std::string>();
   if (root["provenance"]) p.provenance = root["provenance"].as<std::string>();
@@ -38,12 +38,16 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
     if (!r.expect_map(n, key)) continue;
     r.check_keys(n, key, {"gemm", "flash_attention", "hbm"});
     auto& e = p.of(a);
-    if (n["gemm"]) if (auto v = r.number(n["gemm"], child(key, "gemm"), 0.05, 1.0)) e.gemm = *v;
-    if (n["flash_attention"]) if (auto v = r.number(n["flash_attention"], child(key, "flash_attention"), 0.05, 1.0)) e.flash_attention = *v;
-    if (n["hbm"]) if (auto v = r.number(n["hbm"], child(key, "hbm"), 0.05, 1.0)) e.hbm = *v;
+    if (n["gemm"])
+      if (auto v = r.number(n["gemm"], child(key, "gemm"), 0.05, 1.0)) e.gemm = *v;
+    if (n["flash_attention"])
+      if (auto v = r.number(n["flash_attention"], child(key, "flash_attention"), 0.05, 1.0)) e.flash_attention = *v;
+    if (n["hbm"])
+      if (auto v = r.number(n["hbm"], child(key, "hbm"), 0.05, 1.0)) e.hbm = *v;
   }
   auto num = [&](const char* key, double lo, double hi, double& slot) {
-    if (root[key]) if (auto v = r.number(root[key], key, lo, hi)) slot = *v;
+    if (root[key])
+      if (auto v = r.number(root[key], key, lo, hi)) slot = *v;
   };
   num("gemm_k_half", 0, 4096, p.gemm_k_half);
   num("kernel_overhead_us", 0, 1000, p.kernel_overhead_us);

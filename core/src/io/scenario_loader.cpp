@@ -21,13 +21,14 @@ namespace {
 using detail::child;
 using detail::Reader;
 
-constexpr std::int64_t kMaxGpus = 1'000'000;        // planning limit: 10^6 GPUs (issue 9)
-constexpr double kMaxTokens = 1e16;                  // 10^16 tokens
+constexpr std::int64_t kMaxGpus = 1'000'000;  // planning limit: 10^6 GPUs (issue 9)
+constexpr double kMaxTokens = 1e16;           // 10^16 tokens
 
 void read_model(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& s) {
   r.note("model", n);
   if (!n) {
-    r.error(n, "model", "missing required key 'model'", "give a preset name (see `flopcast catalog models`) or a mapping of layers, hidden, heads, vocab, seq_len");
+    r.error(n, "model", "missing required key 'model'",
+            "give a preset name (see `flopcast catalog models`) or a mapping of layers, hidden, heads, vocab, seq_len");
     return;
   }
   auto from_preset = [&](const YAML::Node& name_node, const std::string& key) -> bool {
@@ -46,8 +47,9 @@ void read_model(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& s)
     return;
   }
   if (!r.expect_map(n, "model")) return;
-  r.check_keys(n, "model", {"preset", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind", "vocab",
-                            "seq_len", "embeddings", "position", "norm", "bias", "moe"});
+  r.check_keys(n, "model",
+               {"preset", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind", "vocab", "seq_len",
+                "embeddings", "position", "norm", "bias", "moe"});
   if (n["preset"]) {
     r.note("model.preset", n["preset"]);
     if (!from_preset(n["preset"], "model.preset")) return;
@@ -104,9 +106,11 @@ void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& 
     r.note("cluster.fabric", fab);
     r.check_keys(fab, "cluster.fabric", {"preset", "kind", "nic_gbps", "nic", "nics_per_node", "oversubscription"});
     if (fab["preset"]) {
-      if (const auto* f = cat.find_fabric(fab["preset"].as<std::string>())) base = f;
-      else r.error(fab["preset"], "cluster.fabric.preset", "unknown fabric '" + fab["preset"].as<std::string>() + "'",
-                   "known fabrics: " + detail::join(cat.fabric_names()));
+      if (const auto* f = cat.find_fabric(fab["preset"].as<std::string>()))
+        base = f;
+      else
+        r.error(fab["preset"], "cluster.fabric.preset", "unknown fabric '" + fab["preset"].as<std::string>() + "'",
+                "known fabrics: " + detail::join(cat.fabric_names()));
     }
     if (base) c.fabric = *base;
     c.fabric.name = "custom";
@@ -122,7 +126,8 @@ void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& 
     // inside Time's int64-nanosecond range (292 years).
     constexpr double kMinNicGbps = 1, kMaxNicGbps = 1e5;
     if (fab["nic_gbps"]) {
-      if (auto v = r.number(fab["nic_gbps"], "cluster.fabric.nic_gbps", kMinNicGbps, kMaxNicGbps)) c.fabric.nic_gbps = *v;
+      if (auto v = r.number(fab["nic_gbps"], "cluster.fabric.nic_gbps", kMinNicGbps, kMaxNicGbps))
+        c.fabric.nic_gbps = *v;
     }
     if (fab["nic"]) {  // unit string, e.g. "400 Gbps"
       r.note("cluster.fabric.nic", fab["nic"]);
@@ -149,7 +154,8 @@ void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& 
     }
   }
   if (n["gpus_per_node"]) {
-    if (auto v = r.integer(n["gpus_per_node"], "cluster.gpus_per_node", 1, 1024)) c.gpus_per_node = static_cast<int>(*v);
+    if (auto v = r.integer(n["gpus_per_node"], "cluster.gpus_per_node", 1, 1024))
+      c.gpus_per_node = static_cast<int>(*v);
   } else {
     c.gpus_per_node = c.fabric.gpus_per_node > 0 ? c.fabric.gpus_per_node : 8;
     s.defaults_applied.push_back("cluster.gpus_per_node = " + std::to_string(c.gpus_per_node));
@@ -167,13 +173,14 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s) {
     return;
   }
   if (!r.expect_map(n, "parallel")) return;
-  r.check_keys(n, "parallel", {"tp", "pp", "dp", "cp", "ep", "vpp", "sequence_parallel", "zero", "micro_batch",
-                               "global_batch", "recompute", "schedule", "overlap_dp_comm", "overlap_tp_comm",
-                               "overlap_pp_comm"});
+  r.check_keys(n, "parallel",
+               {"tp", "pp", "dp", "cp", "ep", "vpp", "sequence_parallel", "zero", "micro_batch", "global_batch",
+                "recompute", "schedule", "overlap_dp_comm", "overlap_tp_comm", "overlap_pp_comm"});
   auto& p = s.plan;
   auto deg = [&](const char* key, auto& slot, std::int64_t hi) {
     if (n[key]) {
-      if (auto v = r.integer(n[key], child("parallel", key), 1, hi)) slot = static_cast<std::remove_reference_t<decltype(slot)>>(*v);
+      if (auto v = r.integer(n[key], child("parallel", key), 1, hi))
+        slot = static_cast<std::remove_reference_t<decltype(slot)>>(*v);
     } else if (std::string_view(key) != "dp") {
       s.defaults_applied.push_back(std::string("parallel.") + key + " = 1");
     }
@@ -189,8 +196,9 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s) {
     const std::int64_t denom = static_cast<std::int64_t>(p.tp) * p.pp * p.cp;
     p.dp = denom > 0 && s.cluster.gpus % denom == 0 ? s.cluster.gpus / denom : 0;
     if (p.dp == 0) {
-      r.error(n, "parallel.dp", "cannot derive dp: tp*pp*cp = " + std::to_string(denom) + " does not divide gpus " +
-                                    std::to_string(s.cluster.gpus),
+      r.error(n, "parallel.dp",
+              "cannot derive dp: tp*pp*cp = " + std::to_string(denom) + " does not divide gpus " +
+                  std::to_string(s.cluster.gpus),
               "choose tp, pp, cp whose product divides cluster.gpus, or give dp");
       p.dp = 1;
     } else {
@@ -213,12 +221,14 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s) {
     s.defaults_applied.push_back("parallel.micro_batch = 1");
   }
   if (!n["global_batch"]) {
-    r.error(n, "parallel.global_batch", "missing required key 'global_batch'", "sequences per optimizer step, e.g. global_batch: 512");
+    r.error(n, "parallel.global_batch", "missing required key 'global_batch'",
+            "sequences per optimizer step, e.g. global_batch: 512");
   } else if (auto v = r.integer(n["global_batch"], "parallel.global_batch", 1, 1'000'000'000'000)) {
     p.global_batch = *v;
   }
   if (n["recompute"]) {
-    if (auto v = r.choice(n["recompute"], "parallel.recompute", {"none", "selective", "full"})) p.recompute = *parse_recompute(*v);
+    if (auto v = r.choice(n["recompute"], "parallel.recompute", {"none", "selective", "full"}))
+      p.recompute = *parse_recompute(*v);
   } else {
     s.defaults_applied.push_back("parallel.recompute = none");
   }
@@ -249,8 +259,9 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s) {
 void read_claimed(const YAML::Node& n, Reader& r, Scenario& s) {
   r.note("claimed", n);
   if (!r.expect_map(n, "claimed")) return;
-  r.check_keys(n, "claimed", {"mfu", "days", "memory_gb", "tokens_per_day", "bubble_fraction", "step_time_s",
-                              "tflops_per_gpu", "gpu_hours", "cost", "note"});
+  r.check_keys(n, "claimed",
+               {"mfu", "days", "memory_gb", "tokens_per_day", "bubble_fraction", "step_time_s", "tflops_per_gpu",
+                "gpu_hours", "cost", "note"});
   for (const auto& kv : n) {
     const auto key = kv.first.Scalar();
     if (key == "note") {
@@ -258,7 +269,8 @@ void read_claimed(const YAML::Node& n, Reader& r, Scenario& s) {
       continue;
     }
     if (key == "cost") {  // free text such as "$10,900": carried, not checked
-      s.claimed.note += (s.claimed.note.empty() ? "" : "; ") + std::string("claimed cost ") + kv.second.as<std::string>();
+      s.claimed.note +=
+          (s.claimed.note.empty() ? "" : "; ") + std::string("claimed cost ") + kv.second.as<std::string>();
       continue;
     }
     const double hi = key == "mfu" || key == "bubble_fraction" ? 1.0 : 1e18;
@@ -275,7 +287,9 @@ void read_measured(const YAML::Node& n, Reader& r, Scenario& s) {
     const double hi = key == "mfu" ? 1.0 : 1e12;
     if (auto v = r.number(kv.second, "measured." + key, 1e-12, hi)) s.measured[key] = *v;
   }
-  if (n.size() == 0) r.error(n, "measured", "no measured figure", "give at least one of iteration_time_s, tokens_per_gpu_s, mfu, tflops_per_gpu");
+  if (n.size() == 0)
+    r.error(n, "measured", "no measured figure",
+            "give at least one of iteration_time_s, tokens_per_gpu_s, mfu, tflops_per_gpu");
 }
 
 std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string& file, const Catalog& cat,
@@ -291,12 +305,13 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
   }
   r.note("", root);
   if (run_entry) {
-    r.check_keys(root, "", {"id", "source", "model", "cluster", "parallel", "precision", "measured", "kind",
-                            "reliability", "notes", "training", "name", "description", "calibration", "attention"});
+    r.check_keys(root, "",
+                 {"id", "source", "model", "cluster", "parallel", "precision", "measured", "kind", "reliability",
+                  "notes", "training", "name", "description", "calibration", "attention"});
   } else {
-    r.check_keys(root, "", {"name", "description", "model", "cluster", "parallel", "precision", "training",
-                            "reliability", "pricing", "claimed", "calibration", "id", "source", "measured", "kind",
-                            "notes", "attention"});
+    r.check_keys(root, "",
+                 {"name", "description", "model", "cluster", "parallel", "precision", "training", "reliability",
+                  "pricing", "claimed", "calibration", "id", "source", "measured", "kind", "notes", "attention"});
   }
   if (root["name"]) s.name = root["name"].as<std::string>("");
   if (root["description"]) s.description = root["description"].as<std::string>("");
@@ -344,13 +359,17 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
   if (root["source"]) s.source = root["source"].as<std::string>("");
   if (root["kind"]) s.kind = root["kind"].as<std::string>("");
   if (const auto notes = root["notes"]) {
-    if (notes.IsSequence()) for (const auto& x : notes) s.notes.push_back(x.as<std::string>(""));
-    else if (notes.IsScalar()) s.notes.push_back(notes.Scalar());
+    if (notes.IsSequence())
+      for (const auto& x : notes) s.notes.push_back(x.as<std::string>(""));
+    else if (notes.IsScalar())
+      s.notes.push_back(notes.Scalar());
   }
   if (run_entry) {
     if (s.id.empty()) r.error(root, "id", "missing required key 'id'", "every measured run needs a unique id");
-    if (!root["source"]) r.error(root, "source", "missing required key 'source'", "cite where the measurement comes from");
-    if (!root["measured"]) r.error(root, "measured", "missing required key 'measured'", "give at least one measured figure");
+    if (!root["source"])
+      r.error(root, "source", "missing required key 'source'", "cite where the measurement comes from");
+    if (!root["measured"])
+      r.error(root, "measured", "missing required key 'measured'", "give at least one measured figure");
   }
   if (root["measured"]) read_measured(root["measured"], r, s);
 

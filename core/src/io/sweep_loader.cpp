@@ -44,8 +44,9 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
   const std::string path = fmt::format("axes[{}]", index);
   axis.where = detail::loc_of(item, file);
   if (!item.IsMap()) {
-    d.error(axis.where, path, "an axis must be a map",
-            "write '- key: parallel.tp' with 'values: [...]' or 'range: {from, to, step}', or '- zip: {key: [...], ...}'");
+    d.error(
+        axis.where, path, "an axis must be a map",
+        "write '- key: parallel.tp' with 'values: [...]' or 'range: {from, to, step}', or '- zip: {key: [...], ...}'");
     return false;
   }
   for (const auto& kv : item) {
@@ -88,7 +89,8 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
         first_key = k;
       } else if (kv.second.size() != len) {
         d.error(at, path + ".zip." + k,
-                fmt::format("has {} values but {} has {}: zipped lists are taken side by side", kv.second.size(), first_key, len),
+                fmt::format("has {} values but {} has {}: zipped lists are taken side by side", kv.second.size(),
+                            first_key, len),
                 "give every zipped key the same number of values");
         return false;
       }
@@ -127,17 +129,20 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
   }
   const auto r = item["range"];
   if (!r) {
-    d.error(axis.where, kp, "missing 'values' or 'range'", "e.g. values: [64, 128] or range: {from: 64, to: 512, step: 64}");
+    d.error(axis.where, kp, "missing 'values' or 'range'",
+            "e.g. values: [64, 128] or range: {from: 64, to: 512, step: 64}");
     return false;
   }
   if (!r.IsMap()) {
-    d.error(detail::loc_of(r, file), kp + ".range", "range must be a map", "range: {from: 64, to: 512, step: 64} or {from: 64, to: 1024, factor: 2}");
+    d.error(detail::loc_of(r, file), kp + ".range", "range must be a map",
+            "range: {from: 64, to: 512, step: 64} or {from: 64, to: 1024, factor: 2}");
     return false;
   }
   detail::Reader rd(file, d, nullptr);
   rd.check_keys(r, kp + ".range", {"from", "to", "step", "factor"});
   if (!r["from"] || !r["to"]) {
-    d.error(detail::loc_of(r, file), kp + ".range", "range needs 'from' and 'to'", "range: {from: 64, to: 512, step: 64}");
+    d.error(detail::loc_of(r, file), kp + ".range", "range needs 'from' and 'to'",
+            "range: {from: 64, to: 512, step: 64}");
     return false;
   }
   const auto from = rd.number(r["from"], kp + ".range.from", -1e15, 1e15);
@@ -268,10 +273,12 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
     detail::Reader rd(file, d, nullptr);
     rd.check_keys(root, "", {"name", "description", "base", "scenario", "axes"});
     if (root["base"] && root["scenario"]) {
-      d.error(detail::loc_of(root["scenario"], file), "scenario", "give either 'base' (a file) or 'scenario' (inline), not both");
+      d.error(detail::loc_of(root["scenario"], file), "scenario",
+              "give either 'base' (a file) or 'scenario' (inline), not both");
     } else if (const auto b = root["base"]) {
       if (!b.IsScalar() || b.Scalar().empty()) {
-        d.error(detail::loc_of(b, file), "base", "expected the path of a scenario file", "e.g. base: ../quickstart.yaml");
+        d.error(detail::loc_of(b, file), "base", "expected the path of a scenario file",
+                "e.g. base: ../quickstart.yaml");
       } else {
         std::filesystem::path p(b.Scalar());
         if (p.is_relative()) p = std::filesystem::path(file).parent_path() / p;
@@ -292,16 +299,20 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
         }
       }
     } else if (const auto s = root["scenario"]) {
-      if (!s.IsMap()) d.error(detail::loc_of(s, file), "scenario", "expected the base scenario as a map");
-      else spec.base_text = YAML::Dump(s);
+      if (!s.IsMap())
+        d.error(detail::loc_of(s, file), "scenario", "expected the base scenario as a map");
+      else
+        spec.base_text = YAML::Dump(s);
     } else {
       d.error({file, 1, 1}, "base", "missing the base scenario", "add 'base: SCENARIO.yaml' or 'scenario: {...}'");
     }
     const auto axes = root["axes"];
     if (!axes) {
-      d.error({file, 1, 1}, "axes", "missing 'axes'", "list the swept keys, e.g. axes: [{key: parallel.tp, values: [1, 2, 4]}]");
+      d.error({file, 1, 1}, "axes", "missing 'axes'",
+              "list the swept keys, e.g. axes: [{key: parallel.tp, values: [1, 2, 4]}]");
     } else if (!axes.IsSequence()) {
-      d.error(detail::loc_of(axes, file), "axes", "axes must be a list", "axes:\n  - key: parallel.tp\n    values: [1, 2, 4]");
+      d.error(detail::loc_of(axes, file), "axes", "axes must be a list",
+              "axes:\n  - key: parallel.tp\n    values: [1, 2, 4]");
     } else {
       std::set<std::string> seen;
       double points = 1;
@@ -370,7 +381,8 @@ std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t
       for (const auto& [name, degree] : {std::pair{"tp", tp}, std::pair{"pp", pp}, std::pair{"cp", cp}}) {
         if (degree < 1) {
           d.error(where, std::string("parallel.") + name,
-                  fmt::format("point {} ({}): {} = {} (dp auto divides cluster.gpus by tp*pp*cp)", index, what, name, degree),
+                  fmt::format("point {} ({}): {} = {} (dp auto divides cluster.gpus by tp*pp*cp)", index, what, name,
+                              degree),
                   "parallel degrees are at least 1");
           return std::nullopt;
         }
@@ -380,9 +392,11 @@ std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t
       std::int64_t shape = 0;
       const bool overflow = __builtin_mul_overflow(tp, pp, &shape) || __builtin_mul_overflow(shape, cp, &shape);
       if (overflow || gpus <= 0 || gpus % shape != 0) {
-        const std::string product = overflow ? fmt::format("{}*{}*{} (beyond 64 bits)", tp, pp, cp) : std::to_string(shape);
+        const std::string product =
+            overflow ? fmt::format("{}*{}*{} (beyond 64 bits)", tp, pp, cp) : std::to_string(shape);
         d.error(where, "parallel.dp",
-                fmt::format("point {} ({}): dp auto needs tp*pp*cp = {} to divide cluster.gpus = {}", index, what, product, gpus),
+                fmt::format("point {} ({}): dp auto needs tp*pp*cp = {} to divide cluster.gpus = {}", index, what,
+                            product, gpus),
                 "restrict the axes so every GPU count is a multiple of tp*pp*cp");
         return std::nullopt;
       }

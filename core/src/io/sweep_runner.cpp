@@ -40,14 +40,26 @@ std::string json_string(const std::string& v) {
   std::string out = "\"";
   for (const unsigned char c : v) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
-        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += static_cast<char>(c);
+        if (c < 0x20)
+          out += fmt::format("\\u{:04x}", c);
+        else
+          out += static_cast<char>(c);
     }
   }
   return out + "\"";
@@ -69,13 +81,14 @@ std::string header_line(Format f, const std::string& id, std::int64_t points, in
     for (const auto& c : cols) h += "," + csv_cell(c.name);
     return h + "\n";
   }
-  std::string h = fmt::format("{{\"flopcast_sweep\":{{\"id\":{},\"points\":{},\"shard\":\"{}/{}\",\"columns\":[", json_string(id),
-                              points, shard, shards);
+  std::string h = fmt::format("{{\"flopcast_sweep\":{{\"id\":{},\"points\":{},\"shard\":\"{}/{}\",\"columns\":[",
+                              json_string(id), points, shard, shards);
   for (std::size_t i = 0; i < cols.size(); ++i) h += (i ? "," : "") + json_string(cols[i].name);
   return h + "]}}\n";
 }
 
-std::string row_line(Format f, std::int64_t point, const std::vector<Column>& cols, const std::vector<std::string>& cells) {
+std::string row_line(Format f, std::int64_t point, const std::vector<Column>& cols,
+                     const std::vector<std::string>& cells) {
   std::string line;
   if (f == Format::Csv) {
     line = std::to_string(point);
@@ -119,8 +132,11 @@ std::vector<std::string> split_csv(std::string_view line) {
     const char c = line[i];
     if (quoted) {
       if (c == '"') {
-        if (i + 1 < line.size() && line[i + 1] == '"') { cur += '"'; ++i; }
-        else quoted = false;
+        if (i + 1 < line.size() && line[i + 1] == '"') {
+          cur += '"';
+          ++i;
+        } else
+          quoted = false;
       } else {
         cur += c;
       }
@@ -141,7 +157,9 @@ std::vector<std::string> split_csv(std::string_view line) {
 std::vector<std::pair<std::string, std::string>> split_jsonl(std::string_view line) {
   std::vector<std::pair<std::string, std::string>> out;
   std::size_t i = 0;
-  auto skip = [&] { while (i < line.size() && (line[i] == ' ')) ++i; };
+  auto skip = [&] {
+    while (i < line.size() && (line[i] == ' ')) ++i;
+  };
   auto str = [&]() -> std::string {
     std::string s;
     ++i;  // opening quote
@@ -149,16 +167,23 @@ std::vector<std::pair<std::string, std::string>> split_jsonl(std::string_view li
       if (line[i] == '\\' && i + 1 < line.size()) {
         ++i;
         switch (line[i]) {
-          case 'n': s += '\n'; break;
-          case 'r': s += '\r'; break;
-          case 't': s += '\t'; break;
+          case 'n':
+            s += '\n';
+            break;
+          case 'r':
+            s += '\r';
+            break;
+          case 't':
+            s += '\t';
+            break;
           case 'u':
             if (i + 4 < line.size()) {
               s += static_cast<char>(std::strtol(std::string(line.substr(i + 1, 4)).c_str(), nullptr, 16));
               i += 4;
             }
             break;
-          default: s += line[i];
+          default:
+            s += line[i];
         }
         ++i;
       } else {
@@ -186,8 +211,10 @@ std::vector<std::pair<std::string, std::string>> split_jsonl(std::string_view li
     }
     out.emplace_back(std::move(key), std::move(val));
     skip();
-    if (i < line.size() && line[i] == ',') ++i;
-    else break;
+    if (i < line.size() && line[i] == ',')
+      ++i;
+    else
+      break;
   }
   return out;
 }
@@ -239,7 +266,8 @@ ParsedFile parse_file(const std::string& path) {
     char id[512] = {};
     long long points = 0;
     int k = 0, n = 0;
-    if (std::sscanf(pf.header[0].c_str(), "# flopcast-sweep id=%511s points=%lld shard=%d/%d", id, &points, &k, &n) != 4) {
+    if (std::sscanf(pf.header[0].c_str(), "# flopcast-sweep id=%511s points=%lld shard=%d/%d", id, &points, &k, &n) !=
+        4) {
       pf.error = path + ":1: not a flopcast sweep file (expected '# flopcast-sweep id=... points=N shard=k/N')";
       return pf;
     }
@@ -263,9 +291,12 @@ ParsedFile parse_file(const std::string& path) {
     }
     const std::string inner = h.substr(pre.size(), h.size() - pre.size() - 1);
     for (const auto& [key, val] : split_jsonl(inner)) {
-      if (key == "id") pf.id = val;
-      else if (key == "points") pf.points = std::atoll(val.c_str());
-      else if (key == "shard") std::sscanf(val.c_str(), "%d/%d", &pf.shard, &pf.shards);
+      if (key == "id")
+        pf.id = val;
+      else if (key == "points")
+        pf.points = std::atoll(val.c_str());
+      else if (key == "shard")
+        std::sscanf(val.c_str(), "%d/%d", &pf.shard, &pf.shards);
     }
     const std::size_t c = inner.find("\"columns\":[");
     if (c != std::string::npos) {
@@ -333,16 +364,19 @@ RunStats run_sweep(const std::string& out_path, const std::string& sweep_id, std
     std::string got;
     for (const auto& h : pf.header) got += h + "\n";
     if (got != header) {
-      st.errors.push_back(out_path + ": its header is for another sweep, shard or column set; --resume needs the same "
-                          "sweep, shard and format (header found: '" + pf.header[0] + "')");
+      st.errors.push_back(out_path +
+                          ": its header is for another sweep, shard or column set; --resume needs the same "
+                          "sweep, shard and format (header found: '" +
+                          pf.header[0] + "')");
       return st;
     }
     for (std::size_t i = 0; i < pf.rows.size(); ++i) {
       const std::int64_t want = (k - 1) + static_cast<std::int64_t>(i) * n;
       if (row_point(f, pf.rows[i]) != want) {
-        st.errors.push_back(fmt::format("{}:{}: expected the row of point {} here; the file was edited or mixed, "
-                                        "resume is not safe (re-run with --force)",
-                                        out_path, header_lines(f) + 1 + i, want));
+        st.errors.push_back(
+            fmt::format("{}:{}: expected the row of point {} here; the file was edited or mixed, "
+                        "resume is not safe (re-run with --force)",
+                        out_path, header_lines(f) + 1 + i, want));
         return st;
       }
     }
@@ -447,7 +481,8 @@ RunStats run_sweep(const std::string& out_path, const std::string& sweep_id, std
       ::fsync(fd);
       last_sync = now;
     }
-    if (options.progress && progress_out && (now - last_draw > std::chrono::milliseconds(200) || next_write == st.in_shard)) {
+    if (options.progress && progress_out &&
+        (now - last_draw > std::chrono::milliseconds(200) || next_write == st.in_shard)) {
       last_draw = now;
       const double el = std::chrono::duration<double>(now - t0).count();
       const double rate = el > 0 ? static_cast<double>(st.written) / el : 0;
@@ -486,7 +521,8 @@ std::vector<std::string> merge_shards(const std::vector<std::string>& inputs, co
   std::vector<ParsedFile> files;
   for (const auto& in : inputs) {
     files.push_back(parse_file(in));
-    if (!files.back().error.empty()) errors.push_back(files.back().error);
+    if (!files.back().error.empty())
+      errors.push_back(files.back().error);
     else if (files.back().torn)
       errors.push_back(in + ": its last line is torn (the run was interrupted); finish it with --resume first");
   }
@@ -495,12 +531,15 @@ std::vector<std::string> merge_shards(const std::vector<std::string>& inputs, co
   const Format f = format_of_path(out_path);
   for (std::size_t i = 0; i < files.size(); ++i) {
     const auto& b = files[i];
-    if (b.format != a.format) errors.push_back(inputs[i] + ": mixes CSV and JSONL shards");
+    if (b.format != a.format)
+      errors.push_back(inputs[i] + ": mixes CSV and JSONL shards");
     else if (b.id != a.id || b.points != a.points || b.shards != a.shards || b.columns != a.columns)
-      errors.push_back(inputs[i] + ": from another sweep than " + inputs[0] + " (id, points, shard count or columns differ)");
+      errors.push_back(inputs[i] + ": from another sweep than " + inputs[0] +
+                       " (id, points, shard count or columns differ)");
   }
-  if (f != a.format) errors.push_back(out_path + ": the merged file must have the shards' format (" +
-                                      std::string(a.format == Format::Csv ? ".csv" : ".jsonl") + ")");
+  if (f != a.format)
+    errors.push_back(out_path + ": the merged file must have the shards' format (" +
+                     std::string(a.format == Format::Csv ? ".csv" : ".jsonl") + ")");
   if (!errors.empty()) return errors;
   std::vector<const std::string*> by_point(static_cast<std::size_t>(std::max<std::int64_t>(0, a.points)), nullptr);
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -521,8 +560,9 @@ std::vector<std::string> merge_shards(const std::vector<std::string>& inputs, co
   for (std::size_t p = 0; p < by_point.size(); ++p)
     if (!by_point[p]) missing.push_back(static_cast<std::int64_t>(p));
   if (!missing.empty())
-    errors.push_back(fmt::format("{} of {} points missing (first: point {}); every shard 1..{} must be given and complete",
-                                 missing.size(), a.points, missing.front(), a.shards));
+    errors.push_back(
+        fmt::format("{} of {} points missing (first: point {}); every shard 1..{} must be given and complete",
+                    missing.size(), a.points, missing.front(), a.shards));
   if (!errors.empty()) return errors;
   std::vector<Column> cols;
   for (const auto& c : a.columns) cols.push_back({c});
@@ -533,7 +573,8 @@ std::vector<std::string> merge_shards(const std::vector<std::string>& inputs, co
   return errors;
 }
 
-CheckResult check_against_baseline(const std::string& current_path, const std::string& baseline_path, double tolerance) {
+CheckResult check_against_baseline(const std::string& current_path, const std::string& baseline_path,
+                                   double tolerance) {
   CheckResult cr;
   const ParsedFile cur = parse_file(current_path), base = parse_file(baseline_path);
   if (!cur.error.empty()) cr.errors.push_back(cur.error);
@@ -556,8 +597,8 @@ CheckResult check_against_baseline(const std::string& current_path, const std::s
   };
   const auto tc = table(cur), tb = table(base);
   // Compared columns: the figures a regression shows in.
-  static const char* const kFigures[] = {"step_time_s", "mfu", "memory_gib", "days_p50", "days_p90", "cost_p50", "cost_p90",
-                                         "feasible"};
+  static const char* const kFigures[] = {"step_time_s", "mfu",      "memory_gib", "days_p50",
+                                         "days_p90",    "cost_p50", "cost_p90",   "feasible"};
   for (const auto& [point, bcells] : tb) {
     const auto it = tc.find(point);
     if (it == tc.end()) {

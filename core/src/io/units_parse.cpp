@@ -46,8 +46,7 @@ bool split_number(std::string_view s, double& value, std::string_view& suffix) {
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
   }
   return true;
 }
@@ -59,13 +58,20 @@ std::optional<double> parse_count(std::string_view s) {
   std::string_view suf;
   if (!split_number(s, v, suf)) return std::nullopt;
   double k = 1;
-  if (suf.empty()) k = 1;
-  else if (suf == "K" || suf == "k") k = 1e3;
-  else if (suf == "M") k = 1e6;
-  else if (suf == "B" || suf == "G") k = 1e9;
-  else if (suf == "T") k = 1e12;
-  else if (suf == "P") k = 1e15;
-  else return std::nullopt;
+  if (suf.empty())
+    k = 1;
+  else if (suf == "K" || suf == "k")
+    k = 1e3;
+  else if (suf == "M")
+    k = 1e6;
+  else if (suf == "B" || suf == "G")
+    k = 1e9;
+  else if (suf == "T")
+    k = 1e12;
+  else if (suf == "P")
+    k = 1e15;
+  else
+    return std::nullopt;
   const double r = v * k;
   if (!std::isfinite(r)) return std::nullopt;
   return r;
@@ -75,11 +81,23 @@ std::optional<Bytes> parse_bytes(std::string_view s) {
   double v = 0;
   std::string_view suf;
   if (!split_number(s, v, suf)) return std::nullopt;
-  struct U { std::string_view name; double k; };
-  static constexpr U units[] = {
-      {"", 1}, {"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-      {"TiB", 1099511627776.0}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-      {"K", 1024.0}, {"M", 1048576.0}, {"G", 1073741824.0}};  // nccl-tests style "8G" = 8 GiB
+  struct U {
+    std::string_view name;
+    double k;
+  };
+  static constexpr U units[] = {{"", 1},
+                                {"B", 1},
+                                {"KiB", 1024.0},
+                                {"MiB", 1048576.0},
+                                {"GiB", 1073741824.0},
+                                {"TiB", 1099511627776.0},
+                                {"KB", 1e3},
+                                {"MB", 1e6},
+                                {"GB", 1e9},
+                                {"TB", 1e12},
+                                {"K", 1024.0},
+                                {"M", 1048576.0},
+                                {"G", 1073741824.0}};  // nccl-tests style "8G" = 8 GiB
   for (const auto& u : units) {
     if (suf == u.name) {
       const double b = v * u.k;  // "1e308 TiB" is a finite number times a unit, but not a finite size
@@ -94,10 +112,13 @@ std::optional<Bandwidth> parse_bandwidth(std::string_view s) {
   double v = 0;
   std::string_view suf;
   if (!split_number(s, v, suf)) return std::nullopt;
-  struct U { std::string_view name; double bytes_per_s; };
-  static constexpr U units[] = {
-      {"Gbps", 1e9 / 8}, {"Gb/s", 1e9 / 8}, {"Mbps", 1e6 / 8}, {"Mb/s", 1e6 / 8}, {"Tbps", 1e12 / 8},
-      {"Tb/s", 1e12 / 8}, {"GB/s", 1e9}, {"GBps", 1e9}, {"MB/s", 1e6}, {"TB/s", 1e12}, {"TBps", 1e12}};
+  struct U {
+    std::string_view name;
+    double bytes_per_s;
+  };
+  static constexpr U units[] = {{"Gbps", 1e9 / 8},  {"Gb/s", 1e9 / 8},  {"Mbps", 1e6 / 8}, {"Mb/s", 1e6 / 8},
+                                {"Tbps", 1e12 / 8}, {"Tb/s", 1e12 / 8}, {"GB/s", 1e9},     {"GBps", 1e9},
+                                {"MB/s", 1e6},      {"TB/s", 1e12},     {"TBps", 1e12}};
   for (const auto& u : units) {
     if (suf == u.name) {
       const double r = v * u.bytes_per_s;
@@ -112,11 +133,14 @@ std::optional<Time> parse_duration(std::string_view s) {
   double v = 0;
   std::string_view suf;
   if (!split_number(s, v, suf)) return std::nullopt;
-  struct U { std::string_view name; double seconds; };
-  static constexpr U units[] = {
-      {"", 1}, {"s", 1}, {"sec", 1}, {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"min", 60},
-      {"m", 60}, {"h", 3600}, {"hr", 3600}, {"hours", 3600}, {"d", 86400}, {"day", 86400},
-      {"days", 86400}, {"w", 604800}, {"weeks", 604800}};
+  struct U {
+    std::string_view name;
+    double seconds;
+  };
+  static constexpr U units[] = {{"", 1},        {"s", 1},        {"sec", 1},      {"ns", 1e-9},
+                                {"us", 1e-6},   {"ms", 1e-3},    {"min", 60},     {"m", 60},
+                                {"h", 3600},    {"hr", 3600},    {"hours", 3600}, {"d", 86400},
+                                {"day", 86400}, {"days", 86400}, {"w", 604800},   {"weeks", 604800}};
   for (const auto& u : units) {
     if (iequals(suf, u.name) || suf == u.name) {
       const double sec = v * u.seconds;

@@ -39,7 +39,10 @@ std::optional<std::string> did_you_mean(std::string_view word, const std::vector
   std::size_t best_d = 0;
   for (const auto& c : candidates) {
     const auto d = edit_distance(word, c);
-    if (!best || d < best_d) { best = c; best_d = d; }
+    if (!best || d < best_d) {
+      best = c;
+      best_d = d;
+    }
   }
   if (best && best_d <= std::max<std::size_t>(2, word.size() / 3)) return best;
   return std::nullopt;
@@ -76,20 +79,24 @@ bool Reader::expect_map(const YAML::Node& node, const std::string& path) {
   return false;
 }
 
-void Reader::check_keys(const YAML::Node& node, const std::string& path, std::initializer_list<std::string_view> allowed) {
+void Reader::check_keys(const YAML::Node& node, const std::string& path,
+                        std::initializer_list<std::string_view> allowed) {
   if (!node.IsMap()) return;
   std::vector<std::string> names(allowed.begin(), allowed.end());
   for (const auto& kv : node) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
     std::string hint;
-    if (auto m = did_you_mean(key, names)) hint = "did you mean '" + *m + "'?";
-    else hint = "allowed keys here: " + join(names);
+    if (auto m = did_you_mean(key, names))
+      hint = "did you mean '" + *m + "'?";
+    else
+      hint = "allowed keys here: " + join(names);
     diags_.error(loc_of(kv.first, file_), child(path, key), "unknown key '" + key + "'", hint);
   }
 }
 
-std::optional<std::int64_t> Reader::integer(const YAML::Node& node, const std::string& path, std::int64_t lo, std::int64_t hi) {
+std::optional<std::int64_t> Reader::integer(const YAML::Node& node, const std::string& path, std::int64_t lo,
+                                            std::int64_t hi) {
   note(path, node);
   if (!node.IsScalar()) {
     error(node, path, "expected an integer, got " + describe(node));
@@ -148,7 +155,8 @@ std::optional<std::string> Reader::string(const YAML::Node& node, const std::str
   return node.Scalar();
 }
 
-std::optional<std::string> Reader::choice(const YAML::Node& node, const std::string& path, std::initializer_list<std::string_view> choices) {
+std::optional<std::string> Reader::choice(const YAML::Node& node, const std::string& path,
+                                          std::initializer_list<std::string_view> choices) {
   auto s = string(node, path);
   if (!s) return std::nullopt;
   std::vector<std::string> names(choices.begin(), choices.end());

@@ -42,13 +42,15 @@ class Reader {
   void error(const YAML::Node& at, const std::string& path, std::string message, std::string hint = {});
 
   /// Integer in [lo, hi]; accepts count suffixes ("16K"). nullopt (with a diagnostic) when bad.
-  std::optional<std::int64_t> integer(const YAML::Node& node, const std::string& path, std::int64_t lo, std::int64_t hi);
+  std::optional<std::int64_t> integer(const YAML::Node& node, const std::string& path, std::int64_t lo,
+                                      std::int64_t hi);
   /// Finite number in [lo, hi]; accepts count suffixes ("1.4T").
   std::optional<double> number(const YAML::Node& node, const std::string& path, double lo, double hi);
   std::optional<bool> boolean(const YAML::Node& node, const std::string& path);
   std::optional<std::string> string(const YAML::Node& node, const std::string& path);
   /// One of `choices`; reports the list otherwise.
-  std::optional<std::string> choice(const YAML::Node& node, const std::string& path, std::initializer_list<std::string_view> choices);
+  std::optional<std::string> choice(const YAML::Node& node, const std::string& path,
+                                    std::initializer_list<std::string_view> choices);
 
  private:
   std::string file_;

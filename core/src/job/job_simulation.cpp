@@ -46,9 +46,8 @@ struct PowerModel {
     const std::int64_t gpn = in.gpus_per_node > 0 ? in.gpus_per_node : 1;
     const double nodes = static_cast<double>((in.gpus + gpn - 1) / gpn);
     const double gpu_sum_per_node = static_cast<double>(gpn) * in.gpu_tdp_w;
-    const double overhead_w = in.node_power_w > 0.0
-                                  ? std::max(0.0, in.node_power_w - gpu_sum_per_node)
-                                  : kNodeOverheadFraction * gpu_sum_per_node;
+    const double overhead_w = in.node_power_w > 0.0 ? std::max(0.0, in.node_power_w - gpu_sum_per_node)
+                                                    : kNodeOverheadFraction * gpu_sum_per_node;
     const double idle = in.energy.gpu_idle_fraction;
     const double util = std::clamp(in.gpu_utilisation, 0.0, 1.0);
     training_w = gpus * in.gpu_tdp_w * (idle + (1.0 - idle) * util) + nodes * overhead_w;
@@ -107,11 +106,14 @@ class EventList {
 /// (a failure at the very instant a step ends strikes after it).
 int priority_of(EventKind k) {
   switch (k) {
-    case EventKind::CheckpointDurable: return 0;
+    case EventKind::CheckpointDurable:
+      return 0;
     case EventKind::StepsDone:
     case EventKind::StallEnd:
-    case EventKind::RestartDone: return 1;
-    case EventKind::Failure: return 2;
+    case EventKind::RestartDone:
+      return 1;
+    case EventKind::Failure:
+      return 2;
   }
   return 2;
 }
@@ -139,29 +141,44 @@ class TrialSim {
       FLOPCAST_ASSERT(ev.kind == EventKind::Failure || ev.epoch == epoch_, "a cancelled event was left pending");
       now_ = ev.at;
       switch (ev.kind) {
-        case EventKind::StepsDone: on_steps_done(); break;
-        case EventKind::StallEnd: on_stall_end(); break;
-        case EventKind::CheckpointDurable: on_durable(); break;
-        case EventKind::RestartDone: on_restart_done(); break;
-        case EventKind::Failure: on_failure(); break;
+        case EventKind::StepsDone:
+          on_steps_done();
+          break;
+        case EventKind::StallEnd:
+          on_stall_end();
+          break;
+        case EventKind::CheckpointDurable:
+          on_durable();
+          break;
+        case EventKind::RestartDone:
+          on_restart_done();
+          break;
+        case EventKind::Failure:
+          on_failure();
+          break;
       }
     }
     return finish();
   }
 
  private:
-  void schedule(Time at, EventKind kind) {
-    queue_.push(Event{at, priority_of(kind), seq_++, kind, epoch_});
-  }
+  void schedule(Time at, EventKind kind) { queue_.push(Event{at, priority_of(kind), seq_++, kind, epoch_}); }
 
   /// Leaves the current phase (adding its time to its account) and enters `p`.
   void enter(Phase p) {
     const Time spent = now_ - phase_start_;
     switch (phase_) {
-      case Phase::Training: training_ += spent; break;
-      case Phase::Stall: stall_time_ += spent; break;
-      case Phase::Restarting: restart_time_ += spent; break;
-      case Phase::Done: break;
+      case Phase::Training:
+        training_ += spent;
+        break;
+      case Phase::Stall:
+        stall_time_ += spent;
+        break;
+      case Phase::Restarting:
+        restart_time_ += spent;
+        break;
+      case Phase::Done:
+        break;
     }
     phase_ = p;
     phase_start_ = now_;
@@ -283,8 +300,8 @@ class TrialSim {
     t.checkpoints = checkpoints_;
     t.checkpoints_skipped = skipped_;
     const PowerModel power(in_);
-    const double joules = training_.seconds() * power.training_w +
-                          (stall_time_.seconds() + restart_time_.seconds()) * power.idle_w;
+    const double joules =
+        training_.seconds() * power.training_w + (stall_time_.seconds() + restart_time_.seconds()) * power.idle_w;
     t.it_energy_kwh = joules / kJoulesPerKwh;
     return t;
   }
@@ -348,9 +365,8 @@ Summary run_trials(const JobInput& in, std::int64_t k, const JobSimOptions& opti
   }
   s.order.resize(s.samples.size());
   std::iota(s.order.begin(), s.order.end(), std::size_t{0});
-  std::stable_sort(s.order.begin(), s.order.end(), [&](std::size_t a, std::size_t b) {
-    return s.samples[a].gpu_span < s.samples[b].gpu_span;
-  });
+  std::stable_sort(s.order.begin(), s.order.end(),
+                   [&](std::size_t a, std::size_t b) { return s.samples[a].gpu_span < s.samples[b].gpu_span; });
   double sum = 0.0;
   for (const auto& t : s.samples) sum += t.gpu_span.seconds();
   s.span_mean_s = sum / static_cast<double>(s.samples.size());
@@ -364,8 +380,8 @@ std::string practically_endless(const JobInput& in, std::int64_t k) {
   const Time c = checkpoint_stall_time(in);
   const std::int64_t segments = (in.steps + k - 1) / k;
   const double seg_s = static_cast<double>(std::min(k, in.steps)) * in.step_time.seconds() + c.seconds();
-  const double span_s = static_cast<double>(segments) *
-                        expected_segment_seconds(seg_s, in.reliability.restart_time.seconds(), rate);
+  const double span_s =
+      static_cast<double>(segments) * expected_segment_seconds(seg_s, in.reliability.restart_time.seconds(), rate);
   constexpr double kCenturyS = 100.0 * 365.0 * 86400.0;
   const double events = rate * span_s * static_cast<double>(std::max(1, in.reliability.trials));
   if (std::isfinite(span_s) && span_s < kCenturyS && events < 1e8) return {};
@@ -390,11 +406,9 @@ std::vector<std::string> validate_job_input(const JobInput& in) {
   need(in.gpu_tdp_w >= 0.0 && in.node_power_w >= 0.0, "power figures must be >= 0");
   need(in.gpu_utilisation >= 0.0 && in.gpu_utilisation <= 1.0, "gpu_utilisation must be in [0, 1]");
   need(in.energy.pue >= 1.0, "pue must be >= 1");
-  need(in.energy.gpu_idle_fraction >= 0.0 && in.energy.gpu_idle_fraction <= 1.0,
-       "gpu_idle_fraction must be in [0, 1]");
+  need(in.energy.gpu_idle_fraction >= 0.0 && in.energy.gpu_idle_fraction <= 1.0, "gpu_idle_fraction must be in [0, 1]");
   const ReliabilitySpec& r = in.reliability;
-  need(r.failures_per_gpu_hour >= 0.0 && std::isfinite(r.failures_per_gpu_hour),
-       "failures_per_gpu_hour must be >= 0");
+  need(r.failures_per_gpu_hour >= 0.0 && std::isfinite(r.failures_per_gpu_hour), "failures_per_gpu_hour must be >= 0");
   need(r.restart_time.ns >= 0, "restart_time must be >= 0");
   need(r.checkpoint_interval.ns >= 0, "checkpoint_interval must be >= 0");
   need(r.storage_write.bytes_per_s >= 0.0, "storage_write must be >= 0");
@@ -411,9 +425,7 @@ std::vector<std::string> validate_job_input(const JobInput& in) {
   return errors;
 }
 
-Bytes checkpoint_size(const JobInput& in) {
-  return Bytes{in.params * in.reliability.checkpoint_bytes_per_param};
-}
+Bytes checkpoint_size(const JobInput& in) { return Bytes{in.params * in.reliability.checkpoint_bytes_per_param}; }
 
 Time checkpoint_write_time(const JobInput& in) {
   return transfer_time(checkpoint_size(in), in.reliability.storage_write);
@@ -491,9 +503,8 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   adv.young = young_interval(adv.checkpoint_cost, mtbf_s);
   adv.daly = daly_interval(adv.checkpoint_cost, mtbf_s);
   const std::int64_t k_suggested = suggested_steps_per_checkpoint(in);
-  const std::int64_t k_scenario = rel.checkpoint_interval.ns > 0
-                                      ? steps_per_checkpoint(rel.checkpoint_interval, in.step_time)
-                                      : k_suggested;
+  const std::int64_t k_scenario =
+      rel.checkpoint_interval.ns > 0 ? steps_per_checkpoint(rel.checkpoint_interval, in.step_time) : k_suggested;
   adv.suggested = times(in.step_time, std::min(k_suggested, in.steps));
   adv.scenario = times(in.step_time, std::min(k_scenario, in.steps));
   // Waste: what a checkpoint stalls training (sync write, async snapshot) plus, for async,
@@ -504,11 +515,9 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
 
   res.steps_per_checkpoint = k_scenario;
   res.checkpoint_interval = adv.scenario;
-  if (rel.async_checkpoint && res.checkpoint_write > times(in.step_time, k_scenario) &&
-      k_scenario < in.steps) {
+  if (rel.async_checkpoint && res.checkpoint_write > times(in.step_time, k_scenario) && k_scenario < in.steps) {
     res.warnings.push_back("checkpoint write (" + seconds_str(res.checkpoint_write) +
-                           ") is longer than the checkpoint interval (" +
-                           seconds_str(res.checkpoint_interval) +
+                           ") is longer than the checkpoint interval (" + seconds_str(res.checkpoint_interval) +
                            "): checkpoints are skipped while a write is running");
   }
 

@@ -19,8 +19,7 @@ Time daly_interval(Time checkpoint_cost, double mtbf_s) {
   return Time::from_seconds(t);
 }
 
-double waste_fraction(Time interval, Time checkpoint_cost, Time unprotected_window, Time restart,
-                      double mtbf_s) {
+double waste_fraction(Time interval, Time checkpoint_cost, Time unprotected_window, Time restart, double mtbf_s) {
   const double t = interval.seconds();
   if (!(t > 0.0)) return 0.0;
   double w = checkpoint_cost.seconds() / t;
@@ -33,8 +32,8 @@ double expected_segment_seconds(double length_s, double restart_s, double rate_p
   return std::exp(rate_per_s * restart_s) * std::expm1(rate_per_s * length_s) / rate_per_s;
 }
 
-Time expected_gpu_span_sync(Time step_time, std::int64_t steps, std::int64_t steps_per_checkpoint,
-                            Time checkpoint_cost, Time restart, double rate_per_s) {
+Time expected_gpu_span_sync(Time step_time, std::int64_t steps, std::int64_t steps_per_checkpoint, Time checkpoint_cost,
+                            Time restart, double rate_per_s) {
   if (steps <= 0) return Time{0};
   const std::int64_t k = steps_per_checkpoint > 0 ? steps_per_checkpoint : steps;
   const std::int64_t segments = (steps + k - 1) / k;
@@ -42,8 +41,7 @@ Time expected_gpu_span_sync(Time step_time, std::int64_t steps, std::int64_t ste
   const double full_s = static_cast<double>(k) * step_time.seconds() + checkpoint_cost.seconds();
   const double last_s = static_cast<double>(last_steps) * step_time.seconds();
   const double r = restart.seconds();
-  const double total = static_cast<double>(segments - 1) *
-                           expected_segment_seconds(full_s, r, rate_per_s) +
+  const double total = static_cast<double>(segments - 1) * expected_segment_seconds(full_s, r, rate_per_s) +
                        expected_segment_seconds(last_s, r, rate_per_s);
   return Time::from_seconds(total);
 }

@@ -35,9 +35,7 @@ std::string hours_or_minutes(Time t) {
   return decimal_str(std::round(t.seconds() / 6.0) / 10.0) + " min";
 }
 
-std::string count_str(std::int64_t n, const char* what) {
-  return std::to_string(n) + ' ' + what;
-}
+std::string count_str(std::int64_t n, const char* what) { return std::to_string(n) + ' ' + what; }
 
 /// "GPU-hour", "node-month".
 std::string per_unit(PriceBasis basis, BillingUnit unit) {
@@ -51,9 +49,9 @@ std::int64_t nodes_for(std::int64_t gpus, int gpus_per_node) {
 /// One plan's share of a bill: the span it covers and the units it bills.
 struct Part {
   const Plan* plan = nullptr;
-  Time cover;                             ///< used time this part pays for
+  Time cover;                               ///< used time this part pays for
   std::optional<std::int64_t> fixed_units;  ///< committed units of a mix
-  std::string role;                       ///< "", "committed", "overflow"
+  std::string role;                         ///< "", "committed", "overflow"
 };
 
 /// Collects lines in the bill's currency.
@@ -72,10 +70,9 @@ class BillBuilder {
   std::optional<Money> to_bill(std::int64_t micro, Currency from, std::string* note) {
     const auto converted = convert_micro(catalog_, micro, from, bill_.currency);
     if (!converted) {
-      const std::string err = "no exchange rate between " + from.str() + " and " +
-                              bill_.currency.str() + " in catalog '" + catalog_.name + "'";
-      if (std::find(bill_.errors.begin(), bill_.errors.end(), err) == bill_.errors.end())
-        bill_.errors.push_back(err);
+      const std::string err = "no exchange rate between " + from.str() + " and " + bill_.currency.str() +
+                              " in catalog '" + catalog_.name + "'";
+      if (std::find(bill_.errors.begin(), bill_.errors.end(), err) == bill_.errors.end()) bill_.errors.push_back(err);
       return std::nullopt;
     }
     if (note != nullptr && !(from == bill_.currency)) {
@@ -85,8 +82,8 @@ class BillBuilder {
     return Money::of_micro(*converted, bill_.currency);
   }
 
-  void add(LineKind kind, std::string label, std::string quantity, std::string unit_price,
-           std::int64_t micro, Currency from, std::string note = {}) {
+  void add(LineKind kind, std::string label, std::string quantity, std::string unit_price, std::int64_t micro,
+           Currency from, std::string note = {}) {
     std::string fx_note;
     const auto amount = to_bill(micro, from, &fx_note);
     if (!amount) return;
@@ -110,9 +107,9 @@ class BillBuilder {
     const bool per_gpu = plan.basis == PriceBasis::PerGpu;
     const std::int64_t count = per_gpu ? gpus : nodes;
     if (!per_gpu && gpus % std::max(1, plan.gpus_per_node) != 0) {
-      bill_.notes.push_back(std::to_string(gpus) + " GPUs take " + std::to_string(nodes) +
-                            " nodes of " + std::to_string(plan.gpus_per_node) + " in plan '" +
-                            plan.id + "': the last node is partly idle but billed whole");
+      bill_.notes.push_back(std::to_string(gpus) + " GPUs take " + std::to_string(nodes) + " nodes of " +
+                            std::to_string(plan.gpus_per_node) + " in plan '" + plan.id +
+                            "': the last node is partly idle but billed whole");
     }
 
     // Billed time: whole units (fixed, or started units), or prorated; at least the minimum term.
@@ -136,8 +133,7 @@ class BillBuilder {
       return prorated ? mul_div_round(per_unit_all, billed.ns, unit.ns) : checked_mul(per_unit_all, units);
     };
     const std::string units_str =
-        prorated ? decimal_str(static_cast<double>(billed.ns) / static_cast<double>(unit.ns))
-                 : std::to_string(units);
+        prorated ? decimal_str(static_cast<double>(billed.ns) / static_cast<double>(unit.ns)) : std::to_string(units);
     const std::string what = per_gpu ? "GPU" : "node";
     std::string label = "GPU time, " + (plan.name.empty() ? plan.id : plan.name);
     if (!part.role.empty()) label += " (" + part.role + ")";
@@ -145,10 +141,8 @@ class BillBuilder {
     if (!part.fixed_units && plan.minimum_units > 1 && part.cover < minimum)
       note = "minimum term " + std::to_string(plan.minimum_units) + ' ' + to_string(plan.unit);
     const std::int64_t gpu_micro = over_billed(plan.price.micro, count);
-    add(LineKind::GpuTime, label,
-        count_str(count, what.c_str()) + " x " + units_str + ' ' + to_string(plan.unit),
-        plan.price.str() + " / " + per_unit(plan.basis, plan.unit), gpu_micro,
-        plan.price.currency, note);
+    add(LineKind::GpuTime, label, count_str(count, what.c_str()) + " x " + units_str + ' ' + to_string(plan.unit),
+        plan.price.str() + " / " + per_unit(plan.basis, plan.unit), gpu_micro, plan.price.currency, note);
 
     if (plan.discount_bp > 0 && !prorated && units >= plan.discount_min_units) {
       add(LineKind::Discount,
@@ -167,18 +161,19 @@ class BillBuilder {
       switch (a.kind) {
         case AddOnKind::PerGpuUnit:
           add(LineKind::AddOn, name, count_str(gpus, "GPU") + " x " + units_str + ' ' + to_string(plan.unit),
-              a.price.str() + " / GPU-" + to_string(plan.unit), over_billed(a.price.micro, gpus),
-              a.price.currency, a.note);
+              a.price.str() + " / GPU-" + to_string(plan.unit), over_billed(a.price.micro, gpus), a.price.currency,
+              a.note);
           break;
         case AddOnKind::PerNodeUnit:
           add(LineKind::AddOn, name, count_str(nodes, "node") + " x " + units_str + ' ' + to_string(plan.unit),
-              a.price.str() + " / node-" + to_string(plan.unit), over_billed(a.price.micro, nodes),
-              a.price.currency, a.note);
+              a.price.str() + " / node-" + to_string(plan.unit), over_billed(a.price.micro, nodes), a.price.currency,
+              a.note);
           break;
         case AddOnKind::Once:
           add(LineKind::AddOn, name, "once", a.price.str(), a.price.micro, a.price.currency, a.note);
           break;
-        case AddOnKind::StorageGbMonth: break;
+        case AddOnKind::StorageGbMonth:
+          break;
       }
     }
 
@@ -186,8 +181,7 @@ class BillBuilder {
     if (std::find(deposit_plans_.begin(), deposit_plans_.end(), &plan) == deposit_plans_.end()) {
       deposit_plans_.push_back(&plan);
       if (plan.deposit.minor != 0) {
-        if (auto d = to_bill(plan.deposit.micro(), plan.deposit.currency, nullptr))
-          bill_.deposit += *d;
+        if (auto d = to_bill(plan.deposit.micro(), plan.deposit.currency, nullptr)) bill_.deposit += *d;
       }
     }
   }
@@ -209,9 +203,8 @@ class BillBuilder {
       add(LineKind::Storage, name,
           std::to_string(gb) + " GB x " + std::to_string(hours) + " h (" +
               decimal_str(static_cast<double>(hours) / kHoursPerMonth) + " month)",
-          a.price.str() + " / GB-month",
-          mul_div_round(checked_mul(a.price.micro, gb), hours, kHoursPerMonth), a.price.currency,
-          a.note);
+          a.price.str() + " / GB-month", mul_div_round(checked_mul(a.price.micro, gb), hours, kHoursPerMonth),
+          a.price.currency, a.note);
     }
     if (!priced)
       bill_.notes.push_back("checkpoint storage (" + decimal_str(usage_.storage.value / kBytesPerGb) +
@@ -221,15 +214,13 @@ class BillBuilder {
   void bill_debug() {
     if (usage_.debug_phase.ns <= 0) return;
     if (catalog_.cpu_instances.empty()) {
-      bill_.notes.push_back("debug phase not priced: catalog '" + catalog_.name +
-                            "' lists no CPU instance");
+      bill_.notes.push_back("debug phase not priced: catalog '" + catalog_.name + "' lists no CPU instance");
       return;
     }
     const CpuInstance& cpu = catalog_.cpu_instances.front();
     const std::int64_t hours = std::max(ceil_div(usage_.debug_phase.ns, kHourNs), cpu.minimum_hours);
-    add(LineKind::DebugPhase, "Debug phase, " + (cpu.name.empty() ? cpu.id : cpu.name),
-        count_str(hours, "hour"), cpu.per_hour.str() + " / hour",
-        checked_mul(cpu.per_hour.micro, hours), cpu.per_hour.currency, cpu.note);
+    add(LineKind::DebugPhase, "Debug phase, " + (cpu.name.empty() ? cpu.id : cpu.name), count_str(hours, "hour"),
+        cpu.per_hour.str() + " / hour", checked_mul(cpu.per_hour.micro, hours), cpu.per_hour.currency, cpu.note);
   }
 
   void bill_credit() {
@@ -294,8 +285,7 @@ class BillBuilder {
 
  private:
   bool selected(const AddOn& a) const {
-    return !a.optional ||
-           std::find(options_.add_ons.begin(), options_.add_ons.end(), a.id) != options_.add_ons.end();
+    return !a.optional || std::find(options_.add_ons.begin(), options_.add_ons.end(), a.id) != options_.add_ons.end();
   }
 
   const PriceCatalog& catalog_;
@@ -337,16 +327,15 @@ BillUsage usage_of_trial(const JobResult& job, std::size_t trial, int checkpoint
   return u;
 }
 
-Bill bill_plan(const PriceCatalog& catalog, const Plan& plan, const BillUsage& usage,
-               const BillOptions& options) {
+Bill bill_plan(const PriceCatalog& catalog, const Plan& plan, const BillUsage& usage, const BillOptions& options) {
   Part part;
   part.plan = &plan;
   part.cover = usage.gpu_span;
   return build(catalog, {part}, usage, options, plan.id, plan.name.empty() ? plan.id : plan.name);
 }
 
-Bill bill_mix(const PriceCatalog& catalog, const Plan& committed, std::int64_t committed_units,
-              const Plan& overflow, const BillUsage& usage, const BillOptions& options) {
+Bill bill_mix(const PriceCatalog& catalog, const Plan& committed, std::int64_t committed_units, const Plan& overflow,
+              const BillUsage& usage, const BillOptions& options) {
   const std::int64_t units = std::max(committed_units, committed.minimum_units);
   const Time committed_time{checked_mul(billing_unit_length(committed.unit).ns, units)};
   std::vector<Part> parts;
@@ -363,8 +352,8 @@ Bill bill_mix(const PriceCatalog& catalog, const Plan& committed, std::int64_t c
     rest.role = "overflow";
     parts.push_back(rest);
   }
-  const std::string label = (committed.name.empty() ? committed.id : committed.name) + " x " +
-                            std::to_string(units) + ' ' + to_string(committed.unit) + " + " +
+  const std::string label = (committed.name.empty() ? committed.id : committed.name) + " x " + std::to_string(units) +
+                            ' ' + to_string(committed.unit) + " + " +
                             (overflow.name.empty() ? overflow.id : overflow.name) + " for the rest";
   return build(catalog, parts, usage, options, committed.id + '+' + overflow.id, label);
 }

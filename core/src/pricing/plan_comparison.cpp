@@ -22,8 +22,7 @@ Bill bill_option(const PriceCatalog& catalog, const PlanOption& option, const Bi
 }
 
 PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std::string>& gpu_names,
-                             const BillUsage& p50, const BillUsage& p90,
-                             const CompareOptions& options) {
+                             const BillUsage& p50, const BillUsage& p90, const CompareOptions& options) {
   PlanComparison cmp;
   cmp.currency = options.bill.currency.value_or(catalog.currency);
 
@@ -45,12 +44,11 @@ PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std:
       if (p == nullptr) {
         std::string known;
         for (const Plan& q : catalog.plans) known += (known.empty() ? "" : ", ") + q.id;
-        cmp.errors.push_back("unknown plan '" + id + "' in catalog '" + catalog.name +
-                             "' (known: " + known + ")");
+        cmp.errors.push_back("unknown plan '" + id + "' in catalog '" + catalog.name + "' (known: " + known + ")");
         continue;
       }
-      const bool fits = std::any_of(gpu_names.begin(), gpu_names.end(),
-                                    [&](const std::string& g) { return p->applies_to(g); });
+      const bool fits =
+          std::any_of(gpu_names.begin(), gpu_names.end(), [&](const std::string& g) { return p->applies_to(g); });
       if (!fits) {
         std::string for_gpus;
         for (const auto& g : p->gpus) for_gpus += (for_gpus.empty() ? "" : ", ") + g;
@@ -125,16 +123,18 @@ PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std:
         bill_less(r.p50, r.p90, cmp.rows[*cmp.cheapest_offered].p50, cmp.rows[*cmp.cheapest_offered].p90))
       cmp.cheapest_offered = i;
   }
-  cmp.notes.push_back("cheapest = lowest total at the P50 run, then at the P90 run; refundable "
-                      "deposits are shown apart and not counted");
+  cmp.notes.push_back(
+      "cheapest = lowest total at the P50 run, then at the P90 run; refundable "
+      "deposits are shown apart and not counted");
   if (any_competitor)
-    cmp.notes.push_back("plans marked competitor are other providers' prices as the catalog records them, "
-                        "shown for comparison; a quote recommends only the provider's own plans");
+    cmp.notes.push_back(
+        "plans marked competitor are other providers' prices as the catalog records them, "
+        "shown for comparison; a quote recommends only the provider's own plans");
   return cmp;
 }
 
-std::vector<CostPoint> cost_over_calendar(const PriceCatalog& catalog, const PlanOption& option,
-                                          const BillUsage& usage, int points, const BillOptions& options) {
+std::vector<CostPoint> cost_over_calendar(const PriceCatalog& catalog, const PlanOption& option, const BillUsage& usage,
+                                          int points, const BillOptions& options) {
   std::vector<CostPoint> out;
   if (points < 1 || usage.gpu_span.ns <= 0) return out;
   out.reserve(static_cast<std::size_t>(points) + 1);

@@ -16,10 +16,14 @@ std::string lower(std::string_view s) {
 
 const char* to_string(BillingUnit u) {
   switch (u) {
-    case BillingUnit::Hour: return "hour";
-    case BillingUnit::Day: return "day";
-    case BillingUnit::Month: return "month";
-    case BillingUnit::Year: return "year";
+    case BillingUnit::Hour:
+      return "hour";
+    case BillingUnit::Day:
+      return "day";
+    case BillingUnit::Month:
+      return "month";
+    case BillingUnit::Year:
+      return "year";
   }
   return "hour";
 }
@@ -36,10 +40,14 @@ std::optional<BillingUnit> parse_billing_unit(std::string_view s) {
 Time billing_unit_length(BillingUnit u) {
   constexpr std::int64_t kHourNs = 3'600'000'000'000;
   switch (u) {
-    case BillingUnit::Hour: return Time{kHourNs};
-    case BillingUnit::Day: return Time{24 * kHourNs};
-    case BillingUnit::Month: return Time{720 * kHourNs};
-    case BillingUnit::Year: return Time{8760 * kHourNs};
+    case BillingUnit::Hour:
+      return Time{kHourNs};
+    case BillingUnit::Day:
+      return Time{24 * kHourNs};
+    case BillingUnit::Month:
+      return Time{720 * kHourNs};
+    case BillingUnit::Year:
+      return Time{8760 * kHourNs};
   }
   return Time{kHourNs};
 }
@@ -53,9 +61,7 @@ std::optional<PriceBasis> parse_price_basis(std::string_view s) {
   return std::nullopt;
 }
 
-const char* to_string(Rounding r) {
-  return r == Rounding::StartedUnit ? "started_unit" : "prorated";
-}
+const char* to_string(Rounding r) { return r == Rounding::StartedUnit ? "started_unit" : "prorated"; }
 
 std::optional<Rounding> parse_rounding(std::string_view s) {
   const std::string v = lower(s);
@@ -66,10 +72,14 @@ std::optional<Rounding> parse_rounding(std::string_view s) {
 
 const char* to_string(AddOnKind k) {
   switch (k) {
-    case AddOnKind::PerGpuUnit: return "gpu_unit";
-    case AddOnKind::PerNodeUnit: return "node_unit";
-    case AddOnKind::StorageGbMonth: return "storage_gb_month";
-    case AddOnKind::Once: return "once";
+    case AddOnKind::PerGpuUnit:
+      return "gpu_unit";
+    case AddOnKind::PerNodeUnit:
+      return "node_unit";
+    case AddOnKind::StorageGbMonth:
+      return "storage_gb_month";
+    case AddOnKind::Once:
+      return "once";
   }
   return "once";
 }
@@ -99,8 +109,7 @@ bool Plan::names_gpu(std::string_view gpu) const {
 }
 
 bool Plan::applies_to(std::string_view gpu) const {
-  return names_gpu(gpu) ||
-         std::any_of(gpus.begin(), gpus.end(), [](const std::string& g) { return g == "*"; });
+  return names_gpu(gpu) || std::any_of(gpus.begin(), gpus.end(), [](const std::string& g) { return g == "*"; });
 }
 
 const Plan* PriceCatalog::find_plan(std::string_view id) const {
@@ -118,8 +127,7 @@ const FxRate* PriceCatalog::fx_between(Currency a, Currency b) const {
 std::vector<const Plan*> PriceCatalog::plans_for(const std::vector<std::string>& gpu_names) const {
   std::vector<const Plan*> out;
   for (const Plan& p : plans) {
-    if (std::any_of(gpu_names.begin(), gpu_names.end(),
-                    [&](const std::string& g) { return p.applies_to(g); }))
+    if (std::any_of(gpu_names.begin(), gpu_names.end(), [&](const std::string& g) { return p.applies_to(g); }))
       out.push_back(&p);
   }
   return out;
@@ -136,8 +144,8 @@ EnergySpec energy_spec(const PriceCatalog& catalog, const PricingSpec& spec) {
   return e;
 }
 
-std::optional<std::int64_t> convert_micro(const PriceCatalog& catalog, std::int64_t amount_micro,
-                                          Currency from, Currency to) {
+std::optional<std::int64_t> convert_micro(const PriceCatalog& catalog, std::int64_t amount_micro, Currency from,
+                                          Currency to) {
   if (from == to) return amount_micro;
   const FxRate* rate = catalog.fx_between(from, to);
   if (rate == nullptr) return std::nullopt;

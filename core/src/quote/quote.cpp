@@ -48,15 +48,16 @@ std::vector<std::string> make_assumptions(const QuoteInput& in) {
   }
   a.push_back(std::string("Checkpoints: ") + (r.async_checkpoint ? "asynchronous" : "synchronous") + ", every " +
               duration(r.checkpoint_interval) + " (" + grouped(r.steps_per_checkpoint) +
-              (r.steps_per_checkpoint == 1 ? " step), " : " steps), ") +
-              fixed(r.checkpoint_size.gb(), 1) + " GB each" + per_param + ", " +
-              fixed(r.checkpoint_write.seconds(), 1) + " s to write. Young/Daly suggests every " +
+              (r.steps_per_checkpoint == 1 ? " step), " : " steps), ") + fixed(r.checkpoint_size.gb(), 1) + " GB each" +
+              per_param + ", " + fixed(r.checkpoint_write.seconds(), 1) + " s to write. Young/Daly suggests every " +
               duration(r.advice.suggested) + ".");
-  a.push_back("Duration: Monte Carlo over " + std::to_string(r.trials) + " seeded runs (seed " + std::to_string(r.seed) +
+  a.push_back("Duration: Monte Carlo over " + std::to_string(r.trials) + " seeded runs (seed " +
+              std::to_string(r.seed) +
               "); P50 and P90 are nearest-rank percentiles. Paid GPU time runs from GPUs ready to the last step, "
               "restarts included.");
   if (r.provisioning.ns > 0)
-    a.push_back("Calendar time includes " + duration(r.provisioning) + " of provisioning before the GPUs are "
+    a.push_back("Calendar time includes " + duration(r.provisioning) +
+                " of provisioning before the GPUs are "
                 "ready (not billed).");
   if (r.debug_phase.ns > 0)
     a.push_back("Calendar time includes " + duration(r.debug_phase) +
@@ -67,8 +68,9 @@ std::vector<std::string> make_assumptions(const QuoteInput& in) {
   if (!in.catalog.source.empty()) prices += "; source: " + in.catalog.source;
   a.push_back(prices + ".");
   for (const std::string& fx : in.catalog.fx) a.push_back("Exchange rate: " + fx + ".");
-  a.push_back("Billing: a month is 720 h; a started unit is billed whole unless a plan is prorated; each line is "
-              "rounded half away from zero to the cent; deposits are refundable and not in the totals.");
+  a.push_back(
+      "Billing: a month is 720 h; a started unit is billed whole unless a plan is prorated; each line is "
+      "rounded half away from zero to the cent; deposits are refundable and not in the totals.");
   if (r.energy.facility_kwh > 0.0)
     a.push_back("Energy (information only, included in rental prices): " + fixed(r.energy.facility_kwh / 1000.0, 1) +
                 " MWh at PUE " + fixed(r.energy.pue, 2) + ", about " + r.energy.cost.str() + " of electricity.");
@@ -158,8 +160,7 @@ std::string canonical_quote_string(const QuoteInput& in) {
 
 std::string quote_id(const QuoteInput& input) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "Q-%016llX",
-                static_cast<unsigned long long>(fnv1a64(canonical_quote_string(input))));
+  std::snprintf(buf, sizeof buf, "Q-%016llX", static_cast<unsigned long long>(fnv1a64(canonical_quote_string(input))));
   return buf;
 }
 
@@ -176,8 +177,8 @@ std::optional<std::string> add_days(const std::string& date, int days) {
   if (!ymd.ok()) return std::nullopt;
   const year_month_day out{sys_days{ymd} + std::chrono::days{days}};
   char buf[16];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u", static_cast<int>(out.year()),
-                static_cast<unsigned>(out.month()), static_cast<unsigned>(out.day()));
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u", static_cast<int>(out.year()), static_cast<unsigned>(out.month()),
+                static_cast<unsigned>(out.day()));
   return std::string(buf);
 }
 

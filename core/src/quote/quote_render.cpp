@@ -11,9 +11,9 @@ using namespace quote_detail;
 struct Table {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
-  std::vector<bool> strong;      ///< per row: emphasised (totals, the recommended plan)
-  std::vector<bool> right;       ///< per column: right-aligned (amounts)
-  std::vector<int> width_pct;    ///< per column: share of the page width in HTML (empty = auto)
+  std::vector<bool> strong;    ///< per row: emphasised (totals, the recommended plan)
+  std::vector<bool> right;     ///< per column: right-aligned (amounts)
+  std::vector<int> width_pct;  ///< per column: share of the page width in HTML (empty = auto)
 };
 
 struct Block {
@@ -86,7 +86,10 @@ Doc layout(const Quote& q) {
     para(d, text);
     // One currency per bill: amounts carry it in the header; unit prices keep their own.
     const std::string cur = best.p50.currency.str();
-    Table items{{"Item", "Quantity", "Unit price", "Amount (" + cur + ")", "Note"}, {}, {}, {false, false, true, true, false},
+    Table items{{"Item", "Quantity", "Unit price", "Amount (" + cur + ")", "Note"},
+                {},
+                {},
+                {false, false, true, true, false},
                 {28, 16, 20, 16, 20}};
     for (const LineItem& i : best.p50.items) {
       items.rows.push_back({i.in_total ? i.label : "  " + i.label, i.quantity, i.unit_price,
@@ -108,13 +111,16 @@ Doc layout(const Quote& q) {
   heading(d, "Plan comparison");
   const std::string cur = in.plans.currency.str();
   Table cmp{{"Plan", "Total at P50 (" + cur + ")", "Total at P90 (" + cur + ")", "Deposit (" + cur + ")"},
-            {}, {}, {false, true, true, true}, {46, 19, 19, 16}};
+            {},
+            {},
+            {false, true, true, true},
+            {46, 19, 19, 16}};
   for (std::size_t ri = 0; ri < rows.size(); ++ri) {
     const ComparisonRow& row = rows[ri];
     const bool recommended = q.recommended && *q.recommended == ri;
     const bool competitor = row.option.plan && row.option.plan->competitor;
-    const std::string label = row.option.label + (competitor ? " [competitor, for reference]" : "") +
-                              (recommended ? " (recommended)" : "");
+    const std::string label =
+        row.option.label + (competitor ? " [competitor, for reference]" : "") + (recommended ? " (recommended)" : "");
     if (!row.p50.ok() || !row.p90.ok()) {
       const std::string why = row.p50.errors.empty() ? row.p90.errors.front() : row.p50.errors.front();
       cmp.rows.push_back({label + ": " + why, "n/a", "n/a", ""});
@@ -133,7 +139,8 @@ Doc layout(const Quote& q) {
   }
   heading(d, "Assumptions");
   list(d, q.assumptions);
-  para(d, "Quote " + q.id + " is derived from its inputs: the same job, prices and date give the same quote. "
+  para(d, "Quote " + q.id +
+              " is derived from its inputs: the same job, prices and date give the same quote. "
               "Prepared with flopcast.");
   return d;
 }
@@ -141,9 +148,12 @@ Doc layout(const Quote& q) {
 std::string md_cell(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -152,12 +162,23 @@ std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -170,8 +191,12 @@ std::string render_quote_markdown(const Quote& q) {
   for (const Block& b : layout(q)) {
     out += '\n';
     switch (b.kind) {
-      case Block::Kind::Heading: out += "## " + b.text + "\n"; break;
-      case Block::Kind::Paragraph: out += b.text + "\n"; break;
+      case Block::Kind::Heading:
+        out += "## " + b.text + "\n";
+        break;
+      case Block::Kind::Paragraph:
+        out += b.text + "\n";
+        break;
       case Block::Kind::List:
         for (const auto& i : b.items) out += "- " + md_cell(i) + "\n";
         break;
@@ -220,7 +245,9 @@ std::string render_quote_html(const Quote& q) {
   for (std::size_t k = 0; k < doc.size(); ++k) {
     const Block& b = doc[k];
     switch (b.kind) {
-      case Block::Kind::Heading: out += "<h2>" + html_escape(b.text) + "</h2>\n"; break;
+      case Block::Kind::Heading:
+        out += "<h2>" + html_escape(b.text) + "</h2>\n";
+        break;
       case Block::Kind::Paragraph:
         out += (k + 1 == doc.size() ? "<p class=\"foot\">" : "<p>") + html_escape(b.text) + "</p>\n";
         break;

@@ -31,8 +31,8 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
                "make the product of the degrees equal cluster.gpus (at most 1000000)");
   } else if (product != c.gpus) {
     d.error_at(L, "parallel",
-               "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" + str(p.cp) + " = " + str(product) +
-                   " but cluster.gpus is " + str(c.gpus),
+               "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" + str(p.cp) + " = " +
+                   str(product) + " but cluster.gpus is " + str(c.gpus),
                c.gpus % (static_cast<std::int64_t>(p.tp) * p.pp * p.cp) == 0
                    ? "for " + str(c.gpus) + " GPUs with tp " + str(p.tp) + ", pp " + str(p.pp) + ", cp " + str(p.cp) +
                          " use dp " + str(c.gpus / (static_cast<std::int64_t>(p.tp) * p.pp * p.cp))
@@ -42,9 +42,10 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
     d.error_at(L, "model.heads", "heads " + str(m.heads) + " does not divide hidden " + str(m.hidden),
                "the head dimension hidden/heads must be a whole number");
   if (m.kv_heads > 0 && m.heads % m.kv_heads != 0)
-    d.error_at(L, "model.kv_heads", "kv_heads " + str(m.kv_heads) + " does not divide heads " + str(m.heads),
-               "grouped-query attention shares each key/value head among heads/kv_heads query heads: choose a divisor of " +
-                   str(m.heads));
+    d.error_at(
+        L, "model.kv_heads", "kv_heads " + str(m.kv_heads) + " does not divide heads " + str(m.heads),
+        "grouped-query attention shares each key/value head among heads/kv_heads query heads: choose a divisor of " +
+            str(m.heads));
   if (m.moe && m.moe->dense_layers > m.layers)
     d.error_at(L, "model.moe.dense_layers",
                "dense_layers " + str(m.moe->dense_layers) + " exceeds layers " + str(m.layers),
@@ -55,10 +56,8 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
   else if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
     d.error_at(L, "parallel.tp", "tp " + str(p.tp) + " and kv_heads " + str(m.kv_heads) + " do not divide one another",
                "choose tp dividing kv_heads, or a multiple of it (heads are then replicated)");
-  if (m.ffn % p.tp != 0)
-    d.error_at(L, "parallel.tp", "tp " + str(p.tp) + " does not divide ffn " + str(m.ffn));
-  if (m.vocab > 0 && p.tp > m.vocab)
-    d.error_at(L, "parallel.tp", "tp " + str(p.tp) + " exceeds vocab " + str(m.vocab));
+  if (m.ffn % p.tp != 0) d.error_at(L, "parallel.tp", "tp " + str(p.tp) + " does not divide ffn " + str(m.ffn));
+  if (m.vocab > 0 && p.tp > m.vocab) d.error_at(L, "parallel.tp", "tp " + str(p.tp) + " exceeds vocab " + str(m.vocab));
   if (p.pp * p.vpp > m.layers)
     d.error_at(L, "parallel.pp", "pp*vpp = " + str(p.pp * p.vpp) + " exceeds layers " + str(m.layers),
                "each pipeline stage needs at least one layer");
@@ -71,13 +70,15 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
   if (p.vpp > 1 && p.schedule != Schedule::Interleaved)
     d.error_at(L, "parallel.schedule", std::string("vpp > 1 needs schedule interleaved, got ") + to_string(p.schedule));
   if (p.schedule == Schedule::Interleaved && p.vpp == 1)
-    d.error_at(L, "parallel.vpp", "schedule interleaved needs vpp > 1", "set vpp to the model chunks per pipeline rank, e.g. 2");
+    d.error_at(L, "parallel.vpp", "schedule interleaved needs vpp > 1",
+               "set vpp to the model chunks per pipeline rank, e.g. 2");
   const std::int64_t per_step = p.micro_batch * p.dp;
   if (p.global_batch % per_step != 0)
     d.error_at(L, "parallel.global_batch",
                "global_batch " + str(p.global_batch) + " is not divisible by micro_batch*dp = " + str(p.micro_batch) +
                    "*" + str(p.dp) + " = " + str(per_step),
-               "use a multiple of " + str(per_step) + ", e.g. " + str(std::max<std::int64_t>(1, p.global_batch / per_step) * per_step));
+               "use a multiple of " + str(per_step) + ", e.g. " +
+                   str(std::max<std::int64_t>(1, p.global_batch / per_step) * per_step));
   // Tokens per step: a step holds at most the 10^16 tokens of the largest run planned (the
   // training.tokens limit, issue 9), which also bounds micro_batch*seq_len and keeps every
   // per-step token, FLOP and byte count far inside int64 and double range.
@@ -103,9 +104,11 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
               "sequence parallelism has no effect with tp 1");
   if (p.zero >= 2 && p.pp > 1)
     d.warning(locate(L, "parallel.zero"), "parallel.zero",
-              "ZeRO-" + str(p.zero) + " with pipeline parallelism: gradients are re-gathered every micro-batch (DeepSpeed disallows it)");
+              "ZeRO-" + str(p.zero) +
+                  " with pipeline parallelism: gradients are re-gathered every micro-batch (DeepSpeed disallows it)");
   if (!c.gpu.name.empty() && !c.gpu.peak(s.precision))
-    d.error_at(L, "precision", std::string("the ") + c.gpu.name + " has no dense tensor-core " + to_string(s.precision) + " path",
+    d.error_at(L, "precision",
+               std::string("the ") + c.gpu.name + " has no dense tensor-core " + to_string(s.precision) + " path",
                "use bf16 or fp16 on this GPU");
   if (s.has_pricing || s.has_reliability || s.training.tokens > 0) {
     // Sizes must stay where the model computes them exactly (issue 9 limits).

@@ -10,12 +10,12 @@
 #include <thread>
 
 #include "flopcast/estimate/step_estimate.hpp"
-#include "flopcast/job/scenario_job.hpp"
-#include "flopcast/step/step_simulation.hpp"
 #include "flopcast/job/job_simulation.hpp"
+#include "flopcast/job/scenario_job.hpp"
 #include "flopcast/job/young_daly.hpp"
 #include "flopcast/pricing/bill.hpp"
 #include "flopcast/pricing/plan_comparison.hpp"
+#include "flopcast/step/step_simulation.hpp"
 #include "flopcast/workload/workload.hpp"
 
 namespace flopcast::search {
@@ -44,10 +44,11 @@ constexpr double kMaxFailureDraws = 5e6;
 namespace {
 /// Where a re-simulated step's time goes, one line.
 std::string breakdown_line(const StepBreakdown& b) {
-  return sfmt("compute %.3f s, recompute %.3f s, bubble %.3f s, exposed communication %.3f s (TP %.3f, DP %.3f, PP %.3f)",
-              b.compute.seconds(), b.recompute.seconds(), b.bubble.seconds(),
-              (b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm).seconds(), b.tp_comm.seconds(),
-              b.dp_comm.seconds(), b.pp_comm.seconds());
+  return sfmt(
+      "compute %.3f s, recompute %.3f s, bubble %.3f s, exposed communication %.3f s (TP %.3f, DP %.3f, PP %.3f)",
+      b.compute.seconds(), b.recompute.seconds(), b.bubble.seconds(),
+      (b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm).seconds(), b.tp_comm.seconds(), b.dp_comm.seconds(),
+      b.pp_comm.seconds());
 }
 }  // namespace
 
@@ -107,9 +108,8 @@ void TopK::merge(const TopK& other) {
 
 std::vector<PlanCandidate> TopK::sorted() const {
   auto v = heap_;
-  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-    return key_less(a.first, a.second.index, b.first, b.second.index);
-  });
+  std::sort(v.begin(), v.end(),
+            [](const auto& a, const auto& b) { return key_less(a.first, a.second.index, b.first, b.second.index); });
   std::vector<PlanCandidate> out;
   out.reserve(v.size());
   for (auto& [k, c] : v) out.push_back(std::move(c));
@@ -169,10 +169,13 @@ const std::vector<int> kVppFlat{1};
 Axes resolve_axes(const PlanSpace& sp, const ModelSpec& m, int gpus_per_node) {
   Axes a;
   a.tp = !sp.tp.empty() ? sp.tp : powers_of_two_upto(std::max(1, gpus_per_node));
-  if (!sp.pp.empty()) a.pp = sp.pp;
-  else for (int i = 1; i <= m.layers; ++i) a.pp.push_back(i);
+  if (!sp.pp.empty())
+    a.pp = sp.pp;
+  else
+    for (int i = 1; i <= m.layers; ++i) a.pp.push_back(i);
   a.cp = !sp.cp.empty() ? sp.cp : std::vector<int>{1, 2, 4, 8};
-  if (!sp.ep.empty()) a.ep = sp.ep;
+  if (!sp.ep.empty())
+    a.ep = sp.ep;
   else if (m.moe) {
     for (int x = 1; x <= m.moe->experts; x *= 2)
       if (m.moe->experts % x == 0) a.ep.push_back(x);
@@ -186,8 +189,8 @@ Axes resolve_axes(const PlanSpace& sp, const ModelSpec& m, int gpus_per_node) {
   a.rc = !sp.recompute.empty() ? sp.recompute
                                : std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full};
   a.sched = !sp.schedule.empty() ? sp.schedule
-                                 : std::vector<Schedule>{Schedule::OneFOneB, Schedule::Interleaved, Schedule::ZeroBubble,
-                                                         Schedule::GPipe};
+                                 : std::vector<Schedule>{Schedule::OneFOneB, Schedule::Interleaved,
+                                                         Schedule::ZeroBubble, Schedule::GPipe};
   for (const Schedule x : a.sched)
     if (x != Schedule::Interleaved) {
       a.flat_schedule = x;
@@ -199,13 +202,13 @@ Axes resolve_axes(const PlanSpace& sp, const ModelSpec& m, int gpus_per_node) {
 }
 
 enum Reason : int {
-  kTpHeads,       // tp does not divide heads / kv_heads / ffn, or exceeds vocab
-  kTpGpus,        // tp*cp*pp exceeds or does not divide the GPU count
-  kCpSeq,         // cp does not divide seq_len
-  kPpLayers,      // pp*vpp exceeds layers
-  kEp,            // ep does not divide dp*cp or experts
-  kBatch,         // micro_batch*dp does not divide global batch
-  kMemory,        // does not fit memory
+  kTpHeads,   // tp does not divide heads / kv_heads / ffn, or exceeds vocab
+  kTpGpus,    // tp*cp*pp exceeds or does not divide the GPU count
+  kCpSeq,     // cp does not divide seq_len
+  kPpLayers,  // pp*vpp exceeds layers
+  kEp,        // ep does not divide dp*cp or experts
+  kBatch,     // micro_batch*dp does not divide global batch
+  kMemory,    // does not fit memory
   kReasonCount
 };
 const char* const kReasonText[kReasonCount] = {
@@ -218,8 +221,13 @@ const char* const kReasonText[kReasonCount] = {
     "does not fit in GPU memory",
 };
 const char* const kReasonUnit[kReasonCount] = {
-    "(GPU type, count, tp) choices", "(GPU type, count, tp, cp, pp) choices", "(GPU type, count, tp, cp) choices",
-    "(GPU type, count, tp, cp, pp[, vpp]) choices", "(..., ep) choices", "(..., ep, micro-batch) choices", "plans",
+    "(GPU type, count, tp) choices",
+    "(GPU type, count, tp, cp, pp) choices",
+    "(GPU type, count, tp, cp) choices",
+    "(GPU type, count, tp, cp, pp[, vpp]) choices",
+    "(..., ep) choices",
+    "(..., ep, micro-batch) choices",
+    "plans",
 };
 
 /// What one work item (a GPU type and count) produced.
@@ -236,7 +244,6 @@ struct RunModel {
   Time fixed_wall;  ///< provisioning + debug phase
 };
 
-
 /// Expected GPU span of the run (closed form; exact for synchronous checkpoints, an
 /// approximation ignoring the write window for asynchronous ones), as simulate_job's
 /// gpu_span_expected_closed_form.
@@ -244,8 +251,8 @@ Time expected_span(const JobInput& in) {
   const double rate = job_failure_rate_per_s(in);
   const Time stall = checkpoint_stall_time(in);
   const std::int64_t k = in.reliability.checkpoint_interval.ns > 0
-                            ? steps_per_checkpoint(in.reliability.checkpoint_interval, in.step_time)
-                            : suggested_steps_per_checkpoint(in);
+                             ? steps_per_checkpoint(in.reliability.checkpoint_interval, in.step_time)
+                             : suggested_steps_per_checkpoint(in);
   return expected_gpu_span_sync(in.step_time, in.steps, k, stall, in.reliability.restart_time, rate);
 }
 
@@ -260,7 +267,8 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
   const auto t0 = std::chrono::steady_clock::now();
   const ModelSpec& m = base.model;
   if (space.clusters.empty()) out.errors.push_back("no GPU type to search");
-  if (base.training.tokens <= 0) out.errors.push_back("training.tokens is not given: the run length is needed to rank plans");
+  if (base.training.tokens <= 0)
+    out.errors.push_back("training.tokens is not given: the run length is needed to rank plans");
   if (base.plan.global_batch <= 0) out.errors.push_back("parallel.global_batch must be > 0");
   if (m.seq_len <= 0 || m.layers <= 0) out.errors.push_back("the model has no layers or no sequence length");
   if (!out.errors.empty()) return out;
@@ -270,7 +278,8 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
   const Time fixed_wall = base.reliability.provisioning + base.reliability.debug_phase;
 
   // Energy figures do not change step or span; any catalog's serve (bills come from each).
-  const EnergySpec energy = options.catalogs.empty() ? EnergySpec{} : energy_spec(*options.catalogs.front(), base.pricing);
+  const EnergySpec energy =
+      options.catalogs.empty() ? EnergySpec{} : energy_spec(*options.catalogs.front(), base.pricing);
 
   // Work items: (cluster type, GPU count).
   struct Item {
@@ -453,7 +462,7 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
   for (auto& c : res.top) c.gpu = space.clusters[c.cluster].gpu.name;
 
   // Price each count's fastest plan under every price option of every catalog.
-  Currency currency = !options.currency.empty() ? Currency::of(options.currency)
+  Currency currency = !options.currency.empty()   ? Currency::of(options.currency)
                       : !options.catalogs.empty() ? options.catalogs.front()->currency
                                                   : Currency::of("USD");
   res.currency = currency.str();
@@ -534,7 +543,8 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
   });
   for (const PricedPlan* p : order) {
     if (!p->meets_deadline || !p->meets_budget) continue;
-    if (!res.best) res.best = *p;
+    if (!res.best)
+      res.best = *p;
     else if (!res.runner_up) {
       res.runner_up = *p;
       break;
@@ -547,18 +557,21 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
   if (res.best && res.runner_up) {
     const auto& b = *res.best;
     const auto& r = *res.runner_up;
-    const double extra = b.cost.minor > 0 ? 100.0 * static_cast<double>(r.cost.minor - b.cost.minor) / static_cast<double>(b.cost.minor) : 0;
+    const double extra =
+        b.cost.minor > 0 ? 100.0 * static_cast<double>(r.cost.minor - b.cost.minor) / static_cast<double>(b.cost.minor)
+                         : 0;
     if (r.cost.minor == b.cost.minor)
       res.why_runner_up_lost = sfmt("the runner-up (%s) costs the same, %s", describe(r).c_str(), r.cost.str().c_str());
     else
       res.why_runner_up_lost = sfmt("the runner-up (%s) costs %s, %s more (+%.1f%%)", describe(r).c_str(),
                                     r.cost.str().c_str(), (r.cost - b.cost).str().c_str(), extra);
     if (r.candidate.wall < b.candidate.wall)
-      res.why_runner_up_lost += sfmt(", though it finishes %.1f days sooner (%s vs %s)",
-                                     (b.candidate.wall - r.candidate.wall).days(), days(r.candidate.wall).c_str(),
-                                     days(b.candidate.wall).c_str());
+      res.why_runner_up_lost +=
+          sfmt(", though it finishes %.1f days sooner (%s vs %s)", (b.candidate.wall - r.candidate.wall).days(),
+               days(r.candidate.wall).c_str(), days(b.candidate.wall).c_str());
     else
-      res.why_runner_up_lost += sfmt(", and takes %s vs %s", days(r.candidate.wall).c_str(), days(b.candidate.wall).c_str());
+      res.why_runner_up_lost +=
+          sfmt(", and takes %s vs %s", days(r.candidate.wall).c_str(), days(b.candidate.wall).c_str());
   }
   // The cheapest overall when it is not the choice: say which constraint it breaks.
   if (!order.empty() && (!res.best || order.front()->cost.minor < res.best->cost.minor)) {
@@ -567,7 +580,8 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
     if (!c.meets_deadline && options.deadline)
       why = sfmt("misses the deadline (%s > %s)", days(c.candidate.wall).c_str(), days(*options.deadline).c_str());
     if (!c.meets_budget && options.budget)
-      why += (why.empty() ? "" : " and ") + std::string("exceeds the budget (") + c.cost.str() + " > " + options.budget->str() + ")";
+      why += (why.empty() ? "" : " and ") + std::string("exceeds the budget (") + c.cost.str() + " > " +
+             options.budget->str() + ")";
     res.notes.push_back("the cheapest plan overall, " + describe(c) + " at " + c.cost.str() + ", " + why);
   }
 
@@ -575,8 +589,8 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
   for (std::size_t c = 0; c < space.clusters.size(); ++c) {
     const std::string& g = space.clusters[c].gpu.name;
     if (est_per_cluster[c] == 0) {
-      res.infeasible.push_back(g + ": no plan fits in memory or divides the job (" + std::to_string(mem_per_cluster[c]) +
-                               " plans pruned for memory)");
+      res.infeasible.push_back(g + ": no plan fits in memory or divides the job (" +
+                               std::to_string(mem_per_cluster[c]) + " plans pruned for memory)");
       continue;
     }
     if (!options.catalogs.empty() && !priced_cluster[c]) {
@@ -587,15 +601,17 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
     // Fastest of this type.
     const PlanCandidate* fastest = nullptr;
     for (const auto& ir : item_results)
-      if (ir.fastest && ir.fastest->cluster == c && (!fastest || ir.fastest->wall < fastest->wall)) fastest = &*ir.fastest;
+      if (ir.fastest && ir.fastest->cluster == c && (!fastest || ir.fastest->wall < fastest->wall))
+        fastest = &*ir.fastest;
     if (fastest && options.deadline && fastest->wall > *options.deadline)
-      res.infeasible.push_back(sfmt("%s: even the fastest plan (%lld GPUs, %s) takes %s, over the deadline of %s", g.c_str(),
-                                    static_cast<long long>(fastest->gpus), plan_label(fastest->plan).c_str(),
+      res.infeasible.push_back(sfmt("%s: even the fastest plan (%lld GPUs, %s) takes %s, over the deadline of %s",
+                                    g.c_str(), static_cast<long long>(fastest->gpus), plan_label(fastest->plan).c_str(),
                                     days(fastest->wall).c_str(), days(*options.deadline).c_str()));
     if (options.budget && priced_cluster[c]) {
       const PricedPlan* cheapest = nullptr;
       for (const auto& p : res.fastest_per_count)
-        if (p.candidate.cluster == c && p.meets_deadline && (!cheapest || p.cost.minor < cheapest->cost.minor)) cheapest = &p;
+        if (p.candidate.cluster == c && p.meets_deadline && (!cheapest || p.cost.minor < cheapest->cost.minor))
+          cheapest = &p;
       if (cheapest && !cheapest->meets_budget)
         res.infeasible.push_back(g + ": the cheapest plan meeting the deadline costs " + cheapest->cost.str() +
                                  ", over the budget of " + options.budget->str());
@@ -607,16 +623,18 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
       if (c == res.best->candidate.cluster) continue;
       const PricedPlan* cheapest = nullptr;
       for (const auto& p : res.fastest_per_count)
-        if (p.candidate.cluster == c && p.meets_deadline && p.meets_budget && (!cheapest || p.cost.minor < cheapest->cost.minor))
+        if (p.candidate.cluster == c && p.meets_deadline && p.meets_budget &&
+            (!cheapest || p.cost.minor < cheapest->cost.minor))
           cheapest = &p;
       if (!cheapest) continue;
       const auto& b = *res.best;
-      res.notes.push_back(sfmt("%s: its cheapest plan meeting the constraints, %s, costs %s (+%.1f%% over the choice) and takes %s",
-                               space.clusters[c].gpu.name.c_str(), describe(*cheapest).c_str(), cheapest->cost.str().c_str(),
-                               b.cost.minor > 0 ? 100.0 * static_cast<double>(cheapest->cost.minor - b.cost.minor) /
-                                                      static_cast<double>(b.cost.minor)
-                                                : 0.0,
-                               days(cheapest->candidate.wall).c_str()));
+      res.notes.push_back(sfmt(
+          "%s: its cheapest plan meeting the constraints, %s, costs %s (+%.1f%% over the choice) and takes %s",
+          space.clusters[c].gpu.name.c_str(), describe(*cheapest).c_str(), cheapest->cost.str().c_str(),
+          b.cost.minor > 0
+              ? 100.0 * static_cast<double>(cheapest->cost.minor - b.cost.minor) / static_cast<double>(b.cost.minor)
+              : 0.0,
+          days(cheapest->candidate.wall).c_str()));
     }
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -649,9 +667,12 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
     const JobInput in = job_input_for(s, r.step.step, steps, energy);
     const double useful_s = in.step_time.seconds() * static_cast<double>(in.steps);
     const double rate = job_failure_rate_per_s(in);
-    const double draws = rate * useful_s * std::exp(rate * in.reliability.restart_time.seconds()) * 2 * in.reliability.trials;
-    if (useful_s > kMaxRunSeconds) r.errors.push_back("the failure-free run alone takes over 100 years");
-    else if (draws > kMaxFailureDraws) r.errors.push_back(sfmt("about %.3g failure draws: too many to simulate", draws));
+    const double draws =
+        rate * useful_s * std::exp(rate * in.reliability.restart_time.seconds()) * 2 * in.reliability.trials;
+    if (useful_s > kMaxRunSeconds)
+      r.errors.push_back("the failure-free run alone takes over 100 years");
+    else if (draws > kMaxFailureDraws)
+      r.errors.push_back(sfmt("about %.3g failure draws: too many to simulate", draws));
     if (r.errors.empty()) {
       JobOutcome job = simulate_job(in);
       r.errors = job.errors;

@@ -15,25 +15,38 @@ namespace flopcast {
 
 const char* to_string(SliceCategory c) {
   switch (c) {
-    case SliceCategory::Compute: return "compute";
-    case SliceCategory::Recompute: return "recompute";
-    case SliceCategory::TpComm: return "tp_comm";
-    case SliceCategory::CpComm: return "cp_comm";
-    case SliceCategory::EpComm: return "ep_comm";
-    case SliceCategory::PpComm: return "pp_comm";
-    case SliceCategory::DpComm: return "dp_comm";
-    case SliceCategory::Optimizer: return "optimizer";
-    case SliceCategory::Overhead: return "overhead";
+    case SliceCategory::Compute:
+      return "compute";
+    case SliceCategory::Recompute:
+      return "recompute";
+    case SliceCategory::TpComm:
+      return "tp_comm";
+    case SliceCategory::CpComm:
+      return "cp_comm";
+    case SliceCategory::EpComm:
+      return "ep_comm";
+    case SliceCategory::PpComm:
+      return "pp_comm";
+    case SliceCategory::DpComm:
+      return "dp_comm";
+    case SliceCategory::Optimizer:
+      return "optimizer";
+    case SliceCategory::Overhead:
+      return "overhead";
   }
   return "?";
 }
 
 const char* to_string(StreamKind k) {
   switch (k) {
-    case StreamKind::Compute: return "compute";
-    case StreamKind::Tp: return "tp/cp/ep";
-    case StreamKind::Pp: return "pp";
-    case StreamKind::Dp: return "dp";
+    case StreamKind::Compute:
+      return "compute";
+    case StreamKind::Tp:
+      return "tp/cp/ep";
+    case StreamKind::Pp:
+      return "pp";
+    case StreamKind::Dp:
+      return "dp";
   }
   return "?";
 }
@@ -156,7 +169,8 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
   // otherwise the ranks run their v chunks as one (1F1B).
   if (v > 1 && (p == 1 || m % p != 0)) v = 1;
   const int V = p * v;  // virtual stages
-  const Schedule sched = v > 1 ? Schedule::Interleaved : (plan.schedule == Schedule::Interleaved ? Schedule::OneFOneB : plan.schedule);
+  const Schedule sched =
+      v > 1 ? Schedule::Interleaved : (plan.schedule == Schedule::Interleaved ? Schedule::OneFOneB : plan.schedule);
 
   // --- placement: which links a stage's collectives use (Megatron order tp-cp-dp-pp) ---
   const std::int64_t gpn = std::max(1, s.cluster.gpus_per_node);
@@ -175,8 +189,11 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
     nic[static_cast<std::size_t>(i)] = eng.add_link();
     nvl[static_cast<std::size_t>(i)] = eng.add_link();
   }
-  auto link_for = [&](int r, bool crosses) { return crosses ? nic[static_cast<std::size_t>(r)] : nvl[static_cast<std::size_t>(r)]; };
-  const bool tp_link_cross = tp > gpn, cp_cross = tp * cp > gpn, ep_cross = tp * cp * ep > gpn, dp_cross = per_stage > gpn;
+  auto link_for = [&](int r, bool crosses) {
+    return crosses ? nic[static_cast<std::size_t>(r)] : nvl[static_cast<std::size_t>(r)];
+  };
+  const bool tp_link_cross = tp > gpn, cp_cross = tp * cp > gpn, ep_cross = tp * cp * ep > gpn,
+             dp_cross = per_stage > gpn;
 
   // --- streams: compute, in-layer comm, pipeline p2p, data-parallel, per stage ---
   struct RankStreams {
@@ -185,9 +202,13 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
   std::vector<RankStreams> rs(static_cast<std::size_t>(p));
   for (auto& x : rs) x = {eng.add_stream(), eng.add_stream(), eng.add_stream(), eng.add_stream()};
 
-  auto add = [&](int r, StreamKind k, Time dur, SliceCategory cat, const char* label, int mb, int chunk, int link = -1) {
+  auto add = [&](int r, StreamKind k, Time dur, SliceCategory cat, const char* label, int mb, int chunk,
+                 int link = -1) {
     const auto& st = rs[static_cast<std::size_t>(r)];
-    const int stream = k == StreamKind::Compute ? st.compute : k == StreamKind::Tp ? st.tp : k == StreamKind::Pp ? st.pp : st.dp;
+    const int stream = k == StreamKind::Compute ? st.compute
+                       : k == StreamKind::Tp    ? st.tp
+                       : k == StreamKind::Pp    ? st.pp
+                                                : st.dp;
     const des::TaskId id = eng.add_task(stream, dur, link);
     info.push_back({r, k, cat, label, mb, chunk, -1});
     return id;
@@ -198,7 +219,9 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
   const std::size_t cells = static_cast<std::size_t>(V) * static_cast<std::size_t>(m);
   std::vector<des::TaskId> f_first(cells, des::kNoTask), b_first(cells, des::kNoTask), f_send(cells, des::kNoTask),
       b_send(cells, des::kNoTask);
-  auto cell = [m](int vs, int mb) { return static_cast<std::size_t>(vs) * static_cast<std::size_t>(m) + static_cast<std::size_t>(mb); };
+  auto cell = [m](int vs, int mb) {
+    return static_cast<std::size_t>(vs) * static_cast<std::size_t>(m) + static_cast<std::size_t>(mb);
+  };
 
   const double tp_count = tp_collectives_per_layer(plan.recompute);
   const bool zb = sched == Schedule::ZeroBubble;
@@ -238,7 +261,8 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
 
     des::TaskId block = des::kNoTask;  // the compute stream's next task waits for it
     std::vector<des::TaskId> grad_pieces;
-    auto comm_after = [&](des::TaskId after, Time t, SliceCategory cat, const char* label, int mb, int chunk, bool cross) {
+    auto comm_after = [&](des::TaskId after, Time t, SliceCategory cat, const char* label, int mb, int chunk,
+                          bool cross) {
       if (t.ns <= 0) return after;
       const des::TaskId c = add(r, StreamKind::Tp, t, cat, label, mb, chunk, link_for(r, cross));
       eng.add_dependency(c, after);
@@ -273,7 +297,8 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
           if (block == last) block = des::kNoTask;
         }
         if (i == last_grad && buckets > 1 && !zb) {
-          for (int k = 0; k < buckets; ++k) grad_pieces.push_back(compute(scale(t_b, 1.0 / buckets), SliceCategory::Compute, name));
+          for (int k = 0; k < buckets; ++k)
+            grad_pieces.push_back(compute(scale(t_b, 1.0 / buckets), SliceCategory::Compute, name));
         } else {
           compute(t_b, SliceCategory::Compute, name);
         }
@@ -282,7 +307,8 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
         last = comm_after(last, ep_b, SliceCategory::EpComm, "A2A B", op.mb, op.chunk, ep_cross);
       } else {
         if (i == last_grad && buckets > 1) {
-          for (int k = 0; k < buckets; ++k) grad_pieces.push_back(compute(scale(t_w, 1.0 / buckets), SliceCategory::Compute, name));
+          for (int k = 0; k < buckets; ++k)
+            grad_pieces.push_back(compute(scale(t_w, 1.0 / buckets), SliceCategory::Compute, name));
         } else {
           compute(t_w, SliceCategory::Compute, name);
         }
@@ -348,8 +374,10 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
     for (int j = 0; j < m; ++j) {
       const std::size_t c = cell(vs, j);
       if (vs > 0) eng.add_dependency(f_first[c], f_send[cell(vs - 1, j)]);
-      if (vs + 1 < V) eng.add_dependency(b_first[c], b_send[cell(vs + 1, j)]);
-      else eng.add_dependency(b_first[c], f_first[c]);
+      if (vs + 1 < V)
+        eng.add_dependency(b_first[c], b_send[cell(vs + 1, j)]);
+      else
+        eng.add_dependency(b_first[c], f_first[c]);
     }
   // The optimizer: Megatron clips by the global gradient norm, an all-reduce over every
   // stage (megatron/core/optimizer/clip_grads.py), so each stage steps after all stages'
@@ -363,7 +391,8 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
   std::vector<des::TaskId> opt(static_cast<std::size_t>(p));
   for (int r = 0; r < p; ++r) {
     opt[static_cast<std::size_t>(r)] =
-        add(r, StreamKind::Compute, optimizer_time(s, prof, params[static_cast<std::size_t>(r)]), SliceCategory::Optimizer, "optimizer", -1, 0);
+        add(r, StreamKind::Compute, optimizer_time(s, prof, params[static_cast<std::size_t>(r)]),
+            SliceCategory::Optimizer, "optimizer", -1, 0);
     eng.add_dependency(opt[static_cast<std::size_t>(r)], barrier);
   }
   const bool ran = eng.run();
@@ -383,14 +412,17 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
     auto& su = res.stages[static_cast<std::size_t>(info[i].rank)];
     const Time d = eng.end(id) - eng.start(id);
     su.end = std::max(su.end, eng.end(id));
-    if (info[i].stream == StreamKind::Compute) su.compute_busy += d;
-    else if (d.ns > 0) comm_iv[static_cast<std::size_t>(info[i].rank)].push_back({eng.start(id), eng.end(id)});
+    if (info[i].stream == StreamKind::Compute)
+      su.compute_busy += d;
+    else if (d.ns > 0)
+      comm_iv[static_cast<std::size_t>(info[i].rank)].push_back({eng.start(id), eng.end(id)});
   }
   int crit = 0;
   for (int r = 0; r < p; ++r) {
     auto& su = res.stages[static_cast<std::size_t>(r)];
     su.stage = r;
-    su.compute_utilisation = res.step.ns > 0 ? static_cast<double>(su.compute_busy.ns) / static_cast<double>(res.step.ns) : 0;
+    su.compute_utilisation =
+        res.step.ns > 0 ? static_cast<double>(su.compute_busy.ns) / static_cast<double>(res.step.ns) : 0;
     auto& iv = comm_iv[static_cast<std::size_t>(r)];
     std::sort(iv.begin(), iv.end());
     Time cur_s{-1}, cur_e{-1};
@@ -415,15 +447,33 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
     StepBreakdown& br = res.breakdown;
     auto charge = [&br](SliceCategory c, Time t) {
       switch (c) {
-        case SliceCategory::Compute: br.compute += t; break;
-        case SliceCategory::Recompute: br.recompute += t; break;
-        case SliceCategory::TpComm: br.tp_comm += t; break;
-        case SliceCategory::CpComm: br.cp_comm += t; break;
-        case SliceCategory::EpComm: br.ep_comm += t; break;
-        case SliceCategory::PpComm: br.pp_comm += t; break;
-        case SliceCategory::DpComm: br.dp_comm += t; break;
-        case SliceCategory::Optimizer: br.optimizer += t; break;
-        case SliceCategory::Overhead: br.overhead += t; break;
+        case SliceCategory::Compute:
+          br.compute += t;
+          break;
+        case SliceCategory::Recompute:
+          br.recompute += t;
+          break;
+        case SliceCategory::TpComm:
+          br.tp_comm += t;
+          break;
+        case SliceCategory::CpComm:
+          br.cp_comm += t;
+          break;
+        case SliceCategory::EpComm:
+          br.ep_comm += t;
+          break;
+        case SliceCategory::PpComm:
+          br.pp_comm += t;
+          break;
+        case SliceCategory::DpComm:
+          br.dp_comm += t;
+          break;
+        case SliceCategory::Optimizer:
+          br.optimizer += t;
+          break;
+        case SliceCategory::Overhead:
+          br.overhead += t;
+          break;
       }
     };
     Time cursor{0};
@@ -468,8 +518,9 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
   const double denom = res.step.seconds() * static_cast<double>(s.cluster.gpus) * peak;
   res.mfu = denom > 0 ? res.estimate.model_flops.value / denom : 0;
   res.hfu = denom > 0 ? res.estimate.hardware_flops.value / denom : 0;
-  res.tokens_per_s =
-      res.step.ns > 0 ? static_cast<double>(plan.global_batch) * static_cast<double>(s.model.seq_len) / res.step.seconds() : 0;
+  res.tokens_per_s = res.step.ns > 0 ? static_cast<double>(plan.global_batch) * static_cast<double>(s.model.seq_len) /
+                                           res.step.seconds()
+                                     : 0;
 
   if (options.timeline) {
     // Tracks: the streams that have slices, by stage then stream.
@@ -515,7 +566,8 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
 
 StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options) {
   const std::int64_t m = std::max<std::int64_t>(1, s.plan.microbatches());
-  const std::int64_t p = std::max<std::int64_t>(1, options.stages.empty() ? s.plan.pp : static_cast<std::int64_t>(options.stages.size()));
+  const std::int64_t p =
+      std::max<std::int64_t>(1, options.stages.empty() ? s.plan.pp : static_cast<std::int64_t>(options.stages.size()));
   const std::int64_t V = p * (s.plan.schedule == Schedule::Interleaved ? std::max(1, s.plan.vpp) : 1);
   // Past ~65k passes per pipeline the steady state has long repeated: simulate two shorter
   // steps (multiples of p, at least 2 V micro-batches) and extend the step and breakdown
@@ -530,12 +582,18 @@ StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const St
   const double k = static_cast<double>(m - cap) / static_cast<double>(cap - half);
   auto extend = [k](Time& tb, Time ta) {
     const double v = static_cast<double>(tb.ns) + k * static_cast<double>(tb.ns - ta.ns);
-    tb = v >= 9.2e18 ? Time{std::numeric_limits<std::int64_t>::max()} : Time{static_cast<std::int64_t>(std::llround(v))};
+    tb =
+        v >= 9.2e18 ? Time{std::numeric_limits<std::int64_t>::max()} : Time{static_cast<std::int64_t>(std::llround(v))};
   };
   auto& x = b.breakdown;
   const auto& y = a.breakdown;
-  for (auto [tb, ta] : {std::pair<Time*, Time>{&x.compute, y.compute}, {&x.recompute, y.recompute}, {&x.tp_comm, y.tp_comm},
-                        {&x.cp_comm, y.cp_comm}, {&x.ep_comm, y.ep_comm}, {&x.pp_comm, y.pp_comm}, {&x.dp_comm, y.dp_comm},
+  for (auto [tb, ta] : {std::pair<Time*, Time>{&x.compute, y.compute},
+                        {&x.recompute, y.recompute},
+                        {&x.tp_comm, y.tp_comm},
+                        {&x.cp_comm, y.cp_comm},
+                        {&x.ep_comm, y.ep_comm},
+                        {&x.pp_comm, y.pp_comm},
+                        {&x.dp_comm, y.dp_comm},
                         {&x.bubble, y.bubble}})
     extend(*tb, ta);
   b.step = x.total();
@@ -551,7 +609,9 @@ StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const St
   const double denom = b.step.seconds() * static_cast<double>(s.cluster.gpus) * peak;
   b.mfu = denom > 0 ? b.estimate.model_flops.value / denom : 0;
   b.hfu = denom > 0 ? b.estimate.hardware_flops.value / denom : 0;
-  b.tokens_per_s = b.step.ns > 0 ? static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len) / b.step.seconds() : 0;
+  b.tokens_per_s =
+      b.step.ns > 0 ? static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len) / b.step.seconds()
+                    : 0;
   b.events += a.events;
   return b;
 }

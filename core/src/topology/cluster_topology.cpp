@@ -14,29 +14,46 @@ namespace flopcast {
 
 const char* to_string(VertexKind k) {
   switch (k) {
-    case VertexKind::Gpu: return "gpu";
-    case VertexKind::NvSwitch: return "nvswitch";
-    case VertexKind::PcieRoot: return "pcie-root";
-    case VertexKind::Nic: return "nic";
-    case VertexKind::Leaf: return "leaf";
-    case VertexKind::Spine: return "spine";
+    case VertexKind::Gpu:
+      return "gpu";
+    case VertexKind::NvSwitch:
+      return "nvswitch";
+    case VertexKind::PcieRoot:
+      return "pcie-root";
+    case VertexKind::Nic:
+      return "nic";
+    case VertexKind::Leaf:
+      return "leaf";
+    case VertexKind::Spine:
+      return "spine";
   }
   return "?";
 }
 
 const char* to_string(LinkKind k) {
   switch (k) {
-    case LinkKind::NvLinkToSwitch: return "nvlink-up";
-    case LinkKind::NvLinkFromSwitch: return "nvlink-down";
-    case LinkKind::NvLinkPeer: return "nvlink-peer";
-    case LinkKind::PcieToRoot: return "pcie-up";
-    case LinkKind::PcieFromRoot: return "pcie-down";
-    case LinkKind::GpuToNic: return "gpu-nic";
-    case LinkKind::NicToGpu: return "nic-gpu";
-    case LinkKind::NicToLeaf: return "nic-leaf";
-    case LinkKind::LeafToNic: return "leaf-nic";
-    case LinkKind::LeafToSpine: return "leaf-spine";
-    case LinkKind::SpineToLeaf: return "spine-leaf";
+    case LinkKind::NvLinkToSwitch:
+      return "nvlink-up";
+    case LinkKind::NvLinkFromSwitch:
+      return "nvlink-down";
+    case LinkKind::NvLinkPeer:
+      return "nvlink-peer";
+    case LinkKind::PcieToRoot:
+      return "pcie-up";
+    case LinkKind::PcieFromRoot:
+      return "pcie-down";
+    case LinkKind::GpuToNic:
+      return "gpu-nic";
+    case LinkKind::NicToGpu:
+      return "nic-gpu";
+    case LinkKind::NicToLeaf:
+      return "nic-leaf";
+    case LinkKind::LeafToNic:
+      return "leaf-nic";
+    case LinkKind::LeafToSpine:
+      return "leaf-spine";
+    case LinkKind::SpineToLeaf:
+      return "spine-leaf";
   }
   return "?";
 }
@@ -54,9 +71,12 @@ namespace {
 // SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1), used when the catalog gives no nccl_nvlink.
 double nccl_nvlink_per_link_gbs(GpuArch arch) {
   switch (arch) {
-    case GpuArch::Ampere: return 20.0;
-    case GpuArch::Hopper: return 20.6;
-    case GpuArch::Blackwell: return 40.1;
+    case GpuArch::Ampere:
+      return 20.0;
+    case GpuArch::Hopper:
+      return 20.6;
+    case GpuArch::Blackwell:
+      return 40.1;
   }
   return 20.0;
 }
@@ -65,9 +85,12 @@ double nccl_nvlink_per_link_gbs(GpuArch arch) {
 // 32 GT/s: 240} / 80): Gen4 24 GB/s (Ampere), Gen5 48 GB/s (Hopper, Blackwell; §1.1 pcie column).
 double pcie_x16_gbs(GpuArch arch) {
   switch (arch) {
-    case GpuArch::Ampere: return 24.0;
-    case GpuArch::Hopper: return 48.0;
-    case GpuArch::Blackwell: return 48.0;
+    case GpuArch::Ampere:
+      return 24.0;
+    case GpuArch::Hopper:
+      return 48.0;
+    case GpuArch::Blackwell:
+      return 48.0;
   }
   return 24.0;
 }
@@ -89,11 +112,11 @@ struct ClusterTopology::Impl {
 
   std::int64_t n_gpus = 0;
   std::int64_t n_nodes = 0;
-  int g = 8;            // GPUs per node
-  int nics = 1;         // NICs per node
-  int domain = 8;       // GPUs per NVLink domain
+  int g = 8;       // GPUs per node
+  int nics = 1;    // NICs per node
+  int domain = 8;  // GPUs per NVLink domain
   std::int64_t n_domains = 0;
-  int npl = 32;         // nodes per leaf (scalable unit)
+  int npl = 32;  // nodes per leaf (scalable unit)
   std::int64_t n_su = 1;
 
   std::int32_t nic_base = 0, intra_base = 0, leaf_base = 0, spine = 0;
@@ -111,12 +134,12 @@ struct ClusterTopology::Impl {
   /// GPUs, NICs and NVSwitches need no graph: their links are found by index.
   Graph switch_graph;
 
-  std::vector<std::int32_t> gpu_up, gpu_down;       // per GPU: to/from NVSwitch or PCIe root
-  std::vector<std::int32_t> peer;                    // per node, g x g direct NVLink ids (-1 on diagonal)
-  std::vector<std::int32_t> g2n, n2g;                // per (GPU, j-th NIC of it)
+  std::vector<std::int32_t> gpu_up, gpu_down;  // per GPU: to/from NVSwitch or PCIe root
+  std::vector<std::int32_t> peer;              // per node, g x g direct NVLink ids (-1 on diagonal)
+  std::vector<std::int32_t> g2n, n2g;          // per (GPU, j-th NIC of it)
   int nics_per_gpu_max = 1;
-  std::vector<std::int32_t> nic_up, nic_down;        // per (node, nic)
-  std::vector<std::int32_t> leaf_up, leaf_down;      // per leaf
+  std::vector<std::int32_t> nic_up, nic_down;    // per (node, nic)
+  std::vector<std::int32_t> leaf_up, leaf_down;  // per leaf
 
   mutable std::mutex mu;
   // The link into a switch vertex on a breadth-first tree, and the vertex it comes from.
@@ -310,7 +333,8 @@ void ClusterTopology::Impl::build() {
   }
 }
 
-const std::vector<ClusterTopology::Impl::SwitchPred>& ClusterTopology::Impl::preds_from(std::int32_t source_leaf) const {
+const std::vector<ClusterTopology::Impl::SwitchPred>& ClusterTopology::Impl::preds_from(
+    std::int32_t source_leaf) const {
   std::lock_guard lock(mu);
   auto it = bfs_pred.find(source_leaf);
   if (it != bfs_pred.end()) return it->second;
@@ -419,7 +443,8 @@ std::vector<std::int32_t> ClusterTopology::leaf_route(std::int32_t from_leaf, st
   append_leaf_route(from_leaf, to_leaf, out);
   return out;
 }
-void ClusterTopology::append_leaf_route(std::int32_t from_leaf, std::int32_t to_leaf, std::vector<std::int32_t>& out) const {
+void ClusterTopology::append_leaf_route(std::int32_t from_leaf, std::int32_t to_leaf,
+                                        std::vector<std::int32_t>& out) const {
   const Impl& m = *impl_;
   if (from_leaf == to_leaf) return;
   const auto& preds = m.preds_from(from_leaf);

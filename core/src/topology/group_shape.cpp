@@ -11,17 +11,18 @@ std::string check_group_shape(const GroupShape& s, int gpus_per_node, std::int64
     return "ranks_per_node " + std::to_string(s.ranks_per_node) + " exceeds the node's " +
            std::to_string(gpus_per_node) + " GPUs";
   if (s.ranks_per_node > s.ranks)
-    return "ranks_per_node " + std::to_string(s.ranks_per_node) + " exceeds the group's " +
-           std::to_string(s.ranks) + " ranks";
+    return "ranks_per_node " + std::to_string(s.ranks_per_node) + " exceeds the group's " + std::to_string(s.ranks) +
+           " ranks";
   if (s.ranks % s.ranks_per_node != 0)
     return "ranks_per_node " + std::to_string(s.ranks_per_node) + " does not divide ranks " + std::to_string(s.ranks);
   if (s.node_stride < 1) return "node_stride must be >= 1 (got " + std::to_string(s.node_stride) + ")";
   if (s.ranks > total_gpus)
-    return "the group's " + std::to_string(s.ranks) + " ranks exceed the cluster's " + std::to_string(total_gpus) + " GPUs";
+    return "the group's " + std::to_string(s.ranks) + " ranks exceed the cluster's " + std::to_string(total_gpus) +
+           " GPUs";
   if (max_concurrent_groups(s, gpus_per_node, total_gpus) < 1)
     return "a group of " + std::to_string(s.ranks) + " ranks, " + std::to_string(s.ranks_per_node) +
-           " per node, node stride " + std::to_string(s.node_stride) + " does not fit " +
-           std::to_string(total_gpus) + " GPUs";
+           " per node, node stride " + std::to_string(s.node_stride) + " does not fit " + std::to_string(total_gpus) +
+           " GPUs";
   return {};
 }
 
@@ -30,7 +31,7 @@ namespace {
 struct Layout {
   std::int64_t span_nodes;  // nodes the group touches
   std::int64_t stride;
-  std::int64_t lanes;       // groups that share the same nodes
+  std::int64_t lanes;  // groups that share the same nodes
 };
 
 Layout layout_of(const GroupShape& s, int gpus_per_node) {
@@ -95,8 +96,10 @@ GroupShape shape_of(const std::vector<std::int64_t>& gpus, int gpus_per_node) {
   std::int64_t second = -1;
   for (std::int64_t g : gpus) {
     const std::int64_t n = g / gpus_per_node;
-    if (n == first) ++on_first;
-    else if (second < 0) second = n;
+    if (n == first)
+      ++on_first;
+    else if (second < 0)
+      second = n;
   }
   s.ranks_per_node = std::max(1, on_first);
   s.node_stride = second >= 0 ? std::max<std::int64_t>(1, second > first ? second - first : first - second) : 1;

@@ -9,9 +9,12 @@ namespace flopcast {
 
 const char* to_string(TrafficPattern p) {
   switch (p) {
-    case TrafficPattern::Ring: return "ring";
-    case TrafficPattern::AllToAll: return "all-to-all";
-    case TrafficPattern::OneWay: return "one-way";
+    case TrafficPattern::Ring:
+      return "ring";
+    case TrafficPattern::AllToAll:
+      return "all-to-all";
+    case TrafficPattern::OneWay:
+      return "one-way";
   }
   return "?";
 }
@@ -124,7 +127,8 @@ class FlowRouter {
       const std::int64_t node = topo_.node_of(gpu);
       auto& ports = domains_[idx];
       for (int k : topo_.nics_of(topo_.local_index(gpu))) {
-        const bool seen = std::any_of(ports.begin(), ports.end(), [&](const Port& p) { return p.node == node && p.nic == k; });
+        const bool seen =
+            std::any_of(ports.begin(), ports.end(), [&](const Port& p) { return p.node == node && p.nic == k; });
         if (!seen) ports.push_back(Port{node, k, gpu});
       }
     }

@@ -6,11 +6,16 @@ namespace flopcast {
 
 const char* to_string(ParallelDim d) {
   switch (d) {
-    case ParallelDim::TP: return "tp";
-    case ParallelDim::CP: return "cp";
-    case ParallelDim::EP: return "ep";
-    case ParallelDim::DP: return "dp";
-    case ParallelDim::PP: return "pp";
+    case ParallelDim::TP:
+      return "tp";
+    case ParallelDim::CP:
+      return "cp";
+    case ParallelDim::EP:
+      return "ep";
+    case ParallelDim::DP:
+      return "dp";
+    case ParallelDim::PP:
+      return "pp";
   }
   return "?";
 }
@@ -28,11 +33,16 @@ constexpr int kTp = 0, kCp = 1, kDp = 2, kPp = 3;
 
 int slot_of(ParallelDim d) {
   switch (d) {
-    case ParallelDim::TP: return kTp;
-    case ParallelDim::CP: return kCp;
-    case ParallelDim::DP: return kDp;
-    case ParallelDim::PP: return kPp;
-    case ParallelDim::EP: return -1;
+    case ParallelDim::TP:
+      return kTp;
+    case ParallelDim::CP:
+      return kCp;
+    case ParallelDim::DP:
+      return kDp;
+    case ParallelDim::PP:
+      return kPp;
+    case ParallelDim::EP:
+      return -1;
   }
   return -1;
 }
@@ -50,7 +60,8 @@ std::optional<RankLayout> RankLayout::create(const ParallelPlan& plan, std::stri
   std::size_t pos = 0;
   while (pos <= order.size()) {
     const std::size_t dash = order.find('-', pos);
-    const std::string_view tok = order.substr(pos, dash == std::string_view::npos ? std::string_view::npos : dash - pos);
+    const std::string_view tok =
+        order.substr(pos, dash == std::string_view::npos ? std::string_view::npos : dash - pos);
     const auto d = parse_parallel_dim(tok);
     if (!d) {
       fail(error, "rank order '" + std::string(order) + "': unknown dimension '" + std::string(tok) +
@@ -77,7 +88,9 @@ std::optional<RankLayout> RankLayout::create(const ParallelPlan& plan, std::stri
   if (ep_at != dims.end()) {
     const auto gap = ep_at - dp_at;
     if (gap != 1 && gap != -1) {
-      fail(error, "rank order '" + std::string(order) + "': 'ep' must be next to 'dp' (expert-parallel groups are carved out of the data-parallel ranks)");
+      fail(error,
+           "rank order '" + std::string(order) +
+               "': 'ep' must be next to 'dp' (expert-parallel groups are carved out of the data-parallel ranks)");
       return std::nullopt;
     }
     l.ep_inner_ = gap == -1;
@@ -108,7 +121,8 @@ std::optional<RankLayout> RankLayout::create(const ParallelPlan& plan, std::stri
       l.ep_folds_cp_ = true;
     } else {
       fail(error, "ep " + std::to_string(l.ep_) + " must divide dp " + std::to_string(dp) +
-                      (cp > 1 ? " (or cp x dp " + std::to_string(cp * dp) + " when 'cp' is just inside 'dp')" : std::string()));
+                      (cp > 1 ? " (or cp x dp " + std::to_string(cp * dp) + " when 'cp' is just inside 'dp')"
+                              : std::string()));
       return std::nullopt;
     }
   }

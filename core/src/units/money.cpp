@@ -77,9 +77,7 @@ bool is_currency_code(std::string_view s) {
   return true;
 }
 
-Money Money::of_micro(std::int64_t micro, Currency c) {
-  return Money{mul_div_round(micro, 1, kMicroPerMinor), c};
-}
+Money Money::of_micro(std::int64_t micro, Currency c) { return Money{mul_div_round(micro, 1, kMicroPerMinor), c}; }
 
 std::string Money::amount_str() const {
   const std::uint64_t abs_minor = magnitude(minor);
@@ -128,9 +126,7 @@ std::int64_t FxRate::convert_micro(std::int64_t amount_micro, Currency amount_cu
   return mul_div_round(amount_micro, kMicroPerMajor, micro);
 }
 
-std::string FxRate::str() const {
-  return "1 " + from.str() + " = " + format_micro(micro, 0) + ' ' + to.str();
-}
+std::string FxRate::str() const { return "1 " + from.str() + " = " + format_micro(micro, 0) + ' ' + to.str(); }
 
 std::optional<std::int64_t> parse_minor_units(std::string_view s) { return parse_scaled(s, 2); }
 
@@ -157,8 +153,7 @@ std::int64_t mul_div_round(std::int64_t a, std::int64_t b, std::int64_t d) {
   Int128 q = mag / d;
   if ((mag % d) * 2 >= d) q += 1;  // half away from zero
   const Int128 r = p < 0 ? -q : q;
-  FLOPCAST_ASSERT(r <= static_cast<Int128>(kInt64Max) && r >= static_cast<Int128>(kInt64Min),
-                  "money overflow");
+  FLOPCAST_ASSERT(r <= static_cast<Int128>(kInt64Max) && r >= static_cast<Int128>(kInt64Min), "money overflow");
   return static_cast<std::int64_t>(r);
 }
 

@@ -94,8 +94,10 @@ Flops hardware_flops_per_step(const ModelSpec& m, const ParallelPlan& p) {
   auto add = [&](int layer, int count) {
     if (count <= 0) return;
     const auto f = layer_forward_flops(m, layer, gb);
-    if (p.recompute == Recompute::Full) extra += count * f.total();
-    else if (p.recompute == Recompute::Selective) extra += count * f.attention;
+    if (p.recompute == Recompute::Full)
+      extra += count * f.total();
+    else if (p.recompute == Recompute::Selective)
+      extra += count * f.attention;
   };
   add(0, m.layers - moe);
   if (moe > 0) add(m.moe->dense_layers, moe);
@@ -107,8 +109,14 @@ std::vector<int> layers_per_stage(int layers, int pp) {
   int extra = pp > 0 ? layers % pp : 0;
   // Middle stages first (1, 2, ...), then the last, then the first.
   for (int i = 1; extra > 0 && i < pp - 1; ++i, --extra) ++v[static_cast<std::size_t>(i)];
-  if (extra > 0 && pp > 1) { ++v.back(); --extra; }
-  if (extra > 0) { ++v.front(); --extra; }
+  if (extra > 0 && pp > 1) {
+    ++v.back();
+    --extra;
+  }
+  if (extra > 0) {
+    ++v.front();
+    --extra;
+  }
   return v;
 }
 
@@ -171,8 +179,8 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   // gradients 2 + fp32 master, momentum, variance 12 = 16. Pure fp32 training: 4 + 4 + 8.
   const bool fp32 = s.precision == Precision::FP32;
   const double wb = fp32 ? 4 : 2, gb = fp32 ? 4 : 2, ob = fp32 ? 8 : 12;
-  const double shard = static_cast<double>(p.dp) * p.cp;           // DP x CP group (Megatron)
-  const double expert_shard = std::max(1.0, shard / p.ep);          // expert-data-parallel group
+  const double shard = static_cast<double>(p.dp) * p.cp;    // DP x CP group (Megatron)
+  const double expert_shard = std::max(1.0, shard / p.ep);  // expert-data-parallel group
   auto sharded = [&](double bytes_per_param, bool on) {
     return on ? dense * bytes_per_param / shard + experts * bytes_per_param / expert_shard
               : (dense + experts) * bytes_per_param;
@@ -188,9 +196,9 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
     // GPU's TP/EP shard of the stage's largest layer).
     double largest = 0;
     for (int l = first_layer; l < first_layer + nlayers; ++l) {
-      const double layer = m.is_moe_layer(l)
-                               ? pc.moe_layer_shared / p.tp + m.moe->experts * pc.moe_expert / (static_cast<double>(p.tp) * p.ep)
-                               : pc.dense_layer / p.tp;
+      const double layer = m.is_moe_layer(l) ? pc.moe_layer_shared / p.tp +
+                                                   m.moe->experts * pc.moe_expert / (static_cast<double>(p.tp) * p.ep)
+                                             : pc.dense_layer / p.tp;
       largest = std::max(largest, layer);
     }
     mb.weights += Bytes{2.0 * wb * largest};
@@ -201,9 +209,13 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   double in_flight = 1;
   if (p.pp > 1) {
     switch (p.schedule) {
-      case Schedule::GPipe: in_flight = micro; break;
+      case Schedule::GPipe:
+        in_flight = micro;
+        break;
       case Schedule::OneFOneB:
-      case Schedule::ZeroBubble: in_flight = std::min(micro, static_cast<double>(p.pp - stage)); break;
+      case Schedule::ZeroBubble:
+        in_flight = std::min(micro, static_cast<double>(p.pp - stage));
+        break;
       case Schedule::Interleaved:
         // Megatron: x (1 + (p-1)/(p v)) over 1F1B's p micro-batches at the first stage.
         in_flight = std::min(micro * p.vpp, (p.pp - stage) * (1.0 + (p.pp - 1.0) / (p.pp * p.vpp)));

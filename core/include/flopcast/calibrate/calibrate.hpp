@@ -35,7 +35,7 @@ struct CalibrationResult {
   std::vector<std::string> fitted;  ///< parameters that were fitted
   double rms_before_pct = 0;        ///< RMS relative error before, percent
   double rms_after_pct = 0;
-  double median_before_pct = 0;     ///< median absolute relative error before, percent
+  double median_before_pct = 0;  ///< median absolute relative error before, percent
   double median_after_pct = 0;
   int iterations = 0;
   std::size_t residuals = 0;

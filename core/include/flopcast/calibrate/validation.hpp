@@ -50,8 +50,8 @@ struct MeasuredCollective {
   int gpus_per_node = 8;
   FabricSpec fabric;
   Collective op = Collective::AllReduce;
-  std::optional<double> message_bytes;  ///< nullopt = the large-message plateau
-  bool force_ring = false;              ///< measured with NCCL_ALGO=RING (stated in notes)
+  std::optional<double> message_bytes;     ///< nullopt = the large-message plateau
+  bool force_ring = false;                 ///< measured with NCCL_ALGO=RING (stated in notes)
   std::map<std::string, double> measured;  ///< busbw_gbytes_s, algbw_gbytes_s, time_us
 };
 

@@ -56,14 +56,14 @@ double bus_bandwidth_factor(Collective op, std::int64_t ranks);
 
 /// The cost of one collective.
 struct CollectiveCost {
-  Time time;                ///< predicted duration
-  Time latency;             ///< the fixed part of `time` (zero-byte limit)
-  Bandwidth algbw;          ///< message bytes / time (nccl-tests algbw)
-  Bandwidth busbw;          ///< algbw x bus_bandwidth_factor (nccl-tests busbw)
+  Time time;        ///< predicted duration
+  Time latency;     ///< the fixed part of `time` (zero-byte limit)
+  Bandwidth algbw;  ///< message bytes / time (nccl-tests algbw)
+  Bandwidth busbw;  ///< algbw x bus_bandwidth_factor (nccl-tests busbw)
   CommAlgorithm algorithm = CommAlgorithm::None;
   CommProtocol protocol = CommProtocol::Simple;
-  int channels = 0;         ///< NCCL channels of the chosen algorithm (0 for p2p)
-  std::int64_t nodes = 0;   ///< NVLink domains the group spans (NCCL nNodes)
+  int channels = 0;                    ///< NCCL channels of the chosen algorithm (0 for p2p)
+  std::int64_t nodes = 0;              ///< NVLink domains the group spans (NCCL nNodes)
   std::int64_t concurrent_groups = 1;  ///< groups sharing the network in this estimate
 };
 

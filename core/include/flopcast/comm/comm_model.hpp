@@ -68,8 +68,8 @@ struct CommOverride {
 struct CandidateCost {
   CommAlgorithm algorithm = CommAlgorithm::Ring;
   CommProtocol protocol = CommProtocol::Simple;
-  Time nccl_time;      ///< NCCL's modelled time (what the choice minimises)
-  CollectiveCost cost; ///< flopcast's predicted cost if this pair runs
+  Time nccl_time;       ///< NCCL's modelled time (what the choice minimises)
+  CollectiveCost cost;  ///< flopcast's predicted cost if this pair runs
 };
 
 /// Collective costs on one cluster.

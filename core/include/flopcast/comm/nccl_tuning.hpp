@@ -75,25 +75,29 @@ using ArchTable = std::array<ScaleRow, 4>;
 /// row 1 for AMD hosts. GB/s.
 inline constexpr ArchTable kLlMaxBw{{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
 /// perChMaxRingLL128Bws, GB/s per channel.
-inline constexpr ArchTable kPerChMaxRingLl128Bw{{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}}};
+inline constexpr ArchTable kPerChMaxRingLl128Bw{
+    {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}}};
 /// perChMaxTreeLL128Bws, GB/s per channel.
-inline constexpr ArchTable kPerChMaxTreeLl128Bw{{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
+inline constexpr ArchTable kPerChMaxTreeLl128Bw{
+    {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
 /// perChMaxTreeBws, GB/s per channel.
-inline constexpr ArchTable kPerChMaxTreeBw{{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
+inline constexpr ArchTable kPerChMaxTreeBw{
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
 /// perChMaxNVLSTreeBws, GB/s per channel.
-inline constexpr ArchTable kPerChMaxNvlsTreeBw{{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}}};
+inline constexpr ArchTable kPerChMaxNvlsTreeBw{
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}}};
 /// nvlsEfficiency by arch (Volta, Ampere, Hopper, Blackwell).
 inline constexpr std::array<double, 4> kNvlsEfficiency{0.0, 0.0, 0.85, 0.74};
 
 /// Bus-bandwidth refinements of ncclTopoTuneModel.
-inline constexpr double kRingLlFactor = 0.5;           // 8-byte stores carry 4 bytes of data
-inline constexpr double kRingLl128Factor = 0.92;       // 120 of 128 bytes, less overhead
+inline constexpr double kRingLlFactor = 0.5;      // 8-byte stores carry 4 bytes of data
+inline constexpr double kRingLl128Factor = 0.92;  // 120 of 128 bytes, less overhead
 inline constexpr double kTreeAllReduceFactor = 0.92;
 inline constexpr double kTreeLlDivisor = 3.8;
 inline constexpr double kTreeLl128FactorOneNode = 7.0 / 9.0;
 inline constexpr double kTreeLl128FactorMultiNode = 120.0 / 128.0;
 inline constexpr double kPatFactor = 0.75;
-inline constexpr double kTreeAlgBwRatio = 0.5;         // bus -> algorithm bandwidth for Tree
+inline constexpr double kTreeAlgBwRatio = 0.5;  // bus -> algorithm bandwidth for Tree
 /// PAT: latency per rank (us) and the divisor of the network latency per tree level.
 inline constexpr double kPatLatPerRankUs = 2.8;
 inline constexpr double kPatNetLatDivisor = 3.5;
@@ -101,9 +105,12 @@ inline constexpr double kPatNetLatDivisor = 3.5;
 /// treeCorrectionFactor[proto][log2(nBytes/64)], 64 B .. 512 MB (Tree uses the first 23,
 /// NVLSTree on Blackwell with an x86 host all 24).
 inline constexpr std::array<std::array<double, 24>, 3> kTreeCorrectionFactor{{
-    {1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0, 1.0, 1.0, 1.0},
-    {1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.8, 0.9, 0.9, 0.9, 0.9, 1.0, 1.0, 1.0},
-    {0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9, 0.9},
+    {1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5,
+     0.4, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6,
+     0.6, 0.6, 0.6, 0.6, 0.8, 0.9, 0.9, 0.9, 0.9, 1.0, 1.0, 1.0},
+    {0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5,
+     0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9, 0.9},
 }};
 inline constexpr int kTreeCorrectionEntriesTree = 23;
 inline constexpr int kTreeCorrectionEntriesNvlsTree = 24;
@@ -137,9 +144,9 @@ struct CommTopo {
   int arch_index = 1;               ///< compCapIndex: 1 Ampere, 2 Hopper, 3 Blackwell
   CpuVendor cpu = CpuVendor::Intel;
   HwClass intra_hw = HwClass::NvLink;  ///< NVLINK when rings run over NVLink, else PCI
-  bool ll128 = true;                ///< LL128 enabled (NVLink-class intra path)
-  bool nvls = false;                ///< NVLS usable (Hopper+ NVSwitch, >= 2 local ranks)
-  TopoGraph ring;                   ///< also used by Tree and PAT (NCCL aims for equal channels)
+  bool ll128 = true;                   ///< LL128 enabled (NVLink-class intra path)
+  bool nvls = false;                   ///< NVLS usable (Hopper+ NVSwitch, >= 2 local ranks)
+  TopoGraph ring;                      ///< also used by Tree and PAT (NCCL aims for equal channels)
   TopoGraph nvls_graph;
 };
 

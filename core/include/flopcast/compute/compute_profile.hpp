@@ -65,7 +65,7 @@ struct ComputeProfile {
 
 /// A fitted coefficient: name in the profile YAML, bounds that keep it physical.
 struct ProfileParameter {
-  std::string name;   ///< e.g. "ampere.gemm", "gemm_k_half"
+  std::string name;  ///< e.g. "ampere.gemm", "gemm_k_half"
   double lower = 0;
   double upper = 1;
   double* (*slot)(ComputeProfile&) = nullptr;

@@ -58,12 +58,12 @@ class Engine {
     Time duration;
     Time start{-1};
     Time end{-1};
-    Time ready{0};           ///< when its last dependency finished
+    Time ready{0};  ///< when its last dependency finished
     int stream = -1;
     int link = -1;
     std::int32_t pending = 0;  ///< unfinished dependencies
     TaskId binding = kNoTask;
-    TaskId ready_by = kNoTask; ///< the dependency that finished last
+    TaskId ready_by = kNoTask;  ///< the dependency that finished last
   };
   struct Stream {
     std::vector<TaskId> order;
@@ -77,7 +77,7 @@ class Engine {
   };
   struct Link {
     std::vector<Active> active;
-    double v = 0;      ///< work (standalone ns) each active task has received so far
+    double v = 0;  ///< work (standalone ns) each active task has received so far
     Time t_last{0};
     std::uint32_t gen = 0;
   };

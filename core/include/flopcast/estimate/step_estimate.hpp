@@ -12,16 +12,16 @@ namespace flopcast {
 
 /// Where one step's time goes, on the critical path. Sums to the step time.
 struct StepBreakdown {
-  Time compute;      ///< forward + backward GEMMs, attention, elementwise (steady state)
-  Time recompute;    ///< recomputed forward passes
-  Time tp_comm;      ///< exposed tensor/sequence-parallel collectives
-  Time cp_comm;      ///< exposed context-parallel exchanges
-  Time ep_comm;      ///< exposed expert-parallel all-to-all
-  Time pp_comm;      ///< exposed pipeline send/recv
-  Time dp_comm;      ///< exposed data-parallel gradient sync (and ZeRO gathers)
-  Time bubble;       ///< pipeline fill and drain
-  Time optimizer;    ///< optimizer step over the local shard
-  Time overhead;     ///< per-iteration host overhead
+  Time compute;    ///< forward + backward GEMMs, attention, elementwise (steady state)
+  Time recompute;  ///< recomputed forward passes
+  Time tp_comm;    ///< exposed tensor/sequence-parallel collectives
+  Time cp_comm;    ///< exposed context-parallel exchanges
+  Time ep_comm;    ///< exposed expert-parallel all-to-all
+  Time pp_comm;    ///< exposed pipeline send/recv
+  Time dp_comm;    ///< exposed data-parallel gradient sync (and ZeRO gathers)
+  Time bubble;     ///< pipeline fill and drain
+  Time optimizer;  ///< optimizer step over the local shard
+  Time overhead;   ///< per-iteration host overhead
   Time total() const {
     return compute + recompute + tp_comm + cp_comm + ep_comm + pp_comm + dp_comm + bubble + optimizer + overhead;
   }
@@ -37,7 +37,7 @@ struct StageTimes {
   Time tp_comm;         ///< exposed TP/SP collectives, forward + backward + recompute
   Time cp_comm;
   Time ep_comm;
-  Time p2p;             ///< one send/recv of activations to the next stage
+  Time p2p;  ///< one send/recv of activations to the next stage
   Time per_microbatch() const { return forward + backward + recompute + tp_comm + cp_comm + ep_comm; }
 };
 
@@ -46,12 +46,12 @@ struct StepEstimate {
   Time step;
   StepBreakdown breakdown;
   std::vector<StageTimes> stages;
-  Time dp_sync;            ///< the full DP gradient sync (before overlap)
-  Flops model_flops;       ///< per step, whole job
+  Time dp_sync;       ///< the full DP gradient sync (before overlap)
+  Flops model_flops;  ///< per step, whole job
   Flops hardware_flops;
-  double mfu = 0;          ///< model FLOPs / (step x GPUs x dense peak of the precision)
+  double mfu = 0;  ///< model FLOPs / (step x GPUs x dense peak of the precision)
   double hfu = 0;
-  double tokens_per_s = 0; ///< whole job
+  double tokens_per_s = 0;  ///< whole job
   MemoryBreakdown memory;
 };
 

@@ -36,16 +36,16 @@ namespace flopcast::fleet {
 
 /// How one job class runs on one GPU type and count: the whole-run simulation's trials.
 struct RunProfile {
-  std::string gpu;                      ///< GPU catalog name (data/gpus.yaml)
-  std::int64_t gpus = 0;                ///< GPUs the run uses, > 0
-  std::vector<Time> spans;              ///< GPU span of each trial (failures, restarts included); non-empty
-  std::vector<std::int64_t> failures;   ///< failures of each trial (same length as spans)
+  std::string gpu;                     ///< GPU catalog name (data/gpus.yaml)
+  std::int64_t gpus = 0;               ///< GPUs the run uses, > 0
+  std::vector<Time> spans;             ///< GPU span of each trial (failures, restarts included); non-empty
+  std::vector<std::int64_t> failures;  ///< failures of each trial (same length as spans)
   /// Run time the scheduler assumes (a user's wall-time request): the P90 span. EASY backfill
   /// reserves on it; the true run time is the drawn trial.
   Time estimate;
   /// Interval between durable checkpoints: a preempted job keeps whole intervals of work.
   Time checkpoint_interval;
-  Time restart;                         ///< time to restart after a preemption (reload state)
+  Time restart;  ///< time to restart after a preemption (reload state)
   /// Average IT power of the run's nodes while it runs, kW (GPU boards at the scenario's
   /// utilisation + node overhead): energy of owned pools.
   double it_power_kw = 0.0;
@@ -53,10 +53,10 @@ struct RunProfile {
 
 /// A kind of job: one scenario, and the (GPU type, count) variants it may run as.
 struct JobClass {
-  std::string name;                     ///< e.g. the scenario's stem
-  std::string scenario;                 ///< scenario path as written in the fleet file
-  std::string gpu;                      ///< the scenario's GPU
-  std::int64_t gpus = 0;                ///< GPUs the scenario asks for
+  std::string name;       ///< e.g. the scenario's stem
+  std::string scenario;   ///< scenario path as written in the fleet file
+  std::string gpu;        ///< the scenario's GPU
+  std::int64_t gpus = 0;  ///< GPUs the scenario asks for
   /// Preference order; [0] is the scenario as written. Others are re-planned: another GPU
   /// type and/or another data-parallel width. Gang scheduling uses only variants with
   /// gpus >= the class's gpus; without gang, smaller variants let a job start sooner.
@@ -65,19 +65,19 @@ struct JobClass {
 
 /// One job of a list stream.
 struct JobSpec {
-  std::string name;                     ///< unique in the stream
-  std::size_t job_class = 0;            ///< index into Fleet::classes
-  Time arrival;                         ///< since the start of the horizon
-  int priority = 0;                     ///< higher runs first (priority order, preemption)
-  std::optional<Time> deadline;         ///< finish at most this long after arrival
+  std::string name;              ///< unique in the stream
+  std::size_t job_class = 0;     ///< index into Fleet::classes
+  Time arrival;                  ///< since the start of the horizon
+  int priority = 0;              ///< higher runs first (priority order, preemption)
+  std::optional<Time> deadline;  ///< finish at most this long after arrival
 };
 
 /// One template of a generated stream.
 struct MixEntry {
   std::size_t job_class = 0;
-  double weight = 1.0;                  ///< relative frequency, > 0
+  double weight = 1.0;  ///< relative frequency, > 0
   int priority = 0;
-  std::optional<Time> deadline;         ///< relative to arrival
+  std::optional<Time> deadline;  ///< relative to arrival
 };
 
 /// How arrivals are spaced.
@@ -91,25 +91,25 @@ const char* to_string(ArrivalProcess a);  ///< "poisson", "uniform"
 /// template drawn from `mix` by weight.
 struct StreamGenerator {
   ArrivalProcess process = ArrivalProcess::Poisson;
-  double rate_per_day = 0.0;            ///< mean arrivals per day, > 0
-  Time start;                           ///< first possible arrival
-  std::optional<Time> end;              ///< last possible arrival; default the horizon
-  std::int64_t max_jobs = 0;            ///< stop after this many jobs; 0 = no limit
-  std::vector<MixEntry> mix;            ///< non-empty
+  double rate_per_day = 0.0;  ///< mean arrivals per day, > 0
+  Time start;                 ///< first possible arrival
+  std::optional<Time> end;    ///< last possible arrival; default the horizon
+  std::int64_t max_jobs = 0;  ///< stop after this many jobs; 0 = no limit
+  std::vector<MixEntry> mix;  ///< non-empty
 };
 
 /// Who pays for a pool's nodes.
 enum class PoolKind { Owned, Rented };
-const char* to_string(PoolKind k);        ///< "owned", "rented"
+const char* to_string(PoolKind k);  ///< "owned", "rented"
 
 /// Costs of an owned pool.
 struct OwnedCosts {
-  Money capex_per_node;                 ///< purchase price of one node
-  Time amortisation;                    ///< straight-line write-off period, > 0
-  double node_power_kw = 0.0;           ///< whole-node power at full load, kW (idle uses idle_fraction)
-  double idle_fraction = 0.15;          ///< idle node power / full power (EnergySpec's assumption)
-  PriceRate price_per_kwh;              ///< electricity
-  double pue = 1.58;                    ///< facility / IT energy
+  Money capex_per_node;         ///< purchase price of one node
+  Time amortisation;            ///< straight-line write-off period, > 0
+  double node_power_kw = 0.0;   ///< whole-node power at full load, kW (idle uses idle_fraction)
+  double idle_fraction = 0.15;  ///< idle node power / full power (EnergySpec's assumption)
+  PriceRate price_per_kwh;      ///< electricity
+  double pue = 1.58;            ///< facility / IT energy
 };
 
 /// How a rented pool is billed.
@@ -117,25 +117,25 @@ enum class RentalBilling {
   Reserved,  ///< the whole pool for the whole horizon (a contract)
   OnDemand,  ///< only while jobs run on it: each run billed on its own (busy GPU time)
 };
-const char* to_string(RentalBilling b);   ///< "reserved", "on_demand"
+const char* to_string(RentalBilling b);  ///< "reserved", "on_demand"
 
 /// A rented pool's plan.
 struct RentedCosts {
   std::shared_ptr<const PriceCatalog> catalog;
-  std::string plan;                     ///< plan id in the catalog
+  std::string plan;  ///< plan id in the catalog
   RentalBilling billing = RentalBilling::Reserved;
 };
 
 /// A pool of identical nodes.
 struct Pool {
-  std::string name;                     ///< unique in the fleet
-  std::string gpu;                      ///< GPU catalog name
-  std::string fabric;                   ///< fabric/node type (data/fabrics.yaml)
-  std::int64_t nodes = 0;               ///< > 0
+  std::string name;        ///< unique in the fleet
+  std::string gpu;         ///< GPU catalog name
+  std::string fabric;      ///< fabric/node type (data/fabrics.yaml)
+  std::int64_t nodes = 0;  ///< > 0
   int gpus_per_node = 8;
   PoolKind kind = PoolKind::Owned;
-  OwnedCosts owned;                     ///< when Owned
-  RentedCosts rented;                   ///< when Rented
+  OwnedCosts owned;    ///< when Owned
+  RentedCosts rented;  ///< when Rented
   std::int64_t gpus() const { return nodes * gpus_per_node; }
 };
 
@@ -143,8 +143,8 @@ struct Pool {
 enum class QueueOrder { Fifo, Priority };
 /// Backfilling.
 enum class Backfill { None, Easy };
-const char* to_string(QueueOrder o);      ///< "fifo", "priority"
-const char* to_string(Backfill b);        ///< "none", "easy"
+const char* to_string(QueueOrder o);  ///< "fifo", "priority"
+const char* to_string(Backfill b);    ///< "none", "easy"
 
 /// The scheduler.
 struct Policy {
@@ -162,7 +162,7 @@ struct RevenueSpec {
   std::shared_ptr<const PriceCatalog> catalog;
   /// (GPU catalog name, plan id): the plan each GPU type's runs are billed under.
   std::vector<std::pair<std::string, std::string>> plans;
-  std::optional<Currency> currency;     ///< bill currency; default the catalog's
+  std::optional<Currency> currency;  ///< bill currency; default the catalog's
 };
 
 /// A change to the fleet whose effect is reported beside the base case.
@@ -172,39 +172,39 @@ struct WhatIf {
     ChangePlan,  ///< rent pool `pool` under `plan` (and `billing`) instead
   };
   Kind kind = Kind::AddNodes;
-  std::string label;                    ///< e.g. "+4 nodes h800"
+  std::string label;  ///< e.g. "+4 nodes h800"
   std::string pool;
-  std::int64_t nodes = 0;               ///< AddNodes
-  std::string plan;                     ///< ChangePlan
-  std::optional<RentalBilling> billing; ///< ChangePlan; default unchanged
+  std::int64_t nodes = 0;                ///< AddNodes
+  std::string plan;                      ///< ChangePlan
+  std::optional<RentalBilling> billing;  ///< ChangePlan; default unchanged
 };
 
 /// A whole fleet file, resolved.
 struct Fleet {
   std::string name;
   std::string description;
-  std::vector<Pool> pools;              ///< non-empty
-  std::vector<JobClass> classes;        ///< non-empty, variants filled
-  std::vector<JobSpec> jobs;            ///< list stream (empty when `generator` is set)
+  std::vector<Pool> pools;        ///< non-empty
+  std::vector<JobClass> classes;  ///< non-empty, variants filled
+  std::vector<JobSpec> jobs;      ///< list stream (empty when `generator` is set)
   std::optional<StreamGenerator> generator;
   Time horizon = Time::from_seconds(90 * 86400.0);
-  int seeds = 20;                       ///< seeds simulated: seed, seed+1, ... (mixed, see mix_seed)
+  int seeds = 20;  ///< seeds simulated: seed, seed+1, ... (mixed, see mix_seed)
   std::uint64_t seed = 1;
   Policy policy;
   std::optional<RevenueSpec> revenue;
   std::vector<WhatIf> what_ifs;
-  Time sample_interval;                 ///< time-series bin width; 0 = horizon / 360
+  Time sample_interval;  ///< time-series bin width; 0 = horizon / 360
 };
 
 /// Engine knobs.
 struct FleetOptions {
-  int threads = 1;                      ///< seeds in parallel; results do not depend on it
-  bool what_ifs = true;                 ///< also simulate Fleet::what_ifs
-  bool keep_per_seed_jobs = false;      ///< keep every job record of every seed (tests)
+  int threads = 1;                  ///< seeds in parallel; results do not depend on it
+  bool what_ifs = true;             ///< also simulate Fleet::what_ifs
+  bool keep_per_seed_jobs = false;  ///< keep every job record of every seed (tests)
   /// Jobs still running or waiting this long after the horizon are reported unfinished.
   /// Runs past the horizon are simulated (their wait and finish count), but utilisation,
   /// queue series and costs stop at the horizon.
-  double drain_factor = 3.0;            ///< drain until horizon x (1 + drain_factor)
+  double drain_factor = 3.0;  ///< drain until horizon x (1 + drain_factor)
 };
 
 /// Problems with a resolved fleet (one message each); empty = valid.
@@ -216,24 +216,24 @@ std::vector<std::string> validate_fleet(const Fleet& fleet);
 
 /// One job of one seed, as simulated.
 struct JobRecord {
-  std::string name;                     ///< list: the spec's name; generated: "<class>#<n>"
-  std::size_t index = 0;                ///< list: index in Fleet::jobs; generated: arrival rank
+  std::string name;       ///< list: the spec's name; generated: "<class>#<n>"
+  std::size_t index = 0;  ///< list: index in Fleet::jobs; generated: arrival rank
   std::size_t job_class = 0;
   int priority = 0;
   Time arrival;
-  std::optional<Time> deadline;         ///< absolute (arrival + the relative deadline)
+  std::optional<Time> deadline;  ///< absolute (arrival + the relative deadline)
   bool started = false;
   bool finished = false;
-  Time start;                           ///< first start (valid when started)
-  Time finish;                          ///< valid when finished
-  Time wait;                            ///< start - arrival; not started: horizon x (1 + drain_factor) - arrival (censored)
-  Time run;                             ///< finish - start, preemptions included
-  std::int64_t gpus = 0;                ///< GPUs of the variant it ran on (last start)
-  std::string pool;                     ///< pool it ran in (last start)
-  std::size_t variant = 0;              ///< JobClass::variants index it ran on (last start); 0 = as written
+  Time start;               ///< first start (valid when started)
+  Time finish;              ///< valid when finished
+  Time wait;                ///< start - arrival; not started: horizon x (1 + drain_factor) - arrival (censored)
+  Time run;                 ///< finish - start, preemptions included
+  std::int64_t gpus = 0;    ///< GPUs of the variant it ran on (last start)
+  std::string pool;         ///< pool it ran in (last start)
+  std::size_t variant = 0;  ///< JobClass::variants index it ran on (last start); 0 = as written
   std::int64_t preemptions = 0;
-  std::int64_t failures = 0;            ///< failures of the drawn whole-run trial
-  bool missed_deadline = false;         ///< finished after its deadline, or never finished
+  std::int64_t failures = 0;     ///< failures of the drawn whole-run trial
+  bool missed_deadline = false;  ///< finished after its deadline, or never finished
 };
 
 /// Nearest-rank percentiles (the ceil(p N)-th smallest) and the mean of a sample.
@@ -248,31 +248,31 @@ struct JobStats {
   std::string job_class;
   int priority = 0;
   Time arrival;
-  std::optional<Time> deadline;         ///< relative
-  Percentiles wait, run, finish;        ///< finish: since the start of the horizon (finished seeds)
-  double deadline_miss_rate = 0.0;      ///< fraction of seeds
-  double unfinished_rate = 0.0;         ///< fraction of seeds
+  std::optional<Time> deadline;     ///< relative
+  Percentiles wait, run, finish;    ///< finish: since the start of the horizon (finished seeds)
+  double deadline_miss_rate = 0.0;  ///< fraction of seeds
+  double unfinished_rate = 0.0;     ///< fraction of seeds
 };
 
 /// A job class over all its jobs and seeds.
 struct ClassStats {
   std::string name;
-  std::int64_t jobs = 0;                ///< all seeds together
+  std::int64_t jobs = 0;  ///< all seeds together
   Percentiles wait, run;
-  double deadline_miss_rate = 0.0;      ///< of its jobs with a deadline
-  double replanned_rate = 0.0;          ///< jobs that ran on a variant other than [0]
+  double deadline_miss_rate = 0.0;  ///< of its jobs with a deadline
+  double replanned_rate = 0.0;      ///< jobs that ran on a variant other than [0]
 };
 
 /// Fixed-width bins over the horizon: what the GUI plots.
 struct TimeSeries {
-  Time interval;                        ///< bin width
-  std::vector<Time> bin_start;          ///< start of each bin
-  std::vector<std::string> pools;       ///< pool names, in fleet order
+  Time interval;                   ///< bin width
+  std::vector<Time> bin_start;     ///< start of each bin
+  std::vector<std::string> pools;  ///< pool names, in fleet order
   /// [pool][bin]: busy GPUs / pool GPUs, time-averaged over the bin, mean over seeds (0..1).
   std::vector<std::vector<double>> utilisation;
-  std::vector<double> queue_length;     ///< jobs waiting, time-averaged over the bin, mean over seeds
-  std::vector<double> queue_length_p90; ///< P90 over seeds of the bin's time-averaged queue
-  std::vector<double> running_jobs;     ///< jobs running, time-averaged, mean over seeds
+  std::vector<double> queue_length;      ///< jobs waiting, time-averaged over the bin, mean over seeds
+  std::vector<double> queue_length_p90;  ///< P90 over seeds of the bin's time-averaged queue
+  std::vector<double> running_jobs;      ///< jobs running, time-averaged, mean over seeds
 };
 
 /// Money over seeds: nearest-rank P50 and the mean (rounded half away from zero).
@@ -284,21 +284,21 @@ struct MoneyStats {
 struct PoolCost {
   std::string pool;
   PoolKind kind = PoolKind::Owned;
-  double utilisation = 0.0;             ///< busy GPU-time / (GPUs x horizon), mean over seeds
-  double busy_gpu_hours = 0.0;          ///< mean over seeds
+  double utilisation = 0.0;     ///< busy GPU-time / (GPUs x horizon), mean over seeds
+  double busy_gpu_hours = 0.0;  ///< mean over seeds
   // Owned
-  double energy_kwh = 0.0;              ///< facility energy (IT x PUE), mean over seeds
-  Money energy;                         ///< energy_kwh x price
-  Money capex;                          ///< capex_per_node x nodes x horizon / amortisation
+  double energy_kwh = 0.0;  ///< facility energy (IT x PUE), mean over seeds
+  Money energy;             ///< energy_kwh x price
+  Money capex;              ///< capex_per_node x nodes x horizon / amortisation
   // Rented
-  std::string plan;                     ///< plan id
+  std::string plan;  ///< plan id
   RentalBilling billing = RentalBilling::Reserved;
-  Money bill;                           ///< the plan's bill for the horizon (on demand: sum of runs)
+  Money bill;  ///< the plan's bill for the horizon (on demand: sum of runs)
   /// The same usage billed under every plan of the pool's catalog that rents its GPU, in
   /// catalog order (the pool's own plan included): which plan would have been cheapest.
   std::vector<std::pair<std::string, Money>> plan_bills;
-  Money total;                          ///< energy + capex, or bill
-  std::vector<std::string> notes;       ///< e.g. billed units, exchange rates
+  Money total;                     ///< energy + capex, or bill
+  std::vector<std::string> notes;  ///< e.g. billed units, exchange rates
 };
 
 /// Provider revenue from the jobs' runs billed under the revenue catalog.
@@ -307,22 +307,22 @@ struct RevenueResult {
   MoneyStats total;
   /// (plan id, mean revenue) in the order of RevenueSpec::plans.
   std::vector<std::pair<std::string, Money>> per_plan;
-  std::vector<std::string> notes;       ///< e.g. runs on a GPU type with no plan (not billed)
+  std::vector<std::string> notes;  ///< e.g. runs on a GPU type with no plan (not billed)
 };
 
 /// Headline figures of one simulated fleet (base case or a what-if).
 struct FleetSummary {
-  std::int64_t jobs = 0;                ///< jobs per seed (mean, rounded)
-  Percentiles wait;                     ///< over every job of every seed (censored waits included)
-  Percentiles wait_p90_over_seeds;      ///< distribution over seeds of each seed's P90 wait
+  std::int64_t jobs = 0;            ///< jobs per seed (mean, rounded)
+  Percentiles wait;                 ///< over every job of every seed (censored waits included)
+  Percentiles wait_p90_over_seeds;  ///< distribution over seeds of each seed's P90 wait
   Percentiles run;
-  double utilisation = 0.0;             ///< all pools: busy GPU-time / (GPUs x horizon)
-  double deadline_misses = 0.0;         ///< mean per seed
-  double unfinished = 0.0;              ///< mean per seed
-  double preemptions = 0.0;             ///< mean per seed
+  double utilisation = 0.0;      ///< all pools: busy GPU-time / (GPUs x horizon)
+  double deadline_misses = 0.0;  ///< mean per seed
+  double unfinished = 0.0;       ///< mean per seed
+  double preemptions = 0.0;      ///< mean per seed
   /// Cost of the fleet per currency (pools priced in different currencies are not mixed).
   std::vector<Money> cost;
-  std::optional<Money> revenue;         ///< mean revenue (when a RevenueSpec is given)
+  std::optional<Money> revenue;  ///< mean revenue (when a RevenueSpec is given)
 };
 
 /// A what-if beside the base case.
@@ -340,15 +340,15 @@ struct FleetResult {
   std::uint64_t seed = 0;
   Policy policy;
   FleetSummary summary;
-  std::vector<JobStats> jobs;           ///< list streams: one per job, in list order
-  std::vector<ClassStats> classes;      ///< in Fleet::classes order
-  std::vector<PoolCost> costs;          ///< in Fleet::pools order
+  std::vector<JobStats> jobs;       ///< list streams: one per job, in list order
+  std::vector<ClassStats> classes;  ///< in Fleet::classes order
+  std::vector<PoolCost> costs;      ///< in Fleet::pools order
   std::optional<RevenueResult> revenue;
   TimeSeries series;
   std::vector<WhatIfResult> what_ifs;
-  std::vector<std::string> warnings;    ///< e.g. a class no pool can run
-  std::uint64_t events = 0;             ///< events popped, all seeds (base case)
-  std::uint64_t simulated_jobs = 0;     ///< jobs simulated, all seeds (base case)
+  std::vector<std::string> warnings;  ///< e.g. a class no pool can run
+  std::uint64_t events = 0;           ///< events popped, all seeds (base case)
+  std::uint64_t simulated_jobs = 0;   ///< jobs simulated, all seeds (base case)
   /// keep_per_seed_jobs: [seed][job], in arrival order.
   std::vector<std::vector<JobRecord>> per_seed_jobs;
 };
@@ -363,10 +363,10 @@ std::vector<JobRecord> simulate_fleet_seed(const Fleet& fleet, std::uint64_t see
 
 /// The smallest pool size that keeps the P90 wait under a target.
 struct SizeSweepSpec {
-  std::string pool;                     ///< pool to resize
-  Time target_p90_wait;                 ///< P90 wait over all jobs and seeds must be <= this
+  std::string pool;      ///< pool to resize
+  Time target_p90_wait;  ///< P90 wait over all jobs and seeds must be <= this
   std::int64_t min_nodes = 1;
-  std::int64_t max_nodes = 0;           ///< 0 = 4 x the pool's nodes
+  std::int64_t max_nodes = 0;  ///< 0 = 4 x the pool's nodes
 };
 
 /// One size tried.

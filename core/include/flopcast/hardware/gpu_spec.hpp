@@ -45,22 +45,22 @@ class PeakTable {
 
 /// One GPU model.
 struct GpuSpec {
-  std::string name;                       ///< catalog name, e.g. "A100-80G"
-  std::vector<std::string> aliases;       ///< other spellings accepted on input
+  std::string name;                  ///< catalog name, e.g. "A100-80G"
+  std::vector<std::string> aliases;  ///< other spellings accepted on input
   GpuArch arch = GpuArch::Ampere;
-  int sm_count = 0;                       ///< streaming multiprocessors
-  PeakTable dense_peak;                   ///< dense tensor-core peak per precision
-  Bytes hbm;                              ///< HBM capacity
-  Bandwidth hbm_bandwidth;                ///< HBM peak bandwidth
-  Bytes l2;                               ///< L2 cache size
-  int nvlink_generation = 0;              ///< 0 = no NVLink
-  int nvlink_links = 0;                   ///< NVLink links per GPU
-  Bandwidth nvlink_one_way;               ///< one-way NVLink bandwidth per GPU (all links)
-  Bandwidth nccl_nvlink;                  ///< links x NCCL per-link constant (topo.h)
-  bool nvls = false;                      ///< NVLink SHARP in the NVSwitch (Hopper and later)
-  double tdp_w = 0.0;                     ///< board power, W
-  std::string default_fabric;             ///< node/fabric type a cluster of it gets by default
-  std::string source;                     ///< citation
+  int sm_count = 0;            ///< streaming multiprocessors
+  PeakTable dense_peak;        ///< dense tensor-core peak per precision
+  Bytes hbm;                   ///< HBM capacity
+  Bandwidth hbm_bandwidth;     ///< HBM peak bandwidth
+  Bytes l2;                    ///< L2 cache size
+  int nvlink_generation = 0;   ///< 0 = no NVLink
+  int nvlink_links = 0;        ///< NVLink links per GPU
+  Bandwidth nvlink_one_way;    ///< one-way NVLink bandwidth per GPU (all links)
+  Bandwidth nccl_nvlink;       ///< links x NCCL per-link constant (topo.h)
+  bool nvls = false;           ///< NVLink SHARP in the NVSwitch (Hopper and later)
+  double tdp_w = 0.0;          ///< board power, W
+  std::string default_fabric;  ///< node/fabric type a cluster of it gets by default
+  std::string source;          ///< citation
 
   /// Dense peak for `p`, or nullopt when the GPU has no tensor-core path for it.
   std::optional<FlopRate> peak(Precision p) const { return dense_peak.find(p); }
@@ -75,17 +75,17 @@ std::optional<NetKind> parse_net_kind(std::string_view s);
 
 /// A node and fabric type (data/fabrics.yaml), or the `cluster.fabric` block of a scenario.
 struct FabricSpec {
-  std::string name;                   ///< catalog name, e.g. "dgx-a100-hdr"
+  std::string name;  ///< catalog name, e.g. "dgx-a100-hdr"
   std::string description;
   int gpus_per_node = 8;
   IntraNode intra = IntraNode::NVSwitch;
-  int nvlink_domain = 8;              ///< GPUs sharing one NVLink domain (72 for GB200 NVL72)
+  int nvlink_domain = 8;  ///< GPUs sharing one NVLink domain (72 for GB200 NVL72)
   NetKind kind = NetKind::InfiniBand;
-  double nic_gbps = 200.0;            ///< line rate of one NIC, Gb/s
+  double nic_gbps = 200.0;  ///< line rate of one NIC, Gb/s
   int nics_per_node = 8;
-  double oversubscription = 1.0;      ///< leaf-to-spine oversubscription (1 = non-blocking)
-  double node_power_kw = 0.0;         ///< node power at full load, kW (0 = unknown)
-  std::string source;                 ///< citation
+  double oversubscription = 1.0;  ///< leaf-to-spine oversubscription (1 = non-blocking)
+  double node_power_kw = 0.0;     ///< node power at full load, kW (0 = unknown)
+  std::string source;             ///< citation
 
   Bandwidth nic_line_rate() const { return Bandwidth::from_gbits_per_s(nic_gbps); }
 };

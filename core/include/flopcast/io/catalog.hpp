@@ -17,8 +17,8 @@ struct Catalog {
   std::vector<GpuSpec> gpus;
   std::vector<FabricSpec> fabrics;
   std::vector<ModelSpec> models;
-  ComputeProfile profile;      ///< data/profiles/default.yaml
-  std::string data_dir;        ///< "" = the embedded copy
+  ComputeProfile profile;  ///< data/profiles/default.yaml
+  std::string data_dir;    ///< "" = the embedded copy
 
   /// Case-insensitive match on name or alias; nullptr when unknown.
   const GpuSpec* find_gpu(std::string_view name) const;
@@ -40,8 +40,7 @@ std::optional<Catalog> load_catalog(const std::string& data_dir, Diagnostics& di
 std::optional<ComputeProfile> parse_profile(const std::string& text, const std::string& file,
                                             const ComputeProfile& base, Diagnostics& diags);
 /// Loads a profile by file path, or by name from data/profiles/<name>.yaml.
-std::optional<ComputeProfile> load_profile(const std::string& name_or_path, const Catalog& catalog,
-                                           Diagnostics& diags);
+std::optional<ComputeProfile> load_profile(const std::string& name_or_path, const Catalog& catalog, Diagnostics& diags);
 /// Writes a profile as YAML text (the format parse_profile reads).
 std::string profile_to_yaml(const ComputeProfile& p);
 

@@ -21,16 +21,16 @@ namespace flopcast::io {
 /// A job class as the fleet file writes it.
 struct FleetClassInput {
   std::string name;
-  std::string scenario_path;        ///< as written
-  std::string scenario_file;        ///< resolved against the fleet file's folder
-  Scenario scenario;                ///< loaded; `tokens:` and `gpus:` overrides not yet applied
-  double tokens = 0.0;              ///< tokens of the run (the class's, else the scenario's)
-  std::int64_t gpus = 0;            ///< GPUs asked (the class's, else the scenario's)
+  std::string scenario_path;  ///< as written
+  std::string scenario_file;  ///< resolved against the fleet file's folder
+  Scenario scenario;          ///< loaded; `tokens:` and `gpus:` overrides not yet applied
+  double tokens = 0.0;        ///< tokens of the run (the class's, else the scenario's)
+  std::int64_t gpus = 0;      ///< GPUs asked (the class's, else the scenario's)
   /// Re-planning allowed: other GPU types (catalog names) and other GPU counts (data-parallel
   /// width scaled), each tried in the order written after the scenario as asked.
   std::vector<std::string> replan_gpus;
   std::vector<std::int64_t> replan_counts;
-  std::string key;                  ///< "job_classes[i]" for diagnostics
+  std::string key;  ///< "job_classes[i]" for diagnostics
 };
 
 /// A loaded fleet file.

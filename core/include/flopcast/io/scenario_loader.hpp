@@ -7,7 +7,9 @@
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/scenario/scenario.hpp"
 
-namespace YAML { class Node; }
+namespace YAML {
+class Node;
+}
 
 namespace flopcast::io {
 

@@ -26,12 +26,12 @@ struct EnergySpec {
 
 /// One whole training run to simulate.
 struct JobInput {
-  Time step_time;              ///< one optimizer step (from `step` or `estimate`), > 0
-  std::int64_t steps = 0;      ///< optimizer steps of the run, > 0
-  std::int64_t gpus = 0;       ///< GPUs of the job (failures scale with this), > 0
-  int gpus_per_node = 8;       ///< for node power and per-node bills
-  double params = 0.0;         ///< parameter count, sizes the checkpoint
-  double gpu_tdp_w = 0.0;      ///< board power of one GPU at full load, W
+  Time step_time;          ///< one optimizer step (from `step` or `estimate`), > 0
+  std::int64_t steps = 0;  ///< optimizer steps of the run, > 0
+  std::int64_t gpus = 0;   ///< GPUs of the job (failures scale with this), > 0
+  int gpus_per_node = 8;   ///< for node power and per-node bills
+  double params = 0.0;     ///< parameter count, sizes the checkpoint
+  double gpu_tdp_w = 0.0;  ///< board power of one GPU at full load, W
   /// Whole-node power at full load, W (e.g. DGX A100 6,500 W, §6.2); 0 = unknown, then the
   /// non-GPU part of a node is taken as kNodeOverheadFraction x the GPUs' TDP.
   double node_power_w = 0.0;

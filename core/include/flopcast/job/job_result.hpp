@@ -26,20 +26,20 @@ struct JobTrial {
 /// Young/Daly checkpoint interval and what it changes against the scenario's interval.
 struct CheckpointAdvice {
   double job_mtbf_hours = 0.0;  ///< 1 / (failures per GPU-hour x GPUs); 0 when no failures
-  Time checkpoint_cost;   ///< C of Young/Daly: the training stall per checkpoint (sync: the write)
-  Time young;             ///< sqrt(2 C M) (Young 1974)
-  Time daly;              ///< Daly 2006 higher-order optimum (M when C >= 2M)
-  Time suggested;         ///< interval suggested (whole steps; async: at least the write time)
-  Time scenario;          ///< interval the scenario used (whole steps)
+  Time checkpoint_cost;         ///< C of Young/Daly: the training stall per checkpoint (sync: the write)
+  Time young;                   ///< sqrt(2 C M) (Young 1974)
+  Time daly;                    ///< Daly 2006 higher-order optimum (M when C >= 2M)
+  Time suggested;               ///< interval suggested (whole steps; async: at least the write time)
+  Time scenario;                ///< interval the scenario used (whole steps)
   /// First-order expected waste fraction S/T + (T/2 + W + R)/M at each interval
   /// (S = training stall per checkpoint: the sync write or the async snapshot; W = async write
   /// window, 0 for sync; Young/Daly, hardware-nccl-pricing.md §5.4).
   double waste_scenario = 0.0;
   double waste_suggested = 0.0;
-  bool simulated = false;           ///< suggested interval also simulated (it differs)
-  Time gpu_span_mean_suggested;     ///< mean GPU span at the suggested interval
-  double gpu_hours_saved = 0.0;     ///< mean GPU-hours saved by the suggested interval (< 0: costs)
-  Time span_saved;                  ///< mean GPU span saved by the suggested interval
+  bool simulated = false;        ///< suggested interval also simulated (it differs)
+  Time gpu_span_mean_suggested;  ///< mean GPU span at the suggested interval
+  double gpu_hours_saved = 0.0;  ///< mean GPU-hours saved by the suggested interval (< 0: costs)
+  Time span_saved;               ///< mean GPU span saved by the suggested interval
 };
 
 /// Energy of the run (mean over trials).
@@ -48,7 +48,7 @@ struct EnergyResult {
   double facility_kwh = 0.0;  ///< it_kwh x PUE
   double pue = 0.0;
   double avg_it_power_kw = 0.0;  ///< it_kwh / mean GPU span
-  Money cost;                 ///< facility_kwh x price per kWh, rounded half away from zero
+  Money cost;                    ///< facility_kwh x price per kWh, rounded half away from zero
 };
 
 /// Summary of the Monte Carlo over `trials` seeded runs. Percentiles are nearest-rank:
@@ -65,19 +65,19 @@ struct JobResult {
   bool async_checkpoint = false;
   Time provisioning;
   Time debug_phase;
-  Bytes checkpoint_size;          ///< params x bytes per param
-  Time checkpoint_write;          ///< checkpoint_size / storage write bandwidth
-  Time checkpoint_stall;          ///< training stall per checkpoint (sync: the write)
+  Bytes checkpoint_size;  ///< params x bytes per param
+  Time checkpoint_write;  ///< checkpoint_size / storage write bandwidth
+  Time checkpoint_stall;  ///< training stall per checkpoint (sync: the write)
   std::int64_t steps_per_checkpoint = 0;
-  Time checkpoint_interval;       ///< steps_per_checkpoint x step_time
+  Time checkpoint_interval;  ///< steps_per_checkpoint x step_time
   // Results.
-  Time useful;                    ///< steps x step_time: the training work itself
+  Time useful;  ///< steps x step_time: the training work itself
   Time wall_p50, wall_p90, wall_mean;
   Time gpu_span_p50, gpu_span_p90, gpu_span_mean;
-  double gpu_hours_mean = 0.0;    ///< gpus x mean GPU span
+  double gpu_hours_mean = 0.0;  ///< gpus x mean GPU span
   double gpu_hours_p50 = 0.0;
   double gpu_hours_p90 = 0.0;
-  double goodput_mean = 0.0;      ///< mean over trials of useful / gpu_span
+  double goodput_mean = 0.0;  ///< mean over trials of useful / gpu_span
   double failures_mean = 0.0;
   Time lost_work_mean, restart_mean, checkpoint_stall_mean;
   /// Closed-form expected GPU span for exponential failures and synchronous checkpoints
@@ -85,9 +85,9 @@ struct JobResult {
   Time gpu_span_expected_closed_form;
   CheckpointAdvice advice;
   EnergyResult energy;
-  std::vector<JobTrial> samples;  ///< every trial, in trial order
-  std::size_t p50_trial = 0;      ///< index into samples of the P50 GPU span
-  std::size_t p90_trial = 0;      ///< index into samples of the P90 GPU span
+  std::vector<JobTrial> samples;      ///< every trial, in trial order
+  std::size_t p50_trial = 0;          ///< index into samples of the P50 GPU span
+  std::size_t p90_trial = 0;          ///< index into samples of the P90 GPU span
   std::vector<std::string> warnings;  ///< e.g. async write longer than the interval
 };
 

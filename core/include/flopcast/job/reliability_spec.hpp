@@ -31,10 +31,10 @@ struct ReliabilitySpec {
   /// the background write). Unset = derived: each GPU's share of the checkpoint over its host
   /// link (JobInput::host_link), see async_stall_time() in job_simulation.hpp.
   std::optional<Time> async_stall;
-  Time provisioning{0};          ///< wait before the cluster is ready (queue, setup); not billed
-  Time debug_phase{0};           ///< CPU-only debug phase before training (billed as CPU time)
-  int trials = 200;              ///< Monte Carlo trials
-  std::uint64_t seed = 1;        ///< RNG seed
+  Time provisioning{0};    ///< wait before the cluster is ready (queue, setup); not billed
+  Time debug_phase{0};     ///< CPU-only debug phase before training (billed as CPU time)
+  int trials = 200;        ///< Monte Carlo trials
+  std::uint64_t seed = 1;  ///< RNG seed
 };
 
 }  // namespace flopcast

@@ -21,16 +21,16 @@ struct ParallelPlan {
   std::int64_t dp = 1;
   int cp = 1;
   int ep = 1;
-  int vpp = 1;                        ///< virtual stages (model chunks) per pipeline rank
+  int vpp = 1;  ///< virtual stages (model chunks) per pipeline rank
   bool sequence_parallel = false;
-  int zero = 0;                       ///< ZeRO stage 0..3 (3 = FSDP full shard)
-  std::int64_t micro_batch = 1;       ///< sequences per micro-batch per DP rank
-  std::int64_t global_batch = 1;      ///< sequences per step
+  int zero = 0;                   ///< ZeRO stage 0..3 (3 = FSDP full shard)
+  std::int64_t micro_batch = 1;   ///< sequences per micro-batch per DP rank
+  std::int64_t global_batch = 1;  ///< sequences per step
   Recompute recompute = Recompute::None;
   Schedule schedule = Schedule::OneFOneB;
-  bool overlap_dp_comm = true;        ///< DP gradient sync overlaps backward (bucketed)
-  bool overlap_tp_comm = false;       ///< TP collectives overlap GEMMs (comm/compute overlap)
-  bool overlap_pp_comm = true;        ///< PP send/recv overlap compute of other micro-batches
+  bool overlap_dp_comm = true;   ///< DP gradient sync overlaps backward (bucketed)
+  bool overlap_tp_comm = false;  ///< TP collectives overlap GEMMs (comm/compute overlap)
+  bool overlap_pp_comm = true;   ///< PP send/recv overlap compute of other micro-batches
   /// Fused (FlashAttention) kernels; false = Megatron's unfused path (batched GEMM QK^T,
   /// fused scale-mask-softmax, dropout, batched GEMM with V), which also stores the s^2
   /// score tensors (Korthikanti's 5as/h term).

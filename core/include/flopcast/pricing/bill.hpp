@@ -52,14 +52,14 @@ struct LineItem {
 
 /// A bill in one currency.
 struct Bill {
-  std::string option_id;       ///< plan id, or "<long>+<short>" for a mix
-  std::string label;           ///< human description of the option
+  std::string option_id;  ///< plan id, or "<long>+<short>" for a mix
+  std::string label;      ///< human description of the option
   Currency currency;
   std::vector<LineItem> items;
-  Money total;                 ///< sum of the lines with in_total
-  Money deposit;               ///< refundable deposits, due upfront; not part of the total
-  Time used_gpu_time;          ///< the usage's gpu_span
-  Time billed_gpu_time;        ///< time the GPU lines pay for (>= used: rounding, minimum term)
+  Money total;           ///< sum of the lines with in_total
+  Money deposit;         ///< refundable deposits, due upfront; not part of the total
+  Time used_gpu_time;    ///< the usage's gpu_span
+  Time billed_gpu_time;  ///< time the GPU lines pay for (>= used: rounding, minimum term)
   std::vector<std::string> notes;
   std::vector<std::string> errors;  ///< e.g. no stated exchange rate: the bill is not usable
   bool ok() const { return errors.empty(); }
@@ -76,13 +76,12 @@ struct BillOptions {
 /// whole unless the plan is prorated; at least the minimum term), discount, add-ons, storage,
 /// debug phase, credit; informational lines for the idle restart time and the billed but
 /// unused time, both included in the GPU time.
-Bill bill_plan(const PriceCatalog& catalog, const Plan& plan, const BillUsage& usage,
-               const BillOptions& options = {});
+Bill bill_plan(const PriceCatalog& catalog, const Plan& plan, const BillUsage& usage, const BillOptions& options = {});
 
 /// The bill of `usage` under a mix: `committed_units` (>= the plan's minimum term) of
 /// `committed` paid whatever happens, and the span beyond them under `overflow` (nothing when
 /// the run ends within the committed units). Storage add-ons come from the committed plan.
-Bill bill_mix(const PriceCatalog& catalog, const Plan& committed, std::int64_t committed_units,
-              const Plan& overflow, const BillUsage& usage, const BillOptions& options = {});
+Bill bill_mix(const PriceCatalog& catalog, const Plan& committed, std::int64_t committed_units, const Plan& overflow,
+              const BillUsage& usage, const BillOptions& options = {});
 
 }  // namespace flopcast

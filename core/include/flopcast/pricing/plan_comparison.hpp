@@ -14,11 +14,11 @@ namespace flopcast {
 /// A way to pay for the run: one plan, or whole units of a long plan plus a short plan for
 /// the rest (`overflow` set). The plan pointers point into the catalog: valid while it lives.
 struct PlanOption {
-  std::string id;                   ///< plan id, or "<long>+<short>"
+  std::string id;  ///< plan id, or "<long>+<short>"
   std::string label;
-  const Plan* plan = nullptr;       ///< the plan, or the committed plan of a mix
-  const Plan* overflow = nullptr;   ///< the plan for time beyond the committed units
-  std::int64_t committed_units = 0; ///< mixes: units of `plan` paid upfront
+  const Plan* plan = nullptr;        ///< the plan, or the committed plan of a mix
+  const Plan* overflow = nullptr;    ///< the plan for time beyond the committed units
+  std::int64_t committed_units = 0;  ///< mixes: units of `plan` paid upfront
 };
 
 /// Bill an option (dispatches to bill_plan or bill_mix).
@@ -54,15 +54,14 @@ struct PlanComparison {
   /// The same among the plans the catalog's provider offers (competitor plans left out):
   /// what the provider's quote recommends.
   std::optional<std::size_t> cheapest_offered;
-  std::vector<std::string> errors;      ///< unknown plan ids, plans for another GPU
+  std::vector<std::string> errors;  ///< unknown plan ids, plans for another GPU
   std::vector<std::string> notes;
 };
 
 /// Bills every selected plan of `catalog` for `gpu_names` (the GPU's catalog name and
 /// aliases) at the P50 and P90 usage. Deposits are refundable and do not count.
 PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std::string>& gpu_names,
-                             const BillUsage& p50, const BillUsage& p90,
-                             const CompareOptions& options = {});
+                             const BillUsage& p50, const BillUsage& p90, const CompareOptions& options = {});
 
 /// What the run has cost after each point of its calendar under one option: the bill of the
 /// usage cut at `span` (GPU time, restart idle and storage up to then; the debug phase and
@@ -74,7 +73,7 @@ struct CostPoint {
 };
 /// `points` + 1 evenly spaced points from 0 to `usage.gpu_span` (inclusive), each billed
 /// exactly; points whose bill fails are left out.
-std::vector<CostPoint> cost_over_calendar(const PriceCatalog& catalog, const PlanOption& option,
-                                          const BillUsage& usage, int points, const BillOptions& options = {});
+std::vector<CostPoint> cost_over_calendar(const PriceCatalog& catalog, const PlanOption& option, const BillUsage& usage,
+                                          int points, const BillOptions& options = {});
 
 }  // namespace flopcast

@@ -30,7 +30,7 @@ Time billing_unit_length(BillingUnit u);
 
 /// What one price unit covers.
 enum class PriceBasis { PerGpu, PerNode };
-const char* to_string(PriceBasis b);            ///< "gpu", "node"
+const char* to_string(PriceBasis b);  ///< "gpu", "node"
 std::optional<PriceBasis> parse_price_basis(std::string_view s);
 
 /// How partial units are billed.
@@ -38,7 +38,7 @@ enum class Rounding {
   StartedUnit,  ///< a started unit is billed whole (ceil)
   Prorated,     ///< billed exactly for the time used (to the nanosecond), rounded to the minor unit
 };
-const char* to_string(Rounding r);               ///< "started_unit", "prorated"
+const char* to_string(Rounding r);  ///< "started_unit", "prorated"
 std::optional<Rounding> parse_rounding(std::string_view s);
 
 /// What an add-on price is per.
@@ -53,8 +53,8 @@ std::optional<AddOnKind> parse_add_on_kind(std::string_view s);
 
 /// An extra a plan bills (or includes at no charge).
 struct AddOn {
-  std::string id;         ///< e.g. "rdma-200g"
-  std::string name;       ///< e.g. "200 Gb/s RDMA network"
+  std::string id;    ///< e.g. "rdma-200g"
+  std::string name;  ///< e.g. "200 Gb/s RDMA network"
   AddOnKind kind = AddOnKind::PerGpuUnit;
   PriceRate price;        ///< per kind's unit; zero when included
   bool included = false;  ///< part of the plan price (shown as a zero line)
@@ -64,31 +64,31 @@ struct AddOn {
 
 /// One way to rent GPUs.
 struct Plan {
-  std::string id;                 ///< unique in the catalog, e.g. "a100-80g-hourly"
-  std::string name;               ///< human name
+  std::string id;    ///< unique in the catalog, e.g. "a100-80g-hourly"
+  std::string name;  ///< human name
   /// GPU catalog names the plan applies to; "*" = any GPU (the source did not say which).
   std::vector<std::string> gpus;
   BillingUnit unit = BillingUnit::Hour;
   PriceBasis basis = PriceBasis::PerGpu;
-  int gpus_per_node = 8;          ///< for per-node prices: GPUs one node unit holds
-  PriceRate price;                ///< per GPU or per node, per unit, as stated
+  int gpus_per_node = 8;  ///< for per-node prices: GPUs one node unit holds
+  PriceRate price;        ///< per GPU or per node, per unit, as stated
   Rounding rounding = Rounding::StartedUnit;
-  std::int64_t minimum_units = 1; ///< minimum term in units (a shorter run pays the minimum)
-  Money deposit;                  ///< refundable, per contract (shown apart from the total)
+  std::int64_t minimum_units = 1;  ///< minimum term in units (a shorter run pays the minimum)
+  Money deposit;                   ///< refundable, per contract (shown apart from the total)
   /// Commitment discount in basis points (1/100 %) of the GPU time, granted when the billed
   /// units reach `discount_min_units`.
   std::int32_t discount_bp = 0;
   std::int64_t discount_min_units = 0;
   std::vector<AddOn> add_ons;
-  Time queue{0};                  ///< typical wait before the GPUs are ready, as stated
-  bool claim = false;             ///< a vendor's claim, not independently verified
+  Time queue{0};       ///< typical wait before the GPUs are ready, as stated
+  bool claim = false;  ///< a vendor's claim, not independently verified
   /// A competitor's price the catalog records for comparison: billed and compared like any
   /// plan, never mixed with the provider's plans and never recommended in the provider's quote.
   bool competitor = false;
-  std::string date;               ///< date of the price (YYYY-MM or as the source gives it)
-  std::string source;             ///< citation
-  std::string confidence;         ///< A, B, C or CLAIM (hardware-nccl-pricing.md §0.2)
-  std::string note;               ///< contradictions and caveats
+  std::string date;        ///< date of the price (YYYY-MM or as the source gives it)
+  std::string source;      ///< citation
+  std::string confidence;  ///< A, B, C or CLAIM (hardware-nccl-pricing.md §0.2)
+  std::string note;        ///< contradictions and caveats
 
   /// True when the plan lists `gpu` (case and '-', '_', ' ' ignored) or "*".
   bool applies_to(std::string_view gpu) const;
@@ -146,8 +146,8 @@ struct PriceCatalog {
 
 /// Converts `amount_micro` of currency `from` into currency `to` with the catalog's stated
 /// rate; nullopt when the catalog states none. Same currency: unchanged.
-std::optional<std::int64_t> convert_micro(const PriceCatalog& catalog, std::int64_t amount_micro,
-                                          Currency from, Currency to);
+std::optional<std::int64_t> convert_micro(const PriceCatalog& catalog, std::int64_t amount_micro, Currency from,
+                                          Currency to);
 
 /// Energy assumptions for a run billed under `catalog`: EnergySpec's defaults, then the
 /// catalog's electricity price and PUE, then the scenario's `pricing:` overrides.

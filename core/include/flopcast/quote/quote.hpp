@@ -16,10 +16,10 @@ namespace flopcast {
 
 /// The customer's job as the caller (CLI, GUI) worked it out.
 struct QuoteJob {
-  std::string model_name;     ///< e.g. "Llama 3 8B"
-  double params = 0.0;        ///< parameter count
-  double tokens = 0.0;        ///< training tokens
-  std::string gpu_name;       ///< GPU catalog name, e.g. "H100"
+  std::string model_name;  ///< e.g. "Llama 3 8B"
+  double params = 0.0;     ///< parameter count
+  double tokens = 0.0;     ///< training tokens
+  std::string gpu_name;    ///< GPU catalog name, e.g. "H100"
   std::int64_t gpus = 0;
   int gpus_per_node = 8;
   std::string parallel_plan;  ///< e.g. "TP8 PP2 DP4, 1F1B" (may be empty)
@@ -40,22 +40,22 @@ struct QuoteCatalog {
 
 /// Everything a quote is made from. Plain data; the caller fills it.
 struct QuoteInput {
-  std::string customer;         ///< who the quote is for
-  std::string issuer;           ///< who quotes (default: the catalog's provider)
-  std::string issue_date;       ///< "YYYY-MM-DD", from the caller: core never reads the clock
-  int validity_days = 30;       ///< the quote is valid until issue_date + validity_days
+  std::string customer;    ///< who the quote is for
+  std::string issuer;      ///< who quotes (default: the catalog's provider)
+  std::string issue_date;  ///< "YYYY-MM-DD", from the caller: core never reads the clock
+  int validity_days = 30;  ///< the quote is valid until issue_date + validity_days
   QuoteJob job;
-  JobResult run;                ///< the whole-run simulation (samples are not needed)
-  PlanComparison plans;         ///< bills at P50/P90 of every plan; the cheapest is recommended
+  JobResult run;         ///< the whole-run simulation (samples are not needed)
+  PlanComparison plans;  ///< bills at P50/P90 of every plan; the cheapest is recommended
   QuoteCatalog catalog;
   std::vector<std::string> extra_assumptions;  ///< appended to the generated ones
-  std::vector<std::string> claims;  ///< "claimed vs simulated" lines with verdicts (may be empty)
+  std::vector<std::string> claims;             ///< "claimed vs simulated" lines with verdicts (may be empty)
 };
 
 /// A quote ready to render.
 struct Quote {
-  std::string id;               ///< "Q-" + 16 hex digits of FNV-1a 64 of the canonical inputs
-  std::string valid_until;      ///< "YYYY-MM-DD"
+  std::string id;           ///< "Q-" + 16 hex digits of FNV-1a 64 of the canonical inputs
+  std::string valid_until;  ///< "YYYY-MM-DD"
   QuoteInput input;
   std::optional<std::size_t> recommended;  ///< row of input.plans (its cheapest)
   std::vector<std::string> assumptions;    ///< generated from the inputs, then the extra ones

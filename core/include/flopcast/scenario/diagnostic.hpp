@@ -38,14 +38,11 @@ class Diagnostics {
   void error(SourceLocation where, std::string key, std::string message, std::string hint = {});
   void warning(SourceLocation where, std::string key, std::string message, std::string hint = {});
   /// Error at the location the map records for `key` (or the map's "" entry, the file).
-  void error_at(const LocationMap& locs, const std::string& key, std::string message,
-                std::string hint = {});
+  void error_at(const LocationMap& locs, const std::string& key, std::string message, std::string hint = {});
   bool has_errors() const;
   bool empty() const { return items_.empty(); }
   const std::vector<Diagnostic>& items() const { return items_; }
-  void append(const Diagnostics& other) {
-    items_.insert(items_.end(), other.items_.begin(), other.items_.end());
-  }
+  void append(const Diagnostics& other) { items_.insert(items_.end(), other.items_.begin(), other.items_.end()); }
   /// All diagnostics, one per line.
   std::string str() const;
 

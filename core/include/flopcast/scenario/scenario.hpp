@@ -20,9 +20,7 @@ struct ClusterSpec {
   std::int64_t gpus = 0;
   int gpus_per_node = 8;
   FabricSpec fabric;
-  std::int64_t nodes() const {
-    return gpus_per_node > 0 ? (gpus + gpus_per_node - 1) / gpus_per_node : 0;
-  }
+  std::int64_t nodes() const { return gpus_per_node > 0 ? (gpus + gpus_per_node - 1) / gpus_per_node : 0; }
 };
 
 /// How long to train.

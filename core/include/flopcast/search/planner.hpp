@@ -12,8 +12,8 @@
 /// bill grows with the run's span, so each count's fastest plan is also its cheapest and the
 /// front is built from those (a commitment discount that starts at a longer term is the one
 /// exception; the notes say when a catalog has one).
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -41,25 +41,25 @@ struct PlanSpace {
   /// GPU counts; empty = every multiple of the node size up to gpus_max (and 1, 2, 4, ... below
   /// one node when gpus_max is smaller than a node).
   std::vector<std::int64_t> gpu_counts;
-  std::vector<int> tp;             ///< empty = powers of two up to the node size
-  std::vector<int> pp;             ///< empty = 1 .. layers
-  std::vector<int> cp;             ///< empty = {1, 2, 4, 8}
-  std::vector<int> ep;             ///< empty = {1} (dense) or powers of two dividing experts (MoE)
-  std::vector<int> vpp;            ///< empty = {1, 2, 4} (vpp > 1 only with the interleaved schedule)
+  std::vector<int> tp;                    ///< empty = powers of two up to the node size
+  std::vector<int> pp;                    ///< empty = 1 .. layers
+  std::vector<int> cp;                    ///< empty = {1, 2, 4, 8}
+  std::vector<int> ep;                    ///< empty = {1} (dense) or powers of two dividing experts (MoE)
+  std::vector<int> vpp;                   ///< empty = {1, 2, 4} (vpp > 1 only with the interleaved schedule)
   std::vector<std::int64_t> micro_batch;  ///< empty = {1, 2, 4, 8}
-  std::vector<int> zero;           ///< empty = {0, 1, 2, 3}
-  std::vector<bool> sequence_parallel;  ///< empty = {false, true} (true only with tp > 1)
-  std::vector<Recompute> recompute;     ///< empty = none, selective, full
-  std::vector<Schedule> schedule;       ///< empty = 1f1b, interleaved, zero-bubble, gpipe (pp > 1)
+  std::vector<int> zero;                  ///< empty = {0, 1, 2, 3}
+  std::vector<bool> sequence_parallel;    ///< empty = {false, true} (true only with tp > 1)
+  std::vector<Recompute> recompute;       ///< empty = none, selective, full
+  std::vector<Schedule> schedule;         ///< empty = 1f1b, interleaved, zero-bubble, gpipe (pp > 1)
 };
 
 /// What the re-simulation of one plan returns: its step time and where it came from.
 struct StepSimulation {
   bool ok = true;
-  std::string error;   ///< why there is no step time (ok = false)
+  std::string error;  ///< why there is no step time (ok = false)
   Time step;
   double mfu = 0;
-  std::string method;  ///< "closed-form estimate", "DES", ...
+  std::string method;                ///< "closed-form estimate", "DES", ...
   std::vector<std::string> details;  ///< lines worth printing (bubble, exposed communication, ...)
 };
 /// The step simulator used to re-simulate the best plans (the DES unless told otherwise).
@@ -71,17 +71,18 @@ StepSimulation des_step_simulation(const Scenario& s, const ComputeProfile& prof
 
 /// Search settings.
 struct PlannerOptions {
-  std::optional<Time> deadline;          ///< wall time of the whole run, provisioning included
-  std::optional<Money> budget;           ///< total bill at the expected span (in `currency`); re-simulated plans also get P50/P90 bills
-  std::string currency;                  ///< currency of every cost; "" = the first catalog's
-  int top_k = 10;                        ///< plans kept in the top-K list
-  int threads = 1;                       ///< worker threads (results do not depend on it)
+  std::optional<Time> deadline;  ///< wall time of the whole run, provisioning included
+  std::optional<Money>
+      budget;            ///< total bill at the expected span (in `currency`); re-simulated plans also get P50/P90 bills
+  std::string currency;  ///< currency of every cost; "" = the first catalog's
+  int top_k = 10;        ///< plans kept in the top-K list
+  int threads = 1;       ///< worker threads (results do not depend on it)
   /// Price catalogs whose plans are searched. Empty: costs are not computed (time only).
   std::vector<std::shared_ptr<const PriceCatalog>> catalogs;
   /// Plans re-simulated (step simulator + whole-run Monte Carlo): the chosen plan, the
   /// runner-up and the front's fastest; at most this many in all.
   int resimulate = 3;
-  StepSimulator simulator;               ///< empty = des_step_simulation
+  StepSimulator simulator;  ///< empty = des_step_simulation
   /// Set (by another thread, e.g. the GUI's Cancel) to stop the search: the workers stop at
   /// the next (GPU type, count) item and search_plans returns the error "cancelled".
   const std::atomic<bool>* cancel = nullptr;
@@ -89,30 +90,30 @@ struct PlannerOptions {
 
 /// One evaluated plan.
 struct PlanCandidate {
-  std::int64_t index = 0;         ///< enumeration order (deterministic tie-break)
-  std::size_t cluster = 0;        ///< index into PlanSpace::clusters
-  std::string gpu;                ///< GPU catalog name
+  std::int64_t index = 0;   ///< enumeration order (deterministic tie-break)
+  std::size_t cluster = 0;  ///< index into PlanSpace::clusters
+  std::string gpu;          ///< GPU catalog name
   std::int64_t gpus = 0;
   ParallelPlan plan;
-  Time step;                      ///< closed-form step time
+  Time step;  ///< closed-form step time
   double mfu = 0;
-  Bytes memory;                   ///< per GPU, most-loaded stage
-  Bytes capacity;                 ///< the GPU's HBM
-  std::int64_t steps = 0;         ///< optimizer steps of the run
+  Bytes memory;            ///< per GPU, most-loaded stage
+  Bytes capacity;          ///< the GPU's HBM
+  std::int64_t steps = 0;  ///< optimizer steps of the run
   /// Expected wall time (provisioning + debug phase + expected GPU span with failures,
   /// restarts and checkpoints, closed form for synchronous checkpoints).
   Time wall;
-  Time gpu_span;                  ///< expected GPU span (what is billed)
-  double gpu_hours = 0;           ///< gpus x gpu_span
+  Time gpu_span;         ///< expected GPU span (what is billed)
+  double gpu_hours = 0;  ///< gpus x gpu_span
 };
 
 /// A priced plan: a candidate under one price option (plan or mix of a catalog).
 struct PricedPlan {
   PlanCandidate candidate;
-  std::string catalog;            ///< catalog name
-  std::string price_option;       ///< plan id, or "<long>+<short>" for a mix
+  std::string catalog;       ///< catalog name
+  std::string price_option;  ///< plan id, or "<long>+<short>" for a mix
   std::string price_label;
-  Money cost;                     ///< bill total at the expected GPU span (closed form), in the search currency
+  Money cost;  ///< bill total at the expected GPU span (closed form), in the search currency
   bool meets_deadline = true;
   bool meets_budget = true;
 };
@@ -130,24 +131,24 @@ struct Resimulated {
 
 /// Counts of one pruning reason.
 struct PruneCount {
-  std::string reason;       ///< "tp*pp*cp does not divide the GPU count", "does not fit memory", ...
-  std::int64_t count = 0;   ///< plans (or partial plans, see `unit`) dropped for it
-  std::string unit;         ///< what was counted: "plans" or e.g. "(gpus, tp, cp, pp) shapes"
+  std::string reason;      ///< "tp*pp*cp does not divide the GPU count", "does not fit memory", ...
+  std::int64_t count = 0;  ///< plans (or partial plans, see `unit`) dropped for it
+  std::string unit;        ///< what was counted: "plans" or e.g. "(gpus, tp, cp, pp) shapes"
 };
 
 /// The outcome of a search.
 struct PlanResult {
-  std::int64_t enumerated = 0;   ///< full plans considered (estimated + pruned for memory or validity)
-  std::int64_t estimated = 0;    ///< plans ranked with the step estimate
+  std::int64_t enumerated = 0;  ///< full plans considered (estimated + pruned for memory or validity)
+  std::int64_t estimated = 0;   ///< plans ranked with the step estimate
   std::vector<PruneCount> pruned;
-  double seconds = 0;            ///< wall time of the search (enumeration + estimates)
-  double resimulate_seconds = 0; ///< wall time of the re-simulations
+  double seconds = 0;             ///< wall time of the search (enumeration + estimates)
+  double resimulate_seconds = 0;  ///< wall time of the re-simulations
   std::string currency;
-  std::vector<PlanCandidate> top;       ///< top-K by expected GPU-hours (then wall time)
+  std::vector<PlanCandidate> top;             ///< top-K by expected GPU-hours (then wall time)
   std::vector<PricedPlan> fastest_per_count;  ///< each (GPU type, count)'s fastest plan, cheapest option
-  std::vector<PricedPlan> pareto;       ///< time/cost front, by wall time ascending
-  std::optional<PricedPlan> best;       ///< cheapest meeting deadline and budget
-  std::optional<PricedPlan> runner_up;  ///< the next cheapest on another GPU type, count or price option
+  std::vector<PricedPlan> pareto;             ///< time/cost front, by wall time ascending
+  std::optional<PricedPlan> best;             ///< cheapest meeting deadline and budget
+  std::optional<PricedPlan> runner_up;        ///< the next cheapest on another GPU type, count or price option
   std::string why_runner_up_lost;
   std::vector<Resimulated> resimulated;
   std::vector<std::string> infeasible;  ///< per GPU type / constraint: why nothing (or less) was possible

@@ -31,10 +31,10 @@ using Evaluate = std::function<std::vector<std::string>(std::int64_t index)>;
 
 struct RunOptions {
   int threads = 1;
-  int shard = 1;          ///< 1-based shard number
+  int shard = 1;  ///< 1-based shard number
   int shards = 1;
-  bool resume = false;    ///< continue the output file
-  bool force = false;     ///< overwrite an existing output file
+  bool resume = false;  ///< continue the output file
+  bool force = false;   ///< overwrite an existing output file
   /// Test hook: stop (as if killed) after writing this many rows; < 0 = never.
   std::int64_t stop_after = -1;
   bool progress = false;  ///< progress bar on `progress_out`
@@ -46,7 +46,7 @@ struct RunStats {
   std::int64_t resumed = 0;   ///< rows already in the file
   std::int64_t written = 0;   ///< rows written by this run
   bool torn_line_dropped = false;
-  bool stopped = false;       ///< stop_after reached
+  bool stopped = false;  ///< stop_after reached
   double seconds = 0;
   std::vector<std::string> errors;  ///< I/O or resume problems (nothing more was written)
   bool ok() const { return errors.empty(); }
@@ -77,7 +77,6 @@ struct CheckResult {
   std::vector<std::string> errors;
   std::int64_t compared = 0;
 };
-CheckResult check_against_baseline(const std::string& current_path, const std::string& baseline_path,
-                                   double tolerance);
+CheckResult check_against_baseline(const std::string& current_path, const std::string& baseline_path, double tolerance);
 
 }  // namespace flopcast::sweep

@@ -27,17 +27,17 @@ const char* to_string(VertexKind k);
 
 /// What an edge of the cluster graph is (each direction of a link is its own edge).
 enum class LinkKind {
-  NvLinkToSwitch,  ///< GPU -> NVLink switch of its domain (all of the GPU's links together)
-  NvLinkFromSwitch,///< NVLink switch -> GPU
-  NvLinkPeer,      ///< direct GPU -> GPU NVLink (no switch: the GPU's links split over its peers)
-  PcieToRoot,      ///< GPU -> PCIe root complex (nodes without NVLink)
-  PcieFromRoot,    ///< PCIe root complex -> GPU
-  GpuToNic,        ///< PCIe, GPU -> NIC (GPUDirect RDMA)
-  NicToGpu,        ///< PCIe, NIC -> GPU
-  NicToLeaf,       ///< NIC -> leaf switch port
-  LeafToNic,       ///< leaf switch -> NIC
-  LeafToSpine,     ///< all uplinks of a leaf, aggregated
-  SpineToLeaf,     ///< all downlinks to a leaf, aggregated
+  NvLinkToSwitch,    ///< GPU -> NVLink switch of its domain (all of the GPU's links together)
+  NvLinkFromSwitch,  ///< NVLink switch -> GPU
+  NvLinkPeer,        ///< direct GPU -> GPU NVLink (no switch: the GPU's links split over its peers)
+  PcieToRoot,        ///< GPU -> PCIe root complex (nodes without NVLink)
+  PcieFromRoot,      ///< PCIe root complex -> GPU
+  GpuToNic,          ///< PCIe, GPU -> NIC (GPUDirect RDMA)
+  NicToGpu,          ///< PCIe, NIC -> GPU
+  NicToLeaf,         ///< NIC -> leaf switch port
+  LeafToNic,         ///< leaf switch -> NIC
+  LeafToSpine,       ///< all uplinks of a leaf, aggregated
+  SpineToLeaf,       ///< all downlinks to a leaf, aggregated
 };
 /// "nvlink-up", "gpu-nic", "leaf-spine", ...
 const char* to_string(LinkKind k);
@@ -67,9 +67,9 @@ double nic_achievable_fraction(NetKind kind, double line_gbps);
 /// One direction of a link.
 struct TopoLink {
   LinkKind kind = LinkKind::NvLinkToSwitch;
-  std::int32_t from = 0;   ///< vertex id
-  std::int32_t to = 0;     ///< vertex id
-  Bandwidth capacity;      ///< achievable one-way rate
+  std::int32_t from = 0;  ///< vertex id
+  std::int32_t to = 0;    ///< vertex id
+  Bandwidth capacity;     ///< achievable one-way rate
 };
 
 /// The one-way rates the graph was built with (after efficiencies).
@@ -89,8 +89,7 @@ class ClusterTopology {
   /// Builds the graph of `total_gpus` GPUs of type `gpu` on nodes and network of type `fabric`.
   /// A fabric with no NIC gets one (inter-node traffic must go somewhere); a last node that
   /// is not full holds the remainder.
-  ClusterTopology(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t total_gpus,
-                  TopologyOptions options = {});
+  ClusterTopology(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t total_gpus, TopologyOptions options = {});
   /// Movable, not copyable (the graph is large).
   ~ClusterTopology();
   ClusterTopology(ClusterTopology&&) noexcept;

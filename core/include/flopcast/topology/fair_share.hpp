@@ -44,8 +44,8 @@ struct FlowTable {
 
 /// The max-min fair allocation.
 struct FairShare {
-  std::vector<Bandwidth> rate;        ///< per flow, in the order given
-  std::vector<Bandwidth> link_load;   ///< per link: sum of weight x rate over the flows crossing it
+  std::vector<Bandwidth> rate;       ///< per flow, in the order given
+  std::vector<Bandwidth> link_load;  ///< per link: sum of weight x rate over the flows crossing it
 };
 
 /// Max-min fair rates of `flows` over links of the given one-way `capacity`.

@@ -33,9 +33,9 @@ const char* to_string(TrafficPattern p);
 
 /// What a group's traffic gets from the network.
 struct GroupNetworkShare {
-  std::int64_t groups = 0;    ///< groups placed at once (requested, clamped to what fits)
-  std::int64_t domains = 0;   ///< NVLink domains one group spans (NCCL nNodes)
-  int channels = 0;           ///< network channels of one group per domain (NICs used)
+  std::int64_t groups = 0;   ///< groups placed at once (requested, clamped to what fits)
+  std::int64_t domains = 0;  ///< NVLink domains one group spans (NCCL nNodes)
+  int channels = 0;          ///< network channels of one group per domain (NICs used)
   /// Ring: the sum of the ring channels' rates = the inter-domain bus bandwidth of the ring.
   /// AllToAll: the rate at which one domain's members send off-domain, together.
   /// OneWay: the pair's rate. Slowest group when several run at once. Zero inside a domain.

@@ -58,8 +58,8 @@ class RankLayout {
   std::array<std::int64_t, 4> size_{1, 1, 1, 1};
   std::array<std::int64_t, 4> stride_{1, 1, 1, 1};
   std::int64_t ep_ = 1;
-  bool ep_inner_ = true;       // EP members consecutive in the data-parallel index
-  bool ep_folds_cp_ = false;   // the data-parallel index for EP is (cp, dp) flattened
+  bool ep_inner_ = true;      // EP members consecutive in the data-parallel index
+  bool ep_folds_cp_ = false;  // the data-parallel index for EP is (cp, dp) flattened
   std::int64_t world_ = 1;
   std::string order_;
 

@@ -4,11 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define FLOPCAST_ASSERT(cond, msg)                                                        \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
-      std::fprintf(stderr, "%s:%d: internal error: %s (%s)\n", __FILE__, __LINE__, msg,   \
-                   #cond);                                                                \
-      std::abort();                                                                       \
-    }                                                                                     \
+#define FLOPCAST_ASSERT(cond, msg)                                                              \
+  do {                                                                                          \
+    if (!(cond)) {                                                                              \
+      std::fprintf(stderr, "%s:%d: internal error: %s (%s)\n", __FILE__, __LINE__, msg, #cond); \
+      std::abort();                                                                             \
+    }                                                                                           \
   } while (false)

@@ -28,8 +28,10 @@ struct Time {
     // truncation is exact in this range and v - trunc(v) is exact too.
     auto i = static_cast<std::int64_t>(v);
     const double frac = v - static_cast<double>(i);
-    if (frac >= 0.5) ++i;
-    else if (frac <= -0.5) --i;
+    if (frac >= 0.5)
+      ++i;
+    else if (frac <= -0.5)
+      --i;
     return Time{i};
   }
   static Time from_us(double us) { return from_seconds(us * 1e-6); }
@@ -79,7 +81,10 @@ struct Bytes {
   constexpr Bytes operator-(Bytes o) const { return Bytes{value - o.value}; }
   constexpr Bytes operator*(double k) const { return Bytes{value * k}; }
   constexpr Bytes operator/(double k) const { return Bytes{value / k}; }
-  constexpr Bytes& operator+=(Bytes o) { value += o.value; return *this; }
+  constexpr Bytes& operator+=(Bytes o) {
+    value += o.value;
+    return *this;
+  }
   constexpr auto operator<=>(const Bytes&) const = default;
 };
 constexpr Bytes gib(double v) { return Bytes{v * 1073741824.0}; }
@@ -90,7 +95,10 @@ struct Flops {
   double value = 0.0;
   constexpr Flops operator+(Flops o) const { return Flops{value + o.value}; }
   constexpr Flops operator*(double k) const { return Flops{value * k}; }
-  constexpr Flops& operator+=(Flops o) { value += o.value; return *this; }
+  constexpr Flops& operator+=(Flops o) {
+    value += o.value;
+    return *this;
+  }
   constexpr auto operator<=>(const Flops&) const = default;
 };
 

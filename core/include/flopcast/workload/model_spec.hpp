@@ -12,32 +12,32 @@ enum class FfnKind { Gelu, SwiGlu };
 
 /// Mixture-of-experts layers (DeepSeek/Mixtral style).
 struct MoeSpec {
-  int experts = 0;             ///< routed experts per MoE layer
-  int top_k = 1;               ///< routed experts per token
-  std::int64_t expert_ffn = 0; ///< intermediate size of one expert
-  int shared_experts = 0;      ///< always-active experts of size expert_ffn
-  int dense_layers = 0;        ///< leading layers that keep a dense FFN
+  int experts = 0;              ///< routed experts per MoE layer
+  int top_k = 1;                ///< routed experts per token
+  std::int64_t expert_ffn = 0;  ///< intermediate size of one expert
+  int shared_experts = 0;       ///< always-active experts of size expert_ffn
+  int dense_layers = 0;         ///< leading layers that keep a dense FFN
 };
 
 /// A decoder-only transformer.
 struct ModelSpec {
-  std::string name;                ///< preset name or "custom"
-  std::string display;             ///< human name, e.g. "Llama 3 8B"
-  std::vector<std::string> aliases; ///< other names accepted on input (data/models.yaml `aliases`)
+  std::string name;                  ///< preset name or "custom"
+  std::string display;               ///< human name, e.g. "Llama 3 8B"
+  std::vector<std::string> aliases;  ///< other names accepted on input (data/models.yaml `aliases`)
   int layers = 0;
   std::int64_t hidden = 0;
   int heads = 0;
-  int kv_heads = 0;                ///< key/value heads (GQA when < heads)
-  std::int64_t ffn = 0;            ///< intermediate size of the dense FFN
+  int kv_heads = 0;      ///< key/value heads (GQA when < heads)
+  std::int64_t ffn = 0;  ///< intermediate size of the dense FFN
   FfnKind ffn_kind = FfnKind::Gelu;
   std::int64_t vocab = 0;
   std::int64_t seq_len = 0;
-  bool tied_embeddings = true;     ///< output head shares the input embedding
-  bool learned_positions = true;   ///< learned absolute positions (GPT) vs RoPE
-  bool rmsnorm = false;            ///< RMSNorm (no bias) vs LayerNorm
-  bool bias = true;                ///< linear layers carry bias vectors
+  bool tied_embeddings = true;    ///< output head shares the input embedding
+  bool learned_positions = true;  ///< learned absolute positions (GPT) vs RoPE
+  bool rmsnorm = false;           ///< RMSNorm (no bias) vs LayerNorm
+  bool bias = true;               ///< linear layers carry bias vectors
   std::optional<MoeSpec> moe;
-  double params_published = 0.0;   ///< the figure the source states; 0 = none
+  double params_published = 0.0;  ///< the figure the source states; 0 = none
   std::string source;
 
   std::int64_t head_dim() const { return heads > 0 ? hidden / heads : 0; }

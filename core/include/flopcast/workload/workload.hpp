@@ -45,12 +45,10 @@ std::vector<int> layers_per_stage(int layers, int pp);
 /// Memory of one GPU, by part.
 struct MemoryBreakdown {
   Bytes weights, gradients, optimizer, activations, logits, workspace, fragmentation;
-  Bytes capacity;          ///< the GPU's HBM
-  int stage = 0;           ///< the pipeline stage this breakdown is for (the most loaded)
-  double in_flight = 0;    ///< micro-batches whose activations the stage holds at peak
-  Bytes total() const {
-    return weights + gradients + optimizer + activations + logits + workspace + fragmentation;
-  }
+  Bytes capacity;        ///< the GPU's HBM
+  int stage = 0;         ///< the pipeline stage this breakdown is for (the most loaded)
+  double in_flight = 0;  ///< micro-batches whose activations the stage holds at peak
+  Bytes total() const { return weights + gradients + optimizer + activations + logits + workspace + fragmentation; }
   bool fits() const { return total().value <= capacity.value; }
 };
 /// Memory per GPU of the most-loaded pipeline stage.
