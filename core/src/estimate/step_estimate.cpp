@@ -280,7 +280,7 @@ StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
   for (int l = first_layer; l < first_layer + stage_layers[stage]; ++l) {
     if (m.is_moe_layer(l)) {
       out.dense += pc.moe_layer_shared / t;
-      out.expert += m.moe->experts * pc.moe_expert / (t * p.ep);
+      out.expert += m.moe->experts * pc.moe_expert / (static_cast<double>(p.expert_tp()) * p.ep);
     } else {
       out.dense += pc.dense_layer / t;
     }
@@ -299,20 +299,22 @@ Time dp_sync_with(const Scenario& s, const StageParameters& params, Coll&& coll)
   const auto& p = s.plan;
   const double grad_bytes = s.precision == Precision::FP32 ? 4 : 2;
   const std::int64_t dp_group = p.dp * p.cp;
-  const std::int64_t dp_stride = static_cast<std::int64_t>(p.tp) * p.cp;
+  // One group's sync: all-reduce, or with a distributed optimizer / ZeRO-1,2 reduce-scatter of
+  // the gradients and all-gather of the 16-bit parameters.
+  auto sync = [&](std::int64_t ranks, std::int64_t stride, double parameters) {
+    const Bytes grads{parameters * grad_bytes};
+    if (p.zero == 0) return coll(CollectiveKind::AllReduce, ranks, stride, grads);
+    return coll(CollectiveKind::ReduceScatter, ranks, stride, grads) +
+           coll(CollectiveKind::AllGather, ranks, stride, Bytes{parameters * 2});
+  };
   Time dp_sync{0};
-  if (dp_group <= 1) return dp_sync;
-  const Bytes grads{params.dense * grad_bytes};
-  if (p.zero == 0) {
-    dp_sync = coll(CollectiveKind::AllReduce, dp_group, p.tp, grads);
-  } else {
-    // Distributed optimizer / ZeRO-1,2: reduce-scatter gradients, all-gather parameters.
-    dp_sync = coll(CollectiveKind::ReduceScatter, dp_group, p.tp, grads) +
-              coll(CollectiveKind::AllGather, dp_group, p.tp, Bytes{params.dense * 2});
-  }
-  if (params.expert > 0 && dp_group / p.ep > 1) {
-    dp_sync += coll(CollectiveKind::AllReduce, dp_group / p.ep, dp_stride * p.ep, Bytes{params.expert * grad_bytes});
-  }
+  if (dp_group > 1) dp_sync = sync(dp_group, p.tp, params.dense);
+  // Routed experts sync over the expert-data-parallel group: the stage's tp*dp*cp GPUs regrouped
+  // as etp x ep x edp, etp innermost (Megatron-core parallel_state.py, the expert RankGenerator's
+  // order "tp-ep-dp-pp" with tp = expert_tensor_parallel_size), so members are etp*ep apart.
+  const std::int64_t edp = p.expert_dp();
+  if (params.expert > 0 && edp > 1)
+    dp_sync += sync(edp, static_cast<std::int64_t>(p.expert_tp()) * p.ep, params.expert);
   return dp_sync;
 }
 
@@ -355,14 +357,14 @@ struct EstimateInputs {
   const Scenario& s;
   const ComputeProfile& prof;
   OpContext ctx;
-  const CommModel* comm;  ///< null above kMaxGraphGpus (alpha-beta model)
-  double elt = 2;         ///< bytes per activation element (fp8 keeps 16-bit activations)
-  double t = 1;           ///< TP degree
-  double b = 1;           ///< micro-batch, sequences
-  double seq = 1;         ///< local sequence (seq_len / cp)
-  double T = 1;           ///< tokens per micro-batch per GPU
-  double h = 0, kv = 0, hd = 0;
-  double sp_div = 1;  ///< t under sequence parallelism, else 1
+  const CommModel* comm;                ///< null above kMaxGraphGpus (alpha-beta model)
+  double elt = 2;                       ///< bytes per activation element (fp8 keeps 16-bit activations)
+  double t = 1;                         ///< TP degree
+  double b = 1;                         ///< micro-batch, sequences
+  double seq = 1;                       ///< local sequence (seq_len / cp)
+  double T = 1;                         ///< tokens per micro-batch per GPU
+  double h = 0, q = 0, kv = 0, hd = 0;  ///< hidden, query width (heads x head_dim), key width, head width
+  double sp_div = 1;                    ///< t under sequence parallelism, else 1
   /// Rank placement, Megatron order tp-cp-dp-pp (TP innermost): consecutive members of a DP
   /// group are tp*cp ranks apart (collective_time turns strides into node placement).
   std::int64_t dp_stride = 1;
@@ -385,6 +387,7 @@ EstimateInputs estimate_inputs(const Scenario& s, const ComputeProfile& prof) {
   in.seq = d(m.seq_len) / p.cp;
   in.T = in.b * in.seq;
   in.h = d(m.hidden);
+  in.q = d(m.q_dim());
   in.kv = d(m.kv_dim());
   in.hd = d(m.head_dim());
   in.sp_div = p.sequence_parallel ? in.t : 1.0;
@@ -453,22 +456,31 @@ void ffn_cost(const EstimateInputs& in, int layer, LayerCost& c, LayerGemms& gem
   if (m.is_moe_layer(layer)) {
     const auto& e = *m.moe;
     gemms.add(in, c, T, e.experts, h);  // router
+    // Routed experts under folding: the stage's tp*dp*cp GPUs hold experts/ep experts each,
+    // split etp ways. Every GPU's share of the routed work is T * top_k tokens' expert FFN / tp
+    // (the stage's tokens times top_k over its GPUs), so each local expert sees
+    // T * top_k * ep * etp / (experts * tp) tokens; with etp = tp that is T * top_k * ep / experts.
+    const double etp = p.expert_tp();
+    const double token_share = etp / t;  // routed tokens a GPU handles per token of T
     const double local_experts = d(e.experts) / p.ep;
-    const double tokens_per_expert = T * e.top_k * p.ep / e.experts;
-    const double up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / t;
+    const double tokens_per_expert = T * e.top_k * p.ep / e.experts * token_share;
+    const double up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / etp;
     gemms.add(in, c, tokens_per_expert, up, h, local_experts);
-    gemms.add(in, c, tokens_per_expert, h, d(e.expert_ffn) / t, local_experts);
+    gemms.add(in, c, tokens_per_expert, h, d(e.expert_ffn) / etp, local_experts);
     if (e.shared_experts > 0) {
-      gemms.add(in, c, T, up * e.shared_experts, h);
+      const double shared_up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / t;
+      gemms.add(in, c, T, shared_up * e.shared_experts, h);
       gemms.add(in, c, T, h, d(e.expert_ffn) * e.shared_experts / t);
     }
     elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * d(e.expert_ffn) * (e.top_k + e.shared_experts) / t +
-                   4 * h * e.top_k;  // activation + permute/unpermute
+                   4 * h * e.top_k * token_share;  // activation + permute/unpermute
     kernels_f += 8;
-    // Dispatch and combine all-to-all of the routed tokens, forward and backward each.
+    // Dispatch and combine all-to-all of the routed tokens, forward and backward each, over the
+    // EP group, whose members are etp ranks apart (Megatron-core's expert RankGenerator, order
+    // "tp-ep-dp-pp" with tp = etp).
     if (p.ep > 1) {
-      const Bytes a2a{T * e.top_k * h * in.elt};
-      const Time one = in.coll(CollectiveKind::AllToAll, p.ep, in.dp_stride, a2a);
+      const Bytes a2a{T * e.top_k * h * in.elt * token_share};
+      const Time one = in.coll(CollectiveKind::AllToAll, p.ep, p.expert_tp(), a2a);
       c.ep = one * 4;
     }
   } else {
@@ -509,15 +521,15 @@ void layer_comm(const EstimateInputs& in, LayerCost& c, Time attn_f, Time attn_b
 LayerCost layer_cost(const EstimateInputs& in, int layer) {
   const auto& m = in.s.model;
   const auto& p = in.s.plan;
-  const double T = in.T, h = in.h, t = in.t, kv = in.kv;
+  const double T = in.T, h = in.h, q = in.q, t = in.t, kv = in.kv;
   LayerCost c;
   LayerGemms gemms;
-  gemms.add(in, c, T, (h + 2 * kv) / t, h);  // QKV
-  gemms.add(in, c, T, h, h / t);             // output projection
+  gemms.add(in, c, T, (q + 2 * kv) / t, h);  // QKV
+  gemms.add(in, c, T, h, q / t);             // output projection
   const auto [attn_f, attn_b] = attention_cost(in, c);
   // Elementwise traffic per token (elements x bytes): two norms (read + write), two
   // dropout-add-residuals (2 reads + 1 write + 1-byte mask), rotary on q and k.
-  double elementwise = (2 * 2 + 2 * 3) * h / in.sp_div + (m.learned_positions ? 0.0 : 4 * (h + kv) / t);
+  double elementwise = (2 * 2 + 2 * 3) * h / in.sp_div + (m.learned_positions ? 0.0 : 4 * (q + kv) / t);
   int kernels_f = 9;
   ffn_cost(in, layer, c, gemms, elementwise, kernels_f);
   c.kernels_f += kernels_f;

@@ -190,11 +190,11 @@ Placement placement(const Scenario& s) {
   const auto& plan = s.plan;
   Placement pl;
   pl.gpn = std::max(1, s.cluster.gpus_per_node);
-  const std::int64_t tp = plan.tp, cp = plan.cp, ep = plan.ep, dp = plan.dp;
+  const std::int64_t tp = plan.tp, cp = plan.cp, ep = plan.ep, dp = plan.dp, etp = plan.expert_tp();
   pl.per_stage = tp * cp * dp;
   pl.tp_cross = tp > pl.gpn;
   pl.cp_cross = tp * cp > pl.gpn;
-  pl.ep_cross = tp * cp * ep > pl.gpn;
+  pl.ep_cross = etp * ep > pl.gpn;  // EP members are etp ranks apart (MoE parallel folding)
   pl.dp_cross = pl.per_stage > pl.gpn;
   return pl;
 }
