@@ -324,13 +324,13 @@ void print_cv_text(CliContext& ctx, const CrossValidationResult& r, bool estimat
       r.groups.size(), r.predictions.size(), estimate ? "closed-form estimate" : "discrete-event simulation");
   out << "|error| of each run's speed figure; groups-equal: each source group weighs the same; runs-equal: each run\n\n";
   const auto row = [&](const CvSummary& s) {
-    out << fmt::format("{:<44} {:>5} {:>6} {:>9.1f}% {:>8.1f}% {:>9.1f}% {:>8.1f}% {:>+8.1f}% {:>5}\n", s.name, s.runs,
+    out << fmt::format("{:<44} {:>5} {:>6} {:>9.1f}% {:>8.1f}% {:>9.1f}% {:>8.1f}% {:>9.2f} {:>5}\n", s.name, s.runs,
                        s.groups, s.median_abs_pct, s.p90_abs_pct, s.median_abs_runs_pct, s.p90_abs_runs_pct,
-                       s.median_signed_pct, s.memory_fits);
+                       s.median_speed_ratio, s.memory_fits);
   };
   const auto header = [&](const char* what) {
     out << fmt::format("{:<44} {:>5} {:>6} {:>10} {:>9} {:>10} {:>9} {:>9} {:>5}\n", what, "runs", "groups", "median",
-                       "p90", "median", "p90", "bias", "fit");
+                       "p90", "median", "p90", "speed", "fit");
     out << fmt::format("{:<44} {:>5} {:>6} {:>20} {:>20}\n", "", "", "", "(groups-equal)", "(runs-equal)");
   };
   header("source group");
@@ -340,7 +340,8 @@ void print_cv_text(CliContext& ctx, const CrossValidationResult& r, bool estimat
   for (const auto& s : cv_by_generation(r)) row(s);
   out << "\n";
   row(cv_overall(r));
-  out << "\nbias: median signed error (negative: predicted too low a figure); fit: runs the memory model says fit\n";
+  out << "\nspeed: median predicted / measured speed (groups-equal; 1.00 is right, above 1 predicted too fast); fit: "
+         "runs the memory model says fit\n";
   for (const auto& s : r.skipped) out << "not scored: " << s << "\n";
 }
 
@@ -354,7 +355,7 @@ void print_cv_json(CliContext& ctx, const CrossValidationResult& r, bool estimat
              {"p90_abs_error_pct", s.p90_abs_pct},
              {"median_abs_error_pct_runs_equal", s.median_abs_runs_pct},
              {"p90_abs_error_pct_runs_equal", s.p90_abs_runs_pct},
-             {"median_signed_error_pct", s.median_signed_pct},
+             {"median_speed_ratio", s.median_speed_ratio},
              {"memory_fits", s.memory_fits}};
   };
   J j;

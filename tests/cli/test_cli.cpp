@@ -325,3 +325,50 @@ TEST_CASE("calibrate -o on an existing file without --force refuses and leaves i
   // Nothing else was written next to it (no stray temporary file).
   CHECK(std::distance(std::filesystem::directory_iterator(tmp.path), std::filesystem::directory_iterator{}) == 1);
 }
+
+TEST_CASE("calibrate --cv source: cross-validation needs two source groups; with two it prints both and overall") {
+  TempDir tmp;
+  const auto one = tmp.path / "one.yaml";
+  const char* entry = R"(- id: ID
+  source: test
+  source_group: GROUP
+  model: {layers: 8, hidden: 4096, heads: 32, vocab: 32000, seq_len: 2048}
+  cluster: {gpu: A100-80G, gpus: 8}
+  parallel: {tp: 2, global_batch: 64, micro_batch: 4, zero: 0, recompute: none, sequence_parallel: false, vpp: 1}
+  precision: bf16
+  measured: {iteration_time_s: TIME}
+)";
+  auto make = [&](const std::string& id, const std::string& group, const std::string& time) {
+    std::string e = entry;
+    e.replace(e.find("ID"), 2, id);
+    e.replace(e.find("GROUP"), 5, group);
+    e.replace(e.find("TIME"), 4, time);
+    return e;
+  };
+  std::ofstream(one) << make("a1", "alpha", "0.80") << make("a2", "alpha", "0.81");
+  const auto r1 = run_cli({"calibrate", "--cv", "source", "--estimate", "--param", "ampere.gemm", one.string()});
+  CHECK(r1.code == cli::kBadInput);
+  CHECK_MESSAGE(contains(r1.err, "cross-validation needs at least two source groups; the runs form 1 ('alpha')"),
+                r1.err);
+  CHECK(run_cli({"calibrate", "--cv", "runs", one.string()}).code == cli::kUsage);
+  CHECK(run_cli({"calibrate", "--cv", "source", "-o", (tmp.path / "p.yaml").string(), one.string()}).code ==
+        cli::kUsage);
+  CHECK(run_cli({"calibrate", one.string()}).code == cli::kUsage);  // neither -o nor --cv
+  const auto two = tmp.path / "two.yaml";
+  std::ofstream(two) << make("a1", "alpha", "0.80") << make("b1", "beta", "0.95");
+  const auto r2 =
+      run_cli({"calibrate", "--cv", "source", "--estimate", "--param", "ampere.gemm", "--json", two.string()});
+  REQUIRE_MESSAGE(r2.code == cli::kOk, r2.err);
+  const auto j = json::parse(r2.out);
+  REQUIRE(j["groups"].size() == 2);
+  CHECK(j["groups"][0]["name"] == "alpha");
+  CHECK(j["overall"]["runs"] == 2);
+  REQUIRE(j["predictions"].size() == 2);
+  // Each run predicted by the profile fitted on the other: alpha (measured faster) is predicted
+  // too slow by the fit to beta, and beta too fast by the fit to alpha.
+  CHECK(j["predictions"][0]["error_pct"].get<double>() > 0);
+  CHECK(j["predictions"][1]["error_pct"].get<double>() < 0);
+  const auto text = run_cli({"calibrate", "--cv", "source", "--estimate", "--param", "ampere.gemm", two.string()});
+  CHECK(contains(text.out, "Cross-validation, one source group left out at a time (2 groups, 2 runs"));
+  CHECK(contains(text.out, "overall"));
+}

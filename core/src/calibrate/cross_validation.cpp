@@ -42,6 +42,11 @@ CvFold fit_fold(const std::vector<Scenario>& runs, const std::string& group, con
   return fold;
 }
 
+double speed_ratio(const CvPrediction& p) {
+  // Every speed figure but the step time grows with speed.
+  return p.figure == "iteration_time_s" ? p.measured / p.predicted : p.predicted / p.measured;
+}
+
 CvSummary summarize(const std::string& name, const std::vector<const CvPrediction*>& preds) {
   CvSummary s;
   s.name = name;
@@ -49,19 +54,20 @@ CvSummary summarize(const std::string& name, const std::vector<const CvPredictio
   std::map<std::string, std::size_t> per_group;
   for (const auto* p : preds) ++per_group[p->group];
   s.groups = per_group.size();
-  std::vector<std::pair<double, double>> weighted;
-  std::vector<double> plain, signed_err;
+  std::vector<std::pair<double, double>> weighted, ratios;
+  std::vector<double> plain;
   for (const auto* p : preds) {
-    weighted.push_back({std::fabs(p->error_pct), 1.0 / static_cast<double>(per_group[p->group])});
+    const double w = 1.0 / static_cast<double>(per_group[p->group]);
+    weighted.push_back({std::fabs(p->error_pct), w});
+    ratios.push_back({speed_ratio(*p), w});
     plain.push_back(std::fabs(p->error_pct));
-    signed_err.push_back(p->error_pct);
     if (p->fits_memory) ++s.memory_fits;
   }
   s.median_abs_pct = weighted_quantile(weighted, 0.5);
   s.p90_abs_pct = weighted_quantile(weighted, 0.9);
   s.median_abs_runs_pct = quantile(plain, 0.5);
   s.p90_abs_runs_pct = quantile(plain, 0.9);
-  s.median_signed_pct = quantile(signed_err, 0.5);
+  s.median_speed_ratio = weighted_quantile(ratios, 0.5);
   return s;
 }
 
@@ -70,12 +76,23 @@ CvSummary summarize(const std::string& name, const std::vector<const CvPredictio
 double weighted_quantile(std::vector<std::pair<double, double>> vw, double q) {
   if (vw.empty()) return 0;
   std::sort(vw.begin(), vw.end());
+  if (vw.size() == 1) return vw[0].first;
+  // Value i sits at (weight before it) / (total - last weight): 0 for the first, 1 for the last,
+  // i / (n - 1) when the weights are equal (numpy's linear rule, as quantile()); linear between.
   double total = 0;
   for (const auto& [v, w] : vw) total += w;
-  double cum = 0;
-  for (const auto& [v, w] : vw) {
-    cum += w;
-    if (cum >= q * total * (1 - 1e-12)) return v;
+  const double span = total - vw.back().second;
+  double before = 0;
+  double prev_pos = 0, prev_val = vw[0].first;
+  for (std::size_t i = 0; i < vw.size(); ++i) {
+    const double pos = span > 0 ? before / span : static_cast<double>(i) / static_cast<double>(vw.size() - 1);
+    if (pos >= q) {
+      if (i == 0 || pos <= prev_pos) return vw[i].first;
+      return prev_val + (vw[i].first - prev_val) * (q - prev_pos) / (pos - prev_pos);
+    }
+    prev_pos = pos;
+    prev_val = vw[i].first;
+    before += vw[i].second;
   }
   return vw.back().first;
 }

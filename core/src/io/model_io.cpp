@@ -14,10 +14,9 @@ using detail::Reader;
 void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, ModelSpec& m, bool catalog_entry,
                        std::vector<std::string>* defaults) {
   if (catalog_entry) {
-    r.check_keys(n, path, {"name",    "display",          "aliases",    "layers",   "hidden",
-                           "heads",   "kv_heads",         "ffn",        "ffn_kind", "vocab",
-                           "seq_len", "head_dim",         "embeddings", "position", "norm",
-                           "bias",    "params_published", "moe",        "source",   "notes"});
+    r.check_keys(n, path, {"name", "display",  "aliases", "layers",           "hidden",   "heads",      "kv_heads",
+                           "ffn",  "ffn_kind", "vocab",   "seq_len",          "head_dim", "embeddings", "position",
+                           "norm", "bias",     "dropout", "params_published", "moe",      "source",     "notes"});
     if (auto v = r.string(n["name"], child(path, "name"))) m.name = *v;
     m.display = n["display"] ? n["display"].as<std::string>() : m.name;
     if (n["aliases"].IsSequence())
@@ -95,6 +94,12 @@ void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, 
   } else if (need) {
     m.bias = gpt;
     if (!catalog_entry) note_default(std::string("bias = ") + (gpt ? "true" : "false"));
+  }
+  if (n["dropout"]) {
+    if (auto v = r.boolean(n["dropout"], child(path, "dropout"))) m.dropout = *v;
+  } else if (need) {
+    m.dropout = gpt;
+    if (!catalog_entry) note_default(std::string("dropout = ") + (gpt ? "true" : "false"));
   }
   if (n["params_published"]) {
     if (auto v = r.number(n["params_published"], child(path, "params_published"), 0, 1e15)) m.params_published = *v;

@@ -162,8 +162,12 @@ void read_node_size(const YAML::Node& n, Reader& r, Scenario& s, const std::stri
                                    " (from " + nics_from + ": " + std::to_string(base_nics) + " NICs per " +
                                    std::to_string(base_gpus) + " GPUs)");
   }
-  // A node-sized NVLink domain follows the node size; a rack-scale one (NVL72) stays.
-  if (c.fabric.nvlink_domain <= c.fabric.gpus_per_node || c.fabric.nvlink_domain < c.gpus_per_node)
+  // A node-sized NVLink domain follows the node size; a rack-scale one stays: HGX/DGX boards
+  // join 8 GPUs through their NVSwitches, a GB200 NVL72 rack 72 over its 18 trays of 4
+  // (NV-GB200TBL), so a domain above 8 spans nodes.
+  constexpr int kBoardDomain = 8;
+  const bool rack_scale = c.fabric.nvlink_domain > kBoardDomain;
+  if ((!rack_scale && c.fabric.nvlink_domain <= c.fabric.gpus_per_node) || c.fabric.nvlink_domain < c.gpus_per_node)
     c.fabric.nvlink_domain = c.gpus_per_node;
   c.fabric.gpus_per_node = c.gpus_per_node;
 }
@@ -395,10 +399,10 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
                  {"id", "source", "source_group", "model", "cluster", "parallel", "precision", "fp8_params", "measured",
                   "kind", "reliability", "notes", "training", "name", "description", "calibration", "attention"});
   } else {
-    r.check_keys(
-        root, "",
-        {"name", "description", "model", "cluster", "parallel", "precision", "training", "reliability", "pricing",
-         "claimed", "calibration", "id", "source", "source_group", "measured", "kind", "notes", "attention"});
+    r.check_keys(root, "",
+                 {"name", "description", "model", "cluster", "parallel", "precision", "training", "reliability",
+                  "pricing", "claimed", "calibration", "id", "source", "source_group", "measured", "kind", "notes",
+                  "attention", "fp8_params"});
   }
   if (root["name"]) s.name = root["name"].as<std::string>("");
   if (root["description"]) s.description = root["description"].as<std::string>("");

@@ -67,8 +67,10 @@ struct CvSummary {
   /// Every run weighs the same.
   double median_abs_runs_pct = 0;
   double p90_abs_runs_pct = 0;
-  double median_signed_pct = 0;  ///< bias: negative = predicted too low a figure
-  std::size_t memory_fits = 0;   ///< runs the memory model says fit
+  /// Bias: the median (groups-equal) of predicted speed / measured speed (1 is right, above 1
+  /// predicted too fast), whichever speed figure a run measures.
+  double median_speed_ratio = 1;
+  std::size_t memory_fits = 0;  ///< runs the memory model says fit
 };
 /// One summary per source group (in the result's order), per generation that has runs
 /// (Ampere, Hopper, Blackwell), and over all.
@@ -76,8 +78,9 @@ std::vector<CvSummary> cv_by_group(const CrossValidationResult& r);
 std::vector<CvSummary> cv_by_generation(const CrossValidationResult& r);
 CvSummary cv_overall(const CrossValidationResult& r);
 
-/// The q-quantile (0..1) of values with weights: the smallest value whose cumulative weight
-/// (in sorted order) reaches q x the total; 0 when empty.
+/// The q-quantile (0..1) of values with weights, by linear interpolation: in sorted order value
+/// i sits at (the weight before it) / (the total less the last weight), which is numpy's rule
+/// (quantile()) when the weights are equal; 0 when empty.
 double weighted_quantile(std::vector<std::pair<double, double>> value_weight, double q);
 
 }  // namespace flopcast
