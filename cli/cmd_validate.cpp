@@ -1,6 +1,10 @@
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -391,6 +395,31 @@ void print_cv_json(CliContext& ctx, const CrossValidationResult& r, bool estimat
   ctx.out << j.dump(2) << "\n";
 }
 
+/// Whether `output` can be written, checked before a fit that may take minutes: an existing file
+/// without --force, a missing or unwritable folder. On failure the error is the one writing
+/// would give (write_file_atomically refuses before creating anything in these cases).
+bool output_writable(const std::string& output, bool force, std::string& error) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool exists = fs::exists(output, ec);
+  if (exists && !force) return io::write_file_atomically(output, "", false, error);
+  const fs::path dir = fs::path(output).parent_path().empty() ? fs::path(".") : fs::path(output).parent_path();
+  const fs::path probe = dir / (".flopcast-calibrate-probe-" + std::to_string(::getpid()));
+  {
+    std::ofstream f(probe);
+    if (f) {
+      f.close();
+      fs::remove(probe, ec);
+      return true;
+    }
+  }
+  if (exists) return true;  // the folder refuses new files, but the file itself may be replaced
+  // The probe failed: writing fails the same way, with its own message, and creates nothing.
+  if (!io::write_file_atomically(output, "", false, error)) return false;
+  fs::remove(output, ec);  // it did write after all: undo, and let the real write go ahead
+  return true;
+}
+
 /// Writes the fitted profile and prints its provenance and each run's resolved settings.
 void finish_calibration(CliContext& ctx, CalibrationResult& res, std::vector<Scenario>& runs,
                         const std::string& command, const std::string& output, bool force, bool json) {
@@ -505,6 +534,11 @@ void register_calibrate(CLI::App& app, CliContext& ctx) {
       return;
     }
     in.options.simulate = !c->estimate;
+    if (std::string error; !output_writable(c->output, c->force, error)) {
+      ctx.err << "flopcast calibrate: " << error << "\n";
+      ctx.exit_code = kIoError;
+      return;
+    }
     auto res = calibrate_profile(in.runs, *start, in.options);
     std::string command = "flopcast calibrate" + std::string(c->estimate ? " --estimate" : "");
     for (const auto& f : c->files) command += " " + f;
