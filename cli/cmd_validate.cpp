@@ -423,10 +423,10 @@ bool output_writable(const std::string& output, bool force, std::string& error) 
 /// Writes the fitted profile and prints its provenance and each run's resolved settings.
 void finish_calibration(CliContext& ctx, CalibrationResult& res, std::vector<Scenario>& runs,
                         const std::string& command, const std::string& output, bool force, bool json) {
-  res.profile.name = output;
+  res.profile.name = std::filesystem::path(output).stem().string();
   res.profile.provenance = fmt::format(
       "{}\nfitted: {}\nper generation: {}\nat a bound: {}\n{} residuals; RMS relative error {:.1f}% -> {:.1f}%, median "
-      "{:.1f}% -> {:.1f}% ({} iterations, {} rounds of resolving unstated settings)\n",
+      "{:.1f}% -> {:.1f}% ({} iterations; unstated settings resolved {} times)\n",
       command, fmt::join(res.fitted, ", "), fitted_runs_text(res.profile),
       res.at_bound.empty() ? std::string("none") : fmt::format("{}", fmt::join(res.at_bound, ", ")), res.residuals,
       res.rms_before_pct, res.rms_after_pct, res.median_before_pct, res.median_after_pct, res.iterations, res.rounds);

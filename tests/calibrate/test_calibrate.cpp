@@ -187,3 +187,28 @@ TEST_CASE("calibrate on collective points alone fits only the collective knobs")
   }
   CHECK(res.profile.collective_latency_us > 5.0);
 }
+
+TEST_CASE("a profile's held coefficients stay as they are unless --param names them; unknown names are refused") {
+  ComputeProfile start = truth();
+  start.of(GpuArch::Ampere).gemm = 0.5;
+  start.held = {"ampere.gemm"};
+  CalibrationOptions o;  // no parameters named: those the runs inform, less the held ones
+  const auto res = calibrate_profile(measured_runs(true), start, o);
+  CHECK(std::find(res.fitted.begin(), res.fitted.end(), "ampere.gemm") == res.fitted.end());
+  CHECK(res.profile.of(GpuArch::Ampere).gemm == 0.5);
+  CHECK(res.profile.held == std::vector<std::string>{"ampere.gemm"});  // carried into the fitted profile
+  o.parameters = {"ampere.gemm"};                                      // named: fitted after all
+  CHECK(calibrate_profile(measured_runs(true), start, o).profile.of(GpuArch::Ampere).gemm ==
+        doctest::Approx(0.75).epsilon(0.01));
+  // The YAML form round-trips; a misspelt name is an error with its line and a did-you-mean.
+  Diagnostics d;
+  const auto back = io::parse_profile(io::profile_to_yaml(res.profile), "p.yaml", ComputeProfile{}, d);
+  REQUIRE_MESSAGE(back.has_value(), d.str());
+  CHECK(back->held == std::vector<std::string>{"ampere.gemm"});
+  CHECK(back->fitted_runs == res.profile.fitted_runs);
+  Diagnostics bad;
+  CHECK_FALSE(io::parse_profile("held: [kernel_overhead]\n", "bad.yaml", ComputeProfile{}, bad).has_value());
+  CHECK_MESSAGE(bad.str().find("bad.yaml:1:8: error: held: unknown coefficient 'kernel_overhead' (hint: did you mean "
+                               "'kernel_overhead_us'?)") != std::string::npos,
+                bad.str());
+}

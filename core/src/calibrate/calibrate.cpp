@@ -112,13 +112,16 @@ bool informed(const ProfileParameter& p, const std::vector<Scenario>& runs, cons
   return true;
 }
 
-std::vector<const ProfileParameter*> chosen_parameters(const std::vector<Scenario>& runs,
+std::vector<const ProfileParameter*> chosen_parameters(const std::vector<Scenario>& runs, const ComputeProfile& start,
                                                        const CalibrationOptions& options) {
   std::vector<const ProfileParameter*> out;
   for (const auto& p : profile_parameters()) {
     const bool named =
         std::find(options.parameters.begin(), options.parameters.end(), p.name) != options.parameters.end();
     if (!options.parameters.empty() && !named) continue;
+    // Without --param, the coefficients the start profile holds stay as they are.
+    if (options.parameters.empty() && std::find(start.held.begin(), start.held.end(), p.name) != start.held.end())
+      continue;
     // A named parameter the data cannot inform stays at its prior: fitting it would only
     // report a fit that never happened.
     if (informed(p, runs, options)) out.push_back(&p);
@@ -197,7 +200,7 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& input_runs, con
   resolve_all(runs, start);
   const std::vector<double> weights = options.run_weights.empty() ? source_group_weights(runs) : options.run_weights;
   Problem prob{
-      runs,  weights,         options.collectives, options.collective_weights, chosen_parameters(runs, options),
+      runs,  weights,         options.collectives, options.collective_weights, chosen_parameters(runs, start, options),
       start, options.simulate};
   const auto n = static_cast<Eigen::Index>(prob.params.size());
   Eigen::VectorXd x(n), lo(n), hi(n);

@@ -577,7 +577,7 @@ std::vector<RunEntry> parse_run_file(const std::string& text, const std::string&
   if (!root.IsDefined()) return out;
   if (!root.IsSequence()) {
     diags.error(detail::loc_of(root, file), "", "a measured-run file must be a YAML list of runs",
-                "see ../shared/design/run-schema.md; each entry starts with '- id: ...'");
+                "see docs/run-schema.md; each entry starts with '- id: ...'");
     return out;
   }
   for (std::size_t i = 0; i < root.size(); ++i) {

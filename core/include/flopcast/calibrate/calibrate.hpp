@@ -14,8 +14,9 @@ namespace flopcast {
 
 /// What to fit and how.
 struct CalibrationOptions {
-  /// Names from profile_parameters(); empty = those the runs can inform. Either way a
-  /// generation's coefficients are fitted only when runs on that generation are given.
+  /// Names from profile_parameters(); empty = those the runs can inform, less those the start
+  /// profile holds (ComputeProfile::held). Either way a generation's coefficients are fitted
+  /// only when runs on that generation are given.
   std::vector<std::string> parameters;
   int max_iterations = 60;
   /// Weight of each run's residual (same order as the runs; empty = each run's source group
