@@ -365,6 +365,9 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   }
   mb.nccl = nccl_buffers(s);
   mb.workspace = gib(profile.workspace_gib) + mb.nccl;
+  // The caching allocator's slack: it rounds requests and splits cached blocks, and blocks of
+  // different segments never merge (PyTorch documentation, "CUDA semantics: memory management").
+  // An allowance from the profile, not a measured figure (docs/calibration.md).
   const double tensors = (mb.weights + mb.gradients + mb.optimizer + mb.activations + mb.logits).value;
   mb.fragmentation = Bytes{tensors * profile.fragmentation};
   return mb;
