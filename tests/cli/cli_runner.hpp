@@ -53,8 +53,10 @@ inline std::vector<std::string> scenario_files() {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(FLOPCAST_SCENARIOS_DIR))
     // Fleet files (scenarios/fleets/*.yaml) are not scenarios; their job templates
-    // (scenarios/fleets/jobs/) are. Sweep files end in .yml.
-    if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().parent_path().filename() != "fleets")
+    // (scenarios/fleets/jobs/) are. Sweep files end in .yml. Claims files (claims.yaml, for
+    // `flopcast check`) are not scenarios either.
+    if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().parent_path().filename() != "fleets" &&
+        e.path().filename() != "claims.yaml")
       files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;

@@ -37,8 +37,9 @@ std::vector<std::string> yaml_files_under(const std::string& dir) {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
     // Fleet files (scenarios/fleets/*.yaml, docs/fleet.md) are not scenarios; their job
-    // templates (scenarios/fleets/jobs/) are.
-    if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().parent_path().filename() != "fleets")
+    // templates (scenarios/fleets/jobs/) are. Claims files (claims.yaml, docs/claims.md) are not.
+    if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().parent_path().filename() != "fleets" &&
+        e.path().filename() != "claims.yaml")
       files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
