@@ -71,7 +71,7 @@ TEST_CASE("simulate --json: one document with the step, memory and breakdown") {
   CHECK(j["training"]["tokens"].get<double>() == 1e12);
 }
 
-TEST_CASE("simulate --json is deterministic for every scenario; files that cannot run exit 3 or 5") {
+TEST_CASE("simulate --json is deterministic for every scenario, files that cannot run exit 3 or 5") {
   const auto files = scenario_files();
   REQUIRE(files.size() >= 17);
   for (const auto& f : files) {

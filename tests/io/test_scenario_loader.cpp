@@ -416,7 +416,7 @@ TEST_CASE("a run entry needs id, source and measured") {
   CHECK(msgs.find("measured: missing required key 'measured'") != std::string::npos);
 }
 
-TEST_CASE("every scenario in scenarios/ loads; the inconsistent seed claim is rejected for its product") {
+TEST_CASE("every scenario in scenarios/ loads, the inconsistent seed claim is rejected for its product") {
   const auto files = yaml_files_under(FLOPCAST_SCENARIOS_DIR);
   REQUIRE(files.size() >= 17);  // quickstart + 10 published + 6 seed claims
   int loaded = 0;

@@ -238,7 +238,7 @@ Scenario zero_scenario(int zero, Precision prec = Precision::BF16) {
 
 }  // namespace
 
-TEST_CASE("ZeRO model-state memory: 16 B/param; ZeRO-1 4+12/d; ZeRO-2 2+14/d; ZeRO-3 16/d") {
+TEST_CASE("ZeRO model-state memory: 16 B/param, ZeRO-1 4+12/d, ZeRO-2 2+14/d, ZeRO-3 16/d") {
   // arXiv 1910.02054 §3/Figure 1: mixed-precision Adam keeps 2 (fp16 weights) + 2 (fp16
   // gradients) + 12 (fp32 weights, momentum, variance) bytes per parameter; stage 1 shards
   // the 12, stage 2 also the gradients, stage 3 also the weights, over the d data-parallel ranks.
@@ -292,7 +292,7 @@ TEST_CASE("memory: workspace and fragmentation come from the profile") {
   CHECK(mb.capacity.value == 80 * 1073741824.0);  // data/gpus.yaml A100-80G hbm_gib 80
 }
 
-TEST_CASE("a 65B model does not fit 8 A100-80G with ZeRO-3; the Llama 3 8B quickstart fits") {
+TEST_CASE("a 65B model does not fit 8 A100-80G with ZeRO-3, the Llama 3 8B quickstart fits") {
   const auto& cat = catalog();
   // Pure FSDP over one node: 65.3e9 x 16 B / 8 = 130 GB of model state per GPU alone.
   Diagnostics d;

@@ -1,4 +1,4 @@
-// Sizes at the planning limits (issue 9): 10^6 GPUs, 10^16 tokens and models near 10^13
+// Sizes at the planning limits: 10^6 GPUs, 10^16 tokens and models near 10^13
 // parameters are computed without overflow, NaN or infinity in the estimate and in the
 // `simulate --json` report, and sizes above the limits are refused with a clear message.
 // Scenarios are written inline (each limit spelled out next to its check) and run through
@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "../cli/cli_runner.hpp"
 #include "cli_context.hpp"
+#include "cli_runner.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
@@ -316,43 +316,4 @@ TEST_CASE("limits: the largest values the loader accepts never reach the report 
     CHECK_MESSAGE(bad.empty(),
                   "non-finite numbers in the report: " << bad.size() << ", first: " << (bad.empty() ? "" : bad[0]));
   }
-}
-
-TEST_CASE("limits: Time sums and differences saturate instead of overflowing") {
-  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
-  constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
-  const Time never = Time::from_ns(kMax);
-  const Time floor = Time::from_ns(kMin);
-  CHECK((never + Time::from_ns(1)).ns == kMax);
-  CHECK((never + never).ns == kMax);
-  CHECK((floor + Time::from_ns(-1)).ns == kMin);
-  CHECK((floor - Time::from_ns(1)).ns == kMin);
-  CHECK((never - Time::from_ns(-1)).ns == kMax);
-  CHECK((Time::from_ns(0) - floor).ns == kMax);
-  Time t = never;
-  t += Time::from_seconds(1.0);
-  CHECK(t.ns == kMax);
-  t = floor;
-  t -= Time::from_seconds(1.0);
-  CHECK(t.ns == kMin);
-  // In range the arithmetic is exact.
-  CHECK((Time::from_ns(kMax - 5) + Time::from_ns(5)).ns == kMax);
-  CHECK((Time::from_ns(7) - Time::from_ns(10)).ns == -3);
-  t = Time::from_ns(3);
-  t += Time::from_ns(4);
-  t -= Time::from_ns(2);
-  CHECK(t.ns == 5);
-}
-
-TEST_CASE("limits: Time times an integer saturates instead of overflowing") {
-  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
-  constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
-  CHECK((Time::from_ns(kMax / 2 + 1) * 2).ns == kMax);
-  CHECK((Time::from_ns(kMax) * 3).ns == kMax);
-  CHECK((Time::from_ns(kMax) * -3).ns == kMin);
-  CHECK((Time::from_ns(-5) * std::int64_t{4'000'000'000'000'000'000}).ns == kMin);
-  CHECK((Time::from_ns(kMin) * -1).ns == kMax);
-  CHECK((Time::from_ns(7) * 6).ns == 42);
-  CHECK((Time::from_ns(7) * 0).ns == 0);
-  CHECK((Time::from_ns(-7) * 3).ns == -21);
 }
