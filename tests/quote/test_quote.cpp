@@ -17,7 +17,7 @@ PriceCatalog catalog() {
   c.provider = "Test Vendor";
   c.currency = kCny;
   c.date = "2026";
-  c.source = "seed-claims.md";
+  c.source = "SEED";
   c.fx.push_back(FxRate{kUsd, kCny, 7'200'000, "assumption"});
   Plan h;
   h.id = "a100-hourly";

@@ -16,7 +16,7 @@ TEST_CASE("money: parsing and formatting") {
   CHECK_FALSE(parse_minor_units("4.916").has_value());  // sub-cent: use parse_micro_units
   CHECK_FALSE(parse_minor_units("abc").has_value());
   CHECK_FALSE(parse_minor_units("").has_value());
-  // AWS Capacity Block H100: $4.916 per GPU-hour (hardware-nccl-pricing.md §6.1).
+  // AWS Capacity Block H100: $4.916 per GPU-hour (AWS Capacity Blocks pricing page).
   CHECK(parse_micro_units("4.916") == 4916000);
   CHECK(parse_micro_units("0.000001") == 1);
   CHECK(parse_micro_units("-1.5") == -1500000);
@@ -54,7 +54,7 @@ TEST_CASE("money: rounding half away from zero, exact arithmetic") {
 }
 
 TEST_CASE("money: exchange at a stated rate only") {
-  // 7.2 CNY per USD: the assumption of hardware-nccl-pricing.md §6.1.
+  // 7.2 CNY per USD: the catalogs' stated assumption (not a sourced rate).
   const FxRate fx{kUsd, kCny, 7200000, "assumption"};
   CHECK(fx.str() == "1 USD = 7.2 CNY");
   // $1,512.00 -> 10,886.40 CNY (1,512 x 7.2).

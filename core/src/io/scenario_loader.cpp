@@ -120,7 +120,7 @@ void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& 
         c.fabric.kind = *parse_net_kind(*v);
     }
     // NIC line rate, Gb/s per NIC. Today's fastest port is InfiniBand XDR at 800 Gb/s (IB lane
-    // rates EDR 100, HDR 200, NDR 400, XDR 800: ../shared/reference/hardware-nccl-pricing.md);
+    // rates EDR 100, HDR 200, NDR 400, XDR 800: SB, NCCL src/transport/net_ib/init.cc);
     // 1 Gb/s to 10^5 Gb/s (125x XDR) leaves room for any real or planned NIC while keeping the
     // transfer times of a 10^13-parameter model's gradients (1.6e14 B at 1 Gb/s: 1.3e6 s) far
     // inside Time's int64-nanosecond range (292 years).
@@ -454,7 +454,7 @@ std::vector<RunEntry> parse_run_file(const std::string& text, const std::string&
   if (!root.IsDefined()) return out;
   if (!root.IsSequence()) {
     diags.error(detail::loc_of(root, file), "", "a measured-run file must be a YAML list of runs",
-                "see ../shared/design/run-schema.md; each entry starts with '- id: ...'");
+                "see docs/run-schema.md; each entry starts with '- id: ...'");
     return out;
   }
   for (std::size_t i = 0; i < root.size(); ++i) {

@@ -1,5 +1,5 @@
 #pragma once
-/// Loading scenario files and measured-run files (../shared/design/run-schema.md).
+/// Loading scenario files and measured-run files (docs/run-schema.md).
 #include <optional>
 #include <string>
 #include <vector>
