@@ -196,7 +196,7 @@ TEST_SUITE("cli-quote") {
     CHECK(contains(r.err, "did you mean 'seed-vendor'?"));
   }
 
-  TEST_CASE("quote md and html: the quote id, the recommended total and the validity date; same inputs, same bytes") {
+  TEST_CASE("quote md and html: the quote id, the recommended total and the validity date, same inputs, same bytes") {
     const auto sim = json::parse(run_cli({"simulate", "--json", kQuickstart}).out);
     std::string total;
     // The quote recommends the provider's cheapest own plan, not a competitor's price.
@@ -264,7 +264,7 @@ TEST_SUITE("cli-quote") {
     CHECK(contains(q.out, sim.out.substr(verdict, sim.out.find('\n', verdict) - verdict)));
   }
 
-  TEST_CASE("quote -o: writes the file; an existing file is never overwritten without --force") {
+  TEST_CASE("quote -o: writes the file, an existing file is never overwritten without --force") {
     TempDir tmp;
     const auto file = tmp.path / "quote.md";
     const std::vector<std::string> base{"quote", kQuickstart, "--date", "2026-07-01", "-o", file.string()};

@@ -176,7 +176,7 @@ TEST_CASE("job: segment batching is exact (same trials as one event per segment)
   }
 }
 
-TEST_CASE("job: same seed, identical results; different seed, different results") {
+TEST_CASE("job: same seed, identical results, different seed, different results") {
   JobInput in = failing_job();
   in.reliability.trials = 100;
   const JobResult a = simulate_job(in).result;
