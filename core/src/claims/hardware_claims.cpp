@@ -74,8 +74,12 @@ Verdict nvlink(const Claim& c, const GpuSpec& g) {
 
 Verdict judge_hardware(const Claim& c, const HardwareNeeds& n) {
   const std::string& f = n.figure;
-  if (f == "software")
-    return cannot_judge("flopcast's catalogs hold no driver, CUDA or framework versions: nothing to check them with");
+  if (f == "software") {
+    Verdict v =
+        cannot_judge("flopcast's catalogs hold no driver, CUDA or framework versions: nothing to check them with");
+    v.how = "no figure: data/gpus.yaml holds datasheet figures (peaks, memory, NVLink, power) only";
+    return v;
+  }
   if (f == "nic_bandwidth") {
     const FabricSpec& fab = *n.fabric;
     const Bandwidth nic = fab.nic_line_rate();

@@ -217,7 +217,7 @@ Verdict judge_saving(const Claim& c, const PriceNeeds& n) {
   if (!n.baseline) {
     Verdict v = cannot_judge("the claim does not say what it saves against (no baseline): a saving needs one");
     v.figure = money_figure(a.total);
-    v.how = a_how + " in catalog " + cat.name + " (what the claimed option itself costs)";
+    v.how = "what the claimed option itself costs: " + a_how + " in catalog " + cat.name;
     if (c.claimed->money && a.total.minor > 0)
       v.notes.push_back(fmt::format("the claimed {} is {} of that", c.claimed->text,
                                     percent(c.claimed->money->major() / a.total.major())));
@@ -363,9 +363,10 @@ Verdict judge_price(const Claim& c, const PriceNeeds& n, EvalContext& ctx) {
     case PriceFigure::Purchase:
       break;
   }
-  return cannot_judge(
-      "flopcast's price catalogs hold rental plans, not purchase prices: nothing to hold a card's "
-      "price against");
+  Verdict v = cannot_judge(
+      "flopcast's price catalogs hold rental plans, not purchase prices: nothing to hold a card's price against");
+  v.how = "no figure: data/prices/ lists rental plans (per GPU or node and hour, day, month or year) only";
+  return v;
 }
 
 }  // namespace flopcast::claims::detail
