@@ -52,7 +52,9 @@ Verdict judge_collective(const Claim& c, const CollectiveNeeds& n) {
     v.how = fmt::format(
         "{}: {} message, {} = {}{} ({}/{}); the claim's unit is {} ({}); `{}`", where, size_text(n.max_size),
         bus ? "bus bandwidth" : "algorithm bandwidth", bandwidth(got, "GB/s"),
-        bus ? fmt::format(", algbw x {:.3g}", bus_bandwidth_factor(n.op, n.group.ranks)) : "",
+        bus ? fmt::format(", algbw x {:.3g} (nccl-tests' factor for {} ranks)",
+                          bus_bandwidth_factor(n.op, n.group.ranks), n.group.ranks)
+            : "",
         to_string(cost.algorithm), to_string(cost.protocol), claimed.unit,
         claimed.unit.find('b') != std::string::npos ? "bits per second: 1 GB/s = 8 Gb/s" : "bytes per second",
         command_of(n));
