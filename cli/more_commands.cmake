@@ -17,3 +17,4 @@ target_sources(flopcast_cli_lib PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cmd_plan.cpp
                                         ${CMAKE_CURRENT_SOURCE_DIR}/cmd_sweep.cpp)
 target_sources(flopcast_cli_lib PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cmd_fleet.cpp ${CMAKE_CURRENT_SOURCE_DIR}/fleet_plan.cpp
                ${CMAKE_CURRENT_SOURCE_DIR}/fleet_report.cpp)
+target_sources(flopcast_cli_lib PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cmd_check.cpp ${CMAKE_CURRENT_SOURCE_DIR}/claims_check.cpp)

@@ -2,6 +2,8 @@
 
 #include <ostream>
 
+#include "flopcast/estimate/setting_resolution.hpp"
+
 namespace flopcast::cli {
 
 std::optional<LoadedScenario> load_scenario_for_command(CliContext& ctx, const std::string& path,
@@ -32,6 +34,9 @@ std::optional<LoadedScenario> load_scenario_for_command(CliContext& ctx, const s
     }
     out.profile = *p;
   }
+  // Settings left `auto` were resolved by the loader with the scenario's own profile; a
+  // --profile override resolves them again with the one the command predicts with.
+  if (!profile_override.empty()) resolve_open_settings(out.scenario, out.profile);
   return out;
 }
 

@@ -43,6 +43,7 @@ class ScenarioComputer;
 class ScenarioEditor;
 class TimelineView;
 class SweepView;
+class ClaimsView;
 class FleetView;
 #if FLOPCAST_GUI_HAS_PLANNER
 class PlannerView;
@@ -72,6 +73,8 @@ class MainWindow : public QMainWindow {
   /// Simulates a fleet file in the Fleet tab (in the background; FleetView::finished tells).
   void open_fleet(const QString& path);
   FleetView* fleet_view() const { return fleet_; }
+  /// The Claims tab (a claims file judged as `flopcast check` judges it).
+  ClaimsView* claims_view() const { return claims_; }
 #if FLOPCAST_GUI_HAS_PLANNER
   PlannerView* planner_view() const { return planner_; }
   /// Loads a plan the planner found into the editor (one undoable edit) and recomputes.
@@ -79,7 +82,7 @@ class MainWindow : public QMainWindow {
 #endif
 
   /// Shows the tab named `name` (summary, timeline, breakdown, memory, cost, planner, sweep,
-  /// fleet, yaml; any case).
+  /// fleet, claims, yaml; any case).
   bool select_tab(const QString& name);
   /// The tab names select_tab() accepts, in order.
   static QStringList tab_names();
@@ -196,6 +199,7 @@ class MainWindow : public QMainWindow {
   CostCalendarChart* cost_calendar_ = nullptr;
   SweepView* sweep_ = nullptr;
   FleetView* fleet_ = nullptr;
+  ClaimsView* claims_ = nullptr;
 #if FLOPCAST_GUI_HAS_PLANNER
   PlannerView* planner_ = nullptr;
 #endif

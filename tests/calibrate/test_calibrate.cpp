@@ -162,7 +162,7 @@ TEST_CASE("calibrate leaves the collective latency alone without sized collectiv
         with_points.fitted.end());
 }
 
-TEST_CASE("a profile written by calibrate reads back with its collective latency; a negative one is refused") {
+TEST_CASE("a profile written by calibrate reads back with its collective latency, a negative one is refused") {
   ComputeProfile p;
   p.collective_latency_us = 29.5;
   p.host_overhead_us = 45.8;
@@ -188,7 +188,7 @@ TEST_CASE("calibrate on collective points alone fits only the collective knobs")
   CHECK(res.profile.collective_latency_us > 5.0);
 }
 
-TEST_CASE("a profile's held coefficients stay as they are unless --param names them; unknown names are refused") {
+TEST_CASE("a profile's held coefficients stay as they are unless --param names them, unknown names are refused") {
   ComputeProfile start = truth();
   start.of(GpuArch::Ampere).gemm = 0.5;
   start.held = {"ampere.gemm"};

@@ -38,7 +38,7 @@ ComputeProfile with_gemm(double g) {
 
 }  // namespace
 
-TEST_CASE("weighted_quantile: numpy's linear rule for equal weights; a heavy value pulls the quantile") {
+TEST_CASE("weighted_quantile: numpy's linear rule for equal weights, a heavy value pulls the quantile") {
   // numpy.quantile([1, 2, 3, 4], 0.5) = 2.5, 0.9 -> 3.7.
   CHECK(weighted_quantile({{4, 1}, {1, 1}, {3, 1}, {2, 1}}, 0.5) == doctest::Approx(2.5));
   CHECK(weighted_quantile({{4, 1}, {1, 1}, {3, 1}, {2, 1}}, 0.9) == doctest::Approx(3.7));

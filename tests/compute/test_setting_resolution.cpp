@@ -102,7 +102,7 @@ precision: bf16
   }));
 }
 
-TEST_CASE("resolution: an open vpp chooses between 1F1B and interleaving; a stated one is kept") {
+TEST_CASE("resolution: an open vpp chooses between 1F1B and interleaving, a stated one is kept") {
   auto s = must_parse(R"(
 model: llama3-8b
 cluster: {gpu: H100, gpus: 8}

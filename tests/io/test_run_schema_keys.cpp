@@ -49,7 +49,7 @@ precision: fp8
 
 }  // namespace
 
-TEST_CASE("model.head_dim sets the attention width; without it the default hidden/heads is listed") {
+TEST_CASE("model.head_dim sets the attention width, without it the default hidden/heads is listed") {
   const auto s = must_parse(kQwen3Moe);
   CHECK(s.model.head_dim() == 128);
   CHECK(s.model.q_dim() == 32 * 128);
@@ -66,7 +66,7 @@ precision: bf16
   CHECK(has(plain.defaults_applied, "model.dropout = true"));  // GPT-style (GeLU) default
 }
 
-TEST_CASE("parallel.etp: expert tensor parallelism under folding; unstated it is tp, listed for MoE models") {
+TEST_CASE("parallel.etp: expert tensor parallelism under folding, unstated it is tp, listed for MoE models") {
   const auto s = must_parse(kQwen3Moe);
   CHECK(s.plan.etp == 1);
   CHECK(s.plan.expert_tp() == 1);
@@ -80,7 +80,7 @@ TEST_CASE("parallel.etp: expert tensor parallelism under folding; unstated it is
   CHECK(has(d.defaults_applied, "parallel.etp = tp = 2"));
 }
 
-TEST_CASE("a partial fabric takes the GPU's usual node rate, listed as defaults; a GB200 tray keeps 1 NIC per GPU") {
+TEST_CASE("a partial fabric takes the GPU's usual node rate, listed as defaults, a GB200 tray keeps 1 NIC per GPU") {
   const auto b200 = must_parse(R"(
 model: llama3-8b
 cluster: {gpu: B200, gpus: 32, fabric: {kind: infiniband}}
@@ -106,7 +106,7 @@ precision: bf16
             "cluster.fabric.nics_per_node = 4 (from gb200-nvl72, the GPU's usual node: 72 NICs per 72 GPUs)"));
 }
 
-TEST_CASE("mxfp8 on Blackwell; training.method full; fp8_params only with an FP8 precision") {
+TEST_CASE("mxfp8 on Blackwell, training.method full, fp8_params only with an FP8 precision") {
   const auto s = must_parse(R"(
 model: llama3-8b
 cluster: {gpu: B200, gpus: 8}
@@ -133,7 +133,7 @@ fp8_params: true
                 d.str());
 }
 
-TEST_CASE("open settings: unstated in a measured run, `auto` in a scenario; unstated in a scenario a default") {
+TEST_CASE("open settings: unstated in a measured run, `auto` in a scenario, unstated in a scenario a default") {
   Diagnostics d;
   const auto entries = parse_run_file(R"(
 - id: sparse

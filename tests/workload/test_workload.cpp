@@ -240,7 +240,7 @@ Scenario zero_scenario(int zero, Precision prec = Precision::BF16) {
 
 }  // namespace
 
-TEST_CASE("model-state memory: bf16 18 B/param, distributed optimizer 6+12/d, ZeRO-2 2+16/d, ZeRO-3 18/d; fp16 16") {
+TEST_CASE("model-state memory: bf16 18 B/param, distributed optimizer 6+12/d, ZeRO-2 2+16/d, ZeRO-3 18/d, fp16 16") {
   // Megatron-LM with bf16 keeps bf16 weights (2 B), an fp32 main-gradient buffer (4 B:
   // arguments.py turns accumulate_allreduce_grads_in_fp32 on for bf16) and Adam's fp32 master
   // weights and two moments (12 B): theoretical_memory_usage.py counts 18 B per parameter, and
@@ -276,8 +276,10 @@ TEST_CASE("model-state memory: bf16 18 B/param, distributed optimizer 6+12/d, Ze
         doctest::Approx(8 * P).epsilon(1e-12));
 }
 
-// ZeRO-3 gathers the current and the prefetched layer: 2 x 2 B x the stage's largest layer (a
-// transformer layer's parameters; the embedding is not spread over the layers).
+// ZeRO-3 holds its 2/d shard of the 16-bit weights plus the gathered full copies of the layer in
+// use and the prefetched one: 2 x 2 B x (one transformer layer), not 2 x 2 B x (all the stage's
+// parameters) / layers, which would spread the embedding over the layers (here (6 x 12.6M +
+// 33.8M) / 6 = 18.2M parameters per "layer" against 12.6M in a real one, +44%).
 TEST_CASE("ZeRO-3 gathers two transformer layers, not a share of the embedding") {
   ComputeProfile prof;
   const auto s = zero_scenario(3);
@@ -302,7 +304,7 @@ TEST_CASE("memory: workspace and fragmentation come from the profile") {
   CHECK(mb.capacity.value == 80 * 1073741824.0);  // data/gpus.yaml A100-80G hbm_gib 80
 }
 
-TEST_CASE("a 65B model does not fit 8 A100-80G with ZeRO-3; the Llama 3 8B quickstart fits") {
+TEST_CASE("a 65B model does not fit 8 A100-80G with ZeRO-3, the Llama 3 8B quickstart fits") {
   const auto& cat = catalog();
   // Pure FSDP over one node: 65.3e9 x 16 B / 8 = 130 GB of model state per GPU alone.
   Diagnostics d;
@@ -330,7 +332,7 @@ precision: bf16
   CHECK(mq.total().value < mq.capacity.value);
 }
 
-TEST_CASE("activations of a Llama layer (SwiGLU, GQA, no dropout): 34 s b h; FP8 GEMM inputs: 27.5 s b h") {
+TEST_CASE("activations of a Llama layer (SwiGLU, GQA, no dropout): 34 s b h, FP8 GEMM inputs: 27.5 s b h") {
   // Llama 3 8B shape, one layer, s = 8192, b = 1, no parallelism, flash attention, bf16.
   // Replicated: the two norms' inputs (2 + 2) and outputs, which are the QKV and FC1 inputs
   // (2 + 2): 8. Split by TP: Q (2q/h = 2), K and V (4 kv/h = 4 x 1024/4096 = 1), the
@@ -401,7 +403,7 @@ TEST_CASE("MoE activations and parameters under expert tensor parallelism (MoE p
   CHECK(st.expert == doctest::Approx(4 * 3 * 1024.0 * 2048).epsilon(1e-12));  // 4 layers x one expert
 }
 
-TEST_CASE("in-flight micro-batches: 1F1B p - r; Megatron's interleaved warm-up ((p-r-1) 2 + (v-1) p + 1) / v") {
+TEST_CASE("in-flight micro-batches: 1F1B p - r, Megatron's interleaved warm-up ((p-r-1) 2 + (v-1) p + 1) / v") {
   ParallelPlan p;
   p.pp = 4;
   p.dp = 1;
