@@ -1,7 +1,7 @@
 // `flopcast quote`: a customer quote for a scenario's training run, as Markdown, HTML or PDF.
 // The run and the bills are the ones `simulate` prints (report.hpp: add_whole_run); core/quote
-// lays them out; PDF comes from the HTML through the Qt module quote_pdf/ builds, when it is
-// built, loaded only here (quote_pdf_loader.hpp).
+// lays them out; PDF comes from the HTML through the Qt module quote_pdf/ builds (FLOPCAST_PDF),
+// loaded only here (quote_pdf_loader.hpp).
 #include <ctime>
 #include <memory>
 #include <ostream>
@@ -13,17 +13,12 @@
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/quote/quote_render.hpp"
+#include "quote_pdf_loader.hpp"
 #include "report.hpp"
 #include "scenario_input.hpp"
 
-#if FLOPCAST_HAS_PDF
-#include "quote_pdf_loader.hpp"
-#endif
-
 namespace flopcast::cli {
 namespace {
-
-constexpr bool kHasPdf = FLOPCAST_HAS_PDF != 0;
 
 /// Today's date in local time, "YYYY-MM-DD". Only the CLI reads the clock (core never does).
 std::string today() {
@@ -45,9 +40,9 @@ struct QuoteOpts {
 
 void run_quote(CliContext& ctx, const QuoteOpts& o) {
   const std::string me = "flopcast quote: ";
-  if (o.format == "pdf" && !kHasPdf) {
+  if (o.format == "pdf" && !quote_pdf_built()) {
     ctx.err << me
-            << "this build has no PDF support (Qt 6 Gui was not found when it was built); "
+            << "this build has no PDF support (it was configured with FLOPCAST_PDF=OFF); "
                "use --format html or md\n";
     ctx.exit_code = kUsage;
     return;
@@ -116,7 +111,6 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   } else if (o.format == "html") {
     content = render_quote_html(q);
   } else {
-#if FLOPCAST_HAS_PDF
     std::string error;
     const quote_pdf::HtmlToPdfFn html_to_pdf = load_quote_pdf_module(error);
     if (!html_to_pdf) {
@@ -130,7 +124,6 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
       ctx.exit_code = kInternalError;
       return;
     }
-#endif
   }
   if (o.output.empty()) {
     ctx.out << content;

@@ -7,26 +7,18 @@
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/workload/workload.hpp"
 
-#if FLOPCAST_GUI_HAS_JOB
+#include "flopcast/io/price_catalog_io.hpp"
 #include "flopcast/job/job_input.hpp"
 #include "flopcast/job/job_simulation.hpp"
-#endif
-#if FLOPCAST_GUI_HAS_PRICING
-#include "flopcast/io/price_catalog_io.hpp"
 #include "flopcast/pricing/bill.hpp"
-#endif
 
 namespace flopcast::gui {
-
-bool job_available() { return FLOPCAST_GUI_HAS_JOB != 0; }
-bool pricing_available() { return FLOPCAST_GUI_HAS_PRICING != 0; }
 
 namespace {
 
 /// Stages whose memory the Memory tab draws (one bar each); deeper pipelines show the first ones.
 constexpr int kMaxMemoryStages = 64;
 
-#if FLOPCAST_GUI_HAS_PRICING
 void compute_pricing(ComputeResult& r, const io::Catalog& catalog) {
   const Scenario& s = *r.scenario;
   if (!s.has_pricing || s.pricing.catalog.empty()) {
@@ -85,9 +77,7 @@ void compare(ComputeResult& r) {
     if (!c.points.empty()) r.calendar.push_back(std::move(c));
   }
 }
-#endif
 
-#if FLOPCAST_GUI_HAS_JOB
 void compute_job(ComputeResult& r) {
   const Scenario& s = *r.scenario;
   const cli::SimReport& rep = r.report;
@@ -97,14 +87,12 @@ void compute_job(ComputeResult& r) {
   }
   // The same job input as `flopcast simulate` (cli/report.hpp); energy is refined below.
   JobInput in = cli::job_input_of(s, rep, EnergySpec{});
-#if FLOPCAST_GUI_HAS_PRICING
   if (r.price_catalog && r.price_catalog->electricity) {
     in.energy.pue = r.price_catalog->electricity->pue;
     in.energy.price_per_kwh = r.price_catalog->electricity->per_kwh;
   }
   if (s.pricing.pue) in.energy.pue = *s.pricing.pue;
   if (s.pricing.electricity_per_kwh) in.energy.price_per_kwh = *s.pricing.electricity_per_kwh;
-#endif
   JobOutcome out = simulate_job(in);
   if (!out.ok()) {
     for (const auto& e : out.errors) r.cost_notes.push_back("whole-run simulation: " + e);
@@ -112,7 +100,6 @@ void compute_job(ComputeResult& r) {
   }
   r.job = std::move(out.result);
 }
-#endif
 
 }  // namespace
 
@@ -152,23 +139,13 @@ std::shared_ptr<const ComputeResult> compute_scenario(const std::string& yaml, c
     r->stage_memory.push_back(memory_of_stage(*r->scenario, profile, stage));
   if (!r->report.fits_memory)
     r->cost_notes.push_back("the plan does not fit the GPU's memory: whole-run figures assume it would");
-#if FLOPCAST_GUI_HAS_PRICING
   if (!go_on(35, "price catalog")) return nullptr;
   compute_pricing(*r, catalog);
-#endif
-#if FLOPCAST_GUI_HAS_JOB
   const std::string run_stage = "whole run (" + std::to_string(r->scenario->reliability.trials) + " trials)";
   if (!go_on(40, run_stage)) return nullptr;
   compute_job(*r);
-#else
-  r->cost_notes.push_back("no whole-run Monte Carlo in this build (core/job is not built): days are failure-free");
-#endif
-#if FLOPCAST_GUI_HAS_PRICING
   if (!go_on(90, "bills per plan")) return nullptr;
   compare(*r);
-#else
-  r->cost_notes.push_back("pricing is not loaded: core/pricing is not built");
-#endif
   if (!go_on(100, "done")) return nullptr;
   return r;
 }

@@ -15,13 +15,9 @@
 #include "pipeline_timeline.hpp"
 #include "report.hpp"
 
-#if FLOPCAST_GUI_HAS_JOB
 #include "flopcast/job/job_result.hpp"
-#endif
-#if FLOPCAST_GUI_HAS_PRICING
 #include "flopcast/pricing/plan_comparison.hpp"
 #include "flopcast/pricing/price_catalog.hpp"
-#endif
 
 namespace flopcast::gui {
 
@@ -38,10 +34,7 @@ struct ComputeResult {
   Timeline timeline;
   /// Memory per GPU of each pipeline stage (the report's memory is the most loaded one).
   std::vector<MemoryBreakdown> stage_memory;
-#if FLOPCAST_GUI_HAS_JOB
-  std::optional<JobResult> job;  ///< whole-run Monte Carlo (needs training.tokens)
-#endif
-#if FLOPCAST_GUI_HAS_PRICING
+  std::optional<JobResult> job;                 ///< whole-run Monte Carlo (needs training.tokens)
   std::unique_ptr<PriceCatalog> price_catalog;  ///< kept alive: `plans` points into it
   std::optional<PlanComparison> plans;          ///< bills per plan at P50 and P90
   /// What the P90 run has cost after each day, for the cheapest plans (cost_over_calendar).
@@ -52,16 +45,11 @@ struct ComputeResult {
     std::vector<CostPoint> points;
   };
   std::vector<CostCurve> calendar;
-#endif
   /// Why whole-run or cost figures are missing ("pricing is not loaded: ..."); empty = none missing.
   std::vector<std::string> cost_notes;
 
   bool ok() const { return scenario != nullptr; }
 };
-
-/// Whether this build has the whole-run simulation (core/job) and pricing (core/pricing).
-bool job_available();
-bool pricing_available();
 
 /// Told before each stage of compute_scenario: percent done (0..100) and what comes next
 /// ("whole run (200 trials)"). Returns false to cancel: compute_scenario then returns null

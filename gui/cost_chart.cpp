@@ -55,7 +55,6 @@ void CostChart::set_result(const ComputeResult& r) {
   QStringList categories;
   double top = 0;
   QString value_title;
-#if FLOPCAST_GUI_HAS_PRICING
   if (r.plans && !r.plans->rows.empty()) {
     bills_ = true;
     auto* p50 = new QBarSet(tr("P50 run"));
@@ -80,7 +79,6 @@ void CostChart::set_result(const ComputeResult& r) {
     value_title = tr("bill (%1%2)").arg(prefix, QString::fromStdString(r.plans->currency.str()));
     c->setTitle(tr("Bill per plan at the P50 and P90 run"));
   }
-#endif
   if (!bills_) {
     const Scenario& s = *r.scenario;
     if (s.training.tokens <= 0) {
@@ -91,12 +89,10 @@ void CostChart::set_result(const ComputeResult& r) {
     auto* days = new QBarSet(tr("days"));
     days->setColor(kIdeal);
     std::vector<std::pair<QString, double>> bars;
-#if FLOPCAST_GUI_HAS_JOB
     if (r.job) {
       bars.emplace_back(tr("wall P90"), r.job->wall_p90.days());
       bars.emplace_back(tr("wall P50"), r.job->wall_p50.days());
     }
-#endif
     bars.emplace_back(tr("failure-free"), r.report.train_seconds / 86400.0);
     for (const auto& [label, v] : bars) {
       categories << label;
@@ -140,7 +136,6 @@ void CostCalendarChart::set_result(const ComputeResult& r) {
     delete a;
   }
   curves_ = 0;
-#if FLOPCAST_GUI_HAS_PRICING
   if (!r.ok() || r.calendar.empty() || !r.plans) {
     c->setTitle(tr("Cost over the calendar: needs pricing and training tokens"));
     return;
@@ -178,10 +173,6 @@ void CostCalendarChart::set_result(const ComputeResult& r) {
     ++curves_;
   }
   c->setTitle(tr("What the run has cost after each day, cheapest plans"));
-#else
-  (void)r;
-  c->setTitle(tr("Cost over the calendar: pricing is not part of this build"));
-#endif
 }
 
 }  // namespace flopcast::gui

@@ -13,9 +13,7 @@
 
 #include "flopcast/io/catalog.hpp"
 #include "main_window.hpp"
-#if FLOPCAST_GUI_HAS_PLANNER
 #include "planner_view.hpp"
-#endif
 
 namespace flopcast::gui {
 namespace {
@@ -62,7 +60,6 @@ bool save_screenshot(MainWindow& window, const QString& tab, const QString& path
     if (error) *error = QStringLiteral("the computation did not finish within %1 s").arg(kComputeTimeoutMs / 1000);
     return false;
   }
-#if FLOPCAST_GUI_HAS_PLANNER
   PlannerView* planner = window.planner_view();
   if (tab.compare(QLatin1String("planner"), Qt::CaseInsensitive) == 0 && !planner->result()) {
     QEventLoop loop;
@@ -81,7 +78,6 @@ bool save_screenshot(MainWindow& window, const QString& tab, const QString& path
       return false;
     }
   }
-#endif
   settle(kSettleMs);
   const QPixmap image = window.grab();
   if (image.isNull() || !image.save(path, "PNG")) {
@@ -183,7 +179,6 @@ int run_gui(int argc, char** argv) {
   QString open_error;
   const bool opened = args.isEmpty() || window.open_file(args.front(), &open_error);
   if (!opened) print_error(open_error);
-#if FLOPCAST_GUI_HAS_PLANNER
   if (parser.isSet(planner_gpus)) {
     const QStringList names = parser.value(planner_gpus).split(QLatin1Char(','), Qt::SkipEmptyParts);
     for (const QString& n : names)
@@ -193,12 +188,6 @@ int run_gui(int argc, char** argv) {
       }
     window.planner_view()->set_gpu_types(names);
   }
-#else
-  if (parser.isSet(planner_gpus)) {
-    print_error(QStringLiteral("--planner-gpus: this build has no plan search (core/search)"));
-    return kUsage;
-  }
-#endif
   QString sweep_error;
   const bool sweep_opened = !parser.isSet(sweep) || window.open_sweep(parser.value(sweep), &sweep_error);
   if (!sweep_opened) print_error(sweep_error);

@@ -42,14 +42,12 @@
 #include "flopcast/io/scenario_loader.hpp"
 #include "form_edit_command.hpp"
 #include "memory_chart.hpp"
+#include "planner_view.hpp"
 #include "result_tables.hpp"
 #include "scenario_computer.hpp"
 #include "scenario_editor.hpp"
 #include "scenario_yaml.hpp"
 #include "sweep_view.hpp"
-#if FLOPCAST_GUI_HAS_PLANNER
-#include "planner_view.hpp"
-#endif
 #include "timeline_view.hpp"
 
 namespace flopcast::gui {
@@ -135,11 +133,9 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   tabs_->addTab(build_breakdown_tab(), tr("Breakdown"));
   tabs_->addTab(build_memory_tab(), tr("Memory"));
   tabs_->addTab(build_cost_tab(), tr("Cost"));
-#if FLOPCAST_GUI_HAS_PLANNER
   planner_ = new PlannerView(catalog_, this);
   tabs_->addTab(planner_, tr("Planner"));
   connect(planner_, &PlannerView::planChosen, this, &MainWindow::load_plan);
-#endif
   sweep_ = new SweepView(this);
   tabs_->addTab(sweep_, tr("Sweep"));
   connect(sweep_, &SweepView::openRequested, this, &MainWindow::action_open_sweep);
@@ -188,9 +184,7 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   add_export_menu(fleet_->utilisation_chart(), QStringLiteral("flopcast-fleet-utilisation"),
                   tr("flopcast fleet utilisation"));
   add_export_menu(fleet_->queue_chart(), QStringLiteral("flopcast-fleet-queue"), tr("flopcast fleet queue"));
-#if FLOPCAST_GUI_HAS_PLANNER
   add_export_menu(planner_->chart_view(), QStringLiteral("flopcast-planner"), tr("flopcast plan search"));
-#endif
   connect(editor_, &ScenarioEditor::edited, this, &MainWindow::on_edited);
   connect(computer_, &ScenarioComputer::resultsUpdated, this, &MainWindow::show_result);
   connect(computer_, &ScenarioComputer::busyChanged, this, &MainWindow::set_busy);
@@ -290,9 +284,7 @@ QWidget* MainWindow::build_cost_tab() {
 QStringList MainWindow::tab_names() {
   QStringList names = {QStringLiteral("summary"), QStringLiteral("timeline"), QStringLiteral("breakdown"),
                        QStringLiteral("memory"), QStringLiteral("cost")};
-#if FLOPCAST_GUI_HAS_PLANNER
   names << QStringLiteral("planner");
-#endif
   names << QStringLiteral("sweep") << QStringLiteral("fleet") << QStringLiteral("yaml");
   return names;
 }
@@ -307,9 +299,7 @@ bool MainWindow::select_tab(const QString& name) {
 QStringList MainWindow::chart_tabs() {
   QStringList names = {QStringLiteral("timeline"), QStringLiteral("breakdown"), QStringLiteral("memory"),
                        QStringLiteral("cost")};
-#if FLOPCAST_GUI_HAS_PLANNER
   names << QStringLiteral("planner");
-#endif
   names << QStringLiteral("sweep") << QStringLiteral("fleet");
   return names;
 }
@@ -320,9 +310,7 @@ QWidget* MainWindow::chart_widget(const QString& tab) const {
   if (t == QLatin1String("breakdown")) return breakdown_chart_;
   if (t == QLatin1String("memory")) return memory_chart_;
   if (t == QLatin1String("cost")) return cost_chart_;
-#if FLOPCAST_GUI_HAS_PLANNER
   if (t == QLatin1String("planner")) return planner_->chart_view();
-#endif
   if (t == QLatin1String("sweep")) return sweep_->chart_view();
   if (t == QLatin1String("fleet")) return fleet_->utilisation_chart();
   return nullptr;
@@ -425,7 +413,6 @@ void MainWindow::build_menus() {
   exports->addAction(tr("Chart as &PNG..."), this, [this] { action_export_chart(false); });
   exports->addAction(tr("Chart as &SVG..."), this, [this] { action_export_chart(true); });
   QAction* pdf = exports->addAction(tr("&Quote as PDF..."), this, &MainWindow::action_export_quote);
-  pdf->setEnabled(quote_pdf_available());
   pdf->setToolTip(tr("The quote `flopcast quote --format pdf` writes for this scenario"));
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
@@ -480,9 +467,7 @@ QString MainWindow::document_label() const {
 void MainWindow::recompute(bool now) {
   std::string yaml = current_yaml();
   yaml_view_->setPlainText(q(yaml));
-#if FLOPCAST_GUI_HAS_PLANNER
   planner_->set_scenario(yaml, document_label().toStdString(), form_.gpu, form_.gpus);
-#endif
   const std::string file = document_label().toStdString();
   if (now)
     computer_->schedule_now(std::move(yaml), file);
@@ -796,7 +781,6 @@ void MainWindow::action_open_sweep() {
   select_tab(QStringLiteral("sweep"));
 }
 
-#if FLOPCAST_GUI_HAS_PLANNER
 void MainWindow::load_plan(const search::PricedPlan& plan) {
   const auto& c = plan.candidate;
   const auto& p = c.plan;
@@ -824,7 +808,6 @@ void MainWindow::load_plan(const search::PricedPlan& plan) {
   recompute(true);
   status_text_->setText(tr("loaded from the planner: %1").arg(describe_plan(plan)));
 }
-#endif
 
 QStringList MainWindow::recent_files() const { return QSettings().value(kRecentKey).toStringList(); }
 

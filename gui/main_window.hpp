@@ -13,11 +13,9 @@
 #include <memory>
 
 #include "compute_result.hpp"
+#include "flopcast/search/planner.hpp"
 #include "form_state.hpp"
 #include "quote_export.hpp"
-#if FLOPCAST_GUI_HAS_PLANNER
-#include "flopcast/search/planner.hpp"
-#endif
 
 class QAction;
 class QLabel;
@@ -44,9 +42,7 @@ class ScenarioEditor;
 class TimelineView;
 class SweepView;
 class FleetView;
-#if FLOPCAST_GUI_HAS_PLANNER
 class PlannerView;
-#endif
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -72,11 +68,9 @@ class MainWindow : public QMainWindow {
   /// Simulates a fleet file in the Fleet tab (in the background; FleetView::finished tells).
   void open_fleet(const QString& path);
   FleetView* fleet_view() const { return fleet_; }
-#if FLOPCAST_GUI_HAS_PLANNER
   PlannerView* planner_view() const { return planner_; }
   /// Loads a plan the planner found into the editor (one undoable edit) and recomputes.
   void load_plan(const search::PricedPlan& plan);
-#endif
 
   /// Shows the tab named `name` (summary, timeline, breakdown, memory, cost, planner, sweep,
   /// fleet, yaml; any case).
@@ -196,9 +190,7 @@ class MainWindow : public QMainWindow {
   CostCalendarChart* cost_calendar_ = nullptr;
   SweepView* sweep_ = nullptr;
   FleetView* fleet_ = nullptr;
-#if FLOPCAST_GUI_HAS_PLANNER
   PlannerView* planner_ = nullptr;
-#endif
   FigureTableModel* summary_model_ = nullptr;
   FigureTableModel* breakdown_model_ = nullptr;
   FigureTableModel* memory_model_ = nullptr;

@@ -5,13 +5,9 @@
 #include "flopcast/quote/quote_render.hpp"
 #include "report.hpp"
 
-#if FLOPCAST_GUI_HAS_QUOTE_PDF
 #include "quote_pdf.hpp"
-#endif
 
 namespace flopcast::gui {
-
-bool quote_pdf_available() { return FLOPCAST_GUI_HAS_QUOTE_PDF != 0; }
 
 QuoteDocument make_quote_document(const ComputeResult& r, const io::Catalog& catalog, const std::string& date,
                                   const std::string& customer) {
@@ -73,18 +69,12 @@ bool quote_pdf_bytes(const QuoteDocument& q, std::string& pdf, QString* error) {
     if (error) *error = QStringLiteral("there is no quote to print");
     return false;
   }
-#if FLOPCAST_GUI_HAS_QUOTE_PDF
   std::string why;
   if (!quote_pdf::html_to_pdf(q.html, q.title, pdf, why)) {
     if (error) *error = QString::fromStdString(why);
     return false;
   }
   return true;
-#else
-  (void)pdf;
-  if (error) *error = QStringLiteral("this build has no PDF support (quote_pdf/ was not built)");
-  return false;
-#endif
 }
 
 bool write_quote_pdf(const QuoteDocument& q, const QString& path, QString* error) {

@@ -22,9 +22,6 @@ struct QuoteDocument {
   bool ok() const { return errors.empty() && !html.empty(); }
 };
 
-/// Whether this build can print PDF quotes (quote_pdf/ is built with Qt Gui).
-bool quote_pdf_available();
-
 /// Builds the quote of `r`'s scenario issued on `date` ("YYYY-MM-DD") for `customer`.
 /// Runs the whole-run Monte Carlo again, as the CLI does: call it off the UI thread.
 /// Thread-safe for a shared const catalog.

@@ -183,17 +183,14 @@ std::vector<TableRow> summary_rows(const ComputeResult& r) {
         row(QStringLiteral("Time to train"), days_text(ideal), QStringLiteral("failure-free"), rep.train_seconds);
     days.emphasis = true;
     rows.push_back(days);
-#if FLOPCAST_GUI_HAS_JOB
     if (r.job) {
       rows.push_back(row(QStringLiteral("Wall time P50 / P90"),
                          QStringLiteral("%1 / %2").arg(days_text(r.job->wall_p50)).arg(days_text(r.job->wall_p90)),
                          QStringLiteral("with failures and checkpoints, %1 trials").arg(r.job->trials),
                          r.job->wall_p50.seconds()));
     }
-#endif
     rows.push_back(row(QStringLiteral("GPU-hours"), grouped(rep.gpu_hours),
                        QStringLiteral("%1 node-hours, failure-free").arg(grouped(rep.node_hours)), rep.gpu_hours));
-#if FLOPCAST_GUI_HAS_PRICING
     if (r.plans && r.plans->cheapest) {
       const ComparisonRow& c = r.plans->rows[*r.plans->cheapest];
       TableRow cost =
@@ -201,7 +198,6 @@ std::vector<TableRow> summary_rows(const ComputeResult& r) {
       cost.emphasis = true;
       rows.push_back(cost);
     }
-#endif
   }
   return rows;
 }
@@ -273,7 +269,6 @@ std::vector<TableRow> run_rows(const ComputeResult& r) {
   rows.push_back(ideal);
   rows.push_back(row(QStringLiteral("GPU-hours, failure-free"), grouped(rep.gpu_hours),
                      QStringLiteral("%1 node-hours").arg(grouped(rep.node_hours)), rep.gpu_hours));
-#if FLOPCAST_GUI_HAS_JOB
   if (r.job) {
     const JobResult& j = *r.job;
     TableRow wall =
@@ -304,13 +299,11 @@ std::vector<TableRow> run_rows(const ComputeResult& r) {
                        QStringLiteral("facility, PUE %1, %2").arg(j.energy.pue, 0, 'f', 2).arg(q(j.energy.cost.str())),
                        j.energy.facility_kwh));
   }
-#endif
   return rows;
 }
 
 std::vector<TableRow> bill_rows(const ComputeResult& r) {
   std::vector<TableRow> rows;
-#if FLOPCAST_GUI_HAS_PRICING
   if (!r.plans) return rows;
   for (std::size_t i = 0; i < r.plans->rows.size(); ++i) {
     const ComparisonRow& c = r.plans->rows[i];
@@ -336,9 +329,6 @@ std::vector<TableRow> bill_rows(const ComputeResult& r) {
     t.tooltip = lines.join(QLatin1Char('\n'));
     rows.push_back(t);
   }
-#else
-  (void)r;
-#endif
   return rows;
 }
 

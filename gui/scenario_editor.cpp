@@ -13,9 +13,7 @@
 
 #include "compute_result.hpp"
 
-#if FLOPCAST_GUI_HAS_PRICING
 #include "flopcast/io/price_catalog_io.hpp"
-#endif
 
 namespace flopcast::gui {
 namespace {
@@ -176,12 +174,7 @@ ScenarioEditor::ScenarioEditor(const io::Catalog& catalog, QWidget* parent) : QW
   pricing_ = add_combo(run, QStringLiteral("pricing.catalog"), tr("Price catalog"),
                        tr("pricing.catalog: the price list bills are made from (data/prices)"));
   pricing_->addItem(tr("none"), QString());
-#if FLOPCAST_GUI_HAS_PRICING
   for (const auto& name : io::price_catalog_names()) pricing_->addItem(q(name), q(name));
-#else
-  pricing_->setEnabled(false);
-  pricing_->setToolTip(tr("pricing is not built into this flopcast-gui"));
-#endif
   top->addStretch(1);
 }
 

@@ -44,6 +44,7 @@
 #include "gui_app.hpp"
 #include "main_window.hpp"
 #include "pipeline_timeline.hpp"
+#include "planner_view.hpp"
 #include "quote_export.hpp"
 #include "result_tables.hpp"
 #include "scenario_computer.hpp"
@@ -52,9 +53,6 @@
 #include "sweep_table.hpp"
 #include "sweep_view.hpp"
 #include "timeline_view.hpp"
-#if FLOPCAST_GUI_HAS_PLANNER
-#include "planner_view.hpp"
-#endif
 
 using namespace flopcast;
 using namespace flopcast::gui;
@@ -126,9 +124,7 @@ class GuiTest : public QObject {
   void quote_pdf_has_the_cli_quote_content();
   void csv_parser_reads_quotes_and_names_bad_lines();
   void sweep_tab_sorts_filters_and_charts();
-#if FLOPCAST_GUI_HAS_PLANNER
   void planner_front_click_loads_the_plan();
-#endif
   void fleet_tab_shows_utilisation_and_queue();
   void timeline_tab_draws_the_simulated_step();
   void screenshot_of_each_tab_is_not_blank_data();
@@ -530,7 +526,6 @@ void GuiTest::save_keeps_a_backup() {
 }
 
 void GuiTest::cost_tab_bills_each_plan_when_pricing_is_loaded() {
-  if (!pricing_available()) QSKIP("core/pricing is not part of this build");
   MainWindow w(catalog_);
   QVERIFY(w.open_file(kQuickstart));
   auto* catalogs = qobject_cast<QComboBox*>(w.editor()->field(QStringLiteral("pricing.catalog")));
@@ -827,7 +822,6 @@ void GuiTest::charts_export_as_png_and_svg() {
 }
 
 void GuiTest::quote_pdf_has_the_cli_quote_content() {
-  if (!pricing_available()) QSKIP("core/pricing is not part of this build");
   MainWindow w(catalog_);
   QVERIFY(w.open_file(kQuickstart));
   QVERIFY(wait_for_results(w, kTimeoutMs));
@@ -843,7 +837,6 @@ void GuiTest::quote_pdf_has_the_cli_quote_content() {
   QVERIFY(out.str() == doc.html);
   QVERIFY(doc.html.find(doc.id) != std::string::npos);
   QVERIFY(doc.html.find("ACME") != std::string::npos);
-  if (!quote_pdf_available()) QSKIP("this build has no PDF support");
   const QString pdf = tmp_.filePath(QStringLiteral("quote.pdf"));
   QString error;
   QVERIFY2(write_quote_pdf(doc, pdf, &error), qPrintable(error));
@@ -923,7 +916,6 @@ void GuiTest::sweep_tab_sorts_filters_and_charts() {
   QCOMPARE(view.model()->rowCount(), 12);
 }
 
-#if FLOPCAST_GUI_HAS_PLANNER
 void GuiTest::planner_front_click_loads_the_plan() {
   MainWindow w(catalog_);
   QVERIFY(w.open_file(kQuickstart));
@@ -975,7 +967,6 @@ void GuiTest::planner_front_click_loads_the_plan() {
   QVERIFY2(save_screenshot(w, QStringLiteral("planner"), shot_path(QStringLiteral("gui-planner-test.png")), &error),
            qPrintable(error));
 }
-#endif
 
 void GuiTest::fleet_tab_shows_utilisation_and_queue() {
   MainWindow w(catalog_);
