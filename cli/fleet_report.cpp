@@ -5,18 +5,12 @@
 #include <cmath>
 #include <ostream>
 
+#include "flopcast/units/format.hpp"
+
 namespace flopcast::cli {
 namespace {
 
 using fleet::Percentiles;
-
-/// "3.2 h" under two days, else "4.1 d".
-std::string dur(Time t) {
-  if (t.hours() < 48.0) return fmt::format("{:.1f} h", t.hours());
-  return fmt::format("{:.1f} d", t.days());
-}
-
-std::string pct(double v) { return fmt::format("{:.1f}%", v * 100.0); }
 
 double hours(Time t) { return std::round(t.hours() * 1000.0) / 1000.0; }
 
@@ -85,10 +79,11 @@ void print_costs(const std::vector<fleet::PoolCost>& costs, std::ostream& o) {
   for (const auto& c : costs) {
     if (c.kind == fleet::PoolKind::Owned)
       o << fmt::format("  {:<16} owned   util {:>6}  energy {:>10.0f} kWh = {}, capex (amortised) {}, total {}\n",
-                       c.pool, pct(c.utilisation), c.energy_kwh, c.energy.str(), c.capex.str(), c.total.str());
+                       c.pool, format_percent(c.utilisation, 1), c.energy_kwh, c.energy.str(), c.capex.str(),
+                       c.total.str());
     else {
-      o << fmt::format("  {:<16} rented  util {:>6}  plan {} ({}): {}\n", c.pool, pct(c.utilisation), c.plan,
-                       to_string(c.billing), c.bill.str());
+      o << fmt::format("  {:<16} rented  util {:>6}  plan {} ({}): {}\n", c.pool, format_percent(c.utilisation, 1),
+                       c.plan, to_string(c.billing), c.bill.str());
       std::string others;
       for (const auto& [plan, m] : c.plan_bills)
         if (plan != c.plan) others += (others.empty() ? "" : "; ") + plan + " " + m.str();
@@ -102,15 +97,16 @@ void print_costs(const std::vector<fleet::PoolCost>& costs, std::ostream& o) {
 void print_fleet_text(const FleetReport& r, std::ostream& o) {
   const auto& res = r.result;
   const auto& s = res.summary;
-  o << fmt::format("Fleet {} ({}): horizon {}, {} seeds from {}, policy {}\n", res.name, r.file, dur(res.horizon),
-                   res.seeds, res.seed, policy_str(res.policy));
+  o << fmt::format("Fleet {} ({}): horizon {}, {} seeds from {}, policy {}\n", res.name, r.file,
+                   format_duration_brief(res.horizon), res.seeds, res.seed, policy_str(res.policy));
   o << fmt::format(
       "  jobs per seed {}, utilisation {}, deadline misses {:.2f}/seed, unfinished {:.2f}/seed, preemptions {:.2f}/seed\n",
-      s.jobs, pct(s.utilisation), s.deadline_misses, s.unfinished, s.preemptions);
+      s.jobs, format_percent(s.utilisation, 1), s.deadline_misses, s.unfinished, s.preemptions);
   o << fmt::format("  wait P50 {}, P90 {}, mean {} (all jobs, all seeds); P90 wait over seeds: P50 {}, P90 {}\n",
-                   dur(s.wait.p50), dur(s.wait.p90), dur(s.wait.mean), dur(s.wait_p90_over_seeds.p50),
-                   dur(s.wait_p90_over_seeds.p90));
-  o << fmt::format("  run P50 {}, P90 {}\n", dur(s.run.p50), dur(s.run.p90));
+                   format_duration_brief(s.wait.p50), format_duration_brief(s.wait.p90),
+                   format_duration_brief(s.wait.mean), format_duration_brief(s.wait_p90_over_seeds.p50),
+                   format_duration_brief(s.wait_p90_over_seeds.p90));
+  o << fmt::format("  run P50 {}, P90 {}\n", format_duration_brief(s.run.p50), format_duration_brief(s.run.p90));
   o << "\nPools (costs over the horizon, mean over seeds)\n";
   print_costs(res.costs, o);
   o << "  total: " << money_list(s.cost) << "\n";
@@ -125,8 +121,9 @@ void print_fleet_text(const FleetReport& r, std::ostream& o) {
     const auto& c = res.classes[i];
     o << fmt::format(
         "  {:<22} jobs {:>6}  wait P50 {:>8} P90 {:>8}  run P50 {:>8} P90 {:>8}  deadline miss {:>6}  re-planned {:>6}\n",
-        c.name, c.jobs, dur(c.wait.p50), dur(c.wait.p90), dur(c.run.p50), dur(c.run.p90), pct(c.deadline_miss_rate),
-        pct(c.replanned_rate));
+        c.name, c.jobs, format_duration_brief(c.wait.p50), format_duration_brief(c.wait.p90),
+        format_duration_brief(c.run.p50), format_duration_brief(c.run.p90), format_percent(c.deadline_miss_rate, 1),
+        format_percent(c.replanned_rate, 1));
     if (i < r.class_variants.size()) o << "    runs as: " << r.class_variants[i] << "\n";
   }
   if (!res.jobs.empty()) {
@@ -134,34 +131,41 @@ void print_fleet_text(const FleetReport& r, std::ostream& o) {
     for (const auto& j : res.jobs)
       o << fmt::format(
           "  {:<20} {:<18} prio {:>3}  arrives {:>8}  wait {:>8} / {:>8}  run {:>8} / {:>8}  finish {:>8} / {:>8}{}\n",
-          j.name, j.job_class, j.priority, dur(j.arrival), dur(j.wait.p50), dur(j.wait.p90), dur(j.run.p50),
-          dur(j.run.p90), dur(j.finish.p50), dur(j.finish.p90),
-          j.deadline ? fmt::format("  deadline {} missed {}", dur(*j.deadline), pct(j.deadline_miss_rate)) : "");
+          j.name, j.job_class, j.priority, format_duration_brief(j.arrival), format_duration_brief(j.wait.p50),
+          format_duration_brief(j.wait.p90), format_duration_brief(j.run.p50), format_duration_brief(j.run.p90),
+          format_duration_brief(j.finish.p50), format_duration_brief(j.finish.p90),
+          j.deadline ? fmt::format("  deadline {} missed {}", format_duration_brief(*j.deadline),
+                                   format_percent(j.deadline_miss_rate, 1))
+                     : "");
   }
   if (!res.what_ifs.empty()) {
     o << "\nWhat if\n";
     for (const auto& w : res.what_ifs)
       o << fmt::format(
           "  {:<32} wait P90 {:>8} (base {}), utilisation {} (base {}), deadline misses {:.2f} (base {:.2f}), cost {} (base {}){}\n",
-          w.what_if.label, dur(w.summary.wait.p90), dur(s.wait.p90), pct(w.summary.utilisation), pct(s.utilisation),
-          w.summary.deadline_misses, s.deadline_misses, money_list(w.summary.cost), money_list(s.cost),
+          w.what_if.label, format_duration_brief(w.summary.wait.p90), format_duration_brief(s.wait.p90),
+          format_percent(w.summary.utilisation, 1), format_percent(s.utilisation, 1), w.summary.deadline_misses,
+          s.deadline_misses, money_list(w.summary.cost), money_list(s.cost),
           w.summary.revenue ? ", revenue " + w.summary.revenue->str() : "");
   }
   if (r.sweep) {
     const auto& sw = *r.sweep;
-    o << fmt::format("\nSize sweep of pool {} for P90 wait <= {}: ", sw.pool, dur(sw.target_p90_wait));
+    o << fmt::format("\nSize sweep of pool {} for P90 wait <= {}: ", sw.pool,
+                     format_duration_brief(sw.target_p90_wait));
     if (sw.nodes)
       o << *sw.nodes << " nodes\n";
     else
       o << "not met up to the largest size tried\n";
     for (const auto& p : sw.tried)
-      o << fmt::format("  {:>6} nodes  wait P90 {:>8}  utilisation {:>6}  {}\n", p.nodes, dur(p.wait_p90),
-                       pct(p.utilisation), p.meets_target ? "meets" : "misses");
+      o << fmt::format("  {:>6} nodes  wait P90 {:>8}  utilisation {:>6}  {}\n", p.nodes,
+                       format_duration_brief(p.wait_p90), format_percent(p.utilisation, 1),
+                       p.meets_target ? "meets" : "misses");
   }
   for (const auto& n : r.notes) o << "note: " << n << "\n";
   for (const auto& w : res.warnings) o << "warning: " << w << "\n";
   o << fmt::format("({} jobs and {} events simulated; time series: {} bins of {}, in --json and --csv)\n",
-                   res.simulated_jobs, res.events, res.series.bin_start.size(), dur(res.series.interval));
+                   res.simulated_jobs, res.events, res.series.bin_start.size(),
+                   format_duration_brief(res.series.interval));
 }
 
 nlohmann::ordered_json fleet_to_json(const FleetReport& r) {

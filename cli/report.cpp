@@ -17,37 +17,7 @@
 
 namespace flopcast::cli {
 
-std::string format_time(Time t) {
-  const double s = t.seconds();
-  if (std::fabs(s) >= 86400 * 2) return fmt::format("{:.1f} days", s / 86400);
-  if (std::fabs(s) >= 3600) return fmt::format("{:.1f} h", s / 3600);
-  if (std::fabs(s) >= 1) return fmt::format("{:.3f} s", s);
-  if (std::fabs(s) >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
-  return fmt::format("{:.1f} us", s * 1e6);
-}
-
-std::string format_gib(Bytes b) { return fmt::format("{:.1f} GiB", b.gib()); }
-
-std::string format_count(double v) {
-  const double a = std::fabs(v);
-  if (a >= 1e12) return fmt::format("{:.3g}T", v / 1e12);
-  if (a >= 1e9) return fmt::format("{:.3g}B", v / 1e9);
-  if (a >= 1e6) return fmt::format("{:.3g}M", v / 1e6);
-  if (a >= 1e3) return fmt::format("{:.3g}K", v / 1e3);
-  return fmt::format("{:.3g}", v);
-}
-
-std::string format_duration(Time t) {
-  const double s = t.seconds();
-  if (std::fabs(s) >= 86400 * 2) return fmt::format("{:.1f} days", s / 86400);
-  if (std::fabs(s) >= 3600) return fmt::format("{:.1f} h", s / 3600);
-  if (std::fabs(s) >= 60) return fmt::format("{:.1f} min", s / 60);
-  return fmt::format("{:.1f} s", s);
-}
-
 namespace {
-
-std::string pct(double x) { return fmt::format("{:.0f}%", x * 100); }
 
 ClaimCheck check(const std::string& figure, double claimed, double simulated, bool higher_is_better,
                  const std::string& impossible) {
@@ -63,9 +33,9 @@ ClaimCheck check(const std::string& figure, double claimed, double simulated, bo
   // ratio > 1 means the claim is better than what the simulation supports.
   const double ratio = higher_is_better ? claimed / simulated : simulated / claimed;
   if (ratio > 1.10)
-    c.verdict = "optimistic by " + pct(ratio - 1);
+    c.verdict = "optimistic by " + format_percent(ratio - 1, 0);
   else if (ratio < 0.90)
-    c.verdict = "conservative by " + pct(1 - ratio);
+    c.verdict = "conservative by " + format_percent(1 - ratio, 0);
   else
     c.verdict = "consistent (within 10%)";
   return c;

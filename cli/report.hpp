@@ -17,6 +17,7 @@
 #include "flopcast/scenario/diagnostic.hpp"
 #include "flopcast/scenario/scenario.hpp"
 #include "flopcast/step/step_result.hpp"
+#include "flopcast/units/format.hpp"
 
 namespace flopcast::cli {
 
@@ -90,14 +91,5 @@ bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags
 QuoteInput quote_input_of(const SimReport& r);
 void print_text(const SimReport& r, std::ostream& out);
 nlohmann::ordered_json to_json(const SimReport& r);
-
-/// "1.23 s", "45.6 ms", "789 us"
-std::string format_time(Time t);
-/// "12.3 GiB"
-std::string format_gib(Bytes b);
-/// "1.4T", "300B", "8.03B"
-std::string format_count(double v);
-/// A long duration: "22.5 s", "10.0 min", "2.5 h", "25.3 days"
-std::string format_duration(Time t);
 
 }  // namespace flopcast::cli

@@ -3,7 +3,6 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
@@ -20,6 +19,7 @@
 
 #include "fleet_plan.hpp"
 #include "flopcast/io/fleet_loader.hpp"
+#include "flopcast/units/format.hpp"
 
 namespace flopcast::gui {
 namespace {
@@ -166,17 +166,17 @@ void FleetView::on_finished() {
 void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
   result_ = r;
   const auto& s = r.summary;
-  const QLocale en(QLocale::English);
   QString text = tr("%1: %2 over %3 days, %4 seeds; %5 jobs per seed, utilisation %6%, wait P50 %7 h / P90 %8 h")
                      .arg(name, q(r.name))
-                     .arg(en.toString(r.horizon.seconds() / kSecondsPerDay, 'f', 0))
+                     .arg(q(format_grouped_half_up(r.horizon.seconds() / kSecondsPerDay, 0)))
                      .arg(r.seeds)
                      .arg(s.jobs)
-                     .arg(en.toString(100.0 * s.utilisation, 'f', 1))
-                     .arg(en.toString(s.wait.p50.seconds() / 3600.0, 'f', 1))
-                     .arg(en.toString(s.wait.p90.seconds() / 3600.0, 'f', 1));
+                     .arg(q(format_grouped_half_up(100.0 * s.utilisation, 1)))
+                     .arg(q(format_grouped_half_up(s.wait.p50.seconds() / 3600.0, 1)))
+                     .arg(q(format_grouped_half_up(s.wait.p90.seconds() / 3600.0, 1)));
   for (const auto& c : s.cost) text += tr(", cost %1").arg(q(c.str()));
-  if (s.deadline_misses > 0) text += tr(", %1 deadline misses per seed").arg(en.toString(s.deadline_misses, 'f', 1));
+  if (s.deadline_misses > 0)
+    text += tr(", %1 deadline misses per seed").arg(q(format_grouped_half_up(s.deadline_misses, 1)));
   text += QLatin1Char('.');
   for (const auto& w : r.warnings) text += QStringLiteral(" %1.").arg(q(w));
   info_->setText(text);

@@ -14,7 +14,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
-#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -40,6 +39,7 @@
 #include "fleet_view.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/units/format.hpp"
 #include "form_edit_command.hpp"
 #include "memory_chart.hpp"
 #include "planner_view.hpp"
@@ -540,17 +540,16 @@ void MainWindow::show_result() {
   if (r->ok()) {
     const auto& e = r->report.est;
     const Scenario& s = *r->scenario;
-    QString title =
-        QStringLiteral("%1: step %2, MFU %3")
-            .arg(q(s.name.empty() ? s.model.display : s.name), q(cli::format_time(e.step)), percent_text(e.mfu));
+    QString title = QStringLiteral("%1: step %2, MFU %3")
+                        .arg(q(s.name.empty() ? s.model.display : s.name), q(format_time(e.step)), percent_text(e.mfu));
     if (s.training.tokens > 0)
       title += QStringLiteral(", %1 to train").arg(days_text(Time::from_seconds(r->report.train_seconds)));
     if (!r->report.fits_memory) title += tr(" (does not fit memory)");
     summary_title_->setText(title);
     summary_title_->setStyleSheet(r->report.fits_memory ? QString() : QStringLiteral("color: #b00020;"));
     status_text_->setText(tr("step %1, MFU %2, %3 tokens/s")
-                              .arg(q(cli::format_time(e.step)), percent_text(e.mfu))
-                              .arg(QLocale(QLocale::English).toString(e.tokens_per_s, 'f', 0)));
+                              .arg(q(format_time(e.step)), percent_text(e.mfu))
+                              .arg(q(format_grouped_half_up(e.tokens_per_s, 0))));
     const Timeline& t = r->timeline;
     QString info =
         t.simulated
@@ -562,7 +561,7 @@ void MainWindow::show_result() {
     info = info.arg(q(t.schedule).toUpper())
                .arg(t.microbatches)
                .arg(s.plan.pp)
-               .arg(q(cli::format_time(t.simulated ? e.step : t.end)), q(cli::format_time(t.estimate_step)));
+               .arg(q(format_time(t.simulated ? e.step : t.end)), q(format_time(t.estimate_step)));
     for (const auto& n : t.notes) info += QStringLiteral(" Note: %1.").arg(q(n));
     timeline_info_->setText(info);
   } else {

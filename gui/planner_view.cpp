@@ -6,7 +6,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
-#include <QLocale>
 #include <QProgressBar>
 #include <QPromise>
 #include <QPushButton>
@@ -31,6 +30,7 @@
 
 #include "flopcast/io/price_catalog_io.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/units/format.hpp"
 #include "plan_support.hpp"
 #include "report.hpp"
 
@@ -63,7 +63,7 @@ QString describe_plan(const search::PricedPlan& p) {
                      .arg(q(c.gpu))
                      .arg(c.gpus)
                      .arg(q(search::plan_label(c.plan)))
-                     .arg(QLocale(QLocale::English).toString(days_of(p), 'f', 1));
+                     .arg(q(format_grouped_half_up(days_of(p), 1)));
   if (!p.price_option.empty())
     text += QStringLiteral(", %1 (%2)").arg(q(p.cost.str()), q(p.price_label.empty() ? p.price_option : p.price_label));
   return text;
@@ -304,8 +304,8 @@ void PlannerView::on_finished() {
 void PlannerView::show_result(const search::PlanResult& r) {
   result_ = r;
   QString text = tr("%1 plans considered, %2 estimated in %3 s; %4 on the front.")
-                     .arg(QLocale(QLocale::English).toString(static_cast<qlonglong>(r.enumerated)))
-                     .arg(QLocale(QLocale::English).toString(static_cast<qlonglong>(r.estimated)))
+                     .arg(q(format_grouped(r.enumerated)))
+                     .arg(q(format_grouped(r.estimated)))
                      .arg(r.seconds, 0, 'f', 1)
                      .arg(r.pareto.size());
   if (r.best) text += tr(" Best: %1.").arg(describe_plan(*r.best));

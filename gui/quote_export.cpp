@@ -21,9 +21,8 @@ QuoteDocument make_quote_document(const ComputeResult& r, const io::Catalog& cat
   report.scenario = r.scenario.get();
   const Scenario& s = *r.scenario;
   if (!report.fits_memory) {
-    doc.errors.push_back("no quote for a plan that does not fit: it needs " +
-                         cli::format_gib(report.est.memory.total()) + " per GPU, the " + s.cluster.gpu.name + " has " +
-                         cli::format_gib(report.est.memory.capacity));
+    doc.errors.push_back("no quote for a plan that does not fit: it needs " + format_gib(report.est.memory.total()) +
+                         " per GPU, the " + s.cluster.gpu.name + " has " + format_gib(report.est.memory.capacity));
     return doc;
   }
   Diagnostics diags;

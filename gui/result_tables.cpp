@@ -1,19 +1,18 @@
 #include "result_tables.hpp"
 
-#include <QLocale>
-
 #include <algorithm>
 #include <cmath>
 
+#include "flopcast/units/format.hpp"
 #include "flopcast/workload/workload.hpp"
 
 namespace flopcast::gui {
 namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
-QString time_text(Time t) { return t.ns == 0 ? QStringLiteral("0") : q(cli::format_time(t)); }
-QString gib_text(Bytes b) { return QStringLiteral("%1 GiB").arg(b.gib(), 0, 'f', 1); }
-QString grouped(double v, int decimals = 0) { return QLocale(QLocale::English).toString(v, 'f', decimals); }
+QString time_text(Time t) { return t.ns == 0 ? QStringLiteral("0") : q(format_time(t)); }
+QString gib_text(Bytes b) { return q(format_fixed_half_up(b.gib(), 1) + " GiB"); }
+QString grouped(double v, int decimals = 0) { return q(format_grouped_half_up(v, decimals)); }
 
 TableRow row(QString label, QString value, QString detail = {}, double number = 0.0) {
   TableRow r;
@@ -33,13 +32,9 @@ QString plan_text(const ParallelPlan& p) {
 
 }  // namespace
 
-QString percent_text(double fraction) { return QStringLiteral("%1 %").arg(fraction * 100.0, 0, 'f', 1); }
+QString percent_text(double fraction) { return q(format_fixed_half_up(fraction * 100.0, 1) + " %"); }
 
-QString days_text(Time t) {
-  const double d = t.days();
-  if (d >= 1.0) return QStringLiteral("%1 days").arg(d, 0, 'f', 1);
-  return QStringLiteral("%1 h").arg(t.hours(), 0, 'f', 1);
-}
+QString days_text(Time t) { return q(format_days_or_hours_half_up(t)); }
 
 std::vector<TimePartValue> time_parts(const StepBreakdown& b) {
   return {
@@ -124,7 +119,7 @@ std::vector<TableRow> summary_rows(const ComputeResult& r) {
 
   rows.push_back(row(QStringLiteral("Model"), q(s.model.display.empty() ? s.model.name : s.model.display),
                      QStringLiteral("%1 parameters, %2 layers, seq %3")
-                         .arg(q(cli::format_count(params.total)))
+                         .arg(q(format_count(params.total)))
                          .arg(s.model.layers)
                          .arg(s.model.seq_len),
                      params.total));
@@ -173,7 +168,7 @@ std::vector<TableRow> summary_rows(const ComputeResult& r) {
   rows.push_back(mem);
   if (s.training.tokens > 0) {
     rows.push_back(
-        row(QStringLiteral("Training tokens"), q(cli::format_count(s.training.tokens)),
+        row(QStringLiteral("Training tokens"), q(format_count(s.training.tokens)),
             QStringLiteral("%1 steps of %2 tokens")
                 .arg(grouped(rep.steps))
                 .arg(grouped(static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len))),
@@ -260,7 +255,7 @@ std::vector<TableRow> run_rows(const ComputeResult& r) {
   const Scenario& s = *r.scenario;
   const cli::SimReport& rep = r.report;
   if (s.training.tokens <= 0) return rows;
-  rows.push_back(row(QStringLiteral("Training tokens"), q(cli::format_count(s.training.tokens)),
+  rows.push_back(row(QStringLiteral("Training tokens"), q(format_count(s.training.tokens)),
                      QStringLiteral("%1 steps").arg(grouped(rep.steps)), s.training.tokens));
   rows.push_back(row(QStringLiteral("Step time"), time_text(rep.est.step), {}, rep.est.step.seconds()));
   TableRow ideal = row(QStringLiteral("Training time, failure-free"), days_text(Time::from_seconds(rep.train_seconds)),

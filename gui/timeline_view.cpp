@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report.hpp"
+#include "flopcast/units/format.hpp"
 #include "result_palette.hpp"
 
 namespace flopcast::gui {
@@ -52,7 +52,7 @@ QString short_label(const TimelineSlice& s) {
   return QString();
 }
 
-QString time_text(Time t) { return QString::fromStdString(cli::format_time(t)); }
+QString time_text(Time t) { return QString::fromStdString(format_time(t)); }
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include "flopcast/job/rng.hpp"
 #include "flopcast/job/young_daly.hpp"
 #include "flopcast/units/assert.hpp"
+#include "flopcast/units/format.hpp"
 
 namespace flopcast {
 namespace {
@@ -28,12 +29,6 @@ Time times(Time t, std::int64_t k) {
   std::int64_t r = 0;
   FLOPCAST_ASSERT(!__builtin_mul_overflow(t.ns, k, &r), "time overflow");
   return Time{r};
-}
-
-std::string seconds_str(Time t) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f s", t.seconds());
-  return buf;
 }
 
 /// Power draw of the job's nodes, W.
@@ -386,7 +381,7 @@ std::string practically_endless(const JobInput& in, std::int64_t k) {
   const double events = rate * span_s * static_cast<double>(std::max(1, in.reliability.trials));
   if (std::isfinite(span_s) && span_s < kCenturyS && events < 1e8) return {};
   return "checkpoint interval of " + std::to_string(k) + " steps (" +
-         seconds_str(times(in.step_time, std::min(k, in.steps))) +
+         format_seconds(times(in.step_time, std::min(k, in.steps))) +
          ") is far above the job's mean time between failures: the run would practically never "
          "finish (expected span > 100 years or > 1e8 simulated failures); shorten the interval";
 }
@@ -516,8 +511,8 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   res.steps_per_checkpoint = k_scenario;
   res.checkpoint_interval = adv.scenario;
   if (rel.async_checkpoint && res.checkpoint_write > times(in.step_time, k_scenario) && k_scenario < in.steps) {
-    res.warnings.push_back("checkpoint write (" + seconds_str(res.checkpoint_write) +
-                           ") is longer than the checkpoint interval (" + seconds_str(res.checkpoint_interval) +
+    res.warnings.push_back("checkpoint write (" + format_seconds(res.checkpoint_write) +
+                           ") is longer than the checkpoint interval (" + format_seconds(res.checkpoint_interval) +
                            "): checkpoints are skipped while a write is running");
   }
 

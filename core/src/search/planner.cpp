@@ -16,6 +16,7 @@
 #include "flopcast/pricing/bill.hpp"
 #include "flopcast/pricing/plan_comparison.hpp"
 #include "flopcast/step/step_simulation.hpp"
+#include "flopcast/units/format.hpp"
 #include "flopcast/workload/workload.hpp"
 
 namespace flopcast::search {
@@ -255,8 +256,6 @@ Time expected_span(const JobInput& in) {
                              : suggested_steps_per_checkpoint(in);
   return expected_gpu_span_sync(in.step_time, in.steps, k, stall, in.reliability.restart_time, rate);
 }
-
-std::string days(Time t) { return sfmt("%.1f days", t.days()); }
 
 }  // namespace
 
@@ -568,17 +567,18 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
     if (r.candidate.wall < b.candidate.wall)
       res.why_runner_up_lost +=
           sfmt(", though it finishes %.1f days sooner (%s vs %s)", (b.candidate.wall - r.candidate.wall).days(),
-               days(r.candidate.wall).c_str(), days(b.candidate.wall).c_str());
+               format_days(r.candidate.wall).c_str(), format_days(b.candidate.wall).c_str());
     else
       res.why_runner_up_lost +=
-          sfmt(", and takes %s vs %s", days(r.candidate.wall).c_str(), days(b.candidate.wall).c_str());
+          sfmt(", and takes %s vs %s", format_days(r.candidate.wall).c_str(), format_days(b.candidate.wall).c_str());
   }
   // The cheapest overall when it is not the choice: say which constraint it breaks.
   if (!order.empty() && (!res.best || order.front()->cost.minor < res.best->cost.minor)) {
     const auto& c = *order.front();
     std::string why;
     if (!c.meets_deadline && options.deadline)
-      why = sfmt("misses the deadline (%s > %s)", days(c.candidate.wall).c_str(), days(*options.deadline).c_str());
+      why = sfmt("misses the deadline (%s > %s)", format_days(c.candidate.wall).c_str(),
+                 format_days(*options.deadline).c_str());
     if (!c.meets_budget && options.budget)
       why += (why.empty() ? "" : " and ") + std::string("exceeds the budget (") + c.cost.str() + " > " +
              options.budget->str() + ")";
@@ -606,7 +606,7 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
     if (fastest && options.deadline && fastest->wall > *options.deadline)
       res.infeasible.push_back(sfmt("%s: even the fastest plan (%lld GPUs, %s) takes %s, over the deadline of %s",
                                     g.c_str(), static_cast<long long>(fastest->gpus), plan_label(fastest->plan).c_str(),
-                                    days(fastest->wall).c_str(), days(*options.deadline).c_str()));
+                                    format_days(fastest->wall).c_str(), format_days(*options.deadline).c_str()));
     if (options.budget && priced_cluster[c]) {
       const PricedPlan* cheapest = nullptr;
       for (const auto& p : res.fastest_per_count)
@@ -634,7 +634,7 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
           b.cost.minor > 0
               ? 100.0 * static_cast<double>(cheapest->cost.minor - b.cost.minor) / static_cast<double>(b.cost.minor)
               : 0.0,
-          days(cheapest->candidate.wall).c_str()));
+          format_days(cheapest->candidate.wall).c_str()));
     }
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
