@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "des_timeline.hpp"
+#include "flopcast/app/des_timeline.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/workload/workload.hpp"
 
@@ -131,9 +131,9 @@ std::shared_ptr<const ComputeResult> compute_scenario(const std::string& yaml, c
   if (!go_on(20, "step timeline")) return nullptr;
   // The simulated step's own timeline; the closed-form layout when there is none.
   if (r->report.sim && !r->report.sim->timeline.empty())
-    r->timeline = timeline_from_step(*r->report.sim, r->scenario->plan);
+    r->timeline = app::timeline_from_step(*r->report.sim, r->scenario->plan);
   else
-    r->timeline = build_timeline(r->report.est, r->scenario->plan);
+    r->timeline = app::build_timeline(r->report.est, r->scenario->plan);
   if (!go_on(30, "memory per stage")) return nullptr;
   for (int stage = 0; stage < r->scenario->plan.pp && stage < kMaxMemoryStages; ++stage)
     r->stage_memory.push_back(memory_of_stage(*r->scenario, profile, stage));

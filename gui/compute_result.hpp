@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "flopcast/app/step_timeline.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/scenario/scenario.hpp"
-#include "pipeline_timeline.hpp"
 #include "report.hpp"
 
 #include "flopcast/job/job_result.hpp"
@@ -31,7 +31,7 @@ struct ComputeResult {
   Diagnostics diags;                   ///< the loader's (and the profile loader's) diagnostics
   std::unique_ptr<Scenario> scenario;  ///< null when the text has errors
   cli::SimReport report;               ///< valid when scenario is set
-  Timeline timeline;
+  app::Timeline timeline;
   /// Memory per GPU of each pipeline stage (the report's memory is the most loaded one).
   std::vector<MemoryBreakdown> stage_memory;
   std::optional<JobResult> job;                 ///< whole-run Monte Carlo (needs training.tokens)

@@ -550,7 +550,7 @@ void MainWindow::show_result() {
     status_text_->setText(tr("step %1, MFU %2, %3 tokens/s")
                               .arg(q(format_time(e.step)), percent_text(e.mfu))
                               .arg(q(format_grouped_half_up(e.tokens_per_s, 0))));
-    const Timeline& t = r->timeline;
+    const app::Timeline& t = r->timeline;
     QString info =
         t.simulated
             ? tr("One step simulated event by event (DES), %1 schedule, %2 micro-batches per pipeline, %3 stage(s): "

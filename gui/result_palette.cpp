@@ -15,23 +15,23 @@ const QColor kBrown(0x9C, 0x75, 0x5F);
 const QColor kGrey(0xBA, 0xB0, 0xAC);
 }  // namespace
 
-QColor color_of(SliceKind k) {
+QColor color_of(app::SliceKind k) {
   switch (k) {
-    case SliceKind::Forward:
+    case app::SliceKind::Forward:
       return kBlue;
-    case SliceKind::Backward:
+    case app::SliceKind::Backward:
       return kOrange;
-    case SliceKind::Recompute:
+    case app::SliceKind::Recompute:
       return kPurple;
-    case SliceKind::Comm:
+    case app::SliceKind::Comm:
       return kRed;
-    case SliceKind::P2P:
+    case app::SliceKind::P2P:
       return kTeal;
-    case SliceKind::DpSync:
+    case app::SliceKind::DpSync:
       return kGreen;
-    case SliceKind::Optimizer:
+    case app::SliceKind::Optimizer:
       return kBrown;
-    case SliceKind::Overhead:
+    case app::SliceKind::Overhead:
       return kGrey;
   }
   return kGrey;

@@ -5,7 +5,7 @@
 /// deficiencies and readable as fills under dark text.
 #include <QColor>
 
-#include "pipeline_timeline.hpp"
+#include "flopcast/app/step_timeline.hpp"
 
 namespace flopcast::gui {
 
@@ -14,7 +14,7 @@ enum class TimePart { Compute, Recompute, TpComm, CpComm, EpComm, PpComm, Bubble
 /// Parts of a GPU's memory (MemoryBreakdown fields).
 enum class MemoryPart { Weights, Gradients, Optimizer, Activations, Logits, Workspace, Fragmentation };
 
-QColor color_of(SliceKind k);
+QColor color_of(app::SliceKind k);
 QColor color_of(TimePart p);
 QColor color_of(MemoryPart p);
 /// Black or white, whichever reads better on `fill`.

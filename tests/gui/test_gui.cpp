@@ -39,11 +39,11 @@
 #include "cost_chart.hpp"
 #include "figure_table_model.hpp"
 #include "fleet_view.hpp"
+#include "flopcast/app/step_timeline.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/workload/workload.hpp"
 #include "gui_app.hpp"
 #include "main_window.hpp"
-#include "pipeline_timeline.hpp"
 #include "planner_view.hpp"
 #include "quote_export.hpp"
 #include "result_tables.hpp"
@@ -56,6 +56,7 @@
 
 using namespace flopcast;
 using namespace flopcast::gui;
+using namespace flopcast::app;
 
 namespace {
 
@@ -319,7 +320,7 @@ void GuiTest::timeline_lays_out_1f1b() {
   }
   // Stage s starts with p-s-1 warm-up forwards, then alternates (PipeDream-Flush).
   for (int s = 0; s < 4; ++s) {
-    std::vector<const gui::TimelineSlice*> passes;
+    std::vector<const app::TimelineSlice*> passes;
     for (const auto& x : t.rows[static_cast<std::size_t>(2 * s)].slices)
       if (x.kind == SliceKind::Forward || x.kind == SliceKind::Backward) passes.push_back(&x);
     QCOMPARE(static_cast<int>(passes.size()), 16);
@@ -1043,7 +1044,7 @@ void GuiTest::timeline_tab_draws_the_simulated_step() {
   QCOMPARE(r->report.est.step, r->report.sim->step);
   QCOMPARE(t.estimate_step, r->report.closed_form_step);
   // Hover text names the simulator's slice.
-  const gui::TimelineSlice* first = nullptr;
+  const app::TimelineSlice* first = nullptr;
   for (const auto& row : t.rows)
     if (!row.comm && !row.slices.empty()) first = &row.slices.front();
   QVERIFY(first);

@@ -1,10 +1,10 @@
-#include "pipeline_timeline.hpp"
+#include "flopcast/app/step_timeline.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
-namespace flopcast::gui {
+namespace flopcast::app {
 
 const char* slice_label(SliceKind k) {
   switch (k) {
@@ -175,4 +175,4 @@ Timeline build_timeline(const StepEstimate& est, const ParallelPlan& plan) {
   return t;
 }
 
-}  // namespace flopcast::gui
+}  // namespace flopcast::app

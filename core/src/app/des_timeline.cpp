@@ -1,8 +1,8 @@
-#include "des_timeline.hpp"
+#include "flopcast/app/des_timeline.hpp"
 
 #include <algorithm>
 
-namespace flopcast::gui {
+namespace flopcast::app {
 
 SliceKind kind_of(const ::flopcast::TimelineSlice& s) {
   switch (s.category) {
@@ -63,4 +63,4 @@ Timeline timeline_from_step(const StepResult& r, const ParallelPlan& plan) {
   return t;
 }
 
-}  // namespace flopcast::gui
+}  // namespace flopcast::app

@@ -11,7 +11,7 @@
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/parallel/parallel_plan.hpp"
 
-namespace flopcast::gui {
+namespace flopcast::app {
 
 /// What a slice of the timeline is.
 enum class SliceKind {
@@ -68,4 +68,4 @@ inline constexpr std::int64_t kMaxTimelinePasses = 200'000;
 /// Lays out one step of `plan` with the estimate's stage times.
 Timeline build_timeline(const StepEstimate& est, const ParallelPlan& plan);
 
-}  // namespace flopcast::gui
+}  // namespace flopcast::app
