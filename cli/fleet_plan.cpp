@@ -9,18 +9,13 @@
 
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/job/job_simulation.hpp"
+#include "flopcast/job/job_size.hpp"
 #include "flopcast/pricing/price_catalog.hpp"
 #include "flopcast/scenario/scenario_check.hpp"
 #include "report.hpp"
 
 namespace flopcast::cli {
 namespace {
-
-/// Failures the whole-run Monte Carlo may draw for one variant: report.cpp's kMaxFailureDraws
-/// (5e6 draws, about 2.5 s on one core), so that planning a fleet stays interactive.
-constexpr double kMaxFailureDraws = 5e6;
-/// Longest failure-free run a fleet job may have: 10 years (a fleet horizon is at most 10 years).
-constexpr double kMaxRunSeconds = 10 * 365 * 86400.0;
 
 /// The first pool of `gpu`, or nullptr.
 const fleet::Pool* pool_of(const fleet::Fleet& f, const std::string& gpu) {
@@ -47,18 +42,8 @@ Planned plan_variant(const Scenario& s, const ComputeProfile& profile) {
     return out;
   }
   const JobInput in = job_input_of(s, r, EnergySpec{});
-  const double useful_s = in.step_time.seconds() * static_cast<double>(in.steps);
-  if (useful_s > kMaxRunSeconds) {
-    out.why = fmt::format("the failure-free run alone takes {:.1f} years", useful_s / (365 * 86400.0));
-    return out;
-  }
-  const double rate = job_failure_rate_per_s(in);
-  const double draws =
-      rate * useful_s * std::exp(rate * in.reliability.restart_time.seconds()) * 2 * in.reliability.trials;
-  if (draws > kMaxFailureDraws) {
-    out.why = fmt::format("about {:.3g} failures to draw: too many to simulate", draws);
-    return out;
-  }
+  // The one job-size guard (job_size.hpp), as `simulate` applies it.
+  if (out.why = job_too_big_to_simulate(in); !out.why.empty()) return out;
   JobOutcome o = simulate_job(in);
   if (!o.ok()) {
     out.why = o.errors.front();

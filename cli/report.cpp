@@ -9,6 +9,7 @@
 
 #include "flopcast/io/price_catalog_io.hpp"
 #include "flopcast/job/job_simulation.hpp"
+#include "flopcast/job/job_size.hpp"
 #include "flopcast/job/scenario_job.hpp"
 #include "flopcast/pricing/bill.hpp"
 #include "flopcast/step/step_simulation.hpp"
@@ -125,40 +126,6 @@ JobInput job_input_of(const Scenario& s, const SimReport& r, const EnergySpec& e
   return job_input_for(s, r.est.step, static_cast<std::int64_t>(r.steps), energy);
 }
 
-namespace {
-
-/// Longest failure-free run put on a calendar: 100 years. Time is int64 nanoseconds (292
-/// years) and failures, restarts and checkpoints stretch a run, so this keeps a factor of ~3
-/// of headroom before the job simulation's times would overflow.
-constexpr double kMaxRunSeconds = 100 * 365 * 86400.0;
-/// Failures the Monte Carlo may draw in one command, all trials and the Young/Daly re-run
-/// together. It draws about 2e6 per second on one core (quickstart at 0.1 failures per
-/// GPU-hour: 200 trials x 9,380 failures in 1.0 s), so this bounds a command at a few seconds.
-constexpr double kMaxFailureDraws = 5e6;
-
-/// Why `in` is too big to simulate in reasonable time and memory, or "".
-std::string too_big_to_simulate(const JobInput& in) {
-  const double useful_s = in.step_time.seconds() * static_cast<double>(in.steps);
-  if (useful_s > kMaxRunSeconds)
-    return fmt::format(
-        "the failure-free run alone takes {:.3g} years: too long to put on a calendar (limit {:.0f} years)",
-        useful_s / (365 * 86400.0), kMaxRunSeconds / (365 * 86400.0));
-  if (!validate_job_input(in).empty()) return "";  // simulate_job reports these itself
-  // Expected failures of one trial: rate x time, restarts included (each lasts R and may be
-  // interrupted, stretching the span by about e^(rate R)).
-  const double rate = job_failure_rate_per_s(in);
-  const double per_trial = rate * useful_s * std::exp(rate * in.reliability.restart_time.seconds());
-  const double draws = per_trial * 2 * in.reliability.trials;
-  if (draws > kMaxFailureDraws)
-    return fmt::format(
-        "about {:.3g} failures per trial x {} trials: too many to simulate (limit {:.3g} in all); "
-        "fewer GPUs, a lower failures_per_gpu_hour or fewer reliability.trials would fit",
-        per_trial, in.reliability.trials, kMaxFailureDraws);
-  return "";
-}
-
-}  // namespace
-
 bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags) {
   const Scenario& s = *r.scenario;
   if (s.training.tokens <= 0 || r.steps <= 0) return true;
@@ -177,7 +144,7 @@ bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags
   WholeRun run;
   run.reliability_defaults = !s.has_reliability;
   run.input = job_input_of(s, r, catalog ? energy_spec(*catalog, s.pricing) : EnergySpec{});
-  if (const std::string why = too_big_to_simulate(run.input); !why.empty()) {
+  if (const std::string why = job_too_big_to_simulate(run.input); !why.empty()) {
     run.errors.push_back(why);
   } else {
     JobOutcome outcome = simulate_job(run.input);
@@ -190,12 +157,7 @@ bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags
     bills.catalog = catalog;
     bills.gpu_names.push_back(s.cluster.gpu.name);
     bills.gpu_names.insert(bills.gpu_names.end(), s.cluster.gpu.aliases.begin(), s.cluster.gpu.aliases.end());
-    CompareOptions opt;
-    if (!s.pricing.currency.empty()) opt.bill.currency = Currency::of(s.pricing.currency);
-    opt.bill.new_user = s.pricing.new_user;
-    opt.bill.add_ons = s.pricing.add_ons;
-    opt.plan_ids = s.pricing.plans;
-    opt.mixes = s.pricing.mixes;
+    const CompareOptions opt = compare_options(s.pricing);
     const int kept = s.pricing.checkpoints_kept;
     bills.comparison = compare_plans(*catalog, bills.gpu_names, usage_of_trial(job, job.p50_trial, kept),
                                      usage_of_trial(job, job.p90_trial, kept), opt);

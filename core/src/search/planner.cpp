@@ -11,6 +11,7 @@
 
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/job/job_simulation.hpp"
+#include "flopcast/job/job_size.hpp"
 #include "flopcast/job/scenario_job.hpp"
 #include "flopcast/job/young_daly.hpp"
 #include "flopcast/pricing/bill.hpp"
@@ -34,11 +35,15 @@ std::string sfmt(const char* f, ...) {
 
 bool key_less(double ka, std::int64_t ia, double kb, std::int64_t ib) { return ka < kb || (ka == kb && ia < ib); }
 
-/// Longest failure-free run the Monte Carlo is asked to put on a calendar, and the most
-/// failure draws per re-simulation: the same bounds as `simulate` (cli/report.cpp: 100 years;
-/// 5e6 draws, about 2.5 s on one core).
-constexpr double kMaxRunSeconds = 100 * 365 * 86400.0;
-constexpr double kMaxFailureDraws = 5e6;
+/// The scenario's comparison settings billed in the search's one currency, over every plan
+/// that names the GPU type (the search compares GPU types; the scenario's plan ids do not apply).
+CompareOptions search_compare_options(const PricingSpec& pricing, Currency currency) {
+  CompareOptions opt = compare_options(pricing);
+  opt.bill.currency = currency;
+  opt.plan_ids.clear();
+  opt.named_gpu_only = true;
+  return opt;
+}
 
 }  // namespace
 
@@ -489,12 +494,7 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
     usage.storage = storage;
     for (const auto& cat : options.catalogs) {
       if (cat->plans_for(names).empty()) continue;
-      CompareOptions opt;
-      opt.bill.currency = currency;
-      opt.bill.new_user = base.pricing.new_user;
-      opt.bill.add_ons = base.pricing.add_ons;
-      opt.mixes = base.pricing.mixes;
-      opt.named_gpu_only = true;
+      const CompareOptions opt = search_compare_options(base.pricing, currency);
       const PlanComparison cmp = compare_plans(*cat, names, usage, usage, opt);
       for (const auto& row : cmp.rows) {
         if (!row.p50.ok()) {
@@ -665,14 +665,8 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
       continue;
     }
     const JobInput in = job_input_for(s, r.step.step, steps, energy);
-    const double useful_s = in.step_time.seconds() * static_cast<double>(in.steps);
-    const double rate = job_failure_rate_per_s(in);
-    const double draws =
-        rate * useful_s * std::exp(rate * in.reliability.restart_time.seconds()) * 2 * in.reliability.trials;
-    if (useful_s > kMaxRunSeconds)
-      r.errors.push_back("the failure-free run alone takes over 100 years");
-    else if (draws > kMaxFailureDraws)
-      r.errors.push_back(sfmt("about %.3g failure draws: too many to simulate", draws));
+    // The one job-size guard (job_size.hpp), as `simulate` applies it.
+    if (const std::string why = job_too_big_to_simulate(in); !why.empty()) r.errors.push_back(why);
     if (r.errors.empty()) {
       JobOutcome job = simulate_job(in);
       r.errors = job.errors;
@@ -685,12 +679,7 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
           if (cat->name != p->catalog) continue;
           std::vector<std::string> names{s.cluster.gpu.name};
           names.insert(names.end(), s.cluster.gpu.aliases.begin(), s.cluster.gpu.aliases.end());
-          CompareOptions opt;
-          opt.bill.currency = currency;
-          opt.bill.new_user = base.pricing.new_user;
-          opt.bill.add_ons = base.pricing.add_ons;
-          opt.mixes = base.pricing.mixes;
-          opt.named_gpu_only = true;
+          const CompareOptions opt = search_compare_options(base.pricing, currency);
           const int kept = base.pricing.checkpoints_kept;
           const PlanComparison cmp = compare_plans(*cat, names, usage_of_trial(job.result, job.result.p50_trial, kept),
                                                    usage_of_trial(job.result, job.result.p90_trial, kept), opt);
