@@ -14,7 +14,6 @@
 #include "flopcast/comm/profile_efficiency.hpp"
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/topology/rank_layout.hpp"
-#include "scenario_input.hpp"
 
 namespace flopcast::cli {
 

@@ -9,13 +9,13 @@
 #include <thread>
 
 #include "cli_context.hpp"
+#include "flopcast/app/evaluation.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/price_catalog_io.hpp"
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/search/planner.hpp"
+#include "flopcast/units/format.hpp"
 #include "plan_support.hpp"
-#include "report.hpp"
-#include "scenario_input.hpp"
 
 namespace flopcast::cli {
 namespace {

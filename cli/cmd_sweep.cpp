@@ -11,9 +11,10 @@
 #include <thread>
 
 #include "cli_context.hpp"
+#include "flopcast/app/evaluation.hpp"
 #include "flopcast/io/sweep_loader.hpp"
 #include "flopcast/sweep/sweep_runner.hpp"
-#include "report.hpp"
+#include "flopcast/units/format.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -166,7 +167,8 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
         out[1] = "invalid: calibration profile '" + s->calibration + "' cannot be loaded";
         return cells;
       }
-      SimReport r = make_report(*s, *prof, o->estimate ? StepEngine::Estimate : StepEngine::Simulation);
+      app::SimReport r =
+          app::make_report(*s, *prof, o->estimate ? app::StepEngine::Estimate : app::StepEngine::Simulation);
       r.scenario = &*s;
       out[3] = num(r.est.step.seconds(), 6);
       out[4] = num(r.est.mfu, 4);
@@ -179,7 +181,7 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
         return cells;
       }
       Diagnostics wd;
-      if (!add_whole_run(r, data_dir, wd)) {
+      if (!app::add_whole_run(r, data_dir, wd)) {
         out[0] = "no";
         out[1] = "invalid: " + first_error(wd);
         return cells;

@@ -7,12 +7,13 @@
 #include <map>
 #include <optional>
 
+#include "flopcast/app/evaluation.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/job/job_simulation.hpp"
 #include "flopcast/job/job_size.hpp"
 #include "flopcast/pricing/price_catalog.hpp"
 #include "flopcast/scenario/scenario_check.hpp"
-#include "report.hpp"
+#include "flopcast/units/format.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -31,7 +32,7 @@ struct Planned {
 
 Planned plan_variant(const Scenario& s, const ComputeProfile& profile) {
   Planned out;
-  const SimReport r = make_report(s, profile);
+  const app::SimReport r = app::make_report(s, profile);
   if (!r.fits_memory) {
     out.why =
         fmt::format("needs {:.1f} GiB per GPU, more than the {} has", r.est.memory.total().gib(), s.cluster.gpu.name);
@@ -41,7 +42,7 @@ Planned plan_variant(const Scenario& s, const ComputeProfile& profile) {
     out.why = "no optimizer steps (tokens too few for one global batch)";
     return out;
   }
-  const JobInput in = job_input_of(s, r, EnergySpec{});
+  const JobInput in = app::job_input_of(s, r, EnergySpec{});
   // The one job-size guard (job_size.hpp), as `simulate` applies it.
   if (out.why = job_too_big_to_simulate(in); !out.why.empty()) return out;
   JobOutcome o = simulate_job(in);

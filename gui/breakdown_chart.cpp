@@ -19,7 +19,7 @@ BreakdownChart::BreakdownChart(QWidget* parent) : QChartView(new QChart(), paren
   setMinimumHeight(220);
 }
 
-void BreakdownChart::set_result(const ComputeResult& r) {
+void BreakdownChart::set_result(const app::ComputeResult& r) {
   QChart* c = chart();
   c->removeAllSeries();
   for (QAbstractAxis* a : c->axes()) {

@@ -43,7 +43,7 @@ void CostChart::clear() {
   }
 }
 
-void CostChart::set_result(const ComputeResult& r) {
+void CostChart::set_result(const app::ComputeResult& r) {
   clear();
   bills_ = false;
   QChart* c = chart();
@@ -55,20 +55,20 @@ void CostChart::set_result(const ComputeResult& r) {
   QStringList categories;
   double top = 0;
   QString value_title;
-  if (r.plans && !r.plans->rows.empty()) {
+  if (r.plans() && !r.plans()->rows.empty()) {
     bills_ = true;
     auto* p50 = new QBarSet(tr("P50 run"));
     auto* p90 = new QBarSet(tr("P90 run"));
     p50->setColor(kP50);
     p90->setColor(kP90);
     // Horizontal bars list categories bottom-up: reverse so the table's first plan is on top.
-    for (auto it = r.plans->rows.rbegin(); it != r.plans->rows.rend(); ++it) {
+    for (auto it = r.plans()->rows.rbegin(); it != r.plans()->rows.rend(); ++it) {
       const bool ok = it->p50.ok() && it->p90.ok();
       categories << QString::fromStdString(it->option.label);
       if (ok) top = std::max({top, it->p50.total.major(), it->p90.total.major()});
     }
     const auto [scale, prefix] = axis_scale(top);
-    for (auto it = r.plans->rows.rbegin(); it != r.plans->rows.rend(); ++it) {
+    for (auto it = r.plans()->rows.rbegin(); it != r.plans()->rows.rend(); ++it) {
       const bool ok = it->p50.ok() && it->p90.ok();
       p50->append(ok ? it->p50.total.major() * scale : 0.0);
       p90->append(ok ? it->p90.total.major() * scale : 0.0);
@@ -76,7 +76,7 @@ void CostChart::set_result(const ComputeResult& r) {
     top *= scale;
     series->append(p50);
     series->append(p90);
-    value_title = tr("bill (%1%2)").arg(prefix, QString::fromStdString(r.plans->currency.str()));
+    value_title = tr("bill (%1%2)").arg(prefix, QString::fromStdString(r.plans()->currency.str()));
     c->setTitle(tr("Bill per plan at the P50 and P90 run"));
   }
   if (!bills_) {
@@ -89,9 +89,9 @@ void CostChart::set_result(const ComputeResult& r) {
     auto* days = new QBarSet(tr("days"));
     days->setColor(kIdeal);
     std::vector<std::pair<QString, double>> bars;
-    if (r.job) {
-      bars.emplace_back(tr("wall P90"), r.job->wall_p90.days());
-      bars.emplace_back(tr("wall P50"), r.job->wall_p50.days());
+    if (r.job()) {
+      bars.emplace_back(tr("wall P90"), r.job()->wall_p90.days());
+      bars.emplace_back(tr("wall P50"), r.job()->wall_p50.days());
     }
     bars.emplace_back(tr("failure-free"), r.report.train_seconds / 86400.0);
     for (const auto& [label, v] : bars) {
@@ -128,7 +128,7 @@ CostCalendarChart::CostCalendarChart(QWidget* parent) : QChartView(new QChart(),
   setMinimumHeight(220);
 }
 
-void CostCalendarChart::set_result(const ComputeResult& r) {
+void CostCalendarChart::set_result(const app::ComputeResult& r) {
   QChart* c = chart();
   c->removeAllSeries();
   for (QAbstractAxis* a : c->axes()) {
@@ -136,7 +136,7 @@ void CostCalendarChart::set_result(const ComputeResult& r) {
     delete a;
   }
   curves_ = 0;
-  if (!r.ok() || r.calendar.empty() || !r.plans) {
+  if (!r.ok() || r.calendar.empty() || !r.plans()) {
     c->setTitle(tr("Cost over the calendar: needs pricing and training tokens"));
     return;
   }
@@ -154,7 +154,7 @@ void CostCalendarChart::set_result(const ComputeResult& r) {
   x->setRange(0, last_day > 0 ? last_day : 1.0);
   x->setLabelFormat(QStringLiteral("%.0f"));
   auto* y = new QValueAxis();
-  y->setTitleText(tr("%1%2").arg(prefix, QString::fromStdString(r.plans->currency.str())));
+  y->setTitleText(tr("%1%2").arg(prefix, QString::fromStdString(r.plans()->currency.str())));
   y->setRange(0, top > 0 ? top * scale * 1.05 : 1.0);
   y->setLabelFormat(QStringLiteral("%.4g"));
   y->applyNiceNumbers();

@@ -475,7 +475,7 @@ void MainWindow::recompute(bool now) {
     computer_->schedule(std::move(yaml), file);
 }
 
-std::shared_ptr<const ComputeResult> MainWindow::result() const { return computer_->latest(); }
+std::shared_ptr<const app::ComputeResult> MainWindow::result() const { return computer_->latest(); }
 bool MainWindow::computing() const { return computer_->busy(); }
 bool MainWindow::is_modified() const { return !undo_->isClean(); }
 

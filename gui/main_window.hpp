@@ -12,7 +12,7 @@
 
 #include <memory>
 
-#include "compute_result.hpp"
+#include "flopcast/app/compute_result.hpp"
 #include "flopcast/search/planner.hpp"
 #include "form_state.hpp"
 #include "quote_export.hpp"
@@ -81,7 +81,7 @@ class MainWindow : public QMainWindow {
   /// The YAML text the current form composes.
   std::string current_yaml() const;
   /// The latest result shown (null before the first).
-  std::shared_ptr<const ComputeResult> result() const;
+  std::shared_ptr<const app::ComputeResult> result() const;
   /// True while a computation for the current form is pending or running.
   bool computing() const;
   /// True when the document has edits not saved.

@@ -32,7 +32,6 @@
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/units/format.hpp"
 #include "plan_support.hpp"
-#include "report.hpp"
 
 namespace flopcast::gui {
 namespace {

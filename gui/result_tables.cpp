@@ -82,7 +82,7 @@ QStringList stage_headers() {
           QStringLiteral("P2P send"), QStringLiteral("Per micro-batch")};
 }
 
-std::vector<TableRow> stage_rows(const ComputeResult& r) {
+std::vector<TableRow> stage_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
   const auto& stages = r.report.est.stages;
@@ -108,11 +108,11 @@ std::vector<TableRow> stage_rows(const ComputeResult& r) {
   return rows;
 }
 
-std::vector<TableRow> summary_rows(const ComputeResult& r) {
+std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
   const Scenario& s = *r.scenario;
-  const cli::SimReport& rep = r.report;
+  const app::SimReport& rep = r.report;
   const StepEstimate& e = rep.est;
   const double gpus = static_cast<double>(s.cluster.gpus);
   const auto params = parameter_count(s.model);
@@ -178,16 +178,16 @@ std::vector<TableRow> summary_rows(const ComputeResult& r) {
         row(QStringLiteral("Time to train"), days_text(ideal), QStringLiteral("failure-free"), rep.train_seconds);
     days.emphasis = true;
     rows.push_back(days);
-    if (r.job) {
+    if (r.job()) {
       rows.push_back(row(QStringLiteral("Wall time P50 / P90"),
-                         QStringLiteral("%1 / %2").arg(days_text(r.job->wall_p50)).arg(days_text(r.job->wall_p90)),
-                         QStringLiteral("with failures and checkpoints, %1 trials").arg(r.job->trials),
-                         r.job->wall_p50.seconds()));
+                         QStringLiteral("%1 / %2").arg(days_text(r.job()->wall_p50)).arg(days_text(r.job()->wall_p90)),
+                         QStringLiteral("with failures and checkpoints, %1 trials").arg(r.job()->trials),
+                         r.job()->wall_p50.seconds()));
     }
     rows.push_back(row(QStringLiteral("GPU-hours"), grouped(rep.gpu_hours),
                        QStringLiteral("%1 node-hours, failure-free").arg(grouped(rep.node_hours)), rep.gpu_hours));
-    if (r.plans && r.plans->cheapest) {
-      const ComparisonRow& c = r.plans->rows[*r.plans->cheapest];
+    if (r.plans() && r.plans()->cheapest) {
+      const ComparisonRow& c = r.plans()->rows[*r.plans()->cheapest];
       TableRow cost =
           row(QStringLiteral("Cheapest plan (P50)"), q(c.p50.total.str()), q(c.option.label), c.p50.total.major());
       cost.emphasis = true;
@@ -197,7 +197,7 @@ std::vector<TableRow> summary_rows(const ComputeResult& r) {
   return rows;
 }
 
-std::vector<TableRow> breakdown_rows(const ComputeResult& r) {
+std::vector<TableRow> breakdown_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
   const StepBreakdown& b = r.report.est.breakdown;
@@ -217,7 +217,7 @@ std::vector<TableRow> breakdown_rows(const ComputeResult& r) {
   return rows;
 }
 
-std::vector<TableRow> memory_rows(const ComputeResult& r) {
+std::vector<TableRow> memory_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
   const MemoryBreakdown& m = r.report.est.memory;
@@ -249,11 +249,11 @@ std::vector<TableRow> memory_rows(const ComputeResult& r) {
   return rows;
 }
 
-std::vector<TableRow> run_rows(const ComputeResult& r) {
+std::vector<TableRow> run_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
   const Scenario& s = *r.scenario;
-  const cli::SimReport& rep = r.report;
+  const app::SimReport& rep = r.report;
   if (s.training.tokens <= 0) return rows;
   rows.push_back(row(QStringLiteral("Training tokens"), q(format_count(s.training.tokens)),
                      QStringLiteral("%1 steps").arg(grouped(rep.steps)), s.training.tokens));
@@ -264,8 +264,8 @@ std::vector<TableRow> run_rows(const ComputeResult& r) {
   rows.push_back(ideal);
   rows.push_back(row(QStringLiteral("GPU-hours, failure-free"), grouped(rep.gpu_hours),
                      QStringLiteral("%1 node-hours").arg(grouped(rep.node_hours)), rep.gpu_hours));
-  if (r.job) {
-    const JobResult& j = *r.job;
+  if (r.job()) {
+    const JobResult& j = *r.job();
     TableRow wall =
         row(QStringLiteral("Wall time P50 / P90"),
             QStringLiteral("%1 / %2").arg(days_text(j.wall_p50)).arg(days_text(j.wall_p90)),
@@ -297,17 +297,17 @@ std::vector<TableRow> run_rows(const ComputeResult& r) {
   return rows;
 }
 
-std::vector<TableRow> bill_rows(const ComputeResult& r) {
+std::vector<TableRow> bill_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
-  if (!r.plans) return rows;
-  for (std::size_t i = 0; i < r.plans->rows.size(); ++i) {
-    const ComparisonRow& c = r.plans->rows[i];
+  if (!r.plans()) return rows;
+  for (std::size_t i = 0; i < r.plans()->rows.size(); ++i) {
+    const ComparisonRow& c = r.plans()->rows[i];
     TableRow t;
     const bool ok = c.p50.ok() && c.p90.ok();
     QStringList notes;
     if (c.cheapest) notes << QStringLiteral("cheapest");
     if (c.option.plan && c.option.plan->competitor) notes << QStringLiteral("competitor (reference)");
-    if (r.plans->cheapest_offered == i && !c.cheapest) notes << QStringLiteral("provider's cheapest");
+    if (r.plans()->cheapest_offered == i && !c.cheapest) notes << QStringLiteral("provider's cheapest");
     QString note = notes.join(QStringLiteral("; "));
     if (!ok) note = q(c.p50.errors.empty() ? c.p90.errors.front() : c.p50.errors.front());
     t.cells = {q(c.option.label), ok ? q(c.p50.total.str()) : QStringLiteral("-"),

@@ -11,7 +11,7 @@
 
 #include <limits>
 
-#include "compute_result.hpp"
+#include "flopcast/app/compute_result.hpp"
 
 #include "flopcast/io/price_catalog_io.hpp"
 

@@ -35,10 +35,10 @@
 #include <QtCharts/QLineSeries>
 #include "chart_export.hpp"
 #include "cli_context.hpp"
-#include "compute_result.hpp"
 #include "cost_chart.hpp"
 #include "figure_table_model.hpp"
 #include "fleet_view.hpp"
+#include "flopcast/app/compute_result.hpp"
 #include "flopcast/app/step_timeline.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/workload/workload.hpp"
@@ -555,7 +555,7 @@ void GuiTest::cost_tab_bills_each_plan_when_pricing_is_loaded() {
     for (std::size_t i = 1; i < curve.points.size(); ++i)
       QVERIFY(curve.points[i].total.minor >= curve.points[i - 1].total.minor);
     bool matched = false;
-    for (const auto& row : r->plans->rows)
+    for (const auto& row : r->plans()->rows)
       if (row.option.label == curve.label) matched = row.p90.total.minor == curve.points.back().total.minor;
     QVERIFY2(matched, curve.label.c_str());
   }

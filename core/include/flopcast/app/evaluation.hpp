@@ -1,8 +1,8 @@
 #pragma once
-/// The simulate report: built once from a scenario, rendered as text or JSON.
-#include <nlohmann/json.hpp>
-
-#include <iosfwd>
+/// Evaluating one scenario: the step (simulated or estimated), the claim checks, the whole run
+/// on a calendar and its bills, built once and rendered by report_text.hpp and report_json.hpp.
+/// Every front (`flopcast simulate`, `quote`, `sweep`, the GUI) gets its figures here, through
+/// one whole-run path (simulate_whole_run) and one job-size guard (job/job_size.hpp).
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,9 +17,8 @@
 #include "flopcast/scenario/diagnostic.hpp"
 #include "flopcast/scenario/scenario.hpp"
 #include "flopcast/step/step_result.hpp"
-#include "flopcast/units/format.hpp"
 
-namespace flopcast::cli {
+namespace flopcast::app {
 
 /// A claimed figure checked against the simulation.
 struct ClaimCheck {
@@ -80,16 +79,30 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngi
 /// reliability block (or ReliabilitySpec's cited defaults) and `energy`.
 JobInput job_input_of(const Scenario& s, const SimReport& r, const EnergySpec& energy);
 
-/// Adds the whole run (when the scenario gives training.tokens) and the bills (when it has a
-/// `pricing:` block and the run was simulated) to `r`. The price catalog is loaded from
-/// `data_dir` ("" = the embedded copy). Returns false, with diagnostics in `diags` located at
-/// the scenario's `pricing.catalog` key, when the catalog cannot be loaded.
+/// The whole run of `r`'s scenario (it needs training.tokens: r.steps > 0): its JobInput with
+/// the energy figures of `catalog` (null: EnergySpec's defaults), the job-size guard, then the
+/// Monte Carlo. The per-trial samples are kept (bills and cost curves are made from them).
+WholeRun simulate_whole_run(const SimReport& r, const PriceCatalog* catalog);
+
+/// The bills of a simulated run (run.ok()) under every plan of `catalog` that the scenario's
+/// `pricing:` block selects, at the P50 and P90 trials.
+RunBills bill_whole_run(const Scenario& s, const WholeRun& run, std::shared_ptr<const PriceCatalog> catalog);
+
+/// Adds the whole run (when the scenario gives training.tokens) and, when `catalog` is set and
+/// the run was simulated, the bills to `r`. The per-trial samples are dropped afterwards.
+void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog);
+
+/// add_whole_run with the scenario's own price catalog (load_scenario_prices) from `data_dir`
+/// ("" = the embedded copy), loaded only when there is a run to bill. Returns false, with
+/// diagnostics in `diags` located at the scenario's `pricing.catalog` key, when it cannot be loaded.
 bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags);
+
+/// "TP2 PP1 DP32 +SP, ZeRO-1, micro-batch 1, global batch 512, recompute selective, 1f1b": the
+/// plan as a quote names it.
+std::string plan_summary(const ParallelPlan& p);
 
 /// The quote's inputs from a report with a simulated run and bills (add_whole_run): the job,
 /// the run (samples dropped), the comparison, the catalog, and the claim verdicts as lines.
 QuoteInput quote_input_of(const SimReport& r);
-void print_text(const SimReport& r, std::ostream& out);
-nlohmann::ordered_json to_json(const SimReport& r);
 
-}  // namespace flopcast::cli
+}  // namespace flopcast::app
