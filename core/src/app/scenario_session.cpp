@@ -40,8 +40,8 @@ SessionOutcome load_scenario_session(const std::string& path, const io::Catalog&
     out.io_error = file_unreadable(out.diags);
     return out;
   }
-  const std::string profile = !profile_override.empty() ? profile_override : s->calibration;
-  add_profile(out, std::move(*s), catalog, profile);
+  out.profile_name = !profile_override.empty() ? profile_override : s->calibration;
+  add_profile(out, std::move(*s), catalog, out.profile_name);
   return out;
 }
 
@@ -49,8 +49,8 @@ SessionOutcome parse_scenario_session(const std::string& yaml, const std::string
   SessionOutcome out;
   auto s = io::parse_scenario(yaml, file, catalog, out.diags);
   if (!s) return out;
-  const std::string profile = s->calibration;
-  add_profile(out, std::move(*s), catalog, profile);
+  out.profile_name = s->calibration;
+  add_profile(out, std::move(*s), catalog, out.profile_name);
   return out;
 }
 

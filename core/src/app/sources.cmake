@@ -5,5 +5,7 @@ list(APPEND FLOPCAST_APP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/report_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_result.cpp
   ${CMAKE_CURRENT_LIST_DIR}/quote_request.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/plan_request.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/plan_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/step_timeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/des_timeline.cpp)

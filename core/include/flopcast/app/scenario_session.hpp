@@ -26,6 +26,9 @@ struct SessionOutcome {
   /// The profile loader's diagnostics, located at the scenario's `calibration` key when they
   /// have no place of their own. Errors here mean the profile could not be loaded.
   Diagnostics profile_diags;
+  /// The profile asked for: the override, else the scenario's `calibration`; "" = the
+  /// catalog's default.
+  std::string profile_name;
   /// The scenario file itself could not be read (missing, unreadable): an I/O error rather
   /// than bad input.
   bool io_error = false;
