@@ -17,8 +17,7 @@
 #include <algorithm>
 #include <exception>
 
-#include "fleet_plan.hpp"
-#include "flopcast/io/fleet_loader.hpp"
+#include "flopcast/app/fleet_request.hpp"
 #include "flopcast/units/format.hpp"
 
 namespace flopcast::gui {
@@ -54,25 +53,18 @@ void clear_chart(QChart* c) {
 
 FleetOutcome simulate_fleet_file(const std::string& path, const io::Catalog& catalog, int threads) {
   FleetOutcome out;
+  // Loaded, planned and validated as `flopcast fleet` does (app/fleet_request.hpp).
   Diagnostics diags;
-  auto ff = io::load_fleet_file(path, catalog, diags);
-  if (!ff) {
+  auto prepared = app::prepare_fleet_file(path, catalog, std::nullopt, 0, diags);
+  if (!prepared) {
     out.errors = diags.str();
     return out;
   }
-  if (!cli::plan_fleet(*ff, catalog, diags, out.notes)) {
-    out.errors = diags.str();
-    return out;
-  }
-  const auto problems = fleet::validate_fleet(ff->fleet);
-  if (!problems.empty()) {
-    for (const auto& p : problems) out.errors += path + ": " + p + "\n";
-    return out;
-  }
+  out.notes = std::move(prepared->notes);
   fleet::FleetOptions opt;
   opt.threads = std::max(1, threads);
   opt.what_ifs = false;
-  out.result = fleet::simulate_fleet(ff->fleet, opt);
+  out.result = fleet::simulate_fleet(prepared->fleet, opt);
   return out;
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fleet_report.hpp"
+#include "flopcast/app/fleet_report.hpp"
 #include "flopcast/fleet/fleet.hpp"
 #include "flopcast/units/money.hpp"
 
@@ -293,17 +293,17 @@ TEST_CASE("same fleet and seed: byte-identical JSON whatever the thread count") 
   f.generator->mix.push_back(urgent);
   FleetOptions one, many;
   many.threads = 4;
-  cli::FleetReport a, b;
+  app::FleetReport a, b;
   a.result = simulate_fleet(f, one);
   b.result = simulate_fleet(f, many);
-  const std::string ja = cli::fleet_to_json(a).dump();
-  CHECK(ja == cli::fleet_to_json(b).dump());
-  CHECK(cli::fleet_series_csv(a.result) == cli::fleet_series_csv(b.result));
+  const std::string ja = app::fleet_to_json(a).dump();
+  CHECK(ja == app::fleet_to_json(b).dump());
+  CHECK(app::fleet_series_csv(a.result) == app::fleet_series_csv(b.result));
   // Another seed gives another result (the check above could fail).
   f.seed = 43;
-  cli::FleetReport c;
+  app::FleetReport c;
   c.result = simulate_fleet(f, one);
-  CHECK(ja != cli::fleet_to_json(c).dump());
+  CHECK(ja != app::fleet_to_json(c).dump());
 }
 
 TEST_CASE("size sweep finds the smallest pool meeting the P90 wait target") {

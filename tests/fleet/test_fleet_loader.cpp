@@ -9,7 +9,7 @@
 
 #include "../support/shipped_catalog.hpp"
 #include "cli_context.hpp"
-#include "fleet_plan.hpp"
+#include "flopcast/app/fleet_request.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/fleet_loader.hpp"
 
@@ -113,7 +113,7 @@ TEST_CASE("a good fleet file loads, resolves names and plans each class's varian
   CHECK(ff.fleet.what_ifs[0].pool == "h800");
   Diagnostics d;
   std::vector<std::string> notes;
-  REQUIRE_MESSAGE(cli::plan_fleet(ff, catalog(), d, notes), d.str());
+  REQUIRE_MESSAGE(app::plan_fleet(ff, catalog(), d, notes), d.str());
   // As written (32 x A100-80G), then re-planned on the H800 pool's GPU.
   REQUIRE(ff.fleet.classes[0].variants.size() == 2);
   CHECK(ff.fleet.classes[0].variants[0].gpu == "A100-80G");
@@ -228,7 +228,7 @@ TEST_CASE("the shipped fleets load and plan") {
     auto ff = load_fleet_file(std::string(FLOPCAST_SCENARIOS_DIR) + "/fleets/" + name, catalog(), d);
     REQUIRE_MESSAGE(ff.has_value(), d.str());
     std::vector<std::string> notes;
-    REQUIRE_MESSAGE(cli::plan_fleet(*ff, catalog(), d, notes), d.str());
+    REQUIRE_MESSAGE(app::plan_fleet(*ff, catalog(), d, notes), d.str());
     CHECK(fleet::validate_fleet(ff->fleet).empty());
   }
 }
@@ -254,7 +254,7 @@ TEST_CASE("re-planning scales DP; a count the plan cannot take is dropped with a
   REQUIRE_MESSAGE(l.ff.has_value(), l.d.str());
   Diagnostics d;
   std::vector<std::string> notes;
-  REQUIRE_MESSAGE(cli::plan_fleet(*l.ff, catalog(), d, notes), d.str());
+  REQUIRE_MESSAGE(app::plan_fleet(*l.ff, catalog(), d, notes), d.str());
   const auto& v = l.ff->fleet.classes[0].variants;
   REQUIRE(v.size() == 2);
   CHECK(v[0].gpus == 64);
@@ -286,7 +286,7 @@ TEST_CASE("rented pools: the plan's bill for the horizon, and the same usage und
   REQUIRE_MESSAGE(l.ff.has_value(), l.d.str());
   Diagnostics d;
   std::vector<std::string> notes;
-  REQUIRE(cli::plan_fleet(*l.ff, catalog(), d, notes));
+  REQUIRE(app::plan_fleet(*l.ff, catalog(), d, notes));
   const auto r = fleet::simulate_fleet(l.ff->fleet);
   REQUIRE(r.costs.size() == 2);
   const auto& c = r.costs[0];

@@ -7,5 +7,7 @@ list(APPEND FLOPCAST_APP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/quote_request.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plan_request.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plan_report.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fleet_request.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fleet_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/step_timeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/des_timeline.cpp)

@@ -1,4 +1,4 @@
-#include "fleet_report.hpp"
+#include "flopcast/app/fleet_report.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "flopcast/units/format.hpp"
 
-namespace flopcast::cli {
+namespace flopcast::app {
 namespace {
 
 using fleet::Percentiles;
@@ -267,4 +267,4 @@ std::string fleet_series_csv(const fleet::FleetResult& r) {
   return out;
 }
 
-}  // namespace flopcast::cli
+}  // namespace flopcast::app

@@ -10,7 +10,7 @@
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/fleet_loader.hpp"
 
-namespace flopcast::cli {
+namespace flopcast::app {
 
 /// Fills ff.fleet.classes[i].variants. Variants that cannot run (plan does not divide the
 /// count, does not fit memory, precision unsupported, run too long to simulate) are dropped
@@ -39,4 +39,4 @@ std::optional<PreparedFleet> prepare_fleet_file(const std::string& path, const i
                                                 std::optional<Time> horizon, int seeds, Diagnostics& diags,
                                                 bool* io_error = nullptr);
 
-}  // namespace flopcast::cli
+}  // namespace flopcast::app

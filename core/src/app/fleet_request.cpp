@@ -1,4 +1,4 @@
-#include "fleet_plan.hpp"
+#include "flopcast/app/fleet_request.hpp"
 
 #include <fmt/format.h>
 
@@ -15,7 +15,7 @@
 #include "flopcast/scenario/scenario_check.hpp"
 #include "flopcast/units/format.hpp"
 
-namespace flopcast::cli {
+namespace flopcast::app {
 namespace {
 
 /// The first pool of `gpu`, or nullptr.
@@ -32,7 +32,7 @@ struct Planned {
 
 Planned plan_variant(const Scenario& s, const ComputeProfile& profile) {
   Planned out;
-  const app::SimReport r = app::make_report(s, profile);
+  const SimReport r = make_report(s, profile);
   if (!r.fits_memory) {
     out.why =
         fmt::format("needs {:.1f} GiB per GPU, more than the {} has", r.est.memory.total().gib(), s.cluster.gpu.name);
@@ -42,7 +42,7 @@ Planned plan_variant(const Scenario& s, const ComputeProfile& profile) {
     out.why = "no optimizer steps (tokens too few for one global batch)";
     return out;
   }
-  const JobInput in = app::job_input_of(s, r, EnergySpec{});
+  const JobInput in = job_input_of(s, r, EnergySpec{});
   // The one job-size guard (job_size.hpp), as `simulate` applies it.
   if (out.why = job_too_big_to_simulate(in); !out.why.empty()) return out;
   JobOutcome o = simulate_job(in);
@@ -191,4 +191,4 @@ std::optional<PreparedFleet> prepare_fleet_file(const std::string& path, const i
   return out;
 }
 
-}  // namespace flopcast::cli
+}  // namespace flopcast::app

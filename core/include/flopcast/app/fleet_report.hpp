@@ -9,7 +9,7 @@
 
 #include "flopcast/fleet/fleet.hpp"
 
-namespace flopcast::cli {
+namespace flopcast::app {
 
 /// What one `flopcast fleet` run produced.
 struct FleetReport {
@@ -25,4 +25,4 @@ nlohmann::ordered_json fleet_to_json(const FleetReport& r);
 /// The time series as CSV: bin start (h), utilisation per pool, queue mean and P90, running jobs.
 std::string fleet_series_csv(const fleet::FleetResult& r);
 
-}  // namespace flopcast::cli
+}  // namespace flopcast::app
