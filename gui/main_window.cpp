@@ -37,8 +37,10 @@
 #include "cost_chart.hpp"
 #include "figure_table_model.hpp"
 #include "fleet_view.hpp"
+#include "flopcast/app/scenario_form.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/io/scenario_writer.hpp"
 #include "flopcast/units/format.hpp"
 #include "form_edit_command.hpp"
 #include "memory_chart.hpp"
@@ -46,7 +48,6 @@
 #include "result_tables.hpp"
 #include "scenario_computer.hpp"
 #include "scenario_editor.hpp"
-#include "scenario_yaml.hpp"
 #include "sweep_view.hpp"
 #include "timeline_view.hpp"
 
@@ -445,20 +446,20 @@ void MainWindow::build_menus() {
 }
 
 void MainWindow::on_edited(const QString& key) {
-  const FormState next = editor_->form_state();
+  const io::ScenarioForm next = editor_->form_state();
   if (next == form_) return;
-  undo_->push(new FormEditCommand(form_, next, key, [this](const FormState& f) { apply_form(f); }));
+  undo_->push(new FormEditCommand(form_, next, key, [this](const io::ScenarioForm& f) { apply_form(f); }));
   form_ = next;
   recompute(false);
 }
 
-void MainWindow::apply_form(const FormState& f) {
+void MainWindow::apply_form(const io::ScenarioForm& f) {
   form_ = f;
   editor_->set_form_state(f);
   recompute(false);
 }
 
-std::string MainWindow::current_yaml() const { return compose_scenario_yaml(base_yaml_, form_, *catalog_); }
+std::string MainWindow::current_yaml() const { return io::compose_scenario_yaml(base_yaml_, form_, *catalog_); }
 
 QString MainWindow::document_label() const {
   return path_.isEmpty() ? tr("untitled.yaml") : QFileInfo(path_).fileName();
@@ -595,7 +596,7 @@ void MainWindow::update_title() {
 void MainWindow::new_document() {
   path_.clear();
   base_yaml_.clear();
-  form_ = default_form(*catalog_);
+  form_ = app::default_form(*catalog_);
   saved_form_ = form_;
   file_time_ = {};
   editor_->set_form_state(form_);
@@ -617,7 +618,7 @@ bool MainWindow::open_file(const QString& path, QString* error) {
   }
   path_ = QFileInfo(path).absoluteFilePath();
   base_yaml_ = *text;
-  form_ = form_from_scenario(*s, *text);
+  form_ = io::form_from_scenario(*s, *text);
   saved_form_ = form_;
   file_time_ = QFileInfo(path_).lastModified();
   editor_->set_form_state(form_);
@@ -783,7 +784,7 @@ void MainWindow::action_open_sweep() {
 void MainWindow::load_plan(const search::PricedPlan& plan) {
   const auto& c = plan.candidate;
   const auto& p = c.plan;
-  FormState next = form_;
+  io::ScenarioForm next = form_;
   next.gpu = c.gpu;
   next.gpus = c.gpus;
   next.tp = p.tp;
@@ -800,8 +801,8 @@ void MainWindow::load_plan(const search::PricedPlan& plan) {
   next.recompute = to_string(p.recompute);
   next.schedule = to_string(p.schedule);
   if (next == form_) return;
-  undo_->push(
-      new FormEditCommand(form_, next, QStringLiteral("planner"), [this](const FormState& f) { apply_form(f); }));
+  undo_->push(new FormEditCommand(form_, next, QStringLiteral("planner"),
+                                  [this](const io::ScenarioForm& f) { apply_form(f); }));
   form_ = next;
   editor_->set_form_state(next);
   recompute(true);

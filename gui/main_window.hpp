@@ -4,7 +4,7 @@
 /// File menu with open/save/recent files, Edit menu with undo/redo of form edits.
 ///
 /// A document is the YAML text it was opened from plus the form's state; every edit
-/// composes new YAML (scenario_yaml.hpp) and recomputes it in the background
+/// composes new YAML (io/scenario_writer.hpp) and recomputes it in the background
 /// (ScenarioComputer). Non-interactive entry points (open_file, save_to, select_tab) serve
 /// the command line and the tests; the menu actions wrap them with dialogs.
 #include <QDateTime>
@@ -13,8 +13,8 @@
 #include <memory>
 
 #include "flopcast/app/compute_result.hpp"
+#include "flopcast/io/scenario_form.hpp"
 #include "flopcast/search/planner.hpp"
-#include "form_state.hpp"
 #include "quote_export.hpp"
 
 class QAction;
@@ -136,7 +136,7 @@ class MainWindow : public QMainWindow {
   QWidget* build_memory_tab();
   QWidget* build_cost_tab();
   void on_edited(const QString& key);
-  void apply_form(const FormState& f);
+  void apply_form(const io::ScenarioForm& f);
   void recompute(bool now);
   void show_result();
   void update_title();
@@ -199,11 +199,11 @@ class MainWindow : public QMainWindow {
   FigureTableModel* stage_model_ = nullptr;
 
   bool quote_running_ = false;
-  QString path_;           ///< "" = not saved yet
-  std::string base_yaml_;  ///< the text the document was opened from or last saved as
-  FormState form_;         ///< what the editor shows
-  FormState saved_form_;   ///< the form of base_yaml_
-  QDateTime file_time_;    ///< modification time of path_ when opened or saved
+  QString path_;                 ///< "" = not saved yet
+  std::string base_yaml_;        ///< the text the document was opened from or last saved as
+  io::ScenarioForm form_;        ///< what the editor shows
+  io::ScenarioForm saved_form_;  ///< the form of base_yaml_
+  QDateTime file_time_;          ///< modification time of path_ when opened or saved
 };
 
 }  // namespace flopcast::gui

@@ -39,8 +39,10 @@
 #include "figure_table_model.hpp"
 #include "fleet_view.hpp"
 #include "flopcast/app/compute_result.hpp"
+#include "flopcast/app/scenario_form.hpp"
 #include "flopcast/app/step_timeline.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/io/scenario_writer.hpp"
 #include "flopcast/workload/workload.hpp"
 #include "gui_app.hpp"
 #include "main_window.hpp"
@@ -49,7 +51,6 @@
 #include "result_tables.hpp"
 #include "scenario_computer.hpp"
 #include "scenario_editor.hpp"
-#include "scenario_yaml.hpp"
 #include "sweep_table.hpp"
 #include "sweep_view.hpp"
 #include "timeline_view.hpp"
@@ -197,8 +198,8 @@ void GuiTest::form_round_trips_shipped_scenarios() {
     Diagnostics d;
     const auto s = io::parse_scenario(text, path.toStdString(), *catalog_, d);
     if (!s) continue;  // scenarios that are meant to fail, or need blocks this build lacks
-    const FormState f = form_from_scenario(*s, text);
-    const std::string yaml = compose_scenario_yaml(text, f, *catalog_);
+    const io::ScenarioForm f = io::form_from_scenario(*s, text);
+    const std::string yaml = io::compose_scenario_yaml(text, f, *catalog_);
     Diagnostics d2;
     const auto back = io::parse_scenario(yaml, "composed.yaml", *catalog_, d2);
     QVERIFY2(back.has_value(), (path.toStdString() + "\n" + yaml + d2.str()).c_str());
@@ -231,7 +232,7 @@ void GuiTest::form_round_trips_shipped_scenarios() {
     QCOMPARE(back->training.tokens, s->training.tokens);
     QCOMPARE(back->claimed.figures, s->claimed.figures);
     // The form read back from the composed text is the same form.
-    QVERIFY(form_from_scenario(*back, yaml) == f);
+    QVERIFY(io::form_from_scenario(*back, yaml) == f);
     ++checked;
   }
   QVERIFY2(checked >= 5, qPrintable(QStringLiteral("only %1 scenarios loaded").arg(checked)));
@@ -250,12 +251,12 @@ claimed: {mfu: 0.5}
   Diagnostics d;
   const auto s = io::parse_scenario(base, "base.yaml", *catalog_, d);
   QVERIFY2(s.has_value(), d.str().c_str());
-  FormState f = form_from_scenario(*s, base);
-  QCOMPARE(f.fabric, std::string(kFabricFromFile));
+  io::ScenarioForm f = io::form_from_scenario(*s, base);
+  QCOMPARE(f.fabric, std::string(io::kFabricFromFile));
   QVERIFY(f.tokens.empty());
   f.tp = 4;
   f.dp = 16;
-  const std::string yaml = compose_scenario_yaml(base, f, *catalog_);
+  const std::string yaml = io::compose_scenario_yaml(base, f, *catalog_);
   Diagnostics d2;
   const auto back = io::parse_scenario(yaml, "composed.yaml", *catalog_, d2);
   QVERIFY2(back.has_value(), (yaml + d2.str()).c_str());
@@ -267,18 +268,18 @@ claimed: {mfu: 0.5}
   QVERIFY(yaml.find("training") == std::string::npos);  // no tokens given: no block added
   // dp "auto": the key is left out and the loader derives it.
   f.dp_auto = true;
-  const auto derived = io::parse_scenario(compose_scenario_yaml(base, f, *catalog_), "auto.yaml", *catalog_, d2);
+  const auto derived = io::parse_scenario(io::compose_scenario_yaml(base, f, *catalog_), "auto.yaml", *catalog_, d2);
   QVERIFY(derived.has_value());
   QCOMPARE(derived->plan.dp, std::int64_t{16});
 }
 
 void GuiTest::custom_model_keeps_the_preset_architecture() {
-  FormState f = default_form(*catalog_);
+  io::ScenarioForm f = app::default_form(*catalog_);
   const ModelSpec* preset = catalog_->find_model(f.model_preset);
   QVERIFY(preset);
   f.model_base = f.model_preset;  // "Custom shape" chosen while the preset was shown
   f.model_preset.clear();
-  const std::string yaml = compose_scenario_yaml("", f, *catalog_);
+  const std::string yaml = io::compose_scenario_yaml("", f, *catalog_);
   Diagnostics d;
   const auto s = io::parse_scenario(yaml, "custom.yaml", *catalog_, d);
   QVERIFY2(s.has_value(), (yaml + d.str()).c_str());
@@ -287,16 +288,16 @@ void GuiTest::custom_model_keeps_the_preset_architecture() {
   QCOMPARE(s->model.ffn_kind, preset->ffn_kind);
   // Through the editor: choosing "Custom shape" records the preset it came from.
   ScenarioEditor editor(*catalog_);
-  editor.set_form_state(default_form(*catalog_));
+  editor.set_form_state(app::default_form(*catalog_));
   auto* combo = qobject_cast<QComboBox*>(editor.field(QStringLiteral("model.preset")));
   QVERIFY(combo);
   combo->setCurrentIndex(combo->findData(QString()));
   QCOMPARE(editor.form_state().model_base, preset->name);
   QVERIFY(editor.form_state().model_preset.empty());
   // A preset with one field changed is written as an override of the preset.
-  f = default_form(*catalog_);
+  f = app::default_form(*catalog_);
   f.seq_len = 4096;
-  const std::string over = compose_scenario_yaml("", f, *catalog_);
+  const std::string over = io::compose_scenario_yaml("", f, *catalog_);
   QVERIFY2(over.find("preset: " + f.model_preset) != std::string::npos, over.c_str());
   QVERIFY2(over.find("seq_len: 4096") != std::string::npos, over.c_str());
   QVERIFY2(over.find("layers:") == std::string::npos, over.c_str());
@@ -485,7 +486,7 @@ void GuiTest::undo_and_redo_restore_the_form() {
 void GuiTest::bad_file_leaves_document_intact() {
   MainWindow w(catalog_);
   QVERIFY(w.open_file(kQuickstart));
-  const FormState before = w.editor()->form_state();
+  const io::ScenarioForm before = w.editor()->form_state();
   const QString bad = tmp_.filePath(QStringLiteral("bad.yaml"));
   QVERIFY(write_all(
       bad,
@@ -942,7 +943,7 @@ void GuiTest::planner_front_click_loads_the_plan() {
   QSignalSpy updated(&w, &MainWindow::resultsUpdated);
   const int undo_before = w.undo_stack()->count();
   planner->choose(at);
-  const FormState f = w.editor()->form_state();
+  const io::ScenarioForm f = w.editor()->form_state();
   QCOMPARE(f.gpus, chosen.candidate.gpus);
   QCOMPARE(f.tp, std::int64_t{chosen.candidate.plan.tp});
   QCOMPARE(f.pp, std::int64_t{chosen.candidate.plan.pp});

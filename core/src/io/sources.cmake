@@ -11,4 +11,5 @@ list(APPEND FLOPCAST_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/price_catalog_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_runner.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/chrome_trace.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/chrome_trace.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/scenario_writer.cpp)

@@ -1,17 +1,17 @@
 #pragma once
-/// What the scenario editor shows: one plain value per form field. Undo/redo stores these;
-/// scenario_yaml.hpp turns one into the YAML text the CLI's loader reads.
+/// What a scenario editor shows: one plain value per form field. The GUI's undo/redo stores
+/// these; scenario_writer.hpp turns one into the YAML text the scenario loader reads.
 #include <cstdint>
 #include <string>
 
-namespace flopcast::gui {
+namespace flopcast::io {
 
 /// Fabric combo value meaning "keep the scenario file's own `cluster.fabric` mapping".
 inline constexpr const char* kFabricFromFile = "(from file)";
 
 /// Every value of the editor's form. Numbers are kept as the spin boxes hold them; text
 /// fields (tokens) as typed, so the loader sees exactly what the user wrote.
-struct FormState {
+struct ScenarioForm {
   std::string name;  ///< scenario name ("" = none)
 
   // Model: a preset (shape fields that differ from it are written as overrides) or custom.
@@ -47,7 +47,7 @@ struct FormState {
   std::string tokens;              ///< training.tokens as typed ("1T", "3e11"); "" = not given
   std::string pricing_catalog;     ///< pricing.catalog ("seed-vendor"); "" = no pricing block
 
-  bool operator==(const FormState&) const = default;
+  bool operator==(const ScenarioForm&) const = default;
 };
 
-}  // namespace flopcast::gui
+}  // namespace flopcast::io

@@ -1,4 +1,4 @@
-#include "scenario_yaml.hpp"
+#include "flopcast/io/scenario_writer.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -8,7 +8,7 @@
 
 #include "flopcast/parallel/parallel_plan.hpp"
 
-namespace flopcast::gui {
+namespace flopcast::io {
 namespace {
 
 /// The model keys the form edits.
@@ -26,7 +26,7 @@ bool is_shape_key(std::string_view key) {
   return false;
 }
 
-std::int64_t shape_value(const FormState& f, std::string_view key) {
+std::int64_t shape_value(const ScenarioForm& f, std::string_view key) {
   if (key == "layers") return f.layers;
   if (key == "hidden") return f.hidden;
   if (key == "heads") return f.heads;
@@ -96,7 +96,7 @@ void write_architecture(const ModelSpec& m, YAML::Node& out) {
   }
 }
 
-YAML::Node model_node(const YAML::Node& base, const FormState& f, const io::Catalog& catalog) {
+YAML::Node model_node(const YAML::Node& base, const ScenarioForm& f, const Catalog& catalog) {
   std::string base_preset;
   if (base.IsScalar())
     base_preset = base.Scalar();
@@ -132,7 +132,7 @@ YAML::Node model_node(const YAML::Node& base, const FormState& f, const io::Cata
   return m;
 }
 
-YAML::Node cluster_node(const YAML::Node& base, const FormState& f) {
+YAML::Node cluster_node(const YAML::Node& base, const ScenarioForm& f) {
   YAML::Node c(YAML::NodeType::Map);
   c["gpu"] = f.gpu;
   c["gpus"] = f.gpus;
@@ -148,7 +148,7 @@ YAML::Node cluster_node(const YAML::Node& base, const FormState& f) {
   return c;
 }
 
-YAML::Node parallel_node(const YAML::Node& base, const FormState& f) {
+YAML::Node parallel_node(const YAML::Node& base, const ScenarioForm& f) {
   YAML::Node p(YAML::NodeType::Map);
   p["tp"] = f.tp;
   p["pp"] = f.pp;
@@ -169,14 +169,14 @@ YAML::Node parallel_node(const YAML::Node& base, const FormState& f) {
   return p;
 }
 
-YAML::Node training_node(const YAML::Node& base, const FormState& f) {
+YAML::Node training_node(const YAML::Node& base, const ScenarioForm& f) {
   YAML::Node t(YAML::NodeType::Map);
   if (!f.tokens.empty()) t["tokens"] = f.tokens;
   copy_other_keys(base, t, [](const std::string& k) { return k == "tokens"; });
   return t;
 }
 
-YAML::Node pricing_node(const YAML::Node& base, const FormState& f) {
+YAML::Node pricing_node(const YAML::Node& base, const ScenarioForm& f) {
   YAML::Node p(YAML::NodeType::Map);
   p["catalog"] = f.pricing_catalog;
   copy_other_keys(base, p, [](const std::string& k) { return k == "catalog"; });
@@ -185,41 +185,8 @@ YAML::Node pricing_node(const YAML::Node& base, const FormState& f) {
 
 }  // namespace
 
-FormState default_form(const io::Catalog& catalog) {
-  FormState f;
-  f.name = "Llama 3 8B on 64 H800";
-  const ModelSpec* m = catalog.find_model("llama3-8b");
-  if (!m && !catalog.models.empty()) m = &catalog.models.front();
-  if (m) {
-    f.model_preset = m->name;
-    f.layers = m->layers;
-    f.hidden = m->hidden;
-    f.heads = m->heads;
-    f.kv_heads = m->kv_heads;
-    f.ffn = m->ffn;
-    f.vocab = m->vocab;
-    f.seq_len = m->seq_len;
-  }
-  const GpuSpec* g = catalog.find_gpu("H800");
-  if (!g && !catalog.gpus.empty()) g = &catalog.gpus.front();
-  if (g) f.gpu = g->name;
-  f.gpus = 64;
-  f.gpus_per_node = 8;
-  f.tp = 2;
-  f.dp = 32;
-  f.sequence_parallel = true;
-  f.zero = 1;
-  f.micro_batch = 1;
-  f.global_batch = 512;
-  f.recompute = "selective";
-  f.schedule = "1f1b";
-  f.precision = "bf16";
-  f.tokens = "1T";
-  return f;
-}
-
-FormState form_from_scenario(const Scenario& s, const std::string& yaml_text) {
-  FormState f;
+ScenarioForm form_from_scenario(const Scenario& s, const std::string& yaml_text) {
+  ScenarioForm f;
   f.name = s.name;
   f.model_preset = s.model.name == "custom" ? "" : s.model.name;
   f.layers = s.model.layers;
@@ -259,7 +226,7 @@ FormState form_from_scenario(const Scenario& s, const std::string& yaml_text) {
   return f;
 }
 
-std::string compose_scenario_yaml(const std::string& base_yaml, const FormState& form, const io::Catalog& catalog) {
+std::string compose_scenario_yaml(const std::string& base_yaml, const ScenarioForm& form, const Catalog& catalog) {
   const YAML::Node base = load_root(base_yaml);
   // The form's blocks, in the order a scenario file is usually written.
   std::vector<std::pair<std::string, YAML::Node>> owned;
@@ -298,4 +265,4 @@ std::string compose_scenario_yaml(const std::string& base_yaml, const FormState&
   return std::string(em.c_str()) + "\n";
 }
 
-}  // namespace flopcast::gui
+}  // namespace flopcast::io
