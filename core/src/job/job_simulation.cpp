@@ -8,6 +8,7 @@
 #include <thread>
 #include <tuple>
 
+#include "flopcast/exec/thread_pool.hpp"
 #include "flopcast/job/rng.hpp"
 #include "flopcast/job/young_daly.hpp"
 #include "flopcast/units/assert.hpp"
@@ -340,24 +341,14 @@ Summary run_trials(const JobInput& in, std::int64_t k, const JobSimOptions& opti
   Summary s;
   const int trials = std::max(1, in.reliability.trials);
   s.samples.resize(static_cast<std::size_t>(trials));
-  auto run_range = [&](int first, int step) {
-    for (int i = first; i < trials; i += step) {
-      const std::uint64_t seed = mix_seed(in.reliability.seed, static_cast<std::uint64_t>(i));
-      s.samples[static_cast<std::size_t>(i)] = TrialSim(in, k, seed, options.batch_segments).run();
-    }
-  };
   // Trials are independent (own seed, own slot): spread them over threads when there are
   // enough to pay for starting them.
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::clamp(std::min(threads, trials / 32), 1, 8);
-  if (threads == 1) {
-    run_range(0, 1);
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(run_range, t, threads);
-    run_range(0, threads);
-    for (auto& th : pool) th.join();
-  }
+  exec::parallel_for(static_cast<std::size_t>(trials), threads, [&](std::size_t i, int) {
+    const std::uint64_t seed = mix_seed(in.reliability.seed, static_cast<std::uint64_t>(i));
+    s.samples[i] = TrialSim(in, k, seed, options.batch_segments).run();
+  });
   s.order.resize(s.samples.size());
   std::iota(s.order.begin(), s.order.end(), std::size_t{0});
   std::stable_sort(s.order.begin(), s.order.end(),
