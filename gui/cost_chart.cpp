@@ -14,9 +14,6 @@
 
 namespace flopcast::gui {
 namespace {
-const QColor kP50(0x4E, 0x79, 0xA7);
-const QColor kP90(0xA0, 0xCB, 0xE8);
-const QColor kIdeal(0x59, 0xA1, 0x4F);
 
 /// Thousands or millions on a money axis, so its labels stay short: the factor to multiply
 /// amounts by and the word for the axis title.
@@ -59,8 +56,8 @@ void CostChart::set_result(const app::ComputeResult& r) {
     bills_ = true;
     auto* p50 = new QBarSet(tr("P50 run"));
     auto* p90 = new QBarSet(tr("P90 run"));
-    p50->setColor(kP50);
-    p90->setColor(kP90);
+    p50->setColor(color_of(RunSeries::P50));
+    p90->setColor(color_of(RunSeries::P90));
     // Horizontal bars list categories bottom-up: reverse so the table's first plan is on top.
     for (auto it = r.plans()->rows.rbegin(); it != r.plans()->rows.rend(); ++it) {
       const bool ok = it->p50.ok() && it->p90.ok();
@@ -87,7 +84,7 @@ void CostChart::set_result(const app::ComputeResult& r) {
       return;
     }
     auto* days = new QBarSet(tr("days"));
-    days->setColor(kIdeal);
+    days->setColor(color_of(RunSeries::FailureFree));
     std::vector<std::pair<QString, double>> bars;
     if (r.job()) {
       bars.emplace_back(tr("wall P90"), r.job()->wall_p90.days());
@@ -147,8 +144,6 @@ void CostCalendarChart::set_result(const app::ComputeResult& r) {
       last_day = std::max(last_day, p.span.days());
     }
   const auto [scale, prefix] = axis_scale(top);
-  static const QColor kColors[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B), QColor(0x59, 0xA1, 0x4F),
-                                   QColor(0xE1, 0x57, 0x59), QColor(0xB0, 0x7A, 0xA1)};
   auto* x = new QValueAxis();
   x->setTitleText(tr("days of paid GPU time (P90 run)"));
   x->setRange(0, last_day > 0 ? last_day : 1.0);
@@ -163,7 +158,7 @@ void CostCalendarChart::set_result(const app::ComputeResult& r) {
   for (const auto& curve : r.calendar) {
     auto* line = new QLineSeries();
     line->setName(QString::fromStdString(curve.id) + (curve.recommended ? tr(" (cheapest)") : QString()));
-    QPen pen(kColors[curves_ % 5]);
+    QPen pen(cost_curve_color(static_cast<std::size_t>(curves_)));
     pen.setWidthF(curve.recommended ? 3.0 : 1.6);
     line->setPen(pen);
     for (const auto& p : curve.points) line->append(p.span.days(), p.total.major() * scale);

@@ -19,16 +19,12 @@
 
 #include "flopcast/app/fleet_request.hpp"
 #include "flopcast/units/format.hpp"
+#include "result_palette.hpp"
 
 namespace flopcast::gui {
 namespace {
 
 constexpr double kSecondsPerDay = 86'400.0;
-/// Tableau 10 (as result_palette.cpp): one colour per pool.
-const QColor kPoolColours[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B), QColor(0xE1, 0x57, 0x59),
-                               QColor(0x76, 0xB7, 0xB2), QColor(0x59, 0xA1, 0x4F), QColor(0xED, 0xC9, 0x48),
-                               QColor(0xB0, 0x7A, 0xA1), QColor(0xFF, 0x9D, 0xA7), QColor(0x9C, 0x75, 0x5F),
-                               QColor(0xBA, 0xB0, 0xAC)};
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
@@ -200,7 +196,7 @@ void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
   for (std::size_t p = 0; p < ts.pools.size() && p < ts.utilisation.size(); ++p) {
     auto* line = new QLineSeries();
     line->setName(q(ts.pools[p]));
-    line->setColor(kPoolColours[p % std::size(kPoolColours)]);
+    line->setColor(series_color(p));
     for (std::size_t i = 0; i < ts.bin_start.size() && i < ts.utilisation[p].size(); ++i)
       line->append(day_of(i), 100.0 * ts.utilisation[p][i]);
     u->addSeries(line);
@@ -236,9 +232,9 @@ void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
     line->attachAxis(qx);
     line->attachAxis(qy);
   };
-  add(ts.queue_length, tr("waiting (mean over seeds)"), QColor(0xE1, 0x57, 0x59), Qt::SolidLine);
-  add(ts.queue_length_p90, tr("waiting (P90 over seeds)"), QColor(0xE1, 0x57, 0x59), Qt::DashLine);
-  add(ts.running_jobs, tr("running (mean)"), QColor(0x4E, 0x79, 0xA7), Qt::SolidLine);
+  add(ts.queue_length, tr("waiting (mean over seeds)"), series_color(2), Qt::SolidLine);  // red
+  add(ts.queue_length_p90, tr("waiting (P90 over seeds)"), series_color(2), Qt::DashLine);
+  add(ts.running_jobs, tr("running (mean)"), series_color(0), Qt::SolidLine);  // blue
   qy->setRange(0, top * 1.1);
   qy->applyNiceNumbers();
 }

@@ -31,16 +31,12 @@
 #include "flopcast/app/plan_request.hpp"
 #include "flopcast/app/scenario_session.hpp"
 #include "flopcast/units/format.hpp"
+#include "result_palette.hpp"
 
 namespace flopcast::gui {
 namespace {
 
 constexpr double kSecondsPerDay = 86'400.0;
-/// Tableau 10 (as result_palette.cpp): one colour per GPU type.
-const QColor kTypeColours[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B), QColor(0xE1, 0x57, 0x59),
-                               QColor(0x76, 0xB7, 0xB2), QColor(0x59, 0xA1, 0x4F), QColor(0xED, 0xC9, 0x48),
-                               QColor(0xB0, 0x7A, 0xA1), QColor(0xFF, 0x9D, 0xA7), QColor(0x9C, 0x75, 0x5F),
-                               QColor(0xBA, 0xB0, 0xAC)};
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
@@ -409,7 +405,7 @@ void PlannerView::rebuild_chart() {
     line->attachAxis(ay);
   }
   for (std::size_t t = 0; t < types.size(); ++t) {
-    const QColor colour = kTypeColours[t % std::size(kTypeColours)];
+    const QColor colour = series_color(t);
     std::vector<const search::PricedPlan*> front, others;
     for (const auto& p : r.pareto)
       if (p.candidate.gpu == types[t]) front.push_back(&p);
