@@ -12,7 +12,7 @@ using namespace flopcast;
 
 namespace {
 
-// H100 SXM (hardware-nccl-pricing.md §1.1) on DGX H100 nodes with 8 x NDR 400G (§2.1), 2:1 spine.
+// H100 SXM (GK-H100, NCCL topo.h) on DGX H100 nodes with 8 x NDR 400G (NV-BASEPOD), 2:1 spine.
 GpuSpec h100() { return fixtures::h100_nvlink(); }
 FabricSpec dgx_h100() { return fixtures::node8(400.0, 8, 2.0); }
 

@@ -17,7 +17,7 @@ const io::Catalog& embedded_catalog();
 /// GPUs whose step estimates one fuzz input may run. The topology-based NCCL model costs time
 /// in proportion to the cluster (16,384 GPUs take 20 s under ASan + coverage, past the 10 s
 /// timeout), so a fuzz input estimates small clusters only; the 10^6-GPU limit is tested in
-/// tests/io/test_limits.cpp.
+/// tests/cli/test_limits.cpp.
 inline constexpr std::int64_t kEstimateGpuBudget = 2048;
 
 /// Micro-batches x pipeline chunks (pp x vpp) one fuzz input may simulate event by event: tens

@@ -4,6 +4,7 @@
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QMessageBox>
 #include <QPixmap>
 #include <QTimer>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "claims_view.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "main_window.hpp"
 #include "planner_view.hpp"
@@ -78,6 +80,17 @@ bool save_screenshot(MainWindow& window, const QString& tab, const QString& path
       return false;
     }
   }
+  ClaimsView* claims = window.claims_view();
+  if (claims->running()) {
+    QEventLoop loop;
+    QObject::connect(claims, &ClaimsView::finished, &loop, &QEventLoop::quit);
+    QTimer::singleShot(kComputeTimeoutMs, &loop, &QEventLoop::quit);
+    if (claims->running()) loop.exec();
+    if (claims->running()) {
+      if (error) *error = QStringLiteral("the claims check did not finish within %1 s").arg(kComputeTimeoutMs / 1000);
+      return false;
+    }
+  }
   settle(kSettleMs);
   const QPixmap image = window.grab();
   if (image.isNull() || !image.save(path, "PNG")) {
@@ -111,6 +124,9 @@ int run_gui(int argc, char** argv) {
   const QCommandLineOption sweep(QStringLiteral("sweep"),
                                  QStringLiteral("open a sweep CSV (`flopcast sweep` output) in the Sweep tab"),
                                  QStringLiteral("FILE.csv"));
+  const QCommandLineOption claims_file(QStringLiteral("claims"),
+                                       QStringLiteral("open a claims file (`flopcast check` input) in the Claims tab"),
+                                       QStringLiteral("FILE.yaml"));
   const QCommandLineOption data_dir(QStringLiteral("data-dir"),
                                     QStringLiteral("read catalogs from DIR instead of the built-in copy"),
                                     QStringLiteral("DIR"));
@@ -118,7 +134,7 @@ int run_gui(int argc, char** argv) {
       QStringLiteral("planner-gpus"),
       QStringLiteral("GPU types the Planner tab searches, comma-separated (default: the scenario's)"),
       QStringLiteral("LIST"));
-  parser.addOptions({screenshot, tab, size, sweep, planner_gpus, data_dir});
+  parser.addOptions({screenshot, tab, size, sweep, claims_file, planner_gpus, data_dir});
   if (!parser.parse(arguments)) {
     print_error(parser.errorText());
     return kUsage;
@@ -191,6 +207,19 @@ int run_gui(int argc, char** argv) {
   QString sweep_error;
   const bool sweep_opened = !parser.isSet(sweep) || window.open_sweep(parser.value(sweep), &sweep_error);
   if (!sweep_opened) print_error(sweep_error);
+  bool claims_opened = true;
+  if (parser.isSet(claims_file)) {
+    const QString path = parser.value(claims_file);
+    if (!QFileInfo::exists(path)) {
+      print_error(QStringLiteral("--claims: %1: file not found").arg(path));
+      return kIoError;
+    }
+    QObject::connect(window.claims_view(), &ClaimsView::finished, &window, [&claims_opened, &window](bool ok) {
+      claims_opened = ok;
+      if (!ok) print_error(window.claims_view()->error_text());
+    });
+    window.claims_view()->open(path);
+  }
 
   if (headless) {
     if (!opened || !sweep_opened) return kBadInput;
@@ -200,7 +229,7 @@ int run_gui(int argc, char** argv) {
       print_error(error);
       return kIoError;
     }
-    return 0;
+    return claims_opened ? 0 : kBadInput;
   }
   window.restore_settings();
   if (!tab_name.isEmpty()) window.select_tab(tab_name);

@@ -34,6 +34,7 @@
 
 #include "breakdown_chart.hpp"
 #include "chart_export.hpp"
+#include "claims_view.hpp"
 #include "cost_chart.hpp"
 #include "figure_table_model.hpp"
 #include "fleet_view.hpp"
@@ -143,6 +144,8 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   fleet_ = new FleetView(catalog_, this);
   tabs_->addTab(fleet_, tr("Fleet"));
   connect(fleet_, &FleetView::openRequested, this, &MainWindow::action_open_fleet);
+  claims_ = new ClaimsView(catalog_, this);
+  tabs_->addTab(claims_, tr("Claims"));
   yaml_view_ = new QPlainTextEdit(this);
   yaml_view_->setReadOnly(true);
   yaml_view_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -286,7 +289,7 @@ QStringList MainWindow::tab_names() {
   QStringList names = {QStringLiteral("summary"), QStringLiteral("timeline"), QStringLiteral("breakdown"),
                        QStringLiteral("memory"), QStringLiteral("cost")};
   names << QStringLiteral("planner");
-  names << QStringLiteral("sweep") << QStringLiteral("fleet") << QStringLiteral("yaml");
+  names << QStringLiteral("sweep") << QStringLiteral("fleet") << QStringLiteral("claims") << QStringLiteral("yaml");
   return names;
 }
 

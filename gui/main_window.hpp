@@ -41,6 +41,7 @@ class ScenarioComputer;
 class ScenarioEditor;
 class TimelineView;
 class SweepView;
+class ClaimsView;
 class FleetView;
 class PlannerView;
 
@@ -68,12 +69,14 @@ class MainWindow : public QMainWindow {
   /// Simulates a fleet file in the Fleet tab (in the background; FleetView::finished tells).
   void open_fleet(const QString& path);
   FleetView* fleet_view() const { return fleet_; }
+  /// The Claims tab (a claims file judged as `flopcast check` judges it).
+  ClaimsView* claims_view() const { return claims_; }
   PlannerView* planner_view() const { return planner_; }
   /// Loads a plan the planner found into the editor (one undoable edit) and recomputes.
   void load_plan(const search::PricedPlan& plan);
 
   /// Shows the tab named `name` (summary, timeline, breakdown, memory, cost, planner, sweep,
-  /// fleet, yaml; any case).
+  /// fleet, claims, yaml; any case).
   bool select_tab(const QString& name);
   /// The tab names select_tab() accepts, in order.
   static QStringList tab_names();
@@ -190,6 +193,7 @@ class MainWindow : public QMainWindow {
   CostCalendarChart* cost_calendar_ = nullptr;
   SweepView* sweep_ = nullptr;
   FleetView* fleet_ = nullptr;
+  ClaimsView* claims_ = nullptr;
   PlannerView* planner_ = nullptr;
   FigureTableModel* summary_model_ = nullptr;
   FigureTableModel* breakdown_model_ = nullptr;

@@ -5,10 +5,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "../support/shipped_catalog.hpp"
 #include "flopcast/app/compute_result.hpp"
 #include "flopcast/app/evaluation.hpp"
 #include "flopcast/app/scenario_session.hpp"
+#include "shipped_catalog.hpp"
 
 namespace flopcast::app {
 namespace {

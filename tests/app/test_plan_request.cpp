@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "../support/shipped_catalog.hpp"
 #include "flopcast/app/plan_request.hpp"
 #include "flopcast/app/scenario_session.hpp"
+#include "shipped_catalog.hpp"
 
 namespace flopcast::app {
 namespace {

@@ -2,9 +2,9 @@
 // problem each front words and maps to its exit code.
 #include <doctest/doctest.h>
 
-#include "../support/shipped_catalog.hpp"
 #include "flopcast/app/quote_request.hpp"
 #include "flopcast/app/scenario_session.hpp"
+#include "shipped_catalog.hpp"
 
 namespace flopcast::app {
 namespace {

@@ -2,8 +2,8 @@
 // file to its sweep.
 #include <doctest/doctest.h>
 
-#include "../support/shipped_catalog.hpp"
 #include "flopcast/app/sweep_evaluator.hpp"
+#include "shipped_catalog.hpp"
 
 namespace flopcast::app {
 namespace {

@@ -168,7 +168,7 @@ TEST_CASE("calibrate leaves the collective latency alone without sized collectiv
         with_points.fitted.end());
 }
 
-TEST_CASE("a profile written by calibrate reads back with its collective latency; a negative one is refused") {
+TEST_CASE("a profile written by calibrate reads back with its collective latency, a negative one is refused") {
   ComputeProfile p;
   p.collective_latency_us = 29.5;
   p.host_overhead_us = 45.8;

@@ -71,7 +71,7 @@ TEST_CASE("simulate --json: one document with the step, memory and breakdown") {
   CHECK(j["training"]["tokens"].get<double>() == 1e12);
 }
 
-TEST_CASE("simulate --json is deterministic for every scenario; files that cannot run exit 3 or 5") {
+TEST_CASE("simulate --json is deterministic for every scenario, files that cannot run exit 3 or 5") {
   const auto files = scenario_files();
   REQUIRE(files.size() >= 17);
   for (const auto& f : files) {
@@ -229,12 +229,17 @@ TEST_CASE("exit codes: missing file 4, unknown flag 2, bad input 3") {
   CHECK(run_cli({"--version"}).code == cli::kOk);
 }
 
-// cli_context.hpp documents exit 4 for "a file could not be read"; simulate gives 4 for a
-// missing file, but validate and calibrate check their inputs with CLI::ExistingFile, which turns
-// a missing file into a usage error (exit 2).
-TEST_CASE("exit codes: a missing run file is an I/O error for validate too" * doctest::may_fail()) {
-  const auto r = run_cli({"validate", "/nonexistent/flopcast/runs.yaml"});
-  CHECK(r.code == cli::kIoError);
+// The README's exit codes: 4 for a file that is missing or unreadable, for validate and calibrate
+// as for simulate (not 2, a usage error, as CLI11's ExistingFile check would give).
+TEST_CASE("exit codes: a missing run file is an I/O error for validate and calibrate too") {
+  const auto v = run_cli({"validate", "/nonexistent/flopcast/runs.yaml"});
+  CHECK(v.code == cli::kIoError);
+  CHECK_MESSAGE(contains(v.err, "/nonexistent/flopcast/runs.yaml: error: file not found"), v.err);
+  TempDir tmp;
+  const auto c = run_cli({"calibrate", "/nonexistent/flopcast/runs.yaml", "-o", (tmp.path / "p.yaml").string()});
+  CHECK(c.code == cli::kIoError);
+  CHECK_MESSAGE(contains(c.err, "/nonexistent/flopcast/runs.yaml: error: file not found"), c.err);
+  CHECK_FALSE(std::filesystem::exists(tmp.path / "p.yaml"));
 }
 
 TEST_CASE("seed claims: each prints a verdict per claim, or why the plan is impossible") {

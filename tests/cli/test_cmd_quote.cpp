@@ -85,7 +85,7 @@ TEST_SUITE("cli-quote") {
       CAPTURE(row);
       CHECK(contains(run, "\n  " + row));
     }
-    CHECK(contains(run, "1.97e-05 per GPU-hour"));  // the scenario's rate (Llama 3 405B, §5.1)
+    CHECK(contains(run, "1.97e-05 per GPU-hour"));  // the scenario's rate (Llama 3 405B, L3 Table 5)
     CHECK(contains(run, "(14 B/param), async"));
     CHECK(contains(run, "x PUE 1.58"));           // the seed vendor catalog's PUE
     CHECK(contains(run, "CNY at 0.65 CNY/kWh"));  // and its electricity price
@@ -109,7 +109,7 @@ TEST_SUITE("cli-quote") {
     const auto r = run_cli({"simulate", scenario("published/llama3-8b-1024xh100.yaml")});
     REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
     CHECK(contains(r.out, "reliability: defaults"));
-    CHECK(contains(r.out, "USD at 0.08 USD/kWh"));  // EnergySpec's default price (EIA, §6.2)
+    CHECK(contains(r.out, "USD at 0.08 USD/kWh"));  // EnergySpec's default price (EIA)
     CHECK(!contains(r.out, "Bills under"));
     const auto j = json::parse(run_cli({"simulate", "--json", scenario("published/llama3-8b-1024xh100.yaml")}).out);
     CHECK(j["whole_run"]["reliability"] == "defaults");
@@ -196,7 +196,7 @@ TEST_SUITE("cli-quote") {
     CHECK(contains(r.err, "did you mean 'seed-vendor'?"));
   }
 
-  TEST_CASE("quote md and html: the quote id, the recommended total and the validity date; same inputs, same bytes") {
+  TEST_CASE("quote md and html: the quote id, the recommended total and the validity date, same inputs, same bytes") {
     const auto sim = json::parse(run_cli({"simulate", "--json", kQuickstart}).out);
     std::string total;
     // The quote recommends the provider's cheapest own plan, not a competitor's price.
@@ -264,7 +264,7 @@ TEST_SUITE("cli-quote") {
     CHECK(contains(q.out, sim.out.substr(verdict, sim.out.find('\n', verdict) - verdict)));
   }
 
-  TEST_CASE("quote -o: writes the file; an existing file is never overwritten without --force") {
+  TEST_CASE("quote -o: writes the file, an existing file is never overwritten without --force") {
     TempDir tmp;
     const auto file = tmp.path / "quote.md";
     const std::vector<std::string> base{"quote", kQuickstart, "--date", "2026-07-01", "-o", file.string()};

@@ -17,7 +17,7 @@ using namespace flopcast;
 
 namespace {
 
-// GPU figures of hardware-nccl-pricing.md §1.1 (NCCL-effective NVLink = links x topo.h
+// GPU figures of data/gpus.yaml's sources (NCCL-effective NVLink = links x topo.h
 // per-link constant: SM80 20.0, SM90 20.6, SM100 40.1 GB/s; NVLS on Hopper and later).
 std::optional<GpuSpec> gpu_named(const std::string& name) {
   GpuSpec g;

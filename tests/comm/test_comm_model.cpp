@@ -71,7 +71,7 @@ TEST_CASE("comm: small messages never cost less than NCCL's latency for the chos
   }
 }
 
-TEST_CASE("comm: a DP group with one GPU per node gets about one NIC; a full-node ring the sum of NICs") {
+TEST_CASE("comm: a DP group with one GPU per node gets about one NIC, a full-node ring the sum of NICs") {
   const CommModel m(a100(), node8(200.0), 64);
   // DP ring over 8 nodes, one GPU each: one HDR NIC, 25 x 0.96 = 24 GB/s.
   CHECK(busbw(m, Collective::AllReduce, {8, 1, 1}, kGiB8, 8, {CommAlgorithm::Ring, {}}) ==

@@ -7,7 +7,7 @@ using namespace flopcast::nccl;
 
 namespace {
 
-// The communicator of hardware-nccl-pricing.md §3.9's worked example: 2 nodes x 8 H100, Intel host.
+// Worked example, computed by hand from NCCL tuning.cc's constants: 2 nodes x 8 H100, Intel host.
 CommTopo two_h100_nodes() {
   CommTopo t;
   t.ranks = 16;
@@ -26,7 +26,7 @@ double lat(const CommTopo& t, Collective op, CommAlgorithm a, CommProtocol p) { 
 
 TEST_CASE("comm: NCCL latency model reproduces the worked examples (2 x 8 H100, all-reduce)") {
   const CommTopo t = two_h100_nodes();
-  // §3.9: Ring LL 6.6 + 28 x max(0.6, 1.0) + 2 x 2.7 = 40.0; LL128 14 + 28 x 1.9 + 2 x 4 = 75.2;
+  // By hand: Ring LL 6.6 + 28 x max(0.6, 1.0) + 2 x 2.7 = 40.0; LL128 14 + 28 x 1.9 + 2 x 4 = 75.2;
   // Simple 8.4 + 28 x max(3.4, 3.0) + 2 x 14 = 131.6.
   CHECK(lat(t, Collective::AllReduce, CommAlgorithm::Ring, CommProtocol::LL) == doctest::Approx(40.0));
   CHECK(lat(t, Collective::AllReduce, CommAlgorithm::Ring, CommProtocol::LL128) == doctest::Approx(75.2));
@@ -44,7 +44,7 @@ TEST_CASE("comm: NCCL latency model, one node and one GPU per node") {
   one.nodes = 1;
   one.nvls = true;
   one.nvls_graph = TopoGraph{8, 40.0, 0.0};
-  // §3.9: single node 8 x H100: Ring LL 6.6 + 14 x 0.6 = 15.0; NVLS Simple = 25 (no base latency).
+  // By hand: single node 8 x H100: Ring LL 6.6 + 14 x 0.6 = 15.0; NVLS Simple = 25 (no base latency).
   CHECK(lat(one, Collective::AllReduce, CommAlgorithm::Ring, CommProtocol::LL) == doctest::Approx(15.0));
   CHECK(lat(one, Collective::AllReduce, CommAlgorithm::Nvls, CommProtocol::Simple) == doctest::Approx(25.0));
   CHECK_FALSE(tune(one, Collective::AllReduce, CommAlgorithm::Nvls, CommProtocol::LL).enabled);
@@ -53,7 +53,7 @@ TEST_CASE("comm: NCCL latency model, one node and one GPU per node") {
   CommTopo pair = two_h100_nodes();
   pair.ranks = 2;
   pair.ranks_per_node = 1;
-  // §3.9: 2 nodes x 1 GPU: Ring LL = 6.6 + 2 x 5.0 = 16.6 (Tree NET latency when ppn = 1);
+  // By hand: 2 nodes x 1 GPU: Ring LL = 6.6 + 2 x 5.0 = 16.6 (Tree NET latency when ppn = 1);
   // Tree LL = 6.8 + 2 x 5.0 = 16.8.
   CHECK(lat(pair, Collective::AllReduce, CommAlgorithm::Ring, CommProtocol::LL) == doctest::Approx(16.6));
   CHECK(lat(pair, Collective::AllReduce, CommAlgorithm::Tree, CommProtocol::LL) == doctest::Approx(16.8));

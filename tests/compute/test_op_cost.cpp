@@ -138,7 +138,7 @@ TEST_CASE("memory-bound layer norm: bytes / (HBM x eff) + launch overhead, exact
   CHECK(memory_bound_time(ctx, Bytes{0}, 1).ns == 6'000);
 }
 
-TEST_CASE("attention: causal is about half of non-causal for long sequences; backward 2.5x forward") {
+TEST_CASE("attention: causal is about half of non-causal for long sequences, backward 2.5x forward") {
   // op_cost.hpp: forward 4 x heads x q x kv x head_dim FLOPs at peak x flash_attention
   // efficiency; causal computes (blocks + 1) / (2 blocks) of it with 128-wide blocks; backward
   // 2.5x the forward (Dao 2023, arXiv 2307.08691).

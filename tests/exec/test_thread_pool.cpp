@@ -48,7 +48,7 @@ TEST_CASE("a set cancel flag stops parallel_for from claiming more indices") {
   CHECK(calls.load() == 10);  // one worker: indices 0..9, then it sees the flag
 }
 
-TEST_CASE("run_workers runs each worker once; WorkerThreads joins before it is gone") {
+TEST_CASE("run_workers runs each worker once, and WorkerThreads joins before it is gone") {
   std::vector<std::atomic<int>> ran(5);
   exec::run_workers(5, [&](int w) { ++ran[static_cast<std::size_t>(w)]; });
   for (const auto& r : ran) CHECK(r.load() == 1);

@@ -1,7 +1,7 @@
 // The fleet engine (core/fleet): an M/M/c queue against Erlang C, gang scheduling never runs a
 // job on fewer GPUs than asked, EASY backfill never delays the head job's reservation,
-// preemption keeps whole checkpoint intervals, costs, and same seed => same result whatever
-// the thread count.
+// preemption keeps whole checkpoint intervals, and costs. (Same seed => same report whatever the
+// thread count: cli/test_fleet_report.cpp.)
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,35 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "flopcast/app/fleet_report.hpp"
+#include "fleet_fixtures.hpp"
 #include "flopcast/fleet/fleet.hpp"
 #include "flopcast/units/money.hpp"
 
 using namespace flopcast;
 using namespace flopcast::fleet;
+using namespace flopcast::test::fleet_fixtures;
 
 namespace {
-
-constexpr double kHour = 3600.0;
-
-Time hours(double h) { return Time::from_seconds(h * kHour); }
-
-/// A profile whose trials are the n quantiles (i + 1/2) / n of an exponential with mean
-/// `mean_h` hours: the engine draws one uniformly per job, so run times are (to within the
-/// 1/n discretisation) exponential.
-RunProfile exponential_profile(const std::string& gpu, std::int64_t gpus, double mean_h, int n = 20000) {
-  RunProfile p;
-  p.gpu = gpu;
-  p.gpus = gpus;
-  for (int i = 0; i < n; ++i) {
-    const double q = (i + 0.5) / n;
-    p.spans.push_back(hours(-std::log(1.0 - q) * mean_h));
-    p.failures.push_back(0);
-  }
-  p.estimate = hours(mean_h);
-  p.checkpoint_interval = hours(1);
-  return p;
-}
 
 /// A profile that always runs `h` hours.
 RunProfile fixed_profile(const std::string& gpu, std::int64_t gpus, double h) {
@@ -49,22 +29,6 @@ RunProfile fixed_profile(const std::string& gpu, std::int64_t gpus, double h) {
   p.estimate = hours(h);
   p.checkpoint_interval = hours(1);
   p.restart = Time::from_seconds(360);
-  return p;
-}
-
-Pool owned_pool(const std::string& name, const std::string& gpu, std::int64_t nodes, int gpn) {
-  Pool p;
-  p.name = name;
-  p.gpu = gpu;
-  p.nodes = nodes;
-  p.gpus_per_node = gpn;
-  p.kind = PoolKind::Owned;
-  p.owned.capex_per_node = Money::of_minor(100'000'00, Currency::of("USD"));
-  p.owned.amortisation = hours(4 * 8760);
-  p.owned.node_power_kw = 10.0;
-  p.owned.idle_fraction = 0.1;
-  p.owned.price_per_kwh = PriceRate::of_micro(80'000, Currency::of("USD"));
-  p.owned.pue = 1.5;
   return p;
 }
 
@@ -82,27 +46,6 @@ double erlang_c_mean_wait(int c, double lambda, double mu) {
   const double top = term / (1 - rho);  // a^c / c! / (1 - rho)
   const double p_wait = top / (sum + top);
   return p_wait / (c * mu - lambda);
-}
-
-/// An M/M/c fleet: c single-GPU servers, Poisson arrivals, exponential service, FIFO.
-Fleet mmc_fleet(int c, double lambda_per_h, double mean_service_h, double days, int seeds) {
-  Fleet f;
-  f.name = "mmc";
-  f.pools.push_back(owned_pool("p", "A100-80G", 1, c));
-  JobClass jc;
-  jc.name = "one-gpu";
-  jc.gpu = "A100-80G";
-  jc.gpus = 1;
-  jc.variants.push_back(exponential_profile("A100-80G", 1, mean_service_h));
-  f.classes.push_back(jc);
-  StreamGenerator g;
-  g.rate_per_day = lambda_per_h * 24;
-  g.mix.push_back(MixEntry{});
-  f.generator = g;
-  f.horizon = hours(days * 24);
-  f.seeds = seeds;
-  f.seed = 42;
-  return f;
 }
 
 Fleet list_fleet(std::int64_t pool_gpus) {
@@ -241,7 +184,7 @@ TEST_CASE("EASY backfill starts a short job early without delaying the head's re
   CHECK(find(fifo, "T").start.hours() == doctest::Approx(15));
 }
 
-TEST_CASE("preemption: a higher-priority job preempts; the victim keeps whole checkpoint intervals") {
+TEST_CASE("preemption: a higher-priority job preempts, the victim keeps whole checkpoint intervals") {
   // 8 GPUs. Low (8 GPUs, 10 h, checkpoints every 1 h) starts at 0; High (8 GPUs, 5 h,
   // priority 1) arrives at 2.5 h and preempts it: Low keeps 2 h of work, loses 0.5 h.
   // High ends at 7.5 h; Low restarts (6 min) and runs the remaining 8 h: 7.5 + 0.1 + 8 = 15.6 h.
@@ -280,30 +223,6 @@ TEST_CASE("owned pool costs: amortised capex and energy from busy and idle time"
   CHECK(r.costs[0].utilisation == doctest::Approx(0.5));
   CHECK(r.summary.cost.size() == 1);
   CHECK(r.summary.cost[0].minor == 28539 + 6600);
-}
-
-TEST_CASE("same fleet and seed: byte-identical JSON whatever the thread count") {
-  Fleet f = mmc_fleet(3, 2.0, 1.0, 20, 8);
-  f.policy.order = QueueOrder::Priority;
-  f.policy.backfill = Backfill::Easy;
-  f.generator->mix[0].priority = 0;
-  MixEntry urgent;
-  urgent.priority = 2;
-  urgent.deadline = hours(2);
-  f.generator->mix.push_back(urgent);
-  FleetOptions one, many;
-  many.threads = 4;
-  app::FleetReport a, b;
-  a.result = simulate_fleet(f, one);
-  b.result = simulate_fleet(f, many);
-  const std::string ja = app::fleet_to_json(a).dump();
-  CHECK(ja == app::fleet_to_json(b).dump());
-  CHECK(app::fleet_series_csv(a.result) == app::fleet_series_csv(b.result));
-  // Another seed gives another result (the check above could fail).
-  f.seed = 43;
-  app::FleetReport c;
-  c.result = simulate_fleet(f, one);
-  CHECK(ja != app::fleet_to_json(c).dump());
 }
 
 TEST_CASE("size sweep finds the smallest pool meeting the P90 wait target") {

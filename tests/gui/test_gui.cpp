@@ -34,6 +34,8 @@
 
 #include <QtCharts/QLineSeries>
 #include "chart_export.hpp"
+#include "claims_table_model.hpp"
+#include "claims_view.hpp"
 #include "cli_context.hpp"
 #include "cost_chart.hpp"
 #include "figure_table_model.hpp"
@@ -128,6 +130,7 @@ class GuiTest : public QObject {
   void sweep_tab_sorts_filters_and_charts();
   void planner_front_click_loads_the_plan();
   void fleet_tab_shows_utilisation_and_queue();
+  void claims_tab_shows_every_verdict_and_its_computation();
   void timeline_tab_draws_the_simulated_step();
   void screenshot_of_each_tab_is_not_blank_data();
   void screenshot_of_each_tab_is_not_blank();
@@ -572,6 +575,7 @@ void GuiTest::screenshot_of_each_tab_is_not_blank() {
   MainWindow w(catalog_);
   QVERIFY(w.open_file(kQuickstart));
   QVERIFY(w.open_sweep(write_sweep_csv()));
+  w.claims_view()->open(QStringLiteral(FLOPCAST_SCENARIOS_DIR "/seed-claims/claims.yaml"));
   w.resize(kScreenshotWidth, kScreenshotHeight);
   const QString path = shot_path(QStringLiteral("gui-%1.png").arg(tab));
   QString error;
@@ -1003,6 +1007,53 @@ void GuiTest::fleet_tab_shows_utilisation_and_queue() {
   QVERIFY2(save_screenshot(w, QStringLiteral("fleet"), shot_path(QStringLiteral("gui-fleet-test.png")), &error),
            qPrintable(error));
   QVERIFY(distinct_colours(fleet->grab().toImage(), 32) >= 32);
+}
+
+void GuiTest::claims_tab_shows_every_verdict_and_its_computation() {
+  MainWindow w(catalog_);
+  ClaimsView* claims = w.claims_view();
+  QAbstractItemModelTester tester(claims->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QSignalSpy finished(claims, &ClaimsView::finished);
+  // A file that is not a claims file: the loader's file:line message, nothing shown.
+  const QString bad = tmp_.filePath(QStringLiteral("bad-claims.yaml"));
+  QVERIFY(write_all(bad, "- not\n- a mapping\n"));
+  claims->open(bad);
+  QVERIFY(finished.wait(kTimeoutMs));
+  QCOMPARE(finished.last().at(0).toBool(), false);
+  QVERIFY2(claims->error_text().contains(QStringLiteral("bad-claims.yaml:1:1")), qPrintable(claims->error_text()));
+  QCOMPARE(claims->model()->rowCount(), 0);
+  // The seed vendor's claims: the same verdicts `flopcast check` prints, one row each.
+  claims->open(QStringLiteral(FLOPCAST_SCENARIOS_DIR "/seed-claims/claims.yaml"));
+  QVERIFY(finished.wait(5 * kTimeoutMs));
+  QVERIFY2(finished.last().at(0).toBool(), qPrintable(claims->error_text()));
+  ClaimsTableModel* model = claims->model();
+  QCOMPARE(model->rowCount(), 44);
+  QCOMPARE(model->columnCount(), int{ClaimsTableModel::ColumnCount});
+  const auto expected = check_claims(FLOPCAST_SCENARIOS_DIR "/seed-claims/claims.yaml", *catalog_);
+  QVERIFY(expected.report);
+  for (int row = 0; row < model->rowCount(); ++row) {
+    const auto& r = expected.report->results[static_cast<std::size_t>(row)];
+    QCOMPARE(model->index(row, ClaimsTableModel::Claim).data().toString(), QString::fromStdString(r.id));
+    QCOMPARE(model->index(row, ClaimsTableModel::Verdict).data().toString(), QString::fromStdString(r.verdict.word()));
+  }
+  // Selecting a row opens its computation: the arithmetic of "38% cheaper" against the two plans.
+  int row = -1;
+  for (int i = 0; i < model->rowCount(); ++i)
+    if (model->index(i, ClaimsTableModel::Claim).data().toString() == QLatin1String("monthly-38pct-cheaper")) row = i;
+  QVERIFY(row >= 0);
+  claims->select_row(row);
+  const QString details = claims->details_text();
+  QVERIFY2(details.contains(QStringLiteral("verdict   contradicts a100-node-month-price, a100-hourly-price")),
+           qPrintable(details));
+  QVERIFY2(details.contains(QStringLiteral("57,600.00 CNY")) && details.contains(QStringLiteral("39,168.00 CNY")),
+           qPrintable(details));
+  QVERIFY(
+      model->index(row, ClaimsTableModel::Verdict).data(Qt::ToolTipRole).toString().contains(QStringLiteral("47.1%")));
+  w.resize(kScreenshotWidth, kScreenshotHeight);
+  QString error;
+  QVERIFY2(save_screenshot(w, QStringLiteral("claims"), shot_path(QStringLiteral("gui-claims-test.png")), &error),
+           qPrintable(error));
+  QVERIFY(distinct_colours(claims->grab().toImage(), 16) >= 16);
 }
 
 void GuiTest::timeline_tab_draws_the_simulated_step() {

@@ -15,6 +15,7 @@
 
 #include "../support/shipped_catalog.hpp"
 #include "flopcast/io/catalog.hpp"
+#include "flopcast/io/claims_loader.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 
 using namespace flopcast;
@@ -107,6 +108,40 @@ const NegativeCase kRunFileCases[] = {
      "run-entry-without-id.yaml:9:3: error: id: missing required key 'id' (hint: every measured run needs a unique id)"},
 };
 
+// Claims files (parse_claims_file, `flopcast check`): the bad claim's first error; the other claim
+// of each file (a hardware claim) still loads and is judged.
+const NegativeCase kClaimsCases[] = {
+    {"claims-unknown-kind.yaml",
+     "claims-unknown-kind.yaml:13:11: error: claims.a100-hourly-price.kind: unknown claim kind 'pricing' "
+     "(hint: expected one of: training, price, collective, hardware, energy, checkpoint)"},
+    {"claims-missing-needs.yaml",
+     "claims-missing-needs.yaml:18:7: error: claims.a100-hourly-price.needs.plan: missing required key 'plan' "
+     "(hint: a plan id of catalog seed-vendor (or cpu_instance: ID))"},
+    {"claims-unit-mismatch.yaml",
+     "claims-unit-mismatch.yaml:15:14: error: claims.allreduce-190gbps.claimed: '190 ms' is a time, but figure "
+     "'busbw' needs a bandwidth (hint: write e.g. \"190 Gbps\" or \"24 GB/s\")"},
+    {"claims-unknown-plan.yaml",
+     "claims-unknown-plan.yaml:17:19: error: claims.h800-day-price.needs.plan: unknown plan 'h800-dayly' in catalog "
+     "seed-vendor (hint: did you mean 'h800-daily'? (plans of catalog seed-vendor: a100-80g-hourly, "
+     "a100-80g-hourly-usd, a100-80g-monthly-node, a100-80g-daily, a100-80g-single-monthly, h800-daily, h100-hourly, "
+     "idc-node-monthly, big-cloud-node-monthly))"},
+    {"claims-unknown-key.yaml",
+     "claims-unknown-key.yaml:14:5: error: claims.h800-330w.quoet: unknown key 'quoet' (hint: did you mean 'quote'?)"},
+    {"claims-relies-on-unknown.yaml",
+     "claims-relies-on-unknown.yaml:16:16: error: claims.restart-from-last-step.relies_on: no claim "
+     "'async-checkpoint-30mins' in this file (hint: did you mean 'async-checkpoint-30min'?)"},
+    {"claims-missing-scenario.yaml",
+     "claims-missing-scenario.yaml:15:23: error: claims.65b-mfu.needs.scenario: scenario file 'no-such-scenario.yaml' "
+     "not found (hint: paths are relative to the claims file's folder)"},
+    {"claims-unknown-figure.yaml",
+     "claims-unknown-figure.yaml:13:13: error: claims.a100-fp16-1075.figure: unknown figure 'tflops' (hint: figures of "
+     "a hardware claim: dense_tflops, peak_vs, nvlink_bandwidth, memory, memory_bandwidth, power, nic_bandwidth, "
+     "software)"},
+    {"claims-missing-claimed.yaml",
+     "claims-missing-claimed.yaml:11:5: error: claims.allreduce-latency-3us.claimed: missing required key 'claimed' "
+     "(hint: the claimed figure, e.g. claimed: \"< 3 us\")"},
+};
+
 const io::Catalog& catalog() { return test::shipped_catalog(); }
 
 std::string negative_dir() { return std::string(FLOPCAST_TESTS_DIR) + "/negative"; }
@@ -167,11 +202,30 @@ TEST_CASE("negative run files: the bad entry is rejected with its exact first er
   }
 }
 
+TEST_CASE("negative claims files: the bad claim is rejected with its exact first error, the other is judged") {
+  for (const auto& c : kClaimsCases) {
+    const std::string file = c.file;
+    CAPTURE(file);
+    Diagnostics d;
+    const auto claims = parse_claims_file(read(c.file), c.file, catalog(), "", d);
+    REQUIRE(claims.has_value());
+    const auto* e = first_error(d);
+    REQUIRE(e != nullptr);
+    CHECK(e->str() == std::string(c.expected));
+    CHECK(e->where.file == c.file);
+    CHECK(e->where.line > 0);
+    // The bad claim is left out and named; the good one (a100-400w, or async-checkpoint-30min) loads.
+    CHECK(claims->claims.size() == 1);
+    CHECK(claims->rejected.size() == 1);
+  }
+}
+
 TEST_CASE("every file in tests/negative/ has an expected message, one kind of mistake each") {
   std::set<std::string> listed;
   for (const auto& c : kScenarioCases) listed.insert(c.file);
   for (const auto& c : kRunFileCases) listed.insert(c.file);
-  CHECK(listed.size() == std::size(kScenarioCases) + std::size(kRunFileCases));
+  for (const auto& c : kClaimsCases) listed.insert(c.file);
+  CHECK(listed.size() == std::size(kScenarioCases) + std::size(kRunFileCases) + std::size(kClaimsCases));
   std::set<std::string> on_disk;
   for (const auto& e : std::filesystem::directory_iterator(negative_dir()))
     if (e.path().extension() == ".yaml") on_disk.insert(e.path().filename().string());
@@ -181,5 +235,6 @@ TEST_CASE("every file in tests/negative/ has an expected message, one kind of mi
   std::set<std::string> messages;
   for (const auto& c : kScenarioCases) messages.insert(c.expected);
   for (const auto& c : kRunFileCases) messages.insert(c.expected);
+  for (const auto& c : kClaimsCases) messages.insert(c.expected);
   CHECK(messages.size() == listed.size());
 }

@@ -37,8 +37,9 @@ std::vector<std::string> yaml_files_under(const std::string& dir) {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
     // Fleet files (scenarios/fleets/*.yaml, docs/fleet.md) are not scenarios; their job
-    // templates (scenarios/fleets/jobs/) are.
-    if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().parent_path().filename() != "fleets")
+    // templates (scenarios/fleets/jobs/) are. Claims files (claims.yaml, docs/claims.md) are not.
+    if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().parent_path().filename() != "fleets" &&
+        e.path().filename() != "claims.yaml")
       files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
@@ -187,13 +188,20 @@ TEST_CASE("a model preset is found by its name and display name, any case") {
 }
 
 // data/models.yaml gives each preset `aliases` (e.g. gpt3-175b: "GPT-3", gpt3, gpt-3-175b), as
-// data/gpus.yaml does for GPUs; the model reader drops them, so `model: gpt3` is rejected.
-TEST_CASE("a model preset is found by an alias from data/models.yaml" * doctest::may_fail()) {
-  for (const std::string alias : {"gpt3", "GPT-3", "mixtral", "llama1-65b", "Llama-2-70B"}) {
+// data/gpus.yaml does for GPUs: `model: gpt3` names the preset as `model: gpt3-175b` does.
+TEST_CASE("a model preset is found by an alias from data/models.yaml") {
+  const std::pair<std::string, std::string> cases[] = {{"gpt3", "gpt3-175b"},
+                                                       {"GPT-3", "gpt3-175b"},
+                                                       {"mixtral", "mixtral-8x7b"},
+                                                       {"llama1-65b", "llama-65b"},
+                                                       {"Llama-2-70B", "llama2-70b"}};
+  for (const auto& [alias, preset] : cases) {
     CAPTURE(alias);
     const auto* m = catalog().find_model(alias);
-    CHECK(m != nullptr);
+    REQUIRE(m != nullptr);
+    CHECK(m->name == preset);
   }
+  CHECK(catalog().find_model("gpt4") == nullptr);
 }
 
 TEST_CASE("a GPU is found by name or alias, any case") {
@@ -416,7 +424,7 @@ TEST_CASE("a run entry needs id, source and measured") {
   CHECK(msgs.find("measured: missing required key 'measured'") != std::string::npos);
 }
 
-TEST_CASE("every scenario in scenarios/ loads; the inconsistent seed claim is rejected for its product") {
+TEST_CASE("every scenario in scenarios/ loads, the inconsistent seed claim is rejected for its product") {
   const auto files = yaml_files_under(FLOPCAST_SCENARIOS_DIR);
   REQUIRE(files.size() >= 17);  // quickstart + 10 published + 6 seed claims
   int loaded = 0;

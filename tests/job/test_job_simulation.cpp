@@ -10,7 +10,7 @@ using namespace flopcast;
 
 namespace {
 
-/// 8 A100 (400 W TDP) in one DGX A100 (6,500 W, hardware-nccl-pricing.md §6.2), 1 B params.
+/// 8 A100 (400 W TDP) in one DGX A100 (6,500 W, NV-DGXA100), 1 B params.
 JobInput small_job() {
   JobInput in;
   in.step_time = Time::from_seconds(10);
@@ -176,7 +176,7 @@ TEST_CASE("job: segment batching is exact (same trials as one event per segment)
   }
 }
 
-TEST_CASE("job: same seed, identical results; different seed, different results") {
+TEST_CASE("job: same seed, identical results, different seed, different results") {
   JobInput in = failing_job();
   in.reliability.trials = 100;
   const JobResult a = simulate_job(in).result;

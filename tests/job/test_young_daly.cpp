@@ -7,7 +7,7 @@
 
 using namespace flopcast;
 
-TEST_CASE("job: Young/Daly interval on the worked example of hardware-nccl-pricing.md §5.4") {
+TEST_CASE("job: Young/Daly interval on a worked example (M = 3.1 h, C = 60 s)") {
   // M = 3.1 h = 11,160 s, C = 60 s.
   const double m = 11160.0;
   const Time c = Time::from_seconds(60);
@@ -28,7 +28,7 @@ TEST_CASE("job: Young/Daly interval on the worked example of hardware-nccl-prici
 }
 
 TEST_CASE("job: Llama 3 failure rate gives a 3.1 h job MTBF on 16,384 GPUs") {
-  // §5.1: 419 / (16,384 x 1,296 h) = 1.97e-5 per GPU-hour; MTBF(16,384) = 1/(1.97e-5 x 16,384)
+  // L3 Table 5: 419 / (16,384 x 1,296 h) = 1.97e-5 per GPU-hour; MTBF(16,384) = 1/(1.97e-5 x 16,384)
   // = 3.098 h.
   CHECK(1.0 / (1.97e-5 * 16384.0) == doctest::Approx(3.098).epsilon(1e-3));
 }

@@ -24,12 +24,12 @@ Plan plan(std::string id, BillingUnit unit, PriceBasis basis, PriceRate price) {
   return p;
 }
 
-/// The seed vendor's A100 prices as stated (seed-claims.md), plus the competitor's IDC quote.
+/// The seed vendor's A100 prices as stated (SEED), plus the competitor's IDC quote.
 PriceCatalog seed_like() {
   PriceCatalog c;
   c.name = "test";
   c.currency = kCny;
-  c.fx.push_back(FxRate{kUsd, kCny, 7200000, "assumption (hardware-nccl-pricing.md §6.1)"});
+  c.fx.push_back(FxRate{kUsd, kCny, 7200000, "assumption, not sourced"});
   c.plans.push_back(plan("hourly", BillingUnit::Hour, PriceBasis::PerGpu, cny("6.8")));
   c.plans.push_back(plan("daily", BillingUnit::Day, PriceBasis::PerGpu, cny("1200")));
   c.plans.push_back(plan("monthly", BillingUnit::Month, PriceBasis::PerNode, cny("57600")));
@@ -39,7 +39,7 @@ PriceCatalog seed_like() {
   Plan usd = plan("usd-hourly", BillingUnit::Hour, PriceBasis::PerGpu, PriceRate{1890000, kUsd});
   c.plans.push_back(usd);
   c.cpu_instances.push_back(CpuInstance{"cpu", "CPU debug instance", cny("0.4"), 1, "", ""});
-  c.new_user_credit = Credit{cny_money("10"), "seed-claims.md", ""};
+  c.new_user_credit = Credit{cny_money("10"), "SEED", ""};
   return c;
 }
 
@@ -96,7 +96,7 @@ TEST_CASE("pricing: prorated billing with a sub-cent rate rounds once") {
   PriceCatalog c;
   c.name = "aws";
   c.currency = kUsd;
-  // AWS Capacity Blocks p5: $4.916 per GPU-hour (hardware-nccl-pricing.md §6.1), billed here
+  // AWS Capacity Blocks p5: $4.916 per GPU-hour (AWS Capacity Blocks pricing page), billed here
   // prorated for the test.
   Plan p = plan("cb", BillingUnit::Hour, PriceBasis::PerGpu, PriceRate{4916000, kUsd});
   p.rounding = Rounding::Prorated;
@@ -194,7 +194,7 @@ TEST_CASE("pricing: minimum term, discount, add-ons, storage, partial nodes") {
   CHECK(short_run.total.minor == 2880000);
   CHECK(short_run.items[0].note == "minimum term 3 day");
 
-  // H800 daily 680 CNY per GPU-day "including 200G RDMA" (seed-claims.md): the RDMA line is
+  // H800 daily 680 CNY per GPU-day "including 200G RDMA" (SEED): the RDMA line is
   // zero. 100 h -> 5 days x 8 x 680 = 27,200.00.
   Plan h800 = plan("h800", BillingUnit::Day, PriceBasis::PerGpu, cny("680"));
   h800.add_ons.push_back(AddOn{"rdma", "200G RDMA", AddOnKind::PerGpuUnit, cny("0"), true, false, ""});

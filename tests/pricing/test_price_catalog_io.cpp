@@ -193,7 +193,7 @@ TEST_CASE("pricing: scenario reliability and pricing blocks") {
 TEST_CASE("pricing: energy assumptions from the catalog and the scenario") {
   const PriceCatalog seed = shipped("seed-vendor");
   PricingSpec spec;
-  // Seed catalog: 0.65 CNY/kWh (assumption, §6.2), PUE 1.58.
+  // Seed catalog: 0.65 CNY/kWh (assumption, no source), PUE 1.58.
   EnergySpec e = energy_spec(seed, spec);
   CHECK(e.price_per_kwh == PriceRate{650'000, Currency::of("CNY")});
   CHECK(e.pue == 1.58);

@@ -17,7 +17,7 @@ PriceCatalog catalog() {
   c.provider = "Test Vendor";
   c.currency = kCny;
   c.date = "2026";
-  c.source = "seed-claims.md";
+  c.source = "SEED";
   c.fx.push_back(FxRate{kUsd, kCny, 7'200'000, "assumption"});
   Plan h;
   h.id = "a100-hourly";
@@ -83,7 +83,7 @@ TEST_CASE("quote: FNV-1a 64 reference vectors and dates") {
   CHECK_FALSE(add_days("1 July 2026", 1).has_value());
 }
 
-TEST_CASE("quote: same inputs give the same quote; any change gives a new id") {
+TEST_CASE("quote: same inputs give the same quote, any change gives a new id") {
   const PriceCatalog c = catalog();
   const Quote a = make_quote(input(c));
   const Quote b = make_quote(input(c));

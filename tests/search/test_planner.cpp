@@ -266,7 +266,7 @@ TEST_CASE("planner: the re-simulation goes through the injected step simulator")
   CHECK(x.cost_p50.minor > 0);
 }
 
-TEST_CASE("planner: a set cancel flag stops the search; a clear one changes nothing") {
+TEST_CASE("planner: a set cancel flag stops the search, a clear one changes nothing") {
   const Scenario s = base_scenario(64);
   PlanSpace sp;
   sp.clusters = {s.cluster};

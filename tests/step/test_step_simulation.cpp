@@ -138,7 +138,7 @@ TEST_SUITE("step") {
     CHECK(b.critical_stage == p - 1);
   }
 
-  TEST_CASE("schedules: interleaving and ZB-H1 shrink the 1F1B bubble; GPipe matches 1F1B without memory limits") {
+  TEST_CASE("schedules: interleaving and ZB-H1 shrink the 1F1B bubble, GPipe matches 1F1B without memory limits") {
     const int p = 4, m = 8;
     auto run = [&](const std::string& sched) {
       const Scenario s = scenario(32, plan(8, p, 1, m, sched));

@@ -1,13 +1,13 @@
 #pragma once
 /// Hardware fixtures shared by the unit tests and bench/: GPUs and 8-GPU nodes built from the
-/// sourced figures in ../shared/reference/hardware-nccl-pricing.md rather than read from
+/// sourced figures (keys of docs/references.md) rather than read from
 /// data/, so expected numbers do not move when the catalog or the calibration changes.
 /// Header-only; include it inside a test's or bench's translation unit.
 #include "flopcast/hardware/gpu_spec.hpp"
 
 namespace flopcast::fixtures {
 
-/// A GPU with only what the communication and topology models read (§1.1): NCCL-effective
+/// A GPU with only what the communication and topology models read (NCCL topo.h): NCCL-effective
 /// NVLink bandwidth = links x NCCL's per-link constant (topo.h SM80 20, SM90 20.6, SM100 40.1
 /// GB/s), and whether NVLink SHARP (NVLS) is available.
 inline GpuSpec nvlink_gpu(const char* name, GpuArch arch, int links, double nccl_gbs, bool nvls) {
@@ -28,8 +28,8 @@ inline GpuSpec h800_nvlink() { return nvlink_gpu("H800", GpuArch::Hopper, 8, 164
 /// GB200: 18 links x 40.1 GB/s = 721.8 GB/s, NVLS.
 inline GpuSpec gb200_nvlink() { return nvlink_gpu("GB200", GpuArch::Blackwell, 18, 721.8, true); }
 
-/// 8-GPU NVSwitch nodes on InfiniBand with `nics` NICs of `gbps` each (§2.1: dgx_a100 has
-/// 8 x HDR 200 Gb/s, dgx_h100 8 x NDR 400 Gb/s), leaf-to-spine `oversubscription`.
+/// 8-GPU NVSwitch nodes on InfiniBand with `nics` NICs of `gbps` each (DGX A100 has
+/// 8 x HDR 200 Gb/s, ISS nccl#812; DGX H100 8 x NDR 400 Gb/s, NV-BASEPOD), leaf-to-spine `oversubscription`.
 inline FabricSpec node8(double gbps, int nics = 8, double oversubscription = 1.0) {
   FabricSpec f;
   f.gpus_per_node = 8;

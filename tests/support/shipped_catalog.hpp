@@ -1,21 +1,12 @@
 #pragma once
-/// The shipped catalogs (data/ of the source tree), loaded once per test binary. For tests
+/// The shipped catalogs (data/ of the source tree), loaded once per test process. For tests
 /// whose expected figures follow the catalog; tests that must not move with it use
 /// fixtures.hpp instead.
-#include <doctest/doctest.h>
-
 #include "flopcast/io/catalog.hpp"
 
 namespace flopcast::test {
 
-inline const io::Catalog& shipped_catalog() {
-  static const io::Catalog cat = [] {
-    Diagnostics d;
-    auto c = io::load_catalog(FLOPCAST_DATA_DIR, d);
-    REQUIRE_MESSAGE(c.has_value(), d.str());
-    return *c;
-  }();
-  return cat;
-}
+/// The catalogs of FLOPCAST_DATA_DIR; the calling test fails (REQUIRE) when they do not load.
+const io::Catalog& shipped_catalog();
 
 }  // namespace flopcast::test

@@ -11,7 +11,7 @@ namespace {
 
 GpuSpec a100() { return fixtures::a100_nvlink(); }
 GpuSpec gb200() { return fixtures::gb200_nvlink(); }
-// DGX A100: 8 GPUs on NVSwitch, 8 x 200 Gb/s HDR InfiniBand (§2.1 dgx_a100).
+// DGX A100: 8 GPUs on NVSwitch, 8 x 200 Gb/s HDR InfiniBand (SB, ISS nccl#812).
 FabricSpec dgx_a100(double oversubscription = 1.0) { return fixtures::node8(200.0, 8, oversubscription); }
 
 bool has_kind(const ClusterTopology& t, const std::vector<std::int32_t>& route, LinkKind k) {
@@ -95,7 +95,7 @@ TEST_CASE("topology: NICs are shared or split when a node has fewer or more NICs
 TEST_CASE("topology: a GB200 NVL72 rack is one 72-GPU NVLink domain across 18 trays") {
   FabricSpec nvl72;
   nvl72.name = "gb200-nvl72";
-  nvl72.gpus_per_node = 4;  // compute tray (§2.1: 18 trays x 4 GPUs)
+  nvl72.gpus_per_node = 4;  // compute tray (NV-SPOD-GB200: 18 trays x 4 GPUs)
   nvl72.nvlink_domain = 72;
   nvl72.intra = IntraNode::NVSwitch;
   nvl72.nic_gbps = 400.0;

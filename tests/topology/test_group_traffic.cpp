@@ -9,7 +9,7 @@ using namespace flopcast;
 namespace {
 
 GpuSpec a100() { return fixtures::a100_nvlink(); }
-// DGX A100 nodes, 8 x HDR 200 Gb/s per node (§2.1); NIC path 24 GB/s (25 x 0.96, PCIe Gen4 24).
+// DGX A100 nodes, 8 x HDR 200 Gb/s per node (ISS nccl#812); NIC path 24 GB/s (25 x 0.96, PCIe Gen4 24).
 FabricSpec hdr(double oversubscription, int nics = 8) { return fixtures::node8(200.0, nics, oversubscription); }
 
 TopologyOptions su(int nodes_per_leaf) {

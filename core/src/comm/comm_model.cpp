@@ -20,7 +20,7 @@ nccl::CpuVendor default_host_cpu(const GpuSpec& gpu, const FabricSpec& fabric) {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kGB = 1e9;  // GB/s in bytes/s (hardware-nccl-pricing.md §0.1)
+constexpr double kGB = 1e9;  // GB/s in bytes/s (nccl-tests divides by 1.0E9, NT)
 
 struct Key {
   int op = 0;

@@ -43,7 +43,7 @@ int log2i(double v) {
 
 namespace {
 
-// search.cc speed arrays, GB/s per channel (hardware-nccl-pricing.md §3.4).
+// NCCL src/graph/search.cc speed arrays, GB/s per channel.
 constexpr double kSpeedIntraPreHopper[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
 constexpr double kSpeedInterPreHopper[] = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12};
 constexpr double kSpeedIntraSm90[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
@@ -342,7 +342,7 @@ AlgoProtoModel tune(const CommTopo& t, Collective op, CommAlgorithm a, CommProto
     else if (a == CommAlgorithm::Tree)
       m.algbw_gbs = bus_gbs * kTreeAlgBwRatio;
     else
-      m.algbw_gbs = bus_gbs;  // PAT: already per rank (§3.4)
+      m.algbw_gbs = bus_gbs;  // PAT: already per rank (NCCL tuning.cc)
   }
 
   // Latency.

@@ -18,8 +18,8 @@ namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-// NCCL latency constants, Simple protocol, NCCL master 5067397c (src/graph/tuning.cc;
-// hardware-nccl-pricing.md §3.7): base latency and per-hop hardware latency in us.
+// NCCL latency constants, Simple protocol, NCCL master 5067397c (src/graph/tuning.cc):
+// base latency and per-hop hardware latency in us.
 constexpr double kBaseLatRing = 8.4, kBaseLatTree = 8.4;
 constexpr double kNvlinkLatRing = 3.4, kNvlinkLatTree = 4.0;
 constexpr double kNetLatRing = 14.0, kNetLatTree = 14.0;

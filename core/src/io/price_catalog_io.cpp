@@ -24,7 +24,7 @@ const char* const kShippedCatalogs[] = {"seed-vendor", "public-cloud"};
 
 constexpr std::int64_t kMaxUnits = 1'000'000;    // a minimum term or threshold of 10^6 units
 constexpr std::int64_t kMaxGpusPerNode = 1'024;  // NVL72 racks hold 72; 1,024 is generous
-constexpr double kMaxPue = 3.0;                  // survey averages are 1.1-1.6 (§6.2)
+constexpr double kMaxPue = 3.0;                  // survey averages are 1.1-1.6 (UPTIME)
 
 YAML::Node load_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
   try {
@@ -527,7 +527,7 @@ void parse_reliability_block(const YAML::Node& node, const std::string& file, Di
                {"failures_per_gpu_hour", "restart_time", "checkpoint_interval", "async_checkpoint", "storage_write",
                 "checkpoint_bytes_per_param", "async_stall", "provisioning", "debug_phase", "trials", "seed"});
   if (const YAML::Node n = node["failures_per_gpu_hour"]) {
-    // 1 per GPU-hour is 50,000x the Llama 3 rate (§5.1): anything above is a typo.
+    // 1 per GPU-hour is 50,000x the Llama 3 rate (L3): anything above is a typo.
     if (auto v = r.number(n, child(base, "failures_per_gpu_hour"), 0.0, 1.0)) out.failures_per_gpu_hour = *v;
   }
   if (const YAML::Node n = node["restart_time"]) {

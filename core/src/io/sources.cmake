@@ -12,4 +12,9 @@ list(APPEND FLOPCAST_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/sweep_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/chrome_trace.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/scenario_writer.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/scenario_writer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/claims_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/claims_loader_state.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/claims_needs_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/claimed_value_parse.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/claims_render.cpp)

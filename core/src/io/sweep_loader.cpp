@@ -181,45 +181,6 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
   return true;
 }
 
-/// Sets `value` (YAML text) at dotted `key` of map `root`, creating maps on the way.
-/// False when a part on the way is a scalar or list (the key cannot exist there).
-bool set_key(YAML::Node root, const std::string& key, const std::string& value) {
-  std::vector<std::string> parts;
-  std::size_t s = 0;
-  for (std::size_t i = 0; i <= key.size(); ++i)
-    if (i == key.size() || key[i] == '.') {
-      parts.push_back(key.substr(s, i - s));
-      s = i + 1;
-    }
-  // yaml-cpp: `a = b` on nodes assigns contents; reset() rebinds the handle.
-  YAML::Node cur;
-  cur.reset(root);
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    YAML::Node next;
-    next.reset(cur[parts[i]]);
-    if (!next.IsDefined() || next.IsNull()) {
-      cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
-      next.reset(cur[parts[i]]);
-    } else if (next.IsScalar()) {
-      // A preset name written as a scalar (cluster.fabric: dgx-a100-hdr): expand it to {preset: name}.
-      const std::string preset = next.Scalar();
-      cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
-      next.reset(cur[parts[i]]);
-      next["preset"] = preset;
-    }
-    if (!next.IsMap()) return false;
-    cur.reset(next);
-  }
-  YAML::Node v;
-  try {
-    v = YAML::Load(value);
-  } catch (const YAML::Exception&) {
-    v = YAML::Node(value);
-  }
-  cur[parts.back()] = v;
-  return true;
-}
-
 }  // namespace
 
 std::int64_t SweepSpec::points() const {
@@ -363,7 +324,7 @@ std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t
   }
   for (std::size_t ai = 0, vi = 0; ai < spec.axes.size(); ++ai) {
     for (std::size_t k = 0; k < spec.axes[ai].keys.size(); ++k, ++vi) {
-      if (!set_key(root, values[vi].first, values[vi].second)) {
+      if (!detail::set_key(root, values[vi].first, values[vi].second)) {
         d.error(spec.axes[ai].where, values[vi].first,
                 "cannot set '" + values[vi].first + "': a part of it is a value or list in the base scenario",
                 "sweep the enclosing key instead");

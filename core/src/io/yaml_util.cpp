@@ -167,4 +167,43 @@ std::optional<std::string> Reader::choice(const YAML::Node& node, const std::str
   return std::nullopt;
 }
 
+/// Sets `value` (YAML text) at dotted `key` of map `root`, creating maps on the way.
+/// False when a part on the way is a scalar or list (the key cannot exist there).
+bool set_key(YAML::Node root, const std::string& key, const std::string& value) {
+  std::vector<std::string> parts;
+  std::size_t s = 0;
+  for (std::size_t i = 0; i <= key.size(); ++i)
+    if (i == key.size() || key[i] == '.') {
+      parts.push_back(key.substr(s, i - s));
+      s = i + 1;
+    }
+  // yaml-cpp: `a = b` on nodes assigns contents; reset() rebinds the handle.
+  YAML::Node cur;
+  cur.reset(root);
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node next;
+    next.reset(cur[parts[i]]);
+    if (!next.IsDefined() || next.IsNull()) {
+      cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      next.reset(cur[parts[i]]);
+    } else if (next.IsScalar()) {
+      // A preset name written as a scalar (cluster.fabric: dgx-a100-hdr): expand it to {preset: name}.
+      const std::string preset = next.Scalar();
+      cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      next.reset(cur[parts[i]]);
+      next["preset"] = preset;
+    }
+    if (!next.IsMap()) return false;
+    cur.reset(next);
+  }
+  YAML::Node v;
+  try {
+    v = YAML::Load(value);
+  } catch (const YAML::Exception&) {
+    v = YAML::Node(value);
+  }
+  cur[parts.back()] = v;
+  return true;
+}
+
 }  // namespace flopcast::io::detail

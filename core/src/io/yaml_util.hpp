@@ -63,6 +63,11 @@ inline std::string child(const std::string& path, std::string_view key) {
   return path.empty() ? std::string(key) : path + "." + std::string(key);
 }
 
+/// Sets `value` (YAML text) at dotted `key` of map `root`, creating maps on the way (a preset
+/// name written as a scalar on the way becomes {preset: name}). False when a part on the way is
+/// a list or another non-map value (the key cannot exist there). Used by sweeps and claims.
+bool set_key(YAML::Node root, const std::string& key, const std::string& value);
+
 /// Scalar text of a node for messages ("<map>", "<list>" for others).
 std::string describe(const YAML::Node& node);
 

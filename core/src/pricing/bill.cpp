@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::int64_t kHourNs = 3'600'000'000'000;
 constexpr std::int64_t kBasisPointsPerOne = 10'000;
-constexpr double kBytesPerGb = 1e9;           // GB = 1e9 B (hardware-nccl-pricing.md §0.1)
+constexpr double kBytesPerGb = 1e9;           // GB = 1e9 B (docs/references.md, Conventions)
 constexpr std::int64_t kHoursPerMonth = 720;  // billing_unit_length(Month)
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {

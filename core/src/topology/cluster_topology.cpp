@@ -59,7 +59,7 @@ const char* to_string(LinkKind k) {
 }
 
 double nic_achievable_fraction(NetKind /*kind*/, double line_gbps) {
-  // hardware-nccl-pricing.md §2.2; see the declaration for the sources of each figure.
+  // See the declaration for the sources of each figure.
   if (line_gbps <= 100.0) return 12.2 / 12.5;  // EDR / 100GbE: ISS nccl-tests#29
   if (line_gbps <= 200.0) return 24.0 / 25.0;  // HDR / 200GbE: ISS nccl#412
   return 47.0 / 50.0;                          // NDR / 400GbE and above: ISS nccl-tests#290, #267
@@ -82,7 +82,7 @@ double nccl_nvlink_per_link_gbs(GpuArch arch) {
 }
 
 // PCIe x16 bandwidth as NCCL models it (src/graph/topo.cc: width x {16 GT/s: 120,
-// 32 GT/s: 240} / 80): Gen4 24 GB/s (Ampere), Gen5 48 GB/s (Hopper, Blackwell; §1.1 pcie column).
+// 32 GT/s: 240} / 80): Gen4 24 GB/s (Ampere), Gen5 48 GB/s (Hopper, Blackwell; GK-H100, GK-B200).
 double pcie_x16_gbs(GpuArch arch) {
   switch (arch) {
     case GpuArch::Ampere:

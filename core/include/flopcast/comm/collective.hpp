@@ -1,7 +1,7 @@
 #pragma once
 /// Collective operations, NCCL's algorithms and protocols, the cost of one collective, and
-/// nccl-tests' algorithm/bus bandwidth definitions (NVIDIA/nccl-tests doc/PERFORMANCE.md,
-/// hardware-nccl-pricing.md §3.8), so results compare directly with users' nccl-tests logs.
+/// nccl-tests' algorithm/bus bandwidth definitions (NT: NVIDIA/nccl-tests doc/PERFORMANCE.md,
+/// the tests' GetBw functions), so results compare directly with users' nccl-tests logs.
 #include <cstdint>
 #include <optional>
 #include <string_view>

@@ -54,8 +54,8 @@ struct CommOptions {
 };
 
 /// The host CPU of the reference node designs: AMD for Ampere (DGX A100: 2 x EPYC 7742,
-/// NV-DGXA100), Other (Arm Grace) for GB200 NVL72 domains (§1.1 gb200_per_gpu), Intel otherwise
-/// (the reference's worked H100 examples assume an Intel host, §3.9).
+/// NV-DGXA100), Other (Arm Grace) for GB200 NVL72 domains (NV-GB200TBL), Intel otherwise
+/// (as the worked H100 latency examples of tests/comm/test_nccl_tuning.cpp assume).
 nccl::CpuVendor default_host_cpu(const GpuSpec& gpu, const FabricSpec& fabric);
 
 /// NCCL_ALGO / NCCL_PROTO: restrict the choice; an unavailable restriction is ignored.

@@ -3,9 +3,9 @@
 /// src/graph/search.cc), reproduced so flopcast picks the algorithm and protocol NCCL would.
 ///
 /// Pinned version: NVIDIA/nccl master @ 5067397c2676d5aed50042fc39e5c8ee96eb0027
-/// (2026-06-11, v2.30.x line). Every constant below is that revision's, as tabulated in
-/// ../shared/reference/hardware-nccl-pricing.md §3.4-3.7 (source key NCCL); v2.28.9 and
-/// v2.29.7 differ only in the Blackwell rows noted there.
+/// (2026-06-11, v2.30.x line; key NCCL of docs/references.md). Every constant below is that
+/// revision's; v2.29.7 differs only in Blackwell's NVLSTree per-channel cap at > 2 nodes (43.8),
+/// v2.28.9 also in Blackwell's ring LL128 caps (73.4, 34.6, 73.4).
 ///
 /// Units follow NCCL: latencies in microseconds, bandwidths in GB/s (1e9 B/s).
 #include <array>

@@ -1,7 +1,8 @@
 #pragma once
-/// Loading scenario files and measured-run files (../shared/design/run-schema.md).
+/// Loading scenario files and measured-run files (docs/run-schema.md).
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "flopcast/io/catalog.hpp"
@@ -26,6 +27,14 @@ std::optional<Scenario> load_scenario_file(const std::string& path, const Catalo
 /// Parses a scenario from an already-parsed YAML node (sweeps edit nodes, then parse).
 std::optional<Scenario> scenario_from_node(const YAML::Node& node, const std::string& file, const Catalog& catalog,
                                            Diagnostics& diags);
+
+/// Reads a scenario file with the dotted keys of `set` overridden (as a sweep point sets them)
+/// and stops before the semantic checks (check_scenario), which the caller runs itself: the
+/// claims check tells a file with errors a user must fix (nullopt, diagnostics) from one that
+/// reads but whose figures describe no possible run (check_scenario's errors: an impossible claim).
+std::optional<Scenario> load_scenario_unchecked(const std::string& path,
+                                                const std::vector<std::pair<std::string, std::string>>& set,
+                                                const Catalog& catalog, Diagnostics& diags);
 
 /// One entry of a measured-run file.
 struct RunEntry {

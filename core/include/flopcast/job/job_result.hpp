@@ -33,7 +33,7 @@ struct CheckpointAdvice {
   Time scenario;                ///< interval the scenario used (whole steps)
   /// First-order expected waste fraction S/T + (T/2 + W + R)/M at each interval
   /// (S = training stall per checkpoint: the sync write or the async snapshot; W = async write
-  /// window, 0 for sync; Young/Daly, hardware-nccl-pricing.md §5.4).
+  /// window, 0 for sync; Young/Daly, YD).
   double waste_scenario = 0.0;
   double waste_suggested = 0.0;
   bool simulated = false;        ///< suggested interval also simulated (it differs)

@@ -9,16 +9,16 @@
 namespace flopcast {
 
 /// Young (1974): T = sqrt(2 C M); C = checkpoint cost, M = job MTBF in seconds
-/// (hardware-nccl-pricing.md §5.4). Zero when C or M is not positive.
+/// (YD). Zero when C or M is not positive.
 Time young_interval(Time checkpoint_cost, double mtbf_s);
 
 /// Daly (2006), FGCS 22(3): T = sqrt(2CM) [1 + 1/3 sqrt(C/2M) + 1/9 (C/2M)] - C for C < 2M,
-/// else T = M (hardware-nccl-pricing.md §5.4). Zero when C or M is not positive.
+/// else T = M (YD). Zero when C or M is not positive.
 Time daly_interval(Time checkpoint_cost, double mtbf_s);
 
 /// First-order expected waste fraction of wall time: C/T + (T/2 + W + R)/M, where W is the
 /// window after a checkpoint starts during which it does not yet protect work (the async
-/// write time; 0 for sync) and R the restart time (§5.4, derived). 0 for T <= 0 or no failures.
+/// write time; 0 for sync) and R the restart time (YD, derived). 0 for T <= 0 or no failures.
 double waste_fraction(Time interval, Time checkpoint_cost, Time unprotected_window, Time restart, double mtbf_s);
 
 /// Expected time to finish a segment of length L that must run without failure, when failures

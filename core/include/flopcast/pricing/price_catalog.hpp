@@ -24,7 +24,7 @@ const char* to_string(BillingUnit u);
 /// Parses "hour"/"hourly", "day"/"daily", "month"/"monthly", "year"/"yearly"; nullopt otherwise.
 std::optional<BillingUnit> parse_billing_unit(std::string_view s);
 /// Length of one unit: hour 3,600 s; day 24 h; month 720 h (30 days: the seed vendor's
-/// "monthly (720 h)", seed-claims.md, and the 720 h used in hardware-nccl-pricing.md §6.1);
+/// "monthly (720 h)", SEED, also used to compare monthly with hourly cloud prices);
 /// year 8,760 h (365 days).
 Time billing_unit_length(BillingUnit u);
 
@@ -87,7 +87,7 @@ struct Plan {
   bool competitor = false;
   std::string date;        ///< date of the price (YYYY-MM or as the source gives it)
   std::string source;      ///< citation
-  std::string confidence;  ///< A, B, C or CLAIM (hardware-nccl-pricing.md §0.2)
+  std::string confidence;  ///< A, B, C or CLAIM (docs/references.md, Confidence grades)
   std::string note;        ///< contradictions and caveats
 
   /// True when the plan lists `gpu` (case and '-', '_', ' ' ignored) or "*".

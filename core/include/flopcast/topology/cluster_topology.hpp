@@ -6,7 +6,7 @@
 /// one-way bandwidth. Built once per cluster; routes between switches are found by
 /// breadth-first search and memoised.
 ///
-/// Structure (NV-SPOD-H100, ../shared/reference/hardware-nccl-pricing.md §2.3): NIC i of every
+/// Structure (NV-SPOD-H100): NIC i of every
 /// node is cabled to the leaf of rail i of its scalable unit (SU); "traffic per rail ... is
 /// always one hop away from the other nodes in a SU; traffic between SUs traverses the spine".
 /// GB200 NVL72: one NVLink domain of 72 GPUs spans 18 compute trays (nodes).
@@ -57,7 +57,7 @@ struct TopologyOptions {
 };
 
 /// Achievable fraction of a NIC's line rate seen as nccl-tests bus bandwidth per NIC
-/// (hardware-nccl-pricing.md §2.2): 100 Gb/s 12.2 of 12.5 GB/s (ISS nccl-tests#29, sjeaugey);
+/// (NCCL maintainers' figures): 100 Gb/s 12.2 of 12.5 GB/s (ISS nccl-tests#29, sjeaugey);
 /// 200 Gb/s 24 of 25 (ISS nccl#412, sjeaugey "24GB/s"); 400 Gb/s 47 of 50 (ISS nccl-tests#290
 /// and #267, AddyLaddy "46-48"/"48-49 GB/s per NIC"). 800 Gb/s: no measurement found; NDR's
 /// fraction is assumed. RoCE v2 and plain Ethernet use the same figures (NCCL drives RoCE

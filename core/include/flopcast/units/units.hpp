@@ -2,7 +2,7 @@
 /// Strong unit types used across module boundaries: Time (int64 ns), Bytes, Flops,
 /// Bandwidth (bytes per second), FlopRate. Money lives in units/money.hpp.
 ///
-/// Conventions (see docs and ../shared/reference/hardware-nccl-pricing.md §0.1):
+/// Conventions (docs/references.md, "Conventions flopcast takes from these sources"):
 /// GB = 1e9 bytes, GiB = 2^30 bytes, GB/s = 1e9 B/s, TFLOP/s = 1e12 FLOP/s.
 #include <cmath>
 #include <compare>

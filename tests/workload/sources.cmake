@@ -1,2 +1,0 @@
-list(APPEND FLOPCAST_TEST_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/test_workload.cpp)
