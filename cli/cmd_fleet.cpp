@@ -1,5 +1,5 @@
 // `flopcast fleet`: many training jobs on a finite cluster (core/fleet). Loads the fleet file
-// (io/fleet_loader), plans each job class's whole run on the GPUs it may get (fleet_plan),
+// (io/fleet_loader), plans each job class's whole run on the GPUs it may get (app/fleet_request),
 // simulates the seeds and prints the waits, utilisation, costs, revenue and what-ifs.
 #include <memory>
 #include <ostream>

@@ -57,8 +57,8 @@ struct ComputeResult {
 /// at once (before the stage it was told of). Called on the computing thread.
 using ComputeProgress = std::function<bool(int percent, std::string_view stage)>;
 
-/// Loads `yaml` (named `file` in diagnostics) with the CLI's loader and, when it is valid,
-/// computes every result. Thread-safe for a shared const catalog. Never throws for bad input.
+/// Loads `yaml` (named `file` in diagnostics) with the scenario loader `flopcast simulate` uses
+/// and, when it is valid, computes every result. Thread-safe for a shared const catalog. Never throws for bad input.
 /// Returns null only when `progress` cancelled it.
 std::shared_ptr<const ComputeResult> compute_scenario(const std::string& yaml, const std::string& file,
                                                       const io::Catalog& catalog, const ComputeProgress& progress = {});
