@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "flopcast/claims/claims_report.hpp"
+#include "flopcast/claims/claim_results.hpp"
 #include "flopcast/claims/scenario_runner.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/scenario/diagnostic.hpp"

@@ -1,4 +1,4 @@
-#include "flopcast/claims/claims_report.hpp"
+#include "flopcast/claims/claim_results.hpp"
 
 namespace flopcast::claims {
 
