@@ -19,6 +19,20 @@ const io::Catalog* CliContext::catalog() {
   return &*catalog_;
 }
 
+std::optional<app::ScenarioSession> load_scenario_for_command(CliContext& ctx, const std::string& path,
+                                                              const std::string& profile_override) {
+  const auto* cat = ctx.catalog();
+  if (!cat) return std::nullopt;
+  app::SessionOutcome loaded = app::load_scenario_session(path, *cat, profile_override);
+  if (!loaded.diags.empty()) ctx.err << loaded.diags.str();
+  if (!loaded.ok()) {
+    ctx.err << loaded.profile_diags.str();  // why the profile could not be loaded (empty when it was not tried)
+    ctx.exit_code = loaded.io_error ? kIoError : kBadInput;
+    return std::nullopt;
+  }
+  return std::move(loaded.session);
+}
+
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CliContext ctx(out, err);
   CLI::App app{"flopcast: cost and capacity planner for LLM training on GPU clusters"};

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "flopcast/app/scenario_session.hpp"
 #include "flopcast/io/catalog.hpp"
 
 namespace flopcast::cli {
@@ -37,6 +38,12 @@ struct CliContext {
   std::optional<io::Catalog> catalog_;
   bool catalog_failed_ = false;
 };
+
+/// Loads the scenario file `path` and its profile (app::load_scenario_session); prints every
+/// diagnostic (warnings too) to ctx.err. Sets ctx.exit_code (kIoError when the file cannot be
+/// read, else kBadInput) and returns nullopt on errors.
+std::optional<app::ScenarioSession> load_scenario_for_command(CliContext& ctx, const std::string& path,
+                                                              const std::string& profile_override = {});
 
 #define FLOPCAST_COMMAND(name) void register_##name(CLI::App& app, CliContext& ctx);
 #include "commands.def"

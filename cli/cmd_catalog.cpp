@@ -3,8 +3,8 @@
 #include <ostream>
 
 #include "cli_context.hpp"
+#include "flopcast/units/format.hpp"
 #include "flopcast/workload/workload.hpp"
-#include "report.hpp"
 
 namespace flopcast::cli {
 

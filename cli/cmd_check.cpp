@@ -5,8 +5,8 @@
 // the file cannot be read or -o names an existing file without --force.
 #include <ostream>
 
-#include "claims_check.hpp"
 #include "cli_context.hpp"
+#include "flopcast/app/claims_check.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/claims_render.hpp"
 
@@ -41,7 +41,7 @@ void register_check(CLI::App& app, CliContext& ctx) {
     const auto* cat = ctx.catalog();
     if (cat == nullptr) return;
     Diagnostics diags;
-    auto report = check_claims_file(o->file, *cat, ctx.data_dir, diags);
+    auto report = app::check_claims_file(o->file, *cat, ctx.data_dir, diags);
     if (!diags.empty()) ctx.err << diags.str();
     if (!report) {
       bool unreadable = false;

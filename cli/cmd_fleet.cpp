@@ -1,5 +1,5 @@
 // `flopcast fleet`: many training jobs on a finite cluster (core/fleet). Loads the fleet file
-// (io/fleet_loader), plans each job class's whole run on the GPUs it may get (fleet_plan),
+// (io/fleet_loader), plans each job class's whole run on the GPUs it may get (app/fleet_request),
 // simulates the seeds and prints the waits, utilisation, costs, revenue and what-ifs.
 #include <memory>
 #include <ostream>
@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "cli_context.hpp"
-#include "fleet_plan.hpp"
-#include "fleet_report.hpp"
+#include "flopcast/app/fleet_report.hpp"
+#include "flopcast/app/fleet_request.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/units_parse.hpp"
 
@@ -60,7 +60,7 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
   if (!cat) return;
   Diagnostics diags;
   bool io_error = false;
-  auto prepared = prepare_fleet_file(o.file, *cat, horizon, o.seeds, diags, &io_error);
+  auto prepared = app::prepare_fleet_file(o.file, *cat, horizon, o.seeds, diags, &io_error);
   if (!diags.empty()) ctx.err << diags.str();  // errors, or warnings only
   if (!prepared) {
     ctx.exit_code = io_error ? kIoError : kBadInput;
@@ -76,7 +76,7 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
       return;
     }
   }
-  FleetReport report;
+  app::FleetReport report;
   report.file = o.file;
   report.notes = prepared->notes;
   report.class_variants = prepared->class_variants;
@@ -93,16 +93,16 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
   }
   if (!o.csv.empty()) {
     std::string error;
-    if (!io::write_file_atomically(o.csv, fleet_series_csv(report.result), o.force, error)) {
+    if (!io::write_file_atomically(o.csv, app::fleet_series_csv(report.result), o.force, error)) {
       ctx.err << me << error << "\n";
       ctx.exit_code = kIoError;
       return;
     }
   }
   if (o.json)
-    ctx.out << fleet_to_json(report).dump(2) << "\n";
+    ctx.out << app::fleet_to_json(report).dump(2) << "\n";
   else
-    print_fleet_text(report, ctx.out);
+    app::print_fleet_text(report, ctx.out);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // `flopcast quote`: a customer quote for a scenario's training run, as Markdown, HTML or PDF.
-// The run and the bills are the ones `simulate` prints (report.hpp: add_whole_run); core/quote
-// lays them out; PDF comes from the HTML through the Qt module quote_pdf/ builds, when it is
-// built, loaded only here (quote_pdf_loader.hpp).
+// The run and the bills are the ones `simulate` prints (app/quote_request.hpp: prepare_quote); core/quote
+// lays them out; PDF comes from the HTML through the Qt module quote_pdf/ builds (FLOPCAST_PDF),
+// loaded only here (quote_pdf_loader.hpp).
 #include <ctime>
 #include <memory>
 #include <ostream>
@@ -10,20 +10,14 @@
 #include <fmt/format.h>
 
 #include "cli_context.hpp"
+#include "flopcast/app/quote_request.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/quote/quote_render.hpp"
-#include "report.hpp"
-#include "scenario_input.hpp"
-
-#if FLOPCAST_HAS_PDF
 #include "quote_pdf_loader.hpp"
-#endif
 
 namespace flopcast::cli {
 namespace {
-
-constexpr bool kHasPdf = FLOPCAST_HAS_PDF != 0;
 
 /// Today's date in local time, "YYYY-MM-DD". Only the CLI reads the clock (core never does).
 std::string today() {
@@ -43,11 +37,43 @@ struct QuoteOpts {
   bool force = false;
 };
 
+/// Prints why there is no quote and sets the exit code: infeasible (5) when the plan does not
+/// fit or the run cannot be simulated, bad input (3) otherwise.
+void report_problem(CliContext& ctx, const QuoteOpts& o, const app::QuoteOutcome& prepared,
+                    const app::SimReport& report) {
+  const std::string me = "flopcast quote: ";
+  const std::string text = app::quote_problem_text(prepared.problem, report);
+  switch (prepared.problem) {
+    case app::QuoteProblem::DoesNotFit:
+      ctx.err << me << text << " (run 'flopcast simulate' for the breakdown)\n";
+      ctx.exit_code = kInfeasible;
+      return;
+    case app::QuoteProblem::NoTokens:
+      ctx.err << me << o.scenario << ": " << text << "\n";
+      break;
+    case app::QuoteProblem::RunNotSimulated:
+      for (const auto& e : prepared.details) ctx.err << me << text << e << "\n";
+      ctx.exit_code = kInfeasible;
+      return;
+    case app::QuoteProblem::NoPricing:
+      ctx.err << me << o.scenario << ": " << text << "; add one naming a price catalog, e.g.\n"
+              << "  pricing:\n    catalog: seed-vendor\n";
+      break;
+    case app::QuoteProblem::QuoteInvalid:
+      for (const auto& e : prepared.details) ctx.err << me << e << "\n";
+      break;
+    case app::QuoteProblem::CatalogUnreadable:  // its diagnostics are printed
+    case app::QuoteProblem::None:
+      break;
+  }
+  ctx.exit_code = kBadInput;
+}
+
 void run_quote(CliContext& ctx, const QuoteOpts& o) {
   const std::string me = "flopcast quote: ";
-  if (o.format == "pdf" && !kHasPdf) {
+  if (o.format == "pdf" && !quote_pdf_built()) {
     ctx.err << me
-            << "this build has no PDF support (Qt 6 Gui was not found when it was built); "
+            << "this build has no PDF support (it was configured with FLOPCAST_PDF=OFF); "
                "use --format html or md\n";
     ctx.exit_code = kUsage;
     return;
@@ -66,49 +92,14 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
 
   auto loaded = load_scenario_for_command(ctx, o.scenario, o.profile);
   if (!loaded) return;
-  SimReport report = make_report(loaded->scenario, loaded->profile);
-  Diagnostics diags;
-  const bool priced = add_whole_run(report, ctx.data_dir, diags);
-  if (!diags.empty()) ctx.err << diags.str();
-  if (!priced) {
-    ctx.exit_code = kBadInput;
+  app::SimReport report = app::make_report(loaded->scenario, loaded->profile);
+  app::QuoteOutcome prepared = app::prepare_quote(report, ctx.data_dir, o.customer, date);
+  if (!prepared.diags.empty()) ctx.err << prepared.diags.str();
+  if (!prepared.ok()) {
+    report_problem(ctx, o, prepared, report);
     return;
   }
-  const Scenario& s = loaded->scenario;
-  if (!report.fits_memory) {
-    ctx.err << me << "no quote for a plan that does not fit: it needs " << format_gib(report.est.memory.total())
-            << " per GPU, the " << s.cluster.gpu.name << " has " << format_gib(report.est.memory.capacity)
-            << " (run 'flopcast simulate' for the breakdown)\n";
-    ctx.exit_code = kInfeasible;
-    return;
-  }
-  if (!report.run) {
-    ctx.err << me << o.scenario << ": the scenario gives no training.tokens; a quote needs the length of the run\n";
-    ctx.exit_code = kBadInput;
-    return;
-  }
-  if (!report.run->ok()) {
-    for (const auto& e : report.run->errors) ctx.err << me << "the whole run cannot be simulated: " << e << "\n";
-    ctx.exit_code = kInfeasible;
-    return;
-  }
-  if (!report.bills) {
-    ctx.err << me << o.scenario << ": the scenario has no pricing: block; add one naming a price catalog, e.g.\n"
-            << "  pricing:\n    catalog: seed-vendor\n";
-    ctx.exit_code = kBadInput;
-    return;
-  }
-
-  QuoteInput in = quote_input_of(report);
-  in.customer = o.customer;
-  in.issue_date = date;
-  const Quote q = make_quote(std::move(in));
-  if (!q.ok()) {
-    for (const auto& e : q.errors) ctx.err << me << e << "\n";
-    for (const auto& e : q.input.plans.errors) ctx.err << me << e << "\n";
-    ctx.exit_code = kBadInput;
-    return;
-  }
+  const Quote& q = *prepared.quote;
 
   std::string content;
   if (o.format == "md") {
@@ -116,7 +107,6 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   } else if (o.format == "html") {
     content = render_quote_html(q);
   } else {
-#if FLOPCAST_HAS_PDF
     std::string error;
     const quote_pdf::HtmlToPdfFn html_to_pdf = load_quote_pdf_module(error);
     if (!html_to_pdf) {
@@ -130,7 +120,6 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
       ctx.exit_code = kInternalError;
       return;
     }
-#endif
   }
   if (o.output.empty()) {
     ctx.out << content;

@@ -1,10 +1,11 @@
 #include <ostream>
 
 #include "cli_context.hpp"
+#include "flopcast/app/evaluation.hpp"
+#include "flopcast/app/report_json.hpp"
+#include "flopcast/app/report_text.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/chrome_trace.hpp"
-#include "report.hpp"
-#include "scenario_input.hpp"
 
 namespace flopcast::cli {
 
@@ -36,10 +37,10 @@ void register_simulate(CLI::App& app, CliContext& ctx) {
     }
     auto loaded = load_scenario_for_command(ctx, opts->scenario, opts->profile);
     if (!loaded) return;
-    auto report =
-        make_report(loaded->scenario, loaded->profile, opts->estimate ? StepEngine::Estimate : StepEngine::Simulation);
+    auto report = app::make_report(loaded->scenario, loaded->profile,
+                                   opts->estimate ? app::StepEngine::Estimate : app::StepEngine::Simulation);
     Diagnostics diags;
-    const bool priced = add_whole_run(report, ctx.data_dir, diags);
+    const bool priced = app::add_whole_run(report, ctx.data_dir, diags);
     if (!diags.empty()) ctx.err << diags.str();
     if (!priced) {
       ctx.exit_code = kBadInput;
@@ -55,9 +56,9 @@ void register_simulate(CLI::App& app, CliContext& ctx) {
       }
     }
     if (opts->json)
-      ctx.out << to_json(report).dump(2) << "\n";
+      ctx.out << app::to_json(report).dump(2) << "\n";
     else
-      print_text(report, ctx.out);
+      app::print_text(report, ctx.out);
     if (!report.fits_memory) ctx.exit_code = kInfeasible;
   });
 }

@@ -19,6 +19,8 @@ std::filesystem::path self_exe() {
 
 }  // namespace
 
+bool quote_pdf_built() { return true; }
+
 std::vector<std::string> quote_pdf_module_candidates() {
   if (const char* env = std::getenv(kQuotePdfModuleEnv); env && *env) return {env};
   std::vector<std::string> out;

@@ -8,6 +8,10 @@
 
 namespace flopcast::cli {
 
+/// Whether this build has PDF support (FLOPCAST_PDF=ON: quote_pdf/ built the module). When it
+/// has none, the functions below find nothing and say so.
+bool quote_pdf_built();
+
 /// Environment variable naming the PDF module file to load instead of the usual places.
 inline constexpr const char* kQuotePdfModuleEnv = "FLOPCAST_QUOTE_PDF_MODULE";
 

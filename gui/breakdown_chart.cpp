@@ -6,6 +6,7 @@
 #include <QtCharts/QLegend>
 #include <QtCharts/QValueAxis>
 
+#include "flopcast/units/format.hpp"
 #include "result_tables.hpp"
 
 namespace flopcast::gui {
@@ -18,7 +19,7 @@ BreakdownChart::BreakdownChart(QWidget* parent) : QChartView(new QChart(), paren
   setMinimumHeight(220);
 }
 
-void BreakdownChart::set_result(const ComputeResult& r) {
+void BreakdownChart::set_result(const app::ComputeResult& r) {
   QChart* c = chart();
   c->removeAllSeries();
   for (QAbstractAxis* a : c->axes()) {
@@ -62,7 +63,7 @@ void BreakdownChart::set_result(const ComputeResult& r) {
   c->addAxis(values, Qt::AlignBottom);
   series->attachAxis(values);
   c->setTitle(tr("Where the step time goes: %1 per step, MFU %2")
-                  .arg(QString::fromStdString(cli::format_time(b.total())), percent_text(r.report.est.mfu)));
+                  .arg(QString::fromStdString(format_time(b.total())), percent_text(r.report.est.mfu)));
 }
 
 }  // namespace flopcast::gui

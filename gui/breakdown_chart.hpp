@@ -3,7 +3,7 @@
 /// recompute, exposed communication, bubble, optimizer, overhead), in the timeline's colours.
 #include <QtCharts/QChartView>
 
-#include "compute_result.hpp"
+#include "flopcast/app/compute_result.hpp"
 
 namespace flopcast::gui {
 
@@ -11,7 +11,7 @@ class BreakdownChart : public QChartView {
   Q_OBJECT
  public:
   explicit BreakdownChart(QWidget* parent = nullptr);
-  void set_result(const ComputeResult& r);
+  void set_result(const app::ComputeResult& r);
   /// Bar sets currently shown (for tests).
   int part_count() const { return parts_; }
 

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "flopcast/claims/claims_report.hpp"
+#include "flopcast/claims/claim_results.hpp"
 
 namespace flopcast::gui {
 

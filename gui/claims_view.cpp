@@ -14,8 +14,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "claims_check.hpp"
 #include "claims_table_model.hpp"
+#include "flopcast/app/claims_check.hpp"
 
 namespace flopcast::gui {
 namespace {
@@ -42,7 +42,7 @@ QString summary(const claims::ClaimsReport& r) {
 ClaimsOutcome check_claims(const std::string& path, const io::Catalog& catalog) {
   ClaimsOutcome out;
   Diagnostics diags;
-  auto report = cli::check_claims_file(path, catalog, catalog.data_dir, diags);
+  auto report = app::check_claims_file(path, catalog, catalog.data_dir, diags);
   out.diagnostics = diags.str();
   if (report) out.report = std::make_shared<const claims::ClaimsReport>(std::move(*report));
   return out;

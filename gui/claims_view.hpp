@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "flopcast/claims/claims_report.hpp"
+#include "flopcast/claims/claim_results.hpp"
 #include "flopcast/io/catalog.hpp"
 
 class QLabel;

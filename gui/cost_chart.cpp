@@ -14,9 +14,6 @@
 
 namespace flopcast::gui {
 namespace {
-const QColor kP50(0x4E, 0x79, 0xA7);
-const QColor kP90(0xA0, 0xCB, 0xE8);
-const QColor kIdeal(0x59, 0xA1, 0x4F);
 
 /// Thousands or millions on a money axis, so its labels stay short: the factor to multiply
 /// amounts by and the word for the axis title.
@@ -43,7 +40,7 @@ void CostChart::clear() {
   }
 }
 
-void CostChart::set_result(const ComputeResult& r) {
+void CostChart::set_result(const app::ComputeResult& r) {
   clear();
   bills_ = false;
   QChart* c = chart();
@@ -55,21 +52,20 @@ void CostChart::set_result(const ComputeResult& r) {
   QStringList categories;
   double top = 0;
   QString value_title;
-#if FLOPCAST_GUI_HAS_PRICING
-  if (r.plans && !r.plans->rows.empty()) {
+  if (r.plans() && !r.plans()->rows.empty()) {
     bills_ = true;
     auto* p50 = new QBarSet(tr("P50 run"));
     auto* p90 = new QBarSet(tr("P90 run"));
-    p50->setColor(kP50);
-    p90->setColor(kP90);
+    p50->setColor(color_of(RunSeries::P50));
+    p90->setColor(color_of(RunSeries::P90));
     // Horizontal bars list categories bottom-up: reverse so the table's first plan is on top.
-    for (auto it = r.plans->rows.rbegin(); it != r.plans->rows.rend(); ++it) {
+    for (auto it = r.plans()->rows.rbegin(); it != r.plans()->rows.rend(); ++it) {
       const bool ok = it->p50.ok() && it->p90.ok();
       categories << QString::fromStdString(it->option.label);
       if (ok) top = std::max({top, it->p50.total.major(), it->p90.total.major()});
     }
     const auto [scale, prefix] = axis_scale(top);
-    for (auto it = r.plans->rows.rbegin(); it != r.plans->rows.rend(); ++it) {
+    for (auto it = r.plans()->rows.rbegin(); it != r.plans()->rows.rend(); ++it) {
       const bool ok = it->p50.ok() && it->p90.ok();
       p50->append(ok ? it->p50.total.major() * scale : 0.0);
       p90->append(ok ? it->p90.total.major() * scale : 0.0);
@@ -77,10 +73,9 @@ void CostChart::set_result(const ComputeResult& r) {
     top *= scale;
     series->append(p50);
     series->append(p90);
-    value_title = tr("bill (%1%2)").arg(prefix, QString::fromStdString(r.plans->currency.str()));
+    value_title = tr("bill (%1%2)").arg(prefix, QString::fromStdString(r.plans()->currency.str()));
     c->setTitle(tr("Bill per plan at the P50 and P90 run"));
   }
-#endif
   if (!bills_) {
     const Scenario& s = *r.scenario;
     if (s.training.tokens <= 0) {
@@ -89,14 +84,12 @@ void CostChart::set_result(const ComputeResult& r) {
       return;
     }
     auto* days = new QBarSet(tr("days"));
-    days->setColor(kIdeal);
+    days->setColor(color_of(RunSeries::FailureFree));
     std::vector<std::pair<QString, double>> bars;
-#if FLOPCAST_GUI_HAS_JOB
-    if (r.job) {
-      bars.emplace_back(tr("wall P90"), r.job->wall_p90.days());
-      bars.emplace_back(tr("wall P50"), r.job->wall_p50.days());
+    if (r.job()) {
+      bars.emplace_back(tr("wall P90"), r.job()->wall_p90.days());
+      bars.emplace_back(tr("wall P50"), r.job()->wall_p50.days());
     }
-#endif
     bars.emplace_back(tr("failure-free"), r.report.train_seconds / 86400.0);
     for (const auto& [label, v] : bars) {
       categories << label;
@@ -132,7 +125,7 @@ CostCalendarChart::CostCalendarChart(QWidget* parent) : QChartView(new QChart(),
   setMinimumHeight(220);
 }
 
-void CostCalendarChart::set_result(const ComputeResult& r) {
+void CostCalendarChart::set_result(const app::ComputeResult& r) {
   QChart* c = chart();
   c->removeAllSeries();
   for (QAbstractAxis* a : c->axes()) {
@@ -140,8 +133,7 @@ void CostCalendarChart::set_result(const ComputeResult& r) {
     delete a;
   }
   curves_ = 0;
-#if FLOPCAST_GUI_HAS_PRICING
-  if (!r.ok() || r.calendar.empty() || !r.plans) {
+  if (!r.ok() || r.calendar.empty() || !r.plans()) {
     c->setTitle(tr("Cost over the calendar: needs pricing and training tokens"));
     return;
   }
@@ -152,14 +144,12 @@ void CostCalendarChart::set_result(const ComputeResult& r) {
       last_day = std::max(last_day, p.span.days());
     }
   const auto [scale, prefix] = axis_scale(top);
-  static const QColor kColors[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B), QColor(0x59, 0xA1, 0x4F),
-                                   QColor(0xE1, 0x57, 0x59), QColor(0xB0, 0x7A, 0xA1)};
   auto* x = new QValueAxis();
   x->setTitleText(tr("days of paid GPU time (P90 run)"));
   x->setRange(0, last_day > 0 ? last_day : 1.0);
   x->setLabelFormat(QStringLiteral("%.0f"));
   auto* y = new QValueAxis();
-  y->setTitleText(tr("%1%2").arg(prefix, QString::fromStdString(r.plans->currency.str())));
+  y->setTitleText(tr("%1%2").arg(prefix, QString::fromStdString(r.plans()->currency.str())));
   y->setRange(0, top > 0 ? top * scale * 1.05 : 1.0);
   y->setLabelFormat(QStringLiteral("%.4g"));
   y->applyNiceNumbers();
@@ -168,7 +158,7 @@ void CostCalendarChart::set_result(const ComputeResult& r) {
   for (const auto& curve : r.calendar) {
     auto* line = new QLineSeries();
     line->setName(QString::fromStdString(curve.id) + (curve.recommended ? tr(" (cheapest)") : QString()));
-    QPen pen(kColors[curves_ % 5]);
+    QPen pen(cost_curve_color(static_cast<std::size_t>(curves_)));
     pen.setWidthF(curve.recommended ? 3.0 : 1.6);
     line->setPen(pen);
     for (const auto& p : curve.points) line->append(p.span.days(), p.total.major() * scale);
@@ -178,10 +168,6 @@ void CostCalendarChart::set_result(const ComputeResult& r) {
     ++curves_;
   }
   c->setTitle(tr("What the run has cost after each day, cheapest plans"));
-#else
-  (void)r;
-  c->setTitle(tr("Cost over the calendar: pricing is not part of this build"));
-#endif
 }
 
 }  // namespace flopcast::gui

@@ -3,7 +3,7 @@
 /// the run's duration failure-free and (with core/job) at P50 and P90.
 #include <QtCharts/QChartView>
 
-#include "compute_result.hpp"
+#include "flopcast/app/compute_result.hpp"
 
 namespace flopcast::gui {
 
@@ -11,7 +11,7 @@ class CostChart : public QChartView {
   Q_OBJECT
  public:
   explicit CostChart(QWidget* parent = nullptr);
-  void set_result(const ComputeResult& r);
+  void set_result(const app::ComputeResult& r);
   /// True when the chart shows bills (pricing loaded), false when durations.
   bool shows_bills() const { return bills_; }
 
@@ -26,7 +26,7 @@ class CostCalendarChart : public QChartView {
   Q_OBJECT
  public:
   explicit CostCalendarChart(QWidget* parent = nullptr);
-  void set_result(const ComputeResult& r);
+  void set_result(const app::ComputeResult& r);
   /// Curves drawn (0 when pricing or the whole run is missing).
   int curves() const { return curves_; }
 

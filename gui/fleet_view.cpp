@@ -3,7 +3,6 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
@@ -18,18 +17,14 @@
 #include <algorithm>
 #include <exception>
 
-#include "fleet_plan.hpp"
-#include "flopcast/io/fleet_loader.hpp"
+#include "flopcast/app/fleet_request.hpp"
+#include "flopcast/units/format.hpp"
+#include "result_palette.hpp"
 
 namespace flopcast::gui {
 namespace {
 
 constexpr double kSecondsPerDay = 86'400.0;
-/// Tableau 10 (as result_palette.cpp): one colour per pool.
-const QColor kPoolColours[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B), QColor(0xE1, 0x57, 0x59),
-                               QColor(0x76, 0xB7, 0xB2), QColor(0x59, 0xA1, 0x4F), QColor(0xED, 0xC9, 0x48),
-                               QColor(0xB0, 0x7A, 0xA1), QColor(0xFF, 0x9D, 0xA7), QColor(0x9C, 0x75, 0x5F),
-                               QColor(0xBA, 0xB0, 0xAC)};
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
@@ -54,25 +49,18 @@ void clear_chart(QChart* c) {
 
 FleetOutcome simulate_fleet_file(const std::string& path, const io::Catalog& catalog, int threads) {
   FleetOutcome out;
+  // Loaded, planned and validated as `flopcast fleet` does (app/fleet_request.hpp).
   Diagnostics diags;
-  auto ff = io::load_fleet_file(path, catalog, diags);
-  if (!ff) {
+  auto prepared = app::prepare_fleet_file(path, catalog, std::nullopt, 0, diags);
+  if (!prepared) {
     out.errors = diags.str();
     return out;
   }
-  if (!cli::plan_fleet(*ff, catalog, diags, out.notes)) {
-    out.errors = diags.str();
-    return out;
-  }
-  const auto problems = fleet::validate_fleet(ff->fleet);
-  if (!problems.empty()) {
-    for (const auto& p : problems) out.errors += path + ": " + p + "\n";
-    return out;
-  }
+  out.notes = std::move(prepared->notes);
   fleet::FleetOptions opt;
   opt.threads = std::max(1, threads);
   opt.what_ifs = false;
-  out.result = fleet::simulate_fleet(ff->fleet, opt);
+  out.result = fleet::simulate_fleet(prepared->fleet, opt);
   return out;
 }
 
@@ -166,17 +154,17 @@ void FleetView::on_finished() {
 void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
   result_ = r;
   const auto& s = r.summary;
-  const QLocale en(QLocale::English);
   QString text = tr("%1: %2 over %3 days, %4 seeds; %5 jobs per seed, utilisation %6%, wait P50 %7 h / P90 %8 h")
                      .arg(name, q(r.name))
-                     .arg(en.toString(r.horizon.seconds() / kSecondsPerDay, 'f', 0))
+                     .arg(q(format_grouped_half_up(r.horizon.seconds() / kSecondsPerDay, 0)))
                      .arg(r.seeds)
                      .arg(s.jobs)
-                     .arg(en.toString(100.0 * s.utilisation, 'f', 1))
-                     .arg(en.toString(s.wait.p50.seconds() / 3600.0, 'f', 1))
-                     .arg(en.toString(s.wait.p90.seconds() / 3600.0, 'f', 1));
+                     .arg(q(format_grouped_half_up(100.0 * s.utilisation, 1)))
+                     .arg(q(format_grouped_half_up(s.wait.p50.seconds() / 3600.0, 1)))
+                     .arg(q(format_grouped_half_up(s.wait.p90.seconds() / 3600.0, 1)));
   for (const auto& c : s.cost) text += tr(", cost %1").arg(q(c.str()));
-  if (s.deadline_misses > 0) text += tr(", %1 deadline misses per seed").arg(en.toString(s.deadline_misses, 'f', 1));
+  if (s.deadline_misses > 0)
+    text += tr(", %1 deadline misses per seed").arg(q(format_grouped_half_up(s.deadline_misses, 1)));
   text += QLatin1Char('.');
   for (const auto& w : r.warnings) text += QStringLiteral(" %1.").arg(q(w));
   info_->setText(text);
@@ -208,7 +196,7 @@ void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
   for (std::size_t p = 0; p < ts.pools.size() && p < ts.utilisation.size(); ++p) {
     auto* line = new QLineSeries();
     line->setName(q(ts.pools[p]));
-    line->setColor(kPoolColours[p % std::size(kPoolColours)]);
+    line->setColor(series_color(p));
     for (std::size_t i = 0; i < ts.bin_start.size() && i < ts.utilisation[p].size(); ++i)
       line->append(day_of(i), 100.0 * ts.utilisation[p][i]);
     u->addSeries(line);
@@ -244,9 +232,9 @@ void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
     line->attachAxis(qx);
     line->attachAxis(qy);
   };
-  add(ts.queue_length, tr("waiting (mean over seeds)"), QColor(0xE1, 0x57, 0x59), Qt::SolidLine);
-  add(ts.queue_length_p90, tr("waiting (P90 over seeds)"), QColor(0xE1, 0x57, 0x59), Qt::DashLine);
-  add(ts.running_jobs, tr("running (mean)"), QColor(0x4E, 0x79, 0xA7), Qt::SolidLine);
+  add(ts.queue_length, tr("waiting (mean over seeds)"), series_color(2), Qt::SolidLine);  // red
+  add(ts.queue_length_p90, tr("waiting (P90 over seeds)"), series_color(2), Qt::DashLine);
+  add(ts.running_jobs, tr("running (mean)"), series_color(0), Qt::SolidLine);  // blue
   qy->setRange(0, top * 1.1);
   qy->applyNiceNumbers();
 }

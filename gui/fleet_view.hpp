@@ -1,8 +1,8 @@
 #pragma once
 /// The Fleet tab: a fleet file (`flopcast fleet`'s input: pools of nodes and a stream of
-/// training jobs) simulated in a worker thread as `flopcast fleet` does (io::load_fleet_file,
-/// cli::plan_fleet, fleet::simulate_fleet), shown as utilisation per pool and the job queue
-/// over the horizon (the result's TimeSeries), with its headline figures.
+/// training jobs) simulated in a worker thread as `flopcast fleet` does
+/// (app::prepare_fleet_file, fleet::simulate_fleet), shown as utilisation per pool and the job
+/// queue over the horizon (the result's TimeSeries), with its headline figures.
 #include <QFutureWatcher>
 #include <QWidget>
 

@@ -2,8 +2,8 @@
 
 namespace flopcast::gui {
 
-FormEditCommand::FormEditCommand(FormState before, FormState after, QString key,
-                                 std::function<void(const FormState&)> apply)
+FormEditCommand::FormEditCommand(io::ScenarioForm before, io::ScenarioForm after, QString key,
+                                 std::function<void(const io::ScenarioForm&)> apply)
     : before_(std::move(before)), after_(std::move(after)), key_(std::move(key)), apply_(std::move(apply)) {
   setText(QObject::tr("edit %1").arg(key_.isEmpty() ? QObject::tr("scenario") : key_));
   since_.start();

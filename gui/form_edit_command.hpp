@@ -7,7 +7,7 @@
 
 #include <functional>
 
-#include "form_state.hpp"
+#include "flopcast/io/scenario_form.hpp"
 
 namespace flopcast::gui {
 
@@ -18,7 +18,8 @@ class FormEditCommand : public QUndoCommand {
 
   /// `apply` shows a form state (and recomputes). The first redo() is skipped: the form
   /// already shows `after` when the command is pushed.
-  FormEditCommand(FormState before, FormState after, QString key, std::function<void(const FormState&)> apply);
+  FormEditCommand(io::ScenarioForm before, io::ScenarioForm after, QString key,
+                  std::function<void(const io::ScenarioForm&)> apply);
 
   void undo() override;
   void redo() override;
@@ -26,9 +27,9 @@ class FormEditCommand : public QUndoCommand {
   bool mergeWith(const QUndoCommand* other) override;
 
  private:
-  FormState before_, after_;
+  io::ScenarioForm before_, after_;
   QString key_;
-  std::function<void(const FormState&)> apply_;
+  std::function<void(const io::ScenarioForm&)> apply_;
   QElapsedTimer since_;
   bool first_ = true;
 };

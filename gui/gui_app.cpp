@@ -15,9 +15,7 @@
 #include "claims_view.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "main_window.hpp"
-#if FLOPCAST_GUI_HAS_PLANNER
 #include "planner_view.hpp"
-#endif
 
 namespace flopcast::gui {
 namespace {
@@ -64,7 +62,6 @@ bool save_screenshot(MainWindow& window, const QString& tab, const QString& path
     if (error) *error = QStringLiteral("the computation did not finish within %1 s").arg(kComputeTimeoutMs / 1000);
     return false;
   }
-#if FLOPCAST_GUI_HAS_PLANNER
   PlannerView* planner = window.planner_view();
   if (tab.compare(QLatin1String("planner"), Qt::CaseInsensitive) == 0 && !planner->result()) {
     QEventLoop loop;
@@ -83,7 +80,6 @@ bool save_screenshot(MainWindow& window, const QString& tab, const QString& path
       return false;
     }
   }
-#endif
   ClaimsView* claims = window.claims_view();
   if (claims->running()) {
     QEventLoop loop;
@@ -199,7 +195,6 @@ int run_gui(int argc, char** argv) {
   QString open_error;
   const bool opened = args.isEmpty() || window.open_file(args.front(), &open_error);
   if (!opened) print_error(open_error);
-#if FLOPCAST_GUI_HAS_PLANNER
   if (parser.isSet(planner_gpus)) {
     const QStringList names = parser.value(planner_gpus).split(QLatin1Char(','), Qt::SkipEmptyParts);
     for (const QString& n : names)
@@ -209,12 +204,6 @@ int run_gui(int argc, char** argv) {
       }
     window.planner_view()->set_gpu_types(names);
   }
-#else
-  if (parser.isSet(planner_gpus)) {
-    print_error(QStringLiteral("--planner-gpus: this build has no plan search (core/search)"));
-    return kUsage;
-  }
-#endif
   QString sweep_error;
   const bool sweep_opened = !parser.isSet(sweep) || window.open_sweep(parser.value(sweep), &sweep_error);
   if (!sweep_opened) print_error(sweep_error);

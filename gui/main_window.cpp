@@ -14,7 +14,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
-#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -39,18 +38,18 @@
 #include "cost_chart.hpp"
 #include "figure_table_model.hpp"
 #include "fleet_view.hpp"
+#include "flopcast/app/scenario_form.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/io/scenario_writer.hpp"
+#include "flopcast/units/format.hpp"
 #include "form_edit_command.hpp"
 #include "memory_chart.hpp"
+#include "planner_view.hpp"
 #include "result_tables.hpp"
 #include "scenario_computer.hpp"
 #include "scenario_editor.hpp"
-#include "scenario_yaml.hpp"
 #include "sweep_view.hpp"
-#if FLOPCAST_GUI_HAS_PLANNER
-#include "planner_view.hpp"
-#endif
 #include "timeline_view.hpp"
 
 namespace flopcast::gui {
@@ -136,11 +135,9 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   tabs_->addTab(build_breakdown_tab(), tr("Breakdown"));
   tabs_->addTab(build_memory_tab(), tr("Memory"));
   tabs_->addTab(build_cost_tab(), tr("Cost"));
-#if FLOPCAST_GUI_HAS_PLANNER
   planner_ = new PlannerView(catalog_, this);
   tabs_->addTab(planner_, tr("Planner"));
   connect(planner_, &PlannerView::planChosen, this, &MainWindow::load_plan);
-#endif
   sweep_ = new SweepView(this);
   tabs_->addTab(sweep_, tr("Sweep"));
   connect(sweep_, &SweepView::openRequested, this, &MainWindow::action_open_sweep);
@@ -191,9 +188,7 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   add_export_menu(fleet_->utilisation_chart(), QStringLiteral("flopcast-fleet-utilisation"),
                   tr("flopcast fleet utilisation"));
   add_export_menu(fleet_->queue_chart(), QStringLiteral("flopcast-fleet-queue"), tr("flopcast fleet queue"));
-#if FLOPCAST_GUI_HAS_PLANNER
   add_export_menu(planner_->chart_view(), QStringLiteral("flopcast-planner"), tr("flopcast plan search"));
-#endif
   connect(editor_, &ScenarioEditor::edited, this, &MainWindow::on_edited);
   connect(computer_, &ScenarioComputer::resultsUpdated, this, &MainWindow::show_result);
   connect(computer_, &ScenarioComputer::busyChanged, this, &MainWindow::set_busy);
@@ -293,9 +288,7 @@ QWidget* MainWindow::build_cost_tab() {
 QStringList MainWindow::tab_names() {
   QStringList names = {QStringLiteral("summary"), QStringLiteral("timeline"), QStringLiteral("breakdown"),
                        QStringLiteral("memory"), QStringLiteral("cost")};
-#if FLOPCAST_GUI_HAS_PLANNER
   names << QStringLiteral("planner");
-#endif
   names << QStringLiteral("sweep") << QStringLiteral("fleet") << QStringLiteral("claims") << QStringLiteral("yaml");
   return names;
 }
@@ -310,9 +303,7 @@ bool MainWindow::select_tab(const QString& name) {
 QStringList MainWindow::chart_tabs() {
   QStringList names = {QStringLiteral("timeline"), QStringLiteral("breakdown"), QStringLiteral("memory"),
                        QStringLiteral("cost")};
-#if FLOPCAST_GUI_HAS_PLANNER
   names << QStringLiteral("planner");
-#endif
   names << QStringLiteral("sweep") << QStringLiteral("fleet");
   return names;
 }
@@ -323,9 +314,7 @@ QWidget* MainWindow::chart_widget(const QString& tab) const {
   if (t == QLatin1String("breakdown")) return breakdown_chart_;
   if (t == QLatin1String("memory")) return memory_chart_;
   if (t == QLatin1String("cost")) return cost_chart_;
-#if FLOPCAST_GUI_HAS_PLANNER
   if (t == QLatin1String("planner")) return planner_->chart_view();
-#endif
   if (t == QLatin1String("sweep")) return sweep_->chart_view();
   if (t == QLatin1String("fleet")) return fleet_->utilisation_chart();
   return nullptr;
@@ -428,7 +417,6 @@ void MainWindow::build_menus() {
   exports->addAction(tr("Chart as &PNG..."), this, [this] { action_export_chart(false); });
   exports->addAction(tr("Chart as &SVG..."), this, [this] { action_export_chart(true); });
   QAction* pdf = exports->addAction(tr("&Quote as PDF..."), this, &MainWindow::action_export_quote);
-  pdf->setEnabled(quote_pdf_available());
   pdf->setToolTip(tr("The quote `flopcast quote --format pdf` writes for this scenario"));
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
@@ -461,20 +449,20 @@ void MainWindow::build_menus() {
 }
 
 void MainWindow::on_edited(const QString& key) {
-  const FormState next = editor_->form_state();
+  const io::ScenarioForm next = editor_->form_state();
   if (next == form_) return;
-  undo_->push(new FormEditCommand(form_, next, key, [this](const FormState& f) { apply_form(f); }));
+  undo_->push(new FormEditCommand(form_, next, key, [this](const io::ScenarioForm& f) { apply_form(f); }));
   form_ = next;
   recompute(false);
 }
 
-void MainWindow::apply_form(const FormState& f) {
+void MainWindow::apply_form(const io::ScenarioForm& f) {
   form_ = f;
   editor_->set_form_state(f);
   recompute(false);
 }
 
-std::string MainWindow::current_yaml() const { return compose_scenario_yaml(base_yaml_, form_, *catalog_); }
+std::string MainWindow::current_yaml() const { return io::compose_scenario_yaml(base_yaml_, form_, *catalog_); }
 
 QString MainWindow::document_label() const {
   return path_.isEmpty() ? tr("untitled.yaml") : QFileInfo(path_).fileName();
@@ -483,9 +471,7 @@ QString MainWindow::document_label() const {
 void MainWindow::recompute(bool now) {
   std::string yaml = current_yaml();
   yaml_view_->setPlainText(q(yaml));
-#if FLOPCAST_GUI_HAS_PLANNER
   planner_->set_scenario(yaml, document_label().toStdString(), form_.gpu, form_.gpus);
-#endif
   const std::string file = document_label().toStdString();
   if (now)
     computer_->schedule_now(std::move(yaml), file);
@@ -493,7 +479,7 @@ void MainWindow::recompute(bool now) {
     computer_->schedule(std::move(yaml), file);
 }
 
-std::shared_ptr<const ComputeResult> MainWindow::result() const { return computer_->latest(); }
+std::shared_ptr<const app::ComputeResult> MainWindow::result() const { return computer_->latest(); }
 bool MainWindow::computing() const { return computer_->busy(); }
 bool MainWindow::is_modified() const { return !undo_->isClean(); }
 
@@ -558,18 +544,17 @@ void MainWindow::show_result() {
   if (r->ok()) {
     const auto& e = r->report.est;
     const Scenario& s = *r->scenario;
-    QString title =
-        QStringLiteral("%1: step %2, MFU %3")
-            .arg(q(s.name.empty() ? s.model.display : s.name), q(cli::format_time(e.step)), percent_text(e.mfu));
+    QString title = QStringLiteral("%1: step %2, MFU %3")
+                        .arg(q(s.name.empty() ? s.model.display : s.name), q(format_time(e.step)), percent_text(e.mfu));
     if (s.training.tokens > 0)
       title += QStringLiteral(", %1 to train").arg(days_text(Time::from_seconds(r->report.train_seconds)));
     if (!r->report.fits_memory) title += tr(" (does not fit memory)");
     summary_title_->setText(title);
     summary_title_->setStyleSheet(r->report.fits_memory ? QString() : QStringLiteral("color: #b00020;"));
     status_text_->setText(tr("step %1, MFU %2, %3 tokens/s")
-                              .arg(q(cli::format_time(e.step)), percent_text(e.mfu))
-                              .arg(QLocale(QLocale::English).toString(e.tokens_per_s, 'f', 0)));
-    const Timeline& t = r->timeline;
+                              .arg(q(format_time(e.step)), percent_text(e.mfu))
+                              .arg(q(format_grouped_half_up(e.tokens_per_s, 0))));
+    const app::Timeline& t = r->timeline;
     QString info =
         t.simulated
             ? tr("One step simulated event by event (DES), %1 schedule, %2 micro-batches per pipeline, %3 stage(s): "
@@ -580,7 +565,7 @@ void MainWindow::show_result() {
     info = info.arg(q(t.schedule).toUpper())
                .arg(t.microbatches)
                .arg(s.plan.pp)
-               .arg(q(cli::format_time(t.simulated ? e.step : t.end)), q(cli::format_time(t.estimate_step)));
+               .arg(q(format_time(t.simulated ? e.step : t.end)), q(format_time(t.estimate_step)));
     for (const auto& n : t.notes) info += QStringLiteral(" Note: %1.").arg(q(n));
     timeline_info_->setText(info);
   } else {
@@ -614,7 +599,7 @@ void MainWindow::update_title() {
 void MainWindow::new_document() {
   path_.clear();
   base_yaml_.clear();
-  form_ = default_form(*catalog_);
+  form_ = app::default_form(*catalog_);
   saved_form_ = form_;
   file_time_ = {};
   editor_->set_form_state(form_);
@@ -636,7 +621,7 @@ bool MainWindow::open_file(const QString& path, QString* error) {
   }
   path_ = QFileInfo(path).absoluteFilePath();
   base_yaml_ = *text;
-  form_ = form_from_scenario(*s, *text);
+  form_ = io::form_from_scenario(*s, *text);
   saved_form_ = form_;
   file_time_ = QFileInfo(path_).lastModified();
   editor_->set_form_state(form_);
@@ -799,11 +784,10 @@ void MainWindow::action_open_sweep() {
   select_tab(QStringLiteral("sweep"));
 }
 
-#if FLOPCAST_GUI_HAS_PLANNER
 void MainWindow::load_plan(const search::PricedPlan& plan) {
   const auto& c = plan.candidate;
   const auto& p = c.plan;
-  FormState next = form_;
+  io::ScenarioForm next = form_;
   next.gpu = c.gpu;
   next.gpus = c.gpus;
   next.tp = p.tp;
@@ -820,14 +804,13 @@ void MainWindow::load_plan(const search::PricedPlan& plan) {
   next.recompute = to_string(p.recompute);
   next.schedule = to_string(p.schedule);
   if (next == form_) return;
-  undo_->push(
-      new FormEditCommand(form_, next, QStringLiteral("planner"), [this](const FormState& f) { apply_form(f); }));
+  undo_->push(new FormEditCommand(form_, next, QStringLiteral("planner"),
+                                  [this](const io::ScenarioForm& f) { apply_form(f); }));
   form_ = next;
   editor_->set_form_state(next);
   recompute(true);
   status_text_->setText(tr("loaded from the planner: %1").arg(describe_plan(plan)));
 }
-#endif
 
 QStringList MainWindow::recent_files() const { return QSettings().value(kRecentKey).toStringList(); }
 

@@ -4,7 +4,7 @@
 /// File menu with open/save/recent files, Edit menu with undo/redo of form edits.
 ///
 /// A document is the YAML text it was opened from plus the form's state; every edit
-/// composes new YAML (scenario_yaml.hpp) and recomputes it in the background
+/// composes new YAML (io/scenario_writer.hpp) and recomputes it in the background
 /// (ScenarioComputer). Non-interactive entry points (open_file, save_to, select_tab) serve
 /// the command line and the tests; the menu actions wrap them with dialogs.
 #include <QDateTime>
@@ -12,12 +12,10 @@
 
 #include <memory>
 
-#include "compute_result.hpp"
-#include "form_state.hpp"
-#include "quote_export.hpp"
-#if FLOPCAST_GUI_HAS_PLANNER
+#include "flopcast/app/compute_result.hpp"
+#include "flopcast/io/scenario_form.hpp"
 #include "flopcast/search/planner.hpp"
-#endif
+#include "quote_export.hpp"
 
 class QAction;
 class QLabel;
@@ -45,9 +43,7 @@ class TimelineView;
 class SweepView;
 class ClaimsView;
 class FleetView;
-#if FLOPCAST_GUI_HAS_PLANNER
 class PlannerView;
-#endif
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -75,11 +71,9 @@ class MainWindow : public QMainWindow {
   FleetView* fleet_view() const { return fleet_; }
   /// The Claims tab (a claims file judged as `flopcast check` judges it).
   ClaimsView* claims_view() const { return claims_; }
-#if FLOPCAST_GUI_HAS_PLANNER
   PlannerView* planner_view() const { return planner_; }
   /// Loads a plan the planner found into the editor (one undoable edit) and recomputes.
   void load_plan(const search::PricedPlan& plan);
-#endif
 
   /// Shows the tab named `name` (summary, timeline, breakdown, memory, cost, planner, sweep,
   /// fleet, claims, yaml; any case).
@@ -90,7 +84,7 @@ class MainWindow : public QMainWindow {
   /// The YAML text the current form composes.
   std::string current_yaml() const;
   /// The latest result shown (null before the first).
-  std::shared_ptr<const ComputeResult> result() const;
+  std::shared_ptr<const app::ComputeResult> result() const;
   /// True while a computation for the current form is pending or running.
   bool computing() const;
   /// True when the document has edits not saved.
@@ -145,7 +139,7 @@ class MainWindow : public QMainWindow {
   QWidget* build_memory_tab();
   QWidget* build_cost_tab();
   void on_edited(const QString& key);
-  void apply_form(const FormState& f);
+  void apply_form(const io::ScenarioForm& f);
   void recompute(bool now);
   void show_result();
   void update_title();
@@ -200,9 +194,7 @@ class MainWindow : public QMainWindow {
   SweepView* sweep_ = nullptr;
   FleetView* fleet_ = nullptr;
   ClaimsView* claims_ = nullptr;
-#if FLOPCAST_GUI_HAS_PLANNER
   PlannerView* planner_ = nullptr;
-#endif
   FigureTableModel* summary_model_ = nullptr;
   FigureTableModel* breakdown_model_ = nullptr;
   FigureTableModel* memory_model_ = nullptr;
@@ -211,11 +203,11 @@ class MainWindow : public QMainWindow {
   FigureTableModel* stage_model_ = nullptr;
 
   bool quote_running_ = false;
-  QString path_;           ///< "" = not saved yet
-  std::string base_yaml_;  ///< the text the document was opened from or last saved as
-  FormState form_;         ///< what the editor shows
-  FormState saved_form_;   ///< the form of base_yaml_
-  QDateTime file_time_;    ///< modification time of path_ when opened or saved
+  QString path_;                 ///< "" = not saved yet
+  std::string base_yaml_;        ///< the text the document was opened from or last saved as
+  io::ScenarioForm form_;        ///< what the editor shows
+  io::ScenarioForm saved_form_;  ///< the form of base_yaml_
+  QDateTime file_time_;          ///< modification time of path_ when opened or saved
 };
 
 }  // namespace flopcast::gui

@@ -20,7 +20,7 @@ MemoryChart::MemoryChart(QWidget* parent) : QChartView(new QChart(), parent) {
   setMinimumHeight(260);
 }
 
-void MemoryChart::set_result(const ComputeResult& r) {
+void MemoryChart::set_result(const app::ComputeResult& r) {
   QChart* c = chart();
   c->removeAllSeries();
   for (QAbstractAxis* a : c->axes()) {

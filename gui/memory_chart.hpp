@@ -3,7 +3,7 @@
 /// gradients, optimizer states, activations, ...) against a line at the GPU's HBM.
 #include <QtCharts/QChartView>
 
-#include "compute_result.hpp"
+#include "flopcast/app/compute_result.hpp"
 
 namespace flopcast::gui {
 
@@ -11,7 +11,7 @@ class MemoryChart : public QChartView {
   Q_OBJECT
  public:
   explicit MemoryChart(QWidget* parent = nullptr);
-  void set_result(const ComputeResult& r);
+  void set_result(const app::ComputeResult& r);
   int bar_count() const { return bars_; }
 
  private:

@@ -6,7 +6,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
-#include <QLocale>
 #include <QProgressBar>
 #include <QPromise>
 #include <QPushButton>
@@ -29,20 +28,15 @@
 #include <limits>
 #include <map>
 
-#include "flopcast/io/price_catalog_io.hpp"
-#include "flopcast/io/scenario_loader.hpp"
-#include "plan_support.hpp"
-#include "report.hpp"
+#include "flopcast/app/plan_request.hpp"
+#include "flopcast/app/scenario_session.hpp"
+#include "flopcast/units/format.hpp"
+#include "result_palette.hpp"
 
 namespace flopcast::gui {
 namespace {
 
 constexpr double kSecondsPerDay = 86'400.0;
-/// Tableau 10 (as result_palette.cpp): one colour per GPU type.
-const QColor kTypeColours[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B), QColor(0xE1, 0x57, 0x59),
-                               QColor(0x76, 0xB7, 0xB2), QColor(0x59, 0xA1, 0x4F), QColor(0xED, 0xC9, 0x48),
-                               QColor(0xB0, 0x7A, 0xA1), QColor(0xFF, 0x9D, 0xA7), QColor(0x9C, 0x75, 0x5F),
-                               QColor(0xBA, 0xB0, 0xAC)};
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
@@ -63,7 +57,7 @@ QString describe_plan(const search::PricedPlan& p) {
                      .arg(q(c.gpu))
                      .arg(c.gpus)
                      .arg(q(search::plan_label(c.plan)))
-                     .arg(QLocale(QLocale::English).toString(days_of(p), 'f', 1));
+                     .arg(q(format_grouped_half_up(days_of(p), 1)));
   if (!p.price_option.empty())
     text += QStringLiteral(", %1 (%2)").arg(q(p.cost.str()), q(p.price_label.empty() ? p.price_option : p.price_label));
   return text;
@@ -71,50 +65,37 @@ QString describe_plan(const search::PricedPlan& p) {
 
 PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog) {
   PlannerOutcome out;
-  Diagnostics diags;
-  auto s = io::parse_scenario(req.yaml, req.file, catalog, diags);
-  if (!s) {
-    out.errors.push_back("the scenario has errors: fix them in the editor first");
+  app::SessionOutcome loaded = app::parse_scenario_session(req.yaml, req.file, catalog);
+  if (!loaded.ok()) {
+    if (loaded.profile_diags.has_errors())
+      out.errors.push_back("calibration profile '" + loaded.profile_name + "' could not be loaded");
+    else
+      out.errors.push_back("the scenario has errors: fix them in the editor first");
     return out;
   }
-  ComputeProfile profile = catalog.profile;
-  if (!s->calibration.empty()) {
-    auto p = io::load_profile(s->calibration, catalog, diags);
-    if (!p) {
-      out.errors.push_back("calibration profile '" + s->calibration + "' could not be loaded");
-      return out;
-    }
-    profile = *p;
-  }
-  // The space and the catalogs as `flopcast plan` builds them (cli/cmd_plan.cpp): each GPU
+  const Scenario& s = loaded.session->scenario;
+  // The space and the options as `flopcast plan` builds them (app/plan_request.hpp): each GPU
   // type on its usual fabric (the scenario's cluster for its own GPU), the scenario's price
   // catalog first (its currency is the default) and then every shipped one.
+  app::PlanRequest request;
+  request.gpu_types = req.gpu_types;
+  request.gpus_max = req.gpus_max > 0 ? req.gpus_max : s.cluster.gpus;
+  request.threads = req.threads;
+  request.cancel = req.cancel.get();
+  if (req.deadline_days > 0) request.deadline = Time::from_seconds(req.deadline_days * kSecondsPerDay);
   search::PlanSpace space;
+  search::PlannerOptions opt;
   std::string why;
-  if (!cli::plan_clusters(catalog, *s, req.gpu_types, space.clusters, why)) {
+  if (app::prepare_plan_space(catalog, s, request, space, why) != app::PlanProblem::None) {
     out.errors.push_back(why);
     return out;
   }
-  space.gpus_max = req.gpus_max > 0 ? req.gpus_max : s->cluster.gpus;
-  search::PlannerOptions opt;
-  opt.threads = std::max(1, req.threads);
-  opt.cancel = req.cancel.get();
-  opt.currency = s->has_pricing ? s->pricing.currency : std::string();
-  if (req.deadline_days > 0) opt.deadline = Time::from_seconds(req.deadline_days * kSecondsPerDay);
-  std::vector<std::string> names;
-  if (s->has_pricing && !s->pricing.catalog.empty()) names.push_back(s->pricing.catalog);
-  for (const auto& n : io::price_catalog_names())
-    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-  for (const auto& n : names) {
-    Diagnostics pd;
-    auto cat = io::load_price_catalog(n, catalog.data_dir, pd);
-    if (!cat) {
-      out.errors.push_back("price catalog '" + n + "' could not be loaded");
-      return out;
-    }
-    opt.catalogs.push_back(std::make_shared<const PriceCatalog>(std::move(*cat)));
+  Diagnostics diags;
+  if (app::prepare_plan_options(s, request, catalog.data_dir, opt, why, diags) != app::PlanProblem::None) {
+    out.errors.push_back("price catalog '" + why + "' could not be loaded");
+    return out;
   }
-  auto found = search::search_plans(*s, profile, space, opt);
+  auto found = search::search_plans(s, loaded.session->profile, space, opt);
   if (!found.ok()) {
     out.errors = found.errors;
     return out;
@@ -304,8 +285,8 @@ void PlannerView::on_finished() {
 void PlannerView::show_result(const search::PlanResult& r) {
   result_ = r;
   QString text = tr("%1 plans considered, %2 estimated in %3 s; %4 on the front.")
-                     .arg(QLocale(QLocale::English).toString(static_cast<qlonglong>(r.enumerated)))
-                     .arg(QLocale(QLocale::English).toString(static_cast<qlonglong>(r.estimated)))
+                     .arg(q(format_grouped(r.enumerated)))
+                     .arg(q(format_grouped(r.estimated)))
                      .arg(r.seconds, 0, 'f', 1)
                      .arg(r.pareto.size());
   if (r.best) text += tr(" Best: %1.").arg(describe_plan(*r.best));
@@ -424,7 +405,7 @@ void PlannerView::rebuild_chart() {
     line->attachAxis(ay);
   }
   for (std::size_t t = 0; t < types.size(); ++t) {
-    const QColor colour = kTypeColours[t % std::size(kTypeColours)];
+    const QColor colour = series_color(t);
     std::vector<const search::PricedPlan*> front, others;
     for (const auto& p : r.pareto)
       if (p.candidate.gpu == types[t]) front.push_back(&p);

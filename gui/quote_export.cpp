@@ -1,61 +1,49 @@
 #include "quote_export.hpp"
 
+#include "flopcast/app/quote_request.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/quote/quote_render.hpp"
-#include "report.hpp"
 
-#if FLOPCAST_GUI_HAS_QUOTE_PDF
 #include "quote_pdf.hpp"
-#endif
 
 namespace flopcast::gui {
 
-bool quote_pdf_available() { return FLOPCAST_GUI_HAS_QUOTE_PDF != 0; }
-
-QuoteDocument make_quote_document(const ComputeResult& r, const io::Catalog& catalog, const std::string& date,
+QuoteDocument make_quote_document(const app::ComputeResult& r, const io::Catalog& catalog, const std::string& date,
                                   const std::string& customer) {
   QuoteDocument doc;
   if (!r.ok()) {
     doc.errors.push_back("the scenario has errors: fix them in the editor first");
     return doc;
   }
-  // The checks and their messages follow `flopcast quote` (cli/cmd_quote.cpp).
-  cli::SimReport report = r.report;
+  // The same run, bills and checks as `flopcast quote` (app/quote_request.hpp).
+  app::SimReport report = r.report;
   report.scenario = r.scenario.get();
-  const Scenario& s = *r.scenario;
-  if (!report.fits_memory) {
-    doc.errors.push_back("no quote for a plan that does not fit: it needs " +
-                         cli::format_gib(report.est.memory.total()) + " per GPU, the " + s.cluster.gpu.name + " has " +
-                         cli::format_gib(report.est.memory.capacity));
+  const app::QuoteOutcome prepared = app::prepare_quote(report, catalog.data_dir, customer, date);
+  if (!prepared.ok()) {
+    const std::string text = app::quote_problem_text(prepared.problem, report);
+    switch (prepared.problem) {
+      case app::QuoteProblem::CatalogUnreadable:
+        for (const auto& d : prepared.diags.items()) doc.errors.push_back(d.str());
+        break;
+      case app::QuoteProblem::RunNotSimulated:
+        for (const auto& e : prepared.details) doc.errors.push_back(text + e);
+        break;
+      case app::QuoteProblem::NoPricing:
+        doc.errors.push_back(text + "; choose a price catalog in the editor");
+        break;
+      case app::QuoteProblem::QuoteInvalid:
+        doc.errors = prepared.details;
+        break;
+      case app::QuoteProblem::DoesNotFit:
+      case app::QuoteProblem::NoTokens:
+      case app::QuoteProblem::None:
+        doc.errors.push_back(text);
+        break;
+    }
     return doc;
   }
-  Diagnostics diags;
-  const bool priced = cli::add_whole_run(report, catalog.data_dir, diags);
-  for (const auto& d : diags.items()) doc.errors.push_back(d.str());
-  if (!priced) return doc;
-  doc.errors.clear();
-  if (!report.run) {
-    doc.errors.push_back("the scenario gives no training.tokens; a quote needs the length of the run");
-    return doc;
-  }
-  if (!report.run->ok()) {
-    for (const auto& e : report.run->errors) doc.errors.push_back("the whole run cannot be simulated: " + e);
-    return doc;
-  }
-  if (!report.bills) {
-    doc.errors.push_back("the scenario has no pricing: block; choose a price catalog in the editor");
-    return doc;
-  }
-  QuoteInput in = cli::quote_input_of(report);
-  in.customer = customer;
-  in.issue_date = date;
-  const Quote q = make_quote(std::move(in));
-  if (!q.ok()) {
-    doc.errors = q.errors;
-    doc.errors.insert(doc.errors.end(), q.input.plans.errors.begin(), q.input.plans.errors.end());
-    return doc;
-  }
+  const Quote& q = *prepared.quote;
   doc.id = q.id;
   doc.title = "Training quote " + q.id;
   doc.html = render_quote_html(q);
@@ -73,18 +61,12 @@ bool quote_pdf_bytes(const QuoteDocument& q, std::string& pdf, QString* error) {
     if (error) *error = QStringLiteral("there is no quote to print");
     return false;
   }
-#if FLOPCAST_GUI_HAS_QUOTE_PDF
   std::string why;
   if (!quote_pdf::html_to_pdf(q.html, q.title, pdf, why)) {
     if (error) *error = QString::fromStdString(why);
     return false;
   }
   return true;
-#else
-  (void)pdf;
-  if (error) *error = QStringLiteral("this build has no PDF support (quote_pdf/ was not built)");
-  return false;
-#endif
 }
 
 bool write_quote_pdf(const QuoteDocument& q, const QString& path, QString* error) {

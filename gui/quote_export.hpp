@@ -1,13 +1,13 @@
 #pragma once
-/// The quote of the editor's scenario, as `flopcast quote` writes it: the same report
-/// (cli::make_report + cli::add_whole_run), the same QuoteInput (cli::quote_input_of), the
-/// same HTML (render_quote_html) and, for PDF, the same printer (quote_pdf/).
+/// The quote of the editor's scenario, as `flopcast quote` writes it: the same report, run,
+/// bills and checks (app::prepare_quote), the same HTML (render_quote_html) and, for PDF, the
+/// same printer (quote_pdf/).
 #include <QString>
 
 #include <string>
 #include <vector>
 
-#include "compute_result.hpp"
+#include "flopcast/app/compute_result.hpp"
 
 namespace flopcast::gui {
 
@@ -22,13 +22,10 @@ struct QuoteDocument {
   bool ok() const { return errors.empty() && !html.empty(); }
 };
 
-/// Whether this build can print PDF quotes (quote_pdf/ is built with Qt Gui).
-bool quote_pdf_available();
-
 /// Builds the quote of `r`'s scenario issued on `date` ("YYYY-MM-DD") for `customer`.
 /// Runs the whole-run Monte Carlo again, as the CLI does: call it off the UI thread.
 /// Thread-safe for a shared const catalog.
-QuoteDocument make_quote_document(const ComputeResult& r, const io::Catalog& catalog, const std::string& date,
+QuoteDocument make_quote_document(const app::ComputeResult& r, const io::Catalog& catalog, const std::string& date,
                                   const std::string& customer);
 
 /// Prints the quote's HTML to PDF bytes (on the UI thread: QTextDocument needs the GUI).

@@ -1,5 +1,7 @@
 #include "result_palette.hpp"
 
+#include <iterator>
+
 namespace flopcast::gui {
 namespace {
 // Tableau 10.
@@ -13,25 +15,28 @@ const QColor kPurple(0xB0, 0x7A, 0xA1);
 const QColor kPink(0xFF, 0x9D, 0xA7);
 const QColor kBrown(0x9C, 0x75, 0x5F);
 const QColor kGrey(0xBA, 0xB0, 0xAC);
+const QColor kSeries[] = {kBlue, kOrange, kRed, kTeal, kGreen, kYellow, kPurple, kPink, kBrown, kGrey};
+// Tableau 20's light blue: the P90 bar beside the P50 one.
+const QColor kLightBlue(0xA0, 0xCB, 0xE8);
 }  // namespace
 
-QColor color_of(SliceKind k) {
+QColor color_of(app::SliceKind k) {
   switch (k) {
-    case SliceKind::Forward:
+    case app::SliceKind::Forward:
       return kBlue;
-    case SliceKind::Backward:
+    case app::SliceKind::Backward:
       return kOrange;
-    case SliceKind::Recompute:
+    case app::SliceKind::Recompute:
       return kPurple;
-    case SliceKind::Comm:
+    case app::SliceKind::Comm:
       return kRed;
-    case SliceKind::P2P:
+    case app::SliceKind::P2P:
       return kTeal;
-    case SliceKind::DpSync:
+    case app::SliceKind::DpSync:
       return kGreen;
-    case SliceKind::Optimizer:
+    case app::SliceKind::Optimizer:
       return kBrown;
-    case SliceKind::Overhead:
+    case app::SliceKind::Overhead:
       return kGrey;
   }
   return kGrey;
@@ -81,6 +86,25 @@ QColor color_of(MemoryPart p) {
       return kGrey;
   }
   return kGrey;
+}
+
+QColor color_of(RunSeries s) {
+  switch (s) {
+    case RunSeries::P50:
+      return kBlue;
+    case RunSeries::P90:
+      return kLightBlue;
+    case RunSeries::FailureFree:
+      return kGreen;
+  }
+  return kGrey;
+}
+
+QColor series_color(std::size_t i) { return kSeries[i % std::size(kSeries)]; }
+
+QColor cost_curve_color(std::size_t i) {
+  static const QColor curves[] = {kBlue, kOrange, kGreen, kRed, kPurple};
+  return curves[i % std::size(curves)];
 }
 
 QColor text_color_on(const QColor& fill) {

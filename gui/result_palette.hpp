@@ -5,7 +5,9 @@
 /// deficiencies and readable as fills under dark text.
 #include <QColor>
 
-#include "pipeline_timeline.hpp"
+#include <cstddef>
+
+#include "flopcast/app/step_timeline.hpp"
 
 namespace flopcast::gui {
 
@@ -14,9 +16,17 @@ enum class TimePart { Compute, Recompute, TpComm, CpComm, EpComm, PpComm, Bubble
 /// Parts of a GPU's memory (MemoryBreakdown fields).
 enum class MemoryPart { Weights, Gradients, Optimizer, Activations, Logits, Workspace, Fragmentation };
 
-QColor color_of(SliceKind k);
+/// The bars of a bill or a run's length: the P50 and P90 run, the failure-free run.
+enum class RunSeries { P50, P90, FailureFree };
+
+QColor color_of(app::SliceKind k);
 QColor color_of(TimePart p);
 QColor color_of(MemoryPart p);
+QColor color_of(RunSeries s);
+/// The i-th colour of Tableau 10, cycling: one per series of a chart (GPU type, pool, group).
+QColor series_color(std::size_t i);
+/// The i-th cost-over-the-calendar curve (blue, orange, green, red, purple, cycling).
+QColor cost_curve_color(std::size_t i);
 /// Black or white, whichever reads better on `fill`.
 QColor text_color_on(const QColor& fill);
 

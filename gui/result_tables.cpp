@@ -1,19 +1,18 @@
 #include "result_tables.hpp"
 
-#include <QLocale>
-
 #include <algorithm>
 #include <cmath>
 
+#include "flopcast/units/format.hpp"
 #include "flopcast/workload/workload.hpp"
 
 namespace flopcast::gui {
 namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
-QString time_text(Time t) { return t.ns == 0 ? QStringLiteral("0") : q(cli::format_time(t)); }
-QString gib_text(Bytes b) { return QStringLiteral("%1 GiB").arg(b.gib(), 0, 'f', 1); }
-QString grouped(double v, int decimals = 0) { return QLocale(QLocale::English).toString(v, 'f', decimals); }
+QString time_text(Time t) { return t.ns == 0 ? QStringLiteral("0") : q(format_time(t)); }
+QString gib_text(Bytes b) { return q(format_fixed_half_up(b.gib(), 1) + " GiB"); }
+QString grouped(double v, int decimals = 0) { return q(format_grouped_half_up(v, decimals)); }
 
 TableRow row(QString label, QString value, QString detail = {}, double number = 0.0) {
   TableRow r;
@@ -33,13 +32,9 @@ QString plan_text(const ParallelPlan& p) {
 
 }  // namespace
 
-QString percent_text(double fraction) { return QStringLiteral("%1 %").arg(fraction * 100.0, 0, 'f', 1); }
+QString percent_text(double fraction) { return q(format_fixed_half_up(fraction * 100.0, 1) + " %"); }
 
-QString days_text(Time t) {
-  const double d = t.days();
-  if (d >= 1.0) return QStringLiteral("%1 days").arg(d, 0, 'f', 1);
-  return QStringLiteral("%1 h").arg(t.hours(), 0, 'f', 1);
-}
+QString days_text(Time t) { return q(format_days_or_hours_half_up(t)); }
 
 std::vector<TimePartValue> time_parts(const StepBreakdown& b) {
   return {
@@ -87,7 +82,7 @@ QStringList stage_headers() {
           QStringLiteral("P2P send"), QStringLiteral("Per micro-batch")};
 }
 
-std::vector<TableRow> stage_rows(const ComputeResult& r) {
+std::vector<TableRow> stage_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
   const auto& stages = r.report.est.stages;
@@ -113,18 +108,18 @@ std::vector<TableRow> stage_rows(const ComputeResult& r) {
   return rows;
 }
 
-std::vector<TableRow> summary_rows(const ComputeResult& r) {
+std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
   const Scenario& s = *r.scenario;
-  const cli::SimReport& rep = r.report;
+  const app::SimReport& rep = r.report;
   const StepEstimate& e = rep.est;
   const double gpus = static_cast<double>(s.cluster.gpus);
   const auto params = parameter_count(s.model);
 
   rows.push_back(row(QStringLiteral("Model"), q(s.model.display.empty() ? s.model.name : s.model.display),
                      QStringLiteral("%1 parameters, %2 layers, seq %3")
-                         .arg(q(cli::format_count(params.total)))
+                         .arg(q(format_count(params.total)))
                          .arg(s.model.layers)
                          .arg(s.model.seq_len),
                      params.total));
@@ -173,7 +168,7 @@ std::vector<TableRow> summary_rows(const ComputeResult& r) {
   rows.push_back(mem);
   if (s.training.tokens > 0) {
     rows.push_back(
-        row(QStringLiteral("Training tokens"), q(cli::format_count(s.training.tokens)),
+        row(QStringLiteral("Training tokens"), q(format_count(s.training.tokens)),
             QStringLiteral("%1 steps of %2 tokens")
                 .arg(grouped(rep.steps))
                 .arg(grouped(static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len))),
@@ -183,30 +178,26 @@ std::vector<TableRow> summary_rows(const ComputeResult& r) {
         row(QStringLiteral("Time to train"), days_text(ideal), QStringLiteral("failure-free"), rep.train_seconds);
     days.emphasis = true;
     rows.push_back(days);
-#if FLOPCAST_GUI_HAS_JOB
-    if (r.job) {
+    if (r.job()) {
       rows.push_back(row(QStringLiteral("Wall time P50 / P90"),
-                         QStringLiteral("%1 / %2").arg(days_text(r.job->wall_p50)).arg(days_text(r.job->wall_p90)),
-                         QStringLiteral("with failures and checkpoints, %1 trials").arg(r.job->trials),
-                         r.job->wall_p50.seconds()));
+                         QStringLiteral("%1 / %2").arg(days_text(r.job()->wall_p50)).arg(days_text(r.job()->wall_p90)),
+                         QStringLiteral("with failures and checkpoints, %1 trials").arg(r.job()->trials),
+                         r.job()->wall_p50.seconds()));
     }
-#endif
     rows.push_back(row(QStringLiteral("GPU-hours"), grouped(rep.gpu_hours),
                        QStringLiteral("%1 node-hours, failure-free").arg(grouped(rep.node_hours)), rep.gpu_hours));
-#if FLOPCAST_GUI_HAS_PRICING
-    if (r.plans && r.plans->cheapest) {
-      const ComparisonRow& c = r.plans->rows[*r.plans->cheapest];
+    if (r.plans() && r.plans()->cheapest) {
+      const ComparisonRow& c = r.plans()->rows[*r.plans()->cheapest];
       TableRow cost =
           row(QStringLiteral("Cheapest plan (P50)"), q(c.p50.total.str()), q(c.option.label), c.p50.total.major());
       cost.emphasis = true;
       rows.push_back(cost);
     }
-#endif
   }
   return rows;
 }
 
-std::vector<TableRow> breakdown_rows(const ComputeResult& r) {
+std::vector<TableRow> breakdown_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
   const StepBreakdown& b = r.report.est.breakdown;
@@ -226,7 +217,7 @@ std::vector<TableRow> breakdown_rows(const ComputeResult& r) {
   return rows;
 }
 
-std::vector<TableRow> memory_rows(const ComputeResult& r) {
+std::vector<TableRow> memory_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
   const MemoryBreakdown& m = r.report.est.memory;
@@ -258,13 +249,13 @@ std::vector<TableRow> memory_rows(const ComputeResult& r) {
   return rows;
 }
 
-std::vector<TableRow> run_rows(const ComputeResult& r) {
+std::vector<TableRow> run_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
   const Scenario& s = *r.scenario;
-  const cli::SimReport& rep = r.report;
+  const app::SimReport& rep = r.report;
   if (s.training.tokens <= 0) return rows;
-  rows.push_back(row(QStringLiteral("Training tokens"), q(cli::format_count(s.training.tokens)),
+  rows.push_back(row(QStringLiteral("Training tokens"), q(format_count(s.training.tokens)),
                      QStringLiteral("%1 steps").arg(grouped(rep.steps)), s.training.tokens));
   rows.push_back(row(QStringLiteral("Step time"), time_text(rep.est.step), {}, rep.est.step.seconds()));
   TableRow ideal = row(QStringLiteral("Training time, failure-free"), days_text(Time::from_seconds(rep.train_seconds)),
@@ -273,9 +264,8 @@ std::vector<TableRow> run_rows(const ComputeResult& r) {
   rows.push_back(ideal);
   rows.push_back(row(QStringLiteral("GPU-hours, failure-free"), grouped(rep.gpu_hours),
                      QStringLiteral("%1 node-hours").arg(grouped(rep.node_hours)), rep.gpu_hours));
-#if FLOPCAST_GUI_HAS_JOB
-  if (r.job) {
-    const JobResult& j = *r.job;
+  if (r.job()) {
+    const JobResult& j = *r.job();
     TableRow wall =
         row(QStringLiteral("Wall time P50 / P90"),
             QStringLiteral("%1 / %2").arg(days_text(j.wall_p50)).arg(days_text(j.wall_p90)),
@@ -304,22 +294,20 @@ std::vector<TableRow> run_rows(const ComputeResult& r) {
                        QStringLiteral("facility, PUE %1, %2").arg(j.energy.pue, 0, 'f', 2).arg(q(j.energy.cost.str())),
                        j.energy.facility_kwh));
   }
-#endif
   return rows;
 }
 
-std::vector<TableRow> bill_rows(const ComputeResult& r) {
+std::vector<TableRow> bill_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
-#if FLOPCAST_GUI_HAS_PRICING
-  if (!r.plans) return rows;
-  for (std::size_t i = 0; i < r.plans->rows.size(); ++i) {
-    const ComparisonRow& c = r.plans->rows[i];
+  if (!r.plans()) return rows;
+  for (std::size_t i = 0; i < r.plans()->rows.size(); ++i) {
+    const ComparisonRow& c = r.plans()->rows[i];
     TableRow t;
     const bool ok = c.p50.ok() && c.p90.ok();
     QStringList notes;
     if (c.cheapest) notes << QStringLiteral("cheapest");
     if (c.option.plan && c.option.plan->competitor) notes << QStringLiteral("competitor (reference)");
-    if (r.plans->cheapest_offered == i && !c.cheapest) notes << QStringLiteral("provider's cheapest");
+    if (r.plans()->cheapest_offered == i && !c.cheapest) notes << QStringLiteral("provider's cheapest");
     QString note = notes.join(QStringLiteral("; "));
     if (!ok) note = q(c.p50.errors.empty() ? c.p90.errors.front() : c.p50.errors.front());
     t.cells = {q(c.option.label), ok ? q(c.p50.total.str()) : QStringLiteral("-"),
@@ -336,9 +324,6 @@ std::vector<TableRow> bill_rows(const ComputeResult& r) {
     t.tooltip = lines.join(QLatin1Char('\n'));
     rows.push_back(t);
   }
-#else
-  (void)r;
-#endif
   return rows;
 }
 

@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "compute_result.hpp"
 #include "figure_table_model.hpp"
+#include "flopcast/app/compute_result.hpp"
 #include "result_palette.hpp"
 
 namespace flopcast::gui {
@@ -39,18 +39,18 @@ QStringList bill_headers();       ///< Plan, P50 total, P90 total, Billed GPU ti
 QStringList stage_headers();      ///< Stage, Layers, Forward, Backward, Recompute, Exposed comm, P2P, Per micro-batch
 
 /// Key figures of the step and of the whole run (Summary tab). Empty when the scenario has errors.
-std::vector<TableRow> summary_rows(const ComputeResult& r);
+std::vector<TableRow> summary_rows(const app::ComputeResult& r);
 /// Where the step time goes, with a total.
-std::vector<TableRow> breakdown_rows(const ComputeResult& r);
+std::vector<TableRow> breakdown_rows(const app::ComputeResult& r);
 /// Memory per GPU by part, total, HBM and headroom.
-std::vector<TableRow> memory_rows(const ComputeResult& r);
+std::vector<TableRow> memory_rows(const app::ComputeResult& r);
 /// Whole-run figures: failure-free time and GPU-hours, and the Monte Carlo's P50/P90 when built.
-std::vector<TableRow> run_rows(const ComputeResult& r);
+std::vector<TableRow> run_rows(const app::ComputeResult& r);
 /// The bill of each plan at P50 and P90 (empty when pricing is not loaded).
-std::vector<TableRow> bill_rows(const ComputeResult& r);
+std::vector<TableRow> bill_rows(const app::ComputeResult& r);
 
 /// Per-micro-batch times of each pipeline stage (Timeline tab); the slowest stage in bold.
-std::vector<TableRow> stage_rows(const ComputeResult& r);
+std::vector<TableRow> stage_rows(const app::ComputeResult& r);
 
 /// "41.2 %"
 QString percent_text(double fraction);

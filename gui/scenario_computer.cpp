@@ -61,24 +61,24 @@ void ScenarioComputer::start_pending() {
   running_generation_ = req.generation;
   auto catalog = catalog_;
   emit progressChanged(0, QStringLiteral("starting"));
-  watcher_.setFuture(QtConcurrent::run([catalog,
-                                        req = std::move(req)](QPromise<std::shared_ptr<const ComputeResult>>& promise) {
+  watcher_.setFuture(QtConcurrent::run([catalog, req = std::move(req)](
+                                           QPromise<std::shared_ptr<const app::ComputeResult>>& promise) {
     promise.setProgressRange(0, 100);
-    const ComputeProgress progress = [&promise](int percent, std::string_view stage) {
+    const app::ComputeProgress progress = [&promise](int percent, std::string_view stage) {
       if (promise.isCanceled()) return false;
       promise.setProgressValueAndText(percent, QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size())));
       return true;
     };
     // An exception must not cross into Qt's event loop: it becomes the result's diagnostic.
     try {
-      auto r = compute_scenario(req.yaml, req.file, *catalog, progress);
+      auto r = app::compute_scenario(req.yaml, req.file, *catalog, progress);
       if (r) promise.addResult(std::move(r));
     } catch (const std::exception& e) {
-      auto failed = std::make_shared<ComputeResult>();
+      auto failed = std::make_shared<app::ComputeResult>();
       failed->yaml = req.yaml;
       failed->diags.error({req.file, 0, 0}, "", std::string("internal error while computing: ") + e.what(),
                           "please report this with the scenario (YAML tab)");
-      promise.addResult(std::shared_ptr<const ComputeResult>(std::move(failed)));
+      promise.addResult(std::shared_ptr<const app::ComputeResult>(std::move(failed)));
     }
   }));
 }

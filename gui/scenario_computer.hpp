@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "compute_result.hpp"
+#include "flopcast/app/compute_result.hpp"
 
 namespace flopcast::gui {
 
@@ -40,7 +40,7 @@ class ScenarioComputer : public QObject {
   void cancel();
 
   /// The latest published result (null before the first).
-  std::shared_ptr<const ComputeResult> latest() const { return latest_; }
+  std::shared_ptr<const app::ComputeResult> latest() const { return latest_; }
   /// True from a request until its result is published.
   bool busy() const { return busy_; }
   /// Results published so far.
@@ -69,11 +69,11 @@ class ScenarioComputer : public QObject {
 
   std::shared_ptr<const io::Catalog> catalog_;
   QTimer debounce_;
-  QFutureWatcher<std::shared_ptr<const ComputeResult>> watcher_;
+  QFutureWatcher<std::shared_ptr<const app::ComputeResult>> watcher_;
   std::optional<Request> pending_;
   std::uint64_t generation_ = 0;          ///< of the newest request
   std::uint64_t running_generation_ = 0;  ///< of the computation in flight
-  std::shared_ptr<const ComputeResult> latest_;
+  std::shared_ptr<const app::ComputeResult> latest_;
   std::uint64_t published_ = 0;
   std::uint64_t cancellations_ = 0;
   bool cancel_requested_ = false;

@@ -11,11 +11,9 @@
 
 #include <limits>
 
-#include "compute_result.hpp"
+#include "flopcast/app/compute_result.hpp"
 
-#if FLOPCAST_GUI_HAS_PRICING
 #include "flopcast/io/price_catalog_io.hpp"
-#endif
 
 namespace flopcast::gui {
 namespace {
@@ -176,12 +174,7 @@ ScenarioEditor::ScenarioEditor(const io::Catalog& catalog, QWidget* parent) : QW
   pricing_ = add_combo(run, QStringLiteral("pricing.catalog"), tr("Price catalog"),
                        tr("pricing.catalog: the price list bills are made from (data/prices)"));
   pricing_->addItem(tr("none"), QString());
-#if FLOPCAST_GUI_HAS_PRICING
   for (const auto& name : io::price_catalog_names()) pricing_->addItem(q(name), q(name));
-#else
-  pricing_->setEnabled(false);
-  pricing_->setToolTip(tr("pricing is not built into this flopcast-gui"));
-#endif
   top->addStretch(1);
 }
 
@@ -262,8 +255,8 @@ void ScenarioEditor::update_fabric_default_text() {
   fabric_->setItemText(0, tr("usual for the GPU (%1)").arg(usual));
 }
 
-FormState ScenarioEditor::form_state() const {
-  FormState f;
+io::ScenarioForm ScenarioEditor::form_state() const {
+  io::ScenarioForm f;
   f.name = s(name_->text());
   f.model_preset = s(data_of(preset_));
   if (f.model_preset.empty()) f.model_base = s(custom_base_);
@@ -297,7 +290,7 @@ FormState ScenarioEditor::form_state() const {
   return f;
 }
 
-void ScenarioEditor::set_form_state(const FormState& f) {
+void ScenarioEditor::set_form_state(const io::ScenarioForm& f) {
   const bool was = updating_;
   updating_ = true;
   name_->setText(q(f.name));
@@ -316,10 +309,10 @@ void ScenarioEditor::set_form_state(const FormState& f) {
   gpus_->setValue(to_int(f.gpus));
   gpus_per_node_->setValue(to_int(f.gpus_per_node));
   // The "inline fabric of the file" entry exists only while the document has one.
-  const int from_file = fabric_->findData(QString::fromLatin1(kFabricFromFile));
-  if (f.fabric == kFabricFromFile && from_file < 0)
-    fabric_->addItem(tr("inline fabric of the file"), QString::fromLatin1(kFabricFromFile));
-  if (f.fabric != kFabricFromFile && from_file >= 0) fabric_->removeItem(from_file);
+  const int from_file = fabric_->findData(QString::fromLatin1(io::kFabricFromFile));
+  if (f.fabric == io::kFabricFromFile && from_file < 0)
+    fabric_->addItem(tr("inline fabric of the file"), QString::fromLatin1(io::kFabricFromFile));
+  if (f.fabric != io::kFabricFromFile && from_file >= 0) fabric_->removeItem(from_file);
   select_data(fabric_, q(f.fabric));
   update_fabric_default_text();
   tp_->setValue(to_int(f.tp));

@@ -1,14 +1,14 @@
 #pragma once
 /// The scenario form: model (preset or custom shape), cluster, parallel plan, precision,
 /// training length and price catalog. It holds no logic about validity: the main window
-/// turns its FormState into YAML, runs the CLI's loader, and hands the diagnostics back to
+/// turns its io::ScenarioForm into YAML, runs the CLI's loader, and hands the diagnostics back to
 /// show_diagnostics(), which puts each message under the field its key names.
 #include <QHash>
 #include <QWidget>
 
 #include "flopcast/io/catalog.hpp"
+#include "flopcast/io/scenario_form.hpp"
 #include "flopcast/scenario/diagnostic.hpp"
-#include "form_state.hpp"
 
 class QCheckBox;
 class QComboBox;
@@ -26,9 +26,9 @@ class ScenarioEditor : public QWidget {
   ScenarioEditor(const io::Catalog& catalog, QWidget* parent = nullptr);
 
   /// The values the form shows now.
-  FormState form_state() const;
+  io::ScenarioForm form_state() const;
   /// Shows `f` (emits nothing).
-  void set_form_state(const FormState& f);
+  void set_form_state(const io::ScenarioForm& f);
 
   /// Puts each diagnostic under the field of its key, or of the key's nearest parent (the
   /// group: "parallel" for the tp*pp*dp*cp check), replacing the previous ones. Returns how
@@ -66,7 +66,7 @@ class ScenarioEditor : public QWidget {
   QHash<QString, Field> fields_;
   bool updating_ = false;
   QString shown_preset_;  ///< the preset the combo showed before its last change
-  QString custom_base_;   ///< FormState::model_base while "Custom shape" is selected
+  QString custom_base_;   ///< io::ScenarioForm::model_base while "Custom shape" is selected
 
   QLineEdit* name_ = nullptr;
   QComboBox* preset_ = nullptr;

@@ -21,16 +21,13 @@
 #include <limits>
 #include <map>
 
+#include "result_palette.hpp"
 #include "sweep_table.hpp"
 
 namespace flopcast::gui {
 namespace {
 
 /// Tableau 10, as result_palette.cpp: one colour per group.
-const QColor kGroupColours[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B), QColor(0xE1, 0x57, 0x59),
-                                QColor(0x76, 0xB7, 0xB2), QColor(0x59, 0xA1, 0x4F), QColor(0xED, 0xC9, 0x48),
-                                QColor(0xB0, 0x7A, 0xA1), QColor(0xFF, 0x9D, 0xA7), QColor(0x9C, 0x75, 0x5F),
-                                QColor(0xBA, 0xB0, 0xAC)};
 
 }  // namespace
 
@@ -197,7 +194,7 @@ void SweepView::rebuild_chart() {
       s = new QScatterSeries();
       s->setName(cc >= 0 ? QStringLiteral("%1 = %2").arg(model_->table().headers[cc], key) : key);
       s->setMarkerSize(8);
-      s->setColor(kGroupColours[order.size() % std::size(kGroupColours)]);
+      s->setColor(series_color(order.size()));
       s->setBorderColor(Qt::transparent);
       order.push_back(key);
     }

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report.hpp"
+#include "flopcast/units/format.hpp"
 #include "result_palette.hpp"
 
 namespace flopcast::gui {
@@ -28,31 +28,31 @@ constexpr double kZoomStep = 1.25;    // per wheel notch (120 units)
 constexpr double kMinNsPerPx = 10.0;  // deepest zoom: 10 ns per pixel
 constexpr int kTickSpacingPx = 90;    // wanted distance between axis labels
 
-QString short_label(const TimelineSlice& s) {
-  if (!s.name.empty() && s.kind != SliceKind::P2P) return QString::fromStdString(s.name);
+QString short_label(const app::TimelineSlice& s) {
+  if (!s.name.empty() && s.kind != app::SliceKind::P2P) return QString::fromStdString(s.name);
   const QString mb = QString::number(s.microbatch);
   switch (s.kind) {
-    case SliceKind::Forward:
+    case app::SliceKind::Forward:
       return QStringLiteral("F") + mb;
-    case SliceKind::Backward:
+    case app::SliceKind::Backward:
       return QStringLiteral("B") + mb;
-    case SliceKind::Recompute:
+    case app::SliceKind::Recompute:
       return QStringLiteral("R") + mb;
-    case SliceKind::Comm:
+    case app::SliceKind::Comm:
       return QStringLiteral("comm");
-    case SliceKind::P2P:
+    case app::SliceKind::P2P:
       return QString();
-    case SliceKind::DpSync:
+    case app::SliceKind::DpSync:
       return QStringLiteral("DP sync");
-    case SliceKind::Optimizer:
+    case app::SliceKind::Optimizer:
       return QStringLiteral("optimizer");
-    case SliceKind::Overhead:
+    case app::SliceKind::Overhead:
       return QStringLiteral("host");
   }
   return QString();
 }
 
-QString time_text(Time t) { return QString::fromStdString(cli::format_time(t)); }
+QString time_text(Time t) { return QString::fromStdString(format_time(t)); }
 
 }  // namespace
 
@@ -65,7 +65,7 @@ TimelineView::TimelineView(QWidget* parent) : QAbstractScrollArea(parent) {
   verticalScrollBar()->setSingleStep(kRowHeight);
 }
 
-void TimelineView::set_timeline(Timeline t) {
+void TimelineView::set_timeline(app::Timeline t) {
   const double span = plot_width() * zoom_;
   const double left_fraction = span > 0 ? horizontalScrollBar()->value() / span : 0.0;
   hovered_ = nullptr;
@@ -116,7 +116,7 @@ double TimelineView::row_scale() const {
   return std::min(kMaxRowScale, static_cast<double>(rows_h) / base);
 }
 
-int TimelineView::row_height(const TimelineRow& row) const {
+int TimelineView::row_height(const app::TimelineRow& row) const {
   return static_cast<int>((row.comm ? kCommRowHeight : kRowHeight) * row_scale());
 }
 
@@ -144,7 +144,7 @@ void TimelineView::resizeEvent(QResizeEvent* event) {
 
 void TimelineView::scrollContentsBy(int, int) { viewport()->update(); }
 
-const TimelineSlice* TimelineView::slice_at(QPoint pos) const {
+const app::TimelineSlice* TimelineView::slice_at(QPoint pos) const {
   if (timeline_.empty() || pos.x() < plot_left() || pos.y() < kAxisHeight) return nullptr;
   if (pos.y() >= viewport()->height() - kLegendHeight) return nullptr;
   const int y = pos.y() - kAxisHeight + verticalScrollBar()->value();
@@ -162,7 +162,7 @@ const TimelineSlice* TimelineView::slice_at(QPoint pos) const {
   const double tolerance = 2.0 / ppn;  // narrow slices are still hoverable
   const auto& slices = timeline_.rows[row].slices;
   auto it = std::lower_bound(slices.begin(), slices.end(), t - tolerance,
-                             [](const TimelineSlice& s, double v) { return static_cast<double>(s.end.ns) < v; });
+                             [](const app::TimelineSlice& s, double v) { return static_cast<double>(s.end.ns) < v; });
   // Prefer the slice that contains t; else the nearest within the tolerance.
   for (auto j = it; j != slices.end() && static_cast<double>(j->start.ns) <= t + tolerance; ++j)
     if (static_cast<double>(j->start.ns) <= t && t <= static_cast<double>(j->end.ns)) return &*j;
@@ -170,8 +170,8 @@ const TimelineSlice* TimelineView::slice_at(QPoint pos) const {
   return nullptr;
 }
 
-QString TimelineView::describe(const TimelineSlice& s) {
-  QString what = QString::fromLatin1(slice_label(s.kind));
+QString TimelineView::describe(const app::TimelineSlice& s) {
+  QString what = QString::fromLatin1(app::slice_label(s.kind));
   if (!s.name.empty()) {
     return QStringLiteral("%1 (%2), stage %3: %4\nfrom %5 to %6")
         .arg(QString::fromStdString(s.name), what)
@@ -180,7 +180,7 @@ QString TimelineView::describe(const TimelineSlice& s) {
   }
   if (s.microbatch >= 0) what += QStringLiteral(" mb%1").arg(s.microbatch);
   QString where = QStringLiteral("stage %1").arg(s.stage);
-  if (s.kind == SliceKind::P2P)
+  if (s.kind == app::SliceKind::P2P)
     where = QStringLiteral("stage %1 %2 %3").arg(s.stage).arg(QChar(0x2192)).arg(s.to_stage);
   return QStringLiteral("%1 %2: %3\nfrom %4 to %5")
       .arg(what, where, time_text(s.duration()), time_text(s.start), time_text(s.end));
@@ -240,13 +240,13 @@ void TimelineView::draw_legend(QPainter& p) {
   const QFontMetrics fm(font());
   for (int k = 0; k < 8; ++k) {
     if (!present[k]) continue;
-    const auto kind = static_cast<SliceKind>(k);
-    QString label = QString::fromLatin1(slice_label(kind));
-    if (kind == SliceKind::Forward) label = QStringLiteral("forward");
-    if (kind == SliceKind::Backward) label = QStringLiteral("backward");
-    if (kind == SliceKind::Recompute) label = QStringLiteral("recompute");
-    if (kind == SliceKind::Comm) label = QStringLiteral("TP/CP/EP");
-    if (kind == SliceKind::Overhead) label = QStringLiteral("host");
+    const auto kind = static_cast<app::SliceKind>(k);
+    QString label = QString::fromLatin1(app::slice_label(kind));
+    if (kind == app::SliceKind::Forward) label = QStringLiteral("forward");
+    if (kind == app::SliceKind::Backward) label = QStringLiteral("backward");
+    if (kind == app::SliceKind::Recompute) label = QStringLiteral("recompute");
+    if (kind == app::SliceKind::Comm) label = QStringLiteral("TP/CP/EP");
+    if (kind == app::SliceKind::Overhead) label = QStringLiteral("host");
     p.fillRect(QRect(x, top + 9, 14, 12), color_of(kind));
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QPoint(x + 19, top + 20), label);
@@ -282,7 +282,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   // Row backgrounds and labels (stages alternate shades).
   p.setClipRect(rows_area);
   for (std::size_t i = 0; i < timeline_.rows.size(); ++i) {
-    const TimelineRow& row = timeline_.rows[i];
+    const app::TimelineRow& row = timeline_.rows[i];
     const int y = kAxisHeight + row_top(i) - vs;
     const int h = row_height(row);
     if (y + h < kAxisHeight || y > rows_bottom) continue;
@@ -302,13 +302,13 @@ void TimelineView::paintEvent(QPaintEvent*) {
   p.setClipRect(plot_area);
   const QFontMetrics fm(font());
   for (std::size_t i = 0; i < timeline_.rows.size(); ++i) {
-    const TimelineRow& row = timeline_.rows[i];
+    const app::TimelineRow& row = timeline_.rows[i];
     const int y = kAxisHeight + row_top(i) - vs;
     const int h = row_height(row);
     if (y + h < kAxisHeight || y > rows_bottom) continue;
     const auto& slices = row.slices;
     auto it = std::lower_bound(slices.begin(), slices.end(), t0,
-                               [](const TimelineSlice& s, double v) { return static_cast<double>(s.end.ns) < v; });
+                               [](const app::TimelineSlice& s, double v) { return static_cast<double>(s.end.ns) < v; });
     double last_px = -1e9;
     for (; it != slices.end() && static_cast<double>(it->start.ns) <= t1; ++it) {
       const double x0 = plot_left() + static_cast<double>(it->start.ns) * ppn - hs;
@@ -371,7 +371,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
     horizontalScrollBar()->setValue(drag_scroll_ - (event->position().toPoint().x() - drag_from_->x()));
     return;
   }
-  const TimelineSlice* s = slice_at(event->position().toPoint());
+  const app::TimelineSlice* s = slice_at(event->position().toPoint());
   if (s != hovered_) {
     hovered_ = s;
     viewport()->update();
@@ -407,7 +407,7 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
 bool TimelineView::viewportEvent(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
-    if (const TimelineSlice* s = slice_at(help->pos()))
+    if (const app::TimelineSlice* s = slice_at(help->pos()))
       QToolTip::showText(help->globalPos(), describe(*s), viewport());
     else
       QToolTip::hideText();

@@ -1,5 +1,5 @@
 #pragma once
-/// Gantt chart of one training step (pipeline_timeline.hpp): one row per pipeline stage
+/// Gantt chart of one training step (flopcast/app/step_timeline.hpp): one row per pipeline stage
 /// (and one for its sends), slices coloured by kind, a time axis, the estimate's step time as
 /// a dashed line. Wheel zooms around the cursor (Shift+wheel scrolls rows), dragging pans,
 /// double-click fits, hovering shows "F mb3 stage 2: 12.3 ms".
@@ -7,7 +7,7 @@
 
 #include <optional>
 
-#include "pipeline_timeline.hpp"
+#include "flopcast/app/step_timeline.hpp"
 
 class QPainter;
 
@@ -19,8 +19,8 @@ class TimelineView : public QAbstractScrollArea {
   explicit TimelineView(QWidget* parent = nullptr);
 
   /// Shows `t`; keeps the zoom factor and the scrolled fraction of the previous timeline.
-  void set_timeline(Timeline t);
-  const Timeline& timeline() const { return timeline_; }
+  void set_timeline(app::Timeline t);
+  const app::Timeline& timeline() const { return timeline_; }
 
   /// Zoom factor: 1 = the whole step fits the width.
   double zoom() const { return zoom_; }
@@ -30,9 +30,9 @@ class TimelineView : public QAbstractScrollArea {
   void fit();
 
   /// The slice under viewport point `pos`, or nullptr.
-  const TimelineSlice* slice_at(QPoint pos) const;
+  const app::TimelineSlice* slice_at(QPoint pos) const;
   /// Tooltip of a slice: "F mb3 stage 2: 12.30 ms" and its start.
-  static QString describe(const TimelineSlice& s);
+  static QString describe(const app::TimelineSlice& s);
 
   QSize sizeHint() const override { return {900, 400}; }
 
@@ -54,18 +54,18 @@ class TimelineView : public QAbstractScrollArea {
   double px_per_ns() const;
   int base_content_height() const;  ///< rows at their unscaled heights
   double row_scale() const;         ///< 1..kMaxRowScale: rows fill a view taller than they need
-  int row_height(const TimelineRow& row) const;
+  int row_height(const app::TimelineRow& row) const;
   int content_height() const;
   int row_top(std::size_t row) const;  ///< in content coordinates (before vertical scroll)
   void update_scrollbars();
   void draw_axis(QPainter& p, double t0_ns, double ns_per_px);
   void draw_legend(QPainter& p);
 
-  Timeline timeline_;
+  app::Timeline timeline_;
   double zoom_ = 1.0;
   std::optional<QPoint> drag_from_;
   int drag_scroll_ = 0;
-  const TimelineSlice* hovered_ = nullptr;
+  const app::TimelineSlice* hovered_ = nullptr;
 };
 
 }  // namespace flopcast::gui

@@ -10,8 +10,8 @@
 #include <set>
 #include <string>
 
-#include "claims_check.hpp"
 #include "cli_runner.hpp"
+#include "flopcast/app/claims_check.hpp"
 #include "flopcast/io/claims_render.hpp"
 #include "shipped_catalog.hpp"
 
@@ -23,7 +23,7 @@ namespace {
 const claims::ClaimsReport& seed_report() {
   static const claims::ClaimsReport report = [] {
     Diagnostics d;
-    auto r = cli::check_claims_file(scenario("seed-claims/claims.yaml"), shipped_catalog(), "", d);
+    auto r = app::check_claims_file(scenario("seed-claims/claims.yaml"), shipped_catalog(), "", d);
     REQUIRE_MESSAGE(r.has_value(), d.str());
     return *r;
   }();
@@ -185,7 +185,7 @@ TEST_CASE("check: a run cost is the simulated run billed under the cheapest plan
   claims::ScenarioRef ref;
   ref.path = scenario("seed-claims/65b-1t-tokens-8xa100-30days.yaml");
   ref.set = {{"cluster.gpu", "B200"}, {"cluster.fabric", "dgx-b200-ndr"}};
-  const auto o = cli::run_scenario_for_claims(ref, shipped_catalog());
+  const auto o = app::run_scenario_for_claims(ref, shipped_catalog());
   REQUIRE(o.status == claims::ScenarioOutcome::Status::Simulated);
   CHECK(o.gpus == 8);
   CHECK(o.fits_memory);

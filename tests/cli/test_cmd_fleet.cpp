@@ -1,4 +1,4 @@
-// Fleet planning (cli/fleet_plan.hpp): each job class planned as written and re-planned on other
+// Fleet planning (app/fleet_request.hpp): each job class planned as written and re-planned on other
 // GPUs and counts, the shipped fleets load and plan, rented pools billed; and the flopcast fleet
 // command's exit codes and byte-identical output. The loader's diagnostics: fleet/test_fleet_loader.cpp.
 #include <doctest/doctest.h>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cli_context.hpp"
-#include "fleet_plan.hpp"
 #include "fleet_text.hpp"
+#include "flopcast/app/fleet_request.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/fleet_loader.hpp"
 #include "shipped_catalog.hpp"
@@ -49,7 +49,7 @@ TEST_CASE("plan_fleet plans each class's variants: as written and re-planned on 
   FleetFile& ff = *l.ff;
   Diagnostics d;
   std::vector<std::string> notes;
-  REQUIRE_MESSAGE(cli::plan_fleet(ff, catalog(), d, notes), d.str());
+  REQUIRE_MESSAGE(app::plan_fleet(ff, catalog(), d, notes), d.str());
   // As written (32 x A100-80G), then re-planned on the H800 pool's GPU.
   REQUIRE(ff.fleet.classes[0].variants.size() == 2);
   CHECK(ff.fleet.classes[0].variants[0].gpu == "A100-80G");
@@ -67,7 +67,7 @@ TEST_CASE("the shipped fleets load and plan") {
     auto ff = load_fleet_file(std::string(FLOPCAST_SCENARIOS_DIR) + "/fleets/" + name, catalog(), d);
     REQUIRE_MESSAGE(ff.has_value(), d.str());
     std::vector<std::string> notes;
-    REQUIRE_MESSAGE(cli::plan_fleet(*ff, catalog(), d, notes), d.str());
+    REQUIRE_MESSAGE(app::plan_fleet(*ff, catalog(), d, notes), d.str());
     CHECK(fleet::validate_fleet(ff->fleet).empty());
   }
 }
@@ -93,7 +93,7 @@ TEST_CASE("re-planning scales DP, a count the plan cannot take is dropped with a
   REQUIRE_MESSAGE(l.ff.has_value(), l.d.str());
   Diagnostics d;
   std::vector<std::string> notes;
-  REQUIRE_MESSAGE(cli::plan_fleet(*l.ff, catalog(), d, notes), d.str());
+  REQUIRE_MESSAGE(app::plan_fleet(*l.ff, catalog(), d, notes), d.str());
   const auto& v = l.ff->fleet.classes[0].variants;
   REQUIRE(v.size() == 2);
   CHECK(v[0].gpus == 64);
@@ -125,7 +125,7 @@ TEST_CASE("rented pools: the plan's bill for the horizon, and the same usage und
   REQUIRE_MESSAGE(l.ff.has_value(), l.d.str());
   Diagnostics d;
   std::vector<std::string> notes;
-  REQUIRE(cli::plan_fleet(*l.ff, catalog(), d, notes));
+  REQUIRE(app::plan_fleet(*l.ff, catalog(), d, notes));
   const auto r = fleet::simulate_fleet(l.ff->fleet);
   REQUIRE(r.costs.size() == 2);
   const auto& c = r.costs[0];

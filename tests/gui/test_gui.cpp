@@ -37,29 +37,29 @@
 #include "claims_table_model.hpp"
 #include "claims_view.hpp"
 #include "cli_context.hpp"
-#include "compute_result.hpp"
 #include "cost_chart.hpp"
 #include "figure_table_model.hpp"
 #include "fleet_view.hpp"
+#include "flopcast/app/compute_result.hpp"
+#include "flopcast/app/scenario_form.hpp"
+#include "flopcast/app/step_timeline.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/io/scenario_writer.hpp"
 #include "flopcast/workload/workload.hpp"
 #include "gui_app.hpp"
 #include "main_window.hpp"
-#include "pipeline_timeline.hpp"
+#include "planner_view.hpp"
 #include "quote_export.hpp"
 #include "result_tables.hpp"
 #include "scenario_computer.hpp"
 #include "scenario_editor.hpp"
-#include "scenario_yaml.hpp"
 #include "sweep_table.hpp"
 #include "sweep_view.hpp"
 #include "timeline_view.hpp"
-#if FLOPCAST_GUI_HAS_PLANNER
-#include "planner_view.hpp"
-#endif
 
 using namespace flopcast;
 using namespace flopcast::gui;
+using namespace flopcast::app;
 
 namespace {
 
@@ -128,9 +128,7 @@ class GuiTest : public QObject {
   void quote_pdf_has_the_cli_quote_content();
   void csv_parser_reads_quotes_and_names_bad_lines();
   void sweep_tab_sorts_filters_and_charts();
-#if FLOPCAST_GUI_HAS_PLANNER
   void planner_front_click_loads_the_plan();
-#endif
   void fleet_tab_shows_utilisation_and_queue();
   void claims_tab_shows_every_verdict_and_its_computation();
   void timeline_tab_draws_the_simulated_step();
@@ -203,8 +201,8 @@ void GuiTest::form_round_trips_shipped_scenarios() {
     Diagnostics d;
     const auto s = io::parse_scenario(text, path.toStdString(), *catalog_, d);
     if (!s) continue;  // scenarios that are meant to fail, or need blocks this build lacks
-    const FormState f = form_from_scenario(*s, text);
-    const std::string yaml = compose_scenario_yaml(text, f, *catalog_);
+    const io::ScenarioForm f = io::form_from_scenario(*s, text);
+    const std::string yaml = io::compose_scenario_yaml(text, f, *catalog_);
     Diagnostics d2;
     const auto back = io::parse_scenario(yaml, "composed.yaml", *catalog_, d2);
     QVERIFY2(back.has_value(), (path.toStdString() + "\n" + yaml + d2.str()).c_str());
@@ -237,7 +235,7 @@ void GuiTest::form_round_trips_shipped_scenarios() {
     QCOMPARE(back->training.tokens, s->training.tokens);
     QCOMPARE(back->claimed.figures, s->claimed.figures);
     // The form read back from the composed text is the same form.
-    QVERIFY(form_from_scenario(*back, yaml) == f);
+    QVERIFY(io::form_from_scenario(*back, yaml) == f);
     ++checked;
   }
   QVERIFY2(checked >= 5, qPrintable(QStringLiteral("only %1 scenarios loaded").arg(checked)));
@@ -256,12 +254,12 @@ claimed: {mfu: 0.5}
   Diagnostics d;
   const auto s = io::parse_scenario(base, "base.yaml", *catalog_, d);
   QVERIFY2(s.has_value(), d.str().c_str());
-  FormState f = form_from_scenario(*s, base);
-  QCOMPARE(f.fabric, std::string(kFabricFromFile));
+  io::ScenarioForm f = io::form_from_scenario(*s, base);
+  QCOMPARE(f.fabric, std::string(io::kFabricFromFile));
   QVERIFY(f.tokens.empty());
   f.tp = 4;
   f.dp = 16;
-  const std::string yaml = compose_scenario_yaml(base, f, *catalog_);
+  const std::string yaml = io::compose_scenario_yaml(base, f, *catalog_);
   Diagnostics d2;
   const auto back = io::parse_scenario(yaml, "composed.yaml", *catalog_, d2);
   QVERIFY2(back.has_value(), (yaml + d2.str()).c_str());
@@ -273,18 +271,18 @@ claimed: {mfu: 0.5}
   QVERIFY(yaml.find("training") == std::string::npos);  // no tokens given: no block added
   // dp "auto": the key is left out and the loader derives it.
   f.dp_auto = true;
-  const auto derived = io::parse_scenario(compose_scenario_yaml(base, f, *catalog_), "auto.yaml", *catalog_, d2);
+  const auto derived = io::parse_scenario(io::compose_scenario_yaml(base, f, *catalog_), "auto.yaml", *catalog_, d2);
   QVERIFY(derived.has_value());
   QCOMPARE(derived->plan.dp, std::int64_t{16});
 }
 
 void GuiTest::custom_model_keeps_the_preset_architecture() {
-  FormState f = default_form(*catalog_);
+  io::ScenarioForm f = app::default_form(*catalog_);
   const ModelSpec* preset = catalog_->find_model(f.model_preset);
   QVERIFY(preset);
   f.model_base = f.model_preset;  // "Custom shape" chosen while the preset was shown
   f.model_preset.clear();
-  const std::string yaml = compose_scenario_yaml("", f, *catalog_);
+  const std::string yaml = io::compose_scenario_yaml("", f, *catalog_);
   Diagnostics d;
   const auto s = io::parse_scenario(yaml, "custom.yaml", *catalog_, d);
   QVERIFY2(s.has_value(), (yaml + d.str()).c_str());
@@ -293,16 +291,16 @@ void GuiTest::custom_model_keeps_the_preset_architecture() {
   QCOMPARE(s->model.ffn_kind, preset->ffn_kind);
   // Through the editor: choosing "Custom shape" records the preset it came from.
   ScenarioEditor editor(*catalog_);
-  editor.set_form_state(default_form(*catalog_));
+  editor.set_form_state(app::default_form(*catalog_));
   auto* combo = qobject_cast<QComboBox*>(editor.field(QStringLiteral("model.preset")));
   QVERIFY(combo);
   combo->setCurrentIndex(combo->findData(QString()));
   QCOMPARE(editor.form_state().model_base, preset->name);
   QVERIFY(editor.form_state().model_preset.empty());
   // A preset with one field changed is written as an override of the preset.
-  f = default_form(*catalog_);
+  f = app::default_form(*catalog_);
   f.seq_len = 4096;
-  const std::string over = compose_scenario_yaml("", f, *catalog_);
+  const std::string over = io::compose_scenario_yaml("", f, *catalog_);
   QVERIFY2(over.find("preset: " + f.model_preset) != std::string::npos, over.c_str());
   QVERIFY2(over.find("seq_len: 4096") != std::string::npos, over.c_str());
   QVERIFY2(over.find("layers:") == std::string::npos, over.c_str());
@@ -326,7 +324,7 @@ void GuiTest::timeline_lays_out_1f1b() {
   }
   // Stage s starts with p-s-1 warm-up forwards, then alternates (PipeDream-Flush).
   for (int s = 0; s < 4; ++s) {
-    std::vector<const gui::TimelineSlice*> passes;
+    std::vector<const app::TimelineSlice*> passes;
     for (const auto& x : t.rows[static_cast<std::size_t>(2 * s)].slices)
       if (x.kind == SliceKind::Forward || x.kind == SliceKind::Backward) passes.push_back(&x);
     QCOMPARE(static_cast<int>(passes.size()), 16);
@@ -491,7 +489,7 @@ void GuiTest::undo_and_redo_restore_the_form() {
 void GuiTest::bad_file_leaves_document_intact() {
   MainWindow w(catalog_);
   QVERIFY(w.open_file(kQuickstart));
-  const FormState before = w.editor()->form_state();
+  const io::ScenarioForm before = w.editor()->form_state();
   const QString bad = tmp_.filePath(QStringLiteral("bad.yaml"));
   QVERIFY(write_all(
       bad,
@@ -533,7 +531,6 @@ void GuiTest::save_keeps_a_backup() {
 }
 
 void GuiTest::cost_tab_bills_each_plan_when_pricing_is_loaded() {
-  if (!pricing_available()) QSKIP("core/pricing is not part of this build");
   MainWindow w(catalog_);
   QVERIFY(w.open_file(kQuickstart));
   auto* catalogs = qobject_cast<QComboBox*>(w.editor()->field(QStringLiteral("pricing.catalog")));
@@ -562,7 +559,7 @@ void GuiTest::cost_tab_bills_each_plan_when_pricing_is_loaded() {
     for (std::size_t i = 1; i < curve.points.size(); ++i)
       QVERIFY(curve.points[i].total.minor >= curve.points[i - 1].total.minor);
     bool matched = false;
-    for (const auto& row : r->plans->rows)
+    for (const auto& row : r->plans()->rows)
       if (row.option.label == curve.label) matched = row.p90.total.minor == curve.points.back().total.minor;
     QVERIFY2(matched, curve.label.c_str());
   }
@@ -831,7 +828,6 @@ void GuiTest::charts_export_as_png_and_svg() {
 }
 
 void GuiTest::quote_pdf_has_the_cli_quote_content() {
-  if (!pricing_available()) QSKIP("core/pricing is not part of this build");
   MainWindow w(catalog_);
   QVERIFY(w.open_file(kQuickstart));
   QVERIFY(wait_for_results(w, kTimeoutMs));
@@ -847,7 +843,6 @@ void GuiTest::quote_pdf_has_the_cli_quote_content() {
   QVERIFY(out.str() == doc.html);
   QVERIFY(doc.html.find(doc.id) != std::string::npos);
   QVERIFY(doc.html.find("ACME") != std::string::npos);
-  if (!quote_pdf_available()) QSKIP("this build has no PDF support");
   const QString pdf = tmp_.filePath(QStringLiteral("quote.pdf"));
   QString error;
   QVERIFY2(write_quote_pdf(doc, pdf, &error), qPrintable(error));
@@ -927,7 +922,6 @@ void GuiTest::sweep_tab_sorts_filters_and_charts() {
   QCOMPARE(view.model()->rowCount(), 12);
 }
 
-#if FLOPCAST_GUI_HAS_PLANNER
 void GuiTest::planner_front_click_loads_the_plan() {
   MainWindow w(catalog_);
   QVERIFY(w.open_file(kQuickstart));
@@ -953,7 +947,7 @@ void GuiTest::planner_front_click_loads_the_plan() {
   QSignalSpy updated(&w, &MainWindow::resultsUpdated);
   const int undo_before = w.undo_stack()->count();
   planner->choose(at);
-  const FormState f = w.editor()->form_state();
+  const io::ScenarioForm f = w.editor()->form_state();
   QCOMPARE(f.gpus, chosen.candidate.gpus);
   QCOMPARE(f.tp, std::int64_t{chosen.candidate.plan.tp});
   QCOMPARE(f.pp, std::int64_t{chosen.candidate.plan.pp});
@@ -979,7 +973,6 @@ void GuiTest::planner_front_click_loads_the_plan() {
   QVERIFY2(save_screenshot(w, QStringLiteral("planner"), shot_path(QStringLiteral("gui-planner-test.png")), &error),
            qPrintable(error));
 }
-#endif
 
 void GuiTest::fleet_tab_shows_utilisation_and_queue() {
   MainWindow w(catalog_);
@@ -1103,7 +1096,7 @@ void GuiTest::timeline_tab_draws_the_simulated_step() {
   QCOMPARE(r->report.est.step, r->report.sim->step);
   QCOMPARE(t.estimate_step, r->report.closed_form_step);
   // Hover text names the simulator's slice.
-  const gui::TimelineSlice* first = nullptr;
+  const app::TimelineSlice* first = nullptr;
   for (const auto& row : t.rows)
     if (!row.comm && !row.slices.empty()) first = &row.slices.front();
   QVERIFY(first);

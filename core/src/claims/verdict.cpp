@@ -53,7 +53,7 @@ Verdict compare(double claimed, double computed, Better better, Bound bound) {
     v.kind = claimed <= 0.0 ? VerdictKind::Holds : VerdictKind::Impossible;
     return v;
   }
-  // ratio > 1: the claim promises more than flopcast computes (simulate's check, cli/report).
+  // ratio > 1: the claim promises more than flopcast computes (simulate's check, app/evaluation).
   const double ratio = better == Better::Higher ? claimed / computed : computed / claimed;
   const bool bounded_ok =
       (bound == Bound::AtMost && better == Better::Lower) || (bound == Bound::AtLeast && better == Better::Higher);

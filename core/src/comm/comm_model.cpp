@@ -128,6 +128,53 @@ struct CommModel::Impl {
   }
 };
 
+namespace {
+
+/// NCCL's view of a group and flopcast's two physical ones (ring and tree bandwidth).
+struct TunedViews {
+  const nccl::CommTopo& nccl;
+  const nccl::CommTopo& ring_phys;
+  const nccl::CommTopo& tree_phys;
+};
+
+/// Every (algorithm, protocol) NCCL's tuning enables for `op`: NCCL's choice from its own view,
+/// the prediction from the physical one, NVLS and NVLS-tree bandwidth from the NVLink switch
+/// (`nvls_bw`, GB/s) and the network share (`net`, GB/s), plus the profile's `extra_us` latency.
+void add_tuned_candidates(Entry& e, Collective op, const TunedViews& v, double nvls_bw, double net, double extra_us) {
+  const nccl::CommTopo& t = v.nccl;
+  const double dn = static_cast<double>(t.ranks);
+  const double dppd = static_cast<double>(t.ranks_per_node);
+  const std::int64_t nodes = t.nodes;
+  for (CommAlgorithm a : kTunedAlgorithms) {
+    for (CommProtocol p : kProtocols) {
+      Candidate c;
+      c.algo = a;
+      c.proto = p;
+      c.choice = nccl::tune(t, op, a, p);
+      if (!c.choice.enabled) continue;
+      c.predict = nccl::tune(a == CommAlgorithm::Tree ? v.tree_phys : v.ring_phys, op, a, p);
+      c.channels = (a == CommAlgorithm::Nvls || a == CommAlgorithm::NvlsTree) ? t.nvls_graph.channels : t.ring.channels;
+      if (a == CommAlgorithm::Nvls) {
+        // Per GPU and direction an NVLS all-reduce moves S (multimem reduce pulls every
+        // GPU's copy of each chunk) plus S/n (its reduced chunk): algbw = B n/(n+1).
+        // All-gather / reduce-scatter move S one way: algbw = B.
+        c.predict.algbw_gbs = op == Collective::AllReduce ? nvls_bw * dn / (dn + 1.0) : nvls_bw;
+      } else if (a == CommAlgorithm::NvlsTree) {
+        const double intra_bw = nvls_bw * dppd / (dppd + 1.0);
+        const double inter_bw = nodes == 2 ? net : net / 2.0;  // tree: a node sends S (2 nodes) or 2S
+        const auto si = static_cast<std::size_t>(nodes <= 1 ? 0 : nodes == 2 ? 1 : 2);
+        const double cap = nccl::kPerChMaxNvlsTreeBw[static_cast<std::size_t>(t.arch_index)][si] *
+                           t.nvls_graph.channels * dn / (2.0 * (dn - 1.0));
+        c.predict.algbw_gbs = std::min({intra_bw, inter_bw, cap});
+      }
+      c.predict.latency_us += extra_us;
+      e.cands.push_back(c);
+    }
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupShape& g, std::int64_t concurrent) const {
   auto e = std::make_unique<Entry>();
   const int gpn = topo.gpus_per_node();
@@ -217,35 +264,7 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
   const double extra = opt.efficiency.extra_latency_us;
 
   if (op != Collective::AllToAll && op != Collective::SendRecv) {
-    for (CommAlgorithm a : kTunedAlgorithms) {
-      for (CommProtocol p : kProtocols) {
-        Candidate c;
-        c.algo = a;
-        c.proto = p;
-        c.choice = nccl::tune(t, op, a, p);
-        if (!c.choice.enabled) continue;
-        c.predict = nccl::tune(a == CommAlgorithm::Tree ? tree_phys : ring_phys, op, a, p);
-        c.channels =
-            (a == CommAlgorithm::Nvls || a == CommAlgorithm::NvlsTree) ? t.nvls_graph.channels : t.ring.channels;
-        const double dn = static_cast<double>(n);
-        const double dppd = static_cast<double>(ppd);
-        if (a == CommAlgorithm::Nvls) {
-          // Per GPU and direction an NVLS all-reduce moves S (multimem reduce pulls every
-          // GPU's copy of each chunk) plus S/n (its reduced chunk): algbw = B n/(n+1).
-          // All-gather / reduce-scatter move S one way: algbw = B.
-          c.predict.algbw_gbs = op == Collective::AllReduce ? nvls_bw * dn / (dn + 1.0) : nvls_bw;
-        } else if (a == CommAlgorithm::NvlsTree) {
-          const double intra_bw = nvls_bw * dppd / (dppd + 1.0);
-          const double inter_bw = nodes == 2 ? net : net / 2.0;  // tree: a node sends S (2 nodes) or 2S
-          const auto si = static_cast<std::size_t>(nodes <= 1 ? 0 : nodes == 2 ? 1 : 2);
-          const double cap = nccl::kPerChMaxNvlsTreeBw[static_cast<std::size_t>(t.arch_index)][si] *
-                             t.nvls_graph.channels * dn / (2.0 * (dn - 1.0));
-          c.predict.algbw_gbs = std::min({intra_bw, inter_bw, cap});
-        }
-        c.predict.latency_us += extra;
-        e->cands.push_back(c);
-      }
-    }
+    add_tuned_candidates(*e, op, TunedViews{t, ring_phys, tree_phys}, nvls_bw, net, extra);
     return e;
   }
 

@@ -1,14 +1,13 @@
 #include "flopcast/fleet/fleet.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <map>
 #include <set>
 #include <string>
-#include <thread>
 
 #include "fleet_engine.hpp"
+#include "flopcast/exec/thread_pool.hpp"
 #include "flopcast/pricing/bill.hpp"
 #include "flopcast/units/assert.hpp"
 
@@ -129,17 +128,7 @@ using detail::SeedRun;
 std::vector<SeedRun> run_seeds(const Fleet& f, const FleetOptions& o) {
   std::vector<SeedRun> runs(static_cast<std::size_t>(f.seeds));
   const int threads = std::clamp(o.threads, 1, f.seeds);
-  if (threads == 1) {
-    for (std::size_t s = 0; s < runs.size(); ++s) runs[s] = detail::run_seed(f, s, o);
-    return runs;
-  }
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&] {
-      for (std::size_t s = next++; s < runs.size(); s = next++) runs[s] = detail::run_seed(f, s, o);
-    });
-  for (auto& t : pool) t.join();
+  exec::parallel_for(runs.size(), threads, [&](std::size_t s, int) { runs[s] = detail::run_seed(f, s, o); });
   return runs;
 }
 

@@ -274,22 +274,8 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
   }
 }
 
-void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
-  PriceReader pr(r);
-  if (!r.expect_map(root, "")) return;
-  r.check_keys(root, "",
-               {"name", "provider", "currency", "date", "source", "note", "fx", "electricity", "new_user_credit",
-                "cpu_instances", "plans", "notes"});
-  pr.text(root, "name", "", c.name);
-  pr.text(root, "provider", "", c.provider);
-  pr.text(root, "date", "", c.date);
-  pr.text(root, "source", "", c.source);
-  pr.text(root, "note", "", c.note);
-  if (const YAML::Node cur = root["currency"]) {
-    if (auto v = pr.currency(cur, "currency")) c.currency = *v;
-  } else {
-    r.error(root, "currency", "missing 'currency'", "the ISO code bills are written in, e.g. CNY");
-  }
+/// The catalog's exchange rates (`fx:`), each from, to, rate > 0 and an optional note.
+void read_fx(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
   if (const YAML::Node fx = root["fx"]) {
     if (!fx.IsSequence()) {
       r.error(fx, "fx", "expected a list of rates, got " + describe(fx),
@@ -325,6 +311,10 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
       }
     }
   }
+}
+
+/// The catalog's electricity figures (`electricity:`): price per kWh, PUE, source.
+void read_electricity(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
   if (const YAML::Node el = root["electricity"]) {
     if (r.expect_map(el, "electricity")) {
       r.check_keys(el, "electricity", {"price_per_kwh", "currency", "pue", "source", "note"});
@@ -346,6 +336,10 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
       c.electricity = e;
     }
   }
+}
+
+/// The catalog's credit for new customers (`new_user_credit:`).
+void read_new_user_credit(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
   if (const YAML::Node cr = root["new_user_credit"]) {
     if (r.expect_map(cr, "new_user_credit")) {
       r.check_keys(cr, "new_user_credit", {"amount", "currency", "source", "note"});
@@ -364,6 +358,10 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
       c.new_user_credit = credit;
     }
   }
+}
+
+/// The CPU instances a debug phase is billed on (`cpu_instances:`).
+void read_cpu_instances(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
   if (const YAML::Node cpus = root["cpu_instances"]) {
     if (!cpus.IsSequence()) {
       r.error(cpus, "cpu_instances", "expected a list, got " + describe(cpus));
@@ -395,6 +393,10 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
       }
     }
   }
+}
+
+/// The plans (`plans:`, required), with unique ids.
+void read_plans(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
   if (const YAML::Node plans = root["plans"]) {
     if (!plans.IsSequence()) {
       r.error(plans, "plans", "expected a list of plans, got " + describe(plans));
@@ -412,10 +414,10 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
   } else {
     r.error(root, "plans", "missing 'plans'", "a catalog lists at least one plan");
   }
-  if (const YAML::Node notes = root["notes"]) {
-    c.notes = pr.strings(notes, "notes");
-  }
-  // Every currency a price uses must convert to the catalog's with a stated rate.
+}
+
+/// Every currency a price uses must convert to the catalog's with a stated rate.
+void check_rates(const YAML::Node& root, Reader& r, const PriceCatalog& c) {
   auto need_rate = [&](Currency cur, const YAML::Node& at, const std::string& path) {
     if (cur == c.currency || c.fx_between(cur, c.currency) != nullptr) return;
     r.error(at, path,
@@ -433,6 +435,33 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
               "cpu_instances[" + std::to_string(i) + "].currency");
   if (c.new_user_credit)
     need_rate(c.new_user_credit->amount.currency, root["new_user_credit"], "new_user_credit.currency");
+}
+
+void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
+  PriceReader pr(r);
+  if (!r.expect_map(root, "")) return;
+  r.check_keys(root, "",
+               {"name", "provider", "currency", "date", "source", "note", "fx", "electricity", "new_user_credit",
+                "cpu_instances", "plans", "notes"});
+  pr.text(root, "name", "", c.name);
+  pr.text(root, "provider", "", c.provider);
+  pr.text(root, "date", "", c.date);
+  pr.text(root, "source", "", c.source);
+  pr.text(root, "note", "", c.note);
+  if (const YAML::Node cur = root["currency"]) {
+    if (auto v = pr.currency(cur, "currency")) c.currency = *v;
+  } else {
+    r.error(root, "currency", "missing 'currency'", "the ISO code bills are written in, e.g. CNY");
+  }
+  read_fx(root, r, pr, c);
+  read_electricity(root, r, pr, c);
+  read_new_user_credit(root, r, pr, c);
+  read_cpu_instances(root, r, pr, c);
+  read_plans(root, r, pr, c);
+  if (const YAML::Node notes = root["notes"]) {
+    c.notes = pr.strings(notes, "notes");
+  }
+  check_rates(root, r, c);
 }
 
 std::string file_stem(const std::string& file) {

@@ -6,9 +6,15 @@ list(APPEND FLOPCAST_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/model_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scenario_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/atomic_file.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/collective_runs.cpp)
-# Other modules' io (price catalogs, sweeps, ...) list themselves in sources_<module>.cmake.
-file(GLOB _flopcast_io_parts CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/sources_*.cmake)
-foreach(part IN LISTS _flopcast_io_parts)
-  include(${part})
-endforeach()
+  ${CMAKE_CURRENT_LIST_DIR}/collective_runs.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fleet_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/price_catalog_io.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_runner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/chrome_trace.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/scenario_writer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/claims_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/claims_loader_state.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/claims_needs_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/claimed_value_parse.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/claims_render.cpp)

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -15,10 +14,10 @@
 #include <mutex>
 #include <ostream>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 
+#include "flopcast/exec/thread_pool.hpp"
 #include "flopcast/io/atomic_file.hpp"
 
 namespace flopcast::sweep {
@@ -338,6 +337,209 @@ Format format_of_path(const std::string& path) {
   return path.size() >= 6 && path.compare(path.size() - 6, 6, ".jsonl") == 0 ? Format::Jsonl : Format::Csv;
 }
 
+namespace {
+
+/// Checks that an existing output file continues this sweep and shard (header, rows in point
+/// order) and drops a torn last row; `start` is then the number of rows it holds.
+bool resume_output(const std::string& out_path, Format f, const std::string& header, int k, int n, RunStats& st,
+                   std::int64_t& start) {
+  ParsedFile pf = parse_file(out_path);
+  if (!pf.error.empty()) {
+    st.errors.push_back(pf.error + "; remove it or run without --resume");
+    return false;
+  }
+  std::string got;
+  for (const auto& h : pf.header) got += h + "\n";
+  if (got != header) {
+    st.errors.push_back(out_path +
+                        ": its header is for another sweep, shard or column set; --resume needs the same "
+                        "sweep, shard and format (header found: '" +
+                        pf.header[0] + "')");
+    return false;
+  }
+  for (std::size_t i = 0; i < pf.rows.size(); ++i) {
+    const std::int64_t want = (k - 1) + static_cast<std::int64_t>(i) * n;
+    if (row_point(f, pf.rows[i]) != want) {
+      st.errors.push_back(
+          fmt::format("{}:{}: expected the row of point {} here; the file was edited or mixed, "
+                      "resume is not safe (re-run with --force)",
+                      out_path, header_lines(f) + 1 + i, want));
+      return false;
+    }
+  }
+  if (pf.torn) {
+    st.torn_line_dropped = true;
+    if (::truncate(out_path.c_str(), static_cast<off_t>(pf.complete_bytes)) != 0) {
+      st.errors.push_back(out_path + ": cannot drop the torn last line (" + std::strerror(errno) + ")");
+      return false;
+    }
+  }
+  start = static_cast<std::int64_t>(pf.rows.size());
+  st.resumed = start;
+  return true;
+}
+
+/// The output file ready for appending rows: resumed (--resume on an existing file) or new
+/// with its header. False with st.errors when neither may be done.
+bool prepare_output(const std::string& out_path, Format f, const std::string& header, int k, int n,
+                    const RunOptions& options, RunStats& st, std::int64_t& start) {
+  start = 0;
+  const bool exists = ::access(out_path.c_str(), F_OK) == 0;
+  if (exists && options.resume) return resume_output(out_path, f, header, k, n, st, start);
+  if (exists && !options.force) {
+    st.errors.push_back(out_path + " exists; pass --resume to continue it or --force to overwrite it");
+    return false;
+  }
+  std::string err;
+  if (!io::write_file_atomically(out_path, header, true, err)) {
+    st.errors.push_back(err);
+    return false;
+  }
+  return true;
+}
+
+/// The rows between the workers, which evaluate positions in a bounded window ahead of the
+/// writer, and the writer, which takes them in position order.
+class RowQueue {
+ public:
+  RowQueue(std::int64_t start, std::int64_t end, std::int64_t window)
+      : next_take_(start), next_write_(start), end_(end), window_(window) {}
+
+  /// The next position to evaluate; false when there is none or the run stopped.
+  bool take(std::int64_t& pos) {
+    std::unique_lock lk(mu_);
+    cv_space_.wait(lk, [&] { return stop_ || next_take_ >= end_ || next_take_ < next_write_ + window_; });
+    if (stop_ || next_take_ >= end_) return false;
+    pos = next_take_++;
+    return true;
+  }
+  void put(std::int64_t pos, std::string line) {
+    std::lock_guard lk(mu_);
+    ready_.emplace(pos, std::move(line));
+    cv_ready_.notify_all();
+  }
+  /// A worker failed: the first failure is kept and the run stops.
+  void fail(std::string error) {
+    std::lock_guard lk(mu_);
+    if (error_.empty()) error_ = std::move(error);
+    stop_ = true;
+    cv_ready_.notify_all();
+  }
+  /// The row at the writer's position; false when the run stopped.
+  bool next_row(std::string& line) {
+    std::unique_lock lk(mu_);
+    cv_ready_.wait(lk, [&] { return stop_ || ready_.count(next_write_) > 0; });
+    if (stop_) return false;
+    auto it = ready_.find(next_write_);
+    line = std::move(it->second);
+    ready_.erase(it);
+    return true;
+  }
+  /// The writer wrote its row: the window moves on. Returns the next position to write.
+  std::int64_t advance() {
+    std::lock_guard lk(mu_);
+    ++next_write_;
+    cv_space_.notify_all();
+    return next_write_;
+  }
+  void stop() {
+    {
+      std::lock_guard lk(mu_);
+      stop_ = true;
+    }
+    cv_space_.notify_all();
+    cv_ready_.notify_all();
+  }
+  std::string error() {
+    std::lock_guard lk(mu_);
+    return error_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_ready_, cv_space_;
+  std::map<std::int64_t, std::string> ready_;
+  std::int64_t next_take_, next_write_, end_, window_;
+  bool stop_ = false;
+  std::string error_;
+};
+
+/// A worker: evaluates positions until none is left, the run stops, or a point throws.
+void evaluate_rows(RowQueue& q, Format f, int k, int n, const std::vector<Column>& columns, const Evaluate& evaluate) {
+  std::int64_t pos = 0;
+  while (q.take(pos)) {
+    const std::int64_t point = (k - 1) + pos * n;
+    try {
+      q.put(pos, row_line(f, point, columns, evaluate(point)));
+    } catch (const std::exception& e) {
+      q.fail(fmt::format("point {}: {}", point, e.what()));
+      return;
+    }
+  }
+}
+
+/// One write(2) per row: the file holds whole rows, or a torn last one that --resume drops.
+bool write_row(int fd, const std::string& line, const std::string& out_path, std::string& error) {
+  const char* p = line.data();
+  std::size_t left = line.size();
+  while (left > 0) {
+    const ssize_t w = ::write(fd, p, left);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      error = out_path + ": write failed (" + std::strerror(errno) + ")";
+      return false;
+    }
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+/// "[#####.....] 12/108 points, 3.1/s, ETA 31 s" over itself.
+void draw_progress(std::ostream& out, std::int64_t done, std::int64_t total, std::int64_t written, double elapsed_s) {
+  const double rate = elapsed_s > 0 ? static_cast<double>(written) / elapsed_s : 0;
+  const int width = 30;
+  const int filled = total > 0 ? static_cast<int>(width * done / total) : width;
+  const double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0;
+  out << "\r[" << std::string(static_cast<std::size_t>(filled), '#')
+      << std::string(static_cast<std::size_t>(width - filled), '.') << "] "
+      << fmt::format("{}/{} points, {:.1f}/s, ETA {:.0f} s ", done, total, rate, eta) << std::flush;
+}
+
+/// The writer: appends the rows in position order from `start`, syncing every two seconds,
+/// drawing progress, and stopping after options.stop_after rows.
+void write_rows(RowQueue& q, int fd, const std::string& out_path, std::int64_t start, const RunOptions& options,
+                std::ostream* progress_out, std::chrono::steady_clock::time_point t0, RunStats& st,
+                std::string& write_error) {
+  auto last_sync = std::chrono::steady_clock::now();
+  auto last_draw = last_sync - std::chrono::seconds(1);
+  std::int64_t next_write = start;
+  while (next_write < st.in_shard) {
+    std::string line;
+    if (!q.next_row(line)) break;
+    if (!write_row(fd, line, out_path, write_error)) break;
+    next_write = q.advance();
+    ++st.written;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_sync > std::chrono::seconds(2)) {
+      ::fsync(fd);
+      last_sync = now;
+    }
+    if (options.progress && progress_out &&
+        (now - last_draw > std::chrono::milliseconds(200) || next_write == st.in_shard)) {
+      last_draw = now;
+      draw_progress(*progress_out, next_write, st.in_shard, st.written,
+                    std::chrono::duration<double>(now - t0).count());
+    }
+    if (options.stop_after >= 0 && st.written >= options.stop_after && next_write < st.in_shard) {
+      st.stopped = true;
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 RunStats run_sweep(const std::string& out_path, const std::string& sweep_id, std::int64_t points,
                    const std::vector<Column>& columns, const Evaluate& evaluate, const RunOptions& options,
                    std::ostream* progress_out) {
@@ -351,165 +553,26 @@ RunStats run_sweep(const std::string& out_path, const std::string& sweep_id, std
     return st;
   }
   st.in_shard = shard_size(points, k, n);
-  const std::string header = header_line(f, sweep_id, points, k, n, columns);
-
   std::int64_t start = 0;  // position within the shard
-  const bool exists = ::access(out_path.c_str(), F_OK) == 0;
-  if (exists && options.resume) {
-    ParsedFile pf = parse_file(out_path);
-    if (!pf.error.empty()) {
-      st.errors.push_back(pf.error + "; remove it or run without --resume");
-      return st;
-    }
-    std::string got;
-    for (const auto& h : pf.header) got += h + "\n";
-    if (got != header) {
-      st.errors.push_back(out_path +
-                          ": its header is for another sweep, shard or column set; --resume needs the same "
-                          "sweep, shard and format (header found: '" +
-                          pf.header[0] + "')");
-      return st;
-    }
-    for (std::size_t i = 0; i < pf.rows.size(); ++i) {
-      const std::int64_t want = (k - 1) + static_cast<std::int64_t>(i) * n;
-      if (row_point(f, pf.rows[i]) != want) {
-        st.errors.push_back(
-            fmt::format("{}:{}: expected the row of point {} here; the file was edited or mixed, "
-                        "resume is not safe (re-run with --force)",
-                        out_path, header_lines(f) + 1 + i, want));
-        return st;
-      }
-    }
-    if (pf.torn) {
-      st.torn_line_dropped = true;
-      if (::truncate(out_path.c_str(), static_cast<off_t>(pf.complete_bytes)) != 0) {
-        st.errors.push_back(out_path + ": cannot drop the torn last line (" + std::strerror(errno) + ")");
-        return st;
-      }
-    }
-    start = static_cast<std::int64_t>(pf.rows.size());
-    st.resumed = start;
-  } else {
-    if (exists && !options.force) {
-      st.errors.push_back(out_path + " exists; pass --resume to continue it or --force to overwrite it");
-      return st;
-    }
-    std::string err;
-    if (!io::write_file_atomically(out_path, header, true, err)) {
-      st.errors.push_back(err);
-      return st;
-    }
-  }
+  if (!prepare_output(out_path, f, header_line(f, sweep_id, points, k, n, columns), k, n, options, st, start))
+    return st;
   const int fd = ::open(out_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) {
     st.errors.push_back(out_path + ": cannot open for appending (" + std::strerror(errno) + ")");
     return st;
   }
-
-  // Workers evaluate positions [start, in_shard) in a bounded window ahead of the writer.
   const int threads = std::max(1, options.threads);
-  const std::int64_t window = 4 * threads + 4;
-  std::mutex mu;
-  std::condition_variable cv_ready, cv_space;
-  std::map<std::int64_t, std::string> ready;
-  std::int64_t next_take = start, next_write = start;
-  bool stop = false;
-  std::string worker_error;
-  auto worker = [&] {
-    for (;;) {
-      std::int64_t pos;
-      {
-        std::unique_lock lk(mu);
-        cv_space.wait(lk, [&] { return stop || next_take >= st.in_shard || next_take < next_write + window; });
-        if (stop || next_take >= st.in_shard) return;
-        pos = next_take++;
-      }
-      const std::int64_t point = (k - 1) + pos * n;
-      std::string line;
-      try {
-        line = row_line(f, point, columns, evaluate(point));
-      } catch (const std::exception& e) {
-        std::lock_guard lk(mu);
-        if (worker_error.empty()) worker_error = fmt::format("point {}: {}", point, e.what());
-        stop = true;
-        cv_ready.notify_all();
-        return;
-      }
-      std::lock_guard lk(mu);
-      ready.emplace(pos, std::move(line));
-      cv_ready.notify_all();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-
-  auto last_sync = std::chrono::steady_clock::now();
-  auto last_draw = last_sync - std::chrono::seconds(1);
+  RowQueue queue(start, st.in_shard, 4 * threads + 4);
   std::string write_error;
-  while (next_write < st.in_shard) {
-    std::string line;
-    {
-      std::unique_lock lk(mu);
-      cv_ready.wait(lk, [&] { return stop || ready.count(next_write) > 0; });
-      if (stop) break;
-      auto it = ready.find(next_write);
-      line = std::move(it->second);
-      ready.erase(it);
-    }
-    // One write(2) per row: the file holds whole rows, or a torn last one that --resume drops.
-    const char* p = line.data();
-    std::size_t left = line.size();
-    while (left > 0) {
-      const ssize_t w = ::write(fd, p, left);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        write_error = out_path + ": write failed (" + std::strerror(errno) + ")";
-        break;
-      }
-      p += w;
-      left -= static_cast<std::size_t>(w);
-    }
-    if (!write_error.empty()) break;
-    {
-      std::lock_guard lk(mu);
-      ++next_write;
-      cv_space.notify_all();
-    }
-    ++st.written;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_sync > std::chrono::seconds(2)) {
-      ::fsync(fd);
-      last_sync = now;
-    }
-    if (options.progress && progress_out &&
-        (now - last_draw > std::chrono::milliseconds(200) || next_write == st.in_shard)) {
-      last_draw = now;
-      const double el = std::chrono::duration<double>(now - t0).count();
-      const double rate = el > 0 ? static_cast<double>(st.written) / el : 0;
-      const std::int64_t done = next_write, total = st.in_shard;
-      const int width = 30;
-      const int filled = total > 0 ? static_cast<int>(width * done / total) : width;
-      const double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0;
-      *progress_out << "\r[" << std::string(static_cast<std::size_t>(filled), '#')
-                    << std::string(static_cast<std::size_t>(width - filled), '.') << "] "
-                    << fmt::format("{}/{} points, {:.1f}/s, ETA {:.0f} s ", done, total, rate, eta) << std::flush;
-    }
-    if (options.stop_after >= 0 && st.written >= options.stop_after && next_write < st.in_shard) {
-      st.stopped = true;
-      break;
-    }
-  }
   {
-    std::lock_guard lk(mu);
-    stop = true;
-  }
-  cv_space.notify_all();
-  cv_ready.notify_all();
-  for (auto& t : pool) t.join();
+    exec::WorkerThreads workers(threads, [&](int) { evaluate_rows(queue, f, k, n, columns, evaluate); });
+    write_rows(queue, fd, out_path, start, options, progress_out, t0, st, write_error);
+    queue.stop();
+  }  // the workers are joined here
   ::fsync(fd);
   ::close(fd);
   if (options.progress && progress_out) *progress_out << "\n";
-  if (!worker_error.empty()) st.errors.push_back(worker_error);
+  if (const std::string e = queue.error(); !e.empty()) st.errors.push_back(e);
   if (!write_error.empty()) st.errors.push_back(write_error);
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return st;

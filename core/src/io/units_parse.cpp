@@ -151,4 +151,19 @@ std::optional<Time> parse_duration(std::string_view s) {
   return std::nullopt;
 }
 
+std::optional<Money> parse_budget(const std::string& text, const std::string& currency, const std::string& fallback) {
+  std::string num = text, cur;
+  const auto sp = text.find(' ');
+  if (sp != std::string::npos) {
+    num = text.substr(0, sp);
+    const auto code = text.find_first_not_of(' ', sp);
+    if (code != std::string::npos) cur = text.substr(code);  // "2.5M " has no currency after the space
+  }
+  const auto v = parse_count(num);
+  if (!v || !std::isfinite(*v) || *v < 0 || *v > 9e15) return std::nullopt;
+  if (cur.empty()) cur = !currency.empty() ? currency : fallback;
+  if (cur.size() != 3) return std::nullopt;
+  return Money::of_minor(static_cast<std::int64_t>(std::llround(*v * 100.0)), Currency::of(cur));
+}
+
 }  // namespace flopcast::io

@@ -8,9 +8,11 @@
 #include <thread>
 #include <tuple>
 
+#include "flopcast/exec/thread_pool.hpp"
 #include "flopcast/job/rng.hpp"
 #include "flopcast/job/young_daly.hpp"
 #include "flopcast/units/assert.hpp"
+#include "flopcast/units/format.hpp"
 
 namespace flopcast {
 namespace {
@@ -28,12 +30,6 @@ Time times(Time t, std::int64_t k) {
   std::int64_t r = 0;
   FLOPCAST_ASSERT(!__builtin_mul_overflow(t.ns, k, &r), "time overflow");
   return Time{r};
-}
-
-std::string seconds_str(Time t) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f s", t.seconds());
-  return buf;
 }
 
 /// Power draw of the job's nodes, W.
@@ -345,24 +341,14 @@ Summary run_trials(const JobInput& in, std::int64_t k, const JobSimOptions& opti
   Summary s;
   const int trials = std::max(1, in.reliability.trials);
   s.samples.resize(static_cast<std::size_t>(trials));
-  auto run_range = [&](int first, int step) {
-    for (int i = first; i < trials; i += step) {
-      const std::uint64_t seed = mix_seed(in.reliability.seed, static_cast<std::uint64_t>(i));
-      s.samples[static_cast<std::size_t>(i)] = TrialSim(in, k, seed, options.batch_segments).run();
-    }
-  };
   // Trials are independent (own seed, own slot): spread them over threads when there are
   // enough to pay for starting them.
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::clamp(std::min(threads, trials / 32), 1, 8);
-  if (threads == 1) {
-    run_range(0, 1);
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(run_range, t, threads);
-    run_range(0, threads);
-    for (auto& th : pool) th.join();
-  }
+  exec::parallel_for(static_cast<std::size_t>(trials), threads, [&](std::size_t i, int) {
+    const std::uint64_t seed = mix_seed(in.reliability.seed, static_cast<std::uint64_t>(i));
+    s.samples[i] = TrialSim(in, k, seed, options.batch_segments).run();
+  });
   s.order.resize(s.samples.size());
   std::iota(s.order.begin(), s.order.end(), std::size_t{0});
   std::stable_sort(s.order.begin(), s.order.end(),
@@ -386,7 +372,7 @@ std::string practically_endless(const JobInput& in, std::int64_t k) {
   const double events = rate * span_s * static_cast<double>(std::max(1, in.reliability.trials));
   if (std::isfinite(span_s) && span_s < kCenturyS && events < 1e8) return {};
   return "checkpoint interval of " + std::to_string(k) + " steps (" +
-         seconds_str(times(in.step_time, std::min(k, in.steps))) +
+         format_seconds(times(in.step_time, std::min(k, in.steps))) +
          ") is far above the job's mean time between failures: the run would practically never "
          "finish (expected span > 100 years or > 1e8 simulated failures); shorten the interval";
 }
@@ -516,8 +502,8 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   res.steps_per_checkpoint = k_scenario;
   res.checkpoint_interval = adv.scenario;
   if (rel.async_checkpoint && res.checkpoint_write > times(in.step_time, k_scenario) && k_scenario < in.steps) {
-    res.warnings.push_back("checkpoint write (" + seconds_str(res.checkpoint_write) +
-                           ") is longer than the checkpoint interval (" + seconds_str(res.checkpoint_interval) +
+    res.warnings.push_back("checkpoint write (" + format_seconds(res.checkpoint_write) +
+                           ") is longer than the checkpoint interval (" + format_seconds(res.checkpoint_interval) +
                            "): checkpoints are skipped while a write is running");
   }
 

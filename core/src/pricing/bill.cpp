@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "flopcast/units/assert.hpp"
+#include "flopcast/units/format.hpp"
 
 namespace flopcast {
 namespace {
@@ -17,22 +18,6 @@ constexpr std::int64_t kHoursPerMonth = 720;  // billing_unit_length(Month)
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   if (a <= 0) return 0;
   return a / b + (a % b != 0 ? 1 : 0);
-}
-
-/// "12.5" with at most 4 decimals, trailing zeros dropped.
-std::string decimal_str(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4f", v);
-  std::string s = buf;
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
-/// "12.5 h", or "42.3 min" under an hour.
-std::string hours_or_minutes(Time t) {
-  if (t.hours() >= 1.0) return decimal_str(std::round(t.hours() * 10.0) / 10.0) + " h";
-  return decimal_str(std::round(t.seconds() / 6.0) / 10.0) + " min";
 }
 
 std::string count_str(std::int64_t n, const char* what) { return std::to_string(n) + ' ' + what; }
@@ -132,8 +117,9 @@ class BillBuilder {
       const std::int64_t per_unit_all = checked_mul(price_micro, things);
       return prorated ? mul_div_round(per_unit_all, billed.ns, unit.ns) : checked_mul(per_unit_all, units);
     };
-    const std::string units_str =
-        prorated ? decimal_str(static_cast<double>(billed.ns) / static_cast<double>(unit.ns)) : std::to_string(units);
+    const std::string units_str = prorated
+                                      ? format_decimal(static_cast<double>(billed.ns) / static_cast<double>(unit.ns), 4)
+                                      : std::to_string(units);
     const std::string what = per_gpu ? "GPU" : "node";
     std::string label = "GPU time, " + (plan.name.empty() ? plan.id : plan.name);
     if (!part.role.empty()) label += " (" + part.role + ")";
@@ -146,7 +132,7 @@ class BillBuilder {
 
     if (plan.discount_bp > 0 && !prorated && units >= plan.discount_min_units) {
       add(LineKind::Discount,
-          "Commitment discount " + decimal_str(static_cast<double>(plan.discount_bp) / 100.0) + " %",
+          "Commitment discount " + format_decimal(static_cast<double>(plan.discount_bp) / 100.0, 4) + " %",
           ">= " + std::to_string(plan.discount_min_units) + ' ' + to_string(plan.unit), {},
           -mul_div_round(gpu_micro, plan.discount_bp, kBasisPointsPerOne), plan.price.currency);
     }
@@ -202,12 +188,12 @@ class BillBuilder {
       }
       add(LineKind::Storage, name,
           std::to_string(gb) + " GB x " + std::to_string(hours) + " h (" +
-              decimal_str(static_cast<double>(hours) / kHoursPerMonth) + " month)",
+              format_decimal(static_cast<double>(hours) / kHoursPerMonth, 4) + " month)",
           a.price.str() + " / GB-month", mul_div_round(checked_mul(a.price.micro, gb), hours, kHoursPerMonth),
           a.price.currency, a.note);
     }
     if (!priced)
-      bill_.notes.push_back("checkpoint storage (" + decimal_str(usage_.storage.value / kBytesPerGb) +
+      bill_.notes.push_back("checkpoint storage (" + format_decimal(usage_.storage.value / kBytesPerGb, 4) +
                             " GB) is not priced by plan '" + plan.id + "'");
   }
 
@@ -254,7 +240,7 @@ class BillBuilder {
       LineItem item;
       item.kind = LineKind::Info;
       item.label = "of which idle during restarts";
-      item.quantity = hours_or_minutes(idle) + " x " + std::to_string(usage_.gpus) + " GPU";
+      item.quantity = format_hours_or_minutes(idle) + " x " + std::to_string(usage_.gpus) + " GPU";
       item.amount = Money{mul_div_round(gpu_total_.minor, idle.ns, billed_gpu_.ns), bill_.currency};
       item.in_total = false;
       item.note = "included in GPU time";
@@ -265,7 +251,7 @@ class BillBuilder {
       LineItem item;
       item.kind = LineKind::Info;
       item.label = "of which billed but unused (rounding up, minimum term)";
-      item.quantity = hours_or_minutes(unused);
+      item.quantity = format_hours_or_minutes(unused);
       item.amount = Money{mul_div_round(gpu_total_.minor, unused.ns, billed_gpu_.ns), bill_.currency};
       item.in_total = false;
       item.note = "included in GPU time";

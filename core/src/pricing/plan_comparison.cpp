@@ -152,4 +152,14 @@ std::vector<CostPoint> cost_over_calendar(const PriceCatalog& catalog, const Pla
   return out;
 }
 
+CompareOptions compare_options(const PricingSpec& pricing) {
+  CompareOptions opt;
+  if (!pricing.currency.empty()) opt.bill.currency = Currency::of(pricing.currency);
+  opt.bill.new_user = pricing.new_user;
+  opt.bill.add_ons = pricing.add_ons;
+  opt.plan_ids = pricing.plans;
+  opt.mixes = pricing.mixes;
+  return opt;
+}
+
 }  // namespace flopcast

@@ -26,7 +26,7 @@ std::string money_key(const Money& m) { return std::to_string(m.minor) + ' ' + m
 std::vector<std::string> make_assumptions(const QuoteInput& in) {
   const JobResult& r = in.run;
   std::vector<std::string> a;
-  a.push_back("MFU " + percent(in.job.mfu) + " and step time " + fixed(in.job.step_time.seconds(), 3) +
+  a.push_back("MFU " + percent(in.job.mfu) + " and step time " + format_fixed(in.job.step_time.seconds(), 3) +
               " s are simulated by flopcast from the model, cluster and parallel plan (not a vendor figure).");
   char rate[32];
   std::snprintf(rate, sizeof rate, "%.3g", r.failures_per_gpu_hour);
@@ -34,33 +34,35 @@ std::vector<std::string> make_assumptions(const QuoteInput& in) {
   if (r.failures_per_gpu_hour == kLlama3FailuresPerGpuHour)
     failures += " (Llama 3 405B pre-training, arXiv 2407.21783 Table 5: 419 interruptions in 16,384 GPUs x 1,296 h)";
   if (r.advice.job_mtbf_hours > 0.0)
-    failures += "; mean time between failures of this job " +
-                (r.advice.job_mtbf_hours >= 100.0 ? grouped(static_cast<std::int64_t>(r.advice.job_mtbf_hours + 0.5))
-                                                  : fixed(r.advice.job_mtbf_hours, 1)) +
-                " h";
-  failures += "; each costs a restart of " + duration(r.restart_time) + " and the work since the last checkpoint.";
+    failures +=
+        "; mean time between failures of this job " +
+        (r.advice.job_mtbf_hours >= 100.0 ? format_grouped(static_cast<std::int64_t>(r.advice.job_mtbf_hours + 0.5))
+                                          : format_fixed(r.advice.job_mtbf_hours, 1)) +
+        " h";
+  failures += "; each costs a restart of " + format_duration_with_hours(r.restart_time) +
+              " and the work since the last checkpoint.";
   a.push_back(failures);
   std::string per_param;
   if (in.job.params > 0.0) {
     const double bpp = r.checkpoint_size.value / in.job.params;
-    per_param = " (" + fixed(bpp, 0) + " B per parameter" +
+    per_param = " (" + format_fixed(bpp, 0) + " B per parameter" +
                 (bpp == 14.0 ? ": bf16 weights, fp32 master weights, Adam m and v" : "") + ")";
   }
   a.push_back(std::string("Checkpoints: ") + (r.async_checkpoint ? "asynchronous" : "synchronous") + ", every " +
-              duration(r.checkpoint_interval) + " (" + grouped(r.steps_per_checkpoint) +
-              (r.steps_per_checkpoint == 1 ? " step), " : " steps), ") + fixed(r.checkpoint_size.gb(), 1) + " GB each" +
-              per_param + ", " + fixed(r.checkpoint_write.seconds(), 1) + " s to write. Young/Daly suggests every " +
-              duration(r.advice.suggested) + ".");
+              format_duration_with_hours(r.checkpoint_interval) + " (" + format_grouped(r.steps_per_checkpoint) +
+              (r.steps_per_checkpoint == 1 ? " step), " : " steps), ") + format_fixed(r.checkpoint_size.gb(), 1) +
+              " GB each" + per_param + ", " + format_fixed(r.checkpoint_write.seconds(), 1) +
+              " s to write. Young/Daly suggests every " + format_duration_with_hours(r.advice.suggested) + ".");
   a.push_back("Duration: Monte Carlo over " + std::to_string(r.trials) + " seeded runs (seed " +
               std::to_string(r.seed) +
               "); P50 and P90 are nearest-rank percentiles. Paid GPU time runs from GPUs ready to the last step, "
               "restarts included.");
   if (r.provisioning.ns > 0)
-    a.push_back("Calendar time includes " + duration(r.provisioning) +
+    a.push_back("Calendar time includes " + format_duration_with_hours(r.provisioning) +
                 " of provisioning before the GPUs are "
                 "ready (not billed).");
   if (r.debug_phase.ns > 0)
-    a.push_back("Calendar time includes " + duration(r.debug_phase) +
+    a.push_back("Calendar time includes " + format_duration_with_hours(r.debug_phase) +
                 " of CPU-only debugging before the GPUs are attached (billed as CPU time).");
   std::string prices = "Prices: catalog '" + in.catalog.name + "'";
   if (!in.catalog.provider.empty()) prices += " (" + in.catalog.provider + ")";
@@ -72,8 +74,9 @@ std::vector<std::string> make_assumptions(const QuoteInput& in) {
       "Billing: a month is 720 h; a started unit is billed whole unless a plan is prorated; each line is "
       "rounded half away from zero to the cent; deposits are refundable and not in the totals.");
   if (r.energy.facility_kwh > 0.0)
-    a.push_back("Energy (information only, included in rental prices): " + fixed(r.energy.facility_kwh / 1000.0, 1) +
-                " MWh at PUE " + fixed(r.energy.pue, 2) + ", about " + r.energy.cost.str() + " of electricity.");
+    a.push_back(
+        "Energy (information only, included in rental prices): " + format_fixed(r.energy.facility_kwh / 1000.0, 1) +
+        " MWh at PUE " + format_fixed(r.energy.pue, 2) + ", about " + r.energy.cost.str() + " of electricity.");
   for (const std::string& s : in.extra_assumptions) a.push_back(s);
   return a;
 }

@@ -36,7 +36,7 @@ void table(Doc& d, Table t) {
   d.push_back({Block::Kind::Table, {}, {}, std::move(t)});
 }
 
-std::string gpu_hours(double h) { return grouped(static_cast<std::int64_t>(h + 0.5)) + " GPU-h"; }
+std::string gpu_hours(double h) { return format_grouped(static_cast<std::int64_t>(h + 0.5)) + " GPU-h"; }
 
 Doc layout(const Quote& q) {
   const QuoteInput& in = q.input;
@@ -55,26 +55,28 @@ Doc layout(const Quote& q) {
   heading(d, "Your training job");
   std::vector<std::string> job;
   job.push_back("Model: " + (j.model_name.empty() ? std::string("-") : j.model_name) +
-                (j.params > 0 ? " (" + count(j.params) + " parameters)" : ""));
-  if (j.tokens > 0) job.push_back("Training tokens: " + count(j.tokens));
+                (j.params > 0 ? " (" + format_count_fixed(j.params) + " parameters)" : ""));
+  if (j.tokens > 0) job.push_back("Training tokens: " + format_count_fixed(j.tokens));
   const std::int64_t gpn = j.gpus_per_node > 0 ? j.gpus_per_node : 1;
   const std::int64_t nodes = (j.gpus + gpn - 1) / gpn;
-  job.push_back("Cluster: " + grouped(j.gpus) + " x " + j.gpu_name + " (" + grouped(nodes) +
+  job.push_back("Cluster: " + format_grouped(j.gpus) + " x " + j.gpu_name + " (" + format_grouped(nodes) +
                 (nodes == 1 ? " node of " : " nodes of ") + std::to_string(gpn) + " GPUs)");
   if (!j.parallel_plan.empty()) job.push_back("Parallel plan: " + j.parallel_plan);
-  job.push_back("Step time " + fixed(j.step_time.seconds(), 3) + " s x " + grouped(r.steps) + " steps; MFU " +
-                percent(j.mfu) + " (simulated)");
+  job.push_back("Step time " + format_fixed(j.step_time.seconds(), 3) + " s x " + format_grouped(r.steps) +
+                " steps; MFU " + percent(j.mfu) + " (simulated)");
   list(d, job);
 
   heading(d, "Expected duration");
   Table dur{{"", "P50", "P90"}, {}, {}, {false, true, true}, {}};
-  dur.rows.push_back({"Calendar time", duration(r.wall_p50), duration(r.wall_p90)});
-  dur.rows.push_back({"Paid GPU time", duration(r.gpu_span_p50), duration(r.gpu_span_p90)});
+  dur.rows.push_back({"Calendar time", format_duration_with_hours(r.wall_p50), format_duration_with_hours(r.wall_p90)});
+  dur.rows.push_back(
+      {"Paid GPU time", format_duration_with_hours(r.gpu_span_p50), format_duration_with_hours(r.gpu_span_p90)});
   dur.rows.push_back({"GPU-hours", gpu_hours(r.gpu_hours_p50), gpu_hours(r.gpu_hours_p90)});
   table(d, dur);
-  para(d, "Pure training time " + duration(r.useful) + "; goodput " + percent(r.goodput_mean) +
-              " (useful / paid time); on average " + fixed(r.failures_mean, 1) + " failures, " +
-              duration(r.lost_work_mean) + " of lost work and " + duration(r.restart_mean) + " of restarts.");
+  para(d, "Pure training time " + format_duration_with_hours(r.useful) + "; goodput " + percent(r.goodput_mean) +
+              " (useful / paid time); on average " + format_fixed(r.failures_mean, 1) + " failures, " +
+              format_duration_with_hours(r.lost_work_mean) + " of lost work and " +
+              format_duration_with_hours(r.restart_mean) + " of restarts.");
 
   const auto& rows = in.plans.rows;
   heading(d, "Recommended plan");

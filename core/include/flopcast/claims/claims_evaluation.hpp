@@ -4,7 +4,7 @@
 /// one-way figures, core/job's energy and checkpoint model, `simulate`'s claim check through
 /// the scenario runner). Deterministic: the same claims give the same verdicts.
 #include "flopcast/claims/claim.hpp"
-#include "flopcast/claims/claims_report.hpp"
+#include "flopcast/claims/claim_results.hpp"
 #include "flopcast/claims/scenario_runner.hpp"
 
 namespace flopcast::claims {

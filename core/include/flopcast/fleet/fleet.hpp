@@ -4,7 +4,7 @@
 /// A fleet is a set of pools of GPU nodes (owned, with capex and power; or rented under a
 /// catalog plan) and a stream of training jobs (a list, or a seeded generator). Each job's
 /// run time and failures come from the whole-run simulation (core/job) of its scenario on the
-/// GPUs it is given: the caller (cli/fleet_plan) turns each (scenario, GPU type, GPU count)
+/// GPUs it is given: the caller (app/fleet_request) turns each (scenario, GPU type, GPU count)
 /// into a RunProfile once, and the engine draws one of its trials per job and seed.
 ///
 /// The engine is a discrete-event simulation on des::EventQueue (arrivals, completions,

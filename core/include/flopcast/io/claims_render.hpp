@@ -4,7 +4,7 @@
 /// deterministic: the same report gives byte-identical output.
 #include <string>
 
-#include "flopcast/claims/claims_report.hpp"
+#include "flopcast/claims/claim_results.hpp"
 
 namespace flopcast::io {
 

@@ -6,7 +6,7 @@
 ///
 /// The loader resolves names (GPUs, fabrics, price catalogs and plans, job classes) and loads
 /// each class's scenario. It does not simulate: the whole-run profiles of each (scenario,
-/// GPU type, GPU count) are filled by the caller (cli/fleet_plan), which needs the step model.
+/// GPU type, GPU count) are filled by the caller (app/fleet_request), which needs the step model.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -3,8 +3,10 @@
 /// "400 Gbps", "50 GB/s", "30d", "10min", "2.5 us". Each returns nullopt when malformed;
 /// the caller reports a Diagnostic naming the key and the accepted forms.
 #include <optional>
+#include <string>
 #include <string_view>
 
+#include "flopcast/units/money.hpp"
 #include "flopcast/units/units.hpp"
 
 namespace flopcast::io {
@@ -20,5 +22,9 @@ std::optional<Bytes> parse_bytes(std::string_view s);
 std::optional<Bandwidth> parse_bandwidth(std::string_view s);
 /// "30d", "2.5 h", "10min", "90s", "250 ms", "2.5 us", "100 ns", "1w". A bare number is seconds.
 std::optional<Time> parse_duration(std::string_view s);
+/// An amount of money: "2.5M USD", "1500000", "800k CNY": a count (parse_count) of major
+/// units, then optionally a space and a three-letter currency (else `currency`, else
+/// `fallback`). At most 9e15 major units; nullopt when not an amount.
+std::optional<Money> parse_budget(const std::string& text, const std::string& currency, const std::string& fallback);
 
 }  // namespace flopcast::io

@@ -8,6 +8,7 @@
 
 #include "flopcast/pricing/bill.hpp"
 #include "flopcast/pricing/price_catalog.hpp"
+#include "flopcast/pricing/pricing_spec.hpp"
 
 namespace flopcast {
 
@@ -45,6 +46,10 @@ struct CompareOptions {
   /// whose price cannot be assumed for every GPU type (the planner compares GPU types).
   bool named_gpu_only = false;
 };
+
+/// The comparison a scenario's `pricing:` block asks for: its currency (when given), new-user
+/// credit, add-ons, plan ids and mixes.
+CompareOptions compare_options(const PricingSpec& pricing);
 
 /// The comparison table.
 struct PlanComparison {

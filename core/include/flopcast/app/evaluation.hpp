@@ -1,0 +1,108 @@
+#pragma once
+/// Evaluating one scenario: the step (simulated or estimated), the claim checks, the whole run
+/// on a calendar and its bills, built once and rendered by report_text.hpp and report_json.hpp.
+/// Every front (`flopcast simulate`, `quote`, `sweep`, the GUI) gets its figures here, through
+/// one whole-run path (simulate_whole_run) and one job-size guard (job/job_size.hpp).
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/job/job_input.hpp"
+#include "flopcast/job/job_result.hpp"
+#include "flopcast/pricing/plan_comparison.hpp"
+#include "flopcast/pricing/price_catalog.hpp"
+#include "flopcast/quote/quote.hpp"
+#include "flopcast/scenario/diagnostic.hpp"
+#include "flopcast/scenario/scenario.hpp"
+#include "flopcast/step/step_result.hpp"
+
+namespace flopcast::app {
+
+/// A claimed figure checked against the simulation.
+struct ClaimCheck {
+  std::string figure;
+  double claimed = 0;
+  double simulated = 0;
+  std::string verdict;  ///< "consistent", "optimistic by 35%", "impossible: ..."
+};
+
+/// The whole run on a calendar (core/job) over the step estimate.
+struct WholeRun {
+  JobInput input;                     ///< what was simulated
+  bool reliability_defaults = false;  ///< the scenario has no `reliability:` block
+  JobResult result;                   ///< valid when `errors` is empty (samples dropped)
+  std::vector<std::string> errors;    ///< why there is no result (bad input, a run that never ends)
+  bool ok() const { return errors.empty(); }
+};
+
+/// The bill of the run under each plan of the scenario's price catalog.
+struct RunBills {
+  /// Shared, not copied: the comparison's plan pointers point into it.
+  std::shared_ptr<const PriceCatalog> catalog;
+  std::vector<std::string> gpu_names;  ///< the GPU's catalog name and aliases
+  PlanComparison comparison;
+};
+
+/// How the step time is obtained.
+enum class StepEngine {
+  Simulation,  ///< the discrete-event step simulation (core/step)
+  Estimate,    ///< the closed-form estimate (core/estimate)
+};
+
+/// Everything `simulate` prints.
+struct SimReport {
+  const Scenario* scenario = nullptr;
+  std::string profile_name;
+  /// The step: the simulation's step time, breakdown, MFU and throughput over the estimate's
+  /// memory and FLOPs (StepResult::as_estimate), or the closed form's alone.
+  StepEstimate est;
+  std::optional<StepResult> sim;  ///< the simulated step (timeline, utilisation); absent for Estimate
+  Time closed_form_step;          ///< the closed-form estimate's step time, for comparison
+  bool fits_memory = true;
+  double train_seconds = 0;  ///< ideal (failure-free) time to train training.tokens
+  double gpu_hours = 0;
+  double node_hours = 0;
+  double steps = 0;
+  std::vector<ClaimCheck> claims;
+  std::optional<WholeRun> run;    ///< set by add_whole_run when training.tokens is given
+  std::optional<RunBills> bills;  ///< set by add_whole_run when the scenario has `pricing:`
+};
+
+/// The step (simulated by default) and the claim checks (no Monte Carlo, no prices: fast,
+/// used by the GUI). Whole-run figures take the step time from `est`.
+SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngine engine = StepEngine::Simulation);
+
+/// The JobInput of the scenario's whole run: steps = ceil(tokens / (global batch x seq len)),
+/// the estimated step time, parameters, the GPU's TDP, the fabric's node power, the scenario's
+/// reliability block (or ReliabilitySpec's cited defaults) and `energy`.
+JobInput job_input_of(const Scenario& s, const SimReport& r, const EnergySpec& energy);
+
+/// The whole run of `r`'s scenario (it needs training.tokens: r.steps > 0): its JobInput with
+/// the energy figures of `catalog` (null: EnergySpec's defaults), the job-size guard, then the
+/// Monte Carlo. The per-trial samples are kept (bills and cost curves are made from them).
+WholeRun simulate_whole_run(const SimReport& r, const PriceCatalog* catalog);
+
+/// The bills of a simulated run (run.ok()) under every plan of `catalog` that the scenario's
+/// `pricing:` block selects, at the P50 and P90 trials.
+RunBills bill_whole_run(const Scenario& s, const WholeRun& run, std::shared_ptr<const PriceCatalog> catalog);
+
+/// Adds the whole run (when the scenario gives training.tokens) and, when `catalog` is set and
+/// the run was simulated, the bills to `r`. The per-trial samples are dropped afterwards.
+void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog);
+
+/// add_whole_run with the scenario's own price catalog (load_scenario_prices) from `data_dir`
+/// ("" = the embedded copy), loaded only when there is a run to bill. Returns false, with
+/// diagnostics in `diags` located at the scenario's `pricing.catalog` key, when it cannot be loaded.
+bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags);
+
+/// "TP2 PP1 DP32 +SP, ZeRO-1, micro-batch 1, global batch 512, recompute selective, 1f1b": the
+/// plan as a quote names it.
+std::string plan_summary(const ParallelPlan& p);
+
+/// The quote's inputs from a report with a simulated run and bills (add_whole_run): the job,
+/// the run (samples dropped), the comparison, the catalog, and the claim verdicts as lines.
+QuoteInput quote_input_of(const SimReport& r);
+
+}  // namespace flopcast::app

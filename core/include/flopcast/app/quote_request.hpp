@@ -1,0 +1,50 @@
+#pragma once
+/// A customer quote for a scenario's training run, as `flopcast quote` and the GUI's export
+/// make it: the whole run and bills of the simulate report (add_whole_run), the checks a quote
+/// needs, then the quote document (core/quote). A problem is typed, so that each front words it
+/// and the CLI maps it to its exit code.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopcast/app/evaluation.hpp"
+#include "flopcast/quote/quote.hpp"
+
+namespace flopcast::app {
+
+/// Why there is no quote.
+enum class QuoteProblem {
+  None,
+  CatalogUnreadable,  ///< the scenario's price catalog cannot be loaded (the diagnostics say why): bad input
+  DoesNotFit,         ///< the plan does not fit the GPU's memory: infeasible
+  NoTokens,           ///< the scenario gives no training.tokens: bad input
+  RunNotSimulated,    ///< the whole run cannot be simulated (too big, bad reliability): infeasible
+  NoPricing,          ///< the scenario has no `pricing:` block: bad input
+  QuoteInvalid,       ///< the quote's own checks failed (`details`): bad input
+};
+
+/// A quote, or the problem that stops it.
+struct QuoteOutcome {
+  std::optional<Quote> quote;
+  QuoteProblem problem = QuoteProblem::None;
+  /// RunNotSimulated: the run's errors; QuoteInvalid: the quote's and the comparison's errors.
+  std::vector<std::string> details;
+  /// The catalog loader's diagnostics (warnings too); errors when CatalogUnreadable.
+  Diagnostics diags;
+  bool ok() const { return quote.has_value(); }
+};
+
+/// The quote of `r`'s scenario (a report from make_report) for `customer`, issued on `date`
+/// ("YYYY-MM-DD"): adds the whole run and the bills to `r` with the scenario's price catalog
+/// from `data_dir`, checks them in the order of QuoteProblem, and lays out the quote.
+QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const std::string& customer,
+                           const std::string& date);
+
+/// The words both fronts use for `problem` (None and QuoteInvalid have none: details say it):
+/// "no quote for a plan that does not fit: it needs 90.1 GiB per GPU, the H800 has 79.7 GiB",
+/// "the scenario gives no training.tokens; a quote needs the length of the run",
+/// "the scenario has no pricing: block". RunNotSimulated: "the whole run cannot be simulated: ",
+/// followed by each of the details.
+std::string quote_problem_text(QuoteProblem problem, const SimReport& r);
+
+}  // namespace flopcast::app

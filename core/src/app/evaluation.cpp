@@ -1,0 +1,214 @@
+#include "flopcast/app/evaluation.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "flopcast/app/scenario_session.hpp"
+#include "flopcast/job/job_simulation.hpp"
+#include "flopcast/job/job_size.hpp"
+#include "flopcast/job/scenario_job.hpp"
+#include "flopcast/pricing/bill.hpp"
+#include "flopcast/step/step_simulation.hpp"
+#include "flopcast/units/assert.hpp"
+#include "flopcast/units/format.hpp"
+#include "flopcast/workload/workload.hpp"
+
+namespace flopcast::app {
+
+namespace {
+
+ClaimCheck check(const std::string& figure, double claimed, double simulated, bool higher_is_better,
+                 const std::string& impossible) {
+  ClaimCheck c{figure, claimed, simulated, ""};
+  if (!impossible.empty()) {
+    c.verdict = "impossible: " + impossible;
+    return c;
+  }
+  if (simulated <= 0) {
+    c.verdict = "not checkable";
+    return c;
+  }
+  // ratio > 1 means the claim is better than what the simulation supports.
+  const double ratio = higher_is_better ? claimed / simulated : simulated / claimed;
+  if (ratio > 1.10)
+    c.verdict = "optimistic by " + format_percent(ratio - 1, 0);
+  else if (ratio < 0.90)
+    c.verdict = "conservative by " + format_percent(1 - ratio, 0);
+  else
+    c.verdict = "consistent (within 10%)";
+  return c;
+}
+
+}  // namespace
+
+SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngine engine) {
+  SimReport r;
+  r.scenario = &s;
+  r.profile_name = profile.name;
+  if (engine == StepEngine::Simulation) {
+    r.sim = simulate_step(s, profile);
+    r.est = r.sim->as_estimate();
+    r.closed_form_step = r.sim->estimate.step;
+  } else {
+    r.est = estimate_step(s, profile);
+    r.closed_form_step = r.est.step;
+  }
+  r.fits_memory = r.est.memory.fits();
+  const double tokens_per_step = static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len);
+  if (s.training.tokens > 0 && r.est.step.ns > 0) {
+    r.steps = std::ceil(s.training.tokens / tokens_per_step);
+    r.train_seconds = r.steps * r.est.step.seconds();
+    r.gpu_hours = r.train_seconds / 3600 * static_cast<double>(s.cluster.gpus);
+    r.node_hours = r.train_seconds / 3600 * static_cast<double>(s.cluster.nodes());
+  }
+  const std::string no_fit = r.fits_memory
+                                 ? ""
+                                 : "the plan needs " + format_gib(r.est.memory.total()) + " per GPU but the " +
+                                       s.cluster.gpu.name + " has " + format_gib(r.est.memory.capacity);
+  const double peak = s.cluster.gpu.peak(s.precision) ? s.cluster.gpu.peak(s.precision)->flops_per_s : 0;
+  const double flops_per_token = r.est.model_flops.value / tokens_per_step;
+  for (const auto& [fig, claimed] : s.claimed.figures) {
+    if (fig == "mfu") {
+      std::string imp = claimed > 1 ? "MFU above 100%" : no_fit;
+      r.claims.push_back(check(fig, claimed, r.est.mfu, true, imp));
+    } else if (fig == "days") {
+      std::string imp = no_fit;
+      if (imp.empty() && s.training.tokens > 0 && peak > 0) {
+        const double needed_mfu =
+            s.training.tokens * flops_per_token / (claimed * 86400 * static_cast<double>(s.cluster.gpus) * peak);
+        if (needed_mfu > 1)
+          imp = fmt::format("{:.3g} tokens in {:g} days on {} GPUs needs {:.0f}% MFU", s.training.tokens, claimed,
+                            s.cluster.gpus, needed_mfu * 100);
+      }
+      r.claims.push_back(check(fig, claimed, r.train_seconds / 86400, false, imp));
+    } else if (fig == "tokens_per_day") {
+      std::string imp = no_fit;
+      if (imp.empty() && peak > 0) {
+        const double needed_mfu = claimed / 86400 * flops_per_token / (static_cast<double>(s.cluster.gpus) * peak);
+        if (needed_mfu > 1)
+          imp = fmt::format("{} tokens/day on {} GPUs needs {:.0f}% MFU", format_count(claimed), s.cluster.gpus,
+                            needed_mfu * 100);
+      }
+      r.claims.push_back(check(fig, claimed, r.est.tokens_per_s * 86400, true, imp));
+    } else if (fig == "memory_gb") {
+      // Claimed memory is checked as "needs no more than": a lower claim is the optimistic one.
+      const double sim_gb = r.est.memory.total().value / 1e9;
+      r.claims.push_back(check(fig, claimed, sim_gb, false, ""));
+    } else if (fig == "bubble_fraction") {
+      const double sim = r.est.step.ns > 0 ? r.est.breakdown.bubble.seconds() / r.est.step.seconds() : 0;
+      const double p = s.plan.pp;
+      const double m_needed = p > 1 && claimed > 0 ? (p - 1) * (1 - claimed) / claimed : 0;
+      ClaimCheck c = check(fig, claimed, sim, false, "");
+      if (c.verdict.rfind("optimistic", 0) == 0)
+        c.verdict +=
+            fmt::format(" ((p-1)/(m+p-1) = {:g} with p = {:g} needs m >= {:.0f} micro-batches; the plan has {})",
+                        claimed, p, std::ceil(m_needed), s.plan.microbatches());
+      r.claims.push_back(c);
+    } else if (fig == "step_time_s") {
+      r.claims.push_back(check(fig, claimed, r.est.step.seconds(), false, no_fit));
+    } else if (fig == "tflops_per_gpu") {
+      const double sim = r.est.model_flops.value / r.est.step.seconds() / static_cast<double>(s.cluster.gpus) / 1e12;
+      std::string imp = claimed * 1e12 > peak && peak > 0
+                            ? fmt::format("above the dense peak of {:.0f} TFLOP/s", peak / 1e12)
+                            : no_fit;
+      r.claims.push_back(check(fig, claimed, sim, true, imp));
+    } else if (fig == "gpu_hours") {
+      r.claims.push_back(check(fig, claimed, r.gpu_hours, false, no_fit));
+    }
+  }
+  return r;
+}
+
+JobInput job_input_of(const Scenario& s, const SimReport& r, const EnergySpec& energy) {
+  return job_input_for(s, r.est.step, static_cast<std::int64_t>(r.steps), energy);
+}
+
+WholeRun simulate_whole_run(const SimReport& r, const PriceCatalog* catalog) {
+  const Scenario& s = *r.scenario;
+  WholeRun run;
+  run.reliability_defaults = !s.has_reliability;
+  run.input = job_input_of(s, r, catalog ? energy_spec(*catalog, s.pricing) : EnergySpec{});
+  if (const std::string why = job_too_big_to_simulate(run.input); !why.empty()) {
+    run.errors.push_back(why);
+  } else {
+    JobOutcome outcome = simulate_job(run.input);
+    run.errors = std::move(outcome.errors);
+    run.result = std::move(outcome.result);
+  }
+  return run;
+}
+
+RunBills bill_whole_run(const Scenario& s, const WholeRun& run, std::shared_ptr<const PriceCatalog> catalog) {
+  FLOPCAST_ASSERT(run.ok() && catalog, "bill_whole_run needs a simulated run and a price catalog");
+  const JobResult& job = run.result;
+  RunBills bills;
+  bills.catalog = std::move(catalog);
+  bills.gpu_names.push_back(s.cluster.gpu.name);
+  bills.gpu_names.insert(bills.gpu_names.end(), s.cluster.gpu.aliases.begin(), s.cluster.gpu.aliases.end());
+  const int kept = s.pricing.checkpoints_kept;
+  bills.comparison = compare_plans(*bills.catalog, bills.gpu_names, usage_of_trial(job, job.p50_trial, kept),
+                                   usage_of_trial(job, job.p90_trial, kept), compare_options(s.pricing));
+  return bills;
+}
+
+void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog) {
+  const Scenario& s = *r.scenario;
+  if (s.training.tokens <= 0 || r.steps <= 0) return;
+  r.bills.reset();
+  WholeRun run = simulate_whole_run(r, catalog.get());
+  if (run.ok() && catalog) r.bills = bill_whole_run(s, run, std::move(catalog));
+  // The per-trial records are not printed; the bills above were their last user.
+  run.result.samples.clear();
+  run.result.samples.shrink_to_fit();
+  r.run = std::move(run);
+}
+
+bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags) {
+  const Scenario& s = *r.scenario;
+  if (s.training.tokens <= 0 || r.steps <= 0) return true;
+  auto catalog = load_scenario_prices(s, data_dir, diags);
+  if (!catalog) return false;
+  add_whole_run(r, std::move(*catalog));
+  return true;
+}
+
+std::string plan_summary(const ParallelPlan& p) {
+  std::string out = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
+  if (p.cp > 1) out += fmt::format(" CP{}", p.cp);
+  if (p.ep > 1) out += fmt::format(" EP{}", p.ep);
+  if (p.vpp > 1) out += fmt::format(" VPP{}", p.vpp);
+  if (p.sequence_parallel) out += " +SP";
+  out += fmt::format(", ZeRO-{}, micro-batch {}, global batch {}, recompute {}, {}", p.zero, p.micro_batch,
+                     p.global_batch, to_string(p.recompute), to_string(p.schedule));
+  return out;
+}
+
+QuoteInput quote_input_of(const SimReport& r) {
+  FLOPCAST_ASSERT(r.run && r.run->ok() && r.bills, "quote_input_of needs a simulated run and bills");
+  const Scenario& s = *r.scenario;
+  QuoteInput in;
+  QuoteJob& j = in.job;
+  j.model_name = s.model.display;
+  j.params = parameter_count(s.model).total;
+  j.tokens = s.training.tokens;
+  j.gpu_name = s.cluster.gpu.name;
+  j.gpus = s.cluster.gpus;
+  j.gpus_per_node = s.cluster.gpus_per_node;
+  j.parallel_plan = plan_summary(s.plan) + ", " + to_string(s.precision);
+  j.step_time = r.est.step;
+  j.mfu = r.est.mfu;
+  in.run = r.run->result;
+  in.plans = r.bills->comparison;
+  in.catalog = QuoteCatalog::of(*r.bills->catalog);
+  in.extra_assumptions.push_back("Step time from flopcast's step model with calibration profile '" + r.profile_name +
+                                 "'.");
+  if (r.run->reliability_defaults)
+    in.extra_assumptions.push_back("Reliability: flopcast's defaults (the scenario gives no reliability block).");
+  for (const auto& c : r.claims)
+    in.claims.push_back(
+        fmt::format("{}: claimed {:.4g}, simulated {:.4g}: {}", c.figure, c.claimed, c.simulated, c.verdict));
+  return in;
+}
+
+}  // namespace flopcast::app

@@ -1,0 +1,161 @@
+#include "flopcast/app/sweep_evaluator.hpp"
+
+#include <fmt/format.h>
+
+namespace flopcast::app {
+namespace {
+
+/// The output cells, in sweep_output_columns() order.
+enum Cell : int {
+  kFeasible,
+  kWhy,
+  kMethod,
+  kStep,
+  kMfu,
+  kMemory,
+  kDaysP50,
+  kDaysP90,
+  kCurrency,
+  kCheapest,
+  kCostP50,
+  kCostP90,
+  kCosts,
+};
+
+/// First errors of a diagnostics list, on one line.
+std::string first_error(const Diagnostics& d) {
+  std::string out;
+  for (const auto& x : d.items()) {
+    if (x.severity != Severity::Error) continue;
+    if (!out.empty()) out += "; ";
+    out += (x.key.empty() ? "" : x.key + ": ") + x.message;
+    if (out.size() > 300) break;
+  }
+  return out;
+}
+
+std::string num(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+/// The bills' cells: the currency, every plan's P50/P90 total and the cheapest plan's.
+void bill_cells(const RunBills& bills, std::string* out) {
+  const auto& cmp = bills.comparison;
+  out[kCurrency] = cmp.currency.str();
+  std::string costs;
+  for (const auto& row : cmp.rows) {
+    if (!row.p50.ok() || !row.p90.ok()) continue;
+    costs += (costs.empty() ? "" : ";") + row.option.id + "=" + num(row.p50.total.major(), 2) + "/" +
+             num(row.p90.total.major(), 2);
+  }
+  out[kCosts] = costs;
+  if (cmp.cheapest) {
+    const auto& row = cmp.rows[*cmp.cheapest];
+    out[kCheapest] = row.option.id;
+    out[kCostP50] = num(row.p50.total.major(), 2);
+    out[kCostP90] = num(row.p90.total.major(), 2);
+  } else if (out[kWhy].empty()) {
+    out[kWhy] = "no price plan of the catalog bills this GPU";
+  }
+}
+
+}  // namespace
+
+const std::vector<sweep::Column>& sweep_output_columns() {
+  static const std::vector<sweep::Column> cols = {
+      {"feasible", false, true},       {"why", false, false},    {"method", false, false},
+      {"step_time_s", true, true},     {"mfu", true, true},      {"memory_gib", true, true},
+      {"days_p50", true, true},        {"days_p90", true, true}, {"currency", false, false},
+      {"cheapest_plan", false, false}, {"cost_p50", true, true}, {"cost_p90", true, true},
+      {"costs", false, false},
+  };
+  return cols;
+}
+
+std::string sweep_id(const io::SweepSpec& spec) {
+  std::string id_src;
+  for (const auto& a : spec.axes)
+    for (std::size_t i = 0; i < a.keys.size(); ++i) {
+      id_src += a.keys[i] + "=";
+      for (const auto& v : a.values) id_src += v[i] + ",";
+    }
+  id_src += spec.base_text;
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a 64
+  for (const unsigned char c : id_src) h = (h ^ c) * 1099511628211ull;
+  return fmt::format("{:016x}", h);
+}
+
+SweepEvaluator::SweepEvaluator(const io::SweepSpec& spec, const io::Catalog& catalog, std::string data_dir,
+                               std::string profile, StepEngine engine)
+    : spec_(spec), catalog_(catalog), data_dir_(std::move(data_dir)), profile_(std::move(profile)), engine_(engine) {}
+
+std::vector<sweep::Column> SweepEvaluator::columns() const {
+  std::vector<sweep::Column> cols;
+  for (const auto& key : spec_.keys()) cols.push_back({key, false, false});
+  for (const auto& c : sweep_output_columns()) cols.push_back(c);
+  return cols;
+}
+
+std::optional<ComputeProfile> SweepEvaluator::profile_for(const std::string& name) {
+  if (name.empty()) return catalog_.profile;
+  std::lock_guard lk(profiles_mu_);
+  auto it = profiles_.find(name);
+  if (it == profiles_.end()) {
+    Diagnostics pd;
+    it = profiles_.emplace(name, io::load_profile(name, catalog_, pd)).first;
+  }
+  return it->second;
+}
+
+std::vector<std::string> SweepEvaluator::cells(std::int64_t index) {
+  const auto nkeys = spec_.keys().size();
+  std::vector<std::string> cells;
+  for (const auto& [key, value] : spec_.point_values(index)) cells.push_back(value);
+  cells.resize(nkeys + sweep_output_columns().size());
+  evaluate(index, cells.data() + nkeys);
+  return cells;
+}
+
+void SweepEvaluator::evaluate(std::int64_t index, std::string* out) {
+  out[kMethod] = engine_ == StepEngine::Estimate ? "estimate" : "simulation";
+  Diagnostics d;
+  auto s = io::sweep_point_scenario(spec_, index, catalog_, d);
+  if (!s) {
+    out[kFeasible] = "no";
+    out[kWhy] = "invalid: " + first_error(d);
+    return;
+  }
+  const auto prof = profile_for(!profile_.empty() ? profile_ : s->calibration);
+  if (!prof) {
+    out[kFeasible] = "no";
+    out[kWhy] = "invalid: calibration profile '" + s->calibration + "' cannot be loaded";
+    return;
+  }
+  SimReport r = make_report(*s, *prof, engine_);
+  r.scenario = &*s;
+  out[kStep] = num(r.est.step.seconds(), 6);
+  out[kMfu] = num(r.est.mfu, 4);
+  out[kMemory] = num(r.est.memory.total().value / 1073741824.0, 2);
+  if (!r.fits_memory) {
+    out[kFeasible] = "no";
+    out[kWhy] =
+        fmt::format("needs {:.1f} GiB per GPU, the {} has {:.1f} GiB", r.est.memory.total().value / 1073741824.0,
+                    s->cluster.gpu.name, r.est.memory.capacity.value / 1073741824.0);
+    return;
+  }
+  Diagnostics wd;
+  if (!add_whole_run(r, data_dir_, wd)) {
+    out[kFeasible] = "no";
+    out[kWhy] = "invalid: " + first_error(wd);
+    return;
+  }
+  out[kFeasible] = "yes";
+  if (r.run && !r.run->ok()) {
+    out[kFeasible] = "no";
+    out[kWhy] = "whole run: " + r.run->errors.front();
+  } else if (r.run) {
+    out[kDaysP50] = num(r.run->result.wall_p50.days(), 3);
+    out[kDaysP90] = num(r.run->result.wall_p90.days(), 3);
+  }
+  if (r.bills) bill_cells(*r.bills, out);
+}
+
+}  // namespace flopcast::app

@@ -1,0 +1,268 @@
+#include "flopcast/io/scenario_writer.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+#include <string_view>
+#include <utility>
+
+#include "flopcast/parallel/parallel_plan.hpp"
+
+namespace flopcast::io {
+namespace {
+
+/// The model keys the form edits.
+constexpr std::array<const char*, 7> kShapeKeys = {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len"};
+
+bool is_one_of(std::string_view key, std::initializer_list<std::string_view> keys) {
+  for (auto k : keys)
+    if (k == key) return true;
+  return false;
+}
+
+bool is_shape_key(std::string_view key) {
+  for (const char* k : kShapeKeys)
+    if (key == k) return true;
+  return false;
+}
+
+std::int64_t shape_value(const ScenarioForm& f, std::string_view key) {
+  if (key == "layers") return f.layers;
+  if (key == "hidden") return f.hidden;
+  if (key == "heads") return f.heads;
+  if (key == "kv_heads") return f.kv_heads;
+  if (key == "ffn") return f.ffn;
+  if (key == "vocab") return f.vocab;
+  return f.seq_len;
+}
+
+std::int64_t shape_value(const ModelSpec& m, std::string_view key) {
+  if (key == "layers") return m.layers;
+  if (key == "hidden") return m.hidden;
+  if (key == "heads") return m.heads;
+  if (key == "kv_heads") return m.kv_heads;
+  if (key == "ffn") return m.ffn;
+  if (key == "vocab") return m.vocab;
+  return m.seq_len;
+}
+
+/// Parses `text`; an empty map when it is empty or not a mapping. The text was accepted by
+/// the loader when it was opened, so a parse failure here only means "start afresh".
+YAML::Node load_root(const std::string& text) {
+  if (text.empty()) return YAML::Node(YAML::NodeType::Map);
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (root.IsMap()) return root;
+  } catch (const YAML::Exception&) {
+    // Fall through: the form alone defines the document.
+  }
+  return YAML::Node(YAML::NodeType::Map);
+}
+
+/// `map[key]`, or an undefined node when `map` is not a mapping or lacks the key. (yaml-cpp's
+/// const operator[] returns an invalid node for a missing key, which throws when inspected.)
+YAML::Node get(const YAML::Node& map, const char* key) {
+  if (!map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  const YAML::Node v = map[key];
+  return v ? v : YAML::Node(YAML::NodeType::Undefined);
+}
+
+/// Copies the keys of mapping `from` that `skip` rejects into `to`, in their order.
+template <class Skip>
+void copy_other_keys(const YAML::Node& from, YAML::Node& to, Skip skip) {
+  if (!from.IsMap()) return;
+  for (const auto& kv : from) {
+    const std::string key = kv.first.Scalar();
+    if (!skip(key)) to[key] = YAML::Clone(kv.second);
+  }
+}
+
+/// The architecture keys of a preset, written when the user turns a preset into a custom
+/// model, so the custom model stays the preset's architecture (model_io.cpp's vocabulary).
+void write_architecture(const ModelSpec& m, YAML::Node& out) {
+  out["ffn_kind"] = m.ffn_kind == FfnKind::SwiGlu ? "swiglu" : "gelu";
+  out["embeddings"] = m.tied_embeddings ? "tied" : "untied";
+  out["position"] = m.learned_positions ? "learned" : "rope";
+  out["norm"] = m.rmsnorm ? "rmsnorm" : "layernorm";
+  out["bias"] = m.bias;
+  if (m.moe) {
+    YAML::Node moe(YAML::NodeType::Map);
+    moe["experts"] = m.moe->experts;
+    moe["top_k"] = m.moe->top_k;
+    moe["expert_ffn"] = m.moe->expert_ffn;
+    moe["shared_experts"] = m.moe->shared_experts;
+    moe["dense_layers"] = m.moe->dense_layers;
+    out["moe"] = moe;
+  }
+}
+
+YAML::Node model_node(const YAML::Node& base, const ScenarioForm& f, const Catalog& catalog) {
+  std::string base_preset;
+  if (base.IsScalar())
+    base_preset = base.Scalar();
+  else if (base.IsMap() && base["preset"] && base["preset"].IsScalar())
+    base_preset = base["preset"].Scalar();
+  const bool base_custom = base.IsMap() && !base["preset"];
+  const ModelSpec* base_spec = base_preset.empty() ? nullptr : catalog.find_model(base_preset);
+
+  YAML::Node m(YAML::NodeType::Map);
+  if (!f.model_preset.empty()) {
+    const ModelSpec* preset = catalog.find_model(f.model_preset);
+    m["preset"] = f.model_preset;
+    if (preset) {
+      for (const char* key : kShapeKeys)
+        if (shape_value(f, key) != shape_value(*preset, key)) m[key] = shape_value(f, key);
+    }
+    // The base's other keys (name, architecture overrides) belong to its preset only.
+    if (base.IsMap() && preset && base_spec == preset)
+      copy_other_keys(base, m, [](const std::string& k) { return k == "preset" || is_shape_key(k); });
+    if (m.size() == 1) return YAML::Node(f.model_preset);
+    return m;
+  }
+  const ModelSpec* from = f.model_base.empty() ? nullptr : catalog.find_model(f.model_base);
+  if (from)
+    m["name"] = from->display + " (custom)";
+  else if (base_custom && base["name"])
+    m["name"] = YAML::Clone(base["name"]);
+  for (const char* key : kShapeKeys) m[key] = shape_value(f, key);
+  if (from)
+    write_architecture(*from, m);
+  else if (base_custom)
+    copy_other_keys(base, m, [](const std::string& k) { return k == "name" || is_shape_key(k); });
+  return m;
+}
+
+YAML::Node cluster_node(const YAML::Node& base, const ScenarioForm& f) {
+  YAML::Node c(YAML::NodeType::Map);
+  c["gpu"] = f.gpu;
+  c["gpus"] = f.gpus;
+  c["gpus_per_node"] = f.gpus_per_node;
+  if (f.fabric == kFabricFromFile) {
+    if (base.IsMap() && base["fabric"]) c["fabric"] = YAML::Clone(base["fabric"]);
+  } else if (!f.fabric.empty()) {
+    c["fabric"] = f.fabric;
+  }
+  copy_other_keys(base, c, [](const std::string& k) {
+    return is_one_of(k, {"gpu", "gpus", "gpus_per_node", "fabric"});
+  });
+  return c;
+}
+
+YAML::Node parallel_node(const YAML::Node& base, const ScenarioForm& f) {
+  YAML::Node p(YAML::NodeType::Map);
+  p["tp"] = f.tp;
+  p["pp"] = f.pp;
+  if (!f.dp_auto) p["dp"] = f.dp;
+  p["cp"] = f.cp;
+  p["ep"] = f.ep;
+  p["vpp"] = f.vpp;
+  p["sequence_parallel"] = f.sequence_parallel;
+  p["zero"] = f.zero;
+  p["micro_batch"] = f.micro_batch;
+  p["global_batch"] = f.global_batch;
+  p["recompute"] = f.recompute;
+  p["schedule"] = f.schedule;
+  copy_other_keys(base, p, [](const std::string& k) {
+    return is_one_of(k, {"tp", "pp", "dp", "cp", "ep", "vpp", "sequence_parallel", "zero", "micro_batch",
+                         "global_batch", "recompute", "schedule"});
+  });
+  return p;
+}
+
+YAML::Node training_node(const YAML::Node& base, const ScenarioForm& f) {
+  YAML::Node t(YAML::NodeType::Map);
+  if (!f.tokens.empty()) t["tokens"] = f.tokens;
+  copy_other_keys(base, t, [](const std::string& k) { return k == "tokens"; });
+  return t;
+}
+
+YAML::Node pricing_node(const YAML::Node& base, const ScenarioForm& f) {
+  YAML::Node p(YAML::NodeType::Map);
+  p["catalog"] = f.pricing_catalog;
+  copy_other_keys(base, p, [](const std::string& k) { return k == "catalog"; });
+  return p;
+}
+
+}  // namespace
+
+ScenarioForm form_from_scenario(const Scenario& s, const std::string& yaml_text) {
+  ScenarioForm f;
+  f.name = s.name;
+  f.model_preset = s.model.name == "custom" ? "" : s.model.name;
+  f.layers = s.model.layers;
+  f.hidden = s.model.hidden;
+  f.heads = s.model.heads;
+  f.kv_heads = s.model.kv_heads;
+  f.ffn = s.model.ffn;
+  f.vocab = s.model.vocab;
+  f.seq_len = s.model.seq_len;
+  f.gpu = s.cluster.gpu.name;
+  f.gpus = s.cluster.gpus;
+  f.gpus_per_node = s.cluster.gpus_per_node;
+  const auto& p = s.plan;
+  f.tp = p.tp;
+  f.pp = p.pp;
+  f.dp = p.dp;
+  f.cp = p.cp;
+  f.ep = p.ep;
+  f.vpp = p.vpp;
+  f.sequence_parallel = p.sequence_parallel;
+  f.zero = p.zero;
+  f.micro_batch = p.micro_batch;
+  f.global_batch = p.global_batch;
+  f.recompute = to_string(p.recompute);
+  f.schedule = to_string(p.schedule);
+  f.precision = to_string(s.precision);
+
+  const YAML::Node root = load_root(yaml_text);
+  const YAML::Node fabric = get(get(root, "cluster"), "fabric");
+  if (fabric.IsScalar())
+    f.fabric = s.cluster.fabric.name;
+  else if (fabric.IsMap())
+    f.fabric = kFabricFromFile;
+  f.dp_auto = !get(get(root, "parallel"), "dp");
+  if (s.has_pricing) f.pricing_catalog = s.pricing.catalog;
+  if (const YAML::Node tokens = get(get(root, "training"), "tokens"); tokens.IsScalar()) f.tokens = tokens.Scalar();
+  return f;
+}
+
+std::string compose_scenario_yaml(const std::string& base_yaml, const ScenarioForm& form, const Catalog& catalog) {
+  const YAML::Node base = load_root(base_yaml);
+  // The form's blocks, in the order a scenario file is usually written.
+  std::vector<std::pair<std::string, YAML::Node>> owned;
+  if (!form.name.empty()) owned.emplace_back("name", YAML::Node(form.name));
+  owned.emplace_back("model", model_node(get(base, "model"), form, catalog));
+  owned.emplace_back("cluster", cluster_node(get(base, "cluster"), form));
+  owned.emplace_back("parallel", parallel_node(get(base, "parallel"), form));
+  owned.emplace_back("precision", YAML::Node(form.precision));
+  if (YAML::Node t = training_node(get(base, "training"), form); t.size() > 0) owned.emplace_back("training", t);
+  if (!form.pricing_catalog.empty()) owned.emplace_back("pricing", pricing_node(get(base, "pricing"), form));
+
+  auto owned_node = [&](const std::string& key) -> const YAML::Node* {
+    for (const auto& [k, n] : owned)
+      if (k == key) return &n;
+    return nullptr;
+  };
+  auto form_owns = [](const std::string& key) {
+    return is_one_of(key, {"name", "model", "cluster", "parallel", "precision", "training", "pricing"});
+  };
+  // The base's keys keep their order; the form's replace them in place; new ones follow.
+  YAML::Node out(YAML::NodeType::Map);
+  for (const auto& kv : base) {
+    const std::string key = kv.first.Scalar();
+    if (!form_owns(key))
+      out[key] = YAML::Clone(kv.second);
+    else if (const YAML::Node* n = owned_node(key))
+      out[key] = *n;
+  }
+  for (const auto& [k, n] : owned) {
+    const YAML::Node& written = out;  // const lookup: never inserts
+    if (!written[k]) out[k] = n;
+  }
+
+  YAML::Emitter em;
+  em << out;
+  return std::string(em.c_str()) + "\n";
+}
+
+}  // namespace flopcast::io

@@ -1,1 +1,0 @@
-list(APPEND FLOPCAST_IO_SOURCES ${CMAKE_CURRENT_LIST_DIR}/fleet_loader.cpp)

@@ -1,1 +1,0 @@
-list(APPEND FLOPCAST_IO_SOURCES ${CMAKE_CURRENT_LIST_DIR}/price_catalog_io.cpp)

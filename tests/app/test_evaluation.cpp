@@ -1,0 +1,119 @@
+// The application layer's scenario session and evaluation (flopcast/app): what both fronts
+// get for one scenario, and that the GUI's results come through the same whole-run path.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "flopcast/app/compute_result.hpp"
+#include "flopcast/app/evaluation.hpp"
+#include "flopcast/app/scenario_session.hpp"
+#include "shipped_catalog.hpp"
+
+namespace flopcast::app {
+namespace {
+
+const std::string kQuickstart = std::string(FLOPCAST_SCENARIOS_DIR) + "/quickstart.yaml";
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// The quickstart with `line` replacing the line that starts with `prefix`.
+std::string quickstart_with(const std::string& prefix, const std::string& line) {
+  std::string text = read_all(kQuickstart);
+  const auto at = text.find(prefix);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, text.find('\n', at) - at, line);
+  return text;
+}
+
+}  // namespace
+
+TEST_SUITE("app.evaluation") {
+  TEST_CASE("a scenario session loads the file and the catalog's default profile") {
+    const SessionOutcome out = load_scenario_session(kQuickstart, test::shipped_catalog());
+    REQUIRE_MESSAGE(out.ok(), out.diags.str());
+    CHECK(out.session->scenario.cluster.gpus == 64);
+    CHECK(out.session->profile.name == test::shipped_catalog().profile.name);
+    CHECK_FALSE(out.io_error);
+  }
+
+  TEST_CASE("a missing scenario file is an I/O error, a bad profile a located diagnostic") {
+    const SessionOutcome missing = load_scenario_session("/nonexistent/scenario.yaml", test::shipped_catalog());
+    CHECK_FALSE(missing.ok());
+    CHECK(missing.io_error);
+    const std::string yaml = quickstart_with("precision:", "precision: bf16\ncalibration: no-such-profile");
+    const SessionOutcome bad = parse_scenario_session(yaml, "edited.yaml", test::shipped_catalog());
+    CHECK_FALSE(bad.ok());
+    CHECK_FALSE(bad.io_error);
+    REQUIRE(bad.profile_diags.has_errors());
+    // The profile loader knows no file for a name: the error points at the scenario's key.
+    CHECK(bad.profile_diags.items().front().where.file == "edited.yaml");
+    CHECK(bad.profile_diags.items().front().where.line > 0);
+  }
+
+  TEST_CASE("the whole run without a price catalog: a run, no bills, samples dropped") {
+    const SessionOutcome out = load_scenario_session(kQuickstart, test::shipped_catalog());
+    REQUIRE(out.ok());
+    SimReport r = make_report(out.session->scenario, out.session->profile, StepEngine::Estimate);
+    add_whole_run(r, nullptr);
+    REQUIRE(r.run);
+    REQUIRE(r.run->ok());
+    CHECK_FALSE(r.bills);
+    CHECK(r.run->result.samples.empty());
+    CHECK(r.run->result.wall_p50 >= r.run->result.useful);
+  }
+
+  TEST_CASE("a run too big to simulate is reported by the job-size guard, not attempted") {
+    const std::string yaml = quickstart_with("  tokens:", "  tokens: 1e16");  // 2.4e9 steps of ~8.6 s: ~650 years
+    const SessionOutcome out = parse_scenario_session(yaml, "long.yaml", test::shipped_catalog());
+    REQUIRE_MESSAGE(out.ok(), out.diags.str());
+    SimReport r = make_report(out.session->scenario, out.session->profile, StepEngine::Estimate);
+    Diagnostics d;
+    REQUIRE(add_whole_run(r, "", d));
+    REQUIRE(r.run);
+    REQUIRE_FALSE(r.run->ok());
+    CHECK(r.run->errors.front().find("too long to put on a calendar (limit 100 years)") != std::string::npos);
+    CHECK_FALSE(r.bills);
+  }
+
+  TEST_CASE("the GUI's results come through simulate's whole-run path: the same bills") {
+    const auto gui = compute_scenario(read_all(kQuickstart), "quickstart.yaml", test::shipped_catalog());
+    REQUIRE(gui);
+    REQUIRE(gui->ok());
+    REQUIRE(gui->job());
+    REQUIRE(gui->plans());
+    CHECK_FALSE(gui->job()->samples.empty());  // kept for the cost curves
+    CHECK_FALSE(gui->calendar.empty());
+    const SessionOutcome out = load_scenario_session(kQuickstart, test::shipped_catalog());
+    REQUIRE(out.ok());
+    SimReport cli = make_report(out.session->scenario, out.session->profile);
+    Diagnostics d;
+    REQUIRE(add_whole_run(cli, "", d));
+    REQUIRE(cli.bills);
+    CHECK(gui->job()->wall_p90 == cli.run->result.wall_p90);
+    REQUIRE(gui->plans()->rows.size() == cli.bills->comparison.rows.size());
+    for (std::size_t i = 0; i < cli.bills->comparison.rows.size(); ++i) {
+      CHECK(gui->plans()->rows[i].p50.total.minor == cli.bills->comparison.rows[i].p50.total.minor);
+      CHECK(gui->plans()->rows[i].p90.total.minor == cli.bills->comparison.rows[i].p90.total.minor);
+    }
+  }
+
+  TEST_CASE("the GUI notes an oversized run with the job-size guard's words") {
+    const auto r =
+        compute_scenario(quickstart_with("  tokens:", "  tokens: 1e16"), "long.yaml", test::shipped_catalog());
+    REQUIRE(r);
+    REQUIRE(r->ok());
+    CHECK_FALSE(r->job());
+    CHECK_FALSE(r->plans());
+    bool noted = false;
+    for (const auto& n : r->cost_notes) noted = noted || n.find("whole-run simulation: the failure-free run") == 0;
+    CHECK(noted);
+  }
+}
+
+}  // namespace flopcast::app

@@ -1,0 +1,76 @@
+// app::prepare_quote: the quote both `flopcast quote` and the GUI's export make, and the typed
+// problem each front words and maps to its exit code.
+#include <doctest/doctest.h>
+
+#include "flopcast/app/quote_request.hpp"
+#include "flopcast/app/scenario_session.hpp"
+#include "shipped_catalog.hpp"
+
+namespace flopcast::app {
+namespace {
+
+ScenarioSession session_of(const std::string& scenario) {
+  SessionOutcome out =
+      load_scenario_session(std::string(FLOPCAST_SCENARIOS_DIR) + "/" + scenario, test::shipped_catalog());
+  REQUIRE_MESSAGE(out.ok(), out.diags.str());
+  return std::move(*out.session);
+}
+
+}  // namespace
+
+TEST_SUITE("app.quote_request") {
+  TEST_CASE("the quickstart's quote: priced under the seed vendor's plans, dated and named") {
+    const ScenarioSession s = session_of("quickstart.yaml");
+    SimReport r = make_report(s.scenario, s.profile, StepEngine::Estimate);
+    const QuoteOutcome q = prepare_quote(r, "", "Example Labs", "2026-01-15");
+    REQUIRE(q.ok());
+    CHECK(q.problem == QuoteProblem::None);
+    CHECK(q.quote->id.rfind("Q-", 0) == 0);
+    CHECK(q.quote->input.customer == "Example Labs");
+    CHECK(q.quote->valid_until == "2026-02-14");  // 30 days from the issue date
+    CHECK(r.run);                                 // prepare_quote added the whole run and the bills to the report
+    CHECK(r.bills);
+  }
+
+  TEST_CASE("a plan that does not fit: DoesNotFit, worded with both sizes") {
+    const ScenarioSession s = session_of("seed-claims/65b-8xa100-tp1pp8-zero3.yaml");
+    SimReport r = make_report(s.scenario, s.profile, StepEngine::Estimate);
+    REQUIRE_FALSE(r.fits_memory);
+    const QuoteOutcome q = prepare_quote(r, "", "", "2026-01-15");
+    CHECK_FALSE(q.ok());
+    CHECK(q.problem == QuoteProblem::DoesNotFit);
+    const std::string text = quote_problem_text(q.problem, r);
+    CHECK(text.rfind("no quote for a plan that does not fit: it needs ", 0) == 0);
+    CHECK(text.find(" GiB per GPU, the A100-80G has ") != std::string::npos);
+  }
+
+  TEST_CASE("a scenario without pricing: NoPricing after the run was simulated") {
+    ScenarioSession s = session_of("quickstart.yaml");
+    s.scenario.has_pricing = false;
+    SimReport r = make_report(s.scenario, s.profile, StepEngine::Estimate);
+    const QuoteOutcome q = prepare_quote(r, "", "", "2026-01-15");
+    CHECK(q.problem == QuoteProblem::NoPricing);
+    CHECK(r.run);
+    CHECK(quote_problem_text(q.problem, r) == "the scenario has no pricing: block");
+  }
+
+  TEST_CASE("a scenario without training tokens: NoTokens") {
+    ScenarioSession s = session_of("quickstart.yaml");
+    s.scenario.training.tokens = 0;
+    SimReport r = make_report(s.scenario, s.profile, StepEngine::Estimate);
+    const QuoteOutcome q = prepare_quote(r, "", "", "2026-01-15");
+    CHECK(q.problem == QuoteProblem::NoTokens);
+    CHECK_FALSE(r.run);
+  }
+
+  TEST_CASE("a price catalog that cannot be loaded: CatalogUnreadable with the loader's diagnostics") {
+    ScenarioSession s = session_of("quickstart.yaml");
+    s.scenario.pricing.catalog = "no-such-catalog";
+    SimReport r = make_report(s.scenario, s.profile, StepEngine::Estimate);
+    const QuoteOutcome q = prepare_quote(r, "", "", "2026-01-15");
+    CHECK(q.problem == QuoteProblem::CatalogUnreadable);
+    CHECK(q.diags.has_errors());
+  }
+}
+
+}  // namespace flopcast::app

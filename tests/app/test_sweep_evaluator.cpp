@@ -1,0 +1,53 @@
+// app::SweepEvaluator: the cells of one `flopcast sweep` row, and the id that ties an output
+// file to its sweep.
+#include <doctest/doctest.h>
+
+#include "flopcast/app/sweep_evaluator.hpp"
+#include "shipped_catalog.hpp"
+
+namespace flopcast::app {
+namespace {
+
+io::SweepSpec load(const std::string& name) {
+  Diagnostics d;
+  auto spec = io::load_sweep_file(std::string(FLOPCAST_SCENARIOS_DIR) + "/sweeps/" + name, d);
+  REQUIRE_MESSAGE(spec.has_value(), d.str());
+  return std::move(*spec);
+}
+
+}  // namespace
+
+TEST_SUITE("app.sweep_evaluator") {
+  TEST_CASE("a priced point: step, memory, days and the cheapest plan's bills") {
+    const io::SweepSpec spec = load("price-list.sweep.yml");
+    SweepEvaluator eval(spec, test::shipped_catalog(), "", "", StepEngine::Estimate);
+    const auto cols = eval.columns();
+    const std::size_t keys = spec.keys().size();
+    REQUIRE(cols.size() == keys + sweep_output_columns().size());
+    CHECK(cols[keys].name == "feasible");
+    const std::vector<std::string> cells = eval.cells(0);
+    REQUIRE(cells.size() == cols.size());
+    const auto cell = [&](const std::string& name) {
+      for (std::size_t i = 0; i < cols.size(); ++i)
+        if (cols[i].name == name) return cells[i];
+      FAIL("no column " << name);
+      return std::string();
+    };
+    CHECK(cell("method") == "estimate");
+    CHECK(cell("feasible") == "yes");
+    CHECK(std::stod(cell("step_time_s")) > 0);
+    CHECK(std::stod(cell("days_p90")) >= std::stod(cell("days_p50")));
+    CHECK_FALSE(cell("cheapest_plan").empty());
+    CHECK(cell("costs").find(cell("cheapest_plan") + "=") != std::string::npos);
+  }
+
+  TEST_CASE("the sweep id follows the axes and the base, and nothing else") {
+    const io::SweepSpec a = load("price-list.sweep.yml");
+    const io::SweepSpec b = load("parallelism.sweep.yml");
+    CHECK(sweep_id(a).size() == 16);
+    CHECK(sweep_id(a) == sweep_id(load("price-list.sweep.yml")));
+    CHECK(sweep_id(a) != sweep_id(b));
+  }
+}
+
+}  // namespace flopcast::app
