@@ -40,8 +40,10 @@
 #include "fleet_view.hpp"
 #include "flopcast/app/scenario_form.hpp"
 #include "flopcast/io/atomic_file.hpp"
+#include "flopcast/io/scenario_draft.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/io/scenario_writer.hpp"
+#include "flopcast/io/yaml_patch.hpp"
 #include "flopcast/units/format.hpp"
 #include "form_edit_command.hpp"
 #include "memory_chart.hpp"
@@ -87,8 +89,10 @@ void fit_height(QTableView* view, int max_rows) {
 }
 
 /// "error: parallel.tp: tp 3 does not divide heads 32 (hint: ...)": the diagnostic without its
-/// location, which points into the composed text rather than a file the user has.
-QString problem_text(const Diagnostic& d) {
+/// location when it points into the composed text rather than a file the user has; with it
+/// ("quickstart.yaml:12:7: ...") when `file_text` (the unedited file itself was loaded).
+QString problem_text(const Diagnostic& d, bool file_text) {
+  if (file_text) return q(d.str());
   Diagnostic copy = d;
   copy.where = {};
   const std::string full = copy.str();
@@ -469,7 +473,10 @@ QString MainWindow::document_label() const {
 }
 
 void MainWindow::recompute(bool now) {
-  std::string yaml = current_yaml();
+  // An unedited document is its file: loaded as `flopcast simulate` reads it, so that its
+  // diagnostics name the file's lines.
+  const bool unedited = form_ == saved_form_ && !base_yaml_.empty();
+  std::string yaml = unedited ? base_yaml_ : current_yaml();
   yaml_view_->setPlainText(q(yaml));
   planner_->set_scenario(yaml, document_label().toStdString(), form_.gpu, form_.gpus);
   const std::string file = document_label().toStdString();
@@ -499,8 +506,9 @@ void MainWindow::show_result() {
   if (!r) return;
   editor_->show_diagnostics(r->diags);
   problems_->clear();
+  const bool file_text = !base_yaml_.empty() && r->yaml == base_yaml_;
   for (const auto& d : r->diags.items()) {
-    auto* item = new QListWidgetItem(problem_text(d), problems_);
+    auto* item = new QListWidgetItem(problem_text(d, file_text), problems_);
     item->setForeground(d.severity == Severity::Error ? QColor(0xB0, 0x00, 0x20) : QColor(0x8A, 0x5A, 0x00));
     item->setData(Qt::UserRole, q(d.key));
   }
@@ -597,6 +605,7 @@ void MainWindow::update_title() {
 }
 
 void MainWindow::new_document() {
+  opened_with_errors_ = false;
   path_.clear();
   base_yaml_.clear();
   form_ = app::default_form(*catalog_);
@@ -609,19 +618,26 @@ void MainWindow::new_document() {
   recompute(true);
 }
 
-bool MainWindow::open_file(const QString& path, QString* error) {
+bool MainWindow::open_file(const QString& path, QString* error, bool allow_errors) {
   Diagnostics diags;
   const std::string file = path.toStdString();
   const auto text = io::read_text_file(file, diags);
+  if (text && io::looks_like_fleet_file(*text)) {
+    if (error)
+      *error = tr("%1: this is a fleet file: open it with --fleet (File > Open Fleet...), not as a scenario").arg(path);
+    return false;
+  }
   std::optional<Scenario> s;
   if (text) s = io::parse_scenario(*text, file, *catalog_, diags);
-  if (!s) {
+  if (!s && (!text || !allow_errors)) {
     if (error) *error = q(diags.str()).trimmed();
     return false;
   }
+  if (!s && error) *error = q(diags.str()).trimmed();
+  opened_with_errors_ = !s;
   path_ = QFileInfo(path).absoluteFilePath();
   base_yaml_ = *text;
-  form_ = io::form_from_scenario(*s, *text);
+  form_ = s ? io::form_from_scenario(*s, *text) : io::draft_form(*text, *catalog_, app::default_form(*catalog_));
   saved_form_ = form_;
   file_time_ = QFileInfo(path_).lastModified();
   editor_->set_form_state(form_);
@@ -634,8 +650,18 @@ bool MainWindow::open_file(const QString& path, QString* error) {
 }
 
 bool MainWindow::save_to(const QString& path, QString* error) {
-  // An unedited document is written as it was read, comments and all.
-  const std::string text = form_ == saved_form_ && !base_yaml_.empty() ? base_yaml_ : current_yaml();
+  // The edits are patched into the text the document was read from: its comments, key order
+  // and layout stay (an unedited document is written as it was read).
+  std::string text;
+  if (form_ == saved_form_ && !base_yaml_.empty()) {
+    text = base_yaml_;
+  } else {
+    std::string why;
+    const auto patched = io::patch_scenario_text(base_yaml_, saved_form_, form_, *catalog_, why);
+    text = patched ? *patched : current_yaml();
+    if (!patched)
+      status_text_->setText(tr("saved as composed text (comments not kept: %1); the backup keeps them").arg(q(why)));
+  }
   const QString target = QFileInfo(path).absoluteFilePath();
   if (QFileInfo::exists(target)) {
     const QString backup = target + QStringLiteral(".bak");

@@ -13,6 +13,8 @@ list(APPEND FLOPCAST_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/sweep_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/chrome_trace.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scenario_writer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/scenario_draft.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/yaml_patch.cpp
   ${CMAKE_CURRENT_LIST_DIR}/claims_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/claims_loader_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/claims_needs_loader.cpp
