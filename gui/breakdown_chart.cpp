@@ -14,8 +14,8 @@ namespace flopcast::gui {
 BreakdownChart::BreakdownChart(QWidget* parent) : QChartView(new QChart(), parent) {
   setRenderHint(QPainter::Antialiasing);
   chart()->setAnimationOptions(QChart::NoAnimation);
-  chart()->legend()->setAlignment(Qt::AlignRight);
-  chart()->legend()->setShowToolTips(true);
+  chart()->legend()->setAlignment(Qt::AlignBottom);
+  chart()->legend()->setShowToolTips(true);  // an elided entry shows its whole text
   setMinimumHeight(220);
 }
 

@@ -32,7 +32,8 @@ QChartView* make_chart(QWidget* parent) {
   auto* v = new QChartView(new QChart(), parent);
   v->setRenderHint(QPainter::Antialiasing);
   v->chart()->setAnimationOptions(QChart::NoAnimation);
-  v->chart()->legend()->setAlignment(Qt::AlignRight);
+  v->chart()->legend()->setAlignment(Qt::AlignBottom);
+  v->chart()->legend()->setShowToolTips(true);  // an elided entry shows its whole text
   v->setMinimumHeight(180);
   return v;
 }

@@ -57,6 +57,11 @@
 namespace flopcast::gui {
 namespace {
 
+/// The editor's narrowest width, and its share of a window not yet laid out by the user.
+constexpr int kEditorMinWidth = 330;
+constexpr double kEditorShare = 0.34;
+constexpr int kEditorMaxWidth = 470;
+
 /// Timelines with at most this many rows also get the zoomed detail view.
 constexpr std::size_t kMaxDetailRows = 4;
 
@@ -65,9 +70,32 @@ const QString kLastDirKey = QStringLiteral("lastDirectory");
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
-/// A read-only table; `stretch` is the column that takes the spare width.
+/// A table that asks for the height of its rows (at most fit()'s `max_rows`) and can shrink to
+/// two rows with a scroll bar, so a small window shrinks the table rather than clipping the tab.
+class FittedTable : public QTableView {
+ public:
+  using QTableView::QTableView;
+  void fit(int max_rows) {
+    rows_ = std::clamp(model()->rowCount(), 1, max_rows);
+    updateGeometry();
+  }
+  QSize sizeHint() const override { return {QTableView::sizeHint().width(), height_for(rows_)}; }
+  QSize minimumSizeHint() const override {
+    return {QTableView::minimumSizeHint().width(), height_for(std::min(rows_, 2))};
+  }
+
+ private:
+  int height_for(int rows) const {
+    return horizontalHeader()->sizeHint().height() + rows * verticalHeader()->defaultSectionSize() + 2 * frameWidth() +
+           2;
+  }
+  int rows_ = 1;
+};
+
+/// A read-only table; `stretch` is the column that takes the spare width. Cut-off cells show
+/// their whole text on hover (FigureTableModel's tooltip).
 QTableView* make_table(FigureTableModel* model, QWidget* parent, int stretch) {
-  auto* view = new QTableView(parent);
+  auto* view = new FittedTable(parent);
   view->setModel(model);
   view->verticalHeader()->hide();
   view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -77,16 +105,13 @@ QTableView* make_table(FigureTableModel* model, QWidget* parent, int stretch) {
   view->setAlternatingRowColors(true);
   view->setWordWrap(false);
   view->setShowGrid(false);
+  view->setTextElideMode(Qt::ElideRight);
   return view;
 }
 
-/// Sizes `view` to show its rows (at most `max_rows`) without a scroll bar, so the chart
-/// above it takes the rest of the tab.
-void fit_height(QTableView* view, int max_rows) {
-  const int rows = std::clamp(view->model()->rowCount(), 1, max_rows);
-  view->setFixedHeight(view->horizontalHeader()->sizeHint().height() +
-                       rows * view->verticalHeader()->defaultSectionSize() + 2 * view->frameWidth() + 2);
-}
+/// Sizes `view` to show its rows (at most `max_rows`) when there is room; the chart above it
+/// takes the rest of the tab.
+void fit_height(QTableView* view, int max_rows) { static_cast<FittedTable*>(view)->fit(max_rows); }
 
 /// "error: parallel.tp: tp 3 does not divide heads 32 (hint: ...)": the diagnostic without its
 /// location when it points into the composed text rather than a file the user has; with it
@@ -112,7 +137,7 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   editor_scroll_->setWidget(editor_);
   editor_scroll_->setWidgetResizable(true);
   editor_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  editor_scroll_->setMinimumWidth(380);
+  editor_scroll_->setMinimumWidth(kEditorMinWidth);
 
   auto* problems_box = new QWidget(this);
   auto* pv = new QVBoxLayout(problems_box);
@@ -164,6 +189,11 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   splitter_->setStretchFactor(1, 1);
   splitter_->setChildrenCollapsible(false);
   splitter_->setSizes({430, 970});
+  // Until the user drags it (or settings restore it), the editor keeps a share of the width.
+  connect(splitter_, &QSplitter::splitterMoved, this, [this] { splitter_placed_ = true; });
+  // Compact tabs: all ten fit beside the editor at 1000 px.
+  tabs_->setStyleSheet(QStringLiteral("QTabBar::tab { padding: 4px 7px; }"));
+  tabs_->setElideMode(Qt::ElideNone);
   setCentralWidget(splitter_);
 
   status_text_ = new QLabel(this);
@@ -222,7 +252,13 @@ QWidget* MainWindow::build_summary_tab() {
   summary_title_->setFont(f);
   v->addWidget(summary_title_);
   summary_model_ = new FigureTableModel(summary_headers(), {1}, this);
-  v->addWidget(make_table(summary_model_, w, 2), 1);
+  // Every figure's detail is read in full: long cells wrap and rows grow to fit them.
+  QTableView* table = make_table(summary_model_, w, 2);
+  table->setWordWrap(true);
+  table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Interactive);
+  table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  summary_view_ = table;
+  v->addWidget(table, 1);
   return w;
 }
 
@@ -525,11 +561,12 @@ void MainWindow::show_result() {
   bill_model_->set_rows(bill_rows(*r));
   stage_model_->set_rows(stage_rows(*r));
   bills_view_->setVisible(bill_model_->rowCount() > 0);
+  summary_view_->horizontalHeader()->resizeSection(1, std::max(120, summary_view_->viewport()->width() / 3));
   fit_height(stage_view_, 6);
   fit_height(breakdown_view_, 12);
   fit_height(memory_view_, 12);
-  fit_height(run_view_, 12);
-  fit_height(bills_view_, 8);
+  fit_height(run_view_, 6);
+  fit_height(bills_view_, 5);
   breakdown_chart_->set_result(*r);
   memory_chart_->set_result(*r);
   cost_chart_->set_result(*r);
@@ -859,10 +896,17 @@ void MainWindow::rebuild_recent_menu() {
   recent_menu_->setEnabled(!files.isEmpty());
 }
 
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  if (splitter_placed_) return;
+  const int editor = std::clamp(static_cast<int>(width() * kEditorShare), kEditorMinWidth, kEditorMaxWidth);
+  splitter_->setSizes({editor, std::max(1, width() - editor)});
+}
+
 void MainWindow::restore_settings() {
   QSettings settings;
   restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
-  splitter_->restoreState(settings.value(QStringLiteral("splitter")).toByteArray());
+  splitter_placed_ = splitter_->restoreState(settings.value(QStringLiteral("splitter")).toByteArray());
   tabs_->setCurrentIndex(settings.value(QStringLiteral("tab"), 0).toInt());
 }
 

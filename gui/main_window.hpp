@@ -138,6 +138,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void build_menus();
@@ -181,6 +182,7 @@ class MainWindow : public QMainWindow {
   QLabel* summary_title_ = nullptr;
   QLabel* timeline_info_ = nullptr;
   QLabel* cost_notes_ = nullptr;
+  QTableView* summary_view_ = nullptr;
   QTableView* bills_view_ = nullptr;
   QTableView* breakdown_view_ = nullptr;
   QTableView* memory_view_ = nullptr;
@@ -217,6 +219,7 @@ class MainWindow : public QMainWindow {
   io::ScenarioForm saved_form_;  ///< the form of base_yaml_
   QDateTime file_time_;          ///< modification time of path_ when opened or saved
   bool opened_with_errors_ = false;
+  bool splitter_placed_ = false;  ///< the user (or saved settings) placed the splitter
 };
 
 }  // namespace flopcast::gui

@@ -16,7 +16,8 @@ namespace flopcast::gui {
 MemoryChart::MemoryChart(QWidget* parent) : QChartView(new QChart(), parent) {
   setRenderHint(QPainter::Antialiasing);
   chart()->setAnimationOptions(QChart::NoAnimation);
-  chart()->legend()->setAlignment(Qt::AlignRight);
+  chart()->legend()->setAlignment(Qt::AlignBottom);
+  chart()->legend()->setShowToolTips(true);  // an elided entry shows its whole text
   setMinimumHeight(260);
 }
 

@@ -156,7 +156,8 @@ PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* pa
   chart_ = new QChartView(new QChart(), split);
   chart_->setRenderHint(QPainter::Antialiasing);
   chart_->chart()->setAnimationOptions(QChart::NoAnimation);
-  chart_->chart()->legend()->setAlignment(Qt::AlignRight);
+  chart_->chart()->legend()->setAlignment(Qt::AlignBottom);
+  chart_->chart()->legend()->setShowToolTips(true);  // an elided entry shows its whole text
   chart_->setMinimumHeight(220);
   table_ = new QTableWidget(split);
   table_->setColumnCount(7);

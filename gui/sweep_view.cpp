@@ -71,7 +71,8 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   chart_ = new QChartView(new QChart(), split);
   chart_->setRenderHint(QPainter::Antialiasing);
   chart_->chart()->setAnimationOptions(QChart::NoAnimation);
-  chart_->chart()->legend()->setAlignment(Qt::AlignRight);
+  chart_->chart()->legend()->setAlignment(Qt::AlignBottom);
+  chart_->chart()->legend()->setShowToolTips(true);  // an elided entry shows its whole text
   chart_->setMinimumHeight(200);
   table_ = new QTableView(split);
   table_->setModel(proxy_);

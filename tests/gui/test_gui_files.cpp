@@ -18,11 +18,13 @@
 
 #include <memory>
 
+#include "figure_table_model.hpp"
 #include "fleet_view.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "gui_app.hpp"
 #include "main_window.hpp"
+#include "quote_export.hpp"
 #include "scenario_editor.hpp"
 
 using namespace flopcast;
@@ -116,6 +118,7 @@ class GuiFilesTest : public QObject {
   void fleet_file_as_scenario_gets_one_message();
   void saved_edit_keeps_comments_and_key_order();
   void fleet_opens_headless();
+  void summary_cost_and_quote_name_one_recommended_plan();
 
  private:
   QTemporaryDir tmp_;
@@ -266,6 +269,63 @@ void GuiFilesTest::fleet_opens_headless() {
   QVERIFY(done.wait(kTimeoutMs));
   QCOMPARE(done.front().front().toBool(), true);
   QVERIFY(w.fleet_view()->result().has_value());
+}
+
+void GuiFilesTest::summary_cost_and_quote_name_one_recommended_plan() {
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kScenarios + QStringLiteral("/quickstart.yaml")));
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  const auto r = w.result();
+  QVERIFY(r->ok() && r->plans() && r->plans()->cheapest_offered);
+  const auto& rec = r->plans()->rows[*r->plans()->cheapest_offered];
+  // The quickstart's lowest price is a competitor's reference quote: never the recommendation.
+  QVERIFY(r->plans()->cheapest != r->plans()->cheapest_offered);
+  QVERIFY(!(rec.option.plan && rec.option.plan->competitor));
+  const QString total = QString::fromStdString(rec.p50.total.str());
+  const QString id = QString::fromStdString(rec.option.id);
+  // Summary.
+  const QList<FigureTableModel*> models = w.models();
+  FigureTableModel* summary = models[0];
+  int found = 0;
+  for (int row = 0; row < summary->rowCount(); ++row) {
+    if (summary->index(row, 0).data().toString() != QStringLiteral("Recommended plan (P50)")) continue;
+    ++found;
+    QCOMPARE(summary->index(row, 1).data().toString(), total);
+    QVERIFY(summary->index(row, 2).data().toString().endsWith(QStringLiteral("(%1)").arg(id)));
+  }
+  QCOMPARE(found, 1);
+  // Cost: the one emphasised bill is the same plan at the same total.
+  FigureTableModel* bills = models[5];
+  int emphasised = 0;
+  for (int row = 0; row < bills->rowCount(); ++row) {
+    if (!bills->index(row, 0).data(Qt::FontRole).isValid()) continue;
+    ++emphasised;
+    QVERIFY(bills->index(row, 0).data().toString().endsWith(QStringLiteral("(%1)").arg(id)));
+    QCOMPARE(bills->index(row, 1).data().toString(), total);
+    QVERIFY(bills->index(row, 4).data().toString().contains(QStringLiteral("recommended")));
+  }
+  QCOMPARE(emphasised, 1);
+  // The quote recommends the same plan at the same total.
+  const QuoteDocument q = w.quote_document("2026-01-05");
+  QVERIFY(q.ok());
+  QVERIFY2(QString::fromStdString(q.summary).contains(total), q.summary.c_str());
+  // Figures worded as the CLI words them.
+  FigureTableModel* run = models[4];
+  bool interval = false;
+  for (int row = 0; row < run->rowCount(); ++row)
+    if (run->index(row, 0).data().toString() == QStringLiteral("Checkpoint interval")) {
+      interval = true;
+      // `flopcast simulate` prints "every 30.1 min" (30 min rounded to whole steps).
+      QCOMPARE(run->index(row, 1).data().toString(), QStringLiteral("every 30.1 min"));
+    }
+  QVERIFY(interval);
+  bool plan = false;
+  for (int row = 0; row < summary->rowCount(); ++row)
+    if (summary->index(row, 0).data().toString() == QStringLiteral("Plan")) {
+      plan = true;
+      QVERIFY(summary->index(row, 1).data().toString().contains(QStringLiteral("recompute: selective")));
+    }
+  QVERIFY(plan);
 }
 
 QTEST_MAIN(GuiFilesTest)
