@@ -65,6 +65,32 @@ bool open_fleet_file(MainWindow& window, const QString& path, bool& opened) {
   return true;
 }
 
+/// --max-gpus, --deadline and --budget into the Planner tab ("" = not given). False (the
+/// error printed, naming the flag) for a bad value; the budget is checked by the search.
+bool apply_planner_flags(MainWindow& window, const QString& max_gpus, const QString& deadline, const QString& budget) {
+  PlannerView* planner = window.planner_view();
+  if (!max_gpus.isEmpty()) {
+    bool ok = false;
+    const qlonglong n = max_gpus.toLongLong(&ok);
+    if (!ok || n < 1 || n > 1'000'000) {
+      print_error(QStringLiteral("--max-gpus: expected a GPU count from 1 to 1000000, got '%1'").arg(max_gpus));
+      return false;
+    }
+    planner->set_gpus_max(n);
+  }
+  if (!deadline.isEmpty()) {
+    std::optional<Time> d;
+    QString why;
+    if (!PlannerView::parse_deadline(deadline, d, why)) {
+      print_error(QStringLiteral("--deadline: %1").arg(why));
+      return false;
+    }
+    planner->set_deadline_text(deadline);
+  }
+  if (!budget.isEmpty()) planner->set_budget_text(budget);
+  return true;
+}
+
 }  // namespace
 
 bool wait_for_results(MainWindow& window, int timeout_ms) {
@@ -180,7 +206,17 @@ int run_gui(int argc, char** argv) {
   const QCommandLineOption fleet_file(QStringLiteral("fleet"),
                                       QStringLiteral("open a fleet file (`flopcast fleet` input) in the Fleet tab"),
                                       QStringLiteral("FILE.yaml"));
-  parser.addOptions({screenshot, tab, size, sweep, claims_file, fleet_file, planner_gpus, data_dir});
+  const QCommandLineOption max_gpus(
+      QStringLiteral("max-gpus"),
+      QStringLiteral("largest GPU count the Planner tab searches (default: the scenario's)"), QStringLiteral("N"));
+  const QCommandLineOption deadline(QStringLiteral("deadline"),
+                                    QStringLiteral("the Planner tab's deadline for the whole run (30d, 720h)"),
+                                    QStringLiteral("DURATION"));
+  const QCommandLineOption budget(QStringLiteral("budget"),
+                                  QStringLiteral("the Planner tab's budget (2.5M USD, 1500000)"),
+                                  QStringLiteral("AMOUNT"));
+  parser.addOptions(
+      {screenshot, tab, size, sweep, claims_file, fleet_file, planner_gpus, max_gpus, deadline, budget, data_dir});
   if (!parser.parse(arguments)) {
     print_error(parser.errorText());
     return kUsage;
@@ -251,6 +287,7 @@ int run_gui(int argc, char** argv) {
       }
     window.planner_view()->set_gpu_types(names);
   }
+  if (!apply_planner_flags(window, parser.value(max_gpus), parser.value(deadline), parser.value(budget))) return kUsage;
   QString sweep_error;
   const bool sweep_opened = !parser.isSet(sweep) || window.open_sweep(parser.value(sweep), &sweep_error);
   if (!sweep_opened) print_error(sweep_error);

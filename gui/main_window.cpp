@@ -19,6 +19,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -86,8 +87,10 @@ class FittedTable : public QTableView {
 
  private:
   int height_for(int rows) const {
+    // Room for the horizontal scroll bar when the columns are wider than the view.
+    const int bar = horizontalHeader()->length() > viewport()->width() ? horizontalScrollBar()->sizeHint().height() : 0;
     return horizontalHeader()->sizeHint().height() + rows * verticalHeader()->defaultSectionSize() + 2 * frameWidth() +
-           2;
+           2 + bar;
   }
   int rows_ = 1;
 };
@@ -310,18 +313,25 @@ QWidget* MainWindow::build_cost_tab() {
   cost_notes_ = new QLabel(w);
   cost_notes_->setWordWrap(true);
   v->addWidget(cost_notes_);
-  auto* charts = new QHBoxLayout();
-  cost_chart_ = new CostChart(w);
-  charts->addWidget(cost_chart_, 1);
-  cost_calendar_ = new CostCalendarChart(w);
-  charts->addWidget(cost_calendar_, 1);
-  v->addLayout(charts, 1);
+  // Three pages, so that each chart has the tab's whole width at 1000 px: the bills with
+  // their chart, the cost over the calendar, the whole run's figures.
+  auto* pages = new QTabWidget(w);
+  pages->setDocumentMode(true);
+  auto* bills_page = new QWidget(pages);
+  auto* bv = new QVBoxLayout(bills_page);
+  bv->setContentsMargins(0, 4, 0, 0);
+  cost_chart_ = new CostChart(bills_page);
+  bv->addWidget(cost_chart_, 1);
   bill_model_ = new FigureTableModel(bill_headers(), {1, 2, 3}, this);
-  bills_view_ = make_table(bill_model_, w, 4);
-  v->addWidget(bills_view_);
+  bills_view_ = make_table(bill_model_, bills_page, 0);
+  bv->addWidget(bills_view_);
+  pages->addTab(bills_page, tr("Bills per plan"));
+  cost_calendar_ = new CostCalendarChart(pages);
+  pages->addTab(cost_calendar_, tr("Cost over the calendar"));
   run_model_ = new FigureTableModel(run_headers(), {1}, this);
-  run_view_ = make_table(run_model_, w, 2);
-  v->addWidget(run_view_);
+  run_view_ = make_table(run_model_, pages, 2);
+  pages->addTab(run_view_, tr("Whole run"));
+  v->addWidget(pages, 1);
   return w;
 }
 
@@ -565,8 +575,8 @@ void MainWindow::show_result() {
   fit_height(stage_view_, 6);
   fit_height(breakdown_view_, 12);
   fit_height(memory_view_, 12);
-  fit_height(run_view_, 6);
-  fit_height(bills_view_, 5);
+  fit_height(run_view_, 12);
+  fit_height(bills_view_, 6);
   breakdown_chart_->set_result(*r);
   memory_chart_->set_result(*r);
   cost_chart_->set_result(*r);

@@ -16,14 +16,19 @@
 #include <QTest>
 #include <QUndoStack>
 
+#include <cmath>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "figure_table_model.hpp"
 #include "fleet_view.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "gui_app.hpp"
+#include "log_axis.hpp"
 #include "main_window.hpp"
+#include "planner_view.hpp"
 #include "quote_export.hpp"
 #include "scenario_editor.hpp"
 
@@ -119,6 +124,8 @@ class GuiFilesTest : public QObject {
   void saved_edit_keeps_comments_and_key_order();
   void fleet_opens_headless();
   void summary_cost_and_quote_name_one_recommended_plan();
+  void log_axis_labels_1_2_5_per_decade();
+  void planner_takes_the_scenario_size_deadline_and_budget();
 
  private:
   QTemporaryDir tmp_;
@@ -326,6 +333,64 @@ void GuiFilesTest::summary_cost_and_quote_name_one_recommended_plan() {
       QVERIFY(summary->index(row, 1).data().toString().contains(QStringLiteral("recompute: selective")));
     }
   QVERIFY(plan);
+}
+
+void GuiFilesTest::log_axis_labels_1_2_5_per_decade() {
+  QCOMPARE(log_ticks_125(15, 1200), (std::vector<double>{20, 50, 100, 200, 500, 1000}));
+  // Within one decade, 1-2-5 gives too few: every multiple.
+  QCOMPARE(log_ticks_125(350, 900), (std::vector<double>{400, 500, 600, 700, 800, 900}));
+  QCOMPARE(log_tick_label(2000), QStringLiteral("2,000"));
+  QCOMPARE(log_tick_label(0.5), QStringLiteral("0.5"));
+  QVERIFY(log_ticks_125(0, 10).empty());
+}
+
+void GuiFilesTest::planner_takes_the_scenario_size_deadline_and_budget() {
+  // Max GPUs starts at the scenario's GPU count (16,384), not a fixed default.
+  MainWindow big(catalog_);
+  QVERIFY(big.open_file(kScenarios + QStringLiteral("/published/llama3-405b-16384xh100.yaml")));
+  QCOMPARE(big.planner_view()->gpus_max(), 16384);
+  // The deadline needs a unit; none is allowed.
+  std::optional<Time> d;
+  QString why;
+  QVERIFY(PlannerView::parse_deadline(QStringLiteral("30d"), d, why));
+  QVERIFY(d && std::abs(d->seconds() - 30 * 86400.0) < 1e-6);
+  QVERIFY(PlannerView::parse_deadline(QString(), d, why) && !d);
+  QVERIFY(!PlannerView::parse_deadline(QStringLiteral("30"), d, why));
+  QVERIFY(why.contains(QStringLiteral("unit")));
+  // A search with a deadline: best is the cheapest plan meeting it, fastest apart.
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kScenarios + QStringLiteral("/quickstart.yaml")));
+  PlannerView* planner = w.planner_view();
+  QCOMPARE(planner->gpus_max(), 64);
+  planner->set_deadline_text(QStringLiteral("30d"));
+  QSignalSpy done(planner, &PlannerView::finished);
+  planner->run();
+  QVERIFY(done.wait(kTimeoutMs));
+  QVERIFY(done.front().front().toBool());
+  const auto& r = *planner->result();
+  QVERIFY(r.best.has_value());
+  QVERIFY(r.best->meets_deadline);
+  QVERIFY(r.best->candidate.wall.seconds() <= 30 * 86400.0);
+  for (const auto& p : r.pareto)
+    if (p.meets_deadline && p.meets_budget) QVERIFY(p.cost.minor >= r.best->cost.minor);
+  // A bad budget is named, and no search runs.
+  planner->set_budget_text(QStringLiteral("lots"));
+  QSignalSpy failed(planner, &PlannerView::finished);
+  planner->run();
+  QVERIFY(failed.wait(kTimeoutMs));
+  QCOMPARE(failed.front().front().toBool(), false);
+  // Headless flags: a bad --deadline is a usage error naming the flag.
+  const Run bad = run_gui_process({kScenarios + QStringLiteral("/quickstart.yaml"), QStringLiteral("--deadline"),
+                                   QStringLiteral("soon"), QStringLiteral("--screenshot"), tmp_.filePath("x.png")});
+  QCOMPARE(bad.exit_code, 2);
+  QVERIFY2(bad.err.contains(QStringLiteral("--deadline")), qPrintable(bad.err));
+  const QString png = tmp_.filePath(QStringLiteral("planner.png"));
+  const Run ok = run_gui_process({kScenarios + QStringLiteral("/quickstart.yaml"), QStringLiteral("--tab"),
+                                  QStringLiteral("planner"), QStringLiteral("--max-gpus"), QStringLiteral("32"),
+                                  QStringLiteral("--deadline"), QStringLiteral("90d"), QStringLiteral("--budget"),
+                                  QStringLiteral("2M CNY"), QStringLiteral("--screenshot"), png});
+  QVERIFY2(ok.exit_code == 0, qPrintable(ok.err));
+  QVERIFY(!QImage(png).isNull());
 }
 
 QTEST_MAIN(GuiFilesTest)
