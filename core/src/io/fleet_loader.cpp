@@ -650,14 +650,8 @@ class FleetReader {
 
 std::optional<FleetFile> parse_fleet(const std::string& text, const std::string& file, const Catalog& catalog,
                                      Diagnostics& diags) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
-                "check indentation, colons and quoting near this line");
-    return std::nullopt;
-  }
+  const YAML::Node root = detail::load_yaml(text, file, diags);
+  if (!root.IsDefined()) return std::nullopt;
   if (root.IsNull()) {
     diags.error({file, 1, 1}, "", "the file is empty",
                 "see scenarios/fleets/ for examples and docs/fleet.md for the format");

@@ -209,14 +209,8 @@ std::vector<std::string> SweepSpec::keys() const {
 }
 
 std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string& file, Diagnostics& d) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    d.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
-            "check indentation, colons and quoting near this line");
-    return std::nullopt;
-  }
+  const YAML::Node root = detail::load_yaml(text, file, d);
+  if (!root.IsDefined()) return std::nullopt;
   const std::size_t before = d.items().size();
   auto failed = [&] {
     for (std::size_t i = before; i < d.items().size(); ++i)
@@ -247,13 +241,9 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
         Diagnostics rdiags;
         if (auto t = read_text_file(spec.base_file, rdiags)) {
           spec.base_text = *t;
-          try {
-            const auto n = YAML::Load(spec.base_text);
-            if (!n.IsMap())
-              d.error(detail::loc_of(b, file), "base", "'" + spec.base_file + "' is not a scenario (not a YAML map)");
-          } catch (const YAML::Exception& e) {
-            d.error({spec.base_file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg);
-          }
+          const auto n = detail::load_yaml(spec.base_text, spec.base_file, d);
+          if (n.IsDefined() && !n.IsMap())
+            d.error(detail::loc_of(b, file), "base", "'" + spec.base_file + "' is not a scenario (not a YAML map)");
         } else {
           d.error(detail::loc_of(b, file), "base", "cannot read the base scenario '" + spec.base_file + "'",
                   "the path is relative to the sweep file's folder");
