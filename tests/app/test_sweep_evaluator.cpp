@@ -34,8 +34,9 @@ TEST_SUITE("app.sweep_evaluator") {
       return std::string();
     };
     CHECK(cell("method") == "estimate");
-    CHECK(cell("feasible") == "yes");
+    CHECK(cell("feasible") == "true");  // a boolean column: true/false, JSON's words
     CHECK(std::stod(cell("step_time_s")) > 0);
+    CHECK(std::stod(cell("tokens_per_s")) > 0);
     CHECK(std::stod(cell("days_p90")) >= std::stod(cell("days_p50")));
     CHECK_FALSE(cell("cheapest_plan").empty());
     CHECK(cell("costs").find(cell("cheapest_plan") + "=") != std::string::npos);
@@ -47,6 +48,17 @@ TEST_SUITE("app.sweep_evaluator") {
     CHECK(sweep_id(a).size() == 16);
     CHECK(sweep_id(a) == sweep_id(load("price-list.sweep.yml")));
     CHECK(sweep_id(a) != sweep_id(b));
+  }
+
+  TEST_CASE("the sweep identity: id, axes, points, the base scenario's hash and the version") {
+    const io::SweepSpec a = load("price-list.sweep.yml");
+    const sweep::SweepIdentity id = sweep_identity(a);
+    CHECK(id.id == sweep_id(a));
+    CHECK(id.points == a.points());
+    CHECK(id.axes.size() == a.axes.size());
+    CHECK(id.scenario_hash.size() == 16);
+    CHECK(id.scenario_hash != sweep_identity(load("parallelism.sweep.yml")).scenario_hash);
+    CHECK_FALSE(id.flopcast_version.empty());
   }
 }
 

@@ -298,8 +298,12 @@ std::optional<SweepSpec> load_sweep_file(const std::string& path, Diagnostics& d
 }
 
 std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t index, const Catalog& catalog,
-                                             Diagnostics& d) {
+                                             Diagnostics& d, std::vector<std::string>* used) {
   const auto values = spec.point_values(index);
+  if (used) {
+    used->clear();
+    for (const auto& [k, v] : values) used->push_back(v == "auto" ? "" : v);
+  }
   std::string what;
   for (const auto& [k, v] : values) what += (what.empty() ? "" : ", ") + k + "=" + v;
   const std::string base_name = spec.base_file.empty() ? spec.file : spec.base_file;
@@ -352,6 +356,9 @@ std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t
         return std::nullopt;
       }
       par["dp"] = gpus / shape;
+      if (used)
+        for (std::size_t i = 0; i < values.size(); ++i)
+          if (values[i].first == "parallel.dp") (*used)[i] = std::to_string(gpus / shape);
     }
   } catch (const YAML::Exception& e) {
     d.error(where, "parallel", fmt::format("point {} ({}): {}", index, what, e.msg));
