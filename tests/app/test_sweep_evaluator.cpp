@@ -50,6 +50,29 @@ TEST_SUITE("app.sweep_evaluator") {
     CHECK(sweep_id(a) != sweep_id(b));
   }
 
+  TEST_CASE("swept auto settings are written as the values used: dp and checkpoint_interval") {
+    Diagnostics d;
+    const auto spec = io::parse_sweep(
+        "scenario:\n  model: llama3-8b\n  cluster: {gpu: H800, gpus: 16}\n"
+        "  parallel: {tp: 2, pp: 1, dp: auto, micro_batch: 1, global_batch: 64, recompute: selective, "
+        "sequence_parallel: true, zero: 1}\n  precision: bf16\n  training: {tokens: 5B}\n"
+        "  reliability: {trials: 5, seed: 3}\n"
+        "axes:\n  - key: parallel.dp\n    values: [auto]\n"
+        "  - key: reliability.checkpoint_interval\n    values: [auto, young_daly, 2h]\n",
+        "auto.sweep.yml", d);
+    REQUIRE_MESSAGE(spec, d.str());
+    SweepEvaluator eval(*spec, test::shipped_catalog(), "", "", StepEngine::Estimate);
+    const auto a = eval.cells(0), y = eval.cells(1), h = eval.cells(2);
+    REQUIRE(a.size() > 2);
+    CHECK(a[0] == "8");  // 16 GPUs / tp 2
+    // The Young/Daly interval the run used, in seconds (a value a scenario accepts), never "auto".
+    REQUIRE(a[1].size() > 1);
+    CHECK(a[1].back() == 's');
+    CHECK(std::stod(a[1]) > 0);
+    CHECK(y[1] == a[1]);
+    CHECK(h[1] == "2h");
+  }
+
   TEST_CASE("the sweep identity: id, axes, points, the base scenario's hash and the version") {
     const io::SweepSpec a = load("price-list.sweep.yml");
     const sweep::SweepIdentity id = sweep_identity(a);

@@ -186,6 +186,11 @@ void SweepEvaluator::evaluate(std::int64_t index, std::vector<std::string>& used
     out[kFeasible] = "false";
     out[kWhy] = "whole run: " + r.run->errors.front();
   } else if (r.run) {
+    // checkpoint_interval auto / young_daly: the interval the whole run used (whole steps).
+    const auto keys = spec_.keys();
+    for (std::size_t i = 0; i < keys.size() && i < used.size(); ++i)
+      if (keys[i] == "reliability.checkpoint_interval" && used[i].empty())
+        used[i] = num(r.run->result.checkpoint_interval.seconds(), 1) + "s";
     out[kDaysP50] = num(r.run->result.wall_p50.days(), 3);
     out[kDaysP90] = num(r.run->result.wall_p90.days(), 3);
   }

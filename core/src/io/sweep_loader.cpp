@@ -302,7 +302,8 @@ std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t
   const auto values = spec.point_values(index);
   if (used) {
     used->clear();
-    for (const auto& [k, v] : values) used->push_back(v == "auto" ? "" : v);
+    // An `auto` (or checkpoint_interval's `young_daly`) is resolved below or by the caller.
+    for (const auto& [k, v] : values) used->push_back(v == "auto" || v == "young_daly" ? "" : v);
   }
   std::string what;
   for (const auto& [k, v] : values) what += (what.empty() ? "" : ", ") + k + "=" + v;
