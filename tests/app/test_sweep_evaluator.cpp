@@ -73,6 +73,29 @@ TEST_SUITE("app.sweep_evaluator") {
     CHECK(h[1] == "2h");
   }
 
+  TEST_CASE("swept open settings (auto micro-batch and ZeRO) are written as the values resolution chose") {
+    Diagnostics d;
+    const auto spec = io::parse_sweep(
+        "scenario:\n  model: llama3-8b\n  cluster: {gpu: H800, gpus: 16}\n"
+        "  parallel: {tp: 2, pp: 1, dp: 8, micro_batch: 1, global_batch: 64, recompute: selective, "
+        "sequence_parallel: true, zero: 1}\n  precision: bf16\n  training: {tokens: 5B}\n"
+        "  reliability: {trials: 5, seed: 3}\n"
+        "axes:\n  - key: parallel.micro_batch\n    values: [auto, 2]\n"
+        "  - key: parallel.zero\n    values: [auto]\n",
+        "open.sweep.yml", d);
+    REQUIRE_MESSAGE(spec, d.str());
+    SweepEvaluator eval(*spec, test::shipped_catalog(), "", "", StepEngine::Estimate);
+    const auto a = eval.cells(0), b = eval.cells(1);
+    REQUIRE(a.size() > 2);
+    REQUIRE(b.size() > 2);
+    // Digits only: a micro-batch and a ZeRO stage, never "auto" and never empty.
+    for (const auto& v : {a[0], a[1], b[1]}) {
+      CHECK_FALSE(v.empty());
+      CHECK(v.find_first_not_of("0123456789") == std::string::npos);
+    }
+    CHECK(b[0] == "2");
+  }
+
   TEST_CASE("the sweep identity: id, axes, points, the base scenario's hash and the version") {
     const io::SweepSpec a = load("price-list.sweep.yml");
     const sweep::SweepIdentity id = sweep_identity(a);

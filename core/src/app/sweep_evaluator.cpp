@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/units/assert.hpp"
 
 namespace flopcast::app {
@@ -92,6 +93,14 @@ std::string fnv1a(const std::string& text) {
   return fmt::format("{:016x}", h);
 }
 
+/// The swept keys whose value was `auto` and that resolution chose (`used` empty there).
+void fill_resolved(const std::vector<std::string>& keys, const ResolvedSettings& resolved,
+                   std::vector<std::string>& used) {
+  for (const auto& [key, value] : resolved.chosen)
+    for (std::size_t i = 0; i < keys.size() && i < used.size(); ++i)
+      if (keys[i] == key && used[i].empty()) used[i] = value;
+}
+
 }  // namespace
 
 std::string sweep_id(const io::SweepSpec& spec) {
@@ -162,6 +171,10 @@ void SweepEvaluator::evaluate(std::int64_t index, std::vector<std::string>& used
     out[kWhy] = "invalid: calibration profile '" + s->calibration + "' cannot be loaded";
     return;
   }
+  // Open settings (`auto` micro-batch, ZeRO, recompute, ...) are resolved with the profile the
+  // point is evaluated with, as `simulate` does; their cells hold the values chosen.
+  if (!profile_.empty() && s->open_settings.any()) resolve_open_settings(*s, *prof);
+  fill_resolved(spec_.keys(), s->resolved_settings, used);
   SimReport r = make_report(*s, *prof, engine_);
   r.scenario = &*s;
   out[kStep] = num(r.est.step.seconds(), 6);
