@@ -221,8 +221,8 @@ TEST_CASE("owned pool costs: amortised capex and energy from busy and idle time"
   CHECK(r.costs[0].energy_kwh == doctest::Approx(825));
   CHECK(r.costs[0].energy.minor == 6600);
   CHECK(r.costs[0].utilisation == doctest::Approx(0.5));
-  CHECK(r.summary.cost.size() == 1);
-  CHECK(r.summary.cost[0].minor == 28539 + 6600);
+  CHECK(r.summary.cost.minor == 28539 + 6600);
+  CHECK(r.summary.cost.currency == Currency::of("USD"));
 }
 
 TEST_CASE("size sweep finds the smallest pool meeting the P90 wait target") {

@@ -162,11 +162,49 @@ bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, Diagnostics& diag
   return ok;
 }
 
+void warn_short_deadlines(const io::FleetFile& ff, Diagnostics& diags) {
+  const fleet::Fleet& f = ff.fleet;
+  // Per class: the median span of the fastest variant some pool can run (nullopt: none).
+  std::vector<std::optional<std::pair<Time, std::string>>> fastest(f.classes.size());
+  for (std::size_t c = 0; c < f.classes.size(); ++c) {
+    const fleet::JobClass& jc = f.classes[c];
+    for (const fleet::RunProfile& v : jc.variants) {
+      if (f.policy.gang && v.gpus < jc.gpus) continue;
+      const bool has_pool = std::any_of(f.pools.begin(), f.pools.end(), [&](const fleet::Pool& p) {
+        return normalize_gpu_name(p.gpu) == normalize_gpu_name(v.gpu) && v.gpus <= p.gpus();
+      });
+      if (!has_pool || v.spans.empty()) continue;
+      std::vector<Time> spans = v.spans;
+      const Time median = fleet::percentiles_of(spans).p50;
+      if (!fastest[c] || median < fastest[c]->first)
+        fastest[c] = std::make_pair(median, fmt::format("{} x {}", v.gpus, v.gpu));
+    }
+  }
+  const auto check = [&](const std::string& key, const std::string& who, std::size_t c, std::optional<Time> deadline) {
+    if (!deadline || !fastest[c] || *deadline >= fastest[c]->first) return;
+    diags.warning(locate(ff.locations, key), key,
+                  who + " (" + f.classes[c].name + "): deadline " + format_duration_with_hours(*deadline) +
+                      " is shorter than its run, " + format_duration_with_hours(fastest[c]->first) +
+                      " (the median whole run as " + fastest[c]->second +
+                      ", the fastest it runs as): it misses the deadline even if it starts at once",
+                  "give it a deadline of at least " + format_duration_with_hours(fastest[c]->first) +
+                      ", or let the class run on more GPUs (replan: gpu_counts)");
+  };
+  for (std::size_t i = 0; i < f.jobs.size(); ++i)
+    check("jobs[" + std::to_string(i) + "].deadline", "job '" + f.jobs[i].name + "'", f.jobs[i].job_class,
+          f.jobs[i].deadline);
+  if (f.generator)
+    for (std::size_t i = 0; i < f.generator->mix.size(); ++i)
+      check("generator.mix[" + std::to_string(i) + "].deadline", "generator.mix[" + std::to_string(i) + "]",
+            f.generator->mix[i].job_class, f.generator->mix[i].deadline);
+}
+
 std::optional<PreparedFleet> prepare_fleet_file(const std::string& path, const io::Catalog& catalog,
-                                                std::optional<Time> horizon, int seeds, Diagnostics& diags,
-                                                bool* io_error) {
+                                                const FleetOverrides& overrides, Diagnostics& diags, bool* io_error) {
   if (io_error) *io_error = false;
-  auto ff = io::load_fleet_file(path, catalog, diags);
+  io::FleetLoadOptions load;
+  load.currency = overrides.currency;
+  auto ff = io::load_fleet_file(path, catalog, diags, load);
   if (!ff) {
     for (const auto& d : diags.items())
       if (io_error && d.key.empty() && d.where.file == path &&
@@ -174,10 +212,11 @@ std::optional<PreparedFleet> prepare_fleet_file(const std::string& path, const i
         *io_error = true;
     return std::nullopt;
   }
-  if (horizon) ff->fleet.horizon = *horizon;
-  if (seeds > 0) ff->fleet.seeds = seeds;
+  if (overrides.horizon) ff->fleet.horizon = *overrides.horizon;
+  if (overrides.seeds > 0) ff->fleet.seeds = overrides.seeds;
   PreparedFleet out;
   if (!plan_fleet(*ff, catalog, diags, out.notes)) return std::nullopt;
+  warn_short_deadlines(*ff, diags);
   if (const auto errors = fleet::validate_fleet(ff->fleet); !errors.empty()) {
     for (const auto& e : errors) diags.error({path, 0, 0}, "", e);
     return std::nullopt;
