@@ -162,10 +162,17 @@ bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, Diagnostics& diag
   return ok;
 }
 
-void warn_short_deadlines(const io::FleetFile& ff, Diagnostics& diags) {
-  const fleet::Fleet& f = ff.fleet;
-  // Per class: the median span of the fastest variant some pool can run (nullopt: none).
-  std::vector<std::optional<std::pair<Time, std::string>>> fastest(f.classes.size());
+namespace {
+
+/// A run a pool can give a class: its median whole-run span and "64 x H800".
+struct VariantRun {
+  Time median;
+  std::string label;
+};
+
+/// Per class, the median span of each variant some pool can run, in the class's preference order.
+std::vector<std::vector<VariantRun>> runnable_variants(const fleet::Fleet& f) {
+  std::vector<std::vector<VariantRun>> out(f.classes.size());
   for (std::size_t c = 0; c < f.classes.size(); ++c) {
     const fleet::JobClass& jc = f.classes[c];
     for (const fleet::RunProfile& v : jc.variants) {
@@ -175,20 +182,40 @@ void warn_short_deadlines(const io::FleetFile& ff, Diagnostics& diags) {
       });
       if (!has_pool || v.spans.empty()) continue;
       std::vector<Time> spans = v.spans;
-      const Time median = fleet::percentiles_of(spans).p50;
-      if (!fastest[c] || median < fastest[c]->first)
-        fastest[c] = std::make_pair(median, fmt::format("{} x {}", v.gpus, v.gpu));
+      out[c].push_back({fleet::percentiles_of(spans).p50, fmt::format("{} x {}", v.gpus, v.gpu)});
     }
   }
+  return out;
+}
+
+}  // namespace
+
+void warn_short_deadlines(const io::FleetFile& ff, Diagnostics& diags) {
+  const fleet::Fleet& f = ff.fleet;
+  const auto runs = runnable_variants(f);
   const auto check = [&](const std::string& key, const std::string& who, std::size_t c, std::optional<Time> deadline) {
-    if (!deadline || !fastest[c] || *deadline >= fastest[c]->first) return;
-    diags.warning(locate(ff.locations, key), key,
-                  who + " (" + f.classes[c].name + "): deadline " + format_duration_with_hours(*deadline) +
-                      " is shorter than its run, " + format_duration_with_hours(fastest[c]->first) +
-                      " (the median whole run as " + fastest[c]->second +
-                      ", the fastest it runs as): it misses the deadline even if it starts at once",
-                  "give it a deadline of at least " + format_duration_with_hours(fastest[c]->first) +
-                      ", or let the class run on more GPUs (replan: gpu_counts)");
+    if (!deadline || runs[c].empty()) return;
+    const auto by_median = [](const VariantRun& a, const VariantRun& b) { return a.median < b.median; };
+    const VariantRun& fastest = *std::min_element(runs[c].begin(), runs[c].end(), by_median);
+    const VariantRun& slowest = *std::max_element(runs[c].begin(), runs[c].end(), by_median);
+    const std::string head = who + " (" + f.classes[c].name + "): deadline " + format_duration_with_hours(*deadline);
+    if (*deadline < fastest.median) {
+      diags.warning(locate(ff.locations, key), key,
+                    head + " is shorter than its run, " + format_duration_with_hours(fastest.median) +
+                        " (the median whole run as " + fastest.label +
+                        ", the fastest it runs as): it misses the deadline even if it starts at once",
+                    "give it a deadline of at least " + format_duration_with_hours(fastest.median) +
+                        ", or let the class run on more GPUs (replan: gpu_counts)");
+    } else if (*deadline < slowest.median) {
+      // It can make the deadline, but not on every variant the scheduler may start it on.
+      diags.warning(locate(ff.locations, key), key,
+                    head + " is shorter than its run as " + slowest.label + ", " +
+                        format_duration_with_hours(slowest.median) + " (the median whole run; as " + fastest.label +
+                        " it runs " + format_duration_with_hours(fastest.median) + "): a job started as " +
+                        slowest.label + " misses the deadline even if it starts at once",
+                    "give it a deadline of at least " + format_duration_with_hours(slowest.median) +
+                        ", or drop that GPU type or count from the class's replan");
+    }
   };
   for (std::size_t i = 0; i < f.jobs.size(); ++i)
     check("jobs[" + std::to_string(i) + "].deadline", "job '" + f.jobs[i].name + "'", f.jobs[i].job_class,

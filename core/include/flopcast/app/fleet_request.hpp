@@ -25,7 +25,8 @@ Scenario replan_scenario(const io::FleetClassInput& c, const GpuSpec& gpu, const
                          std::int64_t gpus, std::string& why);
 
 /// Warns (at the deadline's file:line) about each job or mix entry whose deadline is shorter
-/// than its class's run: the median whole-run span of the fastest variant a pool can run.
+/// than its class's run: the median whole-run span of the fastest variant a pool can run, or,
+/// when that one makes it, of the slowest (a job the scheduler starts on it misses the deadline).
 /// Call after plan_fleet.
 void warn_short_deadlines(const io::FleetFile& ff, Diagnostics& diags);
 
