@@ -260,3 +260,18 @@ TEST_CASE("the shipped provider fleet: its 8B jobs' 2-day deadline is warned, th
         std::string::npos);
   CHECK(r.err.find("is shorter than its run as 64 x A100-80G") != std::string::npos);
 }
+
+TEST_CASE("the company fleet's -8 nodes what-if: the 70B jobs that never start raise the mean wait, counted") {
+  // 28 H100 nodes (224 GPUs) cannot run the 256-GPU 70B jobs: 3 per seed never start. The P90
+  // (the 36th of 39 waits) is set by the 8B jobs, which have the cluster to themselves; the mean
+  // includes the three censored waits and is a lower bound of many days, not 0 h.
+  const std::string file = std::string(FLOPCAST_SCENARIOS_DIR) + "/fleets/company-quarter.yaml";
+  const auto r = run_cli({"fleet", file, "--seeds", "2"});
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  const auto at = r.out.find("  -8 nodes h100-owned");
+  REQUIRE(at != std::string::npos);
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  CHECK(line.find(", mean >=") != std::string::npos);
+  CHECK(line.find("unstarted 3/seed (llama3-70b 3)") != std::string::npos);
+  CHECK(r.out.find("job class 'llama3-70b' (256 x H100) fits no pool: its jobs never start") != std::string::npos);
+}

@@ -216,9 +216,10 @@ void print_what_ifs(const fleet::FleetResult& res, std::ostream& o) {
   for (const auto& w : res.what_ifs) {
     const auto& ws = w.summary;
     o << fmt::format(
-        "  {:<32} wait P90 {:>10} (base {}), utilisation {} (base {}), deadline misses {:.2f} (base {:.2f}), "
-        "unstarted {} (base {})\n",
+        "  {:<32} wait P90 {:>10} (base {}), mean {} (base {}), utilisation {} (base {}), deadline misses {:.2f} "
+        "(base {:.2f}), unstarted {} (base {})\n",
         w.what_if.label, bound(ws.wait.p90, ws.wait.p90_lower_bound), bound(s.wait.p90, s.wait.p90_lower_bound),
+        bound(ws.wait.mean, ws.wait.mean_lower_bound), bound(s.wait.mean, s.wait.mean_lower_bound),
         format_percent(ws.utilisation, 1), format_percent(s.utilisation, 1), ws.deadline_misses, s.deadline_misses,
         unstarted_str(ws, res), unstarted_str(s, res));
     o << fmt::format("  {:<32} cost {} (base {})", "", ws.cost.str(), s.cost.str());
