@@ -15,6 +15,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
 
 #include <cmath>
 #include <memory>
@@ -276,6 +280,21 @@ void GuiFilesTest::fleet_opens_headless() {
   QVERIFY(done.wait(kTimeoutMs));
   QCOMPARE(done.front().front().toBool(), true);
   QVERIFY(w.fleet_view()->result().has_value());
+  const auto& fr = *w.fleet_view()->result();
+  // Waits per class: one category per job class, P50 and P90 bars at the result's figures.
+  const auto* waits = qobject_cast<QBarSeries*>(w.fleet_view()->waits_chart()->chart()->series().value(0));
+  QVERIFY(waits);
+  QCOMPARE(waits->count(), 2);
+  QCOMPARE(waits->barSets()[1]->count(), static_cast<int>(fr.classes.size()));
+  for (std::size_t k = 0; k < fr.classes.size(); ++k)
+    QCOMPARE(waits->barSets()[1]->at(static_cast<int>(k)), fr.classes[k].wait.p90.seconds() / 3600.0);
+  // Money: each pool and the total, in the reporting currency.
+  const auto* money = qobject_cast<QBarSeries*>(w.fleet_view()->money_chart()->chart()->series().value(0));
+  QVERIFY(money);
+  QCOMPARE(money->barSets()[0]->count(), static_cast<int>(fr.costs.size()) + 1);
+  QCOMPARE(money->barSets()[0]->at(static_cast<int>(fr.costs.size())), fr.summary.cost.major());
+  QCOMPARE(money->count(), fr.summary.revenue ? 3 : 1);
+  QVERIFY(w.fleet_view()->money_chart()->chart()->title().contains(QString::fromStdString(fr.currency.str())));
 }
 
 void GuiFilesTest::summary_cost_and_quote_name_one_recommended_plan() {
