@@ -279,7 +279,7 @@ QWidget* MainWindow::build_timeline_tab() {
   v->addWidget(timeline_detail_, 1);
   v->addWidget(new QLabel(tr("Per micro-batch, by pipeline stage:"), w));
   stage_model_ = new FigureTableModel(stage_headers(), {1, 2, 3, 4, 5, 6, 7}, this);
-  stage_view_ = make_table(stage_model_, w, 0);
+  stage_view_ = make_table(stage_model_, w, 7);
   v->addWidget(stage_view_);
   v->addStretch(0);
   return w;

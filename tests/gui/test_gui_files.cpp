@@ -17,6 +17,7 @@
 #include <QUndoStack>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
+#include <QtCharts/QCategoryAxis>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 
@@ -361,6 +362,13 @@ void GuiFilesTest::log_axis_labels_1_2_5_per_decade() {
   QCOMPARE(log_tick_label(2000), QStringLiteral("2,000"));
   QCOMPARE(log_tick_label(0.5), QStringLiteral("0.5"));
   QVERIFY(log_ticks_125(0, 10).empty());
+  QCOMPARE(linear_ticks(0, 2.5e6, 5), (std::vector<double>{0, 500'000, 1'000'000, 1'500'000, 2'000'000, 2'500'000}));
+  // tp values: one category each; money: round, grouped ticks.
+  std::unique_ptr<QCategoryAxis> tp(make_value_axis({8, 1, 2, 4, 2}, QStringLiteral("tp")));
+  QCOMPARE(tp->categoriesLabels(), (QStringList{"1", "2", "4", "8"}));
+  std::unique_ptr<QCategoryAxis> cost(make_value_axis({680'000, 2'040'000, 1'349'120}, QStringLiteral("cost")));
+  QVERIFY(cost->categoriesLabels().contains(QStringLiteral("1,000,000")));
+  for (const QString& l : cost->categoriesLabels()) QVERIFY2(!l.contains(QLatin1Char('.')), qPrintable(l));
 }
 
 void GuiFilesTest::planner_takes_the_scenario_size_deadline_and_budget() {
