@@ -99,6 +99,8 @@ class FittedTable : public QTableView {
 /// their whole text on hover (FigureTableModel's tooltip).
 QTableView* make_table(FigureTableModel* model, QWidget* parent, int stretch) {
   auto* view = new FittedTable(parent);
+  // Never taller than its rows: the chart above takes the spare height.
+  view->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
   view->setModel(model);
   view->verticalHeader()->hide();
   view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -260,6 +262,7 @@ QWidget* MainWindow::build_summary_tab() {
   table->setWordWrap(true);
   table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Interactive);
   table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
   summary_view_ = table;
   v->addWidget(table, 1);
   return w;
