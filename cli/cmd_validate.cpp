@@ -4,8 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <sstream>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/calibrate/calibrate.hpp"
 #include "flopcast/calibrate/validation.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
@@ -26,12 +28,8 @@ std::vector<Scenario> load_runs(CliContext& ctx, const io::Catalog& cat, const s
     auto entries = io::load_run_file(f, cat, diags);
     if (diags.has_errors()) {
       ctx.err << diags.str();
-      bool io_error = false;
-      for (const auto& d : diags.items()) {
-        errors.push_back(d.str());
-        if (d.key.empty() && (d.message == "file not found" || d.message == "cannot read file")) io_error = true;
-      }
-      ctx.exit_code = io_error ? kIoError : kBadInput;
+      for (const auto& d : diags.items()) errors.push_back(d.str());
+      ctx.exit_code = io::any_unreadable_file(diags) ? kIoError : kBadInput;
     }
     for (auto& e : entries) {
       if (!e.diags.empty()) {
@@ -125,6 +123,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     bool json = false;
     bool quiet = false;
     bool estimate = false;
+    OutputFile out;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("validate", "Predict measured runs (run-schema files) and report the error");
@@ -134,6 +133,8 @@ void register_validate(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--summary-only", o->quiet, "Print only the summary table");
   cmd->add_flag("--estimate", o->estimate,
                 "Predict with the closed-form estimate instead of the discrete-event simulation");
+  add_out_flag(*cmd, o->out, "Write the report to FILE instead of standard output");
+  add_force_flag(*cmd, o->out.force, "Overwrite FILE if it exists");
   cmd->callback([&ctx, o] {
     const auto* cat = ctx.catalog();
     if (!cat) return;
@@ -197,10 +198,10 @@ void register_validate(CLI::App& app, CliContext& ctx) {
       j["errors"] = errors;
       j["memory_notes"] = memory_notes;
       j["micro_batch_notes"] = micro_batch_notes;
-      ctx.out << j.dump(2) << "\n";
+      write_output(ctx, o->out, j.dump(2) + "\n");
       return;
     }
-    auto& out = ctx.out;
+    std::ostringstream out;
     if (!o->quiet) {
       out << fmt::format("{:<52} {:<17} {:>12} {:>12} {:>9}\n", "id", "figure", "measured", "predicted", "error");
       for (const auto& r : rows)
@@ -228,23 +229,25 @@ void register_validate(CLI::App& app, CliContext& ctx) {
       out << "\nMemory model above HBM on runs that did run (" << memory_notes.size() << "):\n";
       for (const auto& n : memory_notes) out << "  " << n << "\n";
     }
+    write_output(ctx, o->out, out.str());
   });
 
   struct CalOpts {
     std::vector<std::string> files;
-    std::string output;
+    OutputFile out;
     std::vector<std::string> params;
-    bool force = false;
     bool estimate = false;
   };
   auto c = std::make_shared<CalOpts>();
   auto* cal = app.add_subcommand("calibrate", "Fit the calibration profile to measured runs (writes a profile YAML)");
   cal->add_option("runs", c->files, "Measured-run YAML files (and nccl-tests collective files)")->required();
-  cal->add_option("-o,--output", c->output, "Profile file to write")->required();
+  add_out_flag(*cal, c->out, "Profile file to write (required)");
+  add_deprecated_spelling(*cal, ctx, "--output", c->out.path, "-o, --out");
   cal->add_option("--param", c->params, "Fit only these coefficients (repeatable), e.g. ampere.gemm");
-  cal->add_flag("--force", c->force, "Overwrite the output file if it exists");
+  add_force_flag(*cal, c->out.force, "Overwrite the profile file if it exists");
   cal->add_flag("--estimate", c->estimate, "Fit the closed-form estimate instead of the discrete-event simulation");
   cal->callback([&ctx, c] {
+    if (c->out.path.empty()) return ctx.fail(kUsage, "-o, --out PROFILE.yaml is required: the profile file to write");
     const auto* cat = ctx.catalog();
     if (!cat) return;
     std::vector<std::string> errors;
@@ -273,38 +276,27 @@ void register_validate(CLI::App& app, CliContext& ctx) {
         opts.collectives.push_back(std::move(p));
       }
     }
-    if (runs.empty() && opts.collectives.empty()) {
-      ctx.err << "flopcast calibrate: no usable runs\n";
-      if (ctx.exit_code != kIoError) ctx.exit_code = kBadInput;
-      return;
-    }
+    if (runs.empty() && opts.collectives.empty())
+      return ctx.fail(ctx.exit_code == kIoError ? kIoError : kBadInput, "no usable runs");
     opts.parameters = c->params;
     opts.run_weights = weights;
     opts.simulate = !c->estimate;
     for (const auto& name : opts.parameters) {
       const auto& all = profile_parameters();
-      if (std::none_of(all.begin(), all.end(), [&](const ProfileParameter& p) { return p.name == name; })) {
-        ctx.err << "flopcast calibrate: unknown parameter '" << name << "'\n";
-        ctx.exit_code = kUsage;
-        return;
-      }
+      if (std::none_of(all.begin(), all.end(), [&](const ProfileParameter& p) { return p.name == name; }))
+        return ctx.fail(kUsage, "--param: unknown parameter '" + name + "'");
     }
     auto res = calibrate_profile(runs, cat->profile, opts);
     std::string files;
     for (const auto& f : c->files) files += " " + f;
-    res.profile.name = c->output;
+    res.profile.name = c->out.path;
     res.profile.provenance = fmt::format(
         "flopcast calibrate{}{} -o {}\nfitted: {}\n{} residuals; RMS relative error {:.1f}% -> {:.1f}%, median {:.1f}% -> {:.1f}% "
         "({} iterations)\n",
-        c->estimate ? " --estimate" : "", files, c->output, fmt::join(res.fitted, ", "), res.residuals,
+        c->estimate ? " --estimate" : "", files, c->out.path, fmt::join(res.fitted, ", "), res.residuals,
         res.rms_before_pct, res.rms_after_pct, res.median_before_pct, res.median_after_pct, res.iterations);
-    std::string error;
-    if (!io::write_file_atomically(c->output, io::profile_to_yaml(res.profile), c->force, error)) {
-      ctx.err << "flopcast calibrate: " << error << "\n";
-      ctx.exit_code = kIoError;
-      return;
-    }
-    ctx.out << res.profile.provenance;
+    // The profile goes to the file, the fit's summary to standard output.
+    if (write_output(ctx, c->out, io::profile_to_yaml(res.profile))) ctx.out << res.profile.provenance;
   });
 }
 
