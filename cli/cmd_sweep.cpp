@@ -4,11 +4,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/app/sweep_evaluator.hpp"
+#include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/io/sweep_loader.hpp"
 #include "flopcast/sweep/sweep_runner.hpp"
 
@@ -28,11 +31,8 @@ std::optional<double> parse_tolerance(std::string t) {
 /// --check: prints each regression; sets the exit code (6 on differences, 4 on unreadable files).
 void run_check(CliContext& ctx, const std::string& current, const std::string& baseline, double tol) {
   const auto cr = sweep::check_against_baseline(current, baseline, tol);
-  for (const auto& e : cr.errors) ctx.err << "error: " << e << "\n";
-  if (!cr.errors.empty()) {
-    ctx.exit_code = kIoError;
-    return;
-  }
+  for (const auto& e : cr.errors) ctx.fail(kIoError, e);
+  if (!cr.errors.empty()) return;
   for (const auto& f : cr.findings)
     ctx.out << fmt::format("regression: point {} {}: baseline {} now {}{}\n", f.point, f.column, f.baseline, f.current,
                            f.relative > 0 && f.relative < 1e9 ? fmt::format(" ({:+.1f}%)", 100 * f.relative) : "");
@@ -53,31 +53,23 @@ struct SweepOpts {
 void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
   int k = 0, n = 0;
   char tail = 0;
-  if (std::sscanf(o.shard.c_str(), "%d/%d%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n) {
-    ctx.err << "error: --shard '" << o.shard << "': expected k/N with 1 <= k <= N, e.g. 2/4\n";
-    ctx.exit_code = kUsage;
-    return;
-  }
+  if (std::sscanf(o.shard.c_str(), "%d/%d%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n)
+    return ctx.fail(kUsage, "--shard '" + o.shard + "': expected k/N with 1 <= k <= N, e.g. 2/4");
   const auto tol = parse_tolerance(o.tolerance);
-  if (!tol) {
-    ctx.err << "error: --tolerance '" << o.tolerance << "': expected a percentage (2%) or a fraction (0.02)\n";
-    ctx.exit_code = kUsage;
-    return;
-  }
-  if (o.resume && o.force) {
-    ctx.err << "error: --resume and --force contradict each other (continue the file, or overwrite it)\n";
-    ctx.exit_code = kUsage;
-    return;
-  }
+  if (!tol)
+    return ctx.fail(kUsage, "--tolerance '" + o.tolerance + "': expected a percentage (2%) or a fraction (0.02)");
+  if (o.resume && o.force)
+    return ctx.fail(kUsage, "--resume and --force contradict each other (continue the file, or overwrite it)");
+  std::error_code ec;
+  if (std::filesystem::is_directory(o.out, ec))
+    return ctx.fail(kIoError, "cannot write " + o.out + ": it is a folder; name a file inside it");
   const io::Catalog* cat = ctx.catalog();
   if (!cat) return;
   Diagnostics diags;
   auto spec = io::load_sweep_file(o.file, diags);
   if (!diags.empty()) ctx.err << diags.str();
   if (!spec) {
-    ctx.exit_code = kBadInput;
-    for (const auto& d : diags.items())
-      if (d.key.empty() && (d.message == "file not found" || d.message == "cannot read file")) ctx.exit_code = kIoError;
+    ctx.exit_code = io::any_unreadable_file(diags) ? kIoError : kBadInput;
     return;
   }
   app::SweepEvaluator evaluator(*spec, *cat, ctx.data_dir, o.profile,
@@ -95,8 +87,7 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
   const std::string id = app::sweep_id(*spec);
   const auto st = sweep::run_sweep(o.out, id, spec->points(), evaluator.columns(), eval, ro, &ctx.err);
   if (!st.ok()) {
-    for (const auto& e : st.errors) ctx.err << "error: " << e << "\n";
-    ctx.exit_code = kIoError;
+    for (const auto& e : st.errors) ctx.fail(kIoError, e);
     return;
   }
   ctx.err << fmt::format("sweep: {} points, shard {}/{} has {}; {} resumed{}, {} written in {:.2f} s -> {}\n",
@@ -116,9 +107,9 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
   auto* cmd =
       app.add_subcommand("sweep", "Run a scenario over the axes of a sweep file: one row per point (CSV or JSONL)");
   cmd->add_option("sweep", o->file, "Sweep YAML (base scenario + axes; see scenarios/sweeps/)")->required();
-  cmd->add_option("--out,-o", o->out, "Output file: .csv or .jsonl")->required();
-  cmd->add_option("-j,--threads", o->threads, "Worker threads (output identical whatever the count)")
-      ->check(CLI::Range(1, 256));
+  cmd->add_option("-o,--out", o->out, "Output file: .csv or .jsonl")->required()->type_name("FILE");
+  add_jobs_flag(*cmd, o->threads, "Worker threads (output identical whatever the count)", 1);
+  add_deprecated_spelling(*cmd, ctx, "--threads", o->threads, "-j, --jobs");
   cmd->add_option("--shard", o->shard, "Run only slice k of N (k/N, 1-based): points with index % N == k-1");
   cmd->add_flag("--resume", o->resume, "Continue an interrupted run from --out (a torn last row is dropped)");
   cmd->add_flag("--force", o->force, "Overwrite --out");
@@ -141,19 +132,19 @@ void register_merge(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("merge", "Join the shard files of a sweep (--shard k/N runs) into one file");
   cmd->add_option("shards", o->inputs, "Shard files (CSV or JSONL), all N of them")->required();
-  cmd->add_option("--out,-o", o->out, "Merged file (same format)")->required();
+  cmd->add_option("-o,--out", o->out, "Merged file (same format)")->required()->type_name("FILE");
   cmd->add_flag("--force", o->force, "Overwrite --out");
   cmd->add_option("--check", o->check, "Baseline CSV/JSONL to compare the merged figures with; exit 6 on a regression");
   cmd->add_option("--tolerance", o->tolerance, "Relative tolerance of --check, e.g. 2% or 0.02 (default 2%)");
   cmd->callback([&ctx, o] {
     const auto tol = parse_tolerance(o->tolerance);
-    if (!tol) {
-      ctx.err << "error: --tolerance '" << o->tolerance << "': expected a percentage (2%) or a fraction (0.02)\n";
-      ctx.exit_code = kUsage;
-      return;
-    }
+    if (!tol)
+      return ctx.fail(kUsage, "--tolerance '" + o->tolerance + "': expected a percentage (2%) or a fraction (0.02)");
+    std::error_code ec;
+    if (std::filesystem::is_directory(o->out, ec))
+      return ctx.fail(kIoError, "cannot write " + o->out + ": it is a folder; name a file inside it");
     const auto errors = sweep::merge_shards(o->inputs, o->out, o->force);
-    for (const auto& e : errors) ctx.err << "error: " << e << "\n";
+    for (const auto& e : errors) ctx.err << ctx.who() << ": error: " << e << "\n";
     if (!errors.empty()) {
       bool io = false;
       for (const auto& e : errors)
