@@ -3,14 +3,15 @@
 // simulates the seeds and prints the waits, utilisation, costs, revenue and what-ifs.
 #include <memory>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/app/fleet_report.hpp"
 #include "flopcast/app/fleet_request.hpp"
-#include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/units_parse.hpp"
 
 namespace flopcast::cli {
@@ -22,8 +23,8 @@ struct FleetOpts {
   int seeds = 0;
   int threads = 1;
   bool json = false;
-  std::string csv;
-  bool force = false;
+  bool csv = false;
+  OutputFile out;
   bool no_what_if = false;
   std::string size_pool;
   std::string target_wait;
@@ -31,30 +32,20 @@ struct FleetOpts {
 };
 
 void run_fleet(CliContext& ctx, const FleetOpts& o) {
-  const std::string me = "flopcast fleet: ";
   std::optional<Time> horizon;
   if (!o.horizon.empty()) {
     horizon = io::parse_duration(o.horizon);
-    if (!horizon || horizon->ns <= 0 || horizon->days() > 3650) {
-      ctx.err << me << "--horizon '" << o.horizon
-              << "' is not a duration between 0 and 10 years (write e.g. 90d or 12w)\n";
-      ctx.exit_code = kUsage;
-      return;
-    }
+    if (!horizon || horizon->ns <= 0 || horizon->days() > 3650)
+      return ctx.fail(kUsage,
+                      "--horizon '" + o.horizon + "' is not a duration between 0 and 10 years (write e.g. 90d or 12w)");
   }
   std::optional<Time> target;
   if (!o.size_pool.empty() || !o.target_wait.empty()) {
-    if (o.size_pool.empty() || o.target_wait.empty()) {
-      ctx.err << me << "--size-pool and --target-p90-wait go together\n";
-      ctx.exit_code = kUsage;
-      return;
-    }
+    if (o.size_pool.empty() || o.target_wait.empty())
+      return ctx.fail(kUsage, "--size-pool and --target-p90-wait go together");
     target = io::parse_duration(o.target_wait);
-    if (!target || target->ns < 0) {
-      ctx.err << me << "--target-p90-wait '" << o.target_wait << "' is not a duration (write e.g. 12h or 2d)\n";
-      ctx.exit_code = kUsage;
-      return;
-    }
+    if (!target || target->ns < 0)
+      return ctx.fail(kUsage, "--target-p90-wait '" + o.target_wait + "' is not a duration (write e.g. 12h or 2d)");
   }
   const auto* cat = ctx.catalog();
   if (!cat) return;
@@ -70,11 +61,7 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
   if (target) {
     bool found = false;
     for (const auto& p : f.pools) found = found || p.name == o.size_pool;
-    if (!found) {
-      ctx.err << me << "--size-pool '" << o.size_pool << "': the fleet has no such pool\n";
-      ctx.exit_code = kUsage;
-      return;
-    }
+    if (!found) return ctx.fail(kUsage, "--size-pool '" + o.size_pool + "': the fleet has no such pool");
   }
   app::FleetReport report;
   report.file = o.file;
@@ -91,18 +78,14 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
     spec.max_nodes = o.max_nodes;
     report.sweep = fleet::sweep_pool_size(f, spec, opt);
   }
-  if (!o.csv.empty()) {
-    std::string error;
-    if (!io::write_file_atomically(o.csv, app::fleet_series_csv(report.result), o.force, error)) {
-      ctx.err << me << error << "\n";
-      ctx.exit_code = kIoError;
-      return;
-    }
-  }
-  if (o.json)
-    ctx.out << app::fleet_to_json(report).dump(2) << "\n";
+  std::ostringstream text;
+  if (o.csv)
+    text << app::fleet_series_csv(report.result);
+  else if (o.json)
+    text << app::fleet_to_json(report).dump(2) << "\n";
   else
-    app::print_fleet_text(report, ctx.out);
+    app::print_fleet_text(report, text);
+  write_output(ctx, o.out, text.str());
 }
 
 }  // namespace
@@ -114,11 +97,14 @@ void register_fleet(CLI::App& app, CliContext& ctx) {
   cmd->add_option("fleet", opts->file, "Fleet YAML file (docs/fleet.md)")->required();
   cmd->add_option("--horizon", opts->horizon, "Planning horizon instead of the file's, e.g. 90d");
   cmd->add_option("--seeds", opts->seeds, "Seeds to simulate instead of the file's")->check(CLI::Range(1, 10000));
-  cmd->add_option("--threads", opts->threads, "Seeds simulated in parallel (results do not depend on it)")
-      ->check(CLI::Range(1, 256));
-  cmd->add_flag("--json", opts->json, "Print the whole result, time series included, as one JSON document");
-  cmd->add_option("--csv", opts->csv, "Write the utilisation and queue time series to FILE as CSV");
-  cmd->add_flag("--force", opts->force, "Overwrite the --csv file when it exists");
+  add_jobs_flag(*cmd, opts->threads, "Seeds simulated in parallel (results do not depend on it)", 1);
+  add_deprecated_spelling(*cmd, ctx, "--threads", opts->threads, "-j, --jobs");
+  auto* json =
+      cmd->add_flag("--json", opts->json, "Print the whole result, time series included, as one JSON document");
+  cmd->add_flag("--csv", opts->csv, "Print the utilisation and queue time series as CSV instead of the report")
+      ->excludes(json);
+  add_out_flag(*cmd, opts->out, "Write the report (or the --json, --csv output) to FILE instead of standard output");
+  add_force_flag(*cmd, opts->out.force, "Overwrite FILE if it exists");
   cmd->add_flag("--no-what-if", opts->no_what_if, "Skip the file's what-ifs");
   cmd->add_option("--size-pool", opts->size_pool,
                   "Find the smallest size of this pool that keeps the P90 wait under --target-p90-wait");
