@@ -36,7 +36,8 @@ std::vector<std::string> flag_names(const CLI::App& cmd) {
 /// "unknown command 'simulat' (did you mean 'simulate'?)", naming the commands when none is close.
 std::string unknown_command(const CLI::App& app, const std::string& word) {
   const auto names = command_names(app);
-  if (const auto m = closest_spelling(word, names)) return "unknown command '" + word + "' (did you mean '" + *m + "'?)";
+  if (const auto m = closest_spelling(word, names))
+    return "unknown command '" + word + "' (did you mean '" + *m + "'?)";
   std::string all;
   for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
   return "unknown command '" + word + "' (the commands: " + all + ")";
@@ -81,9 +82,8 @@ int parse_error(CliContext& ctx, const CLI::App& app, const CLI::ParseError& e, 
       return usage_error(ctx, "unknown flag '" + flag + "'");
     }
     if (before(args, extras.front()) == "--csv")  // the spelling before --csv became a format switch
-      return usage_error(ctx,
-                         "'--csv " + extras.front() + "': --csv now picks the format; write '--csv -o " +
-                             extras.front() + "' to write the CSV to that file");
+      return usage_error(ctx, "'--csv " + extras.front() + "': --csv now picks the format; write '--csv -o " +
+                                  extras.front() + "' to write the CSV to that file");
     std::string words;
     for (const auto& w : extras) words += (words.empty() ? "'" : " '") + w + "'";
     return usage_error(ctx, "unexpected argument" + std::string(extras.size() > 1 ? "s " : " ") + words);

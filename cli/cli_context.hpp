@@ -20,9 +20,9 @@ enum ExitCode : int {
   kInternalError = 1,  ///< a bug: please report
   kUsage = 2,          ///< bad flags or arguments
   kBadInput = 3,       ///< an input file has errors (diagnostics printed)
-  kIoError = 4,        ///< a file could not be read (missing, a folder, unreadable) or written, or exists without --force
-  kInfeasible = 5,     ///< the plan does not fit memory / cannot run
-  kCheckFailed = 6,    ///< a --check against a baseline or tolerance failed
+  kIoError = 4,      ///< a file could not be read (missing, a folder, unreadable) or written, or exists without --force
+  kInfeasible = 5,   ///< the plan does not fit memory / cannot run
+  kCheckFailed = 6,  ///< a --check against a baseline or tolerance failed
 };
 
 /// What each exit code means, for the help, the man page and docs/cli.md.
@@ -35,8 +35,9 @@ inline constexpr ExitCodeMeaning kExitCodeMeanings[] = {
     {kInternalError, "internal error (a bug: please report it)"},
     {kUsage, "usage error: an unknown command or flag, a missing or malformed argument"},
     {kBadInput, "bad input: an input file has errors, each printed as file:line:col: error: key: message"},
-    {kIoError, "a file could not be read (missing, a folder, unreadable) or written, or an output exists and --force "
-               "was not given"},
+    {kIoError,
+     "a file could not be read (missing, a folder, unreadable) or written, or an output exists and --force "
+     "was not given"},
     {kInfeasible, "the plan is infeasible (it does not fit the GPU's memory or cannot run); the report says why"},
     {kCheckFailed, "a check against a baseline found a regression"},
 };

@@ -33,9 +33,9 @@ void register_catalog(CLI::App& app, CliContext& ctx) {
       if (ctx.report(diags) || !loaded) return;
       prices = std::move(*loaded);
     }
-    write_output(ctx, o->out,
-                 o->json ? app::catalog_json(*cat, kind, prices).dump(2) + "\n"
-                         : app::catalog_text(*cat, kind, prices));
+    write_output(
+        ctx, o->out,
+        o->json ? app::catalog_json(*cat, kind, prices).dump(2) + "\n" : app::catalog_text(*cat, kind, prices));
   });
 }
 

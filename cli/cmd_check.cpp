@@ -50,7 +50,8 @@ void register_check(CLI::App& app, CliContext& ctx) {
                                 : format == "html" ? io::claims_html(*report)
                                                    : io::claims_text(*report);
     if (!write_output(ctx, o->out, content)) return;
-    if (!o->out.path.empty()) ctx.out << "wrote " << o->out.path << ": " << report->results.size() << " claims judged\n";
+    if (!o->out.path.empty())
+      ctx.out << "wrote " << o->out.path << ": " << report->results.size() << " claims judged\n";
     if (!report->errors.empty()) ctx.exit_code = kBadInput;
   });
 }

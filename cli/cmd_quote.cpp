@@ -70,7 +70,8 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   if (o.format == "pdf" && o.out.path.empty())
     return ctx.fail(kUsage, "--format pdf needs -o FILE (PDF is not written to the terminal)");
   const std::string date = o.date.empty() ? today() : o.date;
-  if (!add_days(date, 0)) return ctx.fail(kUsage, "--date '" + date + "' is not a calendar date in the form YYYY-MM-DD");
+  if (!add_days(date, 0))
+    return ctx.fail(kUsage, "--date '" + date + "' is not a calendar date in the form YYYY-MM-DD");
 
   auto loaded = load_scenario_for_command(ctx, o.scenario, o.profile);
   if (!loaded) return;

@@ -28,13 +28,14 @@ void register_simulate(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--estimate", opts->estimate,
                 "Use the closed-form step estimate instead of the discrete-event simulation");
   cmd->add_option(
-      "--trace", opts->trace,
-      "Write the simulated step's timeline as Chrome trace-event JSON (opens in Perfetto / chrome://tracing)")
+         "--trace", opts->trace,
+         "Write the simulated step's timeline as Chrome trace-event JSON (opens in Perfetto / chrome://tracing)")
       ->type_name("FILE");
   add_out_flag(*cmd, opts->out, "Write the report to FILE instead of standard output");
   add_force_flag(*cmd, opts->out.force, "Overwrite the -o and --trace files if they exist");
   cmd->callback([&ctx, opts] {
-    if (opts->estimate && !opts->trace.empty()) return ctx.fail(kUsage, "--trace needs the simulation; drop --estimate");
+    if (opts->estimate && !opts->trace.empty())
+      return ctx.fail(kUsage, "--trace needs the simulation; drop --estimate");
     auto loaded = load_scenario_for_command(ctx, opts->scenario, opts->profile);
     if (!loaded) return;
     if (loaded->scenario.training.tokens <= 0)

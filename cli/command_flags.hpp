@@ -29,12 +29,10 @@ CLI::Option* add_jobs_flag(CLI::App& cmd, int& jobs, const std::string& what, in
 template <class T>
 CLI::Option* add_deprecated_spelling(CLI::App& cmd, CliContext& ctx, const std::string& old_name, T& value,
                                      const std::string& new_name) {
-  return cmd.add_option(old_name, value)
-      ->group("")
-      ->each([&ctx, old_name, new_name](const std::string&) {
-        ctx.warn("'" + old_name + "' is deprecated: write '" + new_name +
-                 "' (the old spelling will be removed in the next release)");
-      });
+  return cmd.add_option(old_name, value)->group("")->each([&ctx, old_name, new_name](const std::string&) {
+    ctx.warn("'" + old_name + "' is deprecated: write '" + new_name +
+             "' (the old spelling will be removed in the next release)");
+  });
 }
 
 /// Writes `content` to `out.path`, or to ctx.out when it is empty. On failure prints

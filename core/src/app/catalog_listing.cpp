@@ -17,9 +17,9 @@ std::string tflops(const GpuSpec& g, Precision p) {
 }
 
 std::string gpus_text(const io::Catalog& cat) {
-  std::string o = fmt::format("{:<10} {:<9} {:>4} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>10} {:>6}  {}\n", "name",
-                              "arch", "SMs", "fp32", "tf32", "bf16", "fp8", "HBM GiB", "HBM TB/s", "NVLink GB/s",
-                              "TDP W", "default fabric");
+  std::string o =
+      fmt::format("{:<10} {:<9} {:>4} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>10} {:>6}  {}\n", "name", "arch", "SMs",
+                  "fp32", "tf32", "bf16", "fp8", "HBM GiB", "HBM TB/s", "NVLink GB/s", "TDP W", "default fabric");
   for (const auto& g : cat.gpus)
     o += fmt::format("{:<10} {:<9} {:>4} {:>8} {:>8} {:>8} {:>8} {:>9.1f} {:>8.2f} {:>10.0f} {:>6.0f}  {}\n", g.name,
                      to_string(g.arch), g.sm_count, tflops(g, Precision::FP32), tflops(g, Precision::TF32),
@@ -32,9 +32,9 @@ std::string fabrics_text(const io::Catalog& cat) {
   std::string o = fmt::format("{:<20} {:>5} {:<10} {:>6} {:>5} {:>9} {:>7}  {}\n", "name", "gpus", "net", "NICs",
                               "Gb/s", "oversub", "kW", "description");
   for (const auto& f : cat.fabrics)
-    o += fmt::format("{:<20} {:>5} {:<10} {:>6} {:>5.0f} {:>9.1f} {:>7.1f}  {}\n", f.name, f.gpus_per_node,
-                     to_string(f.kind), f.nics_per_node, f.nic_gbps, f.oversubscription, f.node_power_kw,
-                     f.description);
+    o +=
+        fmt::format("{:<20} {:>5} {:<10} {:>6} {:>5.0f} {:>9.1f} {:>7.1f}  {}\n", f.name, f.gpus_per_node,
+                    to_string(f.kind), f.nics_per_node, f.nic_gbps, f.oversubscription, f.node_power_kw, f.description);
   return o;
 }
 
@@ -65,8 +65,8 @@ std::string gpus_of(const Plan& p) {
 }
 
 std::string prices_text(const std::vector<PriceCatalog>& prices) {
-  std::string o = fmt::format("{:<44} {:<11} {:<10} {:>14} {:<10}  {}\n", "catalog/plan", "kind", "GPUs",
-                              "price", "per", "source");
+  std::string o =
+      fmt::format("{:<44} {:<11} {:<10} {:>14} {:<10}  {}\n", "catalog/plan", "kind", "GPUs", "price", "per", "source");
   for (const auto& c : prices)
     for (const auto& p : c.plans)
       o += fmt::format("{:<44} {:<11} {:<10} {:>14} {:<10}  {}\n", c.name + "/" + p.id, plan_kind(p), gpus_of(p),
@@ -80,8 +80,8 @@ ordered_json gpus_json(const io::Catalog& cat) {
   ordered_json a = ordered_json::array();
   for (const auto& g : cat.gpus) {
     ordered_json peaks = ordered_json::object();
-    for (const Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8,
-                              Precision::FP4})
+    for (const Precision p :
+         {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8, Precision::FP4})
       if (g.peak(p)) peaks[to_string(p)] = g.peak(p)->tflops();
     a.push_back({{"name", g.name},
                  {"arch", to_string(g.arch)},

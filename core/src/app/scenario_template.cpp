@@ -161,10 +161,11 @@ std::string template_yaml(const ScenarioTemplate& t, const io::Catalog& catalog)
   else
     header.push_back(fmt::format("No plan of the {} compared (tp, pp, recompute) fits {:.1f} GiB of HBM: this is the",
                                  t.candidates, t.capacity_gib));
-  header.push_back(t.fits ? fmt::format("closed-form estimate ({:.1f} GiB per GPU, step {:.2f} s); flopcast plan searches "
-                                        "the rest.",
-                                        t.memory_gib, t.step_s)
-                          : fmt::format("leanest ({:.1f} GiB per GPU): add GPUs or pick a larger GPU.", t.memory_gib));
+  header.push_back(t.fits
+                       ? fmt::format("closed-form estimate ({:.1f} GiB per GPU, step {:.2f} s); flopcast plan searches "
+                                     "the rest.",
+                                     t.memory_gib, t.step_s)
+                       : fmt::format("leanest ({:.1f} GiB per GPU): add GPUs or pick a larger GPU.", t.memory_gib));
   for (const auto& n : t.notes) header.push_back("Note: " + n + ".");
   return io::commented_scenario_yaml(f, catalog, header);
 }

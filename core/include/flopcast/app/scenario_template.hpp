@@ -23,10 +23,10 @@ struct ScenarioTemplate {
   io::ScenarioForm form;
   /// Whether the chosen plan fits the GPU's memory (false: even the leanest candidate does not).
   bool fits = false;
-  int candidates = 0;            ///< plans compared (tp x pp x recompute that divide the cluster and batch)
-  double memory_gib = 0;         ///< the chosen plan's memory per GPU
-  double capacity_gib = 0;       ///< the GPU's HBM
-  double step_s = 0;             ///< the chosen plan's closed-form step time
+  int candidates = 0;              ///< plans compared (tp x pp x recompute that divide the cluster and batch)
+  double memory_gib = 0;           ///< the chosen plan's memory per GPU
+  double capacity_gib = 0;         ///< the GPU's HBM
+  double step_s = 0;               ///< the chosen plan's closed-form step time
   std::vector<std::string> notes;  ///< what the user should know (a cluster not made of whole nodes, no price list)
 };
 
