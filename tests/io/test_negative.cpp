@@ -56,7 +56,7 @@ const NegativeCase kScenarioCases[] = {
     {"absurd-gpus.yaml",
      "absurd-gpus.yaml:5:9: error: cluster.gpus: value 1e12 is out of range: expected 1 to 1000000"},
     {"missing-precision.yaml",
-     "missing-precision.yaml:2:1: error: precision: missing required key 'precision' (hint: one of fp32, fp16, bf16, fp8)"},
+     "missing-precision.yaml:2:1: error: precision: missing required key 'precision' (hint: one of fp32, fp16, bf16, fp8, mxfp8, nvfp4)"},
     {"missing-cluster-gpus.yaml",
      "missing-cluster-gpus.yaml:4:3: error: cluster.gpus: missing required key 'gpus' (hint: the number of GPUs of the job, e.g. gpus: 64)"},
     {"bad-unit-tokens.yaml",
@@ -75,12 +75,23 @@ const NegativeCase kScenarioCases[] = {
      "tokens-per-step-too-large.yaml:8:17: error: parallel.global_batch: global_batch*seq_len = 1000000000000*100000 = 1e+17 "
      "tokens per step, above the 10^16 limit (hint: lower global_batch (sequences per step) or model.seq_len)"},
     {"bad-choice-recompute.yaml",
-     "bad-choice-recompute.yaml:8:14: error: parallel.recompute: unknown value 'ful' (hint: did you mean 'full'? (expected one of: none, selective, full))"},
+     "bad-choice-recompute.yaml:8:14: error: parallel.recompute: unknown value 'ful' (hint: did you mean 'full'? (expected one of: none, selective, full, auto))"},
     {"fp8-on-a100.yaml",
      "fp8-on-a100.yaml:8:12: error: precision: the A100-80G has no dense tensor-core fp8 path (hint: use bf16 or fp16 on this GPU)"},
     {"vpp-without-interleaved.yaml",
      "vpp-without-interleaved.yaml:9:13: error: parallel.schedule: vpp > 1 needs schedule interleaved, got 1f1b"},
     {"vpp-without-pp.yaml", "vpp-without-pp.yaml:8:8: error: parallel.vpp: vpp 2 needs pipeline parallelism (pp > 1)"},
+    {"mxfp8-on-h100.yaml",
+     "mxfp8-on-h100.yaml:8:12: error: precision: the H100 has no dense tensor-core mxfp8 path (hint: mxfp8 and nvfp4 "
+     "are Blackwell formats (B200, GB200); use fp8 or bf16 on this GPU)"},
+    {"etp-ep-not-dividing.yaml",
+     "etp-ep-not-dividing.yaml:14:8: error: parallel.etp: etp*ep = 4*4 = 16 does not divide tp*dp*cp = 8 (hint: choose "
+     "etp and ep whose product divides 8 (the expert layers regroup each pipeline stage's tp*dp*cp GPUs as etp x ep x "
+     "expert-dp))"},
+    {"training-method-lora.yaml",
+     "training-method-lora.yaml:10:11: error: training.method: training.method lora is not supported yet: flopcast "
+     "models full training (every weight trained, with its gradients and optimizer state) (hint: use method: full, or "
+     "leave the key out; lora runs (frozen base weights, rank-r adapters) cannot be predicted yet)"},
     {"ep-on-dense-model.yaml",
      "ep-on-dense-model.yaml:8:7: error: parallel.ep: ep 4 needs a mixture-of-experts model (hint: set ep: 1 for dense models)"},
     {"empty.yaml", "empty.yaml:1:1: error: the file is empty (hint: see scenarios/quickstart.yaml for the format)"},
@@ -90,7 +101,7 @@ const NegativeCase kScenarioCases[] = {
     // kv_heads divisibility, a moe block without experts, dense_layers above layers.
     {"heads-not-dividing-hidden.yaml",
      "heads-not-dividing-hidden.yaml:5:10: error: model.heads: heads 3 does not divide hidden 1000 "
-     "(hint: the head dimension hidden/heads must be a whole number)"},
+     "(hint: the head dimension hidden/heads must be a whole number, or give model.head_dim)"},
     {"kv-heads-not-dividing-heads.yaml",
      "kv-heads-not-dividing-heads.yaml:6:13: error: model.kv_heads: kv_heads 16 does not divide heads 8 "
      "(hint: grouped-query attention shares each key/value head among heads/kv_heads query heads: choose a divisor of 8)"},
@@ -106,6 +117,9 @@ const NegativeCase kScenarioCases[] = {
 const NegativeCase kRunFileCases[] = {
     {"run-entry-without-id.yaml",
      "run-entry-without-id.yaml:9:3: error: id: missing required key 'id' (hint: every measured run needs a unique id)"},
+    {"run-entry-bad-open-setting.yaml",
+     "run-entry-bad-open-setting.yaml:13:28: error: parallel.global_batch: expected an integer, got 'auto' (hint: "
+     "write a whole number such as 8 or 16K)"},
 };
 
 // Claims files (parse_claims_file, `flopcast check`): the bad claim's first error; the other claim
