@@ -125,7 +125,7 @@ std::string bash_command_arm(const CLI::App& cmd) {
                       " -- \"$cur\")); return ;;\n";
       else if (a.value == "DIR")
         value_arms += "        " + pattern + ") COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n";
-      else if (is_number(a.value))
+      else if (is_number(a.value) || a.value == "NAME")  // a count, or a catalog name: no file names
         value_arms += "        " + pattern + ") return ;;\n";
       else
         value_arms += "        " + pattern + ") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
@@ -163,7 +163,7 @@ std::string zsh_text(const std::string& s, std::string_view special) {
 std::string zsh_action(const ArgumentInfo& a) {
   if (!a.choices.empty()) return "(" + words(a.choices) + ")";
   if (a.value == "DIR") return "_files -/";
-  if (is_number(a.value)) return " ";
+  if (is_number(a.value) || a.value == "NAME") return " ";
   return "_files";
 }
 
