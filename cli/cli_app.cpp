@@ -96,7 +96,7 @@ int parse_error(CliContext& ctx, const CLI::App& app, const CLI::ParseError& e, 
 std::unique_ptr<CLI::App> make_cli_app(CliContext& ctx) {
   auto app = std::make_unique<CLI::App>("flopcast: cost and capacity planner for LLM training on GPU clusters");
   app->name("flopcast");
-  app->set_version_flag("--version", "flopcast 0.1.0");
+  app->set_version_flag("--version", "flopcast " FLOPCAST_VERSION);
   app->add_option("--data-dir", ctx.data_dir,
                   "Read the catalogs from DIR (default: share/flopcast/data beside an installed flopcast, else the "
                   "built-in copy)")
