@@ -78,7 +78,7 @@ TEST_CASE("flopcast fleet: exit codes and byte-identical output for one seed") {
   const std::string file = std::string(FLOPCAST_SCENARIOS_DIR) + "/fleets/provider-month.yaml";
   const auto a = run_cli({"fleet", file, "--seeds", "2", "--json", "--no-what-if"});
   REQUIRE_MESSAGE(a.code == 0, a.err);
-  const auto b = run_cli({"fleet", file, "--seeds", "2", "--json", "--no-what-if", "--threads", "2"});
+  const auto b = run_cli({"fleet", file, "--seeds", "2", "--json", "--no-what-if", "-j", "2"});
   CHECK(a.out == b.out);
   CHECK(a.out.find("\"series\"") != std::string::npos);
   CHECK(run_cli({"fleet", "/nonexistent/fleet.yaml"}).code == cli::kIoError);
@@ -112,7 +112,7 @@ TEST_CASE("flopcast fleet: the company fleet's text report is byte-identical twi
   const std::string file = std::string(FLOPCAST_SCENARIOS_DIR) + "/fleets/company-quarter.yaml";
   const auto a = run_cli({"fleet", file, "--seeds", "3"});
   REQUIRE_MESSAGE(a.code == 0, a.err);
-  CHECK(a.out == run_cli({"fleet", file, "--seeds", "3", "--threads", "3"}).out);
+  CHECK(a.out == run_cli({"fleet", file, "--seeds", "3", "-j", "3"}).out);
   CHECK(a.out.find("What if") != std::string::npos);
 }
 
