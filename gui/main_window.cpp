@@ -130,6 +130,21 @@ QString problem_text(const Diagnostic& d, bool file_text) {
   return q(full.rfind(prefix, 0) == 0 ? full.substr(prefix.size()) : full);
 }
 
+/// The Summary of a scenario with errors: one row per diagnostic (severity, key, message), so
+/// the tab the window opens on says what is wrong.
+std::vector<TableRow> problem_rows(const app::ComputeResult& r, bool file_text) {
+  std::vector<TableRow> rows;
+  for (const auto& d : r.diags.items()) {
+    TableRow t;
+    t.cells = {d.severity == Severity::Error ? QStringLiteral("Error") : QStringLiteral("Warning"), q(d.key),
+               q(d.message) + (d.hint.empty() ? QString() : QStringLiteral(" (hint: %1)").arg(q(d.hint)))};
+    t.emphasis = d.severity == Severity::Error;
+    t.tooltip = problem_text(d, file_text);
+    rows.push_back(t);
+  }
+  return rows;
+}
+
 }  // namespace
 
 MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* parent)
@@ -567,7 +582,7 @@ void MainWindow::show_result() {
     item->setForeground(palette().color(QPalette::PlaceholderText));
     item->setFlags(Qt::NoItemFlags);
   }
-  summary_model_->set_rows(summary_rows(*r));
+  summary_model_->set_rows(r->ok() ? summary_rows(*r) : problem_rows(*r, file_text));
   breakdown_model_->set_rows(breakdown_rows(*r));
   memory_model_->set_rows(memory_rows(*r));
   run_model_->set_rows(run_rows(*r));

@@ -174,6 +174,11 @@ void GuiFilesTest::scenario_with_errors_opens_with_marked_fields() {
   QCOMPARE(w.problems_view()->count(), 3);
   QVERIFY2(w.problems_view()->item(1)->text().startsWith(QStringLiteral("typo.yaml:7:7: error: parallel.tp")),
            qPrintable(w.problems_view()->item(1)->text()));
+  // The Summary lists the problems too.
+  FigureTableModel* summary = w.models()[0];
+  QCOMPARE(summary->rowCount(), 3);
+  QCOMPARE(summary->index(1, 1).data().toString(), QStringLiteral("parallel.tp"));
+  QVERIFY(summary->index(1, 2).data().toString().startsWith(QStringLiteral("tp 3 does not divide heads 32")));
   // Fixing the field in the form clears the marks.
   qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.tp")))->setValue(4);
   QVERIFY(wait_for_results(w, kTimeoutMs));
