@@ -2,23 +2,25 @@
 // The request and the renderers are app/plan_request.hpp and app/plan_report.hpp.
 #include <algorithm>
 #include <ostream>
+#include <sstream>
 #include <thread>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/app/plan_report.hpp"
 #include "flopcast/app/plan_request.hpp"
-#include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/units_parse.hpp"
 
 namespace flopcast::cli {
 namespace {
 
 struct PlanOpts {
-  std::string scenario, profile, deadline, budget, gpus, catalogs, currency, csv;
+  std::string scenario, profile, deadline, budget, gpus, catalogs, currency;
   std::int64_t gpus_max = 0, gpus_min = 1;
   int top = 10;
   int threads = 0;
-  bool json = false, force = false;
+  bool json = false, csv = false;
+  OutputFile out;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -59,15 +61,13 @@ bool prepare(CliContext& ctx, const PlanOpts& o, const Scenario& s, app::PlanReq
   if (!cat) return false;
   std::string why;
   if (app::prepare_plan_space(*cat, s, req, space, why) != app::PlanProblem::None) {
-    ctx.err << "error: --gpu: " << why << "\n";
-    ctx.exit_code = kUsage;
+    ctx.fail(kUsage, "--gpu: " + why);
     return false;
   }
   if (!o.deadline.empty()) {
     const auto d = io::parse_duration(o.deadline);
     if (!d || d->ns <= 0) {
-      ctx.err << "error: --deadline '" << o.deadline << "' is not a duration (e.g. 30d, 720h)\n";
-      ctx.exit_code = kUsage;
+      ctx.fail(kUsage, "--deadline '" + o.deadline + "' is not a duration (e.g. 30d, 720h)");
       return false;
     }
     req.deadline = *d;
@@ -84,8 +84,7 @@ bool prepare(CliContext& ctx, const PlanOpts& o, const Scenario& s, app::PlanReq
     case app::PlanProblem::UnknownGpu:
       break;
   }
-  ctx.err << "error: --budget '" << o.budget << "' is not an amount (e.g. '2.5M USD', 1500000)\n";
-  ctx.exit_code = kUsage;
+  ctx.fail(kUsage, "--budget '" + o.budget + "' is not an amount (e.g. '2.5M USD', 1500000)");
   return false;
 }
 
@@ -99,24 +98,19 @@ void run_plan(CliContext& ctx, const PlanOpts& o) {
   if (!prepare(ctx, o, s, req, space, opt)) return;
   const auto search = search::search_plans(s, loaded->profile, space, opt);
   if (!search.ok()) {
-    for (const auto& e : search.errors) ctx.err << "error: " << e << "\n";
-    ctx.exit_code = kBadInput;
+    for (const auto& e : search.errors) ctx.fail(kBadInput, e);
     return;
   }
   const search::PlanResult& r = search.result;
-  if (!o.csv.empty()) {
-    std::string err;
-    if (!io::write_file_atomically(o.csv, app::plan_csv(r), o.force, err)) {
-      ctx.err << "error: " << err << "\n";
-      ctx.exit_code = kIoError;
-      return;
-    }
-  }
   const app::PlanReport report{&s, &space, &opt, &r};
-  if (o.json)
-    ctx.out << app::plan_to_json(report).dump(2) << "\n";
+  std::ostringstream text;
+  if (o.csv)
+    text << app::plan_csv(r);
+  else if (o.json)
+    text << app::plan_to_json(report).dump(2) << "\n";
   else
-    app::print_plan_text(report, ctx.out);
+    app::print_plan_text(report, text);
+  if (!write_output(ctx, o.out, text.str())) return;
   if (!r.best) ctx.exit_code = kInfeasible;
 }
 
@@ -138,11 +132,13 @@ void register_plan(CLI::App& app, CliContext& ctx) {
                   "Price catalogs, comma-separated (default: the scenario's pricing.catalog and every shipped one)");
   cmd->add_option("--currency", o->currency, "Currency of every cost (default: the first catalog's)");
   cmd->add_option("--top", o->top, "Plans in the top list (default 10)")->check(CLI::Range(0, 1000));
-  cmd->add_option("-j,--threads", o->threads, "Worker threads (default: all cores; results do not depend on it)")
-      ->check(CLI::Range(0, 256));
-  cmd->add_option("--csv", o->csv, "Also write each GPU count's fastest plan, priced, to this CSV");
-  cmd->add_flag("--force", o->force, "Overwrite the --csv file");
-  cmd->add_flag("--json", o->json, "Print the result as one JSON document");
+  add_jobs_flag(*cmd, o->threads, "Worker threads (default: all cores; results do not depend on it)", 0);
+  add_deprecated_spelling(*cmd, ctx, "--threads", o->threads, "-j, --jobs");
+  auto* json = cmd->add_flag("--json", o->json, "Print the result as one JSON document");
+  cmd->add_flag("--csv", o->csv, "Print each GPU count's fastest plan, priced, as CSV instead of the report")
+      ->excludes(json);
+  add_out_flag(*cmd, o->out, "Write the report (or the --json, --csv output) to FILE instead of standard output");
+  add_force_flag(*cmd, o->out.force, "Overwrite FILE if it exists");
   cmd->add_option("--profile", o->profile, "Calibration profile (file or name) instead of the scenario's");
   cmd->callback([&ctx, o] { run_plan(ctx, *o); });
 }

@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/app/quote_request.hpp"
-#include "flopcast/io/atomic_file.hpp"
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/quote/quote_render.hpp"
 #include "quote_pdf_loader.hpp"
@@ -32,36 +32,30 @@ struct QuoteOpts {
   std::string profile;
   std::string customer;
   std::string format = "md";
-  std::string output;
+  OutputFile out;
   std::string date;
-  bool force = false;
 };
 
 /// Prints why there is no quote and sets the exit code: infeasible (5) when the plan does not
 /// fit or the run cannot be simulated, bad input (3) otherwise.
 void report_problem(CliContext& ctx, const QuoteOpts& o, const app::QuoteOutcome& prepared,
                     const app::SimReport& report) {
-  const std::string me = "flopcast quote: ";
   const std::string text = app::quote_problem_text(prepared.problem, report);
   switch (prepared.problem) {
     case app::QuoteProblem::DoesNotFit:
-      ctx.err << me << text << " (run 'flopcast simulate' for the breakdown)\n";
-      ctx.exit_code = kInfeasible;
-      return;
+      return ctx.fail(kInfeasible, text + " (run 'flopcast simulate' for the breakdown)");
     case app::QuoteProblem::NoTokens:
-      ctx.err << me << o.scenario << ": " << text << "\n";
-      break;
+      return ctx.fail(kBadInput, o.scenario + ": " + text);
     case app::QuoteProblem::RunNotSimulated:
-      for (const auto& e : prepared.details) ctx.err << me << text << e << "\n";
-      ctx.exit_code = kInfeasible;
+      for (const auto& e : prepared.details) ctx.fail(kInfeasible, text + e);
       return;
     case app::QuoteProblem::NoPricing:
-      ctx.err << me << o.scenario << ": " << text << "; add one naming a price catalog, e.g.\n"
-              << "  pricing:\n    catalog: seed-vendor\n";
-      break;
+      ctx.fail(kBadInput, o.scenario + ": " + text + "; add one naming a price catalog, e.g.");
+      ctx.err << "  pricing:\n    catalog: seed-vendor\n";
+      return;
     case app::QuoteProblem::QuoteInvalid:
-      for (const auto& e : prepared.details) ctx.err << me << e << "\n";
-      break;
+      for (const auto& e : prepared.details) ctx.fail(kBadInput, e);
+      return;
     case app::QuoteProblem::CatalogUnreadable:  // its diagnostics are printed
     case app::QuoteProblem::None:
       break;
@@ -70,25 +64,14 @@ void report_problem(CliContext& ctx, const QuoteOpts& o, const app::QuoteOutcome
 }
 
 void run_quote(CliContext& ctx, const QuoteOpts& o) {
-  const std::string me = "flopcast quote: ";
-  if (o.format == "pdf" && !quote_pdf_built()) {
-    ctx.err << me
-            << "this build has no PDF support (it was configured with FLOPCAST_PDF=OFF); "
-               "use --format html or md\n";
-    ctx.exit_code = kUsage;
-    return;
-  }
-  if (o.format == "pdf" && o.output.empty()) {
-    ctx.err << me << "--format pdf needs -o FILE (PDF is not written to the terminal)\n";
-    ctx.exit_code = kUsage;
-    return;
-  }
+  if (o.format == "pdf" && !quote_pdf_built())
+    return ctx.fail(kUsage,
+                    "this build has no PDF support (it was configured with FLOPCAST_PDF=OFF); use --format html or md");
+  if (o.format == "pdf" && o.out.path.empty())
+    return ctx.fail(kUsage, "--format pdf needs -o FILE (PDF is not written to the terminal)");
   const std::string date = o.date.empty() ? today() : o.date;
-  if (!add_days(date, 0)) {
-    ctx.err << me << "--date '" << date << "' is not a calendar date in the form YYYY-MM-DD\n";
-    ctx.exit_code = kUsage;
-    return;
-  }
+  if (!add_days(date, 0))
+    return ctx.fail(kUsage, "--date '" + date + "' is not a calendar date in the form YYYY-MM-DD");
 
   auto loaded = load_scenario_for_command(ctx, o.scenario, o.profile);
   if (!loaded) return;
@@ -109,30 +92,15 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   } else {
     std::string error;
     const quote_pdf::HtmlToPdfFn html_to_pdf = load_quote_pdf_module(error);
-    if (!html_to_pdf) {
-      ctx.err << me << "PDF support is not installed (the module flopcast-quote-pdf.so could not be loaded: " << error
-              << "); use --format html or md\n";
-      ctx.exit_code = kIoError;
-      return;
-    }
-    if (!html_to_pdf(render_quote_html(q), "Training quote " + q.id, content, error)) {
-      ctx.err << me << "cannot make the PDF: " << error << "\n";
-      ctx.exit_code = kInternalError;
-      return;
-    }
+    if (!html_to_pdf)
+      return ctx.fail(kIoError, "PDF support is not installed (the module flopcast-quote-pdf.so could not be loaded: " +
+                                    error + "); use --format html or md");
+    if (!html_to_pdf(render_quote_html(q), "Training quote " + q.id, content, error))
+      return ctx.fail(kInternalError, "cannot make the PDF: " + error);
   }
-  if (o.output.empty()) {
-    ctx.out << content;
-    return;
-  }
-  std::string error;
-  if (!io::write_file_atomically(o.output, content, o.force, error)) {
-    ctx.err << me << error << "\n";
-    ctx.exit_code = kIoError;
-    return;
-  }
+  if (!write_output(ctx, o.out, content) || o.out.path.empty()) return;
   const ComparisonRow* best = q.recommended ? &q.input.plans.rows[*q.recommended] : nullptr;
-  ctx.out << "wrote " << o.output << ": quote " << q.id << ", valid until " << q.valid_until;
+  ctx.out << "wrote " << o.out.path << ": quote " << q.id << ", valid until " << q.valid_until;
   if (best) ctx.out << ", " << best->option.label << " " << best->p50.total.str() << " (P50)";
   ctx.out << "\n";
 }
@@ -148,8 +116,9 @@ void register_quote(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--customer", opts->customer, "Customer named on the quote");
   cmd->add_option("--format", opts->format, "Output format: md (default), html or pdf")
       ->check(CLI::IsMember({"md", "html", "pdf"}));
-  cmd->add_option("-o,--output", opts->output, "Write to FILE instead of standard output (required for pdf)");
-  cmd->add_flag("--force", opts->force, "Overwrite FILE when it exists");
+  add_out_flag(*cmd, opts->out, "Write to FILE instead of standard output (required for pdf)");
+  add_deprecated_spelling(*cmd, ctx, "--output", opts->out.path, "-o, --out");
+  add_force_flag(*cmd, opts->out.force, "Overwrite FILE when it exists");
   cmd->add_option("--date", opts->date, "Issue date YYYY-MM-DD (default: today); the quote is valid 30 days from it");
   cmd->add_option("--profile", opts->profile, "Calibration profile (file or name) instead of the scenario's");
   cmd->callback([&ctx, opts] { run_quote(ctx, *opts); });

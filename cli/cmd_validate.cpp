@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <sstream>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/calibrate/calibrate.hpp"
 #include "flopcast/calibrate/cross_validation.hpp"
 #include "flopcast/calibrate/validation.hpp"
@@ -32,12 +34,8 @@ std::vector<Scenario> load_runs(CliContext& ctx, const io::Catalog& cat, const s
     auto entries = io::load_run_file(f, cat, diags);
     if (diags.has_errors()) {
       ctx.err << diags.str();
-      bool io_error = false;
-      for (const auto& d : diags.items()) {
-        errors.push_back(d.str());
-        if (d.key.empty() && (d.message == "file not found" || d.message == "cannot read file")) io_error = true;
-      }
-      ctx.exit_code = io_error ? kIoError : kBadInput;
+      for (const auto& d : diags.items()) errors.push_back(d.str());
+      ctx.exit_code = io::any_unreadable_file(diags) ? kIoError : kBadInput;
     }
     for (auto& e : entries) {
       if (!e.diags.empty()) {
@@ -543,8 +541,10 @@ void register_calibrate(CLI::App& app, CliContext& ctx) {
   auto c = std::make_shared<CalOpts>();
   auto* cal = app.add_subcommand("calibrate", "Fit the calibration profile to measured runs (writes a profile YAML)");
   cal->add_option("runs", c->files, "Measured-run YAML files (and nccl-tests collective files)")->required();
-  cal->add_option("-o,--output", c->output,
-                  "Profile file to write (with --cv: the starting profile with the cross-validated prediction bands)");
+  cal->add_option("-o,--out", c->output,
+                  "Profile file to write (with --cv: the starting profile with the cross-validated prediction bands)")
+      ->type_name("FILE");
+  add_deprecated_spelling(*cal, ctx, "--output", c->output, "-o, --out");
   cal->add_option("--param", c->params, "Fit only these coefficients (repeatable), e.g. ampere.gemm");
   cal->add_option("--profile", c->profile, "Profile to start from (file or name) instead of the default");
   cal->add_flag("--force", c->force, "Overwrite the output file if it exists");
@@ -552,10 +552,10 @@ void register_calibrate(CLI::App& app, CliContext& ctx) {
       "--estimate", c->estimate,
       "Fit the closed-form estimate instead of the discrete-event simulation (with --cv: predict with it too)");
   cal->add_option("--cv", c->cv,
-                  "Cross-validate instead of writing a profile: 'source' predicts each source group's runs with a "
-                  "profile fitted (closed form) without them");
+                  "Cross-validate instead of fitting a profile: 'source' predicts each source group's runs with a "
+                  "profile fitted (closed form) without them, and reports the prediction bands and their coverage");
   cal->add_flag("--json", c->json, "Print the result as one JSON document");
-  cal->add_option("-j,--jobs", c->jobs, "Cross-validation folds fitted at once (default: one per hardware thread)");
+  add_jobs_flag(*cal, c->jobs, "Cross-validation folds fitted at once (default: one per hardware thread)", 0);
   cal->callback([&ctx, c] {
     if (!c->cv.empty() && c->cv != "source") {
       ctx.err << "flopcast calibrate: --cv takes 'source' (leave one source group out), got '" << c->cv << "'\n";
@@ -637,6 +637,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     bool json = false;
     bool quiet = false;
     bool estimate = false;
+    OutputFile out;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("validate", "Predict measured runs (run-schema files) and report the error");
@@ -646,16 +647,22 @@ void register_validate(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--summary-only", o->quiet, "Print only the summary table");
   cmd->add_flag("--estimate", o->estimate,
                 "Predict with the closed-form estimate instead of the discrete-event simulation");
+  add_out_flag(*cmd, o->out, "Write the report to FILE instead of standard output");
+  add_force_flag(*cmd, o->out.force, "Overwrite FILE if it exists");
   cmd->callback([&ctx, o] {
     const auto* cat = ctx.catalog();
     if (!cat) return;
     const auto profile = profile_for(ctx, *cat, o->profile);
     if (!profile) return;
     const auto v = validate_inputs(ctx, *cat, *profile, o->files, o->estimate);
+    std::ostringstream report;  // the printers write to their context's out: here, the report
+    CliContext to_report(report, ctx.err);
+    to_report.command = ctx.command;
     if (o->json)
-      print_validation_json(ctx, *profile, v, o->estimate);
+      print_validation_json(to_report, *profile, v, o->estimate);
     else
-      print_validation_text(ctx, *profile, v, o->estimate, o->quiet);
+      print_validation_text(to_report, *profile, v, o->estimate, o->quiet);
+    write_output(ctx, o->out, report.str());
   });
   register_calibrate(app, ctx);
 }

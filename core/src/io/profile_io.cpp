@@ -84,13 +84,8 @@ void parse_bands(Reader& r, const YAML::Node& node, ComputeProfile& p) {
 
 std::optional<ComputeProfile> parse_profile(const std::string& text, const std::string& file,
                                             const ComputeProfile& base, Diagnostics& diags) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg);
-    return std::nullopt;
-  }
+  const YAML::Node root = detail::load_yaml(text, file, diags);
+  if (!root.IsDefined()) return std::nullopt;
   Reader r(file, diags, nullptr);
   const auto before = diags.items().size();
   if (!r.expect_map(root, "")) return std::nullopt;
