@@ -1,6 +1,7 @@
 // `flopcast fleet`: many training jobs on a finite cluster (core/fleet). Loads the fleet file
 // (io/fleet_loader), plans each job class's whole run on the GPUs it may get (app/fleet_request),
 // simulates the seeds and prints the waits, utilisation, costs, revenue and what-ifs.
+#include <cctype>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -89,10 +90,21 @@ std::optional<fleet::SizeSweepSpec> sweep_spec(CliContext& ctx, const FleetOpts&
   return spec;
 }
 
+/// A duration flag's value must carry its unit: "90" alone would be read as 90 ns.
+bool ends_in_unit(const std::string& v) {
+  const auto last = v.find_last_not_of(" \t");
+  return last != std::string::npos && std::isalpha(static_cast<unsigned char>(v[last]));
+}
+
 void run_fleet(CliContext& ctx, const FleetOpts& o) {
   const std::string me = "flopcast fleet: error: ";
   std::optional<Time> horizon;
   if (!o.horizon.empty()) {
+    if (!ends_in_unit(o.horizon)) {
+      ctx.err << me << "--horizon '" << o.horizon << "' has no unit (write e.g. --horizon " << o.horizon << "d)\n";
+      ctx.exit_code = kUsage;
+      return;
+    }
     horizon = io::parse_duration(o.horizon);
     if (!horizon || horizon->ns <= 0 || horizon->days() > 3650) {
       ctx.err << me << "--horizon '" << o.horizon
@@ -120,6 +132,12 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
   if (!o.size_pool.empty() || !o.target_wait.empty()) {
     if (o.size_pool.empty() || o.target_wait.empty()) {
       ctx.err << me << "--size-pool and --target-p90-wait go together\n";
+      ctx.exit_code = kUsage;
+      return;
+    }
+    if (!ends_in_unit(o.target_wait)) {
+      ctx.err << me << "--target-p90-wait '" << o.target_wait << "' has no unit (write e.g. --target-p90-wait "
+              << o.target_wait << "h)\n";
       ctx.exit_code = kUsage;
       return;
     }

@@ -83,6 +83,13 @@ TEST_CASE("flopcast fleet: exit codes and byte-identical output for one seed") {
   CHECK(a.out.find("\"series\"") != std::string::npos);
   CHECK(run_cli({"fleet", "/nonexistent/fleet.yaml"}).code == cli::kIoError);
   CHECK(run_cli({"fleet", file, "--horizon", "soon"}).code == cli::kUsage);
+  // A bare number has no unit: refused, never read as nanoseconds (a 0.0 h horizon before).
+  const auto bare = run_cli({"fleet", file, "--horizon", "90"});
+  CHECK(bare.code == cli::kUsage);
+  CHECK_MESSAGE(bare.err.find("--horizon '90' has no unit (write e.g. --horizon 90d)") != std::string::npos, bare.err);
+  const auto bare_wait = run_cli({"fleet", file, "--size-pool", "p", "--target-p90-wait", "12", "--seeds", "1"});
+  CHECK(bare_wait.code == cli::kUsage);
+  CHECK_MESSAGE(bare_wait.err.find("--target-p90-wait '12' has no unit") != std::string::npos, bare_wait.err);
   CHECK(run_cli({"fleet", file, "--size-pool", "nope", "--target-p90-wait", "1d", "--seeds", "1"}).code == cli::kUsage);
 }
 
