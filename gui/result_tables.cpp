@@ -32,6 +32,25 @@ QString plan_text(const ParallelPlan& p) {
   return s;
 }
 
+/// The step time's 80% band (cross-validated residuals, compute/prediction_band.hpp) and how the
+/// generation's coefficients were obtained, worded as `flopcast simulate` words them.
+void add_band_rows(const app::SimReport& rep, std::vector<TableRow>& rows) {
+  if (!rep.band.known) {
+    rows.push_back(row(QStringLiteral("Step time 80% band"), QStringLiteral("unknown"), q(rep.band.basis)));
+  } else {
+    const auto [lo, hi] = app::step_band(rep);
+    const auto [mfu_lo, mfu_hi] = app::mfu_band(rep);
+    rows.push_back(row(QStringLiteral("Step time 80% band"),
+                       QStringLiteral("%1 to %2").arg(time_text(lo)).arg(time_text(hi)),
+                       QStringLiteral("P10-P90 model uncertainty, MFU %1 to %2; cross-validated on %3")
+                           .arg(percent_text(mfu_lo))
+                           .arg(percent_text(mfu_hi))
+                           .arg(q(rep.band.basis)),
+                       lo.seconds()));
+  }
+  rows.push_back(row(QStringLiteral("Coefficients"), q(rep.profile_name), q(rep.coefficients_basis)));
+}
+
 }  // namespace
 
 QString percent_text(double fraction) { return q(format_fixed_half_up(fraction * 100.0, 1) + " %"); }
@@ -150,6 +169,7 @@ std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
   TableRow step = row(QStringLiteral("Step time"), time_text(e.step), how, e.step.seconds());
   step.emphasis = true;
   rows.push_back(step);
+  add_band_rows(rep, rows);
   rows.push_back(row(QStringLiteral("Throughput"), QStringLiteral("%1 tokens/s").arg(grouped(e.tokens_per_s)),
                      QStringLiteral("%1 tokens/s per GPU").arg(grouped(gpus > 0 ? e.tokens_per_s / gpus : 0)),
                      e.tokens_per_s));

@@ -28,8 +28,10 @@
 
 #include "figure_table_model.hpp"
 #include "fleet_view.hpp"
+#include "flopcast/app/evaluation.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/units/format.hpp"
 #include "gui_app.hpp"
 #include "log_axis.hpp"
 #include "main_window.hpp"
@@ -129,6 +131,7 @@ class GuiFilesTest : public QObject {
   void saved_edit_keeps_comments_and_key_order();
   void fleet_opens_headless();
   void summary_cost_and_quote_name_one_recommended_plan();
+  void summary_shows_the_step_time_band();
   void log_axis_labels_1_2_5_per_decade();
   void planner_takes_the_scenario_size_deadline_and_budget();
 
@@ -301,6 +304,37 @@ void GuiFilesTest::fleet_opens_headless() {
   QCOMPARE(money->barSets()[0]->at(static_cast<int>(fr.costs.size())), fr.summary.cost.major());
   QCOMPARE(money->count(), fr.summary.revenue ? 3 : 1);
   QVERIFY(w.fleet_view()->money_chart()->chart()->title().contains(QString::fromStdString(fr.currency.str())));
+}
+
+void GuiFilesTest::summary_shows_the_step_time_band() {
+  // The quickstart runs on H800 (Hopper), whose profile entry has cross-validated bands: the
+  // Summary gives the step time at the band's P10 and P90 (app::step_band, what simulate prints)
+  // and how the coefficients were obtained.
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kScenarios + QStringLiteral("/quickstart.yaml")));
+  QVERIFY(wait_for_results(w, kTimeoutMs));
+  const auto r = w.result();
+  QVERIFY(r->ok() && r->report.band.known);
+  const auto [lo, hi] = app::step_band(r->report);
+  QVERIFY(lo < r->report.est.step && r->report.est.step < hi);
+  FigureTableModel* summary = w.models()[0];
+  int band_rows = 0, basis_rows = 0;
+  for (int row = 0; row < summary->rowCount(); ++row) {
+    const QString label = summary->index(row, 0).data().toString();
+    if (label == QStringLiteral("Step time 80% band")) {
+      ++band_rows;
+      QCOMPARE(summary->index(row, 1).data().toString(),
+               QString::fromStdString(format_time(lo) + " to " + format_time(hi)));
+      QVERIFY(summary->index(row, 2).data().toString().contains(QString::fromStdString(r->report.band.basis)));
+    }
+    if (label == QStringLiteral("Coefficients")) {
+      ++basis_rows;
+      QCOMPARE(summary->index(row, 2).data().toString(), QString::fromStdString(r->report.coefficients_basis));
+      QVERIFY(summary->index(row, 2).data().toString().contains(QStringLiteral("fitted on")));
+    }
+  }
+  QCOMPARE(band_rows, 1);
+  QCOMPARE(basis_rows, 1);
 }
 
 void GuiFilesTest::summary_cost_and_quote_name_one_recommended_plan() {
