@@ -165,6 +165,48 @@ void read_add_on(const YAML::Node& n, const std::string& path, Reader& r, PriceR
   }
 }
 
+/// What the plan's price is (`kind:`, required) and, for spot plans, its interruptions
+/// (`spot: {interruptions_per_hour, restart, source}`, required for kind spot).
+void read_kind(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr, Plan& p) {
+  if (const YAML::Node k = n["kind"]) {
+    if (auto v = r.choice(k, child(path, "kind"), {"offer", "list", "contract", "spot", "assumption", "competitor"})) {
+      p.kind = *parse_price_kind(*v);
+      if (p.kind == PriceKind::Competitor) p.competitor = true;
+    }
+  } else {
+    r.error(n, child(path, "kind"), "missing 'kind'",
+            "say what the price is: offer (the provider's own), list (a public price), contract, spot, "
+            "assumption (a figure someone assumed) or competitor");
+  }
+  if (p.competitor && p.kind != PriceKind::Competitor && n["kind"])
+    r.error(n["kind"], child(path, "kind"), "a plan with 'competitor: true' must have kind competitor",
+            "drop 'competitor: true' (kind: competitor says it)");
+  const YAML::Node sp = n["spot"];
+  if (!sp) {
+    if (p.kind == PriceKind::Spot)
+      r.error(n, child(path, "spot"), "a spot plan needs its interruptions",
+              "spot: {interruptions_per_hour: 0.0003, restart: 30min, source: \"...\"} (per node of gpus_per_node "
+              "GPUs, per hour of use)");
+    return;
+  }
+  const std::string spath = child(path, "spot");
+  if (p.kind != PriceKind::Spot) r.error(sp, spath, "only a spot plan has 'spot:'", "set kind: spot, or drop it");
+  if (!r.expect_map(sp, spath)) return;
+  r.check_keys(sp, spath, {"interruptions_per_hour", "restart", "source"});
+  if (const YAML::Node x = sp["interruptions_per_hour"]) {
+    if (auto v = r.number(x, child(spath, "interruptions_per_hour"), 0.0, 100.0)) p.interruptions_per_hour = *v;
+  } else {
+    r.error(sp, child(spath, "interruptions_per_hour"), "missing 'interruptions_per_hour'",
+            "interruptions per node (gpus_per_node GPUs) per hour of use, as the source states it");
+  }
+  if (const YAML::Node x = sp["restart"]) {
+    if (auto v = pr.duration(x, child(spath, "restart"))) p.interruption_restart = *v;
+  }
+  pr.text(sp, "source", spath, p.interruption_source);
+  if (p.interruption_source.empty())
+    r.error(sp, child(spath, "source"), "missing 'source'", "cite where the interruption rate comes from");
+}
+
 void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr, Currency catalog_currency,
                Plan& p) {
   if (!r.expect_map(n, path)) return;
@@ -186,6 +228,8 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
                 "queue",
                 "claim",
                 "competitor",
+                "kind",
+                "spot",
                 "date",
                 "source",
                 "confidence",
@@ -272,6 +316,7 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
   if (const YAML::Node c = n["confidence"]) {
     if (auto v = r.choice(c, child(path, "confidence"), {"A", "B", "C", "A/B", "B/C", "CLAIM"})) p.confidence = *v;
   }
+  read_kind(n, path, r, pr, p);
 }
 
 /// The catalog's exchange rates (`fx:`), each from, to, rate > 0 and an optional note.
