@@ -18,13 +18,17 @@ const char* to_string(Precision p) {
       return "fp8";
     case Precision::FP4:
       return "fp4";
+    case Precision::MXFP8:
+      return "mxfp8";
+    case Precision::NVFP4:
+      return "nvfp4";
   }
   return "?";
 }
 
 std::optional<Precision> parse_precision(std::string_view s) {
-  for (Precision p :
-       {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8, Precision::FP4}) {
+  for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8,
+                      Precision::FP4, Precision::MXFP8, Precision::NVFP4}) {
     if (s == to_string(p)) return p;
   }
   return std::nullopt;
@@ -39,8 +43,10 @@ double bytes_per_element(Precision p) {
     case Precision::BF16:
       return 2.0;
     case Precision::FP8:
+    case Precision::MXFP8:
       return 1.0;
     case Precision::FP4:
+    case Precision::NVFP4:
       return 0.5;
   }
   return 2.0;

@@ -59,7 +59,7 @@ void load_gpus(const YAML::Node& root, Reader& r, std::vector<GpuSpec>& out) {
         const auto prec = parse_precision(key);
         if (!prec) {
           r.error(kv.first, child(p, "dense_tflops." + key), "unknown precision '" + key + "'",
-                  "expected fp32, tf32, fp16, bf16, fp8 or fp4");
+                  "expected fp32, tf32, fp16, bf16, fp8, fp4, mxfp8 or nvfp4");
           continue;
         }
         if (auto v = r.number(kv.second, child(p, "dense_tflops." + key), 0.001, 1e6))

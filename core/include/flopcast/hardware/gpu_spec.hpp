@@ -10,14 +10,18 @@
 
 namespace flopcast {
 
-/// Numeric formats for tensor-core math.
-enum class Precision { FP32, TF32, FP16, BF16, FP8, FP4 };
+/// Numeric formats for tensor-core math. FP8 is per-tensor scaled FP8 (Hopper and later);
+/// MXFP8 and NVFP4 are Blackwell's block-scaled formats (OCP Microscaling: 8-bit elements with
+/// one E8M0 scale per 32; NVIDIA's FP4 with one FP8 scale per 16 elements), which Blackwell's
+/// tensor cores take directly (PTX ISA, tcgen05.mma .kind::mxf8f6f4 and .kind::mxf4nvf4).
+enum class Precision { FP32, TF32, FP16, BF16, FP8, FP4, MXFP8, NVFP4 };
 
 /// "fp32", "bf16", ...
 const char* to_string(Precision p);
 /// Parses "fp16" etc.; nullopt when unknown.
 std::optional<Precision> parse_precision(std::string_view s);
-/// Bytes of one element of a 16/8/4-bit or 32-bit tensor of that precision.
+/// Bytes of one element of a 16/8/4-bit or 32-bit tensor of that precision (block scales not
+/// counted: they add 1/32 byte per MXFP8 element and 1/16 per NVFP4 element).
 double bytes_per_element(Precision p);
 
 /// GPU micro-architecture family; the calibration profile keys efficiencies by it.
@@ -39,8 +43,8 @@ class PeakTable {
 
  private:
   static std::size_t index(Precision p) { return static_cast<std::size_t>(p); }
-  static_assert(static_cast<std::size_t>(Precision::FP4) == 5, "one slot per Precision");
-  std::array<std::optional<FlopRate>, 6> slots_{};  // FP32, TF32, FP16, BF16, FP8, FP4
+  static_assert(static_cast<std::size_t>(Precision::NVFP4) == 7, "one slot per Precision");
+  std::array<std::optional<FlopRate>, 8> slots_{};  // FP32, TF32, FP16, BF16, FP8, FP4, MXFP8, NVFP4
 };
 
 /// One GPU model.
