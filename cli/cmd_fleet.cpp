@@ -2,8 +2,10 @@
 // (io/fleet_loader), plans each job class's whole run on the GPUs it may get (app/fleet_request),
 // simulates the seeds and prints the waits, utilisation, costs, revenue and what-ifs.
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -12,6 +14,7 @@
 #include "flopcast/app/fleet_request.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/units_parse.hpp"
+#include "flopcast/units/money.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -27,8 +30,63 @@ struct FleetOpts {
   bool no_what_if = false;
   std::string size_pool;
   std::string target_wait;
+  std::string job_class;
   std::int64_t max_nodes = 0;
+  std::string currency;
 };
+
+std::string names_of(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& n : v) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+/// The --size-pool and --class indices in the fleet; nullopt with the usage error printed.
+std::optional<fleet::SizeSweepSpec> sweep_spec(CliContext& ctx, const FleetOpts& o, const fleet::Fleet& f,
+                                               Time target) {
+  const std::string me = "flopcast fleet: ";
+  fleet::SizeSweepSpec spec;
+  spec.pool = o.size_pool;
+  spec.target_p90_wait = target;
+  spec.max_nodes = o.max_nodes;
+  std::vector<std::string> pools, classes;
+  std::optional<std::size_t> pool;
+  for (std::size_t i = 0; i < f.pools.size(); ++i) {
+    pools.push_back(f.pools[i].name);
+    if (f.pools[i].name == o.size_pool) pool = i;
+  }
+  if (!pool) {
+    ctx.err << me << "--size-pool '" << o.size_pool << "': the fleet has no such pool (pools: " << names_of(pools)
+            << ")\n";
+    ctx.exit_code = kUsage;
+    return std::nullopt;
+  }
+  if (o.job_class.empty()) return spec;
+  for (std::size_t c = 0; c < f.classes.size(); ++c) {
+    classes.push_back(f.classes[c].name);
+    if (f.classes[c].name == o.job_class) spec.job_class = c;
+  }
+  if (!spec.job_class) {
+    ctx.err << me << "--class '" << o.job_class << "': the fleet has no such job class (classes: " << names_of(classes)
+            << ")\n";
+    ctx.exit_code = kUsage;
+    return std::nullopt;
+  }
+  fleet::Fleet largest = f;
+  largest.pools[*pool].nodes = o.max_nodes > 0 ? o.max_nodes : 4 * f.pools[*pool].nodes;
+  if (!fleet::class_runs_on_pool(largest, *spec.job_class, *pool)) {
+    std::vector<std::string> runs_on;
+    for (std::size_t p = 0; p < f.pools.size(); ++p)
+      if (fleet::class_runs_on_pool(f, *spec.job_class, p)) runs_on.push_back(f.pools[p].name);
+    ctx.err << me << "--class '" << o.job_class << "' never runs on pool '" << o.size_pool
+            << "': resizing it cannot change that class's waits ("
+            << (runs_on.empty() ? std::string("it fits no pool") : "it runs on " + names_of(runs_on))
+            << "; size one of those)\n";
+    ctx.exit_code = kUsage;
+    return std::nullopt;
+  }
+  return spec;
+}
 
 void run_fleet(CliContext& ctx, const FleetOpts& o) {
   const std::string me = "flopcast fleet: ";
@@ -41,6 +99,21 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
       ctx.exit_code = kUsage;
       return;
     }
+  }
+  std::optional<Currency> currency;
+  if (!o.currency.empty()) {
+    if (!is_currency_code(o.currency)) {
+      ctx.err << me << "--currency '" << o.currency << "' is not a currency code (write e.g. --currency CNY or USD)\n";
+      ctx.exit_code = kUsage;
+      return;
+    }
+    currency = Currency::of(o.currency);
+  }
+  if (!o.job_class.empty() && o.size_pool.empty()) {
+    ctx.err << me
+            << "--class targets a class's P90 wait in the size sweep: give --size-pool and --target-p90-wait too\n";
+    ctx.exit_code = kUsage;
+    return;
   }
   std::optional<Time> target;
   if (!o.size_pool.empty() || !o.target_wait.empty()) {
@@ -60,21 +133,21 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
   if (!cat) return;
   Diagnostics diags;
   bool io_error = false;
-  auto prepared = app::prepare_fleet_file(o.file, *cat, horizon, o.seeds, diags, &io_error);
+  app::FleetOverrides overrides;
+  overrides.horizon = horizon;
+  overrides.seeds = o.seeds;
+  overrides.currency = currency;
+  auto prepared = app::prepare_fleet_file(o.file, *cat, overrides, diags, &io_error);
   if (!diags.empty()) ctx.err << diags.str();  // errors, or warnings only
   if (!prepared) {
     ctx.exit_code = io_error ? kIoError : kBadInput;
     return;
   }
   const fleet::Fleet& f = prepared->fleet;
+  std::optional<fleet::SizeSweepSpec> spec;
   if (target) {
-    bool found = false;
-    for (const auto& p : f.pools) found = found || p.name == o.size_pool;
-    if (!found) {
-      ctx.err << me << "--size-pool '" << o.size_pool << "': the fleet has no such pool\n";
-      ctx.exit_code = kUsage;
-      return;
-    }
+    spec = sweep_spec(ctx, o, f, *target);
+    if (!spec) return;
   }
   app::FleetReport report;
   report.file = o.file;
@@ -84,13 +157,7 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
   opt.threads = o.threads;
   opt.what_ifs = !o.no_what_if;
   report.result = fleet::simulate_fleet(f, opt);
-  if (target) {
-    fleet::SizeSweepSpec spec;
-    spec.pool = o.size_pool;
-    spec.target_p90_wait = *target;
-    spec.max_nodes = o.max_nodes;
-    report.sweep = fleet::sweep_pool_size(f, spec, opt);
-  }
+  if (spec) report.sweep = fleet::sweep_pool_size(f, *spec, opt);
   if (!o.csv.empty()) {
     std::string error;
     if (!io::write_file_atomically(o.csv, app::fleet_series_csv(report.result), o.force, error)) {
@@ -120,9 +187,14 @@ void register_fleet(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--csv", opts->csv, "Write the utilisation and queue time series to FILE as CSV");
   cmd->add_flag("--force", opts->force, "Overwrite the --csv file when it exists");
   cmd->add_flag("--no-what-if", opts->no_what_if, "Skip the file's what-ifs");
+  cmd->add_option("--currency", opts->currency,
+                  "Reporting currency of every cost, revenue and margin (default: the file's currency:, else the "
+                  "revenue's); rates from the catalogs' fx lists");
   cmd->add_option("--size-pool", opts->size_pool,
                   "Find the smallest size of this pool that keeps the P90 wait under --target-p90-wait");
   cmd->add_option("--target-p90-wait", opts->target_wait, "Target P90 wait for --size-pool, e.g. 12h");
+  cmd->add_option("--class", opts->job_class,
+                  "Target the P90 wait of this job class in the size sweep (default: every job's)");
   cmd->add_option("--max-nodes", opts->max_nodes, "Largest pool size the sweep tries (default 4 x the pool's nodes)")
       ->check(CLI::Range(1, 1000000));
   cmd->callback([&ctx, opts] { run_fleet(ctx, *opts); });

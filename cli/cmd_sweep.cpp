@@ -8,41 +8,89 @@
 #include <ostream>
 
 #include "cli_context.hpp"
+#include "flopcast/app/sweep_check_report.hpp"
 #include "flopcast/app/sweep_evaluator.hpp"
 #include "flopcast/io/sweep_loader.hpp"
+#include "flopcast/sweep/sweep_check.hpp"
 #include "flopcast/sweep/sweep_runner.hpp"
+#include "flopcast/units/format.hpp"
 
 namespace flopcast::cli {
 namespace {
 
-/// "2%" or "0.02" -> 0.02; nullopt when not a tolerance.
-std::optional<double> parse_tolerance(std::string t) {
-  const bool pct = !t.empty() && t.back() == '%';
-  if (pct) t.pop_back();
+/// --check's tolerance flags: --tolerance takes a percentage ("2%"), --rtol a fraction ("0.02").
+struct ToleranceFlags {
+  std::string tolerance, rtol;
+};
+
+constexpr double kDefaultRtol = 0.02;  ///< 2 %: the README's CI example
+
+/// A finite number >= 0 written in full ("2", "0.5", "1e-3"); nullopt otherwise.
+std::optional<double> plain_number(const std::string& t) {
   char* end = nullptr;
   const double v = std::strtod(t.c_str(), &end);
-  if (t.empty() || end != t.c_str() + t.size() || !(v >= 0) || !std::isfinite(v)) return std::nullopt;
-  return pct ? v / 100 : v;
+  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v) || !(v >= 0)) return std::nullopt;
+  return v;
 }
 
-/// --check: prints each regression; sets the exit code (6 on differences, 4 on unreadable files).
-void run_check(CliContext& ctx, const std::string& current, const std::string& baseline, double tol) {
-  const auto cr = sweep::check_against_baseline(current, baseline, tol);
+/// The relative tolerance the flags give (default 2%); nullopt with the message printed (naming
+/// the flag and the fix) when they are wrong. A bare number is refused: "--tolerance 2" once
+/// meant 200%.
+std::optional<double> tolerance_of(CliContext& ctx, const ToleranceFlags& f) {
+  auto fail = [&](const std::string& message) -> std::optional<double> {
+    ctx.err << "error: " << message << "\n";
+    ctx.exit_code = kUsage;
+    return std::nullopt;
+  };
+  if (!f.tolerance.empty() && !f.rtol.empty())
+    return fail(
+        "--tolerance and --rtol both given: give the tolerance once, as a percentage (--tolerance 2%) or "
+        "as a fraction (--rtol 0.02)");
+  if (!f.rtol.empty()) {
+    if (f.rtol.back() == '%')
+      return fail("--rtol '" + f.rtol + "': --rtol takes a fraction (--rtol 0.02 is 2%); for a percentage write " +
+                  "--tolerance " + f.rtol);
+    const auto v = plain_number(f.rtol);
+    if (!v) return fail("--rtol '" + f.rtol + "': expected a fraction of at least 0, e.g. --rtol 0.02 for 2%");
+    return v;
+  }
+  if (f.tolerance.empty()) return kDefaultRtol;
+  if (f.tolerance.back() != '%') {
+    if (const auto v = plain_number(f.tolerance))
+      return fail(
+          fmt::format("--tolerance '{0}': a bare number is ambiguous (a percentage or a fraction?): write "
+                      "--tolerance {0}% for {0} percent, or --rtol {0} for the fraction {0} ({1}%)",
+                      f.tolerance, format_decimal(*v * 100, 6)));
+    return fail("--tolerance '" + f.tolerance + "': expected a percentage, e.g. --tolerance 2%");
+  }
+  const auto v = plain_number(f.tolerance.substr(0, f.tolerance.size() - 1));
+  if (!v) return fail("--tolerance '" + f.tolerance + "': expected a percentage of at least 0%, e.g. --tolerance 2%");
+  return *v / 100;
+}
+
+void add_tolerance_flags(CLI::App* cmd, ToleranceFlags& f) {
+  cmd->add_option("--tolerance", f.tolerance,
+                  "Relative tolerance of --check as a percentage, e.g. 2% (the default); a bare number is refused");
+  cmd->add_option("--rtol", f.rtol, "Relative tolerance of --check as a fraction, e.g. 0.02 (= --tolerance 2%)");
+}
+
+/// --check: prints every difference beyond the tolerance (signed, regressions apart from
+/// improvements); exit 6 on a regression, 4 on an unreadable file or sidecar, 3 on a baseline of
+/// another sweep.
+void run_check(CliContext& ctx, const std::string& current, const std::string& baseline, double rtol) {
+  const auto cr = sweep::check_against_baseline(current, baseline, rtol);
   for (const auto& e : cr.errors) ctx.err << "error: " << e << "\n";
   if (!cr.errors.empty()) {
-    ctx.exit_code = kIoError;
+    ctx.exit_code = cr.unreadable ? kIoError : kBadInput;
     return;
   }
-  for (const auto& f : cr.findings)
-    ctx.out << fmt::format("regression: point {} {}: baseline {} now {}{}\n", f.point, f.column, f.baseline, f.current,
-                           f.relative > 0 && f.relative < 1e9 ? fmt::format(" ({:+.1f}%)", 100 * f.relative) : "");
-  ctx.out << fmt::format("check: {} points compared with {} at {:.3g}% tolerance: {} differences\n", cr.compared,
-                         baseline, 100 * tol, cr.findings.size());
-  if (!cr.findings.empty()) ctx.exit_code = kCheckFailed;
+  ctx.out << app::sweep_check_text(cr, current, baseline);
+  if (cr.failed()) ctx.exit_code = kCheckFailed;
 }
 
 struct SweepOpts {
-  std::string file, out, shard = "1/1", check, tolerance = "2%", profile;
+  std::string file, out, shard = "1/1", check, profile;
+  ToleranceFlags tolerance;
   int threads = 1;
   bool resume = false, force = false, estimate = false;
   std::int64_t stop_after = -1;
@@ -58,12 +106,8 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
     ctx.exit_code = kUsage;
     return;
   }
-  const auto tol = parse_tolerance(o.tolerance);
-  if (!tol) {
-    ctx.err << "error: --tolerance '" << o.tolerance << "': expected a percentage (2%) or a fraction (0.02)\n";
-    ctx.exit_code = kUsage;
-    return;
-  }
+  const auto tol = tolerance_of(ctx, o.tolerance);
+  if (!tol) return;
   if (o.resume && o.force) {
     ctx.err << "error: --resume and --force contradict each other (continue the file, or overwrite it)\n";
     ctx.exit_code = kUsage;
@@ -80,6 +124,15 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
       if (d.key.empty() && (d.message == "file not found" || d.message == "cannot read file")) ctx.exit_code = kIoError;
     return;
   }
+  const sweep::SweepIdentity identity = app::sweep_identity(*spec);
+  if (!o.check.empty()) {  // a wrong baseline fails now, not after the sweep
+    bool unreadable = false;
+    if (const auto e = sweep::baseline_refusal(o.check, identity, unreadable); !e.empty()) {
+      ctx.err << "error: " << e << "\n";
+      ctx.exit_code = unreadable ? kIoError : kBadInput;
+      return;
+    }
+  }
   app::SweepEvaluator evaluator(*spec, *cat, ctx.data_dir, o.profile,
                                 o.estimate ? app::StepEngine::Estimate : app::StepEngine::Simulation);
   const sweep::Evaluate eval = [&evaluator](std::int64_t index) { return evaluator.cells(index); };
@@ -91,9 +144,9 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
   ro.force = o.force;
   ro.stop_after = o.stop_after;
   ro.progress = ::isatty(2) == 1;
-  // The id ties the output to the sweep file's axes, so --resume and merge refuse another sweep.
-  const std::string id = app::sweep_id(*spec);
-  const auto st = sweep::run_sweep(o.out, id, spec->points(), evaluator.columns(), eval, ro, &ctx.err);
+  // The identity (in the output's sidecar) ties the rows to the sweep file's axes and base
+  // scenario, so that --resume, --check and merge refuse another sweep's rows.
+  const auto st = sweep::run_sweep(o.out, identity, evaluator.columns(), eval, ro, &ctx.err);
   if (!st.ok()) {
     for (const auto& e : st.errors) ctx.err << "error: " << e << "\n";
     ctx.exit_code = kIoError;
@@ -124,8 +177,10 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--force", o->force, "Overwrite --out");
   cmd->add_flag("--estimate", o->estimate,
                 "Step time from the closed-form estimate instead of the discrete-event simulation");
-  cmd->add_option("--check", o->check, "Baseline CSV/JSONL to compare the figures with; exit 6 on a regression");
-  cmd->add_option("--tolerance", o->tolerance, "Relative tolerance of --check, e.g. 2% or 0.02 (default 2%)");
+  cmd->add_option("--check", o->check,
+                  "Baseline CSV/JSONL (with its .meta.json) of the same sweep to compare the figures with; exit 6 on a "
+                  "regression");
+  add_tolerance_flags(cmd, o->tolerance);
   cmd->add_option("--profile", o->profile, "Calibration profile for every point instead of each scenario's");
   cmd->add_option("--stop-after", o->stop_after, "Stop after writing N rows, as if killed (for testing --resume)")
       ->group("");
@@ -135,23 +190,23 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
 void register_merge(CLI::App& app, CliContext& ctx) {
   struct Opts {
     std::vector<std::string> inputs;
-    std::string out, check, tolerance = "2%";
+    std::string out, check;
+    ToleranceFlags tolerance;
     bool force = false;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("merge", "Join the shard files of a sweep (--shard k/N runs) into one file");
-  cmd->add_option("shards", o->inputs, "Shard files (CSV or JSONL), all N of them")->required();
+  cmd->add_option("shards", o->inputs, "Shard files (CSV or JSONL, each with its .meta.json), all N of them")
+      ->required();
   cmd->add_option("--out,-o", o->out, "Merged file (same format)")->required();
   cmd->add_flag("--force", o->force, "Overwrite --out");
-  cmd->add_option("--check", o->check, "Baseline CSV/JSONL to compare the merged figures with; exit 6 on a regression");
-  cmd->add_option("--tolerance", o->tolerance, "Relative tolerance of --check, e.g. 2% or 0.02 (default 2%)");
+  cmd->add_option("--check", o->check,
+                  "Baseline CSV/JSONL (with its .meta.json) of the same sweep to compare the merged figures with; exit "
+                  "6 on a regression");
+  add_tolerance_flags(cmd, o->tolerance);
   cmd->callback([&ctx, o] {
-    const auto tol = parse_tolerance(o->tolerance);
-    if (!tol) {
-      ctx.err << "error: --tolerance '" << o->tolerance << "': expected a percentage (2%) or a fraction (0.02)\n";
-      ctx.exit_code = kUsage;
-      return;
-    }
+    const auto tol = tolerance_of(ctx, o->tolerance);
+    if (!tol) return;
     const auto errors = sweep::merge_shards(o->inputs, o->out, o->force);
     for (const auto& e : errors) ctx.err << "error: " << e << "\n";
     if (!errors.empty()) {

@@ -1,13 +1,19 @@
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 
 #include "cli_context.hpp"
 #include "flopcast/calibrate/calibrate.hpp"
+#include "flopcast/calibrate/cross_validation.hpp"
 #include "flopcast/calibrate/validation.hpp"
+#include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/collective_runs.hpp"
@@ -97,26 +103,453 @@ std::size_t validate_collectives(CliContext& ctx, const io::Catalog& cat, const 
   return points.size();
 }
 
-}  // namespace
+/// "micro_batch 2, zero 1" for a run's resolved settings.
+std::string settings_text(const ResolvedSettings& r) {
+  std::string out;
+  for (const auto& [key, value] : r.chosen) {
+    const auto dot = key.find('.');
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", dot == std::string::npos ? key : key.substr(dot + 1), value);
+  }
+  return out;
+}
 
-/// For a run whose micro-batch the source did not state: the micro-batch flopcast itself
-/// would pick, the fastest predicted of micro_batch_alternatives(), with its prediction. Chosen
-/// by predicted step time alone, never by the measurement.
-struct MicroBatchAlternative {
-  std::int64_t micro_batch = 1;
-  StepEstimate estimate;
+nlohmann::ordered_json settings_json(const ResolvedSettings& r) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : r.chosen) j[key] = value;
+  return j;
+}
+
+/// A run the memory model says does not fit, although it ran.
+struct MemoryFailure {
+  std::string id;
+  MemoryBreakdown memory;
+  bool open = false;  ///< its settings were open and no choice fits
 };
-std::optional<MicroBatchAlternative> fastest_micro_batch(const Scenario& s, const ComputeProfile& profile,
-                                                         bool estimate) {
-  std::optional<MicroBatchAlternative> best;
-  for (const auto& c : micro_batch_alternatives(s, profile)) {
+
+nlohmann::ordered_json memory_json(const MemoryBreakdown& m) {
+  return {{"total_gib", m.total().gib()},
+          {"capacity_gib", m.capacity.gib()},
+          {"stage", m.stage},
+          {"in_flight", m.in_flight},
+          {"weights_gib", m.weights.gib()},
+          {"gradients_gib", m.gradients.gib()},
+          {"optimizer_gib", m.optimizer.gib()},
+          {"activations_gib", m.activations.gib()},
+          {"logits_gib", m.logits.gib()},
+          {"workspace_gib", m.workspace.gib()},
+          {"nccl_gib", m.nccl.gib()},
+          {"fragmentation_gib", m.fragmentation.gib()}};
+}
+
+std::string memory_text(const MemoryBreakdown& m) {
+  return fmt::format(
+      "{:.1f} GiB of {:.1f} (stage {}, {:g} micro-batches in flight: weights {:.1f}, gradients {:.1f}, optimizer "
+      "{:.1f}, activations {:.1f}, logits {:.1f}, workspace {:.1f}, NCCL {:.1f}, fragmentation {:.1f})",
+      m.total().gib(), m.capacity.gib(), m.stage, m.in_flight, m.weights.gib(), m.gradients.gib(), m.optimizer.gib(),
+      m.activations.gib(), m.logits.gib(), m.workspace.gib(), m.nccl.gib(), m.fragmentation.gib());
+}
+
+/// Everything validate found.
+struct Validation {
+  std::vector<FigureComparison> rows;
+  std::vector<std::string> errors;
+  std::vector<Scenario> runs;  ///< as predicted (open settings resolved with the profile)
+  std::vector<MemoryFailure> memory_failures;
+  std::size_t collective_points = 0;
+};
+
+/// Predicts every run (its open settings resolved with `profile`) and every collective point.
+Validation validate_inputs(CliContext& ctx, const io::Catalog& cat, const ComputeProfile& profile,
+                           const std::vector<std::string>& files, bool estimate) {
+  Validation v;
+  const auto inputs = split_inputs(files);
+  v.runs = load_runs(ctx, cat, inputs.runs, v.errors);
+  for (auto& s : v.runs) {
+    resolve_open_settings(s, profile);
     StepSimOptions sim;
     sim.timeline = false;
-    auto e = estimate ? estimate_step(c, profile) : simulate_step(c, profile, sim).as_estimate();
-    if (!best || e.step < best->estimate.step) best = MicroBatchAlternative{c.plan.micro_batch, std::move(e)};
+    const auto e = estimate ? estimate_step(s, profile) : simulate_step(s, profile, sim).as_estimate();
+    for (auto& c : compare_run(s, e)) v.rows.push_back(c);
+    if (!e.memory.fits())
+      v.memory_failures.push_back({s.id, e.memory, s.resolved_settings.resolved && !s.resolved_settings.fits});
   }
-  return best;
+  for (const auto& [f, text] : inputs.collectives)
+    v.collective_points += validate_collectives(ctx, cat, profile, f, text, v.rows, v.errors);
+  return v;
 }
+
+void print_validation_json(CliContext& ctx, const ComputeProfile& profile, const Validation& v, bool estimate) {
+  nlohmann::ordered_json j;
+  j["profile"] = profile.name;
+  j["engine"] = estimate ? "estimate" : "simulation";
+  j["runs"] = nlohmann::ordered_json::array();
+  for (const auto& r : v.rows)
+    j["runs"].push_back({{"id", r.id},
+                         {"figure", r.figure},
+                         {"measured", r.measured},
+                         {"predicted", r.predicted},
+                         {"error_pct", r.error_pct}});
+  j["summary"] = nlohmann::ordered_json::object();
+  for (const auto& s : summarize(v.rows))
+    j["summary"][s.figure] = {{"count", s.count},
+                              {"median_abs_error_pct", s.median_abs_error_pct},
+                              {"p90_abs_error_pct", s.p90_abs_error_pct},
+                              {"mean_abs_error_pct", s.mean_abs_error_pct}};
+  j["memory"] = {{"runs", v.runs.size()},
+                 {"fit", v.runs.size() - v.memory_failures.size()},
+                 {"fit_fraction", v.runs.empty() ? 0.0
+                                                 : static_cast<double>(v.runs.size() - v.memory_failures.size()) /
+                                                       static_cast<double>(v.runs.size())}};
+  j["resolved_settings"] = nlohmann::ordered_json::array();
+  for (const auto& s : v.runs) {
+    if (!s.resolved_settings.resolved) continue;
+    const auto& r = s.resolved_settings;
+    j["resolved_settings"].push_back({{"id", s.id},
+                                      {"settings", settings_json(r)},
+                                      {"fits", r.fits},
+                                      {"memory_gib", r.memory_gib},
+                                      {"capacity_gib", r.capacity_gib},
+                                      {"candidates", r.candidates}});
+  }
+  j["memory_failures"] = nlohmann::ordered_json::array();
+  for (const auto& f : v.memory_failures)
+    j["memory_failures"].push_back({{"id", f.id}, {"no_choice_fits", f.open}, {"memory", memory_json(f.memory)}});
+  j["errors"] = v.errors;
+  ctx.out << j.dump(2) << "\n";
+}
+
+void print_validation_text(CliContext& ctx, const ComputeProfile& profile, const Validation& v, bool estimate,
+                           bool quiet) {
+  auto& out = ctx.out;
+  if (!quiet) {
+    out << fmt::format("{:<52} {:<17} {:>12} {:>12} {:>9}\n", "id", "figure", "measured", "predicted", "error");
+    for (const auto& r : v.rows)
+      out << fmt::format("{:<52} {:<17} {:>12.4g} {:>12.4g} {:>+8.1f}%\n", r.id, r.figure, r.measured, r.predicted,
+                         r.error_pct);
+    out << "\n";
+  }
+  out << fmt::format("Summary (profile {}; {}; {} runs", profile.name, estimate ? "closed-form estimate" : "simulation",
+                     v.runs.size());
+  if (v.collective_points > 0) out << fmt::format(", {} collective points", v.collective_points);
+  if (!v.errors.empty()) out << fmt::format(", {} entries rejected", v.errors.size());
+  out << ")\n";
+  out << fmt::format("{:<17} {:>6} {:>14} {:>12} {:>12}\n", "figure", "count", "median |err|", "p90 |err|",
+                     "mean |err|");
+  for (const auto& s : summarize(v.rows))
+    out << fmt::format("{:<17} {:>6} {:>13.1f}% {:>11.1f}% {:>11.1f}%\n", s.figure, s.count, s.median_abs_error_pct,
+                       s.p90_abs_error_pct, s.mean_abs_error_pct);
+  if (!v.runs.empty()) {
+    const std::size_t fit = v.runs.size() - v.memory_failures.size();
+    out << fmt::format("memory: {} of {} runs predicted to fit ({:.1f}%)\n", fit, v.runs.size(),
+                       100.0 * static_cast<double>(fit) / static_cast<double>(v.runs.size()));
+  }
+  if (quiet) return;
+  std::vector<const Scenario*> resolved;
+  for (const auto& s : v.runs)
+    if (s.resolved_settings.resolved) resolved.push_back(&s);
+  if (!resolved.empty()) {
+    out << "\nSettings the runs do not state (" << resolved.size()
+        << " runs), resolved as the fastest choice that fits (never chosen by the measurement):\n";
+    for (const auto* s : resolved)
+      out << fmt::format("  {}: {}{}\n", s->id, settings_text(s->resolved_settings),
+                         s->resolved_settings.fits ? "" : " (no choice fits: the leanest)");
+  }
+  if (!v.memory_failures.empty()) {
+    out << "\nRuns that ran but the memory model says do not fit (" << v.memory_failures.size() << "):\n";
+    for (const auto& f : v.memory_failures)
+      out << fmt::format("  {}: {}{}\n", f.id, memory_text(f.memory),
+                         f.open ? "; no choice of its unstated settings fits" : "");
+  }
+}
+
+/// Loads --profile, or the catalog's default.
+std::optional<ComputeProfile> profile_for(CliContext& ctx, const io::Catalog& cat, const std::string& name) {
+  if (name.empty()) return cat.profile;
+  Diagnostics pd;
+  auto p = io::load_profile(name, cat, pd);
+  if (!p) {
+    ctx.err << pd.str();
+    ctx.exit_code = kBadInput;
+  }
+  return p;
+}
+
+/// The coefficients of a profile, name -> value (profile_parameters()' order).
+nlohmann::ordered_json coefficients_json(const ComputeProfile& p) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  ComputeProfile copy = p;
+  for (const auto& param : profile_parameters()) j[param.name] = *param.slot(copy);
+  return j;
+}
+
+/// "ampere 1555 runs, hopper 25 runs, blackwell prior only"
+std::string fitted_runs_text(const ComputeProfile& p) {
+  std::string out;
+  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+    const int n = p.fitted_runs[static_cast<std::size_t>(a)];
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", to_string(a),
+                       n > 0 ? fmt::format("fitted on {} runs", n) : std::string("prior only"));
+  }
+  return out;
+}
+
+/// The inputs of calibrate: runs and collective points (each collective file weighs the same).
+struct CalibrationInputs {
+  std::vector<Scenario> runs;
+  CalibrationOptions options;
+  std::vector<std::string> errors;
+};
+CalibrationInputs calibration_inputs(CliContext& ctx, const io::Catalog& cat, const std::vector<std::string>& files) {
+  CalibrationInputs in;
+  const auto split = split_inputs(files);
+  in.runs = load_runs(ctx, cat, split.runs, in.errors);
+  // nccl-tests points: they inform the collective knobs (collective_latency_us).
+  for (const auto& [f, text] : split.collectives) {
+    auto points = load_collective_points(ctx, cat, f, text, in.errors);
+    for (auto& p : points) {
+      std::string why;
+      if (compare_collective(p, cat.profile, why); !why.empty()) {  // reported, not silently dropped
+        ctx.err << p.id << ": " << why << " (left out of the fit)\n";
+        ctx.exit_code = kBadInput;
+        continue;
+      }
+      in.options.collective_weights.push_back(1.0 / static_cast<double>(points.size()));
+      in.options.collectives.push_back(std::move(p));
+    }
+  }
+  return in;
+}
+
+void print_cv_text(CliContext& ctx, const CrossValidationResult& r, bool estimate) {
+  auto& out = ctx.out;
+  out << fmt::format(
+      "Cross-validation, one source group left out at a time ({} groups, {} runs; fitted with the closed-form "
+      "estimate, predicted with the {})\n",
+      r.groups.size(), r.predictions.size(), estimate ? "closed-form estimate" : "discrete-event simulation");
+  out << "|error| of each run's speed figure; groups-equal: each source group weighs the same; runs-equal: each run\n\n";
+  const auto row = [&](const CvSummary& s) {
+    out << fmt::format("{:<44} {:>5} {:>6} {:>9.1f}% {:>8.1f}% {:>9.1f}% {:>8.1f}% {:>9.2f} {:>5}\n", s.name, s.runs,
+                       s.groups, s.median_abs_pct, s.p90_abs_pct, s.median_abs_runs_pct, s.p90_abs_runs_pct,
+                       s.median_speed_ratio, s.memory_fits);
+  };
+  const auto header = [&](const char* what) {
+    out << fmt::format("{:<44} {:>5} {:>6} {:>10} {:>9} {:>10} {:>9} {:>9} {:>5}\n", what, "runs", "groups", "median",
+                       "p90", "median", "p90", "speed", "fit");
+    out << fmt::format("{:<44} {:>5} {:>6} {:>20} {:>20}\n", "", "", "", "(groups-equal)", "(runs-equal)");
+  };
+  header("source group");
+  for (const auto& s : cv_by_group(r)) row(s);
+  out << "\n";
+  header("generation");
+  for (const auto& s : cv_by_generation(r)) row(s);
+  out << "\n";
+  row(cv_overall(r));
+  out << "\nspeed: median predicted / measured speed (groups-equal; 1.00 is right, above 1 predicted too fast); fit: "
+         "runs the memory model says fit\n";
+  for (const auto& s : r.skipped) out << "not scored: " << s << "\n";
+}
+
+void print_cv_json(CliContext& ctx, const CrossValidationResult& r, bool estimate) {
+  using J = nlohmann::ordered_json;
+  auto summary = [](const CvSummary& s) {
+    return J{{"name", s.name},
+             {"runs", s.runs},
+             {"groups", s.groups},
+             {"median_abs_error_pct", s.median_abs_pct},
+             {"p90_abs_error_pct", s.p90_abs_pct},
+             {"median_abs_error_pct_runs_equal", s.median_abs_runs_pct},
+             {"p90_abs_error_pct_runs_equal", s.p90_abs_runs_pct},
+             {"median_speed_ratio", s.median_speed_ratio},
+             {"memory_fits", s.memory_fits}};
+  };
+  J j;
+  j["cv"] = "source";
+  j["fit_engine"] = "estimate";
+  j["prediction_engine"] = estimate ? "estimate" : "simulation";
+  j["groups"] = J::array();
+  for (const auto& s : cv_by_group(r)) j["groups"].push_back(summary(s));
+  j["generations"] = J::array();
+  for (const auto& s : cv_by_generation(r)) j["generations"].push_back(summary(s));
+  j["overall"] = summary(cv_overall(r));
+  j["folds"] = J::array();
+  for (const auto& f : r.folds)
+    j["folds"].push_back({{"held_out_group", f.group},
+                          {"trained_runs", f.trained},
+                          {"held_out_runs", f.held_out},
+                          {"fitted", f.fit.fitted},
+                          {"at_bound", f.fit.at_bound},
+                          {"fitted_runs", fitted_runs_text(f.fit.profile)},
+                          {"coefficients", coefficients_json(f.fit.profile)}});
+  j["predictions"] = J::array();
+  for (const auto& p : r.predictions)
+    j["predictions"].push_back({{"id", p.id},
+                                {"group", p.group},
+                                {"generation", to_string(p.arch)},
+                                {"figure", p.figure},
+                                {"measured", p.measured},
+                                {"predicted", p.predicted},
+                                {"error_pct", p.error_pct},
+                                {"resolved_settings", settings_json(p.settings)},
+                                {"fits_memory", p.fits_memory}});
+  j["not_scored"] = r.skipped;
+  ctx.out << j.dump(2) << "\n";
+}
+
+/// Whether `output` can be written, checked before a fit that may take minutes: an existing file
+/// without --force, a missing or unwritable folder. On failure the error is the one writing
+/// would give (write_file_atomically refuses before creating anything in these cases).
+bool output_writable(const std::string& output, bool force, std::string& error) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool exists = fs::exists(output, ec);
+  if (exists && !force) return io::write_file_atomically(output, "", false, error);
+  const fs::path dir = fs::path(output).parent_path().empty() ? fs::path(".") : fs::path(output).parent_path();
+  const fs::path probe = dir / (".flopcast-calibrate-probe-" + std::to_string(::getpid()));
+  {
+    std::ofstream f(probe);
+    if (f) {
+      f.close();
+      fs::remove(probe, ec);
+      return true;
+    }
+  }
+  if (exists) return true;  // the folder refuses new files, but the file itself may be replaced
+  // The probe failed: writing fails the same way, with its own message, and creates nothing.
+  if (!io::write_file_atomically(output, "", false, error)) return false;
+  fs::remove(output, ec);  // it did write after all: undo, and let the real write go ahead
+  return true;
+}
+
+/// Writes the fitted profile and prints its provenance and each run's resolved settings.
+void finish_calibration(CliContext& ctx, CalibrationResult& res, std::vector<Scenario>& runs,
+                        const std::string& command, const std::string& output, bool force, bool json) {
+  res.profile.name = std::filesystem::path(output).stem().string();
+  res.profile.provenance = fmt::format(
+      "{}\nfitted: {}\nper generation: {}\nat a bound: {}\n{} residuals; RMS relative error {:.1f}% -> {:.1f}%, median "
+      "{:.1f}% -> {:.1f}% ({} iterations; unstated settings resolved {} times)\n",
+      command, fmt::join(res.fitted, ", "), fitted_runs_text(res.profile),
+      res.at_bound.empty() ? std::string("none") : fmt::format("{}", fmt::join(res.at_bound, ", ")), res.residuals,
+      res.rms_before_pct, res.rms_after_pct, res.median_before_pct, res.median_after_pct, res.iterations, res.rounds);
+  std::string error;
+  if (!io::write_file_atomically(output, io::profile_to_yaml(res.profile), force, error)) {
+    ctx.err << "flopcast calibrate: " << error << "\n";
+    ctx.exit_code = kIoError;
+    return;
+  }
+  for (auto& s : runs) resolve_open_settings(s, res.profile);  // the choices the fitted profile makes
+  if (json) {
+    nlohmann::ordered_json j;
+    j["profile"] = output;
+    j["provenance"] = res.profile.provenance;
+    j["fitted"] = res.fitted;
+    j["at_bound"] = res.at_bound;
+    j["coefficients"] = coefficients_json(res.profile);
+    j["resolved_settings"] = nlohmann::ordered_json::array();
+    for (const auto& s : runs)
+      if (s.resolved_settings.resolved)
+        j["resolved_settings"].push_back(
+            {{"id", s.id}, {"settings", settings_json(s.resolved_settings)}, {"fits", s.resolved_settings.fits}});
+    ctx.out << j.dump(2) << "\n";
+    return;
+  }
+  ctx.out << res.profile.provenance;
+  bool header = false;
+  for (const auto& s : runs) {
+    if (!s.resolved_settings.resolved) continue;
+    if (!header) ctx.out << "settings the runs do not state, resolved with the fitted profile:\n";
+    header = true;
+    ctx.out << fmt::format("  {}: {}{}\n", s.id, settings_text(s.resolved_settings),
+                           s.resolved_settings.fits ? "" : " (no choice fits: the leanest)");
+  }
+}
+
+void register_calibrate(CLI::App& app, CliContext& ctx) {
+  struct CalOpts {
+    std::vector<std::string> files;
+    std::string output, profile, cv;
+    std::vector<std::string> params;
+    bool force = false, estimate = false, json = false;
+    int jobs = 0;
+  };
+  auto c = std::make_shared<CalOpts>();
+  auto* cal = app.add_subcommand("calibrate", "Fit the calibration profile to measured runs (writes a profile YAML)");
+  cal->add_option("runs", c->files, "Measured-run YAML files (and nccl-tests collective files)")->required();
+  cal->add_option("-o,--output", c->output, "Profile file to write (not with --cv)");
+  cal->add_option("--param", c->params, "Fit only these coefficients (repeatable), e.g. ampere.gemm");
+  cal->add_option("--profile", c->profile, "Profile to start from (file or name) instead of the default");
+  cal->add_flag("--force", c->force, "Overwrite the output file if it exists");
+  cal->add_flag(
+      "--estimate", c->estimate,
+      "Fit the closed-form estimate instead of the discrete-event simulation (with --cv: predict with it too)");
+  cal->add_option("--cv", c->cv,
+                  "Cross-validate instead of writing a profile: 'source' predicts each source group's runs with a "
+                  "profile fitted (closed form) without them");
+  cal->add_flag("--json", c->json, "Print the result as one JSON document");
+  cal->add_option("-j,--jobs", c->jobs, "Cross-validation folds fitted at once (default: one per hardware thread)");
+  cal->callback([&ctx, c] {
+    if (!c->cv.empty() && c->cv != "source") {
+      ctx.err << "flopcast calibrate: --cv takes 'source' (leave one source group out), got '" << c->cv << "'\n";
+      ctx.exit_code = kUsage;
+      return;
+    }
+    if (c->cv.empty() == c->output.empty()) {
+      ctx.err << (c->cv.empty() ? "flopcast calibrate: -o PROFILE.yaml is required (or --cv source)\n"
+                                : "flopcast calibrate: --cv writes no profile; drop -o\n");
+      ctx.exit_code = kUsage;
+      return;
+    }
+    const auto& all = profile_parameters();
+    for (const auto& name : c->params)
+      if (std::none_of(all.begin(), all.end(), [&](const ProfileParameter& p) { return p.name == name; })) {
+        ctx.err << "flopcast calibrate: unknown parameter '" << name << "'\n";
+        ctx.exit_code = kUsage;
+        return;
+      }
+    const auto* cat = ctx.catalog();
+    if (!cat) return;
+    const auto start = profile_for(ctx, *cat, c->profile);
+    if (!start) return;
+    auto in = calibration_inputs(ctx, *cat, c->files);
+    if (in.runs.empty() && in.options.collectives.empty()) {
+      ctx.err << "flopcast calibrate: no usable runs\n";
+      if (ctx.exit_code != kIoError) ctx.exit_code = kBadInput;
+      return;
+    }
+    in.options.parameters = c->params;
+    if (!c->cv.empty()) {
+      CrossValidationOptions cv;
+      cv.fit = in.options;
+      cv.simulate_predictions = !c->estimate;
+      cv.jobs = c->jobs;
+      const auto r = cross_validate(in.runs, *start, cv);
+      if (!r.error.empty()) {
+        ctx.err << "flopcast calibrate --cv source: " << r.error << "\n";
+        ctx.exit_code = kBadInput;
+        return;
+      }
+      if (c->json)
+        print_cv_json(ctx, r, c->estimate);
+      else
+        print_cv_text(ctx, r, c->estimate);
+      return;
+    }
+    in.options.simulate = !c->estimate;
+    if (std::string error; !output_writable(c->output, c->force, error)) {
+      ctx.err << "flopcast calibrate: " << error << "\n";
+      ctx.exit_code = kIoError;
+      return;
+    }
+    auto res = calibrate_profile(in.runs, *start, in.options);
+    std::string command = "flopcast calibrate" + std::string(c->estimate ? " --estimate" : "");
+    for (const auto& f : c->files) command += " " + f;
+    command += " -o " + c->output;
+    for (const auto& p : c->params) command += " --param " + p;
+    if (!c->profile.empty()) command += " --profile " + c->profile;
+    finish_calibration(ctx, res, in.runs, command, c->output, c->force, c->json);
+  });
+}
+
+}  // namespace
 
 void register_validate(CLI::App& app, CliContext& ctx) {
   struct Opts {
@@ -129,7 +562,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("validate", "Predict measured runs (run-schema files) and report the error");
   cmd->add_option("runs", o->files, "Measured-run YAML files")->required();
-  cmd->add_flag("--json", o->json, "One JSON document: runs, summary, errors");
+  cmd->add_flag("--json", o->json, "One JSON document: runs, summary, resolved settings, memory, errors");
   cmd->add_option("--profile", o->profile, "Calibration profile (file or name) instead of the default");
   cmd->add_flag("--summary-only", o->quiet, "Print only the summary table");
   cmd->add_flag("--estimate", o->estimate,
@@ -137,175 +570,15 @@ void register_validate(CLI::App& app, CliContext& ctx) {
   cmd->callback([&ctx, o] {
     const auto* cat = ctx.catalog();
     if (!cat) return;
-    ComputeProfile profile = cat->profile;
-    if (!o->profile.empty()) {
-      Diagnostics pd;
-      auto p = io::load_profile(o->profile, *cat, pd);
-      if (!p) {
-        ctx.err << pd.str();
-        ctx.exit_code = kBadInput;
-        return;
-      }
-      profile = *p;
-    }
-    std::vector<std::string> errors;
-    std::vector<FigureComparison> rows;
-    const auto inputs = split_inputs(o->files);
-    const auto& collective_files = inputs.collectives;
-    const auto runs = load_runs(ctx, *cat, inputs.runs, errors);
-    std::vector<std::string> memory_notes;
-    std::vector<std::string> micro_batch_notes;  // runs that do not state their micro-batch
-    for (const auto& s : runs) {
-      StepSimOptions sim;
-      sim.timeline = false;
-      const auto e = o->estimate ? estimate_step(s, profile) : simulate_step(s, profile, sim).as_estimate();
-      for (auto& c : compare_run(s, e)) rows.push_back(c);
-      if (auto alt = fastest_micro_batch(s, profile, o->estimate); alt && alt->estimate.step < e.step) {
-        std::string figures;
-        for (const auto& c : compare_run(s, alt->estimate))
-          figures +=
-              fmt::format("{}{} {:.4g} ({:+.1f}%)", figures.empty() ? "" : ", ", c.figure, c.predicted, c.error_pct);
-        micro_batch_notes.push_back(
-            fmt::format("{}: the fastest micro-batch that fits is {}: {}", s.id, alt->micro_batch, figures));
-      }
-      if (!e.memory.fits())
-        memory_notes.push_back(
-            fmt::format("{}: the memory model gives {:.1f} GiB per GPU, above the {:.1f} GiB HBM the run had", s.id,
-                        e.memory.total().gib(), e.memory.capacity.gib()));
-    }
-    std::size_t collective_points = 0;
-    for (const auto& [f, text] : collective_files)
-      collective_points += validate_collectives(ctx, *cat, profile, f, text, rows, errors);
-    const auto summary = summarize(rows);
-    if (o->json) {
-      nlohmann::ordered_json j;
-      j["profile"] = profile.name;
-      j["engine"] = o->estimate ? "estimate" : "simulation";
-      j["runs"] = nlohmann::ordered_json::array();
-      for (const auto& r : rows)
-        j["runs"].push_back({{"id", r.id},
-                             {"figure", r.figure},
-                             {"measured", r.measured},
-                             {"predicted", r.predicted},
-                             {"error_pct", r.error_pct}});
-      j["summary"] = nlohmann::ordered_json::object();
-      for (const auto& s : summary)
-        j["summary"][s.figure] = {{"count", s.count},
-                                  {"median_abs_error_pct", s.median_abs_error_pct},
-                                  {"p90_abs_error_pct", s.p90_abs_error_pct},
-                                  {"mean_abs_error_pct", s.mean_abs_error_pct}};
-      j["errors"] = errors;
-      j["memory_notes"] = memory_notes;
-      j["micro_batch_notes"] = micro_batch_notes;
-      ctx.out << j.dump(2) << "\n";
-      return;
-    }
-    auto& out = ctx.out;
-    if (!o->quiet) {
-      out << fmt::format("{:<52} {:<17} {:>12} {:>12} {:>9}\n", "id", "figure", "measured", "predicted", "error");
-      for (const auto& r : rows)
-        out << fmt::format("{:<52} {:<17} {:>12.4g} {:>12.4g} {:>+8.1f}%\n", r.id, r.figure, r.measured, r.predicted,
-                           r.error_pct);
-      out << "\n";
-    }
-    out << fmt::format("Summary (profile {}; {}; {} runs", profile.name,
-                       o->estimate ? "closed-form estimate" : "simulation", runs.size());
-    if (!collective_files.empty()) out << fmt::format(", {} collective points", collective_points);
-    if (!errors.empty()) out << fmt::format(", {} entries rejected", errors.size());
-    out << ")\n";
-    out << fmt::format("{:<17} {:>6} {:>14} {:>12} {:>12}\n", "figure", "count", "median |err|", "p90 |err|",
-                       "mean |err|");
-    for (const auto& s : summary)
-      out << fmt::format("{:<17} {:>6} {:>13.1f}% {:>11.1f}% {:>11.1f}%\n", s.figure, s.count, s.median_abs_error_pct,
-                         s.p90_abs_error_pct, s.mean_abs_error_pct);
-    if (!micro_batch_notes.empty() && !o->quiet) {
-      out << "\nMicro-batch not stated (" << micro_batch_notes.size()
-          << " runs): predicted above with the run schema's default 1. At the micro-batch flopcast would pick\n"
-             "(the fastest predicted that fits; never chosen by the measurement), the same profile gives:\n";
-      for (const auto& n : micro_batch_notes) out << "  " << n << "\n";
-    }
-    if (!memory_notes.empty() && !o->quiet) {
-      out << "\nMemory model above HBM on runs that did run (" << memory_notes.size() << "):\n";
-      for (const auto& n : memory_notes) out << "  " << n << "\n";
-    }
+    const auto profile = profile_for(ctx, *cat, o->profile);
+    if (!profile) return;
+    const auto v = validate_inputs(ctx, *cat, *profile, o->files, o->estimate);
+    if (o->json)
+      print_validation_json(ctx, *profile, v, o->estimate);
+    else
+      print_validation_text(ctx, *profile, v, o->estimate, o->quiet);
   });
-
-  struct CalOpts {
-    std::vector<std::string> files;
-    std::string output;
-    std::vector<std::string> params;
-    bool force = false;
-    bool estimate = false;
-  };
-  auto c = std::make_shared<CalOpts>();
-  auto* cal = app.add_subcommand("calibrate", "Fit the calibration profile to measured runs (writes a profile YAML)");
-  cal->add_option("runs", c->files, "Measured-run YAML files (and nccl-tests collective files)")->required();
-  cal->add_option("-o,--output", c->output, "Profile file to write")->required();
-  cal->add_option("--param", c->params, "Fit only these coefficients (repeatable), e.g. ampere.gemm");
-  cal->add_flag("--force", c->force, "Overwrite the output file if it exists");
-  cal->add_flag("--estimate", c->estimate, "Fit the closed-form estimate instead of the discrete-event simulation");
-  cal->callback([&ctx, c] {
-    const auto* cat = ctx.catalog();
-    if (!cat) return;
-    std::vector<std::string> errors;
-    std::vector<Scenario> runs;
-    std::vector<double> weights;
-    CalibrationOptions opts;
-    const auto inputs = split_inputs(c->files);
-    for (const auto& f : inputs.runs) {
-      auto part = load_runs(ctx, *cat, {f}, errors);
-      for (auto& r : part) {
-        weights.push_back(1.0 / static_cast<double>(part.size()));
-        runs.push_back(std::move(r));
-      }
-    }
-    // nccl-tests points: they inform the collective knobs (collective_latency_us).
-    for (const auto& [f, text] : inputs.collectives) {
-      auto points = load_collective_points(ctx, *cat, f, text, errors);
-      for (auto& p : points) {
-        std::string why;
-        if (compare_collective(p, cat->profile, why); !why.empty()) {  // reported, not silently dropped
-          ctx.err << p.id << ": " << why << " (left out of the fit)\n";
-          ctx.exit_code = kBadInput;
-          continue;
-        }
-        opts.collective_weights.push_back(1.0 / static_cast<double>(points.size()));
-        opts.collectives.push_back(std::move(p));
-      }
-    }
-    if (runs.empty() && opts.collectives.empty()) {
-      ctx.err << "flopcast calibrate: no usable runs\n";
-      if (ctx.exit_code != kIoError) ctx.exit_code = kBadInput;
-      return;
-    }
-    opts.parameters = c->params;
-    opts.run_weights = weights;
-    opts.simulate = !c->estimate;
-    for (const auto& name : opts.parameters) {
-      const auto& all = profile_parameters();
-      if (std::none_of(all.begin(), all.end(), [&](const ProfileParameter& p) { return p.name == name; })) {
-        ctx.err << "flopcast calibrate: unknown parameter '" << name << "'\n";
-        ctx.exit_code = kUsage;
-        return;
-      }
-    }
-    auto res = calibrate_profile(runs, cat->profile, opts);
-    std::string files;
-    for (const auto& f : c->files) files += " " + f;
-    res.profile.name = c->output;
-    res.profile.provenance = fmt::format(
-        "flopcast calibrate{}{} -o {}\nfitted: {}\n{} residuals; RMS relative error {:.1f}% -> {:.1f}%, median {:.1f}% -> {:.1f}% "
-        "({} iterations)\n",
-        c->estimate ? " --estimate" : "", files, c->output, fmt::join(res.fitted, ", "), res.residuals,
-        res.rms_before_pct, res.rms_after_pct, res.median_before_pct, res.median_after_pct, res.iterations);
-    std::string error;
-    if (!io::write_file_atomically(c->output, io::profile_to_yaml(res.profile), c->force, error)) {
-      ctx.err << "flopcast calibrate: " << error << "\n";
-      ctx.exit_code = kIoError;
-      return;
-    }
-    ctx.out << res.profile.provenance;
-  });
+  register_calibrate(app, ctx);
 }
 
 }  // namespace flopcast::cli

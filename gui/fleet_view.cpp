@@ -51,7 +51,7 @@ FleetOutcome simulate_fleet_file(const std::string& path, const io::Catalog& cat
   FleetOutcome out;
   // Loaded, planned and validated as `flopcast fleet` does (app/fleet_request.hpp).
   Diagnostics diags;
-  auto prepared = app::prepare_fleet_file(path, catalog, std::nullopt, 0, diags);
+  auto prepared = app::prepare_fleet_file(path, catalog, app::FleetOverrides{}, diags);
   if (!prepared) {
     out.errors = diags.str();
     return out;
@@ -162,7 +162,10 @@ void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
                      .arg(q(format_grouped_half_up(100.0 * s.utilisation, 1)))
                      .arg(q(format_grouped_half_up(s.wait.p50.seconds() / 3600.0, 1)))
                      .arg(q(format_grouped_half_up(s.wait.p90.seconds() / 3600.0, 1)));
-  for (const auto& c : s.cost) text += tr(", cost %1").arg(q(c.str()));
+  text += tr(", cost %1").arg(q(s.cost.str()));
+  if (s.margin) text += tr(", revenue %1, margin %2").arg(q(s.revenue->str()), q(s.margin->str()));
+  if (s.unstarted > 0)
+    text += tr(", %1 jobs per seed never start within the horizon").arg(q(format_grouped_half_up(s.unstarted, 1)));
   if (s.deadline_misses > 0)
     text += tr(", %1 deadline misses per seed").arg(q(format_grouped_half_up(s.deadline_misses, 1)));
   text += QLatin1Char('.');

@@ -118,38 +118,44 @@ TEST_CASE("validate --json: runs and summary with the run-schema keys") {
   CHECK(j["errors"].empty());
 }
 
-TEST_CASE(
-    "validate: a run without a micro-batch is predicted at the default 1, with the micro-batch flopcast would pick noted") {
+TEST_CASE("validate: a run that does not state its micro-batch is predicted at the fastest that fits, and says so") {
   TempDir tmp;
   const auto runs = tmp.path / "runs.yaml";
   std::ofstream(runs) << R"(- id: unstated
   source: test
   model: llama3-8b
   cluster: {gpu: H100, gpus: 8}
-  parallel: {tp: 8, global_batch: 16}
+  parallel: {tp: 8, global_batch: 16, zero: 0, recompute: none, sequence_parallel: false, vpp: 1}
   precision: bf16
   measured: {iteration_time_s: 10}
 - id: stated
   source: test
   model: llama3-8b
   cluster: {gpu: H100, gpus: 8}
-  parallel: {tp: 8, global_batch: 16, micro_batch: 1}
+  parallel: {tp: 8, global_batch: 16, micro_batch: 1, zero: 0, recompute: none, sequence_parallel: false, vpp: 1}
   precision: bf16
   measured: {iteration_time_s: 10}
 )";
   const auto r = run_cli({"validate", "--json", runs.string()});
   REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
   const auto j = json::parse(r.out);
-  // Both predicted the same (the default is 1, as the run schema says) ...
+  // Only the run that leaves it open is resolved, and to a larger micro-batch than the stated 1
+  // (at tp 8 micro-batch 1 is host-bound) ...
+  REQUIRE(j["resolved_settings"].size() == 1);
+  const auto& res = j["resolved_settings"][0];
+  CHECK(res["id"] == "unstated");
+  REQUIRE(res["settings"].contains("parallel.micro_batch"));
+  const int mb = std::stoi(res["settings"]["parallel.micro_batch"].get<std::string>());
+  CHECK(mb > 1);
+  CHECK(res["fits"].get<bool>());
+  // ... and predicted faster than the stated run at 1 (fewer, longer kernels per step).
   REQUIRE(j["runs"].size() == 2);
-  CHECK(j["runs"][0]["predicted"].get<double>() == j["runs"][1]["predicted"].get<double>());
-  // ... and only the run that did not state it gets the note, naming a larger micro-batch.
-  REQUIRE(j["micro_batch_notes"].size() == 1);
-  const auto note = j["micro_batch_notes"][0].get<std::string>();
-  CHECK(contains(note, "unstated: the fastest micro-batch that fits is "));
-  CHECK(!contains(note, "is 1:"));
+  CHECK(j["runs"][0]["predicted"].get<double>() < j["runs"][1]["predicted"].get<double>());
+  CHECK(j["memory"]["fit"].get<int>() == 2);
   const auto text = run_cli({"validate", runs.string()});
-  CHECK(contains(text.out, "Micro-batch not stated (1 runs)"));
+  CHECK(contains(text.out, "Settings the runs do not state (1 runs)"));
+  CHECK(contains(text.out, "unstated: micro_batch " + std::to_string(mb)));
+  CHECK(contains(text.out, "memory: 2 of 2 runs predicted to fit (100.0%)"));
 }
 
 TEST_CASE("validate: a bad entry is named by id and file:line, the other runs are still predicted") {
@@ -323,4 +329,51 @@ TEST_CASE("calibrate -o on an existing file without --force refuses and leaves i
   CHECK(contains(r.err, "flopcast calibrate: "));
   // Nothing else was written next to it (no stray temporary file).
   CHECK(std::distance(std::filesystem::directory_iterator(tmp.path), std::filesystem::directory_iterator{}) == 1);
+}
+
+TEST_CASE("calibrate --cv source: cross-validation needs two source groups, with two it prints both and overall") {
+  TempDir tmp;
+  const auto one = tmp.path / "one.yaml";
+  const char* entry = R"(- id: ID
+  source: test
+  source_group: GROUP
+  model: {layers: 8, hidden: 4096, heads: 32, vocab: 32000, seq_len: 2048}
+  cluster: {gpu: A100-80G, gpus: 8}
+  parallel: {tp: 2, global_batch: 64, micro_batch: 4, zero: 0, recompute: none, sequence_parallel: false, vpp: 1}
+  precision: bf16
+  measured: {iteration_time_s: TIME}
+)";
+  auto make = [&](const std::string& id, const std::string& group, const std::string& time) {
+    std::string e = entry;
+    e.replace(e.find("ID"), 2, id);
+    e.replace(e.find("GROUP"), 5, group);
+    e.replace(e.find("TIME"), 4, time);
+    return e;
+  };
+  std::ofstream(one) << make("a1", "alpha", "0.80") << make("a2", "alpha", "0.81");
+  const auto r1 = run_cli({"calibrate", "--cv", "source", "--estimate", "--param", "ampere.gemm", one.string()});
+  CHECK(r1.code == cli::kBadInput);
+  CHECK_MESSAGE(contains(r1.err, "cross-validation needs at least two source groups; the runs form 1 ('alpha')"),
+                r1.err);
+  CHECK(run_cli({"calibrate", "--cv", "runs", one.string()}).code == cli::kUsage);
+  CHECK(run_cli({"calibrate", "--cv", "source", "-o", (tmp.path / "p.yaml").string(), one.string()}).code ==
+        cli::kUsage);
+  CHECK(run_cli({"calibrate", one.string()}).code == cli::kUsage);  // neither -o nor --cv
+  const auto two = tmp.path / "two.yaml";
+  std::ofstream(two) << make("a1", "alpha", "0.80") << make("b1", "beta", "0.95");
+  const auto r2 =
+      run_cli({"calibrate", "--cv", "source", "--estimate", "--param", "ampere.gemm", "--json", two.string()});
+  REQUIRE_MESSAGE(r2.code == cli::kOk, r2.err);
+  const auto j = json::parse(r2.out);
+  REQUIRE(j["groups"].size() == 2);
+  CHECK(j["groups"][0]["name"] == "alpha");
+  CHECK(j["overall"]["runs"] == 2);
+  REQUIRE(j["predictions"].size() == 2);
+  // Each run predicted by the profile fitted on the other: alpha (measured faster) is predicted
+  // too slow by the fit to beta, and beta too fast by the fit to alpha.
+  CHECK(j["predictions"][0]["error_pct"].get<double>() > 0);
+  CHECK(j["predictions"][1]["error_pct"].get<double>() < 0);
+  const auto text = run_cli({"calibrate", "--cv", "source", "--estimate", "--param", "ampere.gemm", two.string()});
+  CHECK(contains(text.out, "Cross-validation, one source group left out at a time (2 groups, 2 runs"));
+  CHECK(contains(text.out, "overall"));
 }

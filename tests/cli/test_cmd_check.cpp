@@ -67,8 +67,8 @@ const Expect kSeed[] = {
     {"big-cloud-competitor-price", "cannot be judged", 85000.00, 1e-9},
     {"b200-card-price", "cannot be judged", kUnknown, 0},
     // Checked against the simulated step in the test case below.
-    {"b200-65b-run-cost", "optimistic by 119%", 262566.00, 0.02},
-    {"a100-65b-run-cost", "impossible", 1191410.64, 0.02},
+    {"b200-65b-run-cost", "optimistic by 128%", 273600.00, 0.02},
+    {"a100-65b-run-cost", "impossible", 1258981.92, 0.02},
     // 1,000 GPU x 365 days x 680 CNY = 248,200,000 CNY: the rent itself, no baseline to save against.
     {"h800-rent-saving", "cannot be judged", 248200000.00, 1e-9},
     // 1,000 x 700 W + 125 nodes x (10.2 - 8 x 0.7) kW = 1,275 kW x 8,760 h x PUE 1.58 x 0.65 CNY/kWh.
@@ -101,11 +101,11 @@ const Expect kSeed[] = {
     // Half the 30 min interval plus the 182.8 s write window: 900 + 182.8 = 1,082.8 s.
     {"restart-from-last-step", "contradicts async-checkpoint-30min", 1082.8, 1e-3},
     // Training: simulate's figures (the same check); the hand bounds are in the case below.
-    {"65b-tp1pp8-mfu", "impossible", 59.7, 0.01},
-    {"65b-tp1pp8-memory", "optimistic by 105%", 153.0, 0.01},
-    {"65b-community-mfu", "impossible", 57.0, 0.01},
-    {"65b-community-memory", "optimistic by 88%", 146.9, 0.01},
-    {"65b-1t-tokens-30-days", "impossible", 3283.0, 0.01},
+    {"65b-tp1pp8-mfu", "impossible", 56.4, 0.01},
+    {"65b-tp1pp8-memory", "optimistic by 129%", 170.5, 0.01},
+    {"65b-community-mfu", "impossible", 54.2, 0.01},
+    {"65b-community-memory", "optimistic by 110%", 164.4, 0.01},
+    {"65b-1t-tokens-30-days", "impossible", 3469.4, 0.01},
     // 8 x 16 x 128 = 16,384 GPUs, not 2,048.
     {"650b-2048-a100", "impossible", 16384.0, 1e-9},
     {"70b-1.2t-tokens-per-day", "impossible", 5.308e9, 0.01},
@@ -160,14 +160,14 @@ TEST_CASE("check: the seed file holds a claim of every kind and the training cla
 }
 
 TEST_CASE("check: training verdicts are simulate's own check, figure for figure") {
-  // simulate prints "memory_gb  claimed 74.5  simulated 153  optimistic by 105%" for this scenario.
+  // simulate prints "memory_gb  claimed 74.5  simulated 170.5  optimistic by 129%" for this scenario.
   const auto sim = run_cli({"simulate", scenario("seed-claims/65b-8xa100-tp1pp8-zero3.yaml")});
-  REQUIRE(contains(sim.out, "optimistic by 105%"));
-  CHECK(result("65b-tp1pp8-memory").verdict.word() == "optimistic by 105%");
-  CHECK(contains(sim.out, "impossible: the plan needs 142.5 GiB per GPU but the A100-80G has 80.0 GiB"));
-  CHECK(result("65b-tp1pp8-mfu").verdict.reason == "the plan needs 142.5 GiB per GPU but the A100-80G has 80.0 GiB");
+  REQUIRE(contains(sim.out, "optimistic by 129%"));
+  CHECK(result("65b-tp1pp8-memory").verdict.word() == "optimistic by 129%");
+  CHECK(contains(sim.out, "impossible: the plan needs 158.8 GiB per GPU but the A100-80G has 80.0 GiB"));
+  CHECK(result("65b-tp1pp8-mfu").verdict.reason == "the plan needs 158.8 GiB per GPU but the A100-80G has 80.0 GiB");
   // Hand bound for the 30-day claim: 6 x 65.29e9 x 1e12 FLOPs (KAPLAN) on 8 x 312 TFLOP/s at the
-  // simulated 59.7% MFU take 3,044 days; attention FLOPs (not in 6N) add the rest of the 3,283.
+  // simulated 56.4% MFU take 3,218 days; attention FLOPs (not in 6N) add the rest of the 3,469.
   const double mfu = result("65b-tp1pp8-mfu").verdict.figure.value / 100;
   const double kaplan_days = 6 * 65.29e9 * 1e12 / (8 * 312e12 * mfu) / 86400;
   const double days = result("65b-1t-tokens-30-days").verdict.figure.value;

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "cli_context.hpp"
 #include "cli_runner.hpp"
@@ -54,7 +55,10 @@ axes:
   CHECK(j1 == slurp(t / "j2.csv"));
   CHECK(j1.find("cluster.gpus,parallel.micro_batch,feasible") != std::string::npos);
   CHECK(j1.find("dp auto needs tp*pp*cp = 2 to divide cluster.gpus = 1") != std::string::npos);  // the 1-GPU point
-  CHECK(j1.find(",yes,") != std::string::npos);
+  CHECK(j1.find(",true,") != std::string::npos);
+  // Plain CSV: the header row first; the identity in the sidecar.
+  CHECK(j1.rfind("point,cluster.gpus,", 0) == 0);
+  CHECK(slurp(t / "j1.csv.meta.json").find("\"points\": 8") != std::string::npos);
   // Shards + merge == unsharded.
   REQUIRE(run_cli({"sweep", t / "s.sweep.yml", "--shard", "1/2", "--out", t / "p1.csv"}).code == 0);
   REQUIRE(run_cli({"sweep", t / "s.sweep.yml", "--shard", "2/2", "--out", t / "p2.csv"}).code == 0);
@@ -69,16 +73,20 @@ axes:
   CHECK(run_cli({"sweep", t / "s.sweep.yml", "--out", t / "j1.csv"}).code == cli::kIoError);
   const auto ok = run_cli({"sweep", t / "s.sweep.yml", "--out", t / "c.csv", "--check", t / "j1.csv"});
   CHECK(ok.code == 0);
-  CHECK(ok.out.find("0 differences") != std::string::npos);
+  CHECK(ok.out.find("0 regressions, 0 improvements") != std::string::npos);
   std::string changed = j1;
-  const auto p = changed.find(",yes,");
+  const auto p = changed.find(",true,");
   REQUIRE(p != std::string::npos);
-  changed.replace(p, 5, ",no,");
+  changed.replace(p, 6, ",false,");
   spit(t / "changed.csv", changed);
+  spit(t / "changed.csv.meta.json", slurp(t / "j1.csv.meta.json"));
   const auto bad =
       run_cli({"sweep", t / "s.sweep.yml", "--out", t / "c2.csv", "--check", t / "changed.csv", "--tolerance", "2%"});
-  CHECK(bad.code == cli::kCheckFailed);
-  CHECK(bad.out.find("regression: point") != std::string::npos);
+  // The baseline did not fit where this run fits: an improvement, not a regression.
+  CHECK(bad.code == 0);
+  CHECK(bad.out.find("improvement: point") != std::string::npos);
+  CHECK(bad.out.find("(the plan fits now)") != std::string::npos);
+  CHECK(bad.out.find("regression: point") == std::string::npos);
   // Bad sweep file: exit 3 with file:line.
   spit(t / "bad.sweep.yml", "scenario: {model: llama3-8b}\naxes:\n  - key: parallel.tp\n");
   const auto e = run_cli({"sweep", t / "bad.sweep.yml", "--out", t / "x.csv"});
@@ -86,4 +94,72 @@ axes:
   CHECK(e.err.find("bad.sweep.yml:3") != std::string::npos);
   // Usage errors.
   CHECK(run_cli({"sweep", t / "s.sweep.yml", "--out", t / "y.csv", "--shard", "3/2"}).code == cli::kUsage);
+}
+
+TEST_CASE("flopcast sweep --check: exit 6 only for regressions, tolerance flags, another sweep or no sidecar refused") {
+  TempDir t;
+  const std::string base_scenario = R"(
+scenario:
+  model: llama3-8b
+  cluster: {gpu: H800, gpus: 16}
+  parallel: {tp: 2, pp: 1, dp: auto, micro_batch: 1, global_batch: 64, recompute: selective, sequence_parallel: true, zero: 1}
+  precision: bf16
+  training: {tokens: 5B}
+  reliability: {trials: 20, seed: 3}
+  pricing: {catalog: seed-vendor}
+axes:
+)";
+  spit(t / "s.sweep.yml", base_scenario + "  - key: cluster.gpus\n    values: [8, 16]\n");
+  REQUIRE(run_cli({"sweep", t / "s.sweep.yml", "--estimate", "--out", t / "base.jsonl"}).code == 0);
+  // The baseline's point 0 was 10% faster than this run: this run's step time is a regression.
+  std::string text = slurp(t / "base.jsonl");
+  const std::string key = "\"step_time_s\":";
+  const auto at = text.find(key) + key.size();
+  const auto end = text.find(',', at);
+  const double step = std::stod(text.substr(at, end - at));
+  text.replace(at, end - at, std::to_string(step * 0.9));
+  spit(t / "fast.jsonl", text);
+  spit(t / "fast.jsonl.meta.json", slurp(t / "base.jsonl.meta.json"));
+  auto check = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"sweep", t / "s.sweep.yml", "--estimate", "--force", "--out", t / "now.jsonl"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args);
+  };
+  const auto reg = check({"--check", t / "fast.jsonl"});
+  CHECK(reg.code == cli::kCheckFailed);
+  CHECK(reg.out.find("regression: point 0 (cluster.gpus=8): step_time_s baseline") != std::string::npos);
+  CHECK(reg.out.find("(+11.1%, lower is better)") != std::string::npos);
+  CHECK(reg.out.find("1 regression,") != std::string::npos);
+  // The other way round (this run faster than its baseline): an improvement, signed '-', exit 0.
+  spit(t / "slow.jsonl", slurp(t / "now.jsonl"));
+  spit(t / "slow.jsonl.meta.json", slurp(t / "now.jsonl.meta.json"));
+  const auto imp = run_cli({"merge", t / "fast.jsonl", "--out", t / "fast-merged.jsonl", "--check", t / "slow.jsonl"});
+  CHECK(imp.code == 0);
+  CHECK(imp.out.find("improvement: point 0 (cluster.gpus=8): step_time_s") != std::string::npos);
+  CHECK(imp.out.find("(-10.0%, lower is better)") != std::string::npos);
+  CHECK(imp.out.find("passes (no regression)") != std::string::npos);
+  // --tolerance needs a '%': a bare number is refused naming the flag and both fixes.
+  const auto bare = check({"--check", t / "fast.jsonl", "--tolerance", "2"});
+  CHECK(bare.code == cli::kUsage);
+  CHECK(bare.err.find("--tolerance '2': a bare number is ambiguous") != std::string::npos);
+  CHECK(bare.err.find("--tolerance 2% for 2 percent, or --rtol 2") != std::string::npos);
+  CHECK(check({"--check", t / "fast.jsonl", "--rtol", "2%"}).code == cli::kUsage);
+  CHECK(check({"--check", t / "fast.jsonl", "--rtol", "0.02", "--tolerance", "2%"}).code == cli::kUsage);
+  // 12% and a fraction of 0.12 both cover the 11.1% difference; 11% does not.
+  CHECK(check({"--check", t / "fast.jsonl", "--tolerance", "12%"}).code == 0);
+  CHECK(check({"--check", t / "fast.jsonl", "--rtol", "0.12"}).code == 0);
+  CHECK(check({"--check", t / "fast.jsonl", "--tolerance", "11%"}).code == cli::kCheckFailed);
+  // A baseline of another sweep (other axes, 3 points instead of 2) is refused before the run, saying why.
+  spit(t / "other.sweep.yml", base_scenario + "  - key: cluster.gpus\n    values: [8, 16, 24]\n");
+  REQUIRE(run_cli({"sweep", t / "other.sweep.yml", "--estimate", "--out", t / "other.jsonl"}).code == 0);
+  const auto other = check({"--check", t / "other.jsonl"});
+  CHECK(other.code == cli::kBadInput);
+  CHECK(other.err.find("other.jsonl: a baseline of another sweep:") != std::string::npos);
+  CHECK(other.err.find("3 points there, 2 here") != std::string::npos);
+  CHECK(other.out.empty());
+  // A baseline without its sidecar: an I/O error naming the sidecar.
+  spit(t / "bare.jsonl", slurp(t / "base.jsonl"));
+  const auto nometa = check({"--check", t / "bare.jsonl"});
+  CHECK(nometa.code == cli::kIoError);
+  CHECK(nometa.err.find("bare.jsonl.meta.json") != std::string::npos);
 }

@@ -41,10 +41,10 @@ namespace {
 
 /// Every shipped scenario, its exit code and, where it must fail, the words that say why.
 /// Exit 5 (infeasible): the seed vendor's 65B-on-8-A100 claims need more memory than an A100
-/// has (scenarios/README.md); so does Llama 3 405B as published (TP8 PP16 ZeRO-2 on 80 GB),
-/// which Meta did run: there the exit code records a shortfall of the memory model, and this
-/// line changes when the model is fixed. Exit 3 (bad input): the 650B claim's TP8 x PP16 x DP128
-/// needs 16,384 GPUs, not 2,048.
+/// has (scenarios/README.md). Llama 3 405B as published (TP8 PP16 ZeRO-2 on 80 GB), which Meta
+/// did run, fits (71.4 of 79.7 GiB): the activations of Llama-style layers carry no dropout masks
+/// and SwiGLU keeps 6f/h, not 8f/h (Megatron-core). Exit 3 (bad input): the 650B claim's TP8 x
+/// PP16 x DP128 needs 16,384 GPUs, not 2,048.
 #define FLOPCAST_SHIPPED_SCENARIOS(X)                                                               \
   X("fleets/jobs/llama2-13b-64xa100.yaml", cli::kOk, "")                                            \
   X("fleets/jobs/llama2-70b-128xb200.yaml", cli::kOk, "")                                           \
@@ -57,7 +57,7 @@ namespace {
   X("published/deepseek-v3-2048xh800.yaml", cli::kOk, "")                                           \
   X("published/llama-65b-2048xa100.yaml", cli::kOk, "")                                             \
   X("published/llama2-70b-2048xa100.yaml", cli::kOk, "")                                            \
-  X("published/llama3-405b-16384xh100.yaml", cli::kInfeasible, "Infeasible: the plan needs")        \
+  X("published/llama3-405b-16384xh100.yaml", cli::kOk, "")                                          \
   X("published/llama3-8b-1024xh100.yaml", cli::kOk, "")                                             \
   X("published/megatron-1t-3072xa100.yaml", cli::kOk, "")                                           \
   X("published/megatron-530b-2240xa100.yaml", cli::kOk, "")                                         \

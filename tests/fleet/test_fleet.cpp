@@ -221,8 +221,8 @@ TEST_CASE("owned pool costs: amortised capex and energy from busy and idle time"
   CHECK(r.costs[0].energy_kwh == doctest::Approx(825));
   CHECK(r.costs[0].energy.minor == 6600);
   CHECK(r.costs[0].utilisation == doctest::Approx(0.5));
-  CHECK(r.summary.cost.size() == 1);
-  CHECK(r.summary.cost[0].minor == 28539 + 6600);
+  CHECK(r.summary.cost.minor == 28539 + 6600);
+  CHECK(r.summary.cost.currency == Currency::of("USD"));
 }
 
 TEST_CASE("size sweep finds the smallest pool meeting the P90 wait target") {
@@ -251,4 +251,50 @@ TEST_CASE("validate_fleet names what is wrong") {
   auto e = validate_fleet(f);
   CHECK(std::find(e.begin(), e.end(), "the fleet has no pools") != e.end());
   CHECK(std::find(e.begin(), e.end(), "the fleet has no jobs (give a job list or a generator)") != e.end());
+}
+
+TEST_CASE("unstarted jobs count: a censored wait of at least horizon - arrival, reported per class and in a what-if") {
+  // Three 1-GPU nodes, three jobs of 1,000 h (longer than the 100 h horizon and its drain to
+  // 400 h): all three start at once. One node fewer (the what-if) and job c, arriving at 10 h,
+  // never starts: its wait is at least 400 - 10 = 390 h, so the P90 (the 3rd of 3 waits,
+  // nearest rank) is a lower bound of 390 h, not the 0 h of the two jobs that start.
+  Fleet f = list_fleet(1);
+  f.pools[0].nodes = 3;
+  add_class(f, "long", fixed_profile("H100", 1, 1000));
+  add_job(f, "a", 0, 0);
+  add_job(f, "b", 0, 0);
+  add_job(f, "c", 0, 10);
+  WhatIf w;
+  w.kind = WhatIf::Kind::AddNodes;
+  w.label = "-1 node p";
+  w.pool = "p";
+  w.nodes = -1;
+  f.what_ifs.push_back(w);
+  REQUIRE(validate_fleet(f).empty());
+  const FleetResult r = simulate_fleet(f);
+  CHECK(r.summary.unstarted == 0);
+  CHECK(r.summary.wait.p90 == Time{});
+  CHECK_FALSE(r.summary.wait.p90_lower_bound);
+  REQUIRE(r.what_ifs.size() == 1);
+  const FleetSummary& s = r.what_ifs[0].summary;
+  CHECK(s.unstarted == doctest::Approx(1));
+  CHECK(s.wait.censored == 1);
+  CHECK(s.wait.p90_lower_bound);
+  CHECK(s.wait.p90.hours() >= f.horizon.hours() - 10);
+  CHECK(s.wait.p90.hours() == doctest::Approx(390));
+  CHECK_FALSE(s.wait.p50_lower_bound);  // the median is job b's exact 0 h
+  REQUIRE(s.class_unstarted.size() == 1);
+  CHECK(s.class_unstarted[0] == doctest::Approx(1));
+  REQUIRE(s.class_wait.size() == 1);
+  CHECK(s.class_wait[0].p90_lower_bound);
+  // The base case's job list: c is started there; in a 2-node fleet it is counted per job.
+  f.pools[0].nodes = 2;
+  f.what_ifs.clear();
+  const FleetResult two = simulate_fleet(f);
+  REQUIRE(two.jobs.size() == 3);
+  CHECK(two.jobs[2].unstarted_rate == doctest::Approx(1));
+  CHECK(two.jobs[2].wait.p50_lower_bound);
+  REQUIRE(two.classes.size() == 1);
+  CHECK(two.classes[0].never_started == doctest::Approx(1));
+  CHECK(two.classes[0].unstarted == doctest::Approx(1));
 }

@@ -3,6 +3,9 @@
 // did-you-mean). Planning the loaded classes and the flopcast fleet command: cli/test_cmd_fleet.cpp.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -140,4 +143,28 @@ TEST_CASE("malformed YAML and an empty file") {
   CHECK(l.d.str().find("malformed YAML") != std::string::npos);
   l = parse("");
   CHECK(l.d.str().find("the file is empty") != std::string::npos);
+}
+
+TEST_CASE("with revenue, a pool without a revenue plan is an error unless it is internal") {
+  std::ifstream in(std::string(FLOPCAST_SCENARIOS_DIR) + "/fleets/provider-month.yaml");
+  REQUIRE(in);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string internal =
+      "    internal: true                # the provider's own 70B runs: its cost counts, it bills no customer\n";
+  // As shipped: the B200 pool is internal, the file loads, the pool earns nothing.
+  Loaded ok = parse(text.str());
+  REQUIRE_MESSAGE(ok.ff.has_value(), ok.d.str());
+  CHECK(ok.ff->fleet.pools[2].internal);
+  // Without internal: the B200 pool has no revenue plan: an error at its line, naming the fix.
+  const std::string broken = replace(text.str(), internal, "");
+  const Diagnostic e = only_error(broken);
+  CHECK(e.key == "pools[2]");
+  CHECK(e.where.line ==
+        1 + static_cast<int>(
+                std::count(broken.begin(),
+                           broken.begin() + static_cast<std::ptrdiff_t>(broken.find("  - name: b200-hourly")), '\n')));
+  CHECK(e.message == "pool 'b200-hourly' (B200) has no revenue plan: its runs would earn nothing");
+  CHECK(e.hint.find("add 'B200: PLAN' to revenue.plans") == 0);
+  CHECK(e.hint.find("or mark the pool internal: true") != std::string::npos);
 }

@@ -16,7 +16,11 @@
 #include "../support/shipped_catalog.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/claims_loader.hpp"
+#include "flopcast/io/collective_runs.hpp"
+#include "flopcast/io/fleet_loader.hpp"
+#include "flopcast/io/price_catalog_io.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/io/sweep_loader.hpp"
 
 using namespace flopcast;
 using namespace flopcast::io;
@@ -56,7 +60,7 @@ const NegativeCase kScenarioCases[] = {
     {"absurd-gpus.yaml",
      "absurd-gpus.yaml:5:9: error: cluster.gpus: value 1e12 is out of range: expected 1 to 1000000"},
     {"missing-precision.yaml",
-     "missing-precision.yaml:2:1: error: precision: missing required key 'precision' (hint: one of fp32, fp16, bf16, fp8)"},
+     "missing-precision.yaml:2:1: error: precision: missing required key 'precision' (hint: one of fp32, fp16, bf16, fp8, mxfp8, nvfp4)"},
     {"missing-cluster-gpus.yaml",
      "missing-cluster-gpus.yaml:4:3: error: cluster.gpus: missing required key 'gpus' (hint: the number of GPUs of the job, e.g. gpus: 64)"},
     {"bad-unit-tokens.yaml",
@@ -75,12 +79,23 @@ const NegativeCase kScenarioCases[] = {
      "tokens-per-step-too-large.yaml:8:17: error: parallel.global_batch: global_batch*seq_len = 1000000000000*100000 = 1e+17 "
      "tokens per step, above the 10^16 limit (hint: lower global_batch (sequences per step) or model.seq_len)"},
     {"bad-choice-recompute.yaml",
-     "bad-choice-recompute.yaml:8:14: error: parallel.recompute: unknown value 'ful' (hint: did you mean 'full'? (expected one of: none, selective, full))"},
+     "bad-choice-recompute.yaml:8:14: error: parallel.recompute: unknown value 'ful' (hint: did you mean 'full'? (expected one of: none, selective, full, auto))"},
     {"fp8-on-a100.yaml",
      "fp8-on-a100.yaml:8:12: error: precision: the A100-80G has no dense tensor-core fp8 path (hint: use bf16 or fp16 on this GPU)"},
     {"vpp-without-interleaved.yaml",
      "vpp-without-interleaved.yaml:9:13: error: parallel.schedule: vpp > 1 needs schedule interleaved, got 1f1b"},
     {"vpp-without-pp.yaml", "vpp-without-pp.yaml:8:8: error: parallel.vpp: vpp 2 needs pipeline parallelism (pp > 1)"},
+    {"mxfp8-on-h100.yaml",
+     "mxfp8-on-h100.yaml:8:12: error: precision: the H100 has no dense tensor-core mxfp8 path (hint: mxfp8 and nvfp4 "
+     "are Blackwell formats (B200, GB200); use fp8 or bf16 on this GPU)"},
+    {"etp-ep-not-dividing.yaml",
+     "etp-ep-not-dividing.yaml:14:8: error: parallel.etp: etp*ep = 4*4 = 16 does not divide tp*dp*cp = 8 (hint: choose "
+     "etp and ep whose product divides 8 (the expert layers regroup each pipeline stage's tp*dp*cp GPUs as etp x ep x "
+     "expert-dp))"},
+    {"training-method-lora.yaml",
+     "training-method-lora.yaml:10:11: error: training.method: training.method lora is not supported yet: flopcast "
+     "models full training (every weight trained, with its gradients and optimizer state) (hint: use method: full, or "
+     "leave the key out; lora runs (frozen base weights, rank-r adapters) cannot be predicted yet)"},
     {"ep-on-dense-model.yaml",
      "ep-on-dense-model.yaml:8:7: error: parallel.ep: ep 4 needs a mixture-of-experts model (hint: set ep: 1 for dense models)"},
     {"empty.yaml", "empty.yaml:1:1: error: the file is empty (hint: see scenarios/quickstart.yaml for the format)"},
@@ -90,7 +105,7 @@ const NegativeCase kScenarioCases[] = {
     // kv_heads divisibility, a moe block without experts, dense_layers above layers.
     {"heads-not-dividing-hidden.yaml",
      "heads-not-dividing-hidden.yaml:5:10: error: model.heads: heads 3 does not divide hidden 1000 "
-     "(hint: the head dimension hidden/heads must be a whole number)"},
+     "(hint: the head dimension hidden/heads must be a whole number, or give model.head_dim)"},
     {"kv-heads-not-dividing-heads.yaml",
      "kv-heads-not-dividing-heads.yaml:6:13: error: model.kv_heads: kv_heads 16 does not divide heads 8 "
      "(hint: grouped-query attention shares each key/value head among heads/kv_heads query heads: choose a divisor of 8)"},
@@ -106,6 +121,9 @@ const NegativeCase kScenarioCases[] = {
 const NegativeCase kRunFileCases[] = {
     {"run-entry-without-id.yaml",
      "run-entry-without-id.yaml:9:3: error: id: missing required key 'id' (hint: every measured run needs a unique id)"},
+    {"run-entry-bad-open-setting.yaml",
+     "run-entry-bad-open-setting.yaml:13:28: error: parallel.global_batch: expected an integer, got 'auto' (hint: "
+     "write a whole number such as 8 or 16K)"},
 };
 
 // Claims files (parse_claims_file, `flopcast check`): the bad claim's first error; the other claim
@@ -141,6 +159,53 @@ const NegativeCase kClaimsCases[] = {
      "claims-missing-claimed.yaml:11:5: error: claims.allreduce-latency-3us.claimed: missing required key 'claimed' "
      "(hint: the claimed figure, e.g. claimed: \"< 3 us\")"},
 };
+
+// A key written twice, in each kind of file flopcast reads: the whole file is refused (yaml-cpp
+// keeps both pairs and a lookup would take one of them silently), the message names the second
+// key's file:line:col, the first's line, the key path and the fix. `fix` is the text whose removal
+// makes the file load: the duplicate is its only mistake.
+enum class FileKind { Scenario, RunFile, Sweep, Fleet, PriceCatalog, Profile, Claims, CollectiveRuns };
+struct DuplicateKeyCase {
+  const char* file;
+  FileKind kind;
+  const char* expected;
+  const char* fix;
+};
+#define FLOPCAST_DUP_HINT " (hint: keep one of the two; a YAML mapping holds each key once)"
+const DuplicateKeyCase kDuplicateKeyCases[] = {
+    {"dup-key-scenario.yaml", FileKind::Scenario,
+     "dup-key-scenario.yaml:9:1: error: precision: duplicate key 'precision' (first at line 7)" FLOPCAST_DUP_HINT,
+     "precision: fp8\n"},
+    {"dup-key-flow-mapping.yaml", FileKind::Scenario,
+     "dup-key-flow-mapping.yaml:6:19: error: parallel.tp: duplicate key 'tp' (first at line 6, column 12)" FLOPCAST_DUP_HINT,
+     "tp: 2, "},
+    {"dup-key-nested.yaml", FileKind::Scenario,
+     "dup-key-nested.yaml:9:5: error: cluster.fabric.nic: duplicate key 'nic' (first at line 8)" FLOPCAST_DUP_HINT,
+     "    nic: 400 Gbps\n"},
+    {"dup-key-run-file.yaml", FileKind::RunFile,
+     "dup-key-run-file.yaml:15:3: error: [1].precision: duplicate key 'precision' (first at line 14)" FLOPCAST_DUP_HINT,
+     "  precision: fp8\n"},
+    {"dup-key-sweep.yml", FileKind::Sweep,
+     "dup-key-sweep.yml:10:5: error: axes[0].values: duplicate key 'values' (first at line 9)" FLOPCAST_DUP_HINT,
+     "    values: [4, 8]\n"},
+    {"dup-key-fleet.yaml", FileKind::Fleet,
+     "dup-key-fleet.yaml:8:5: error: pools[0].nodes: duplicate key 'nodes' (first at line 7)" FLOPCAST_DUP_HINT,
+     "    nodes: 8\n"},
+    {"dup-key-price-catalog.yaml", FileKind::PriceCatalog,
+     "dup-key-price-catalog.yaml:9:5: error: plans[0].price: duplicate key 'price' (first at line 8)" FLOPCAST_DUP_HINT,
+     "    price: 15\n"},
+    {"dup-key-profile.yaml", FileKind::Profile,
+     "dup-key-profile.yaml:3:45: error: hopper.gemm: duplicate key 'gemm' (first at line 3, column 10)" FLOPCAST_DUP_HINT,
+     ", gemm: 0.7"},
+    {"dup-key-claims.yaml", FileKind::Claims,
+     "dup-key-claims.yaml:9:5: error: claims[0].claimed: duplicate key 'claimed' (first at line 8)" FLOPCAST_DUP_HINT,
+     "    claimed: \"300 W\"\n"},
+    {"dup-key-collective-runs.yaml", FileKind::CollectiveRuns,
+     "dup-key-collective-runs.yaml:11:5: error: [0].measured.busbw_gbytes_s: duplicate key 'busbw_gbytes_s' (first at "
+     "line 10)" FLOPCAST_DUP_HINT,
+     "    busbw_gbytes_s: 360\n"},
+};
+#undef FLOPCAST_DUP_HINT
 
 const io::Catalog& catalog() { return test::shipped_catalog(); }
 
@@ -220,15 +285,72 @@ TEST_CASE("negative claims files: the bad claim is rejected with its exact first
   }
 }
 
+namespace {
+
+/// Loads `text` as a file of `kind` named `name`; true when it loads without an error.
+bool load_as(FileKind kind, const std::string& text, const std::string& name, Diagnostics& d) {
+  switch (kind) {
+    case FileKind::Scenario:
+      return parse_scenario(text, name, catalog(), d).has_value() && !d.has_errors();
+    case FileKind::RunFile: {
+      const auto runs = parse_run_file(text, name, catalog(), d);
+      bool all = !runs.empty();
+      for (const auto& r : runs) all = all && r.scenario.has_value();
+      return all && !d.has_errors();
+    }
+    case FileKind::Sweep:
+      return parse_sweep(text, name, d).has_value() && !d.has_errors();
+    case FileKind::Fleet:
+      return parse_fleet(text, name, catalog(), d).has_value() && !d.has_errors();
+    case FileKind::PriceCatalog:
+      return parse_price_catalog(text, name, d).has_value() && !d.has_errors();
+    case FileKind::Profile:
+      return parse_profile(text, name, catalog().profile, d).has_value() && !d.has_errors();
+    case FileKind::Claims: {
+      const auto c = parse_claims_file(text, name, catalog(), "", d);
+      return c.has_value() && c->rejected.empty() && !d.has_errors();
+    }
+    case FileKind::CollectiveRuns:
+      return !parse_collective_runs(text, name, catalog(), d).empty() && !d.has_errors();
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("negative files with a key written twice: each kind of file refuses them, naming both lines") {
+  for (const auto& c : kDuplicateKeyCases) {
+    const std::string file = c.file;
+    CAPTURE(file);
+    const std::string text = read(c.file);
+    Diagnostics d;
+    CHECK_FALSE(load_as(c.kind, text, c.file, d));
+    const auto* e = first_error(d);
+    REQUIRE(e != nullptr);
+    CHECK(e->str() == std::string(c.expected));
+    // The duplicate is the file's only mistake: without the second key it loads (read from its
+    // place in tests/negative/, so that the paths it names resolve).
+    const auto at = text.find(c.fix);
+    REQUIRE(at != std::string::npos);
+    REQUIRE(text.find(c.fix, at + 1) == std::string::npos);
+    std::string fixed = text;
+    fixed.erase(at, std::string(c.fix).size());
+    Diagnostics fd;
+    CHECK_MESSAGE(load_as(c.kind, fixed, negative_dir() + "/" + c.file, fd), fd.str());
+  }
+}
+
 TEST_CASE("every file in tests/negative/ has an expected message, one kind of mistake each") {
   std::set<std::string> listed;
   for (const auto& c : kScenarioCases) listed.insert(c.file);
   for (const auto& c : kRunFileCases) listed.insert(c.file);
   for (const auto& c : kClaimsCases) listed.insert(c.file);
-  CHECK(listed.size() == std::size(kScenarioCases) + std::size(kRunFileCases) + std::size(kClaimsCases));
+  for (const auto& c : kDuplicateKeyCases) listed.insert(c.file);
+  CHECK(listed.size() ==
+        std::size(kScenarioCases) + std::size(kRunFileCases) + std::size(kClaimsCases) + std::size(kDuplicateKeyCases));
   std::set<std::string> on_disk;
   for (const auto& e : std::filesystem::directory_iterator(negative_dir()))
-    if (e.path().extension() == ".yaml") on_disk.insert(e.path().filename().string());
+    if (e.path().extension() == ".yaml" || e.path().extension() == ".yml") on_disk.insert(e.path().filename().string());
   CHECK(on_disk == listed);
   CHECK(on_disk.size() >= 18);
   // No two files share an expected message: each covers its own mistake.
@@ -236,5 +358,6 @@ TEST_CASE("every file in tests/negative/ has an expected message, one kind of mi
   for (const auto& c : kScenarioCases) messages.insert(c.expected);
   for (const auto& c : kRunFileCases) messages.insert(c.expected);
   for (const auto& c : kClaimsCases) messages.insert(c.expected);
+  for (const auto& c : kDuplicateKeyCases) messages.insert(c.expected);
   CHECK(messages.size() == listed.size());
 }

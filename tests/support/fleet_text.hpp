@@ -34,6 +34,7 @@ jobs:
   - {name: b, class: small, arrival: 1d}
 what_if:
   - {add_nodes: 2, pool: h800}
+currency: CNY
 )";
 
 /// The fleet file's path: scenarios resolve against its folder.

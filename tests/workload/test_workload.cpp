@@ -8,6 +8,7 @@
 #include <string>
 
 #include "../support/shipped_catalog.hpp"
+#include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/workload/workload.hpp"
@@ -55,6 +56,7 @@ ModelSpec llama(int layers, std::int64_t hidden, int heads, int kv_heads, std::i
   m.learned_positions = false;
   m.rmsnorm = true;
   m.bias = false;
+  m.dropout = false;
   return m;
 }
 
@@ -238,32 +240,37 @@ Scenario zero_scenario(int zero, Precision prec = Precision::BF16) {
 
 }  // namespace
 
-TEST_CASE("ZeRO model-state memory: 16 B/param, ZeRO-1 4+12/d, ZeRO-2 2+14/d, ZeRO-3 16/d") {
-  // arXiv 1910.02054 §3/Figure 1: mixed-precision Adam keeps 2 (fp16 weights) + 2 (fp16
-  // gradients) + 12 (fp32 weights, momentum, variance) bytes per parameter; stage 1 shards
-  // the 12, stage 2 also the gradients, stage 3 also the weights, over the d data-parallel ranks.
+TEST_CASE("model-state memory: bf16 18 B/param, distributed optimizer 6+12/d, ZeRO-2 2+16/d, ZeRO-3 18/d, fp16 16") {
+  // Megatron-LM with bf16 keeps bf16 weights (2 B), an fp32 main-gradient buffer (4 B:
+  // arguments.py turns accumulate_allreduce_grads_in_fp32 on for bf16) and Adam's fp32 master
+  // weights and two moments (12 B): theoretical_memory_usage.py counts 18 B per parameter, and
+  // 6 + 12/d with the distributed optimizer (ZeRO-1, arXiv 1910.02054 §5: only the 12 are
+  // sharded). ZeRO-2 also shards the gradients (2 + 16/d), ZeRO-3 the weights too (18/d), over
+  // the d = 8 data-parallel ranks of zero_scenario.
   ComputeProfile prof;
   const double P = parameter_count(zero_scenario(0).model).total, dp = 8;
-  auto state = [&](int zero) {
-    const auto mb = memory_per_gpu(zero_scenario(zero), prof);
+  auto state = [&](int zero, Precision prec = Precision::BF16) {
+    const auto mb = memory_per_gpu(zero_scenario(zero, prec), prof);
     return mb.weights.value + mb.gradients.value + mb.optimizer.value;
   };
-  CHECK(state(0) == doctest::Approx(16 * P).epsilon(1e-12));
-  CHECK(state(1) == doctest::Approx((4 + 12 / dp) * P).epsilon(1e-12));
-  CHECK(state(2) == doctest::Approx((2 + 14 / dp) * P).epsilon(1e-12));
-  // ZeRO-3: gradients 2/d and optimizer 12/d; weights 2/d plus the gathered 16-bit copies of the
+  CHECK(state(0) == doctest::Approx(18 * P).epsilon(1e-12));
+  CHECK(state(1) == doctest::Approx((6 + 12 / dp) * P).epsilon(1e-12));
+  CHECK(state(2) == doctest::Approx((2 + 16 / dp) * P).epsilon(1e-12));
+  // fp16 (Megatron's default without the fp32 flag): gradients in fp16, 2 + 2 + 12 = 16 B.
+  CHECK(state(0, Precision::FP16) == doctest::Approx(16 * P).epsilon(1e-12));
+  // ZeRO-3: gradients 4/d and optimizer 12/d; weights 2/d plus the gathered 16-bit copies of the
   // layer in use and the prefetched one (workload.cpp), at most 2 x 2 B x P / layers.
   const auto z3 = memory_per_gpu(zero_scenario(3), prof);
-  CHECK(z3.gradients.value == doctest::Approx(2 * P / dp).epsilon(1e-12));
+  CHECK(z3.gradients.value == doctest::Approx(4 * P / dp).epsilon(1e-12));
   CHECK(z3.optimizer.value == doctest::Approx(12 * P / dp).epsilon(1e-12));
   CHECK(z3.weights.value > 2 * P / dp);
   CHECK(z3.weights.value <= 2 * P / dp + 2 * 2 * P / 6 * (1 + 1e-12));
   // The parts: stage 1 shards only the optimizer.
   const auto z1 = memory_per_gpu(zero_scenario(1), prof);
   CHECK(z1.weights.value == doctest::Approx(2 * P).epsilon(1e-12));
-  CHECK(z1.gradients.value == doctest::Approx(2 * P).epsilon(1e-12));
+  CHECK(z1.gradients.value == doctest::Approx(4 * P).epsilon(1e-12));
   CHECK(z1.optimizer.value == doctest::Approx(12 * P / dp).epsilon(1e-12));
-  // Pure fp32 training: 4 + 4 + 8 (weights, gradients, momentum + variance) = 16 too.
+  // Pure fp32 training: 4 + 4 + 8 (weights, gradients, momentum + variance) = 16.
   CHECK(memory_per_gpu(zero_scenario(0, Precision::FP32), prof).weights.value == doctest::Approx(4 * P).epsilon(1e-12));
   CHECK(memory_per_gpu(zero_scenario(0, Precision::FP32), prof).optimizer.value ==
         doctest::Approx(8 * P).epsilon(1e-12));
@@ -286,7 +293,11 @@ TEST_CASE("memory: workspace and fragmentation come from the profile") {
   prof.workspace_gib = 3;
   prof.fragmentation = 0.10;
   const auto mb = memory_per_gpu(zero_scenario(0), prof);
-  CHECK(mb.workspace.value == 3 * 1073741824.0);
+  // Plus NCCL's buffers for the one communicator (DP over the 8 GPUs of a node): NCCL's search
+  // finds 12 ring channels on 8 NVSwitch A100s (nccl_tuning.cpp), 2 connections each with
+  // Simple 4,194,304 + LL128 4,915,200 + LL 524,288 B = 9,633,792 B (NCCL src/init.cc).
+  CHECK(mb.nccl.value == doctest::Approx(12 * 2 * 9633792.0).epsilon(1e-12));
+  CHECK(mb.workspace.value == doctest::Approx(3 * 1073741824.0 + mb.nccl.value).epsilon(1e-12));
   const double tensors =
       mb.weights.value + mb.gradients.value + mb.optimizer.value + mb.activations.value + mb.logits.value;
   CHECK(mb.fragmentation.value == doctest::Approx(0.10 * tensors).epsilon(1e-12));
@@ -319,4 +330,147 @@ precision: bf16
   const auto mq = memory_per_gpu(*quick, cat.profile);
   CHECK(mq.fits());
   CHECK(mq.total().value < mq.capacity.value);
+}
+
+TEST_CASE("activations of a Llama layer (SwiGLU, GQA, no dropout): 34 s b h, FP8 GEMM inputs: 27.5 s b h") {
+  // Llama 3 8B shape, one layer, s = 8192, b = 1, no parallelism, flash attention, bf16.
+  // Replicated: the two norms' inputs (2 + 2) and outputs, which are the QKV and FC1 inputs
+  // (2 + 2): 8. Split by TP: Q (2q/h = 2), K and V (4 kv/h = 4 x 1024/4096 = 1), the
+  // projection's input (2q/h = 2), SwiGLU FC1's 2f-wide output (4 f/h = 14) and FC2's input
+  // (2 f/h = 7): 26. No dropout masks (Llama trains without). 8 + 26 = 34.
+  const auto m = llama(32, 4096, 32, 8, 14336, 128256, 8192);
+  const double sbh = 8192.0 * 1 * 4096;
+  ParallelPlan p;
+  p.micro_batch = 1;
+  CHECK(layer_activation_bytes(m, p, 0, Precision::BF16).value == doctest::Approx(34 * sbh).epsilon(1e-12));
+  // FP8: Transformer Engine keeps the FP8 (1-byte) inputs of the four GEMMs: the QKV and FC1
+  // inputs 2 + 2 -> 1 + 1, the projection input 2 -> 1, FC2's input 7 -> 3.5: 34 - 6.5 = 27.5.
+  CHECK(layer_activation_bytes(m, p, 0, Precision::FP8).value == doctest::Approx(27.5 * sbh).epsilon(1e-12));
+  CHECK(layer_activation_bytes(m, p, 0, Precision::MXFP8).value == doctest::Approx(27.5 * sbh).epsilon(1e-12));
+  // With GPT's dropout the two 1-byte masks come back: 36 (Korthikanti's 34 is for f = 4h GeLU).
+  auto with_dropout = m;
+  with_dropout.dropout = true;
+  CHECK(layer_activation_bytes(with_dropout, p, 0, Precision::BF16).value == doctest::Approx(36 * sbh).epsilon(1e-12));
+}
+
+TEST_CASE("wide attention heads (head_dim): Qwen3-30B-A3B's 32 heads of 128 on a 2048-wide model") {
+  // q = heads x head_dim = 4096 wide although hidden is 2048: Q is 2048 x 4096, the output
+  // projection 4096 x 2048, K and V 2048 x (4 x 128) each.
+  auto m = llama(48, 2048, 32, 4, 6144, 151936, 4096);
+  m.attention_head_dim = 128;
+  CHECK(m.head_dim() == 128);
+  CHECK(m.q_dim() == 4096);
+  CHECK(m.kv_dim() == 512);
+  const double T = 4096, h = 2048, q = 4096, kv = 512, s = 4096;
+  const auto lf = layer_forward_flops(m, 0, 1.0);
+  CHECK(lf.qkv == 2 * T * h * (q + 2 * kv));
+  CHECK(lf.attention == 4 * T * s * q);
+  CHECK(lf.out_proj == 2 * T * q * h);
+  // Attention parameters: h q + 2 h kv + q h, plus the two RMSNorm weights (h each).
+  const auto pc = parameter_count(m);
+  CHECK(pc.dense_layer == h * q + 2 * h * kv + q * h + 2 * h + 3 * h * 6144);
+  // Activations: Q 2q/h = 4, K and V 4 kv/h = 1, projection input 2q/h = 4, SwiGLU 6 f/h = 18,
+  // replicated 8: 35 s b h.
+  ParallelPlan p;
+  CHECK(layer_activation_bytes(m, p, 0, Precision::BF16).value == doctest::Approx(35 * 4096.0 * h).epsilon(1e-12));
+}
+
+TEST_CASE("MoE activations and parameters under expert tensor parallelism (MoE parallel folding)") {
+  // 8 experts of 2048, top-2, on tp 4 with etp 1, ep 8, dp 2 (tp*dp = 8 = etp*ep): each GPU holds
+  // one whole expert, and its routed tokens are T * top_k * etp / tp = T / 2 of T.
+  auto m = llama(4, 1024, 16, 16, 4096, 32000, 2048);
+  m.moe = MoeSpec{8, 2, 2048, 0, 0};
+  ParallelPlan p;
+  p.tp = 4;
+  p.etp = 1;
+  p.ep = 8;
+  p.dp = 2;
+  p.sequence_parallel = true;
+  CHECK(p.expert_dp() == 1);  // tp*dp*cp / (etp*ep) = 8 / 8
+  // Per s b h, under SP (replicated / 4): 8 / 4 = 2. Split over TP (/4): Q 2 + K, V 4 + proj 2
+  // = 8, the experts' permuted inputs 2 x top_k x etp = 4, their SwiGLU 6 f/h x top_k = 6 x 2 x 2
+  // = 24: 36 / 4 = 9. Total 11.
+  const double sbh = 2048.0 * 1024;
+  CHECK(layer_activation_bytes(m, p, 0, Precision::BF16).value == doctest::Approx(11 * sbh).epsilon(1e-12));
+  // Parameters of a stage's GPU: the 8 experts over etp x ep = 8 GPUs, one each (3 h f).
+  Scenario s;
+  s.model = m;
+  s.cluster.gpu = *catalog().find_gpu("H100");
+  s.cluster.gpus = 8;
+  s.plan = p;
+  s.plan.global_batch = 16;
+  const auto st = stage_parameters(s, 0);
+  CHECK(st.expert == doctest::Approx(4 * 3 * 1024.0 * 2048).epsilon(1e-12));  // 4 layers x one expert
+}
+
+TEST_CASE("in-flight micro-batches: 1F1B p - r, Megatron's interleaved warm-up ((p-r-1) 2 + (v-1) p + 1) / v") {
+  ParallelPlan p;
+  p.pp = 4;
+  p.dp = 1;
+  p.global_batch = 32;
+  p.schedule = Schedule::OneFOneB;
+  CHECK(in_flight_microbatches(p, 0) == 4);
+  CHECK(in_flight_microbatches(p, 3) == 1);
+  // Llama 3.1 405B in MLPerf (pp 8, vpp 8, 144 micro-batches): stage 0 holds (14 + 56 + 1) = 71
+  // chunks of 1/8 stage = 8.875 micro-batches; the last stage (0 + 56 + 1) / 8 = 7.125 (not 1:
+  // interleaving keeps every stage's warm-up long).
+  p.pp = 8;
+  p.vpp = 8;
+  p.global_batch = 1152;
+  p.dp = 8;
+  p.schedule = Schedule::Interleaved;
+  REQUIRE(p.microbatches() == 144);
+  CHECK(in_flight_microbatches(p, 0) == doctest::Approx(71.0 / 8));
+  CHECK(in_flight_microbatches(p, 7) == doctest::Approx(57.0 / 8));
+  // Capped by the step's own chunks: 2 micro-batches x 8 chunks = 16 chunks = 2 micro-batches.
+  p.global_batch = 16;
+  CHECK(in_flight_microbatches(p, 0) == doctest::Approx(2.0));
+}
+
+TEST_CASE("FP8 weight copies: 2 B per GEMM weight on Hopper, 2 x (1 + 1/32) for MXFP8, 2 x (0.5 + 1/16) for NVFP4") {
+  CHECK(fp8_weight_copy_bytes(Precision::BF16) == 0);
+  CHECK(fp8_weight_copy_bytes(Precision::FP8) == 2);
+  CHECK(fp8_weight_copy_bytes(Precision::MXFP8) == doctest::Approx(2.0625));
+  CHECK(fp8_weight_copy_bytes(Precision::NVFP4) == doctest::Approx(1.125));
+  // One dense Llama layer's GEMM weights on one GPU (tp 1): h q + 2 h kv + q h + 3 h f
+  // = 4096 x (4096 + 2048 + 4096) + 3 x 4096 x 14336 = 218,103,808; the stage of 2 such layers
+  // (pp 16 of 32, a middle stage: no embedding or head) copies 436,207,616 weights at 2 B.
+  Scenario s;
+  s.model = llama(32, 4096, 32, 8, 14336, 128256, 8192);
+  s.cluster.gpu = *catalog().find_gpu("H100");
+  s.cluster.gpus = 16;
+  s.plan.pp = 16;
+  s.plan.global_batch = 16;
+  s.precision = Precision::FP8;
+  ComputeProfile prof;
+  const auto mb = memory_of_stage(s, prof, 5);
+  CHECK(mb.weight_copies.value == doctest::Approx(2 * 2 * 218103808.0).epsilon(1e-12));
+  s.precision = Precision::BF16;
+  CHECK(memory_of_stage(s, prof, 5).weight_copies.value == 0);
+}
+
+TEST_CASE(
+    "uneven stages: 126 layers on 8 stages put 15 on the first (with the embedding) and the last (with the loss)") {
+  // Megatron-core's account_for_embedding/loss_in_pipeline_split (MLPerf's ASYM_PP_EMBED /
+  // ASYM_PP_LOSS): 126 layers + embedding + loss = 128 units of 16 per stage, so the first and
+  // last stages get 15 layers, the six middle ones 16. layers_per_stage gives the same split.
+  CHECK(layers_per_stage(126, 8) == std::vector<int>{15, 16, 16, 16, 16, 16, 16, 15});
+  Scenario s;
+  s.model = llama(126, 16384, 128, 8, 53248, 128256, 8192);
+  s.cluster.gpu = *catalog().find_gpu("H100");
+  s.cluster.gpus = 8;
+  s.plan.pp = 8;
+  s.plan.global_batch = 8;
+  ComputeProfile prof;
+  const auto first = memory_of_stage(s, prof, 0), middle = memory_of_stage(s, prof, 3),
+             last = memory_of_stage(s, prof, 7);
+  const auto pc = parameter_count(s.model);
+  // bf16 weights: the first stage's 15 layers plus the embedding (V h), a middle stage's 16.
+  CHECK(first.weights.value == doctest::Approx(2 * (15 * pc.dense_layer + pc.embedding)).epsilon(1e-12));
+  CHECK(middle.weights.value == doctest::Approx(2 * 16 * pc.dense_layer).epsilon(1e-12));
+  CHECK(last.weights.value ==
+        doctest::Approx(2 * (15 * pc.dense_layer + pc.output_head + pc.final_norm)).epsilon(1e-12));
+  // Only the last stage holds the logits: 4 s b (h + V) / t bytes (Megatron theoretical_memory_usage.py).
+  CHECK(first.logits.value == 0);
+  CHECK(last.logits.value == doctest::Approx(4.0 * 8192 * (16384 + 128256)).epsilon(1e-12));
 }

@@ -162,11 +162,76 @@ bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, Diagnostics& diag
   return ok;
 }
 
+namespace {
+
+/// A run a pool can give a class: its median whole-run span and "64 x H800".
+struct VariantRun {
+  Time median;
+  std::string label;
+};
+
+/// Per class, the median span of each variant some pool can run, in the class's preference order.
+std::vector<std::vector<VariantRun>> runnable_variants(const fleet::Fleet& f) {
+  std::vector<std::vector<VariantRun>> out(f.classes.size());
+  for (std::size_t c = 0; c < f.classes.size(); ++c) {
+    const fleet::JobClass& jc = f.classes[c];
+    for (const fleet::RunProfile& v : jc.variants) {
+      if (f.policy.gang && v.gpus < jc.gpus) continue;
+      const bool has_pool = std::any_of(f.pools.begin(), f.pools.end(), [&](const fleet::Pool& p) {
+        return normalize_gpu_name(p.gpu) == normalize_gpu_name(v.gpu) && v.gpus <= p.gpus();
+      });
+      if (!has_pool || v.spans.empty()) continue;
+      std::vector<Time> spans = v.spans;
+      out[c].push_back({fleet::percentiles_of(spans).p50, fmt::format("{} x {}", v.gpus, v.gpu)});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void warn_short_deadlines(const io::FleetFile& ff, Diagnostics& diags) {
+  const fleet::Fleet& f = ff.fleet;
+  const auto runs = runnable_variants(f);
+  const auto check = [&](const std::string& key, const std::string& who, std::size_t c, std::optional<Time> deadline) {
+    if (!deadline || runs[c].empty()) return;
+    const auto by_median = [](const VariantRun& a, const VariantRun& b) { return a.median < b.median; };
+    const VariantRun& fastest = *std::min_element(runs[c].begin(), runs[c].end(), by_median);
+    const VariantRun& slowest = *std::max_element(runs[c].begin(), runs[c].end(), by_median);
+    const std::string head = who + " (" + f.classes[c].name + "): deadline " + format_duration_with_hours(*deadline);
+    if (*deadline < fastest.median) {
+      diags.warning(locate(ff.locations, key), key,
+                    head + " is shorter than its run, " + format_duration_with_hours(fastest.median) +
+                        " (the median whole run as " + fastest.label +
+                        ", the fastest it runs as): it misses the deadline even if it starts at once",
+                    "give it a deadline of at least " + format_duration_with_hours(fastest.median) +
+                        ", or let the class run on more GPUs (replan: gpu_counts)");
+    } else if (*deadline < slowest.median) {
+      // It can make the deadline, but not on every variant the scheduler may start it on.
+      diags.warning(locate(ff.locations, key), key,
+                    head + " is shorter than its run as " + slowest.label + ", " +
+                        format_duration_with_hours(slowest.median) + " (the median whole run; as " + fastest.label +
+                        " it runs " + format_duration_with_hours(fastest.median) + "): a job started as " +
+                        slowest.label + " misses the deadline even if it starts at once",
+                    "give it a deadline of at least " + format_duration_with_hours(slowest.median) +
+                        ", or drop that GPU type or count from the class's replan");
+    }
+  };
+  for (std::size_t i = 0; i < f.jobs.size(); ++i)
+    check("jobs[" + std::to_string(i) + "].deadline", "job '" + f.jobs[i].name + "'", f.jobs[i].job_class,
+          f.jobs[i].deadline);
+  if (f.generator)
+    for (std::size_t i = 0; i < f.generator->mix.size(); ++i)
+      check("generator.mix[" + std::to_string(i) + "].deadline", "generator.mix[" + std::to_string(i) + "]",
+            f.generator->mix[i].job_class, f.generator->mix[i].deadline);
+}
+
 std::optional<PreparedFleet> prepare_fleet_file(const std::string& path, const io::Catalog& catalog,
-                                                std::optional<Time> horizon, int seeds, Diagnostics& diags,
-                                                bool* io_error) {
+                                                const FleetOverrides& overrides, Diagnostics& diags, bool* io_error) {
   if (io_error) *io_error = false;
-  auto ff = io::load_fleet_file(path, catalog, diags);
+  io::FleetLoadOptions load;
+  load.currency = overrides.currency;
+  auto ff = io::load_fleet_file(path, catalog, diags, load);
   if (!ff) {
     for (const auto& d : diags.items())
       if (io_error && d.key.empty() && d.where.file == path &&
@@ -174,10 +239,11 @@ std::optional<PreparedFleet> prepare_fleet_file(const std::string& path, const i
         *io_error = true;
     return std::nullopt;
   }
-  if (horizon) ff->fleet.horizon = *horizon;
-  if (seeds > 0) ff->fleet.seeds = seeds;
+  if (overrides.horizon) ff->fleet.horizon = *overrides.horizon;
+  if (overrides.seeds > 0) ff->fleet.seeds = overrides.seeds;
   PreparedFleet out;
   if (!plan_fleet(*ff, catalog, diags, out.notes)) return std::nullopt;
+  warn_short_deadlines(*ff, diags);
   if (const auto errors = fleet::validate_fleet(ff->fleet); !errors.empty()) {
     for (const auto& e : errors) diags.error({path, 0, 0}, "", e);
     return std::nullopt;

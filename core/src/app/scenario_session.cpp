@@ -1,5 +1,6 @@
 #include "flopcast/app/scenario_session.hpp"
 
+#include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/io/price_catalog_io.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 
@@ -27,6 +28,9 @@ void add_profile(SessionOutcome& out, Scenario&& s, const io::Catalog& catalog, 
     if (!p) return;
     session.profile = *p;
   }
+  // Settings left `auto` are resolved with the profile the session predicts with (the loader
+  // resolved them with the scenario's own, which a --profile override replaces).
+  resolve_open_settings(session.scenario, session.profile);
   out.session = std::move(session);
 }
 

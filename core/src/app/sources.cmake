@@ -10,6 +10,7 @@ list(APPEND FLOPCAST_APP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/fleet_request.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fleet_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_evaluator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_check_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scenario_form.cpp
   ${CMAKE_CURRENT_LIST_DIR}/claims_check.cpp
   ${CMAKE_CURRENT_LIST_DIR}/step_timeline.cpp

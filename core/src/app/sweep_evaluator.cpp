@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "flopcast/estimate/setting_resolution.hpp"
+#include "flopcast/units/assert.hpp"
+
 namespace flopcast::app {
 namespace {
 
@@ -12,6 +15,7 @@ enum Cell : int {
   kMethod,
   kStep,
   kMfu,
+  kTokensPerS,
   kMemory,
   kDaysP50,
   kDaysP90,
@@ -60,15 +64,44 @@ void bill_cells(const RunBills& bills, std::string* out) {
 }  // namespace
 
 const std::vector<sweep::Column>& sweep_output_columns() {
+  using sweep::Better;
+  using sweep::CellType;
   static const std::vector<sweep::Column> cols = {
-      {"feasible", false, true},       {"why", false, false},    {"method", false, false},
-      {"step_time_s", true, true},     {"mfu", true, true},      {"memory_gib", true, true},
-      {"days_p50", true, true},        {"days_p90", true, true}, {"currency", false, false},
-      {"cheapest_plan", false, false}, {"cost_p50", true, true}, {"cost_p90", true, true},
-      {"costs", false, false},
+      {"feasible", CellType::Boolean, Better::Higher, true},  // a plan that stops fitting is a regression
+      {"why", CellType::Text, Better::None, false},
+      {"method", CellType::Text, Better::None, true},
+      {"step_time_s", CellType::Number, Better::Lower, true},
+      {"mfu", CellType::Number, Better::Higher, true},
+      {"tokens_per_s", CellType::Number, Better::Higher, true},
+      {"memory_gib", CellType::Number, Better::Lower, true},
+      {"days_p50", CellType::Number, Better::Lower, true},
+      {"days_p90", CellType::Number, Better::Lower, true},
+      {"currency", CellType::Text, Better::None, true},
+      {"cheapest_plan", CellType::Text, Better::None, true},
+      {"cost_p50", CellType::Number, Better::Lower, true},
+      {"cost_p90", CellType::Number, Better::Lower, true},
+      {"costs", CellType::Text, Better::None, false},
   };
   return cols;
 }
+
+namespace {
+
+std::string fnv1a(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a 64: offset basis and prime (Fowler, Noll, Vo)
+  for (const unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return fmt::format("{:016x}", h);
+}
+
+/// The swept keys whose value was `auto` and that resolution chose (`used` empty there).
+void fill_resolved(const std::vector<std::string>& keys, const ResolvedSettings& resolved,
+                   std::vector<std::string>& used) {
+  for (const auto& [key, value] : resolved.chosen)
+    for (std::size_t i = 0; i < keys.size() && i < used.size(); ++i)
+      if (keys[i] == key && used[i].empty()) used[i] = value;
+}
+
+}  // namespace
 
 std::string sweep_id(const io::SweepSpec& spec) {
   std::string id_src;
@@ -78,9 +111,17 @@ std::string sweep_id(const io::SweepSpec& spec) {
       for (const auto& v : a.values) id_src += v[i] + ",";
     }
   id_src += spec.base_text;
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a 64
-  for (const unsigned char c : id_src) h = (h ^ c) * 1099511628211ull;
-  return fmt::format("{:016x}", h);
+  return fnv1a(id_src);
+}
+
+sweep::SweepIdentity sweep_identity(const io::SweepSpec& spec) {
+  sweep::SweepIdentity id;
+  id.id = sweep_id(spec);
+  id.scenario_hash = fnv1a(spec.base_text);
+  id.flopcast_version = FLOPCAST_VERSION;
+  id.points = spec.points();
+  for (const auto& a : spec.axes) id.axes.push_back({a.keys, a.values});
+  return id;
 }
 
 SweepEvaluator::SweepEvaluator(const io::SweepSpec& spec, const io::Catalog& catalog, std::string data_dir,
@@ -89,7 +130,7 @@ SweepEvaluator::SweepEvaluator(const io::SweepSpec& spec, const io::Catalog& cat
 
 std::vector<sweep::Column> SweepEvaluator::columns() const {
   std::vector<sweep::Column> cols;
-  for (const auto& key : spec_.keys()) cols.push_back({key, false, false});
+  for (const auto& key : spec_.keys()) cols.push_back({key, sweep::CellType::Value, sweep::Better::None, false});
   for (const auto& c : sweep_output_columns()) cols.push_back(c);
   return cols;
 }
@@ -106,36 +147,42 @@ std::optional<ComputeProfile> SweepEvaluator::profile_for(const std::string& nam
 }
 
 std::vector<std::string> SweepEvaluator::cells(std::int64_t index) {
-  const auto nkeys = spec_.keys().size();
-  std::vector<std::string> cells;
-  for (const auto& [key, value] : spec_.point_values(index)) cells.push_back(value);
-  cells.resize(nkeys + sweep_output_columns().size());
-  evaluate(index, cells.data() + nkeys);
+  const std::size_t nkeys = spec_.keys().size();
+  std::vector<std::string> cells(nkeys + sweep_output_columns().size());
+  std::vector<std::string> used;
+  evaluate(index, used, cells.data() + nkeys);
+  FLOPCAST_ASSERT(used.size() == nkeys, "one value per swept key");
+  std::move(used.begin(), used.end(), cells.begin());
   return cells;
 }
 
-void SweepEvaluator::evaluate(std::int64_t index, std::string* out) {
+void SweepEvaluator::evaluate(std::int64_t index, std::vector<std::string>& used, std::string* out) {
   out[kMethod] = engine_ == StepEngine::Estimate ? "estimate" : "simulation";
   Diagnostics d;
-  auto s = io::sweep_point_scenario(spec_, index, catalog_, d);
+  auto s = io::sweep_point_scenario(spec_, index, catalog_, d, &used);
   if (!s) {
-    out[kFeasible] = "no";
+    out[kFeasible] = "false";
     out[kWhy] = "invalid: " + first_error(d);
     return;
   }
   const auto prof = profile_for(!profile_.empty() ? profile_ : s->calibration);
   if (!prof) {
-    out[kFeasible] = "no";
+    out[kFeasible] = "false";
     out[kWhy] = "invalid: calibration profile '" + s->calibration + "' cannot be loaded";
     return;
   }
+  // Open settings (`auto` micro-batch, ZeRO, recompute, ...) are resolved with the profile the
+  // point is evaluated with, as `simulate` does; their cells hold the values chosen.
+  if (!profile_.empty() && s->open_settings.any()) resolve_open_settings(*s, *prof);
+  fill_resolved(spec_.keys(), s->resolved_settings, used);
   SimReport r = make_report(*s, *prof, engine_);
   r.scenario = &*s;
   out[kStep] = num(r.est.step.seconds(), 6);
   out[kMfu] = num(r.est.mfu, 4);
+  out[kTokensPerS] = num(r.est.tokens_per_s, 1);
   out[kMemory] = num(r.est.memory.total().value / 1073741824.0, 2);
   if (!r.fits_memory) {
-    out[kFeasible] = "no";
+    out[kFeasible] = "false";
     out[kWhy] =
         fmt::format("needs {:.1f} GiB per GPU, the {} has {:.1f} GiB", r.est.memory.total().value / 1073741824.0,
                     s->cluster.gpu.name, r.est.memory.capacity.value / 1073741824.0);
@@ -143,15 +190,20 @@ void SweepEvaluator::evaluate(std::int64_t index, std::string* out) {
   }
   Diagnostics wd;
   if (!add_whole_run(r, data_dir_, wd)) {
-    out[kFeasible] = "no";
+    out[kFeasible] = "false";
     out[kWhy] = "invalid: " + first_error(wd);
     return;
   }
-  out[kFeasible] = "yes";
+  out[kFeasible] = "true";
   if (r.run && !r.run->ok()) {
-    out[kFeasible] = "no";
+    out[kFeasible] = "false";
     out[kWhy] = "whole run: " + r.run->errors.front();
   } else if (r.run) {
+    // checkpoint_interval auto / young_daly: the interval the whole run used (whole steps).
+    const auto keys = spec_.keys();
+    for (std::size_t i = 0; i < keys.size() && i < used.size(); ++i)
+      if (keys[i] == "reliability.checkpoint_interval" && used[i].empty())
+        used[i] = num(r.run->result.checkpoint_interval.seconds(), 1) + "s";
     out[kDaysP50] = num(r.run->result.wall_p50.days(), 3);
     out[kDaysP90] = num(r.run->result.wall_p90.days(), 3);
   }

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "flopcast/calibrate/validation.hpp"
+#include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/step/step_simulation.hpp"
 
@@ -32,8 +34,7 @@ struct Problem {
   std::vector<const ProfileParameter*> params;
   ComputeProfile base;
   bool simulate = false;
-  bool robust = true;            ///< soft-L1 loss on the relative errors (false: plain least squares)
-  bool free_micro_batch = true;  ///< an unstated micro-batch is fitted (false: the schema default, as validate)
+  bool robust = true;  ///< soft-L1 loss on the relative errors (false: plain least squares)
 
   /// Soft-L1 (pseudo-Huber) residual transform: squared, it is rho(e) = 2c^2 (sqrt(1 + (e/c)^2) - 1),
   /// ~e^2 for |e| << c and ~2c|e| beyond, so a few runs the model cannot explain (and the
@@ -45,54 +46,33 @@ struct Problem {
     return std::copysign(std::sqrt(rho), e);
   }
 
-  /// The run as written and, when its micro-batch was not stated, its alternatives.
-  static std::vector<Scenario> candidates(const Scenario& s, const ComputeProfile& prof) {
-    std::vector<Scenario> out{s};
-    for (auto& c : micro_batch_alternatives(s, prof)) out.push_back(std::move(c));
-    return out;
-  }
-
   ComputeProfile with(const Eigen::VectorXd& x) const {
     ComputeProfile p = base;
     for (std::size_t i = 0; i < params.size(); ++i) *params[i]->slot(p) = x[static_cast<Eigen::Index>(i)];
     return p;
   }
 
-  /// Relative errors of every measured figure (the residual vector).
+  double transform(double w, double error_pct) const {
+    return w * (robust ? soft_l1(error_pct / 100.0) : error_pct / 100.0);
+  }
+
+  /// Relative error of every run's speed figure and of every collective point (the residual vector).
   Eigen::VectorXd residuals(const Eigen::VectorXd& x) const {
     const auto prof = with(x);
     std::vector<double> r;
-    std::vector<double> best;
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const double w = weights.empty() ? 1.0 : std::sqrt(weights[i]);
-      // A run that does not state its micro-batch (the schema's default 1 was applied) cannot
-      // pin the per-kernel and per-micro-batch costs: its step time depends on a setting the
-      // source did not give. The fit treats it as unknown: of the micro-batches that divide
-      // the run's per-replica batch and fit in memory, the one the current coefficients explain
-      // best. Runs that state it are fitted as written.
-      best.clear();
-      double best_cost = INFINITY;
-      for (const auto& run : free_micro_batch ? candidates(runs[i], prof) : std::vector<Scenario>{runs[i]}) {
-        StepSimOptions sim;
-        sim.timeline = false;
-        const auto e = simulate ? simulate_step(run, prof, sim).as_estimate() : estimate_step(run, prof);
-        std::vector<double> rr;
-        double cost = 0;
-        for (const auto& c : compare_run(run, e)) {
-          rr.push_back(w * (robust ? soft_l1(c.error_pct / 100.0) : c.error_pct / 100.0));
-          cost += rr.back() * rr.back();
-        }
-        if (cost < best_cost) {
-          best_cost = cost;
-          best = rr;
-        }
-      }
-      r.insert(r.end(), best.begin(), best.end());
+      const auto figure = primary_figure(runs[i]);
+      if (figure.empty()) continue;
+      StepSimOptions sim;
+      sim.timeline = false;
+      const auto e = simulate ? simulate_step(runs[i], prof, sim).as_estimate() : estimate_step(runs[i], prof);
+      for (const auto& c : compare_run(runs[i], e))
+        if (c.figure == figure) r.push_back(transform(w, c.error_pct));
     }
     for (std::size_t i = 0; i < collectives.size(); ++i) {
       const double w = collective_weights.empty() ? 1.0 : std::sqrt(collective_weights[i]);
-      for (const auto& c : collective_residual_figures(collectives[i], prof))
-        r.push_back(w * (robust ? soft_l1(c.error_pct / 100.0) : c.error_pct / 100.0));
+      for (const auto& c : collective_residual_figures(collectives[i], prof)) r.push_back(transform(w, c.error_pct));
     }
     return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(r.size()));
   }
@@ -107,79 +87,57 @@ double median_abs(const Eigen::VectorXd& r) {
   return quantile(v, 0.5);
 }
 
-}  // namespace
+/// Whether the data can inform parameter `p`: a generation's coefficients need runs on it (a
+/// fused-attention efficiency, runs with fused attention); the NIC efficiency multi-node runs or
+/// points; the collective latency points with a message size; collective points alone inform
+/// only the collective knobs.
+bool informed(const ProfileParameter& p, const std::vector<Scenario>& runs, const CalibrationOptions& options) {
+  const auto dot = p.name.find('.');
+  if (dot != std::string::npos) {
+    const auto arch = parse_gpu_arch(p.name.substr(0, dot));
+    const bool attention = p.name.compare(dot, std::string::npos, ".flash_attention") == 0;
+    return arch && std::any_of(runs.begin(), runs.end(), [&](const Scenario& s) {
+             return s.cluster.gpu.arch == *arch && (!attention || s.plan.flash_attention);
+           });
+  }
+  if (p.name == "nic_efficiency")
+    return std::any_of(runs.begin(), runs.end(),
+                       [](const Scenario& s) { return s.cluster.gpus > s.cluster.gpus_per_node; }) ||
+           std::any_of(options.collectives.begin(), options.collectives.end(),
+                       [](const MeasuredCollective& c) { return c.gpus > c.gpus_per_node; });
+  if (p.name == "collective_latency_us")
+    return std::any_of(options.collectives.begin(), options.collectives.end(),
+                       [](const MeasuredCollective& c) { return c.message_bytes.has_value(); });
+  if (runs.empty()) return p.name == "nvlink_efficiency";
+  return true;
+}
 
-CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const ComputeProfile& start,
-                                    const CalibrationOptions& options) {
-  Problem prob{runs, options.run_weights, options.collectives, options.collective_weights, {}, start, options.simulate};
-  std::set<GpuArch> archs;
-  bool multi_node = false;
-  for (const auto& s : runs) {
-    archs.insert(s.cluster.gpu.arch);
-    if (s.cluster.gpus > s.cluster.gpus_per_node) multi_node = true;
-  }
-  for (const auto& c : options.collectives)
-    if (c.gpus > c.gpus_per_node) multi_node = true;
+std::vector<const ProfileParameter*> chosen_parameters(const std::vector<Scenario>& runs, const ComputeProfile& start,
+                                                       const CalibrationOptions& options) {
+  std::vector<const ProfileParameter*> out;
   for (const auto& p : profile_parameters()) {
-    if (!options.parameters.empty()) {
-      if (std::find(options.parameters.begin(), options.parameters.end(), p.name) != options.parameters.end())
-        prob.params.push_back(&p);
+    const bool named =
+        std::find(options.parameters.begin(), options.parameters.end(), p.name) != options.parameters.end();
+    if (!options.parameters.empty() && !named) continue;
+    // Without --param, the coefficients the start profile holds stay as they are.
+    if (options.parameters.empty() && std::find(start.held.begin(), start.held.end(), p.name) != start.held.end())
       continue;
-    }
-    // Only what the runs can inform: an architecture's efficiencies need runs on it; the
-    // NIC efficiency needs multi-node runs.
-    const auto dot = p.name.find('.');
-    if (dot != std::string::npos) {
-      const auto arch = parse_gpu_arch(p.name.substr(0, dot));
-      if (!arch || !archs.count(*arch)) continue;
-    }
-    if (p.name == "nic_efficiency" && !multi_node) continue;
-    // Collective points alone inform only the collective knobs.
-    if (runs.empty() && p.name != "collective_latency_us" && p.name != "nvlink_efficiency" &&
-        p.name != "nic_efficiency")
-      continue;
-    // A latency floor shows only under messages of a stated size.
-    if (p.name == "collective_latency_us" &&
-        std::none_of(options.collectives.begin(), options.collectives.end(),
-                     [](const MeasuredCollective& c) { return c.message_bytes.has_value(); }))
-      continue;
-    // Fused-attention efficiency needs runs that use fused attention on that architecture.
-    if (p.name.size() > 16 && p.name.compare(p.name.size() - 16, 16, ".flash_attention") == 0) {
-      const auto arch = parse_gpu_arch(p.name.substr(0, p.name.find('.')));
-      const bool informed = std::any_of(runs.begin(), runs.end(), [&](const Scenario& s) {
-        return s.plan.flash_attention && arch && s.cluster.gpu.arch == *arch;
-      });
-      if (!informed) continue;
-    }
-    prob.params.push_back(&p);
+    // A named parameter the data cannot inform stays at its prior: fitting it would only
+    // report a fit that never happened.
+    if (informed(p, runs, options)) out.push_back(&p);
   }
-  const auto n = static_cast<Eigen::Index>(prob.params.size());
-  Eigen::VectorXd x(n), lo(n), hi(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const auto* p = prob.params[static_cast<std::size_t>(i)];
-    ComputeProfile tmp = start;
-    x[i] = *p->slot(tmp);
-    lo[i] = p->lower;
-    hi[i] = p->upper;
-    x[i] = std::clamp(x[i], lo[i], hi[i]);
-  }
-  CalibrationResult res;
+  return out;
+}
+
+/// Bounded Levenberg-Marquardt from `x`; returns the iterations run.
+int levenberg_marquardt(const Problem& prob, Eigen::VectorXd& x, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                        int max_iterations) {
+  const auto n = x.size();
   Eigen::VectorXd r = prob.residuals(x);
-  res.residuals = static_cast<std::size_t>(r.size());
-  const std::vector<double> unit;
-  Problem plain{runs,        unit,  options.collectives, unit,
-                prob.params, start, options.simulate};  // unweighted, plain errors: the reported statistics
-  plain.robust = false;
-  plain.free_micro_batch = false;
-  {
-    const auto r0 = plain.residuals(x);
-    res.rms_before_pct = rms(r0) * 100;
-    res.median_before_pct = median_abs(r0) * 100;
-  }
   double lambda = 1e-2;
   double cost = r.squaredNorm();
   int it = 0;
-  for (; it < options.max_iterations && n > 0 && r.size() > 0; ++it) {
+  for (; it < max_iterations && n > 0 && r.size() > 0; ++it) {
     // Forward-difference Jacobian, step scaled to each parameter's range.
     Eigen::MatrixXd J(r.size(), n);
     for (Eigen::Index j = 0; j < n; ++j) {
@@ -211,14 +169,88 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const Com
     }
     if (!improved) break;
   }
-  res.iterations = it;
+  return it;
+}
+
+/// Resolves every run's open settings with `profile`; returns whether any choice changed.
+bool resolve_all(std::vector<Scenario>& runs, const ComputeProfile& profile) {
+  bool changed = false;
+  for (auto& s : runs) {
+    if (!s.open_settings.any()) continue;
+    const auto before = s.resolved_settings.chosen;
+    resolve_open_settings(s, profile);
+    changed = changed || s.resolved_settings.chosen != before;
+  }
+  return changed;
+}
+
+}  // namespace
+
+std::vector<double> source_group_weights(const std::vector<Scenario>& runs) {
+  std::map<std::string, std::size_t> count;
+  for (const auto& s : runs) ++count[s.source_group];
+  std::vector<double> w;
+  for (const auto& s : runs) w.push_back(1.0 / static_cast<double>(count[s.source_group]));
+  return w;
+}
+
+CalibrationResult calibrate_profile(const std::vector<Scenario>& input_runs, const ComputeProfile& start,
+                                    const CalibrationOptions& options) {
+  std::vector<Scenario> runs = input_runs;
+  resolve_all(runs, start);
+  const std::vector<double> weights = options.run_weights.empty() ? source_group_weights(runs) : options.run_weights;
+  Problem prob{
+      runs,  weights,         options.collectives, options.collective_weights, chosen_parameters(runs, start, options),
+      start, options.simulate};
+  const auto n = static_cast<Eigen::Index>(prob.params.size());
+  Eigen::VectorXd x(n), lo(n), hi(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto* p = prob.params[static_cast<std::size_t>(i)];
+    ComputeProfile tmp = start;
+    lo[i] = p->lower;
+    hi[i] = p->upper;
+    x[i] = std::clamp(*p->slot(tmp), lo[i], hi[i]);
+  }
+  CalibrationResult res;
+  const std::vector<double> unit;
+  // Unweighted, plain errors: the reported statistics.
+  Problem plain{runs, unit, options.collectives, unit, prob.params, start, options.simulate};
+  plain.robust = false;
+  {
+    const auto r0 = plain.residuals(x);
+    res.residuals = static_cast<std::size_t>(r0.size());
+    res.rms_before_pct = rms(r0) * 100;
+    res.median_before_pct = median_abs(r0) * 100;
+  }
+  for (int round = 0; round < std::max(1, options.resolution_rounds); ++round) {
+    res.iterations += levenberg_marquardt(prob, x, lo, hi, options.max_iterations);
+    ++res.rounds;
+    // Choices made with the fitted coefficients may differ from those made with the start's.
+    if (!resolve_all(runs, prob.with(x))) break;
+  }
   res.profile = prob.with(x);
   {
     const auto r1 = plain.residuals(x);
     res.rms_after_pct = rms(r1) * 100;
     res.median_after_pct = median_abs(r1) * 100;
   }
-  for (const auto* p : prob.params) res.fitted.push_back(p->name);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto* p = prob.params[static_cast<std::size_t>(i)];
+    res.fitted.push_back(p->name);
+    const double span = hi[i] - lo[i];
+    if (x[i] <= lo[i] + 1e-6 * span) res.at_bound.push_back(p->name + " lower");
+    if (x[i] >= hi[i] - 1e-6 * span) res.at_bound.push_back(p->name + " upper");
+  }
+  // Per generation, the runs its coefficients were fitted on (0: they kept the start's values).
+  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+    const bool fitted = std::any_of(res.fitted.begin(), res.fitted.end(), [&](const std::string& name) {
+      return name.rfind(std::string(to_string(a)) + ".", 0) == 0;
+    });
+    const auto on = std::count_if(runs.begin(), runs.end(), [&](const Scenario& s) {
+      return s.cluster.gpu.arch == a && !primary_figure(s).empty();
+    });
+    res.profile.fitted_runs[static_cast<std::size_t>(a)] = fitted ? static_cast<int>(on) : 0;
+  }
   return res;
 }
 

@@ -1,3 +1,4 @@
 list(APPEND FLOPCAST_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/validation.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/calibrate.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/calibrate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cross_validation.cpp)

@@ -15,12 +15,24 @@ double predicted_figure(const Scenario& s, const StepEstimate& e, const std::str
   if (figure == "tokens_per_gpu_s") return e.tokens_per_s / gpus;
   if (figure == "mfu") return e.mfu;
   if (figure == "tflops_per_gpu") return e.model_flops.value / e.step.seconds() / gpus / 1e12;
+  if (figure == "memory_gib") return e.memory.total().gib();
   return std::nan("");
+}
+
+const std::vector<std::string>& time_figures() {
+  static const std::vector<std::string> figures = {"iteration_time_s", "tokens_per_gpu_s", "mfu", "tflops_per_gpu"};
+  return figures;
+}
+
+std::string primary_figure(const Scenario& s) {
+  for (const auto& f : time_figures())
+    if (s.measured.count(f)) return f;
+  return "";
 }
 
 std::vector<FigureComparison> compare_run(const Scenario& s, const StepEstimate& e) {
   std::vector<FigureComparison> out;
-  for (const char* fig : {"iteration_time_s", "tokens_per_gpu_s", "mfu", "tflops_per_gpu"}) {
+  for (const char* fig : {"iteration_time_s", "tokens_per_gpu_s", "mfu", "tflops_per_gpu", "memory_gib"}) {
     auto it = s.measured.find(fig);
     if (it == s.measured.end()) continue;
     FigureComparison c;
@@ -61,26 +73,6 @@ std::vector<FigureComparison> compare_collective(const MeasuredCollective& pt, c
     else if (figure == "time_us")
       predicted = c.time.us();
     out.push_back({pt.id, figure, measured, predicted, (predicted - measured) / measured * 100.0});
-  }
-  return out;
-}
-
-bool micro_batch_unstated(const Scenario& s) {
-  return std::find(s.defaults_applied.begin(), s.defaults_applied.end(), "parallel.micro_batch = 1") !=
-         s.defaults_applied.end();
-}
-
-std::vector<Scenario> micro_batch_alternatives(const Scenario& s, const ComputeProfile& profile) {
-  std::vector<Scenario> out;
-  if (!micro_batch_unstated(s) || s.plan.dp <= 0) return out;
-  const std::int64_t per_replica = s.plan.global_batch / s.plan.dp;
-  for (std::int64_t mb = 2; mb <= 64 && mb <= per_replica; mb *= 2) {
-    if (per_replica % mb != 0) continue;
-    Scenario c = s;
-    c.plan.micro_batch = mb;
-    if (c.plan.pp > 1 && c.plan.microbatches() < c.plan.pp) break;  // pipeline left without enough micro-batches
-    if (!memory_per_gpu(c, profile).fits()) break;                  // larger ones need more memory still
-    out.push_back(std::move(c));
   }
   return out;
 }

@@ -17,6 +17,12 @@ const std::vector<ProfileParameter>& profile_parameters() {
       {"hopper.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).gemm; }},
       {"hopper.flash_attention", 0.35, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).flash_attention; }},
       {"hopper.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).hbm; }},
+      // Blackwell: the same physical bounds (fractions of the datasheet's dense peaks and HBM
+      // bandwidth); fitted on the B200 and GB200 runs of the calibration files.
+      {"blackwell.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).gemm; }},
+      {"blackwell.flash_attention", 0.35, 0.90,
+       [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).flash_attention; }},
+      {"blackwell.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).hbm; }},
       {"gemm_k_half", 0.0, 512.0, [](ComputeProfile& p) { return &p.gemm_k_half; }},
       {"kernel_overhead_us", 0.0, 50.0, [](ComputeProfile& p) { return &p.kernel_overhead_us; }},
       // Host dispatch per kernel (PyTorch blog, "Accelerating PyTorch with CUDA Graphs", 2021:

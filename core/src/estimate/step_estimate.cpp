@@ -280,7 +280,7 @@ StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
   for (int l = first_layer; l < first_layer + stage_layers[stage]; ++l) {
     if (m.is_moe_layer(l)) {
       out.dense += pc.moe_layer_shared / t;
-      out.expert += m.moe->experts * pc.moe_expert / (t * p.ep);
+      out.expert += m.moe->experts * pc.moe_expert / (static_cast<double>(p.expert_tp()) * p.ep);
     } else {
       out.dense += pc.dense_layer / t;
     }
@@ -299,20 +299,22 @@ Time dp_sync_with(const Scenario& s, const StageParameters& params, Coll&& coll)
   const auto& p = s.plan;
   const double grad_bytes = s.precision == Precision::FP32 ? 4 : 2;
   const std::int64_t dp_group = p.dp * p.cp;
-  const std::int64_t dp_stride = static_cast<std::int64_t>(p.tp) * p.cp;
+  // One group's sync: all-reduce, or with a distributed optimizer / ZeRO-1,2 reduce-scatter of
+  // the gradients and all-gather of the 16-bit parameters.
+  auto sync = [&](std::int64_t ranks, std::int64_t stride, double parameters) {
+    const Bytes grads{parameters * grad_bytes};
+    if (p.zero == 0) return coll(CollectiveKind::AllReduce, ranks, stride, grads);
+    return coll(CollectiveKind::ReduceScatter, ranks, stride, grads) +
+           coll(CollectiveKind::AllGather, ranks, stride, Bytes{parameters * 2});
+  };
   Time dp_sync{0};
-  if (dp_group <= 1) return dp_sync;
-  const Bytes grads{params.dense * grad_bytes};
-  if (p.zero == 0) {
-    dp_sync = coll(CollectiveKind::AllReduce, dp_group, p.tp, grads);
-  } else {
-    // Distributed optimizer / ZeRO-1,2: reduce-scatter gradients, all-gather parameters.
-    dp_sync = coll(CollectiveKind::ReduceScatter, dp_group, p.tp, grads) +
-              coll(CollectiveKind::AllGather, dp_group, p.tp, Bytes{params.dense * 2});
-  }
-  if (params.expert > 0 && dp_group / p.ep > 1) {
-    dp_sync += coll(CollectiveKind::AllReduce, dp_group / p.ep, dp_stride * p.ep, Bytes{params.expert * grad_bytes});
-  }
+  if (dp_group > 1) dp_sync = sync(dp_group, p.tp, params.dense);
+  // Routed experts sync over the expert-data-parallel group: the stage's tp*dp*cp GPUs regrouped
+  // as etp x ep x edp, etp innermost (Megatron-core parallel_state.py, the expert RankGenerator's
+  // order "tp-ep-dp-pp" with tp = expert_tensor_parallel_size), so members are etp*ep apart.
+  const std::int64_t edp = p.expert_dp();
+  if (params.expert > 0 && edp > 1)
+    dp_sync += sync(edp, static_cast<std::int64_t>(p.expert_tp()) * p.ep, params.expert);
   return dp_sync;
 }
 
@@ -347,157 +349,249 @@ Time optimizer_time(const Scenario& s, const ComputeProfile& prof, const StagePa
   return memory_bound_time(ctx, Bytes{local * 28.0}, 8);
 }
 
-StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
+namespace {
+
+/// What every stage of one estimate reads: the scenario, its profile and op context, the cached
+/// cluster model, and the shape of one micro-batch on one GPU.
+struct EstimateInputs {
+  const Scenario& s;
+  const ComputeProfile& prof;
+  OpContext ctx;
+  const CommModel* comm;                ///< null above kMaxGraphGpus (alpha-beta model)
+  double elt = 2;                       ///< bytes per activation element (fp8 keeps 16-bit activations)
+  double t = 1;                         ///< TP degree
+  double b = 1;                         ///< micro-batch, sequences
+  double seq = 1;                       ///< local sequence (seq_len / cp)
+  double T = 1;                         ///< tokens per micro-batch per GPU
+  double h = 0, q = 0, kv = 0, hd = 0;  ///< hidden, query width (heads x head_dim), key width, head width
+  double sp_div = 1;                    ///< t under sequence parallelism, else 1
+  /// Rank placement, Megatron order tp-cp-dp-pp (TP innermost): consecutive members of a DP
+  /// group are tp*cp ranks apart (collective_time turns strides into node placement).
+  std::int64_t dp_stride = 1;
+
+  /// One collective on the cluster model built once for this estimate.
+  Time coll(CollectiveKind op, std::int64_t ranks, std::int64_t stride, Bytes bytes) const {
+    return comm ? collective_time_on(*comm, s, prof, op, ranks, stride, bytes)
+                : flopcast::collective_time(s, prof, op, ranks, stride, bytes);
+  }
+};
+
+EstimateInputs estimate_inputs(const Scenario& s, const ComputeProfile& prof) {
   const auto& m = s.model;
   const auto& p = s.plan;
-  const auto& gpu = s.cluster.gpu;
-  const OpContext ctx{&gpu, &prof, s.precision};
-  const CommModel* comm = s.cluster.gpus <= kMaxGraphGpus ? &comm_model_for(s, prof) : nullptr;
-  auto collective_time = [&](const Scenario& sc, const ComputeProfile& pr, CollectiveKind op, std::int64_t ranks,
-                             std::int64_t stride, Bytes bytes) {
-    return comm ? collective_time_on(*comm, sc, pr, op, ranks, stride, bytes)
-                : flopcast::collective_time(sc, pr, op, ranks, stride, bytes);
-  };
-  const double elt =
-      bytes_per_element(s.precision) >= 2 ? bytes_per_element(s.precision) : 2.0;  // fp8 keeps 16-bit activations
-  const double t = p.tp;
-  const double b = d(p.micro_batch);
-  const double seq = d(m.seq_len) / p.cp;  // local sequence
-  const double T = b * seq;                // tokens per micro-batch per GPU
-  const double h = d(m.hidden), kv = d(m.kv_dim()), hd = d(m.head_dim());
-  const double sp_div = p.sequence_parallel ? t : 1.0;
+  EstimateInputs in{s, prof, OpContext{&s.cluster.gpu, &prof, s.precision},
+                    s.cluster.gpus <= kMaxGraphGpus ? &comm_model_for(s, prof) : nullptr};
+  in.elt = bytes_per_element(s.precision) >= 2 ? bytes_per_element(s.precision) : 2.0;
+  in.t = p.tp;
+  in.b = d(p.micro_batch);
+  in.seq = d(m.seq_len) / p.cp;
+  in.T = in.b * in.seq;
+  in.h = d(m.hidden);
+  in.q = d(m.q_dim());
+  in.kv = d(m.kv_dim());
+  in.hd = d(m.head_dim());
+  in.sp_div = p.sequence_parallel ? in.t : 1.0;
+  in.dp_stride = static_cast<std::int64_t>(p.tp) * p.cp;
+  return in;
+}
 
-  // Rank placement, Megatron order tp-cp-dp-pp (TP innermost): consecutive members of a
-  // DP group are tp*cp ranks apart (collective_time turns strides into node placement).
-  const std::int64_t dp_stride = static_cast<std::int64_t>(p.tp) * p.cp;
+/// One layer, one micro-batch.
+struct LayerCost {
+  Time fwd, bwd, bwd_input, recompute, tp, cp, ep;
+  // Kernels the host issues per micro-batch (compute kernels and collective calls), forward
+  // and backward; recompute issues the forward's again.
+  double kernels_f = 0, kernels_b = 0;
+};
 
-  // --- one layer, one micro-batch ---
-  struct LayerCost {
-    Time fwd, bwd, bwd_input, recompute, tp, cp, ep;
-    // Kernels the host issues per micro-batch (compute kernels and collective calls), forward
-    // and backward; recompute issues the forward's again.
-    double kernels_f = 0, kernels_b = 0;
-  };
-  auto layer_cost = [&](int layer) {
-    LayerCost c;
-    const bool moe = m.is_moe_layer(layer);
-    // GEMMs: forward (m, n, k) and its two backward GEMMs: dgrad (m, k, n), wgrad (k, n, m).
-    Time fwd{0}, bwd_in{0}, bwd_w{0};
-    auto gemm = [&](double mm, double nn, double kk, double batch = 1) {
-      c.kernels_f += 1;
-      c.kernels_b += 2;
-      fwd += gemm_time(ctx, {mm, nn, kk, batch});
-      bwd_in += gemm_time(ctx, {mm, kk, nn, batch});
-      bwd_w += gemm_time(ctx, {kk, nn, mm, batch});
-    };
-    gemm(T, (h + 2 * kv) / t, h);  // QKV
-    gemm(T, h, h / t);             // output projection
-    const double heads_local = m.heads / t;
-    Time attn_f, attn_b;
-    if (p.flash_attention) {
-      attn_f = attention_time(ctx, b * heads_local, seq, seq * p.cp, hd, true, false);
-      attn_b = attention_time(ctx, b * heads_local, seq, seq * p.cp, hd, true, true);
-      c.kernels_f += 1;
-      c.kernels_b += 2;
+/// The GEMM times of one layer: forward (m, n, k) and its two backward GEMMs: dgrad (m, k, n),
+/// wgrad (k, n, m).
+struct LayerGemms {
+  Time fwd{0}, bwd_in{0}, bwd_w{0};
+  void add(const EstimateInputs& in, LayerCost& c, double mm, double nn, double kk, double batch = 1) {
+    c.kernels_f += 1;
+    c.kernels_b += 2;
+    fwd += gemm_time(in.ctx, {mm, nn, kk, batch});
+    bwd_in += gemm_time(in.ctx, {mm, kk, nn, batch});
+    bwd_w += gemm_time(in.ctx, {kk, nn, mm, batch});
+  }
+};
+
+/// Core attention of one layer, forward and backward.
+std::pair<Time, Time> attention_cost(const EstimateInputs& in, LayerCost& c) {
+  const auto& m = in.s.model;
+  const auto& p = in.s.plan;
+  const double heads_local = m.heads / in.t;
+  Time attn_f, attn_b;
+  if (p.flash_attention) {
+    attn_f = attention_time(in.ctx, in.b * heads_local, in.seq, in.seq * p.cp, in.hd, true, false);
+    attn_b = attention_time(in.ctx, in.b * heads_local, in.seq, in.seq * p.cp, in.hd, true, true);
+    c.kernels_f += 1;
+    c.kernels_b += 2;
+  } else {
+    // Megatron's unfused core attention (megatron/model/transformer.py CoreAttention):
+    // baddbmm QK^T, fused scale-mask-softmax over the b x a x s x s scores, dropout, bmm with
+    // V. The masked half is computed anyway. Softmax reads and writes the scores (2 tensors),
+    // dropout reads them and writes output and a 1-byte mask; backward re-reads them.
+    const double batch = in.b * heads_local, kv_len = in.seq * p.cp, seq = in.seq, hd = in.hd, elt = in.elt;
+    const double scores = batch * seq * kv_len;
+    attn_f = gemm_time(in.ctx, {seq, kv_len, hd, batch}) + gemm_time(in.ctx, {seq, hd, kv_len, batch}) +
+             memory_bound_time(in.ctx, Bytes{scores * (4 * elt + 1)}, 2);
+    attn_b = gemm_time(in.ctx, {seq, hd, kv_len, batch}) + gemm_time(in.ctx, {hd, kv_len, seq, batch}) +
+             gemm_time(in.ctx, {seq, kv_len, hd, batch}) + gemm_time(in.ctx, {kv_len, hd, seq, batch}) +
+             memory_bound_time(in.ctx, Bytes{scores * (5 * elt + 1)}, 2);
+    c.kernels_f += 4;
+    c.kernels_b += 6;
+  }
+  return {attn_f, attn_b};
+}
+
+/// The feed-forward block of one layer (dense MLP, or router, routed and shared experts with
+/// their all-to-all): its GEMMs into `gemms`, its elementwise traffic per token into
+/// `elementwise`, its elementwise kernels into `kernels_f`.
+void ffn_cost(const EstimateInputs& in, int layer, LayerCost& c, LayerGemms& gemms, double& elementwise,
+              int& kernels_f) {
+  const auto& m = in.s.model;
+  const auto& p = in.s.plan;
+  const double T = in.T, h = in.h, t = in.t;
+  if (m.is_moe_layer(layer)) {
+    const auto& e = *m.moe;
+    gemms.add(in, c, T, e.experts, h);  // router
+    // Routed experts under folding: the stage's tp*dp*cp GPUs hold experts/ep experts each,
+    // split etp ways. Every GPU's share of the routed work is T * top_k tokens' expert FFN / tp
+    // (the stage's tokens times top_k over its GPUs), so each local expert sees
+    // T * top_k * ep * etp / (experts * tp) tokens; with etp = tp that is T * top_k * ep / experts.
+    const double etp = p.expert_tp();
+    const double token_share = etp / t;  // routed tokens a GPU handles per token of T
+    const double local_experts = d(e.experts) / p.ep;
+    const double tokens_per_expert = T * e.top_k * p.ep / e.experts * token_share;
+    const double up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / etp;
+    gemms.add(in, c, tokens_per_expert, up, h, local_experts);
+    gemms.add(in, c, tokens_per_expert, h, d(e.expert_ffn) / etp, local_experts);
+    if (e.shared_experts > 0) {
+      const double shared_up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / t;
+      gemms.add(in, c, T, shared_up * e.shared_experts, h);
+      gemms.add(in, c, T, h, d(e.expert_ffn) * e.shared_experts / t);
+    }
+    elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * d(e.expert_ffn) * (e.top_k + e.shared_experts) / t +
+                   4 * h * e.top_k * token_share;  // activation + permute/unpermute
+    kernels_f += 8;
+    // Dispatch and combine all-to-all of the routed tokens, forward and backward each, over the
+    // EP group, whose members are etp ranks apart (Megatron-core's expert RankGenerator, order
+    // "tp-ep-dp-pp" with tp = etp).
+    if (p.ep > 1) {
+      const Bytes a2a{T * e.top_k * h * in.elt * token_share};
+      const Time one = in.coll(CollectiveKind::AllToAll, p.ep, p.expert_tp(), a2a);
+      c.ep = one * 4;
+    }
+  } else {
+    gemms.add(in, c, T, d(m.ffn) * (m.ffn_matrices() - 1) / t, h);      // FC1 (gate+up fused for SwiGLU)
+    gemms.add(in, c, T, h, d(m.ffn) / t);                               // FC2
+    elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * d(m.ffn) / t;  // GeLU r/w or SwiGLU 2r+1w
+  }
+}
+
+/// TP and CP communication of one layer, given its attention times.
+void layer_comm(const EstimateInputs& in, LayerCost& c, Time attn_f, Time attn_b) {
+  const auto& p = in.s.plan;
+  // TP: two all-reduces forward, two backward (Megatron f/g operators); with sequence
+  // parallelism each becomes an all-gather + reduce-scatter pair of the same volume.
+  if (p.tp > 1) {
+    const Bytes act{in.T * in.h * in.elt};
+    Time one;
+    if (p.sequence_parallel) {
+      one = in.coll(CollectiveKind::AllGather, p.tp, 1, act) + in.coll(CollectiveKind::ReduceScatter, p.tp, 1, act);
     } else {
-      // Megatron's unfused core attention (megatron/model/transformer.py CoreAttention):
-      // baddbmm QK^T, fused scale-mask-softmax over the b x a x s x s scores, dropout, bmm with
-      // V. The masked half is computed anyway. Softmax reads and writes the scores (2 tensors),
-      // dropout reads them and writes output and a 1-byte mask; backward re-reads them.
-      const double batch = b * heads_local, kv_len = seq * p.cp;
-      const double scores = batch * seq * kv_len;
-      attn_f = gemm_time(ctx, {seq, kv_len, hd, batch}) + gemm_time(ctx, {seq, hd, kv_len, batch}) +
-               memory_bound_time(ctx, Bytes{scores * (4 * elt + 1)}, 2);
-      attn_b = gemm_time(ctx, {seq, hd, kv_len, batch}) + gemm_time(ctx, {hd, kv_len, seq, batch}) +
-               gemm_time(ctx, {seq, kv_len, hd, batch}) + gemm_time(ctx, {kv_len, hd, seq, batch}) +
-               memory_bound_time(ctx, Bytes{scores * (5 * elt + 1)}, 2);
-      c.kernels_f += 4;
-      c.kernels_b += 6;
+      one = in.coll(CollectiveKind::AllReduce, p.tp, 1, act);
     }
-    // Elementwise traffic per token (elements x bytes): two norms (read + write), two
-    // dropout-add-residuals (2 reads + 1 write + 1-byte mask), rotary on q and k.
-    double elementwise = (2 * 2 + 2 * 3) * h / sp_div + (m.learned_positions ? 0.0 : 4 * (h + kv) / t);
-    int kernels_f = 9;
-    if (moe) {
-      const auto& e = *m.moe;
-      gemm(T, e.experts, h);  // router
-      const double local_experts = d(e.experts) / p.ep;
-      const double tokens_per_expert = T * e.top_k * p.ep / e.experts;
-      const double up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / t;
-      gemm(tokens_per_expert, up, h, local_experts);
-      gemm(tokens_per_expert, h, d(e.expert_ffn) / t, local_experts);
-      if (e.shared_experts > 0) {
-        gemm(T, up * e.shared_experts, h);
-        gemm(T, h, d(e.expert_ffn) * e.shared_experts / t);
-      }
-      elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * d(e.expert_ffn) * (e.top_k + e.shared_experts) / t +
-                     4 * h * e.top_k;  // activation + permute/unpermute
-      kernels_f += 8;
-      // Dispatch and combine all-to-all of the routed tokens, forward and backward each.
-      if (p.ep > 1) {
-        const Bytes a2a{T * e.top_k * h * elt};
-        const Time one = collective_time(s, prof, CollectiveKind::AllToAll, p.ep, dp_stride, a2a);
-        c.ep = one * 4;
-      }
-    } else {
-      gemm(T, d(m.ffn) * (m.ffn_matrices() - 1) / t, h);                  // FC1 (gate+up fused for SwiGLU)
-      gemm(T, h, d(m.ffn) / t);                                           // FC2
-      elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * d(m.ffn) / t;  // GeLU r/w or SwiGLU 2r+1w
-    }
-    c.kernels_f += kernels_f;
-    c.kernels_b += 2 * kernels_f;
-    const Time ew_f = memory_bound_time(ctx, Bytes{T * elementwise * elt}, kernels_f);
-    const Time ew_b = memory_bound_time(ctx, Bytes{2 * T * elementwise * elt}, 2 * kernels_f);
-    c.fwd = fwd + attn_f + ew_f;
-    c.bwd_input = bwd_in + attn_b + ew_b;
-    c.bwd = c.bwd_input + bwd_w;
-    if (p.recompute == Recompute::Full)
-      c.recompute = c.fwd;
-    else if (p.recompute == Recompute::Selective)
-      c.recompute = attn_f;
+    c.tp = p.overlap_tp_comm ? Time{0} : one * tp_collectives_per_layer(p.recompute);
+    const double calls = p.sequence_parallel ? 4 : 2;  // per direction
+    c.kernels_f += calls;
+    c.kernels_b += calls;
+  }
+  // CP: ring exchange of K and V chunks, hidden under attention except what exceeds it.
+  if (p.cp > 1) {
+    const Bytes kv_chunk{2 * in.T * in.kv / in.t * in.elt};
+    const Time ring = in.coll(CollectiveKind::SendRecv, 2, p.tp, kv_chunk) * (p.cp - 1);
+    const Time exposed_f = ring > attn_f ? ring - attn_f : Time{0};
+    const Time exposed_b = ring * 2 > attn_b ? ring * 2 - attn_b : Time{0};
+    c.cp = exposed_f + exposed_b;
+  }
+}
 
-    // TP: two all-reduces forward, two backward (Megatron f/g operators); with sequence
-    // parallelism each becomes an all-gather + reduce-scatter pair of the same volume.
-    if (p.tp > 1) {
-      const Bytes act{T * h * elt};
-      Time one;
-      if (p.sequence_parallel) {
-        one = collective_time(s, prof, CollectiveKind::AllGather, p.tp, 1, act) +
-              collective_time(s, prof, CollectiveKind::ReduceScatter, p.tp, 1, act);
-      } else {
-        one = collective_time(s, prof, CollectiveKind::AllReduce, p.tp, 1, act);
-      }
-      c.tp = p.overlap_tp_comm ? Time{0} : one * tp_collectives_per_layer(p.recompute);
-      const double calls = p.sequence_parallel ? 4 : 2;  // per direction
-      c.kernels_f += calls;
-      c.kernels_b += calls;
-    }
-    // CP: ring exchange of K and V chunks, hidden under attention except what exceeds it.
-    if (p.cp > 1) {
-      const Bytes kv_chunk{2 * T * kv / t * elt};
-      const Time ring = collective_time(s, prof, CollectiveKind::SendRecv, 2, p.tp, kv_chunk) * (p.cp - 1);
-      const Time exposed_f = ring > attn_f ? ring - attn_f : Time{0};
-      const Time exposed_b = ring * 2 > attn_b ? ring * 2 - attn_b : Time{0};
-      c.cp = exposed_f + exposed_b;
-    }
-    return c;
-  };
+LayerCost layer_cost(const EstimateInputs& in, int layer) {
+  const auto& m = in.s.model;
+  const auto& p = in.s.plan;
+  const double T = in.T, h = in.h, q = in.q, t = in.t, kv = in.kv;
+  LayerCost c;
+  LayerGemms gemms;
+  gemms.add(in, c, T, (q + 2 * kv) / t, h);  // QKV
+  gemms.add(in, c, T, h, q / t);             // output projection
+  const auto [attn_f, attn_b] = attention_cost(in, c);
+  // Elementwise traffic per token (elements x bytes): two norms (read + write), two
+  // dropout-add-residuals (2 reads + 1 write + 1-byte mask), rotary on q and k.
+  double elementwise = (2 * 2 + 2 * 3) * h / in.sp_div + (m.learned_positions ? 0.0 : 4 * (q + kv) / t);
+  int kernels_f = 9;
+  ffn_cost(in, layer, c, gemms, elementwise, kernels_f);
+  c.kernels_f += kernels_f;
+  c.kernels_b += 2 * kernels_f;
+  const Time ew_f = memory_bound_time(in.ctx, Bytes{T * elementwise * in.elt}, kernels_f);
+  const Time ew_b = memory_bound_time(in.ctx, Bytes{2 * T * elementwise * in.elt}, 2 * kernels_f);
+  c.fwd = gemms.fwd + attn_f + ew_f;
+  c.bwd_input = gemms.bwd_in + attn_b + ew_b;
+  c.bwd = c.bwd_input + gemms.bwd_w;
+  if (p.recompute == Recompute::Full)
+    c.recompute = c.fwd;
+  else if (p.recompute == Recompute::Selective)
+    c.recompute = attn_f;
+  layer_comm(in, c, attn_f, attn_b);
+  return c;
+}
 
-  StepEstimate est;
+/// Host dispatch floor. The framework issues kernels asynchronously, so the host runs ahead
+/// of the GPU while kernels are long; when they are shorter than the host's time to issue them
+/// (small micro-batches, wide TP) the GPU waits for the host. Per micro-batch and direction the
+/// stage takes max(device time, kernels x host_overhead_us); the excess is charged to the
+/// compute it delays.
+void apply_host_floor(const ComputeProfile& prof, const ParallelPlan& p, StageTimes& st, double kernels_f,
+                      double kernels_b) {
+  if (prof.host_overhead_us <= 0) return;
+  const double tp_f_share = p.tp > 1 ? 2.0 / tp_collectives_per_layer(p.recompute) : 0.0;
+  const Time tp_f = Time::from_seconds(st.tp_comm.seconds() * tp_f_share);
+  const Time tp_b = st.tp_comm - tp_f;
+  const double kernels_r = p.recompute == Recompute::Full ? kernels_f : 0.0;
+  const Time host_f = Time::from_us(prof.host_overhead_us * kernels_f);
+  const Time host_b = Time::from_us(prof.host_overhead_us * (kernels_b + kernels_r));
+  const Time dev_f = st.forward + tp_f;
+  const Time dev_b = st.backward + st.recompute + tp_b;
+  if (host_f > dev_f) st.forward += host_f - dev_f;
+  if (host_b > dev_b) {
+    const Time extra = host_b - dev_b;
+    st.backward += extra;
+    // Half of it delays the input-gradient kernels (ZB-H1 schedules them apart): the
+    // backward issues as many data-gradient as weight-gradient GEMMs.
+    st.backward_input += Time::from_seconds(extra.seconds() * 0.5);
+  }
+}
+
+/// Per-micro-batch times of every pipeline stage: its layers, the embedding on the first, the
+/// logits and loss on the last, the host floor and the per-micro-batch overhead.
+std::vector<StageTimes> stage_times(const EstimateInputs& in) {
+  const auto& m = in.s.model;
+  const auto& p = in.s.plan;
+  const double T = in.T, h = in.h, t = in.t, elt = in.elt;
   const auto stage_layers = layers_per_stage(m.layers, p.pp);
-  est.stages.resize(stage_layers.size());
+  std::vector<StageTimes> stages(stage_layers.size());
   // Dense layers cost the same: compute one and reuse (the planner calls this millions of times).
-  const LayerCost dense_cost = layer_cost(m.moe ? 0 : 0);
-  const LayerCost moe_cost = m.moe ? layer_cost(m.moe->dense_layers) : dense_cost;
+  const LayerCost dense_cost = layer_cost(in, 0);
+  const LayerCost moe_cost = m.moe ? layer_cost(in, m.moe->dense_layers) : dense_cost;
   // Activations to the next stage (Megatron's scatter/gather sends 1/t of them per rank when
   // sequence parallel or scatter-gather is on; all TP ranks send at once). The same message
   // between every pair of neighbouring stages: costed once.
-  const Time p2p = p.pp > 1
-                       ? collective_time(s, prof, CollectiveKind::SendRecv, 2, dp_stride * p.dp, Bytes{T * h * elt / t})
-                       : Time{0};
+  const Time p2p =
+      p.pp > 1 ? in.coll(CollectiveKind::SendRecv, 2, in.dp_stride * p.dp, Bytes{T * h * elt / t}) : Time{0};
   int layer = 0;
   for (std::size_t i = 0; i < stage_layers.size(); ++i) {
-    auto& st = est.stages[i];
+    auto& st = stages[i];
     st.layers = stage_layers[i];
     // Dense layers cost alike, and so do MoE layers: multiply by their counts in the stage.
     const int moe_here = m.moe ? std::max(0, layer + st.layers - std::max(layer, m.moe->dense_layers)) : 0;
@@ -517,59 +611,40 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     double kernels_b = dense_cost.kernels_b * dense_here + moe_cost.kernels_b * moe_here;
     layer += st.layers;
     if (i == 0) {  // embedding lookup forward, scatter-add backward
-      st.forward += memory_bound_time(ctx, Bytes{2 * T * h * elt}, 2);
-      st.backward += memory_bound_time(ctx, Bytes{3 * T * h * 4}, 2);
+      st.forward += memory_bound_time(in.ctx, Bytes{2 * T * h * elt}, 2);
+      st.backward += memory_bound_time(in.ctx, Bytes{3 * T * h * 4}, 2);
       kernels_f += 2;
       kernels_b += 2;
     }
     if (i + 1 == stage_layers.size()) {  // final norm, logits GEMM, fp32 cross-entropy
       const double vocab_local = d(m.vocab) / t;
       st.forward +=
-          gemm_time(ctx, {T, vocab_local, h}) + memory_bound_time(ctx, Bytes{T * vocab_local * (elt + 2 * 4)}, 4);
-      const Time bi = gemm_time(ctx, {T, h, vocab_local});
-      st.backward +=
-          bi + gemm_time(ctx, {h, vocab_local, T}) + memory_bound_time(ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
+          gemm_time(in.ctx, {T, vocab_local, h}) + memory_bound_time(in.ctx, Bytes{T * vocab_local * (elt + 2 * 4)}, 4);
+      const Time bi = gemm_time(in.ctx, {T, h, vocab_local});
+      st.backward += bi + gemm_time(in.ctx, {h, vocab_local, T}) +
+                     memory_bound_time(in.ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
       st.backward_input += bi;
       if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
-        st.tp_comm += collective_time(s, prof, CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}) * 3;
+        st.tp_comm += in.coll(CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}) * 3;
       }
       kernels_f += 5;
       kernels_b += 4;
     }
-    // Host dispatch floor. The framework issues kernels asynchronously, so the host runs
-    // ahead of the GPU while kernels are long; when they are shorter than the host's time to
-    // issue them (small micro-batches, wide TP) the GPU waits for the host. Per micro-batch
-    // and direction the stage takes max(device time, kernels x host_overhead_us); the excess
-    // is charged to the compute it delays.
-    if (prof.host_overhead_us > 0) {
-      const double tp_f_share = p.tp > 1 ? 2.0 / tp_collectives_per_layer(p.recompute) : 0.0;
-      const Time tp_f = Time::from_seconds(st.tp_comm.seconds() * tp_f_share);
-      const Time tp_b = st.tp_comm - tp_f;
-      const double kernels_r = p.recompute == Recompute::Full ? kernels_f : 0.0;
-      const Time host_f = Time::from_us(prof.host_overhead_us * kernels_f);
-      const Time host_b = Time::from_us(prof.host_overhead_us * (kernels_b + kernels_r));
-      const Time dev_f = st.forward + tp_f;
-      const Time dev_b = st.backward + st.recompute + tp_b;
-      if (host_f > dev_f) st.forward += host_f - dev_f;
-      if (host_b > dev_b) {
-        const Time extra = host_b - dev_b;
-        st.backward += extra;
-        // Half of it delays the input-gradient kernels (ZB-H1 schedules them apart): the
-        // backward issues as many data-gradient as weight-gradient GEMMs.
-        st.backward_input += Time::from_seconds(extra.seconds() * 0.5);
-      }
-    }
-    st.forward += Time::from_seconds(prof.microbatch_overhead_ms * 1e-3);
+    apply_host_floor(in.prof, p, st, kernels_f, kernels_b);
+    st.forward += Time::from_seconds(in.prof.microbatch_overhead_ms * 1e-3);
     st.p2p = p2p;
   }
+  return stages;
+}
 
-  // --- pipeline schedule ---
-  const double micro = d(std::max<std::int64_t>(1, p.microbatches()));
+/// The pipeline's time for `micro` micro-batches under the plan's schedule, and its critical
+/// (slowest) stage.
+std::pair<Time, std::size_t> pipeline_time(const ParallelPlan& p, const std::vector<StageTimes>& stages, double micro) {
   Time crit{0};
   std::size_t crit_i = 0;
   Time sum_stages{0};
-  for (std::size_t i = 0; i < est.stages.size(); ++i) {
-    const auto& st = est.stages[i];
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const auto& st = stages[i];
     const Time per = st.per_microbatch() + st.p2p * 2;
     sum_stages += per;
     if (per > crit) {
@@ -577,48 +652,49 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
       crit_i = i;
     }
   }
+  if (p.pp == 1) return {Time::from_seconds(micro * crit.seconds()), crit_i};
+  // 1F1B / GPipe: the slowest stage sets the steady state; every stage is crossed once in
+  // fill and drain: T = (m-1) max_i t_i + sum_i t_i, = (m+p-1) t for equal stages
+  // (bubble (p-1)/(m+p-1) of the step; Narayanan et al. 2021 §2.2).
+  const double fill = sum_stages.seconds();
   Time pipeline{0};
-  if (p.pp == 1) {
-    pipeline = Time::from_seconds(micro * crit.seconds());
-  } else {
-    // 1F1B / GPipe: the slowest stage sets the steady state; every stage is crossed once in
-    // fill and drain: T = (m-1) max_i t_i + sum_i t_i, = (m+p-1) t for equal stages
-    // (bubble (p-1)/(m+p-1) of the step; Narayanan et al. 2021 §2.2).
-    const double fill = sum_stages.seconds();
-    switch (p.schedule) {
-      case Schedule::GPipe:
-      case Schedule::OneFOneB:
-        pipeline = Time::from_seconds((micro - 1) * crit.seconds() + fill);
-        break;
-      case Schedule::Interleaved:
-        // v model chunks per rank shrink fill and drain v-fold: bubble (p-1)/(v m) of ideal;
-        // the p2p messages grow v-fold.
-        pipeline = Time::from_seconds((micro - 1) * crit.seconds() + fill / p.vpp +
-                                      micro * (p.vpp - 1) * 2 * est.stages[crit_i].p2p.seconds());
-        break;
-      case Schedule::ZeroBubble: {
-        // ZB-H1 (Qi et al. 2024, arXiv 2401.10241): weight-gradient work fills the drain;
-        // the bubble shrinks to about a third of 1F1B's.
-        const double bubble_1f1b = fill - crit.seconds();
-        pipeline = Time::from_seconds(micro * crit.seconds() + bubble_1f1b / 3.0);
-        break;
-      }
+  switch (p.schedule) {
+    case Schedule::GPipe:
+    case Schedule::OneFOneB:
+      pipeline = Time::from_seconds((micro - 1) * crit.seconds() + fill);
+      break;
+    case Schedule::Interleaved:
+      // v model chunks per rank shrink fill and drain v-fold: bubble (p-1)/(v m) of ideal;
+      // the p2p messages grow v-fold.
+      pipeline = Time::from_seconds((micro - 1) * crit.seconds() + fill / p.vpp +
+                                    micro * (p.vpp - 1) * 2 * stages[crit_i].p2p.seconds());
+      break;
+    case Schedule::ZeroBubble: {
+      // ZB-H1 (Qi et al. 2024, arXiv 2401.10241): weight-gradient work fills the drain;
+      // the bubble shrinks to about a third of 1F1B's.
+      const double bubble_1f1b = fill - crit.seconds();
+      pipeline = Time::from_seconds(micro * crit.seconds() + bubble_1f1b / 3.0);
+      break;
     }
   }
+  return {pipeline, crit_i};
+}
 
-  // --- data parallel gradient sync, ZeRO gathers, optimizer ---
-  const auto mem = memory_per_gpu(s, prof);
-  // Parameters on the critical stage's GPU (dense split by TP, experts by EP x TP).
-  const StageParameters crit_params = stage_parameters(s, crit_i);
+/// Data-parallel gradient sync of the critical stage (into est.dp_sync) and what of it stays
+/// exposed; ZeRO-3's per-micro-batch gathers beyond the compute they hide under are added to
+/// `pipeline`.
+Time exposed_dp_sync(const EstimateInputs& in, StepEstimate& est, std::size_t crit_i, const StageParameters& params,
+                     double micro, Time& pipeline) {
+  const auto& p = in.s.plan;
   const std::int64_t dp_group = p.dp * p.cp;
-  auto cached = [&](CollectiveKind op, std::int64_t ranks, std::int64_t stride, Bytes bytes) {
-    return collective_time(s, prof, op, ranks, stride, bytes);  // the cached lambda above
+  auto cached = [&in](CollectiveKind op, std::int64_t ranks, std::int64_t stride, Bytes bytes) {
+    return in.coll(op, ranks, stride, bytes);
   };
-  const Time dp_sync = dp_sync_with(s, crit_params, cached);
+  const Time dp_sync = dp_sync_with(in.s, params, cached);
   if (dp_group > 1 && p.zero == 3) {
     // ZeRO-3 gathers every layer's parameters for forward and again for backward in each
     // micro-batch; prefetch hides them under compute where compute is longer.
-    const Time per_mb = zero3_gather_with(s, crit_params, cached) * 2;
+    const Time per_mb = zero3_gather_with(in.s, params, cached) * 2;
     const Time compute_mb = est.stages[crit_i].forward + est.stages[crit_i].backward;
     if (per_mb > compute_mb) pipeline += Time::from_seconds(micro * (per_mb - compute_mb).seconds());
   }
@@ -629,9 +705,14 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
     const Time window = est.stages[crit_i].backward;
     dp_exposed = dp_sync > window ? dp_sync - window : Time{dp_sync.ns / 10};
   }
-  const Time optimizer = optimizer_time(s, prof, crit_params);
+  return dp_exposed;
+}
 
-  // --- totals and breakdown on the critical path ---
+/// The breakdown on the critical stage, the step time and the figures derived from it.
+void finish_estimate(const Scenario& s, const ComputeProfile& prof, StepEstimate& est, std::size_t crit_i, double micro,
+                     Time pipeline, Time dp_exposed, Time optimizer) {
+  const auto& m = s.model;
+  const auto& p = s.plan;
   const auto& cs = est.stages[crit_i];
   StepBreakdown& br = est.breakdown;
   br.compute = Time::from_seconds(micro * (cs.forward + cs.backward).seconds());
@@ -649,12 +730,28 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
 
   est.model_flops = model_flops_per_step(m, d(p.global_batch));
   est.hardware_flops = hardware_flops_per_step(m, p);
+  const auto& gpu = s.cluster.gpu;
   const double peak = gpu.peak(s.precision) ? gpu.peak(s.precision)->flops_per_s : 0;
   const double denom = est.step.seconds() * d(s.cluster.gpus) * peak;
   est.mfu = denom > 0 ? est.model_flops.value / denom : 0;
   est.hfu = denom > 0 ? est.hardware_flops.value / denom : 0;
   est.tokens_per_s = est.step.ns > 0 ? d(p.global_batch) * d(m.seq_len) / est.step.seconds() : 0;
-  est.memory = mem;
+}
+
+}  // namespace
+
+StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
+  const EstimateInputs in = estimate_inputs(s, prof);
+  StepEstimate est;
+  est.stages = stage_times(in);
+  const double micro = d(std::max<std::int64_t>(1, s.plan.microbatches()));
+  auto [pipeline, crit_i] = pipeline_time(s.plan, est.stages, micro);
+  est.memory = memory_per_gpu(s, prof);
+  // Parameters on the critical stage's GPU (dense split by TP, experts by EP x TP).
+  const StageParameters crit_params = stage_parameters(s, crit_i);
+  const Time dp_exposed = exposed_dp_sync(in, est, crit_i, crit_params, micro, pipeline);
+  const Time optimizer = optimizer_time(s, prof, crit_params);
+  finish_estimate(s, prof, est, crit_i, micro, pipeline, dp_exposed, optimizer);
   return est;
 }
 

@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <set>
 #include <string>
 
-#include "fleet_engine.hpp"
+#include "fleet_aggregate.hpp"
 #include "flopcast/exec/thread_pool.hpp"
-#include "flopcast/pricing/bill.hpp"
 #include "flopcast/units/assert.hpp"
 
 namespace flopcast::fleet {
@@ -19,23 +17,43 @@ const char* to_string(RentalBilling b) { return b == RentalBilling::Reserved ? "
 const char* to_string(QueueOrder o) { return o == QueueOrder::Fifo ? "fifo" : "priority"; }
 const char* to_string(Backfill b) { return b == Backfill::None ? "none" : "easy"; }
 
-Percentiles percentiles_of(std::vector<Time>& values) {
+Percentiles percentiles_of(std::vector<SampleValue>& values) {
   Percentiles p;
   p.count = static_cast<std::int64_t>(values.size());
   if (values.empty()) return p;
-  std::sort(values.begin(), values.end());
+  // Exact values before censored ones at a tie: a censored value at the rank makes it a bound.
+  std::sort(values.begin(), values.end(), [](const SampleValue& a, const SampleValue& b) {
+    return a.value != b.value ? a.value < b.value : (!a.censored && b.censored);
+  });
+  // first_censored: the 1-based position of the smallest censored value (n + 1 when none).
+  const std::size_t n = values.size();
+  std::size_t first_censored = n + 1;
+  for (std::size_t i = 0; i < n; ++i)
+    if (values[i].censored) {
+      if (first_censored > n) first_censored = i + 1;
+      ++p.censored;
+    }
   const auto rank = [&](double q) {
-    const auto n = values.size();
-    const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
-    return values[std::clamp<std::size_t>(k, 1, n) - 1];
+    return std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(q * static_cast<double>(n))), 1, n);
   };
-  p.p50 = rank(0.5);
-  p.p90 = rank(0.9);
+  p.p50 = values[rank(0.5) - 1].value;
+  p.p90 = values[rank(0.9) - 1].value;
+  p.p50_lower_bound = first_censored <= rank(0.5);
+  p.p90_lower_bound = first_censored <= rank(0.9);
+  p.mean_lower_bound = p.censored > 0;
   // Mean in long double: 200k waits of up to 1e17 ns would overflow an int64 sum.
   long double sum = 0;
-  for (Time t : values) sum += static_cast<long double>(t.ns);
-  p.mean = Time{static_cast<std::int64_t>(std::llround(sum / static_cast<long double>(values.size())))};
+  for (const SampleValue& v : values) sum += static_cast<long double>(v.value.ns);
+  p.mean = Time{static_cast<std::int64_t>(std::llround(sum / static_cast<long double>(n)))};
   return p;
+}
+
+Percentiles percentiles_of(std::vector<Time>& values) {
+  std::vector<SampleValue> v;
+  v.reserve(values.size());
+  for (Time t : values) v.push_back(SampleValue{t, false});
+  std::sort(values.begin(), values.end());
+  return percentiles_of(v);
 }
 
 namespace {
@@ -46,14 +64,7 @@ const Plan* find_plan(const std::shared_ptr<const PriceCatalog>& catalog, const 
 
 bool same_gpu(const std::string& a, const std::string& b) { return normalize_gpu_name(a) == normalize_gpu_name(b); }
 
-}  // namespace
-
-std::vector<std::string> validate_fleet(const Fleet& f) {
-  std::vector<std::string> e;
-  if (f.pools.empty()) e.push_back("the fleet has no pools");
-  if (f.classes.empty()) e.push_back("the fleet has no job classes");
-  if (f.horizon.ns <= 0) e.push_back("horizon must be > 0");
-  if (f.seeds < 1) e.push_back("seeds must be >= 1 (got " + std::to_string(f.seeds) + ")");
+void validate_pools(const Fleet& f, std::vector<std::string>& e) {
   std::set<std::string> names;
   for (const Pool& p : f.pools) {
     if (!names.insert(p.name).second) e.push_back("pool name '" + p.name + "' is used twice");
@@ -70,6 +81,9 @@ std::vector<std::string> validate_fleet(const Fleet& f) {
         e.push_back("pool '" + p.name + "': plan '" + p.rented.plan + "' does not rent " + p.gpu);
     }
   }
+}
+
+void validate_classes(const Fleet& f, std::vector<std::string>& e) {
   for (const JobClass& c : f.classes) {
     if (c.variants.empty()) e.push_back("job class '" + c.name + "' has no run profile");
     for (const RunProfile& v : c.variants) {
@@ -84,25 +98,54 @@ std::vector<std::string> validate_fleet(const Fleet& f) {
         }
     }
   }
+}
+
+void validate_stream(const Fleet& f, std::vector<std::string>& e) {
   if (f.generator && !f.jobs.empty()) e.push_back("a fleet has either a job list or a generator, not both");
   if (!f.generator && f.jobs.empty()) e.push_back("the fleet has no jobs (give a job list or a generator)");
   for (const JobSpec& j : f.jobs)
     if (j.job_class >= f.classes.size()) e.push_back("job '" + j.name + "': unknown job class");
-  if (f.generator) {
-    const StreamGenerator& g = *f.generator;
-    if (!(g.rate_per_day > 0) || !std::isfinite(g.rate_per_day)) e.push_back("generator: rate must be > 0");
-    if (g.mix.empty()) e.push_back("generator: mix is empty");
-    if (g.max_jobs < 0) e.push_back("generator: max_jobs must be >= 0");
-    for (const MixEntry& m : g.mix) {
-      if (m.job_class >= f.classes.size()) e.push_back("generator: unknown job class in the mix");
-      if (!(m.weight > 0) || !std::isfinite(m.weight)) e.push_back("generator: weights must be > 0");
+  if (!f.generator) return;
+  const StreamGenerator& g = *f.generator;
+  if (!(g.rate_per_day > 0) || !std::isfinite(g.rate_per_day)) e.push_back("generator: rate must be > 0");
+  if (g.mix.empty()) e.push_back("generator: mix is empty");
+  if (g.max_jobs < 0) e.push_back("generator: max_jobs must be >= 0");
+  for (const MixEntry& m : g.mix) {
+    if (m.job_class >= f.classes.size()) e.push_back("generator: unknown job class in the mix");
+    if (!(m.weight > 0) || !std::isfinite(m.weight)) e.push_back("generator: weights must be > 0");
+  }
+}
+
+/// Every amount converts into the reporting currency; every pool earns under a plan or is internal.
+void validate_money(const Fleet& f, std::vector<std::string>& e) {
+  const auto convertible = [&](Currency c, const std::string& what) {
+    if (!convert_money(Money::zero(c), f.currency, f.fx))
+      e.push_back(what + " in " + c.str() + ": no exchange rate into the reporting currency " + f.currency.str());
+  };
+  for (const Pool& p : f.pools) {
+    if (p.kind == PoolKind::Owned) {
+      convertible(p.owned.capex_per_node.currency, "pool '" + p.name + "': capex");
+      convertible(p.owned.price_per_kwh.currency, "pool '" + p.name + "': electricity");
+    } else if (p.rented.catalog) {
+      convertible(p.rented.catalog->currency, "pool '" + p.name + "': bill");
     }
   }
-  if (f.revenue) {
-    if (!f.revenue->catalog) e.push_back("revenue: no catalog");
-    for (const auto& [gpu, plan] : f.revenue->plans)
-      if (!find_plan(f.revenue->catalog, plan)) e.push_back("revenue: plan '" + plan + "' is not in the catalog");
+  for (const FxQuote& q : f.fx)
+    if (q.rate.micro <= 0) e.push_back("exchange rate " + q.rate.str() + " must be > 0");
+  if (!f.revenue) return;
+  if (!f.revenue->catalog) {
+    e.push_back("revenue: no catalog");
+    return;
   }
+  convertible(f.revenue->currency.value_or(f.revenue->catalog->currency), "revenue");
+  for (const auto& [gpu, plan] : f.revenue->plans)
+    if (!find_plan(f.revenue->catalog, plan)) e.push_back("revenue: plan '" + plan + "' is not in the catalog");
+  for (const Pool& p : f.pools)
+    if (!p.internal && !detail::revenue_plan_of(f, p))
+      e.push_back("pool '" + p.name + "' (" + p.gpu + "): no revenue plan for its GPU and not internal");
+}
+
+void validate_what_ifs(const Fleet& f, std::vector<std::string>& e) {
   for (const WhatIf& w : f.what_ifs) {
     const auto it = std::find_if(f.pools.begin(), f.pools.end(), [&](const Pool& p) { return p.name == w.pool; });
     if (it == f.pools.end()) {
@@ -118,12 +161,25 @@ std::vector<std::string> validate_fleet(const Fleet& f) {
         e.push_back("what-if '" + w.label + "': plan '" + w.plan + "' is not in the pool's catalog");
     }
   }
+}
+
+}  // namespace
+
+std::vector<std::string> validate_fleet(const Fleet& f) {
+  std::vector<std::string> e;
+  if (f.pools.empty()) e.push_back("the fleet has no pools");
+  if (f.classes.empty()) e.push_back("the fleet has no job classes");
+  if (f.horizon.ns <= 0) e.push_back("horizon must be > 0");
+  if (f.seeds < 1) e.push_back("seeds must be >= 1 (got " + std::to_string(f.seeds) + ")");
+  validate_pools(f, e);
+  validate_classes(f, e);
+  validate_stream(f, e);
+  validate_money(f, e);
+  validate_what_ifs(f, e);
   return e;
 }
 
-namespace {
-
-using detail::SeedRun;
+namespace detail {
 
 std::vector<SeedRun> run_seeds(const Fleet& f, const FleetOptions& o) {
   std::vector<SeedRun> runs(static_cast<std::size_t>(f.seeds));
@@ -132,185 +188,26 @@ std::vector<SeedRun> run_seeds(const Fleet& f, const FleetOptions& o) {
   return runs;
 }
 
-/// Mean of per-seed amounts, rounded half away from zero to the minor unit.
-Money mean_money(const std::vector<Money>& v, Currency c) {
-  if (v.empty()) return Money::zero(c);
-  std::int64_t sum = 0;
-  for (const Money& m : v) sum += m.minor;
-  return Money::of_minor(mul_div_round(sum, 1, static_cast<std::int64_t>(v.size())), c);
-}
-
-MoneyStats money_stats(std::vector<Money> v, Currency c) {
-  MoneyStats s;
-  s.mean = mean_money(v, c);
-  std::sort(v.begin(), v.end(), [](const Money& a, const Money& b) { return a.minor < b.minor; });
-  s.p50 = v.empty() ? Money::zero(c) : v[(v.size() + 1) / 2 - 1];
-  return s;
-}
-
-Time clip_end(Time end, Time horizon) { return std::min(end, horizon); }
-
-/// A bill for `gpus` GPUs used for `span` under `plan`.
-Bill bill_for(const PriceCatalog& catalog, const Plan& plan, std::int64_t gpus, Time span,
-              std::optional<Currency> currency = {}) {
-  BillUsage u;
-  u.gpu_span = span;
-  u.gpus = gpus;
-  BillOptions o;
-  o.currency = currency;
-  return bill_plan(catalog, plan, u, o);
-}
-
-std::vector<PoolCost> pool_costs(const Fleet& f, const std::vector<SeedRun>& runs, std::vector<std::string>& warnings) {
-  std::vector<PoolCost> costs;
-  const double horizon_h = f.horizon.hours();
-  const double seeds = static_cast<double>(runs.size());
-  for (std::size_t p = 0; p < f.pools.size(); ++p) {
-    const Pool& pool = f.pools[p];
-    PoolCost c;
-    c.pool = pool.name;
-    c.kind = pool.kind;
-    double busy_ns = 0;
-    for (const SeedRun& r : runs) busy_ns += r.pool_busy_gpu_ns[p];
-    busy_ns /= seeds;
-    c.busy_gpu_hours = busy_ns / 3.6e12;
-    c.utilisation = c.busy_gpu_hours / (static_cast<double>(pool.gpus()) * horizon_h);
-    if (pool.kind == PoolKind::Owned) {
-      const OwnedCosts& o = pool.owned;
-      const Currency cur = o.capex_per_node.currency;
-      // Straight-line amortisation of the horizon's share of the purchase.
-      c.capex = Money::of_minor(
-          mul_div_round(checked_mul(o.capex_per_node.minor, pool.nodes), f.horizon.ns, o.amortisation.ns), cur);
-      const double busy_node_h = c.busy_gpu_hours / pool.gpus_per_node;
-      const double all_node_h = static_cast<double>(pool.nodes) * horizon_h;
-      const double it_kwh = o.node_power_kw * (busy_node_h + (all_node_h - busy_node_h) * o.idle_fraction);
-      c.energy_kwh = it_kwh * o.pue;
-      c.energy = Money::of_micro(std::llround(c.energy_kwh * static_cast<double>(o.price_per_kwh.micro)),
-                                 o.price_per_kwh.currency);
-      if (c.energy.currency == cur) {
-        c.total = c.capex + c.energy;
-      } else {
-        c.total = c.capex;
-        c.notes.push_back("energy is in " + c.energy.currency.str() + ", capex in " + cur.str() +
-                          ": the total is capex only");
-      }
-      if (o.node_power_kw <= 0) c.notes.push_back("node power unknown: energy not counted");
-      c.notes.push_back("capex " + o.capex_per_node.str() + " per node over " +
-                        std::to_string(std::llround(o.amortisation.days())) + " days");
-    } else {
-      const PriceCatalog& cat = *pool.rented.catalog;
-      const Plan* plan = cat.find_plan(pool.rented.plan);
-      c.plan = plan->id;
-      c.billing = pool.rented.billing;
-      std::set<std::string> errors;
-      // The pool's usage under `pl`: the whole pool for the horizon, or each run on its own.
-      const auto bill_under = [&](const Plan& pl) {
-        if (pool.rented.billing == RentalBilling::Reserved) {
-          const Bill b = bill_for(cat, pl, pool.gpus(), f.horizon);
-          errors.insert(b.errors.begin(), b.errors.end());
-          return b.ok() ? std::optional<Money>(b.total) : std::nullopt;
-        }
-        std::vector<Money> per_seed;
-        bool ok = true;
-        for (const SeedRun& r : runs) {
-          Money sum = Money::zero(cat.currency);
-          for (const auto& a : r.attempts) {
-            if (a.pool != p || a.start >= f.horizon) continue;
-            const Bill b = bill_for(cat, pl, a.gpus, clip_end(a.end, f.horizon) - a.start);
-            if (!b.ok()) {
-              errors.insert(b.errors.begin(), b.errors.end());
-              ok = false;
-              continue;
-            }
-            sum += b.total;
-          }
-          per_seed.push_back(sum);
-        }
-        return ok ? std::optional<Money>(mean_money(per_seed, cat.currency)) : std::nullopt;
-      };
-      const auto own = bill_under(*plan);
-      c.bill = own.value_or(Money::zero(cat.currency));
-      for (const auto& e : errors) warnings.push_back("pool '" + pool.name + "': not billed: " + e);
-      if (pool.rented.billing == RentalBilling::Reserved) {
-        const Bill b = bill_for(cat, *plan, pool.gpus(), f.horizon);
-        c.notes.push_back("billed " + std::to_string(std::llround(b.billed_gpu_time.hours())) + " h x " +
-                          std::to_string(pool.gpus()) + " GPUs");
-      } else {
-        c.notes.push_back("on demand: each run billed on its own, clipped to the horizon");
-      }
-      for (const Plan* other : cat.plans_for({pool.gpu})) {
-        errors.clear();
-        if (other == plan)
-          c.plan_bills.emplace_back(other->id, c.bill);
-        else if (const auto m = bill_under(*other))
-          c.plan_bills.emplace_back(other->id, *m);
-      }
-      c.total = c.bill;
-    }
-    costs.push_back(std::move(c));
-  }
-  return costs;
-}
-
-std::optional<RevenueResult> revenue_of(const Fleet& f, const std::vector<SeedRun>& runs) {
-  if (!f.revenue) return std::nullopt;
-  const RevenueSpec& rs = *f.revenue;
-  const PriceCatalog& cat = *rs.catalog;
-  RevenueResult out;
-  out.currency = rs.currency.value_or(cat.currency);
-  // Plan per pool (first matching GPU entry).
-  std::vector<int> plan_of_pool(f.pools.size(), -1);
-  for (std::size_t p = 0; p < f.pools.size(); ++p)
-    for (std::size_t i = 0; i < rs.plans.size(); ++i)
-      if (same_gpu(rs.plans[i].first, f.pools[p].gpu)) {
-        plan_of_pool[p] = static_cast<int>(i);
-        break;
-      }
-  for (std::size_t p = 0; p < f.pools.size(); ++p)
-    if (plan_of_pool[p] < 0)
-      out.notes.push_back("pool '" + f.pools[p].name + "' (" + f.pools[p].gpu +
-                          "): no revenue plan, its runs are not billed");
-  std::vector<std::vector<Money>> per_plan(rs.plans.size());
-  std::vector<Money> totals;
-  std::set<std::string> errors;
-  for (const SeedRun& r : runs) {
-    std::vector<Money> plan_sum(rs.plans.size(), Money::zero(out.currency));
-    Money total = Money::zero(out.currency);
-    for (const auto& a : r.attempts) {
-      const int pi = plan_of_pool[a.pool];
-      if (pi < 0 || a.start >= f.horizon) continue;
-      const Plan* plan = cat.find_plan(rs.plans[static_cast<std::size_t>(pi)].second);
-      const Bill b = bill_for(cat, *plan, a.gpus, clip_end(a.end, f.horizon) - a.start, out.currency);
-      if (!b.ok()) {
-        for (const auto& e : b.errors) errors.insert(e);
-        continue;
-      }
-      plan_sum[static_cast<std::size_t>(pi)] += b.total;
-      total += b.total;
-    }
-    for (std::size_t i = 0; i < plan_sum.size(); ++i) per_plan[i].push_back(plan_sum[i]);
-    totals.push_back(total);
-  }
-  for (const auto& e : errors) out.notes.push_back("not billed: " + e);
-  out.total = money_stats(totals, out.currency);
-  for (std::size_t i = 0; i < rs.plans.size(); ++i)
-    out.per_plan.emplace_back(rs.plans[i].second, mean_money(per_plan[i], out.currency));
-  out.notes.push_back("each run billed on its own under its GPU's plan, clipped to the horizon");
-  return out;
-}
-
 FleetSummary summary_of(const Fleet& f, const std::vector<SeedRun>& runs, const std::vector<PoolCost>& costs,
                         const std::optional<RevenueResult>& revenue) {
   FleetSummary s;
-  std::vector<Time> waits, runs_t, seed_p90;
-  double misses = 0, unfinished = 0, preemptions = 0, busy = 0, jobs = 0;
+  std::vector<SampleValue> waits;
+  std::vector<Time> runs_t, seed_p90;
+  std::vector<std::vector<SampleValue>> class_waits(f.classes.size());
+  std::vector<double> class_unstarted(f.classes.size(), 0.0);
+  double misses = 0, unfinished = 0, unstarted = 0, preemptions = 0, busy = 0, jobs = 0;
   for (const SeedRun& r : runs) {
-    std::vector<Time> w;
+    std::vector<SampleValue> w;
     for (const JobRecord& j : r.jobs) {
-      w.push_back(j.wait);
+      w.push_back(SampleValue{j.wait, j.censored});
+      class_waits[j.job_class].push_back(SampleValue{j.wait, j.censored});
       if (j.finished) runs_t.push_back(j.run);
       misses += j.missed_deadline ? 1 : 0;
       unfinished += j.finished ? 0 : 1;
+      if (!j.started_in_horizon) {
+        ++unstarted;
+        ++class_unstarted[j.job_class];
+      }
       preemptions += static_cast<double>(j.preemptions);
     }
     jobs += static_cast<double>(r.jobs.size());
@@ -323,23 +220,43 @@ FleetSummary summary_of(const Fleet& f, const std::vector<SeedRun>& runs, const 
   s.wait = percentiles_of(waits);
   s.wait_p90_over_seeds = percentiles_of(seed_p90);
   s.run = percentiles_of(runs_t);
+  for (std::size_t c = 0; c < f.classes.size(); ++c) {
+    s.class_wait.push_back(percentiles_of(class_waits[c]));
+    s.class_unstarted.push_back(class_unstarted[c] / n);
+  }
   std::int64_t gpus = 0;
   for (const Pool& p : f.pools) gpus += p.gpus();
   s.utilisation = busy / n / (static_cast<double>(gpus) * static_cast<double>(f.horizon.ns));
   s.deadline_misses = misses / n;
   s.unfinished = unfinished / n;
+  s.unstarted = unstarted / n;
   s.preemptions = preemptions / n;
-  for (const PoolCost& c : costs) {
-    auto it =
-        std::find_if(s.cost.begin(), s.cost.end(), [&](const Money& m) { return m.currency == c.total.currency; });
-    if (it == s.cost.end())
-      s.cost.push_back(c.total);
-    else
-      *it += c.total;
+  s.cost = Money::zero(f.currency);
+  for (const PoolCost& c : costs) s.cost += c.cost;
+  if (revenue) {
+    s.revenue = revenue->total.mean;
+    s.margin = *s.revenue - s.cost;
   }
-  if (revenue) s.revenue = revenue->total.mean;
   return s;
 }
+
+FleetSummary summarise(const Fleet& f, const FleetOptions& o, std::vector<PoolCost>* costs_out,
+                       std::vector<SeedRun>* runs_out) {
+  std::vector<std::string> warnings;
+  auto runs = run_seeds(f, o);
+  auto costs = pool_costs(f, runs, warnings);
+  const auto rev = add_revenue(f, runs, costs, warnings);
+  FleetSummary s = summary_of(f, runs, costs, rev);
+  if (costs_out) *costs_out = std::move(costs);
+  if (runs_out) *runs_out = std::move(runs);
+  return s;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::SeedRun;
 
 TimeSeries series_of(const Fleet& f, const std::vector<SeedRun>& runs) {
   const detail::Bins bins = detail::bins_of(f);
@@ -391,15 +308,103 @@ Fleet apply(const Fleet& f, const WhatIf& w) {
   return g;
 }
 
-/// Base-case figures only (the size sweep and what-ifs).
-FleetSummary summarise_only(const Fleet& f, const FleetOptions& o, std::vector<PoolCost>* costs_out) {
-  std::vector<std::string> warnings;
-  const auto runs = run_seeds(f, o);
-  auto costs = pool_costs(f, runs, warnings);
-  const auto rev = revenue_of(f, runs);
-  FleetSummary s = summary_of(f, runs, costs, rev);
-  if (costs_out) *costs_out = std::move(costs);
-  return s;
+std::vector<ClassStats> class_stats(const Fleet& f, const std::vector<SeedRun>& runs) {
+  std::vector<ClassStats> out;
+  const double n = static_cast<double>(runs.size());
+  for (std::size_t c = 0; c < f.classes.size(); ++c) {
+    ClassStats cs;
+    cs.name = f.classes[c].name;
+    std::vector<SampleValue> w;
+    std::vector<Time> rt;
+    double with_deadline = 0, missed = 0, replanned = 0, started = 0, unstarted = 0, never = 0;
+    for (const SeedRun& s : runs)
+      for (const JobRecord& j : s.jobs) {
+        if (j.job_class != c) continue;
+        ++cs.jobs;
+        w.push_back(SampleValue{j.wait, j.censored});
+        if (j.finished) rt.push_back(j.run);
+        if (j.deadline) {
+          ++with_deadline;
+          missed += j.missed_deadline ? 1 : 0;
+        }
+        if (j.started) {
+          ++started;
+          replanned += j.variant != 0 ? 1 : 0;
+        }
+        unstarted += j.started_in_horizon ? 0 : 1;
+        never += j.started ? 0 : 1;
+      }
+    cs.wait = percentiles_of(w);
+    cs.run = percentiles_of(rt);
+    cs.deadline_miss_rate = with_deadline > 0 ? missed / with_deadline : 0.0;
+    cs.replanned_rate = started > 0 ? replanned / started : 0.0;
+    cs.unstarted = unstarted / n;
+    cs.never_started = never / n;
+    out.push_back(std::move(cs));
+  }
+  return out;
+}
+
+std::vector<JobStats> job_stats(const Fleet& f, const std::vector<SeedRun>& runs) {
+  std::vector<JobStats> out;
+  if (f.generator) return out;
+  const double n = static_cast<double>(runs.size());
+  std::vector<std::vector<const JobRecord*>> by_index(f.jobs.size());
+  for (const SeedRun& s : runs)
+    for (const JobRecord& j : s.jobs) by_index[j.index].push_back(&j);
+  for (std::size_t i = 0; i < f.jobs.size(); ++i) {
+    const JobSpec& spec = f.jobs[i];
+    JobStats js;
+    js.name = spec.name;
+    js.job_class = f.classes[spec.job_class].name;
+    js.priority = spec.priority;
+    js.arrival = spec.arrival;
+    js.deadline = spec.deadline;
+    std::vector<SampleValue> w;
+    std::vector<Time> rt, fin;
+    double missed = 0, unfinished = 0, unstarted = 0;
+    for (const JobRecord* j : by_index[i]) {
+      w.push_back(SampleValue{j->wait, j->censored});
+      if (j->finished) {
+        rt.push_back(j->run);
+        fin.push_back(j->finish);
+      } else {
+        ++unfinished;
+      }
+      missed += j->missed_deadline ? 1 : 0;
+      unstarted += j->started_in_horizon ? 0 : 1;
+    }
+    js.wait = percentiles_of(w);
+    js.run = percentiles_of(rt);
+    js.finish = percentiles_of(fin);
+    js.deadline_miss_rate = missed / n;
+    js.unfinished_rate = unfinished / n;
+    js.unstarted_rate = unstarted / n;
+    out.push_back(std::move(js));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool class_runs_on_pool(const Fleet& f, std::size_t c, std::size_t p) {
+  const JobClass& jc = f.classes[c];
+  const Pool& pool = f.pools[p];
+  for (const RunProfile& v : jc.variants)
+    if (same_gpu(v.gpu, pool.gpu) && v.gpus <= pool.gpus() && (!f.policy.gang || v.gpus >= jc.gpus)) return true;
+  return false;
+}
+
+namespace {
+
+void warn_unrunnable(const Fleet& f, const std::string& prefix, std::vector<std::string>& warnings) {
+  for (std::size_t c = 0; c < f.classes.size(); ++c) {
+    bool runnable = false;
+    for (std::size_t p = 0; p < f.pools.size(); ++p) runnable = runnable || class_runs_on_pool(f, c, p);
+    if (!runnable)
+      warnings.push_back(prefix + "job class '" + f.classes[c].name + "' (" + std::to_string(f.classes[c].gpus) +
+                         " x " + f.classes[c].gpu + ") fits no pool: its jobs never start");
+  }
 }
 
 }  // namespace
@@ -417,87 +422,20 @@ FleetResult simulate_fleet(const Fleet& f, const FleetOptions& o) {
   r.seeds = f.seeds;
   r.seed = f.seed;
   r.policy = f.policy;
-  auto runs = run_seeds(f, o);
+  r.currency = f.currency;
+  r.fx = f.fx;
+  auto runs = detail::run_seeds(f, o);
   for (const SeedRun& s : runs) {
     r.events += s.events;
     r.simulated_jobs += s.jobs.size();
   }
-  for (std::size_t c = 0; c < f.classes.size(); ++c) {
-    bool runnable = false;
-    for (const RunProfile& v : f.classes[c].variants)
-      for (const Pool& p : f.pools)
-        if (same_gpu(v.gpu, p.gpu) && v.gpus <= p.gpus() && (!f.policy.gang || v.gpus >= f.classes[c].gpus))
-          runnable = true;
-    if (!runnable)
-      r.warnings.push_back("job class '" + f.classes[c].name + "' (" + std::to_string(f.classes[c].gpus) + " x " +
-                           f.classes[c].gpu + ") fits no pool: its jobs never start");
-  }
-  r.costs = pool_costs(f, runs, r.warnings);
-  r.revenue = revenue_of(f, runs);
-  r.summary = summary_of(f, runs, r.costs, r.revenue);
+  warn_unrunnable(f, "", r.warnings);
+  r.costs = detail::pool_costs(f, runs, r.warnings);
+  r.revenue = detail::add_revenue(f, runs, r.costs, r.warnings);
+  r.summary = detail::summary_of(f, runs, r.costs, r.revenue);
   r.series = series_of(f, runs);
-
-  // Per class.
-  const double n = static_cast<double>(runs.size());
-  for (std::size_t c = 0; c < f.classes.size(); ++c) {
-    ClassStats cs;
-    cs.name = f.classes[c].name;
-    std::vector<Time> w, rt;
-    double with_deadline = 0, missed = 0, replanned = 0, started = 0;
-    for (const SeedRun& s : runs)
-      for (const JobRecord& j : s.jobs) {
-        if (j.job_class != c) continue;
-        ++cs.jobs;
-        w.push_back(j.wait);
-        if (j.finished) rt.push_back(j.run);
-        if (j.deadline) {
-          ++with_deadline;
-          missed += j.missed_deadline ? 1 : 0;
-        }
-        if (j.started) {
-          ++started;
-          replanned += j.variant != 0 ? 1 : 0;
-        }
-      }
-    cs.wait = percentiles_of(w);
-    cs.run = percentiles_of(rt);
-    cs.deadline_miss_rate = with_deadline > 0 ? missed / with_deadline : 0.0;
-    cs.replanned_rate = started > 0 ? replanned / started : 0.0;
-    r.classes.push_back(std::move(cs));
-  }
-  // Per list job.
-  if (!f.generator) {
-    std::vector<std::vector<const JobRecord*>> by_index(f.jobs.size());
-    for (const SeedRun& s : runs)
-      for (const JobRecord& j : s.jobs) by_index[j.index].push_back(&j);
-    for (std::size_t i = 0; i < f.jobs.size(); ++i) {
-      const JobSpec& spec = f.jobs[i];
-      JobStats js;
-      js.name = spec.name;
-      js.job_class = f.classes[spec.job_class].name;
-      js.priority = spec.priority;
-      js.arrival = spec.arrival;
-      js.deadline = spec.deadline;
-      std::vector<Time> w, rt, fin;
-      double missed = 0, unfinished = 0;
-      for (const JobRecord* j : by_index[i]) {
-        w.push_back(j->wait);
-        if (j->finished) {
-          rt.push_back(j->run);
-          fin.push_back(j->finish);
-        } else {
-          ++unfinished;
-        }
-        missed += j->missed_deadline ? 1 : 0;
-      }
-      js.wait = percentiles_of(w);
-      js.run = percentiles_of(rt);
-      js.finish = percentiles_of(fin);
-      js.deadline_miss_rate = missed / n;
-      js.unfinished_rate = unfinished / n;
-      r.jobs.push_back(std::move(js));
-    }
-  }
+  r.classes = class_stats(f, runs);
+  r.jobs = job_stats(f, runs);
   if (o.keep_per_seed_jobs)
     for (SeedRun& s : runs) r.per_seed_jobs.push_back(std::move(s.jobs));
   runs.clear();
@@ -506,52 +444,12 @@ FleetResult simulate_fleet(const Fleet& f, const FleetOptions& o) {
     for (const WhatIf& w : f.what_ifs) {
       WhatIfResult wr;
       wr.what_if = w;
-      wr.summary = summarise_only(apply(f, w), o, &wr.costs);
+      const Fleet g = apply(f, w);
+      warn_unrunnable(g, "what-if '" + w.label + "': ", r.warnings);
+      wr.summary = detail::summarise(g, o, &wr.costs);
       r.what_ifs.push_back(std::move(wr));
     }
   return r;
-}
-
-SizeSweepResult sweep_pool_size(const Fleet& fleet, const SizeSweepSpec& spec, const FleetOptions& options) {
-  FLOPCAST_ASSERT(validate_fleet(fleet).empty(), "sweep_pool_size needs a valid fleet");
-  const auto it =
-      std::find_if(fleet.pools.begin(), fleet.pools.end(), [&](const Pool& p) { return p.name == spec.pool; });
-  FLOPCAST_ASSERT(it != fleet.pools.end(), "sweep_pool_size: unknown pool");
-  const auto pool_index = static_cast<std::size_t>(it - fleet.pools.begin());
-  SizeSweepResult out;
-  out.pool = spec.pool;
-  out.target_p90_wait = spec.target_p90_wait;
-  std::int64_t lo = std::max<std::int64_t>(1, spec.min_nodes);
-  std::int64_t hi = spec.max_nodes > 0 ? spec.max_nodes : 4 * it->nodes;
-  hi = std::max(hi, lo);
-  std::map<std::int64_t, SizeSweepPoint> tried;
-  const auto meets = [&](std::int64_t nodes) {
-    Fleet g = fleet;
-    g.what_ifs.clear();
-    g.pools[pool_index].nodes = nodes;
-    FleetOptions o = options;
-    o.what_ifs = false;
-    const FleetSummary s = summarise_only(g, o, nullptr);
-    SizeSweepPoint pt;
-    pt.nodes = nodes;
-    pt.wait_p90 = s.wait.p90;
-    pt.utilisation = s.utilisation;
-    pt.meets_target = s.wait.p90 <= spec.target_p90_wait;
-    tried[nodes] = pt;
-    return pt.meets_target;
-  };
-  if (meets(hi)) {
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      if (meets(mid))
-        hi = mid;
-      else
-        lo = mid + 1;
-    }
-    out.nodes = hi;
-  }
-  for (const auto& [n, pt] : tried) out.tried.push_back(pt);
-  return out;
 }
 
 }  // namespace flopcast::fleet

@@ -139,7 +139,6 @@ class Engine {
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
       JobState& j = jobs_[i];
       if (j.running) out_.attempts.push_back(Attempt{i, j.pool, j.variant, j.gpus, j.attempt_start, end});
-      // A job that never started waited at least until the end of the drain period.
       out_.jobs.push_back(record_of(j, stop));
     }
     return std::move(out_);
@@ -436,9 +435,12 @@ class Engine {
     r.deadline = j.deadline;
     r.started = j.started;
     r.finished = j.done;
+    r.started_in_horizon = j.started && j.first_start <= fleet_.horizon;
     r.start = j.first_start;
     r.finish = j.finish;
+    // Never started: it waited at least until the simulation stopped (censored).
     r.wait = j.started ? j.first_start - j.arrival : std::max(end, j.arrival) - j.arrival;
+    r.censored = !j.started;
     r.run = j.done ? j.finish - j.first_start : Time{0};
     r.gpus = j.gpus;
     r.variant = j.variant;

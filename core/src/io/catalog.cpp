@@ -23,13 +23,7 @@ bool iequal(std::string_view a, std::string_view b) {
 }
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
-                "check indentation and quoting near this line");
-  }
-  return YAML::Node(YAML::NodeType::Undefined);
+  return detail::load_yaml(text, file, diags);
 }
 
 void load_gpus(const YAML::Node& root, Reader& r, std::vector<GpuSpec>& out) {

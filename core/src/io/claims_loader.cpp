@@ -173,13 +173,7 @@ void check_relies_on(Loader& l, const YAML::Node& list, ClaimsFile& out, const s
 }
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
-                "check indentation, colons and quoting near this line");
-  }
-  return YAML::Node(YAML::NodeType::Undefined);
+  return detail::load_yaml(text, file, diags);
 }
 
 }  // namespace

@@ -21,13 +21,8 @@ bool is_collective_run_file(const std::string& text) {
 std::vector<CollectiveRun> parse_collective_runs(const std::string& text, const std::string& file,
                                                  const Catalog& catalog, Diagnostics& diags) {
   std::vector<CollectiveRun> out;
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg);
-    return out;
-  }
+  const YAML::Node root = detail::load_yaml(text, file, diags);
+  if (!root.IsDefined()) return out;
   if (!root.IsSequence()) {
     diags.error(detail::loc_of(root, file), "", "a collective benchmark file must be a YAML list");
     return out;

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -44,7 +45,7 @@ class FleetReader {
     fleet::Fleet& f = out.fleet;
     if (!r_.expect_map(root, "")) return std::nullopt;
     r_.check_keys(root, "",
-                  {"name", "description", "horizon", "seeds", "seed", "sample_interval", "policy", "pools",
+                  {"name", "description", "horizon", "seeds", "seed", "sample_interval", "currency", "policy", "pools",
                    "job_classes", "jobs", "generator", "revenue", "what_if"});
     if (auto n = root["name"]) {
       if (auto s = r_.string(n, "name")) f.name = *s;
@@ -69,6 +70,7 @@ class FleetReader {
     if (auto n = root["sample_interval"])
       if (auto d = duration(n, "sample_interval", true)) f.sample_interval = *d;
     if (auto n = root["policy"]) read_policy(n, f.policy);
+    if (auto n = root["currency"]) out.currency = currency(n, "currency");
 
     if (!root["pools"])
       r_.error(root, "pools", "missing required key 'pools'", "list the node pools; see docs/fleet.md");
@@ -91,8 +93,15 @@ class FleetReader {
     else
       read_generator(root["generator"], out);
     if (auto n = root["revenue"]) read_revenue(n, f);
+    if (f.revenue) check_pools_earn(f);
     if (auto n = root["what_if"]) read_what_ifs(n, f);
     if (diags_.has_errors()) return std::nullopt;
+    // Where exchange rates are looked up: the revenue catalog first, then the pools' in order.
+    if (f.revenue && f.revenue->catalog) out.catalogs.push_back(f.revenue->catalog);
+    for (const auto& p : f.pools)
+      if (p.kind == fleet::PoolKind::Rented && p.rented.catalog &&
+          std::find(out.catalogs.begin(), out.catalogs.end(), p.rented.catalog) == out.catalogs.end())
+        out.catalogs.push_back(p.rented.catalog);
     return out;
   }
 
@@ -196,7 +205,8 @@ class FleetReader {
       const std::string path = idx("pools", i);
       const YAML::Node pn = n[i];
       if (!r_.expect_map(pn, path)) continue;
-      r_.check_keys(pn, path, {"name", "gpu", "fabric", "nodes", "gpus_per_node", "owned", "rented"});
+      r_.check_keys(pn, path, {"name", "gpu", "fabric", "nodes", "gpus_per_node", "owned", "rented", "internal"});
+      pool_nodes_.push_back(pn);
       fleet::Pool p;
       if (!pn["name"])
         r_.error(pn, child(path, "name"), "missing required key 'name'", "name the pool, e.g. a100-hourly");
@@ -234,6 +244,8 @@ class FleetReader {
         fab = cat_.find_fabric(g->default_fabric);
       }
       if (fab) p.fabric = fab->name;
+      if (pn["internal"])
+        if (auto b = r_.boolean(pn["internal"], child(path, "internal"))) p.internal = *b;
       const bool owned = static_cast<bool>(pn["owned"]);
       const bool rented = static_cast<bool>(pn["rented"]);
       if (owned == rented) {
@@ -551,10 +563,64 @@ class FleetReader {
       const GpuSpec* g = gpu(kv.first, gpath);
       auto id = r_.string(kv.second, gpath);
       if (!g || !id) continue;
-      if (rs.catalog) check_plan(kv.second, gpath, *rs.catalog, *id, g->name);
+      if (rs.catalog && check_plan(kv.second, gpath, *rs.catalog, *id, g->name))
+        check_revenue_plan(kv.second, gpath, *rs.catalog, *rs.catalog->find_plan(*id), g->name,
+                           rs.currency.value_or(rs.catalog->currency));
       rs.plans.emplace_back(g->name, *id);
     }
     f.revenue = std::move(rs);
+  }
+
+  /// The provider's own plans bill its customers: a competitor's price is not revenue, and the
+  /// catalog must convert the plan's prices into the customers' bill currency.
+  void check_revenue_plan(const YAML::Node& at, const std::string& path, const PriceCatalog& catalog, const Plan& plan,
+                          const std::string& gpu_name, Currency billed_in) {
+    if (plan.competitor) {
+      std::vector<std::string> own;
+      for (const Plan* pl : catalog.plans_for({gpu_name}))
+        if (!pl->competitor) own.push_back(pl->id);
+      r_.error(at, path,
+               "plan '" + plan.id + "' is a competitor's price (competitor: true in " + catalog.name +
+                   "): revenue bills customers under the provider's own plans",
+               own.empty() ? catalog.name + " has no plan of its own for " + gpu_name + "; mark the pool internal: true"
+                           : "the provider's plans for " + gpu_name + ": " + detail::join(own));
+      return;
+    }
+    std::vector<Currency> priced_in{plan.price.currency};
+    for (const AddOn& a : plan.add_ons)
+      if (!a.optional) priced_in.push_back(a.price.currency);
+    for (const Currency c : priced_in) {
+      if (c == billed_in || catalog.fx_between(c, billed_in)) continue;
+      r_.error(at, path,
+               "plan '" + plan.id + "' is priced in " + c.str() + " and catalog '" + catalog.name +
+                   "' states no exchange rate between " + c.str() + " and " + billed_in.str(),
+               "bill customers in " + c.str() + " (revenue.currency) or add the rate to the catalog's fx list");
+      return;
+    }
+  }
+
+  /// With revenue, every pool earns under a plan for its GPU or says it earns nothing.
+  void check_pools_earn(const fleet::Fleet& f) {
+    const fleet::RevenueSpec& rs = *f.revenue;
+    for (std::size_t i = 0; i < f.pools.size() && i < pool_nodes_.size(); ++i) {
+      const fleet::Pool& p = f.pools[i];
+      if (p.internal || p.gpu.empty()) continue;
+      const bool has_plan = std::any_of(rs.plans.begin(), rs.plans.end(), [&](const auto& gp) {
+        return normalize_gpu_name(gp.first) == normalize_gpu_name(p.gpu);
+      });
+      if (has_plan) continue;
+      std::string hint = "add '" + p.gpu + ": PLAN' to revenue.plans";
+      if (rs.catalog) {
+        std::vector<std::string> own;
+        for (const Plan* pl : rs.catalog->plans_for({p.gpu}))
+          if (!pl->competitor && pl->names_gpu(p.gpu)) own.push_back(pl->id);
+        hint += own.empty() ? " (" + rs.catalog->name + " has no plan for " + p.gpu + ")"
+                            : " (" + rs.catalog->name + "'s plans for " + p.gpu + ": " + detail::join(own) + ")";
+      }
+      hint += ", or mark the pool internal: true (its cost counts, it earns nothing)";
+      r_.error(pool_nodes_[i], idx("pools", i),
+               "pool '" + p.name + "' (" + p.gpu + ") has no revenue plan: its runs would earn nothing", hint);
+    }
   }
 
   void read_what_ifs(const YAML::Node& n, fleet::Fleet& f) {
@@ -644,20 +710,117 @@ class FleetReader {
   Reader r_;
   std::map<std::string, std::shared_ptr<const PriceCatalog>> catalogs_;
   std::map<std::string, std::size_t> class_index_;
+  std::vector<YAML::Node> pool_nodes_;  ///< pools[i] as written (for errors about a pool as a whole)
 };
+
+/// A currency something in the fleet bills in, and the key that says so.
+struct Billed {
+  Currency currency;
+  std::string what;  ///< "pool 'h100-owned': capex"
+  std::string key;   ///< "pools[0].owned.currency"
+};
+
+std::vector<Billed> billed_currencies(const fleet::Fleet& f) {
+  std::vector<Billed> out;
+  for (std::size_t i = 0; i < f.pools.size(); ++i) {
+    const fleet::Pool& p = f.pools[i];
+    const std::string key = "pools[" + std::to_string(i) + "]";
+    if (p.kind == fleet::PoolKind::Owned) {
+      out.push_back(
+          {p.owned.capex_per_node.currency, "pool '" + p.name + "': capex and electricity", key + ".owned.currency"});
+    } else if (p.rented.catalog) {
+      out.push_back({p.rented.catalog->currency, "pool '" + p.name + "': the bill of " + p.rented.catalog->name,
+                     key + ".rented.catalog"});
+    }
+  }
+  if (f.revenue && f.revenue->catalog)
+    out.push_back({f.revenue->currency.value_or(f.revenue->catalog->currency), "revenue",
+                   f.revenue->currency ? "revenue.currency" : "revenue.catalog"});
+  return out;
+}
+
+std::string catalog_names(const FleetFile& ff) {
+  std::string s;
+  for (const auto& c : ff.catalogs) s += (s.empty() ? "" : ", ") + c->name;
+  return s;
+}
 
 }  // namespace
 
-std::optional<FleetFile> parse_fleet(const std::string& text, const std::string& file, const Catalog& catalog,
-                                     Diagnostics& diags) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
-                "check indentation, colons and quoting near this line");
-    return std::nullopt;
+bool resolve_fleet_currency(FleetFile& ff, std::optional<Currency> asked, Diagnostics& diags) {
+  fleet::Fleet& f = ff.fleet;
+  const auto billed = billed_currencies(f);
+  std::optional<Currency> r = asked ? asked : ff.currency;
+  std::string named_by = asked         ? "as asked, --currency " + asked->str()
+                         : ff.currency ? "currency: " + ff.currency->str()
+                                       : "";
+  if (!r && f.revenue && f.revenue->catalog) {
+    r = f.revenue->currency.value_or(f.revenue->catalog->currency);
+    named_by = "the revenue's currency";
   }
+  if (!r) {
+    std::vector<std::string> codes;
+    for (const auto& b : billed)
+      if (std::find(codes.begin(), codes.end(), b.currency.str()) == codes.end()) codes.push_back(b.currency.str());
+    if (codes.size() > 1) {
+      std::string listed;
+      for (std::size_t i = 0; i < codes.size(); ++i)
+        listed += (i == 0 ? "" : i + 1 == codes.size() ? " and " : ", ") + codes[i];
+      diags.error(
+          {ff.file, 1, 1}, "currency",
+          "the pools bill in " + listed + " and the file names no reporting currency for the totals",
+          "add currency: " + codes.front() + " (or another) to the fleet file, or pass --currency " + codes.front());
+      return false;
+    }
+    r = codes.empty() ? Currency::of("USD") : Currency::of(codes.front());
+    named_by = "the pools' currency";
+  }
+  f.currency = *r;
+  f.fx.clear();
+  bool ok = true;
+  for (const Billed& b : billed) {
+    if (b.currency == *r) continue;
+    const bool known = std::any_of(f.fx.begin(), f.fx.end(), [&](const fleet::FxQuote& q) {
+      return (q.rate.from == b.currency && q.rate.to == *r) || (q.rate.from == *r && q.rate.to == b.currency);
+    });
+    if (known) continue;
+    std::optional<fleet::FxQuote> first;
+    for (const auto& cat : ff.catalogs) {
+      const FxRate* rate = cat->fx_between(b.currency, *r);
+      if (!rate) continue;
+      if (!first) {
+        first = fleet::FxQuote{*rate, cat->name};
+      } else if (rate->micro != first->rate.micro || !(rate->from == first->rate.from)) {
+        diags.warning(locate(ff.locations, b.key), b.key,
+                      "catalogs disagree on " + b.currency.str() + "/" + r->str() + ": " + first->catalog + " states " +
+                          first->rate.str() + ", " + cat->name + " " + rate->str() + "; " + first->catalog +
+                          "'s rate is used",
+                      "rates are looked up in the revenue catalog first, then in the pools' catalogs in order");
+      }
+    }
+    if (first) {
+      f.fx.push_back(*first);
+      continue;
+    }
+    const std::string where = ff.catalogs.empty() ? std::string("the fleet uses no price catalog, so it has no rates")
+                                                  : "none in the catalogs " + catalog_names(ff);
+    diags.error_at(ff.locations, b.key,
+                   b.what + " in " + b.currency.str() + " cannot be reported in " + r->str() + " (" + named_by +
+                       "): no exchange rate between " + b.currency.str() + " and " + r->str() + " (" + where + ")",
+                   ff.catalogs.empty()
+                       ? "report in " + b.currency.str() + " (--currency " + b.currency.str() + ")"
+                       : "add {from: " + b.currency.str() + ", to: " + r->str() +
+                             ", rate: R, note: SOURCE} to the fx list of " + catalog_names(ff) + ", or report in " +
+                             b.currency.str() + " (--currency " + b.currency.str() + ")");
+    ok = false;
+  }
+  return ok;
+}
+
+std::optional<FleetFile> parse_fleet(const std::string& text, const std::string& file, const Catalog& catalog,
+                                     Diagnostics& diags, const FleetLoadOptions& options) {
+  const YAML::Node root = detail::load_yaml(text, file, diags);
+  if (!root.IsDefined()) return std::nullopt;
   if (root.IsNull()) {
     diags.error({file, 1, 1}, "", "the file is empty",
                 "see scenarios/fleets/ for examples and docs/fleet.md for the format");
@@ -676,13 +839,15 @@ std::optional<FleetFile> parse_fleet(const std::string& text, const std::string&
   diags.append(local);
   if (!out || local.has_errors()) return std::nullopt;
   out->locations = std::move(locs);
+  if (!resolve_fleet_currency(*out, options.currency, diags)) return std::nullopt;
   return out;
 }
 
-std::optional<FleetFile> load_fleet_file(const std::string& path, const Catalog& catalog, Diagnostics& diags) {
+std::optional<FleetFile> load_fleet_file(const std::string& path, const Catalog& catalog, Diagnostics& diags,
+                                         const FleetLoadOptions& options) {
   const auto text = read_text_file(path, diags);
   if (!text) return std::nullopt;
-  return parse_fleet(*text, path, catalog, diags);
+  return parse_fleet(*text, path, catalog, diags, options);
 }
 
 }  // namespace flopcast::io

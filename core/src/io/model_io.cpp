@@ -14,9 +14,9 @@ using detail::Reader;
 void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, ModelSpec& m, bool catalog_entry,
                        std::vector<std::string>* defaults) {
   if (catalog_entry) {
-    r.check_keys(n, path,
-                 {"name", "display", "aliases", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind", "vocab",
-                  "seq_len", "embeddings", "position", "norm", "bias", "params_published", "moe", "source", "notes"});
+    r.check_keys(n, path, {"name", "display",  "aliases", "layers",           "hidden",   "heads",      "kv_heads",
+                           "ffn",  "ffn_kind", "vocab",   "seq_len",          "head_dim", "embeddings", "position",
+                           "norm", "bias",     "dropout", "params_published", "moe",      "source",     "notes"});
     if (auto v = r.string(n["name"], child(path, "name"))) m.name = *v;
     m.display = n["display"] ? n["display"].as<std::string>() : m.name;
     if (n["aliases"].IsSequence())
@@ -46,6 +46,11 @@ void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, 
   } else if (need || m.kv_heads == 0) {
     m.kv_heads = m.heads;
     note_default("kv_heads = heads = " + std::to_string(m.heads));
+  }
+  if (n["head_dim"]) {
+    if (auto v = r.integer(n["head_dim"], child(path, "head_dim"), 1, 1000000)) m.attention_head_dim = *v;
+  } else if (need && !catalog_entry && m.heads > 0 && m.hidden % m.heads == 0) {
+    note_default("head_dim = hidden/heads = " + std::to_string(m.hidden / m.heads));
   }
   if (n["ffn_kind"]) {
     if (auto v = r.choice(n["ffn_kind"], child(path, "ffn_kind"), {"gelu", "swiglu"}))
@@ -89,6 +94,12 @@ void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, 
   } else if (need) {
     m.bias = gpt;
     if (!catalog_entry) note_default(std::string("bias = ") + (gpt ? "true" : "false"));
+  }
+  if (n["dropout"]) {
+    if (auto v = r.boolean(n["dropout"], child(path, "dropout"))) m.dropout = *v;
+  } else if (need) {
+    m.dropout = gpt;
+    if (!catalog_entry) note_default(std::string("dropout = ") + (gpt ? "true" : "false"));
   }
   if (n["params_published"]) {
     if (auto v = r.number(n["params_published"], child(path, "params_published"), 0, 1e15)) m.params_published = *v;

@@ -26,16 +26,6 @@ constexpr std::int64_t kMaxUnits = 1'000'000;    // a minimum term or threshold 
 constexpr std::int64_t kMaxGpusPerNode = 1'024;  // NVL72 racks hold 72; 1,024 is generous
 constexpr double kMaxPue = 3.0;                  // survey averages are 1.1-1.6 (UPTIME)
 
-YAML::Node load_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
-                "check indentation and quoting near this line");
-  }
-  return YAML::Node(YAML::NodeType::Undefined);
-}
-
 /// Reads price-like decimals exactly from the scalar text (never through a double).
 class PriceReader {
  public:
@@ -518,7 +508,7 @@ std::string file_stem(const std::string& file) {
 
 std::optional<PriceCatalog> parse_price_catalog(const std::string& text, const std::string& file, Diagnostics& diags) {
   Diagnostics local;
-  const YAML::Node root = load_yaml(text, file, local);
+  const YAML::Node root = detail::load_yaml(text, file, local);
   PriceCatalog c;
   if (root.IsDefined()) {
     Reader r(file, local, nullptr);

@@ -1,5 +1,6 @@
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -14,20 +15,15 @@ using detail::Reader;
 
 std::optional<ComputeProfile> parse_profile(const std::string& text, const std::string& file,
                                             const ComputeProfile& base, Diagnostics& diags) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg);
-    return std::nullopt;
-  }
+  const YAML::Node root = detail::load_yaml(text, file, diags);
+  if (!root.IsDefined()) return std::nullopt;
   Reader r(file, diags, nullptr);
   const auto before = diags.items().size();
   if (!r.expect_map(root, "")) return std::nullopt;
   r.check_keys(root, "",
                {"name", "provenance", "sources", "ampere", "hopper", "blackwell", "gemm_k_half", "kernel_overhead_us",
                 "host_overhead_us", "microbatch_overhead_ms", "iteration_overhead_ms", "nic_efficiency",
-                "nvlink_efficiency", "collective_latency_us", "workspace_gib", "fragmentation"});
+                "nvlink_efficiency", "collective_latency_us", "workspace_gib", "fragmentation", "fitted_runs", "held"});
   ComputeProfile p = base;
   if (root["name"]) p.name = root["name"].as<std::string>();
   if (root["provenance"]) p.provenance = root["provenance"].as<std::string>();
@@ -44,6 +40,34 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
       if (auto v = r.number(n["flash_attention"], child(key, "flash_attention"), 0.05, 1.0)) e.flash_attention = *v;
     if (n["hbm"])
       if (auto v = r.number(n["hbm"], child(key, "hbm"), 0.05, 1.0)) e.hbm = *v;
+  }
+  if (const auto held = root["held"]) {
+    if (!held.IsSequence()) {
+      r.error(held, "held", "expected a list of coefficient names", "e.g. held: [kernel_overhead_us, hopper.hbm]");
+    } else {
+      std::vector<std::string> names;
+      for (const auto& q : profile_parameters()) names.push_back(q.name);
+      p.held.clear();
+      for (const auto& h : held) {
+        const auto name = h.IsScalar() ? h.Scalar() : std::string();
+        if (std::find(names.begin(), names.end(), name) == names.end()) {
+          std::string hint = "a coefficient calibrate fits: " + detail::join(names);
+          if (auto dm = detail::did_you_mean(name, names)) hint = "did you mean '" + *dm + "'?";
+          r.error(h, "held", "unknown coefficient '" + name + "'", hint);
+          continue;
+        }
+        p.held.push_back(name);
+      }
+    }
+  }
+  if (const auto fr = root["fitted_runs"]) {
+    if (r.expect_map(fr, "fitted_runs")) {
+      r.check_keys(fr, "fitted_runs", {"ampere", "hopper", "blackwell"});
+      for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell})
+        if (const auto v = fr[to_string(a)])
+          if (auto n = r.integer(v, child("fitted_runs", to_string(a)), 0, 100000000))
+            p.fitted_runs[static_cast<std::size_t>(a)] = static_cast<int>(*n);
+    }
   }
   auto num = [&](const char* key, double lo, double hi, double& slot) {
     if (root[key])
@@ -106,6 +130,23 @@ std::string profile_to_yaml(const ComputeProfile& p) {
   o << "collective_latency_us: " << f(p.collective_latency_us) << "\n";
   o << "workspace_gib: " << f(p.workspace_gib) << "\n";
   o << "fragmentation: " << f(p.fragmentation) << "\n";
+  if (!p.held.empty()) {
+    o << "held: [";
+    for (std::size_t i = 0; i < p.held.size(); ++i) o << (i ? ", " : "") << p.held[i];
+    o << "]\n";
+  }
+  if (std::any_of(p.fitted_runs.begin(), p.fitted_runs.end(), [](int n) { return n >= 0; })) {
+    // Runs each generation's coefficients were fitted on (0: prior only).
+    o << "fitted_runs: {";
+    const char* sep = "";
+    for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+      const int n = p.fitted_runs[static_cast<std::size_t>(a)];
+      if (n < 0) continue;
+      o << sep << to_string(a) << ": " << n;
+      sep = ", ";
+    }
+    o << "}\n";
+  }
   return o.str();
 }
 

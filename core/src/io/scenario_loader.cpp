@@ -2,10 +2,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/io/price_catalog_io.hpp"  // reliability: and pricing: blocks
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/scenario/scenario_check.hpp"
@@ -49,7 +52,7 @@ void read_model(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& s)
   if (!r.expect_map(n, "model")) return;
   r.check_keys(n, "model",
                {"preset", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind", "vocab", "seq_len",
-                "embeddings", "position", "norm", "bias", "moe"});
+                "head_dim", "embeddings", "position", "norm", "bias", "dropout", "moe"});
   if (n["preset"]) {
     r.note("model.preset", n["preset"]);
     if (!from_preset(n["preset"], "model.preset")) return;
@@ -59,6 +62,114 @@ void read_model(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& s)
   if (n["name"]) s.model.display = n["name"].as<std::string>();
   read_model_fields(n, "model", r, s.model, false, &s.defaults_applied);
   if (s.model.display.empty()) s.model.display = s.model.name;
+}
+
+/// A number as a scenario would write it ("400", "1.5").
+std::string number_text(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+/// A `cluster.fabric` mapping: a preset or the GPU's usual node (`base`), with the keys it gives
+/// replacing the base's. A partial block (a kind without a rate, say) takes the rest from the
+/// base, each such value listed as a default.
+/// Returns where the values it did not state came from ("" when nothing was taken from a base).
+std::string read_fabric_block(const YAML::Node& fab, Reader& r, const Catalog& cat, const FabricSpec* base,
+                              Scenario& s) {
+  auto& c = s.cluster;
+  r.note("cluster.fabric", fab);
+  r.check_keys(fab, "cluster.fabric", {"preset", "kind", "nic_gbps", "nic", "nics_per_node", "oversubscription"});
+  if (fab["preset"]) {
+    if (const auto* f = cat.find_fabric(fab["preset"].as<std::string>()))
+      base = f;
+    else
+      r.error(fab["preset"], "cluster.fabric.preset", "unknown fabric '" + fab["preset"].as<std::string>() + "'",
+              "known fabrics: " + detail::join(cat.fabric_names()));
+  }
+  if (base) c.fabric = *base;
+  c.fabric.name = "custom";
+  c.fabric.description = "from the scenario's cluster.fabric";
+  if (fab["kind"]) {
+    if (auto v = r.choice(fab["kind"], "cluster.fabric.kind", {"infiniband", "roce", "ethernet"}))
+      c.fabric.kind = *parse_net_kind(*v);
+  }
+  // NIC line rate, Gb/s per NIC. Today's fastest port is InfiniBand XDR at 800 Gb/s (IB lane
+  // rates EDR 100, HDR 200, NDR 400, XDR 800: SB, NCCL src/transport/net_ib/init.cc);
+  // 1 Gb/s to 10^5 Gb/s (125x XDR) leaves room for any real or planned NIC while keeping the
+  // transfer times of a 10^13-parameter model's gradients (1.6e14 B at 1 Gb/s: 1.3e6 s) far
+  // inside Time's int64-nanosecond range (292 years).
+  constexpr double kMinNicGbps = 1, kMaxNicGbps = 1e5;
+  if (fab["nic_gbps"]) {
+    if (auto v = r.number(fab["nic_gbps"], "cluster.fabric.nic_gbps", kMinNicGbps, kMaxNicGbps)) c.fabric.nic_gbps = *v;
+  }
+  if (fab["nic"]) {  // unit string, e.g. "400 Gbps"
+    r.note("cluster.fabric.nic", fab["nic"]);
+    const auto bw = fab["nic"].IsScalar() ? parse_bandwidth(fab["nic"].Scalar()) : std::nullopt;
+    const double gbps = bw ? bw->bytes_per_s * 8 / 1e9 : 0.0;
+    if (!bw) {
+      r.error(fab["nic"], "cluster.fabric.nic", "bad bandwidth " + detail::describe(fab["nic"]),
+              "write a finite number with a unit, e.g. \"400 Gbps\" or \"50 GB/s\"");
+    } else if (!(gbps >= kMinNicGbps && gbps <= kMaxNicGbps)) {
+      r.error(fab["nic"], "cluster.fabric.nic",
+              "bandwidth " + detail::describe(fab["nic"]) + " is out of range: expected 1 Gbps to 100000 Gbps",
+              "a NIC's line rate, e.g. \"400 Gbps\" (NDR InfiniBand) or \"800 Gbps\" (XDR)");
+    } else {
+      c.fabric.nic_gbps = gbps;
+    }
+  }
+  if (fab["nics_per_node"]) {
+    if (auto v = r.integer(fab["nics_per_node"], "cluster.fabric.nics_per_node", 1, 1024))
+      c.fabric.nics_per_node = static_cast<int>(*v);
+  }
+  if (fab["oversubscription"]) {
+    if (auto v = r.number(fab["oversubscription"], "cluster.fabric.oversubscription", 1, 100))
+      c.fabric.oversubscription = *v;
+  }
+  if (!base) return "";
+  const std::string from =
+      base == cat.find_fabric(c.gpu.default_fabric) ? base->name + ", the GPU's usual node" : base->name;
+  if (!fab["nic_gbps"] && !fab["nic"])
+    s.defaults_applied.push_back("cluster.fabric.nic_gbps = " + number_text(c.fabric.nic_gbps) + " (from " + from +
+                                 ")");
+  if (!fab["oversubscription"])
+    s.defaults_applied.push_back("cluster.fabric.oversubscription = " + number_text(c.fabric.oversubscription) +
+                                 " (from " + from + ")");
+  return fab["nics_per_node"] ? "" : from;
+}
+
+/// cluster.gpus_per_node, and what follows from it: a node-sized NVLink domain follows the
+/// node size, and NICs the scenario did not count keep the base node's NICs per GPU (a GB200
+/// tray of 4 GPUs out of a 72-GPU NVL72 rack has 4 of its 72 NICs). `nics_from` names the
+/// base node the NIC count came from ("" when the scenario stated it).
+void read_node_size(const YAML::Node& n, Reader& r, Scenario& s, const std::string& nics_from, bool from_block) {
+  auto& c = s.cluster;
+  if (n["gpus_per_node"]) {
+    if (auto v = r.integer(n["gpus_per_node"], "cluster.gpus_per_node", 1, 1024))
+      c.gpus_per_node = static_cast<int>(*v);
+  } else {
+    c.gpus_per_node = c.fabric.gpus_per_node > 0 ? c.fabric.gpus_per_node : 8;
+    s.defaults_applied.push_back("cluster.gpus_per_node = " + std::to_string(c.gpus_per_node));
+  }
+  if (!nics_from.empty()) {
+    const int base_nics = c.fabric.nics_per_node, base_gpus = std::max(1, c.fabric.gpus_per_node);
+    const bool scaled = c.gpus_per_node != base_gpus;
+    if (scaled)
+      c.fabric.nics_per_node =
+          std::max(1, static_cast<int>(std::lround(static_cast<double>(base_nics) * c.gpus_per_node / base_gpus)));
+    if (scaled || from_block)
+      s.defaults_applied.push_back("cluster.fabric.nics_per_node = " + std::to_string(c.fabric.nics_per_node) +
+                                   " (from " + nics_from + ": " + std::to_string(base_nics) + " NICs per " +
+                                   std::to_string(base_gpus) + " GPUs)");
+  }
+  // A node-sized NVLink domain follows the node size; a rack-scale one stays: HGX/DGX boards
+  // join 8 GPUs through their NVSwitches, a GB200 NVL72 rack 72 over its 18 trays of 4
+  // (NV-GB200TBL), so a domain above 8 spans nodes.
+  constexpr int kBoardDomain = 8;
+  const bool rack_scale = c.fabric.nvlink_domain > kBoardDomain;
+  if ((!rack_scale && c.fabric.nvlink_domain <= c.fabric.gpus_per_node) || c.fabric.nvlink_domain < c.gpus_per_node)
+    c.fabric.nvlink_domain = c.gpus_per_node;
+  c.fabric.gpus_per_node = c.gpus_per_node;
 }
 
 void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& s) {
@@ -88,94 +199,33 @@ void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& 
   }
   const FabricSpec* base = c.gpu.default_fabric.empty() ? nullptr : cat.find_fabric(c.gpu.default_fabric);
   const auto fab = n["fabric"];
+  std::string nics_from;  // where an unstated NIC count came from
   if (!fab) {
     if (base) {
       c.fabric = *base;
       s.defaults_applied.push_back("cluster.fabric = " + base->name + " (the GPU's usual node)");
+      nics_from = base->name + ", the GPU's usual node";
     }
   } else if (fab.IsScalar()) {
     r.note("cluster.fabric", fab);
     if (const auto* f = cat.find_fabric(fab.Scalar())) {
       c.fabric = *f;
+      nics_from = f->name;
     } else {
       std::string hint = "known fabrics: " + detail::join(cat.fabric_names());
       if (auto dm = detail::did_you_mean(fab.Scalar(), cat.fabric_names())) hint = "did you mean '" + *dm + "'?";
       r.error(fab, "cluster.fabric", "unknown fabric '" + fab.Scalar() + "'", hint);
     }
   } else if (r.expect_map(fab, "cluster.fabric")) {
-    r.note("cluster.fabric", fab);
-    r.check_keys(fab, "cluster.fabric", {"preset", "kind", "nic_gbps", "nic", "nics_per_node", "oversubscription"});
-    if (fab["preset"]) {
-      if (const auto* f = cat.find_fabric(fab["preset"].as<std::string>()))
-        base = f;
-      else
-        r.error(fab["preset"], "cluster.fabric.preset", "unknown fabric '" + fab["preset"].as<std::string>() + "'",
-                "known fabrics: " + detail::join(cat.fabric_names()));
-    }
-    if (base) c.fabric = *base;
-    c.fabric.name = "custom";
-    c.fabric.description = "from the scenario's cluster.fabric";
-    if (fab["kind"]) {
-      if (auto v = r.choice(fab["kind"], "cluster.fabric.kind", {"infiniband", "roce", "ethernet"}))
-        c.fabric.kind = *parse_net_kind(*v);
-    }
-    // NIC line rate, Gb/s per NIC. Today's fastest port is InfiniBand XDR at 800 Gb/s (IB lane
-    // rates EDR 100, HDR 200, NDR 400, XDR 800: SB, NCCL src/transport/net_ib/init.cc);
-    // 1 Gb/s to 10^5 Gb/s (125x XDR) leaves room for any real or planned NIC while keeping the
-    // transfer times of a 10^13-parameter model's gradients (1.6e14 B at 1 Gb/s: 1.3e6 s) far
-    // inside Time's int64-nanosecond range (292 years).
-    constexpr double kMinNicGbps = 1, kMaxNicGbps = 1e5;
-    if (fab["nic_gbps"]) {
-      if (auto v = r.number(fab["nic_gbps"], "cluster.fabric.nic_gbps", kMinNicGbps, kMaxNicGbps))
-        c.fabric.nic_gbps = *v;
-    }
-    if (fab["nic"]) {  // unit string, e.g. "400 Gbps"
-      r.note("cluster.fabric.nic", fab["nic"]);
-      const auto bw = fab["nic"].IsScalar() ? parse_bandwidth(fab["nic"].Scalar()) : std::nullopt;
-      const double gbps = bw ? bw->bytes_per_s * 8 / 1e9 : 0.0;
-      if (!bw) {
-        r.error(fab["nic"], "cluster.fabric.nic", "bad bandwidth " + detail::describe(fab["nic"]),
-                "write a finite number with a unit, e.g. \"400 Gbps\" or \"50 GB/s\"");
-      } else if (!(gbps >= kMinNicGbps && gbps <= kMaxNicGbps)) {
-        r.error(fab["nic"], "cluster.fabric.nic",
-                "bandwidth " + detail::describe(fab["nic"]) + " is out of range: expected 1 Gbps to 100000 Gbps",
-                "a NIC's line rate, e.g. \"400 Gbps\" (NDR InfiniBand) or \"800 Gbps\" (XDR)");
-      } else {
-        c.fabric.nic_gbps = gbps;
-      }
-    }
-    if (fab["nics_per_node"]) {
-      if (auto v = r.integer(fab["nics_per_node"], "cluster.fabric.nics_per_node", 1, 1024))
-        c.fabric.nics_per_node = static_cast<int>(*v);
-    }
-    if (fab["oversubscription"]) {
-      if (auto v = r.number(fab["oversubscription"], "cluster.fabric.oversubscription", 1, 100))
-        c.fabric.oversubscription = *v;
-    }
+    nics_from = read_fabric_block(fab, r, cat, base, s);
   }
-  if (n["gpus_per_node"]) {
-    if (auto v = r.integer(n["gpus_per_node"], "cluster.gpus_per_node", 1, 1024))
-      c.gpus_per_node = static_cast<int>(*v);
-  } else {
-    c.gpus_per_node = c.fabric.gpus_per_node > 0 ? c.fabric.gpus_per_node : 8;
-    s.defaults_applied.push_back("cluster.gpus_per_node = " + std::to_string(c.gpus_per_node));
-  }
-  // A node-sized NVLink domain follows the node size; a rack-scale one (NVL72) stays.
-  if (c.fabric.nvlink_domain <= c.fabric.gpus_per_node || c.fabric.nvlink_domain < c.gpus_per_node)
-    c.fabric.nvlink_domain = c.gpus_per_node;
-  c.fabric.gpus_per_node = c.gpus_per_node;
+  read_node_size(n, r, s, nics_from, fab && fab.IsMap());
 }
 
-void read_parallel(const YAML::Node& n, Reader& r, Scenario& s) {
-  r.note("parallel", n);
-  if (!n) {
-    r.error(n, "parallel", "missing required key 'parallel'", "at least parallel: {global_batch: N}");
-    return;
-  }
-  if (!r.expect_map(n, "parallel")) return;
-  r.check_keys(n, "parallel",
-               {"tp", "pp", "dp", "cp", "ep", "vpp", "sequence_parallel", "zero", "micro_batch", "global_batch",
-                "recompute", "schedule", "overlap_dp_comm", "overlap_tp_comm", "overlap_pp_comm"});
+bool is_auto(const YAML::Node& n) { return n && n.IsScalar() && n.Scalar() == "auto"; }
+
+/// The degrees tp, pp, cp, ep, etp, dp (derived when absent).
+void read_degrees(const YAML::Node& n, Reader& r, Scenario& s) {
   auto& p = s.plan;
   auto deg = [&](const char* key, auto& slot, std::int64_t hi) {
     if (n[key]) {
@@ -189,7 +239,11 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s) {
   deg("pp", p.pp, kMaxGpus);
   deg("cp", p.cp, kMaxGpus);
   deg("ep", p.ep, kMaxGpus);
-  deg("vpp", p.vpp, 1024);
+  if (n["etp"]) {
+    if (auto v = r.integer(n["etp"], "parallel.etp", 1, kMaxGpus)) p.etp = static_cast<int>(*v);
+  } else if (s.model.moe) {
+    s.defaults_applied.push_back("parallel.etp = tp = " + std::to_string(p.tp));
+  }
   if (n["dp"]) {
     if (auto v = r.integer(n["dp"], "parallel.dp", 1, kMaxGpus)) p.dp = *v;
   } else {
@@ -205,40 +259,76 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s) {
       s.defaults_applied.push_back("parallel.dp = gpus/(tp*pp*cp) = " + std::to_string(p.dp));
     }
   }
-  if (n["sequence_parallel"]) {
+}
+
+/// The settings a source often leaves out (run-schema.md): micro_batch, zero, recompute,
+/// sequence_parallel, vpp. Each is stated, `auto`, or absent. Absent in a measured run it is
+/// unknown (left open, like `auto`); absent in a scenario it takes its default. Open settings
+/// keep a valid placeholder until resolved (core/estimate/setting_resolution.hpp).
+void read_open_settings(const YAML::Node& n, Reader& r, Scenario& s, bool run_entry) {
+  auto& p = s.plan;
+  auto& open = s.open_settings;
+  // Returns true when the key is to be read as written; false when it is open or defaulted.
+  auto stated = [&](const char* key, bool& open_slot, const std::string& default_text) {
+    const auto node = n[key];
+    if (is_auto(node) || (!node && run_entry)) {
+      r.note(child("parallel", key), node ? node : n);
+      open_slot = true;
+      return false;
+    }
+    if (!node) {
+      s.defaults_applied.push_back("parallel." + std::string(key) + " = " + default_text);
+      return false;
+    }
+    return true;
+  };
+  if (stated("vpp", open.vpp, "1")) {
+    if (auto v = r.integer(n["vpp"], "parallel.vpp", 1, 1024)) p.vpp = static_cast<int>(*v);
+  }
+  if (stated("sequence_parallel", open.sequence_parallel, "false")) {
     if (auto v = r.boolean(n["sequence_parallel"], "parallel.sequence_parallel")) p.sequence_parallel = *v;
-  } else {
-    s.defaults_applied.push_back("parallel.sequence_parallel = false");
   }
-  if (n["zero"]) {
+  if (stated("zero", open.zero, "0")) {
     if (auto v = r.integer(n["zero"], "parallel.zero", 0, 3)) p.zero = static_cast<int>(*v);
-  } else {
-    s.defaults_applied.push_back("parallel.zero = 0");
   }
-  if (n["micro_batch"]) {
+  if (stated("micro_batch", open.micro_batch, "1")) {
     if (auto v = r.integer(n["micro_batch"], "parallel.micro_batch", 1, 1'000'000'000)) p.micro_batch = *v;
-  } else {
-    s.defaults_applied.push_back("parallel.micro_batch = 1");
   }
+  if (stated("recompute", open.recompute, "none")) {
+    if (auto v = r.choice(n["recompute"], "parallel.recompute", {"none", "selective", "full", "auto"}))
+      p.recompute = *parse_recompute(*v);
+  }
+  open.schedule_stated = static_cast<bool>(n["schedule"]);
+  if (n["schedule"]) {
+    if (auto v = r.choice(n["schedule"], "parallel.schedule", {"gpipe", "1f1b", "interleaved", "zero-bubble"}))
+      p.schedule = *parse_schedule(*v);
+    // An open vpp under a stated interleaved schedule starts at 2 (the resolution picks).
+    if (open.vpp && p.schedule == Schedule::Interleaved) p.vpp = 2;
+  } else {
+    p.schedule = p.vpp > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
+    if (!open.vpp) s.defaults_applied.push_back(std::string("parallel.schedule = ") + to_string(p.schedule));
+  }
+}
+
+void read_parallel(const YAML::Node& n, Reader& r, Scenario& s, bool run_entry) {
+  r.note("parallel", n);
+  if (!n) {
+    r.error(n, "parallel", "missing required key 'parallel'", "at least parallel: {global_batch: N}");
+    return;
+  }
+  if (!r.expect_map(n, "parallel")) return;
+  r.check_keys(n, "parallel",
+               {"tp", "pp", "dp", "cp", "ep", "etp", "vpp", "sequence_parallel", "zero", "micro_batch", "global_batch",
+                "recompute", "schedule", "overlap_dp_comm", "overlap_tp_comm", "overlap_pp_comm"});
+  auto& p = s.plan;
+  read_degrees(n, r, s);
   if (!n["global_batch"]) {
     r.error(n, "parallel.global_batch", "missing required key 'global_batch'",
             "sequences per optimizer step, e.g. global_batch: 512");
   } else if (auto v = r.integer(n["global_batch"], "parallel.global_batch", 1, 1'000'000'000'000)) {
     p.global_batch = *v;
   }
-  if (n["recompute"]) {
-    if (auto v = r.choice(n["recompute"], "parallel.recompute", {"none", "selective", "full"}))
-      p.recompute = *parse_recompute(*v);
-  } else {
-    s.defaults_applied.push_back("parallel.recompute = none");
-  }
-  if (n["schedule"]) {
-    if (auto v = r.choice(n["schedule"], "parallel.schedule", {"gpipe", "1f1b", "interleaved", "zero-bubble"}))
-      p.schedule = *parse_schedule(*v);
-  } else {
-    p.schedule = p.vpp > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
-    s.defaults_applied.push_back(std::string("parallel.schedule = ") + to_string(p.schedule));
-  }
+  read_open_settings(n, r, s, run_entry);
   auto flag = [&](const char* key, bool& slot, bool dflt) {
     if (n[key]) {
       if (auto v = r.boolean(n[key], child("parallel", key))) slot = *v;
@@ -281,7 +371,7 @@ void read_claimed(const YAML::Node& n, Reader& r, Scenario& s) {
 void read_measured(const YAML::Node& n, Reader& r, Scenario& s) {
   r.note("measured", n);
   if (!r.expect_map(n, "measured")) return;
-  r.check_keys(n, "measured", {"iteration_time_s", "tokens_per_gpu_s", "mfu", "tflops_per_gpu"});
+  r.check_keys(n, "measured", {"iteration_time_s", "tokens_per_gpu_s", "mfu", "tflops_per_gpu", "memory_gib"});
   for (const auto& kv : n) {
     const auto key = kv.first.Scalar();
     const double hi = key == "mfu" ? 1.0 : 1e12;
@@ -289,7 +379,7 @@ void read_measured(const YAML::Node& n, Reader& r, Scenario& s) {
   }
   if (n.size() == 0)
     r.error(n, "measured", "no measured figure",
-            "give at least one of iteration_time_s, tokens_per_gpu_s, mfu, tflops_per_gpu");
+            "give at least one of iteration_time_s, tokens_per_gpu_s, mfu, tflops_per_gpu, memory_gib");
 }
 
 std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string& file, const Catalog& cat,
@@ -306,22 +396,32 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
   r.note("", root);
   if (run_entry) {
     r.check_keys(root, "",
-                 {"id", "source", "model", "cluster", "parallel", "precision", "measured", "kind", "reliability",
-                  "notes", "training", "name", "description", "calibration", "attention"});
+                 {"id", "source", "source_group", "model", "cluster", "parallel", "precision", "fp8_params", "measured",
+                  "kind", "reliability", "notes", "training", "name", "description", "calibration", "attention"});
   } else {
     r.check_keys(root, "",
                  {"name", "description", "model", "cluster", "parallel", "precision", "training", "reliability",
-                  "pricing", "claimed", "calibration", "id", "source", "measured", "kind", "notes", "attention"});
+                  "pricing", "claimed", "calibration", "id", "source", "source_group", "measured", "kind", "notes",
+                  "attention", "fp8_params"});
   }
   if (root["name"]) s.name = root["name"].as<std::string>("");
   if (root["description"]) s.description = root["description"].as<std::string>("");
   read_model(root["model"], r, cat, s);
   read_cluster(root["cluster"], r, cat, s);
-  read_parallel(root["parallel"], r, s);
+  read_parallel(root["parallel"], r, s, run_entry);
   if (!root["precision"]) {
-    r.error(root, "precision", "missing required key 'precision'", "one of fp32, fp16, bf16, fp8");
-  } else if (auto v = r.choice(root["precision"], "precision", {"fp32", "fp16", "bf16", "fp8"})) {
+    r.error(root, "precision", "missing required key 'precision'", "one of fp32, fp16, bf16, fp8, mxfp8, nvfp4");
+  } else if (auto v = r.choice(root["precision"], "precision", {"fp32", "fp16", "bf16", "fp8", "mxfp8", "nvfp4"})) {
     s.precision = *parse_precision(*v);
+  }
+  if (root["fp8_params"]) {
+    if (auto v = r.boolean(root["fp8_params"], "fp8_params")) {
+      s.fp8_params = *v;
+      if (*v && bytes_per_element(s.precision) >= 2)
+        r.error(root["fp8_params"], "fp8_params",
+                std::string("fp8_params needs an FP8 precision, got ") + to_string(s.precision),
+                "use precision fp8 (or mxfp8, nvfp4 on Blackwell), or drop fp8_params");
+    }
   }
   if (root["attention"]) {
     if (auto v = r.choice(root["attention"], "attention", {"flash", "unfused"})) s.plan.flash_attention = *v == "flash";
@@ -331,9 +431,18 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
   if (const auto t = root["training"]) {
     r.note("training", t);
     if (r.expect_map(t, "training")) {
-      r.check_keys(t, "training", {"tokens"});
+      r.check_keys(t, "training", {"tokens", "method"});
       if (t["tokens"]) {
         if (auto v = r.number(t["tokens"], "training.tokens", 1, kMaxTokens)) s.training.tokens = *v;
+      }
+      if (t["method"]) {
+        if (auto v = r.choice(t["method"], "training.method", {"full", "lora", "qlora"}); v && *v != "full")
+          r.error(t["method"], "training.method",
+                  "training.method " + *v +
+                      " is not supported yet: flopcast models full training (every weight "
+                      "trained, with its gradients and optimizer state)",
+                  "use method: full, or leave the key out; " + *v +
+                      " runs (frozen base weights, rank-r adapters) cannot be predicted yet");
       }
     }
   }
@@ -357,6 +466,12 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
   if (root["claimed"]) read_claimed(root["claimed"], r, s);
   if (root["id"]) s.id = root["id"].as<std::string>("");
   if (root["source"]) s.source = root["source"].as<std::string>("");
+  if (root["source_group"]) {
+    if (auto v = r.string(root["source_group"], "source_group")) s.source_group = *v;
+  } else if (run_entry) {
+    // Cross-validation groups runs by publication; a file without the key is one publication.
+    s.source_group = std::filesystem::path(file).stem().string();
+  }
   if (root["kind"]) s.kind = root["kind"].as<std::string>("");
   if (const auto notes = root["notes"]) {
     if (notes.IsSequence())
@@ -381,17 +496,19 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
   check_scenario(s, diags);
   for (std::size_t i = before; i < diags.items().size(); ++i)
     if (diags.items()[i].severity == Severity::Error) return std::nullopt;
+  if (s.open_settings.any()) {
+    // Open settings are resolved with the profile the scenario names (a command given another
+    // profile resolves again with it); a profile that does not load is reported by the command.
+    Diagnostics profile_diags;
+    std::optional<ComputeProfile> named;
+    if (!s.calibration.empty()) named = load_profile(s.calibration, cat, profile_diags);
+    resolve_open_settings(s, named ? *named : cat.profile);
+  }
   return s;
 }
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
-                "check indentation, colons and quoting near this line");
-  }
-  return YAML::Node(YAML::NodeType::Undefined);
+  return detail::load_yaml(text, file, diags);
 }
 
 }  // namespace

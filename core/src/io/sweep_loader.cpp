@@ -209,14 +209,8 @@ std::vector<std::string> SweepSpec::keys() const {
 }
 
 std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string& file, Diagnostics& d) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    d.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
-            "check indentation, colons and quoting near this line");
-    return std::nullopt;
-  }
+  const YAML::Node root = detail::load_yaml(text, file, d);
+  if (!root.IsDefined()) return std::nullopt;
   const std::size_t before = d.items().size();
   auto failed = [&] {
     for (std::size_t i = before; i < d.items().size(); ++i)
@@ -247,13 +241,9 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
         Diagnostics rdiags;
         if (auto t = read_text_file(spec.base_file, rdiags)) {
           spec.base_text = *t;
-          try {
-            const auto n = YAML::Load(spec.base_text);
-            if (!n.IsMap())
-              d.error(detail::loc_of(b, file), "base", "'" + spec.base_file + "' is not a scenario (not a YAML map)");
-          } catch (const YAML::Exception& e) {
-            d.error({spec.base_file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg);
-          }
+          const auto n = detail::load_yaml(spec.base_text, spec.base_file, d);
+          if (n.IsDefined() && !n.IsMap())
+            d.error(detail::loc_of(b, file), "base", "'" + spec.base_file + "' is not a scenario (not a YAML map)");
         } else {
           d.error(detail::loc_of(b, file), "base", "cannot read the base scenario '" + spec.base_file + "'",
                   "the path is relative to the sweep file's folder");
@@ -308,8 +298,13 @@ std::optional<SweepSpec> load_sweep_file(const std::string& path, Diagnostics& d
 }
 
 std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t index, const Catalog& catalog,
-                                             Diagnostics& d) {
+                                             Diagnostics& d, std::vector<std::string>* used) {
   const auto values = spec.point_values(index);
+  if (used) {
+    used->clear();
+    // An `auto` (or checkpoint_interval's `young_daly`) is resolved below or by the caller.
+    for (const auto& [k, v] : values) used->push_back(v == "auto" || v == "young_daly" ? "" : v);
+  }
   std::string what;
   for (const auto& [k, v] : values) what += (what.empty() ? "" : ", ") + k + "=" + v;
   const std::string base_name = spec.base_file.empty() ? spec.file : spec.base_file;
@@ -362,6 +357,9 @@ std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t
         return std::nullopt;
       }
       par["dp"] = gpus / shape;
+      if (used)
+        for (std::size_t i = 0; i < values.size(); ++i)
+          if (values[i].first == "parallel.dp") (*used)[i] = std::to_string(gpus / shape);
     }
   } catch (const YAML::Exception& e) {
     d.error(where, "parallel", fmt::format("point {} ({}): {}", index, what, e.msg));

@@ -1,11 +1,129 @@
 #include "yaml_util.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <sstream>
 
 #include "flopcast/io/units_parse.hpp"
 
 namespace flopcast::io::detail {
+namespace {
+
+/// Finds the keys written twice in one mapping from the parser's events. Each open mapping or
+/// list is a frame; in a mapping, nodes alternate key, value. Only scalar keys are compared (a
+/// list or mapping as a key is legal YAML that no flopcast file uses; the loaders refuse it).
+class DuplicateKeyFinder : public YAML::EventHandler {
+ public:
+  DuplicateKeyFinder(const std::string& file, Diagnostics& diags) : file_(file), diags_(diags) {}
+  int found() const { return found_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { scalar(mark, "null"); }
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { node_done(); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string& value) override {
+    scalar(mark, value);
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    open(false);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    open(true);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Frame {
+    bool map = false;
+    std::string path;                        ///< the key path of this mapping or list
+    bool at_key = true;                      ///< a mapping's next node is a key
+    std::string key;                         ///< a mapping's current key
+    std::size_t index = 0;                   ///< a list's next item
+    std::map<std::string, YAML::Mark> keys;  ///< a mapping's keys so far, where first written
+  };
+
+  bool at_key() const { return !frames_.empty() && frames_.back().map && frames_.back().at_key; }
+
+  /// The key path of the node that starts now.
+  std::string next_path() const {
+    if (frames_.empty()) return "";
+    const Frame& f = frames_.back();
+    if (!f.map) return f.path + "[" + std::to_string(f.index) + "]";
+    return f.at_key ? child(f.path, "?") : child(f.path, f.key);
+  }
+
+  void scalar(const YAML::Mark& mark, const std::string& value) {
+    if (!at_key()) return node_done();
+    Frame& f = frames_.back();
+    const auto [it, first] = f.keys.emplace(value, mark);
+    if (!first) {
+      ++found_;
+      const YAML::Mark& was = it->second;
+      std::string message = "duplicate key '" + value + "' (first at line " + std::to_string(was.line + 1);
+      if (was.line == mark.line) message += ", column " + std::to_string(was.column + 1);
+      diags_.error({file_, mark.line + 1, mark.column + 1}, child(f.path, value), message + ")",
+                   "keep one of the two; a YAML mapping holds each key once");
+    }
+    f.key = value;
+    f.at_key = false;
+  }
+
+  void open(bool map) {
+    Frame f;
+    f.map = map;
+    f.path = next_path();
+    frames_.push_back(std::move(f));
+  }
+
+  void close() {
+    if (!frames_.empty()) frames_.pop_back();
+    node_done();
+  }
+
+  /// A whole node (scalar, alias, mapping or list) ended: the enclosing frame moves on.
+  void node_done() {
+    if (frames_.empty()) return;
+    Frame& f = frames_.back();
+    if (!f.map)
+      ++f.index;
+    else if (f.at_key) {
+      f.key = "?";  // a list or mapping used as a key: its value follows
+      f.at_key = false;
+    } else {
+      f.at_key = true;
+    }
+  }
+
+  const std::string& file_;
+  Diagnostics& diags_;
+  std::vector<Frame> frames_;
+  int found_ = 0;
+};
+
+void report_malformed(const YAML::Exception& e, const std::string& file, Diagnostics& diags) {
+  diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
+              "check indentation, colons and quoting near this line");
+}
+
+}  // namespace
+
+YAML::Node load_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
+  try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DuplicateKeyFinder finder(file, diags);
+    parser.HandleNextDocument(finder);
+    if (finder.found() > 0) return YAML::Node(YAML::NodeType::Undefined);
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    report_malformed(e, file, diags);
+  }
+  return YAML::Node(YAML::NodeType::Undefined);
+}
 
 SourceLocation loc_of(const YAML::Node& node, const std::string& file) {
   SourceLocation l{file, 0, 0};

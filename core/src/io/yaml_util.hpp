@@ -13,6 +13,16 @@
 
 namespace flopcast::io::detail {
 
+/// Parses `text` (its first YAML document) strictly, the one way every loader reads a file:
+/// malformed YAML is an error at its file:line:col, and so is a key written twice in one
+/// mapping, block or flow, at any depth ("duplicate key 'tp' (first at line 7)", at the second
+/// key). yaml-cpp accepts duplicates and keeps both pairs, so a lookup silently takes one of them;
+/// they are found on the parser's events, before the tree is built (aliases are not expanded, so
+/// a document of nested aliases costs no more to check than to read). Every duplicate is
+/// reported. Returns an undefined node when the text is refused, else the document (a null
+/// node for an empty text).
+YAML::Node load_yaml(const std::string& text, const std::string& file, Diagnostics& diags);
+
 /// Where `node` is written (yaml-cpp marks are 0-based).
 SourceLocation loc_of(const YAML::Node& node, const std::string& file);
 

@@ -13,6 +13,44 @@ std::string fmt_count(double v) {
   std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }
+/// Expert parallelism: ep and etp only with MoE layers; etp*ep divides each stage's tp*dp*cp.
+void check_experts(const Scenario& s, Diagnostics& d) {
+  const auto& L = s.locations;
+  const auto& p = s.plan;
+  const auto& m = s.model;
+  if (!m.moe && p.ep != 1)
+    d.error_at(L, "parallel.ep", "ep " + str(p.ep) + " needs a mixture-of-experts model", "set ep: 1 for dense models");
+  if (!m.moe && p.etp > 0 && p.etp != p.tp)
+    d.error_at(L, "parallel.etp", "etp " + str(p.etp) + " needs a mixture-of-experts model",
+               "expert tensor parallelism splits routed experts; drop etp for dense models");
+  if (m.moe) {
+    // MoE parallel folding (Megatron-core): the expert layers regroup each stage's tp*dp*cp
+    // GPUs as etp x ep x expert-dp, so etp*ep must divide tp*dp*cp (etp = tp: ep divides dp*cp).
+    const std::int64_t stage = static_cast<std::int64_t>(p.tp) * p.dp * p.cp;
+    const std::int64_t group = static_cast<std::int64_t>(p.expert_tp()) * p.ep;
+    if (group > 0 && stage % group != 0) {
+      if (p.etp == 0 || p.etp == p.tp)
+        d.error_at(L, "parallel.ep", "ep " + str(p.ep) + " does not divide dp*cp = " + str(p.dp * p.cp),
+                   "choose ep dividing dp*cp, or set parallel.etp (expert tensor parallelism) so that etp*ep "
+                   "divides tp*dp*cp = " +
+                       str(stage));
+      else
+        d.error_at(L, "parallel.etp",
+                   "etp*ep = " + str(p.etp) + "*" + str(p.ep) + " = " + str(group) +
+                       " does not divide tp*dp*cp = " + str(stage),
+                   "choose etp and ep whose product divides " + str(stage) +
+                       " (the expert layers regroup each pipeline stage's tp*dp*cp GPUs as etp x ep x expert-dp)");
+    }
+    if (m.moe->experts % p.ep != 0)
+      d.error_at(L, "parallel.ep", "ep " + str(p.ep) + " does not divide experts " + str(m.moe->experts));
+    if (m.moe->expert_ffn % p.expert_tp() != 0)
+      d.error_at(L, p.etp > 0 ? "parallel.etp" : "parallel.tp",
+                 (p.etp > 0 ? "etp " : "tp ") + str(p.expert_tp()) + " does not divide moe.expert_ffn " +
+                     str(m.moe->expert_ffn),
+                 "expert tensor parallelism splits each expert's FFN width");
+  }
+}
+
 }  // namespace
 
 void check_scenario(const Scenario& s, Diagnostics& d) {
@@ -38,9 +76,9 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
                          " use dp " + str(c.gpus / (static_cast<std::int64_t>(p.tp) * p.pp * p.cp))
                    : "make the product of the degrees equal the GPU count");
   }
-  if (m.heads > 0 && m.hidden % m.heads != 0)
+  if (m.heads > 0 && m.attention_head_dim == 0 && m.hidden % m.heads != 0)
     d.error_at(L, "model.heads", "heads " + str(m.heads) + " does not divide hidden " + str(m.hidden),
-               "the head dimension hidden/heads must be a whole number");
+               "the head dimension hidden/heads must be a whole number, or give model.head_dim");
   if (m.kv_heads > 0 && m.heads % m.kv_heads != 0)
     d.error_at(
         L, "model.kv_heads", "kv_heads " + str(m.kv_heads) + " does not divide heads " + str(m.heads),
@@ -91,14 +129,7 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
                "lower global_batch (sequences per step) or model.seq_len");
   if (m.seq_len % p.cp != 0)
     d.error_at(L, "parallel.cp", "cp " + str(p.cp) + " does not divide seq_len " + str(m.seq_len));
-  if (!m.moe && p.ep != 1)
-    d.error_at(L, "parallel.ep", "ep " + str(p.ep) + " needs a mixture-of-experts model", "set ep: 1 for dense models");
-  if (m.moe) {
-    if ((p.dp * p.cp) % p.ep != 0)
-      d.error_at(L, "parallel.ep", "ep " + str(p.ep) + " does not divide dp*cp = " + str(p.dp * p.cp));
-    if (m.moe->experts % p.ep != 0)
-      d.error_at(L, "parallel.ep", "ep " + str(p.ep) + " does not divide experts " + str(m.moe->experts));
-  }
+  check_experts(s, d);
   if (p.sequence_parallel && p.tp == 1)
     d.warning(locate(L, "parallel.sequence_parallel"), "parallel.sequence_parallel",
               "sequence parallelism has no effect with tp 1");
@@ -106,10 +137,14 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
     d.warning(locate(L, "parallel.zero"), "parallel.zero",
               "ZeRO-" + str(p.zero) +
                   " with pipeline parallelism: gradients are re-gathered every micro-batch (DeepSpeed disallows it)");
-  if (!c.gpu.name.empty() && !c.gpu.peak(s.precision))
+  if (!c.gpu.name.empty() && !c.gpu.peak(s.precision)) {
+    const bool block_scaled = s.precision == Precision::MXFP8 || s.precision == Precision::NVFP4;
     d.error_at(L, "precision",
                std::string("the ") + c.gpu.name + " has no dense tensor-core " + to_string(s.precision) + " path",
-               "use bf16 or fp16 on this GPU");
+               block_scaled ? std::string("mxfp8 and nvfp4 are Blackwell formats (B200, GB200); use ") +
+                                  (c.gpu.peak(Precision::FP8) ? "fp8 or bf16" : "bf16 or fp16") + " on this GPU"
+                            : "use bf16 or fp16 on this GPU");
+  }
   if (s.has_pricing || s.has_reliability || s.training.tokens > 0) {
     // Sizes must stay where the model computes them exactly (issue 9 limits).
   }

@@ -155,28 +155,52 @@ Time sat_add(Time a, Time b) {
   return b.ns > 0 && a.ns > kMax - b.ns ? Time{kMax} : a + b;
 }
 
-/// Simulates the step with `micro` micro-batches per pipeline.
-StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options, std::int64_t micro) {
-  const auto& plan = s.plan;
-  StepResult res;
-  res.estimate = estimate_step(s, prof);
-  std::vector<StageTimes> stages = options.stages.empty() ? res.estimate.stages : options.stages;
-  const int p = std::max(1, static_cast<int>(stages.size()));
-  stages.resize(static_cast<std::size_t>(p));
-  const int m = static_cast<int>(std::max<std::int64_t>(1, micro));
-  int v = plan.schedule == Schedule::Interleaved ? std::max(1, plan.vpp) : 1;
+/// The shape of the simulated pipeline.
+struct SimShape {
+  int p = 1;  ///< pipeline stages
+  int m = 1;  ///< micro-batches per pipeline
+  int v = 1;  ///< model chunks per stage
+  int V = 1;  ///< virtual stages, p * v
+  Schedule sched = Schedule::OneFOneB;
+};
+
+SimShape sim_shape(const ParallelPlan& plan, int p, std::int64_t micro) {
+  SimShape sh;
+  sh.p = p;
+  sh.m = static_cast<int>(std::max<std::int64_t>(1, micro));
+  sh.v = plan.schedule == Schedule::Interleaved ? std::max(1, plan.vpp) : 1;
   // Megatron's interleaved schedule needs the micro-batches to be a multiple of the stages;
   // otherwise the ranks run their v chunks as one (1F1B).
-  if (v > 1 && (p == 1 || m % p != 0)) v = 1;
-  const int V = p * v;  // virtual stages
-  const Schedule sched =
-      v > 1 ? Schedule::Interleaved : (plan.schedule == Schedule::Interleaved ? Schedule::OneFOneB : plan.schedule);
+  if (sh.v > 1 && (sh.p == 1 || sh.m % sh.p != 0)) sh.v = 1;
+  sh.V = sh.p * sh.v;
+  sh.sched =
+      sh.v > 1 ? Schedule::Interleaved : (plan.schedule == Schedule::Interleaved ? Schedule::OneFOneB : plan.schedule);
+  return sh;
+}
 
-  // --- placement: which links a stage's collectives use (Megatron order tp-cp-dp-pp) ---
-  const std::int64_t gpn = std::max(1, s.cluster.gpus_per_node);
-  const std::int64_t tp = plan.tp, cp = plan.cp, ep = plan.ep, dp = plan.dp;
-  const std::int64_t per_stage = tp * cp * dp;
-  auto node_of = [&](int r) -> std::int64_t { return per_stage >= gpn ? r : r * per_stage / gpn; };
+/// Which links a stage's collectives use (Megatron order tp-cp-dp-pp).
+struct Placement {
+  std::int64_t gpn = 1;        ///< GPUs per node
+  std::int64_t per_stage = 1;  ///< GPUs per pipeline stage, tp * cp * dp
+  bool tp_cross = false, cp_cross = false, ep_cross = false, dp_cross = false;
+  std::int64_t node_of(int r) const { return per_stage >= gpn ? r : r * per_stage / gpn; }
+};
+
+Placement placement(const Scenario& s) {
+  const auto& plan = s.plan;
+  Placement pl;
+  pl.gpn = std::max(1, s.cluster.gpus_per_node);
+  const std::int64_t tp = plan.tp, cp = plan.cp, ep = plan.ep, dp = plan.dp, etp = plan.expert_tp();
+  pl.per_stage = tp * cp * dp;
+  pl.tp_cross = tp > pl.gpn;
+  pl.cp_cross = tp * cp > pl.gpn;
+  pl.ep_cross = etp * ep > pl.gpn;  // EP members are etp ranks apart (MoE parallel folding)
+  pl.dp_cross = pl.per_stage > pl.gpn;
+  return pl;
+}
+
+/// The task graph of one step: the engine, what each task is, and each stage's streams and links.
+struct StepGraph {
   des::Engine eng;
   std::vector<TaskInfo> info;
   // Links: each stage's GPUs have their share of the node's NICs and their own NVLink ports
@@ -184,26 +208,26 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
   // costs already assume every group of a kind communicates at once (collective_time), so
   // what a link adds is contention between different kinds of traffic of the same GPUs
   // (DP buckets, PP sends, TP/EP collectives) while they overlap.
-  std::vector<int> nic(static_cast<std::size_t>(p)), nvl(static_cast<std::size_t>(p));
-  for (int i = 0; i < p; ++i) {
-    nic[static_cast<std::size_t>(i)] = eng.add_link();
-    nvl[static_cast<std::size_t>(i)] = eng.add_link();
-  }
-  auto link_for = [&](int r, bool crosses) {
-    return crosses ? nic[static_cast<std::size_t>(r)] : nvl[static_cast<std::size_t>(r)];
-  };
-  const bool tp_link_cross = tp > gpn, cp_cross = tp * cp > gpn, ep_cross = tp * cp * ep > gpn,
-             dp_cross = per_stage > gpn;
-
-  // --- streams: compute, in-layer comm, pipeline p2p, data-parallel, per stage ---
+  std::vector<int> nic, nvl;
+  /// Streams per stage: compute, in-layer comm, pipeline p2p, data-parallel.
   struct RankStreams {
     int compute, tp, pp, dp;
   };
-  std::vector<RankStreams> rs(static_cast<std::size_t>(p));
-  for (auto& x : rs) x = {eng.add_stream(), eng.add_stream(), eng.add_stream(), eng.add_stream()};
+  std::vector<RankStreams> rs;
 
-  auto add = [&](int r, StreamKind k, Time dur, SliceCategory cat, const char* label, int mb, int chunk,
-                 int link = -1) {
+  explicit StepGraph(int p)
+      : nic(static_cast<std::size_t>(p)), nvl(static_cast<std::size_t>(p)), rs(static_cast<std::size_t>(p)) {
+    for (int i = 0; i < p; ++i) {
+      nic[static_cast<std::size_t>(i)] = eng.add_link();
+      nvl[static_cast<std::size_t>(i)] = eng.add_link();
+    }
+    for (auto& x : rs) x = {eng.add_stream(), eng.add_stream(), eng.add_stream(), eng.add_stream()};
+  }
+  int link_for(int r, bool crosses) const {
+    return crosses ? nic[static_cast<std::size_t>(r)] : nvl[static_cast<std::size_t>(r)];
+  }
+  des::TaskId add(int r, StreamKind k, Time dur, SliceCategory cat, const char* label, int mb, int chunk,
+                  int link = -1) {
     const auto& st = rs[static_cast<std::size_t>(r)];
     const int stream = k == StreamKind::Compute ? st.compute
                        : k == StreamKind::Tp    ? st.tp
@@ -212,210 +236,263 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
     const des::TaskId id = eng.add_task(stream, dur, link);
     info.push_back({r, k, cat, label, mb, chunk, -1});
     return id;
-  };
+  }
+};
 
-  // Task ids per (virtual stage, micro-batch): the first task of its forward and backward,
-  // and the send of each toward the neighbour.
-  const std::size_t cells = static_cast<std::size_t>(V) * static_cast<std::size_t>(m);
-  std::vector<des::TaskId> f_first(cells, des::kNoTask), b_first(cells, des::kNoTask), f_send(cells, des::kNoTask),
-      b_send(cells, des::kNoTask);
-  auto cell = [m](int vs, int mb) {
+/// Task ids per (virtual stage, micro-batch): the first task of its forward and backward, and
+/// the send of each toward the neighbour.
+struct PipelineCells {
+  int m = 1;
+  std::vector<des::TaskId> f_first, b_first, f_send, b_send;
+  PipelineCells(int V, int micro)
+      : m(micro),
+        f_first(static_cast<std::size_t>(V) * static_cast<std::size_t>(micro), des::kNoTask),
+        b_first(f_first),
+        f_send(f_first),
+        b_send(f_first) {}
+  std::size_t cell(int vs, int mb) const {
     return static_cast<std::size_t>(vs) * static_cast<std::size_t>(m) + static_cast<std::size_t>(mb);
-  };
+  }
+};
 
+/// One pass's share of a stage's per-micro-batch costs (1/v of them per model chunk).
+struct PassTimes {
+  Time f, b, w, r;              ///< forward, backward (B only under ZB-H1), weight gradient, recompute
+  Time tp_f, tp_r, tp_b;        ///< TP collectives of forward, recompute, backward
+  Time cp_f, cp_b, ep_f, ep_b;  ///< CP and EP exchanges
+  Time z3;                      ///< one ZeRO-3 gather
+};
+
+PassTimes pass_times(const Scenario& s, const ComputeProfile& prof, const StageTimes& st, const StageParameters& P,
+                     int v, bool zb) {
+  const auto& plan = s.plan;
   const double tp_count = tp_collectives_per_layer(plan.recompute);
-  const bool zb = sched == Schedule::ZeroBubble;
-  const std::int64_t dp_group = dp * cp;
-  std::vector<des::TaskId> dp_last(static_cast<std::size_t>(p), des::kNoTask);
-  std::vector<des::TaskId> rank_last(static_cast<std::size_t>(p), des::kNoTask);
-  std::vector<StageParameters> params(static_cast<std::size_t>(p));
+  const double cf = 1.0 / v;  // each chunk holds 1/v of the stage's layers
+  PassTimes t;
+  t.f = scale(st.forward, cf);
+  t.b = scale(zb ? st.backward_input : st.backward, cf);
+  t.w = scale(st.backward - st.backward_input, cf);
+  t.r = scale(st.recompute, cf);
+  t.tp_f = scale(st.tp_comm, cf * 2 / tp_count);
+  t.tp_r = plan.recompute == Recompute::Full ? t.tp_f : Time{0};
+  t.tp_b = scale(st.tp_comm, cf) - t.tp_f - t.tp_r;
+  t.cp_f = scale(st.cp_comm, cf / 3);
+  t.cp_b = scale(st.cp_comm, cf) - t.cp_f;
+  t.ep_f = scale(st.ep_comm, cf / 2);
+  t.ep_b = scale(st.ep_comm, cf) - t.ep_f;
+  t.z3 = scale(zero3_gather_time(s, prof, P), cf);
+  return t;
+}
 
-  for (int r = 0; r < p; ++r) {
-    const StageTimes& st = stages[static_cast<std::size_t>(r)];
-    params[static_cast<std::size_t>(r)] = stage_parameters(s, static_cast<std::size_t>(r));
-    const StageParameters& P = params[static_cast<std::size_t>(r)];
-    const double cf = 1.0 / v;  // each chunk holds 1/v of the stage's layers
-    const Time t_f = scale(st.forward, cf);
-    const Time t_b = scale(zb ? st.backward_input : st.backward, cf);
-    const Time t_w = scale(st.backward - st.backward_input, cf);
-    const Time t_r = scale(st.recompute, cf);
-    const Time tp_f = scale(st.tp_comm, cf * 2 / tp_count);
-    const Time tp_r = plan.recompute == Recompute::Full ? tp_f : Time{0};
-    const Time tp_b = scale(st.tp_comm, cf) - tp_f - tp_r;
-    const Time cp_f = scale(st.cp_comm, cf / 3), cp_b = scale(st.cp_comm, cf) - cp_f;
-    const Time ep_f = scale(st.ep_comm, cf / 2), ep_b = scale(st.ep_comm, cf) - ep_f;
-    const Time z3 = scale(zero3_gather_time(s, prof, P), cf);
-    const Time dp_sync = options.dp_sync ? *options.dp_sync : dp_sync_time(s, prof, P);
-
-    const auto ops = schedule_ops(sched, p, r, m, v);
+/// Emits one pipeline rank's passes, sends and data-parallel buckets into the graph.
+class RankBuilder {
+ public:
+  RankBuilder(StepGraph& g, PipelineCells& cells, const SimShape& sh, const Placement& pl, const Scenario& s,
+              const ComputeProfile& prof, const StepSimOptions& options, int r, const StageTimes& st,
+              const StageParameters& P)
+      : g_(g), cells_(cells), sh_(sh), pl_(pl), s_(s), prof_(prof), options_(options), r_(r), st_(st), P_(P) {
+    zb_ = sh.sched == Schedule::ZeroBubble;
+    t_ = pass_times(s, prof, st, P, sh.v, zb_);
+    dp_sync_ = options.dp_sync ? *options.dp_sync : dp_sync_time(s, prof, P);
+    ops_ = schedule_ops(sh.sched, sh.p, r, sh.m, sh.v);
     // The last op that finishes this rank's weight gradients: where DP buckets start.
-    std::size_t last_grad = 0;
-    for (std::size_t i = 0; i < ops.size(); ++i)
-      if (ops[i].kind == (zb ? OpKind::W : OpKind::B)) last_grad = i;
+    for (std::size_t i = 0; i < ops_.size(); ++i)
+      if (ops_[i].kind == (zb_ ? OpKind::W : OpKind::B)) last_grad_ = i;
     // Megatron DDP buckets: max(40M, 1M x DP) parameters each
     // (megatron/core/distributed/distributed_data_parallel.py, bucket_size default).
-    const double bucket_params = std::max(4.0e7, 1.0e6 * static_cast<double>(dp_group));
-    const int buckets = plan.overlap_dp_comm && dp_sync.ns > 0
-                            ? std::clamp(static_cast<int>(std::ceil((P.dense + P.expert) / bucket_params)), 1, 32)
-                            : 1;
+    const double dp_group = static_cast<double>(s.plan.dp * s.plan.cp);
+    const double bucket_params = std::max(4.0e7, 1.0e6 * dp_group);
+    buckets_ = s.plan.overlap_dp_comm && dp_sync_.ns > 0
+                   ? std::clamp(static_cast<int>(std::ceil((P.dense + P.expert) / bucket_params)), 1, 32)
+                   : 1;
+  }
 
-    des::TaskId block = des::kNoTask;  // the compute stream's next task waits for it
-    std::vector<des::TaskId> grad_pieces;
-    auto comm_after = [&](des::TaskId after, Time t, SliceCategory cat, const char* label, int mb, int chunk,
-                          bool cross) {
-      if (t.ns <= 0) return after;
-      const des::TaskId c = add(r, StreamKind::Tp, t, cat, label, mb, chunk, link_for(r, cross));
-      eng.add_dependency(c, after);
-      return c;
-    };
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      const Op& op = ops[i];
-      const int vs = op.chunk * p + r;
-      des::TaskId gather = des::kNoTask;
-      if (z3.ns > 0 && op.kind != OpKind::W)
-        gather = add(r, StreamKind::Dp, z3, SliceCategory::DpComm, "AG z3", op.mb, op.chunk, link_for(r, dp_cross));
-      des::TaskId first = des::kNoTask, last = des::kNoTask;
-      auto compute = [&](Time t, SliceCategory cat, const char* label) {
-        const des::TaskId c = add(r, StreamKind::Compute, t, cat, label, op.mb, op.chunk);
-        eng.add_dependency(c, block);
-        eng.add_dependency(c, gather);
-        if (first == des::kNoTask) first = c;
-        last = c;
-        block = des::kNoTask;
-        return c;
-      };
-      const char* name = op.kind == OpKind::F ? "F" : op.kind == OpKind::B ? "B" : "W";
-      if (op.kind == OpKind::F) {
-        compute(t_f, SliceCategory::Compute, name);
-        last = comm_after(last, tp_f, SliceCategory::TpComm, "TP F", op.mb, op.chunk, tp_link_cross);
-        last = comm_after(last, cp_f, SliceCategory::CpComm, "CP F", op.mb, op.chunk, cp_cross);
-        last = comm_after(last, ep_f, SliceCategory::EpComm, "A2A F", op.mb, op.chunk, ep_cross);
-      } else if (op.kind == OpKind::B) {
-        if (t_r.ns > 0) {
-          compute(t_r, SliceCategory::Recompute, "R");
-          block = comm_after(last, tp_r, SliceCategory::TpComm, "TP R", op.mb, op.chunk, tp_link_cross);
-          if (block == last) block = des::kNoTask;
-        }
-        if (i == last_grad && buckets > 1 && !zb) {
-          for (int k = 0; k < buckets; ++k)
-            grad_pieces.push_back(compute(scale(t_b, 1.0 / buckets), SliceCategory::Compute, name));
-        } else {
-          compute(t_b, SliceCategory::Compute, name);
-        }
-        last = comm_after(last, tp_b, SliceCategory::TpComm, "TP B", op.mb, op.chunk, tp_link_cross);
-        last = comm_after(last, cp_b, SliceCategory::CpComm, "CP B", op.mb, op.chunk, cp_cross);
-        last = comm_after(last, ep_b, SliceCategory::EpComm, "A2A B", op.mb, op.chunk, ep_cross);
-      } else {
-        if (i == last_grad && buckets > 1) {
-          for (int k = 0; k < buckets; ++k)
-            grad_pieces.push_back(compute(scale(t_w, 1.0 / buckets), SliceCategory::Compute, name));
-        } else {
-          compute(t_w, SliceCategory::Compute, name);
-        }
-      }
-      if (last != first) block = last;  // in-layer collectives hold the compute stream
-      const std::size_t c = cell(vs, op.mb);
-      if (op.kind == OpKind::F) {
-        f_first[c] = first;
-        if (vs + 1 < V) {
-          const int to = (vs + 1) % p;
-          const des::TaskId snd = add(r, StreamKind::Pp, st.p2p, SliceCategory::PpComm, "send F", op.mb, op.chunk,
-                                      link_for(r, node_of(r) != node_of(to)));
-          eng.add_dependency(snd, last);
-          f_send[c] = snd;
-          if (!plan.overlap_pp_comm) block = snd;
-        }
-      } else if (op.kind == OpKind::B) {
-        b_first[c] = first;
-        if (vs > 0) {
-          const int to = (vs - 1) % p;
-          const des::TaskId snd = add(r, StreamKind::Pp, st.p2p, SliceCategory::PpComm, "send B", op.mb, op.chunk,
-                                      link_for(r, node_of(r) != node_of(to)));
-          eng.add_dependency(snd, last);
-          b_send[c] = snd;
-          if (!plan.overlap_pp_comm) block = snd;
-        }
-      }
-      rank_last[static_cast<std::size_t>(r)] = last;
-      if (i == last_grad) {
-        // Data-parallel gradient sync: bucket k after the k-th piece of the last backward
-        // (overlapped), or the whole sync after it.
-        if (dp_sync.ns > 0) {
-          const char* label = plan.zero == 0 ? "AR dp" : "RS+AG dp";
-          if (grad_pieces.empty()) grad_pieces.push_back(last);
-          const int nb = static_cast<int>(grad_pieces.size());
-          for (int k = 0; k < nb; ++k) {
-            Time t = dp_sync;
-            if (nb > 1) {
-              if (options.dp_sync) {
-                t = scale(dp_sync, 1.0 / nb);
-              } else {
-                StageParameters share = P;
-                share.dense /= nb;
-                share.expert /= nb;
-                t = dp_sync_time(s, prof, share);
-              }
-            }
-            const des::TaskId b = add(r, StreamKind::Dp, t, SliceCategory::DpComm, label, -1, 0, link_for(r, dp_cross));
-            info.back().bucket = k;
-            // The bucket's gradients are final when its piece of the backward (and, for the
-            // last piece, the backward's in-layer collectives) is done.
-            eng.add_dependency(b, k + 1 == nb ? last : grad_pieces[static_cast<std::size_t>(k)]);
-            dp_last[static_cast<std::size_t>(r)] = b;
-          }
-        }
-      }
+  void build() {
+    for (std::size_t i = 0; i < ops_.size(); ++i) {
+      const Op& op = ops_[i];
+      emit_pass(op, i);
+      if (last_ != first_) block_ = last_;  // in-layer collectives hold the compute stream
+      emit_send(op);
+      rank_last = last_;
+      if (i == last_grad_) emit_dp_sync();
     }
   }
-  // Cross-stage dependencies: forward of virtual stage vs after the previous one's send,
-  // backward after the next one's backward send (the last virtual stage after its forward,
-  // which its compute stream orders already).
-  for (int vs = 0; vs < V; ++vs)
-    for (int j = 0; j < m; ++j) {
-      const std::size_t c = cell(vs, j);
-      if (vs > 0) eng.add_dependency(f_first[c], f_send[cell(vs - 1, j)]);
-      if (vs + 1 < V)
-        eng.add_dependency(b_first[c], b_send[cell(vs + 1, j)]);
+
+  des::TaskId rank_last = des::kNoTask;  ///< the rank's last task of its passes
+  des::TaskId dp_last = des::kNoTask;    ///< its last data-parallel bucket
+
+ private:
+  des::TaskId compute(const Op& op, Time t, SliceCategory cat, const char* label) {
+    const des::TaskId c = g_.add(r_, StreamKind::Compute, t, cat, label, op.mb, op.chunk);
+    g_.eng.add_dependency(c, block_);
+    g_.eng.add_dependency(c, gather_);
+    if (first_ == des::kNoTask) first_ = c;
+    last_ = c;
+    block_ = des::kNoTask;
+    return c;
+  }
+  des::TaskId comm_after(const Op& op, des::TaskId after, Time t, SliceCategory cat, const char* label, bool cross) {
+    if (t.ns <= 0) return after;
+    const des::TaskId c = g_.add(r_, StreamKind::Tp, t, cat, label, op.mb, op.chunk, g_.link_for(r_, cross));
+    g_.eng.add_dependency(c, after);
+    return c;
+  }
+  /// The pass's compute (in `buckets_` pieces when it finishes the rank's gradients) and the
+  /// in-layer collectives after it.
+  void emit_pass(const Op& op, std::size_t i) {
+    gather_ = des::kNoTask;
+    if (t_.z3.ns > 0 && op.kind != OpKind::W)
+      gather_ = g_.add(r_, StreamKind::Dp, t_.z3, SliceCategory::DpComm, "AG z3", op.mb, op.chunk,
+                       g_.link_for(r_, pl_.dp_cross));
+    first_ = last_ = des::kNoTask;
+    const char* name = op.kind == OpKind::F ? "F" : op.kind == OpKind::B ? "B" : "W";
+    auto pieces = [&](Time t) {
+      for (int k = 0; k < buckets_; ++k)
+        grad_pieces_.push_back(compute(op, scale(t, 1.0 / buckets_), SliceCategory::Compute, name));
+    };
+    if (op.kind == OpKind::F) {
+      compute(op, t_.f, SliceCategory::Compute, name);
+      last_ = comm_after(op, last_, t_.tp_f, SliceCategory::TpComm, "TP F", pl_.tp_cross);
+      last_ = comm_after(op, last_, t_.cp_f, SliceCategory::CpComm, "CP F", pl_.cp_cross);
+      last_ = comm_after(op, last_, t_.ep_f, SliceCategory::EpComm, "A2A F", pl_.ep_cross);
+    } else if (op.kind == OpKind::B) {
+      if (t_.r.ns > 0) {
+        compute(op, t_.r, SliceCategory::Recompute, "R");
+        block_ = comm_after(op, last_, t_.tp_r, SliceCategory::TpComm, "TP R", pl_.tp_cross);
+        if (block_ == last_) block_ = des::kNoTask;
+      }
+      if (i == last_grad_ && buckets_ > 1 && !zb_)
+        pieces(t_.b);
       else
-        eng.add_dependency(b_first[c], f_first[c]);
+        compute(op, t_.b, SliceCategory::Compute, name);
+      last_ = comm_after(op, last_, t_.tp_b, SliceCategory::TpComm, "TP B", pl_.tp_cross);
+      last_ = comm_after(op, last_, t_.cp_b, SliceCategory::CpComm, "CP B", pl_.cp_cross);
+      last_ = comm_after(op, last_, t_.ep_b, SliceCategory::EpComm, "A2A B", pl_.ep_cross);
+    } else if (i == last_grad_ && buckets_ > 1) {
+      pieces(t_.w);
+    } else {
+      compute(op, t_.w, SliceCategory::Compute, name);
+    }
+  }
+  /// The activations (forward) or their gradient (backward) to the neighbouring virtual stage.
+  void emit_send(const Op& op) {
+    const int vs = op.chunk * sh_.p + r_;
+    const std::size_t c = cells_.cell(vs, op.mb);
+    auto send = [&](int to_vs, const char* label) {
+      const int to = to_vs % sh_.p;
+      const des::TaskId snd = g_.add(r_, StreamKind::Pp, st_.p2p, SliceCategory::PpComm, label, op.mb, op.chunk,
+                                     g_.link_for(r_, pl_.node_of(r_) != pl_.node_of(to)));
+      g_.eng.add_dependency(snd, last_);
+      if (!s_.plan.overlap_pp_comm) block_ = snd;
+      return snd;
+    };
+    if (op.kind == OpKind::F) {
+      cells_.f_first[c] = first_;
+      if (vs + 1 < sh_.V) cells_.f_send[c] = send(vs + 1, "send F");
+    } else if (op.kind == OpKind::B) {
+      cells_.b_first[c] = first_;
+      if (vs > 0) cells_.b_send[c] = send(vs - 1, "send B");
+    }
+  }
+  /// Data-parallel gradient sync: bucket k after the k-th piece of the last backward
+  /// (overlapped), or the whole sync after it.
+  void emit_dp_sync() {
+    if (dp_sync_.ns <= 0) return;
+    const char* label = s_.plan.zero == 0 ? "AR dp" : "RS+AG dp";
+    if (grad_pieces_.empty()) grad_pieces_.push_back(last_);
+    const int nb = static_cast<int>(grad_pieces_.size());
+    for (int k = 0; k < nb; ++k) {
+      Time t = dp_sync_;
+      if (nb > 1) {
+        if (options_.dp_sync) {
+          t = scale(dp_sync_, 1.0 / nb);
+        } else {
+          StageParameters share = P_;
+          share.dense /= nb;
+          share.expert /= nb;
+          t = dp_sync_time(s_, prof_, share);
+        }
+      }
+      const des::TaskId b =
+          g_.add(r_, StreamKind::Dp, t, SliceCategory::DpComm, label, -1, 0, g_.link_for(r_, pl_.dp_cross));
+      g_.info.back().bucket = k;
+      // The bucket's gradients are final when its piece of the backward (and, for the
+      // last piece, the backward's in-layer collectives) is done.
+      g_.eng.add_dependency(b, k + 1 == nb ? last_ : grad_pieces_[static_cast<std::size_t>(k)]);
+      dp_last = b;
+    }
+  }
+
+  StepGraph& g_;
+  PipelineCells& cells_;
+  const SimShape& sh_;
+  const Placement& pl_;
+  const Scenario& s_;
+  const ComputeProfile& prof_;
+  const StepSimOptions& options_;
+  int r_;
+  const StageTimes& st_;
+  const StageParameters& P_;
+  bool zb_ = false;
+  PassTimes t_;
+  Time dp_sync_;
+  std::vector<Op> ops_;
+  std::size_t last_grad_ = 0;
+  int buckets_ = 1;
+  des::TaskId block_ = des::kNoTask;  // the compute stream's next task waits for it
+  des::TaskId gather_ = des::kNoTask;
+  des::TaskId first_ = des::kNoTask, last_ = des::kNoTask;
+  std::vector<des::TaskId> grad_pieces_;
+};
+
+/// Cross-stage dependencies, then the optimizer after every stage's gradients are synchronised.
+void link_stages_and_optimizer(StepGraph& g, const PipelineCells& cells, const SimShape& sh, const Scenario& s,
+                               const ComputeProfile& prof, const std::vector<des::TaskId>& rank_last,
+                               const std::vector<des::TaskId>& dp_last, const std::vector<StageParameters>& params) {
+  // Forward of virtual stage vs after the previous one's send, backward after the next one's
+  // backward send (the last virtual stage after its forward, which its compute stream orders
+  // already).
+  for (int vs = 0; vs < sh.V; ++vs)
+    for (int j = 0; j < sh.m; ++j) {
+      const std::size_t c = cells.cell(vs, j);
+      if (vs > 0) g.eng.add_dependency(cells.f_first[c], cells.f_send[cells.cell(vs - 1, j)]);
+      if (vs + 1 < sh.V)
+        g.eng.add_dependency(cells.b_first[c], cells.b_send[cells.cell(vs + 1, j)]);
+      else
+        g.eng.add_dependency(cells.b_first[c], cells.f_first[c]);
     }
   // The optimizer: Megatron clips by the global gradient norm, an all-reduce over every
   // stage (megatron/core/optimizer/clip_grads.py), so each stage steps after all stages'
   // gradients are synchronised.
-  const des::TaskId barrier = eng.add_task(-1, Time{0});
-  info.push_back({0, StreamKind::Compute, SliceCategory::Optimizer, "", -1, 0, -1});
-  for (int r = 0; r < p; ++r) {
-    eng.add_dependency(barrier, rank_last[static_cast<std::size_t>(r)]);
-    eng.add_dependency(barrier, dp_last[static_cast<std::size_t>(r)]);
+  const des::TaskId barrier = g.eng.add_task(-1, Time{0});
+  g.info.push_back({0, StreamKind::Compute, SliceCategory::Optimizer, "", -1, 0, -1});
+  for (int r = 0; r < sh.p; ++r) {
+    g.eng.add_dependency(barrier, rank_last[static_cast<std::size_t>(r)]);
+    g.eng.add_dependency(barrier, dp_last[static_cast<std::size_t>(r)]);
   }
-  std::vector<des::TaskId> opt(static_cast<std::size_t>(p));
-  for (int r = 0; r < p; ++r) {
-    opt[static_cast<std::size_t>(r)] =
-        add(r, StreamKind::Compute, optimizer_time(s, prof, params[static_cast<std::size_t>(r)]),
-            SliceCategory::Optimizer, "optimizer", -1, 0);
-    eng.add_dependency(opt[static_cast<std::size_t>(r)], barrier);
+  for (int r = 0; r < sh.p; ++r) {
+    const des::TaskId opt = g.add(r, StreamKind::Compute, optimizer_time(s, prof, params[static_cast<std::size_t>(r)]),
+                                  SliceCategory::Optimizer, "optimizer", -1, 0);
+    g.eng.add_dependency(opt, barrier);
   }
-  const bool ran = eng.run();
-  FLOPCAST_ASSERT(ran, "the step's task graph has a cycle");
-  res.events = eng.events();
+}
 
-  // --- results ---
-  const Time end = eng.makespan();
-  const Time overhead = Time::from_seconds(prof.iteration_overhead_ms * 1e-3);
-  res.step = sat_add(end, overhead);
+/// Per-stage busy times and utilisation; returns the critical stage (most compute).
+int stage_utilisation(StepResult& res, const StepGraph& g, int p) {
+  const auto& eng = g.eng;
   const std::size_t n = eng.tasks();
   res.stages.resize(static_cast<std::size_t>(p));
   std::vector<std::vector<std::pair<Time, Time>>> comm_iv(static_cast<std::size_t>(p));
   for (std::size_t i = 0; i < n; ++i) {
     const auto id = static_cast<des::TaskId>(i);
     if (eng.stream_of(id) < 0) continue;
-    auto& su = res.stages[static_cast<std::size_t>(info[i].rank)];
+    auto& su = res.stages[static_cast<std::size_t>(g.info[i].rank)];
     const Time d = eng.end(id) - eng.start(id);
     su.end = std::max(su.end, eng.end(id));
-    if (info[i].stream == StreamKind::Compute)
+    if (g.info[i].stream == StreamKind::Compute)
       su.compute_busy += d;
     else if (d.ns > 0)
-      comm_iv[static_cast<std::size_t>(info[i].rank)].push_back({eng.start(id), eng.end(id)});
+      comm_iv[static_cast<std::size_t>(g.info[i].rank)].push_back({eng.start(id), eng.end(id)});
   }
   int crit = 0;
   for (int r = 0; r < p; ++r) {
@@ -438,127 +515,172 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
     if (cur_e > cur_s) su.comm_busy += cur_e - cur_s;
     if (su.compute_busy > res.stages[static_cast<std::size_t>(crit)].compute_busy) crit = r;
   }
-  res.critical_stage = crit;
+  return crit;
+}
 
-  // Breakdown on the critical stage: its compute stream's busy time by category; each idle
-  // gap before a task is charged to the communication the task waited on (the part of that
-  // transfer inside the gap), the rest of the gap to the bubble.
-  {
-    StepBreakdown& br = res.breakdown;
-    auto charge = [&br](SliceCategory c, Time t) {
-      switch (c) {
-        case SliceCategory::Compute:
-          br.compute += t;
-          break;
-        case SliceCategory::Recompute:
-          br.recompute += t;
-          break;
-        case SliceCategory::TpComm:
-          br.tp_comm += t;
-          break;
-        case SliceCategory::CpComm:
-          br.cp_comm += t;
-          break;
-        case SliceCategory::EpComm:
-          br.ep_comm += t;
-          break;
-        case SliceCategory::PpComm:
-          br.pp_comm += t;
-          break;
-        case SliceCategory::DpComm:
-          br.dp_comm += t;
-          break;
-        case SliceCategory::Optimizer:
-          br.optimizer += t;
-          break;
-        case SliceCategory::Overhead:
-          br.overhead += t;
-          break;
-      }
-    };
-    Time cursor{0};
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto id = static_cast<des::TaskId>(i);
-      if (info[i].rank != crit || info[i].stream != StreamKind::Compute || eng.stream_of(id) < 0) continue;
-      const Time st = eng.start(id);
-      if (st > cursor) {
-        Time gap = st - cursor;
-        // Follow the chain of waits back while it stays in this gap.
-        des::TaskId w = eng.binding(id);
-        while (w != des::kNoTask && gap.ns > 0) {
-          const auto wi = static_cast<std::size_t>(w);
-          if (eng.end(w) <= cursor) break;
-          if (eng.stream_of(w) >= 0 && info[wi].stream != StreamKind::Compute) {
-            const Time a = std::max(eng.start(w), cursor);
-            const Time part = std::min(gap, eng.end(w) - a);
-            charge(info[wi].category, part);
-            gap -= part;
-            if (eng.start(w) <= cursor) break;
-            w = eng.binding(w);
-            continue;
-          }
-          if (eng.stream_of(w) < 0) {
-            w = eng.binding(w);
-            continue;
-          }
-          break;  // a compute task (another stage's): the rest is the bubble
-        }
-        br.bubble += gap;
-      }
-      charge(info[i].category, eng.end(id) - st);
-      cursor = std::max(cursor, eng.end(id));
-    }
-    if (end > cursor) br.bubble += end - cursor;
-    br.overhead += overhead;
+void charge(StepBreakdown& br, SliceCategory c, Time t) {
+  switch (c) {
+    case SliceCategory::Compute:
+      br.compute += t;
+      break;
+    case SliceCategory::Recompute:
+      br.recompute += t;
+      break;
+    case SliceCategory::TpComm:
+      br.tp_comm += t;
+      break;
+    case SliceCategory::CpComm:
+      br.cp_comm += t;
+      break;
+    case SliceCategory::EpComm:
+      br.ep_comm += t;
+      break;
+    case SliceCategory::PpComm:
+      br.pp_comm += t;
+      break;
+    case SliceCategory::DpComm:
+      br.dp_comm += t;
+      break;
+    case SliceCategory::Optimizer:
+      br.optimizer += t;
+      break;
+    case SliceCategory::Overhead:
+      br.overhead += t;
+      break;
   }
+}
 
-  // FLOPs and throughput from the simulated step.
+/// Breakdown on the critical stage: its compute stream's busy time by category; each idle gap
+/// before a task is charged to the communication the task waited on (the part of that
+/// transfer inside the gap), the rest of the gap to the bubble.
+StepBreakdown critical_breakdown(const StepGraph& g, int crit, Time end, Time overhead) {
+  const auto& eng = g.eng;
+  const auto& info = g.info;
+  const std::size_t n = eng.tasks();
+  StepBreakdown br;
+  Time cursor{0};
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto id = static_cast<des::TaskId>(i);
+    if (info[i].rank != crit || info[i].stream != StreamKind::Compute || eng.stream_of(id) < 0) continue;
+    const Time st = eng.start(id);
+    if (st > cursor) {
+      Time gap = st - cursor;
+      // Follow the chain of waits back while it stays in this gap.
+      des::TaskId w = eng.binding(id);
+      while (w != des::kNoTask && gap.ns > 0) {
+        const auto wi = static_cast<std::size_t>(w);
+        if (eng.end(w) <= cursor) break;
+        if (eng.stream_of(w) >= 0 && info[wi].stream != StreamKind::Compute) {
+          const Time a = std::max(eng.start(w), cursor);
+          const Time part = std::min(gap, eng.end(w) - a);
+          charge(br, info[wi].category, part);
+          gap -= part;
+          if (eng.start(w) <= cursor) break;
+          w = eng.binding(w);
+          continue;
+        }
+        if (eng.stream_of(w) < 0) {
+          w = eng.binding(w);
+          continue;
+        }
+        break;  // a compute task (another stage's): the rest is the bubble
+      }
+      br.bubble += gap;
+    }
+    charge(br, info[i].category, eng.end(id) - st);
+    cursor = std::max(cursor, eng.end(id));
+  }
+  if (end > cursor) br.bubble += end - cursor;
+  br.overhead += overhead;
+  return br;
+}
+
+/// Tracks (the streams that have slices, by stage then stream) and their slices.
+void record_timeline(StepResult& res, const StepGraph& g, int p, int v) {
+  const auto& eng = g.eng;
+  const std::size_t n = eng.tasks();
+  std::vector<int> track_of(static_cast<std::size_t>(p) * 4, -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto id = static_cast<des::TaskId>(i);
+    if (eng.stream_of(id) < 0 || eng.end(id) <= eng.start(id)) continue;
+    track_of[static_cast<std::size_t>(g.info[i].rank) * 4 + static_cast<std::size_t>(g.info[i].stream)] = 0;
+  }
+  for (int r = 0; r < p; ++r)
+    for (int k = 0; k < 4; ++k) {
+      int& t = track_of[static_cast<std::size_t>(r) * 4 + static_cast<std::size_t>(k)];
+      if (t < 0) continue;
+      t = static_cast<int>(res.tracks.size());
+      const auto sk = static_cast<StreamKind>(k);
+      res.tracks.push_back({r, sk, "stage " + std::to_string(r) + " " + to_string(sk)});
+    }
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto id = static_cast<des::TaskId>(i);
+    if (eng.stream_of(id) < 0 || eng.end(id) <= eng.start(id)) continue;
+    const TaskInfo& ti = g.info[i];
+    TimelineSlice sl;
+    sl.track = track_of[static_cast<std::size_t>(ti.rank) * 4 + static_cast<std::size_t>(ti.stream)];
+    sl.name = ti.label;
+    if (ti.mb >= 0) sl.name += " mb" + std::to_string(ti.mb);
+    if (v > 1 && ti.mb >= 0) sl.name += " c" + std::to_string(ti.chunk);
+    if (ti.bucket >= 0) sl.name += " b" + std::to_string(ti.bucket);
+    sl.start = eng.start(id);
+    sl.end = eng.end(id);
+    sl.category = ti.category;
+    sl.microbatch = ti.mb;
+    sl.chunk = ti.chunk;
+    res.timeline.push_back(std::move(sl));
+  }
+  std::stable_sort(res.timeline.begin(), res.timeline.end(), [](const TimelineSlice& a, const TimelineSlice& b) {
+    return a.track != b.track ? a.track < b.track : a.start < b.start;
+  });
+}
+
+/// MFU, HFU and throughput from the simulated step time.
+void set_throughput(StepResult& res, const Scenario& s) {
   const auto& gpu = s.cluster.gpu;
   const double peak = gpu.peak(s.precision) ? gpu.peak(s.precision)->flops_per_s : 0;
   const double denom = res.step.seconds() * static_cast<double>(s.cluster.gpus) * peak;
   res.mfu = denom > 0 ? res.estimate.model_flops.value / denom : 0;
   res.hfu = denom > 0 ? res.estimate.hardware_flops.value / denom : 0;
-  res.tokens_per_s = res.step.ns > 0 ? static_cast<double>(plan.global_batch) * static_cast<double>(s.model.seq_len) /
+  res.tokens_per_s = res.step.ns > 0 ? static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len) /
                                            res.step.seconds()
                                      : 0;
+}
 
-  if (options.timeline) {
-    // Tracks: the streams that have slices, by stage then stream.
-    std::vector<int> track_of(static_cast<std::size_t>(p) * 4, -1);
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto id = static_cast<des::TaskId>(i);
-      if (eng.stream_of(id) < 0 || eng.end(id) <= eng.start(id)) continue;
-      track_of[static_cast<std::size_t>(info[i].rank) * 4 + static_cast<std::size_t>(info[i].stream)] = 0;
-    }
-    for (int r = 0; r < p; ++r)
-      for (int k = 0; k < 4; ++k) {
-        int& t = track_of[static_cast<std::size_t>(r) * 4 + static_cast<std::size_t>(k)];
-        if (t < 0) continue;
-        t = static_cast<int>(res.tracks.size());
-        const auto sk = static_cast<StreamKind>(k);
-        res.tracks.push_back({r, sk, "stage " + std::to_string(r) + " " + to_string(sk)});
-      }
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto id = static_cast<des::TaskId>(i);
-      if (eng.stream_of(id) < 0 || eng.end(id) <= eng.start(id)) continue;
-      const TaskInfo& ti = info[i];
-      TimelineSlice sl;
-      sl.track = track_of[static_cast<std::size_t>(ti.rank) * 4 + static_cast<std::size_t>(ti.stream)];
-      sl.name = ti.label;
-      if (ti.mb >= 0) sl.name += " mb" + std::to_string(ti.mb);
-      if (v > 1 && ti.mb >= 0) sl.name += " c" + std::to_string(ti.chunk);
-      if (ti.bucket >= 0) sl.name += " b" + std::to_string(ti.bucket);
-      sl.start = eng.start(id);
-      sl.end = eng.end(id);
-      sl.category = ti.category;
-      sl.microbatch = ti.mb;
-      sl.chunk = ti.chunk;
-      res.timeline.push_back(std::move(sl));
-    }
-    std::stable_sort(res.timeline.begin(), res.timeline.end(), [](const TimelineSlice& a, const TimelineSlice& b) {
-      return a.track != b.track ? a.track < b.track : a.start < b.start;
-    });
+/// Simulates the step with `micro` micro-batches per pipeline.
+StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options, std::int64_t micro) {
+  StepResult res;
+  res.estimate = estimate_step(s, prof);
+  std::vector<StageTimes> stages = options.stages.empty() ? res.estimate.stages : options.stages;
+  const int p = std::max(1, static_cast<int>(stages.size()));
+  stages.resize(static_cast<std::size_t>(p));
+  const SimShape sh = sim_shape(s.plan, p, micro);
+  const Placement pl = placement(s);
+  StepGraph g(p);
+  PipelineCells cells(sh.V, sh.m);
+  std::vector<des::TaskId> dp_last(static_cast<std::size_t>(p), des::kNoTask);
+  std::vector<des::TaskId> rank_last(static_cast<std::size_t>(p), des::kNoTask);
+  std::vector<StageParameters> params(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    const auto ri = static_cast<std::size_t>(r);
+    params[ri] = stage_parameters(s, ri);
+    RankBuilder rank(g, cells, sh, pl, s, prof, options, r, stages[ri], params[ri]);
+    rank.build();
+    rank_last[ri] = rank.rank_last;
+    dp_last[ri] = rank.dp_last;
   }
+  link_stages_and_optimizer(g, cells, sh, s, prof, rank_last, dp_last, params);
+  const bool ran = g.eng.run();
+  FLOPCAST_ASSERT(ran, "the step's task graph has a cycle");
+  res.events = g.eng.events();
+
+  const Time end = g.eng.makespan();
+  const Time overhead = Time::from_seconds(prof.iteration_overhead_ms * 1e-3);
+  res.step = sat_add(end, overhead);
+  res.critical_stage = stage_utilisation(res, g, p);
+  res.breakdown = critical_breakdown(g, res.critical_stage, end, overhead);
+  set_throughput(res, s);
+  if (options.timeline) record_timeline(res, g, p, sh.v);
   return res;
 }
 
@@ -604,14 +726,7 @@ StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const St
     extend(u.end, a.stages[i].end);
     u.compute_utilisation = b.step.ns > 0 ? static_cast<double>(u.compute_busy.ns) / static_cast<double>(b.step.ns) : 0;
   }
-  const auto& gpu = s.cluster.gpu;
-  const double peak = gpu.peak(s.precision) ? gpu.peak(s.precision)->flops_per_s : 0;
-  const double denom = b.step.seconds() * static_cast<double>(s.cluster.gpus) * peak;
-  b.mfu = denom > 0 ? b.estimate.model_flops.value / denom : 0;
-  b.hfu = denom > 0 ? b.estimate.hardware_flops.value / denom : 0;
-  b.tokens_per_s =
-      b.step.ns > 0 ? static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len) / b.step.seconds()
-                    : 0;
+  set_throughput(b, s);
   b.events += a.events;
   return b;
 }

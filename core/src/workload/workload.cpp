@@ -3,16 +3,19 @@
 #include <algorithm>
 #include <cmath>
 
+#include "flopcast/comm/nccl_tuning.hpp"
+
 namespace flopcast {
 namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-/// Parameters of attention + norms of one layer.
+/// Parameters of attention + norms of one layer. Q is h x q and the output projection q x h,
+/// q = heads x head_dim (= h unless head_dim is set wider, as Qwen3's kv_channels).
 double attention_params(const ModelSpec& m) {
-  const double h = d(m.hidden), kv = d(m.kv_dim());
-  double p = h * h + 2 * h * kv + h * h;  // Q, K, V, output projection
-  if (m.bias) p += h + 2 * kv + h;
+  const double h = d(m.hidden), q = d(m.q_dim()), kv = d(m.kv_dim());
+  double p = h * q + 2 * h * kv + q * h;  // Q, K, V, output projection
+  if (m.bias) p += q + 2 * kv + h;
   p += (m.rmsnorm ? 1.0 : 2.0) * h;  // attention norm: weight (+ bias for LayerNorm)
   p += (m.rmsnorm ? 1.0 : 2.0) * h;  // MLP norm
   return p;
@@ -53,12 +56,13 @@ ParameterCount parameter_count(const ModelSpec& m) {
 
 LayerFlops layer_forward_flops(const ModelSpec& m, int layer, double sequences) {
   const double T = sequences * d(m.seq_len);  // tokens
-  const double h = d(m.hidden), kv = d(m.kv_dim()), s = d(m.seq_len);
+  const double h = d(m.hidden), q = d(m.q_dim()), kv = d(m.kv_dim()), s = d(m.seq_len);
   LayerFlops f;
-  f.qkv = 2 * T * h * (h + 2 * kv);
-  // QK^T and attention-over-values, each 2*T*s*h; the full s^2 term (Megatron/PaLM model FLOPs).
-  f.attention = 4 * T * s * h;
-  f.out_proj = 2 * T * h * h;
+  f.qkv = 2 * T * h * (q + 2 * kv);
+  // QK^T and attention-over-values, each 2*T*s*q (q = h unless head_dim is wider); the full
+  // s^2 term (Megatron/PaLM model FLOPs).
+  f.attention = 4 * T * s * q;
+  f.out_proj = 2 * T * q * h;
   if (m.is_moe_layer(layer)) {
     const auto& e = *m.moe;
     f.router = 2 * T * h * e.experts;
@@ -120,67 +124,194 @@ std::vector<int> layers_per_stage(int layers, int pp) {
   return v;
 }
 
+StateBytes state_bytes(Precision p) {
+  switch (p) {
+    case Precision::FP32:
+    case Precision::TF32:
+      // fp32 weights and gradients, Adam's two fp32 moments (no separate master copy).
+      return {4, 4, 8};
+    case Precision::FP16:
+      // Megatron-LM fp16: gradients in the parameters' dtype (--accumulate-allreduce-grads-in-fp32
+      // is off unless asked for), fp32 master weights and moments (ZeRO, arXiv 1910.02054 §3: 16 B).
+      return {2, 2, 12};
+    default:
+      // bf16 parameters (also under FP8 compute): Megatron-LM sets accumulate_allreduce_grads_in_fp32
+      // for bf16 (megatron/training/arguments.py), so gradients accumulate in an fp32 main_grad
+      // buffer: theoretical_memory_usage.py counts 18 B per parameter, 6 + 12/d with the
+      // distributed optimizer.
+      return {2, 4, 12};
+  }
+}
+
+double fp8_weight_copy_bytes(Precision p) {
+  // Transformer Engine caches the quantized weight of each FP8 GEMM across the micro-batches of
+  // a step (transformer_engine/pytorch/module/linear.py, `is_first_microbatch`: "allows caching
+  // of the FP8 versions of the weights"), in the two layouts forward and backward read: on
+  // Hopper the FP8 weight and its transpose (FP8 GEMMs take TN operands only); on Blackwell
+  // the row-wise and column-wise block-scaled copies, each with its scales (MXFP8: one E8M0 byte
+  // per 32 elements; NVFP4: one FP8 byte per 16 elements).
+  switch (p) {
+    case Precision::FP8:
+      return 2.0;
+    case Precision::MXFP8:
+      return 2.0 * (1.0 + 1.0 / 32);
+    case Precision::NVFP4:
+      return 2.0 * (0.5 + 1.0 / 16);
+    default:
+      return 0.0;
+  }
+}
+
 Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, int layer, Precision prec) {
-  // In units of s*b*h bytes with 16-bit activations (Korthikanti Table 2); dropout masks
-  // are 1 byte per element. s is the local sequence (seq_len / cp).
+  // Korthikanti et al. 2022 (arXiv 2205.05198) Table 2 and §4, per layer in units of s*b*h bytes
+  // with 16-bit activations, generalised to GQA, wide heads, SwiGLU, MoE and FP8. s is the
+  // local sequence (seq_len / cp, Megatron's context parallelism splits every activation).
   const double s = d(m.seq_len) / p.cp, b = d(p.micro_batch), h = d(m.hidden), t = p.tp;
   const double sbh = s * b * h;
   const double elt = bytes_per_element(prec) >= 2 ? bytes_per_element(prec) / 2.0 : 1.0;
+  const double sp = p.sequence_parallel ? t : 1.0;
   if (p.recompute == Recompute::Full) {
     // Only the layer input is kept (2sbh, split by t under sequence parallelism).
-    return Bytes{2 * sbh * elt / (p.sequence_parallel ? t : 1.0)};
+    return Bytes{2 * sbh * elt / sp};
   }
-  // Not split by TP: two norm inputs (4), two dropout masks (2), QKV and FC1 inputs (4).
-  const double replicated = 10.0;
-  double ffn_part;
-  const double mats = m.ffn_kind == FfnKind::SwiGlu ? 8.0 : 4.0;  // gelu: in+out; swiglu: gate, up, act, product
+  // FP8 GEMMs save their quantized inputs for the weight gradient (Transformer Engine
+  // module/linear.py and layernorm_mlp.py save the FP8 input): 1 byte instead of 2.
+  const double g = bytes_per_element(prec) < 2 ? 0.5 : 1.0;
+  const double q = d(m.q_dim()) / h, kv = d(m.kv_dim()) / h;
+  // Replicated over TP (split by t under sequence parallelism): the two norms' inputs (2 + 2),
+  // the QKV and FC1 inputs (the norms' outputs, 2 + 2), and with dropout its two 1-byte masks.
+  double replicated = 4 + 4 * g + (m.dropout ? 2.0 : 0.0);
+  // Split by TP: Q, K, V kept by attention (2q + 2kv + 2kv), the projection's input (2q), and the
+  // MLP: GeLU keeps FC1's output and FC2's input (2f + 2f: Korthikanti's 16 for f = 4h); SwiGLU
+  // FC1's 2f-wide output and FC2's input (4f + 2f; Megatron-core's fused SwiGLU and TE's
+  // LayerNormMLP keep the pre-activation, not the gate and up halves apart).
+  const double fc1_out = m.ffn_matrices() == 3 ? 4.0 : 2.0;
+  auto mlp = [&](double ffn) { return (fc1_out + 2 * g) * ffn / h; };
+  double split = 2 * q + 4 * kv + 2 * q * g;
   if (m.is_moe_layer(layer)) {
     const auto& e = *m.moe;
-    ffn_part = mats * d(e.expert_ffn) * (e.top_k + e.shared_experts) / h;
+    // Routed tokens: each GPU holds T * top_k * etp / tp of them (MoE parallel folding), with
+    // their permuted copies as the experts' FC1 inputs; shared experts read the norm's output.
+    const double routed = e.top_k * static_cast<double>(p.expert_tp());
+    split += 2 * g * routed + mlp(d(e.expert_ffn)) * e.top_k + mlp(d(e.expert_ffn)) * e.shared_experts;
   } else {
-    ffn_part = mats * d(m.ffn) / h;
+    split += mlp(d(m.ffn));
   }
-  // Split by TP: Q and K for QK^T (4 -> 2 + 2kv/h), V (2kv/h), projection input (2), MLP.
-  const double kv_ratio = d(m.kv_dim()) / h;
-  const double split = 2 + 2 * kv_ratio + 2 * kv_ratio + 2 + ffn_part;
-  double units = replicated / (p.sequence_parallel ? t : 1.0) + split / t;
+  double units = replicated / sp + split / t;
   if (!p.flash_attention && p.recompute != Recompute::Selective) {
-    // Unfused attention keeps the softmax output (2 bytes), its dropout mask (1) and the
-    // dropout output (2) per score: 5 a s / h in s*b*h units (Korthikanti Table 2), split by TP.
-    units += 5.0 * m.heads * s / h / t;
+    // Unfused attention keeps the softmax output (2 bytes) and, with dropout, its mask (1) and
+    // output (2) per score: 5 a s / h in s*b*h units (Korthikanti Table 2), split by TP.
+    units += (m.dropout ? 5.0 : 2.0) * m.heads * s / h / t;
   }
   return Bytes{units * sbh * elt};
 }
 
+double in_flight_microbatches(const ParallelPlan& p, int stage) {
+  const double micro = static_cast<double>(std::max<std::int64_t>(1, p.microbatches()));
+  if (p.pp <= 1) return 1;
+  switch (p.schedule) {
+    case Schedule::GPipe:
+      return micro;
+    case Schedule::OneFOneB:
+    case Schedule::ZeroBubble:
+      // PipeDream-Flush: stage r runs p - r - 1 warm-up forwards, then one more before its
+      // first backward (Narayanan et al. 2021 §2.2).
+      return std::min(micro, static_cast<double>(p.pp - stage));
+    case Schedule::Interleaved: {
+      // Megatron-core's interleaved 1F1B (pipeline_parallel/schedules.py,
+      // forward_backward_pipelining_with_interleaving): (p - r - 1) * 2 + (v - 1) * p warm-up
+      // chunk forwards, then one more, each chunk 1/v of the stage's layers.
+      const double v = std::max(1, p.vpp);
+      const double chunks = std::min(micro * v, (p.pp - stage - 1) * 2.0 + (v - 1) * p.pp + 1);
+      return chunks / v;
+    }
+  }
+  return 1;
+}
+
+namespace {
+
+/// Parameters of one stage's GPU: the dense part (split by TP) and the routed experts (split by
+/// etp x ep), and of those the GEMM weights (every linear layer; not embeddings, head, norms, router).
+struct StageParams {
+  double dense = 0, experts = 0, gemm = 0;
+};
+
+StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, int first_layer, int nlayers, bool first,
+                         bool last) {
+  const auto pc = parameter_count(m);
+  const double h = d(m.hidden);
+  const double attention_gemm = h * d(m.q_dim()) + 2 * h * d(m.kv_dim()) + d(m.q_dim()) * h;
+  const int moe_here = moe_layers_in(m, first_layer, nlayers);
+  StageParams sp;
+  sp.dense = (nlayers - moe_here) * pc.dense_layer;
+  sp.gemm = nlayers * attention_gemm + (nlayers - moe_here) * m.ffn_matrices() * h * d(m.ffn);
+  if (moe_here > 0) {
+    sp.dense += moe_here * pc.moe_layer_shared;
+    sp.experts = moe_here * m.moe->experts * pc.moe_expert;
+    sp.gemm += moe_here * m.moe->shared_experts * m.ffn_matrices() * h * d(m.moe->expert_ffn);
+  }
+  if (first) sp.dense += pc.embedding;
+  if (last) sp.dense += (m.tied_embeddings ? (p.pp > 1 ? d(m.vocab) * h : 0.0) : pc.output_head) + pc.final_norm;
+  sp.dense /= p.tp;
+  sp.gemm /= p.tp;
+  sp.experts /= static_cast<double>(p.expert_tp()) * p.ep;
+  sp.gemm += sp.experts;
+  return sp;
+}
+
+/// NCCL's buffers for the communicators a GPU of the plan uses (TP, CP, DP x CP, expert DP,
+/// EP, PP neighbours). Per ring channel NCCL connects to two peers and gives each connection
+/// a buffer per protocol: Simple 4 MiB, LL128 4,915,200 B, LL 512 KiB (src/init.cc
+/// DEFAULT_BUFFSIZE, DEFAULT_LL128_BUFFSIZE, DEFAULT_LL_BUFFSIZE); memory grows with the
+/// channels and not with the ranks (sjeaugey in NVIDIA/nccl#986). The channels are those NCCL's
+/// topology search finds for the group's ring (nccl_tuning.hpp, search_ring_graph).
+Bytes nccl_buffers(const Scenario& s) {
+  constexpr double kPerConnection = 4194304.0 + 4915200.0 + 524288.0;
+  const auto& p = s.plan;
+  const auto& g = s.cluster.gpu;
+  const std::int64_t gpn = std::max(1, s.cluster.gpus_per_node);
+  const double nvlink = g.nccl_nvlink.bytes_per_s / 1e9;
+  const double nic = s.cluster.fabric.nic_gbps / 8;
+  const int nics = std::max(1, s.cluster.fabric.nics_per_node);
+  // A group of `ranks` whose members are `stride` ranks apart (Megatron order tp-cp-dp-pp).
+  auto group = [&](std::int64_t ranks, std::int64_t stride) {
+    if (ranks <= 1) return 0.0;
+    const std::int64_t local = stride < gpn ? std::min(ranks, std::max<std::int64_t>(1, gpn / stride)) : 1;
+    const std::int64_t nodes = (ranks + local - 1) / local;
+    const int local_nics = std::max(1, static_cast<int>(nics * local / gpn));
+    const auto ring = nccl::search_ring_graph(g.arch, local, nodes, nvlink > 0 ? nvlink : 24.0,
+                                              nvlink > 0 ? nvlink : 24.0, nic, local_nics);
+    return std::max(1, ring.channels) * 2 * kPerConnection;
+  };
+  const std::int64_t tp = p.tp, cp = p.cp, dp = p.dp;
+  double bytes = group(tp, 1) + group(cp, tp) + group(dp * cp, tp);
+  if (s.model.moe)  // the expert layers' own groups (Megatron-core creates them for MoE models)
+    bytes += group(p.ep, p.expert_tp()) + group(p.expert_dp(), static_cast<std::int64_t>(p.expert_tp()) * p.ep);
+  if (p.pp > 1) bytes += group(2, tp * cp * dp);  // send/recv with the neighbouring stages
+  return Bytes{bytes};
+}
+
+}  // namespace
+
 MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile, int stage) {
   const auto& m = s.model;
   const auto& p = s.plan;
-  const auto pc = parameter_count(m);
   const auto stages = layers_per_stage(m.layers, p.pp);
   int first_layer = 0;
   for (int i = 0; i < stage; ++i) first_layer += stages[static_cast<std::size_t>(i)];
   const int nlayers = stages[static_cast<std::size_t>(stage)];
   const bool first = stage == 0, last = stage == p.pp - 1;
+  const StageParams params = stage_params(m, p, first_layer, nlayers, first, last);
 
-  // Parameters on this GPU: dense part split by TP; routed experts split by EP and TP.
-  const int moe_here = moe_layers_in(m, first_layer, nlayers);
-  double dense = (nlayers - moe_here) * pc.dense_layer;
-  double experts = 0;
-  if (moe_here > 0) {
-    dense += moe_here * pc.moe_layer_shared;
-    experts += moe_here * m.moe->experts * pc.moe_expert;
-  }
-  if (first) dense += pc.embedding;
-  if (last) dense += (m.tied_embeddings ? (p.pp > 1 ? d(m.vocab) * d(m.hidden) : 0.0) : pc.output_head) + pc.final_norm;
-  dense /= p.tp;
-  experts /= static_cast<double>(p.tp) * p.ep;
-
-  // Bytes per parameter, ZeRO accounting (arXiv 1910.02054 §3): 16-bit weights 2 + 16-bit
-  // gradients 2 + fp32 master, momentum, variance 12 = 16. Pure fp32 training: 4 + 4 + 8.
-  const bool fp32 = s.precision == Precision::FP32;
-  const double wb = fp32 ? 4 : 2, gb = fp32 ? 4 : 2, ob = fp32 ? 8 : 12;
-  const double shard = static_cast<double>(p.dp) * p.cp;    // DP x CP group (Megatron)
-  const double expert_shard = std::max(1.0, shard / p.ep);  // expert-data-parallel group
+  // ZeRO stages (arXiv 1910.02054 §5): 1 shards the optimizer state, 2 also the gradients, 3
+  // also the weights, over the data-parallel group; Megatron's distributed optimizer (ZeRO-1)
+  // shards over DP x CP (parallel_state.py, the data-parallel group with context parallelism),
+  // routed experts over their expert-data-parallel group.
+  const StateBytes bytes = state_bytes(s.precision);
+  const double shard = static_cast<double>(p.dp) * p.cp;
+  const double expert_shard = static_cast<double>(p.expert_dp());
+  const double dense = params.dense, experts = params.experts;
   auto sharded = [&](double bytes_per_param, bool on) {
     return on ? dense * bytes_per_param / shard + experts * bytes_per_param / expert_shard
               : (dense + experts) * bytes_per_param;
@@ -188,44 +319,38 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   MemoryBreakdown mb;
   mb.stage = stage;
   mb.capacity = s.cluster.gpu.hbm;
-  mb.weights = Bytes{sharded(wb, p.zero >= 3)};
-  mb.gradients = Bytes{sharded(gb, p.zero >= 2)};
-  mb.optimizer = Bytes{sharded(ob, p.zero >= 1)};
+  mb.weights = Bytes{sharded(bytes.weights, p.zero >= 3)};
+  mb.gradients = Bytes{sharded(bytes.gradients, p.zero >= 2)};
+  mb.optimizer = Bytes{sharded(bytes.optimizer, p.zero >= 1)};
   if (p.zero >= 3 && nlayers > 0) {
     // ZeRO-3 gathers full layers ahead of use: the current and the prefetched layer (this
     // GPU's TP/EP shard of the stage's largest layer).
+    const auto pc = parameter_count(m);
     double largest = 0;
     for (int l = first_layer; l < first_layer + nlayers; ++l) {
-      const double layer = m.is_moe_layer(l) ? pc.moe_layer_shared / p.tp +
-                                                   m.moe->experts * pc.moe_expert / (static_cast<double>(p.tp) * p.ep)
-                                             : pc.dense_layer / p.tp;
+      const double layer = m.is_moe_layer(l)
+                               ? pc.moe_layer_shared / p.tp +
+                                     m.moe->experts * pc.moe_expert / (static_cast<double>(p.expert_tp()) * p.ep)
+                               : pc.dense_layer / p.tp;
       largest = std::max(largest, layer);
     }
-    mb.weights += Bytes{2.0 * wb * largest};
+    mb.weights += Bytes{2.0 * bytes.weights * largest};
+  } else {
+    mb.weight_copies = Bytes{params.gemm * fp8_weight_copy_bytes(s.precision)};
+    mb.weights += mb.weight_copies;
+    // FP8 parameters keep no 16-bit GEMM weights beside their FP8 copies.
+    if (s.fp8_params) mb.weights = Bytes{mb.weights.value - params.gemm * bytes.weights};
   }
 
-  // In-flight micro-batches at this stage's peak.
-  const double micro = static_cast<double>(std::max<std::int64_t>(1, p.microbatches()));
-  double in_flight = 1;
-  if (p.pp > 1) {
-    switch (p.schedule) {
-      case Schedule::GPipe:
-        in_flight = micro;
-        break;
-      case Schedule::OneFOneB:
-      case Schedule::ZeroBubble:
-        in_flight = std::min(micro, static_cast<double>(p.pp - stage));
-        break;
-      case Schedule::Interleaved:
-        // Megatron: x (1 + (p-1)/(p v)) over 1F1B's p micro-batches at the first stage.
-        in_flight = std::min(micro * p.vpp, (p.pp - stage) * (1.0 + (p.pp - 1.0) / (p.pp * p.vpp)));
-        break;
-    }
-  }
-  mb.in_flight = in_flight;
+  mb.in_flight = in_flight_microbatches(p, stage);
+  const int moe_here = moe_layers_in(m, first_layer, nlayers);
   double act = (nlayers - moe_here) * layer_activation_bytes(m, p, 0, s.precision).value;
   if (moe_here > 0) act += moe_here * layer_activation_bytes(m, p, m.moe->dense_layers, s.precision).value;
-  act *= in_flight;
+  const double sb = d(m.seq_len) / p.cp * d(p.micro_batch);
+  // The first stage's embedding dropout keeps a 1-byte mask per element of its output
+  // (Megatron theoretical_memory_usage.py: s*b*h*pp).
+  if (first && m.dropout) act += sb * d(m.hidden) / (p.sequence_parallel ? p.tp : 1.0);
+  act *= mb.in_flight;
   if (p.recompute == Recompute::Full && nlayers > 0) {
     // Backward recomputes one layer at a time: its full activations are live once.
     ParallelPlan none = p;
@@ -236,10 +361,13 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   if (last) {
     // fp32 logits and their gradient for one micro-batch, split over TP (Megatron
     // theoretical_memory_usage.py: 4*s*b*h*(1+V/h)/t).
-    const double sb = d(m.seq_len) / p.cp * d(p.micro_batch);
     mb.logits = Bytes{4.0 * sb * (d(m.hidden) + d(m.vocab)) / p.tp};
   }
-  mb.workspace = gib(profile.workspace_gib);
+  mb.nccl = nccl_buffers(s);
+  mb.workspace = gib(profile.workspace_gib) + mb.nccl;
+  // The caching allocator's slack: it rounds requests and splits cached blocks, and blocks of
+  // different segments never merge (PyTorch documentation, "CUDA semantics: memory management").
+  // An allowance from the profile, not a measured figure (docs/calibration.md).
   const double tensors = (mb.weights + mb.gradients + mb.optimizer + mb.activations + mb.logits).value;
   mb.fragmentation = Bytes{tensors * profile.fragmentation};
   return mb;

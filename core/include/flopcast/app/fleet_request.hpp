@@ -24,6 +24,19 @@ bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, Diagnostics& diag
 Scenario replan_scenario(const io::FleetClassInput& c, const GpuSpec& gpu, const FabricSpec& fabric, int gpus_per_node,
                          std::int64_t gpus, std::string& why);
 
+/// Warns (at the deadline's file:line) about each job or mix entry whose deadline is shorter
+/// than its class's run: the median whole-run span of the fastest variant a pool can run, or,
+/// when that one makes it, of the slowest (a job the scheduler starts on it misses the deadline).
+/// Call after plan_fleet.
+void warn_short_deadlines(const io::FleetFile& ff, Diagnostics& diags);
+
+/// What a command changes in the file before it is planned.
+struct FleetOverrides {
+  std::optional<Time> horizon;       ///< nullopt = the file's
+  int seeds = 0;                     ///< 0 = the file's
+  std::optional<Currency> currency;  ///< reporting currency; nullopt = the file's or the default
+};
+
 /// A fleet file loaded, planned and validated: ready for fleet::simulate_fleet.
 struct PreparedFleet {
   fleet::Fleet fleet;
@@ -31,12 +44,13 @@ struct PreparedFleet {
   std::vector<std::string> class_variants;  ///< per class: "32 x A100-80G, 32 x H800"
 };
 
-/// What `flopcast fleet FILE` (and the GUI) run before simulating: loads `path`, applies the
-/// overrides (`horizon`: nullopt = the file's; `seeds`: 0 = the file's), plans every class and
-/// validates the result. nullopt on bad input, with diagnostics (file:line, key, hint) in
-/// `diags`; `*io_error` is set when the file itself could not be read. Warnings also go to `diags`.
+/// What `flopcast fleet FILE` (and the GUI) run before simulating: loads `path` (in the reporting
+/// currency asked for, if any), applies the other overrides, plans every class, warns about deadlines shorter
+/// than a run and validates the result. nullopt on bad input, with diagnostics (file:line, key,
+/// hint) in `diags`; `*io_error` is set when the file itself could not be read. Warnings also go
+/// to `diags`.
 std::optional<PreparedFleet> prepare_fleet_file(const std::string& path, const io::Catalog& catalog,
-                                                std::optional<Time> horizon, int seeds, Diagnostics& diags,
+                                                const FleetOverrides& overrides, Diagnostics& diags,
                                                 bool* io_error = nullptr);
 
 }  // namespace flopcast::app

@@ -15,13 +15,19 @@
 
 namespace flopcast::app {
 
-/// The columns after the swept keys: feasible, why, method, step_time_s, mfu, memory_gib,
-/// days_p50, days_p90, currency, cheapest_plan, cost_p50, cost_p90, costs.
+/// The columns after the swept keys: feasible, why, method, step_time_s, mfu, tokens_per_s,
+/// memory_gib, days_p50, days_p90, currency, cheapest_plan, cost_p50, cost_p90, costs; each with
+/// its type and, for the figures --check compares, which way is better (lower step time, memory,
+/// days and cost; higher MFU and tokens/s; feasible true).
 const std::vector<sweep::Column>& sweep_output_columns();
 
 /// The id that ties an output file to the sweep's axes and base scenario (FNV-1a 64 of both,
-/// 16 hex digits), so that --resume and merge refuse another sweep's rows.
+/// 16 hex digits), so that --resume, --check and merge refuse another sweep's rows.
 std::string sweep_id(const io::SweepSpec& spec);
+
+/// The sweep's identity for its output's sidecar: sweep_id, the base scenario's hash (FNV-1a 64
+/// of its text), the axes and points, and this flopcast's version.
+sweep::SweepIdentity sweep_identity(const io::SweepSpec& spec);
 
 /// Evaluates the points of one sweep. Thread-safe: the sweep runner calls cells() from its
 /// workers; calibration profiles are loaded once by name.
@@ -36,13 +42,14 @@ class SweepEvaluator {
   /// The swept keys, then sweep_output_columns().
   std::vector<sweep::Column> columns() const;
 
-  /// The cells of point `index`: the swept values, then one per output column. A point that
-  /// cannot be evaluated says why in `feasible` = "no" and `why`; it is never an exception.
+  /// The cells of point `index`: the swept values as used (`auto` resolved, see
+  /// io::sweep_point_scenario), then one per output column. A point that cannot be evaluated says
+  /// why in `feasible` = "false" and `why`; it is never an exception.
   std::vector<std::string> cells(std::int64_t index);
 
  private:
   std::optional<ComputeProfile> profile_for(const std::string& name);
-  void evaluate(std::int64_t index, std::string* out);
+  void evaluate(std::int64_t index, std::vector<std::string>& used, std::string* out);
 
   const io::SweepSpec& spec_;
   const io::Catalog& catalog_;

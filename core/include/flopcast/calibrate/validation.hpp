@@ -16,7 +16,7 @@ namespace flopcast {
 /// One measured figure of one run against its prediction.
 struct FigureComparison {
   std::string id;
-  std::string figure;  ///< iteration_time_s | tokens_per_gpu_s | mfu | tflops_per_gpu
+  std::string figure;  ///< iteration_time_s | tokens_per_gpu_s | mfu | tflops_per_gpu | memory_gib
   double measured = 0;
   double predicted = 0;
   double error_pct = 0;  ///< (predicted - measured) / measured x 100
@@ -26,18 +26,15 @@ struct FigureComparison {
 double predicted_figure(const Scenario& s, const StepEstimate& e, const std::string& figure);
 
 /// Every measured figure of `s` against `e`, in the order iteration_time_s, tokens_per_gpu_s,
-/// mfu, tflops_per_gpu.
+/// mfu, tflops_per_gpu, memory_gib (peak memory per GPU against the memory model's total).
 std::vector<FigureComparison> compare_run(const Scenario& s, const StepEstimate& e);
 
-/// Whether the loader applied the run schema's micro-batch default (the source did not state it).
-bool micro_batch_unstated(const Scenario& s);
-
-/// For a run whose micro-batch was not stated: the run with micro-batch 2, 4, ... (up to 64)
-/// for each that divides global_batch / dp, keeps a pipeline fed (at least pp micro-batches)
-/// and fits in memory, in increasing order. Empty when the run states its micro-batch.
-/// `calibrate` fits such runs at whichever of these (or 1) they are explained best by;
-/// `validate` notes the fastest predicted of them.
-std::vector<Scenario> micro_batch_alternatives(const Scenario& s, const ComputeProfile& profile);
+/// The figures that measure speed (all follow from the step time), in the order above.
+const std::vector<std::string>& time_figures();
+/// The run's first measured speed figure in that order ("" when it measures only memory): the
+/// one figure per run that `calibrate` fits and cross-validation scores, so a run that reports
+/// both tokens/s and TFLOP/s (one measurement) counts once.
+std::string primary_figure(const Scenario& s);
 
 /// One measured collective benchmark point (data/calibration/collectives*.yaml): nccl-tests
 /// figures for a GPU count and a message size.

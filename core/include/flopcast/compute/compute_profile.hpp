@@ -58,6 +58,13 @@ struct ComputeProfile {
 
   std::string name = "built-in";
   std::string provenance;  ///< how the profile was made (command, data)
+  /// Per generation (indexed by GpuArch), how many measured runs its coefficients were fitted
+  /// on: 0 = prior only (no run on that generation), -1 = not recorded (a profile written by hand).
+  std::array<int, 3> fitted_runs{-1, -1, -1};
+  /// Coefficients `calibrate` keeps at their values unless asked for by --param (names from
+  /// profile_parameters()); which ones, and why, is decided by cross-validation
+  /// (docs/calibration.md).
+  std::vector<std::string> held;
 
   ArchEfficiency& of(GpuArch a) { return arch[static_cast<std::size_t>(a)]; }
   const ArchEfficiency& of(GpuArch a) const { return arch[static_cast<std::size_t>(a)]; }

@@ -136,6 +136,9 @@ struct Pool {
   PoolKind kind = PoolKind::Owned;
   OwnedCosts owned;    ///< when Owned
   RentedCosts rented;  ///< when Rented
+  /// The provider's own use: the pool's cost counts, its runs are billed to no customer (it
+  /// earns nothing). A pool of a fleet with revenue must have a revenue plan for its GPU or be internal.
+  bool internal = false;
   std::int64_t gpus() const { return nodes * gpus_per_node; }
 };
 
@@ -160,10 +163,24 @@ struct Policy {
 /// Revenue of a provider: each job run billed under a catalog plan for its GPU type.
 struct RevenueSpec {
   std::shared_ptr<const PriceCatalog> catalog;
-  /// (GPU catalog name, plan id): the plan each GPU type's runs are billed under.
+  /// (GPU catalog name, plan id): the plan each GPU type's runs are billed under. Every pool
+  /// that is not internal needs one for its GPU (validate_fleet).
   std::vector<std::pair<std::string, std::string>> plans;
-  std::optional<Currency> currency;  ///< bill currency; default the catalog's
+  std::optional<Currency> currency;  ///< customers' bill currency; default the catalog's
 };
+
+/// An exchange rate a price catalog states, with the catalog's name: where a conversion comes from.
+struct FxQuote {
+  FxRate rate;
+  std::string catalog;
+  /// "1 USD = 7.2 CNY (seed-vendor: assumption, not sourced)".
+  std::string str() const;
+};
+
+/// `m` in currency `to`: unchanged when it is already in `to`, else converted with the first
+/// quote of `fx` between the two currencies (either direction; exact in micro-units, rounded
+/// half away from zero to the minor unit, as bills convert). nullopt when no quote converts it.
+std::optional<Money> convert_money(Money m, Currency to, const std::vector<FxQuote>& fx);
 
 /// A change to the fleet whose effect is reported beside the base case.
 struct WhatIf {
@@ -192,6 +209,10 @@ struct Fleet {
   std::uint64_t seed = 1;
   Policy policy;
   std::optional<RevenueSpec> revenue;
+  /// Reporting currency: every cost, revenue and margin is converted into it (never a mixed total).
+  Currency currency;
+  /// Rates for every other currency a pool or the revenue bills in (validate_fleet checks).
+  std::vector<FxQuote> fx;
   std::vector<WhatIf> what_ifs;
   Time sample_interval;  ///< time-series bin width; 0 = horizon / 360
 };
@@ -222,11 +243,16 @@ struct JobRecord {
   int priority = 0;
   Time arrival;
   std::optional<Time> deadline;  ///< absolute (arrival + the relative deadline)
-  bool started = false;
+  bool started = false;          ///< started at some point of the simulation (the drain after the horizon included)
   bool finished = false;
-  Time start;               ///< first start (valid when started)
-  Time finish;              ///< valid when finished
-  Time wait;                ///< start - arrival; not started: horizon x (1 + drain_factor) - arrival (censored)
+  /// Started by the end of the horizon; a job that is not is counted as unstarted.
+  bool started_in_horizon = false;
+  Time start;   ///< first start (valid when started)
+  Time finish;  ///< valid when finished
+  /// start - arrival. Never started: the time from its arrival to the end of the simulation
+  /// (horizon x (1 + drain_factor)), a lower bound of its wait (censored).
+  Time wait;
+  bool censored = false;    ///< `wait` is a lower bound: the job never started
   Time run;                 ///< finish - start, preemptions included
   std::int64_t gpus = 0;    ///< GPUs of the variant it ran on (last start)
   std::string pool;         ///< pool it ran in (last start)
@@ -236,10 +262,21 @@ struct JobRecord {
   bool missed_deadline = false;  ///< finished after its deadline, or never finished
 };
 
-/// Nearest-rank percentiles (the ceil(p N)-th smallest) and the mean of a sample.
+/// Nearest-rank percentiles (the ceil(p N)-th smallest) and the mean of a sample, some of whose
+/// values may be censored (lower bounds: the waits of jobs that never started).
 struct Percentiles {
   Time p50, p90, mean;
   std::int64_t count = 0;
+  std::int64_t censored = 0;  ///< values that are lower bounds
+  /// The figure is a lower bound: a censored value sorts at or below its rank (the mean: any
+  /// censored value). Otherwise it is exact, whatever the censored values' true size.
+  bool p50_lower_bound = false, p90_lower_bound = false, mean_lower_bound = false;
+};
+
+/// One value of a sample: exact, or censored (the true value is at least `value`).
+struct SampleValue {
+  Time value;
+  bool censored = false;
 };
 
 /// A list job over seeds (list streams only).
@@ -252,15 +289,18 @@ struct JobStats {
   Percentiles wait, run, finish;    ///< finish: since the start of the horizon (finished seeds)
   double deadline_miss_rate = 0.0;  ///< fraction of seeds
   double unfinished_rate = 0.0;     ///< fraction of seeds
+  double unstarted_rate = 0.0;      ///< fraction of seeds it does not start within the horizon
 };
 
 /// A job class over all its jobs and seeds.
 struct ClassStats {
   std::string name;
-  std::int64_t jobs = 0;  ///< all seeds together
-  Percentiles wait, run;
+  std::int64_t jobs = 0;            ///< all seeds together
+  Percentiles wait, run;            ///< wait: censored values included
   double deadline_miss_rate = 0.0;  ///< of its jobs with a deadline
   double replanned_rate = 0.0;      ///< jobs that ran on a variant other than [0]
+  double unstarted = 0.0;           ///< jobs per seed (mean) that do not start within the horizon
+  double never_started = 0.0;       ///< jobs per seed (mean) that never start (censored waits)
 };
 
 /// Fixed-width bins over the horizon: what the GUI plots.
@@ -280,10 +320,13 @@ struct MoneyStats {
   Money mean, p50;
 };
 
-/// What a pool costs over the horizon (mean over seeds where it depends on the load).
+/// What a pool costs and earns over the horizon (mean over seeds where it depends on the load).
+/// `energy`, `capex` and `bill` are in the currency they are billed in; `plan_bills`, `cost`,
+/// `revenue` and `margin` in the fleet's reporting currency.
 struct PoolCost {
   std::string pool;
   PoolKind kind = PoolKind::Owned;
+  bool internal = false;        ///< earns nothing (Pool::internal)
   double utilisation = 0.0;     ///< busy GPU-time / (GPUs x horizon), mean over seeds
   double busy_gpu_hours = 0.0;  ///< mean over seeds
   // Owned
@@ -293,36 +336,43 @@ struct PoolCost {
   // Rented
   std::string plan;  ///< plan id
   RentalBilling billing = RentalBilling::Reserved;
-  Money bill;  ///< the plan's bill for the horizon (on demand: sum of runs)
+  Money bill;  ///< the plan's bill for the horizon (on demand: sum of runs), in the catalog's currency
   /// The same usage billed under every plan of the pool's catalog that rents its GPU, in
   /// catalog order (the pool's own plan included): which plan would have been cheapest.
   std::vector<std::pair<std::string, Money>> plan_bills;
-  Money total;                     ///< energy + capex, or bill
-  std::vector<std::string> notes;  ///< e.g. billed units, exchange rates
+  Money cost;  ///< energy + capex, or the bill
+  /// The pool's runs billed to customers under `revenue_plan`; zero when internal; nullopt
+  /// when the fleet has no revenue.
+  std::optional<Money> revenue;
+  std::string revenue_plan;        ///< revenue plan id; empty when internal or without revenue
+  std::optional<Money> margin;     ///< revenue - cost (when revenue is set)
+  std::vector<std::string> notes;  ///< e.g. billed units
 };
 
-/// Provider revenue from the jobs' runs billed under the revenue catalog.
+/// Provider revenue from the jobs' runs billed under the revenue catalog, in the reporting currency.
 struct RevenueResult {
-  Currency currency;
+  Currency currency;  ///< the reporting currency
+  /// Over seeds. The mean is the sum of the pools' mean revenues (PoolCost::revenue).
   MoneyStats total;
-  /// (plan id, mean revenue) in the order of RevenueSpec::plans.
-  std::vector<std::pair<std::string, Money>> per_plan;
-  std::vector<std::string> notes;  ///< e.g. runs on a GPU type with no plan (not billed)
+  std::vector<std::string> notes;  ///< how runs are billed; runs no plan could bill
 };
 
-/// Headline figures of one simulated fleet (base case or a what-if).
+/// Headline figures of one simulated fleet (base case or a what-if). Money in the reporting currency.
 struct FleetSummary {
   std::int64_t jobs = 0;            ///< jobs per seed (mean, rounded)
   Percentiles wait;                 ///< over every job of every seed (censored waits included)
   Percentiles wait_p90_over_seeds;  ///< distribution over seeds of each seed's P90 wait
   Percentiles run;
-  double utilisation = 0.0;      ///< all pools: busy GPU-time / (GPUs x horizon)
-  double deadline_misses = 0.0;  ///< mean per seed
-  double unfinished = 0.0;       ///< mean per seed
-  double preemptions = 0.0;      ///< mean per seed
-  /// Cost of the fleet per currency (pools priced in different currencies are not mixed).
-  std::vector<Money> cost;
-  std::optional<Money> revenue;  ///< mean revenue (when a RevenueSpec is given)
+  std::vector<Percentiles> class_wait;  ///< per class, in Fleet::classes order (censored included)
+  std::vector<double> class_unstarted;  ///< per class: jobs per seed not started within the horizon
+  double utilisation = 0.0;             ///< all pools: busy GPU-time / (GPUs x horizon)
+  double deadline_misses = 0.0;         ///< mean per seed
+  double unfinished = 0.0;              ///< mean per seed
+  double unstarted = 0.0;               ///< mean per seed: jobs not started within the horizon
+  double preemptions = 0.0;             ///< mean per seed
+  Money cost;                           ///< all pools (sum of PoolCost::cost)
+  std::optional<Money> revenue;         ///< mean revenue (when a RevenueSpec is given)
+  std::optional<Money> margin;          ///< revenue - cost
 };
 
 /// A what-if beside the base case.
@@ -339,6 +389,8 @@ struct FleetResult {
   int seeds = 0;
   std::uint64_t seed = 0;
   Policy policy;
+  Currency currency;        ///< reporting currency
+  std::vector<FxQuote> fx;  ///< the rates the figures were converted with (Fleet::fx)
   FleetSummary summary;
   std::vector<JobStats> jobs;       ///< list streams: one per job, in list order
   std::vector<ClassStats> classes;  ///< in Fleet::classes order
@@ -361,10 +413,11 @@ FleetResult simulate_fleet(const Fleet& fleet, const FleetOptions& options = {})
 std::vector<JobRecord> simulate_fleet_seed(const Fleet& fleet, std::uint64_t seed_index,
                                            const FleetOptions& options = {});
 
-/// The smallest pool size that keeps the P90 wait under a target.
+/// The smallest pool size that keeps a P90 wait under a target.
 struct SizeSweepSpec {
-  std::string pool;      ///< pool to resize
-  Time target_p90_wait;  ///< P90 wait over all jobs and seeds must be <= this
+  std::string pool;                      ///< pool to resize
+  Time target_p90_wait;                  ///< the P90 wait (all jobs, or job_class's; all seeds) must be <= this
+  std::optional<std::size_t> job_class;  ///< target this class's P90 wait; nullopt = every job's
   std::int64_t min_nodes = 1;
   std::int64_t max_nodes = 0;  ///< 0 = 4 x the pool's nodes
 };
@@ -372,24 +425,57 @@ struct SizeSweepSpec {
 /// One size tried.
 struct SizeSweepPoint {
   std::int64_t nodes = 0;
-  Time wait_p90;
-  double utilisation = 0.0;
-  bool meets_target = false;
+  FleetSummary summary;       ///< the fleet at this size: waits per class, cost, revenue, margin
+  Percentiles wait;           ///< the targeted waits (all jobs or the class's)
+  bool meets_target = false;  ///< wait.p90 <= target and exact (not a lower bound)
+  /// The class of the job whose wait is the targeted P90 (the nearest-rank value).
+  std::string p90_class;
+  bool p90_class_runs_on_pool = false;  ///< that class has a variant the pool can run
 };
 
-/// The sweep's answer: `nodes` is the smallest size meeting the target (nullopt: none up to
-/// max_nodes). Sizes are searched by bisection, assuming the P90 wait does not grow with the
-/// pool; every size tried is listed in order of size.
+/// How the sweep ended.
+enum class SizeSweepVerdict {
+  Met,              ///< `nodes` is the smallest size meeting the target
+  NotMet,           ///< not met up to max_nodes, though the pool's own jobs could meet it
+  SetByOtherPools,  ///< at max_nodes, more of the targeted jobs than the P90 allows wait longer than
+                    ///< the target in classes that never run on the pool: no size of it meets it
+};
+const char* to_string(SizeSweepVerdict v);  ///< "met", "not_met", "set_by_other_pools"
+
+/// A class's share of the targeted jobs that wait longer than the target at the largest size.
+struct OverTarget {
+  std::string job_class;
+  double share = 0.0;  ///< of all targeted jobs (all seeds)
+};
+
+/// The sweep's answer. Sizes are searched by bisection between min and max, assuming the
+/// targeted P90 does not grow with the pool; today's size and the largest are always tried;
+/// every size tried is listed in order of size.
 struct SizeSweepResult {
   std::string pool;
+  std::int64_t today_nodes = 0;
   Time target_p90_wait;
-  std::optional<std::int64_t> nodes;
+  std::optional<std::size_t> job_class;
+  std::vector<std::string> classes;  ///< class names, in Fleet::classes order
+  SizeSweepVerdict verdict = SizeSweepVerdict::NotMet;
+  std::optional<std::int64_t> nodes;  ///< Met: the smallest size meeting the target
+  /// At the largest size: classes that never run on the pool, with their share of the targeted
+  /// jobs waiting longer than the target (largest first). SetByOtherPools when they sum to more
+  /// than `allowed_share`.
+  std::vector<OverTarget> other_pools_over;
+  double allowed_share = 0.0;  ///< share of the targeted jobs that may wait longer (about 10%)
   std::vector<SizeSweepPoint> tried;
 };
 
 SizeSweepResult sweep_pool_size(const Fleet& fleet, const SizeSweepSpec& spec, const FleetOptions& options = {});
 
-/// Nearest-rank percentiles and mean of `values` (sorted in place).
+/// True when jobs of class `job_class` can run on pool `pool` (a variant of the pool's GPU, at
+/// most the pool's GPUs, and under gang scheduling at least the GPUs the class asks).
+bool class_runs_on_pool(const Fleet& fleet, std::size_t job_class, std::size_t pool);
+
+/// Nearest-rank percentiles and mean of `values` (sorted in place), all exact.
 Percentiles percentiles_of(std::vector<Time>& values);
+/// The same with censored values (lower bounds), sorted in place (exact before censored at a tie).
+Percentiles percentiles_of(std::vector<SampleValue>& values);
 
 }  // namespace flopcast::fleet

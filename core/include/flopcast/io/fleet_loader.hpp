@@ -8,6 +8,7 @@
 /// each class's scenario. It does not simulate: the whole-run profiles of each (scenario,
 /// GPU type, GPU count) are filled by the caller (app/fleet_request), which needs the step model.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,15 +41,37 @@ struct FleetFile {
   fleet::Fleet fleet;
   std::vector<FleetClassInput> classes;  ///< same order as fleet.classes
   LocationMap locations;                 ///< key path -> where it is written
+  /// The file's `currency:` (the reporting currency it asks for). fleet.currency and fleet.fx
+  /// are resolved (resolve_fleet_currency) when the file is parsed.
+  std::optional<Currency> currency;
+  /// The price catalogs the fleet uses, where exchange rates are looked up: the revenue
+  /// catalog first, then the rented pools' catalogs in pool order (each once).
+  std::vector<std::shared_ptr<const PriceCatalog>> catalogs;
 };
 
+/// How a fleet file is read.
+struct FleetLoadOptions {
+  /// The reporting currency asked for (the command's --currency), over the file's `currency:`.
+  std::optional<Currency> currency;
+};
+
+/// Sets ff.fleet.currency and ff.fleet.fx: the reporting currency is `asked`, else the file's
+/// `currency:`, else the revenue's currency, else the one currency every pool bills in. Each
+/// other currency a pool or the revenue bills in is converted with the first rate stated by
+/// ff.catalogs (revenue catalog first); a catalog that states another rate for the same pair is
+/// warned about. false, with an error at the key that bills in it (naming the catalogs searched
+/// and the fix), where a rate is missing, or when the pools bill in several currencies and none is named.
+bool resolve_fleet_currency(FleetFile& ff, std::optional<Currency> asked, Diagnostics& diags);
+
 /// Parses a fleet document. Scenario paths are resolved against `file`'s folder; price
-/// catalogs by name from catalog.data_dir (or the embedded copy) or by path. Every problem
-/// goes to `diags`; nullopt when any is an error.
+/// catalogs by name from catalog.data_dir (or the embedded copy) or by path; the reporting
+/// currency and its rates by resolve_fleet_currency. Every problem goes to `diags`; nullopt
+/// when any is an error.
 std::optional<FleetFile> parse_fleet(const std::string& text, const std::string& file, const Catalog& catalog,
-                                     Diagnostics& diags);
+                                     Diagnostics& diags, const FleetLoadOptions& options = {});
 
 /// Reads and parses a fleet file.
-std::optional<FleetFile> load_fleet_file(const std::string& path, const Catalog& catalog, Diagnostics& diags);
+std::optional<FleetFile> load_fleet_file(const std::string& path, const Catalog& catalog, Diagnostics& diags,
+                                         const FleetLoadOptions& options = {});
 
 }  // namespace flopcast::io

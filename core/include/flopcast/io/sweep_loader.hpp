@@ -62,7 +62,14 @@ std::optional<SweepSpec> load_sweep_file(const std::string& path, Diagnostics& d
 /// The scenario of point `index`: the base with the point's values set, `parallel.dp: auto`
 /// resolved, parsed and checked (check_scenario). nullopt with diagnostics (naming the sweep
 /// file and the point's values) when the point is not a valid scenario.
+///
+/// `used` (when given) receives the value each swept key (keys() order) has at the point as
+/// the scenario uses it: a value written as `auto` is the value it resolves to (parallel.dp:
+/// cluster.gpus / (tp * pp * cp)), or "" when it is not known here (it cannot be resolved, or
+/// only the evaluation knows it: reliability.checkpoint_interval `auto` / `young_daly` and the
+/// open settings (`auto` micro-batch, ZeRO, recompute, ...), which app::SweepEvaluator fills);
+/// any other value as written.
 std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t index, const Catalog& catalog,
-                                             Diagnostics& diags);
+                                             Diagnostics& diags, std::vector<std::string>* used = nullptr);
 
 }  // namespace flopcast::io

@@ -14,13 +14,16 @@ const char* to_string(Schedule s);
 std::optional<Recompute> parse_recompute(std::string_view s);
 std::optional<Schedule> parse_schedule(std::string_view s);
 
-/// Degrees of parallelism and batch split. tp*pp*dp*cp = GPUs; ep divides dp*cp.
+/// Degrees of parallelism and batch split. tp*pp*dp*cp = GPUs. Expert layers regroup each
+/// stage's tp*dp*cp GPUs as etp x ep x edp ("MoE parallel folding", Megatron-core's
+/// expert_tensor_parallel_size; Liu et al. 2025, arXiv 2504.14960): etp*ep divides tp*dp*cp.
 struct ParallelPlan {
   int tp = 1;
   int pp = 1;
   std::int64_t dp = 1;
   int cp = 1;
   int ep = 1;
+  int etp = 0;  ///< expert tensor parallel degree; 0 = tp (no folding)
   int vpp = 1;  ///< virtual stages (model chunks) per pipeline rank
   bool sequence_parallel = false;
   int zero = 0;                   ///< ZeRO stage 0..3 (3 = FSDP full shard)
@@ -36,6 +39,14 @@ struct ParallelPlan {
   /// score tensors (Korthikanti's 5as/h term).
   bool flash_attention = true;
 
+  /// Tensor-parallel degree of the routed experts (etp, or tp when unset).
+  int expert_tp() const { return etp > 0 ? etp : tp; }
+  /// Expert data-parallel degree: the stage's tp*dp*cp GPUs over etp*ep (at least 1).
+  std::int64_t expert_dp() const {
+    const std::int64_t group = static_cast<std::int64_t>(expert_tp()) * ep;
+    const std::int64_t stage = static_cast<std::int64_t>(tp) * dp * cp;
+    return group > 0 && stage >= group ? stage / group : 1;
+  }
   /// Micro-batches per step per pipeline (gradient-accumulation steps).
   std::int64_t microbatches() const {
     const std::int64_t d = micro_batch * dp;

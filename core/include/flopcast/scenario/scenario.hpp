@@ -7,6 +7,7 @@
 
 #include "flopcast/hardware/gpu_spec.hpp"
 #include "flopcast/job/reliability_spec.hpp"
+#include "flopcast/parallel/open_settings.hpp"
 #include "flopcast/parallel/parallel_plan.hpp"
 #include "flopcast/pricing/pricing_spec.hpp"
 #include "flopcast/scenario/diagnostic.hpp"
@@ -42,6 +43,9 @@ struct Scenario {
   ClusterSpec cluster;
   ParallelPlan plan;
   Precision precision = Precision::BF16;
+  /// FP8 parameters (Megatron-LM --fp8-param-gather, Transformer Engine fp8_model_init): the
+  /// GEMM weights live only in their FP8 copies, without a 16-bit one. FP8 precisions only.
+  bool fp8_params = false;
   TrainingSpec training;
   ReliabilitySpec reliability;
   bool has_reliability = false;
@@ -53,13 +57,21 @@ struct Scenario {
   // Measured-run entries (run-schema.md).
   std::string id;
   std::string source;
-  std::map<std::string, double> measured;  ///< iteration_time_s, mfu, tflops_per_gpu, tokens_per_gpu_s
+  /// The publication the run belongs to, for cross-validation (`calibrate --cv source`): the
+  /// entry's `source_group`, or its file's name without directory and extension.
+  std::string source_group;
+  std::map<std::string, double> measured;  ///< iteration_time_s, mfu, tflops_per_gpu, tokens_per_gpu_s, memory_gib
   std::string kind;
   std::string reliability_grade;
   std::vector<std::string> notes;
 
-  /// "key = value (default)" for each default the loader applied; printed by simulate/validate.
+  /// "key = value (default)" for each default the loader applied, and "key = value (resolved:
+  /// ...)" for each open setting resolved; printed by simulate/validate.
   std::vector<std::string> defaults_applied;
+  /// Plan settings left open (unstated in a measured run, `auto` in a scenario) and what
+  /// resolving them chose (core/estimate/setting_resolution.hpp).
+  OpenSettings open_settings;
+  ResolvedSettings resolved_settings;
   /// Where each key was written (for diagnostics from checks after loading).
   LocationMap locations;
 };

@@ -1,29 +1,19 @@
 #pragma once
 /// The sweep runner: evaluates the points of a sweep on a thread pool and writes one row per
-/// point to a CSV or JSONL file, in point order whatever the thread count. Sharding
-/// (`--shard k/N`: points with index % N == k-1), resuming from the output file (rows are
-/// appended one whole line per write; a torn last line is detected and discarded), merging
-/// shards, and checking a run against a baseline.
+/// point to a CSV or JSONL file, in point order whatever the thread count, with the sweep's
+/// identity in the sidecar FILE.meta.json (sweep_meta.hpp). Sharding (`--shard k/N`: points with
+/// index % N == k-1), resuming from the output file (rows are appended one whole line per write;
+/// a torn last line is detected and discarded) and merging shards. Checking a run against a
+/// baseline: sweep_check.hpp.
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "flopcast/sweep/sweep_meta.hpp"
+
 namespace flopcast::sweep {
-
-enum class Format { Csv, Jsonl };
-/// ".jsonl" -> Jsonl, anything else -> Csv.
-Format format_of_path(const std::string& path);
-
-/// A column: its name and whether its cells are numbers (JSONL writes them unquoted;
-/// --check compares them).
-struct Column {
-  std::string name;
-  bool numeric = false;
-  bool compare = false;  ///< an output figure checked by --check
-};
 
 /// Evaluates point `index` (0-based over the whole sweep) into cells, one per column after
 /// the leading "point" column. Must be thread-safe and deterministic.
@@ -52,31 +42,17 @@ struct RunStats {
   bool ok() const { return errors.empty(); }
 };
 
-/// Runs the sweep into `out_path`. The file starts with a header identifying the sweep
-/// (`sweep_id`, points, shard, columns); --resume refuses a file with another header.
-RunStats run_sweep(const std::string& out_path, const std::string& sweep_id, std::int64_t points,
-                   const std::vector<Column>& columns, const Evaluate& evaluate, const RunOptions& options,
-                   std::ostream* progress_out);
+/// Runs the sweep `identity` into `out_path` and its sidecar meta_path(out_path). A fresh run
+/// writes the sidecar, then the CSV header row (JSONL has none), then the rows. --resume reads
+/// the sidecar and refuses a file of another sweep (other_sweep_reason), shard, column set or
+/// flopcast version, or one without a sidecar.
+RunStats run_sweep(const std::string& out_path, const SweepIdentity& identity, const std::vector<Column>& columns,
+                   const Evaluate& evaluate, const RunOptions& options, std::ostream* progress_out);
 
-/// Joins shard files into `out_path` (rows ordered by point). Errors: mixed sweeps, duplicate
-/// or missing points, torn files.
+/// Joins the shard files of one sweep into `out_path` (rows ordered by point) and its sidecar,
+/// byte for byte what an unsharded run writes. Each shard's sidecar is read: errors for a
+/// missing sidecar, shards of another sweep, version or column set, a shard given twice or
+/// missing, an incomplete or torn shard, or rows outside their shard.
 std::vector<std::string> merge_shards(const std::vector<std::string>& inputs, const std::string& out_path, bool force);
-
-/// One difference found by check_against_baseline.
-struct CheckFinding {
-  std::int64_t point = 0;
-  std::string column;
-  std::string baseline, current;
-  double relative = 0;  ///< |current - baseline| / |baseline|
-};
-/// Compares the `compare` columns of `current_path` with `baseline_path` point by point.
-/// Findings: numbers differing by more than `tolerance` (relative, 0.02 = 2 %), changed
-/// non-numeric cells, points missing from either file. `errors` for unreadable files.
-struct CheckResult {
-  std::vector<CheckFinding> findings;
-  std::vector<std::string> errors;
-  std::int64_t compared = 0;
-};
-CheckResult check_against_baseline(const std::string& current_path, const std::string& baseline_path, double tolerance);
 
 }  // namespace flopcast::sweep

@@ -36,11 +36,25 @@ struct ModelSpec {
   bool learned_positions = true;  ///< learned absolute positions (GPT) vs RoPE
   bool rmsnorm = false;           ///< RMSNorm (no bias) vs LayerNorm
   bool bias = true;               ///< linear layers carry bias vectors
+  /// Hidden and attention dropout (Megatron-LM's defaults, 0.1 each, for GPT-style models);
+  /// Llama-style models train without (Meta's llama reference model has none). Dropout keeps a
+  /// 1-byte mask per element it drops from (Korthikanti et al. 2022, Table 2).
+  bool dropout = true;
+  /// Width of one attention head; 0 = hidden / heads. Qwen3 and Gemma set it wider than
+  /// hidden / heads (Qwen3-30B-A3B: hidden 2048, 32 heads of 128), so attention is heads x
+  /// head_dim wide while the residual stream stays `hidden` (Megatron-core's kv_channels).
+  std::int64_t attention_head_dim = 0;
   std::optional<MoeSpec> moe;
   double params_published = 0.0;  ///< the figure the source states; 0 = none
   std::string source;
 
-  std::int64_t head_dim() const { return heads > 0 ? hidden / heads : 0; }
+  std::int64_t head_dim() const {
+    if (attention_head_dim > 0) return attention_head_dim;
+    return heads > 0 ? hidden / heads : 0;
+  }
+  /// Width of the queries (and of the attention output before its projection): heads x head_dim.
+  std::int64_t q_dim() const { return head_dim() * heads; }
+  /// Width of the keys (and of the values): kv_heads x head_dim.
   std::int64_t kv_dim() const { return head_dim() * kv_heads; }
   int ffn_matrices() const { return ffn_kind == FfnKind::SwiGlu ? 3 : 2; }
   bool is_moe_layer(int layer) const { return moe && layer >= moe->dense_layers; }

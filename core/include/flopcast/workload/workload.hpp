@@ -44,7 +44,15 @@ std::vector<int> layers_per_stage(int layers, int pp);
 
 /// Memory of one GPU, by part.
 struct MemoryBreakdown {
-  Bytes weights, gradients, optimizer, activations, logits, workspace, fragmentation;
+  Bytes weights;         ///< parameters (with their FP8 copies when training in FP8)
+  Bytes gradients;       ///< gradient buffers
+  Bytes optimizer;       ///< fp32 master weights and Adam moments
+  Bytes activations;     ///< what the in-flight micro-batches keep for backward
+  Bytes logits;          ///< the last stage's fp32 logits and their gradient
+  Bytes workspace;       ///< CUDA context and library workspaces (the profile's) plus NCCL buffers
+  Bytes fragmentation;   ///< the caching allocator's slack
+  Bytes weight_copies;   ///< of `weights`: Transformer Engine's cached FP8 copies of the GEMM weights
+  Bytes nccl;            ///< of `workspace`: NCCL's buffers for the GPU's communicators
   Bytes capacity;        ///< the GPU's HBM
   int stage = 0;         ///< the pipeline stage this breakdown is for (the most loaded)
   double in_flight = 0;  ///< micro-batches whose activations the stage holds at peak
@@ -57,7 +65,21 @@ MemoryBreakdown memory_per_gpu(const Scenario& s, const ComputeProfile& profile)
 MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile, int stage);
 
 /// Activation bytes of one layer for one micro-batch on one GPU (Korthikanti Table 2,
-/// generalised to GQA and SwiGLU; flash attention stores no s^2 score tensor).
+/// generalised to GQA, wide heads, SwiGLU, MoE and FP8 GEMM inputs; flash attention stores no
+/// s^2 score tensor).
 Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, int layer, Precision prec);
+
+/// Micro-batches (in whole-stage units) whose activations stage `stage` holds at its peak under
+/// the plan's schedule.
+double in_flight_microbatches(const ParallelPlan& p, int stage);
+
+/// Bytes per parameter of the training state for a precision.
+struct StateBytes {
+  double weights = 2, gradients = 2, optimizer = 12;
+};
+StateBytes state_bytes(Precision p);
+/// Bytes per GEMM weight of the quantized copies Transformer Engine keeps when training in
+/// `p` (0 for 16- and 32-bit training).
+double fp8_weight_copy_bytes(Precision p);
 
 }  // namespace flopcast

@@ -1,0 +1,18 @@
+#pragma once
+/// The text `flopcast sweep --check` and `flopcast merge --check` print: one line per finding,
+/// regressions first, then improvements, new figures and changes without a direction, each line
+/// starting with its kind ("regression: point 4 (parallel.tp=2): step_time_s baseline 7.10 now
+/// 7.40 (+4.2%, lower is better)"), then a summary line. Differences are signed: + is up, - down.
+#include <cstddef>
+#include <string>
+
+#include "flopcast/sweep/sweep_check.hpp"
+
+namespace flopcast::app {
+
+/// The report of `cr` (a check of `current` against `baseline`); at most `max_lines` lines of
+/// each kind, the rest counted ("... and 1,234 more regressions"). Errors are not part of it.
+std::string sweep_check_text(const sweep::CheckResult& cr, const std::string& current, const std::string& baseline,
+                             std::size_t max_lines = 200);
+
+}  // namespace flopcast::app

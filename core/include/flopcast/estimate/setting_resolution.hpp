@@ -1,0 +1,46 @@
+#pragma once
+/// Resolving plan settings a scenario leaves open (run-schema.md, "Settings a source often
+/// leaves out"): in a measured run those the entry does not state, in a scenario those written
+/// `auto`. The run did fit in memory, so among the choices that fit the GPU's memory the one
+/// the closed-form estimate predicts fastest is taken: one rule for simulate, validate,
+/// calibrate and the planner.
+#include <vector>
+
+#include "flopcast/compute/compute_profile.hpp"
+#include "flopcast/scenario/scenario.hpp"
+
+namespace flopcast {
+
+/// The choices resolution considers for one open setting; a stated setting has one, its value.
+/// - micro_batch: the divisors of global_batch / dp, ascending (up to kMaxResolvedMicroBatch);
+/// - vpp: 1 (schedule 1f1b) and every v > 1 with layers divisible by pp * v (interleaved), unless
+///   the scenario names its schedule (interleaved: v > 1 only; any other: 1 only);
+/// - zero: 0 and 1 with pipeline parallelism (Megatron's distributed optimizer; ZeRO-2/3 are
+///   not combined with pipelines), 0-3 without; 0 only when nothing is data-parallel;
+/// - sequence_parallel: false, and true when tp > 1;
+/// - recompute: none, selective, full.
+/// Schedules that need extra framework support (zero-bubble, GPipe) are never chosen.
+struct SettingChoices {
+  std::vector<std::int64_t> micro_batch;
+  std::vector<int> vpp;
+  std::vector<int> zero;
+  std::vector<bool> sequence_parallel;
+  std::vector<Recompute> recompute;
+};
+SettingChoices setting_choices(const Scenario& s);
+
+/// The largest micro-batch resolution considers, sequences. A bound on the search, not a
+/// setting: past it a larger micro-batch no longer shortens any calibration run's predicted
+/// step by a measurable amount (kernels are long enough that their launch costs are hidden).
+inline constexpr std::int64_t kMaxResolvedMicroBatch = 512;
+
+/// Resolves `s`'s open settings in place: of every combination of setting_choices() (in the
+/// order listed, micro-batch outermost) that fits the GPU's memory, the one with the shortest
+/// closed-form step time; ties go to the earlier. When none fits, the combination needing the
+/// least memory is taken and `fits` is false (for a measured run: a failure of the memory model).
+/// Records the outcome in s.resolved_settings and lists each chosen value in s.defaults_applied
+/// ("parallel.zero = 1 (resolved: ...)"), replacing an earlier resolution's entries; a scenario
+/// without open settings is left as it is. Deterministic.
+const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile& profile);
+
+}  // namespace flopcast

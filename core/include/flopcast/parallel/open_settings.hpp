@@ -1,0 +1,37 @@
+#pragma once
+/// Plan settings a source often leaves out (micro-batch, ZeRO stage, recompute, sequence
+/// parallelism, interleaving): which of them a scenario leaves open, and what resolving them
+/// chose (run-schema.md, "Settings a source often leaves out").
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace flopcast {
+
+/// The settings to resolve: in a measured-run file those the entry does not state, in a
+/// scenario those given as `auto`. Resolved (core/estimate/setting_resolution.hpp) as the
+/// fastest choice that fits the GPU's memory.
+struct OpenSettings {
+  bool micro_batch = false;
+  bool zero = false;
+  bool recompute = false;
+  bool sequence_parallel = false;
+  bool vpp = false;             ///< with it the schedule, unless `schedule` was stated
+  bool schedule_stated = true;  ///< the scenario names its schedule (an open vpp then keeps it)
+  bool any() const { return micro_batch || zero || recompute || sequence_parallel || vpp; }
+};
+
+/// What resolving the open settings chose.
+struct ResolvedSettings {
+  bool resolved = false;  ///< resolution ran (the scenario had open settings)
+  /// The chosen value of each open setting, e.g. {"parallel.micro_batch", "2"}, in the order
+  /// micro_batch, vpp, schedule, zero, sequence_parallel, recompute.
+  std::vector<std::pair<std::string, std::string>> chosen;
+  bool fits = true;            ///< some choice fits the GPU's memory (false: the leanest was taken)
+  std::size_t candidates = 0;  ///< choices considered
+  double memory_gib = 0;       ///< memory per GPU of the chosen plan, GiB
+  double capacity_gib = 0;     ///< the GPU's HBM, GiB
+};
+
+}  // namespace flopcast

@@ -1,0 +1,159 @@
+#include "flopcast/calibrate/cross_validation.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <thread>
+
+#include "flopcast/estimate/setting_resolution.hpp"
+#include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/step/step_simulation.hpp"
+
+namespace flopcast {
+namespace {
+
+/// Fits the fold of `group` and predicts its runs.
+CvFold fit_fold(const std::vector<Scenario>& runs, const std::string& group, const ComputeProfile& start,
+                const CrossValidationOptions& options, std::vector<CvPrediction>& out) {
+  std::vector<Scenario> train, held;
+  for (const auto& s : runs) (s.source_group == group ? held : train).push_back(s);
+  CalibrationOptions fit = options.fit;
+  fit.run_weights.clear();  // each training group weighs the same
+  CvFold fold;
+  fold.group = group;
+  fold.trained = train.size();
+  fold.fit = calibrate_profile(train, start, fit);
+  for (auto& s : held) {
+    const auto figure = primary_figure(s);
+    if (figure.empty()) continue;
+    resolve_open_settings(s, fold.fit.profile);
+    StepSimOptions sim;
+    sim.timeline = false;
+    const auto e = options.simulate_predictions ? simulate_step(s, fold.fit.profile, sim).as_estimate()
+                                                : estimate_step(s, fold.fit.profile);
+    for (const auto& c : compare_run(s, e)) {
+      if (c.figure != figure) continue;
+      out.push_back({s.id, group, s.cluster.gpu.arch, figure, c.measured, c.predicted, c.error_pct, s.resolved_settings,
+                     e.memory.fits()});
+    }
+  }
+  fold.held_out = out.size();
+  return fold;
+}
+
+double speed_ratio(const CvPrediction& p) {
+  // Every speed figure but the step time grows with speed.
+  return p.figure == "iteration_time_s" ? p.measured / p.predicted : p.predicted / p.measured;
+}
+
+CvSummary summarize(const std::string& name, const std::vector<const CvPrediction*>& preds) {
+  CvSummary s;
+  s.name = name;
+  s.runs = preds.size();
+  std::map<std::string, std::size_t> per_group;
+  for (const auto* p : preds) ++per_group[p->group];
+  s.groups = per_group.size();
+  std::vector<std::pair<double, double>> weighted, ratios;
+  std::vector<double> plain;
+  for (const auto* p : preds) {
+    const double w = 1.0 / static_cast<double>(per_group[p->group]);
+    weighted.push_back({std::fabs(p->error_pct), w});
+    ratios.push_back({speed_ratio(*p), w});
+    plain.push_back(std::fabs(p->error_pct));
+    if (p->fits_memory) ++s.memory_fits;
+  }
+  s.median_abs_pct = weighted_quantile(weighted, 0.5);
+  s.p90_abs_pct = weighted_quantile(weighted, 0.9);
+  s.median_abs_runs_pct = quantile(plain, 0.5);
+  s.p90_abs_runs_pct = quantile(plain, 0.9);
+  s.median_speed_ratio = weighted_quantile(ratios, 0.5);
+  return s;
+}
+
+}  // namespace
+
+double weighted_quantile(std::vector<std::pair<double, double>> vw, double q) {
+  if (vw.empty()) return 0;
+  std::sort(vw.begin(), vw.end());
+  if (vw.size() == 1) return vw[0].first;
+  // Value i sits at (weight before it) / (total - last weight): 0 for the first, 1 for the last,
+  // i / (n - 1) when the weights are equal (numpy's linear rule, as quantile()); linear between.
+  double total = 0;
+  for (const auto& [v, w] : vw) total += w;
+  const double span = total - vw.back().second;
+  double before = 0;
+  double prev_pos = 0, prev_val = vw[0].first;
+  for (std::size_t i = 0; i < vw.size(); ++i) {
+    const double pos = span > 0 ? before / span : static_cast<double>(i) / static_cast<double>(vw.size() - 1);
+    if (pos >= q) {
+      if (i == 0 || pos <= prev_pos) return vw[i].first;
+      return prev_val + (vw[i].first - prev_val) * (q - prev_pos) / (pos - prev_pos);
+    }
+    prev_pos = pos;
+    prev_val = vw[i].first;
+    before += vw[i].second;
+  }
+  return vw.back().first;
+}
+
+CrossValidationResult cross_validate(const std::vector<Scenario>& runs, const ComputeProfile& start,
+                                     const CrossValidationOptions& options) {
+  CrossValidationResult res;
+  for (const auto& s : runs) {
+    if (std::find(res.groups.begin(), res.groups.end(), s.source_group) == res.groups.end())
+      res.groups.push_back(s.source_group);
+    if (primary_figure(s).empty()) res.skipped.push_back(s.id + ": no speed figure measured (memory only)");
+  }
+  if (res.groups.size() < 2) {
+    res.error = "cross-validation needs at least two source groups; the runs form " +
+                std::to_string(res.groups.size()) + (res.groups.empty() ? "" : " ('" + res.groups[0] + "')");
+    return res;
+  }
+  const std::size_t n = res.groups.size();
+  std::vector<CvFold> folds(n);
+  std::vector<std::vector<CvPrediction>> preds(n);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < n; i = next++) folds[i] = fit_fold(runs, res.groups[i], start, options, preds[i]);
+  };
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t jobs = std::min<std::size_t>(n, options.jobs > 0 ? static_cast<std::size_t>(options.jobs) : hw);
+  std::vector<std::thread> pool;
+  for (std::size_t j = 1; j < jobs; ++j) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  res.folds = std::move(folds);
+  for (auto& p : preds) res.predictions.insert(res.predictions.end(), p.begin(), p.end());
+  return res;
+}
+
+std::vector<CvSummary> cv_by_group(const CrossValidationResult& r) {
+  std::vector<CvSummary> out;
+  for (const auto& g : r.groups) {
+    std::vector<const CvPrediction*> preds;
+    for (const auto& p : r.predictions)
+      if (p.group == g) preds.push_back(&p);
+    out.push_back(summarize(g, preds));
+  }
+  return out;
+}
+
+std::vector<CvSummary> cv_by_generation(const CrossValidationResult& r) {
+  std::vector<CvSummary> out;
+  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+    std::vector<const CvPrediction*> preds;
+    for (const auto& p : r.predictions)
+      if (p.arch == a) preds.push_back(&p);
+    if (!preds.empty()) out.push_back(summarize(to_string(a), preds));
+  }
+  return out;
+}
+
+CvSummary cv_overall(const CrossValidationResult& r) {
+  std::vector<const CvPrediction*> preds;
+  for (const auto& p : r.predictions) preds.push_back(&p);
+  return summarize("overall", preds);
+}
+
+}  // namespace flopcast

@@ -1,0 +1,150 @@
+#include "flopcast/estimate/setting_resolution.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/workload/workload.hpp"
+
+namespace flopcast {
+namespace {
+
+constexpr const char* kResolvedMark = " (resolved: ";
+
+std::vector<std::int64_t> divisors_up_to(std::int64_t n, std::int64_t cap) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t d = 1; d <= n && d <= cap; ++d)
+    if (n % d == 0) out.push_back(d);
+  return out;
+}
+
+/// One combination of choices applied to the plan.
+struct Candidate {
+  ParallelPlan plan;
+  Time step{0};
+  Bytes memory;
+};
+
+/// `base` with one combination of choices. An open vpp brings its schedule: interleaved above 1,
+/// else the stated schedule or 1F1B; a stated vpp keeps the stated schedule.
+ParallelPlan apply(const ParallelPlan& base, const OpenSettings& open, std::int64_t mb, int vpp, int zero, bool sp,
+                   Recompute rc) {
+  ParallelPlan p = base;
+  p.micro_batch = mb;
+  p.vpp = vpp;
+  if (open.vpp)
+    p.schedule = vpp > 1 ? Schedule::Interleaved : (open.schedule_stated ? base.schedule : Schedule::OneFOneB);
+  p.zero = zero;
+  p.sequence_parallel = sp;
+  p.recompute = rc;
+  return p;
+}
+
+/// The search over every combination; `best` is the fastest that fits, `leanest` the one
+/// needing the least memory.
+struct Search {
+  std::optional<Candidate> best, leanest;
+  std::size_t candidates = 0;
+};
+
+Search search(const Scenario& s, const SettingChoices& choices, const ComputeProfile& profile) {
+  const auto& open = s.open_settings;
+  Search out;
+  Scenario trial = s;
+  for (const std::int64_t mb : choices.micro_batch) {
+    bool any_fits = false;
+    for (const int v : choices.vpp)
+      for (const int z : choices.zero)
+        for (const bool sp : choices.sequence_parallel)
+          for (const Recompute rc : choices.recompute) {
+            trial.plan = apply(s.plan, open, mb, v, z, sp, rc);
+            // Megatron's interleaved schedule needs the micro-batches to be a multiple of pp.
+            if ((open.micro_batch || open.vpp) && trial.plan.schedule == Schedule::Interleaved &&
+                trial.plan.microbatches() % trial.plan.pp != 0)
+              continue;
+            ++out.candidates;
+            const Bytes mem = memory_per_gpu(trial, profile).total();
+            if (!out.leanest || mem.value < out.leanest->memory.value)
+              out.leanest = Candidate{trial.plan, Time{0}, mem};
+            if (mem.value > s.cluster.gpu.hbm.value) continue;
+            any_fits = true;
+            const Time step = estimate_step(trial, profile).step;
+            if (!out.best || step < out.best->step) out.best = Candidate{trial.plan, step, mem};
+          }
+    // Memory grows with the micro-batch: once none of a micro-batch's choices fits, no larger one will.
+    if (!any_fits && out.best) break;
+  }
+  return out;
+}
+
+std::string bool_text(bool b) { return b ? "true" : "false"; }
+
+}  // namespace
+
+SettingChoices setting_choices(const Scenario& s) {
+  const auto& p = s.plan;
+  const auto& open = s.open_settings;
+  SettingChoices c;
+  if (open.micro_batch && p.dp > 0 && p.global_batch % p.dp == 0)
+    c.micro_batch = divisors_up_to(p.global_batch / p.dp, kMaxResolvedMicroBatch);
+  if (c.micro_batch.empty()) c.micro_batch = {p.micro_batch};
+  if (open.vpp) {
+    const bool only_interleaved = open.schedule_stated && p.schedule == Schedule::Interleaved;
+    const bool only_flat = open.schedule_stated && p.schedule != Schedule::Interleaved;
+    if (!only_interleaved) c.vpp.push_back(1);
+    if (!only_flat && p.pp > 1)
+      for (int v = 2; p.pp * v <= s.model.layers; ++v)
+        if (s.model.layers % (p.pp * v) == 0) c.vpp.push_back(v);
+  }
+  if (c.vpp.empty()) c.vpp = {p.vpp};
+  const bool sharded = p.dp * p.cp > 1 || p.expert_dp() > 1;
+  if (open.zero && sharded)
+    c.zero = p.pp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 2, 3};
+  else if (open.zero)
+    c.zero = {0};
+  else
+    c.zero = {p.zero};
+  if (open.sequence_parallel)
+    c.sequence_parallel = p.tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false};
+  else
+    c.sequence_parallel = {p.sequence_parallel};
+  if (open.recompute)
+    c.recompute = {Recompute::None, Recompute::Selective, Recompute::Full};
+  else
+    c.recompute = {p.recompute};
+  return c;
+}
+
+const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile& profile) {
+  if (!s.open_settings.any()) return s.resolved_settings;
+  const auto& open = s.open_settings;
+  const Search found = search(s, setting_choices(s), profile);
+  ResolvedSettings out;
+  out.resolved = true;
+  out.candidates = found.candidates;
+  out.fits = found.best.has_value();
+  if (const auto& chosen = found.best ? found.best : found.leanest) s.plan = chosen->plan;
+  out.memory_gib = memory_per_gpu(s, profile).total().gib();
+  out.capacity_gib = s.cluster.gpu.hbm.gib();
+  if (!found.leanest) out.fits = out.memory_gib <= out.capacity_gib;  // no valid combination: as written
+  const auto& p = s.plan;
+  if (open.micro_batch) out.chosen.push_back({"parallel.micro_batch", std::to_string(p.micro_batch)});
+  if (open.vpp) {
+    out.chosen.push_back({"parallel.vpp", std::to_string(p.vpp)});
+    if (!open.schedule_stated) out.chosen.push_back({"parallel.schedule", to_string(p.schedule)});
+  }
+  if (open.zero) out.chosen.push_back({"parallel.zero", std::to_string(p.zero)});
+  if (open.sequence_parallel) out.chosen.push_back({"parallel.sequence_parallel", bool_text(p.sequence_parallel)});
+  if (open.recompute) out.chosen.push_back({"parallel.recompute", to_string(p.recompute)});
+  auto& defaults = s.defaults_applied;
+  defaults.erase(std::remove_if(defaults.begin(), defaults.end(),
+                                [](const std::string& d) { return d.find(kResolvedMark) != std::string::npos; }),
+                 defaults.end());
+  const std::string why = out.fits ? "the fastest choice that fits)" : "no choice fits; the leanest)";
+  for (const auto& [key, value] : out.chosen) defaults.push_back(key + " = " + value + kResolvedMark + why);
+  s.resolved_settings = std::move(out);
+  return s.resolved_settings;
+}
+
+}  // namespace flopcast

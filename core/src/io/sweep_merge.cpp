@@ -1,0 +1,125 @@
+// merge_shards (sweep_runner.hpp): the shard files of one sweep joined into one file and its
+// sidecar, as an unsharded run writes them.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "flopcast/io/atomic_file.hpp"
+#include "flopcast/sweep/sweep_runner.hpp"
+#include "sweep_rows.hpp"
+
+namespace flopcast::sweep {
+namespace {
+
+/// One shard: its path, sidecar and rows.
+struct Shard {
+  std::string path;
+  SweepMeta meta;
+  detail::RowsFile rows;
+};
+
+std::vector<std::string> column_names(const SweepMeta& m) {
+  std::vector<std::string> v;
+  for (const auto& c : m.columns) v.push_back(c.name);
+  return v;
+}
+
+/// Reads every shard's sidecar and rows; errors for a missing or torn one.
+std::vector<Shard> read_shards(const std::vector<std::string>& inputs, std::vector<std::string>& errors) {
+  std::vector<Shard> shards;
+  for (const auto& in : inputs) {
+    Shard s;
+    s.path = in;
+    std::string err;
+    auto meta = read_meta(in, err);
+    if (!meta) {
+      errors.push_back(err);
+      continue;
+    }
+    s.meta = std::move(*meta);
+    s.rows = detail::read_rows(in);
+    if (!s.rows.error.empty())
+      errors.push_back(s.rows.error);
+    else if (s.rows.torn)
+      errors.push_back(in + ": its last line is torn (the run was interrupted); finish it with --resume first");
+    else
+      shards.push_back(std::move(s));
+  }
+  return shards;
+}
+
+/// Every shard of the first one's sweep, shard count, version, format and columns; each shard
+/// number once, all of them, each complete.
+void check_shards(const std::vector<Shard>& shards, std::vector<std::string>& errors) {
+  const Shard& a = shards.front();
+  std::set<int> seen;
+  for (const auto& b : shards) {
+    if (const auto why = other_sweep_reason(b.meta.identity, a.meta.identity); !why.empty())
+      errors.push_back(b.path + ": from another sweep than " + a.path + ": " + why);
+    else if (b.meta.shards != a.meta.shards)
+      errors.push_back(fmt::format("{}: shard {}/{}, but {} is shard {}/{}: every shard of one --shard k/N run", b.path,
+                                   b.meta.shard, b.meta.shards, a.path, a.meta.shard, a.meta.shards));
+    else if (b.meta.identity.flopcast_version != a.meta.identity.flopcast_version)
+      errors.push_back(fmt::format("{}: written by flopcast {}, {} by flopcast {}: run every shard with one version",
+                                   b.path, b.meta.identity.flopcast_version, a.path, a.meta.identity.flopcast_version));
+    else if (b.meta.format != a.meta.format)
+      errors.push_back(b.path + ": mixes CSV and JSONL shards");
+    else if (column_names(b.meta) != column_names(a.meta))
+      errors.push_back(b.path + ": its columns differ from " + a.path + "'s");
+    else if (!seen.insert(b.meta.shard).second)
+      errors.push_back(fmt::format("{}: shard {}/{} is given twice", b.path, b.meta.shard, b.meta.shards));
+    else if (const auto want = detail::shard_size(a.meta.identity.points, b.meta.shard, b.meta.shards);
+             static_cast<std::int64_t>(b.rows.rows.size()) != want)
+      errors.push_back(
+          fmt::format("{}: shard {}/{} holds {} of its {} rows (the run stopped early?); finish it with "
+                      "--resume first",
+                      b.path, b.meta.shard, b.meta.shards, b.rows.rows.size(), want));
+  }
+  if (!errors.empty()) return;
+  std::string missing;
+  for (int k = 1; k <= a.meta.shards; ++k)
+    if (!seen.count(k)) missing += (missing.empty() ? "" : ", ") + fmt::format("{}/{}", k, a.meta.shards);
+  if (!missing.empty())
+    errors.push_back(fmt::format("shard{} {} missing: give the files of every shard 1..{}",
+                                 missing.find(',') != std::string::npos ? "s" : "", missing, a.meta.shards));
+}
+
+}  // namespace
+
+std::vector<std::string> merge_shards(const std::vector<std::string>& inputs, const std::string& out_path, bool force) {
+  std::vector<std::string> errors;
+  if (inputs.empty()) return {"no shard files to merge"};
+  const std::vector<Shard> shards = read_shards(inputs, errors);
+  if (!errors.empty()) return errors;
+  check_shards(shards, errors);
+  const SweepMeta& a = shards.front().meta;
+  if (format_of_path(out_path) != a.format)
+    errors.push_back(out_path + ": the merged file must have the shards' format (" +
+                     std::string(a.format == Format::Csv ? ".csv" : ".jsonl") + ")");
+  if (!errors.empty()) return errors;
+  std::vector<const std::string*> by_point(static_cast<std::size_t>(a.identity.points), nullptr);
+  for (const auto& s : shards) {
+    for (std::size_t r = 0; r < s.rows.rows.size(); ++r) {
+      const std::int64_t p = detail::row_point(a.format, s.rows.rows[r]);
+      if (p < 0 || p >= a.identity.points || p % s.meta.shards != s.meta.shard - 1 ||
+          by_point[static_cast<std::size_t>(p)]) {
+        errors.push_back(fmt::format("{}:{}: not a row of shard {}/{} (edited or mixed?)", s.path,
+                                     detail::header_lines(a.format) + 1 + r, s.meta.shard, s.meta.shards));
+        break;
+      }
+      by_point[static_cast<std::size_t>(p)] = &s.rows.rows[r];
+    }
+  }
+  if (!errors.empty()) return errors;
+  SweepMeta merged = a;
+  merged.shard = merged.shards = 1;
+  std::string text = detail::header_text(a.format, a.columns);
+  for (const auto* row : by_point) text += *row + "\n";
+  std::string err;
+  if (!io::write_file_atomically(out_path, text, force, err) ||
+      !io::write_file_atomically(meta_path(out_path), meta_json(merged), true, err))
+    errors.push_back(err);
+  return errors;
+}
+
+}  // namespace flopcast::sweep

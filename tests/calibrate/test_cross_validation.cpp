@@ -1,0 +1,103 @@
+// Cross-validation by source group (cross_validation.hpp): the held-out group is predicted by a
+// profile fitted without it; one group is refused; weighted quantiles follow numpy's rule.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "../support/shipped_catalog.hpp"
+#include "flopcast/calibrate/cross_validation.hpp"
+#include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/io/catalog.hpp"
+#include "flopcast/io/scenario_loader.hpp"
+
+using namespace flopcast;
+
+namespace {
+
+/// A small GPT run on 8 A100, all settings stated, "measured" with `truth`.
+Scenario run(int hidden, const std::string& group, const ComputeProfile& truth) {
+  const std::string text = "model:\n  layers: 4\n  hidden: " + std::to_string(hidden) +
+                           "\n  heads: 16\n  vocab: 32000\n  seq_len: 2048\ncluster:\n  gpu: A100-80G\n  gpus: 8\n"
+                           "parallel:\n  tp: 2\n  dp: 4\n  global_batch: 64\n  micro_batch: 4\nprecision: bf16\n";
+  Diagnostics d;
+  auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
+  REQUIRE_MESSAGE(s.has_value(), d.str());
+  s->id = group + "-" + std::to_string(hidden);
+  s->source_group = group;
+  s->measured["iteration_time_s"] = estimate_step(*s, truth).step.seconds();
+  return *s;
+}
+
+ComputeProfile with_gemm(double g) {
+  ComputeProfile p;
+  p.of(GpuArch::Ampere).gemm = g;
+  p.host_overhead_us = 40;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("weighted_quantile: numpy's linear rule for equal weights, a heavy value pulls the quantile") {
+  // numpy.quantile([1, 2, 3, 4], 0.5) = 2.5, 0.9 -> 3.7.
+  CHECK(weighted_quantile({{4, 1}, {1, 1}, {3, 1}, {2, 1}}, 0.5) == doctest::Approx(2.5));
+  CHECK(weighted_quantile({{4, 1}, {1, 1}, {3, 1}, {2, 1}}, 0.9) == doctest::Approx(3.7));
+  CHECK(quantile({1, 2, 3, 4}, 0.9) == doctest::Approx(3.7));
+  // Weights 1, 1, 2 on 1, 2, 3: positions 0, 1/2, 1 (weight before / (4 - 2)); the median is 2.
+  CHECK(weighted_quantile({{1, 1}, {2, 1}, {3, 2}}, 0.5) == doctest::Approx(2.0));
+  // Weights 2, 1, 1: positions 0, 2/3, 1; q = 0.5 lies 3/4 of the way from 1 to 2.
+  CHECK(weighted_quantile({{1, 2}, {2, 1}, {3, 1}}, 0.5) == doctest::Approx(1.75));
+  CHECK(weighted_quantile({}, 0.5) == 0);
+}
+
+TEST_CASE("cross-validation needs two source groups") {
+  const auto truth = with_gemm(0.75);
+  const std::vector<Scenario> runs = {run(1024, "only", truth), run(2048, "only", truth)};
+  CrossValidationOptions o;
+  o.fit.parameters = {"ampere.gemm"};
+  const auto r = cross_validate(runs, with_gemm(0.5), o);
+  CHECK(r.error == "cross-validation needs at least two source groups; the runs form 1 ('only')");
+  CHECK(r.predictions.empty());
+}
+
+TEST_CASE("cross-validation predicts each group with a profile fitted on the others") {
+  // Group a was measured with GEMM efficiency 0.75, group b with 0.60 (a slower testbed).
+  // Fitted without b, the profile learns 0.75 from a and predicts b's runs too fast; fitted
+  // without a, it learns 0.60 and predicts a's too slow. In-sample either group alone would fit.
+  const std::vector<Scenario> runs = {run(1024, "a", with_gemm(0.75)), run(2048, "a", with_gemm(0.75)),
+                                      run(1024, "b", with_gemm(0.60)), run(2048, "b", with_gemm(0.60))};
+  CrossValidationOptions o;
+  o.fit.parameters = {"ampere.gemm"};
+  o.simulate_predictions = false;
+  o.jobs = 2;
+  const auto r = cross_validate(runs, with_gemm(0.5), o);
+  REQUIRE(r.error.empty());
+  REQUIRE(r.groups == std::vector<std::string>{"a", "b"});
+  REQUIRE(r.folds.size() == 2);
+  CHECK(r.folds[0].fit.profile.of(GpuArch::Ampere).gemm == doctest::Approx(0.60).epsilon(0.01));  // without a
+  CHECK(r.folds[1].fit.profile.of(GpuArch::Ampere).gemm == doctest::Approx(0.75).epsilon(0.01));  // without b
+  CHECK(r.folds[0].trained == 2);
+  CHECK(r.folds[0].held_out == 2);
+  REQUIRE(r.predictions.size() == 4);
+  for (const auto& p : r.predictions) {
+    CAPTURE(p.id);
+    if (p.group == "a")
+      CHECK(p.error_pct > 5);  // predicted slower (longer) than measured
+    else
+      CHECK(p.error_pct < -5);
+  }
+  const auto groups = cv_by_group(r);
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0].median_speed_ratio < 1);  // a predicted too slow
+  CHECK(groups[1].median_speed_ratio > 1);
+  const auto overall = cv_overall(r);
+  CHECK(overall.runs == 4);
+  CHECK(overall.groups == 2);
+  CHECK(overall.memory_fits == 4);
+  CHECK(cv_by_generation(r).size() == 1);  // Ampere only
+  // Deterministic, whatever the number of threads.
+  o.jobs = 1;
+  const auto again = cross_validate(runs, with_gemm(0.5), o);
+  for (std::size_t i = 0; i < again.predictions.size(); ++i)
+    CHECK(again.predictions[i].predicted == r.predictions[i].predicted);
+}
