@@ -24,34 +24,19 @@ struct PlanOpts {
   bool json = false, force = false, allow_spot = false;
 };
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (const char c : s) {
-    if (c == ',') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else if (c != ' ') {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
 /// The request the flags make.
 app::PlanRequest request_of(const PlanOpts& o) {
   app::PlanRequest req;
-  req.gpu_types = split_list(o.gpus);
+  req.gpu_types = app::split_list(o.gpus);
   req.gpus_max = o.gpus_max;
   req.gpus_min = o.gpus_min;
-  req.catalogs = split_list(o.catalogs);
+  req.catalogs = app::split_list(o.catalogs);
   req.currency = o.currency;
   req.deadline_text = o.deadline;
   req.budget = o.budget;
   req.confidence = o.confidence == "p50" ? search::Confidence::P50 : search::Confidence::P90;
   req.tokens_max = o.tokens == "max";
-  req.precisions = split_list(o.precisions);
+  req.precisions = app::split_list(o.precisions);
   req.allow_spot = o.allow_spot;
   req.top_k = o.top;
   req.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

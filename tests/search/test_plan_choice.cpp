@@ -145,7 +145,7 @@ TEST_CASE("planner: pruning by the lower bound never changes the result (random 
     on.catalogs = {seed_vendor()};
     on.simulator = estimate_step_simulation;
     on.top_k = 5;
-    if (rng() % 2) on.deadline = Time::from_seconds(86400.0 * (2 + rng() % 20));
+    if (rng() % 2) on.deadline = Time::from_seconds(86400.0 * static_cast<double>(2 + rng() % 20));
     PlannerOptions off = on;
     off.prune = false;
     const auto a = search_plans(s, catalog().profile, sp, on);

@@ -67,6 +67,21 @@ PlanProblem prepare_plan_space(const io::Catalog& cat, const Scenario& s, const 
   return PlanProblem::None;
 }
 
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const char c : s) {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
 PriceCatalog billable_catalog(PriceCatalog catalog, bool allow_spot) {
   std::vector<Plan> kept;
   for (auto& p : catalog.plans)

@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -373,6 +375,34 @@ void read_electricity(const YAML::Node& root, Reader& r, PriceReader& pr, PriceC
   }
 }
 
+/// The tax quotes add (`tax: {name, rate, basis, source}`; rate a percentage, e.g. 6%).
+void read_tax(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
+  const YAML::Node t = root["tax"];
+  if (!t || !r.expect_map(t, "tax")) return;
+  r.check_keys(t, "tax", {"name", "rate", "basis", "source"});
+  Tax tax;
+  pr.text(t, "name", "tax", tax.name);
+  pr.text(t, "basis", "tax", tax.basis);
+  pr.text(t, "source", "tax", tax.source);
+  if (const YAML::Node rate = t["rate"]) {
+    std::string text = rate.IsScalar() ? rate.Scalar() : std::string();
+    const bool pct = !text.empty() && text.back() == '%';
+    if (pct) text.pop_back();
+    char* end = nullptr;
+    const double v = text.empty() ? -1 : std::strtod(text.c_str(), &end);
+    if (!pct || end == nullptr || *end != '\0' || v < 0 || v > 100)
+      r.error(rate, "tax.rate", "expected a percentage, got '" + (rate.IsScalar() ? rate.Scalar() : "?") + "'",
+              "write e.g. 6%");
+    else
+      tax.rate_bp = static_cast<std::int64_t>(std::llround(v * 100));
+  } else {
+    r.error(t, "tax.rate", "missing 'rate'", "write e.g. rate: 6%");
+  }
+  if (tax.name.empty()) r.error(t, "tax.name", "missing 'name'", "e.g. VAT");
+  if (tax.source.empty()) r.error(t, "tax.source", "missing 'source'", "cite the rule that sets the rate");
+  c.tax = tax;
+}
+
 /// The catalog's credit for new customers (`new_user_credit:`).
 void read_new_user_credit(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
   if (const YAML::Node cr = root["new_user_credit"]) {
@@ -477,12 +507,13 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
   if (!r.expect_map(root, "")) return;
   r.check_keys(root, "",
                {"name", "provider", "currency", "date", "source", "note", "fx", "electricity", "new_user_credit",
-                "cpu_instances", "plans", "notes"});
+                "cpu_instances", "plans", "notes", "tax", "payment_terms"});
   pr.text(root, "name", "", c.name);
   pr.text(root, "provider", "", c.provider);
   pr.text(root, "date", "", c.date);
   pr.text(root, "source", "", c.source);
   pr.text(root, "note", "", c.note);
+  pr.text(root, "payment_terms", "", c.payment_terms);
   if (const YAML::Node cur = root["currency"]) {
     if (auto v = pr.currency(cur, "currency")) c.currency = *v;
   } else {
@@ -491,6 +522,7 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
   read_fx(root, r, pr, c);
   read_electricity(root, r, pr, c);
   read_new_user_credit(root, r, pr, c);
+  read_tax(root, r, pr, c);
   read_cpu_instances(root, r, pr, c);
   read_plans(root, r, pr, c);
   if (const YAML::Node notes = root["notes"]) {

@@ -79,6 +79,9 @@ PlanProblem prepare_plan_space(const io::Catalog& cat, const Scenario& s, const 
 PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, const std::string& data_dir,
                                  search::PlannerOptions& options, std::string& why, Diagnostics& diags);
 
+/// "A,B, C" -> {"A", "B", "C"} (empty items dropped): the lists of --gpu, --catalog, --precision.
+std::vector<std::string> split_list(const std::string& s);
+
 /// The catalog with only the plans of the kinds a plan or quote bills: offer, list, contract,
 /// and spot when `allow_spot`; assumptions and competitors' prices are left out.
 PriceCatalog billable_catalog(PriceCatalog catalog, bool allow_spot);

@@ -144,6 +144,14 @@ struct Electricity {
   std::string note;
 };
 
+/// The tax a quote adds to the bill (`tax:`): its name, rate and the rule it comes from.
+struct Tax {
+  std::string name;          ///< e.g. "VAT"
+  std::int64_t rate_bp = 0;  ///< basis points: 600 = 6%
+  std::string basis;         ///< what it is levied on and why this rate
+  std::string source;        ///< the rule (law, circular) that sets it
+};
+
 /// A provider's price list.
 struct PriceCatalog {
   std::string name;      ///< file stem, e.g. "seed-vendor"
@@ -158,6 +166,8 @@ struct PriceCatalog {
   std::optional<Credit> new_user_credit;
   std::optional<Electricity> electricity;
   std::vector<std::string> notes;  ///< claims that are not prices, caveats
+  std::optional<Tax> tax;          ///< added to quoted totals; none = the quote says taxes are extra
+  std::string payment_terms;       ///< as the provider states them; "" = to be agreed
 
   /// The plan with that id, or nullptr.
   const Plan* find_plan(std::string_view id) const;
