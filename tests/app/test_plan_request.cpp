@@ -69,7 +69,7 @@ TEST_SUITE("app.plan_request") {
     CHECK(opt.catalogs.front()->name == "seed-vendor");
   }
 
-  TEST_CASE("a budget needs its currency; a deadline its unit (the flag's fix is in `why`)") {
+  TEST_CASE("a budget needs its currency, a deadline its unit (the fix is in why)") {
     search::PlannerOptions opt;
     std::string why;
     Diagnostics d;
@@ -122,7 +122,7 @@ TEST_SUITE("app.plan_request") {
     CHECK(opt.budget->minor > 100'000'000);  // one USD buys more than one CNY at any stated rate
   }
 
-  TEST_CASE("billed prices: offers, list and contract prices; spot only when allowed; never assumptions") {
+  TEST_CASE("billed prices: offers, list and contract prices, spot only when allowed, never assumptions") {
     PlanRequest req;
     req.catalogs = {"public-cloud", "seed-vendor"};
     search::PlannerOptions opt;

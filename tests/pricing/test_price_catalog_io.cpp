@@ -263,7 +263,7 @@ pricing:
   CHECK(o.result.energy.cost.currency.str() == "CNY");
 }
 
-TEST_CASE("pricing: every plan states its price kind; spot plans their interruptions") {
+TEST_CASE("pricing: every plan states its price kind, spot plans their interruptions") {
   // A missing or unknown kind is refused with file:line:col and the fix.
   const std::string no_kind =
       "currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8\n";

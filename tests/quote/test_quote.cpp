@@ -190,7 +190,7 @@ TEST_CASE("quote: assumptions and spot prices are never recommended as offers") 
   CHECK(md.find("Spot A100") == std::string::npos);
 }
 
-TEST_CASE("quote: requirements, tax, terms and a signature block; a miss is said on the first page") {
+TEST_CASE("quote: requirements, tax, terms and a signature block, a miss said on the first page") {
   const PriceCatalog c = catalog();
   QuoteInput in = input(c);
   in.tax = Tax{"VAT", 600, "on the total before tax", "Caishui [2016] No. 36"};

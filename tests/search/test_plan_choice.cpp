@@ -107,7 +107,7 @@ TEST_CASE("framework rules: each framework's limits, cited") {
   CHECK(framework_exclusions(none, m).size() == 3);
 }
 
-TEST_CASE("planner: every plan kept runs on a named framework; the rest are counted") {
+TEST_CASE("planner: every plan kept runs on a named framework, the rest are counted") {
   const Scenario s = scenario(64);
   PlanSpace sp;
   sp.clusters = {s.cluster};
@@ -269,7 +269,7 @@ TEST_CASE("planner: nothing meets -> the closest plans and remedies that are com
   CHECK(rb2.result.chosen->cost.minor <= cheapest.minor);
 }
 
-TEST_CASE("planner: a budget without a deadline buys the shortest run; --tokens max the most tokens") {
+TEST_CASE("planner: a budget without a deadline buys the shortest run, --tokens max the most tokens") {
   const Scenario s = scenario(64, "20B");
   PlanSpace sp;
   sp.clusters = {s.cluster};
