@@ -1,7 +1,8 @@
 #include "cli_context.hpp"
 
-#include <exception>
-#include <iostream>
+#include <ostream>
+
+#include "flopcast/io/scenario_loader.hpp"
 
 namespace flopcast::cli {
 
@@ -19,6 +20,22 @@ const io::Catalog* CliContext::catalog() {
   return &*catalog_;
 }
 
+std::string CliContext::who() const { return command.empty() ? "flopcast" : "flopcast " + command; }
+
+void CliContext::fail(int code, const std::string& message) {
+  err << who() << ": error: " << message << "\n";
+  exit_code = code;
+}
+
+void CliContext::warn(const std::string& message) { err << who() << ": warning: " << message << "\n"; }
+
+bool CliContext::report(const Diagnostics& diags) {
+  if (!diags.empty()) err << diags.str();
+  if (!diags.has_errors()) return false;
+  exit_code = io::any_unreadable_file(diags) ? kIoError : kBadInput;
+  return true;
+}
+
 std::optional<app::ScenarioSession> load_scenario_for_command(CliContext& ctx, const std::string& path,
                                                               const std::string& profile_override) {
   const auto* cat = ctx.catalog();
@@ -31,45 +48,6 @@ std::optional<app::ScenarioSession> load_scenario_for_command(CliContext& ctx, c
     return std::nullopt;
   }
   return std::move(loaded.session);
-}
-
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CliContext ctx(out, err);
-  CLI::App app{"flopcast: cost and capacity planner for LLM training on GPU clusters"};
-  app.name("flopcast");
-  app.set_version_flag("--version", "flopcast 0.1.0");
-  app.add_option("--data-dir", ctx.data_dir, "Read catalogs from DIR instead of the built-in copy")
-      ->check(CLI::ExistingDirectory);
-  app.require_subcommand(1);
-  app.fallthrough();
-#define FLOPCAST_COMMAND(name) register_##name(app, ctx);
-#include "commands.def"
-#undef FLOPCAST_COMMAND
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    out << app.help();
-    return kOk;
-  } catch (const CLI::CallForAllHelp& e) {
-    out << app.help("", CLI::AppFormatMode::All);
-    return kOk;
-  } catch (const CLI::CallForVersion& e) {
-    out << e.what() << "\n";
-    return kOk;
-  } catch (const CLI::ParseError& e) {
-    // Subcommand help also arrives here as CallForHelp from the subcommand.
-    if (e.get_exit_code() == 0) {
-      out << (app.get_subcommands().empty() ? app.help() : app.get_subcommands().front()->help());
-      return kOk;
-    }
-    err << "flopcast: " << e.what() << "\n";
-    err << "run 'flopcast --help' (or 'flopcast COMMAND --help') for usage\n";
-    return kUsage;
-  } catch (const std::exception& e) {
-    err << "flopcast: internal error: " << e.what() << "\n";
-    return kInternalError;
-  }
-  return ctx.exit_code;
 }
 
 }  // namespace flopcast::cli

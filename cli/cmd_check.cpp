@@ -6,9 +6,10 @@
 #include <ostream>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/app/claims_check.hpp"
-#include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/claims_render.hpp"
+#include "flopcast/io/scenario_loader.hpp"
 
 namespace flopcast::cli {
 
@@ -16,9 +17,8 @@ void register_check(CLI::App& app, CliContext& ctx) {
   struct Opts {
     std::string file;
     std::string format = "text";
-    std::string output;
+    OutputFile out;
     bool json = false;
-    bool force = false;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("check",
@@ -29,14 +29,12 @@ void register_check(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--format", o->format, "text | json | md | html")
       ->check(CLI::IsMember({"text", "json", "md", "html"}))
       ->capture_default_str();
-  cmd->add_option("-o,--output", o->output, "Write the report to FILE instead of standard output");
-  cmd->add_flag("--force", o->force, "Overwrite the -o file if it exists");
+  add_out_flag(*cmd, o->out, "Write the report to FILE instead of standard output");
+  add_deprecated_spelling(*cmd, ctx, "--output", o->out.path, "-o, --out");
+  add_force_flag(*cmd, o->out.force, "Overwrite the -o file if it exists");
   cmd->callback([&ctx, o] {
-    if (o->json && o->format != "text" && o->format != "json") {
-      ctx.err << "flopcast check: --json and --format " << o->format << " disagree; give one\n";
-      ctx.exit_code = kUsage;
-      return;
-    }
+    if (o->json && o->format != "text" && o->format != "json")
+      return ctx.fail(kUsage, "--json and --format " + o->format + " disagree; give one");
     const std::string format = o->json ? "json" : o->format;
     const auto* cat = ctx.catalog();
     if (cat == nullptr) return;
@@ -44,28 +42,16 @@ void register_check(CLI::App& app, CliContext& ctx) {
     auto report = app::check_claims_file(o->file, *cat, ctx.data_dir, diags);
     if (!diags.empty()) ctx.err << diags.str();
     if (!report) {
-      bool unreadable = false;
-      for (const auto& d : diags.items())
-        unreadable |= d.key.empty() && (d.message == "file not found" || d.message == "cannot read file" ||
-                                        d.message == "is a directory, not a file");
-      ctx.exit_code = unreadable ? kIoError : kBadInput;
+      ctx.exit_code = io::any_unreadable_file(diags) ? kIoError : kBadInput;
       return;
     }
     const std::string content = format == "json"   ? io::claims_json(*report)
                                 : format == "md"   ? io::claims_markdown(*report)
                                 : format == "html" ? io::claims_html(*report)
                                                    : io::claims_text(*report);
-    if (o->output.empty()) {
-      ctx.out << content;
-    } else {
-      std::string error;
-      if (!io::write_file_atomically(o->output, content, o->force, error)) {
-        ctx.err << "flopcast check: " << error << "\n";
-        ctx.exit_code = kIoError;
-        return;
-      }
-      ctx.out << "wrote " << o->output << ": " << report->results.size() << " claims judged\n";
-    }
+    if (!write_output(ctx, o->out, content)) return;
+    if (!o->out.path.empty())
+      ctx.out << "wrote " << o->out.path << ": " << report->results.size() << " claims judged\n";
     if (!report->errors.empty()) ctx.exit_code = kBadInput;
   });
 }

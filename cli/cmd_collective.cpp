@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <sstream>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/comm/comm_model.hpp"
 #include "flopcast/comm/profile_efficiency.hpp"
 #include "flopcast/io/units_parse.hpp"
@@ -41,6 +43,7 @@ struct Opts {
   std::string profile;
   int nodes_per_leaf = 0;
   bool json = false;
+  OutputFile out;
 };
 
 // nccl-tests data types and their sizes in bytes.
@@ -80,8 +83,7 @@ struct Cluster {
 };
 
 bool fail(CliContext& ctx, int code, const std::string& msg) {
-  ctx.err << "flopcast collective: " << msg << "\n";
-  ctx.exit_code = code;
+  ctx.fail(code, msg);
   return false;
 }
 
@@ -264,7 +266,7 @@ Table cost_table(const Opts& o, const TableRequest& req, const CommModel& model,
   return t;
 }
 
-void print_table_json(CliContext& ctx, Collective op, const Cluster& cl, const CommModel& model,
+void print_table_json(std::ostream& out, Collective op, const Cluster& cl, const CommModel& model,
                       const GroupShape& shape, std::int64_t domains_spanned, const Table& t) {
   const ClusterTopology& topo = model.topology();
   nlohmann::ordered_json doc;
@@ -282,13 +284,12 @@ void print_table_json(CliContext& ctx, Collective op, const Cluster& cl, const C
                   {"nodes", domains_spanned},
                   {"concurrent_groups", t.groups_used}};
   doc["rows"] = t.rows;
-  ctx.out << doc.dump(2) << "\n";
+  out << doc.dump(2) << "\n";
 }
 
-void print_table_text(CliContext& ctx, Collective op, const Cluster& cl, const CommModel& model,
+void print_table_text(std::ostream& out, Collective op, const Cluster& cl, const CommModel& model,
                       const GroupShape& shape, std::int64_t domains_spanned, const Table& t) {
   const ClusterTopology& topo = model.topology();
-  auto& out = ctx.out;
   out << fmt::format(
       "# flopcast collective: {} on {} x {} ({} nodes of {}, fabric {}: {} x {:.0f} Gb/s {}, {:.1f}:1 spine)\n",
       to_string(op), cl.gpus, cl.gpu.name, topo.nodes(), topo.gpus_per_node(), cl.fabric.name, topo.nics_per_node(),
@@ -329,10 +330,12 @@ void run_collective(CliContext& ctx, const Opts& o) {
   }
   const Table t = cost_table(o, req, model, shape, concurrent);
   const std::int64_t domains_spanned = model.cost(req.op, shape, Bytes{0.0}, concurrent, req.force).nodes;
+  std::ostringstream text;
   if (o.json)
-    print_table_json(ctx, req.op, cl, model, shape, domains_spanned, t);
+    print_table_json(text, req.op, cl, model, shape, domains_spanned, t);
   else
-    print_table_text(ctx, req.op, cl, model, shape, domains_spanned, t);
+    print_table_text(text, req.op, cl, model, shape, domains_spanned, t);
+  write_output(ctx, o.out, text.str());
 }
 
 }  // namespace
@@ -368,6 +371,8 @@ void register_collective(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--profile", o->profile, "Calibration profile (file or name): its NIC and NVLink efficiencies");
   cmd->add_option("--nodes-per-leaf", o->nodes_per_leaf, "Nodes per rail-aligned scalable unit (default 32)");
   cmd->add_flag("--json", o->json, "Print one JSON document");
+  add_out_flag(*cmd, o->out, "Write the table to FILE instead of standard output");
+  add_force_flag(*cmd, o->out.force, "Overwrite FILE if it exists");
   cmd->callback([&ctx, o] { run_collective(ctx, *o); });
 }
 

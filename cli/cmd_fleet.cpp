@@ -1,18 +1,20 @@
 // `flopcast fleet`: many training jobs on a finite cluster (core/fleet). Loads the fleet file
 // (io/fleet_loader), plans each job class's whole run on the GPUs it may get (app/fleet_request),
 // simulates the seeds and prints the waits, utilisation, costs, revenue and what-ifs.
+#include <cctype>
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/app/fleet_report.hpp"
 #include "flopcast/app/fleet_request.hpp"
-#include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/units/money.hpp"
 
@@ -25,8 +27,8 @@ struct FleetOpts {
   int seeds = 0;
   int threads = 1;
   bool json = false;
-  std::string csv;
-  bool force = false;
+  bool csv = false;
+  OutputFile out;
   bool no_what_if = false;
   std::string size_pool;
   std::string target_wait;
@@ -44,7 +46,7 @@ std::string names_of(const std::vector<std::string>& v) {
 /// The --size-pool and --class indices in the fleet; nullopt with the usage error printed.
 std::optional<fleet::SizeSweepSpec> sweep_spec(CliContext& ctx, const FleetOpts& o, const fleet::Fleet& f,
                                                Time target) {
-  const std::string me = "flopcast fleet: ";
+  const std::string me = "flopcast fleet: error: ";
   fleet::SizeSweepSpec spec;
   spec.pool = o.size_pool;
   spec.target_p90_wait = target;
@@ -88,10 +90,21 @@ std::optional<fleet::SizeSweepSpec> sweep_spec(CliContext& ctx, const FleetOpts&
   return spec;
 }
 
+/// A duration flag's value must carry its unit: "90" alone would be read as 90 ns.
+bool ends_in_unit(const std::string& v) {
+  const auto last = v.find_last_not_of(" \t");
+  return last != std::string::npos && std::isalpha(static_cast<unsigned char>(v[last]));
+}
+
 void run_fleet(CliContext& ctx, const FleetOpts& o) {
-  const std::string me = "flopcast fleet: ";
+  const std::string me = "flopcast fleet: error: ";
   std::optional<Time> horizon;
   if (!o.horizon.empty()) {
+    if (!ends_in_unit(o.horizon)) {
+      ctx.err << me << "--horizon '" << o.horizon << "' has no unit (write e.g. --horizon " << o.horizon << "d)\n";
+      ctx.exit_code = kUsage;
+      return;
+    }
     horizon = io::parse_duration(o.horizon);
     if (!horizon || horizon->ns <= 0 || horizon->days() > 3650) {
       ctx.err << me << "--horizon '" << o.horizon
@@ -119,6 +132,12 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
   if (!o.size_pool.empty() || !o.target_wait.empty()) {
     if (o.size_pool.empty() || o.target_wait.empty()) {
       ctx.err << me << "--size-pool and --target-p90-wait go together\n";
+      ctx.exit_code = kUsage;
+      return;
+    }
+    if (!ends_in_unit(o.target_wait)) {
+      ctx.err << me << "--target-p90-wait '" << o.target_wait << "' has no unit (write e.g. --target-p90-wait "
+              << o.target_wait << "h)\n";
       ctx.exit_code = kUsage;
       return;
     }
@@ -158,18 +177,14 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
   opt.what_ifs = !o.no_what_if;
   report.result = fleet::simulate_fleet(f, opt);
   if (spec) report.sweep = fleet::sweep_pool_size(f, *spec, opt);
-  if (!o.csv.empty()) {
-    std::string error;
-    if (!io::write_file_atomically(o.csv, app::fleet_series_csv(report.result), o.force, error)) {
-      ctx.err << me << error << "\n";
-      ctx.exit_code = kIoError;
-      return;
-    }
-  }
-  if (o.json)
-    ctx.out << app::fleet_to_json(report).dump(2) << "\n";
+  std::ostringstream text;
+  if (o.csv)
+    text << app::fleet_series_csv(report.result);
+  else if (o.json)
+    text << app::fleet_to_json(report).dump(2) << "\n";
   else
-    app::print_fleet_text(report, ctx.out);
+    app::print_fleet_text(report, text);
+  write_output(ctx, o.out, text.str());
 }
 
 }  // namespace
@@ -181,11 +196,14 @@ void register_fleet(CLI::App& app, CliContext& ctx) {
   cmd->add_option("fleet", opts->file, "Fleet YAML file (docs/fleet.md)")->required();
   cmd->add_option("--horizon", opts->horizon, "Planning horizon instead of the file's, e.g. 90d");
   cmd->add_option("--seeds", opts->seeds, "Seeds to simulate instead of the file's")->check(CLI::Range(1, 10000));
-  cmd->add_option("--threads", opts->threads, "Seeds simulated in parallel (results do not depend on it)")
-      ->check(CLI::Range(1, 256));
-  cmd->add_flag("--json", opts->json, "Print the whole result, time series included, as one JSON document");
-  cmd->add_option("--csv", opts->csv, "Write the utilisation and queue time series to FILE as CSV");
-  cmd->add_flag("--force", opts->force, "Overwrite the --csv file when it exists");
+  add_jobs_flag(*cmd, opts->threads, "Seeds simulated in parallel (results do not depend on it)", 1);
+  add_deprecated_spelling(*cmd, ctx, "--threads", opts->threads, "-j, --jobs");
+  auto* json =
+      cmd->add_flag("--json", opts->json, "Print the whole result, time series included, as one JSON document");
+  cmd->add_flag("--csv", opts->csv, "Print the utilisation and queue time series as CSV instead of the report")
+      ->excludes(json);
+  add_out_flag(*cmd, opts->out, "Write the report (or the --json, --csv output) to FILE instead of standard output");
+  add_force_flag(*cmd, opts->out.force, "Overwrite FILE if it exists");
   cmd->add_flag("--no-what-if", opts->no_what_if, "Skip the file's what-ifs");
   cmd->add_option("--currency", opts->currency,
                   "Reporting currency of every cost, revenue and margin (default: the file's currency:, else the "

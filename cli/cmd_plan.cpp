@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/app/plan_report.hpp"
 #include "flopcast/app/plan_request.hpp"
 #include "flopcast/io/atomic_file.hpp"
@@ -16,12 +17,13 @@ namespace flopcast::cli {
 namespace {
 
 struct PlanOpts {
-  std::string scenario, profile, deadline, budget, gpus, catalogs, currency, csv, confidence = "p90", tokens,
-                                                                                  precisions, emit;
+  std::string scenario, profile, deadline, budget, gpus, catalogs, currency, confidence = "p90", tokens, precisions,
+                                                                             emit;
   std::int64_t gpus_max = 0, gpus_min = 1;
   int top = 10;
   int threads = 0;
-  bool json = false, force = false, allow_spot = false;
+  bool json = false, csv = false, allow_spot = false;
+  OutputFile out;
 };
 
 /// The request the flags make.
@@ -55,12 +57,10 @@ bool prepare(CliContext& ctx, const Scenario& s, const app::PlanRequest& req, se
     case app::PlanProblem::None:
       break;
     case app::PlanProblem::BadPrecision:
-      ctx.err << "flopcast plan: error: --precision: " << why << "\n";
-      ctx.exit_code = kUsage;
+      ctx.fail(kUsage, "--precision: " + why);
       return false;
     default:
-      ctx.err << "flopcast plan: error: --gpu: " << why << "\n";
-      ctx.exit_code = kUsage;
+      ctx.fail(kUsage, "--gpu: " + why);
       return false;
   }
   Diagnostics diags;
@@ -83,8 +83,7 @@ bool prepare(CliContext& ctx, const Scenario& s, const app::PlanRequest& req, se
       flag = "--budget";
       break;
   }
-  ctx.err << "flopcast plan: error: " << flag << ": " << why << "\n";
-  ctx.exit_code = kUsage;
+  ctx.fail(kUsage, std::string(flag) + ": " + why);
   return false;
 }
 
@@ -92,7 +91,7 @@ bool prepare(CliContext& ctx, const Scenario& s, const app::PlanRequest& req, se
 bool emit_scenario(CliContext& ctx, const PlanOpts& o, const Scenario& s, const search::PlanSpace& space,
                    const search::PlanResult& r) {
   if (!r.chosen) {
-    ctx.err << "flopcast plan: error: --emit-scenario: no plan meets the constraints; nothing written\n";
+    ctx.fail(kInfeasible, "--emit-scenario: no plan meets the constraints; nothing written");
     return false;
   }
   std::ifstream in(o.scenario, std::ios::binary);
@@ -100,9 +99,8 @@ bool emit_scenario(CliContext& ctx, const PlanOpts& o, const Scenario& s, const 
   text << in.rdbuf();
   const std::string yaml = app::plan_scenario_yaml(text.str(), s, space, *r.chosen, *ctx.catalog());
   std::string err;
-  if (!io::write_file_atomically(o.emit, yaml, o.force, err)) {
-    ctx.err << "flopcast plan: error: " << err << "\n";
-    ctx.exit_code = kIoError;
+  if (!io::write_file_atomically(o.emit, yaml, o.out.force, err)) {
+    ctx.fail(kIoError, err);
     return false;
   }
   ctx.out << "wrote " << o.emit << ": the recommended plan as a scenario\n";
@@ -119,25 +117,20 @@ void run_plan(CliContext& ctx, const PlanOpts& o) {
   if (!prepare(ctx, s, req, space, opt)) return;
   const auto search = search::search_plans(s, loaded->profile, space, opt);
   if (!search.ok()) {
-    for (const auto& e : search.errors) ctx.err << "flopcast plan: error: " << e << "\n";
-    ctx.exit_code = kBadInput;
+    for (const auto& e : search.errors) ctx.fail(kBadInput, e);
     return;
   }
   const search::PlanResult& r = search.result;
-  if (!o.csv.empty()) {
-    std::string err;
-    if (!io::write_file_atomically(o.csv, app::plan_csv(r), o.force, err)) {
-      ctx.err << "flopcast plan: error: " << err << "\n";
-      ctx.exit_code = kIoError;
-      return;
-    }
-  }
   const app::PlanReport report{&s, &space, &opt, &r};
-  if (o.json)
-    ctx.out << app::plan_to_json(report).dump(2) << "\n";
+  std::ostringstream text;
+  if (o.csv)
+    text << app::plan_csv(r);
+  else if (o.json)
+    text << app::plan_to_json(report).dump(2) << "\n";
   else
-    app::print_plan_text(report, ctx.out);
-  if (!o.emit.empty() && !emit_scenario(ctx, o, s, space, r) && ctx.exit_code != 0) return;
+    app::print_plan_text(report, text);
+  if (!write_output(ctx, o.out, text.str())) return;
+  if (!o.emit.empty() && !emit_scenario(ctx, o, s, space, r)) return;
   if (!r.chosen) ctx.exit_code = kInfeasible;
 }
 
@@ -170,12 +163,14 @@ void register_plan(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--currency", o->currency,
                   "Currency of every cost (default: the budget's, else the first catalog's)");
   cmd->add_option("--top", o->top, "Plans in the top list (default 10)")->check(CLI::Range(0, 1000));
-  cmd->add_option("-j,--threads", o->threads, "Worker threads (default: all cores; results do not depend on it)")
-      ->check(CLI::Range(0, 256));
-  cmd->add_option("--csv", o->csv, "Also write each GPU count's fastest plan, priced, to this CSV");
-  cmd->add_option("--emit-scenario", o->emit, "Write the recommended plan as a scenario file");
-  cmd->add_flag("--force", o->force, "Overwrite the --csv and --emit-scenario files");
-  cmd->add_flag("--json", o->json, "Print the result as one JSON document");
+  add_jobs_flag(*cmd, o->threads, "Worker threads (default: all cores; results do not depend on it)", 0);
+  add_deprecated_spelling(*cmd, ctx, "--threads", o->threads, "-j, --jobs");
+  auto* json = cmd->add_flag("--json", o->json, "Print the result as one JSON document");
+  cmd->add_flag("--csv", o->csv, "Print each GPU count's fastest plan, priced, as CSV instead of the report")
+      ->excludes(json);
+  add_out_flag(*cmd, o->out, "Write the report (or the --json, --csv output) to FILE instead of standard output");
+  cmd->add_option("--emit-scenario", o->emit, "Also write the recommended plan as a scenario file");
+  add_force_flag(*cmd, o->out.force, "Overwrite FILE and the --emit-scenario file if they exist");
   cmd->add_option("--profile", o->profile, "Calibration profile (file or name) instead of the scenario's");
   cmd->callback([&ctx, o] { run_plan(ctx, *o); });
 }

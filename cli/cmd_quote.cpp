@@ -4,15 +4,16 @@
 // loaded only here (quote_pdf_loader.hpp).
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/app/plan_request.hpp"
 #include "flopcast/app/quote_request.hpp"
-#include "flopcast/io/atomic_file.hpp"
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/quote/quote_render.hpp"
 #include "quote_pdf_loader.hpp"
@@ -33,9 +34,8 @@ struct QuoteOpts {
   std::string profile;
   std::string customer;
   std::string format = "md";
-  std::string output;
+  OutputFile out;
   std::string date;
-  bool force = false;
   std::string deadline, budget, confidence = "p90", plan, gpus, catalogs, precisions;
   std::int64_t gpus_max = 0;
   int threads = 0;
@@ -46,7 +46,6 @@ struct QuoteOpts {
 /// (the frameworks that run it in `frameworks`); nullopt with the exit code set when there is none.
 std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Scenario& s, const ComputeProfile& prof,
                                   std::string& frameworks) {
-  const std::string me = "flopcast quote: ";
   app::PlanRequest req;
   req.gpu_types = app::split_list(o.gpus);
   req.gpus_max = o.gpus_max;
@@ -65,16 +64,15 @@ std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Sce
   if (!cat) return std::nullopt;
   if (app::prepare_plan_space(*cat, s, req, space, why) != app::PlanProblem::None ||
       app::prepare_plan_options(s, req, ctx.data_dir, opt, why, diags) != app::PlanProblem::None) {
-    ctx.err << diags.str() << me << "error: --plan best: " << why << "\n";
-    ctx.exit_code = kUsage;
+    ctx.err << diags.str();
+    ctx.fail(kUsage, "--plan best: " + why);
     return std::nullopt;
   }
   const auto found = search::search_plans(s, prof, space, opt);
   if (!found.ok() || !found.result.chosen) {
-    ctx.err << me << "no plan meets the deadline and budget in simulation; nothing quoted\n";
-    for (const auto& e : found.errors) ctx.err << me << e << "\n";
+    for (const auto& e : found.errors) ctx.fail(kBadInput, e);
+    if (found.ok()) ctx.fail(kInfeasible, "no plan meets the deadline and budget in simulation; nothing quoted");
     for (const auto& m : found.result.remedies) ctx.err << "  what would make one work: " << m << "\n";
-    ctx.exit_code = kInfeasible;
     return std::nullopt;
   }
   frameworks = found.result.chosen->plan.candidate.frameworks.str();
@@ -85,31 +83,25 @@ std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Sce
 /// fit or the run cannot be simulated, bad input (3) otherwise.
 void report_problem(CliContext& ctx, const QuoteOpts& o, const app::QuoteOutcome& prepared,
                     const app::SimReport& report) {
-  const std::string me = "flopcast quote: ";
   const std::string text = app::quote_problem_text(prepared.problem, report);
   switch (prepared.problem) {
     case app::QuoteProblem::DoesNotFit:
-      ctx.err << me << text << " (run 'flopcast simulate' for the breakdown)\n";
-      ctx.exit_code = kInfeasible;
-      return;
+      return ctx.fail(kInfeasible, text + " (run 'flopcast simulate' for the breakdown)");
     case app::QuoteProblem::NoTokens:
-      ctx.err << me << o.scenario << ": " << text << "\n";
-      break;
+      return ctx.fail(kBadInput, o.scenario + ": " + text);
     case app::QuoteProblem::RunNotSimulated:
-      for (const auto& e : prepared.details) ctx.err << me << text << e << "\n";
-      ctx.exit_code = kInfeasible;
+      for (const auto& e : prepared.details) ctx.fail(kInfeasible, text + e);
       return;
     case app::QuoteProblem::NoPricing:
-      ctx.err << me << o.scenario << ": " << text << "; add one naming a price catalog, e.g.\n"
-              << "  pricing:\n    catalog: seed-vendor\n";
-      break;
+      ctx.fail(kBadInput, o.scenario + ": " + text + "; add one naming a price catalog, e.g.");
+      ctx.err << "  pricing:\n    catalog: seed-vendor\n";
+      return;
     case app::QuoteProblem::QuoteInvalid:
-      for (const auto& e : prepared.details) ctx.err << me << e << "\n";
-      break;
+      for (const auto& e : prepared.details) ctx.fail(kBadInput, e);
+      return;
     case app::QuoteProblem::BadDeadline:
     case app::QuoteProblem::BadBudget:
-      for (const auto& e : prepared.details) ctx.err << me << "error: " << e << "\n";
-      ctx.exit_code = kUsage;
+      for (const auto& e : prepared.details) ctx.fail(kUsage, e);
       return;
     case app::QuoteProblem::CatalogUnreadable:  // its diagnostics are printed
     case app::QuoteProblem::None:
@@ -119,25 +111,14 @@ void report_problem(CliContext& ctx, const QuoteOpts& o, const app::QuoteOutcome
 }
 
 void run_quote(CliContext& ctx, const QuoteOpts& o) {
-  const std::string me = "flopcast quote: ";
-  if (o.format == "pdf" && !quote_pdf_built()) {
-    ctx.err << me
-            << "this build has no PDF support (it was configured with FLOPCAST_PDF=OFF); "
-               "use --format html or md\n";
-    ctx.exit_code = kUsage;
-    return;
-  }
-  if (o.format == "pdf" && o.output.empty()) {
-    ctx.err << me << "--format pdf needs -o FILE (PDF is not written to the terminal)\n";
-    ctx.exit_code = kUsage;
-    return;
-  }
+  if (o.format == "pdf" && !quote_pdf_built())
+    return ctx.fail(kUsage,
+                    "this build has no PDF support (it was configured with FLOPCAST_PDF=OFF); use --format html or md");
+  if (o.format == "pdf" && o.out.path.empty())
+    return ctx.fail(kUsage, "--format pdf needs -o FILE (PDF is not written to the terminal)");
   const std::string date = o.date.empty() ? today() : o.date;
-  if (!add_days(date, 0)) {
-    ctx.err << me << "--date '" << date << "' is not a calendar date in the form YYYY-MM-DD\n";
-    ctx.exit_code = kUsage;
-    return;
-  }
+  if (!add_days(date, 0))
+    return ctx.fail(kUsage, "--date '" + date + "' is not a calendar date in the form YYYY-MM-DD");
 
   auto loaded = load_scenario_for_command(ctx, o.scenario, o.profile);
   if (!loaded) return;
@@ -171,42 +152,26 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   } else {
     std::string error;
     const quote_pdf::HtmlToPdfFn html_to_pdf = load_quote_pdf_module(error);
-    if (!html_to_pdf) {
-      ctx.err << me << "PDF support is not installed (the module flopcast-quote-pdf.so could not be loaded: " << error
-              << "); use --format html or md\n";
-      ctx.exit_code = kIoError;
-      return;
-    }
-    if (!html_to_pdf(render_quote_html(q), "Training quote " + q.id, content, error)) {
-      ctx.err << me << "cannot make the PDF: " << error << "\n";
-      ctx.exit_code = kInternalError;
-      return;
-    }
+    if (!html_to_pdf)
+      return ctx.fail(kIoError, "PDF support is not installed (the module flopcast-quote-pdf.so could not be loaded: " +
+                                    error + "); use --format html or md");
+    if (!html_to_pdf(render_quote_html(q), "Training quote " + q.id, content, error))
+      return ctx.fail(kInternalError, "cannot make the PDF: " + error);
   }
   // A quote that misses a requirement says so on its first page; unless asked, it exits 5.
   const bool miss = !q.meets() && !o.allow_miss;
-  if (miss) {
+  if (miss)
     for (const auto& r : q.requirements)
       if (!r.met)
-        ctx.err << me << "the plan misses the " << r.what << " requirement: asked " << r.asked << ", the plan gives "
-                << r.plan << " (--allow-miss to quote it anyway with exit 0)\n";
-  }
-  if (o.output.empty()) {
-    ctx.out << content;
-    if (miss) ctx.exit_code = kInfeasible;
-    return;
-  }
-  std::string error;
-  if (!io::write_file_atomically(o.output, content, o.force, error)) {
-    ctx.err << me << error << "\n";
-    ctx.exit_code = kIoError;
-    return;
-  }
+        ctx.warn("the plan misses the " + r.what + " requirement: asked " + r.asked + ", the plan gives " + r.plan +
+                 " (--allow-miss to quote it anyway with exit 0)");
+  if (!write_output(ctx, o.out, content)) return;
+  if (miss) ctx.exit_code = kInfeasible;
+  if (o.out.path.empty()) return;
   const ComparisonRow* best = q.recommended ? &q.input.plans.rows[*q.recommended] : nullptr;
-  ctx.out << "wrote " << o.output << ": quote " << q.id << ", valid until " << q.valid_until;
+  ctx.out << "wrote " << o.out.path << ": quote " << q.id << ", valid until " << q.valid_until;
   if (best) ctx.out << ", " << best->option.label << " " << best->p50.total.str() << " (P50)";
   ctx.out << "\n";
-  if (miss) ctx.exit_code = kInfeasible;
 }
 
 }  // namespace
@@ -220,8 +185,9 @@ void register_quote(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--customer", opts->customer, "Customer named on the quote");
   cmd->add_option("--format", opts->format, "Output format: md (default), html or pdf")
       ->check(CLI::IsMember({"md", "html", "pdf"}));
-  cmd->add_option("-o,--output", opts->output, "Write to FILE instead of standard output (required for pdf)");
-  cmd->add_flag("--force", opts->force, "Overwrite FILE when it exists");
+  add_out_flag(*cmd, opts->out, "Write to FILE instead of standard output (required for pdf)");
+  add_deprecated_spelling(*cmd, ctx, "--output", opts->out.path, "-o, --out");
+  add_force_flag(*cmd, opts->out.force, "Overwrite FILE when it exists");
   cmd->add_option("--date", opts->date, "Issue date YYYY-MM-DD (default: today); the quote is valid 30 days from it");
   cmd->add_option("--profile", opts->profile, "Calibration profile (file or name) instead of the scenario's");
   cmd->add_option("--deadline", opts->deadline, "The customer's deadline for the whole run, with its unit: 45d, 1080h");
@@ -242,8 +208,7 @@ void register_quote(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--precision", opts->precisions, "With --plan best: numeric formats, e.g. bf16,fp8");
   cmd->add_flag("--allow-spot", opts->allow_spot,
                 "With --plan best: also search spot prices (interruptions simulated)");
-  cmd->add_option("-j,--threads", opts->threads, "With --plan best: worker threads (default 2)")
-      ->check(CLI::Range(0, 256));
+  add_jobs_flag(*cmd, opts->threads, "With --plan best: worker threads (default 2)", 0);
   cmd->callback([&ctx, opts] { run_quote(ctx, *opts); });
 }
 

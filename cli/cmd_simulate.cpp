@@ -1,6 +1,8 @@
 #include <ostream>
+#include <sstream>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/app/evaluation.hpp"
 #include "flopcast/app/report_json.hpp"
 #include "flopcast/app/report_text.hpp"
@@ -16,7 +18,7 @@ void register_simulate(CLI::App& app, CliContext& ctx) {
     std::string trace;
     bool json = false;
     bool estimate = false;
-    bool force = false;
+    OutputFile out;
   };
   auto opts = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("simulate", "Simulate one training step and the whole run of a scenario");
@@ -26,17 +28,18 @@ void register_simulate(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--estimate", opts->estimate,
                 "Use the closed-form step estimate instead of the discrete-event simulation");
   cmd->add_option(
-      "--trace", opts->trace,
-      "Write the simulated step's timeline as Chrome trace-event JSON (opens in Perfetto / chrome://tracing)");
-  cmd->add_flag("--force", opts->force, "Overwrite the --trace file if it exists");
+         "--trace", opts->trace,
+         "Write the simulated step's timeline as Chrome trace-event JSON (opens in Perfetto / chrome://tracing)")
+      ->type_name("FILE");
+  add_out_flag(*cmd, opts->out, "Write the report to FILE instead of standard output");
+  add_force_flag(*cmd, opts->out.force, "Overwrite the -o and --trace files if they exist");
   cmd->callback([&ctx, opts] {
-    if (opts->estimate && !opts->trace.empty()) {
-      ctx.err << "flopcast simulate: --trace needs the simulation; drop --estimate\n";
-      ctx.exit_code = kUsage;
-      return;
-    }
+    if (opts->estimate && !opts->trace.empty())
+      return ctx.fail(kUsage, "--trace needs the simulation; drop --estimate");
     auto loaded = load_scenario_for_command(ctx, opts->scenario, opts->profile);
     if (!loaded) return;
+    if (loaded->scenario.training.tokens <= 0)
+      ctx.warn("no whole-run figures (days, GPU-hours, bills): set training.tokens, e.g. training: {tokens: 1T}");
     auto report = app::make_report(loaded->scenario, loaded->profile,
                                    opts->estimate ? app::StepEngine::Estimate : app::StepEngine::Simulation);
     Diagnostics diags;
@@ -49,16 +52,15 @@ void register_simulate(CLI::App& app, CliContext& ctx) {
     if (!opts->trace.empty() && report.sim) {
       const std::string title = loaded->scenario.name.empty() ? opts->scenario : loaded->scenario.name;
       std::string error;
-      if (!io::write_file_atomically(opts->trace, io::chrome_trace_json(*report.sim, title), opts->force, error)) {
-        ctx.err << "flopcast simulate: " << error << "\n";
-        ctx.exit_code = kIoError;
-        return;
-      }
+      if (!io::write_file_atomically(opts->trace, io::chrome_trace_json(*report.sim, title), opts->out.force, error))
+        return ctx.fail(kIoError, error);
     }
+    std::ostringstream text;
     if (opts->json)
-      ctx.out << app::to_json(report).dump(2) << "\n";
+      text << app::to_json(report).dump(2) << "\n";
     else
-      app::print_text(report, ctx.out);
+      app::print_text(report, text);
+    if (!write_output(ctx, opts->out, text.str())) return;
     if (!report.fits_memory) ctx.exit_code = kInfeasible;
   });
 }

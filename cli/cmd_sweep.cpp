@@ -4,12 +4,15 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/app/sweep_check_report.hpp"
 #include "flopcast/app/sweep_evaluator.hpp"
+#include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/io/sweep_loader.hpp"
 #include "flopcast/sweep/sweep_check.hpp"
 #include "flopcast/sweep/sweep_runner.hpp"
@@ -17,6 +20,14 @@
 
 namespace flopcast::cli {
 namespace {
+
+/// -o naming a folder: refused before any work (exit 4), as every command refuses it.
+bool out_is_folder(CliContext& ctx, const std::string& out) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(out, ec)) return false;
+  ctx.fail(kIoError, "cannot write " + out + ": it is a folder; name a file inside it");
+  return true;
+}
 
 /// --check's tolerance flags: --tolerance takes a percentage ("2%"), --rtol a fraction ("0.02").
 struct ToleranceFlags {
@@ -38,7 +49,7 @@ std::optional<double> plain_number(const std::string& t) {
 /// meant 200%.
 std::optional<double> tolerance_of(CliContext& ctx, const ToleranceFlags& f) {
   auto fail = [&](const std::string& message) -> std::optional<double> {
-    ctx.err << "error: " << message << "\n";
+    ctx.err << ctx.who() << ": error: " << message << "\n";
     ctx.exit_code = kUsage;
     return std::nullopt;
   };
@@ -79,7 +90,7 @@ void add_tolerance_flags(CLI::App* cmd, ToleranceFlags& f) {
 /// another sweep.
 void run_check(CliContext& ctx, const std::string& current, const std::string& baseline, double rtol) {
   const auto cr = sweep::check_against_baseline(current, baseline, rtol);
-  for (const auto& e : cr.errors) ctx.err << "error: " << e << "\n";
+  for (const auto& e : cr.errors) ctx.err << ctx.who() << ": error: " << e << "\n";
   if (!cr.errors.empty()) {
     ctx.exit_code = cr.unreadable ? kIoError : kBadInput;
     return;
@@ -102,33 +113,33 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
   int k = 0, n = 0;
   char tail = 0;
   if (std::sscanf(o.shard.c_str(), "%d/%d%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n) {
-    ctx.err << "error: --shard '" << o.shard << "': expected k/N with 1 <= k <= N, e.g. 2/4\n";
+    ctx.err << ctx.who() << ": error: --shard '" << o.shard << "': expected k/N with 1 <= k <= N, e.g. 2/4\n";
     ctx.exit_code = kUsage;
     return;
   }
   const auto tol = tolerance_of(ctx, o.tolerance);
   if (!tol) return;
   if (o.resume && o.force) {
-    ctx.err << "error: --resume and --force contradict each other (continue the file, or overwrite it)\n";
+    ctx.err << ctx.who()
+            << ": error: --resume and --force contradict each other (continue the file, or overwrite it)\n";
     ctx.exit_code = kUsage;
     return;
   }
+  if (out_is_folder(ctx, o.out)) return;
   const io::Catalog* cat = ctx.catalog();
   if (!cat) return;
   Diagnostics diags;
   auto spec = io::load_sweep_file(o.file, diags);
   if (!diags.empty()) ctx.err << diags.str();
   if (!spec) {
-    ctx.exit_code = kBadInput;
-    for (const auto& d : diags.items())
-      if (d.key.empty() && (d.message == "file not found" || d.message == "cannot read file")) ctx.exit_code = kIoError;
+    ctx.exit_code = io::any_unreadable_file(diags) ? kIoError : kBadInput;
     return;
   }
   const sweep::SweepIdentity identity = app::sweep_identity(*spec);
   if (!o.check.empty()) {  // a wrong baseline fails now, not after the sweep
     bool unreadable = false;
     if (const auto e = sweep::baseline_refusal(o.check, identity, unreadable); !e.empty()) {
-      ctx.err << "error: " << e << "\n";
+      ctx.err << ctx.who() << ": error: " << e << "\n";
       ctx.exit_code = unreadable ? kIoError : kBadInput;
       return;
     }
@@ -148,7 +159,7 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
   // scenario, so that --resume, --check and merge refuse another sweep's rows.
   const auto st = sweep::run_sweep(o.out, identity, evaluator.columns(), eval, ro, &ctx.err);
   if (!st.ok()) {
-    for (const auto& e : st.errors) ctx.err << "error: " << e << "\n";
+    for (const auto& e : st.errors) ctx.err << ctx.who() << ": error: " << e << "\n";
     ctx.exit_code = kIoError;
     return;
   }
@@ -169,9 +180,9 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
   auto* cmd =
       app.add_subcommand("sweep", "Run a scenario over the axes of a sweep file: one row per point (CSV or JSONL)");
   cmd->add_option("sweep", o->file, "Sweep YAML (base scenario + axes; see scenarios/sweeps/)")->required();
-  cmd->add_option("--out,-o", o->out, "Output file: .csv or .jsonl")->required();
-  cmd->add_option("-j,--threads", o->threads, "Worker threads (output identical whatever the count)")
-      ->check(CLI::Range(1, 256));
+  cmd->add_option("-o,--out", o->out, "Output file: .csv or .jsonl")->required()->type_name("FILE");
+  add_jobs_flag(*cmd, o->threads, "Worker threads (output identical whatever the count)", 1);
+  add_deprecated_spelling(*cmd, ctx, "--threads", o->threads, "-j, --jobs");
   cmd->add_option("--shard", o->shard, "Run only slice k of N (k/N, 1-based): points with index % N == k-1");
   cmd->add_flag("--resume", o->resume, "Continue an interrupted run from --out (a torn last row is dropped)");
   cmd->add_flag("--force", o->force, "Overwrite --out");
@@ -198,7 +209,7 @@ void register_merge(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("merge", "Join the shard files of a sweep (--shard k/N runs) into one file");
   cmd->add_option("shards", o->inputs, "Shard files (CSV or JSONL, each with its .meta.json), all N of them")
       ->required();
-  cmd->add_option("--out,-o", o->out, "Merged file (same format)")->required();
+  cmd->add_option("-o,--out", o->out, "Merged file (same format)")->required()->type_name("FILE");
   cmd->add_flag("--force", o->force, "Overwrite --out");
   cmd->add_option("--check", o->check,
                   "Baseline CSV/JSONL (with its .meta.json) of the same sweep to compare the merged figures with; exit "
@@ -206,9 +217,9 @@ void register_merge(CLI::App& app, CliContext& ctx) {
   add_tolerance_flags(cmd, o->tolerance);
   cmd->callback([&ctx, o] {
     const auto tol = tolerance_of(ctx, o->tolerance);
-    if (!tol) return;
+    if (!tol || out_is_folder(ctx, o->out)) return;
     const auto errors = sweep::merge_shards(o->inputs, o->out, o->force);
-    for (const auto& e : errors) ctx.err << "error: " << e << "\n";
+    for (const auto& e : errors) ctx.err << ctx.who() << ": error: " << e << "\n";
     if (!errors.empty()) {
       bool io = false;
       for (const auto& e : errors)

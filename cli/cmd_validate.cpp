@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <sstream>
 
 #include "cli_context.hpp"
+#include "command_flags.hpp"
 #include "flopcast/calibrate/calibrate.hpp"
 #include "flopcast/calibrate/cross_validation.hpp"
 #include "flopcast/calibrate/validation.hpp"
@@ -32,12 +34,8 @@ std::vector<Scenario> load_runs(CliContext& ctx, const io::Catalog& cat, const s
     auto entries = io::load_run_file(f, cat, diags);
     if (diags.has_errors()) {
       ctx.err << diags.str();
-      bool io_error = false;
-      for (const auto& d : diags.items()) {
-        errors.push_back(d.str());
-        if (d.key.empty() && (d.message == "file not found" || d.message == "cannot read file")) io_error = true;
-      }
-      ctx.exit_code = io_error ? kIoError : kBadInput;
+      for (const auto& d : diags.items()) errors.push_back(d.str());
+      ctx.exit_code = io::any_unreadable_file(diags) ? kIoError : kBadInput;
     }
     for (auto& e : entries) {
       if (!e.diags.empty()) {
@@ -347,6 +345,31 @@ void print_cv_text(CliContext& ctx, const CrossValidationResult& r, bool estimat
   out << "\nspeed: median predicted / measured speed (groups-equal; 1.00 is right, above 1 predicted too fast); fit: "
          "runs the memory model says fit\n";
   for (const auto& s : r.skipped) out << "not scored: " << s << "\n";
+  const BandTails tails = choose_band_tails(r);
+  out << "\nBand coverage by the residual quantile the ends sit at (groups-equal; each generation uses the one "
+         "nearest 80%)\n";
+  for (double t : kBandTails) {
+    out << fmt::format("  {:<12}", fmt::format("{:g}-{:g}", t, 1 - t));
+    for (const auto& c : cv_band_coverage(r, BandTails{t, t, t}))
+      out << fmt::format(" {} {:.1f}%", c.name, c.covered_pct);
+    out << "\n";
+  }
+  out << fmt::format(
+      "\nPrediction bands (quantiles of measured / predicted step time of the held-out runs, groups-equal; a "
+      "regime's own band needs {} runs of {} groups)\n",
+      kBandMinRuns, kBandMinGroups);
+  out << fmt::format("{:<18} {:>5} {:>6} {:>6} {:>7} {:>7} {:>7}\n", "band", "runs", "groups", "tail", "p10", "p50",
+                     "p90");
+  for (const auto& q : cv_band_quantiles(r, "", tails))
+    out << fmt::format("{:<18} {:>5} {:>6} {:>6g} {:>7.3f} {:>7.3f} {:>7.3f}\n",
+                       std::string(to_string(q.arch)) + (q.regime == kBandRegimeAll ? "" : "." + q.regime), q.runs,
+                       q.groups, tails[static_cast<std::size_t>(q.arch)], q.p10, q.p50, q.p90);
+  out << "\nBand coverage (each run's band made from the other source groups' residuals; target 75-85%)\n";
+  out << fmt::format("{:<18} {:>5} {:>6} {:>9} {:>9} {:>9} {:>9} {:>8}\n", "generation", "runs", "groups", "covered",
+                     "runs-eq", "below", "above", "no band");
+  for (const auto& c : cv_band_coverage(r, tails))
+    out << fmt::format("{:<18} {:>5} {:>6} {:>8.1f}% {:>8.1f}% {:>8.1f}% {:>8.1f}% {:>8}\n", c.name, c.runs, c.groups,
+                       c.covered_pct, c.covered_runs_pct, c.below_pct, c.above_pct, c.no_band);
 }
 
 void print_cv_json(CliContext& ctx, const CrossValidationResult& r, bool estimate) {
@@ -392,6 +415,31 @@ void print_cv_json(CliContext& ctx, const CrossValidationResult& r, bool estimat
                                 {"resolved_settings", settings_json(p.settings)},
                                 {"fits_memory", p.fits_memory}});
   j["not_scored"] = r.skipped;
+  const BandTails tails = choose_band_tails(r);
+  j["band_tail_coverage"] = J::array();
+  for (double t : kBandTails)
+    for (const auto& c : cv_band_coverage(r, BandTails{t, t, t}))
+      j["band_tail_coverage"].push_back({{"tail", t}, {"name", c.name}, {"covered_pct", c.covered_pct}});
+  j["bands"] = J::array();
+  for (const auto& q : cv_band_quantiles(r, "", tails))
+    j["bands"].push_back({{"generation", to_string(q.arch)},
+                          {"regime", q.regime},
+                          {"runs", q.runs},
+                          {"groups", q.groups},
+                          {"tail", tails[static_cast<std::size_t>(q.arch)]},
+                          {"p10", q.p10},
+                          {"p50", q.p50},
+                          {"p90", q.p90}});
+  j["band_coverage"] = J::array();
+  for (const auto& c : cv_band_coverage(r, tails))
+    j["band_coverage"].push_back({{"name", c.name},
+                                  {"runs", c.runs},
+                                  {"groups", c.groups},
+                                  {"covered_pct", c.covered_pct},
+                                  {"covered_pct_runs_equal", c.covered_runs_pct},
+                                  {"below_p10_pct", c.below_pct},
+                                  {"above_p90_pct", c.above_pct},
+                                  {"no_band", c.no_band}});
   ctx.out << j.dump(2) << "\n";
 }
 
@@ -463,6 +511,25 @@ void finish_calibration(CliContext& ctx, CalibrationResult& res, std::vector<Sce
   }
 }
 
+/// Writes `start` (the profile cross-validated) with its prediction bands replaced by the
+/// quantiles of `r`: `calibrate --cv source -o FILE`.
+bool write_bands(CliContext& ctx, ComputeProfile start, const CrossValidationResult& r, const std::string& command,
+                 const std::string& output, bool force) {
+  const BandTails tails = choose_band_tails(r);
+  start.bands = cv_band_quantiles(r, "", tails);
+  start.bands_provenance = fmt::format(
+      "{}; band ends at the residual quantiles whose cross-validated coverage is nearest 80%: ampere {:g}, hopper "
+      "{:g}, blackwell {:g}",
+      command, tails[0], tails[1], tails[2]);
+  std::string error;
+  if (!io::write_file_atomically(output, io::profile_to_yaml(start), force, error)) {
+    ctx.err << "flopcast calibrate: " << error << "\n";
+    ctx.exit_code = kIoError;
+    return false;
+  }
+  return true;
+}
+
 void register_calibrate(CLI::App& app, CliContext& ctx) {
   struct CalOpts {
     std::vector<std::string> files;
@@ -474,7 +541,10 @@ void register_calibrate(CLI::App& app, CliContext& ctx) {
   auto c = std::make_shared<CalOpts>();
   auto* cal = app.add_subcommand("calibrate", "Fit the calibration profile to measured runs (writes a profile YAML)");
   cal->add_option("runs", c->files, "Measured-run YAML files (and nccl-tests collective files)")->required();
-  cal->add_option("-o,--output", c->output, "Profile file to write (not with --cv)");
+  cal->add_option("-o,--out", c->output,
+                  "Profile file to write (with --cv: the starting profile with the cross-validated prediction bands)")
+      ->type_name("FILE");
+  add_deprecated_spelling(*cal, ctx, "--output", c->output, "-o, --out");
   cal->add_option("--param", c->params, "Fit only these coefficients (repeatable), e.g. ampere.gemm");
   cal->add_option("--profile", c->profile, "Profile to start from (file or name) instead of the default");
   cal->add_flag("--force", c->force, "Overwrite the output file if it exists");
@@ -482,19 +552,18 @@ void register_calibrate(CLI::App& app, CliContext& ctx) {
       "--estimate", c->estimate,
       "Fit the closed-form estimate instead of the discrete-event simulation (with --cv: predict with it too)");
   cal->add_option("--cv", c->cv,
-                  "Cross-validate instead of writing a profile: 'source' predicts each source group's runs with a "
-                  "profile fitted (closed form) without them");
+                  "Cross-validate instead of fitting a profile: 'source' predicts each source group's runs with a "
+                  "profile fitted (closed form) without them, and reports the prediction bands and their coverage");
   cal->add_flag("--json", c->json, "Print the result as one JSON document");
-  cal->add_option("-j,--jobs", c->jobs, "Cross-validation folds fitted at once (default: one per hardware thread)");
+  add_jobs_flag(*cal, c->jobs, "Cross-validation folds fitted at once (default: one per hardware thread)", 0);
   cal->callback([&ctx, c] {
     if (!c->cv.empty() && c->cv != "source") {
       ctx.err << "flopcast calibrate: --cv takes 'source' (leave one source group out), got '" << c->cv << "'\n";
       ctx.exit_code = kUsage;
       return;
     }
-    if (c->cv.empty() == c->output.empty()) {
-      ctx.err << (c->cv.empty() ? "flopcast calibrate: -o PROFILE.yaml is required (or --cv source)\n"
-                                : "flopcast calibrate: --cv writes no profile; drop -o\n");
+    if (c->cv.empty() && c->output.empty()) {
+      ctx.err << "flopcast calibrate: -o PROFILE.yaml is required (or --cv source)\n";
       ctx.exit_code = kUsage;
       return;
     }
@@ -521,12 +590,22 @@ void register_calibrate(CLI::App& app, CliContext& ctx) {
       cv.fit = in.options;
       cv.simulate_predictions = !c->estimate;
       cv.jobs = c->jobs;
+      if (std::string error; !c->output.empty() && !output_writable(c->output, c->force, error)) {
+        ctx.err << "flopcast calibrate: " << error << "\n";
+        ctx.exit_code = kIoError;
+        return;
+      }
       const auto r = cross_validate(in.runs, *start, cv);
       if (!r.error.empty()) {
         ctx.err << "flopcast calibrate --cv source: " << r.error << "\n";
         ctx.exit_code = kBadInput;
         return;
       }
+      std::string command = "flopcast calibrate";
+      for (const auto& f : c->files) command += " " + f;
+      command += " --cv source" + std::string(c->estimate ? " --estimate" : "") + " -o " + c->output;
+      if (!c->profile.empty()) command += " --profile " + c->profile;
+      if (!c->output.empty() && !write_bands(ctx, *start, r, command, c->output, c->force)) return;
       if (c->json)
         print_cv_json(ctx, r, c->estimate);
       else
@@ -558,6 +637,7 @@ void register_validate(CLI::App& app, CliContext& ctx) {
     bool json = false;
     bool quiet = false;
     bool estimate = false;
+    OutputFile out;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("validate", "Predict measured runs (run-schema files) and report the error");
@@ -567,16 +647,22 @@ void register_validate(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--summary-only", o->quiet, "Print only the summary table");
   cmd->add_flag("--estimate", o->estimate,
                 "Predict with the closed-form estimate instead of the discrete-event simulation");
+  add_out_flag(*cmd, o->out, "Write the report to FILE instead of standard output");
+  add_force_flag(*cmd, o->out.force, "Overwrite FILE if it exists");
   cmd->callback([&ctx, o] {
     const auto* cat = ctx.catalog();
     if (!cat) return;
     const auto profile = profile_for(ctx, *cat, o->profile);
     if (!profile) return;
     const auto v = validate_inputs(ctx, *cat, *profile, o->files, o->estimate);
+    std::ostringstream report;  // the printers write to their context's out: here, the report
+    CliContext to_report(report, ctx.err);
+    to_report.command = ctx.command;
     if (o->json)
-      print_validation_json(ctx, *profile, v, o->estimate);
+      print_validation_json(to_report, *profile, v, o->estimate);
     else
-      print_validation_text(ctx, *profile, v, o->estimate, o->quiet);
+      print_validation_text(to_report, *profile, v, o->estimate, o->quiet);
+    write_output(ctx, o->out, report.str());
   });
   register_calibrate(app, ctx);
 }

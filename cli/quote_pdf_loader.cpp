@@ -1,32 +1,21 @@
 #include "quote_pdf_loader.hpp"
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
-#include <system_error>
+#include <utility>
+
+#include "install_layout.hpp"
 
 namespace flopcast::cli {
-namespace {
-
-/// The running executable's path, or "" when the system does not say.
-std::filesystem::path self_exe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::path{} : p;
-}
-
-}  // namespace
 
 bool quote_pdf_built() { return true; }
 
 std::vector<std::string> quote_pdf_module_candidates() {
   if (const char* env = std::getenv(kQuotePdfModuleEnv); env && *env) return {env};
   std::vector<std::string> out;
-  if (const auto exe = self_exe(); !exe.empty())
-    out.push_back(
-        (exe.parent_path() / ".." / "lib" / "flopcast" / FLOPCAST_QUOTE_PDF_MODULE_NAME).lexically_normal().string());
+  if (auto installed = installed_module_path(FLOPCAST_QUOTE_PDF_MODULE_NAME); !installed.empty())
+    out.push_back(std::move(installed));
   out.push_back(FLOPCAST_QUOTE_PDF_BUILD_MODULE);
   return out;
 }

@@ -16,8 +16,8 @@ bool quote_pdf_built();
 inline constexpr const char* kQuotePdfModuleEnv = "FLOPCAST_QUOTE_PDF_MODULE";
 
 /// Where the module is looked for, in order: $FLOPCAST_QUOTE_PDF_MODULE alone when it is set
-/// and not empty; else lib/flopcast/ beside the bin/ of the running executable (an installed
-/// flopcast), then the file this build tree produced.
+/// and not empty; else PREFIX/lib/flopcast/ beside the PREFIX/bin/ of the running executable
+/// (an installed flopcast, install_layout.hpp), then the file this build tree produced.
 std::vector<std::string> quote_pdf_module_candidates();
 
 /// The module's HTML-to-PDF printer, loaded from the first candidate that loads (and stays

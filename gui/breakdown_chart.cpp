@@ -14,8 +14,8 @@ namespace flopcast::gui {
 BreakdownChart::BreakdownChart(QWidget* parent) : QChartView(new QChart(), parent) {
   setRenderHint(QPainter::Antialiasing);
   chart()->setAnimationOptions(QChart::NoAnimation);
-  chart()->legend()->setAlignment(Qt::AlignRight);
-  chart()->legend()->setShowToolTips(true);
+  // The table under the chart names each colour (its swatches): no legend to squeeze in.
+  chart()->legend()->setVisible(false);
   setMinimumHeight(220);
 }
 

@@ -10,6 +10,8 @@ namespace flopcast::gui {
 class BreakdownChart : public QChartView {
   Q_OBJECT
  public:
+  /// As tall as its minimum: the table under it keeps its rows, the chart takes the rest.
+  QSize sizeHint() const override { return {QChartView::sizeHint().width(), minimumHeight()}; }
   explicit BreakdownChart(QWidget* parent = nullptr);
   void set_result(const app::ComputeResult& r);
   /// Bar sets currently shown (for tests).

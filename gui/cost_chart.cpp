@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "result_palette.hpp"
+#include "result_tables.hpp"
 
 namespace flopcast::gui {
 namespace {
@@ -28,6 +29,7 @@ CostChart::CostChart(QWidget* parent) : QChartView(new QChart(), parent) {
   setRenderHint(QPainter::Antialiasing);
   chart()->setAnimationOptions(QChart::NoAnimation);
   chart()->legend()->setAlignment(Qt::AlignBottom);
+  chart()->legend()->setShowToolTips(true);  // an elided entry shows its whole text
   setMinimumHeight(220);
 }
 
@@ -61,7 +63,9 @@ void CostChart::set_result(const app::ComputeResult& r) {
     // Horizontal bars list categories bottom-up: reverse so the table's first plan is on top.
     for (auto it = r.plans()->rows.rbegin(); it != r.plans()->rows.rend(); ++it) {
       const bool ok = it->p50.ok() && it->p90.ok();
-      categories << QString::fromStdString(it->option.label);
+      // Plan ids: short enough to show whole, and the names the legend of the calendar and
+      // the table's "(id)" use; the table beside gives the full names.
+      categories << QString::fromStdString(it->option.id);
       if (ok) top = std::max({top, it->p50.total.major(), it->p90.total.major()});
     }
     const auto [scale, prefix] = axis_scale(top);
@@ -122,6 +126,7 @@ CostCalendarChart::CostCalendarChart(QWidget* parent) : QChartView(new QChart(),
   setRenderHint(QPainter::Antialiasing);
   chart()->setAnimationOptions(QChart::NoAnimation);
   chart()->legend()->setAlignment(Qt::AlignBottom);
+  chart()->legend()->setShowToolTips(true);  // an elided entry shows its whole text
   setMinimumHeight(220);
 }
 
@@ -145,7 +150,7 @@ void CostCalendarChart::set_result(const app::ComputeResult& r) {
     }
   const auto [scale, prefix] = axis_scale(top);
   auto* x = new QValueAxis();
-  x->setTitleText(tr("days of paid GPU time (P90 run)"));
+  x->setTitleText(tr("days of paid GPU time"));
   x->setRange(0, last_day > 0 ? last_day : 1.0);
   x->setLabelFormat(QStringLiteral("%.0f"));
   auto* y = new QValueAxis();
@@ -155,11 +160,15 @@ void CostCalendarChart::set_result(const app::ComputeResult& r) {
   y->applyNiceNumbers();
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
+  // The recommended plan is the quote's (the provider's cheapest), as the Summary names it.
+  const auto rec = recommended_row(r);
+  const std::string rec_id = rec ? r.plans()->rows[*rec].option.id : std::string();
   for (const auto& curve : r.calendar) {
     auto* line = new QLineSeries();
-    line->setName(QString::fromStdString(curve.id) + (curve.recommended ? tr(" (cheapest)") : QString()));
+    const bool recommended = curve.id == rec_id;
+    line->setName(QString::fromStdString(curve.id) + (recommended ? tr(" (recommended)") : QString()));
     QPen pen(cost_curve_color(static_cast<std::size_t>(curves_)));
-    pen.setWidthF(curve.recommended ? 3.0 : 1.6);
+    pen.setWidthF(recommended ? 3.0 : 1.6);
     line->setPen(pen);
     for (const auto& p : curve.points) line->append(p.span.days(), p.total.major() * scale);
     c->addSeries(line);
@@ -167,7 +176,7 @@ void CostCalendarChart::set_result(const app::ComputeResult& r) {
     line->attachAxis(y);
     ++curves_;
   }
-  c->setTitle(tr("What the run has cost after each day, cheapest plans"));
+  c->setTitle(tr("Cost after each day (P90 run)"));
 }
 
 }  // namespace flopcast::gui

@@ -10,6 +10,8 @@ namespace flopcast::gui {
 class CostChart : public QChartView {
   Q_OBJECT
  public:
+  /// As tall as its minimum: the table under it keeps its rows, the chart takes the rest.
+  QSize sizeHint() const override { return {QChartView::sizeHint().width(), minimumHeight()}; }
   explicit CostChart(QWidget* parent = nullptr);
   void set_result(const app::ComputeResult& r);
   /// True when the chart shows bills (pricing loaded), false when durations.
@@ -25,6 +27,8 @@ class CostChart : public QChartView {
 class CostCalendarChart : public QChartView {
   Q_OBJECT
  public:
+  /// As tall as its minimum: the table under it keeps its rows, the chart takes the rest.
+  QSize sizeHint() const override { return {QChartView::sizeHint().width(), minimumHeight()}; }
   explicit CostCalendarChart(QWidget* parent = nullptr);
   void set_result(const app::ComputeResult& r);
   /// Curves drawn (0 when pricing or the whole run is missing).

@@ -32,8 +32,13 @@ QVariant FigureTableModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       return index.column() < row.cells.size() ? row.cells[index.column()] : QString();
-    case Qt::ToolTipRole:
-      return row.tooltip.isEmpty() ? QVariant() : QVariant(row.tooltip);
+    case Qt::ToolTipRole: {
+      // The whole cell (a narrow column elides it), then what the row explains.
+      const QString cell = index.column() < row.cells.size() ? row.cells[index.column()] : QString();
+      if (cell.isEmpty()) return row.tooltip.isEmpty() ? QVariant() : QVariant(row.tooltip);
+      return row.tooltip.isEmpty() || row.tooltip == cell ? QVariant(cell)
+                                                          : QVariant(cell + QStringLiteral("\n\n") + row.tooltip);
+    }
     case Qt::DecorationRole:
       return index.column() == 0 && row.swatch.isValid() ? QVariant(row.swatch) : QVariant();
     case Qt::FontRole:

@@ -6,8 +6,12 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QThread>
 #include <QVBoxLayout>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLineSeries>
@@ -32,7 +36,8 @@ QChartView* make_chart(QWidget* parent) {
   auto* v = new QChartView(new QChart(), parent);
   v->setRenderHint(QPainter::Antialiasing);
   v->chart()->setAnimationOptions(QChart::NoAnimation);
-  v->chart()->legend()->setAlignment(Qt::AlignRight);
+  v->chart()->legend()->setAlignment(Qt::AlignBottom);
+  v->chart()->legend()->setShowToolTips(true);  // an elided entry shows its whole text
   v->setMinimumHeight(180);
   return v;
 }
@@ -85,12 +90,23 @@ FleetView::FleetView(std::shared_ptr<const io::Catalog> catalog, QWidget* parent
   info_->setWordWrap(true);
   top->addWidget(info_, 1);
   v->addLayout(top);
-  auto* split = new QSplitter(Qt::Vertical, this);
+  // Pages, so that each chart keeps a readable size at 1000x700: the horizon (utilisation per
+  // pool over the queue), the waits per job class, the money.
+  pages_ = new QTabWidget(this);
+  pages_->setDocumentMode(true);
+  auto* split = new QSplitter(Qt::Vertical, pages_);
   utilisation_ = make_chart(split);
   queue_ = make_chart(split);
   split->addWidget(utilisation_);
   split->addWidget(queue_);
-  v->addWidget(split, 1);
+  pages_->addTab(split, tr("Utilisation and queue"));
+  waits_ = make_chart(pages_);
+  waits_->chart()->setTitle(tr("Wait per job class (open a fleet)"));
+  pages_->addTab(waits_, tr("Waits per class"));
+  money_ = make_chart(pages_);
+  money_->chart()->setTitle(tr("Cost, revenue and margin per pool (open a fleet)"));
+  pages_->addTab(money_, tr("Money"));
+  v->addWidget(pages_, 1);
   utilisation_->chart()->setTitle(tr("GPU utilisation per pool over the horizon"));
   queue_->chart()->setTitle(tr("Jobs waiting and running over the horizon"));
   connect(&watcher_, &QFutureWatcherBase::finished, this, &FleetView::on_finished);
@@ -240,6 +256,92 @@ void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
   add(ts.running_jobs, tr("running (mean)"), series_color(0), Qt::SolidLine);  // blue
   qy->setRange(0, top * 1.1);
   qy->applyNiceNumbers();
+  show_waits(r);
+  show_money(r);
+}
+
+void FleetView::show_waits(const fleet::FleetResult& r) {
+  QChart* c = waits_->chart();
+  clear_chart(c);
+  auto* p50 = new QBarSet(tr("P50 wait"));
+  auto* p90 = new QBarSet(tr("P90 wait"));
+  p50->setColor(series_color(0));
+  p90->setColor(series_color(2));
+  QStringList names;
+  double top = 1;
+  for (const auto& k : r.classes) {
+    // A lower bound (jobs that never started) is marked "≥" in the category name.
+    const bool bound = k.wait.p90_lower_bound || k.wait.p50_lower_bound;
+    names << q(k.name) + (bound ? tr(" (≥)") : QString());
+    p50->append(k.wait.p50.seconds() / 3600.0);
+    p90->append(k.wait.p90.seconds() / 3600.0);
+    top = std::max(top, k.wait.p90.seconds() / 3600.0);
+  }
+  auto* series = new QBarSeries();
+  series->append(p50);
+  series->append(p90);
+  c->addSeries(series);
+  auto* x = new QBarCategoryAxis();
+  x->append(names);
+  auto* y = new QValueAxis();
+  y->setTitleText(tr("hours waited, all seeds"));
+  y->setRange(0, top * 1.1);
+  y->applyNiceNumbers();
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+  c->setTitle(tr("Wait per job class (P50 and P90 over every job of every seed)"));
+}
+
+void FleetView::show_money(const fleet::FleetResult& r) {
+  QChart* c = money_->chart();
+  clear_chart(c);
+  const bool revenue = r.summary.revenue.has_value();
+  auto* cost = new QBarSet(tr("cost"));
+  auto* rev = new QBarSet(tr("revenue"));
+  auto* margin = new QBarSet(tr("margin"));
+  cost->setColor(series_color(2));
+  rev->setColor(series_color(0));
+  margin->setColor(series_color(1));
+  QStringList names;
+  double lo = 0, hi = 1;
+  const auto add = [&](const QString& name, const Money& k, const std::optional<Money>& v,
+                       const std::optional<Money>& m) {
+    names << name;
+    cost->append(k.major());
+    rev->append(v ? v->major() : 0.0);
+    margin->append(m ? m->major() : 0.0);
+    for (const double x : {k.major(), v ? v->major() : 0.0, m ? m->major() : 0.0}) {
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+  };
+  for (const auto& p : r.costs) add(q(p.pool), p.cost, p.revenue, p.margin);
+  add(tr("all pools"), r.summary.cost, r.summary.revenue, r.summary.margin);
+  auto* series = new QBarSeries();
+  series->append(cost);
+  if (revenue) {
+    series->append(rev);
+    series->append(margin);
+  } else {
+    delete rev;
+    delete margin;
+  }
+  c->addSeries(series);
+  auto* x = new QBarCategoryAxis();
+  x->append(names);
+  auto* y = new QValueAxis();
+  // One currency: every figure is converted to the fleet's reporting currency.
+  y->setTitleText(tr("%1 over the horizon (mean over seeds)").arg(q(r.currency.str())));
+  y->setRange(lo * 1.1, hi * 1.1);
+  y->applyNiceNumbers();
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+  c->setTitle(revenue ? tr("Cost, revenue and margin per pool (%1)").arg(q(r.currency.str()))
+                      : tr("Cost per pool (%1; the fleet has no revenue)").arg(q(r.currency.str())));
 }
 
 }  // namespace flopcast::gui

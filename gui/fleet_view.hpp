@@ -2,7 +2,8 @@
 /// The Fleet tab: a fleet file (`flopcast fleet`'s input: pools of nodes and a stream of
 /// training jobs) simulated in a worker thread as `flopcast fleet` does
 /// (app::prepare_fleet_file, fleet::simulate_fleet), shown as utilisation per pool and the job
-/// queue over the horizon (the result's TimeSeries), with its headline figures.
+/// queue over the horizon (the result's TimeSeries), the waits per job class and the money
+/// (cost, revenue, margin per pool in the reporting currency), with its headline figures.
 #include <QFutureWatcher>
 #include <QWidget>
 
@@ -18,6 +19,7 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QChartView;
+class QTabWidget;
 
 namespace flopcast::gui {
 
@@ -50,6 +52,9 @@ class FleetView : public QWidget {
   const std::optional<fleet::FleetResult>& result() const { return result_; }
   QChartView* utilisation_chart() const { return utilisation_; }
   QChartView* queue_chart() const { return queue_; }
+  /// P50 and P90 wait per job class; cost, revenue and margin per pool (reporting currency).
+  QChartView* waits_chart() const { return waits_; }
+  QChartView* money_chart() const { return money_; }
   /// The last error shown (empty after a success).
   QString error_text() const { return error_; }
 
@@ -59,6 +64,8 @@ class FleetView : public QWidget {
 
  private:
   void on_finished();
+  void show_waits(const fleet::FleetResult& r);
+  void show_money(const fleet::FleetResult& r);
 
   std::shared_ptr<const io::Catalog> catalog_;
   QFutureWatcher<FleetOutcome> watcher_;
@@ -71,6 +78,9 @@ class FleetView : public QWidget {
   QProgressBar* busy_ = nullptr;
   QChartView* utilisation_ = nullptr;
   QChartView* queue_ = nullptr;
+  QChartView* waits_ = nullptr;
+  QChartView* money_ = nullptr;
+  QTabWidget* pages_ = nullptr;
 };
 
 }  // namespace flopcast::gui

@@ -7,12 +7,14 @@
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QPixmap>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
 #include <memory>
 
 #include "claims_view.hpp"
+#include "fleet_view.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "main_window.hpp"
 #include "planner_view.hpp"
@@ -32,6 +34,61 @@ void settle(int ms) {
   QEventLoop loop;
   QTimer::singleShot(ms, &loop, &QEventLoop::quit);
   loop.exec();
+}
+
+/// Starts judging the claims file `path` in the Claims tab; `opened` turns false (and the
+/// errors are printed) when it fails. False at once when the file is missing.
+bool open_claims_file(MainWindow& window, const QString& path, bool& opened) {
+  if (!QFileInfo::exists(path)) {
+    print_error(QStringLiteral("--claims: %1: file not found").arg(path));
+    return false;
+  }
+  QObject::connect(window.claims_view(), &ClaimsView::finished, &window, [&opened, &window](bool ok) {
+    opened = ok;
+    if (!ok) print_error(window.claims_view()->error_text());
+  });
+  window.claims_view()->open(path);
+  return true;
+}
+
+/// As open_claims_file for a fleet file in the Fleet tab.
+bool open_fleet_file(MainWindow& window, const QString& path, bool& opened) {
+  if (!QFileInfo::exists(path)) {
+    print_error(QStringLiteral("--fleet: %1: file not found").arg(path));
+    return false;
+  }
+  QObject::connect(window.fleet_view(), &FleetView::finished, &window, [&opened, &window](bool ok) {
+    opened = ok;
+    if (!ok) print_error(window.fleet_view()->error_text());
+  });
+  window.open_fleet(path);
+  return true;
+}
+
+/// --max-gpus, --deadline and --budget into the Planner tab ("" = not given). False (the
+/// error printed, naming the flag) for a bad value; the budget is checked by the search.
+bool apply_planner_flags(MainWindow& window, const QString& max_gpus, const QString& deadline, const QString& budget) {
+  PlannerView* planner = window.planner_view();
+  if (!max_gpus.isEmpty()) {
+    bool ok = false;
+    const qlonglong n = max_gpus.toLongLong(&ok);
+    if (!ok || n < 1 || n > 1'000'000) {
+      print_error(QStringLiteral("--max-gpus: expected a GPU count from 1 to 1000000, got '%1'").arg(max_gpus));
+      return false;
+    }
+    planner->set_gpus_max(n);
+  }
+  if (!deadline.isEmpty()) {
+    std::optional<Time> d;
+    QString why;
+    if (!PlannerView::parse_deadline(deadline, d, why)) {
+      print_error(QStringLiteral("--deadline: %1").arg(why));
+      return false;
+    }
+    planner->set_deadline_text(deadline);
+  }
+  if (!budget.isEmpty()) planner->set_budget_text(budget);
+  return true;
 }
 
 }  // namespace
@@ -77,6 +134,18 @@ bool save_screenshot(MainWindow& window, const QString& tab, const QString& path
       if (error)
         *error =
             QStringLiteral("the plan search did not finish within %1 s or found nothing").arg(kComputeTimeoutMs / 1000);
+      return false;
+    }
+  }
+  FleetView* fleet = window.fleet_view();
+  if (fleet->running()) {
+    QEventLoop loop;
+    QObject::connect(fleet, &FleetView::finished, &loop, &QEventLoop::quit);
+    QTimer::singleShot(kComputeTimeoutMs, &loop, &QEventLoop::quit);
+    if (fleet->running()) loop.exec();
+    if (fleet->running()) {
+      if (error)
+        *error = QStringLiteral("the fleet simulation did not finish within %1 s").arg(kComputeTimeoutMs / 1000);
       return false;
     }
   }
@@ -134,7 +203,20 @@ int run_gui(int argc, char** argv) {
       QStringLiteral("planner-gpus"),
       QStringLiteral("GPU types the Planner tab searches, comma-separated (default: the scenario's)"),
       QStringLiteral("LIST"));
-  parser.addOptions({screenshot, tab, size, sweep, claims_file, planner_gpus, data_dir});
+  const QCommandLineOption fleet_file(QStringLiteral("fleet"),
+                                      QStringLiteral("open a fleet file (`flopcast fleet` input) in the Fleet tab"),
+                                      QStringLiteral("FILE.yaml"));
+  const QCommandLineOption max_gpus(
+      QStringLiteral("max-gpus"),
+      QStringLiteral("largest GPU count the Planner tab searches (default: the scenario's)"), QStringLiteral("N"));
+  const QCommandLineOption deadline(QStringLiteral("deadline"),
+                                    QStringLiteral("the Planner tab's deadline for the whole run (30d, 720h)"),
+                                    QStringLiteral("DURATION"));
+  const QCommandLineOption budget(QStringLiteral("budget"),
+                                  QStringLiteral("the Planner tab's budget (2.5M USD, 1500000)"),
+                                  QStringLiteral("AMOUNT"));
+  parser.addOptions(
+      {screenshot, tab, size, sweep, claims_file, fleet_file, planner_gpus, max_gpus, deadline, budget, data_dir});
   if (!parser.parse(arguments)) {
     print_error(parser.errorText());
     return kUsage;
@@ -193,8 +275,9 @@ int run_gui(int argc, char** argv) {
   }
   MainWindow window(std::make_shared<const io::Catalog>(std::move(*catalog)));
   QString open_error;
-  const bool opened = args.isEmpty() || window.open_file(args.front(), &open_error);
-  if (!opened) print_error(open_error);
+  // A scenario with errors opens too: the form marks the fields the diagnostics name.
+  const bool opened = args.isEmpty() || window.open_file(args.front(), &open_error, true);
+  if (!opened || window.opened_with_errors()) print_error(open_error);
   if (parser.isSet(planner_gpus)) {
     const QStringList names = parser.value(planner_gpus).split(QLatin1Char(','), Qt::SkipEmptyParts);
     for (const QString& n : names)
@@ -204,22 +287,15 @@ int run_gui(int argc, char** argv) {
       }
     window.planner_view()->set_gpu_types(names);
   }
+  if (!apply_planner_flags(window, parser.value(max_gpus), parser.value(deadline), parser.value(budget))) return kUsage;
   QString sweep_error;
   const bool sweep_opened = !parser.isSet(sweep) || window.open_sweep(parser.value(sweep), &sweep_error);
   if (!sweep_opened) print_error(sweep_error);
   bool claims_opened = true;
-  if (parser.isSet(claims_file)) {
-    const QString path = parser.value(claims_file);
-    if (!QFileInfo::exists(path)) {
-      print_error(QStringLiteral("--claims: %1: file not found").arg(path));
-      return kIoError;
-    }
-    QObject::connect(window.claims_view(), &ClaimsView::finished, &window, [&claims_opened, &window](bool ok) {
-      claims_opened = ok;
-      if (!ok) print_error(window.claims_view()->error_text());
-    });
-    window.claims_view()->open(path);
-  }
+  if (parser.isSet(claims_file) && !open_claims_file(window, parser.value(claims_file), claims_opened)) return kIoError;
+
+  bool fleet_opened = true;
+  if (parser.isSet(fleet_file) && !open_fleet_file(window, parser.value(fleet_file), fleet_opened)) return kIoError;
 
   if (headless) {
     if (!opened || !sweep_opened) return kBadInput;
@@ -229,7 +305,9 @@ int run_gui(int argc, char** argv) {
       print_error(error);
       return kIoError;
     }
-    return claims_opened ? 0 : kBadInput;
+    // A scenario with errors: the picture shows them; the exit status says so.
+    if (window.opened_with_errors()) return kBadInput;
+    return claims_opened && fleet_opened ? 0 : kBadInput;
   }
   window.restore_settings();
   if (!tab_name.isEmpty()) window.select_tab(tab_name);

@@ -19,6 +19,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -40,8 +41,10 @@
 #include "fleet_view.hpp"
 #include "flopcast/app/scenario_form.hpp"
 #include "flopcast/io/atomic_file.hpp"
+#include "flopcast/io/scenario_draft.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/io/scenario_writer.hpp"
+#include "flopcast/io/yaml_patch.hpp"
 #include "flopcast/units/format.hpp"
 #include "form_edit_command.hpp"
 #include "memory_chart.hpp"
@@ -55,6 +58,11 @@
 namespace flopcast::gui {
 namespace {
 
+/// The editor's narrowest width, and its share of a window not yet laid out by the user.
+constexpr int kEditorMinWidth = 330;
+constexpr double kEditorShare = 0.34;
+constexpr int kEditorMaxWidth = 470;
+
 /// Timelines with at most this many rows also get the zoomed detail view.
 constexpr std::size_t kMaxDetailRows = 4;
 
@@ -63,9 +71,36 @@ const QString kLastDirKey = QStringLiteral("lastDirectory");
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
-/// A read-only table; `stretch` is the column that takes the spare width.
+/// A table that asks for the height of its rows (at most fit()'s `max_rows`) and can shrink to
+/// two rows with a scroll bar, so a small window shrinks the table rather than clipping the tab.
+class FittedTable : public QTableView {
+ public:
+  using QTableView::QTableView;
+  void fit(int max_rows) {
+    rows_ = std::clamp(model()->rowCount(), 1, max_rows);
+    updateGeometry();
+  }
+  QSize sizeHint() const override { return {QTableView::sizeHint().width(), height_for(rows_)}; }
+  QSize minimumSizeHint() const override {
+    return {QTableView::minimumSizeHint().width(), height_for(std::min(rows_, 2))};
+  }
+
+ private:
+  int height_for(int rows) const {
+    // Room for the horizontal scroll bar when the columns are wider than the view.
+    const int bar = horizontalHeader()->length() > viewport()->width() ? horizontalScrollBar()->sizeHint().height() : 0;
+    return horizontalHeader()->sizeHint().height() + rows * verticalHeader()->defaultSectionSize() + 2 * frameWidth() +
+           2 + bar;
+  }
+  int rows_ = 1;
+};
+
+/// A read-only table; `stretch` is the column that takes the spare width. Cut-off cells show
+/// their whole text on hover (FigureTableModel's tooltip).
 QTableView* make_table(FigureTableModel* model, QWidget* parent, int stretch) {
-  auto* view = new QTableView(parent);
+  auto* view = new FittedTable(parent);
+  // Never taller than its rows: the chart above takes the spare height.
+  view->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
   view->setModel(model);
   view->verticalHeader()->hide();
   view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -75,25 +110,39 @@ QTableView* make_table(FigureTableModel* model, QWidget* parent, int stretch) {
   view->setAlternatingRowColors(true);
   view->setWordWrap(false);
   view->setShowGrid(false);
+  view->setTextElideMode(Qt::ElideRight);
   return view;
 }
 
-/// Sizes `view` to show its rows (at most `max_rows`) without a scroll bar, so the chart
-/// above it takes the rest of the tab.
-void fit_height(QTableView* view, int max_rows) {
-  const int rows = std::clamp(view->model()->rowCount(), 1, max_rows);
-  view->setFixedHeight(view->horizontalHeader()->sizeHint().height() +
-                       rows * view->verticalHeader()->defaultSectionSize() + 2 * view->frameWidth() + 2);
-}
+/// Sizes `view` to show its rows (at most `max_rows`) when there is room; the chart above it
+/// takes the rest of the tab.
+void fit_height(QTableView* view, int max_rows) { static_cast<FittedTable*>(view)->fit(max_rows); }
 
 /// "error: parallel.tp: tp 3 does not divide heads 32 (hint: ...)": the diagnostic without its
-/// location, which points into the composed text rather than a file the user has.
-QString problem_text(const Diagnostic& d) {
+/// location when it points into the composed text rather than a file the user has; with it
+/// ("quickstart.yaml:12:7: ...") when `file_text` (the unedited file itself was loaded).
+QString problem_text(const Diagnostic& d, bool file_text) {
+  if (file_text) return q(d.str());
   Diagnostic copy = d;
   copy.where = {};
   const std::string full = copy.str();
   const std::string prefix = SourceLocation{}.str() + ": ";
   return q(full.rfind(prefix, 0) == 0 ? full.substr(prefix.size()) : full);
+}
+
+/// The Summary of a scenario with errors: one row per diagnostic (severity, key, message), so
+/// the tab the window opens on says what is wrong.
+std::vector<TableRow> problem_rows(const app::ComputeResult& r, bool file_text) {
+  std::vector<TableRow> rows;
+  for (const auto& d : r.diags.items()) {
+    TableRow t;
+    t.cells = {d.severity == Severity::Error ? QStringLiteral("Error") : QStringLiteral("Warning"), q(d.key),
+               q(d.message) + (d.hint.empty() ? QString() : QStringLiteral(" (hint: %1)").arg(q(d.hint)))};
+    t.emphasis = d.severity == Severity::Error;
+    t.tooltip = problem_text(d, file_text);
+    rows.push_back(t);
+  }
+  return rows;
 }
 
 }  // namespace
@@ -108,7 +157,7 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   editor_scroll_->setWidget(editor_);
   editor_scroll_->setWidgetResizable(true);
   editor_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  editor_scroll_->setMinimumWidth(380);
+  editor_scroll_->setMinimumWidth(kEditorMinWidth);
 
   auto* problems_box = new QWidget(this);
   auto* pv = new QVBoxLayout(problems_box);
@@ -160,6 +209,11 @@ MainWindow::MainWindow(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   splitter_->setStretchFactor(1, 1);
   splitter_->setChildrenCollapsible(false);
   splitter_->setSizes({430, 970});
+  // Until the user drags it (or settings restore it), the editor keeps a share of the width.
+  connect(splitter_, &QSplitter::splitterMoved, this, [this] { splitter_placed_ = true; });
+  // Compact tabs: all ten fit beside the editor at 1000 px.
+  tabs_->setStyleSheet(QStringLiteral("QTabBar::tab { padding: 4px 7px; }"));
+  tabs_->setElideMode(Qt::ElideNone);
   setCentralWidget(splitter_);
 
   status_text_ = new QLabel(this);
@@ -218,7 +272,14 @@ QWidget* MainWindow::build_summary_tab() {
   summary_title_->setFont(f);
   v->addWidget(summary_title_);
   summary_model_ = new FigureTableModel(summary_headers(), {1}, this);
-  v->addWidget(make_table(summary_model_, w, 2), 1);
+  // Every figure's detail is read in full: long cells wrap and rows grow to fit them.
+  QTableView* table = make_table(summary_model_, w, 2);
+  table->setWordWrap(true);
+  table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Interactive);
+  table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+  summary_view_ = table;
+  v->addWidget(table, 1);
   return w;
 }
 
@@ -236,7 +297,7 @@ QWidget* MainWindow::build_timeline_tab() {
   v->addWidget(timeline_detail_, 1);
   v->addWidget(new QLabel(tr("Per micro-batch, by pipeline stage:"), w));
   stage_model_ = new FigureTableModel(stage_headers(), {1, 2, 3, 4, 5, 6, 7}, this);
-  stage_view_ = make_table(stage_model_, w, 0);
+  stage_view_ = make_table(stage_model_, w, 7);
   v->addWidget(stage_view_);
   v->addStretch(0);
   return w;
@@ -270,18 +331,25 @@ QWidget* MainWindow::build_cost_tab() {
   cost_notes_ = new QLabel(w);
   cost_notes_->setWordWrap(true);
   v->addWidget(cost_notes_);
-  auto* charts = new QHBoxLayout();
-  cost_chart_ = new CostChart(w);
-  charts->addWidget(cost_chart_, 1);
-  cost_calendar_ = new CostCalendarChart(w);
-  charts->addWidget(cost_calendar_, 1);
-  v->addLayout(charts, 1);
+  // Three pages, so that each chart has the tab's whole width at 1000 px: the bills with
+  // their chart, the cost over the calendar, the whole run's figures.
+  auto* pages = new QTabWidget(w);
+  pages->setDocumentMode(true);
+  auto* bills_page = new QWidget(pages);
+  auto* bv = new QVBoxLayout(bills_page);
+  bv->setContentsMargins(0, 4, 0, 0);
+  cost_chart_ = new CostChart(bills_page);
+  bv->addWidget(cost_chart_, 1);
   bill_model_ = new FigureTableModel(bill_headers(), {1, 2, 3}, this);
-  bills_view_ = make_table(bill_model_, w, 4);
-  v->addWidget(bills_view_);
+  bills_view_ = make_table(bill_model_, bills_page, 0);
+  bv->addWidget(bills_view_);
+  pages->addTab(bills_page, tr("Bills per plan"));
+  cost_calendar_ = new CostCalendarChart(pages);
+  pages->addTab(cost_calendar_, tr("Cost over the calendar"));
   run_model_ = new FigureTableModel(run_headers(), {1}, this);
-  run_view_ = make_table(run_model_, w, 2);
-  v->addWidget(run_view_);
+  run_view_ = make_table(run_model_, pages, 2);
+  pages->addTab(run_view_, tr("Whole run"));
+  v->addWidget(pages, 1);
   return w;
 }
 
@@ -469,7 +537,10 @@ QString MainWindow::document_label() const {
 }
 
 void MainWindow::recompute(bool now) {
-  std::string yaml = current_yaml();
+  // An unedited document is its file: loaded as `flopcast simulate` reads it, so that its
+  // diagnostics name the file's lines.
+  const bool unedited = form_ == saved_form_ && !base_yaml_.empty();
+  std::string yaml = unedited ? base_yaml_ : current_yaml();
   yaml_view_->setPlainText(q(yaml));
   planner_->set_scenario(yaml, document_label().toStdString(), form_.gpu, form_.gpus);
   const std::string file = document_label().toStdString();
@@ -499,8 +570,9 @@ void MainWindow::show_result() {
   if (!r) return;
   editor_->show_diagnostics(r->diags);
   problems_->clear();
+  const bool file_text = !base_yaml_.empty() && r->yaml == base_yaml_;
   for (const auto& d : r->diags.items()) {
-    auto* item = new QListWidgetItem(problem_text(d), problems_);
+    auto* item = new QListWidgetItem(problem_text(d, file_text), problems_);
     item->setForeground(d.severity == Severity::Error ? QColor(0xB0, 0x00, 0x20) : QColor(0x8A, 0x5A, 0x00));
     item->setData(Qt::UserRole, q(d.key));
   }
@@ -510,18 +582,19 @@ void MainWindow::show_result() {
     item->setForeground(palette().color(QPalette::PlaceholderText));
     item->setFlags(Qt::NoItemFlags);
   }
-  summary_model_->set_rows(summary_rows(*r));
+  summary_model_->set_rows(r->ok() ? summary_rows(*r) : problem_rows(*r, file_text));
   breakdown_model_->set_rows(breakdown_rows(*r));
   memory_model_->set_rows(memory_rows(*r));
   run_model_->set_rows(run_rows(*r));
   bill_model_->set_rows(bill_rows(*r));
   stage_model_->set_rows(stage_rows(*r));
   bills_view_->setVisible(bill_model_->rowCount() > 0);
+  summary_view_->horizontalHeader()->resizeSection(1, std::max(120, summary_view_->viewport()->width() / 3));
   fit_height(stage_view_, 6);
   fit_height(breakdown_view_, 12);
   fit_height(memory_view_, 12);
   fit_height(run_view_, 12);
-  fit_height(bills_view_, 8);
+  fit_height(bills_view_, 6);
   breakdown_chart_->set_result(*r);
   memory_chart_->set_result(*r);
   cost_chart_->set_result(*r);
@@ -597,6 +670,7 @@ void MainWindow::update_title() {
 }
 
 void MainWindow::new_document() {
+  opened_with_errors_ = false;
   path_.clear();
   base_yaml_.clear();
   form_ = app::default_form(*catalog_);
@@ -609,19 +683,26 @@ void MainWindow::new_document() {
   recompute(true);
 }
 
-bool MainWindow::open_file(const QString& path, QString* error) {
+bool MainWindow::open_file(const QString& path, QString* error, bool allow_errors) {
   Diagnostics diags;
   const std::string file = path.toStdString();
   const auto text = io::read_text_file(file, diags);
+  if (text && io::looks_like_fleet_file(*text)) {
+    if (error)
+      *error = tr("%1: this is a fleet file: open it with --fleet (File > Open Fleet...), not as a scenario").arg(path);
+    return false;
+  }
   std::optional<Scenario> s;
   if (text) s = io::parse_scenario(*text, file, *catalog_, diags);
-  if (!s) {
+  if (!s && (!text || !allow_errors)) {
     if (error) *error = q(diags.str()).trimmed();
     return false;
   }
+  if (!s && error) *error = q(diags.str()).trimmed();
+  opened_with_errors_ = !s;
   path_ = QFileInfo(path).absoluteFilePath();
   base_yaml_ = *text;
-  form_ = io::form_from_scenario(*s, *text);
+  form_ = s ? io::form_from_scenario(*s, *text) : io::draft_form(*text, *catalog_, app::default_form(*catalog_));
   saved_form_ = form_;
   file_time_ = QFileInfo(path_).lastModified();
   editor_->set_form_state(form_);
@@ -634,8 +715,18 @@ bool MainWindow::open_file(const QString& path, QString* error) {
 }
 
 bool MainWindow::save_to(const QString& path, QString* error) {
-  // An unedited document is written as it was read, comments and all.
-  const std::string text = form_ == saved_form_ && !base_yaml_.empty() ? base_yaml_ : current_yaml();
+  // The edits are patched into the text the document was read from: its comments, key order
+  // and layout stay (an unedited document is written as it was read).
+  std::string text;
+  if (form_ == saved_form_ && !base_yaml_.empty()) {
+    text = base_yaml_;
+  } else {
+    std::string why;
+    const auto patched = io::patch_scenario_text(base_yaml_, saved_form_, form_, *catalog_, why);
+    text = patched ? *patched : current_yaml();
+    if (!patched)
+      status_text_->setText(tr("saved as composed text (comments not kept: %1); the backup keeps them").arg(q(why)));
+  }
   const QString target = QFileInfo(path).absoluteFilePath();
   if (QFileInfo::exists(target)) {
     const QString backup = target + QStringLiteral(".bak");
@@ -833,10 +924,17 @@ void MainWindow::rebuild_recent_menu() {
   recent_menu_->setEnabled(!files.isEmpty());
 }
 
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  if (splitter_placed_) return;
+  const int editor = std::clamp(static_cast<int>(width() * kEditorShare), kEditorMinWidth, kEditorMaxWidth);
+  splitter_->setSizes({editor, std::max(1, width() - editor)});
+}
+
 void MainWindow::restore_settings() {
   QSettings settings;
   restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
-  splitter_->restoreState(settings.value(QStringLiteral("splitter")).toByteArray());
+  splitter_placed_ = splitter_->restoreState(settings.value(QStringLiteral("splitter")).toByteArray());
   tabs_->setCurrentIndex(settings.value(QStringLiteral("tab"), 0).toInt());
 }
 

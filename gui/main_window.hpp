@@ -56,9 +56,17 @@ class MainWindow : public QMainWindow {
 
   /// Opens a scenario file. On any error the current document stays as it is and `error`
   /// gets the loader's diagnostics (file:line:col, key, message, hint), one per line.
-  bool open_file(const QString& path, QString* error = nullptr);
+  /// With `allow_errors`, a file that reads but does not load (a typo, a bad value) opens as
+  /// well: the form shows what the file says (io::draft_form), the fields its diagnostics
+  /// name are marked and the Problems list names file:line; open_file then returns true and
+  /// opened_with_errors() tells. A fleet file is refused with one message saying so.
+  bool open_file(const QString& path, QString* error = nullptr, bool allow_errors = false);
+  /// True when the document was opened from a file that does not load (see open_file).
+  bool opened_with_errors() const { return opened_with_errors_; }
   /// Writes the document to `path` (an existing file is first copied to PATH.bak) and makes
-  /// it the document's file. No questions asked: the menu actions ask first.
+  /// it the document's file. The edits since the file was opened or saved are patched into
+  /// its text (io::patch_scenario_text): comments, key order and layout are kept. No
+  /// questions asked: the menu actions ask first.
   bool save_to(const QString& path, QString* error = nullptr);
   /// Starts an unsaved document with the default form.
   void new_document();
@@ -130,6 +138,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void build_menus();
@@ -173,6 +182,7 @@ class MainWindow : public QMainWindow {
   QLabel* summary_title_ = nullptr;
   QLabel* timeline_info_ = nullptr;
   QLabel* cost_notes_ = nullptr;
+  QTableView* summary_view_ = nullptr;
   QTableView* bills_view_ = nullptr;
   QTableView* breakdown_view_ = nullptr;
   QTableView* memory_view_ = nullptr;
@@ -208,6 +218,8 @@ class MainWindow : public QMainWindow {
   io::ScenarioForm form_;        ///< what the editor shows
   io::ScenarioForm saved_form_;  ///< the form of base_yaml_
   QDateTime file_time_;          ///< modification time of path_ when opened or saved
+  bool opened_with_errors_ = false;
+  bool splitter_placed_ = false;  ///< the user (or saved settings) placed the splitter
 };
 
 }  // namespace flopcast::gui

@@ -16,7 +16,8 @@ namespace flopcast::gui {
 MemoryChart::MemoryChart(QWidget* parent) : QChartView(new QChart(), parent) {
   setRenderHint(QPainter::Antialiasing);
   chart()->setAnimationOptions(QChart::NoAnimation);
-  chart()->legend()->setAlignment(Qt::AlignRight);
+  // The table under the chart names each colour (its swatches): no legend to squeeze in.
+  chart()->legend()->setVisible(false);
   setMinimumHeight(260);
 }
 

@@ -10,6 +10,8 @@ namespace flopcast::gui {
 class MemoryChart : public QChartView {
   Q_OBJECT
  public:
+  /// As tall as its minimum: the table under it keeps its rows, the chart takes the rest.
+  QSize sizeHint() const override { return {QChartView::sizeHint().width(), minimumHeight()}; }
   explicit MemoryChart(QWidget* parent = nullptr);
   void set_result(const app::ComputeResult& r);
   int bar_count() const { return bars_; }

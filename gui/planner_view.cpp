@@ -1,10 +1,10 @@
 #include "planner_view.hpp"
 
-#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPromise>
@@ -14,10 +14,10 @@
 #include <QTableWidget>
 #include <QThread>
 #include <QVBoxLayout>
+#include <QtCharts/QCategoryAxis>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLineSeries>
-#include <QtCharts/QLogValueAxis>
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
 #include <QtConcurrent/QtConcurrentRun>
@@ -30,7 +30,9 @@
 
 #include "flopcast/app/plan_request.hpp"
 #include "flopcast/app/scenario_session.hpp"
+#include "flopcast/io/units_parse.hpp"
 #include "flopcast/units/format.hpp"
+#include "log_axis.hpp"
 #include "result_palette.hpp"
 
 namespace flopcast::gui {
@@ -82,7 +84,8 @@ PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog
   request.gpus_max = req.gpus_max > 0 ? req.gpus_max : s.cluster.gpus;
   request.threads = req.threads;
   request.cancel = req.cancel.get();
-  if (req.deadline_days > 0) request.deadline = Time::from_seconds(req.deadline_days * kSecondsPerDay);
+  request.deadline = req.deadline;
+  request.budget = req.budget;
   search::PlanSpace space;
   search::PlannerOptions opt;
   std::string why;
@@ -91,8 +94,10 @@ PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog
     return out;
   }
   Diagnostics diags;
-  if (app::prepare_plan_options(s, request, catalog.data_dir, opt, why, diags) != app::PlanProblem::None) {
-    out.errors.push_back("price catalog '" + why + "' could not be loaded");
+  if (const auto problem = app::prepare_plan_options(s, request, catalog.data_dir, opt, why, diags);
+      problem != app::PlanProblem::None) {
+    out.errors.push_back(problem == app::PlanProblem::BadBudget ? "budget: " + why
+                                                                : "price catalog '" + why + "' could not be loaded");
     return out;
   }
   auto found = search::search_plans(s, loaded.session->profile, space, opt);
@@ -117,20 +122,30 @@ PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* pa
   }
   gpu_list_->setFlow(QListView::LeftToRight);
   gpu_list_->setWrapping(true);
+  gpu_list_->setResizeMode(QListView::Adjust);  // rewrap on resize: every type visible
   gpu_list_->setMaximumHeight(3 * gpu_list_->fontMetrics().height() + 16);
   gpu_list_->setToolTip(tr("GPU types to search, each on its usual node and fabric (the scenario's own for its GPU)"));
   form->addRow(tr("GPU types:"), gpu_list_);
   auto* row = new QHBoxLayout();
   gpus_max_ = new QSpinBox(this);
   gpus_max_->setRange(1, 1'000'000);
-  gpus_max_->setToolTip(tr("Largest GPU count searched (counts are multiples of the node size)"));
+  gpus_max_->setToolTip(
+      tr("Largest GPU count searched (counts are multiples of the node size); starts at the scenario's GPU count"));
+  gpus_max_->setGroupSeparatorShown(true);
+  connect(gpus_max_, &QSpinBox::valueChanged, this, [this] {
+    if (gpus_max_->hasFocus()) gpus_max_set_ = true;
+  });
   row->addWidget(gpus_max_);
-  row->addWidget(new QLabel(tr("Deadline (days, 0 = none):"), this));
-  deadline_ = new QDoubleSpinBox(this);
-  deadline_->setRange(0, 10'000);
-  deadline_->setDecimals(1);
-  row->addWidget(deadline_);
-  row->addStretch(1);
+  row->addWidget(new QLabel(tr("Deadline:"), this));
+  deadline_ = new QLineEdit(this);
+  deadline_->setPlaceholderText(tr("none (e.g. 30d, 720h)"));
+  deadline_->setToolTip(tr("Longest wall time of the whole run, with a unit: 30d, 720h, 2w; empty = none"));
+  row->addWidget(deadline_, 1);
+  row->addWidget(new QLabel(tr("Budget:"), this));
+  budget_ = new QLineEdit(this);
+  budget_->setPlaceholderText(tr("none (e.g. 2.5M USD)"));
+  budget_->setToolTip(tr("Largest bill, as `flopcast plan --budget` reads it: 2.5M USD, 1500000; empty = none"));
+  row->addWidget(budget_, 1);
   form->addRow(tr("Max GPUs:"), row);
   top->addLayout(form, 1);
   auto* buttons = new QVBoxLayout();
@@ -156,7 +171,8 @@ PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* pa
   chart_ = new QChartView(new QChart(), split);
   chart_->setRenderHint(QPainter::Antialiasing);
   chart_->chart()->setAnimationOptions(QChart::NoAnimation);
-  chart_->chart()->legend()->setAlignment(Qt::AlignRight);
+  chart_->chart()->legend()->setAlignment(Qt::AlignBottom);
+  chart_->chart()->legend()->setShowToolTips(true);  // an elided entry shows its whole text
   chart_->setMinimumHeight(220);
   table_ = new QTableWidget(split);
   table_->setColumnCount(7);
@@ -166,7 +182,8 @@ PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* pa
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+  table_->horizontalHeader()->setSectionResizeMode(5, QHeaderView::Stretch);
+  table_->setWordWrap(false);  // one line per plan; a cut-off cell shows its whole text on hover
   table_->setToolTip(tr("The time/cost Pareto front; double-click a row to load its plan"));
   split->addWidget(chart_);
   split->addWidget(table_);
@@ -193,7 +210,8 @@ void PlannerView::set_scenario(std::string yaml, std::string file, const std::st
   bool any = false;
   for (int i = 0; i < gpu_list_->count(); ++i) any = any || gpu_list_->item(i)->checkState() == Qt::Checked;
   if (!any) set_gpu_types({q(gpu)});
-  if (gpus_max_->value() <= 1 && gpus > 0) set_gpus_max(gpus);
+  // At least the scenario's own GPU count, unless the user chose a limit.
+  if (!gpus_max_set_ && gpus > 0) gpus_max_->setValue(static_cast<int>(std::clamp<std::int64_t>(gpus, 1, 1'000'000)));
 }
 
 void PlannerView::set_gpu_types(const QStringList& names) {
@@ -212,7 +230,29 @@ bool PlannerView::has_gpu_type(const QString& name) const {
 }
 
 void PlannerView::set_gpus_max(std::int64_t n) {
+  gpus_max_set_ = true;
   gpus_max_->setValue(static_cast<int>(std::clamp<std::int64_t>(n, 1, 1'000'000)));
+}
+
+std::int64_t PlannerView::gpus_max() const { return gpus_max_->value(); }
+
+void PlannerView::set_deadline_text(const QString& text) { deadline_->setText(text); }
+
+void PlannerView::set_budget_text(const QString& text) { budget_->setText(text); }
+
+bool PlannerView::parse_deadline(const QString& text, std::optional<Time>& out, QString& why) {
+  const QString t = text.trimmed();
+  out.reset();
+  if (t.isEmpty() || t.compare(QLatin1String("none"), Qt::CaseInsensitive) == 0) return true;
+  bool bare = false;
+  t.toDouble(&bare);
+  const auto d = bare ? std::nullopt : io::parse_duration(t.toStdString());
+  if (!d || d->ns <= 0) {
+    why = tr("deadline '%1' is not a duration with a unit (30d, 720h, 2w)").arg(t);
+    return false;
+  }
+  out = *d;
+  return true;
 }
 
 void PlannerView::run() {
@@ -227,7 +267,13 @@ void PlannerView::run() {
     if (gpu_list_->item(i)->checkState() == Qt::Checked)
       req.gpu_types.push_back(gpu_list_->item(i)->text().toStdString());
   req.gpus_max = gpus_max_->value();
-  req.deadline_days = deadline_->value();
+  QString why;
+  if (!parse_deadline(deadline_->text(), req.deadline, why)) {
+    info_->setText(tr("No search: %1").arg(why));
+    emit finished(false);
+    return;
+  }
+  req.budget = budget_->text().trimmed().toStdString();
   // Leave a core to the UI and the scenario computation.
   req.threads = std::max(1, QThread::idealThreadCount() - 1);
   cancelled_ = false;
@@ -289,7 +335,13 @@ void PlannerView::show_result(const search::PlanResult& r) {
                      .arg(q(format_grouped(r.estimated)))
                      .arg(r.seconds, 0, 'f', 1)
                      .arg(r.pareto.size());
-  if (r.best) text += tr(" Best: %1.").arg(describe_plan(*r.best));
+  // "Best" as `flopcast plan` chooses it; the fastest plan apart (it is rarely the same).
+  if (r.best)
+    text += tr(" Best (cheapest meeting the deadline and budget): %1.").arg(describe_plan(*r.best));
+  else
+    text += tr(" No plan meets the deadline and budget.");
+  if (!r.pareto.empty() && (!r.best || r.pareto.front().candidate.index != r.best->candidate.index))
+    text += tr(" Fastest: %1.").arg(describe_plan(r.pareto.front()));
   for (const auto& s : r.infeasible) text += QStringLiteral(" %1.").arg(q(s));
   if (!has_cost(r)) text += tr(" No pricing block: the chart shows GPU-hours instead of cost.");
   text += tr(" Click a point to load its plan into the editor.");
@@ -301,7 +353,7 @@ void PlannerView::show_result(const search::PlanResult& r) {
     const auto cell = [&](int col, const QString& s, bool number) {
       auto* item = new QTableWidgetItem(s);
       if (number) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      item->setToolTip(describe_plan(p));
+      item->setToolTip(s + QStringLiteral("\n\n") + describe_plan(p));
       table_->setItem(row, col, item);
     };
     cell(0, q(p.candidate.gpu), false);
@@ -332,46 +384,42 @@ void PlannerView::rebuild_chart() {
     return;
   }
   const search::PlanResult& r = *result_;
-  const QString y_title =
-      has_cost(r) ? tr("cost at the expected run (%1, log scale)").arg(q(r.currency)) : tr("GPU-hours (log scale)");
-  c->setTitle(tr("Pareto front: days against %1, by GPU type").arg(has_cost(r) ? tr("cost") : tr("GPU-hours")));
-  // Days on a log scale: GPU counts from one node to thousands span decades of run time.
-  auto* ax = new QLogValueAxis();
-  auto* ay = new QLogValueAxis();
-  ax->setTitleText(tr("days (expected wall time, log scale)"));
-  ax->setLabelFormat(QStringLiteral("%g"));
-  ax->setBase(10);
-  ax->setMinorTickCount(8);
-  ay->setTitleText(y_title);
-  ay->setLabelFormat(QStringLiteral("%g"));
-  ay->setBase(10);
-  ay->setMinorTickCount(8);
-  c->addAxis(ax, Qt::AlignBottom);
-  c->addAxis(ay, Qt::AlignLeft);
+  const QString y_title = has_cost(r) ? tr("cost (%1)").arg(q(r.currency)) : tr("GPU-hours");
+  c->setTitle(tr("Pareto front: days against %1 at the expected run, by GPU type (log scales)")
+                  .arg(has_cost(r) ? tr("cost") : tr("GPU-hours")));
   // Costs in thousands when large (as the Cost tab).
   double max_y = 0;
+  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
   for (const auto* list : {&r.pareto, &r.fastest_per_count})
     for (const auto& p : *list) max_y = std::max(max_y, y_of(r, p));
   const double y_scale = max_y >= 1e5 ? 1e-3 : 1.0;
-  if (y_scale != 1.0)
-    ay->setTitleText(has_cost(r) ? tr("cost at the expected run (thousand %1, log scale)").arg(q(r.currency))
-                                 : tr("thousand GPU-hours (log scale)"));
+  for (const auto* list : {&r.pareto, &r.fastest_per_count})
+    for (const auto& p : *list) {
+      x0 = std::min(x0, days_of(p));
+      x1 = std::max(x1, days_of(p));
+      y0 = std::min(y0, y_of(r, p) * y_scale);
+      y1 = std::max(y1, y_of(r, p) * y_scale);
+    }
+  if (!(x0 > 0) || !(y0 > 0)) x0 = y0 = 1, x1 = y1 = 10;
+  // Log scales labelled 1-2-5 per decade: GPU counts from one node to thousands span decades
+  // of run time. The series plot log10 of their values (log_axis.hpp).
+  auto* ax = make_log_axis(std::max(1e-3, x0 / 1.25), x1 * 1.25, tr("days (expected wall time)"));
+  auto* ay = make_log_axis(std::max(1e-6, y0 / 1.25), y1 * 1.25,
+                           y_scale == 1.0 ? y_title
+                           : has_cost(r)  ? tr("cost (thousand %1)").arg(q(r.currency))
+                                          : tr("thousand GPU-hours"));
+  c->addAxis(ax, Qt::AlignBottom);
+  c->addAxis(ay, Qt::AlignLeft);
 
   // GPU types in order of first appearance.
   std::vector<std::string> types;
   for (const auto* list : {&r.pareto, &r.fastest_per_count})
     for (const auto& p : *list)
       if (std::find(types.begin(), types.end(), p.candidate.gpu) == types.end()) types.push_back(p.candidate.gpu);
-  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
   const auto add_points = [&](QScatterSeries* s, const std::vector<const search::PricedPlan*>& plans) {
     std::vector<std::size_t> ids;
     for (const auto* p : plans) {
-      const double x = days_of(*p), y = y_of(r, *p) * y_scale;
-      s->append(x, y);
-      x0 = std::min(x0, x);
-      x1 = std::max(x1, x);
-      y0 = std::min(y0, y);
-      y1 = std::max(y1, y);
+      s->append(log_coord(days_of(*p)), log_coord(y_of(r, *p) * y_scale));
       ids.push_back(points_.size());
       points_.push_back(*p);
     }
@@ -397,9 +445,9 @@ void PlannerView::rebuild_chart() {
   // The front as a line under its points.
   if (r.pareto.size() > 1) {
     auto* line = new QLineSeries();
-    line->setName(tr("Pareto front"));
+    line->setName(tr("front"));
     line->setColor(QColor(0x88, 0x88, 0x88));
-    for (const auto& p : r.pareto) line->append(days_of(p), y_of(r, p) * y_scale);
+    for (const auto& p : r.pareto) line->append(log_coord(days_of(p)), log_coord(y_of(r, p) * y_scale));
     c->addSeries(line);
     line->attachAxis(ax);
     line->attachAxis(ay);
@@ -413,7 +461,7 @@ void PlannerView::rebuild_chart() {
       if (p.candidate.gpu == types[t]) others.push_back(&p);
     if (!others.empty()) {
       auto* s = new QScatterSeries();
-      s->setName(tr("%1: fastest plan per GPU count").arg(q(types[t])));
+      s->setName(tr("%1 per count").arg(q(types[t])));
       s->setMarkerSize(7);
       QColor light = colour;
       light.setAlpha(110);
@@ -423,16 +471,12 @@ void PlannerView::rebuild_chart() {
     }
     if (!front.empty()) {
       auto* s = new QScatterSeries();
-      s->setName(tr("%1: on the front").arg(q(types[t])));
+      s->setName(tr("%1 front").arg(q(types[t])));
       s->setMarkerSize(13);
       s->setColor(colour);
       s->setBorderColor(colour.darker(150));
       add_points(s, front);
     }
-  }
-  if (!points_.empty()) {
-    ax->setRange(std::max(1e-3, x0 / 1.25), x1 * 1.25);
-    ay->setRange(std::max(1e-6, y0 / 1.25), y1 * 1.25);
   }
 }
 

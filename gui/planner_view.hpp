@@ -4,8 +4,10 @@
 /// The Planner tab: runs the plan search (core/search, `flopcast plan`) for the editor's
 /// scenario in a worker thread and shows its time/cost Pareto front as a scatter of days
 /// against cost, one colour per GPU type (each GPU count's fastest plan as a small point, the
-/// front as large points joined by a line). Clicking a point asks the window to load that
-/// plan into the editor. A table lists the front.
+/// front as large points joined by a line) on log axes labelled 1-2-5 per decade. "Best" is
+/// the search's choice as `flopcast plan` makes it (the cheapest plan meeting the deadline
+/// and budget); the fastest plan is named apart. Clicking a point asks the window to load
+/// that plan into the editor. A table lists the front.
 #include <QFutureWatcher>
 #include <QWidget>
 
@@ -22,7 +24,7 @@ class QListWidget;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
-class QDoubleSpinBox;
+class QLineEdit;
 class QTableWidget;
 class QChartView;
 
@@ -34,7 +36,8 @@ struct PlannerRequest {
   std::string file;
   std::vector<std::string> gpu_types;  ///< catalog GPU names; empty = the scenario's GPU
   std::int64_t gpus_max = 0;           ///< 0 = the scenario's GPU count
-  double deadline_days = 0;            ///< 0 = none
+  std::optional<Time> deadline;        ///< longest wall time of the whole run; none = no deadline
+  std::string budget;                  ///< largest bill as written ("2.5M USD"); "" = none
   int threads = 1;
   /// Set by Cancel: the search stops at its next (GPU type, count) item.
   std::shared_ptr<std::atomic<bool>> cancel;
@@ -70,6 +73,13 @@ class PlannerView : public QWidget {
   void set_gpu_types(const QStringList& names);
   bool has_gpu_type(const QString& name) const;
   void set_gpus_max(std::int64_t n);
+  std::int64_t gpus_max() const;
+  /// The deadline and budget fields as typed ("30d", "720 h"; "2.5M USD"); "" = none.
+  void set_deadline_text(const QString& text);
+  void set_budget_text(const QString& text);
+  /// The deadline field parsed: nullopt for none; false with `why` when it is not a duration
+  /// with a unit.
+  static bool parse_deadline(const QString& text, std::optional<Time>& out, QString& why);
 
   /// Shows a finished search (also used by tests).
   void show_result(const search::PlanResult& r);
@@ -103,7 +113,9 @@ class PlannerView : public QWidget {
 
   QListWidget* gpu_list_ = nullptr;
   QSpinBox* gpus_max_ = nullptr;
-  QDoubleSpinBox* deadline_ = nullptr;
+  bool gpus_max_set_ = false;  ///< the user (or a flag) chose Max GPUs: the scenario no longer sets it
+  QLineEdit* deadline_ = nullptr;
+  QLineEdit* budget_ = nullptr;
   QPushButton* run_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QProgressBar* busy_ = nullptr;

@@ -26,7 +26,9 @@ QString plan_text(const ParallelPlan& p) {
   if (p.ep > 1) s += QStringLiteral(" EP%1").arg(p.ep);
   if (p.vpp > 1) s += QStringLiteral(" VPP%1").arg(p.vpp);
   if (p.sequence_parallel) s += QStringLiteral(", SP");
-  s += QStringLiteral(", ZeRO-%1, %2 recompute, %3").arg(p.zero).arg(to_string(p.recompute)).arg(to_string(p.schedule));
+  // As `flopcast plan` words it: "recompute: none", never "none recompute".
+  s +=
+      QStringLiteral(", ZeRO-%1, recompute: %2, %3").arg(p.zero).arg(to_string(p.recompute)).arg(to_string(p.schedule));
   return s;
 }
 
@@ -35,6 +37,12 @@ QString plan_text(const ParallelPlan& p) {
 QString percent_text(double fraction) { return q(format_fixed_half_up(fraction * 100.0, 1) + " %"); }
 
 QString days_text(Time t) { return q(format_days_or_hours_half_up(t)); }
+
+std::optional<std::size_t> recommended_row(const app::ComputeResult& r) {
+  return r.plans() ? r.plans()->cheapest_offered : std::nullopt;
+}
+
+QString plan_name(const PlanOption& o) { return QStringLiteral("%1 (%2)").arg(q(o.label), q(o.id)); }
 
 std::vector<TimePartValue> time_parts(const StepBreakdown& b) {
   return {
@@ -186,10 +194,12 @@ std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
     }
     rows.push_back(row(QStringLiteral("GPU-hours"), grouped(rep.gpu_hours),
                        QStringLiteral("%1 node-hours, failure-free").arg(grouped(rep.node_hours)), rep.gpu_hours));
-    if (r.plans() && r.plans()->cheapest) {
-      const ComparisonRow& c = r.plans()->rows[*r.plans()->cheapest];
+    // The plan the quote recommends: the provider's cheapest (a competitor's reference price
+    // is never the recommendation), named as the Cost tab and the quote name it.
+    if (const auto rec = recommended_row(r)) {
+      const ComparisonRow& c = r.plans()->rows[*rec];
       TableRow cost =
-          row(QStringLiteral("Cheapest plan (P50)"), q(c.p50.total.str()), q(c.option.label), c.p50.total.major());
+          row(QStringLiteral("Recommended plan (P50)"), q(c.p50.total.str()), plan_name(c.option), c.p50.total.major());
       cost.emphasis = true;
       rows.push_back(cost);
     }
@@ -283,10 +293,12 @@ std::vector<TableRow> run_rows(const app::ComputeResult& r) {
     rows.push_back(row(QStringLiteral("Lost work + restarts"),
                        QStringLiteral("%1 + %2").arg(days_text(j.lost_work_mean)).arg(days_text(j.restart_mean)),
                        QStringLiteral("mean per run"), (j.lost_work_mean + j.restart_mean).seconds()));
-    rows.push_back(row(QStringLiteral("Checkpoint interval"), time_text(j.checkpoint_interval),
+    // Worded as `flopcast simulate` prints it (units/format.hpp): "every 4.0 min".
+    rows.push_back(row(QStringLiteral("Checkpoint interval"),
+                       QStringLiteral("every %1").arg(q(format_duration(j.checkpoint_interval))),
                        QStringLiteral("%1 steps, write %2 (%3)")
-                           .arg(j.steps_per_checkpoint)
-                           .arg(time_text(j.checkpoint_write))
+                           .arg(q(format_grouped(j.steps_per_checkpoint)))
+                           .arg(q(format_duration(j.checkpoint_write)))
                            .arg(j.async_checkpoint ? QStringLiteral("async") : QStringLiteral("sync")),
                        j.checkpoint_interval.seconds()));
     rows.push_back(row(QStringLiteral("Energy"),
@@ -305,15 +317,16 @@ std::vector<TableRow> bill_rows(const app::ComputeResult& r) {
     TableRow t;
     const bool ok = c.p50.ok() && c.p90.ok();
     QStringList notes;
-    if (c.cheapest) notes << QStringLiteral("cheapest");
-    if (c.option.plan && c.option.plan->competitor) notes << QStringLiteral("competitor (reference)");
-    if (r.plans()->cheapest_offered == i && !c.cheapest) notes << QStringLiteral("provider's cheapest");
+    const bool recommended = recommended_row(r) == i;
+    if (recommended) notes << QStringLiteral("recommended (the quote's plan)");
+    if (c.option.plan && c.option.plan->competitor) notes << QStringLiteral("competitor (reference only)");
+    if (c.cheapest && !recommended) notes << QStringLiteral("lowest price");
     QString note = notes.join(QStringLiteral("; "));
     if (!ok) note = q(c.p50.errors.empty() ? c.p90.errors.front() : c.p50.errors.front());
-    t.cells = {q(c.option.label), ok ? q(c.p50.total.str()) : QStringLiteral("-"),
+    t.cells = {plan_name(c.option), ok ? q(c.p50.total.str()) : QStringLiteral("-"),
                ok ? q(c.p90.total.str()) : QStringLiteral("-"), days_text(c.p50.billed_gpu_time), note};
     t.value = ok ? c.p50.total.major() : 0.0;
-    t.emphasis = c.cheapest;
+    t.emphasis = recommended;
     QStringList lines;
     for (const auto& item : c.p50.items)
       lines << QStringLiteral("%1: %2 x %3 = %4")

@@ -5,6 +5,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
 #include <vector>
 
 #include "figure_table_model.hpp"
@@ -56,5 +57,10 @@ std::vector<TableRow> stage_rows(const app::ComputeResult& r);
 QString percent_text(double fraction);
 /// "12.3 days", "4.5 h"
 QString days_text(Time t);
+/// The row of the comparison the quote recommends (the provider's cheapest plan; competitor
+/// plans are references, never recommended); nullopt without pricing.
+std::optional<std::size_t> recommended_row(const app::ComputeResult& r);
+/// A plan as every tab names it: "H800 80G, daily, 200G RDMA included (h800-daily)".
+QString plan_name(const PlanOption& o);
 
 }  // namespace flopcast::gui

@@ -24,11 +24,16 @@ ScenarioComputer::~ScenarioComputer() {
 }
 
 void ScenarioComputer::schedule(std::string yaml, std::string file) {
+  // Leading edge: an edit while nothing computes or waits starts at once, so a single edit
+  // is shown as soon as it is computed; the debounce then holds the edits that follow while
+  // it computes, and the last of them computes when the interval ends.
+  const bool idle = !watcher_.isRunning() && !pending_;
   pending_ = Request{std::move(yaml), std::move(file), ++generation_};
   cancel_requested_ = false;
   set_busy(true);
   if (watcher_.isRunning()) watcher_.cancel();  // superseded: no need to finish it
   debounce_.start();
+  if (idle) start_pending();
 }
 
 void ScenarioComputer::schedule_now(std::string yaml, std::string file) {

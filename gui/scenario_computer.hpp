@@ -1,6 +1,7 @@
 #pragma once
-/// Runs compute_scenario() off the UI thread. Requests are debounced (a burst of edits
-/// computes once, for the last state); one computation runs at a time; a newer request
+/// Runs compute_scenario() off the UI thread. An edit while idle starts at once; edits that
+/// follow within the debounce interval are held and the last of them computes (a burst of
+/// edits publishes only its last state); one computation runs at a time; a newer request
 /// cancels the one in flight (it stops at its next stage) and its result is discarded, so
 /// the tabs only ever show the latest state. Progress (percent, stage) is reported as the
 /// computation goes; cancel() stops it and keeps the last published result.
@@ -28,8 +29,8 @@ class ScenarioComputer : public QObject {
   ~ScenarioComputer() override;
 
   void set_debounce_ms(int ms) { debounce_.setInterval(ms); }
-  /// Computes `yaml` (named `file` in diagnostics) after the debounce delay; replaces any
-  /// request not yet started.
+  /// Computes `yaml` (named `file` in diagnostics): at once when idle, else after the
+  /// debounce delay; replaces any request not yet started.
   void schedule(std::string yaml, std::string file);
   /// The same without the delay.
   void schedule_now(std::string yaml, std::string file);

@@ -11,16 +11,17 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <QtCharts/QCategoryAxis>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLegend>
 #include <QtCharts/QScatterSeries>
-#include <QtCharts/QValueAxis>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 
+#include "log_axis.hpp"
 #include "result_palette.hpp"
 #include "sweep_table.hpp"
 
@@ -71,7 +72,8 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   chart_ = new QChartView(new QChart(), split);
   chart_->setRenderHint(QPainter::Antialiasing);
   chart_->chart()->setAnimationOptions(QChart::NoAnimation);
-  chart_->chart()->legend()->setAlignment(Qt::AlignRight);
+  chart_->chart()->legend()->setAlignment(Qt::AlignBottom);
+  chart_->chart()->legend()->setShowToolTips(true);  // an elided entry shows its whole text
   chart_->setMinimumHeight(200);
   table_ = new QTableView(split);
   table_->setModel(proxy_);
@@ -181,7 +183,6 @@ void SweepView::rebuild_chart() {
   // Groups in order of first appearance among the filtered rows.
   std::vector<QString> order;
   std::map<QString, QScatterSeries*> groups;
-  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
   const QString other = tr("other");
   for (int r = 0; r < proxy_->rowCount(); ++r) {
     const QVariant xv = proxy_->index(r, xc).data(SweepTableModel::NumberRole);
@@ -200,26 +201,20 @@ void SweepView::rebuild_chart() {
     }
     const double x = xv.toDouble(), y = yv.toDouble();
     s->append(x, y);
-    x0 = std::min(x0, x);
-    x1 = std::max(x1, x);
-    y0 = std::min(y0, y);
-    y1 = std::max(y1, y);
     ++plotted_;
   }
   const QString xt = model_->table().headers[xc], yt = model_->table().headers[yc];
   c->setTitle(tr("%1 against %2 (%3 of %4 points)").arg(yt, xt).arg(plotted_).arg(model_->rowCount()));
-  auto* ax = new QValueAxis();
-  auto* ay = new QValueAxis();
-  ax->setTitleText(xt);
-  ay->setTitleText(yt);
-  if (plotted_ > 0) {
-    const double px = x1 > x0 ? 0.04 * (x1 - x0) : std::max(1.0, std::abs(x0) * 0.1);
-    const double py = y1 > y0 ? 0.04 * (y1 - y0) : std::max(1.0, std::abs(y0) * 0.1);
-    ax->setRange(x0 - px, x1 + px);
-    ay->setRange(y0 - py, y1 + py);
-  }
-  ax->applyNiceNumbers();
-  ay->applyNiceNumbers();
+  // Readable axes: tp, pp and other few-valued integers as categories, the rest on round,
+  // grouped ticks (log_axis.hpp).
+  std::vector<double> xs, ys;
+  for (const QString& key : order)
+    for (const QPointF& p : groups[key]->points()) {
+      xs.push_back(p.x());
+      ys.push_back(p.y());
+    }
+  auto* ax = make_value_axis(xs, xt);
+  auto* ay = make_value_axis(ys, yt);
   c->addAxis(ax, Qt::AlignBottom);
   c->addAxis(ay, Qt::AlignLeft);
   for (const QString& key : order) {

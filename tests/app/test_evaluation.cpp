@@ -68,6 +68,51 @@ TEST_SUITE("app.evaluation") {
     CHECK(r.run->result.wall_p50 >= r.run->result.useful);
   }
 
+  TEST_CASE("the prediction band scales the step, the MFU and the whole run, none without cross-validated data") {
+    const SessionOutcome out = load_scenario_session(kQuickstart, test::shipped_catalog());
+    REQUIRE(out.ok());
+    ComputeProfile profile = out.session->profile;
+    const GpuArch arch = out.session->scenario.cluster.gpu.arch;
+    BandQuantiles q;
+    q.arch = arch;
+    q.runs = 20;
+    q.groups = 4;
+    q.p10 = 0.8;
+    q.p50 = 1.0;
+    q.p90 = 1.5;
+    profile.bands = {q};
+    profile.fitted_runs[static_cast<std::size_t>(arch)] = 20;
+    SimReport r = make_report(out.session->scenario, profile, StepEngine::Estimate);
+    REQUIRE(r.band.known);
+    const auto [lo, hi] = step_band(r);
+    CHECK(lo.seconds() == doctest::Approx(0.8 * r.est.step.seconds()));
+    CHECK(hi.seconds() == doctest::Approx(1.5 * r.est.step.seconds()));
+    CHECK(mfu_band(r).first == doctest::Approx(r.est.mfu / 1.5));  // the slow end
+    CHECK(mfu_band(r).second == doctest::Approx(r.est.mfu / 0.8));
+    CHECK(r.coefficients_basis.find("fitted on 20 measured runs") != std::string::npos);
+    add_whole_run(r, nullptr);
+    REQUIRE(r.run);
+    REQUIRE(r.run->ok());
+    REQUIRE(r.run->band_p10);
+    REQUIRE(r.run->band_p90);
+    // Same failure draws, the step time scaled: the run's useful time scales exactly.
+    CHECK(r.run->band_p10->useful.seconds() == doctest::Approx(0.8 * r.run->result.useful.seconds()).epsilon(1e-6));
+    CHECK(r.run->band_p90->useful.seconds() == doctest::Approx(1.5 * r.run->result.useful.seconds()).epsilon(1e-6));
+    CHECK(r.run->band_p10->wall_p50 < r.run->result.wall_p50);
+    CHECK(r.run->band_p90->wall_p50 > r.run->result.wall_p50);
+    CHECK(r.run->band_p10->samples.empty());
+    // A profile without bands: no band, no model-uncertainty runs, and it says why.
+    profile.bands.clear();
+    profile.fitted_runs[static_cast<std::size_t>(arch)] = 0;
+    SimReport plain = make_report(out.session->scenario, profile, StepEngine::Estimate);
+    CHECK_FALSE(plain.band.known);
+    CHECK(plain.band.basis.find("no band") == 0);
+    CHECK(plain.coefficients_basis.find("prior only") != std::string::npos);
+    add_whole_run(plain, nullptr);
+    REQUIRE(plain.run);
+    CHECK_FALSE(plain.run->band_p10);
+  }
+
   TEST_CASE("a run too big to simulate is reported by the job-size guard, not attempted") {
     const std::string yaml = quickstart_with("  tokens:", "  tokens: 1e16");  // 2.4e9 steps of ~8.6 s: ~650 years
     const SessionOutcome out = parse_scenario_session(yaml, "long.yaml", test::shipped_catalog());

@@ -177,6 +177,42 @@ TEST_CASE("a profile written by calibrate reads back with its collective latency
   CHECK_MESSAGE(bad.str().find("bad.yaml:1") != std::string::npos, bad.str());
 }
 
+TEST_CASE("a profile's prediction bands read back, decreasing quantiles and unknown bands are refused") {
+  ComputeProfile p;
+  BandQuantiles b;
+  b.arch = GpuArch::Hopper;
+  b.regime = kBandRegimeMoe;
+  b.runs = 12;
+  b.groups = 4;
+  b.p10 = 0.62;
+  b.p50 = 0.9;
+  b.p90 = 1.3;
+  p.bands = {b};
+  p.bands_provenance = "flopcast calibrate runs.yaml --cv source -o p.yaml";
+  Diagnostics d;
+  const auto back = io::parse_profile(io::profile_to_yaml(p), "p.yaml", ComputeProfile{}, d);
+  REQUIRE_MESSAGE(back.has_value(), d.str());
+  REQUIRE(back->bands.size() == 1);
+  CHECK(back->bands[0].arch == GpuArch::Hopper);
+  CHECK(back->bands[0].regime == "moe");
+  CHECK(back->bands[0].runs == 12);
+  CHECK(back->bands[0].groups == 4);
+  CHECK(back->bands[0].p10 == doctest::Approx(0.62));
+  CHECK(back->bands[0].p90 == doctest::Approx(1.3));
+  CHECK(back->bands_provenance == p.bands_provenance);
+  Diagnostics bad;
+  CHECK_FALSE(io::parse_profile("prediction_bands:\n  hopper: {runs: 3, groups: 2, p10: 1.2, p50: 1.0, p90: 1.4}\n",
+                                "bad.yaml", ComputeProfile{}, bad)
+                  .has_value());
+  CHECK_MESSAGE(bad.str().find("must not decrease") != std::string::npos, bad.str());
+  Diagnostics typo;
+  CHECK_FALSE(io::parse_profile("prediction_bands:\n  hoper: {runs: 3, groups: 2, p10: 0.8, p50: 1.0, p90: 1.4}\n",
+                                "typo.yaml", ComputeProfile{}, typo)
+                  .has_value());
+  CHECK_MESSAGE(typo.str().find("did you mean 'hopper'") != std::string::npos, typo.str());
+  CHECK_MESSAGE(typo.str().find("typo.yaml:2") != std::string::npos, typo.str());
+}
+
 TEST_CASE("calibrate on collective points alone fits only the collective knobs") {
   CalibrationOptions o;  // no parameters named
   for (double mib : {1.0, 8.0, 64.0}) o.collectives.push_back(allreduce_point(8, mib * 1048576, 20.0));

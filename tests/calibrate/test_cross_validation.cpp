@@ -101,3 +101,70 @@ TEST_CASE("cross-validation predicts each group with a profile fitted on the oth
   for (std::size_t i = 0; i < again.predictions.size(); ++i)
     CHECK(again.predictions[i].predicted == r.predictions[i].predicted);
 }
+
+namespace {
+
+/// A held-out prediction of a Hopper step time that came out `factor` x too short.
+CvPrediction held_out(const std::string& group, double factor) {
+  CvPrediction p;
+  p.id = group;
+  p.group = group;
+  p.arch = GpuArch::Hopper;
+  p.figure = "iteration_time_s";
+  p.predicted = 1.0;
+  p.measured = factor;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("time_factor: measured / predicted step time, a throughput figure inverted") {
+  CHECK(time_factor(held_out("a", 1.25)) == doctest::Approx(1.25));
+  CvPrediction tps = held_out("a", 1);
+  tps.figure = "tokens_per_gpu_s";
+  tps.predicted = 800;  // predicted 800 tokens/s, measured 1,000: the step predicted 1.25x too long
+  tps.measured = 1000;
+  CHECK(time_factor(tps) == doctest::Approx(0.8));
+}
+
+TEST_CASE("band quantiles and their coverage on held-out groups, worked by hand") {
+  // Four source groups of one run each, measured / predicted 0.8, 1.0, 1.2, 1.4.
+  CrossValidationResult r;
+  r.groups = {"A", "B", "C", "D"};
+  for (auto [g, f] : {std::pair{"A", 0.8}, std::pair{"B", 1.0}, std::pair{"C", 1.2}, std::pair{"D", 1.4}})
+    r.predictions.push_back(held_out(g, f));
+  // All four, equal weights, numpy's linear rule: the 0.1 quantile sits at position 0.3 of the
+  // sorted values (0.8 + 0.3 x 0.2 = 0.86), the median at 1.5 (1.1), the 0.9 quantile at 2.7
+  // (1.2 + 0.7 x 0.2 = 1.34). Every run is dense: a "dense" entry as well as the pooled one.
+  const auto q = cv_band_quantiles(r);
+  REQUIRE(q.size() == 2);
+  CHECK(q[0].regime == std::string(kBandRegimeAll));
+  CHECK(q[1].regime == std::string(kBandRegimeDense));
+  CHECK(q[0].runs == 4);
+  CHECK(q[0].groups == 4);
+  CHECK(q[0].p10 == doctest::Approx(0.86));
+  CHECK(q[0].p50 == doctest::Approx(1.1));
+  CHECK(q[0].p90 == doctest::Approx(1.34));
+  // Coverage: each run against the band of the other three.
+  //   A 0.8 vs {1.0, 1.2, 1.4}: [1.04, 1.36], below;  B 1.0 vs {0.8, 1.2, 1.4}: [0.88, 1.36], in;
+  //   C 1.2 vs {0.8, 1.0, 1.4}: [0.84, 1.32], in;     D 1.4 vs {0.8, 1.0, 1.2}: [0.84, 1.16], above.
+  const auto c = cv_band_coverage(r);
+  REQUIRE(c.size() == 2);  // hopper, overall
+  CHECK(c[0].name == "hopper");
+  CHECK(c[0].covered_pct == doctest::Approx(50));
+  CHECK(c[0].below_pct == doctest::Approx(25));
+  CHECK(c[0].above_pct == doctest::Approx(25));
+  CHECK(c[0].no_band == 0);
+  CHECK(c[1].name == "overall");
+  // The 0.025 tails: A's band starts at 1.0 + 0.05 x 0.2 = 1.01 and D's ends at 1.2 + 0.95 x 0.2
+  // = 1.39: still 50%. Every tail covers the same here, so the narrowest (0.10) is chosen.
+  CHECK(cv_band_coverage(r, BandTails{0.025, 0.025, 0.025})[0].covered_pct == doctest::Approx(50));
+  CHECK(choose_band_tails(r)[static_cast<std::size_t>(GpuArch::Hopper)] == 0.10);
+  // A group whose generation has no other group has no band: counted, and not as covered.
+  CrossValidationResult lone;
+  lone.groups = {"A"};
+  lone.predictions.push_back(held_out("A", 1.0));
+  const auto lc = cv_band_coverage(lone);
+  CHECK(lc[0].no_band == 1);
+  CHECK(lc[0].covered_pct == 0);
+}

@@ -356,8 +356,10 @@ TEST_CASE("calibrate --cv source: cross-validation needs two source groups, with
   CHECK_MESSAGE(contains(r1.err, "cross-validation needs at least two source groups; the runs form 1 ('alpha')"),
                 r1.err);
   CHECK(run_cli({"calibrate", "--cv", "runs", one.string()}).code == cli::kUsage);
+  // With -o, --cv writes the starting profile with its bands: not with one group, and nothing written.
   CHECK(run_cli({"calibrate", "--cv", "source", "-o", (tmp.path / "p.yaml").string(), one.string()}).code ==
-        cli::kUsage);
+        cli::kBadInput);
+  CHECK_FALSE(std::filesystem::exists(tmp.path / "p.yaml"));
   CHECK(run_cli({"calibrate", one.string()}).code == cli::kUsage);  // neither -o nor --cv
   const auto two = tmp.path / "two.yaml";
   std::ofstream(two) << make("a1", "alpha", "0.80") << make("b1", "beta", "0.95");

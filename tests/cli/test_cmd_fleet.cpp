@@ -78,11 +78,18 @@ TEST_CASE("flopcast fleet: exit codes and byte-identical output for one seed") {
   const std::string file = std::string(FLOPCAST_SCENARIOS_DIR) + "/fleets/provider-month.yaml";
   const auto a = run_cli({"fleet", file, "--seeds", "2", "--json", "--no-what-if"});
   REQUIRE_MESSAGE(a.code == 0, a.err);
-  const auto b = run_cli({"fleet", file, "--seeds", "2", "--json", "--no-what-if", "--threads", "2"});
+  const auto b = run_cli({"fleet", file, "--seeds", "2", "--json", "--no-what-if", "-j", "2"});
   CHECK(a.out == b.out);
   CHECK(a.out.find("\"series\"") != std::string::npos);
   CHECK(run_cli({"fleet", "/nonexistent/fleet.yaml"}).code == cli::kIoError);
   CHECK(run_cli({"fleet", file, "--horizon", "soon"}).code == cli::kUsage);
+  // A bare number has no unit: refused, never read as nanoseconds (a 0.0 h horizon before).
+  const auto bare = run_cli({"fleet", file, "--horizon", "90"});
+  CHECK(bare.code == cli::kUsage);
+  CHECK_MESSAGE(bare.err.find("--horizon '90' has no unit (write e.g. --horizon 90d)") != std::string::npos, bare.err);
+  const auto bare_wait = run_cli({"fleet", file, "--size-pool", "p", "--target-p90-wait", "12", "--seeds", "1"});
+  CHECK(bare_wait.code == cli::kUsage);
+  CHECK_MESSAGE(bare_wait.err.find("--target-p90-wait '12' has no unit") != std::string::npos, bare_wait.err);
   CHECK(run_cli({"fleet", file, "--size-pool", "nope", "--target-p90-wait", "1d", "--seeds", "1"}).code == cli::kUsage);
 }
 
@@ -112,7 +119,7 @@ TEST_CASE("flopcast fleet: the company fleet's text report is byte-identical twi
   const std::string file = std::string(FLOPCAST_SCENARIOS_DIR) + "/fleets/company-quarter.yaml";
   const auto a = run_cli({"fleet", file, "--seeds", "3"});
   REQUIRE_MESSAGE(a.code == 0, a.err);
-  CHECK(a.out == run_cli({"fleet", file, "--seeds", "3", "--threads", "3"}).out);
+  CHECK(a.out == run_cli({"fleet", file, "--seeds", "3", "-j", "3"}).out);
   CHECK(a.out.find("What if") != std::string::npos);
 }
 

@@ -71,12 +71,12 @@ TEST_CASE("flopcast plan: text, JSON, CSV and exit codes") {
   const auto dir = std::filesystem::temp_directory_path() / ("flopcast-plan-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string csv = (dir / "plans.csv").string();
-  REQUIRE(plan_cli({kQuick, "--gpus-max", "16", "--csv", csv}).code == cli::kOk);
+  REQUIRE(plan_cli({kQuick, "--gpus-max", "16", "--csv", "-o", csv}).code == cli::kOk);
   std::ifstream in(csv);
   std::string header;
   std::getline(in, header);
   CHECK(header.rfind("gpu,gpus,plan,step_time_s", 0) == 0);
-  CHECK(plan_cli({kQuick, "--gpus-max", "16", "--csv", csv}).code == cli::kIoError);
+  CHECK(plan_cli({kQuick, "--gpus-max", "16", "--csv", "-o", csv}).code == cli::kIoError);
   std::filesystem::remove_all(dir);
 
   // Usage errors.

@@ -282,7 +282,7 @@ TEST_SUITE("cli-quote") {
     html.insert(html.end(), {"--format", "html"});
     const auto refused = run_cli(html);
     CHECK(refused.code == cli::kIoError);
-    CHECK(contains(refused.err, "flopcast quote: " + file.string() + " already exists; pass --force"));
+    CHECK(contains(refused.err, "flopcast quote: error: " + file.string() + " already exists; pass --force"));
     CHECK(read_file(file) == before);
     CHECK(std::distance(std::filesystem::directory_iterator(tmp.path), std::filesystem::directory_iterator{}) == 1);
 

@@ -56,7 +56,7 @@ TEST_SUITE("cli-quote-pdf-module") {
     CHECK(r.code == cli::kIoError);
     CHECK(r.out.empty());
     CHECK(test::contains(r.err,
-                         "flopcast quote: PDF support is not installed (the module flopcast-quote-pdf.so could "
+                         "flopcast quote: error: PDF support is not installed (the module flopcast-quote-pdf.so could "
                          "not be loaded: " +
                              missing));
     CHECK(test::contains(r.err, "use --format html or md"));

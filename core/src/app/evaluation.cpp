@@ -40,12 +40,44 @@ ClaimCheck check(const std::string& figure, double claimed, double simulated, bo
   return c;
 }
 
+std::string coefficients_basis(const ComputeProfile& p, GpuArch a) {
+  const int n = p.fitted_runs[static_cast<std::size_t>(a)];
+  if (n < 0)
+    return fmt::format("{} coefficients: not recorded (the profile does not say how they were obtained)", to_string(a));
+  if (n == 0) return fmt::format("{} coefficients: prior only (fitted on no measured run)", to_string(a));
+  return fmt::format("{} coefficients fitted on {} measured runs", to_string(a), n);
+}
+
+/// The run's Monte Carlo again with the step time scaled by `factor` (same seed).
+std::optional<JobResult> run_at(const WholeRun& run, double factor) {
+  JobInput in = run.input;
+  in.step_time = Time::from_seconds(in.step_time.seconds() * factor);
+  if (!job_too_big_to_simulate(in).empty()) return std::nullopt;
+  JobOutcome outcome = simulate_job(in);
+  if (!outcome.ok()) return std::nullopt;
+  return std::move(outcome.result);
+}
+
+void drop_samples(JobResult& j) {
+  j.samples.clear();
+  j.samples.shrink_to_fit();
+}
+
 }  // namespace
+
+std::pair<Time, Time> step_band(const SimReport& r) {
+  const double t = r.est.step.seconds();
+  return {Time::from_seconds(t * r.band.p10), Time::from_seconds(t * r.band.p90)};
+}
+
+std::pair<double, double> mfu_band(const SimReport& r) { return {r.est.mfu / r.band.p90, r.est.mfu / r.band.p10}; }
 
 SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngine engine) {
   SimReport r;
   r.scenario = &s;
   r.profile_name = profile.name;
+  r.band = find_band(profile.bands, s.cluster.gpu.arch, s.model.moe.has_value());
+  r.coefficients_basis = coefficients_basis(profile, s.cluster.gpu.arch);
   if (engine == StepEngine::Simulation) {
     r.sim = simulate_step(s, profile);
     r.est = r.sim->as_estimate();
@@ -157,10 +189,24 @@ void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog) {
   if (s.training.tokens <= 0 || r.steps <= 0) return;
   r.bills.reset();
   WholeRun run = simulate_whole_run(r, catalog.get());
-  if (run.ok() && catalog) r.bills = bill_whole_run(s, run, std::move(catalog));
+  if (run.ok() && r.band.known) {
+    run.band_p10 = run_at(run, r.band.p10);
+    run.band_p90 = run_at(run, r.band.p90);
+    if (!run.band_p10 || !run.band_p90) run.band_p10.reset(), run.band_p90.reset();
+  }
+  if (run.ok() && catalog) {
+    r.bills = bill_whole_run(s, run, catalog);
+    if (run.band_p10 && run.band_p90) {
+      const int kept = s.pricing.checkpoints_kept;
+      r.bills->model_uncertainty = compare_plans(
+          *r.bills->catalog, r.bills->gpu_names, usage_of_trial(*run.band_p10, run.band_p10->p50_trial, kept),
+          usage_of_trial(*run.band_p90, run.band_p90->p50_trial, kept), compare_options(s.pricing));
+    }
+  }
   // The per-trial records are not printed; the bills above were their last user.
-  run.result.samples.clear();
-  run.result.samples.shrink_to_fit();
+  drop_samples(run.result);
+  if (run.band_p10) drop_samples(*run.band_p10);
+  if (run.band_p90) drop_samples(*run.band_p90);
   r.run = std::move(run);
 }
 
@@ -202,7 +248,13 @@ QuoteInput quote_input_of(const SimReport& r) {
   in.plans = r.bills->comparison;
   in.catalog = QuoteCatalog::of(*r.bills->catalog);
   in.extra_assumptions.push_back("Step time from flopcast's step model with calibration profile '" + r.profile_name +
-                                 "'.");
+                                 "' (" + r.coefficients_basis + ").");
+  if (r.band.known) {
+    const auto [lo, hi] = step_band(r);
+    in.extra_assumptions.push_back(fmt::format(
+        "Model uncertainty: the step time has an 80% interval of {} to {} (x{:.2f} to x{:.2f}; cross-validated on {}).",
+        format_time(lo), format_time(hi), r.band.p10, r.band.p90, r.band.basis));
+  }
   if (r.run->reliability_defaults)
     in.extra_assumptions.push_back("Reliability: flopcast's defaults (the scenario gives no reliability block).");
   for (const auto& c : r.claims)

@@ -9,6 +9,7 @@
 
 #include "flopcast/app/evaluation.hpp"
 #include "flopcast/io/catalog.hpp"
+#include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/job/job_simulation.hpp"
 #include "flopcast/job/job_size.hpp"
 #include "flopcast/pricing/price_catalog.hpp"
@@ -234,9 +235,7 @@ std::optional<PreparedFleet> prepare_fleet_file(const std::string& path, const i
   auto ff = io::load_fleet_file(path, catalog, diags, load);
   if (!ff) {
     for (const auto& d : diags.items())
-      if (io_error && d.key.empty() && d.where.file == path &&
-          (d.message == "file not found" || d.message == "cannot read file"))
-        *io_error = true;
+      if (io_error && d.where.file == path && io::is_unreadable_file(d)) *io_error = true;
     return std::nullopt;
   }
   if (overrides.horizon) ff->fleet.horizon = *overrides.horizon;

@@ -67,6 +67,14 @@ J whole_run_json(const SimReport& r) {
                  {"price_per_kwh", run.input.energy.price_per_kwh.amount_str()},
                  {"cost", money_json(e.cost)}};
   j["gpu_span_closed_form_days"] = x.gpu_span_expected_closed_form.days();
+  if (run.band_p10 && run.band_p90) {
+    // The run at the step-time band's ends, failures at their P50 trial (apart from failures).
+    const JobResult& lo = *run.band_p10;
+    const JobResult& hi = *run.band_p90;
+    j["model_uncertainty"] = {{"wall_days", {{"p10", lo.wall_p50.days()}, {"p90", hi.wall_p50.days()}}},
+                              {"gpu_span_days", {{"p10", lo.gpu_span_p50.days()}, {"p90", hi.gpu_span_p50.days()}}},
+                              {"gpu_hours", {{"p10", lo.gpu_hours_p50}, {"p90", hi.gpu_hours_p50}}}};
+  }
   j["warnings"] = x.warnings;
   j["errors"] = J::array();
   return j;
@@ -115,6 +123,15 @@ J bills_json(const SimReport& r) {
                     {"p50", bill_json(row.p50)},
                     {"p90", bill_json(row.p90)}});
   j["plans"] = rows;
+  if (b.model_uncertainty) {
+    // Each plan's total at the step-time band's P10 and P90 (failures at their P50 trial).
+    J mu = J::array();
+    for (const auto& row : b.model_uncertainty->rows)
+      mu.push_back({{"id", row.option.id},
+                    {"p10", row.p50.ok() ? money_json(row.p50.total) : J()},
+                    {"p90", row.p90.ok() ? money_json(row.p90.total) : J()}});
+    j["model_uncertainty"] = mu;
+  }
   j["notes"] = c.notes;
   j["errors"] = c.errors;
   return j;
@@ -154,6 +171,24 @@ nlohmann::ordered_json to_json(const SimReport& r) {
                    {"schedule", to_string(p.schedule)}};
   j["precision"] = to_string(s.precision);
   j["profile"] = r.profile_name;
+  j["coefficients"] = r.coefficients_basis;
+  {
+    const auto [lo, hi] = step_band(r);
+    const auto [mfu_lo, mfu_hi] = mfu_band(r);
+    J band = {{"known", r.band.known},
+              {"basis", r.band.basis},
+              {"p10_factor", r.band.p10},
+              {"p50_factor", r.band.p50},
+              {"p90_factor", r.band.p90}};
+    if (r.band.known) {
+      band["step_time_s"] = {{"p10", lo.seconds()}, {"p90", hi.seconds()}};
+      band["mfu"] = {{"p10", mfu_lo}, {"p90", mfu_hi}};
+      if (s.training.tokens > 0)
+        band["training_days"] = {{"p10", r.train_seconds * r.band.p10 / 86400},
+                                 {"p90", r.train_seconds * r.band.p90 / 86400}};
+    }
+    j["prediction_band"] = band;
+  }
   j["defaults_applied"] = s.defaults_applied;
   j["step"] = {{"time_s", e.step.seconds()},
                {"tokens_per_s", e.tokens_per_s},

@@ -33,6 +33,12 @@ void print_whole_run(const SimReport& r, std::ostream& o) {
   o << fmt::format("  paid GPU time        P50 {:.1f} days, P90 {:.1f} days (failure-free {:.1f} days)\n",
                    j.gpu_span_p50.days(), j.gpu_span_p90.days(), j.useful.days());
   o << fmt::format("  GPU-hours            P50 {:.0f}, P90 {:.0f}\n", j.gpu_hours_p50, j.gpu_hours_p90);
+  if (run.band_p10 && run.band_p90)
+    o << fmt::format(
+        "  model uncertainty    wall time {:.1f} to {:.1f} days, GPU-hours {:.0f} to {:.0f} (80% step-time band, "
+        "failures at their P50)\n",
+        run.band_p10->wall_p50.days(), run.band_p90->wall_p50.days(), run.band_p10->gpu_hours_p50,
+        run.band_p90->gpu_hours_p50);
   o << fmt::format("  goodput              {:.1f}% (useful training / paid GPU time)\n", j.goodput_mean * 100);
   o << fmt::format("  failures expected    {:.1f} ({:.3g} per GPU-hour", j.failures_mean, j.failures_per_gpu_hour);
   if (j.advice.job_mtbf_hours > 0) o << fmt::format(", job MTBF {:.1f} h", j.advice.job_mtbf_hours);
@@ -108,6 +114,11 @@ void print_bills(const SimReport& r, std::ostream& o) {
                          l[3].empty() ? "" : "  " + l[3]);
       for (const auto& n : best.p50.notes) o << "    note: " << n << "\n";
     }
+    if (c.cheapest && b.model_uncertainty && *c.cheapest < b.model_uncertainty->rows.size()) {
+      const ComparisonRow& mu = b.model_uncertainty->rows[*c.cheapest];
+      o << fmt::format("  model uncertainty of the cheapest: {} to {} (80% step-time band, failures at their P50)\n",
+                       mu.p50.ok() ? mu.p50.total.str() : "n/a", mu.p90.ok() ? mu.p90.total.str() : "n/a");
+    }
     if (c.cheapest_offered && c.cheapest_offered != c.cheapest) {
       const ComparisonRow& own = c.rows[*c.cheapest_offered];
       o << fmt::format("  cheapest of the provider's own plans (what its quote recommends): {}: {} at P50, {} at P90\n",
@@ -138,7 +149,7 @@ void print_text(const SimReport& r, std::ostream& o) {
       "recompute {}, {}, {}\n",
       p.tp, p.pp, p.dp, p.cp, p.ep, p.vpp, p.sequence_parallel ? " +SP" : "", p.zero, p.micro_batch, p.global_batch,
       p.microbatches(), to_string(p.recompute), to_string(p.schedule), to_string(s.precision));
-  o << fmt::format("Profile     {}\n", r.profile_name);
+  o << fmt::format("Profile     {} ({})\n", r.profile_name, r.coefficients_basis);
   if (!s.defaults_applied.empty()) {
     o << "Defaults    ";
     for (std::size_t i = 0; i < s.defaults_applied.size(); ++i) o << (i ? "; " : "") << s.defaults_applied[i];
@@ -147,6 +158,13 @@ void print_text(const SimReport& r, std::ostream& o) {
   o << "\nStep\n";
   const double gpus = static_cast<double>(s.cluster.gpus);
   o << fmt::format("  step time            {}\n", format_time(e.step));
+  if (r.band.known) {
+    const auto [lo, hi] = step_band(r);
+    o << fmt::format("  80% band             {} to {} (x{:.2f} to x{:.2f}; cross-validated on {})\n", format_time(lo),
+                     format_time(hi), r.band.p10, r.band.p90, r.band.basis);
+  } else {
+    o << "  80% band             unknown (" << r.band.basis << ")\n";
+  }
   if (r.sim)
     o << fmt::format("  engine               discrete-event simulation (closed-form estimate {})\n",
                      format_time(r.closed_form_step));
@@ -154,7 +172,10 @@ void print_text(const SimReport& r, std::ostream& o) {
     o << "  engine               closed-form estimate\n";
   o << fmt::format("  tokens/s             {:.0f} total, {:.1f} per GPU\n", e.tokens_per_s, e.tokens_per_s / gpus);
   o << fmt::format("  model TFLOP/s/GPU    {:.1f}\n", e.model_flops.value / e.step.seconds() / gpus / 1e12);
-  o << fmt::format("  MFU                  {:.1f}%\n", e.mfu * 100);
+  o << fmt::format("  MFU                  {:.1f}%", e.mfu * 100);
+  if (r.band.known)
+    o << fmt::format(" (80% band {:.1f}% to {:.1f}%)", mfu_band(r).first * 100, mfu_band(r).second * 100);
+  o << "\n";
   o << fmt::format("  HFU                  {:.1f}%\n", e.hfu * 100);
   o << "\nMemory per GPU (stage " << e.memory.stage << ", " << fmt::format("{:g}", e.memory.in_flight)
     << " micro-batches in flight)\n";
@@ -181,7 +202,11 @@ void print_text(const SimReport& r, std::ostream& o) {
   if (s.training.tokens > 0) {
     o << fmt::format("\nTraining {} tokens (failure-free)\n", format_count(s.training.tokens));
     o << fmt::format("  steps                {:.0f}\n", r.steps);
-    o << fmt::format("  time                 {:.1f} days\n", r.train_seconds / 86400);
+    o << fmt::format("  time                 {:.1f} days", r.train_seconds / 86400);
+    if (r.band.known)
+      o << fmt::format(" (80% band {:.1f} to {:.1f} days)", r.train_seconds * r.band.p10 / 86400,
+                       r.train_seconds * r.band.p90 / 86400);
+    o << "\n";
     o << fmt::format("  GPU-hours            {:.0f}\n", r.gpu_hours);
     o << fmt::format("  node-hours           {:.0f}\n", r.node_hours);
   }

@@ -8,12 +8,7 @@ namespace flopcast::app {
 namespace {
 
 /// The scenario file could not be read at all: nothing was parsed, or the loader said so.
-bool file_unreadable(const Diagnostics& diags) {
-  if (diags.items().empty()) return true;
-  for (const auto& d : diags.items())
-    if (d.key.empty() && (d.message == "file not found" || d.message == "cannot read file")) return true;
-  return false;
-}
+bool file_unreadable(const Diagnostics& diags) { return diags.items().empty() || io::any_unreadable_file(diags); }
 
 /// Adds the profile (`name`, or the catalog's default when empty) to a loaded scenario.
 void add_profile(SessionOutcome& out, Scenario&& s, const io::Catalog& catalog, const std::string& name) {

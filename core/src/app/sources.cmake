@@ -12,6 +12,8 @@ list(APPEND FLOPCAST_APP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/sweep_evaluator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_check_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scenario_form.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/scenario_template.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/catalog_listing.cpp
   ${CMAKE_CURRENT_LIST_DIR}/claims_check.cpp
   ${CMAKE_CURRENT_LIST_DIR}/step_timeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/des_timeline.cpp)

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "flopcast/estimate/setting_resolution.hpp"
@@ -35,16 +36,44 @@ CvFold fit_fold(const std::vector<Scenario>& runs, const std::string& group, con
     for (const auto& c : compare_run(s, e)) {
       if (c.figure != figure) continue;
       out.push_back({s.id, group, s.cluster.gpu.arch, figure, c.measured, c.predicted, c.error_pct, s.resolved_settings,
-                     e.memory.fits()});
+                     e.memory.fits(), s.model.moe.has_value()});
     }
   }
   fold.held_out = out.size();
   return fold;
 }
 
-double speed_ratio(const CvPrediction& p) {
-  // Every speed figure but the step time grows with speed.
-  return p.figure == "iteration_time_s" ? p.measured / p.predicted : p.predicted / p.measured;
+/// Predicted speed / measured speed: measured / predicted step time, the same number.
+double speed_ratio(const CvPrediction& p) { return time_factor(p); }
+
+/// The groups-equal weights of `preds` (1 / the run's group's count among them).
+std::vector<double> group_weights(const std::vector<const CvPrediction*>& preds) {
+  std::map<std::string, std::size_t> per_group;
+  for (const auto* p : preds) ++per_group[p->group];
+  std::vector<double> w;
+  for (const auto* p : preds) w.push_back(1.0 / static_cast<double>(per_group[p->group]));
+  return w;
+}
+
+std::optional<BandQuantiles> quantiles_of(const std::vector<const CvPrediction*>& preds, GpuArch arch,
+                                          const char* regime, double tail) {
+  if (preds.empty()) return std::nullopt;
+  const auto w = group_weights(preds);
+  std::vector<std::pair<double, double>> vw;
+  std::map<std::string, int> groups;
+  for (std::size_t i = 0; i < preds.size(); ++i) {
+    vw.push_back({time_factor(*preds[i]), w[i]});
+    ++groups[preds[i]->group];
+  }
+  BandQuantiles q;
+  q.arch = arch;
+  q.regime = regime;
+  q.runs = static_cast<int>(preds.size());
+  q.groups = static_cast<int>(groups.size());
+  q.p10 = weighted_quantile(vw, tail);
+  q.p50 = weighted_quantile(vw, 0.5);
+  q.p90 = weighted_quantile(vw, 1 - tail);
+  return q;
 }
 
 CvSummary summarize(const std::string& name, const std::vector<const CvPrediction*>& preds) {
@@ -72,6 +101,96 @@ CvSummary summarize(const std::string& name, const std::vector<const CvPredictio
 }
 
 }  // namespace
+
+double time_factor(const CvPrediction& p) {
+  // Every speed figure but the step time grows with speed.
+  return p.figure == "iteration_time_s" ? p.measured / p.predicted : p.predicted / p.measured;
+}
+
+std::vector<BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, const std::string& exclude,
+                                             const BandTails& tails) {
+  std::vector<BandQuantiles> out;
+  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+    std::vector<const CvPrediction*> all, dense, moe;
+    for (const auto& p : r.predictions) {
+      if (p.arch != a || (!exclude.empty() && p.group == exclude)) continue;
+      all.push_back(&p);
+      (p.moe ? moe : dense).push_back(&p);
+    }
+    for (auto [preds, regime] :
+         {std::pair{&all, kBandRegimeAll}, std::pair{&dense, kBandRegimeDense}, std::pair{&moe, kBandRegimeMoe}})
+      if (auto q = quantiles_of(*preds, a, regime, tails[static_cast<std::size_t>(a)])) out.push_back(*q);
+  }
+  return out;
+}
+
+std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const BandTails& tails) {
+  // Each run's band, from the other groups' residuals.
+  std::map<std::string, std::vector<BandQuantiles>> without;
+  for (const auto& g : r.groups) without[g] = cv_band_quantiles(r, g, tails);
+  auto cover = [&](const std::string& name, const std::vector<const CvPrediction*>& preds) {
+    BandCoverage c;
+    c.name = name;
+    c.runs = preds.size();
+    const auto w = group_weights(preds);
+    std::map<std::string, int> groups;
+    double total = 0, in = 0, below = 0, above = 0;
+    std::size_t in_runs = 0;
+    for (std::size_t i = 0; i < preds.size(); ++i) {
+      const auto& p = *preds[i];
+      ++groups[p.group];
+      total += w[i];
+      const auto band = find_band(without[p.group], p.arch, p.moe);
+      const double f = time_factor(p);
+      if (!band.known) {
+        ++c.no_band;
+      } else if (f < band.p10) {
+        below += w[i];
+      } else if (f > band.p90) {
+        above += w[i];
+      } else {
+        in += w[i];
+        ++in_runs;
+      }
+    }
+    c.groups = groups.size();
+    if (total > 0) {
+      c.covered_pct = 100 * in / total;
+      c.below_pct = 100 * below / total;
+      c.above_pct = 100 * above / total;
+      c.covered_runs_pct = 100 * static_cast<double>(in_runs) / static_cast<double>(preds.size());
+    }
+    return c;
+  };
+  std::vector<BandCoverage> out;
+  std::vector<const CvPrediction*> everything;
+  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+    std::vector<const CvPrediction*> preds;
+    for (const auto& p : r.predictions)
+      if (p.arch == a) preds.push_back(&p);
+    if (!preds.empty()) out.push_back(cover(to_string(a), preds));
+  }
+  for (const auto& p : r.predictions) everything.push_back(&p);
+  out.push_back(cover("overall", everything));
+  return out;
+}
+
+BandTails choose_band_tails(const CrossValidationResult& r) {
+  BandTails best = kTenNinety;
+  std::array<double, 3> gap{1e9, 1e9, 1e9};
+  for (double tail : kBandTails) {
+    // A generation's coverage depends only on its own tail: one pass per candidate serves all three.
+    for (const auto& c : cv_band_coverage(r, BandTails{tail, tail, tail})) {
+      for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+        const auto i = static_cast<std::size_t>(a);
+        if (c.name != to_string(a)) continue;
+        const double g = std::fabs(c.covered_pct - 80.0);
+        if (g < gap[i] - 1e-9) best[i] = tail, gap[i] = g;
+      }
+    }
+  }
+  return best;
+}
 
 double weighted_quantile(std::vector<std::pair<double, double>> vw, double q) {
   if (vw.empty()) return 0;

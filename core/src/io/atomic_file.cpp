@@ -31,6 +31,10 @@ bool write_all(int fd, const std::string& content, std::string& error, const std
 bool write_file_atomically(const std::string& path, const std::string& content, bool force, std::string& error) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  if (fs::is_directory(path, ec)) {  // with or without --force: a folder is never replaced by a file
+    error = "cannot write " + path + ": it is a folder; name a file inside it";
+    return false;
+  }
   if (!force && fs::exists(path, ec)) {
     error = path + " already exists; pass --force to overwrite it";
     return false;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "flopcast/io/embedded_data.hpp"
+#include "unit_reader.hpp"
 #include "yaml_util.hpp"
 
 namespace flopcast::io {
@@ -62,17 +63,20 @@ void load_gpus(const YAML::Node& root, Reader& r, std::vector<GpuSpec>& out) {
     } else {
       r.error(n, child(p, "dense_tflops"), "missing dense peak table");
     }
-    if (auto v = r.number(n["hbm_gib"], child(p, "hbm_gib"), 1, 1e5)) g.hbm = gib(*v);
-    if (auto v = r.number(n["hbm_tbps"], child(p, "hbm_tbps"), 0.01, 1e3)) g.hbm_bandwidth = Bandwidth{*v * 1e12};
+    if (auto v = detail::read_quantity(r, n["hbm_gib"], child(p, "hbm_gib"), detail::kGiB, 1, 1e5)) g.hbm = gib(*v);
+    if (auto v = detail::read_quantity(r, n["hbm_tbps"], child(p, "hbm_tbps"), detail::kTBytePerS, 0.01, 1e3))
+      g.hbm_bandwidth = Bandwidth{*v * 1e12};
     if (n["l2_mib"]) {
-      if (auto v = r.number(n["l2_mib"], child(p, "l2_mib"), 0, 1e5)) g.l2 = Bytes{*v * 1048576.0};
+      if (auto v = detail::read_quantity(r, n["l2_mib"], child(p, "l2_mib"), detail::kMiB, 0, 1e5))
+        g.l2 = Bytes{*v * 1048576.0};
     }
     if (const auto nv = n["nvlink"]; nv.IsMap()) {
       r.check_keys(nv, child(p, "nvlink"), {"generation", "links", "one_way_gbps", "nccl_gbps_per_link"});
       if (auto v = r.integer(nv["generation"], child(p, "nvlink.generation"), 0, 10))
         g.nvlink_generation = static_cast<int>(*v);
       if (auto v = r.integer(nv["links"], child(p, "nvlink.links"), 0, 64)) g.nvlink_links = static_cast<int>(*v);
-      if (auto v = r.number(nv["one_way_gbps"], child(p, "nvlink.one_way_gbps"), 0, 1e5))
+      if (auto v =
+              detail::read_quantity(r, nv["one_way_gbps"], child(p, "nvlink.one_way_gbps"), detail::kGBytePerS, 0, 1e5))
         g.nvlink_one_way = Bandwidth::from_gbytes_per_s(*v);
       if (auto v = r.number(nv["nccl_gbps_per_link"], child(p, "nvlink.nccl_gbps_per_link"), 0, 1e4))
         g.nccl_nvlink = Bandwidth::from_gbytes_per_s(*v * g.nvlink_links);
@@ -116,7 +120,8 @@ void load_fabrics(const YAML::Node& root, Reader& r, std::vector<FabricSpec>& ou
     }
     if (auto v = r.choice(n["kind"], child(p, "kind"), {"infiniband", "roce", "ethernet"}))
       f.kind = *parse_net_kind(*v);
-    if (auto v = r.number(n["nic_gbps"], child(p, "nic_gbps"), 1, 1e5)) f.nic_gbps = *v;
+    if (auto v = detail::read_quantity(r, n["nic_gbps"], child(p, "nic_gbps"), detail::kGbitPerS, 1, 1e5))
+      f.nic_gbps = *v;
     if (auto v = r.integer(n["nics_per_node"], child(p, "nics_per_node"), 1, 1024))
       f.nics_per_node = static_cast<int>(*v);
     if (n["oversubscription"]) {

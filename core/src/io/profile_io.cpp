@@ -13,6 +13,75 @@ namespace flopcast::io {
 using detail::child;
 using detail::Reader;
 
+namespace {
+
+/// `prediction_bands:` {provenance: TEXT, GENERATION[.REGIME]: {runs, groups, p10, p50, p90}}.
+void parse_bands(Reader& r, const YAML::Node& node, ComputeProfile& p) {
+  if (!r.expect_map(node, "prediction_bands")) return;
+  p.bands.clear();
+  p.bands_provenance.clear();
+  std::vector<std::string> keys{"provenance"};
+  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell})
+    for (const char* regime : {"", ".dense", ".moe"}) keys.push_back(std::string(to_string(a)) + regime);
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    const std::string path = child("prediction_bands", key);
+    if (key == "provenance") {
+      if (auto v = r.string(kv.second, path)) p.bands_provenance = *v;
+      continue;
+    }
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      std::string hint = "keys are provenance and GENERATION or GENERATION.dense / .moe, e.g. hopper.moe";
+      if (auto dm = detail::did_you_mean(key, keys)) hint = "did you mean '" + *dm + "'?";
+      r.error(kv.first, path, "unknown band '" + key + "'", hint);
+      continue;
+    }
+    if (!r.expect_map(kv.second, path)) continue;
+    r.check_keys(kv.second, path, {"runs", "groups", "p10", "p50", "p90"});
+    BandQuantiles q;
+    const auto dot = key.find('.');
+    const std::string arch = key.substr(0, dot);
+    for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell})
+      if (arch == to_string(a)) q.arch = a;
+    q.regime = dot == std::string::npos ? kBandRegimeAll : key.substr(dot + 1);
+    bool ok = true;
+    auto count = [&](const char* k, int& slot) {
+      if (!kv.second[k]) {
+        r.error(kv.second, child(path, k), std::string("missing '") + k + "'",
+                "as written by calibrate --cv source -o");
+        ok = false;
+      } else if (auto v = r.integer(kv.second[k], child(path, k), 1, 100000000)) {
+        slot = static_cast<int>(*v);
+      } else {
+        ok = false;
+      }
+    };
+    auto factor = [&](const char* k, double& slot) {
+      if (!kv.second[k]) {
+        r.error(kv.second, child(path, k), std::string("missing '") + k + "'",
+                "as written by calibrate --cv source -o");
+        ok = false;
+      } else if (auto v = r.number(kv.second[k], child(path, k), 0.01, 100.0)) {
+        slot = *v;
+      } else {
+        ok = false;
+      }
+    };
+    count("runs", q.runs);
+    count("groups", q.groups);
+    factor("p10", q.p10);
+    factor("p50", q.p50);
+    factor("p90", q.p90);
+    if (ok && !(q.p10 <= q.p50 && q.p50 <= q.p90)) {
+      r.error(kv.second, path, "p10, p50 and p90 must not decrease", "they are quantiles of one distribution");
+      ok = false;
+    }
+    if (ok) p.bands.push_back(q);
+  }
+}
+
+}  // namespace
+
 std::optional<ComputeProfile> parse_profile(const std::string& text, const std::string& file,
                                             const ComputeProfile& base, Diagnostics& diags) {
   const YAML::Node root = detail::load_yaml(text, file, diags);
@@ -20,10 +89,11 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
   Reader r(file, diags, nullptr);
   const auto before = diags.items().size();
   if (!r.expect_map(root, "")) return std::nullopt;
-  r.check_keys(root, "",
-               {"name", "provenance", "sources", "ampere", "hopper", "blackwell", "gemm_k_half", "kernel_overhead_us",
-                "host_overhead_us", "microbatch_overhead_ms", "iteration_overhead_ms", "nic_efficiency",
-                "nvlink_efficiency", "collective_latency_us", "workspace_gib", "fragmentation", "fitted_runs", "held"});
+  r.check_keys(
+      root, "",
+      {"name", "provenance", "sources", "ampere", "hopper", "blackwell", "gemm_k_half", "kernel_overhead_us",
+       "host_overhead_us", "microbatch_overhead_ms", "iteration_overhead_ms", "nic_efficiency", "nvlink_efficiency",
+       "collective_latency_us", "workspace_gib", "fragmentation", "fitted_runs", "held", "prediction_bands"});
   ComputeProfile p = base;
   if (root["name"]) p.name = root["name"].as<std::string>();
   if (root["provenance"]) p.provenance = root["provenance"].as<std::string>();
@@ -69,6 +139,7 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
             p.fitted_runs[static_cast<std::size_t>(a)] = static_cast<int>(*n);
     }
   }
+  if (const auto bands = root["prediction_bands"]) parse_bands(r, bands, p);
   auto num = [&](const char* key, double lo, double hi, double& slot) {
     if (root[key])
       if (auto v = r.number(root[key], key, lo, hi)) slot = *v;
@@ -146,6 +217,15 @@ std::string profile_to_yaml(const ComputeProfile& p) {
       sep = ", ";
     }
     o << "}\n";
+  }
+  if (!p.bands.empty()) {
+    // Cross-validated residual quantiles: measured / predicted step time (prediction_band.hpp).
+    o << "prediction_bands:\n";
+    if (!p.bands_provenance.empty()) o << "  provenance: \"" << p.bands_provenance << "\"\n";
+    for (const auto& b : p.bands)
+      o << "  " << to_string(b.arch) << (b.regime == kBandRegimeAll ? std::string() : "." + b.regime)
+        << ": {runs: " << b.runs << ", groups: " << b.groups << ", p10: " << f(b.p10) << ", p50: " << f(b.p50)
+        << ", p90: " << f(b.p90) << "}\n";
   }
   return o.str();
 }

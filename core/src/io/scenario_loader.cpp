@@ -12,6 +12,7 @@
 #include "flopcast/io/price_catalog_io.hpp"  // reliability: and pricing: blocks
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/scenario/scenario_check.hpp"
+#include "unit_reader.hpp"
 #include "yaml_util.hpp"
 
 namespace flopcast::io {
@@ -101,7 +102,9 @@ std::string read_fabric_block(const YAML::Node& fab, Reader& r, const Catalog& c
   // inside Time's int64-nanosecond range (292 years).
   constexpr double kMinNicGbps = 1, kMaxNicGbps = 1e5;
   if (fab["nic_gbps"]) {
-    if (auto v = r.number(fab["nic_gbps"], "cluster.fabric.nic_gbps", kMinNicGbps, kMaxNicGbps)) c.fabric.nic_gbps = *v;
+    if (auto v = detail::read_quantity(r, fab["nic_gbps"], "cluster.fabric.nic_gbps", detail::kGbitPerS, kMinNicGbps,
+                                       kMaxNicGbps))
+      c.fabric.nic_gbps = *v;
   }
   if (fab["nic"]) {  // unit string, e.g. "400 Gbps"
     r.note("cluster.fabric.nic", fab["nic"]);
@@ -150,6 +153,15 @@ void read_node_size(const YAML::Node& n, Reader& r, Scenario& s, const std::stri
   } else {
     c.gpus_per_node = c.fabric.gpus_per_node > 0 ? c.fabric.gpus_per_node : 8;
     s.defaults_applied.push_back("cluster.gpus_per_node = " + std::to_string(c.gpus_per_node));
+  }
+  // A job spread over part of its last node is legal but rarely meant: say so (a job smaller than
+  // one node, a single-node experiment, is common and not warned about).
+  if (c.gpus > c.gpus_per_node && c.gpus_per_node > 0 && c.gpus % c.gpus_per_node != 0) {
+    const std::int64_t below = c.gpus / c.gpus_per_node * c.gpus_per_node, above = below + c.gpus_per_node;
+    r.diags().warning(detail::loc_of(n["gpus"], r.file()), "cluster.gpus",
+                      std::to_string(c.gpus) + " GPUs are not a multiple of gpus_per_node " +
+                          std::to_string(c.gpus_per_node) + ": the last node is only partly used",
+                      "use whole nodes, e.g. gpus: " + std::to_string(below) + " or " + std::to_string(above));
   }
   if (!nics_from.empty()) {
     const int base_nics = c.fabric.nics_per_node, base_gpus = std::max(1, c.fabric.gpus_per_node);
@@ -513,29 +525,50 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file, Diagnost
 
 }  // namespace
 
+namespace {
+// read_text_file's refusals (is_unreadable_file knows them by these messages).
+constexpr const char* kFileNotFound = "file not found";
+constexpr const char* kIsDirectory = "is a directory, not a file";
+constexpr const char* kTooLarge = "file is larger than 64 MiB";
+constexpr const char* kCannotRead = "cannot read file";
+}  // namespace
+
 std::optional<std::string> read_text_file(const std::string& path, Diagnostics& diags) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    diags.error({path, 0, 0}, "", "file not found", "check the path");
+    diags.error({path, 0, 0}, "", kFileNotFound, "check the path");
     return std::nullopt;
   }
   if (std::filesystem::is_directory(path, ec)) {
-    diags.error({path, 0, 0}, "", "is a directory, not a file");
+    diags.error({path, 0, 0}, "", kIsDirectory, "name a file inside it");
     return std::nullopt;
   }
   const auto size = std::filesystem::file_size(path, ec);
   if (!ec && size > 64u * 1024 * 1024) {
-    diags.error({path, 0, 0}, "", "file is larger than 64 MiB", "scenario and run files are small YAML documents");
+    diags.error({path, 0, 0}, "", kTooLarge, "scenario and run files are small YAML documents");
     return std::nullopt;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    diags.error({path, 0, 0}, "", "cannot read file", "check its permissions");
+    diags.error({path, 0, 0}, "", kCannotRead, "check its permissions");
     return std::nullopt;
   }
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+bool is_unreadable_file(const Diagnostic& d) {
+  if (d.severity != Severity::Error || !d.key.empty() || d.where.line != 0) return false;
+  for (const char* m : {kFileNotFound, kIsDirectory, kTooLarge, kCannotRead})
+    if (d.message == m) return true;
+  return false;
+}
+
+bool any_unreadable_file(const Diagnostics& diags) {
+  for (const auto& d : diags.items())
+    if (is_unreadable_file(d)) return true;
+  return false;
 }
 
 std::optional<Scenario> scenario_from_node(const YAML::Node& node, const std::string& file, const Catalog& catalog,

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <array>
+#include <sstream>
 #include <string_view>
 #include <utility>
 
@@ -263,6 +264,81 @@ std::string compose_scenario_yaml(const std::string& base_yaml, const ScenarioFo
   YAML::Emitter em;
   em << out;
   return std::string(em.c_str()) + "\n";
+}
+
+namespace {
+
+/// What each key compose_scenario_yaml writes means, as a comment after it.
+struct KeyComment {
+  std::string_view key;
+  std::string_view comment;
+};
+constexpr KeyComment kKeyComments[] = {
+    {"name", "shown at the top of every report"},
+    {"model", "a preset (flopcast catalog models), {preset: NAME, seq_len: N}, or an inline shape"},
+    {"model.preset", "flopcast catalog models"},
+    {"cluster.gpu", "flopcast catalog gpus"},
+    {"cluster.gpus", "GPUs of the job; a multiple of gpus_per_node keeps whole nodes"},
+    {"cluster.gpus_per_node", "GPUs per node (NVLink domain)"},
+    {"cluster.fabric", "node and network: flopcast catalog fabrics (default: the GPU's usual node)"},
+    {"parallel.tp", "tensor parallel: GPUs that split each layer, inside a node"},
+    {"parallel.pp", "pipeline stages"},
+    {"parallel.dp", "data-parallel replicas: tp * pp * dp * cp = gpus"},
+    {"parallel.cp", "context parallel: GPUs that split each sequence"},
+    {"parallel.ep", "expert parallel (MoE models)"},
+    {"parallel.vpp", "virtual stages per pipeline rank (interleaved schedule)"},
+    {"parallel.sequence_parallel", "with tp > 1: norms and dropout split along the sequence"},
+    {"parallel.zero", "0-3: ZeRO stage (3 = FSDP full shard)"},
+    {"parallel.micro_batch", "sequences per micro-batch"},
+    {"parallel.global_batch", "sequences per step, a multiple of dp * micro_batch"},
+    {"parallel.recompute", "none | selective | full"},
+    {"parallel.schedule", "gpipe | 1f1b | interleaved | zero-bubble"},
+    {"precision", "fp32 | fp16 | bf16 | fp8 (mxfp8, nvfp4: Blackwell)"},
+    {"training.tokens", "unit strings work: 1T, 300B; days, GPU-hours and bills need it"},
+    {"pricing.catalog", "price list the bills use: flopcast catalog prices"},
+};
+
+std::string_view comment_of(const std::string& path) {
+  for (const auto& c : kKeyComments)
+    if (c.key == path) return c.comment;
+  return {};
+}
+
+}  // namespace
+
+std::string commented_scenario_yaml(const ScenarioForm& form, const Catalog& catalog,
+                                    const std::vector<std::string>& header) {
+  const std::string yaml = compose_scenario_yaml("", form, catalog);
+  std::string out;
+  for (const auto& h : header) out += h.empty() ? "#\n" : "# " + h + "\n";
+  // The writer's block style: two spaces per level, "key: value" or "key:" before a mapping.
+  std::istringstream in(yaml);
+  std::vector<std::string> parents;
+  std::string line;
+  std::vector<std::pair<std::string, std::string_view>> lines;
+  std::size_t width = 0;
+  while (std::getline(in, line)) {
+    const std::size_t indent = line.find_first_not_of(' ');
+    const std::size_t colon = line.find(':');
+    std::string_view comment;
+    if (indent != std::string::npos && colon != std::string::npos && line[indent] != '-') {
+      parents.resize(std::min(parents.size(), indent / 2));
+      std::string path;
+      for (const auto& p : parents) path += p + ".";
+      const std::string key = line.substr(indent, colon - indent);
+      path += key;
+      comment = comment_of(path);
+      parents.push_back(key);
+    }
+    if (!comment.empty()) width = std::max(width, line.size());
+    lines.emplace_back(line, comment);
+  }
+  for (const auto& [text, comment] : lines) {
+    out += text;
+    if (!comment.empty()) out += std::string(width + 2 - text.size(), ' ') + "# " + std::string(comment);
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace flopcast::io

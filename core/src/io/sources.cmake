@@ -1,6 +1,7 @@
 list(APPEND FLOPCAST_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/units_parse.cpp
   ${CMAKE_CURRENT_LIST_DIR}/yaml_util.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/unit_reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/catalog.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profile_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model_io.cpp
@@ -17,6 +18,8 @@ list(APPEND FLOPCAST_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/sweep_check.cpp
   ${CMAKE_CURRENT_LIST_DIR}/chrome_trace.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scenario_writer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/scenario_draft.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/yaml_patch.cpp
   ${CMAKE_CURRENT_LIST_DIR}/claims_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/claims_loader_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/claims_needs_loader.cpp

@@ -6,8 +6,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "flopcast/compute/prediction_band.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/job/job_input.hpp"
 #include "flopcast/job/job_result.hpp"
@@ -34,6 +36,11 @@ struct WholeRun {
   bool reliability_defaults = false;  ///< the scenario has no `reliability:` block
   JobResult result;                   ///< valid when `errors` is empty (samples dropped)
   std::vector<std::string> errors;    ///< why there is no result (bad input, a run that never ends)
+  /// Model uncertainty, apart from failures: the same Monte Carlo (same seed, so the same
+  /// failure draws) with the step time at the prediction band's P10 and P90 (SimReport::band).
+  /// Set when the band is known and the run was simulated; samples dropped. Their P50 trial
+  /// is "this run, failures at their median, the step at the band's end".
+  std::optional<JobResult> band_p10, band_p90;
   bool ok() const { return errors.empty(); }
 };
 
@@ -43,6 +50,10 @@ struct RunBills {
   std::shared_ptr<const PriceCatalog> catalog;
   std::vector<std::string> gpu_names;  ///< the GPU's catalog name and aliases
   PlanComparison comparison;
+  /// Model uncertainty of the bill: each row's `p50` bill is the run at the band's P10 step time
+  /// and its `p90` bill the run at its P90, both at the failures' P50 trial (WholeRun::band_p10
+  /// and band_p90). Set with them.
+  std::optional<PlanComparison> model_uncertainty;
 };
 
 /// How the step time is obtained.
@@ -55,6 +66,16 @@ enum class StepEngine {
 struct SimReport {
   const Scenario* scenario = nullptr;
   std::string profile_name;
+  /// The 80% interval of the step time from the profile's cross-validated residuals for the
+  /// scenario's generation and regime (compute/prediction_band.hpp): about 80% of runs like the
+  /// calibration runs take between band.p10 x est.step and band.p90 x est.step. Throughputs and
+  /// MFU scale by the inverse factors (step_band, mfu_band). Unknown (known = false) when the
+  /// profile has no bands.
+  PredictionBand band;
+  /// How the coefficients of the scenario's GPU generation were obtained, for the user:
+  /// "hopper coefficients fitted on 26 measured runs", "blackwell coefficients: prior only (no
+  /// measured run)", or "not recorded" for a hand-written profile.
+  std::string coefficients_basis;
   /// The step: the simulation's step time, breakdown, MFU and throughput over the estimate's
   /// memory and FLOPs (StepResult::as_estimate), or the closed form's alone.
   StepEstimate est;
@@ -69,6 +90,11 @@ struct SimReport {
   std::optional<WholeRun> run;    ///< set by add_whole_run when training.tokens is given
   std::optional<RunBills> bills;  ///< set by add_whole_run when the scenario has `pricing:`
 };
+
+/// The step time at the band's P10 and P90 ({est.step, est.step} when the band is unknown).
+std::pair<Time, Time> step_band(const SimReport& r);
+/// MFU at the band's ends: {at the P90 step time (the lower), at the P10 step time}.
+std::pair<double, double> mfu_band(const SimReport& r);
 
 /// The step (simulated by default) and the claim checks (no Monte Carlo, no prices: fast,
 /// used by the GUI). Whole-run figures take the step time from `est`.

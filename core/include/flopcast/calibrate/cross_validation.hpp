@@ -4,10 +4,12 @@
 /// seen. A source group is a publication (run-schema.md, `source_group`: by default the run's
 /// file); holding out a whole publication, not single runs, keeps a testbed's other runs from
 /// standing in for the held-out ones.
+#include <array>
 #include <string>
 #include <vector>
 
 #include "flopcast/calibrate/calibrate.hpp"
+#include "flopcast/compute/prediction_band.hpp"
 
 namespace flopcast {
 
@@ -33,7 +35,12 @@ struct CvPrediction {
   double error_pct = 0;       ///< (predicted - measured) / measured x 100
   ResolvedSettings settings;  ///< its open settings as resolved with the fold's profile
   bool fits_memory = true;    ///< the memory model says it fits (it ran)
+  bool moe = false;           ///< a mixture-of-experts model (its band regime)
 };
+
+/// Measured / predicted step time of a prediction, whichever speed figure it scores (a
+/// throughput figure is inverted): the factor prediction bands are made of.
+double time_factor(const CvPrediction& p);
 
 /// One fold: the profile fitted without `group`.
 struct CvFold {
@@ -77,6 +84,44 @@ struct CvSummary {
 std::vector<CvSummary> cv_by_group(const CrossValidationResult& r);
 std::vector<CvSummary> cv_by_generation(const CrossValidationResult& r);
 CvSummary cv_overall(const CrossValidationResult& r);
+
+/// The residual quantile each generation's band ends sit at (indexed by GpuArch): the band of
+/// a generation runs from its `tail` to its 1 - `tail` quantile.
+using BandTails = std::array<double, 3>;
+inline constexpr BandTails kTenNinety{0.10, 0.10, 0.10};
+
+/// Prediction-band quantiles (prediction_band.hpp) from the held-out predictions: per
+/// generation with runs, the tail and 1 - tail quantiles of time_factor (and its median) over
+/// all its runs ("all") and over its dense and its MoE runs, each source group weighing the same
+/// (as the headline error). Only predictions whose group is not `exclude` count ("" = all).
+/// Stored as p10 / p90: the ends of the 80% interval. The tail would be 0.10 if the groups at
+/// hand represented a new group's residuals; it is chosen per generation by cross-validation
+/// (choose_band_tails) because source groups differ in bias more than runs within one do.
+std::vector<BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, const std::string& exclude = "",
+                                             const BandTails& tails = kTenNinety);
+
+/// How often the 80% band holds the measured step time, on cross-validation: each held-out
+/// run is given the band made from the other source groups' held-out predictions
+/// (cv_band_quantiles with its own group excluded, then find_band), so a run's own residual
+/// never widens its band.
+struct BandCoverage {
+  std::string name;  ///< generation or "overall"
+  std::size_t runs = 0;
+  std::size_t groups = 0;
+  double covered_pct = 0;       ///< groups-equal share of runs inside [p10, p90]
+  double covered_runs_pct = 0;  ///< runs-equal
+  double below_pct = 0;         ///< groups-equal share faster than p10 (measured < p10 x predicted)
+  double above_pct = 0;         ///< groups-equal share slower than p90
+  std::size_t no_band = 0;      ///< runs with no band from the other groups (counted as not covered)
+};
+/// Coverage per generation with runs, then over all, of bands made with `tails`.
+std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const BandTails& tails = kTenNinety);
+
+/// The candidate tails of choose_band_tails.
+inline constexpr double kBandTails[] = {0.10, 0.075, 0.05, 0.025};
+/// Per generation, the tail (of kBandTails) whose bands cover closest to 80% of its held-out
+/// runs (groups-equal, cv_band_coverage); the narrower on a tie; 0.10 for a generation without runs.
+BandTails choose_band_tails(const CrossValidationResult& r);
 
 /// The q-quantile (0..1) of values with weights, by linear interpolation: in sorted order value
 /// i sits at (the weight before it) / (the total less the last weight), which is numpy's rule

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "flopcast/compute/prediction_band.hpp"
 #include "flopcast/hardware/gpu_spec.hpp"
 
 namespace flopcast {
@@ -65,6 +66,11 @@ struct ComputeProfile {
   /// profile_parameters()); which ones, and why, is decided by cross-validation
   /// (docs/calibration.md).
   std::vector<std::string> held;
+  /// Cross-validated residual quantiles per generation and regime (fitted data, written by
+  /// `flopcast calibrate --cv source -o`): the prediction bands (prediction_band.hpp). Empty:
+  /// predictions carry no band.
+  std::vector<BandQuantiles> bands;
+  std::string bands_provenance;  ///< the command and data the quantiles come from
 
   ArchEfficiency& of(GpuArch a) { return arch[static_cast<std::size_t>(a)]; }
   const ArchEfficiency& of(GpuArch a) const { return arch[static_cast<std::size_t>(a)]; }

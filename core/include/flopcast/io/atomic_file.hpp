@@ -7,7 +7,8 @@
 namespace flopcast::io {
 
 /// Writes `content` to `path`. Returns false with a message in `error` when the file exists
-/// and `force` is false, or on any I/O failure (folder missing, unwritable, disk full).
+/// and `force` is false, when `path` is a folder (whatever `force` says), or on any I/O failure
+/// (folder missing, unwritable, disk full).
 bool write_file_atomically(const std::string& path, const std::string& content, bool force, std::string& error);
 
 /// Appends `line` (which should end in '\n') to `path` with one write(2) and fsync, so an

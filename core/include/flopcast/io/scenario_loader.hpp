@@ -14,8 +14,15 @@ class Node;
 
 namespace flopcast::io {
 
-/// Reads a whole file; nullopt (with a diagnostic) when missing, unreadable or over 64 MiB.
+/// Reads a whole file; nullopt (with a diagnostic) when missing, a folder, unreadable or over 64 MiB.
 std::optional<std::string> read_text_file(const std::string& path, Diagnostics& diags);
+
+/// Whether `d` is one of read_text_file's refusals: the file could not be read at all (missing,
+/// a folder, unreadable, over 64 MiB). The commands report these as I/O errors (exit 4), never
+/// as bad content (exit 3).
+bool is_unreadable_file(const Diagnostic& d);
+/// Whether any diagnostic of `diags` is_unreadable_file.
+bool any_unreadable_file(const Diagnostics& diags);
 
 /// Parses one scenario document. Every problem goes to `diags` (file:line:col, key, value,
 /// expectation, hint); nullopt when any is an error.

@@ -4,6 +4,7 @@
 /// loader on it, so every value is checked by the same code and reported with the same
 /// messages as `flopcast simulate`.
 #include <string>
+#include <vector>
 
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_form.hpp"
@@ -23,5 +24,12 @@ ScenarioForm form_from_scenario(const Scenario& s, const std::string& yaml_text)
 /// an inline fabric).
 /// Comments of the base are not kept (the saved file's backup keeps them).
 std::string compose_scenario_yaml(const std::string& base_yaml, const ScenarioForm& form, const Catalog& catalog);
+
+/// The YAML of `form` for a new file (compose_scenario_yaml over an empty document) with each
+/// `header` line as a comment on top and, after each key the form writes, a comment saying what
+/// it means and which values it takes (`flopcast init`). The loader reads it as it reads
+/// compose_scenario_yaml's text: comments change no value.
+std::string commented_scenario_yaml(const ScenarioForm& form, const Catalog& catalog,
+                                    const std::vector<std::string>& header);
 
 }  // namespace flopcast::io

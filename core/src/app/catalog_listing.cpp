@@ -1,0 +1,201 @@
+#include "flopcast/app/catalog_listing.hpp"
+
+#include <fmt/format.h>
+
+#include "flopcast/io/price_catalog_io.hpp"
+#include "flopcast/units/format.hpp"
+#include "flopcast/workload/workload.hpp"
+
+namespace flopcast::app {
+namespace {
+
+using nlohmann::ordered_json;
+
+/// A dense peak in TFLOP/s, or "-" when the GPU has no tensor-core path for it.
+std::string tflops(const GpuSpec& g, Precision p) {
+  return g.peak(p) ? fmt::format("{:.1f}", g.peak(p)->tflops()) : std::string("-");
+}
+
+std::string gpus_text(const io::Catalog& cat) {
+  std::string o =
+      fmt::format("{:<10} {:<9} {:>4} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>10} {:>6}  {}\n", "name", "arch", "SMs",
+                  "fp32", "tf32", "bf16", "fp8", "HBM GiB", "HBM TB/s", "NVLink GB/s", "TDP W", "default fabric");
+  for (const auto& g : cat.gpus)
+    o += fmt::format("{:<10} {:<9} {:>4} {:>8} {:>8} {:>8} {:>8} {:>9.1f} {:>8.2f} {:>10.0f} {:>6.0f}  {}\n", g.name,
+                     to_string(g.arch), g.sm_count, tflops(g, Precision::FP32), tflops(g, Precision::TF32),
+                     tflops(g, Precision::BF16), tflops(g, Precision::FP8), g.hbm.gib(),
+                     g.hbm_bandwidth.bytes_per_s / 1e12, g.nvlink_one_way.gbytes_per_s(), g.tdp_w, g.default_fabric);
+  return o + "(dense tensor-core TFLOP/s; NVLink one-way per GPU)\n";
+}
+
+std::string fabrics_text(const io::Catalog& cat) {
+  std::string o = fmt::format("{:<20} {:>5} {:<10} {:>6} {:>5} {:>9} {:>7}  {}\n", "name", "gpus", "net", "NICs",
+                              "Gb/s", "oversub", "kW", "description");
+  for (const auto& f : cat.fabrics)
+    o +=
+        fmt::format("{:<20} {:>5} {:<10} {:>6} {:>5.0f} {:>9.1f} {:>7.1f}  {}\n", f.name, f.gpus_per_node,
+                    to_string(f.kind), f.nics_per_node, f.nic_gbps, f.oversubscription, f.node_power_kw, f.description);
+  return o;
+}
+
+std::string models_text(const io::Catalog& cat) {
+  std::string o = fmt::format("{:<16} {:<22} {:>9} {:>6} {:>7} {:>6} {:>6} {:>7} {:>7}  {}\n", "name", "display",
+                              "params", "layers", "hidden", "heads", "kv", "ffn", "vocab", "ffn kind");
+  for (const auto& m : cat.models)
+    o += fmt::format("{:<16} {:<22} {:>9} {:>6} {:>7} {:>6} {:>6} {:>7} {:>7}  {}{}\n", m.name, m.display,
+                     format_count(parameter_count(m).total), m.layers, m.hidden, m.heads, m.kv_heads, m.ffn, m.vocab,
+                     m.ffn_kind == FfnKind::SwiGlu ? "swiglu" : "gelu", m.moe ? " (MoE)" : "");
+  return o;
+}
+
+/// What a plan is: the provider's list price, a price the provider claims (not verified), or a
+/// competitor's price the catalog records for comparison.
+std::string plan_kind(const Plan& p) {
+  if (p.competitor) return "competitor";
+  return p.claim ? "claim" : "list";
+}
+
+/// "GPU-hour", "node-month".
+std::string billing_unit(const Plan& p) { return std::string(to_string(p.basis)) + "-" + to_string(p.unit); }
+
+std::string gpus_of(const Plan& p) {
+  std::string s;
+  for (const auto& g : p.gpus) s += (s.empty() ? "" : ",") + (g == "*" ? std::string("any") : g);
+  return s;
+}
+
+std::string prices_text(const std::vector<PriceCatalog>& prices) {
+  std::string o =
+      fmt::format("{:<44} {:<11} {:<10} {:>14} {:<10}  {}\n", "catalog/plan", "kind", "GPUs", "price", "per", "source");
+  for (const auto& c : prices)
+    for (const auto& p : c.plans)
+      o += fmt::format("{:<44} {:<11} {:<10} {:>14} {:<10}  {}\n", c.name + "/" + p.id, plan_kind(p), gpus_of(p),
+                       p.price.str(), billing_unit(p), p.source);
+  o += "(kind: list = the provider's price; claim = a price the provider's articles state, not verified;\n"
+       " competitor = another provider's price the catalog records for comparison)\n";
+  return o;
+}
+
+ordered_json gpus_json(const io::Catalog& cat) {
+  ordered_json a = ordered_json::array();
+  for (const auto& g : cat.gpus) {
+    ordered_json peaks = ordered_json::object();
+    for (const Precision p :
+         {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8, Precision::FP4})
+      if (g.peak(p)) peaks[to_string(p)] = g.peak(p)->tflops();
+    a.push_back({{"name", g.name},
+                 {"arch", to_string(g.arch)},
+                 {"sm_count", g.sm_count},
+                 {"dense_tflops", peaks},
+                 {"hbm_gib", g.hbm.gib()},
+                 {"hbm_tbytes_per_s", g.hbm_bandwidth.bytes_per_s / 1e12},
+                 {"nvlink_one_way_gbytes_per_s", g.nvlink_one_way.gbytes_per_s()},
+                 {"tdp_w", g.tdp_w},
+                 {"default_fabric", g.default_fabric},
+                 {"source", g.source}});
+  }
+  return a;
+}
+
+ordered_json fabrics_json(const io::Catalog& cat) {
+  ordered_json a = ordered_json::array();
+  for (const auto& f : cat.fabrics)
+    a.push_back({{"name", f.name},
+                 {"gpus_per_node", f.gpus_per_node},
+                 {"kind", to_string(f.kind)},
+                 {"nics_per_node", f.nics_per_node},
+                 {"nic_gbps", f.nic_gbps},
+                 {"oversubscription", f.oversubscription},
+                 {"node_power_kw", f.node_power_kw},
+                 {"description", f.description},
+                 {"source", f.source}});
+  return a;
+}
+
+ordered_json models_json(const io::Catalog& cat) {
+  ordered_json a = ordered_json::array();
+  for (const auto& m : cat.models)
+    a.push_back({{"name", m.name},
+                 {"display", m.display},
+                 {"parameters", parameter_count(m).total},
+                 {"layers", m.layers},
+                 {"hidden", m.hidden},
+                 {"heads", m.heads},
+                 {"kv_heads", m.kv_heads},
+                 {"ffn", m.ffn},
+                 {"vocab", m.vocab},
+                 {"seq_len", m.seq_len},
+                 {"ffn_kind", m.ffn_kind == FfnKind::SwiGlu ? "swiglu" : "gelu"},
+                 {"moe", m.moe.has_value()}});
+  return a;
+}
+
+ordered_json prices_json(const std::vector<PriceCatalog>& prices) {
+  ordered_json a = ordered_json::array();
+  for (const auto& c : prices)
+    for (const auto& p : c.plans)
+      a.push_back({{"catalog", c.name},
+                   {"provider", c.provider},
+                   {"plan", p.id},
+                   {"name", p.name},
+                   {"kind", plan_kind(p)},
+                   {"gpus", p.gpus},
+                   {"price", p.price.amount_str()},
+                   {"currency", p.price.currency.str()},
+                   {"per", billing_unit(p)},
+                   {"minimum_units", p.minimum_units},
+                   {"date", p.date.empty() ? c.date : p.date},
+                   {"confidence", p.confidence},
+                   {"source", p.source}});
+  return a;
+}
+
+}  // namespace
+
+std::optional<CatalogKind> parse_catalog_kind(const std::string& name) {
+  if (name == "gpus") return CatalogKind::Gpus;
+  if (name == "fabrics") return CatalogKind::Fabrics;
+  if (name == "models") return CatalogKind::Models;
+  if (name == "prices") return CatalogKind::Prices;
+  return std::nullopt;
+}
+
+std::optional<std::vector<PriceCatalog>> load_price_listing(const std::string& data_dir, Diagnostics& diags) {
+  std::vector<PriceCatalog> out;
+  for (const auto& name : io::price_catalog_names()) {
+    auto c = io::load_price_catalog(name, data_dir, diags);
+    if (!c) return std::nullopt;
+    out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+std::string catalog_text(const io::Catalog& catalog, CatalogKind kind, const std::vector<PriceCatalog>& prices) {
+  switch (kind) {
+    case CatalogKind::Gpus:
+      return gpus_text(catalog);
+    case CatalogKind::Fabrics:
+      return fabrics_text(catalog);
+    case CatalogKind::Models:
+      return models_text(catalog);
+    case CatalogKind::Prices:
+      break;
+  }
+  return prices_text(prices);
+}
+
+ordered_json catalog_json(const io::Catalog& catalog, CatalogKind kind, const std::vector<PriceCatalog>& prices) {
+  switch (kind) {
+    case CatalogKind::Gpus:
+      return gpus_json(catalog);
+    case CatalogKind::Fabrics:
+      return fabrics_json(catalog);
+    case CatalogKind::Models:
+      return models_json(catalog);
+    case CatalogKind::Prices:
+      break;
+  }
+  return prices_json(prices);
+}
+
+}  // namespace flopcast::app

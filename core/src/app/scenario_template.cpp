@@ -1,0 +1,173 @@
+#include "flopcast/app/scenario_template.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "flopcast/app/scenario_form.hpp"
+#include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/io/price_catalog_io.hpp"
+#include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/io/scenario_writer.hpp"
+#include "flopcast/units/format.hpp"
+#include "flopcast/workload/workload.hpp"
+
+namespace flopcast::app {
+namespace {
+
+/// Tokens per step the template's global batch aims at: 4M (2^22), Llama 3 405B's first stage
+/// (arXiv 2407.21783, section 3.4.1: 4M tokens per batch at sequence length 4,096).
+constexpr double kTokensPerStep = 4'194'304;
+/// Chinchilla's compute-optimal tokens per parameter (Hoffmann et al. 2022, arXiv 2203.15556).
+constexpr double kTokensPerParameter = 20;
+
+/// `v` rounded to two significant digits, as a count string ("160B", "1.4T").
+std::string two_digit_count(double v) {
+  if (v <= 0) return "1";
+  const double scale = std::pow(10.0, std::floor(std::log10(v)) - 1);
+  return format_count(std::round(v / scale) * scale);
+}
+
+void set_model(io::ScenarioForm& f, const ModelSpec& m) {
+  f.model_preset = m.name;
+  f.layers = m.layers;
+  f.hidden = m.hidden;
+  f.heads = m.heads;
+  f.kv_heads = m.kv_heads;
+  f.ffn = m.ffn;
+  f.vocab = m.vocab;
+  f.seq_len = m.seq_len;
+}
+
+/// The first shipped price catalog with a plan that names `gpu`, or "".
+std::string price_catalog_for(const std::string& data_dir, const std::string& gpu) {
+  for (const auto& name : io::price_catalog_names()) {
+    Diagnostics d;
+    const auto c = io::load_price_catalog(name, data_dir, d);
+    if (!c) continue;
+    for (const auto& p : c->plans)
+      if (p.names_gpu(gpu)) return name;
+  }
+  return {};
+}
+
+/// A candidate's closed-form figures, read through the loader as the written file will be.
+struct Evaluated {
+  io::ScenarioForm form;
+  double step_s = 0;
+  Bytes memory, capacity;
+  bool fits = false;
+};
+
+std::optional<Evaluated> evaluate(const io::ScenarioForm& f, const io::Catalog& catalog) {
+  Diagnostics diags;
+  const auto s = io::parse_scenario(io::compose_scenario_yaml("", f, catalog), "<init>", catalog, diags);
+  if (!s) return std::nullopt;
+  const StepEstimate e = estimate_step(*s, catalog.profile);
+  return Evaluated{f, e.step.seconds(), e.memory.total(), e.memory.capacity, e.memory.fits()};
+}
+
+/// True when `a` is the better choice: it fits and `b` does not, else the faster when both fit,
+/// else the leaner.
+bool better(const Evaluated& a, const Evaluated& b) {
+  if (a.fits != b.fits) return a.fits;
+  if (a.fits) return a.step_s < b.step_s;
+  return a.memory.value < b.memory.value;
+}
+
+}  // namespace
+
+std::optional<ScenarioTemplate> make_scenario_template(const io::Catalog& catalog, const TemplateRequest& request,
+                                                       std::string& why) {
+  io::ScenarioForm f = default_form(catalog);
+  if (!request.model.empty()) {
+    const ModelSpec* m = catalog.find_model(request.model);
+    if (!m) {
+      why = "unknown model preset '" + request.model + "'";
+      return std::nullopt;
+    }
+    set_model(f, *m);
+  }
+  const GpuSpec* g = catalog.find_gpu(request.gpu.empty() ? f.gpu : request.gpu);
+  if (!g) {
+    why = "unknown GPU '" + request.gpu + "'";
+    return std::nullopt;
+  }
+  const ModelSpec* model = catalog.find_model(f.model_preset);
+  if (!model) {
+    why = "the catalog has no models";
+    return std::nullopt;
+  }
+  f.gpu = g->name;
+  f.gpus = request.gpus > 0 ? request.gpus : 64;
+  const FabricSpec* node = catalog.find_fabric(g->default_fabric);
+  f.gpus_per_node = node && node->gpus_per_node > 0 ? node->gpus_per_node : 8;
+  f.fabric.clear();  // the GPU's usual node
+  f.name = fmt::format("{} on {} x {}", model->display, f.gpus, g->name);
+  f.tokens = two_digit_count(kTokensPerParameter * parameter_count(*model).active);
+  f.pricing_catalog = price_catalog_for(catalog.data_dir, g->name);
+  f.dp_auto = false;
+  f.cp = f.ep = f.vpp = 1;
+  f.micro_batch = 1;
+  f.schedule = "1f1b";
+  const std::int64_t batch = std::max<std::int64_t>(1, std::llround(kTokensPerStep / static_cast<double>(f.seq_len)));
+
+  ScenarioTemplate t;
+  std::optional<Evaluated> best;
+  for (std::int64_t tp = 1; tp <= f.gpus_per_node && f.gpus % tp == 0; tp *= 2) {
+    for (std::int64_t pp = 1; pp <= model->layers && f.gpus % (tp * pp) == 0; pp *= 2) {
+      for (const char* recompute : {"none", "selective", "full"}) {
+        io::ScenarioForm c = f;
+        c.tp = tp;
+        c.pp = pp;
+        c.dp = f.gpus / (tp * pp);
+        c.sequence_parallel = tp > 1;
+        c.zero = c.dp > 1 ? 1 : 0;
+        c.global_batch = (batch + c.dp - 1) / c.dp * c.dp;
+        c.recompute = recompute;
+        const auto e = evaluate(c, catalog);
+        if (!e) continue;
+        ++t.candidates;
+        if (!best || better(*e, *best)) best = e;
+      }
+    }
+  }
+  if (!best) {
+    why = fmt::format("no plan of tp (1 to {}) x pp divides {} GPUs", f.gpus_per_node, f.gpus);
+    return std::nullopt;
+  }
+  t.form = best->form;
+  t.fits = best->fits;
+  t.memory_gib = best->memory.gib();
+  t.capacity_gib = best->capacity.gib();
+  t.step_s = best->step_s;
+  if (f.gpus % f.gpus_per_node != 0)
+    t.notes.push_back(fmt::format("{} GPUs are not a multiple of the node ({} per node): the last node is partly used",
+                                  f.gpus, f.gpus_per_node));
+  if (f.pricing_catalog.empty())
+    t.notes.push_back("no shipped price catalog has a plan for the " + g->name + ": the file has no pricing block");
+  return t;
+}
+
+std::string template_yaml(const ScenarioTemplate& t, const io::Catalog& catalog) {
+  const auto& f = t.form;
+  std::vector<std::string> header = {
+      f.name + " (written by flopcast init: edit any value and run it again).",
+      "Run it: flopcast simulate FILE; search every plan: flopcast plan FILE. Keys: docs/run-schema.md.",
+  };
+  if (t.fits)
+    header.push_back(fmt::format("The plan is the fastest of {} (tp, pp, recompute) that fits {:.1f} GiB of HBM by the",
+                                 t.candidates, t.capacity_gib));
+  else
+    header.push_back(fmt::format("No plan of the {} compared (tp, pp, recompute) fits {:.1f} GiB of HBM: this is the",
+                                 t.candidates, t.capacity_gib));
+  header.push_back(t.fits
+                       ? fmt::format("closed-form estimate ({:.1f} GiB per GPU, step {:.2f} s); flopcast plan searches "
+                                     "the rest.",
+                                     t.memory_gib, t.step_s)
+                       : fmt::format("leanest ({:.1f} GiB per GPU): add GPUs or pick a larger GPU.", t.memory_gib));
+  for (const auto& n : t.notes) header.push_back("Note: " + n + ".");
+  return io::commented_scenario_yaml(f, catalog, header);
+}
+
+}  // namespace flopcast::app
