@@ -8,9 +8,14 @@
 // prices each count's fastest plan and re-simulates the best (whole-run Monte Carlo); the
 // rate printed counts estimated plans over the whole wall time, re-simulation included.
 // Second case: a 70B model on 1T tokens over A100-80G, H800 and B200 (scenarios/plan-70b-1t.yaml's job).
+// Third: the whole `flopcast plan scenarios/plan-72b-2t-h800.yaml --deadline 45d --gpu H800
+// --gpus-max 2048` search, re-simulation of the ranked candidates (DES + whole-run Monte Carlo)
+// included (target <= 5 s on 2 cores). Fourth: Llama 3 405B over A100-80G, H100, H800, H200, B200
+// and GB200 up to 16,384 GPUs (19.4 s before the bound pruning; target <= 5 s).
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <thread>
 
 #include "flopcast/io/catalog.hpp"
@@ -22,8 +27,15 @@ using namespace flopcast;
 
 namespace {
 
+std::int64_t pruned_by_bound(const search::PlanResult& r) {
+  for (const auto& p : r.pruned)
+    if (p.reason.find("lower bound") != std::string::npos) return p.count;
+  return 0;
+}
+
 int bench(const char* title, const char* yaml, const std::vector<std::string>& gpus, std::int64_t gpus_max,
-          const io::Catalog& cat, const std::vector<std::shared_ptr<const PriceCatalog>>& prices, int threads) {
+          const io::Catalog& cat, const std::vector<std::shared_ptr<const PriceCatalog>>& prices, int threads,
+          std::optional<Time> deadline = std::nullopt, const char* currency = "USD") {
   Diagnostics diags;
   auto s = io::parse_scenario(yaml, "bench", cat, diags);
   if (!s) {
@@ -48,7 +60,8 @@ int bench(const char* title, const char* yaml, const std::vector<std::string>& g
   search::PlannerOptions opt;
   opt.threads = threads;
   opt.catalogs = prices;
-  opt.currency = "USD";
+  opt.currency = currency;
+  opt.deadline = deadline;
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
   const auto r = search::search_plans(*s, cat.profile, space, opt);
@@ -68,10 +81,13 @@ int bench(const char* title, const char* yaml, const std::vector<std::string>& g
       static_cast<double>(x.estimated) / wall, static_cast<double>(x.enumerated) / wall);
   std::printf("  CPU time %.2f s (all threads) = %.0f estimated plans per CPU-second\n", cpu,
               cpu > 0 ? static_cast<double>(x.estimated) / cpu : 0.0);
-  if (x.best)
-    std::printf("  cheapest: %lld x %s %s, %.1f days, %s under %s\n", static_cast<long long>(x.best->candidate.gpus),
-                x.best->candidate.gpu.c_str(), search::plan_label(x.best->candidate.plan).c_str(),
-                x.best->candidate.wall.days(), x.best->cost.str().c_str(), x.best->price_option.c_str());
+  std::printf("  %zu candidates re-simulated in %d round(s); %lld shapes skipped by the lower bound\n",
+              x.resimulated.size(), x.rounds, static_cast<long long>(pruned_by_bound(x)));
+  if (x.chosen)
+    std::printf("  recommended: %lld x %s %s, %.1f / %.1f days P50/P90 (simulated), %s under %s\n",
+                static_cast<long long>(x.chosen->plan.candidate.gpus), x.chosen->plan.candidate.gpu.c_str(),
+                search::plan_label(x.chosen->plan.candidate.plan).c_str(), x.chosen->wall_p50.days(),
+                x.chosen->wall_p90.days(), x.chosen->cost.str().c_str(), x.chosen->plan.price_option.c_str());
   if (!x.top.empty())
     std::printf("  fewest GPU-hours: %lld x %s %s, step %.2f s, MFU %.1f%%\n",
                 static_cast<long long>(x.top.front().gpus), x.top.front().gpu.c_str(),
@@ -118,6 +134,36 @@ training: {tokens: 1T}
                 prices, 1);
   rc |= bench("Llama 3 70B, 1T tokens, <= 1,024 x {A100-80G, H800, B200}", llama70, {"A100-80G", "H800", "B200"}, 1024,
               *cat, prices, threads);
+  // The 72B / 2T / H800 case (scenarios/plan-72b-2t-h800.yaml), priced under the billable plans.
+  const char* q72 = R"(
+model: {layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn: 29568, ffn_kind: swiglu, vocab: 152064,
+        seq_len: 4096, embeddings: untied, position: rope, norm: rmsnorm, bias: false}
+cluster: {gpu: H800, gpus: 512, gpus_per_node: 8, fabric: hgx-h800-roce200}
+parallel: {tp: 8, pp: 4, dp: 16, sequence_parallel: true, zero: 1, micro_batch: 1, global_batch: 1024,
+           recompute: selective, schedule: 1f1b}
+precision: bf16
+training: {tokens: 2T}
+reliability: {failures_per_gpu_hour: 1.97e-5, restart_time: 10min, checkpoint_interval: auto,
+              async_checkpoint: true, storage_write: 5 GB/s, trials: 100, seed: 1}
+pricing: {catalog: seed-vendor}
+)";
+  std::vector<std::shared_ptr<const PriceCatalog>> billable;
+  for (const auto& pc : prices) {
+    PriceCatalog c = *pc;
+    std::erase_if(c.plans, [](const Plan& p) { return !billable_by_default(p.kind); });
+    billable.push_back(std::make_shared<const PriceCatalog>(std::move(c)));
+  }
+  rc |= bench("72B dense, 2T tokens, <= 2,048 H800, deadline 45 days (whole plan command)", q72, {"H800"}, 2048, *cat,
+              billable, threads, Time::from_seconds(45 * 86400.0), "CNY");
+  const char* l405 = R"(
+model: llama3-405b
+cluster: {gpu: H100, gpus: 14336}
+parallel: {tp: 8, pp: 14, dp: 128, micro_batch: 1, global_batch: 2048}
+precision: bf16
+training: {tokens: 15T}
+)";
+  rc |= bench("Llama 3 405B, <= 16,384 x {A100-80G, H100, H800, H200, B200, GB200}", l405,
+              {"A100-80G", "H100", "H800", "H200", "B200", "GB200"}, 16384, *cat, billable, threads);
   std::printf("bench_plan: anchor Calculon 278 plans/s (8,112 plans in 29.9 s); 100x = 27,800 plans/s\n");
   return rc;
 }

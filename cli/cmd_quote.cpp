@@ -4,6 +4,7 @@
 // loaded only here (quote_pdf_loader.hpp).
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -11,6 +12,7 @@
 
 #include "cli_context.hpp"
 #include "command_flags.hpp"
+#include "flopcast/app/plan_request.hpp"
 #include "flopcast/app/quote_request.hpp"
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/quote/quote_render.hpp"
@@ -34,7 +36,48 @@ struct QuoteOpts {
   std::string format = "md";
   OutputFile out;
   std::string date;
+  std::string deadline, budget, confidence = "p90", plan, gpus, catalogs, precisions;
+  std::int64_t gpus_max = 0;
+  int threads = 0;
+  bool compare = false, allow_miss = false, allow_spot = false;
 };
+
+/// `--plan best`: the search's recommended plan for the quote's requirements, as a scenario
+/// (the frameworks that run it in `frameworks`); nullopt with the exit code set when there is none.
+std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Scenario& s, const ComputeProfile& prof,
+                                  std::string& frameworks) {
+  app::PlanRequest req;
+  req.gpu_types = app::split_list(o.gpus);
+  req.gpus_max = o.gpus_max;
+  req.catalogs = app::split_list(o.catalogs);
+  req.deadline_text = o.deadline;
+  req.budget = o.budget;
+  req.confidence = o.confidence == "p50" ? search::Confidence::P50 : search::Confidence::P90;
+  req.precisions = app::split_list(o.precisions);
+  req.allow_spot = o.allow_spot;
+  req.threads = o.threads > 0 ? o.threads : 2;
+  search::PlanSpace space;
+  search::PlannerOptions opt;
+  std::string why;
+  Diagnostics diags;
+  const io::Catalog* cat = ctx.catalog();
+  if (!cat) return std::nullopt;
+  if (app::prepare_plan_space(*cat, s, req, space, why) != app::PlanProblem::None ||
+      app::prepare_plan_options(s, req, ctx.data_dir, opt, why, diags) != app::PlanProblem::None) {
+    ctx.err << diags.str();
+    ctx.fail(kUsage, "--plan best: " + why);
+    return std::nullopt;
+  }
+  const auto found = search::search_plans(s, prof, space, opt);
+  if (!found.ok() || !found.result.chosen) {
+    for (const auto& e : found.errors) ctx.fail(kBadInput, e);
+    if (found.ok()) ctx.fail(kInfeasible, "no plan meets the deadline and budget in simulation; nothing quoted");
+    for (const auto& m : found.result.remedies) ctx.err << "  what would make one work: " << m << "\n";
+    return std::nullopt;
+  }
+  frameworks = found.result.chosen->plan.candidate.frameworks.str();
+  return app::plan_scenario(s, space, *found.result.chosen);
+}
 
 /// Prints why there is no quote and sets the exit code: infeasible (5) when the plan does not
 /// fit or the run cannot be simulated, bad input (3) otherwise.
@@ -56,6 +99,10 @@ void report_problem(CliContext& ctx, const QuoteOpts& o, const app::QuoteOutcome
     case app::QuoteProblem::QuoteInvalid:
       for (const auto& e : prepared.details) ctx.fail(kBadInput, e);
       return;
+    case app::QuoteProblem::BadDeadline:
+    case app::QuoteProblem::BadBudget:
+      for (const auto& e : prepared.details) ctx.fail(kUsage, e);
+      return;
     case app::QuoteProblem::CatalogUnreadable:  // its diagnostics are printed
     case app::QuoteProblem::None:
       break;
@@ -75,8 +122,21 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
 
   auto loaded = load_scenario_for_command(ctx, o.scenario, o.profile);
   if (!loaded) return;
-  app::SimReport report = app::make_report(loaded->scenario, loaded->profile);
-  app::QuoteOutcome prepared = app::prepare_quote(report, ctx.data_dir, o.customer, date);
+  app::QuoteOptions qo;
+  qo.customer = o.customer;
+  qo.date = date;
+  qo.deadline_text = o.deadline;
+  qo.budget_text = o.budget;
+  qo.p50 = o.confidence == "p50";
+  qo.compare = o.compare;
+  Scenario chosen = loaded->scenario;
+  if (o.plan == "best") {
+    auto best = best_plan(ctx, o, loaded->scenario, loaded->profile, qo.frameworks);
+    if (!best) return;
+    chosen = std::move(*best);
+  }
+  app::SimReport report = app::make_report(chosen, loaded->profile);
+  app::QuoteOutcome prepared = app::prepare_quote(report, ctx.data_dir, qo);
   if (!prepared.diags.empty()) ctx.err << prepared.diags.str();
   if (!prepared.ok()) {
     report_problem(ctx, o, prepared, report);
@@ -98,7 +158,16 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
     if (!html_to_pdf(render_quote_html(q), "Training quote " + q.id, content, error))
       return ctx.fail(kInternalError, "cannot make the PDF: " + error);
   }
-  if (!write_output(ctx, o.out, content) || o.out.path.empty()) return;
+  // A quote that misses a requirement says so on its first page; unless asked, it exits 5.
+  const bool miss = !q.meets() && !o.allow_miss;
+  if (miss)
+    for (const auto& r : q.requirements)
+      if (!r.met)
+        ctx.warn("the plan misses the " + r.what + " requirement: asked " + r.asked + ", the plan gives " + r.plan +
+                 " (--allow-miss to quote it anyway with exit 0)");
+  if (!write_output(ctx, o.out, content)) return;
+  if (miss) ctx.exit_code = kInfeasible;
+  if (o.out.path.empty()) return;
   const ComparisonRow* best = q.recommended ? &q.input.plans.rows[*q.recommended] : nullptr;
   ctx.out << "wrote " << o.out.path << ": quote " << q.id << ", valid until " << q.valid_until;
   if (best) ctx.out << ", " << best->option.label << " " << best->p50.total.str() << " (P50)";
@@ -121,6 +190,25 @@ void register_quote(CLI::App& app, CliContext& ctx) {
   add_force_flag(*cmd, opts->out.force, "Overwrite FILE when it exists");
   cmd->add_option("--date", opts->date, "Issue date YYYY-MM-DD (default: today); the quote is valid 30 days from it");
   cmd->add_option("--profile", opts->profile, "Calibration profile (file or name) instead of the scenario's");
+  cmd->add_option("--deadline", opts->deadline, "The customer's deadline for the whole run, with its unit: 45d, 1080h");
+  cmd->add_option("--budget", opts->budget,
+                  "The customer's budget before tax, with its currency: '5M CNY', '500万 CNY'");
+  cmd->add_option("--confidence", opts->confidence, "Percentile the requirements are checked at: p90 (default) or p50")
+      ->check(CLI::IsMember({"p50", "p90"}));
+  cmd->add_flag("--compare", opts->compare, "Show other providers' prices beside the plans offered");
+  cmd->add_flag("--allow-miss", opts->allow_miss,
+                "Exit 0 for a quote whose plan misses a requirement (it still says so)");
+  cmd->add_option("--plan", opts->plan,
+                  "best: search the plans (as `flopcast plan` does) and quote the recommended one")
+      ->check(CLI::IsMember({"best"}));
+  cmd->add_option("--gpu", opts->gpus, "With --plan best: GPU types to compare (default: the scenario's)");
+  cmd->add_option("--gpus-max", opts->gpus_max, "With --plan best: most GPUs (default: the scenario's)");
+  cmd->add_option("--catalog", opts->catalogs,
+                  "With --plan best: price catalogs searched (default: the scenario's and the shipped ones)");
+  cmd->add_option("--precision", opts->precisions, "With --plan best: numeric formats, e.g. bf16,fp8");
+  cmd->add_flag("--allow-spot", opts->allow_spot,
+                "With --plan best: also search spot prices (interruptions simulated)");
+  add_jobs_flag(*cmd, opts->threads, "With --plan best: worker threads (default 2)", 0);
   cmd->callback([&ctx, opts] { run_quote(ctx, *opts); });
 }
 

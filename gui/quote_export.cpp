@@ -33,6 +33,8 @@ QuoteDocument make_quote_document(const app::ComputeResult& r, const io::Catalog
         doc.errors.push_back(text + "; choose a price catalog in the editor");
         break;
       case app::QuoteProblem::QuoteInvalid:
+      case app::QuoteProblem::BadDeadline:  // the GUI's quote states no requirements yet
+      case app::QuoteProblem::BadBudget:
         doc.errors = prepared.details;
         break;
       case app::QuoteProblem::DoesNotFit:

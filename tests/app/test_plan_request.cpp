@@ -69,21 +69,87 @@ TEST_SUITE("app.plan_request") {
     CHECK(opt.catalogs.front()->name == "seed-vendor");
   }
 
-  TEST_CASE("a budget without a currency after its space is in the first catalog's currency") {
+  TEST_CASE("a budget needs its currency, a deadline its unit (the fix is in why)") {
+    search::PlannerOptions opt;
+    std::string why;
+    Diagnostics d;
     PlanRequest req;
     req.budget = "800k ";  // once a crash: nothing after the space
+    CHECK(prepare_plan_options(quickstart(), req, "", opt, why, d) == PlanProblem::BadBudget);
+    CHECK(why.find("no currency") != std::string::npos);
+    req.budget = "500万";  // refused before without saying why
+    CHECK(prepare_plan_options(quickstart(), req, "", opt, why, d) == PlanProblem::BadBudget);
+    CHECK(why.find("'500万 CNY'") != std::string::npos);
+    req.budget = "500万 CNY";
+    search::PlannerOptions ok;
+    REQUIRE(prepare_plan_options(quickstart(), req, "", ok, why, d) == PlanProblem::None);
+    CHECK(ok.budget->minor == 500'000'000);
+    CHECK(ok.currency == "CNY");
+    // A budget without a deadline: what it buys soonest.
+    CHECK(ok.objective == search::Objective::Fastest);
+    // "45" was 45 seconds: now a usage error that says to write 45d or 45h.
+    PlanRequest dl;
+    dl.deadline_text = "45";
+    search::PlannerOptions o2;
+    CHECK(prepare_plan_options(quickstart(), dl, "", o2, why, d) == PlanProblem::BadDeadline);
+    CHECK(why.find("45d") != std::string::npos);
+    dl.deadline_text = "45d";
+    search::PlannerOptions o3;
+    REQUIRE(prepare_plan_options(quickstart(), dl, "", o3, why, d) == PlanProblem::None);
+    CHECK(o3.deadline->ns == 45LL * 86400 * 1'000'000'000);
+    CHECK(o3.objective == search::Objective::Cheapest);
+    // --tokens max asks what a budget buys: it needs one.
+    PlanRequest tm;
+    tm.tokens_max = true;
+    search::PlannerOptions o4;
+    CHECK(prepare_plan_options(quickstart(), tm, "", o4, why, d) == PlanProblem::NeedsBudget);
+    tm.budget = "2e6 USD";
+    search::PlannerOptions o5;
+    REQUIRE(prepare_plan_options(quickstart(), tm, "", o5, why, d) == PlanProblem::None);
+    CHECK(o5.objective == search::Objective::MostTokens);
+  }
+
+  TEST_CASE("a budget in another currency is converted at a catalog's stated rate") {
+    PlanRequest req;
+    req.budget = "1M USD";
+    req.currency = "CNY";
     search::PlannerOptions opt;
     std::string why;
     Diagnostics d;
     REQUIRE(prepare_plan_options(quickstart(), req, "", opt, why, d) == PlanProblem::None);
     REQUIRE(opt.budget);
-    CHECK(opt.budget->minor == 80'000'000);
-    CHECK(opt.budget->currency == opt.catalogs.front()->currency);
+    CHECK(opt.budget->currency.str() == "CNY");
+    CHECK(opt.budget->minor > 100'000'000);  // one USD buys more than one CNY at any stated rate
+  }
+
+  TEST_CASE("billed prices: offers, list and contract prices, spot only when allowed, never assumptions") {
+    PlanRequest req;
+    req.catalogs = {"public-cloud", "seed-vendor"};
+    search::PlannerOptions opt;
+    std::string why;
+    Diagnostics d;
+    REQUIRE(prepare_plan_options(quickstart(), req, "", opt, why, d) == PlanProblem::None);
+    for (const auto& c : opt.catalogs)
+      for (const auto& p : c->plans) {
+        CHECK(billable_by_default(p.kind));
+        CHECK(p.id != "deepseek-h800-assumption");  // once the default H800 price
+      }
+    req.allow_spot = true;
+    search::PlannerOptions spot;
+    REQUIRE(prepare_plan_options(quickstart(), req, "", spot, why, d) == PlanProblem::None);
+    bool any_spot = false;
+    for (const auto& c : spot.catalogs)
+      for (const auto& p : c->plans) {
+        any_spot = any_spot || p.kind == PriceKind::Spot;
+        CHECK(p.kind != PriceKind::Assumption);
+        CHECK(p.kind != PriceKind::Competitor);
+      }
+    CHECK(any_spot);
   }
 
   TEST_CASE("a bad budget and an unreadable catalog are told apart") {
     PlanRequest req;
-    req.budget = "lots";
+    req.budget = "lots CNY";
     search::PlannerOptions opt;
     std::string why;
     Diagnostics d;

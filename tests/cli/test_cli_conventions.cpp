@@ -139,7 +139,7 @@ TEST_CASE("-o and --out for every primary output: --csv and --json are format sw
 TEST_CASE("one message prefix: flopcast CMD: error:") {
   const auto plan = run_cli({"plan", scenario("quickstart.yaml"), "--deadline", "soon"});
   CHECK(plan.code == cli::kUsage);
-  CHECK_MESSAGE(plan.err.rfind("flopcast plan: error: --deadline 'soon'", 0) == 0, plan.err);
+  CHECK_MESSAGE(plan.err.rfind("flopcast plan: error: --deadline: 'soon'", 0) == 0, plan.err);
   const auto fleet = run_cli({"fleet", kFleet, "--horizon", "soon"});
   CHECK(fleet.err.rfind("flopcast fleet: error: --horizon 'soon'", 0) == 0);
   const auto sweep = run_cli({"sweep", "s.yml", "-o", "x.csv", "--shard", "3/2"});

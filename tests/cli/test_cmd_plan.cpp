@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -38,8 +39,9 @@ TEST_CASE("flopcast plan: text, JSON, CSV and exit codes") {
   CHECK(t.out.find("Evaluated ") != std::string::npos);
   CHECK(t.out.find("plans/s") != std::string::npos);
   CHECK(t.out.find("Time/cost Pareto front") != std::string::npos);
-  CHECK(t.out.find("Cheapest plan meeting the deadline and budget:") != std::string::npos);
-  CHECK(t.out.find("Re-simulated (discrete-event simulation)") != std::string::npos);  // the DES by default
+  CHECK(t.out.find("Cheapest plan meeting the deadline and budget (simulated P90):") != std::string::npos);
+  CHECK(t.out.find("Runs on: ") != std::string::npos);
+  CHECK(t.out.find("discrete-event simulation, whole-run Monte Carlo") != std::string::npos);  // the DES by default
 
   const auto j = plan_cli({kQuick, "--gpus-max", "32", "--json", "--deadline", "400d"});
   REQUIRE(j.code == cli::kOk);
@@ -49,18 +51,21 @@ TEST_CASE("flopcast plan: text, JSON, CSV and exit codes") {
   REQUIRE(doc["pareto"].is_array());
   CHECK(!doc["pareto"].empty());
   CHECK(doc["best"]["meets_deadline"].get<bool>());
-  CHECK(doc["best"]["wall_days"].get<double>() <= 400.0);
+  CHECK(doc["confidence"] == "P90");
+  CHECK(doc["chosen"]["days_p90"].get<double>() <= 400.0);
 
   // A deadline nothing meets: exit 5, the reason printed.
   const auto none = plan_cli({kQuick, "--gpus-max", "16", "--deadline", "1d"});
   CHECK(none.code == cli::kInfeasible);
-  CHECK(none.out.find("No plan meets the deadline and budget.") != std::string::npos);
+  CHECK(none.out.find("No plan meets the deadline and budget in simulation") != std::string::npos);
   CHECK(none.out.find("over the deadline") != std::string::npos);
+  CHECK(none.out.find("What would make one work:") != std::string::npos);
 
   // A budget nothing meets.
   const auto poor = plan_cli({kQuick, "--gpus-max", "16", "--budget", "10 CNY"});
   CHECK(poor.code == cli::kInfeasible);
   CHECK(poor.out.find("over the budget") != std::string::npos);
+  CHECK(poor.out.find("a budget of ") != std::string::npos);
 
   // CSV, never overwritten without --force.
   const auto dir = std::filesystem::temp_directory_path() / ("flopcast-plan-test-" + std::to_string(::getpid()));
@@ -78,4 +83,74 @@ TEST_CASE("flopcast plan: text, JSON, CSV and exit codes") {
   CHECK(plan_cli({kQuick, "--gpu", "Z100"}).code == cli::kUsage);
   CHECK(plan_cli({kQuick, "--deadline", "soon"}).code == cli::kUsage);
   CHECK(plan_cli({kQuick, "--budget", "lots"}).code == cli::kUsage);
+  // A deadline or a budget without its unit names the flag and the fix.
+  const auto bare = plan_cli({kQuick, "--deadline", "45"});
+  CHECK(bare.code == cli::kUsage);
+  CHECK(bare.err.find("flopcast plan: error: --deadline: '45' has no unit") != std::string::npos);
+  CHECK(bare.err.find("45d") != std::string::npos);
+  const auto wan = plan_cli({kQuick, "--budget", "500万"});
+  CHECK(wan.code == cli::kUsage);
+  CHECK(wan.err.find("flopcast plan: error: --budget: '500万' has no currency") != std::string::npos);
+  CHECK(plan_cli({kQuick, "--precision", "fp5"}).code == cli::kUsage);
+  CHECK(plan_cli({kQuick, "--tokens", "max"}).code == cli::kUsage);
+}
+
+TEST_CASE("flopcast plan --emit-scenario: the recommended plan as a scenario, never overwritten") {
+  const auto dir = std::filesystem::temp_directory_path() / ("flopcast-plan-emit-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / "chosen.yaml").string();
+  const auto r = plan_cli({kQuick, "--gpus-max", "32", "--deadline", "400d", "--emit-scenario", out, "--json"});
+  REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+  REQUIRE(std::filesystem::exists(out));
+  const auto doc = nlohmann::json::parse(r.out.substr(0, r.out.rfind("wrote ")));
+  // The written scenario simulates as the chosen plan: same GPUs and plan label.
+  std::vector<const char*> argv{"flopcast", "simulate", out.c_str()};
+  std::ostringstream so, se;
+  CHECK(cli::run(3, argv.data(), so, se) == cli::kOk);
+  CHECK(so.str().find(std::to_string(doc["chosen"]["gpus"].get<long long>()) + " x ") != std::string::npos);
+  // Not over a file without --force.
+  const auto again = plan_cli({kQuick, "--gpus-max", "32", "--deadline", "400d", "--emit-scenario", out});
+  CHECK(again.code == cli::kIoError);
+  CHECK(plan_cli({kQuick, "--gpus-max", "32", "--deadline", "400d", "--emit-scenario", out, "--force"}).code ==
+        cli::kOk);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("every shipped plan example: the recommended plan's simulated P90 meets the deadline asked") {
+  for (const char* name : {"plan-70b-1t.yaml", "plan-72b-2t-h800.yaml"}) {
+    const std::string path = std::string(FLOPCAST_SCENARIOS_DIR) + "/" + name;
+    std::ifstream in(path);
+    std::string line;
+    int asked = 0;
+    while (std::getline(in, line)) {
+      const auto at = line.find("flopcast plan ");
+      if (line.rfind("#", 0) != 0 || at == std::string::npos) continue;
+      // The example command as written, with its arguments after the scenario path.
+      std::istringstream words(line.substr(at + 14));
+      std::vector<std::string> args;
+      std::string w;
+      while (words >> std::quoted(w)) args.push_back(w);
+      REQUIRE_FALSE(args.empty());
+      args.front() = path;
+      std::string deadline;
+      for (std::size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == "--deadline") deadline = args[i + 1];
+      if (deadline.empty()) continue;
+      args.insert(args.end(), {"--json", "-j", "2"});
+      INFO(line);
+      const auto r = plan_cli(args);
+      REQUIRE_MESSAGE((r.code == cli::kOk || r.code == cli::kInfeasible), r.err);
+      const auto doc = nlohmann::json::parse(r.out);
+      if (r.code == cli::kInfeasible) {
+        CHECK(doc["chosen"].is_null());
+        CHECK_FALSE(doc["remedies"].empty());
+        continue;
+      }
+      ++asked;
+      const double days = std::stod(deadline);
+      CHECK(doc["chosen"]["days_p90"].get<double>() <= days);
+      CHECK_FALSE(doc["chosen"]["frameworks"].get<std::string>().empty());
+    }
+    CHECK_MESSAGE(asked > 0, name);
+  }
 }

@@ -222,7 +222,8 @@ TEST_SUITE("cli-quote") {
     CHECK(md.out.rfind("# Training quote " + id, 0) == 0);
     CHECK(contains(md.out, "| Customer | Acme AI Lab |"));
     CHECK(contains(md.out, "| Valid until | 2026-07-31 |"));  // 2026-07-01 + 30 days
-    CHECK(contains(md.out, "| **Total (P50)** |  |  | **" + total + "** |  |"));
+    CHECK(contains(md.out, "| Total before tax (P50) |  |  | " + total + " |  |"));
+    CHECK(contains(md.out, "| VAT 6% |"));  // the seed vendor's catalog states China's 6% VAT
     CHECK(contains(md.out, "Llama 3 8B"));
     CHECK(contains(md.out, "64 x H800"));
 
@@ -231,7 +232,7 @@ TEST_SUITE("cli-quote") {
     CHECK(html.out.rfind("<!DOCTYPE html>", 0) == 0);
     CHECK(quote_id_in(html.out) == id);  // the format does not change the quote
     CHECK(contains(html.out, "<td>2026-07-31</td>"));
-    CHECK(contains(html.out, "<b>" + total + "</b>"));
+    CHECK(contains(html.out, "<td class=\"num\" align=\"right\">" + total + "</td>"));
 
     // Same inputs, same quote, byte for byte; the default format is md.
     CHECK(run_cli(args("md")).out == md.out);
@@ -289,6 +290,49 @@ TEST_SUITE("cli-quote") {
     const auto forced = run_cli(html);
     CHECK_MESSAGE(forced.code == cli::kOk, forced.err);
     CHECK(read_file(file).rfind("<!DOCTYPE html>", 0) == 0);
+  }
+
+  TEST_CASE("quote: the customer's requirements, met or missed (exit 5 unless --allow-miss)") {
+    const std::vector<std::string> base{"quote", kQuickstart, "--customer", "Acme AI Lab", "--date", "2026-07-01"};
+    auto with = [&](std::vector<std::string> extra) {
+      auto a = base;
+      a.insert(a.end(), extra.begin(), extra.end());
+      return run_cli(a);
+    };
+    const auto met = with({"--deadline", "400d", "--budget", "1亿 CNY"});
+    REQUIRE_MESSAGE(met.code == cli::kOk, met.err);
+    CHECK(contains(met.out, "| Deadline | 400.0 days |"));
+    CHECK(contains(met.out, "| Budget (before tax) | 100,000,000.00 CNY |"));
+    CHECK_FALSE(contains(met.out, "does not meet"));
+    CHECK_FALSE(contains(met.out, "seed-vendor"));  // no catalog key in a customer's quote
+    CHECK_FALSE(contains(met.out, "SEED"));
+    const auto missed = with({"--deadline", "1h"});
+    CHECK(missed.code == cli::kInfeasible);
+    CHECK(contains(missed.out, "This plan does not meet every requirement. Deadline: asked 1.0 h"));
+    CHECK(contains(missed.err, "--allow-miss"));
+    CHECK(with({"--deadline", "1h", "--allow-miss"}).code == cli::kOk);
+    // Units required.
+    const auto bare = with({"--deadline", "45"});
+    CHECK(bare.code == cli::kUsage);
+    CHECK(contains(bare.err, "--deadline: '45' has no unit"));
+    const auto wan = with({"--budget", "500万"});
+    CHECK(wan.code == cli::kUsage);
+    CHECK(contains(wan.err, "--budget: '500万' has no currency"));
+  }
+
+  TEST_CASE("quote --plan best: plans and quotes in one step") {
+    const auto r = run_cli({"quote", scenario("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d", "--gpu",
+                            "H800", "--gpus-max", "2048", "--date", "2026-12-01", "--customer", "Acme AI"});
+    REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+    CHECK(contains(r.out, "| Deadline | 45.0 days |"));
+    CHECK(contains(r.out, "| yes |"));
+    CHECK(contains(r.out, "Runs on: "));
+    CHECK_FALSE(contains(r.out, "512 x H800 (64 nodes"));  // not the scenario's starting plan
+    // The customer's budget cannot buy it: no plan, exit 5 with what would.
+    const auto poor = run_cli({"quote", scenario("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d",
+                               "--budget", "5M CNY", "--gpu", "H800", "--gpus-max", "2048", "--date", "2026-12-01"});
+    CHECK(poor.code == cli::kInfeasible);
+    CHECK(contains(poor.err, "what would make one work: a budget of "));
   }
 
   TEST_CASE("quote: usage and input errors") {

@@ -53,6 +53,7 @@ namespace {
   X("fleets/jobs/llama3-8b-64xh100.yaml", cli::kOk, "")                                             \
   X("fleets/jobs/llama3-8b-64xh800.yaml", cli::kOk, "")                                             \
   X("plan-70b-1t.yaml", cli::kOk, "")                                                               \
+  X("plan-72b-2t-h800.yaml", cli::kOk, "")                                                          \
   X("published/bloom-176b-384xa100.yaml", cli::kOk, "")                                             \
   X("published/deepseek-v3-2048xh800.yaml", cli::kOk, "")                                           \
   X("published/llama-65b-2048xa100.yaml", cli::kOk, "")                                             \

@@ -192,7 +192,7 @@ const DuplicateKeyCase kDuplicateKeyCases[] = {
      "dup-key-fleet.yaml:8:5: error: pools[0].nodes: duplicate key 'nodes' (first at line 7)" FLOPCAST_DUP_HINT,
      "    nodes: 8\n"},
     {"dup-key-price-catalog.yaml", FileKind::PriceCatalog,
-     "dup-key-price-catalog.yaml:9:5: error: plans[0].price: duplicate key 'price' (first at line 8)" FLOPCAST_DUP_HINT,
+     "dup-key-price-catalog.yaml:10:5: error: plans[0].price: duplicate key 'price' (first at line 9)" FLOPCAST_DUP_HINT,
      "    price: 15\n"},
     {"dup-key-profile.yaml", FileKind::Profile,
      "dup-key-profile.yaml:3:45: error: hopper.gemm: duplicate key 'gemm' (first at line 3, column 10)" FLOPCAST_DUP_HINT,

@@ -145,3 +145,47 @@ TEST_CASE("parse_duration: seconds to weeks") {
   CHECK_FALSE(parse_duration("1e10"));
   CHECK(parse_duration("9e9")->ns == 9'000'000'000LL * 1'000'000'000);
 }
+
+TEST_CASE("parse_duration_with_unit: a deadline must state its unit") {
+  UnitProblem p = UnitProblem::None;
+  CHECK(parse_duration_with_unit("45d", &p)->ns == 45LL * 86400 * 1'000'000'000);
+  CHECK(p == UnitProblem::None);
+  CHECK(parse_duration_with_unit("1080h")->ns == 1080LL * 3600 * 1'000'000'000);
+  CHECK(parse_duration_with_unit("6 weeks")->ns == 42LL * 86400 * 1'000'000'000);
+  // "45" was read as 45 seconds by parse_duration: here it is refused, and why is told.
+  CHECK_FALSE(parse_duration_with_unit("45", &p));
+  CHECK(p == UnitProblem::MissingUnit);
+  CHECK_FALSE(parse_duration_with_unit("soon", &p));
+  CHECK(p == UnitProblem::Malformed);
+  CHECK_FALSE(parse_duration_with_unit("-3d", &p));
+  CHECK(p == UnitProblem::Negative);
+  CHECK_FALSE(parse_duration_with_unit("0h", &p));
+  CHECK(p == UnitProblem::Negative);
+}
+
+TEST_CASE("parse_money: an amount with its currency, SI and Chinese multipliers") {
+  UnitProblem p = UnitProblem::None;
+  const auto five_m = parse_money("5M CNY", &p);
+  REQUIRE(five_m);
+  CHECK(p == UnitProblem::None);
+  CHECK(five_m->minor == 500'000'000);
+  CHECK(five_m->currency.str() == "CNY");
+  // 500万 = 500 x 10^4 = 5,000,000; 1.2亿 = 1.2 x 10^8.
+  CHECK(parse_money("500万 CNY")->minor == 500'000'000);
+  CHECK(parse_money("500 万 CNY")->minor == 500'000'000);
+  CHECK(parse_money("1.2亿 CNY")->minor == 12'000'000'000);
+  CHECK(parse_money("2e6 USD")->minor == 200'000'000);
+  CHECK(parse_money("1,500,000 usd")->currency.str() == "USD");
+  CHECK(parse_money("800k EUR")->minor == 80'000'000);
+  CHECK(parse_money("12.345 USD")->minor == 1235);  // rounded half away from zero to the cent
+  // The currency is required: "500万" alone was refused without saying why; now it says so.
+  CHECK_FALSE(parse_money("500万", &p));
+  CHECK(p == UnitProblem::MissingCurrency);
+  CHECK_FALSE(parse_money("5M", &p));
+  CHECK(p == UnitProblem::MissingCurrency);
+  CHECK_FALSE(parse_money("lots CNY", &p));
+  CHECK(p == UnitProblem::Malformed);
+  CHECK_FALSE(parse_money("-5 CNY", &p));
+  CHECK(p == UnitProblem::Negative);
+  CHECK_FALSE(parse_money("1e17 CNY", &p));
+}

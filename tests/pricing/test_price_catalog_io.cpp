@@ -33,6 +33,7 @@ std::string first_error(const std::string& yaml) {
 const char* const kMinimal = R"(currency: CNY
 plans:
   - id: p
+    kind: offer
     gpus: [A100-80G]
     unit: hour
     price: 6.8
@@ -111,25 +112,30 @@ TEST_CASE("pricing: catalog diagnostics name file:line:col, key, value and a hin
   CHECK(io::parse_price_catalog(kMinimal, "min.yaml", ok).has_value());
   CHECK(ok.empty());
 
-  CHECK(first_error(
-            "currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8\n    prise: 7\n") ==
-        "bad.yaml:7:5: error: plans[0].prise: unknown key 'prise' (hint: did you mean 'price'?)");
-  CHECK(first_error("currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8 CNY\n") ==
-        "bad.yaml:6:12: error: plans[0].price: expected a decimal price with at most 6 decimals, got '6.8 CNY' "
-        "(hint: write e.g. 4.916 or \"57,600\" (no currency sign; the currency is a separate key))");
-  CHECK(first_error("currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: weekly\n    price: 6.8\n") ==
-        "bad.yaml:5:11: error: plans[0].unit: unknown value 'weekly' (hint: expected one of: hour, day, month, year)");
   CHECK(
       first_error(
-          "currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 1.89\n    currency: USD\n") ==
+          "currency: CNY\nplans:\n  - id: p\n    kind: offer\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8\n    prise: 7\n") ==
+      "bad.yaml:8:5: error: plans[0].prise: unknown key 'prise' (hint: did you mean 'price'?)");
+  CHECK(
+      first_error(
+          "currency: CNY\nplans:\n  - id: p\n    kind: offer\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8 CNY\n") ==
+      "bad.yaml:7:12: error: plans[0].price: expected a decimal price with at most 6 decimals, got '6.8 CNY' "
+      "(hint: write e.g. 4.916 or \"57,600\" (no currency sign; the currency is a separate key))");
+  CHECK(
+      first_error(
+          "currency: CNY\nplans:\n  - id: p\n    kind: offer\n    gpus: [A100-80G]\n    unit: weekly\n    price: 6.8\n") ==
+      "bad.yaml:6:11: error: plans[0].unit: unknown value 'weekly' (hint: expected one of: hour, day, month, year)");
+  CHECK(
+      first_error(
+          "currency: CNY\nplans:\n  - id: p\n    kind: offer\n    gpus: [A100-80G]\n    unit: hour\n    price: 1.89\n    currency: USD\n") ==
       "bad.yaml:3:5: error: plans[0].currency: priced in USD but the catalog states no USD/CNY rate "
       "(hint: add it under fx: (from, to, rate, note))");
   CHECK(first_error("currency: cny\nplans: []\n") ==
         "bad.yaml:1:11: error: currency: expected an ISO 4217 currency code, got 'cny' (hint: write e.g. CNY or USD)");
   CHECK(
       first_error(
-          "currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 1\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 2\n") ==
-      "bad.yaml:7:9: error: plans[1].id: duplicate plan id 'p' (hint: plan ids must be unique in a catalog)");
+          "currency: CNY\nplans:\n  - id: p\n    kind: offer\n    gpus: [A100-80G]\n    unit: hour\n    price: 1\n  - id: p\n    kind: offer\n    gpus: [A100-80G]\n    unit: hour\n    price: 2\n") ==
+      "bad.yaml:8:9: error: plans[1].id: duplicate plan id 'p' (hint: plan ids must be unique in a catalog)");
   CHECK(first_error("currency: CNY\nplans: [\n").find("bad.yaml:3:1: error: malformed YAML") == 0);
   Diagnostics d;
   CHECK_FALSE(io::load_price_catalog("seed-vendr", FLOPCAST_DATA_DIR, d).has_value());
@@ -255,4 +261,54 @@ pricing:
   CHECK(days >= 12);  // 277.8 h of work alone is 11.6 days
   CHECK(cmp.rows[0].p50.total.minor == days * 64 * 68000 + 120);
   CHECK(o.result.energy.cost.currency.str() == "CNY");
+}
+
+TEST_CASE("pricing: every plan states its price kind, spot plans their interruptions") {
+  // A missing or unknown kind is refused with file:line:col and the fix.
+  const std::string no_kind =
+      "currency: CNY\nplans:\n  - id: p\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8\n";
+  const std::string e1 = first_error(no_kind);
+  CHECK(e1.find("bad.yaml:3:5: error: plans[0].kind: missing 'kind'") == 0);
+  CHECK(e1.find("offer") != std::string::npos);
+  const std::string e2 = first_error(
+      "currency: CNY\nplans:\n  - id: p\n    kind: ofer\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8\n");
+  CHECK(e2.find("bad.yaml:4:11: error: plans[0].kind: unknown value 'ofer'") == 0);
+  CHECK(e2.find("did you mean 'offer'?") != std::string::npos);
+  const std::string e3 = first_error(
+      "currency: CNY\nplans:\n  - id: p\n    kind: spot\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8\n");
+  CHECK(e3.find("plans[0].spot: a spot plan needs its interruptions") != std::string::npos);
+  const std::string e4 = first_error(
+      "currency: CNY\nplans:\n  - id: p\n    kind: offer\n    spot: {interruptions_per_hour: 0.001, source: x}\n"
+      "    gpus: [A100-80G]\n    unit: hour\n    price: 6.8\n");
+  CHECK(e4.find("only a spot plan has 'spot:'") != std::string::npos);
+
+  Diagnostics d;
+  const auto c = io::parse_price_catalog(
+      "currency: CNY\nplans:\n  - id: p\n    kind: spot\n    spot: {interruptions_per_hour: 0.0003, restart: 30min, "
+      "source: \"a cited rate\"}\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8\n",
+      "ok.yaml", d);
+  REQUIRE_MESSAGE(c, d.str());
+  REQUIRE(c->plans.size() == 1);
+  CHECK(c->plans[0].kind == PriceKind::Spot);
+  CHECK(c->plans[0].interruptions_per_hour == doctest::Approx(0.0003));
+  CHECK(c->plans[0].interruption_restart.ns == 1800LL * 1'000'000'000);
+  CHECK(c->plans[0].interruption_source == "a cited rate");
+}
+
+TEST_CASE("pricing: the shipped catalogs say what each price is") {
+  // The DeepSeek H800 figure is an assumption in a paper, not an offer; spot prices are spot.
+  const PriceCatalog pub = shipped("public-cloud");
+  for (const auto& p : pub.plans) {
+    if (p.id == "deepseek-h800-assumption") CHECK(p.kind == PriceKind::Assumption);
+    if (p.id.find("spot") != std::string::npos) {
+      CHECK(p.kind == PriceKind::Spot);
+      CHECK(p.interruptions_per_hour > 0);
+      CHECK_FALSE(p.interruption_source.empty());
+    }
+    CHECK(billable_by_default(p.kind) ==
+          (p.kind != PriceKind::Assumption && p.kind != PriceKind::Spot && p.kind != PriceKind::Competitor));
+  }
+  const PriceCatalog seed = shipped("seed-vendor");
+  for (const auto& p : seed.plans) CHECK((p.kind == PriceKind::Competitor) == p.competitor);
+  CHECK(seed.provider.find("seed vendor") == std::string::npos);  // customer-facing words only
 }

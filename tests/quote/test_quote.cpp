@@ -118,12 +118,17 @@ TEST_CASE("quote: content of the Markdown and HTML renderings") {
   CHECK(md.find("| Valid until | 2026-07-31 |") != std::string::npos);
   CHECK(md.find("| Customer | A & B <Lab> \\| Ltd |") != std::string::npos);  // pipe escaped
   CHECK(md.find("| Item | Quantity | Unit price | Amount (CNY) | Note |") != std::string::npos);
-  CHECK(md.find("| **Total (P50)** |  |  | **" + best.p50.total.amount_str() + "** |  |") != std::string::npos);
+  CHECK(md.find("| **Total before tax (P50)** |  |  | **" + best.p50.total.amount_str() + "** |  |") !=
+        std::string::npos);
   CHECK(md.find("| A100 node monthly | 57,600.00 | 57,600.00 | 30,000.00 |") != std::string::npos);
   CHECK(md.find("| **A100 hourly (recommended)** | **" + best.p50.total.amount_str()) != std::string::npos);
   CHECK(md.find("MFU 41.2 % (simulated)") != std::string::npos);
   CHECK(md.find("Failures: 1.97e-05 per GPU-hour (Llama 3 405B") != std::string::npos);
-  CHECK(md.find("Exchange rate: 1 USD = 7.2 CNY (assumption).") != std::string::npos);
+  // Customer-facing words: no catalog key, no source shorthand, no plan id.
+  CHECK(md.find("test-vendor") == std::string::npos);
+  CHECK(md.find("SEED") == std::string::npos);
+  CHECK(md.find("a100-hourly") == std::string::npos);
+  CHECK(md.find("Prices: the price list of Test Vendor, dated 2026") != std::string::npos);
   CHECK(md.find("7 B parameters") == std::string::npos);  // counts print as "7.00 B"
   CHECK(md.find("Llama 2 7B (7.00 B parameters)") != std::string::npos);
 
@@ -151,8 +156,80 @@ TEST_CASE("quote: the issuer never recommends a competitor's cheaper price") {
   CHECK(q.input.plans.rows[*q.input.plans.cheapest].option.id == "rival-hourly");
   REQUIRE(q.recommended.has_value());
   CHECK(q.input.plans.rows[*q.recommended].option.id == "a100-hourly");
+  // Competitors' lower totals are not beside the recommendation unless asked (--compare).
   const std::string md = render_quote_markdown(q);
-  CHECK(md.find("Rival cloud hourly [competitor, for reference]") != std::string::npos);
+  CHECK(md.find("Rival cloud hourly") == std::string::npos);
   CHECK(md.find("**A100 hourly (recommended)**") != std::string::npos);
-  CHECK(md.find("(competitor, for reference] (recommended)") == std::string::npos);
+  QuoteInput cmp = input(c);
+  cmp.compare = true;
+  const std::string with = render_quote_markdown(make_quote(cmp));
+  CHECK(with.find("Rival cloud hourly [another provider, for comparison]") != std::string::npos);
+  CHECK(with.find("for comparison] (recommended)") == std::string::npos);
+}
+
+TEST_CASE("quote: assumptions and spot prices are never recommended as offers") {
+  PriceCatalog c = catalog();
+  Plan guess;
+  guess.id = "paper-assumption";
+  guess.name = "A paper's rental assumption";
+  guess.gpus = {"A100-80G"};
+  guess.unit = BillingUnit::Hour;
+  guess.price = PriceRate{1'000'000, kCny};
+  guess.kind = PriceKind::Assumption;
+  c.plans.push_back(guess);
+  Plan spot = guess;
+  spot.id = "spot";
+  spot.name = "Spot A100";
+  spot.kind = PriceKind::Spot;
+  c.plans.push_back(spot);
+  const Quote q = make_quote(input(c));
+  REQUIRE(q.recommended.has_value());
+  CHECK(q.input.plans.rows[*q.recommended].option.id == "a100-hourly");
+  const std::string md = render_quote_markdown(q);
+  CHECK(md.find("A paper's rental assumption") == std::string::npos);
+  CHECK(md.find("Spot A100") == std::string::npos);
+}
+
+TEST_CASE("quote: requirements, tax, terms and a signature block, a miss said on the first page") {
+  const PriceCatalog c = catalog();
+  QuoteInput in = input(c);
+  in.tax = Tax{"VAT", 600, "on the total before tax", "Caishui [2016] No. 36"};
+  in.requirements.deadline = Time::from_seconds(30 * 86400.0);
+  in.requirements.budget = Money::of_minor(100'000'000, kCny);  // 1M CNY
+  const Quote q = make_quote(in);
+  REQUIRE(q.recommended);
+  CHECK(q.meets());
+  const ComparisonRow& best = q.input.plans.rows[*q.recommended];
+  CHECK(q.tax_p50 == tax_on(best.p50.total, 600));
+  CHECK(tax_on(Money::of_minor(1'000'00, kCny), 600).minor == 6'000);  // 6% of 1,000.00 = 60.00
+  CHECK(tax_on(Money::of_minor(25, kCny), 600).minor == 2);            // 1.5 minor units round away from zero
+  const std::string md = render_quote_markdown(q);
+  CHECK(md.find("## Your requirements") != std::string::npos);
+  CHECK(md.find("| Deadline | 30.0 days |") != std::string::npos);
+  CHECK(md.find("| yes |") != std::string::npos);
+  CHECK(md.find("| VAT 6% |") != std::string::npos);
+  CHECK(md.find("Total including VAT (P50)") != std::string::npos);
+  CHECK(md.find((best.p50.total + q.tax_p50).amount_str()) != std::string::npos);
+  CHECK(md.find("Tax: VAT at 6%") != std::string::npos);
+  CHECK(md.find("Payment: to be agreed in the contract.") != std::string::npos);
+  CHECK(md.find("## Acceptance") != std::string::npos);
+  CHECK(md.find("| Signature |  |  |") != std::string::npos);
+  CHECK(md.find("does not meet") == std::string::npos);
+  // Table headers are <thead>: Qt repeats them on every PDF page.
+  const std::string html = render_quote_html(q);
+  CHECK(html.find("<thead><tr><th") != std::string::npos);
+
+  // A deadline of one day and a budget of 100 CNY: both missed, and said before anything else.
+  QuoteInput tight = in;
+  tight.requirements.deadline = Time::from_seconds(86400.0);
+  tight.requirements.budget = Money::of_minor(10'000, kCny);
+  const Quote m = make_quote(tight);
+  CHECK_FALSE(m.meets());
+  const std::string mm = render_quote_markdown(m);
+  const auto miss = mm.find("This plan does not meet every requirement. Deadline: asked 1.0 days");
+  REQUIRE(miss != std::string::npos);
+  CHECK(miss < mm.find("## Your requirements"));
+  CHECK(mm.find("Budget (before tax): asked 100.00 CNY") != std::string::npos);
+  CHECK(mm.find("| **NO** |") != std::string::npos);
+  CHECK(m.id != q.id);
 }

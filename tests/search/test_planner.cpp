@@ -170,41 +170,50 @@ TEST_CASE("planner: Pareto front, deadline and budget selection, thread independ
     CHECK(front[i - 1].candidate.wall < front[i].candidate.wall);
     CHECK(front[i - 1].cost.minor > front[i].cost.minor);
   }
-  // No constraint: the choice is the cheapest point.
+  // No constraint: the choice is the cheapest simulated plan.
+  REQUIRE(r.result.chosen);
   REQUIRE(r.result.best);
-  for (const auto& p : all) CHECK(r.result.best->cost.minor <= p.cost.minor);
+  for (const auto& x : r.result.resimulated)
+    if (x.meets()) CHECK(r.result.chosen->cost.minor <= x.cost.minor);
 
-  // A deadline between the fastest and the slowest front point: brute force agrees.
+  // A deadline between the fastest and the slowest front point: the cheapest simulated plan
+  // whose P90 meets it (brute force over the simulated candidates agrees).
   const Time fastest = front.front().candidate.wall, slowest = front.back().candidate.wall;
   REQUIRE(fastest < slowest);
   PlannerOptions o2 = opt;
   o2.deadline = Time{(fastest.ns + slowest.ns) / 2};
   const auto r2 = search_plans(s, catalog().profile, sp, o2);
-  REQUIRE(r2.result.best);
-  const PricedPlan* want = nullptr;
-  for (const auto& p : r2.result.fastest_per_count)
-    if (p.candidate.wall <= *o2.deadline && (!want || p.cost.minor < want->cost.minor)) want = &p;
+  REQUIRE(r2.result.chosen);
+  const Resimulated* want = nullptr;
+  for (const auto& x : r2.result.resimulated)
+    if (x.run_ok && x.wall_p90 <= *o2.deadline && (!want || x.cost.minor < want->cost.minor)) want = &x;
   REQUIRE(want);
-  CHECK(r2.result.best->cost.minor == want->cost.minor);
-  CHECK(r2.result.best->candidate.wall <= *o2.deadline);
-  CHECK(r2.result.best->cost.minor > r.result.best->cost.minor);  // the deadline costs money here
+  CHECK(r2.result.chosen->cost.minor == want->cost.minor);
+  CHECK(r2.result.chosen->wall_p90 <= *o2.deadline);
+  CHECK(r2.result.best->cost.minor == r2.result.chosen->cost.minor);
+  CHECK(r2.result.chosen->cost.minor >= r.result.chosen->cost.minor);  // the deadline never saves money
   if (r2.result.runner_up) {
     CHECK(r2.result.runner_up->cost.minor >= r2.result.best->cost.minor);
     CHECK(r2.result.why_runner_up_lost.find("costs") != std::string::npos);
   }
-  // A budget below the deadline's cheapest: nothing qualifies, and the reason is given.
+  // A budget below the deadline's cheapest simulated bill: what is chosen (if a later round
+  // finds one) is within it; else the budget that would do is said.
   PlannerOptions o3 = o2;
   o3.budget = Money::of_minor(want->cost.minor - 1, want->cost.currency);
   const auto r3 = search_plans(s, catalog().profile, sp, o3);
-  CHECK(!r3.result.best);
-  bool said = false;
-  for (const auto& i : r3.result.infeasible) said = said || i.find("over the budget") != std::string::npos;
-  CHECK(said);
+  if (r3.result.chosen) {
+    CHECK(r3.result.chosen->cost.minor <= o3.budget->minor);
+  } else {
+    bool said = false;
+    for (const auto& m : r3.result.remedies) said = said || m.rfind("a budget of ", 0) == 0;
+    CHECK(said);
+  }
   // A deadline nothing meets.
   PlannerOptions o4 = opt;
   o4.deadline = Time{fastest.ns / 2};
   const auto r4 = search_plans(s, catalog().profile, sp, o4);
   CHECK(!r4.result.best);
+  CHECK(!r4.result.chosen);
   REQUIRE(!r4.result.infeasible.empty());
   CHECK(r4.result.infeasible.front().find("over the deadline") != std::string::npos);
 
@@ -212,8 +221,9 @@ TEST_CASE("planner: Pareto front, deadline and budget selection, thread independ
   PlannerOptions o5 = o2;
   o5.threads = 3;
   const auto r5 = search_plans(s, catalog().profile, sp, o5);
-  REQUIRE(r5.result.best);
-  CHECK(r5.result.best->candidate.index == r2.result.best->candidate.index);
+  REQUIRE(r5.result.chosen);
+  CHECK(r5.result.chosen->plan.candidate.index == r2.result.chosen->plan.candidate.index);
+  CHECK(r5.result.chosen->cost.minor == r2.result.chosen->cost.minor);
   CHECK(r5.result.estimated == r2.result.estimated);
   REQUIRE(r5.result.top.size() == r2.result.top.size());
   for (std::size_t i = 0; i < r5.result.top.size(); ++i) CHECK(r5.result.top[i].index == r2.result.top[i].index);

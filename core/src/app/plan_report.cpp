@@ -31,6 +31,8 @@ J candidate_json(const search::PlanCandidate& c) {
   j["step_time_s"] = c.step.seconds();
   j["mfu"] = c.mfu;
   j["memory_gib"] = c.memory.value / 1073741824.0;
+  j["precision"] = to_string(c.precision);
+  j["frameworks"] = c.frameworks.str();
   j["wall_days"] = c.wall.days();
   j["gpu_hours"] = c.gpu_hours;
   return j;
@@ -96,25 +98,79 @@ void print_ranked(const search::PlanResult& r, std::ostream& out) {
     out << "Time/cost Pareto front (expected wall time, bill at the expected span, " << r.currency << "):\n";
     for (const auto& p : r.pareto) out << "  " << row_text(p) << "\n";
   }
-  if (r.best) {
-    out << "Cheapest plan meeting the deadline and budget:\n  " << row_text(*r.best) << "\n";
+}
+
+const char* objective_words(const search::PlannerOptions& o) {
+  switch (o.objective) {
+    case search::Objective::Fastest:
+      return "Fastest plan within the budget";
+    case search::Objective::MostTokens:
+      return "Plan that trains the most tokens for the budget";
+    case search::Objective::Cheapest:
+      break;
+  }
+  return "Cheapest plan meeting the deadline and budget";
+}
+
+/// One simulated plan: its figures at P50 and P90 and the constraint it misses.
+std::string simulated_line(const search::PlannerOptions& o, const search::Resimulated& x) {
+  const auto& c = x.plan.candidate;
+  std::string line = fmt::format("{} x {} {}{} under {}/{}: step {:.3f} s; {:.1f} / {:.1f} days, {} / {} P50/P90",
+                                 c.gpus, c.gpu, search::plan_label(c.plan),
+                                 c.precision == Precision::BF16 ? "" : std::string(" ") + to_string(c.precision),
+                                 x.plan.catalog, x.plan.price_option, x.step.step.seconds(), x.wall_p50.days(),
+                                 x.wall_p90.days(), x.cost_p50.str(), x.cost_p90.str());
+  if (x.spot) line += " (spot: its interruptions simulated)";
+  if (o.objective == search::Objective::MostTokens) line += fmt::format("; {} tokens", format_count(x.tokens));
+  if (!x.meets_deadline) line += fmt::format("; misses the deadline at {}", to_string(o.confidence));
+  if (!x.meets_budget) line += fmt::format("; over the budget at {}", to_string(o.confidence));
+  return line;
+}
+
+void print_chosen(const search::PlannerOptions& o, const search::PlanResult& r, std::ostream& out) {
+  const char* pct = to_string(o.confidence);
+  if (r.chosen) {
+    const auto& x = *r.chosen;
+    out << objective_words(o) << " (simulated " << pct
+        << (o.model_uncertainty > 0 ? fmt::format(", with the model's +/-{:.0f}% band", 100 * o.model_uncertainty)
+                                    : std::string())
+        << "):\n  " << simulated_line(o, x) << "\n";
+    out << "  Runs on: " << x.plan.candidate.frameworks.str() << "\n";
+    for (const auto& d : x.step.details) out << "  " << d << "\n";
     if (!r.why_runner_up_lost.empty()) out << "  Why not the runner-up: " << r.why_runner_up_lost << "\n";
-  } else {
-    out << "No plan meets the deadline and budget.\n";
+    return;
+  }
+  out << "No plan meets the deadline and budget in simulation (" << pct << ", " << r.resimulated.size()
+      << " candidates simulated in " << r.rounds << (r.rounds == 1 ? " round" : " rounds") << ").\n";
+  if (!r.closest.empty()) {
+    out << "Closest plans:\n";
+    for (const auto& x : r.closest)
+      out << "  " << simulated_line(o, x) << "; runs on " << x.plan.candidate.frameworks.str() << "\n";
+  }
+  if (!r.remedies.empty()) {
+    out << "What would make one work:\n";
+    for (const auto& m : r.remedies) out << "  " << m << "\n";
   }
 }
 
-void print_checked(const search::PlanResult& r, std::ostream& out) {
-  for (const auto& x : r.resimulated) {
-    out << fmt::format("Re-simulated ({}): {} x {} {} under {}: step {:.3f} s", x.step.method, x.plan.candidate.gpus,
-                       x.plan.candidate.gpu, search::plan_label(x.plan.candidate.plan), x.plan.price_option,
-                       x.step.step.seconds());
-    if (x.run_ok)
-      out << fmt::format(", {:.1f} / {:.1f} days P50/P90, {} / {} P50/P90{}", x.wall_p50.days(), x.wall_p90.days(),
-                         x.cost_p50.str(), x.cost_p90.str(), x.p90_meets_deadline ? "" : " (P90 misses the deadline)");
-    for (const auto& e : x.errors) out << "; " << e;
-    out << "\n";
-    for (const auto& d : x.step.details) out << "    " << d << "\n";
+void print_checked(const PlanReport& rep, std::ostream& out) {
+  const search::PlanResult& r = *rep.result;
+  print_chosen(*rep.options, r, out);
+  if (!r.resimulated.empty()) {
+    const std::size_t shown = std::min<std::size_t>(r.resimulated.size(), 10);
+    out << fmt::format("Simulated candidates ({} of {} shown; {}, whole-run Monte Carlo):\n", shown,
+                       r.resimulated.size(), r.resimulated.front().step.method);
+    for (std::size_t i = 0; i < shown; ++i) {
+      const auto& x = r.resimulated[i];
+      if (!x.run_ok) {
+        std::string why;
+        for (const auto& e : x.errors) why += (why.empty() ? "" : "; ") + e;
+        out << "  " << x.plan.candidate.gpus << " x " << x.plan.candidate.gpu << " "
+            << search::plan_label(x.plan.candidate.plan) << ": not simulated: " << why << "\n";
+        continue;
+      }
+      out << "  " << simulated_line(*rep.options, x) << "\n";
+    }
   }
   if (!r.infeasible.empty()) {
     out << "Infeasible choices:\n";
@@ -123,22 +179,27 @@ void print_checked(const search::PlanResult& r, std::ostream& out) {
   for (const auto& n : r.notes) out << "Note: " << n << "\n";
 }
 
+J simulated_json(const search::Resimulated& x) {
+  J e = priced_json(x.plan);
+  e["method"] = x.step.method;
+  e["step_time_s"] = x.step.step.seconds();
+  if (x.run_ok) {
+    e["days_p50"] = x.wall_p50.days();
+    e["days_p90"] = x.wall_p90.days();
+    e["cost_p50"] = x.cost_p50.major();
+    e["cost_p90"] = x.cost_p90.major();
+    e["days"] = x.wall.days();
+    e["spot"] = x.spot;
+    e["tokens"] = x.tokens;
+    e["p90_meets_deadline"] = x.p90_meets_deadline;
+  }
+  e["errors"] = x.errors;
+  return e;
+}
+
 J resimulated_json(const search::PlanResult& r) {
   J rs = J::array();
-  for (const auto& x : r.resimulated) {
-    J e = priced_json(x.plan);
-    e["method"] = x.step.method;
-    e["step_time_s"] = x.step.step.seconds();
-    if (x.run_ok) {
-      e["days_p50"] = x.wall_p50.days();
-      e["days_p90"] = x.wall_p90.days();
-      e["cost_p50"] = x.cost_p50.major();
-      e["cost_p90"] = x.cost_p90.major();
-      e["p90_meets_deadline"] = x.p90_meets_deadline;
-    }
-    e["errors"] = x.errors;
-    rs.push_back(e);
-  }
+  for (const auto& x : r.resimulated) rs.push_back(simulated_json(x));
   return rs;
 }
 
@@ -147,7 +208,7 @@ J resimulated_json(const search::PlanResult& r) {
 void print_plan_text(const PlanReport& r, std::ostream& out) {
   print_header(r, out);
   print_ranked(*r.result, out);
-  print_checked(*r.result, out);
+  print_checked(r, out);
 }
 
 J plan_to_json(const PlanReport& rep) {
@@ -169,7 +230,12 @@ J plan_to_json(const PlanReport& rep) {
   j["best"] = r.best ? priced_json(*r.best) : J();
   j["runner_up"] = r.runner_up ? priced_json(*r.runner_up) : J();
   j["why_runner_up_lost"] = r.why_runner_up_lost;
+  j["confidence"] = to_string(rep.options->confidence);
+  j["chosen"] = r.chosen ? simulated_json(*r.chosen) : J();
   j["resimulated"] = resimulated_json(r);
+  auto& closest = j["closest"] = J::array();
+  for (const auto& x : r.closest) closest.push_back(simulated_json(x));
+  j["remedies"] = r.remedies;
   j["infeasible"] = r.infeasible;
   j["notes"] = r.notes;
   return j;

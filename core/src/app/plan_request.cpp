@@ -1,8 +1,10 @@
 #include "flopcast/app/plan_request.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "flopcast/io/price_catalog_io.hpp"
+#include "flopcast/io/scenario_writer.hpp"
 #include "flopcast/io/units_parse.hpp"
 
 namespace flopcast::app {
@@ -54,15 +56,100 @@ PlanProblem prepare_plan_space(const io::Catalog& cat, const Scenario& s, const 
   space.gpus_max = request.gpus_max;
   space.gpus_min = request.gpus_min;
   if (!plan_clusters(cat, s, request.gpu_types, space.clusters, why)) return PlanProblem::UnknownGpu;
+  for (const auto& p : request.precisions) {
+    const auto prec = parse_precision(p);
+    if (!prec) {
+      why = "unknown precision '" + p + "' (known: fp32, tf32, fp16, bf16, fp8, fp4, mxfp8, nvfp4)";
+      return PlanProblem::BadPrecision;
+    }
+    space.precisions.push_back(*prec);
+  }
   return PlanProblem::None;
 }
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const char c : s) {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+PriceCatalog billable_catalog(PriceCatalog catalog, bool allow_spot) {
+  std::vector<Plan> kept;
+  for (auto& p : catalog.plans)
+    if (billable_by_default(p.kind) || (allow_spot && p.kind == PriceKind::Spot)) kept.push_back(std::move(p));
+  catalog.plans = std::move(kept);
+  return catalog;
+}
+
+namespace {
+
+/// The deadline of the request: its text (a unit required) or its Time.
+PlanProblem request_deadline(const PlanRequest& request, std::optional<Time>& out, std::string& why) {
+  out = request.deadline;
+  if (request.deadline_text.empty()) return PlanProblem::None;
+  io::UnitProblem problem = io::UnitProblem::None;
+  const auto d = io::parse_duration_with_unit(request.deadline_text, &problem);
+  if (d) {
+    out = *d;
+    return PlanProblem::None;
+  }
+  const std::string& t = request.deadline_text;
+  why = problem == io::UnitProblem::MissingUnit
+            ? "'" + t + "' has no unit: write the whole run's longest wall time with one, e.g. " + t + "d or " + t + "h"
+        : problem == io::UnitProblem::Negative ? "'" + t + "' is not a positive duration"
+                                               : "'" + t + "' is not a duration (e.g. 45d, 1080h, 6w)";
+  return PlanProblem::BadDeadline;
+}
+
+/// The budget of the request in the search's currency (`currency`; empty = the budget's own).
+PlanProblem request_budget(const PlanRequest& request, const search::PlannerOptions& options, std::optional<Money>& out,
+                           std::string& why) {
+  io::UnitProblem problem = io::UnitProblem::None;
+  const auto b = io::parse_money(request.budget, &problem);
+  const std::string& t = request.budget;
+  if (!b) {
+    why = problem == io::UnitProblem::MissingCurrency
+              ? "'" + t + "' has no currency: write its ISO code after the amount, e.g. '" + t + " CNY' or '" + t +
+                    " USD'"
+              : "'" + t + "' is not an amount with its currency (e.g. '5M CNY', '500万 CNY', '2e6 USD')";
+    return PlanProblem::BadBudget;
+  }
+  out = *b;
+  if (options.currency.empty() || options.currency == b->currency.str()) return PlanProblem::None;
+  const Currency to = Currency::of(options.currency);
+  for (const auto& cat : options.catalogs) {
+    if (const auto micro = convert_micro(*cat, b->minor * 10'000, b->currency, to)) {
+      out = Money::of_minor((*micro + (*micro >= 0 ? 5'000 : -5'000)) / 10'000, to);
+      return PlanProblem::None;
+    }
+  }
+  why = "'" + t + "' is in " + b->currency.str() + " but the search bills in " + options.currency +
+        " and no price catalog states a rate between them";
+  return PlanProblem::BadBudget;
+}
+
+}  // namespace
 
 PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, const std::string& data_dir,
                                  search::PlannerOptions& options, std::string& why, Diagnostics& diags) {
   options.top_k = request.top_k;
   options.threads = std::max(1, request.threads);
   options.cancel = request.cancel;
-  options.deadline = request.deadline;
+  options.confidence = request.confidence;
+  if (const PlanProblem p = request_deadline(request, options.deadline, why); p != PlanProblem::None) return p;
+  if (request.tokens_max && request.budget.empty()) {
+    why = "--tokens max asks what the budget buys: give --budget";
+    return PlanProblem::NeedsBudget;
+  }
   options.currency = !request.currency.empty() ? request.currency : s.has_pricing ? s.pricing.currency : std::string();
   const std::vector<std::string> names = request.catalogs.empty() ? default_plan_catalogs(s) : request.catalogs;
   for (const auto& n : names) {
@@ -73,16 +160,66 @@ PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, 
       why = n;
       return PlanProblem::CatalogUnreadable;
     }
-    options.catalogs.push_back(std::make_shared<const PriceCatalog>(std::move(*pc)));
+    options.catalogs.push_back(
+        std::make_shared<const PriceCatalog>(billable_catalog(std::move(*pc), request.allow_spot)));
   }
   if (!request.budget.empty()) {
-    const auto b = io::parse_budget(request.budget, request.currency,
-                                    options.catalogs.empty() ? "USD" : options.catalogs.front()->currency.str());
-    if (!b) return PlanProblem::BadBudget;
-    options.budget = *b;
-    if (request.currency.empty()) options.currency = b->currency.str();
+    if (request.currency.empty()) options.currency.clear();  // the budget's currency is the search's
+    if (const PlanProblem p = request_budget(request, options, options.budget, why); p != PlanProblem::None) return p;
+    if (options.currency.empty()) options.currency = options.budget->currency.str();
   }
+  options.objective = request.tokens_max                    ? search::Objective::MostTokens
+                      : options.budget && !options.deadline ? search::Objective::Fastest
+                                                            : search::Objective::Cheapest;
   return PlanProblem::None;
+}
+
+Scenario plan_scenario(const Scenario& base, const search::PlanSpace& space, const search::Resimulated& chosen) {
+  const search::PlanCandidate& c = chosen.plan.candidate;
+  Scenario s = base;
+  s.locations = {};
+  s.cluster = space.clusters.at(c.cluster);
+  s.cluster.gpus = c.gpus;
+  s.precision = c.precision;
+  s.plan = c.plan;
+  if (!chosen.plan.catalog.empty()) {
+    s.has_pricing = true;
+    s.pricing.catalog = chosen.plan.catalog;
+  }
+  return s;
+}
+
+std::string plan_scenario_yaml(const std::string& base_yaml, const Scenario& base, const search::PlanSpace& space,
+                               const search::Resimulated& chosen, const io::Catalog& catalog) {
+  const Scenario s = plan_scenario(base, space, chosen);
+  io::ScenarioForm form = io::form_from_scenario(base, base_yaml);
+  form.gpu = s.cluster.gpu.name;
+  form.gpus = s.cluster.gpus;
+  form.gpus_per_node = s.cluster.gpus_per_node;
+  if (s.cluster.gpu.name != base.cluster.gpu.name || form.fabric != io::kFabricFromFile)
+    form.fabric = s.cluster.fabric.name;
+  const ParallelPlan& p = s.plan;
+  form.tp = p.tp;
+  form.pp = p.pp;
+  form.dp = p.dp;
+  form.dp_auto = false;
+  form.cp = p.cp;
+  form.ep = p.ep;
+  form.vpp = p.vpp;
+  form.sequence_parallel = p.sequence_parallel;
+  form.zero = p.zero;
+  form.micro_batch = p.micro_batch;
+  form.global_batch = p.global_batch;
+  form.recompute = to_string(p.recompute);
+  form.schedule = to_string(p.schedule);
+  form.precision = to_string(s.precision);
+  if (!chosen.plan.catalog.empty()) form.pricing_catalog = chosen.plan.catalog;
+  if (chosen.tokens > 0 && chosen.tokens != base.training.tokens) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", chosen.tokens);
+    form.tokens = buf;
+  }
+  return io::compose_scenario_yaml(base_yaml, form, catalog);
 }
 
 }  // namespace flopcast::app

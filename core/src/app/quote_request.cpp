@@ -1,11 +1,64 @@
 #include "flopcast/app/quote_request.hpp"
 
+#include "flopcast/io/units_parse.hpp"
+#include "flopcast/search/framework_rules.hpp"
 #include "flopcast/units/format.hpp"
 
 namespace flopcast::app {
 
+namespace {
+
+/// The requirements of `o` in the bill's currency; false with `why` when one cannot be read.
+bool read_requirements(const QuoteOptions& o, const PriceCatalog& cat, Currency bill, QuoteRequirements& rq,
+                       QuoteProblem& problem, std::string& why) {
+  rq.p50 = o.p50;
+  io::UnitProblem up = io::UnitProblem::None;
+  if (!o.deadline_text.empty()) {
+    rq.deadline = io::parse_duration_with_unit(o.deadline_text, &up);
+    if (!rq.deadline) {
+      problem = QuoteProblem::BadDeadline;
+      why = up == io::UnitProblem::MissingUnit
+                ? "--deadline: '" + o.deadline_text + "' has no unit: write e.g. " + o.deadline_text + "d or " +
+                      o.deadline_text + "h"
+                : "--deadline: '" + o.deadline_text + "' is not a positive duration (e.g. 45d, 1080h)";
+      return false;
+    }
+  }
+  if (!o.budget_text.empty()) {
+    const auto b = io::parse_money(o.budget_text, &up);
+    if (!b) {
+      problem = QuoteProblem::BadBudget;
+      why = up == io::UnitProblem::MissingCurrency
+                ? "--budget: '" + o.budget_text + "' has no currency: write e.g. '" + o.budget_text + " " + bill.str() +
+                      "'"
+                : "--budget: '" + o.budget_text + "' is not an amount with its currency (e.g. '5M CNY', '500万 CNY')";
+      return false;
+    }
+    const auto micro = convert_micro(cat, b->minor * 10'000, b->currency, bill);
+    if (!micro) {
+      problem = QuoteProblem::BadBudget;
+      why = "--budget: '" + o.budget_text + "' is in " + b->currency.str() + " but the bill is in " + bill.str() +
+            " and the price list states no rate between them";
+      return false;
+    }
+    rq.budget = Money::of_minor((*micro + (*micro >= 0 ? 5'000 : -5'000)) / 10'000, bill);
+  }
+  return true;
+}
+
+}  // namespace
+
 QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const std::string& customer,
                            const std::string& date) {
+  QuoteOptions o;
+  o.customer = customer;
+  o.date = date;
+  return prepare_quote(r, data_dir, o);
+}
+
+QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const QuoteOptions& o) {
+  const std::string& customer = o.customer;
+  const std::string& date = o.date;
   QuoteOutcome out;
   if (!add_whole_run(r, data_dir, out.diags)) {
     out.problem = QuoteProblem::CatalogUnreadable;
@@ -31,6 +84,21 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const std:
   QuoteInput in = quote_input_of(r);
   in.customer = customer;
   in.issue_date = date;
+  const PriceCatalog& cat = *r.bills->catalog;
+  std::string why;
+  if (!read_requirements(o, cat, in.plans.currency, in.requirements, out.problem, why)) {
+    out.details.push_back(why);
+    return out;
+  }
+  in.tax = cat.tax;
+  in.payment_terms = cat.payment_terms;
+  in.compare = o.compare;
+  in.frameworks =
+      !o.frameworks.empty() ? o.frameworks : search::frameworks_for(r.scenario->plan, r.scenario->model).str();
+  // Customer-facing words: the calibration profile's name is an internal key.
+  for (auto& a : in.extra_assumptions)
+    if (a.rfind("Step time from flopcast's step model", 0) == 0)
+      a = "Step time from flopcast's step model, calibrated on published training runs.";
   Quote q = make_quote(std::move(in));
   if (!q.ok()) {
     out.problem = QuoteProblem::QuoteInvalid;
@@ -57,6 +125,8 @@ std::string quote_problem_text(QuoteProblem problem, const SimReport& r) {
       return "the scenario's price catalog cannot be loaded";
     case QuoteProblem::None:
     case QuoteProblem::QuoteInvalid:
+    case QuoteProblem::BadDeadline:
+    case QuoteProblem::BadBudget:
       break;
   }
   return "";

@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -155,6 +157,48 @@ void read_add_on(const YAML::Node& n, const std::string& path, Reader& r, PriceR
   }
 }
 
+/// What the plan's price is (`kind:`, required) and, for spot plans, its interruptions
+/// (`spot: {interruptions_per_hour, restart, source}`, required for kind spot).
+void read_kind(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr, Plan& p) {
+  if (const YAML::Node k = n["kind"]) {
+    if (auto v = r.choice(k, child(path, "kind"), {"offer", "list", "contract", "spot", "assumption", "competitor"})) {
+      p.kind = *parse_price_kind(*v);
+      if (p.kind == PriceKind::Competitor) p.competitor = true;
+    }
+  } else {
+    r.error(n, child(path, "kind"), "missing 'kind'",
+            "say what the price is: offer (the provider's own), list (a public price), contract, spot, "
+            "assumption (a figure someone assumed) or competitor");
+  }
+  if (p.competitor && p.kind != PriceKind::Competitor && n["kind"])
+    r.error(n["kind"], child(path, "kind"), "a plan with 'competitor: true' must have kind competitor",
+            "drop 'competitor: true' (kind: competitor says it)");
+  const YAML::Node sp = n["spot"];
+  if (!sp) {
+    if (p.kind == PriceKind::Spot)
+      r.error(n, child(path, "spot"), "a spot plan needs its interruptions",
+              "spot: {interruptions_per_hour: 0.0003, restart: 30min, source: \"...\"} (per node of gpus_per_node "
+              "GPUs, per hour of use)");
+    return;
+  }
+  const std::string spath = child(path, "spot");
+  if (p.kind != PriceKind::Spot) r.error(sp, spath, "only a spot plan has 'spot:'", "set kind: spot, or drop it");
+  if (!r.expect_map(sp, spath)) return;
+  r.check_keys(sp, spath, {"interruptions_per_hour", "restart", "source"});
+  if (const YAML::Node x = sp["interruptions_per_hour"]) {
+    if (auto v = r.number(x, child(spath, "interruptions_per_hour"), 0.0, 100.0)) p.interruptions_per_hour = *v;
+  } else {
+    r.error(sp, child(spath, "interruptions_per_hour"), "missing 'interruptions_per_hour'",
+            "interruptions per node (gpus_per_node GPUs) per hour of use, as the source states it");
+  }
+  if (const YAML::Node x = sp["restart"]) {
+    if (auto v = pr.duration(x, child(spath, "restart"))) p.interruption_restart = *v;
+  }
+  pr.text(sp, "source", spath, p.interruption_source);
+  if (p.interruption_source.empty())
+    r.error(sp, child(spath, "source"), "missing 'source'", "cite where the interruption rate comes from");
+}
+
 void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr, Currency catalog_currency,
                Plan& p) {
   if (!r.expect_map(n, path)) return;
@@ -176,6 +220,8 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
                 "queue",
                 "claim",
                 "competitor",
+                "kind",
+                "spot",
                 "date",
                 "source",
                 "confidence",
@@ -262,6 +308,7 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
   if (const YAML::Node c = n["confidence"]) {
     if (auto v = r.choice(c, child(path, "confidence"), {"A", "B", "C", "A/B", "B/C", "CLAIM"})) p.confidence = *v;
   }
+  read_kind(n, path, r, pr, p);
 }
 
 /// The catalog's exchange rates (`fx:`), each from, to, rate > 0 and an optional note.
@@ -326,6 +373,34 @@ void read_electricity(const YAML::Node& root, Reader& r, PriceReader& pr, PriceC
       c.electricity = e;
     }
   }
+}
+
+/// The tax quotes add (`tax: {name, rate, basis, source}`; rate a percentage, e.g. 6%).
+void read_tax(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
+  const YAML::Node t = root["tax"];
+  if (!t || !r.expect_map(t, "tax")) return;
+  r.check_keys(t, "tax", {"name", "rate", "basis", "source"});
+  Tax tax;
+  pr.text(t, "name", "tax", tax.name);
+  pr.text(t, "basis", "tax", tax.basis);
+  pr.text(t, "source", "tax", tax.source);
+  if (const YAML::Node rate = t["rate"]) {
+    std::string text = rate.IsScalar() ? rate.Scalar() : std::string();
+    const bool pct = !text.empty() && text.back() == '%';
+    if (pct) text.pop_back();
+    char* end = nullptr;
+    const double v = text.empty() ? -1 : std::strtod(text.c_str(), &end);
+    if (!pct || end == nullptr || *end != '\0' || v < 0 || v > 100)
+      r.error(rate, "tax.rate", "expected a percentage, got '" + (rate.IsScalar() ? rate.Scalar() : "?") + "'",
+              "write e.g. 6%");
+    else
+      tax.rate_bp = static_cast<std::int64_t>(std::llround(v * 100));
+  } else {
+    r.error(t, "tax.rate", "missing 'rate'", "write e.g. rate: 6%");
+  }
+  if (tax.name.empty()) r.error(t, "tax.name", "missing 'name'", "e.g. VAT");
+  if (tax.source.empty()) r.error(t, "tax.source", "missing 'source'", "cite the rule that sets the rate");
+  c.tax = tax;
 }
 
 /// The catalog's credit for new customers (`new_user_credit:`).
@@ -432,12 +507,13 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
   if (!r.expect_map(root, "")) return;
   r.check_keys(root, "",
                {"name", "provider", "currency", "date", "source", "note", "fx", "electricity", "new_user_credit",
-                "cpu_instances", "plans", "notes"});
+                "cpu_instances", "plans", "notes", "tax", "payment_terms"});
   pr.text(root, "name", "", c.name);
   pr.text(root, "provider", "", c.provider);
   pr.text(root, "date", "", c.date);
   pr.text(root, "source", "", c.source);
   pr.text(root, "note", "", c.note);
+  pr.text(root, "payment_terms", "", c.payment_terms);
   if (const YAML::Node cur = root["currency"]) {
     if (auto v = pr.currency(cur, "currency")) c.currency = *v;
   } else {
@@ -446,6 +522,7 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
   read_fx(root, r, pr, c);
   read_electricity(root, r, pr, c);
   read_new_user_credit(root, r, pr, c);
+  read_tax(root, r, pr, c);
   read_cpu_instances(root, r, pr, c);
   read_plans(root, r, pr, c);
   if (const YAML::Node notes = root["notes"]) {

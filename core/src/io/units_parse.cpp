@@ -166,4 +166,76 @@ std::optional<Money> parse_budget(const std::string& text, const std::string& cu
   return Money::of_minor(static_cast<std::int64_t>(std::llround(*v * 100.0)), Currency::of(cur));
 }
 
+namespace {
+void set(UnitProblem* p, UnitProblem v) {
+  if (p) *p = v;
+}
+}  // namespace
+
+std::optional<Time> parse_duration_with_unit(std::string_view s, UnitProblem* problem) {
+  set(problem, UnitProblem::None);
+  double v = 0;
+  std::string_view suf;
+  if (!split_number(s, v, suf)) {
+    set(problem, UnitProblem::Malformed);
+    return std::nullopt;
+  }
+  if (suf.empty()) {
+    set(problem, UnitProblem::MissingUnit);
+    return std::nullopt;
+  }
+  const auto t = parse_duration(s);
+  if (!t) {
+    set(problem, UnitProblem::Malformed);
+    return std::nullopt;
+  }
+  if (t->ns <= 0) {
+    set(problem, UnitProblem::Negative);
+    return std::nullopt;
+  }
+  return t;
+}
+
+std::optional<Money> parse_money(std::string_view text, UnitProblem* problem) {
+  set(problem, UnitProblem::None);
+  std::string_view s = trim(text);
+  // The ISO code: three ASCII letters at the end, after a space or right after the number.
+  std::string code;
+  if (s.size() >= 3) {
+    const std::string_view tail = s.substr(s.size() - 3);
+    bool letters = true;
+    for (const char c : tail) letters = letters && std::isalpha(static_cast<unsigned char>(c));
+    const bool separated = s.size() == 3 || !std::isalpha(static_cast<unsigned char>(s[s.size() - 4]));
+    if (letters && separated) {
+      for (const char c : tail) code += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      s = trim(s.substr(0, s.size() - 3));
+    }
+  }
+  // Chinese myriad multipliers (UTF-8): 万 = 10^4, 亿 = 10^8.
+  double scale = 1;
+  const std::string_view wan = "\xE4\xB8\x87", yi = "\xE4\xBA\xBF";
+  if (s.size() >= 3 && s.substr(s.size() - 3) == wan) {
+    scale = 1e4;
+    s = trim(s.substr(0, s.size() - 3));
+  } else if (s.size() >= 3 && s.substr(s.size() - 3) == yi) {
+    scale = 1e8;
+    s = trim(s.substr(0, s.size() - 3));
+  }
+  const auto v = parse_count(s);
+  if (!v || s.empty()) {
+    set(problem, UnitProblem::Malformed);
+    return std::nullopt;
+  }
+  if (code.empty()) {
+    set(problem, UnitProblem::MissingCurrency);
+    return std::nullopt;
+  }
+  const double major = *v * scale;
+  if (!std::isfinite(major) || major <= 0 || major > 9e15) {
+    set(problem, major <= 0 ? UnitProblem::Negative : UnitProblem::Malformed);
+    return std::nullopt;
+  }
+  return Money::of_minor(static_cast<std::int64_t>(std::llround(major * 100.0)), Currency::of(code));
+}
+
 }  // namespace flopcast::io

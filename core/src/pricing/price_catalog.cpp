@@ -4,6 +4,36 @@
 #include <cctype>
 
 namespace flopcast {
+
+const char* to_string(PriceKind k) {
+  switch (k) {
+    case PriceKind::Offer:
+      return "offer";
+    case PriceKind::List:
+      return "list";
+    case PriceKind::Contract:
+      return "contract";
+    case PriceKind::Spot:
+      return "spot";
+    case PriceKind::Assumption:
+      return "assumption";
+    case PriceKind::Competitor:
+      return "competitor";
+  }
+  return "?";
+}
+
+std::optional<PriceKind> parse_price_kind(std::string_view s) {
+  for (const PriceKind k : {PriceKind::Offer, PriceKind::List, PriceKind::Contract, PriceKind::Spot,
+                            PriceKind::Assumption, PriceKind::Competitor})
+    if (s == to_string(k)) return k;
+  return std::nullopt;
+}
+
+bool billable_by_default(PriceKind k) {
+  return k == PriceKind::Offer || k == PriceKind::List || k == PriceKind::Contract;
+}
+
 namespace {
 
 std::string lower(std::string_view s) {

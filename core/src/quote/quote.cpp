@@ -64,12 +64,15 @@ std::vector<std::string> make_assumptions(const QuoteInput& in) {
   if (r.debug_phase.ns > 0)
     a.push_back("Calendar time includes " + format_duration_with_hours(r.debug_phase) +
                 " of CPU-only debugging before the GPUs are attached (billed as CPU time).");
-  std::string prices = "Prices: catalog '" + in.catalog.name + "'";
-  if (!in.catalog.provider.empty()) prices += " (" + in.catalog.provider + ")";
+  std::string prices =
+      "Prices: the price list of " + (in.catalog.provider.empty() ? std::string("the provider") : in.catalog.provider);
   if (!in.catalog.date.empty()) prices += ", dated " + in.catalog.date;
-  if (!in.catalog.source.empty()) prices += "; source: " + in.catalog.source;
-  a.push_back(prices + ".");
-  for (const std::string& fx : in.catalog.fx) a.push_back("Exchange rate: " + fx + ".");
+  a.push_back(prices + ", as stated for the plans in this quote.");
+  if (in.model_uncertainty > 0)
+    a.push_back("Model uncertainty: simulated step times are within +/-" + format_fixed(100 * in.model_uncertainty, 0) +
+                "% of measured ones" +
+                (in.model_uncertainty_basis.empty() ? "" : " (" + in.model_uncertainty_basis + ")") +
+                "; the requirements are checked with the time stretched by that band.");
   a.push_back(
       "Billing: a month is 720 h; a started unit is billed whole unless a plan is prorated; each line is "
       "rounded half away from zero to the cent; deposits are refundable and not in the totals.");
@@ -158,6 +161,17 @@ std::string canonical_quote_string(const QuoteInput& in) {
   }
   for (const auto& a : in.extra_assumptions) line(s, "assumption", a);
   for (const auto& c : in.claims) line(s, "claim", c);
+  const QuoteRequirements& rq = in.requirements;
+  line(s, "req.tokens", exact(rq.tokens));
+  line(s, "req.deadline_ns", rq.deadline ? std::to_string(rq.deadline->ns) : "-");
+  line(s, "req.budget", rq.budget ? money_key(*rq.budget) : "-");
+  line(s, "req.p50", rq.p50 ? "1" : "0");
+  if (in.tax)
+    line(s, "tax", in.tax->name + '|' + std::to_string(in.tax->rate_bp) + '|' + in.tax->basis + '|' + in.tax->source);
+  line(s, "payment_terms", in.payment_terms);
+  line(s, "frameworks", in.frameworks);
+  line(s, "model_uncertainty", exact(in.model_uncertainty) + '|' + in.model_uncertainty_basis);
+  line(s, "compare", in.compare ? "1" : "0");
   return s;
 }
 
@@ -185,6 +199,52 @@ std::optional<std::string> add_days(const std::string& date, int days) {
   return std::string(buf);
 }
 
+Money tax_on(const Money& amount, std::int64_t rate_bp) {
+  const std::int64_t num = amount.minor * rate_bp;
+  const std::int64_t q = (num >= 0 ? num + 5'000 : num - 5'000) / 10'000;
+  return Money::of_minor(q, amount.currency);
+}
+
+bool Quote::meets() const {
+  for (const auto& r : requirements)
+    if (!r.met) return false;
+  return true;
+}
+
+namespace {
+
+/// The customer's requirements against the run and the recommended plan.
+std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const ComparisonRow* best) {
+  const QuoteRequirements& q = in.requirements;
+  const char* pct = q.p50 ? "P50" : "P90";
+  std::vector<RequirementCheck> out;
+  const double asked = q.tokens > 0 ? q.tokens : in.job.tokens;
+  out.push_back({"Training tokens", format_count_fixed(asked), format_count_fixed(in.job.tokens),
+                 in.job.tokens >= asked * (1 - 1e-9)});
+  if (q.deadline) {
+    Time wall = q.p50 ? in.run.wall_p50 : in.run.wall_p90;
+    if (in.model_uncertainty > 0) {
+      const Time fixed = in.run.provisioning + in.run.debug_phase;
+      wall = fixed + Time::from_seconds((wall - fixed).seconds() * (1 + in.model_uncertainty));
+    }
+    out.push_back({"Deadline", format_days_or_hours_half_up(*q.deadline),
+                   format_days_or_hours_half_up(wall) + " at " + pct, wall <= *q.deadline});
+  }
+  if (q.budget) {
+    RequirementCheck c{"Budget (before tax)", q.budget->str(), "no plan can be billed", false};
+    if (best) {
+      const Money& total = q.p50 ? best->p50.total : best->p90.total;
+      c.plan = total.str() + " at " + pct;
+      c.met = total.currency == q.budget->currency && total.minor <= q.budget->minor;
+      if (total.currency != q.budget->currency) c.plan += " (another currency than the budget's)";
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
 Quote make_quote(QuoteInput input) {
   Quote q;
   if (input.issuer.empty()) input.issuer = input.catalog.provider;
@@ -195,10 +255,28 @@ Quote make_quote(QuoteInput input) {
     q.errors.push_back("issue date '" + input.issue_date + "' is not a valid YYYY-MM-DD date");
   }
   if (input.plans.rows.empty()) q.errors.push_back("no plan to quote: the comparison has no rows");
-  // The issuer's quote recommends the cheapest plan it offers, never a competitor's price.
-  q.recommended = input.plans.cheapest_offered;
+  // The issuer's quote recommends the cheapest plan it bills at (an offer, a list or a contract
+  // price), never a competitor's price, an assumption or a spot price.
+  for (std::size_t i = 0; i < input.plans.rows.size(); ++i) {
+    const ComparisonRow& row = input.plans.rows[i];
+    if (!row.option.plan || row.option.plan->competitor || !billable_by_default(row.option.plan->kind) ||
+        !row.p50.ok() || !row.p90.ok())
+      continue;
+    if (row.option.overflow && !billable_by_default(row.option.overflow->kind)) continue;
+    const ComparisonRow* cur = q.recommended ? &input.plans.rows[*q.recommended] : nullptr;
+    if (!cur || row.p50.total.minor < cur->p50.total.minor ||
+        (row.p50.total.minor == cur->p50.total.minor && row.p90.total.minor < cur->p90.total.minor))
+      q.recommended = i;
+  }
   if (!q.recommended && !input.plans.rows.empty())
     q.errors.push_back("no plan of the provider's own can be billed for this job (only competitor plans apply)");
+  const ComparisonRow* best =
+      q.recommended && *q.recommended < input.plans.rows.size() ? &input.plans.rows[*q.recommended] : nullptr;
+  q.requirements = check_requirements(input, best);
+  if (best && input.tax) {
+    q.tax_p50 = tax_on(best->p50.total, input.tax->rate_bp);
+    q.tax_p90 = tax_on(best->p90.total, input.tax->rate_bp);
+  }
   q.assumptions = make_assumptions(input);
   q.input = std::move(input);
   return q;

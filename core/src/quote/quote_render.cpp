@@ -38,12 +38,17 @@ void table(Doc& d, Table t) {
 
 std::string gpu_hours(double h) { return format_grouped(static_cast<std::int64_t>(h + 0.5)) + " GPU-h"; }
 
-Doc layout(const Quote& q) {
-  const QuoteInput& in = q.input;
-  const QuoteJob& j = in.job;
-  const JobResult& r = in.run;
-  Doc d;
+/// A bill note in the customer's words: the plan's catalog id becomes "this plan".
+std::string customer_note(std::string note, const std::string& plan_id) {
+  for (const std::string& key : {"plan '" + plan_id + "'", "'" + plan_id + "'"}) {
+    for (auto at = note.find(key); at != std::string::npos; at = note.find(key))
+      note.replace(at, key.size(), "this plan");
+  }
+  return note;
+}
 
+void layout_header(const Quote& q, Doc& d) {
+  const QuoteInput& in = q.input;
   Table head{{"", ""}, {}, {}, {}, {}};
   head.rows.push_back({"Quote", q.id});
   head.rows.push_back({"Customer", in.customer.empty() ? "-" : in.customer});
@@ -51,7 +56,25 @@ Doc layout(const Quote& q) {
   head.rows.push_back({"Date", in.issue_date});
   head.rows.push_back({"Valid until", q.valid_until.empty() ? "-" : q.valid_until});
   table(d, head);
+  if (!q.meets()) {
+    std::string missed;
+    for (const auto& r : q.requirements)
+      if (!r.met) missed += (missed.empty() ? "" : "; ") + r.what + ": asked " + r.asked + ", the plan gives " + r.plan;
+    para(d, "This plan does not meet every requirement. " + missed + ".");
+  }
+  heading(d, "Your requirements");
+  Table req{{"Requirement", "Asked", "This plan", "Met"}, {}, {}, {}, {28, 24, 36, 12}};
+  for (const auto& r : q.requirements) {
+    req.rows.push_back({r.what, r.asked, r.plan, r.met ? "yes" : "NO"});
+    req.strong.push_back(!r.met);
+  }
+  table(d, req);
+}
 
+void layout_job(const Quote& q, Doc& d) {
+  const QuoteInput& in = q.input;
+  const QuoteJob& j = in.job;
+  const JobResult& r = in.run;
   heading(d, "Your training job");
   std::vector<std::string> job;
   job.push_back("Model: " + (j.model_name.empty() ? std::string("-") : j.model_name) +
@@ -62,6 +85,7 @@ Doc layout(const Quote& q) {
   job.push_back("Cluster: " + format_grouped(j.gpus) + " x " + j.gpu_name + " (" + format_grouped(nodes) +
                 (nodes == 1 ? " node of " : " nodes of ") + std::to_string(gpn) + " GPUs)");
   if (!j.parallel_plan.empty()) job.push_back("Parallel plan: " + j.parallel_plan);
+  if (!in.frameworks.empty()) job.push_back("Runs on: " + in.frameworks);
   job.push_back("Step time " + format_fixed(j.step_time.seconds(), 3) + " s x " + format_grouped(r.steps) +
                 " steps; MFU " + percent(j.mfu) + " (simulated)");
   list(d, job);
@@ -77,40 +101,61 @@ Doc layout(const Quote& q) {
               " (useful / paid time); on average " + format_fixed(r.failures_mean, 1) + " failures, " +
               format_duration_with_hours(r.lost_work_mean) + " of lost work and " +
               format_duration_with_hours(r.restart_mean) + " of restarts.");
+}
 
-  const auto& rows = in.plans.rows;
-  heading(d, "Recommended plan");
-  if (q.recommended && *q.recommended < rows.size()) {
-    const ComparisonRow& best = rows[*q.recommended];
-    std::string text = best.option.label + ": " + best.p50.total.str() + " for the expected (P50) run, " +
-                       best.p90.total.str() + " if it takes the P90 time.";
-    if (best.p50.deposit.minor != 0) text += " Refundable deposit due upfront: " + best.p50.deposit.str() + ".";
-    para(d, text);
-    // One currency per bill: amounts carry it in the header; unit prices keep their own.
-    const std::string cur = best.p50.currency.str();
-    Table items{{"Item", "Quantity", "Unit price", "Amount (" + cur + ")", "Note"},
-                {},
-                {},
-                {false, false, true, true, false},
-                {28, 16, 20, 16, 20}};
-    for (const LineItem& i : best.p50.items) {
-      items.rows.push_back({i.in_total ? i.label : "  " + i.label, i.quantity, i.unit_price,
-                            i.in_total ? i.amount.amount_str() : "(" + i.amount.amount_str() + ")", i.note});
-      items.strong.push_back(false);
-    }
-    items.rows.push_back({"Total (P50)", "", "", best.p50.total.amount_str(), ""});
-    items.strong.push_back(true);
-    if (best.p50.deposit.minor != 0) {
-      items.rows.push_back({"Deposit (refundable, not in the total)", "", "", best.p50.deposit.amount_str(), ""});
-      items.strong.push_back(false);
-    }
-    table(d, items);
-    list(d, best.p50.notes);
-  } else {
-    para(d, "No plan of the catalog can be billed for this job.");
+void layout_bill(const Quote& q, const ComparisonRow& best, Doc& d) {
+  const QuoteInput& in = q.input;
+  const std::string tax =
+      in.tax ? in.tax->name + " " + format_fixed(static_cast<double>(in.tax->rate_bp) / 100, 0) + "%" : std::string();
+  std::string text = best.option.label + ": " + best.p50.total.str() + " before tax for the expected (P50) run, " +
+                     best.p90.total.str() + " if it takes the P90 time.";
+  if (best.p50.deposit.minor != 0) text += " Refundable deposit due upfront: " + best.p50.deposit.str() + ".";
+  para(d, text);
+  const std::string cur = best.p50.currency.str();
+  Table items{{"Item", "Quantity", "Unit price", "Amount (" + cur + ")", "Note"},
+              {},
+              {},
+              {false, false, true, true, false},
+              {28, 16, 20, 16, 20}};
+  const std::string id = best.option.plan ? best.option.plan->id : best.option.id;
+  for (const LineItem& i : best.p50.items) {
+    items.rows.push_back({i.in_total ? i.label : "  " + i.label, i.quantity, i.unit_price,
+                          i.in_total ? i.amount.amount_str() : "(" + i.amount.amount_str() + ")",
+                          customer_note(i.note, id)});
+    items.strong.push_back(false);
   }
+  items.rows.push_back({"Total before tax (P50)", "", "", best.p50.total.amount_str(), ""});
+  items.strong.push_back(!in.tax);
+  if (in.tax) {
+    items.rows.push_back({tax, "", "", q.tax_p50.amount_str(), "on the total before tax"});
+    items.strong.push_back(false);
+    items.rows.push_back(
+        {"Total including " + in.tax->name + " (P50)", "", "", (best.p50.total + q.tax_p50).amount_str(), ""});
+    items.strong.push_back(true);
+  }
+  if (best.p50.deposit.minor != 0) {
+    items.rows.push_back({"Deposit (refundable, not in the total)", "", "", best.p50.deposit.amount_str(), ""});
+    items.strong.push_back(false);
+  }
+  table(d, items);
+  std::vector<std::string> notes;
+  for (const auto& n : best.p50.notes) notes.push_back(customer_note(n, id));
+  list(d, notes);
+  Table tot{{"", "P50 (" + cur + ")", "P90 (" + cur + ")"}, {}, {}, {false, true, true}, {}};
+  tot.rows.push_back({"Total before tax", best.p50.total.amount_str(), best.p90.total.amount_str()});
+  if (in.tax) {
+    tot.rows.push_back({tax, q.tax_p50.amount_str(), q.tax_p90.amount_str()});
+    tot.rows.push_back({"Total including " + in.tax->name, (best.p50.total + q.tax_p50).amount_str(),
+                        (best.p90.total + q.tax_p90).amount_str()});
+  }
+  tot.strong.assign(tot.rows.size(), false);
+  tot.strong.back() = true;
+  table(d, tot);
+}
 
-  heading(d, "Plan comparison");
+void layout_comparison(const Quote& q, Doc& d) {
+  const QuoteInput& in = q.input;
+  const auto& rows = in.plans.rows;
   const std::string cur = in.plans.currency.str();
   Table cmp{{"Plan", "Total at P50 (" + cur + ")", "Total at P90 (" + cur + ")", "Deposit (" + cur + ")"},
             {},
@@ -121,29 +166,69 @@ Doc layout(const Quote& q) {
     const ComparisonRow& row = rows[ri];
     const bool recommended = q.recommended && *q.recommended == ri;
     const bool competitor = row.option.plan && row.option.plan->competitor;
-    const std::string label =
-        row.option.label + (competitor ? " [competitor, for reference]" : "") + (recommended ? " (recommended)" : "");
-    if (!row.p50.ok() || !row.p90.ok()) {
-      const std::string why = row.p50.errors.empty() ? row.p90.errors.front() : row.p50.errors.front();
-      cmp.rows.push_back({label + ": " + why, "n/a", "n/a", ""});
-    } else {
-      cmp.rows.push_back({label, row.p50.total.amount_str(), row.p90.total.amount_str(),
-                          row.p50.deposit.minor != 0 ? row.p50.deposit.amount_str() : "-"});
-    }
+    if (competitor ? !in.compare : !(row.option.plan && billable_by_default(row.option.plan->kind))) continue;
+    const std::string label = row.option.label + (competitor ? " [another provider, for comparison]" : "") +
+                              (recommended ? " (recommended)" : "");
+    if (!row.p50.ok() || !row.p90.ok()) continue;
+    cmp.rows.push_back({label, row.p50.total.amount_str(), row.p90.total.amount_str(),
+                        row.p50.deposit.minor != 0 ? row.p50.deposit.amount_str() : "-"});
     cmp.strong.push_back(recommended);
   }
+  if (cmp.rows.size() < 2) return;
+  heading(d, in.compare ? "Plan comparison, with other providers' prices" : "Other plans");
   table(d, cmp);
-  list(d, in.plans.notes);
+  para(d,
+       "Totals before tax. The recommended plan is the lowest total at the expected (P50) run among "
+       "the plans offered in this quote; deposits are refundable and not counted.");
+}
 
+void layout_terms(const Quote& q, Doc& d) {
+  const QuoteInput& in = q.input;
+  heading(d, "Terms");
+  std::vector<std::string> t;
+  if (in.tax)
+    t.push_back("Tax: " + in.tax->name + " at " + format_fixed(static_cast<double>(in.tax->rate_bp) / 100, 0) + "%" +
+                (in.tax->basis.empty() ? "" : ". " + in.tax->basis) + " (" + in.tax->source + ").");
+  else
+    t.push_back("Tax: the prices exclude taxes, which are added as the law of the place of supply requires.");
+  t.push_back(
+      "Payment: " + (in.payment_terms.empty() ? std::string("to be agreed in the contract") : in.payment_terms) + ".");
+  t.push_back("Validity: this quote is valid until " + (q.valid_until.empty() ? std::string("-") : q.valid_until) +
+              "; prices and availability are confirmed on signature.");
+  t.push_back(
+      "The amounts are simulated estimates for the job described: the bill follows actual use at the "
+      "prices above.");
+  list(d, t);
+  heading(d, "Acceptance");
+  Table sig{{"", "For " + (in.issuer.empty() ? std::string("the provider") : in.issuer),
+             "For " + (in.customer.empty() ? std::string("the customer") : in.customer)},
+            {},
+            {},
+            {},
+            {20, 40, 40}};
+  for (const char* row : {"Name", "Title", "Signature", "Date"}) sig.rows.push_back({row, "", ""});
+  table(d, sig);
+}
+
+Doc layout(const Quote& q) {
+  const QuoteInput& in = q.input;
+  Doc d;
+  layout_header(q, d);
+  layout_job(q, d);
+  heading(d, "Recommended plan");
+  if (q.recommended && *q.recommended < in.plans.rows.size())
+    layout_bill(q, in.plans.rows[*q.recommended], d);
+  else
+    para(d, "No plan of this price list can be billed for this job.");
+  layout_comparison(q, d);
   if (!in.claims.empty()) {
     heading(d, "Claimed vs simulated");
     list(d, in.claims);
   }
   heading(d, "Assumptions");
   list(d, q.assumptions);
-  para(d, "Quote " + q.id +
-              " is derived from its inputs: the same job, prices and date give the same quote. "
-              "Prepared with flopcast.");
+  layout_terms(q, d);
+  para(d, "Quote " + q.id + " is derived from its inputs: the same job, prices and date give the same quote.");
   return d;
 }
 
@@ -267,15 +352,17 @@ std::string render_quote_html(const Quote& q) {
         bool has_header = false;
         for (const auto& h : t.header) has_header = has_header || !h.empty();
         if (has_header) {
-          out += "<tr>";
+          // <thead>: Qt's HTML import makes it the table's header rows, repeated on each PDF page.
+          out += "<thead><tr>";
           for (std::size_t c = 0; c < t.header.size(); ++c) {
             out += "<th";
             if (c < t.width_pct.size()) out += " width=\"" + std::to_string(t.width_pct[c]) + "%\"";
             if (t.right[c]) out += " align=\"right\"";
             out += ">" + html_escape(t.header[c]) + "</th>";
           }
-          out += "</tr>\n";
+          out += "</tr></thead>\n";
         }
+        out += "<tbody>\n";
         for (std::size_t r = 0; r < t.rows.size(); ++r) {
           out += t.strong[r] ? "<tr class=\"strong\">" : "<tr>";
           for (std::size_t c = 0; c < t.rows[r].size(); ++c) {
@@ -286,7 +373,7 @@ std::string render_quote_html(const Quote& q) {
           }
           out += "</tr>\n";
         }
-        out += "</table>\n";
+        out += "</tbody></table>\n";
         break;
       }
     }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <limits>
 
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/exec/thread_pool.hpp"
@@ -18,11 +19,11 @@
 #include "flopcast/step/step_simulation.hpp"
 #include "flopcast/units/format.hpp"
 #include "flopcast/workload/workload.hpp"
+#include "search_detail.hpp"
 
 namespace flopcast::search {
-namespace {
 
-std::string sfmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+namespace detail {
 std::string sfmt(const char* f, ...) {
   char buf[1024];
   va_list ap;
@@ -31,6 +32,11 @@ std::string sfmt(const char* f, ...) {
   va_end(ap);
   return buf;
 }
+}  // namespace detail
+
+using namespace detail;
+
+namespace {
 
 bool key_less(double ka, std::int64_t ia, double kb, std::int64_t ib) { return ka < kb || (ka == kb && ia < ib); }
 
@@ -148,6 +154,70 @@ std::string plan_label(const ParallelPlan& p) {
   return s;
 }
 
+double TopK::threshold() const {
+  if (k_ == 0) return -std::numeric_limits<double>::infinity();
+  return heap_.size() < k_ ? std::numeric_limits<double>::infinity() : heap_.front().first;
+}
+
+const char* to_string(Confidence c) { return c == Confidence::P50 ? "P50" : "P90"; }
+
+namespace detail {
+
+namespace {
+bool same_bucket(const PlanCandidate& a, const PlanCandidate& b) {
+  return a.gpus == b.gpus && a.precision == b.precision && a.cluster == b.cluster;
+}
+}  // namespace
+
+void RankedList::offer(const PlanCandidate& c, double key) {
+  if (capacity_ == 0 || per_count_ == 0) return;
+  auto less = [](const std::pair<double, PlanCandidate>& a, double k, std::int64_t i) {
+    return key_less(a.first, a.second.index, k, i);
+  };
+  // The bucket's members, worst last (kept_ is sorted).
+  std::size_t in_bucket = 0, worst = kept_.size();
+  for (std::size_t i = 0; i < kept_.size(); ++i)
+    if (same_bucket(kept_[i].second, c)) {
+      ++in_bucket;
+      worst = i;
+    }
+  if (in_bucket >= per_count_) {
+    if (less(kept_[worst], key, c.index)) return;  // worse than every member of its bucket
+    kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(worst));
+  }
+  auto at = std::lower_bound(kept_.begin(), kept_.end(), std::make_pair(key, c),
+                             [&](const auto& a, const auto& b) { return less(a, b.first, b.second.index); });
+  kept_.insert(at, {key, c});
+  if (kept_.size() > capacity_) kept_.pop_back();
+}
+
+void RankedList::merge(const RankedList& other) {
+  for (const auto& [key, c] : other.kept_) offer(c, key);
+}
+
+double RankedList::threshold(const PlanCandidate& c) const {
+  double t = std::numeric_limits<double>::infinity();
+  if (capacity_ == 0 || per_count_ == 0) return -t;
+  if (kept_.size() >= capacity_) t = kept_.back().first;
+  std::size_t in_bucket = 0;
+  double worst = t;
+  for (const auto& [key, x] : kept_)
+    if (same_bucket(x, c)) {
+      ++in_bucket;
+      worst = key;
+    }
+  return in_bucket >= per_count_ ? std::min(t, worst) : t;
+}
+
+std::vector<PlanCandidate> RankedList::sorted() const {
+  std::vector<PlanCandidate> out;
+  out.reserve(kept_.size());
+  for (const auto& [k, c] : kept_) out.push_back(c);
+  return out;
+}
+
+}  // namespace detail
+
 // ---------------------------------------------------------------------------------------------
 // The search
 
@@ -159,16 +229,6 @@ std::vector<int> powers_of_two_upto(int n) {
   return v;
 }
 
-/// The axis values after defaults.
-struct Axes {
-  std::vector<int> tp, pp, cp, ep, vpp, zero;
-  std::vector<std::int64_t> mb;
-  std::vector<bool> sp;
-  std::vector<Recompute> rc;
-  std::vector<Schedule> sched;
-  Schedule flat_schedule = Schedule::OneFOneB;  ///< the schedule a plan without pipeline gets
-  std::vector<int> vpp_interleaved;             ///< the vpp values > 1
-};
 const std::vector<int> kVppFlat{1};
 
 Axes resolve_axes(const PlanSpace& sp, const ModelSpec& m, int gpus_per_node) {
@@ -207,13 +267,16 @@ Axes resolve_axes(const PlanSpace& sp, const ModelSpec& m, int gpus_per_node) {
 }
 
 enum Reason : int {
-  kTpHeads,   // tp does not divide heads / kv_heads / ffn, or exceeds vocab
-  kTpGpus,    // tp*cp*pp exceeds or does not divide the GPU count
-  kCpSeq,     // cp does not divide seq_len
-  kPpLayers,  // pp*vpp exceeds layers
-  kEp,        // ep does not divide dp*cp or experts
-  kBatch,     // micro_batch*dp does not divide global batch
-  kMemory,    // does not fit memory
+  kTpHeads,    // tp does not divide heads / kv_heads / ffn, or exceeds vocab
+  kTpGpus,     // tp*cp*pp exceeds or does not divide the GPU count
+  kCpSeq,      // cp does not divide seq_len
+  kPpLayers,   // pp*vpp exceeds layers
+  kEp,         // ep does not divide dp*cp or experts
+  kBatch,      // micro_batch*dp does not divide global batch
+  kPrecision,  // the GPU has no dense peak for the precision
+  kFramework,  // no training framework runs the combination
+  kMemory,     // does not fit memory
+  kBound,      // the subtree's lower bound cannot beat what is kept
   kReasonCount
 };
 const char* const kReasonText[kReasonCount] = {
@@ -223,7 +286,10 @@ const char* const kReasonText[kReasonCount] = {
     "pp*vpp exceeds the layers",
     "ep does not divide dp*cp or the experts",
     "micro_batch*dp does not divide the global batch",
+    "the GPU has no dense peak for the precision",
+    "no training framework runs the combination (Megatron-core, DeepSpeed, torchtitan)",
     "does not fit in GPU memory",
+    "lower bound on the step time cannot beat the plans kept (never estimated)",
 };
 const char* const kReasonUnit[kReasonCount] = {
     "(GPU type, count, tp) choices",
@@ -232,21 +298,21 @@ const char* const kReasonUnit[kReasonCount] = {
     "(GPU type, count, tp, cp, pp[, vpp]) choices",
     "(..., ep) choices",
     "(..., ep, micro-batch) choices",
+    "(GPU type, count, precision) choices",
     "plans",
+    "plans",
+    "(GPU type, count, tp, cp, pp, ep, micro-batch) shapes",
 };
 
-/// What one work item (a GPU type and count) produced.
+/// What one work item (a GPU type, count and precision) produced. Its lists prune the item's
+/// own subtrees: they depend only on the item, so the counts do not depend on the threads.
 struct ItemResult {
   std::int64_t counts[kReasonCount] = {};
   std::int64_t enumerated = 0, estimated = 0;
   std::optional<PlanCandidate> fastest;
   std::string error;  ///< a candidate the estimate rejected (should not happen; reported)
-};
-
-/// The whole-run constants of a job: steps, failures, checkpoints.
-struct RunModel {
-  std::int64_t steps = 0;
-  Time fixed_wall;  ///< provisioning + debug phase
+  TopK top{0};
+  RankedList ranked{0, 0};
 };
 
 /// Expected GPU span of the run (closed form; exact for synchronous checkpoints, an
@@ -261,32 +327,6 @@ Time expected_span(const JobInput& in) {
   return expected_gpu_span_sync(in.step_time, in.steps, k, stall, in.reliability.restart_time, rate);
 }
 
-/// What one search reads, shared by every worker (read-only).
-struct SearchContext {
-  const Scenario& base;
-  const ComputeProfile& profile;
-  const PlanSpace& space;
-  const PlannerOptions& options;
-  std::int64_t steps = 0;  ///< optimizer steps of the run
-  Time fixed_wall;         ///< provisioning + debug phase
-  EnergySpec energy;       ///< energy figures do not change step or span: any catalog's serve
-  Currency currency;       ///< of every cost
-  std::size_t top_k = 0;
-};
-
-/// One work item: a cluster type and a GPU count.
-struct Item {
-  std::size_t cluster;
-  std::int64_t gpus;
-};
-
-/// A model-parallel shape that divides the job: what the outer axes (tp, cp, pp, ep,
-/// micro-batch) choose; dp follows from the GPU count.
-struct Shape {
-  int tp = 1, cp = 1, pp = 1, ep = 1;
-  std::int64_t dp = 1, mb = 1;
-};
-
 /// Why `base` and `space` cannot be searched (empty: they can).
 std::vector<std::string> request_errors(const Scenario& base, const PlanSpace& space) {
   std::vector<std::string> errors;
@@ -299,9 +339,12 @@ std::vector<std::string> request_errors(const Scenario& base, const PlanSpace& s
   return errors;
 }
 
-/// The work items: every GPU count of every cluster type, in the space's order.
-std::vector<Item> work_items(const Scenario& base, const PlanSpace& space) {
+/// The work items: every GPU count of every cluster type in every precision, in the space's
+/// order; a precision the GPU has no peak for is counted and left out.
+std::vector<Item> work_items(const Scenario& base, const PlanSpace& space, std::int64_t& no_peak) {
   std::vector<Item> items;
+  const std::vector<Precision> precisions =
+      space.precisions.empty() ? std::vector<Precision>{base.precision} : space.precisions;
   for (std::size_t c = 0; c < space.clusters.size(); ++c) {
     const auto& cl = space.clusters[c];
     const std::int64_t gmax = space.gpus_max > 0 ? space.gpus_max : base.cluster.gpus;
@@ -312,8 +355,14 @@ std::vector<Item> work_items(const Scenario& base, const PlanSpace& space) {
       for (std::int64_t g = 1; g < gpn && g <= gmax; g *= 2) counts.push_back(g);
       for (std::int64_t g = gpn; g <= gmax; g += gpn) counts.push_back(g);
     }
-    for (const auto g : counts)
-      if (g >= gmin && (space.gpus_max <= 0 || g <= space.gpus_max)) items.push_back({c, g});
+    for (const Precision p : precisions) {
+      if (!cl.gpu.peak(p)) {
+        ++no_peak;
+        continue;
+      }
+      for (const auto g : counts)
+        if (g >= gmin && (space.gpus_max <= 0 || g <= space.gpus_max)) items.push_back({c, g, p});
+    }
   }
   return items;
 }
@@ -385,11 +434,15 @@ std::vector<Shape> valid_shapes(const ModelSpec& m, const Axes& a, std::int64_t 
   return out;
 }
 
-/// Ranks the plan in `s` (its cluster and plan set; `index` its enumeration order): memory,
-/// then the closed-form step and the expected span of the whole run.
-void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, std::int64_t index, ItemResult& ir,
-                   TopK& top) {
+/// Ranks the plan in `s` (its cluster and plan set; `index` its enumeration order): the
+/// frameworks that run it, memory, then the closed-form step and the expected span of the run.
+void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, std::int64_t index, ItemResult& ir) {
   ++ir.enumerated;
+  const FrameworkSet fw = frameworks_for(s.plan, s.model);
+  if (fw.empty()) {
+    ++ir.counts[kFramework];
+    return;
+  }
   const MemoryBreakdown mem = memory_per_gpu(s, ctx.profile);
   if (!mem.fits()) {
     ++ir.counts[kMemory];
@@ -405,25 +458,49 @@ void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, 
   c.index = index;
   c.cluster = it.cluster;
   c.gpus = it.gpus;
+  c.precision = it.precision;
   c.plan = s.plan;
+  c.frameworks = fw;
   c.step = e.step;
   c.mfu = e.mfu;
   c.memory = mem.total();
   c.capacity = mem.capacity;
   c.steps = ctx.steps;
-  const bool faster = !ir.fastest || e.step < ir.fastest->step;
   const JobInput in = job_input_for(s, e.step, ctx.steps, ctx.energy);
   c.gpu_span = expected_span(in);
   c.wall = c.gpu_span + ctx.fixed_wall;
   c.gpu_hours = static_cast<double>(it.gpus) * c.gpu_span.hours();
-  if (faster) ir.fastest = c;
-  top.offer(c, c.gpu_hours);
+  if (!ir.fastest || key_less(c.step.seconds(), c.index, ir.fastest->step.seconds(), ir.fastest->index)) ir.fastest = c;
+  ir.top.offer(c, c.gpu_hours);
+  ir.ranked.offer(c, ranking_key(ctx, c));
 }
 
-/// Every plan of one shape (schedule, vpp, SP, ZeRO, recompute), evaluated in order; `local`
-/// numbers them within the item.
-void search_shape(const SearchContext& ctx, const Axes& a, const Shape& sh, std::size_t i, const Item& it, Scenario& s,
-                  std::int64_t& local, ItemResult& ir, TopK& top) {
+/// Whether the subtree of a shape whose plans all take at least `lb` per step can hold a plan
+/// any of the item's lists would keep: its fastest plan, the top-K by GPU-hours, the ranked
+/// candidates. Each list only admits a plan strictly better than its threshold (ties go to the
+/// lower enumeration index, which a later plan of the subtree may have: so ">" prunes only
+/// when even the bound is strictly worse).
+bool subtree_may_matter(const SearchContext& ctx, const Item& it, Time lb, const ItemResult& ir) {
+  if (!ir.fastest || lb <= ir.fastest->step) return true;
+  PlanCandidate probe;  // the best any plan of the subtree could be
+  probe.cluster = it.cluster;
+  probe.gpus = it.gpus;
+  probe.precision = it.precision;
+  probe.step = lb;
+  probe.steps = ctx.steps;
+  probe.gpu_span = Time::from_seconds(static_cast<double>(ctx.steps) * lb.seconds() * (1 - 1e-9));
+  probe.wall = probe.gpu_span + ctx.fixed_wall;
+  probe.gpu_hours = static_cast<double>(it.gpus) * probe.gpu_span.hours();
+  if (probe.gpu_hours <= ir.top.threshold()) return true;
+  return ranking_key(ctx, probe) <= ir.ranked.threshold(probe);
+}
+
+/// Every plan of one shape (schedule, vpp, SP, ZeRO, recompute), evaluated in order; the
+/// index numbers the item, the shape (its place in enumeration order) and the plan in it, so
+/// that it does not depend on the order shapes are searched in.
+void search_shape(const SearchContext& ctx, const Axes& a, const Shape& sh, std::int64_t shape_index, std::size_t i,
+                  const Item& it, Scenario& s, ItemResult& ir) {
+  std::int64_t local = 0;
   for (const Schedule sch : a.sched) {
     // Without a pipeline every schedule is the same plan: keep the list's first flat one.
     if (sh.pp == 1 && sch != a.flat_schedule) continue;
@@ -450,21 +527,39 @@ void search_shape(const SearchContext& ctx, const Axes& a, const Shape& sh, std:
             p.zero = zero;
             p.recompute = rc;
             p.schedule = sch;
-            evaluate_plan(ctx, s, it, static_cast<std::int64_t>(i) * (std::int64_t{1} << 32) + local++, ir, top);
+            const std::int64_t index =
+                (static_cast<std::int64_t>(i) << 40) | (shape_index << 16) | std::min<std::int64_t>(local++, 0xFFFF);
+            evaluate_plan(ctx, s, it, index, ir);
           }
       }
     }
   }
 }
 
-/// Searches work item `i` on a worker's scratch scenario `s`.
-void search_item(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, Scenario& s, ItemResult& ir,
-                 TopK& top) {
+/// Searches work item `i` on a worker's scratch scenario `s`: its shapes in order of their
+/// lower bound (best first, so the lists fill with good plans early), each subtree skipped when
+/// its bound cannot beat what the item's lists keep.
+void search_item(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, Scenario& s, ItemResult& ir) {
   s.cluster = ctx.space.clusters[it.cluster];
   s.cluster.gpus = it.gpus;
-  std::int64_t local = 0;
-  for (const Shape& sh : valid_shapes(ctx.base.model, a, it.gpus, ctx.base.plan.global_batch, ir))
-    search_shape(ctx, a, sh, i, it, s, local, ir, top);
+  s.precision = it.precision;
+  ir.top = TopK(ctx.top_k);
+  ir.ranked = RankedList(static_cast<std::size_t>(std::max(0, ctx.options.candidates_per_count)),
+                         static_cast<std::size_t>(std::max(0, ctx.options.candidates_per_count)));
+  const std::vector<Shape> shapes = valid_shapes(ctx.base.model, a, it.gpus, ctx.base.plan.global_batch, ir);
+  std::vector<std::pair<Time, std::int64_t>> order;  // (bound, shape index)
+  order.reserve(shapes.size());
+  for (std::size_t k = 0; k < shapes.size(); ++k)
+    order.emplace_back(ctx.options.prune ? shape_step_lower_bound(s, ctx.profile, a, shapes[k]) : Time{0},
+                       static_cast<std::int64_t>(k));
+  std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& [lb, k] : order) {
+    if (ctx.options.prune && !subtree_may_matter(ctx, it, lb, ir)) {
+      ++ir.counts[kBound];
+      continue;
+    }
+    search_shape(ctx, a, shapes[static_cast<std::size_t>(k)], k, i, it, s, ir);
+  }
 }
 
 /// What the merge keeps per cluster type for the explanations.
@@ -472,13 +567,20 @@ struct ClusterTotals {
   std::vector<std::int64_t> estimated, memory_pruned;
 };
 
-/// Sums the items' counts into `res` (pruning, enumerated, estimated, notes) and merges the
-/// workers' top-K (deterministic: keys tie-break on enumeration index).
+/// Sums the items' counts into `res` (pruning, enumerated, estimated, notes), merges their
+/// top-K into res.top and their ranked candidates into one list per GPU type (deterministic:
+/// keys tie-break on enumeration index).
 ClusterTotals merge_items(const SearchContext& ctx, const std::vector<Item>& items,
-                          const std::vector<ItemResult>& item_results, const std::vector<TopK>& tops, PlanResult& res) {
+                          const std::vector<ItemResult>& item_results, PlanResult& res,
+                          std::vector<std::vector<PlanCandidate>>& ranked) {
   std::int64_t counts[kReasonCount] = {};
-  ClusterTotals totals{std::vector<std::int64_t>(ctx.space.clusters.size(), 0),
-                       std::vector<std::int64_t>(ctx.space.clusters.size(), 0)};
+  const std::size_t nc = ctx.space.clusters.size();
+  ClusterTotals totals{std::vector<std::int64_t>(nc, 0), std::vector<std::int64_t>(nc, 0)};
+  TopK top(ctx.top_k);
+  const auto per_gpu = static_cast<std::size_t>(std::max(0, ctx.options.candidates_per_gpu));
+  const auto rounds = static_cast<std::size_t>(std::max(1, ctx.options.rounds));
+  const auto per_count = static_cast<std::size_t>(std::max(0, ctx.options.candidates_per_count));
+  std::vector<RankedList> lists(nc, RankedList(per_gpu * rounds, per_count));
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto& ir = item_results[i];
     for (int r = 0; r < kReasonCount; ++r) counts[r] += ir.counts[r];
@@ -487,28 +589,63 @@ ClusterTotals merge_items(const SearchContext& ctx, const std::vector<Item>& ite
     totals.estimated[items[i].cluster] += ir.estimated;
     totals.memory_pruned[items[i].cluster] += ir.counts[kMemory];
     if (!ir.error.empty()) res.notes.push_back(ir.error);
+    top.merge(ir.top);
+    lists[items[i].cluster].merge(ir.ranked);
   }
   for (int r = 0; r < kReasonCount; ++r)
     if (counts[r] > 0) res.pruned.push_back({kReasonText[r], counts[r], kReasonUnit[r]});
-  TopK top(ctx.top_k);
-  for (const auto& t : tops) top.merge(t);
   res.top = top.sorted();
   for (auto& c : res.top) c.gpu = ctx.space.clusters[c.cluster].gpu.name;
+  ranked.clear();
+  for (const auto& l : lists) {
+    ranked.push_back(l.sorted());
+    for (auto& c : ranked.back()) c.gpu = ctx.space.clusters[c.cluster].gpu.name;
+  }
   return totals;
 }
 
-/// The catalog name and aliases of a GPU, as plans name it.
+}  // namespace
+
+namespace detail {
+
 std::vector<std::string> gpu_names(const GpuSpec& g) {
   std::vector<std::string> names{g.name};
   names.insert(names.end(), g.aliases.begin(), g.aliases.end());
   return names;
 }
 
-/// What a candidate bills: its expected span, GPUs, debug phase and checkpoint storage.
-BillUsage usage_of(const SearchContext& ctx, const PlanCandidate& c) {
+Scenario scenario_of(const SearchContext& ctx, const PlanCandidate& c) {
   Scenario s = ctx.base;
+  s.locations = {};
   s.cluster = ctx.space.clusters[c.cluster];
   s.cluster.gpus = c.gpus;
+  s.precision = c.precision;
+  s.plan = c.plan;
+  return s;
+}
+
+double ranking_key(const SearchContext& ctx, const PlanCandidate& c) {
+  const PlannerOptions& o = ctx.options;
+  const double base = o.objective == Objective::Fastest ? c.wall.seconds() : c.gpu_hours;
+  if (o.objective == Objective::MostTokens) return base;
+  // Candidates out of reach of the deadline come last (fastest first: the closest plans), then
+  // those out of reach of the budget; each class is non-decreasing in wall time and GPU-hours,
+  // so a subtree's bound (a plan faster and cheaper than all of it) still keys lowest.
+  if (o.deadline && c.wall.seconds() > o.deadline->seconds() * (1 + kRankSlack))
+    return 2 * kOutOfReach + c.wall.seconds();
+  const double price = c.cluster < ctx.min_gpu_hour_price.size() ? ctx.min_gpu_hour_price[c.cluster] : 0;
+  if (o.budget && price > 0 && o.budget->currency == ctx.currency &&
+      c.gpu_hours * price > o.budget->major() * (1 + kRankSlack))
+    return kOutOfReach + base;
+  return base;
+}
+
+}  // namespace detail
+
+namespace {
+/// What a candidate bills: its expected span, GPUs, debug phase and checkpoint storage.
+BillUsage usage_of(const SearchContext& ctx, const PlanCandidate& c) {
+  const Scenario s = scenario_of(ctx, c);
   const JobInput in = job_input_for(s, c.step, ctx.steps, ctx.energy);
   BillUsage usage;
   usage.gpu_span = c.gpu_span;
@@ -568,52 +705,16 @@ void price_fastest(const SearchContext& ctx, const std::vector<ItemResult>& item
 }
 
 /// "128 x B200 TP1 PP2 ... under spheron-b200-spot".
-std::string describe(const PricedPlan& p) {
-  return sfmt("%lld x %s %s under %s", static_cast<long long>(p.candidate.gpus), p.candidate.gpu.c_str(),
-              plan_label(p.candidate.plan).c_str(), p.price_option.c_str());
-}
 
-/// Why the runner-up lost to the best: its extra cost, and its wall time against the best's.
-std::string why_runner_up_lost(const PricedPlan& b, const PricedPlan& r) {
-  const double extra =
-      b.cost.minor > 0 ? 100.0 * static_cast<double>(r.cost.minor - b.cost.minor) / static_cast<double>(b.cost.minor)
-                       : 0;
-  std::string why = r.cost.minor == b.cost.minor
-                        ? sfmt("the runner-up (%s) costs the same, %s", describe(r).c_str(), r.cost.str().c_str())
-                        : sfmt("the runner-up (%s) costs %s, %s more (+%.1f%%)", describe(r).c_str(),
-                               r.cost.str().c_str(), (r.cost - b.cost).str().c_str(), extra);
-  if (r.candidate.wall < b.candidate.wall)
-    why += sfmt(", though it finishes %.1f days sooner (%s vs %s)", (b.candidate.wall - r.candidate.wall).days(),
-                format_days(r.candidate.wall).c_str(), format_days(b.candidate.wall).c_str());
-  else
-    why += sfmt(", and takes %s vs %s", format_days(r.candidate.wall).c_str(), format_days(b.candidate.wall).c_str());
-  return why;
-}
-
-/// The Pareto front, the cheapest plan meeting deadline and budget, the runner-up (the next in
-/// the same order) and why it lost, and a note on the cheapest overall when it is not the choice.
-void choose_plan(const SearchContext& ctx, PlanResult& res) {
+/// The Pareto front of every count's fastest plan, and a note on the cheapest plan overall
+/// when it is not the choice, saying which constraint it breaks.
+void front_and_cheapest(const SearchContext& ctx, PlanResult& res) {
   res.pareto = pareto_front(res.fastest_per_count);
-  std::vector<const PricedPlan*> order;
-  for (const auto& p : res.fastest_per_count) order.push_back(&p);
-  std::stable_sort(order.begin(), order.end(), [](const PricedPlan* a, const PricedPlan* b) {
-    if (a->cost.minor != b->cost.minor) return a->cost.minor < b->cost.minor;
-    if (a->candidate.wall != b->candidate.wall) return a->candidate.wall < b->candidate.wall;
-    return a->candidate.index < b->candidate.index;
-  });
-  for (const PricedPlan* p : order) {
-    if (!p->meets_deadline || !p->meets_budget) continue;
-    if (!res.best) {
-      res.best = *p;
-    } else if (!res.runner_up) {
-      res.runner_up = *p;
-      break;
-    }
-  }
-  if (res.best && res.runner_up) res.why_runner_up_lost = why_runner_up_lost(*res.best, *res.runner_up);
-  if (order.empty() || (res.best && order.front()->cost.minor >= res.best->cost.minor)) return;
-  // The cheapest overall is not the choice: say which constraint it breaks.
-  const auto& c = *order.front();
+  const PricedPlan* cheapest = nullptr;
+  for (const auto& p : res.fastest_per_count)
+    if (!cheapest || p.cost.minor < cheapest->cost.minor) cheapest = &p;
+  if (!cheapest || (res.best && cheapest->cost.minor >= res.best->cost.minor)) return;
+  const auto& c = *cheapest;
   const PlannerOptions& o = ctx.options;
   std::string why;
   if (!c.meets_deadline && o.deadline)
@@ -622,7 +723,8 @@ void choose_plan(const SearchContext& ctx, PlanResult& res) {
   if (!c.meets_budget && o.budget)
     why += (why.empty() ? "" : " and ") + std::string("exceeds the budget (") + c.cost.str() + " > " + o.budget->str() +
            ")";
-  res.notes.push_back("the cheapest plan overall, " + describe(c) + " at " + c.cost.str() + ", " + why);
+  if (why.empty()) why = "is not the choice: its simulated run misses a constraint the closed form met";
+  res.notes.push_back("the cheapest plan overall, " + describe(c) + " at " + c.cost.str() + " (closed form), " + why);
 }
 
 /// The cheapest of cluster type c's priced plans that pass `keep`, or null.
@@ -688,73 +790,53 @@ void explain_clusters(const SearchContext& ctx, const std::vector<ItemResult>& i
 }
 
 /// The P50 and P90 bills of a re-simulated run under the plan's own price option.
-void bill_resimulated(const SearchContext& ctx, const Scenario& s, const JobResult& job, Resimulated& r) {
-  for (const auto& cat : ctx.options.catalogs) {
-    if (cat->name != r.plan.catalog) continue;
-    const int kept = ctx.base.pricing.checkpoints_kept;
-    const PlanComparison cmp =
-        compare_plans(*cat, gpu_names(s.cluster.gpu), usage_of_trial(job, job.p50_trial, kept),
-                      usage_of_trial(job, job.p90_trial, kept), search_compare_options(ctx.base.pricing, ctx.currency));
-    for (const auto& row : cmp.rows)
-      if (row.option.id == r.plan.price_option && row.p50.ok() && row.p90.ok()) {
-        r.cost_p50 = row.p50.total;
-        r.cost_p90 = row.p90.total;
-      }
-  }
-}
-
-/// One chosen plan re-simulated: the step with the step simulator, then the whole run (the
-/// one job-size guard first, as `simulate` applies it) and its bills.
-Resimulated resimulate(const SearchContext& ctx, const StepSimulator& sim, const PricedPlan& p) {
-  Resimulated r;
-  r.plan = p;
-  Scenario s = ctx.base;
-  s.cluster = ctx.space.clusters[p.candidate.cluster];
-  s.cluster.gpus = p.candidate.gpus;
-  s.plan = p.candidate.plan;
-  r.step = sim(s, ctx.profile);
-  if (!r.step.ok) {
-    r.errors.push_back(r.step.error);
-    return r;
-  }
-  const JobInput in = job_input_for(s, r.step.step, ctx.steps, ctx.energy);
-  if (const std::string why = job_too_big_to_simulate(in); !why.empty()) {
-    r.errors.push_back(why);
-    return r;
-  }
-  JobOutcome job = simulate_job(in);
-  r.errors = job.errors;
-  if (!job.ok()) return r;
-  r.run_ok = true;
-  r.wall_p50 = job.result.wall_p50;
-  r.wall_p90 = job.result.wall_p90;
-  r.p90_meets_deadline = !ctx.options.deadline || r.wall_p90 <= *ctx.options.deadline;
-  bill_resimulated(ctx, s, job.result, r);
-  return r;
-}
-
-/// Re-simulates the chosen plan, the runner-up and the front's fastest (each once, at most
-/// options.resimulate in all).
-void resimulate_chosen(const SearchContext& ctx, PlanResult& res) {
-  std::vector<const PricedPlan*> chosen;
-  if (res.best) chosen.push_back(&*res.best);
-  if (res.runner_up) chosen.push_back(&*res.runner_up);
-  if (!res.pareto.empty()) chosen.push_back(&res.pareto.front());
-  const StepSimulator sim = ctx.options.simulator ? ctx.options.simulator : StepSimulator(des_step_simulation);
-  for (const PricedPlan* p : chosen) {
-    if (static_cast<int>(res.resimulated.size()) >= ctx.options.resimulate) break;
-    bool seen = false;
-    for (const auto& r : res.resimulated)
-      if (r.plan.candidate.index == p->candidate.index && r.plan.price_option == p->price_option) seen = true;
-    if (!seen) res.resimulated.push_back(resimulate(ctx, sim, *p));
-  }
-}
 
 /// The search's one currency: the options', else the first catalog's, else USD.
 Currency search_currency(const PlannerOptions& options) {
   return !options.currency.empty()   ? Currency::of(options.currency)
          : !options.catalogs.empty() ? options.catalogs.front()->currency
                                      : Currency::of("USD");
+}
+
+/// The lowest price of one GPU-hour of `gpu` over the catalogs' plans that name it, in
+/// `currency` (0 when none can be converted): each plan's price per unit over its unit's hours
+/// and the GPUs it covers, less its commitment discount. A bill is never below it per GPU-hour
+/// of GPU time (started units and minimum terms only add), credits aside.
+double min_gpu_hour_price(const std::vector<std::shared_ptr<const PriceCatalog>>& catalogs, const GpuSpec& gpu,
+                          Currency currency) {
+  double best = 0;
+  const std::vector<std::string> names = gpu_names(gpu);
+  for (const auto& cat : catalogs)
+    for (const Plan* p : cat->plans_for(names)) {
+      bool named = false;
+      for (const auto& n : names) named = named || p->names_gpu(n);
+      if (!named) continue;
+      const auto micro = convert_micro(*cat, p->price.micro, p->price.currency, currency);
+      if (!micro) continue;
+      const double gpus = p->basis == PriceBasis::PerNode ? std::max(1, p->gpus_per_node) : 1;
+      const double per_hour = static_cast<double>(*micro) / 1e6 / billing_unit_length(p->unit).hours() / gpus *
+                              (1.0 - static_cast<double>(p->discount_bp) / 10000.0);
+      if (per_hour > 0 && (best == 0 || per_hour < best)) best = per_hour;
+    }
+  return best;
+}
+
+SearchContext make_context(const Scenario& base, const ComputeProfile& profile, const PlanSpace& space,
+                           const PlannerOptions& options) {
+  const double tokens_per_step = static_cast<double>(base.plan.global_batch) * static_cast<double>(base.model.seq_len);
+  SearchContext ctx{base,
+                    profile,
+                    space,
+                    options,
+                    static_cast<std::int64_t>(std::ceil(base.training.tokens / tokens_per_step)),
+                    base.reliability.provisioning + base.reliability.debug_phase,
+                    options.catalogs.empty() ? EnergySpec{} : energy_spec(*options.catalogs.front(), base.pricing),
+                    search_currency(options),
+                    static_cast<std::size_t>(std::max(0, options.top_k)),
+                    {}};
+  for (const auto& cl : space.clusters)
+    ctx.min_gpu_hour_price.push_back(min_gpu_hour_price(options.catalogs, cl.gpu, ctx.currency));
+  return ctx;
 }
 
 }  // namespace
@@ -766,36 +848,26 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
   const auto t0 = std::chrono::steady_clock::now();
   out.errors = request_errors(base, space);
   if (!out.errors.empty()) return out;
-  const std::vector<Item> items = work_items(base, space);
+  std::int64_t no_peak = 0;
+  const std::vector<Item> items = work_items(base, space, no_peak);
   if (items.empty()) {
-    out.errors.push_back("no GPU count to search (check --gpus-max and the node size)");
+    out.errors.push_back(no_peak > 0 ? "no GPU type searched has a dense peak for the precisions asked"
+                                     : "no GPU count to search (check --gpus-max and the node size)");
     return out;
   }
-  const double tokens_per_step = static_cast<double>(base.plan.global_batch) * static_cast<double>(base.model.seq_len);
-  const SearchContext ctx{
-      base,
-      profile,
-      space,
-      options,
-      static_cast<std::int64_t>(std::ceil(base.training.tokens / tokens_per_step)),
-      base.reliability.provisioning + base.reliability.debug_phase,
-      options.catalogs.empty() ? EnergySpec{} : energy_spec(*options.catalogs.front(), base.pricing),
-      search_currency(options),
-      static_cast<std::size_t>(std::max(0, options.top_k))};
+  const SearchContext ctx = make_context(base, profile, space, options);
 
-  // Enumerate and rank: each worker has its own scratch scenario and top-K.
+  // Enumerate and rank: each worker has its own scratch scenario; each item its own lists.
   std::vector<Axes> axes;
   for (const auto& cl : space.clusters) axes.push_back(resolve_axes(space, base.model, cl.gpus_per_node));
   const int threads = std::max(1, options.threads);
   std::vector<ItemResult> item_results(items.size());
-  std::vector<TopK> tops(static_cast<std::size_t>(threads), TopK(ctx.top_k));
   std::vector<Scenario> scratch(static_cast<std::size_t>(threads), base);
   for (auto& s : scratch) s.locations = {};
   exec::parallel_for(
       items.size(), threads,
       [&](std::size_t i, int w) {
-        const auto wi = static_cast<std::size_t>(w);
-        search_item(ctx, axes[items[i].cluster], i, items[i], scratch[wi], item_results[i], tops[wi]);
+        search_item(ctx, axes[items[i].cluster], i, items[i], scratch[static_cast<std::size_t>(w)], item_results[i]);
       },
       options.cancel);
   if (options.cancel && options.cancel->load()) {
@@ -803,17 +875,19 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
     return out;
   }
 
-  const ClusterTotals totals = merge_items(ctx, items, item_results, tops, res);
+  std::vector<std::vector<PlanCandidate>> ranked;
+  const ClusterTotals totals = merge_items(ctx, items, item_results, res, ranked);
+  if (no_peak > 0) res.pruned.push_back({kReasonText[kPrecision], no_peak, kReasonUnit[kPrecision]});
   res.currency = ctx.currency.str();
   std::vector<bool> priced_cluster(space.clusters.size(), false);
   price_fastest(ctx, item_results, res, priced_cluster);
-  choose_plan(ctx, res);
-  explain_clusters(ctx, item_results, totals, priced_cluster, res);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   const auto t1 = std::chrono::steady_clock::now();
-  resimulate_chosen(ctx, res);
+  choose_by_simulation(ctx, ranked, res);
   res.resimulate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  front_and_cheapest(ctx, res);
+  explain_clusters(ctx, item_results, totals, priced_cluster, res);
   return out;
 }
 

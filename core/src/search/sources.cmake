@@ -1,1 +1,5 @@
-list(APPEND FLOPCAST_CORE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/planner.cpp)
+list(APPEND FLOPCAST_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/planner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/plan_bounds.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/plan_choice.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/framework_rules.cpp)

@@ -24,9 +24,21 @@ struct PlanRequest {
   std::vector<std::string> catalogs;
   std::string currency;          ///< of every cost; "" = the scenario's pricing.currency, else the budget's
   std::optional<Time> deadline;  ///< longest wall time of the whole run
-  std::string budget;            ///< largest bill as written ("2.5M USD", "1500000"); "" = none
-  int top_k = 10;                ///< plans in the top list
-  int threads = 1;               ///< worker threads (results do not depend on it)
+  /// The deadline as written ("45d", "1080h"); a unit is required. Set, it replaces `deadline`.
+  std::string deadline_text;
+  /// Largest bill as written, with its currency ("5M CNY", "500万 CNY", "2e6 USD"); "" = none. In
+  /// another currency than the search's it is converted with a catalog's stated rate.
+  std::string budget;
+  search::Confidence confidence = search::Confidence::P90;
+  /// Most tokens the budget buys (`--tokens max`); needs a budget.
+  bool tokens_max = false;
+  /// Numeric formats to search ("bf16", "fp8", "nvfp4"); empty = the scenario's.
+  std::vector<std::string> precisions;
+  /// Price spot plans too (their interruptions are simulated); by default only offers, list
+  /// and contract prices are billed (never assumptions or competitors' prices).
+  bool allow_spot = false;
+  int top_k = 10;                             ///< plans in the top list
+  int threads = 1;                            ///< worker threads (results do not depend on it)
   const std::atomic<bool>* cancel = nullptr;  ///< set to stop the search (the GUI's Cancel)
 };
 
@@ -35,7 +47,10 @@ enum class PlanProblem {
   None,
   UnknownGpu,         ///< a GPU type is not in the catalog, or has no usual fabric (`why`)
   CatalogUnreadable,  ///< a price catalog cannot be loaded (`why` names it; `diags` say why)
-  BadBudget,          ///< the budget is not an amount
+  BadBudget,          ///< the budget is not an amount with its currency, or cannot be converted (`why`)
+  BadDeadline,        ///< the deadline is not a duration with its unit (`why`)
+  BadPrecision,       ///< a precision is unknown (`why`)
+  NeedsBudget,        ///< tokens_max without a budget
 };
 
 /// One cluster spec per GPU name: the scenario's cluster for its own GPU, else the GPU's usual
@@ -55,10 +70,30 @@ PlanProblem prepare_plan_space(const io::Catalog& cat, const Scenario& s, const 
 
 /// Stage 2: the planner options of `request`: the catalogs loaded from `data_dir` (""
 /// = the embedded copies), the currency, the budget (in the request's currency, else the
-/// first catalog's), the deadline, top-K, threads and cancel flag. CatalogUnreadable (`why`
-/// = the catalog's name, `diags` its loader's diagnostics; those of catalogs that loaded are
-/// not kept) or BadBudget on failure.
+/// first catalog's), the deadline, the objective (cheapest; fastest for a budget without a
+/// deadline; most tokens), the confidence, top-K, threads and cancel flag. Each catalog keeps
+/// only the plans a customer is billed at (offer, list, contract; spot with allow_spot).
+/// CatalogUnreadable (`why` = the catalog's name, `diags` its loader's diagnostics; those of
+/// catalogs that loaded are not kept), BadBudget, BadDeadline (`why` says what to write) or
+/// NeedsBudget on failure.
 PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, const std::string& data_dir,
                                  search::PlannerOptions& options, std::string& why, Diagnostics& diags);
+
+/// "A,B, C" -> {"A", "B", "C"} (empty items dropped): the lists of --gpu, --catalog, --precision.
+std::vector<std::string> split_list(const std::string& s);
+
+/// The catalog with only the plans of the kinds a plan or quote bills: offer, list, contract,
+/// and spot when `allow_spot`; assumptions and competitors' prices are left out.
+PriceCatalog billable_catalog(PriceCatalog catalog, bool allow_spot);
+
+/// The scenario of a search's recommended plan `chosen`: `base` (the searched scenario) with the
+/// plan's cluster, GPU count, precision, parallel plan and price catalog.
+Scenario plan_scenario(const Scenario& base, const search::PlanSpace& space, const search::Resimulated& chosen);
+
+/// The recommended plan written as a scenario: `base_yaml` (the searched scenario's file text)
+/// with the plan's cluster, fabric, parallel plan, precision and price catalog, through the io
+/// scenario writer (every other key kept). Loads as the plan's scenario.
+std::string plan_scenario_yaml(const std::string& base_yaml, const Scenario& base, const search::PlanSpace& space,
+                               const search::Resimulated& chosen, const io::Catalog& catalog);
 
 }  // namespace flopcast::app

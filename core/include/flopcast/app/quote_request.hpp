@@ -21,6 +21,19 @@ enum class QuoteProblem {
   RunNotSimulated,    ///< the whole run cannot be simulated (too big, bad reliability): infeasible
   NoPricing,          ///< the scenario has no `pricing:` block: bad input
   QuoteInvalid,       ///< the quote's own checks failed (`details`): bad input
+  BadDeadline,        ///< the deadline is not a duration with its unit (`details` say what to write): usage
+  BadBudget,          ///< the budget is not an amount with its currency, or cannot be converted: usage
+};
+
+/// What the customer asked for and how the quote is to be made.
+struct QuoteOptions {
+  std::string customer;
+  std::string date;           ///< "YYYY-MM-DD"
+  std::string deadline_text;  ///< "45d"; "" = none (a unit is required)
+  std::string budget_text;    ///< "5M CNY"; "" = none (a currency is required)
+  bool p50 = false;           ///< check the requirements at P50 instead of P90
+  bool compare = false;       ///< show competitors' prices beside the provider's plans
+  std::string frameworks;     ///< "" = the frameworks that run the scenario's plan
 };
 
 /// A quote, or the problem that stops it.
@@ -39,6 +52,9 @@ struct QuoteOutcome {
 /// from `data_dir`, checks them in the order of QuoteProblem, and lays out the quote.
 QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const std::string& customer,
                            const std::string& date);
+/// The same with the customer's requirements (checked against the run and the bill), tax and
+/// payment terms from the catalog, and competitors' prices only with `compare`.
+QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const QuoteOptions& options);
 
 /// The words both fronts use for `problem` (None and QuoteInvalid have none: details say it):
 /// "no quote for a plan that does not fit: it needs 90.1 GiB per GPU, the H800 has 79.7 GiB",

@@ -27,4 +27,22 @@ std::optional<Time> parse_duration(std::string_view s);
 /// `fallback`). At most 9e15 major units; nullopt when not an amount.
 std::optional<Money> parse_budget(const std::string& text, const std::string& currency, const std::string& fallback);
 
+/// Why a duration or an amount that must carry its unit was refused.
+enum class UnitProblem {
+  None,
+  Malformed,        ///< not a number with a unit at all
+  MissingUnit,      ///< a bare number ("45"): the unit (days, hours) must be written
+  MissingCurrency,  ///< an amount without its currency ("5M", "500万")
+  Negative,         ///< zero or less
+};
+
+/// A duration that must state its unit: "45d", "1080h", "6 weeks", "90 min". A bare number is
+/// MissingUnit (never read as seconds).
+std::optional<Time> parse_duration_with_unit(std::string_view s, UnitProblem* problem = nullptr);
+
+/// An amount of money with its currency (an ISO code after the number): "5M CNY", "2e6 USD",
+/// "1,500,000 USD", "500万 CNY" (万 = 10^4), "1.2亿 CNY" (亿 = 10^8), "800k EUR". At most 9e15 major
+/// units, rounded to the minor unit; MissingCurrency when no code follows.
+std::optional<Money> parse_money(std::string_view s, UnitProblem* problem = nullptr);
+
 }  // namespace flopcast::io

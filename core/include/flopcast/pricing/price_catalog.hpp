@@ -62,6 +62,21 @@ struct AddOn {
   std::string note;
 };
 
+/// What a price is: who stands behind it and whether a customer can be billed at it.
+enum class PriceKind {
+  Offer,       ///< the provider's own offer (what its quotes bill)
+  List,        ///< a published list price anyone can buy at (on-demand, reserved, capacity blocks)
+  Contract,    ///< a negotiated or committed-term price (a minimum term usually applies)
+  Spot,        ///< preemptible capacity: cheaper, interrupted at the provider's will
+  Assumption,  ///< a figure someone assumed (a paper's rental assumption): never billed as an offer
+  Competitor,  ///< another provider's price recorded for comparison: shown only when asked
+};
+/// "offer", "list", "contract", "spot", "assumption", "competitor".
+const char* to_string(PriceKind k);
+std::optional<PriceKind> parse_price_kind(std::string_view s);
+/// Whether plans and quotes bill a plan of this kind by default (offer, list, contract).
+bool billable_by_default(PriceKind k);
+
 /// One way to rent GPUs.
 struct Plan {
   std::string id;    ///< unique in the catalog, e.g. "a100-80g-hourly"
@@ -85,6 +100,14 @@ struct Plan {
   /// A competitor's price the catalog records for comparison: billed and compared like any
   /// plan, never mixed with the provider's plans and never recommended in the provider's quote.
   bool competitor = false;
+  /// What the price is (required in a catalog file); Competitor sets `competitor`.
+  PriceKind kind = PriceKind::Offer;
+  /// Spot plans: interruptions per node (gpus_per_node GPUs, default 8) per hour of use, the time to get capacity back
+  /// and train again, and the source of the rate. A run under the plan is simulated with these interruptions on top of
+  /// failures.
+  double interruptions_per_hour = 0;
+  Time interruption_restart{0};
+  std::string interruption_source;
   std::string date;        ///< date of the price (YYYY-MM or as the source gives it)
   std::string source;      ///< citation
   std::string confidence;  ///< A, B, C or CLAIM (docs/references.md, Confidence grades)
@@ -121,6 +144,14 @@ struct Electricity {
   std::string note;
 };
 
+/// The tax a quote adds to the bill (`tax:`): its name, rate and the rule it comes from.
+struct Tax {
+  std::string name;          ///< e.g. "VAT"
+  std::int64_t rate_bp = 0;  ///< basis points: 600 = 6%
+  std::string basis;         ///< what it is levied on and why this rate
+  std::string source;        ///< the rule (law, circular) that sets it
+};
+
 /// A provider's price list.
 struct PriceCatalog {
   std::string name;      ///< file stem, e.g. "seed-vendor"
@@ -135,6 +166,8 @@ struct PriceCatalog {
   std::optional<Credit> new_user_credit;
   std::optional<Electricity> electricity;
   std::vector<std::string> notes;  ///< claims that are not prices, caveats
+  std::optional<Tax> tax;          ///< added to quoted totals; none = the quote says taxes are extra
+  std::string payment_terms;       ///< as the provider states them; "" = to be agreed
 
   /// The plan with that id, or nullptr.
   const Plan* find_plan(std::string_view id) const;

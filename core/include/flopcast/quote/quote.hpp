@@ -38,6 +38,15 @@ struct QuoteCatalog {
   static QuoteCatalog of(const PriceCatalog& catalog);
 };
 
+/// What the customer asked for. The deadline is compared with the calendar time and the budget
+/// with the recommended plan's total before tax, both at P90 (P50 when `p50`).
+struct QuoteRequirements {
+  double tokens = 0;  ///< training tokens asked (0 = the job's)
+  std::optional<Time> deadline;
+  std::optional<Money> budget;
+  bool p50 = false;
+};
+
 /// Everything a quote is made from. Plain data; the caller fills it.
 struct QuoteInput {
   std::string customer;    ///< who the quote is for
@@ -50,6 +59,23 @@ struct QuoteInput {
   QuoteCatalog catalog;
   std::vector<std::string> extra_assumptions;  ///< appended to the generated ones
   std::vector<std::string> claims;             ///< "claimed vs simulated" lines with verdicts (may be empty)
+  QuoteRequirements requirements;
+  std::optional<Tax> tax;     ///< added to the totals (none: the quote says taxes are extra)
+  std::string payment_terms;  ///< "" = to be agreed in the contract
+  std::string frameworks;     ///< training frameworks that run the plan (may be empty)
+  /// Relative half-width of the model's uncertainty band on the step time (0 = none known) and
+  /// what it rests on.
+  double model_uncertainty = 0;
+  std::string model_uncertainty_basis;
+  bool compare = false;  ///< show competitors' prices beside the provider's plans
+};
+
+/// One requirement against the plan: what was asked, what the plan gives, whether it is met.
+struct RequirementCheck {
+  std::string what;   ///< "Training tokens", "Deadline", "Budget"
+  std::string asked;  ///< as the customer put it
+  std::string plan;   ///< what the plan gives (at the percentile)
+  bool met = true;
 };
 
 /// A quote ready to render.
@@ -59,12 +85,19 @@ struct Quote {
   QuoteInput input;
   std::optional<std::size_t> recommended;  ///< row of input.plans (its cheapest)
   std::vector<std::string> assumptions;    ///< generated from the inputs, then the extra ones
-  std::vector<std::string> errors;         ///< e.g. a malformed issue date; empty = usable
+  std::vector<RequirementCheck> requirements;
+  Money tax_p50, tax_p90;           ///< the tax on the recommended plan's totals
+  std::vector<std::string> errors;  ///< e.g. a malformed issue date; empty = usable
   bool ok() const { return errors.empty(); }
+  /// Whether every requirement the customer stated is met.
+  bool meets() const;
 };
 
-/// Builds the quote: id, validity date, recommendation, assumptions.
+/// Builds the quote: id, validity date, recommendation, requirement checks, tax, assumptions.
 Quote make_quote(QuoteInput input);
+
+/// `amount` x `rate_bp` / 10,000 rounded half away from zero to the minor unit.
+Money tax_on(const Money& amount, std::int64_t rate_bp);
 
 /// The canonical text the id hashes: every input that shows in the quote, one "key=value"
 /// per line, numbers in round-trip precision ("%.17g"), times in ns, money in minor units.

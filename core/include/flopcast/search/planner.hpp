@@ -1,17 +1,20 @@
 #pragma once
 /// The plan search (`flopcast plan`): enumerates every plan of a job over GPU types, GPU
-/// counts, parallel degrees (TP, PP, DP, CP, EP, VPP), micro-batch, sequence parallelism, ZeRO,
-/// recompute, schedule and price plan; prunes the ones that break divisibility or do not fit
-/// memory (counted per reason); ranks the rest with the closed-form step estimate; re-simulates
-/// the best through an injectable step simulator (the DES once merged) and the whole-run
-/// simulation; returns the time/cost Pareto front and the cheapest plan meeting a deadline and
-/// a budget.
+/// counts, precisions, parallel degrees (TP, PP, DP, CP, EP, VPP), micro-batch, sequence
+/// parallelism, ZeRO, recompute, schedule and price plan; keeps only plans a training framework
+/// runs (framework_rules.hpp); prunes the ones that break divisibility or do not fit memory
+/// (counted per reason) and whole subtrees whose lower bound on step time cannot beat what is
+/// kept (plan_bounds.cpp proves the bound); ranks the rest with the closed-form step estimate;
+/// then re-simulates the best candidates of each GPU type with the discrete-event step and the
+/// whole-run Monte Carlo and recommends only a plan whose simulated P90 (or P50) time and cost
+/// meet the deadline and the budget. When none does, it says how close the nearest come and
+/// what would make one work (more GPUs, more days, more budget), computed from the simulations.
 ///
-/// Memory stays flat however large the space: the search keeps a bounded top-K heap and, per
-/// (GPU type, GPU count), the fastest plan only. For a fixed GPU type, count and price plan the
-/// bill grows with the run's span, so each count's fastest plan is also its cheapest and the
-/// front is built from those (a commitment discount that starts at a longer term is the one
-/// exception; the notes say when a catalog has one).
+/// Memory stays flat however large the space: the search keeps bounded lists (top-K, the ranked
+/// candidates per GPU type) and, per (GPU type, GPU count), the fastest plan only. For a fixed
+/// GPU type, count and price plan the bill grows with the run's span, so each count's fastest
+/// plan is also its cheapest and the front is built from those (a commitment discount that
+/// starts at a longer term is the one exception; the notes say when a catalog has one).
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -25,6 +28,7 @@
 #include "flopcast/job/job_result.hpp"
 #include "flopcast/pricing/price_catalog.hpp"
 #include "flopcast/scenario/scenario.hpp"
+#include "flopcast/search/framework_rules.hpp"
 #include "flopcast/units/money.hpp"
 #include "flopcast/units/units.hpp"
 
@@ -51,6 +55,9 @@ struct PlanSpace {
   std::vector<bool> sequence_parallel;    ///< empty = {false, true} (true only with tp > 1)
   std::vector<Recompute> recompute;       ///< empty = none, selective, full
   std::vector<Schedule> schedule;         ///< empty = 1f1b, interleaved, zero-bubble, gpipe (pp > 1)
+  /// Numeric formats; empty = the base scenario's. A GPU without a dense peak for one (fp8
+  /// before Hopper, nvfp4 before Blackwell) is not searched in it.
+  std::vector<Precision> precisions;
 };
 
 /// What the re-simulation of one plan returns: its step time and where it came from.
@@ -69,6 +76,17 @@ StepSimulation estimate_step_simulation(const Scenario& s, const ComputeProfile&
 /// The discrete-event step simulation (core/step, simulate_step without a timeline): the default.
 StepSimulation des_step_simulation(const Scenario& s, const ComputeProfile& profile);
 
+/// Which simulated percentile must meet the deadline and the budget.
+enum class Confidence { P50, P90 };
+const char* to_string(Confidence c);  ///< "P50", "P90"
+
+/// What the search optimises within the constraints.
+enum class Objective {
+  Cheapest,    ///< the lowest bill (a deadline, a budget or neither)
+  Fastest,     ///< the shortest run (a budget without a deadline: what the budget buys soonest)
+  MostTokens,  ///< the most training tokens the budget buys (by the deadline, when one is set)
+};
+
 /// Search settings.
 struct PlannerOptions {
   std::optional<Time> deadline;  ///< wall time of the whole run, provisioning included
@@ -79,9 +97,23 @@ struct PlannerOptions {
   int threads = 1;       ///< worker threads (results do not depend on it)
   /// Price catalogs whose plans are searched. Empty: costs are not computed (time only).
   std::vector<std::shared_ptr<const PriceCatalog>> catalogs;
-  /// Plans re-simulated (step simulator + whole-run Monte Carlo): the chosen plan, the
-  /// runner-up and the front's fastest; at most this many in all.
-  int resimulate = 3;
+  Confidence confidence = Confidence::P90;
+  Objective objective = Objective::Cheapest;
+  /// Relative half-width of the model's uncertainty band on the step time (0 = none known): a
+  /// plan must meet the constraints with its simulated time (and GPU time) stretched by 1 + this.
+  double model_uncertainty = 0;
+  /// Candidates re-simulated per GPU type in one round (at least 32), at most
+  /// `candidates_per_count` of them with the same GPU count and precision, so that a round
+  /// spans several counts; `rounds` rounds at most while no candidate meets the constraints.
+  int candidates_per_gpu = 32;
+  int candidates_per_count = 4;
+  int rounds = 4;
+  /// Discard subtrees by their lower bound (plan_bounds.cpp). Off: every plan is estimated
+  /// (the tests hold the two to the same result).
+  bool prune = true;
+  /// When nothing meets, search beyond the GPU limit for the count that would (off in that
+  /// inner search itself).
+  bool find_remedies = true;
   StepSimulator simulator;  ///< empty = des_step_simulation
   /// Set (by another thread, e.g. the GUI's Cancel) to stop the search: the workers stop at
   /// the next (GPU type, count) item and search_plans returns the error "cancelled".
@@ -94,8 +126,10 @@ struct PlanCandidate {
   std::size_t cluster = 0;  ///< index into PlanSpace::clusters
   std::string gpu;          ///< GPU catalog name
   std::int64_t gpus = 0;
+  Precision precision = Precision::BF16;
   ParallelPlan plan;
-  Time step;  ///< closed-form step time
+  FrameworkSet frameworks;  ///< the training frameworks that run the plan
+  Time step;                ///< closed-form step time
   double mfu = 0;
   Bytes memory;            ///< per GPU, most-loaded stage
   Bytes capacity;          ///< the GPU's HBM
@@ -118,7 +152,8 @@ struct PricedPlan {
   bool meets_budget = true;
 };
 
-/// The re-simulation of a plan: step simulator + whole-run Monte Carlo + bill.
+/// The re-simulation of a plan: step simulator + whole-run Monte Carlo + bill. `plan` names
+/// the price option that bills least at the confidence percentile.
 struct Resimulated {
   PricedPlan plan;
   StepSimulation step;
@@ -127,6 +162,15 @@ struct Resimulated {
   Time wall_p50, wall_p90;
   Money cost_p50, cost_p90;
   bool p90_meets_deadline = true;
+  /// At the confidence percentile, with the model's uncertainty band: what is compared with
+  /// the deadline and the budget.
+  Time wall;
+  Money cost;
+  bool meets_deadline = true;
+  bool meets_budget = true;
+  bool spot = false;  ///< priced under a spot plan (its interruptions are in the run)
+  double tokens = 0;  ///< training tokens of the simulated run (MostTokens: what the budget buys)
+  bool meets() const { return run_ok && meets_deadline && meets_budget; }
 };
 
 /// Counts of one pruning reason.
@@ -147,10 +191,19 @@ struct PlanResult {
   std::vector<PlanCandidate> top;             ///< top-K by expected GPU-hours (then wall time)
   std::vector<PricedPlan> fastest_per_count;  ///< each (GPU type, count)'s fastest plan, cheapest option
   std::vector<PricedPlan> pareto;             ///< time/cost front, by wall time ascending
-  std::optional<PricedPlan> best;             ///< cheapest meeting deadline and budget
-  std::optional<PricedPlan> runner_up;        ///< the next cheapest on another GPU type, count or price option
+  /// The recommended plan: the simulated plan that meets the deadline and the budget at the
+  /// confidence percentile and is best for the objective; `best` is its priced plan (cost at
+  /// the confidence percentile) and `runner_up` the next one.
+  std::optional<Resimulated> chosen;
+  std::optional<PricedPlan> best;
+  std::optional<PricedPlan> runner_up;
   std::string why_runner_up_lost;
-  std::vector<Resimulated> resimulated;
+  std::vector<Resimulated> resimulated;  ///< every re-simulated candidate, in ranking order
+  int rounds = 0;                        ///< re-simulation rounds run
+  /// Nothing meets: the nearest simulated plans (by how far they miss) and what would make
+  /// one work ("a deadline of 49 days", "a budget of 9.1M CNY", "1,024 H800"), computed.
+  std::vector<Resimulated> closest;
+  std::vector<std::string> remedies;
   std::vector<std::string> infeasible;  ///< per GPU type / constraint: why nothing (or less) was possible
   std::vector<std::string> notes;
 };
@@ -160,6 +213,8 @@ class TopK {
  public:
   explicit TopK(std::size_t k) : k_(k) {}
   void offer(const PlanCandidate& c, double key);
+  /// The largest key kept once K are kept (a candidate above it cannot enter); +inf before.
+  double threshold() const;
   /// Merges another TopK (same k).
   void merge(const TopK& other);
   /// The kept candidates, best first.

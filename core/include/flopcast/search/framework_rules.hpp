@@ -1,0 +1,38 @@
+#pragma once
+/// Which training frameworks run a parallel plan: Megatron-core (Megatron-LM), DeepSpeed
+/// (with Megatron-DeepSpeed for tensor parallelism) and FSDP2 / torchtitan. The planner keeps
+/// only plans at least one of them runs and names the frameworks on each plan; `simulate`
+/// can say the same of a written plan. Each rule cites the framework source it comes from
+/// (framework_rules.cpp).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "flopcast/parallel/parallel_plan.hpp"
+#include "flopcast/workload/model_spec.hpp"
+
+namespace flopcast::search {
+
+/// A training framework, as a bit of a FrameworkSet.
+enum class Framework : std::uint8_t { MegatronCore = 1, DeepSpeed = 2, TorchTitan = 4 };
+
+/// A set of frameworks (bits of Framework).
+struct FrameworkSet {
+  std::uint8_t bits = 0;
+  bool empty() const { return bits == 0; }
+  bool has(Framework f) const { return (bits & static_cast<std::uint8_t>(f)) != 0; }
+  /// "Megatron-core, torchtitan (FSDP2)"; "none" when empty.
+  std::string str() const;
+};
+
+/// "Megatron-core", "DeepSpeed", "torchtitan (FSDP2)".
+const char* to_string(Framework f);
+
+/// The frameworks that run `plan` for `model`.
+FrameworkSet frameworks_for(const ParallelPlan& plan, const ModelSpec& model);
+
+/// Why each framework does not run `plan` (one line per framework left out, with its source);
+/// empty when all three run it.
+std::vector<std::string> framework_exclusions(const ParallelPlan& plan, const ModelSpec& model);
+
+}  // namespace flopcast::search
