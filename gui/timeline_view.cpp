@@ -40,6 +40,12 @@ QString short_label(const app::TimelineSlice& s) {
       return QStringLiteral("R") + mb;
     case app::SliceKind::Comm:
       return QStringLiteral("comm");
+    case app::SliceKind::TpComm:
+      return QStringLiteral("TP");
+    case app::SliceKind::CpComm:
+      return QStringLiteral("CP");
+    case app::SliceKind::EpComm:
+      return QStringLiteral("EP");
     case app::SliceKind::P2P:
       return QString();
     case app::SliceKind::DpSync:
@@ -233,12 +239,12 @@ void TimelineView::draw_legend(QPainter& p) {
   p.fillRect(QRect(0, top, viewport()->width(), kLegendHeight), palette().window());
   p.setPen(palette().color(QPalette::Mid));
   p.drawLine(0, top, viewport()->width(), top);
-  bool present[8] = {};
+  bool present[app::kSliceKinds] = {};
   for (const auto& row : timeline_.rows)
     for (const auto& s : row.slices) present[static_cast<int>(s.kind)] = true;
   int x = 8;
   const QFontMetrics fm(font());
-  for (int k = 0; k < 8; ++k) {
+  for (int k = 0; k < app::kSliceKinds; ++k) {
     if (!present[k]) continue;
     const auto kind = static_cast<app::SliceKind>(k);
     QString label = QString::fromLatin1(app::slice_label(kind));

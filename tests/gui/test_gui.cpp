@@ -50,6 +50,7 @@
 #include "main_window.hpp"
 #include "planner_view.hpp"
 #include "quote_export.hpp"
+#include "result_palette.hpp"
 #include "result_tables.hpp"
 #include "scenario_computer.hpp"
 #include "scenario_editor.hpp"
@@ -132,6 +133,7 @@ class GuiTest : public QObject {
   void fleet_tab_shows_utilisation_and_queue();
   void claims_tab_shows_every_verdict_and_its_computation();
   void timeline_tab_draws_the_simulated_step();
+  void timeline_shows_cp_communication_apart();
   void screenshot_of_each_tab_is_not_blank_data();
   void screenshot_of_each_tab_is_not_blank();
 
@@ -1108,6 +1110,35 @@ void GuiTest::timeline_tab_draws_the_simulated_step() {
   QVERIFY(first);
   QVERIFY2(TimelineView::describe(*first).startsWith(QString::fromStdString(first->name)),
            qPrintable(TimelineView::describe(*first)));
+}
+
+void GuiTest::timeline_shows_cp_communication_apart() {
+  // Quickstart with context parallelism 16 across two nodes (tp 2 cp 16 dp 2): 512 tokens per
+  // rank, too few to hide the K/V exchange behind attention, so the simulated step has exposed CP
+  // communication (simulate: 14.4 s of it), drawn in its own colour, apart from TP's.
+  std::string yaml = read_all(kQuickstart);
+  for (const auto& [from, to] :
+       std::vector<std::pair<std::string, std::string>>{{"cp: 1", "cp: 16"}, {"dp: 32", "dp: 2"}}) {
+    const auto at = yaml.find(from);
+    QVERIFY(at != std::string::npos);
+    yaml.replace(at, from.size(), to);
+  }
+  const auto r = compute_scenario(yaml, "cp16.yaml", *catalog_);
+  QVERIFY2(r && r->ok(), r ? r->diags.str().c_str() : "cancelled");
+  const Timeline& t = r->timeline;
+  QVERIFY(t.simulated);
+  int cp = 0, tp = 0, mixed = 0;
+  for (const auto& row : t.rows)
+    for (const auto& x : row.slices) {
+      cp += x.kind == SliceKind::CpComm;
+      tp += x.kind == SliceKind::TpComm;
+      mixed += x.kind == SliceKind::Comm;
+    }
+  QVERIFY(cp > 0);
+  QVERIFY(tp > 0);
+  QCOMPARE(mixed, 0);  // the simulated timeline names each collective's group
+  QVERIFY(color_of(SliceKind::CpComm) != color_of(SliceKind::TpComm));
+  QCOMPARE(QString::fromLatin1(app::slice_label(SliceKind::CpComm)), QStringLiteral("CP comm"));
 }
 
 QTEST_MAIN(GuiTest)
