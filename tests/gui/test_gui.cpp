@@ -27,6 +27,7 @@
 #include <QTest>
 #include <QTimer>
 #include <QUndoStack>
+#include <QtCharts/QAreaSeries>
 #include <QtCharts/QChartView>
 #include <sstream>
 
@@ -569,6 +570,27 @@ void GuiTest::cost_tab_bills_each_plan_when_pricing_is_loaded() {
       if (row.option.label == curve.label) matched = row.p90.total.minor == curve.points.back().total.minor;
     QVERIFY2(matched, curve.label.c_str());
   }
+  // Model uncertainty: a shaded span from where the P90 run ends with the step at the band's
+  // P10 to where it ends at its P90 (H800: a Hopper band), around the curves' end.
+  QVERIFY(r->report.run && r->report.run->band_p10 && r->report.run->band_p90);
+  const double lo = r->report.run->band_p10->gpu_span_p90.days();
+  const double hi = r->report.run->band_p90->gpu_span_p90.days();
+  QVERIFY(lo < r->report.run->result.gpu_span_p90.days() && r->report.run->result.gpu_span_p90.days() < hi);
+  int areas = 0;
+  for (QAbstractSeries* series : w.cost_calendar()->chart()->series()) {
+    auto* area = qobject_cast<QAreaSeries*>(series);
+    if (!area) continue;
+    ++areas;
+    QVERIFY2(area->name().startsWith(QStringLiteral("model uncertainty: the run ends between %1 and %2 days")
+                                         .arg(lo, 0, 'f', 1)
+                                         .arg(hi, 0, 'f', 1)),
+             qPrintable(area->name()));
+    QCOMPARE(area->upperSeries()->at(0).x(), lo);
+    QCOMPARE(area->upperSeries()->at(1).x(), hi);
+  }
+  QCOMPARE(areas, 1);
+  w.cost_calendar()->resize(900, 500);
+  QVERIFY(w.cost_calendar()->grab().save(shot_path(QStringLiteral("gui-cost-calendar.png"))));
 }
 
 void GuiTest::screenshot_of_each_tab_is_not_blank_data() {
