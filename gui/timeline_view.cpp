@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "flopcast/units/format.hpp"
 #include "result_palette.hpp"
@@ -242,8 +244,7 @@ void TimelineView::draw_legend(QPainter& p) {
   bool present[app::kSliceKinds] = {};
   for (const auto& row : timeline_.rows)
     for (const auto& s : row.slices) present[static_cast<int>(s.kind)] = true;
-  int x = 8;
-  const QFontMetrics fm(font());
+  std::vector<std::pair<app::SliceKind, QString>> entries;
   for (int k = 0; k < app::kSliceKinds; ++k) {
     if (!present[k]) continue;
     const auto kind = static_cast<app::SliceKind>(k);
@@ -253,6 +254,22 @@ void TimelineView::draw_legend(QPainter& p) {
     if (kind == app::SliceKind::Recompute) label = QStringLiteral("recompute");
     if (kind == app::SliceKind::Comm) label = QStringLiteral("TP/CP/EP");
     if (kind == app::SliceKind::Overhead) label = QStringLiteral("host");
+    entries.emplace_back(kind, label);
+  }
+  // One line: a smaller font when the entries would not fit the width (never clipped).
+  QFont legend_font = font();
+  const auto width_of = [&](const QFontMetrics& m) {
+    int w = 8;
+    for (const auto& e : entries) w += 19 + m.horizontalAdvance(e.second) + 14;
+    if (timeline_.estimate_step.ns > 0) w += 23 + m.horizontalAdvance(QStringLiteral("estimate"));
+    return w;
+  };
+  while (legend_font.pointSizeF() > 6 && width_of(QFontMetrics(legend_font)) > viewport()->width())
+    legend_font.setPointSizeF(legend_font.pointSizeF() - 0.5);
+  p.setFont(legend_font);
+  const QFontMetrics fm(legend_font);
+  int x = 8;
+  for (const auto& [kind, label] : entries) {
     p.fillRect(QRect(x, top + 9, 14, 12), color_of(kind));
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QPoint(x + 19, top + 20), label);
@@ -265,6 +282,7 @@ void TimelineView::draw_legend(QPainter& p) {
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QPoint(x + 23, top + 20), QStringLiteral("estimate"));
   }
+  p.setFont(font());
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {
