@@ -18,6 +18,7 @@
 #include <QtCharts/QCategoryAxis>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
@@ -108,6 +109,10 @@ PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog
     return out;
   }
   out.result = std::move(found.result);
+  for (const auto* list : {&out.result->pareto, &out.result->fastest_per_count})
+    for (const auto& p : *list)
+      if (const GpuSpec* g = catalog.find_gpu(p.candidate.gpu); g && !out.bands.count(p.candidate.gpu))
+        out.bands[p.candidate.gpu] = find_band(loaded.session->profile.bands, g->arch, s.model.moe.has_value());
   return out;
 }
 
@@ -343,6 +348,7 @@ void PlannerView::on_finished() {
     emit finished(false);
     return;
   }
+  bands_ = out.bands;
   show_result(*out.result);
   emit finished(true);
 }
@@ -404,8 +410,11 @@ void PlannerView::rebuild_chart() {
   }
   const search::PlanResult& r = *result_;
   const QString y_title = has_cost(r) ? tr("cost (%1)").arg(q(r.currency)) : tr("GPU-hours");
-  c->setTitle(tr("Pareto front: days against %1 at the expected run, by GPU type (log scales)")
-                  .arg(has_cost(r) ? tr("cost") : tr("GPU-hours")));
+  bool any_band = false;
+  for (const auto& [type, band] : bands_) any_band = any_band || band.known;
+  c->setTitle(tr("Pareto front: days against %1 at the expected run, by GPU type (log)%2")
+                  .arg(has_cost(r) ? tr("cost") : tr("GPU-hours"))
+                  .arg(any_band ? tr("; lines: 80% band") : QString()));
   // Costs in thousands when large (as the Cost tab).
   double max_y = 0;
   double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
@@ -420,6 +429,9 @@ void PlannerView::rebuild_chart() {
       y1 = std::max(y1, y_of(r, p) * y_scale);
     }
   if (!(x0 > 0) || !(y0 > 0)) x0 = y0 = 1, x1 = y1 = 10;
+  // Room for the front points' 80% ranges of days.
+  for (const auto& [type, band] : bands_)
+    if (band.known) x0 = std::min(x0, x0 * band.p10), x1 = std::max(x1, x1 * band.p90);
   // Log scales labelled 1-2-5 per decade: GPU counts from one node to thousands span decades
   // of run time. The series plot log10 of their values (log_axis.hpp).
   auto* ax = make_log_axis(std::max(1e-3, x0 / 1.25), x1 * 1.25, tr("days (expected wall time)"));
@@ -487,6 +499,31 @@ void PlannerView::rebuild_chart() {
       s->setColor(light);
       s->setBorderColor(Qt::transparent);
       add_points(s, others);
+    }
+    // Each front point's 80% range of days (the step-time band of its generation applied to
+    // the days: failures and checkpoints scale with the run), drawn under the point.
+    const auto band = bands_.find(types[t]);
+    if (band != bands_.end() && band->second.known) {
+      for (const auto* p : front) {
+        auto* range = new QLineSeries();
+        QColor faint = colour;
+        faint.setAlpha(150);
+        QPen pen(faint);
+        pen.setWidthF(2.5);
+        range->setPen(pen);
+        const double y = log_coord(y_of(r, *p) * y_scale);
+        range->append(log_coord(days_of(*p) * band->second.p10), y);
+        range->append(log_coord(days_of(*p) * band->second.p90), y);
+        range->setName(tr("%1 80% band (x%2 to x%3)")
+                           .arg(q(types[t]))
+                           .arg(band->second.p10, 0, 'f', 2)
+                           .arg(band->second.p90, 0, 'f', 2));
+        c->addSeries(range);
+        range->attachAxis(ax);
+        range->attachAxis(ay);
+        // The title names the ranges; one legend entry per point would crowd out the GPU types.
+        c->legend()->markers(range).front()->setVisible(false);
+      }
     }
     if (!front.empty()) {
       auto* s = new QScatterSeries();

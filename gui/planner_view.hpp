@@ -1,5 +1,6 @@
 #pragma once
 #include <atomic>
+#include <map>
 #include <memory>
 /// The Planner tab: runs the plan search (core/search, `flopcast plan`) for the editor's
 /// scenario in a worker thread and shows its time/cost Pareto front as a scatter of days
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "flopcast/compute/prediction_band.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/search/planner.hpp"
 
@@ -50,6 +52,9 @@ struct PlannerRequest {
 struct PlannerOutcome {
   std::optional<search::PlanResult> result;
   std::vector<std::string> errors;
+  /// Per GPU type in the result: the profile's 80% prediction band of its generation (and the
+  /// model's regime), drawn as each front point's range of days.
+  std::map<std::string, PredictionBand> bands;
 };
 
 /// Runs the search for `req` (loads the scenario and its price catalog, builds the space:
@@ -89,6 +94,8 @@ class PlannerView : public QWidget {
 
   /// Shows a finished search (also used by tests).
   void show_result(const search::PlanResult& r);
+  /// The bands of the last search's GPU types (PlannerOutcome::bands).
+  const std::map<std::string, PredictionBand>& bands() const { return bands_; }
   const std::optional<search::PlanResult>& result() const { return result_; }
   /// The plans drawn as points, in series order (front first per GPU type).
   const std::vector<search::PricedPlan>& points() const { return points_; }
@@ -115,6 +122,7 @@ class PlannerView : public QWidget {
   bool cancelled_ = false;
   std::shared_ptr<std::atomic<bool>> running_cancel_;  ///< the running search's stop flag
   std::optional<search::PlanResult> result_;
+  std::map<std::string, PredictionBand> bands_;
   std::vector<search::PricedPlan> points_;
 
   QListWidget* gpu_list_ = nullptr;

@@ -436,6 +436,9 @@ void GuiFilesTest::planner_takes_the_scenario_size_deadline_and_budget() {
   const auto& r = *planner->result();
   QVERIFY(r.best.has_value());
   QVERIFY(r.best->meets_deadline);
+  // Each GPU type's band (H800: Hopper) is drawn as the front points' range of days.
+  QVERIFY(planner->bands().count("H800") && planner->bands().at("H800").known);
+  QVERIFY(planner->bands().at("H800").p10 < 1 && planner->bands().at("H800").p90 > 1);
   QVERIFY(r.best->candidate.wall.seconds() <= 30 * 86400.0);
   for (const auto& p : r.pareto)
     if (p.meets_deadline && p.meets_budget) QVERIFY(p.cost.minor >= r.best->cost.minor);
