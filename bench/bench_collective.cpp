@@ -1,4 +1,4 @@
-// Collective-cost queries per second (issue 4 target: >= 1,000,000 per core with caching).
+// Collective-cost queries per second (target: >= 1,000,000 per core with caching).
 // Prints figures only; CI runs it without asserting on time.
 #include <chrono>
 #include <cstdio>

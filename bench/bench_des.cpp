@@ -1,4 +1,4 @@
-// Prints (issue 5): the discrete-event engine's events per second on one core (target >= 5e6),
+// Prints: the discrete-event engine's events per second on one core (target >= 5e6),
 // and the wall time of one simulated step of Llama 3 405B on 16,384 H100 (TP8 PP16 DP128,
 // 1F1B, 16 micro-batches per DP rank): simulate_step alone, and the whole `flopcast simulate`
 // (load, simulation, whole run, report) run in-process (target <= 100 ms).

@@ -1,5 +1,5 @@
 // Prints how many closed-form step estimates per second one core computes for GPT-3 175B on
-// 1,024 A100 (TP8 PP16 DP8), the case the planner ranks plans with (issue 3: target >= 1e6/s).
+// 1,024 A100 (TP8 PP16 DP8), the case the planner ranks plans with (target >= 1e6/s).
 #include <chrono>
 #include <cstdio>
 

@@ -1,5 +1,5 @@
 // Prints how fast the fleet engine (core/fleet) simulates: a 90-day horizon with 10,000 jobs on
-// 20,000 GPUs (issue 10: target < 5 s for one seed), with priority order, EASY backfill and gang
+// 20,000 GPUs (target < 5 s for one seed), with priority order, EASY backfill and gang
 // scheduling, then the same for 20 seeds on all cores. Run profiles are synthetic (200 trials
 // spread like a whole-run simulation's spans), so the figure is the engine's alone.
 #include <algorithm>

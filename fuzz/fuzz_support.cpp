@@ -39,7 +39,7 @@ void estimate_checked(const Scenario& s, std::int64_t& gpu_budget) {
   gpu_budget -= s.cluster.gpus;
   const StepEstimate e = estimate_step(s, embedded_catalog().profile);
   // Time is integer nanoseconds and saturates; the double figures must stay finite
-  // (issue 9: no NaN or infinity reaches an output).
+  // (no NaN or infinity reaches an output).
   require_finite("model_flops", e.model_flops.value);
   require_finite("hardware_flops", e.hardware_flops.value);
   require_finite("mfu", e.mfu);

@@ -22,7 +22,7 @@ inline constexpr std::int64_t kEstimateGpuBudget = 2048;
 
 /// Micro-batches x pipeline chunks (pp x vpp) one fuzz input may simulate event by event: tens
 /// of thousands of events, under a second with ASan + coverage (a 5-minute run of both targets,
-/// session 6: slowest input under 1 s against the 10 s timeout).
+/// measured: slowest input under 1 s against the 10 s timeout).
 inline constexpr std::int64_t kSimulateSlotBudget = 4096;
 
 /// Runs estimate_step on `s` with the catalog's default profile when its cluster fits in

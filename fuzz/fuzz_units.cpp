@@ -1,6 +1,6 @@
 // libFuzzer target: the unit-string parsers of io/units_parse.hpp, each on the whole input.
 // Besides sanitizer findings it checks the documented promise of parse_count, parse_bytes
-// and parse_bandwidth: never a non-finite value ("1e308 TiB" is refused, issue 9).
+// and parse_bandwidth: never a non-finite value ("1e308 TiB" is refused).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

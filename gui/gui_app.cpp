@@ -65,10 +65,41 @@ bool open_fleet_file(MainWindow& window, const QString& path, bool& opened) {
   return true;
 }
 
-/// --max-gpus, --deadline and --budget into the Planner tab ("" = not given). False (the
-/// error printed, naming the flag) for a bad value; the budget is checked by the search.
-bool apply_planner_flags(MainWindow& window, const QString& max_gpus, const QString& deadline, const QString& budget) {
+/// The Planner tab's headless flags.
+struct PlannerFlags {
+  QCommandLineOption max_gpus, deadline, budget, confidence;
+};
+
+PlannerFlags planner_flags() {
+  QCommandLineOption max_gpus(QStringLiteral("max-gpus"),
+                              QStringLiteral("largest GPU count the Planner tab searches (default: the scenario's)"),
+                              QStringLiteral("N"));
+  QCommandLineOption deadline(QStringLiteral("deadline"),
+                              QStringLiteral("the Planner tab's deadline for the whole run (30d, 720h)"),
+                              QStringLiteral("DURATION"));
+  QCommandLineOption budget(QStringLiteral("budget"),
+                            QStringLiteral("the Planner tab's budget, with its currency (2.5M USD, '500万 CNY')"),
+                            QStringLiteral("AMOUNT"));
+  QCommandLineOption confidence(
+      QStringLiteral("confidence"),
+      QStringLiteral("the simulated percentile the Planner tab's plan must meet the deadline and budget at (p50, p90)"),
+      QStringLiteral("p50|p90"));
+  return {max_gpus, deadline, budget, confidence};
+}
+
+/// --max-gpus, --deadline, --budget and --confidence into the Planner tab ("" = not given).
+/// False (the error printed, naming the flag) for a bad value; the budget is checked by the search.
+bool apply_planner_flags(MainWindow& window, const QString& max_gpus, const QString& deadline, const QString& budget,
+                         const QString& confidence) {
   PlannerView* planner = window.planner_view();
+  if (!confidence.isEmpty()) {
+    const QString c = confidence.toLower();
+    if (c != QStringLiteral("p50") && c != QStringLiteral("p90")) {
+      print_error(QStringLiteral("--confidence: expected p50 or p90, got '%1'").arg(confidence));
+      return false;
+    }
+    planner->set_confidence(c == QStringLiteral("p50") ? search::Confidence::P50 : search::Confidence::P90);
+  }
   if (!max_gpus.isEmpty()) {
     bool ok = false;
     const qlonglong n = max_gpus.toLongLong(&ok);
@@ -206,17 +237,9 @@ int run_gui(int argc, char** argv) {
   const QCommandLineOption fleet_file(QStringLiteral("fleet"),
                                       QStringLiteral("open a fleet file (`flopcast fleet` input) in the Fleet tab"),
                                       QStringLiteral("FILE.yaml"));
-  const QCommandLineOption max_gpus(
-      QStringLiteral("max-gpus"),
-      QStringLiteral("largest GPU count the Planner tab searches (default: the scenario's)"), QStringLiteral("N"));
-  const QCommandLineOption deadline(QStringLiteral("deadline"),
-                                    QStringLiteral("the Planner tab's deadline for the whole run (30d, 720h)"),
-                                    QStringLiteral("DURATION"));
-  const QCommandLineOption budget(QStringLiteral("budget"),
-                                  QStringLiteral("the Planner tab's budget (2.5M USD, 1500000)"),
-                                  QStringLiteral("AMOUNT"));
-  parser.addOptions(
-      {screenshot, tab, size, sweep, claims_file, fleet_file, planner_gpus, max_gpus, deadline, budget, data_dir});
+  const PlannerFlags pf = planner_flags();
+  parser.addOptions({screenshot, tab, size, sweep, claims_file, fleet_file, planner_gpus, pf.max_gpus, pf.deadline,
+                     pf.budget, pf.confidence, data_dir});
   if (!parser.parse(arguments)) {
     print_error(parser.errorText());
     return kUsage;
@@ -287,7 +310,9 @@ int run_gui(int argc, char** argv) {
       }
     window.planner_view()->set_gpu_types(names);
   }
-  if (!apply_planner_flags(window, parser.value(max_gpus), parser.value(deadline), parser.value(budget))) return kUsage;
+  if (!apply_planner_flags(window, parser.value(pf.max_gpus), parser.value(pf.deadline), parser.value(pf.budget),
+                           parser.value(pf.confidence)))
+    return kUsage;
   QString sweep_error;
   const bool sweep_opened = !parser.isSet(sweep) || window.open_sweep(parser.value(sweep), &sweep_error);
   if (!sweep_opened) print_error(sweep_error);

@@ -1,5 +1,6 @@
 #include "planner_view.hpp"
 
+#include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -86,6 +87,7 @@ PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog
   request.cancel = req.cancel.get();
   request.deadline = req.deadline;
   request.budget = req.budget;
+  request.confidence = req.confidence;
   search::PlanSpace space;
   search::PlannerOptions opt;
   std::string why;
@@ -144,8 +146,16 @@ PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* pa
   row->addWidget(new QLabel(tr("Budget:"), this));
   budget_ = new QLineEdit(this);
   budget_->setPlaceholderText(tr("none (e.g. 2.5M USD)"));
-  budget_->setToolTip(tr("Largest bill, as `flopcast plan --budget` reads it: 2.5M USD, 1500000; empty = none"));
+  budget_->setToolTip(
+      tr("Largest bill with its currency, as `flopcast plan --budget` reads it: 2.5M USD, 500万 CNY; empty = none"));
   row->addWidget(budget_, 1);
+  confidence_ = new QComboBox(this);
+  confidence_->addItem(tr("P90"), static_cast<int>(search::Confidence::P90));
+  confidence_->addItem(tr("P50"), static_cast<int>(search::Confidence::P50));
+  confidence_->setToolTip(
+      tr("Simulated percentile of the whole run that must meet the deadline and budget "
+         "(`flopcast plan --confidence`)"));
+  row->addWidget(confidence_);
   form->addRow(tr("Max GPUs:"), row);
   top->addLayout(form, 1);
   auto* buttons = new QVBoxLayout();
@@ -240,6 +250,14 @@ void PlannerView::set_deadline_text(const QString& text) { deadline_->setText(te
 
 void PlannerView::set_budget_text(const QString& text) { budget_->setText(text); }
 
+void PlannerView::set_confidence(search::Confidence c) {
+  confidence_->setCurrentIndex(confidence_->findData(static_cast<int>(c)));
+}
+
+search::Confidence PlannerView::confidence() const {
+  return static_cast<search::Confidence>(confidence_->currentData().toInt());
+}
+
 bool PlannerView::parse_deadline(const QString& text, std::optional<Time>& out, QString& why) {
   const QString t = text.trimmed();
   out.reset();
@@ -274,6 +292,7 @@ void PlannerView::run() {
     return;
   }
   req.budget = budget_->text().trimmed().toStdString();
+  req.confidence = confidence();
   // Leave a core to the UI and the scenario computation.
   req.threads = std::max(1, QThread::idealThreadCount() - 1);
   cancelled_ = false;

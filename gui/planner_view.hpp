@@ -24,6 +24,7 @@ class QListWidget;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QComboBox;
 class QLineEdit;
 class QTableWidget;
 class QChartView;
@@ -38,6 +39,8 @@ struct PlannerRequest {
   std::int64_t gpus_max = 0;           ///< 0 = the scenario's GPU count
   std::optional<Time> deadline;        ///< longest wall time of the whole run; none = no deadline
   std::string budget;                  ///< largest bill as written ("2.5M USD"); "" = none
+  /// The simulated percentile that must meet the deadline and budget (`flopcast plan --confidence`).
+  search::Confidence confidence = search::Confidence::P90;
   int threads = 1;
   /// Set by Cancel: the search stops at its next (GPU type, count) item.
   std::shared_ptr<std::atomic<bool>> cancel;
@@ -77,6 +80,9 @@ class PlannerView : public QWidget {
   /// The deadline and budget fields as typed ("30d", "720 h"; "2.5M USD"); "" = none.
   void set_deadline_text(const QString& text);
   void set_budget_text(const QString& text);
+  /// The confidence choice: P50 or P90 of the simulated run (the default, as the CLI's).
+  void set_confidence(search::Confidence c);
+  search::Confidence confidence() const;
   /// The deadline field parsed: nullopt for none; false with `why` when it is not a duration
   /// with a unit.
   static bool parse_deadline(const QString& text, std::optional<Time>& out, QString& why);
@@ -116,6 +122,7 @@ class PlannerView : public QWidget {
   bool gpus_max_set_ = false;  ///< the user (or a flag) chose Max GPUs: the scenario no longer sets it
   QLineEdit* deadline_ = nullptr;
   QLineEdit* budget_ = nullptr;
+  QComboBox* confidence_ = nullptr;
   QPushButton* run_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QProgressBar* busy_ = nullptr;

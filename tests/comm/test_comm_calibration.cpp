@@ -1,6 +1,6 @@
 // Measured collective points (data/calibration/collectives.yaml and collectives-vtrain-a100.yaml)
 // against CommModel. Every point of collectives.yaml that names its configuration must be
-// predicted within 10% of its bus bandwidth (issue 4); the vTrain sweep is reported (median).
+// predicted within 10% of its bus bandwidth; the vTrain sweep is reported (median).
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 

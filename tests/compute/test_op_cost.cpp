@@ -173,7 +173,7 @@ TEST_CASE("degenerate shapes cost one launch, never a crash") {
 }
 
 TEST_CASE("the GEMM memo never answers for another GPU that reuses a spec's address") {
-  // Regression (session 4): the memo was keyed by the GpuSpec's address. Scenarios are often
+  // Regression: the memo was keyed by the GpuSpec's address. Scenarios are often
   // temporaries (calibrate's micro-batch alternatives, the planner's candidates); a later one
   // for another GPU of the same architecture could sit at the same address and get the first
   // GPU's time, which made `flopcast calibrate` differ from run to run. Same storage here, so

@@ -443,6 +443,24 @@ void GuiFilesTest::planner_takes_the_scenario_size_deadline_and_budget() {
   QVERIFY(r.chosen->wall.seconds() <= 30 * 86400.0);
   for (const auto& x : r.resimulated)
     if (x.meets()) QVERIFY(x.cost.minor >= r.best->cost.minor);
+  // The confidence reaches the search: a plan that meets deadline and budget at P90 meets them
+  // at P50 (its band factor and failure percentile are both lower), so the cheapest at P50
+  // costs no more than the cheapest at P90.
+  QCOMPARE(planner->confidence(), search::Confidence::P90);
+  PlannerRequest req;
+  QFile file(kScenarios + QStringLiteral("/quickstart.yaml"));
+  QVERIFY(file.open(QIODevice::ReadOnly));
+  req.yaml = file.readAll().toStdString();
+  req.file = (kScenarios + QStringLiteral("/quickstart.yaml")).toStdString();
+  req.deadline = Time::from_seconds(30 * 86400.0);
+  req.threads = 2;
+  const PlannerOutcome at90 = run_planner(req, *catalog_);
+  req.confidence = search::Confidence::P50;
+  const PlannerOutcome at50 = run_planner(req, *catalog_);
+  QVERIFY(at90.result && at90.result->best && at50.result && at50.result->best);
+  QVERIFY(at50.result->best->cost.minor <= at90.result->best->cost.minor);
+  planner->set_confidence(search::Confidence::P50);
+  QCOMPARE(planner->confidence(), search::Confidence::P50);
   // A bad budget is named, and no search runs.
   planner->set_budget_text(QStringLiteral("lots"));
   QSignalSpy failed(planner, &PlannerView::finished);
@@ -454,11 +472,18 @@ void GuiFilesTest::planner_takes_the_scenario_size_deadline_and_budget() {
                                    QStringLiteral("soon"), QStringLiteral("--screenshot"), tmp_.filePath("x.png")});
   QCOMPARE(bad.exit_code, 2);
   QVERIFY2(bad.err.contains(QStringLiteral("--deadline")), qPrintable(bad.err));
+  const Run bad_confidence =
+      run_gui_process({kScenarios + QStringLiteral("/quickstart.yaml"), QStringLiteral("--confidence"),
+                       QStringLiteral("p75"), QStringLiteral("--screenshot"), tmp_.filePath("y.png")});
+  QCOMPARE(bad_confidence.exit_code, 2);
+  QVERIFY2(bad_confidence.err.contains(QStringLiteral("--confidence: expected p50 or p90")),
+           qPrintable(bad_confidence.err));
   const QString png = tmp_.filePath(QStringLiteral("planner.png"));
   const Run ok = run_gui_process({kScenarios + QStringLiteral("/quickstart.yaml"), QStringLiteral("--tab"),
                                   QStringLiteral("planner"), QStringLiteral("--max-gpus"), QStringLiteral("32"),
                                   QStringLiteral("--deadline"), QStringLiteral("90d"), QStringLiteral("--budget"),
-                                  QStringLiteral("2M CNY"), QStringLiteral("--screenshot"), png});
+                                  QStringLiteral("2M CNY"), QStringLiteral("--confidence"), QStringLiteral("p50"),
+                                  QStringLiteral("--screenshot"), png});
   QVERIFY2(ok.exit_code == 0, qPrintable(ok.err));
   QVERIFY(!QImage(png).isNull());
 }

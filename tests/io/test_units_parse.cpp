@@ -104,7 +104,7 @@ TEST_CASE("parse_bandwidth: bits and bytes per second") {
 }
 
 TEST_CASE("parse_bytes and parse_bandwidth: a finite number whose scaled value is not finite is rejected") {
-  // 1e308 is a finite double; times 2^40 (TiB) or 1e12 (TB/s) it is +inf (issue 9: no
+  // 1e308 is a finite double; times 2^40 (TiB) or 1e12 (TB/s) it is +inf (no
   // infinity reaches a report). The largest in-range values still parse.
   CHECK_FALSE(parse_bytes("1e308 TiB"));
   CHECK_FALSE(parse_bytes("1e308 TB"));

@@ -25,7 +25,7 @@ namespace {
 using detail::child;
 using detail::Reader;
 
-constexpr std::int64_t kMaxGpus = 1'000'000;  // planning limit: 10^6 GPUs (issue 9)
+constexpr std::int64_t kMaxGpus = 1'000'000;  // planning limit: 10^6 GPUs (docs/reliability.md, Limits)
 constexpr double kMaxTokens = 1e16;           // 10^16 tokens
 
 void read_model(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& s) {

@@ -118,7 +118,7 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
                "use a multiple of " + str(per_step) + ", e.g. " +
                    str(std::max<std::int64_t>(1, p.global_batch / per_step) * per_step));
   // Tokens per step: a step holds at most the 10^16 tokens of the largest run planned (the
-  // training.tokens limit, issue 9), which also bounds micro_batch*seq_len and keeps every
+  // training.tokens limit; docs/reliability.md, Limits), which also bounds micro_batch*seq_len and keeps every
   // per-step token, FLOP and byte count far inside int64 and double range.
   constexpr double kMaxTokensPerStep = 1e16;
   if (const double step_tokens = static_cast<double>(p.global_batch) * static_cast<double>(m.seq_len);
@@ -146,7 +146,7 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
                             : "use bf16 or fp16 on this GPU");
   }
   if (s.has_pricing || s.has_reliability || s.training.tokens > 0) {
-    // Sizes must stay where the model computes them exactly (issue 9 limits).
+    // Sizes must stay where the model computes them exactly (docs/reliability.md, Limits).
   }
   const double params = parameter_count(m).total;
   if (params > 1e13)
