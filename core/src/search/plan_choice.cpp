@@ -268,14 +268,21 @@ Resimulated most_tokens(const SearchContext& ctx, const StepSimulator& sim, cons
   return r;
 }
 
+/// "P90", or "P90 with the model's band (x1.35)" when the run checked had the step at a band factor.
+std::string at_pct(const SearchContext& ctx, const Resimulated& r) {
+  std::string s = to_string(ctx.options.confidence);
+  if (r.band_factor != 1) s += sfmt(" with the model's band (step x%.2f)", r.band_factor);
+  return s;
+}
+
 /// Words for why the runner-up is not the choice, from the simulated figures.
 std::string why_not(const SearchContext& ctx, const Resimulated& b, const Resimulated& r) {
   const double extra =
       b.cost.minor > 0 ? 100.0 * static_cast<double>(r.cost.minor - b.cost.minor) / static_cast<double>(b.cost.minor)
                        : 0;
-  const char* pct = ctx.options.confidence == Confidence::P50 ? "P50" : "P90";
+  const std::string pct = at_pct(ctx, r);
   std::string why = sfmt("the runner-up (%s) costs %s at %s (%+.1f%%) and takes %s", describe(r.plan).c_str(),
-                         r.cost.str().c_str(), pct, extra, format_days(r.wall).c_str());
+                         r.cost.str().c_str(), pct.c_str(), extra, format_days(r.wall).c_str());
   if (ctx.options.objective == Objective::MostTokens)
     why += sfmt("; it trains %s tokens against %s", format_count_fixed(r.tokens).c_str(),
                 format_count_fixed(b.tokens).c_str());
@@ -357,15 +364,14 @@ void remedies(const SearchContext& ctx, PlanResult& res) {
   std::stable_sort(ok.begin(), ok.end(),
                    [&](const Resimulated* a, const Resimulated* b) { return miss(ctx, *a) < miss(ctx, *b); });
   for (std::size_t i = 0; i < ok.size() && i < 3; ++i) res.closest.push_back(*ok[i]);
-  const char* pct = to_string(o.confidence);
   if (o.deadline) {
     const Resimulated* fastest = nullptr;
     for (const auto* r : ok)
       if (r->meets_budget && (!fastest || r->wall < fastest->wall)) fastest = r;
     if (fastest)
       res.remedies.push_back(sfmt("a deadline of %.0f days: %s takes %s at %s%s", std::ceil(fastest->wall.days()),
-                                  describe(fastest->plan).c_str(), format_days(fastest->wall).c_str(), pct,
-                                  o.budget ? ", within the budget" : ""));
+                                  describe(fastest->plan).c_str(), format_days(fastest->wall).c_str(),
+                                  at_pct(ctx, *fastest).c_str(), o.budget ? ", within the budget" : ""));
   }
   if (o.budget) {
     const Resimulated* cheapest = nullptr;
@@ -373,7 +379,8 @@ void remedies(const SearchContext& ctx, PlanResult& res) {
       if (r->meets_deadline && (!cheapest || r->cost.minor < cheapest->cost.minor)) cheapest = r;
     if (cheapest)
       res.remedies.push_back(sfmt("a budget of %s: %s costs that at %s%s", cheapest->cost.str().c_str(),
-                                  describe(cheapest->plan).c_str(), pct, o.deadline ? " and meets the deadline" : ""));
+                                  describe(cheapest->plan).c_str(), at_pct(ctx, *cheapest).c_str(),
+                                  o.deadline ? " and meets the deadline" : ""));
   }
   bool deadline_met = false;
   for (const auto* r : ok) deadline_met = deadline_met || r->meets_deadline;
@@ -394,7 +401,8 @@ void remedies(const SearchContext& ctx, PlanResult& res) {
     res.remedies.push_back(sfmt("%lld GPUs (above the limit of %lld): %s takes %s at %s and costs %s",
                                 static_cast<long long>(r.result.chosen->plan.candidate.gpus),
                                 static_cast<long long>(limit), describe(r.result.chosen->plan).c_str(),
-                                format_days(r.result.chosen->wall).c_str(), pct, r.result.chosen->cost.str().c_str()));
+                                format_days(r.result.chosen->wall).c_str(), at_pct(ctx, *r.result.chosen).c_str(),
+                                r.result.chosen->cost.str().c_str()));
   else
     res.remedies.push_back(
         sfmt("no plan of up to %lld GPUs meets the deadline in simulation either", static_cast<long long>(limit * 4)));
