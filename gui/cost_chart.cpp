@@ -1,5 +1,6 @@
 #include "cost_chart.hpp"
 
+#include <QtCharts/QAreaSeries>
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QHorizontalBarSeries>
@@ -148,6 +149,13 @@ void CostCalendarChart::set_result(const app::ComputeResult& r) {
       top = std::max(top, p.total.major());
       last_day = std::max(last_day, p.span.days());
     }
+  // Model uncertainty: where the P90 run's paid GPU time ends with the step at the band's P10
+  // and P90 (WholeRun::band_p10 / band_p90), drawn as a shaded span of days.
+  const auto& run = r.report.run;
+  const bool band = run && run->band_p10 && run->band_p90;
+  const double band_lo = band ? run->band_p10->gpu_span_p90.days() : 0;
+  const double band_hi = band ? run->band_p90->gpu_span_p90.days() : 0;
+  if (band) last_day = std::max(last_day, band_hi);
   const auto [scale, prefix] = axis_scale(top);
   auto* x = new QValueAxis();
   x->setTitleText(tr("days of paid GPU time"));
@@ -175,6 +183,26 @@ void CostCalendarChart::set_result(const app::ComputeResult& r) {
     line->attachAxis(x);
     line->attachAxis(y);
     ++curves_;
+  }
+  if (band && band_hi > band_lo) {
+    auto* upper = new QLineSeries();
+    auto* lower = new QLineSeries();
+    const double y_top = y->max();
+    upper->append(band_lo, y_top);
+    upper->append(band_hi, y_top);
+    lower->append(band_lo, 0);
+    lower->append(band_hi, 0);
+    auto* area = new QAreaSeries(upper, lower);
+    area->setName(tr("model uncertainty: the run ends between %1 and %2 days (80%)")
+                      .arg(band_lo, 0, 'f', 1)
+                      .arg(band_hi, 0, 'f', 1));
+    QColor fill = cost_curve_color(0);
+    fill.setAlpha(40);
+    area->setBrush(fill);
+    area->setPen(Qt::NoPen);
+    c->addSeries(area);
+    area->attachAxis(x);
+    area->attachAxis(y);
   }
   c->setTitle(tr("Cost after each day (P90 run)"));
 }

@@ -29,7 +29,12 @@ QColor color_of(app::SliceKind k) {
     case app::SliceKind::Recompute:
       return kPurple;
     case app::SliceKind::Comm:
+    case app::SliceKind::TpComm:
       return kRed;
+    case app::SliceKind::CpComm:
+      return kPink;
+    case app::SliceKind::EpComm:
+      return kYellow;
     case app::SliceKind::P2P:
       return kTeal;
     case app::SliceKind::DpSync:

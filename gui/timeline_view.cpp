@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "flopcast/units/format.hpp"
 #include "result_palette.hpp"
@@ -40,6 +42,12 @@ QString short_label(const app::TimelineSlice& s) {
       return QStringLiteral("R") + mb;
     case app::SliceKind::Comm:
       return QStringLiteral("comm");
+    case app::SliceKind::TpComm:
+      return QStringLiteral("TP");
+    case app::SliceKind::CpComm:
+      return QStringLiteral("CP");
+    case app::SliceKind::EpComm:
+      return QStringLiteral("EP");
     case app::SliceKind::P2P:
       return QString();
     case app::SliceKind::DpSync:
@@ -233,12 +241,11 @@ void TimelineView::draw_legend(QPainter& p) {
   p.fillRect(QRect(0, top, viewport()->width(), kLegendHeight), palette().window());
   p.setPen(palette().color(QPalette::Mid));
   p.drawLine(0, top, viewport()->width(), top);
-  bool present[8] = {};
+  bool present[app::kSliceKinds] = {};
   for (const auto& row : timeline_.rows)
     for (const auto& s : row.slices) present[static_cast<int>(s.kind)] = true;
-  int x = 8;
-  const QFontMetrics fm(font());
-  for (int k = 0; k < 8; ++k) {
+  std::vector<std::pair<app::SliceKind, QString>> entries;
+  for (int k = 0; k < app::kSliceKinds; ++k) {
     if (!present[k]) continue;
     const auto kind = static_cast<app::SliceKind>(k);
     QString label = QString::fromLatin1(app::slice_label(kind));
@@ -247,6 +254,22 @@ void TimelineView::draw_legend(QPainter& p) {
     if (kind == app::SliceKind::Recompute) label = QStringLiteral("recompute");
     if (kind == app::SliceKind::Comm) label = QStringLiteral("TP/CP/EP");
     if (kind == app::SliceKind::Overhead) label = QStringLiteral("host");
+    entries.emplace_back(kind, label);
+  }
+  // One line: a smaller font when the entries would not fit the width (never clipped).
+  QFont legend_font = font();
+  const auto width_of = [&](const QFontMetrics& m) {
+    int w = 8;
+    for (const auto& e : entries) w += 19 + m.horizontalAdvance(e.second) + 14;
+    if (timeline_.estimate_step.ns > 0) w += 23 + m.horizontalAdvance(QStringLiteral("estimate"));
+    return w;
+  };
+  while (legend_font.pointSizeF() > 6 && width_of(QFontMetrics(legend_font)) > viewport()->width())
+    legend_font.setPointSizeF(legend_font.pointSizeF() - 0.5);
+  p.setFont(legend_font);
+  const QFontMetrics fm(legend_font);
+  int x = 8;
+  for (const auto& [kind, label] : entries) {
     p.fillRect(QRect(x, top + 9, 14, 12), color_of(kind));
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QPoint(x + 19, top + 20), label);
@@ -259,6 +282,7 @@ void TimelineView::draw_legend(QPainter& p) {
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QPoint(x + 23, top + 20), QStringLiteral("estimate"));
   }
+  p.setFont(font());
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {

@@ -27,6 +27,7 @@
 #include <QTest>
 #include <QTimer>
 #include <QUndoStack>
+#include <QtCharts/QAreaSeries>
 #include <QtCharts/QChartView>
 #include <sstream>
 
@@ -50,6 +51,7 @@
 #include "main_window.hpp"
 #include "planner_view.hpp"
 #include "quote_export.hpp"
+#include "result_palette.hpp"
 #include "result_tables.hpp"
 #include "scenario_computer.hpp"
 #include "scenario_editor.hpp"
@@ -132,6 +134,7 @@ class GuiTest : public QObject {
   void fleet_tab_shows_utilisation_and_queue();
   void claims_tab_shows_every_verdict_and_its_computation();
   void timeline_tab_draws_the_simulated_step();
+  void timeline_shows_cp_communication_apart();
   void screenshot_of_each_tab_is_not_blank_data();
   void screenshot_of_each_tab_is_not_blank();
 
@@ -567,6 +570,27 @@ void GuiTest::cost_tab_bills_each_plan_when_pricing_is_loaded() {
       if (row.option.label == curve.label) matched = row.p90.total.minor == curve.points.back().total.minor;
     QVERIFY2(matched, curve.label.c_str());
   }
+  // Model uncertainty: a shaded span from where the P90 run ends with the step at the band's
+  // P10 to where it ends at its P90 (H800: a Hopper band), around the curves' end.
+  QVERIFY(r->report.run && r->report.run->band_p10 && r->report.run->band_p90);
+  const double lo = r->report.run->band_p10->gpu_span_p90.days();
+  const double hi = r->report.run->band_p90->gpu_span_p90.days();
+  QVERIFY(lo < r->report.run->result.gpu_span_p90.days() && r->report.run->result.gpu_span_p90.days() < hi);
+  int areas = 0;
+  for (QAbstractSeries* series : w.cost_calendar()->chart()->series()) {
+    auto* area = qobject_cast<QAreaSeries*>(series);
+    if (!area) continue;
+    ++areas;
+    QVERIFY2(area->name().startsWith(QStringLiteral("model uncertainty: the run ends between %1 and %2 days")
+                                         .arg(lo, 0, 'f', 1)
+                                         .arg(hi, 0, 'f', 1)),
+             qPrintable(area->name()));
+    QCOMPARE(area->upperSeries()->at(0).x(), lo);
+    QCOMPARE(area->upperSeries()->at(1).x(), hi);
+  }
+  QCOMPARE(areas, 1);
+  w.cost_calendar()->resize(900, 500);
+  QVERIFY(w.cost_calendar()->grab().save(shot_path(QStringLiteral("gui-cost-calendar.png"))));
 }
 
 void GuiTest::screenshot_of_each_tab_is_not_blank_data() {
@@ -1108,6 +1132,35 @@ void GuiTest::timeline_tab_draws_the_simulated_step() {
   QVERIFY(first);
   QVERIFY2(TimelineView::describe(*first).startsWith(QString::fromStdString(first->name)),
            qPrintable(TimelineView::describe(*first)));
+}
+
+void GuiTest::timeline_shows_cp_communication_apart() {
+  // Quickstart with context parallelism 16 across two nodes (tp 2 cp 16 dp 2): 512 tokens per
+  // rank, too few to hide the K/V exchange behind attention, so the simulated step has exposed CP
+  // communication (simulate: 14.4 s of it), drawn in its own colour, apart from TP's.
+  std::string yaml = read_all(kQuickstart);
+  for (const auto& [from, to] :
+       std::vector<std::pair<std::string, std::string>>{{"cp: 1", "cp: 16"}, {"dp: 32", "dp: 2"}}) {
+    const auto at = yaml.find(from);
+    QVERIFY(at != std::string::npos);
+    yaml.replace(at, from.size(), to);
+  }
+  const auto r = compute_scenario(yaml, "cp16.yaml", *catalog_);
+  QVERIFY2(r && r->ok(), r ? r->diags.str().c_str() : "cancelled");
+  const Timeline& t = r->timeline;
+  QVERIFY(t.simulated);
+  int cp = 0, tp = 0, mixed = 0;
+  for (const auto& row : t.rows)
+    for (const auto& x : row.slices) {
+      cp += x.kind == SliceKind::CpComm;
+      tp += x.kind == SliceKind::TpComm;
+      mixed += x.kind == SliceKind::Comm;
+    }
+  QVERIFY(cp > 0);
+  QVERIFY(tp > 0);
+  QCOMPARE(mixed, 0);  // the simulated timeline names each collective's group
+  QVERIFY(color_of(SliceKind::CpComm) != color_of(SliceKind::TpComm));
+  QCOMPARE(QString::fromLatin1(app::slice_label(SliceKind::CpComm)), QStringLiteral("CP comm"));
 }
 
 QTEST_MAIN(GuiTest)

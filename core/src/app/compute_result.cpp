@@ -46,6 +46,7 @@ void run_whole(ComputeResult& r, const PriceCatalog* prices) {
     return;
   }
   r.report.run = simulate_whole_run(rep, prices);
+  add_band_runs(rep, *r.report.run);  // model uncertainty, as simulate gives it
   for (const auto& e : r.report.run->errors) r.cost_notes.push_back("whole-run simulation: " + e);
 }
 

@@ -11,9 +11,11 @@ SliceKind kind_of(const ::flopcast::TimelineSlice& s) {
     case SliceCategory::Recompute:
       return SliceKind::Recompute;
     case SliceCategory::TpComm:
+      return SliceKind::TpComm;
     case SliceCategory::CpComm:
+      return SliceKind::CpComm;
     case SliceCategory::EpComm:
-      return SliceKind::Comm;
+      return SliceKind::EpComm;
     case SliceCategory::PpComm:
       return SliceKind::P2P;
     case SliceCategory::DpComm:

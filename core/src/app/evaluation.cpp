@@ -184,16 +184,19 @@ RunBills bill_whole_run(const Scenario& s, const WholeRun& run, std::shared_ptr<
   return bills;
 }
 
+void add_band_runs(const SimReport& r, WholeRun& run) {
+  if (!run.ok() || !r.band.known) return;
+  run.band_p10 = run_at(run, r.band.p10);
+  run.band_p90 = run_at(run, r.band.p90);
+  if (!run.band_p10 || !run.band_p90) run.band_p10.reset(), run.band_p90.reset();
+}
+
 void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog) {
   const Scenario& s = *r.scenario;
   if (s.training.tokens <= 0 || r.steps <= 0) return;
   r.bills.reset();
   WholeRun run = simulate_whole_run(r, catalog.get());
-  if (run.ok() && r.band.known) {
-    run.band_p10 = run_at(run, r.band.p10);
-    run.band_p90 = run_at(run, r.band.p90);
-    if (!run.band_p10 || !run.band_p90) run.band_p10.reset(), run.band_p90.reset();
-  }
+  add_band_runs(r, run);
   if (run.ok() && catalog) {
     r.bills = bill_whole_run(s, run, catalog);
     if (run.band_p10 && run.band_p90) {

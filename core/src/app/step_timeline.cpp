@@ -24,6 +24,12 @@ const char* slice_label(SliceKind k) {
       return "optimizer";
     case SliceKind::Overhead:
       return "overhead";
+    case SliceKind::TpComm:
+      return "TP comm";
+    case SliceKind::CpComm:
+      return "CP comm";
+    case SliceKind::EpComm:
+      return "EP comm";
   }
   return "?";
 }

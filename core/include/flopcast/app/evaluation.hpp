@@ -114,6 +114,10 @@ WholeRun simulate_whole_run(const SimReport& r, const PriceCatalog* catalog);
 /// `pricing:` block selects, at the P50 and P90 trials.
 RunBills bill_whole_run(const Scenario& s, const WholeRun& run, std::shared_ptr<const PriceCatalog> catalog);
 
+/// Sets run.band_p10 and band_p90 (the Monte Carlo again, same seed, with the step at the band's
+/// P10 and P90) when the run was simulated and r.band is known; both or neither.
+void add_band_runs(const SimReport& r, WholeRun& run);
+
 /// Adds the whole run (when the scenario gives training.tokens) and, when `catalog` is set and
 /// the run was simulated, the bills to `r`. The per-trial samples are dropped afterwards.
 void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog);

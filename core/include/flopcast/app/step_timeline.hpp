@@ -18,14 +18,21 @@ enum class SliceKind {
   Forward,    ///< forward compute of one micro-batch
   Backward,   ///< backward compute (input + weight gradients)
   Recompute,  ///< recomputed forward before the backward
-  Comm,       ///< exposed TP/CP/EP collectives of a pass
+  Comm,       ///< exposed TP/CP/EP collectives of a pass, together (the closed-form timeline)
   P2P,        ///< activation or gradient send/recv to the neighbouring stage
   DpSync,     ///< exposed data-parallel gradient sync
   Optimizer,  ///< optimizer step
   Overhead,   ///< per-iteration host overhead
+  TpComm,     ///< exposed tensor-parallel collectives (the simulated timeline)
+  CpComm,     ///< exposed context-parallel K/V exchanges (the simulated timeline)
+  EpComm,     ///< exposed expert-parallel all-to-all (the simulated timeline)
 };
 
-/// Short label of a kind: "F", "B", "R", "TP/CP/EP comm", "P2P", "DP sync", "optimizer", "overhead".
+/// The number of SliceKind values (for tables indexed by kind).
+inline constexpr int kSliceKinds = static_cast<int>(SliceKind::EpComm) + 1;
+
+/// Short label of a kind: "F", "B", "R", "TP/CP/EP comm", "P2P", "DP sync", "optimizer", "overhead",
+/// "TP comm", "CP comm", "EP comm".
 const char* slice_label(SliceKind k);
 
 /// One coloured bar: [start, end) on one row.
