@@ -40,6 +40,37 @@ TEST_SUITE("app.sweep_evaluator") {
     CHECK(std::stod(cell("days_p90")) >= std::stod(cell("days_p50")));
     CHECK_FALSE(cell("cheapest_plan").empty());
     CHECK(cell("costs").find(cell("cheapest_plan") + "=") != std::string::npos);
+    // The band columns: the step at the profile's band for the point's GPU, and the run there.
+    Diagnostics d;
+    std::vector<std::string> used;
+    const auto s = io::sweep_point_scenario(spec, 0, test::shipped_catalog(), d, &used);
+    REQUIRE(s);
+    const PredictionBand band =
+        find_band(test::shipped_catalog().profile.bands, s->cluster.gpu.arch, s->model.moe.has_value());
+    REQUIRE(band.known);
+    const double step = std::stod(cell("step_time_s"));
+    CHECK(std::stod(cell("step_p10_s")) == doctest::Approx(step * band.p10).epsilon(1e-5));
+    CHECK(std::stod(cell("step_p90_s")) == doctest::Approx(step * band.p90).epsilon(1e-5));
+    CHECK(std::stod(cell("days_band_p10")) < std::stod(cell("days_band_p90")));
+    CHECK(std::stod(cell("days_band_p90")) > std::stod(cell("days_p50")));
+  }
+
+  TEST_CASE("without a band for the GPU the band columns are empty") {
+    const io::SweepSpec spec = load("price-list.sweep.yml");
+    io::Catalog catalog = test::shipped_catalog();
+    catalog.profile.bands.clear();
+    SweepEvaluator eval(spec, catalog, "", "", StepEngine::Estimate);
+    const auto cols = eval.columns();
+    const std::vector<std::string> cells = eval.cells(0);
+    int seen = 0;
+    for (std::size_t i = 0; i < cols.size(); ++i)
+      if (cols[i].name == "step_p10_s" || cols[i].name == "step_p90_s" || cols[i].name == "days_band_p10" ||
+          cols[i].name == "days_band_p90") {
+        CHECK(cells[i].empty());
+        ++seen;
+      }
+    CHECK(seen == 4);
+    CHECK_FALSE(cells[spec.keys().size() + 3].empty());  // step_time_s is still written
   }
 
   TEST_CASE("the sweep id follows the axes and the base, and nothing else") {

@@ -39,7 +39,9 @@ TEST_CASE("flopcast plan: text, JSON, CSV and exit codes") {
   CHECK(t.out.find("Evaluated ") != std::string::npos);
   CHECK(t.out.find("plans/s") != std::string::npos);
   CHECK(t.out.find("Time/cost Pareto front") != std::string::npos);
-  CHECK(t.out.find("Cheapest plan meeting the deadline and budget (simulated P90):") != std::string::npos);
+  CHECK(t.out.find("Cheapest plan meeting the deadline and budget (simulated P90 including model uncertainty (") !=
+        std::string::npos);
+  CHECK(t.out.find("Model uncertainty (step at the band's P10 / P90, failures at P50): ") != std::string::npos);
   CHECK(t.out.find("Runs on: ") != std::string::npos);
   CHECK(t.out.find("discrete-event simulation, whole-run Monte Carlo") != std::string::npos);  // the DES by default
 
@@ -53,6 +55,14 @@ TEST_CASE("flopcast plan: text, JSON, CSV and exit codes") {
   CHECK(doc["best"]["meets_deadline"].get<bool>());
   CHECK(doc["confidence"] == "P90");
   CHECK(doc["chosen"]["days_p90"].get<double>() <= 400.0);
+  // The deadline is met with the step at the band's P90 factor; the band's ends are given.
+  const auto& band = doc["chosen"]["band"];
+  REQUIRE(band.is_object());
+  CHECK(doc["chosen"]["band_factor"].get<double>() == band["p90"].get<double>());
+  CHECK(doc["chosen"]["days"].get<double>() <= 400.0);
+  CHECK(doc["chosen"]["days"].get<double>() > doc["chosen"]["days_p90"].get<double>());
+  CHECK(doc["chosen"]["band_days"]["p10"].get<double>() < doc["chosen"]["band_days"]["p90"].get<double>());
+  CHECK(doc["chosen"]["band_cost"]["p10"].get<double>() <= doc["chosen"]["band_cost"]["p90"].get<double>());
 
   // A deadline nothing meets: exit 5, the reason printed.
   const auto none = plan_cli({kQuick, "--gpus-max", "16", "--deadline", "1d"});

@@ -295,3 +295,72 @@ TEST_CASE("planner: a budget without a deadline buys the shortest run, --tokens 
   CHECK(most.result.chosen->tokens > 20e9);
   CHECK(most.result.chosen->cost.minor <= opt.budget->minor);
 }
+
+TEST_CASE("planner: the deadline is checked with the candidate's prediction band, per confidence") {
+  const Scenario s = scenario(64, "20B");
+  PlanSpace sp;
+  sp.clusters = {s.cluster};
+  sp.gpu_counts = {16};
+  sp.tp = {2};
+  sp.pp = {1};
+  sp.cp = {1};
+  sp.micro_batch = {1};
+  sp.zero = {1};
+  sp.sequence_parallel = {true};
+  sp.recompute = {Recompute::Selective};
+  // A Hopper band with no median bias and a P90 30% slower than predicted (H800 is Hopper).
+  ComputeProfile prof = catalog().profile;
+  prof.bands = {BandQuantiles{GpuArch::Hopper, kBandRegimeAll, 30, 6, 0.8, 1.0, 1.3}};
+  PlannerOptions opt;
+  opt.catalogs = {seed_vendor()};
+  opt.simulator = estimate_step_simulation;
+  opt.find_remedies = false;
+  opt.bands = false;
+  const auto point = search_plans(s, prof, sp, opt);
+  REQUIRE(point.ok());
+  REQUIRE(point.result.chosen);
+  const Resimulated p = *point.result.chosen;
+  CHECK_FALSE(p.band.known);
+  CHECK(p.band_factor == 1);
+  CHECK(p.wall == p.wall_p90);
+  // A deadline the point prediction's P90 meets with 5% to spare.
+  opt.deadline = Time::from_seconds(p.wall_p90.seconds() * 1.05);
+  CHECK(search_plans(s, prof, sp, opt).result.chosen);
+  // With the band, at P90 the run is checked with the step at x1.3: the same plan misses.
+  opt.bands = true;
+  const auto at90 = search_plans(s, prof, sp, opt);
+  REQUIRE(at90.ok());
+  CHECK_FALSE(at90.result.chosen);
+  bool seen = false;
+  for (const auto& x : at90.result.resimulated) {
+    if (x.plan.candidate.index != p.plan.candidate.index) continue;
+    seen = true;
+    CHECK(x.band.known);
+    CHECK(x.band_factor == doctest::Approx(1.3));
+    CHECK(x.wall_p90 == p.wall_p90);  // the point run is still what P50/P90 show
+    CHECK(x.wall > *opt.deadline);
+    CHECK(x.cost.minor >= p.cost.minor);  // the slower run bills at least as many (whole) days
+    CHECK_FALSE(x.meets_deadline);
+    CHECK_FALSE(x.meets());
+  }
+  CHECK(seen);
+  // At P50 the band's median factor (1.0 here) is used: the plan is recommended, with the run
+  // at the band's ends.
+  opt.confidence = Confidence::P50;
+  const auto at50 = search_plans(s, prof, sp, opt);
+  REQUIRE(at50.result.chosen);
+  const Resimulated& c = *at50.result.chosen;
+  CHECK(c.plan.candidate.index == p.plan.candidate.index);
+  CHECK(c.band_factor == doctest::Approx(1.0));
+  CHECK(c.wall == c.wall_p50);
+  REQUIRE(c.band_ends);
+  CHECK(c.band_wall_p10 < c.wall_p50);
+  CHECK(c.band_wall_p90 > c.wall_p50);
+  CHECK(c.band_cost_p10.minor > 0);
+  CHECK(c.band_cost_p10.minor < c.band_cost_p90.minor);
+  // A median bias of 1.3 makes P50 miss as well.
+  prof.bands[0].p50 = 1.3;
+  CHECK_FALSE(search_plans(s, prof, sp, opt).result.chosen);
+  CHECK(confidence_words(Confidence::P90, c.band, GpuArch::Hopper) ==
+        "P90 including model uncertainty (hopper band x0.80 to x1.30)");
+}

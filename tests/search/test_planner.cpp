@@ -147,6 +147,9 @@ TEST_CASE("planner: Pareto front, deadline and budget selection, thread independ
   sp.recompute = {Recompute::Selective, Recompute::Full};
   PlannerOptions opt;
   opt.catalogs = {seed_vendor()};
+  // The selection at the point prediction (the check with the prediction band has its own
+  // test in test_plan_choice.cpp).
+  opt.bands = false;
   const auto r = search_plans(s, catalog().profile, sp, opt);
   REQUIRE(r.ok());
   const auto& all = r.result.fastest_per_count;

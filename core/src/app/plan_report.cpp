@@ -121,6 +121,9 @@ std::string simulated_line(const search::PlannerOptions& o, const search::Resimu
                                  x.plan.catalog, x.plan.price_option, x.step.step.seconds(), x.wall_p50.days(),
                                  x.wall_p90.days(), x.cost_p50.str(), x.cost_p90.str());
   if (x.spot) line += " (spot: its interruptions simulated)";
+  if (x.band_factor != 1)
+    line += fmt::format("; with the step at the band's x{:.2f}: {:.1f} days, {} at {}", x.band_factor, x.wall.days(),
+                        x.cost.str(), to_string(o.confidence));
   if (o.objective == search::Objective::MostTokens) line += fmt::format("; {} tokens", format_count(x.tokens));
   if (!x.meets_deadline) line += fmt::format("; misses the deadline at {}", to_string(o.confidence));
   if (!x.meets_budget) line += fmt::format("; over the budget at {}", to_string(o.confidence));
@@ -131,10 +134,15 @@ void print_chosen(const search::PlannerOptions& o, const search::PlanResult& r, 
   const char* pct = to_string(o.confidence);
   if (r.chosen) {
     const auto& x = *r.chosen;
-    out << objective_words(o) << " (simulated " << pct
-        << (o.model_uncertainty > 0 ? fmt::format(", with the model's +/-{:.0f}% band", 100 * o.model_uncertainty)
+    out << objective_words(o) << " (simulated " << search::confidence_words(o.confidence, x.band, x.arch)
+        << (o.model_uncertainty > 0 ? fmt::format(", stretched by a further {:.0f}%", 100 * o.model_uncertainty)
                                     : std::string())
         << "):\n  " << simulated_line(o, x) << "\n";
+    if (x.band_ends)
+      out << fmt::format(
+          "  Model uncertainty (step at the band's P10 / P90, failures at P50): {:.1f} to {:.1f} days{}\n",
+          x.band_wall_p10.days(), x.band_wall_p90.days(),
+          x.band_cost_p90.minor > 0 ? ", " + x.band_cost_p10.str() + " to " + x.band_cost_p90.str() : std::string());
     out << "  Runs on: " << x.plan.candidate.frameworks.str() << "\n";
     for (const auto& d : x.step.details) out << "  " << d << "\n";
     if (!r.why_runner_up_lost.empty()) out << "  Why not the runner-up: " << r.why_runner_up_lost << "\n";
@@ -189,6 +197,18 @@ J simulated_json(const search::Resimulated& x) {
     e["cost_p50"] = x.cost_p50.major();
     e["cost_p90"] = x.cost_p90.major();
     e["days"] = x.wall.days();
+    e["band_factor"] = x.band_factor;
+    if (x.band.known)
+      e["band"] = {{"generation", to_string(x.arch)},
+                   {"p10", x.band.p10},
+                   {"p50", x.band.p50},
+                   {"p90", x.band.p90},
+                   {"basis", x.band.basis}};
+    if (x.band_ends) {
+      e["band_days"] = {{"p10", x.band_wall_p10.days()}, {"p90", x.band_wall_p90.days()}};
+      if (x.band_cost_p90.minor > 0)
+        e["band_cost"] = {{"p10", x.band_cost_p10.major()}, {"p90", x.band_cost_p90.major()}};
+    }
     e["spot"] = x.spot;
     e["tokens"] = x.tokens;
     e["p90_meets_deadline"] = x.p90_meets_deadline;

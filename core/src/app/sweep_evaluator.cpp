@@ -14,11 +14,15 @@ enum Cell : int {
   kWhy,
   kMethod,
   kStep,
+  kStepP10,
+  kStepP90,
   kMfu,
   kTokensPerS,
   kMemory,
   kDaysP50,
   kDaysP90,
+  kDaysBandP10,
+  kDaysBandP90,
   kCurrency,
   kCheapest,
   kCostP50,
@@ -71,11 +75,17 @@ const std::vector<sweep::Column>& sweep_output_columns() {
       {"why", CellType::Text, Better::None, false},
       {"method", CellType::Text, Better::None, true},
       {"step_time_s", CellType::Number, Better::Lower, true},
+      // The step at the prediction band's ends (empty when the profile has no band for the GPU).
+      {"step_p10_s", CellType::Number, Better::Lower, true},
+      {"step_p90_s", CellType::Number, Better::Lower, true},
       {"mfu", CellType::Number, Better::Higher, true},
       {"tokens_per_s", CellType::Number, Better::Higher, true},
       {"memory_gib", CellType::Number, Better::Lower, true},
       {"days_p50", CellType::Number, Better::Lower, true},
       {"days_p90", CellType::Number, Better::Lower, true},
+      // The run with the step at the band's P10 / P90, failures at their median (WholeRun::band_p10/p90).
+      {"days_band_p10", CellType::Number, Better::Lower, true},
+      {"days_band_p90", CellType::Number, Better::Lower, true},
       {"currency", CellType::Text, Better::None, true},
       {"cheapest_plan", CellType::Text, Better::None, true},
       {"cost_p50", CellType::Number, Better::Lower, true},
@@ -178,6 +188,11 @@ void SweepEvaluator::evaluate(std::int64_t index, std::vector<std::string>& used
   SimReport r = make_report(*s, *prof, engine_);
   r.scenario = &*s;
   out[kStep] = num(r.est.step.seconds(), 6);
+  if (r.band.known) {
+    const auto [lo, hi] = step_band(r);
+    out[kStepP10] = num(lo.seconds(), 6);
+    out[kStepP90] = num(hi.seconds(), 6);
+  }
   out[kMfu] = num(r.est.mfu, 4);
   out[kTokensPerS] = num(r.est.tokens_per_s, 1);
   out[kMemory] = num(r.est.memory.total().value / 1073741824.0, 2);
@@ -206,6 +221,10 @@ void SweepEvaluator::evaluate(std::int64_t index, std::vector<std::string>& used
         used[i] = num(r.run->result.checkpoint_interval.seconds(), 1) + "s";
     out[kDaysP50] = num(r.run->result.wall_p50.days(), 3);
     out[kDaysP90] = num(r.run->result.wall_p90.days(), 3);
+    if (r.run->band_p10 && r.run->band_p90) {
+      out[kDaysBandP10] = num(r.run->band_p10->wall_p50.days(), 3);
+      out[kDaysBandP90] = num(r.run->band_p90->wall_p50.days(), 3);
+    }
   }
   if (r.bills) bill_cells(*r.bills, out);
 }

@@ -54,16 +54,20 @@ struct Priced {
   bool spot = false;
 };
 
-void price_run(const SearchContext& ctx, const Scenario& s, const JobResult& job, bool spot_run, Priced& best) {
+/// `want` (optional): only that catalog's option is priced.
+void price_run(const SearchContext& ctx, const Scenario& s, const JobResult& job, bool spot_run, Priced& best,
+               const Priced* want = nullptr) {
   const int kept = ctx.base.pricing.checkpoints_kept;
   const double band = ctx.options.model_uncertainty;
   const BillUsage u50 = stretched(usage_of_trial(job, job.p50_trial, kept), band);
   const BillUsage u90 = stretched(usage_of_trial(job, job.p90_trial, kept), band);
   for (const auto& cat : ctx.options.catalogs) {
+    if (want && cat->name != want->catalog) continue;
     const PlanComparison cmp =
         compare_plans(*cat, gpu_names(s.cluster.gpu), u50, u90, compare_in(ctx.base.pricing, ctx.currency));
     for (const auto& row : cmp.rows) {
       if (!row.p50.ok() || !row.p90.ok() || !row.option.plan) continue;
+      if (want && row.option.id != want->option) continue;
       const bool is_spot = row.option.plan->kind == PriceKind::Spot ||
                            (row.option.overflow && row.option.overflow->kind == PriceKind::Spot);
       if (is_spot != spot_run) continue;
@@ -85,20 +89,53 @@ const Plan* spot_plan_for(const SearchContext& ctx, const GpuSpec& gpu) {
   return worst;
 }
 
-void fill_run(const SearchContext& ctx, const JobResult& job, const Priced& price, Resimulated& r) {
+/// A simulated run and its cheapest price at the confidence percentile.
+struct PricedRun {
+  JobOutcome job;
+  Priced price;
+};
+
+/// The whole run of `s` at `step`: on demand and, when a catalog has a spot plan for the GPU,
+/// under spot; the one that bills less at the confidence percentile. `want`: only that option
+/// (and its kind of run).
+PricedRun priced_run(const SearchContext& ctx, const Scenario& s, Time step, std::int64_t steps,
+                     const Priced* want = nullptr) {
+  PricedRun best;
+  const Plan* spot = spot_plan_for(ctx, s.cluster.gpu);
+  const bool on_demand = !want || !want->spot || !spot;
+  if (on_demand) {
+    best.job = run_job(ctx, s, step, steps, nullptr);
+    if (!best.job.ok()) return best;
+    price_run(ctx, s, best.job.result, false, best.price, want);
+  }
+  if (spot && (!want || want->spot)) {
+    PricedRun sp;
+    sp.job = run_job(ctx, s, step, steps, spot);
+    if (sp.job.ok()) price_run(ctx, s, sp.job.result, true, sp.price, want);
+    const bool better = sp.price.ok && (!best.price.ok || sp.price.conf.minor < best.price.conf.minor);
+    if (!on_demand || better) best = std::move(sp);
+  }
+  return best;
+}
+
+/// `r`'s figures: the point run's P50/P90 (`point`) and, at the confidence percentile, the
+/// checked run's (`checked`: the step at the band's factor, or the point run itself).
+void fill_run(const SearchContext& ctx, const PricedRun& point, const PricedRun& checked, Resimulated& r) {
   const PlannerOptions& o = ctx.options;
+  const JobResult& job = checked.job.result;
   r.run_ok = true;
-  r.wall_p50 = job.wall_p50;
-  r.wall_p90 = job.wall_p90;
+  r.wall_p50 = point.job.result.wall_p50;
+  r.wall_p90 = point.job.result.wall_p90;
   const Time wall = o.confidence == Confidence::P50 ? job.wall_p50 : job.wall_p90;
   const Time fixed = job.provisioning + job.debug_phase;
   r.wall =
       o.model_uncertainty > 0 ? fixed + Time::from_seconds((wall - fixed).seconds() * (1 + o.model_uncertainty)) : wall;
   r.p90_meets_deadline = !o.deadline || r.wall_p90 <= *o.deadline;
   r.meets_deadline = !o.deadline || r.wall <= *o.deadline;
+  const Priced& price = checked.price;
   if (price.ok) {
-    r.cost_p50 = price.p50;
-    r.cost_p90 = price.p90;
+    r.cost_p50 = point.price.ok ? point.price.p50 : price.p50;
+    r.cost_p90 = point.price.ok ? point.price.p90 : price.p90;
     r.cost = price.conf;
     r.plan.catalog = price.catalog;
     r.plan.price_option = price.option;
@@ -111,42 +148,73 @@ void fill_run(const SearchContext& ctx, const JobResult& job, const Priced& pric
   r.plan.meets_budget = r.meets_budget;
 }
 
+/// The scenario of a re-simulated plan and its optimizer steps.
+std::pair<Scenario, std::int64_t> scenario_at(const SearchContext& ctx, const PlanCandidate& c, double tokens) {
+  Scenario s = scenario_of(ctx, c);
+  if (tokens > 0) s.training.tokens = tokens;
+  const double per_step = static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len);
+  return {s, static_cast<std::int64_t>(std::ceil(s.training.tokens / per_step))};
+}
+
 }  // namespace
 
 /// One candidate re-simulated at `tokens` training tokens (0 = the scenario's).
 Resimulated resimulate(const SearchContext& ctx, const StepSimulator& sim, const PlanCandidate& c, double tokens) {
   Resimulated r;
   r.plan.candidate = c;
-  Scenario s = scenario_of(ctx, c);
-  if (tokens > 0) s.training.tokens = tokens;
+  const auto [s, steps] = scenario_at(ctx, c, tokens);
   r.tokens = s.training.tokens;
-  const double per_step = static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len);
-  const auto steps = static_cast<std::int64_t>(std::ceil(s.training.tokens / per_step));
   r.step = sim(s, ctx.profile);
   if (!r.step.ok) {
     r.errors.push_back(r.step.error);
     return r;
   }
-  JobOutcome job = run_job(ctx, s, r.step.step, steps, nullptr);
-  if (!job.ok()) {
-    r.errors = job.errors;
+  r.arch = s.cluster.gpu.arch;
+  if (ctx.options.bands) r.band = find_band(ctx.profile.bands, s.cluster.gpu.arch, s.model.moe.has_value());
+  if (r.band.known) r.band_factor = ctx.options.confidence == Confidence::P50 ? r.band.p50 : r.band.p90;
+  // The constraints are checked on the run with the step at the band's factor; the point run
+  // (the step as simulated) under the same price option gives the P50/P90 figures shown.
+  const PricedRun checked =
+      priced_run(ctx, s, Time::from_seconds(r.step.step.seconds() * r.band_factor), steps, nullptr);
+  if (!checked.job.ok()) {
+    r.errors = checked.job.errors;
     return r;
   }
-  Priced price;
-  price_run(ctx, s, job.result, false, price);
-  const JobResult* used = &job.result;
-  JobOutcome spot_job;
-  if (const Plan* spot = spot_plan_for(ctx, s.cluster.gpu)) {
-    spot_job = run_job(ctx, s, r.step.step, steps, spot);
-    Priced spot_price;
-    if (spot_job.ok()) price_run(ctx, s, spot_job.result, true, spot_price);
-    if (spot_price.ok && (!price.ok || spot_price.conf.minor < price.conf.minor)) {
-      price = spot_price;
-      used = &spot_job.result;
-    }
+  if (r.band_factor == 1) {
+    fill_run(ctx, checked, checked, r);
+    return r;
   }
-  fill_run(ctx, *used, price, r);
+  const PricedRun point = priced_run(ctx, s, r.step.step, steps, checked.price.ok ? &checked.price : nullptr);
+  if (!point.job.ok()) {
+    r.errors = point.job.errors;
+    return r;
+  }
+  fill_run(ctx, point, checked, r);
   return r;
+}
+
+/// The recommended plan's run at the band's P10 and P90 step factors (failures at their
+/// median), billed under its price option.
+void add_band_ends(const SearchContext& ctx, Resimulated& r) {
+  if (!r.band.known || !r.run_ok) return;
+  const auto [s, steps] = scenario_at(ctx, r.plan.candidate, r.tokens);
+  Priced want;
+  want.catalog = r.plan.catalog;
+  want.option = r.plan.price_option;
+  want.spot = r.spot;
+  const bool priced = !r.plan.price_option.empty();
+  const PricedRun lo =
+      priced_run(ctx, s, Time::from_seconds(r.step.step.seconds() * r.band.p10), steps, priced ? &want : nullptr);
+  const PricedRun hi =
+      priced_run(ctx, s, Time::from_seconds(r.step.step.seconds() * r.band.p90), steps, priced ? &want : nullptr);
+  if (!lo.job.ok() || !hi.job.ok()) return;
+  r.band_ends = true;
+  r.band_wall_p10 = lo.job.result.wall_p50;
+  r.band_wall_p90 = hi.job.result.wall_p50;
+  if (lo.price.ok && hi.price.ok) {
+    r.band_cost_p10 = lo.price.p50;
+    r.band_cost_p90 = hi.price.p50;
+  }
 }
 
 namespace {
@@ -200,14 +268,21 @@ Resimulated most_tokens(const SearchContext& ctx, const StepSimulator& sim, cons
   return r;
 }
 
+/// "P90", or "P90 with the model's band (x1.35)" when the run checked had the step at a band factor.
+std::string at_pct(const SearchContext& ctx, const Resimulated& r) {
+  std::string s = to_string(ctx.options.confidence);
+  if (r.band_factor != 1) s += sfmt(" with the model's band (step x%.2f)", r.band_factor);
+  return s;
+}
+
 /// Words for why the runner-up is not the choice, from the simulated figures.
 std::string why_not(const SearchContext& ctx, const Resimulated& b, const Resimulated& r) {
   const double extra =
       b.cost.minor > 0 ? 100.0 * static_cast<double>(r.cost.minor - b.cost.minor) / static_cast<double>(b.cost.minor)
                        : 0;
-  const char* pct = ctx.options.confidence == Confidence::P50 ? "P50" : "P90";
+  const std::string pct = at_pct(ctx, r);
   std::string why = sfmt("the runner-up (%s) costs %s at %s (%+.1f%%) and takes %s", describe(r.plan).c_str(),
-                         r.cost.str().c_str(), pct, extra, format_days(r.wall).c_str());
+                         r.cost.str().c_str(), pct.c_str(), extra, format_days(r.wall).c_str());
   if (ctx.options.objective == Objective::MostTokens)
     why += sfmt("; it trains %s tokens against %s", format_count_fixed(r.tokens).c_str(),
                 format_count_fixed(b.tokens).c_str());
@@ -266,6 +341,7 @@ void choose_by_simulation(const SearchContext& ctx, const std::vector<std::vecto
   }
   if (best) {
     res.chosen = *best;
+    add_band_ends(ctx, *res.chosen);
     res.best = best->plan;
     if (second) {
       res.runner_up = second->plan;
@@ -288,15 +364,14 @@ void remedies(const SearchContext& ctx, PlanResult& res) {
   std::stable_sort(ok.begin(), ok.end(),
                    [&](const Resimulated* a, const Resimulated* b) { return miss(ctx, *a) < miss(ctx, *b); });
   for (std::size_t i = 0; i < ok.size() && i < 3; ++i) res.closest.push_back(*ok[i]);
-  const char* pct = to_string(o.confidence);
   if (o.deadline) {
     const Resimulated* fastest = nullptr;
     for (const auto* r : ok)
       if (r->meets_budget && (!fastest || r->wall < fastest->wall)) fastest = r;
     if (fastest)
       res.remedies.push_back(sfmt("a deadline of %.0f days: %s takes %s at %s%s", std::ceil(fastest->wall.days()),
-                                  describe(fastest->plan).c_str(), format_days(fastest->wall).c_str(), pct,
-                                  o.budget ? ", within the budget" : ""));
+                                  describe(fastest->plan).c_str(), format_days(fastest->wall).c_str(),
+                                  at_pct(ctx, *fastest).c_str(), o.budget ? ", within the budget" : ""));
   }
   if (o.budget) {
     const Resimulated* cheapest = nullptr;
@@ -304,7 +379,8 @@ void remedies(const SearchContext& ctx, PlanResult& res) {
       if (r->meets_deadline && (!cheapest || r->cost.minor < cheapest->cost.minor)) cheapest = r;
     if (cheapest)
       res.remedies.push_back(sfmt("a budget of %s: %s costs that at %s%s", cheapest->cost.str().c_str(),
-                                  describe(cheapest->plan).c_str(), pct, o.deadline ? " and meets the deadline" : ""));
+                                  describe(cheapest->plan).c_str(), at_pct(ctx, *cheapest).c_str(),
+                                  o.deadline ? " and meets the deadline" : ""));
   }
   bool deadline_met = false;
   for (const auto* r : ok) deadline_met = deadline_met || r->meets_deadline;
@@ -325,7 +401,8 @@ void remedies(const SearchContext& ctx, PlanResult& res) {
     res.remedies.push_back(sfmt("%lld GPUs (above the limit of %lld): %s takes %s at %s and costs %s",
                                 static_cast<long long>(r.result.chosen->plan.candidate.gpus),
                                 static_cast<long long>(limit), describe(r.result.chosen->plan).c_str(),
-                                format_days(r.result.chosen->wall).c_str(), pct, r.result.chosen->cost.str().c_str()));
+                                format_days(r.result.chosen->wall).c_str(), at_pct(ctx, *r.result.chosen).c_str(),
+                                r.result.chosen->cost.str().c_str()));
   else
     res.remedies.push_back(
         sfmt("no plan of up to %lld GPUs meets the deadline in simulation either", static_cast<long long>(limit * 4)));

@@ -161,6 +161,14 @@ double TopK::threshold() const {
 
 const char* to_string(Confidence c) { return c == Confidence::P50 ? "P50" : "P90"; }
 
+std::string confidence_words(Confidence c, const PredictionBand& band, GpuArch arch) {
+  if (!band.known) return sfmt("%s (point prediction: no band for %s)", to_string(c), to_string(arch));
+  if (c == Confidence::P50)
+    return sfmt("P50 including the model's median bias (%s band x%.2f to x%.2f, median x%.2f)", to_string(arch),
+                band.p10, band.p90, band.p50);
+  return sfmt("P90 including model uncertainty (%s band x%.2f to x%.2f)", to_string(arch), band.p10, band.p90);
+}
+
 namespace detail {
 
 namespace {

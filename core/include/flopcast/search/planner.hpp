@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "flopcast/compute/compute_profile.hpp"
+#include "flopcast/compute/prediction_band.hpp"
 #include "flopcast/job/job_result.hpp"
 #include "flopcast/pricing/price_catalog.hpp"
 #include "flopcast/scenario/scenario.hpp"
@@ -79,6 +80,9 @@ StepSimulation des_step_simulation(const Scenario& s, const ComputeProfile& prof
 /// Which simulated percentile must meet the deadline and the budget.
 enum class Confidence { P50, P90 };
 const char* to_string(Confidence c);  ///< "P50", "P90"
+/// "P90 including model uncertainty (hopper band x0.64 to x1.35)", or "P90 (point prediction:
+/// no band for hopper)" when the band is unknown.
+std::string confidence_words(Confidence c, const PredictionBand& band, GpuArch arch);
 
 /// What the search optimises within the constraints.
 enum class Objective {
@@ -99,8 +103,14 @@ struct PlannerOptions {
   std::vector<std::shared_ptr<const PriceCatalog>> catalogs;
   Confidence confidence = Confidence::P90;
   Objective objective = Objective::Cheapest;
-  /// Relative half-width of the model's uncertainty band on the step time (0 = none known): a
-  /// plan must meet the constraints with its simulated time (and GPU time) stretched by 1 + this.
+  /// Check the constraints with the profile's prediction band of each candidate's GPU
+  /// generation and regime (compute/prediction_band.hpp): the whole run is simulated again with
+  /// the step time at the band's P90 factor (Confidence::P90) or its P50 factor, the model's
+  /// median bias (Confidence::P50), and that run's percentile is what must meet the deadline and
+  /// the budget. A generation without a band is checked at the point prediction.
+  bool bands = true;
+  /// An extra relative stretch of the simulated time (and GPU time) on top of the band (0 =
+  /// none): a plan must meet the constraints with them stretched by 1 + this.
   double model_uncertainty = 0;
   /// Candidates re-simulated per GPU type in one round (at least 32), at most
   /// `candidates_per_count` of them with the same GPU count and precision, so that a round
@@ -166,6 +176,19 @@ struct Resimulated {
   /// the deadline and the budget.
   Time wall;
   Money cost;
+  /// The prediction band of the plan's generation and regime (unknown when the profile has
+  /// none or PlannerOptions::bands is off) and the factor on the simulated step time the run
+  /// behind `wall` and `cost` used: the band's P90 at Confidence::P90, its P50 at P50, else 1.
+  /// wall_p50, wall_p90, cost_p50 and cost_p90 are the run at the point prediction.
+  PredictionBand band;
+  GpuArch arch = GpuArch::Ampere;  ///< the plan's GPU generation (the band's)
+  double band_factor = 1;
+  /// The recommended plan only (PlanResult::chosen, band known): the run with the step at the
+  /// band's P10 and P90 factors, failures at their median (the P50 trial), and its bill under
+  /// the chosen price option.
+  bool band_ends = false;
+  Time band_wall_p10, band_wall_p90;
+  Money band_cost_p10, band_cost_p90;
   bool meets_deadline = true;
   bool meets_budget = true;
   bool spot = false;  ///< priced under a spot plan (its interruptions are in the run)
