@@ -1,7 +1,7 @@
-// Plan-search throughput (issue 7). The anchor is Calculon's (Isaev et al., SC'23, "Calculon: a
+// Plan-search throughput. The anchor is Calculon's (Isaev et al., SC'23, "Calculon: a
 // methodology and tool for high-level co-design of systems and large language models")
 // search of Megatron-Turing NLG 530B on 5,128 A100 with global batch 2,520: 8,112 plans in
-// 29.9 s = 278 plans/s on a 2-core machine (issue 7). The model: 105 layers, hidden 20480,
+// 29.9 s = 278 plans/s on a 2-core machine. The model: 105 layers, hidden 20480,
 // 128 heads, sequence 2048 (Smith et al. 2022, arXiv 2201.11990, Table 1; data/models.yaml
 // megatron-530b). flopcast searches every GPU count up to 5,128 (multiples of the 8-GPU node)
 // x TP x CP x PP x DP x micro-batch x schedule/VPP x SP x ZeRO x recompute, prunes, estimates,

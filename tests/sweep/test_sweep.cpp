@@ -98,7 +98,7 @@ TEST_CASE("sweep loader: diagnostics name file:line, key and fix") {
 }
 
 TEST_CASE("sweep point: dp auto with degrees whose product passes 64 bits is an error, not overflow") {
-  // The sweep fuzzer's finding (session 6): tp 8888888888888888888 x pp 4 overflowed int64 in the
+  // The sweep fuzzer's finding: tp 8888888888888888888 x pp 4 overflowed int64 in the
   // dp-auto division (undefined behaviour); now the point is refused with the degrees named.
   Diagnostics cd;
   auto cat = io::load_catalog("", cd);
