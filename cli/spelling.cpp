@@ -3,24 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "flopcast/units/text.hpp"
+
 namespace flopcast::cli {
 namespace {
-
-/// Levenshtein distance, case ignored.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const bool same =
-          std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0u : 1u)});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
 
 /// The part of a flag after its dashes ("--json" -> "json").
 std::string_view bare(std::string_view s) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "flopcast/units/text.hpp"
+
 namespace flopcast::io {
 namespace {
 
@@ -159,42 +161,6 @@ std::string claims_json(const ClaimsReport& r) {
 
 namespace {
 
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|')
-      out += "\\|";
-    else if (ch == '\n')
-      out += ' ';
-    else
-      out += ch;
-  }
-  return out;
-}
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
-}
-
 const char* css_class(VerdictKind k) {
   switch (k) {
     case VerdictKind::Holds:
@@ -215,23 +181,24 @@ const char* css_class(VerdictKind k) {
 }  // namespace
 
 std::string claims_markdown(const ClaimsReport& r) {
-  std::string out = "# Claims check: " + md_cell(r.title.empty() ? r.file : r.title) + "\n\n";
+  std::string out = "# Claims check: " + markdown_cell(r.title.empty() ? r.file : r.title) + "\n\n";
   out += "`" + r.file + "`: " + summary_line(r) + fmt::format(" (tolerance {:.0f}%).\n\n", claims::kTolerance * 100);
   out += "| claim | kind | claimed | verdict | flopcast's figure | how |\n|---|---|---|---|---|---|\n";
   for (const auto& c : r.results)
-    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_cell(c.id), to_string(c.kind),
-                       md_cell(c.claimed.empty() ? "-" : c.claimed), md_cell(c.verdict.word()),
-                       md_cell(figure_or_dash(c)), md_cell(c.verdict.how));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_cell(c.id), to_string(c.kind),
+                       markdown_cell(c.claimed.empty() ? "-" : c.claimed), markdown_cell(c.verdict.word()),
+                       markdown_cell(figure_or_dash(c)), markdown_cell(c.verdict.how));
   out += "\n## Reasons and notes\n\n";
   for (const auto& c : r.results) {
-    out += fmt::format("- **{}** ({}, {}): \"{}\"  \n  {}{}\n", md_cell(c.id), to_string(c.kind), md_cell(c.source),
-                       md_cell(c.quote), c.reading.empty() ? "" : "reading: " + md_cell(c.reading) + "  \n  ",
-                       md_cell(verdict_line(c.verdict)));
-    for (const auto& n : c.verdict.notes) out += "  - " + md_cell(n) + "\n";
+    out += fmt::format("- **{}** ({}, {}): \"{}\"  \n  {}{}\n", markdown_cell(c.id), to_string(c.kind),
+                       markdown_cell(c.source), markdown_cell(c.quote),
+                       c.reading.empty() ? "" : "reading: " + markdown_cell(c.reading) + "  \n  ",
+                       markdown_cell(verdict_line(c.verdict)));
+    for (const auto& n : c.verdict.notes) out += "  - " + markdown_cell(n) + "\n";
   }
   if (!r.errors.empty()) {
     out += "\n## Not judged (bad input)\n\n";
-    for (const auto& e : r.errors) out += "- `" + md_cell(e.str()) + "`\n";
+    for (const auto& e : r.errors) out += "- `" + markdown_cell(e.str()) + "`\n";
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "flopcast/io/units_parse.hpp"
+#include "flopcast/units/text.hpp"
 
 namespace flopcast::io::detail {
 namespace {
@@ -135,21 +136,6 @@ SourceLocation loc_of(const YAML::Node& node, const std::string& file) {
     }
   }
   return l;
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const auto ca = static_cast<char>(std::tolower(static_cast<unsigned char>(a[i - 1])));
-      const auto cb = static_cast<char>(std::tolower(static_cast<unsigned char>(b[j - 1])));
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca == cb ? 0u : 1u)});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
 }
 
 std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {

@@ -26,8 +26,6 @@ YAML::Node load_yaml(const std::string& text, const std::string& file, Diagnosti
 /// Where `node` is written (yaml-cpp marks are 0-based).
 SourceLocation loc_of(const YAML::Node& node, const std::string& file);
 
-/// Edit distance, for did-you-mean hints.
-std::size_t edit_distance(std::string_view a, std::string_view b);
 /// The closest of `candidates` to `word` when it is close enough to be a likely typo.
 std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 /// "a, b, c"

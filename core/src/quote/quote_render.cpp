@@ -1,5 +1,6 @@
 #include "flopcast/quote/quote_render.hpp"
 
+#include "flopcast/units/text.hpp"
 #include "quote_format.hpp"
 
 namespace flopcast {
@@ -232,45 +233,6 @@ Doc layout(const Quote& q) {
   return d;
 }
 
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
-}
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string render_quote_markdown(const Quote& q) {
@@ -285,19 +247,19 @@ std::string render_quote_markdown(const Quote& q) {
         out += b.text + "\n";
         break;
       case Block::Kind::List:
-        for (const auto& i : b.items) out += "- " + md_cell(i) + "\n";
+        for (const auto& i : b.items) out += "- " + markdown_cell(i) + "\n";
         break;
       case Block::Kind::Table: {
         const Table& t = b.table;
         out += '|';
-        for (const auto& h : t.header) out += ' ' + md_cell(h) + " |";
+        for (const auto& h : t.header) out += ' ' + markdown_cell(h) + " |";
         out += "\n|";
         for (std::size_t c = 0; c < t.header.size(); ++c) out += t.right[c] ? "---:|" : "---|";
         out += '\n';
         for (std::size_t r = 0; r < t.rows.size(); ++r) {
           out += '|';
           for (const auto& cell : t.rows[r]) {
-            const std::string v = md_cell(cell);
+            const std::string v = markdown_cell(cell);
             out += ' ' + (t.strong[r] && !v.empty() ? "**" + v + "**" : v) + " |";
           }
           out += '\n';

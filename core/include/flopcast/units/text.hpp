@@ -1,0 +1,20 @@
+#pragma once
+/// Text helpers shared by every layer: a Markdown table cell and HTML text made safe for the
+/// documents flopcast writes (quotes, claims reports), and the edit distance behind every
+/// did-you-mean (loaders and the command line), so that one rule holds everywhere.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace flopcast {
+
+/// `s` as one Markdown table cell: '|' escaped as "\|", a line break as a space.
+std::string markdown_cell(const std::string& s);
+
+/// `s` as HTML text or an attribute value: & < > " ' as character references.
+std::string html_escape(const std::string& s);
+
+/// Levenshtein distance between `a` and `b`, letter case ignored.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+}  // namespace flopcast
