@@ -881,19 +881,7 @@ void MainWindow::load_plan(const search::PricedPlan& plan) {
   io::ScenarioForm next = form_;
   next.gpu = c.gpu;
   next.gpus = c.gpus;
-  next.tp = p.tp;
-  next.pp = p.pp;
-  next.dp = p.dp;
-  next.dp_auto = false;
-  next.cp = p.cp;
-  next.ep = p.ep;
-  next.vpp = p.vpp;
-  next.sequence_parallel = p.sequence_parallel;
-  next.zero = p.zero;
-  next.micro_batch = p.micro_batch;
-  next.global_batch = p.global_batch;
-  next.recompute = to_string(p.recompute);
-  next.schedule = to_string(p.schedule);
+  io::set_parallel_plan(next, p);
   if (next == form_) return;
   undo_->push(new FormEditCommand(form_, next, QStringLiteral("planner"),
                                   [this](const io::ScenarioForm& f) { apply_form(f); }));

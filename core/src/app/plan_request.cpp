@@ -198,20 +198,7 @@ std::string plan_scenario_yaml(const std::string& base_yaml, const Scenario& bas
   form.gpus_per_node = s.cluster.gpus_per_node;
   if (s.cluster.gpu.name != base.cluster.gpu.name || form.fabric != io::kFabricFromFile)
     form.fabric = s.cluster.fabric.name;
-  const ParallelPlan& p = s.plan;
-  form.tp = p.tp;
-  form.pp = p.pp;
-  form.dp = p.dp;
-  form.dp_auto = false;
-  form.cp = p.cp;
-  form.ep = p.ep;
-  form.vpp = p.vpp;
-  form.sequence_parallel = p.sequence_parallel;
-  form.zero = p.zero;
-  form.micro_batch = p.micro_batch;
-  form.global_batch = p.global_batch;
-  form.recompute = to_string(p.recompute);
-  form.schedule = to_string(p.schedule);
+  io::set_parallel_plan(form, s.plan);
   form.precision = to_string(s.precision);
   if (!chosen.plan.catalog.empty()) form.pricing_catalog = chosen.plan.catalog;
   if (chosen.tokens > 0 && chosen.tokens != base.training.tokens) {

@@ -186,6 +186,22 @@ YAML::Node pricing_node(const YAML::Node& base, const ScenarioForm& f) {
 
 }  // namespace
 
+void set_parallel_plan(ScenarioForm& f, const ParallelPlan& p) {
+  f.tp = p.tp;
+  f.pp = p.pp;
+  f.dp = p.dp;
+  f.dp_auto = false;
+  f.cp = p.cp;
+  f.ep = p.ep;
+  f.vpp = p.vpp;
+  f.sequence_parallel = p.sequence_parallel;
+  f.zero = p.zero;
+  f.micro_batch = p.micro_batch;
+  f.global_batch = p.global_batch;
+  f.recompute = to_string(p.recompute);
+  f.schedule = to_string(p.schedule);
+}
+
 ScenarioForm form_from_scenario(const Scenario& s, const std::string& yaml_text) {
   ScenarioForm f;
   f.name = s.name;
@@ -200,19 +216,7 @@ ScenarioForm form_from_scenario(const Scenario& s, const std::string& yaml_text)
   f.gpu = s.cluster.gpu.name;
   f.gpus = s.cluster.gpus;
   f.gpus_per_node = s.cluster.gpus_per_node;
-  const auto& p = s.plan;
-  f.tp = p.tp;
-  f.pp = p.pp;
-  f.dp = p.dp;
-  f.cp = p.cp;
-  f.ep = p.ep;
-  f.vpp = p.vpp;
-  f.sequence_parallel = p.sequence_parallel;
-  f.zero = p.zero;
-  f.micro_batch = p.micro_batch;
-  f.global_batch = p.global_batch;
-  f.recompute = to_string(p.recompute);
-  f.schedule = to_string(p.schedule);
+  set_parallel_plan(f, s.plan);
   f.precision = to_string(s.precision);
 
   const YAML::Node root = load_root(yaml_text);

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "flopcast/parallel/parallel_plan.hpp"
+
 namespace flopcast::io {
 
 /// Fabric combo value meaning "keep the scenario file's own `cluster.fabric` mapping".
@@ -49,5 +51,8 @@ struct ScenarioForm {
 
   bool operator==(const ScenarioForm&) const = default;
 };
+
+/// Sets the form's parallel-plan fields (tp ... schedule) to `p`, dp written out (dp_auto off).
+void set_parallel_plan(ScenarioForm& form, const ParallelPlan& p);
 
 }  // namespace flopcast::io
