@@ -93,6 +93,7 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
   in.tax = cat.tax;
   in.payment_terms = cat.payment_terms;
   in.compare = o.compare;
+  in.language = o.language;
   in.frameworks =
       !o.frameworks.empty() ? o.frameworks : search::frameworks_for(r.scenario->plan, r.scenario->model).str();
   // Customer-facing words: the calibration profile's name is an internal key.

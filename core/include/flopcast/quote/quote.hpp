@@ -11,6 +11,7 @@
 #include "flopcast/job/job_result.hpp"
 #include "flopcast/pricing/plan_comparison.hpp"
 #include "flopcast/pricing/price_catalog.hpp"
+#include "flopcast/quote/quote_text.hpp"
 
 namespace flopcast {
 
@@ -68,6 +69,9 @@ struct QuoteInput {
   double model_uncertainty = 0;
   std::string model_uncertainty_basis;
   bool compare = false;  ///< show competitors' prices beside the provider's plans
+  /// The language the quote is written in. Not part of the id: the same offer in English and
+  /// in Chinese carries the same quote id.
+  QuoteLanguage language = QuoteLanguage::En;
 };
 
 /// One requirement against the plan: what was asked, what the plan gives, whether it is met.
