@@ -71,12 +71,11 @@ std::vector<std::string> make_assumptions(const QuoteInput& in) {
                                 ? std::string()
                                 : tr(l, "a.prices.dated", fmt::arg("date", quote_date(l, in.catalog.date)));
   a.push_back(tr(l, "a.prices", fmt::arg("provider", provider), fmt::arg("dated", dated)));
-  if (in.model_uncertainty > 0)
-    a.push_back(tr(l, "a.uncertainty", fmt::arg("pct", format_fixed(100 * in.model_uncertainty, 0)),
-                   fmt::arg("basis", in.model_uncertainty_basis.empty()
-                                         ? std::string()
-                                         : tr(l, "a.uncertainty.basis",
-                                              fmt::arg("basis", quote_phrase(l, in.model_uncertainty_basis))))));
+  if (in.band_check)
+    a.push_back(tr(l, "a.band", fmt::arg("factor", format_fixed(in.band_check->step_factor, 2)),
+                   fmt::arg("which", quote_text(l, in.requirements.p50 ? "a.band.median" : "a.band.slow")),
+                   fmt::arg("p50", quote_units(l, format_days_or_hours_half_up(in.band_check->wall_p50))),
+                   fmt::arg("p90", quote_units(l, format_days_or_hours_half_up(in.band_check->wall_p90)))));
   a.push_back(std::string(quote_text(l, "a.billing")));
   if (r.energy.facility_kwh > 0.0)
     a.push_back(tr(l, "a.energy", fmt::arg("mwh", format_fixed(r.energy.facility_kwh / 1000.0, 1)),
@@ -171,7 +170,14 @@ std::string canonical_quote_string(const QuoteInput& in) {
     line(s, "tax", in.tax->name + '|' + std::to_string(in.tax->rate_bp) + '|' + in.tax->basis + '|' + in.tax->source);
   line(s, "payment_terms", in.payment_terms);
   line(s, "frameworks", in.frameworks);
-  line(s, "model_uncertainty", exact(in.model_uncertainty) + '|' + in.model_uncertainty_basis);
+  if (const auto& b = in.band_check) {
+    line(s, "band.factor", exact(b->step_factor));
+    line(s, "band.basis", b->basis);
+    line(s, "band.wall_p50_ns", std::to_string(b->wall_p50.ns));
+    line(s, "band.wall_p90_ns", std::to_string(b->wall_p90.ns));
+    for (const ComparisonRow& row : b->plans.rows)
+      line(s, "band.plan", row.option.id + '|' + money_key(row.p50.total) + '|' + money_key(row.p90.total));
+  }
   line(s, "compare", in.compare ? "1" : "0");
   return s;
 }
@@ -215,27 +221,32 @@ bool Quote::meets() const {
 namespace {
 
 /// The customer's requirements against the run and the recommended plan.
-std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const ComparisonRow* best) {
+std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const ComparisonRow* best,
+                                                 const std::optional<std::size_t>& recommended) {
   const QuoteRequirements& q = in.requirements;
   const char* pct = q.p50 ? "P50" : "P90";
   std::vector<RequirementCheck> out;
   const double asked = q.tokens > 0 ? q.tokens : in.job.tokens;
   out.push_back({"Training tokens", format_count_fixed(asked), format_count_fixed(in.job.tokens),
                  in.job.tokens >= asked * (1 - 1e-9)});
+  const QuoteBandCheck* band = in.band_check ? &*in.band_check : nullptr;
+  const std::string at = std::string(" at ") + pct + (band ? ", model uncertainty included" : "");
   if (q.deadline) {
-    Time wall = q.p50 ? in.run.wall_p50 : in.run.wall_p90;
-    if (in.model_uncertainty > 0) {
-      const Time fixed = in.run.provisioning + in.run.debug_phase;
-      wall = fixed + Time::from_seconds((wall - fixed).seconds() * (1 + in.model_uncertainty));
-    }
-    out.push_back({"Deadline", format_days_or_hours_half_up(*q.deadline),
-                   format_days_or_hours_half_up(wall) + " at " + pct, wall <= *q.deadline});
+    const Time wall = band ? (q.p50 ? band->wall_p50 : band->wall_p90) : (q.p50 ? in.run.wall_p50 : in.run.wall_p90);
+    out.push_back({"Deadline", format_days_or_hours_half_up(*q.deadline), format_days_or_hours_half_up(wall) + at,
+                   wall <= *q.deadline});
   }
   if (q.budget) {
     RequirementCheck c{"Budget (before tax)", q.budget->str(), "no plan can be billed", false};
+    // The recommended plan's row in the band's bills (same catalog, so the same option id).
+    if (best && band) {
+      best = nullptr;
+      for (const ComparisonRow& row : band->plans.rows)
+        if (row.option.id == in.plans.rows[*recommended].option.id && row.p50.ok() && row.p90.ok()) best = &row;
+    }
     if (best) {
       const Money& total = q.p50 ? best->p50.total : best->p90.total;
-      c.plan = total.str() + " at " + pct;
+      c.plan = total.str() + at;
       c.met = total.currency == q.budget->currency && total.minor <= q.budget->minor;
       if (total.currency != q.budget->currency) c.plan += " (another currency than the budget's)";
     }
@@ -273,7 +284,7 @@ Quote make_quote(QuoteInput input) {
     q.errors.push_back("no plan of the provider's own can be billed for this job (only competitor plans apply)");
   const ComparisonRow* best =
       q.recommended && *q.recommended < input.plans.rows.size() ? &input.plans.rows[*q.recommended] : nullptr;
-  q.requirements = check_requirements(input, best);
+  q.requirements = check_requirements(input, best, q.recommended);
   if (best && input.tax) {
     q.tax_p50 = tax_on(best->p50.total, input.tax->rate_bp);
     q.tax_p90 = tax_on(best->p90.total, input.tax->rate_bp);

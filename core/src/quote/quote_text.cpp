@@ -18,6 +18,9 @@ struct Entry {
 /// Every phrase and sentence template of a quote. English is what the quote has always said;
 /// templates take fmt named arguments. Sorted by key (checked on first use).
 constexpr std::array kTable{
+  Entry{"a.band", "Requirements are checked on the run with the step time at x{factor} of the prediction ({which}): {p50} at P50, {p90} at P90.", "各项要求按步时为预测值 ×{factor} 的运行核对（{which}）：P50 为 {p50}，P90 为 {p90}。"},
+  Entry{"a.band.median", "the model's median", "取模型的中位数"},
+  Entry{"a.band.slow", "the slow end of the model's 80% interval", "取模型 80% 区间的慢端"},
   Entry{"a.billing", "Billing: a month is 720 h; a started unit is billed whole unless a plan is prorated; each line is rounded half away from zero to the cent; deposits are refundable and not in the totals.", "计费规则：一个月按 720 小时计；除按比例计费的方案外，已开始的计费单位按整单位计费；每行金额四舍五入到分；押金可退还，不计入合计。"},
   Entry{"a.ckpt.async", "asynchronous", "异步"},
   Entry{"a.ckpt.many", "Checkpoints: {mode}, every {interval} ({steps} steps), {size} GB each{per_param}, {write} s to write. Young/Daly suggests every {suggested}.", "检查点：{mode}，每 {interval}一次（{steps} 步），每个 {size} GB{per_param}，写入耗时 {write} 秒。按 Young/Daly 公式建议每 {suggested}一次。"},
@@ -36,8 +39,6 @@ constexpr std::array kTable{
   Entry{"a.prices.dated", ", dated {date}", "（{date}）"},
   Entry{"a.provider", "the provider", "服务商"},
   Entry{"a.provisioning", "Calendar time includes {time} of provisioning before the GPUs are ready (not billed).", "日历时间包含 GPU 就绪前 {time} 的资源准备（不计费）。"},
-  Entry{"a.uncertainty", "Model uncertainty: simulated step times are within +/-{pct}% of measured ones{basis}; the requirements are checked with the time stretched by that band.", "模型不确定性：模拟步时与实测步时相差在 ±{pct}% 以内{basis}；核对各项要求时按此幅度放宽时间。"},
-  Entry{"a.uncertainty.basis", " ({basis})", "（{basis}）"},
   Entry{"bill.col.amount", "Amount ({currency})", "金额"},
   Entry{"bill.col.item", "Item", "项目"},
   Entry{"bill.col.note", "Note", "备注"},
@@ -177,7 +178,9 @@ constexpr std::array kParts{
   Rule{", Annex ([0-9]+), Article ([0-9]+)\\(([0-9]+)\\)", " 附件$1 第$2条第($3)项"},
   Rule{"; MOF/STA/GACC Announcement \\[([0-9]{4})\\] No\\. ([0-9]+)", "；财政部 税务总局 海关总署公告$1年第$2号"},
   Rule{"MOF/STA/GACC Announcement \\[([0-9]{4})\\] No\\. ([0-9]+)", "财政部 税务总局 海关总署公告$1年第$2号"},
+  Rule{" at (P50|P90), model uncertainty included", "（$1，含模型不确定性）"},
   Rule{" at (P50|P90)$", "（$1）"},
+  Rule{" at (P50|P90)（", "（$1；"},
   Rule{"(-?)([0-9][0-9,]*\\.[0-9]{2}) CNY", "$1¥$2"},
   Rule{"/ GPU-hour", "/ GPU·小时"},
   Rule{"/ GPU-day", "/ GPU·天"},
