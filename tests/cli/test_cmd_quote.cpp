@@ -444,5 +444,28 @@ TEST_SUITE("cli-quote") {
     CHECK(en == pdf_of("en2.pdf", "en"));
     CHECK(en != a);
   }
+
+  TEST_CASE("quote --format pdf --lang zh-CN without a CJK font: an error naming the Debian package, no file") {
+    // A separate process whose fontconfig sees no font at all (an empty configuration).
+    TempDir tmp;
+    const auto conf = tmp.path / "fonts.conf";
+    {
+      std::ofstream f(conf);
+      f << "<?xml version=\"1.0\"?>\n<fontconfig></fontconfig>\n";
+    }
+    const auto file = tmp.path / "quote.pdf";
+    const auto log = tmp.path / "err.txt";
+    const std::string cmd = "FONTCONFIG_FILE='" + conf.string() +
+                            "' QT_QPA_PLATFORM=offscreen '" FLOPCAST_CLI_PATH "' quote '" + kQuickstart +
+                            "' --date 2026-07-01 --lang zh-CN --format pdf -o '" + file.string() + "' 2> '" +
+                            log.string() + "'";
+    CHECK(std::system(cmd.c_str()) != 0);
+    const std::string err = read_file(log);
+    CHECK_MESSAGE(contains(err,
+                           "a Chinese quote needs a CJK font (WenQuanYi Micro Hei or Noto Sans CJK SC) and none "
+                           "is installed: install the Debian package fonts-wqy-microhei"),
+                  err);
+    CHECK_FALSE(std::filesystem::exists(file));
+  }
 #endif
 }
