@@ -173,6 +173,17 @@ class MessageCapture {
   QtMessageHandler previous_ = nullptr;
 };
 
+/// A fixed QHash seed for one scope, the random one back after it: fonts and glyph tables are
+/// hashed while the PDF is written, and a fixed seed writes them in the same order on every
+/// run; a GUI process that prints a quote keeps its random seed for everything else.
+class DeterministicHashSeed {
+ public:
+  DeterministicHashSeed() { QHashSeed::setDeterministicGlobalSeed(); }
+  ~DeterministicHashSeed() { QHashSeed::resetRandomGlobalSeed(); }
+  DeterministicHashSeed(const DeterministicHashSeed&) = delete;
+  DeterministicHashSeed& operator=(const DeterministicHashSeed&) = delete;
+};
+
 }  // namespace
 
 bool html_to_pdf(const std::string& html, const std::string& title, std::string& pdf, std::string& error) {
@@ -194,9 +205,7 @@ bool html_to_pdf(const std::string& html, const std::string& title, std::string&
     return false;
   }
 
-  // Font and glyph tables are hashed: a fixed seed writes them in the same order on every run,
-  // so the same HTML gives the same PDF bytes.
-  QHashSeed::setDeterministicGlobalSeed();
+  const DeterministicHashSeed same_order;  // the same HTML gives the same PDF bytes
   const bool chinese = is_chinese(html);
   const QString cjk = chinese ? installed_cjk_family() : QString();
   if (chinese && cjk.isEmpty()) {
