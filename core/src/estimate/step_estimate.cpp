@@ -357,6 +357,7 @@ struct EstimateInputs {
   const Scenario& s;
   const ComputeProfile& prof;
   OpContext ctx;
+  OpContext ctx16;                      ///< the ops FP8 recipes keep in 16 bits (non_gemm_precision)
   const CommModel* comm;                ///< null above kMaxGraphGpus (alpha-beta model)
   double elt = 2;                       ///< bytes per activation element (fp8 keeps 16-bit activations)
   double t = 1;                         ///< TP degree
@@ -380,6 +381,7 @@ EstimateInputs estimate_inputs(const Scenario& s, const ComputeProfile& prof) {
   const auto& m = s.model;
   const auto& p = s.plan;
   EstimateInputs in{s, prof, OpContext{&s.cluster.gpu, &prof, s.precision},
+                    OpContext{&s.cluster.gpu, &prof, non_gemm_precision(s.precision)},
                     s.cluster.gpus <= kMaxGraphGpus ? &comm_model_for(s, prof) : nullptr};
   in.elt = bytes_per_element(s.precision) >= 2 ? bytes_per_element(s.precision) : 2.0;
   in.t = p.tp;
@@ -408,11 +410,15 @@ struct LayerCost {
 struct LayerGemms {
   Time fwd{0}, bwd_in{0}, bwd_w{0};
   void add(const EstimateInputs& in, LayerCost& c, double mm, double nn, double kk, double batch = 1) {
+    add_in(in.ctx, c, mm, nn, kk, batch);
+  }
+  /// A GEMM in the given context's precision (the router stays in 16 bits under FP8).
+  void add_in(const OpContext& ctx, LayerCost& c, double mm, double nn, double kk, double batch = 1) {
     c.kernels_f += 1;
     c.kernels_b += 2;
-    fwd += gemm_time(in.ctx, {mm, nn, kk, batch});
-    bwd_in += gemm_time(in.ctx, {mm, kk, nn, batch});
-    bwd_w += gemm_time(in.ctx, {kk, nn, mm, batch});
+    fwd += gemm_time(ctx, {mm, nn, kk, batch});
+    bwd_in += gemm_time(ctx, {mm, kk, nn, batch});
+    bwd_w += gemm_time(ctx, {kk, nn, mm, batch});
   }
 };
 
@@ -423,8 +429,8 @@ std::pair<Time, Time> attention_cost(const EstimateInputs& in, LayerCost& c) {
   const double heads_local = m.heads / in.t;
   Time attn_f, attn_b;
   if (p.flash_attention) {
-    attn_f = attention_time(in.ctx, in.b * heads_local, in.seq, in.seq * p.cp, in.hd, true, false);
-    attn_b = attention_time(in.ctx, in.b * heads_local, in.seq, in.seq * p.cp, in.hd, true, true);
+    attn_f = attention_time(in.ctx16, in.b * heads_local, in.seq, in.seq * p.cp, in.hd, true, false);
+    attn_b = attention_time(in.ctx16, in.b * heads_local, in.seq, in.seq * p.cp, in.hd, true, true);
     c.kernels_f += 1;
     c.kernels_b += 2;
   } else {
@@ -434,11 +440,11 @@ std::pair<Time, Time> attention_cost(const EstimateInputs& in, LayerCost& c) {
     // dropout reads them and writes output and a 1-byte mask; backward re-reads them.
     const double batch = in.b * heads_local, kv_len = in.seq * p.cp, seq = in.seq, hd = in.hd, elt = in.elt;
     const double scores = batch * seq * kv_len;
-    attn_f = gemm_time(in.ctx, {seq, kv_len, hd, batch}) + gemm_time(in.ctx, {seq, hd, kv_len, batch}) +
-             memory_bound_time(in.ctx, Bytes{scores * (4 * elt + 1)}, 2);
-    attn_b = gemm_time(in.ctx, {seq, hd, kv_len, batch}) + gemm_time(in.ctx, {hd, kv_len, seq, batch}) +
-             gemm_time(in.ctx, {seq, kv_len, hd, batch}) + gemm_time(in.ctx, {kv_len, hd, seq, batch}) +
-             memory_bound_time(in.ctx, Bytes{scores * (5 * elt + 1)}, 2);
+    attn_f = gemm_time(in.ctx16, {seq, kv_len, hd, batch}) + gemm_time(in.ctx16, {seq, hd, kv_len, batch}) +
+             memory_bound_time(in.ctx16, Bytes{scores * (4 * elt + 1)}, 2);
+    attn_b = gemm_time(in.ctx16, {seq, hd, kv_len, batch}) + gemm_time(in.ctx16, {hd, kv_len, seq, batch}) +
+             gemm_time(in.ctx16, {seq, kv_len, hd, batch}) + gemm_time(in.ctx16, {kv_len, hd, seq, batch}) +
+             memory_bound_time(in.ctx16, Bytes{scores * (5 * elt + 1)}, 2);
     c.kernels_f += 4;
     c.kernels_b += 6;
   }
@@ -455,7 +461,7 @@ void ffn_cost(const EstimateInputs& in, int layer, LayerCost& c, LayerGemms& gem
   const double T = in.T, h = in.h, t = in.t;
   if (m.is_moe_layer(layer)) {
     const auto& e = *m.moe;
-    gemms.add(in, c, T, e.experts, h);  // router
+    gemms.add_in(in.ctx16, c, T, e.experts, h);  // router (16-bit under FP8: non_gemm_precision)
     // Routed experts under folding: the stage's tp*dp*cp GPUs hold experts/ep experts each,
     // split etp ways. Every GPU's share of the routed work is T * top_k tokens' expert FFN / tp
     // (the stage's tokens times top_k over its GPUs), so each local expert sees
@@ -479,7 +485,13 @@ void ffn_cost(const EstimateInputs& in, int layer, LayerCost& c, LayerGemms& gem
     // EP group, whose members are etp ranks apart (Megatron-core's expert RankGenerator, order
     // "tp-ep-dp-pp" with tp = etp).
     if (p.ep > 1) {
-      const Bytes a2a{T * e.top_k * h * in.elt * token_share};
+      // Node-deduplicated dispatch (moe_dispatch_internode_factor): the bytes that cross the
+      // NIC shrink by the factor; the NVLink share, 18x faster per GPU, rarely sets the time.
+      const std::int64_t gpn = std::max(1, in.s.cluster.gpus_per_node);
+      const std::int64_t span = static_cast<std::int64_t>(p.expert_tp()) * p.ep;
+      const std::int64_t nodes = span > gpn ? (span + gpn - 1) / gpn : 1;
+      const double dedup = moe_dispatch_internode_factor(e.top_k, nodes);
+      const Bytes a2a{T * e.top_k * h * in.elt * token_share * dedup};
       const Time one = in.coll(CollectiveKind::AllToAll, p.ep, p.expert_tp(), a2a);
       c.ep = one * 4;
     }
@@ -618,10 +630,11 @@ std::vector<StageTimes> stage_times(const EstimateInputs& in) {
     }
     if (i + 1 == stage_layers.size()) {  // final norm, logits GEMM, fp32 cross-entropy
       const double vocab_local = d(m.vocab) / t;
-      st.forward +=
-          gemm_time(in.ctx, {T, vocab_local, h}) + memory_bound_time(in.ctx, Bytes{T * vocab_local * (elt + 2 * 4)}, 4);
-      const Time bi = gemm_time(in.ctx, {T, h, vocab_local});
-      st.backward += bi + gemm_time(in.ctx, {h, vocab_local, T}) +
+      // The LM head stays in 16 bits under FP8 (non_gemm_precision).
+      st.forward += gemm_time(in.ctx16, {T, vocab_local, h}) +
+                    memory_bound_time(in.ctx, Bytes{T * vocab_local * (elt + 2 * 4)}, 4);
+      const Time bi = gemm_time(in.ctx16, {T, h, vocab_local});
+      st.backward += bi + gemm_time(in.ctx16, {h, vocab_local, T}) +
                      memory_bound_time(in.ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
       st.backward_input += bi;
       if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
@@ -757,6 +770,24 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   const Time optimizer = optimizer_time(s, prof, crit_params);
   finish_estimate(s, prof, est, crit_i, micro, pipeline, dp_exposed, optimizer);
   return est;
+}
+
+Precision non_gemm_precision(Precision run) {
+  switch (run) {
+    case Precision::FP8:
+    case Precision::MXFP8:
+    case Precision::FP4:
+    case Precision::NVFP4:
+      return Precision::BF16;
+    default:
+      return run;
+  }
+}
+
+double moe_dispatch_internode_factor(int top_k, std::int64_t nodes) {
+  if (nodes <= 1 || top_k <= 1) return 1.0;
+  const double n = static_cast<double>(nodes), k = top_k;
+  return n * (1.0 - std::pow(1.0 - 1.0 / n, k)) / k;
 }
 
 }  // namespace flopcast

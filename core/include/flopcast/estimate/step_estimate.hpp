@@ -70,6 +70,28 @@ std::vector<StageTimes> estimate_stage_times(const Scenario& s, const ComputePro
 /// for the estimate, its host floor and the discrete-event step.
 constexpr int tp_collectives_per_layer(Recompute r) { return 4 + (r == Recompute::Full ? 2 : 0); }
 
+/// The precision of the ops Transformer Engine's FP8 recipes leave in 16 bits: core attention
+/// (TE's DotProductAttention runs FP8 only when asked, NVTE_FP8_DPA / fp8_dpa, off by default:
+/// transformer_engine/pytorch/attention/dot_product_attention), the LM head (Megatron-core's
+/// output_layer is a tensor_parallel ColumnParallelLinear, not a TE module:
+/// megatron/core/models/gpt/gpt_model.py) and the MoE router (a plain matmul of the hidden state
+/// with the gate weight: megatron/core/transformer/moe/router.py). BF16 for fp8, mxfp8, fp4 and
+/// nvfp4 runs; the run's own precision otherwise.
+Precision non_gemm_precision(Precision run);
+
+/// Share of the MoE dispatch (or combine) bytes that crosses the NIC under node-deduplicated
+/// dispatch, relative to one copy per (token, routed expert): DeepEP's internode kernels send
+/// a token once to each remote node holding any of its experts (over RDMA, to the GPU of the
+/// same local index) and forward it inside that node over NVLink (DeepEP README, "normal
+/// kernels"; DeepSeek-V3, arXiv 2412.19437 §3.2.2), as Megatron-core's flex dispatcher does
+/// with --moe-enable-deepep (megatron/core/transformer/moe/token_dispatcher.py,
+/// MoEFlexTokenDispatcher; fused_a2a.py). With experts spread evenly over `nodes` nodes and
+/// balanced routing (the calibration runs force-balance), a token's top_k experts miss a given
+/// node with probability (1 - 1/n)^k, so it reaches (n - 1)(1 - (1 - 1/n)^k) remote nodes
+/// against k (n - 1)/n remote copies per expert: factor n (1 - (1 - 1/n)^k) / k (1 for one
+/// node or top-1).
+double moe_dispatch_internode_factor(int top_k, std::int64_t nodes);
+
 /// Collective kinds the step needs.
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv };
 
