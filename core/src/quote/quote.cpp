@@ -43,8 +43,9 @@ std::vector<std::string> make_assumptions(const QuoteInput& in) {
               " and the work since the last checkpoint.";
   a.push_back(failures);
   std::string per_param;
-  if (in.job.params > 0.0) {
-    const double bpp = r.checkpoint_size.value / in.job.params;
+  const double checkpointed = in.job.checkpoint_params > 0.0 ? in.job.checkpoint_params : in.job.params;
+  if (checkpointed > 0.0) {
+    const double bpp = r.checkpoint_size.value / checkpointed;
     per_param = " (" + format_fixed(bpp, 0) + " B per parameter" +
                 (bpp == 14.0 ? ": bf16 weights, fp32 master weights, Adam m and v" : "") + ")";
   }
@@ -122,6 +123,7 @@ std::string canonical_quote_string(const QuoteInput& in) {
   line(s, "job.plan", j.parallel_plan);
   line(s, "job.step_ns", std::to_string(j.step_time.ns));
   line(s, "job.mfu", exact(j.mfu));
+  if (j.checkpoint_params > 0.0) line(s, "job.checkpoint_params", exact(j.checkpoint_params));
   const JobResult& r = in.run;
   line(s, "run.trials", std::to_string(r.trials));
   line(s, "run.seed", std::to_string(r.seed));

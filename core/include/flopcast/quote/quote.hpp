@@ -25,6 +25,8 @@ struct QuoteJob {
   std::string parallel_plan;  ///< e.g. "TP8 PP2 DP4, 1F1B" (may be empty)
   Time step_time;             ///< simulated step time
   double mfu = 0.0;           ///< simulated model FLOPs utilisation, 0..1
+  /// Parameters a checkpoint holds when not `params` (LoRA: the adapters'); 0 = params.
+  double checkpoint_params = 0.0;
 };
 
 /// What the quote says about the price catalog it used.
