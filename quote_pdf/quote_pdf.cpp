@@ -5,7 +5,9 @@
 #include <QByteArray>
 #include <QColor>
 #include <QFont>
+#include <QFontDatabase>
 #include <QGuiApplication>
+#include <QHashSeed>
 #include <QImage>
 #include <QMarginsF>
 #include <QPageLayout>
@@ -95,16 +97,32 @@ constexpr double kFooterPt = 7.5;
 constexpr double kFooterBelowMm = 9.0;
 constexpr double kMmPerInch = 25.4;
 
+/// The CJK font families a Chinese quote's HTML names, in its order of preference
+/// (core/quote's render_quote_html), with the Debian packages that install them.
+constexpr const char* kCjkFamilies[] = {"WenQuanYi Micro Hei", "Noto Sans CJK SC"};
+constexpr const char* kCjkPackages = "fonts-wqy-microhei (or fonts-noto-cjk)";
+
+/// Whether the HTML is a Chinese quote: `<html lang="zh-CN">`.
+bool is_chinese(const std::string& html) { return html.find("<html lang=\"zh-CN\">") != std::string::npos; }
+
+/// The first CJK family installed, or an empty string.
+QString installed_cjk_family() {
+  for (const char* family : kCjkFamilies)
+    if (QFontDatabase::hasFamily(QString::fromLatin1(family))) return QString::fromLatin1(family);
+  return {};
+}
+
 /// Paints the laid-out pages of `doc` onto `writer`, each with a footer "<title>" on the left
-/// and "page i of n" on the right. (QTextDocument::print() would print a paginated document
-/// without any footer.)
-void paint_pages(const QTextDocument& doc, QPdfWriter& writer, const QString& title) {
+/// and "page i of n" ("第 i 页，共 n 页" in Chinese) on the right, in `footer_family`.
+/// (QTextDocument::print() would print a paginated document without any footer.)
+void paint_pages(const QTextDocument& doc, QPdfWriter& writer, const QString& title, const QString& footer_family,
+                 bool chinese) {
   QPainter painter(&writer);
   const double to_device = static_cast<double>(kPdfDpi) / kLayoutDpi;
   const QSizeF page = doc.pageSize();
   const int pages = doc.pageCount();
   const QRectF printable(QPointF(0, 0), page * to_device);
-  QFont footer_font(QStringLiteral("DejaVu Sans"));
+  QFont footer_font(footer_family);
   footer_font.setPointSizeF(kFooterPt);
   const double footer_y = printable.bottom() + kFooterBelowMm / kMmPerInch * kPdfDpi;
   for (int i = 0; i < pages; ++i) {
@@ -123,7 +141,8 @@ void paint_pages(const QTextDocument& doc, QPdfWriter& writer, const QString& ti
     painter.setPen(QColor(0x55, 0x55, 0x55));
     const QRectF line(0, footer_y - painter.fontMetrics().ascent(), printable.width(), painter.fontMetrics().height());
     painter.drawText(line, Qt::AlignLeft | Qt::AlignTop, title);
-    painter.drawText(line, Qt::AlignRight | Qt::AlignTop, QStringLiteral("page %1 of %2").arg(i + 1).arg(pages));
+    const QString page_of = chinese ? QString::fromUtf8("第 %1 页，共 %2 页") : QStringLiteral("page %1 of %2");
+    painter.drawText(line, Qt::AlignRight | Qt::AlignTop, page_of.arg(i + 1).arg(pages));
   }
 }
 
@@ -154,6 +173,17 @@ class MessageCapture {
   QtMessageHandler previous_ = nullptr;
 };
 
+/// A fixed QHash seed for one scope, the random one back after it: fonts and glyph tables are
+/// hashed while the PDF is written, and a fixed seed writes them in the same order on every
+/// run; a GUI process that prints a quote keeps its random seed for everything else.
+class DeterministicHashSeed {
+ public:
+  DeterministicHashSeed() { QHashSeed::setDeterministicGlobalSeed(); }
+  ~DeterministicHashSeed() { QHashSeed::resetRandomGlobalSeed(); }
+  DeterministicHashSeed(const DeterministicHashSeed&) = delete;
+  DeterministicHashSeed& operator=(const DeterministicHashSeed&) = delete;
+};
+
 }  // namespace
 
 bool html_to_pdf(const std::string& html, const std::string& title, std::string& pdf, std::string& error) {
@@ -172,6 +202,16 @@ bool html_to_pdf(const std::string& html, const std::string& title, std::string&
     own_app = std::make_unique<QGuiApplication>(argc, argv);
   } else if (qobject_cast<QGuiApplication*>(QCoreApplication::instance()) == nullptr) {
     error = "PDF output needs a QGuiApplication, but this process runs a non-GUI QCoreApplication";
+    return false;
+  }
+
+  const DeterministicHashSeed same_order;  // the same HTML gives the same PDF bytes
+  const bool chinese = is_chinese(html);
+  const QString cjk = chinese ? installed_cjk_family() : QString();
+  if (chinese && cjk.isEmpty()) {
+    error = std::string("a Chinese quote needs a CJK font (") + kCjkFamilies[0] + " or " + kCjkFamilies[1] +
+            ") and none is installed: install the Debian package " + kCjkPackages +
+            ", e.g. apt-get install fonts-wqy-microhei";
     return false;
   }
 
@@ -200,7 +240,7 @@ bool html_to_pdf(const std::string& html, const std::string& title, std::string&
     keep_numbers_whole(doc);
     const QRectF printable = writer.pageLayout().paintRect(QPageLayout::Point);
     doc.setPageSize(QSizeF(printable.width(), printable.height()) * (kLayoutDpi / kPointsPerInch));
-    paint_pages(doc, writer, QString::fromStdString(title));
+    paint_pages(doc, writer, QString::fromStdString(title), chinese ? cjk : QStringLiteral("DejaVu Sans"), chinese);
   }
   if (bytes.isEmpty()) {
     error = "Qt produced an empty PDF";

@@ -90,9 +90,17 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
     out.details.push_back(why);
     return out;
   }
+  // With the model's band known, the requirements are checked on the run at the band's factor
+  // for the percentile, as the planner checks them (search/plan_choice.cpp).
+  if (r.band.known) {
+    const double factor = in.requirements.p50 ? r.band.p50 : r.band.p90;
+    if (auto b = banded_run(r, factor))
+      in.band_check = QuoteBandCheck{factor, r.band.basis, b->result.wall_p50, b->result.wall_p90, std::move(b->bills)};
+  }
   in.tax = cat.tax;
   in.payment_terms = cat.payment_terms;
   in.compare = o.compare;
+  in.language = o.language;
   in.frameworks =
       !o.frameworks.empty() ? o.frameworks : search::frameworks_for(r.scenario->plan, r.scenario->model).str();
   // Customer-facing words: the calibration profile's name is an internal key.

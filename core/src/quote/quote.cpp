@@ -23,65 +23,65 @@ void line(std::string& out, const std::string& key, const std::string& value) {
 
 std::string money_key(const Money& m) { return std::to_string(m.minor) + ' ' + m.currency.str(); }
 
-std::vector<std::string> make_assumptions(const QuoteInput& in) {
+std::string checkpoint_assumption(const QuoteInput& in, QuoteLanguage l) {
   const JobResult& r = in.run;
-  std::vector<std::string> a;
-  a.push_back("MFU " + percent(in.job.mfu) + " and step time " + format_fixed(in.job.step_time.seconds(), 3) +
-              " s are simulated by flopcast from the model, cluster and parallel plan (not a vendor figure).");
-  char rate[32];
-  std::snprintf(rate, sizeof rate, "%.3g", r.failures_per_gpu_hour);
-  std::string failures = std::string("Failures: ") + rate + " per GPU-hour";
-  if (r.failures_per_gpu_hour == kLlama3FailuresPerGpuHour)
-    failures += " (Llama 3 405B pre-training, arXiv 2407.21783 Table 5: 419 interruptions in 16,384 GPUs x 1,296 h)";
-  if (r.advice.job_mtbf_hours > 0.0)
-    failures +=
-        "; mean time between failures of this job " +
-        (r.advice.job_mtbf_hours >= 100.0 ? format_grouped(static_cast<std::int64_t>(r.advice.job_mtbf_hours + 0.5))
-                                          : format_fixed(r.advice.job_mtbf_hours, 1)) +
-        " h";
-  failures += "; each costs a restart of " + format_duration_with_hours(r.restart_time) +
-              " and the work since the last checkpoint.";
-  a.push_back(failures);
   std::string per_param;
   const double checkpointed = in.job.checkpoint_params > 0.0 ? in.job.checkpoint_params : in.job.params;
   if (checkpointed > 0.0) {
     const double bpp = r.checkpoint_size.value / checkpointed;
-    per_param = " (" + format_fixed(bpp, 0) + " B per parameter" +
-                (bpp == 14.0 ? ": bf16 weights, fp32 master weights, Adam m and v" : "") + ")";
+    per_param = tr(l, "a.ckpt.per_param", fmt::arg("bpp", format_fixed(bpp, 0)),
+                   fmt::arg("optimizer", bpp == 14.0 ? quote_text(l, "a.ckpt.optimizer") : ""));
   }
-  a.push_back(std::string("Checkpoints: ") + (r.async_checkpoint ? "asynchronous" : "synchronous") + ", every " +
-              format_duration_with_hours(r.checkpoint_interval) + " (" + format_grouped(r.steps_per_checkpoint) +
-              (r.steps_per_checkpoint == 1 ? " step), " : " steps), ") + format_fixed(r.checkpoint_size.gb(), 1) +
-              " GB each" + per_param + ", " + format_fixed(r.checkpoint_write.seconds(), 1) +
-              " s to write. Young/Daly suggests every " + format_duration_with_hours(r.advice.suggested) + ".");
-  a.push_back("Duration: Monte Carlo over " + std::to_string(r.trials) + " seeded runs (seed " +
-              std::to_string(r.seed) +
-              "); P50 and P90 are nearest-rank percentiles. Paid GPU time runs from GPUs ready to the last step, "
-              "restarts included.");
-  if (r.provisioning.ns > 0)
-    a.push_back("Calendar time includes " + format_duration_with_hours(r.provisioning) +
-                " of provisioning before the GPUs are "
-                "ready (not billed).");
-  if (r.debug_phase.ns > 0)
-    a.push_back("Calendar time includes " + format_duration_with_hours(r.debug_phase) +
-                " of CPU-only debugging before the GPUs are attached (billed as CPU time).");
-  std::string prices =
-      "Prices: the price list of " + (in.catalog.provider.empty() ? std::string("the provider") : in.catalog.provider);
-  if (!in.catalog.date.empty()) prices += ", dated " + in.catalog.date;
-  a.push_back(prices + ", as stated for the plans in this quote.");
-  if (in.model_uncertainty > 0)
-    a.push_back("Model uncertainty: simulated step times are within +/-" + format_fixed(100 * in.model_uncertainty, 0) +
-                "% of measured ones" +
-                (in.model_uncertainty_basis.empty() ? "" : " (" + in.model_uncertainty_basis + ")") +
-                "; the requirements are checked with the time stretched by that band.");
+  return tr(l, r.steps_per_checkpoint == 1 ? "a.ckpt.one" : "a.ckpt.many",
+            fmt::arg("mode", quote_text(l, r.async_checkpoint ? "a.ckpt.async" : "a.ckpt.sync")),
+            fmt::arg("interval", quote_units(l, format_duration_with_hours(r.checkpoint_interval))),
+            fmt::arg("steps", format_grouped(r.steps_per_checkpoint)),
+            fmt::arg("size", format_fixed(r.checkpoint_size.gb(), 1)), fmt::arg("per_param", per_param),
+            fmt::arg("write", format_fixed(r.checkpoint_write.seconds(), 1)),
+            fmt::arg("suggested", quote_units(l, format_duration_with_hours(r.advice.suggested))));
+}
+
+std::vector<std::string> make_assumptions(const QuoteInput& in) {
+  const JobResult& r = in.run;
+  const QuoteLanguage l = in.language;
+  std::vector<std::string> a;
+  a.push_back(tr(l, "a.mfu", fmt::arg("mfu", percent(in.job.mfu)),
+                 fmt::arg("step", format_fixed(in.job.step_time.seconds(), 3))));
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%.3g", r.failures_per_gpu_hour);
+  std::string mtbf;
+  if (r.advice.job_mtbf_hours > 0.0)
+    mtbf = tr(l, "a.failures.mtbf",
+              fmt::arg("hours", r.advice.job_mtbf_hours >= 100.0
+                                    ? format_grouped(static_cast<std::int64_t>(r.advice.job_mtbf_hours + 0.5))
+                                    : format_fixed(r.advice.job_mtbf_hours, 1)));
   a.push_back(
-      "Billing: a month is 720 h; a started unit is billed whole unless a plan is prorated; each line is "
-      "rounded half away from zero to the cent; deposits are refundable and not in the totals.");
+      tr(l, "a.failures", fmt::arg("rate", rate),
+         fmt::arg("source", r.failures_per_gpu_hour == kLlama3FailuresPerGpuHour ? quote_text(l, "a.failures.llama3")
+                                                                                 : std::string_view()),
+         fmt::arg("mtbf", mtbf), fmt::arg("restart", quote_units(l, format_duration_with_hours(r.restart_time)))));
+  a.push_back(checkpoint_assumption(in, l));
+  a.push_back(tr(l, "a.duration", fmt::arg("trials", r.trials), fmt::arg("seed", r.seed)));
+  if (r.provisioning.ns > 0)
+    a.push_back(tr(l, "a.provisioning", fmt::arg("time", quote_units(l, format_duration_with_hours(r.provisioning)))));
+  if (r.debug_phase.ns > 0)
+    a.push_back(tr(l, "a.debug", fmt::arg("time", quote_units(l, format_duration_with_hours(r.debug_phase)))));
+  const std::string provider =
+      in.catalog.provider.empty() ? std::string(quote_text(l, "a.provider")) : quote_provider(l, in.catalog.provider);
+  const std::string dated = in.catalog.date.empty()
+                                ? std::string()
+                                : tr(l, "a.prices.dated", fmt::arg("date", quote_date(l, in.catalog.date)));
+  a.push_back(tr(l, "a.prices", fmt::arg("provider", provider), fmt::arg("dated", dated)));
+  if (in.band_check)
+    a.push_back(tr(l, "a.band", fmt::arg("factor", format_fixed(in.band_check->step_factor, 2)),
+                   fmt::arg("which", quote_text(l, in.requirements.p50 ? "a.band.median" : "a.band.slow")),
+                   fmt::arg("p50", quote_units(l, format_days_or_hours_half_up(in.band_check->wall_p50))),
+                   fmt::arg("p90", quote_units(l, format_days_or_hours_half_up(in.band_check->wall_p90)))));
+  a.push_back(std::string(quote_text(l, "a.billing")));
   if (r.energy.facility_kwh > 0.0)
-    a.push_back(
-        "Energy (information only, included in rental prices): " + format_fixed(r.energy.facility_kwh / 1000.0, 1) +
-        " MWh at PUE " + format_fixed(r.energy.pue, 2) + ", about " + r.energy.cost.str() + " of electricity.");
-  for (const std::string& s : in.extra_assumptions) a.push_back(s);
+    a.push_back(tr(l, "a.energy", fmt::arg("mwh", format_fixed(r.energy.facility_kwh / 1000.0, 1)),
+                   fmt::arg("pue", format_fixed(r.energy.pue, 2)), fmt::arg("cost", quote_money(l, r.energy.cost))));
+  for (const std::string& s : in.extra_assumptions) a.push_back(quote_phrase(l, s));
   return a;
 }
 
@@ -172,7 +172,14 @@ std::string canonical_quote_string(const QuoteInput& in) {
     line(s, "tax", in.tax->name + '|' + std::to_string(in.tax->rate_bp) + '|' + in.tax->basis + '|' + in.tax->source);
   line(s, "payment_terms", in.payment_terms);
   line(s, "frameworks", in.frameworks);
-  line(s, "model_uncertainty", exact(in.model_uncertainty) + '|' + in.model_uncertainty_basis);
+  if (const auto& b = in.band_check) {
+    line(s, "band.factor", exact(b->step_factor));
+    line(s, "band.basis", b->basis);
+    line(s, "band.wall_p50_ns", std::to_string(b->wall_p50.ns));
+    line(s, "band.wall_p90_ns", std::to_string(b->wall_p90.ns));
+    for (const ComparisonRow& row : b->plans.rows)
+      line(s, "band.plan", row.option.id + '|' + money_key(row.p50.total) + '|' + money_key(row.p90.total));
+  }
   line(s, "compare", in.compare ? "1" : "0");
   return s;
 }
@@ -216,27 +223,32 @@ bool Quote::meets() const {
 namespace {
 
 /// The customer's requirements against the run and the recommended plan.
-std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const ComparisonRow* best) {
+std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const ComparisonRow* best,
+                                                 const std::optional<std::size_t>& recommended) {
   const QuoteRequirements& q = in.requirements;
   const char* pct = q.p50 ? "P50" : "P90";
   std::vector<RequirementCheck> out;
   const double asked = q.tokens > 0 ? q.tokens : in.job.tokens;
   out.push_back({"Training tokens", format_count_fixed(asked), format_count_fixed(in.job.tokens),
                  in.job.tokens >= asked * (1 - 1e-9)});
+  const QuoteBandCheck* band = in.band_check ? &*in.band_check : nullptr;
+  const std::string at = std::string(" at ") + pct + (band ? ", model uncertainty included" : "");
   if (q.deadline) {
-    Time wall = q.p50 ? in.run.wall_p50 : in.run.wall_p90;
-    if (in.model_uncertainty > 0) {
-      const Time fixed = in.run.provisioning + in.run.debug_phase;
-      wall = fixed + Time::from_seconds((wall - fixed).seconds() * (1 + in.model_uncertainty));
-    }
-    out.push_back({"Deadline", format_days_or_hours_half_up(*q.deadline),
-                   format_days_or_hours_half_up(wall) + " at " + pct, wall <= *q.deadline});
+    const Time wall = band ? (q.p50 ? band->wall_p50 : band->wall_p90) : (q.p50 ? in.run.wall_p50 : in.run.wall_p90);
+    out.push_back({"Deadline", format_days_or_hours_half_up(*q.deadline), format_days_or_hours_half_up(wall) + at,
+                   wall <= *q.deadline});
   }
   if (q.budget) {
     RequirementCheck c{"Budget (before tax)", q.budget->str(), "no plan can be billed", false};
+    // The recommended plan's row in the band's bills (same catalog, so the same option id).
+    if (best && band) {
+      best = nullptr;
+      for (const ComparisonRow& row : band->plans.rows)
+        if (row.option.id == in.plans.rows[*recommended].option.id && row.p50.ok() && row.p90.ok()) best = &row;
+    }
     if (best) {
       const Money& total = q.p50 ? best->p50.total : best->p90.total;
-      c.plan = total.str() + " at " + pct;
+      c.plan = total.str() + at;
       c.met = total.currency == q.budget->currency && total.minor <= q.budget->minor;
       if (total.currency != q.budget->currency) c.plan += " (another currency than the budget's)";
     }
@@ -274,7 +286,7 @@ Quote make_quote(QuoteInput input) {
     q.errors.push_back("no plan of the provider's own can be billed for this job (only competitor plans apply)");
   const ComparisonRow* best =
       q.recommended && *q.recommended < input.plans.rows.size() ? &input.plans.rows[*q.recommended] : nullptr;
-  q.requirements = check_requirements(input, best);
+  q.requirements = check_requirements(input, best, q.recommended);
   if (best && input.tax) {
     q.tax_p50 = tax_on(best->p50.total, input.tax->rate_bp);
     q.tax_p90 = tax_on(best->p90.total, input.tax->rate_bp);
