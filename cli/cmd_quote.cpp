@@ -1,4 +1,4 @@
-// `flopcast quote`: a customer quote for a scenario's training run, as Markdown, HTML or PDF.
+// `flopcast quote`: a customer quote for a scenario's training run, as Markdown, HTML, PDF or XLSX.
 // The run and the bills are the ones `simulate` prints (app/quote_request.hpp: prepare_quote); core/quote
 // lays them out; PDF comes from the HTML through the Qt module quote_pdf/ builds (FLOPCAST_PDF),
 // loaded only here (quote_pdf_loader.hpp).
@@ -16,6 +16,7 @@
 #include "flopcast/app/quote_request.hpp"
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/quote/quote_render.hpp"
+#include "flopcast/quote/quote_xlsx.hpp"
 #include "quote_pdf_loader.hpp"
 
 namespace flopcast::cli {
@@ -116,6 +117,11 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
                     "this build has no PDF support (it was configured with FLOPCAST_PDF=OFF); use --format html or md");
   if (o.format == "pdf" && o.out.path.empty())
     return ctx.fail(kUsage, "--format pdf needs -o FILE (PDF is not written to the terminal)");
+  if (o.format == "xlsx" && !quote_xlsx_supported())
+    return ctx.fail(
+        kUsage, "this build has no XLSX support (it was configured with FLOPCAST_XLSX=OFF); use --format html or md");
+  if (o.format == "xlsx" && o.out.path.empty())
+    return ctx.fail(kUsage, "--format xlsx needs -o FILE (a workbook is not written to the terminal)");
   const std::string date = o.date.empty() ? today() : o.date;
   if (!add_days(date, 0))
     return ctx.fail(kUsage, "--date '" + date + "' is not a calendar date in the form YYYY-MM-DD");
@@ -149,6 +155,11 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
     content = render_quote_markdown(q);
   } else if (o.format == "html") {
     content = render_quote_html(q);
+  } else if (o.format == "xlsx") {
+    std::string error;
+    auto bytes = render_quote_xlsx(q, error);
+    if (!bytes) return ctx.fail(kIoError, "cannot make the workbook: " + error);
+    content = std::move(*bytes);
   } else {
     std::string error;
     const quote_pdf::HtmlToPdfFn html_to_pdf = load_quote_pdf_module(error);
@@ -179,13 +190,13 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
 void register_quote(CLI::App& app, CliContext& ctx) {
   auto opts = std::make_shared<QuoteOpts>();
   auto* cmd =
-      app.add_subcommand("quote", "Write a customer quote for a scenario's training run (Markdown, HTML or PDF)");
+      app.add_subcommand("quote", "Write a customer quote for a scenario's training run (Markdown, HTML, PDF or XLSX)");
   cmd->add_option("scenario", opts->scenario, "Scenario YAML file (needs training.tokens and a pricing: block)")
       ->required();
   cmd->add_option("--customer", opts->customer, "Customer named on the quote");
-  cmd->add_option("--format", opts->format, "Output format: md (default), html or pdf")
-      ->check(CLI::IsMember({"md", "html", "pdf"}));
-  add_out_flag(*cmd, opts->out, "Write to FILE instead of standard output (required for pdf)");
+  cmd->add_option("--format", opts->format, "Output format: md (default), html, pdf or xlsx")
+      ->check(CLI::IsMember({"md", "html", "pdf", "xlsx"}));
+  add_out_flag(*cmd, opts->out, "Write to FILE instead of standard output (required for pdf and xlsx)");
   add_deprecated_spelling(*cmd, ctx, "--output", opts->out.path, "-o, --out");
   add_force_flag(*cmd, opts->out.force, "Overwrite FILE when it exists");
   cmd->add_option("--date", opts->date, "Issue date YYYY-MM-DD (default: today); the quote is valid 30 days from it");
