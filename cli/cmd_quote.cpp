@@ -166,7 +166,7 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
     if (!html_to_pdf)
       return ctx.fail(kIoError, "PDF support is not installed (the module flopcast-quote-pdf.so could not be loaded: " +
                                     error + "); use --format html or md");
-    if (!html_to_pdf(render_quote_html(q), "Training quote " + q.id, content, error))
+    if (!html_to_pdf(render_quote_html(q), "Training quote " + q.id, content, error, date))
       return ctx.fail(kInternalError, "cannot make the PDF: " + error);
   }
   // A quote that misses a requirement says so on its first page; unless asked, it exits 5.

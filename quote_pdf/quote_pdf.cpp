@@ -6,6 +6,7 @@
 #include <QColor>
 #include <QFont>
 #include <QGuiApplication>
+#include <QHashSeed>
 #include <QImage>
 #include <QMarginsF>
 #include <QPageLayout>
@@ -156,7 +157,24 @@ class MessageCapture {
 
 }  // namespace
 
-bool html_to_pdf(const std::string& html, const std::string& title, std::string& pdf, std::string& error) {
+bool set_pdf_creation_date(std::string& pdf, const std::string& date) {
+  static const QRegularExpression form(QStringLiteral("^\\d{4}-\\d{2}-\\d{2}$"));
+  if (!form.match(QString::fromStdString(date)).hasMatch()) return false;
+  const std::string key = "/CreationDate (D:";
+  const auto at = pdf.find(key);
+  if (at == std::string::npos || at + key.size() + 14 > pdf.size()) return false;
+  const std::string stamp = date.substr(0, 4) + date.substr(5, 2) + date.substr(8, 2) + "000000";
+  pdf.replace(at + key.size(), stamp.size(), stamp);
+  return true;
+}
+
+bool html_to_pdf(const std::string& html, const std::string& title, std::string& pdf, std::string& error,
+                 const std::string& creation_date) {
+  // Qt writes the font subsets in the order of a QHash: fix its seed for the hashes made here.
+  QHashSeed::setDeterministicGlobalSeed();
+  struct RandomSeedAgain {
+    ~RandomSeedAgain() { QHashSeed::resetRandomGlobalSeed(); }
+  } reset_seed;
   QString messages;
   MessageCapture capture(messages);
   // QTextDocument needs fonts, which need a QGuiApplication. A command-line program has none:
@@ -208,6 +226,10 @@ bool html_to_pdf(const std::string& html, const std::string& title, std::string&
     return false;
   }
   pdf.assign(bytes.constData(), static_cast<std::size_t>(bytes.size()));
+  if (!creation_date.empty() && !set_pdf_creation_date(pdf, creation_date)) {
+    error = "cannot set the PDF's creation date to '" + creation_date + "'";
+    return false;
+  }
   return true;
 }
 

@@ -14,6 +14,15 @@ inline constexpr double kMarginMm = 18.0;
 /// no QGuiApplication, one is created for the call on Qt's "offscreen" platform and destroyed
 /// after it. Returns false with a message in `error` when no PDF could be made (e.g. a
 /// non-GUI QCoreApplication is running, or Qt produced no output). Writes no file.
-bool html_to_pdf(const std::string& html, const std::string& title, std::string& pdf, std::string& error);
+/// Deterministic: Qt's hash seed is fixed for the call (the order the font subsets are written
+/// in follows a QHash), and with `creation_date` ("YYYY-MM-DD") the PDF's /CreationDate is that
+/// date at 00:00 UTC instead of the clock, so the same HTML and date give the same bytes.
+bool html_to_pdf(const std::string& html, const std::string& title, std::string& pdf, std::string& error,
+                 const std::string& creation_date = {});
+
+/// Rewrites the first "/CreationDate (D:YYYYMMDDHHmmSS" in `pdf` to `date` ("YYYY-MM-DD") at
+/// 00:00:00, in place and at the same length (the cross-reference offsets stay right). False
+/// when `date` is not of that form or the PDF has no such entry.
+bool set_pdf_creation_date(std::string& pdf, const std::string& date);
 
 }  // namespace flopcast::quote_pdf

@@ -1,9 +1,11 @@
-// `flopcast quote --format xlsx`: the workbook read back cell by cell (tests/cli/xlsx_cells.py
-// unzips it with Python's zipfile), its numbers compared with the quote's exact Money values and
-// its formulas recomputed from the cells; the same inputs give the same bytes; -o is never
-// overwritten without --force. A build without XLSX support says so.
+// The quote's files. `flopcast quote --format xlsx`: the workbook read back cell by cell
+// (tests/cli/xlsx_cells.py unzips it with Python's zipfile), its numbers compared with the quote's
+// exact Money values and its formulas recomputed from the cells; the same inputs give the same
+// bytes; -o is never overwritten without --force; a build without XLSX support says so.
+// `--format pdf`: the same inputs and --date give the same bytes, run in separate processes.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli_context.hpp"
@@ -188,6 +191,29 @@ void check_block(const Cells& cells, int subtotal_row, const Bill& bill, const M
 }  // namespace
 
 TEST_SUITE("cli.quote_xlsx") {
+#if FLOPCAST_TEST_HAS_PDF
+  TEST_CASE("quote --format pdf: two processes with the same inputs and --date write the same bytes") {
+    test::TempDir tmp("quote-pdf-det");
+    std::vector<std::string> pdfs;
+    for (const char* name : {"a.pdf", "b.pdf", "c.pdf"}) {
+      const auto file = tmp.path / name;
+      // Separate processes: each has its own random hash seed and clock, as two runs would.
+      const std::string date = std::string(name) == "c.pdf" ? "2026-07-02" : kDate;
+      const std::string cmd = "QT_QPA_PLATFORM=offscreen '" + std::string(FLOPCAST_CLI_PATH) + "' quote '" +
+                              kQuickstart + "' --date " + date + " --format pdf -o '" + file.string() +
+                              "' > /dev/null 2>&1";
+      REQUIRE(std::system(cmd.c_str()) == 0);
+      pdfs.push_back(read_file(file));
+      if (pdfs.size() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // another second
+    }
+    REQUIRE(pdfs[0].rfind("%PDF", 0) == 0);
+    CHECK(pdfs[0] == pdfs[1]);
+    CHECK(contains(pdfs[0], "/CreationDate (D:20260701000000"));  // the issue date, not the clock
+    CHECK(contains(pdfs[2], "/CreationDate (D:20260702000000"));
+    CHECK(pdfs[2] != pdfs[0]);
+  }
+#endif
+
 #if FLOPCAST_TEST_HAS_XLSX
   TEST_CASE("quote --format xlsx: bill lines as numbers, amounts and totals as formulas equal to the quote's money") {
     test::TempDir tmp("quote-xlsx");
