@@ -44,9 +44,10 @@ struct QuoteOpts {
 };
 
 /// `--plan best`: the search's recommended plan for the quote's requirements, as a scenario
-/// (the frameworks that run it in `frameworks`); nullopt with the exit code set when there is none.
+/// (the frameworks that run it in `frameworks`, its spot plan's id in `spot_plan` when it is
+/// priced at a spot price); nullopt with the exit code set when there is none.
 std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Scenario& s, const ComputeProfile& prof,
-                                  std::string& frameworks) {
+                                  std::string& frameworks, std::string& spot_plan) {
   app::PlanRequest req;
   req.gpu_types = app::split_list(o.gpus);
   req.gpus_max = o.gpus_max;
@@ -77,6 +78,7 @@ std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Sce
     return std::nullopt;
   }
   frameworks = found.result.chosen->plan.candidate.frameworks.str();
+  if (found.result.chosen->spot) spot_plan = found.result.chosen->plan.price_option;
   return app::plan_scenario(s, space, *found.result.chosen);
 }
 
@@ -137,7 +139,7 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   qo.compare = o.compare;
   Scenario chosen = loaded->scenario;
   if (o.plan == "best") {
-    auto best = best_plan(ctx, o, loaded->scenario, loaded->profile, qo.frameworks);
+    auto best = best_plan(ctx, o, loaded->scenario, loaded->profile, qo.frameworks, qo.spot_plan);
     if (!best) return;
     chosen = std::move(*best);
   }

@@ -34,6 +34,9 @@ struct QuoteOptions {
   bool p50 = false;           ///< check the requirements at P50 instead of P90
   bool compare = false;       ///< show competitors' prices beside the provider's plans
   std::string frameworks;     ///< "" = the frameworks that run the scenario's plan
+  /// The spot plan the planner chose (its id in the scenario's catalog; "" = none): the run is
+  /// simulated with its interruptions and the quote may recommend it.
+  std::string spot_plan;
 };
 
 /// A quote, or the problem that stops it.

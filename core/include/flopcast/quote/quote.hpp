@@ -68,6 +68,8 @@ struct QuoteInput {
   double model_uncertainty = 0;
   std::string model_uncertainty_basis;
   bool compare = false;  ///< show competitors' prices beside the provider's plans
+  /// Spot plans may be recommended (the run was simulated with their interruptions).
+  bool allow_spot = false;
 };
 
 /// One requirement against the plan: what was asked, what the plan gives, whether it is met.
@@ -92,6 +94,10 @@ struct Quote {
   /// Whether every requirement the customer stated is met.
   bool meets() const;
 };
+
+/// Whether a plan of `kind` is priced in the quote: offers, list and contract prices; spot
+/// prices too when `input.allow_spot`.
+bool quoted_kind(const QuoteInput& input, PriceKind kind);
 
 /// Builds the quote: id, validity date, recommendation, requirement checks, tax, assumptions.
 Quote make_quote(QuoteInput input);
