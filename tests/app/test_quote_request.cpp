@@ -1,6 +1,7 @@
 // app::prepare_quote: the quote both `flopcast quote` and the GUI's export make, and the typed
 // problem each front words and maps to its exit code.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "flopcast/app/quote_request.hpp"
 #include "flopcast/app/scenario_session.hpp"
@@ -30,6 +31,34 @@ TEST_SUITE("app.quote_request") {
     CHECK(q.quote->valid_until == "2026-02-14");  // 30 days from the issue date
     CHECK(r.run);                                 // prepare_quote added the whole run and the bills to the report
     CHECK(r.bills);
+  }
+
+  TEST_CASE("the deadline is checked on the run at the band's P90 step factor, as the planner checks it") {
+    const ScenarioSession s = session_of("quickstart.yaml");
+    SimReport r = make_report(s.scenario, s.profile, StepEngine::Estimate);
+    REQUIRE(r.band.known);
+    REQUIRE(r.band.p90 > 1.05);
+    QuoteOptions o;
+    o.date = "2026-01-15";
+    // A deadline just above the point prediction's P90 calendar time: met by the point run,
+    // missed once the step is at the band's slow end.
+    SimReport probe = r;
+    Diagnostics diags;
+    REQUIRE(add_whole_run(probe, "", diags));
+    REQUIRE(probe.run);
+    const double hours = probe.run->result.wall_p90.seconds() / 3600 * 1.01;
+    o.deadline_text = fmt::format("{:.3f}h", hours);
+    const QuoteOutcome q = prepare_quote(r, "", o);
+    REQUIRE(q.ok());
+    const Quote& quote = *q.quote;
+    REQUIRE(quote.input.band_check);
+    CHECK(quote.input.band_check->step_factor == doctest::Approx(r.band.p90));
+    CHECK(quote.input.band_check->wall_p90 > quote.input.run.wall_p90);
+    CHECK(quote.input.run.wall_p90.seconds() / 3600 < hours);
+    REQUIRE(quote.requirements.size() == 2);
+    CHECK(quote.requirements[1].what == "Deadline");
+    CHECK_FALSE(quote.requirements[1].met);
+    CHECK(quote.requirements[1].plan.find("at P90, model uncertainty included") != std::string::npos);
   }
 
   TEST_CASE("a plan that does not fit: DoesNotFit, worded with both sizes") {

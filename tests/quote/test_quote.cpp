@@ -3,6 +3,7 @@
 #include "flopcast/job/job_simulation.hpp"
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/quote/quote_render.hpp"
+#include "flopcast/units/format.hpp"
 
 using namespace flopcast;
 
@@ -232,4 +233,51 @@ TEST_CASE("quote: requirements, tax, terms and a signature block, a miss said on
   CHECK(mm.find("Budget (before tax): asked 100.00 CNY") != std::string::npos);
   CHECK(mm.find("| **NO** |") != std::string::npos);
   CHECK(m.id != q.id);
+}
+
+TEST_CASE("quote: with the model's band known, requirements are checked on the banded run, not the point one") {
+  const PriceCatalog c = catalog();
+  QuoteInput in = input(c);
+  const Quote point = make_quote(in);
+  REQUIRE(point.recommended);
+  const ComparisonRow& best = point.input.plans.rows[*point.recommended];
+  // The point run meets a deadline of exactly its P90 time and a budget of exactly its P90 bill.
+  in.requirements.deadline = in.run.wall_p90;
+  in.requirements.budget = best.p90.total;
+  REQUIRE(make_quote(in).meets());
+
+  // The band's run: the step 1.25x slower, one more day at P90 and every bill 10% higher.
+  QuoteBandCheck band;
+  band.step_factor = 1.25;
+  band.basis = "test band";
+  band.wall_p50 = in.run.wall_p50 + Time::from_seconds(86400.0);
+  band.wall_p90 = in.run.wall_p90 + Time::from_seconds(86400.0);
+  band.plans = in.plans;
+  for (ComparisonRow& row : band.plans.rows)
+    for (Bill* b : {&row.p50, &row.p90}) b->total = Money::of_minor(b->total.minor * 11 / 10, b->total.currency);
+  in.band_check = band;
+  const Quote q = make_quote(in);
+  REQUIRE(q.requirements.size() == 3);
+  CHECK(q.requirements[1].what == "Deadline");
+  CHECK_FALSE(q.requirements[1].met);
+  CHECK(q.requirements[1].plan == format_days_or_hours_half_up(band.wall_p90) + " at P90, model uncertainty included");
+  CHECK(q.requirements[2].what == "Budget (before tax)");
+  CHECK_FALSE(q.requirements[2].met);
+  const Money banded = Money::of_minor(best.p90.total.minor * 11 / 10, best.p90.total.currency);
+  CHECK(q.requirements[2].plan == banded.str() + " at P90, model uncertainty included");
+  CHECK_FALSE(q.meets());
+  // The bill shown stays the point prediction's; the band moves the check and the id.
+  CHECK(q.recommended == point.recommended);
+  CHECK(q.id != make_quote(input(c)).id);
+  const std::string md = render_quote_markdown(q);
+  CHECK(md.find("Requirements are checked on the run with the step time at x1.25 of the prediction (the slow end of "
+                "the model's 80% interval)") != std::string::npos);
+
+  // At P50 the band's P50 run is the one compared.
+  in.requirements.p50 = true;
+  in.requirements.deadline = band.wall_p50;
+  in.requirements.budget.reset();
+  const Quote m = make_quote(in);
+  CHECK(m.requirements[1].met);
+  CHECK(m.requirements[1].plan == format_days_or_hours_half_up(band.wall_p50) + " at P50, model uncertainty included");
 }

@@ -198,6 +198,19 @@ void add_band_runs(const SimReport& r, WholeRun& run) {
   if (!run.band_p10 || !run.band_p90) run.band_p10.reset(), run.band_p90.reset();
 }
 
+std::optional<BandedRun> banded_run(const SimReport& r, double factor) {
+  if (!r.run || !r.run->ok() || !r.bills) return std::nullopt;
+  std::optional<JobResult> job = run_at(*r.run, factor);
+  if (!job) return std::nullopt;
+  const int kept = r.scenario->pricing.checkpoints_kept;
+  BandedRun out;
+  out.bills = compare_plans(*r.bills->catalog, r.bills->gpu_names, usage_of_trial(*job, job->p50_trial, kept),
+                            usage_of_trial(*job, job->p90_trial, kept), compare_options(r.scenario->pricing));
+  drop_samples(*job);
+  out.result = std::move(*job);
+  return out;
+}
+
 void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog) {
   const Scenario& s = *r.scenario;
   if (s.training.tokens <= 0 || r.steps <= 0) return;

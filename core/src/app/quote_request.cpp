@@ -91,6 +91,13 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
     out.details.push_back(why);
     return out;
   }
+  // With the model's band known, the requirements are checked on the run at the band's factor
+  // for the percentile, as the planner checks them (search/plan_choice.cpp).
+  if (r.band.known) {
+    const double factor = in.requirements.p50 ? r.band.p50 : r.band.p90;
+    if (auto b = banded_run(r, factor))
+      in.band_check = QuoteBandCheck{factor, r.band.basis, b->result.wall_p50, b->result.wall_p90, std::move(b->bills)};
+  }
   in.tax = cat.tax;
   in.payment_terms = cat.payment_terms;
   in.compare = o.compare;

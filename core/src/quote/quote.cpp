@@ -68,11 +68,12 @@ std::vector<std::string> make_assumptions(const QuoteInput& in) {
       "Prices: the price list of " + (in.catalog.provider.empty() ? std::string("the provider") : in.catalog.provider);
   if (!in.catalog.date.empty()) prices += ", dated " + in.catalog.date;
   a.push_back(prices + ", as stated for the plans in this quote.");
-  if (in.model_uncertainty > 0)
-    a.push_back("Model uncertainty: simulated step times are within +/-" + format_fixed(100 * in.model_uncertainty, 0) +
-                "% of measured ones" +
-                (in.model_uncertainty_basis.empty() ? "" : " (" + in.model_uncertainty_basis + ")") +
-                "; the requirements are checked with the time stretched by that band.");
+  if (in.band_check)
+    a.push_back("Requirements are checked on the run with the step time at x" +
+                format_fixed(in.band_check->step_factor, 2) + " of the prediction (" +
+                (in.requirements.p50 ? "the model's median" : "the slow end of the model's 80% interval") +
+                "): " + format_days_or_hours_half_up(in.band_check->wall_p50) + " at P50, " +
+                format_days_or_hours_half_up(in.band_check->wall_p90) + " at P90.");
   a.push_back(
       "Billing: a month is 720 h; a started unit is billed whole unless a plan is prorated; each line is "
       "rounded half away from zero to the cent; deposits are refundable and not in the totals.");
@@ -170,7 +171,14 @@ std::string canonical_quote_string(const QuoteInput& in) {
     line(s, "tax", in.tax->name + '|' + std::to_string(in.tax->rate_bp) + '|' + in.tax->basis + '|' + in.tax->source);
   line(s, "payment_terms", in.payment_terms);
   line(s, "frameworks", in.frameworks);
-  line(s, "model_uncertainty", exact(in.model_uncertainty) + '|' + in.model_uncertainty_basis);
+  if (const auto& b = in.band_check) {
+    line(s, "band.factor", exact(b->step_factor));
+    line(s, "band.basis", b->basis);
+    line(s, "band.wall_p50_ns", std::to_string(b->wall_p50.ns));
+    line(s, "band.wall_p90_ns", std::to_string(b->wall_p90.ns));
+    for (const ComparisonRow& row : b->plans.rows)
+      line(s, "band.plan", row.option.id + '|' + money_key(row.p50.total) + '|' + money_key(row.p90.total));
+  }
   line(s, "compare", in.compare ? "1" : "0");
   if (in.allow_spot) line(s, "allow_spot", "1");  // absent when off: earlier quotes keep their ids
   return s;
@@ -215,27 +223,32 @@ bool Quote::meets() const {
 namespace {
 
 /// The customer's requirements against the run and the recommended plan.
-std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const ComparisonRow* best) {
+std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const ComparisonRow* best,
+                                                 const std::optional<std::size_t>& recommended) {
   const QuoteRequirements& q = in.requirements;
   const char* pct = q.p50 ? "P50" : "P90";
   std::vector<RequirementCheck> out;
   const double asked = q.tokens > 0 ? q.tokens : in.job.tokens;
   out.push_back({"Training tokens", format_count_fixed(asked), format_count_fixed(in.job.tokens),
                  in.job.tokens >= asked * (1 - 1e-9)});
+  const QuoteBandCheck* band = in.band_check ? &*in.band_check : nullptr;
+  const std::string at = std::string(" at ") + pct + (band ? ", model uncertainty included" : "");
   if (q.deadline) {
-    Time wall = q.p50 ? in.run.wall_p50 : in.run.wall_p90;
-    if (in.model_uncertainty > 0) {
-      const Time fixed = in.run.provisioning + in.run.debug_phase;
-      wall = fixed + Time::from_seconds((wall - fixed).seconds() * (1 + in.model_uncertainty));
-    }
-    out.push_back({"Deadline", format_days_or_hours_half_up(*q.deadline),
-                   format_days_or_hours_half_up(wall) + " at " + pct, wall <= *q.deadline});
+    const Time wall = band ? (q.p50 ? band->wall_p50 : band->wall_p90) : (q.p50 ? in.run.wall_p50 : in.run.wall_p90);
+    out.push_back({"Deadline", format_days_or_hours_half_up(*q.deadline), format_days_or_hours_half_up(wall) + at,
+                   wall <= *q.deadline});
   }
   if (q.budget) {
     RequirementCheck c{"Budget (before tax)", q.budget->str(), "no plan can be billed", false};
+    // The recommended plan's row in the band's bills (same catalog, so the same option id).
+    if (best && band) {
+      best = nullptr;
+      for (const ComparisonRow& row : band->plans.rows)
+        if (row.option.id == in.plans.rows[*recommended].option.id && row.p50.ok() && row.p90.ok()) best = &row;
+    }
     if (best) {
       const Money& total = q.p50 ? best->p50.total : best->p90.total;
-      c.plan = total.str() + " at " + pct;
+      c.plan = total.str() + at;
       c.met = total.currency == q.budget->currency && total.minor <= q.budget->minor;
       if (total.currency != q.budget->currency) c.plan += " (another currency than the budget's)";
     }
@@ -301,7 +314,7 @@ Quote make_quote(QuoteInput input) {
     q.errors.push_back("no plan of the provider's own can be billed for this job (only competitor plans apply)");
   const ComparisonRow* best =
       q.recommended && *q.recommended < input.plans.rows.size() ? &input.plans.rows[*q.recommended] : nullptr;
-  q.requirements = check_requirements(input, best);
+  q.requirements = check_requirements(input, best, q.recommended);
   if (best && input.tax) {
     q.tax_p50 = tax_on(best->p50.total, input.tax->rate_bp);
     q.tax_p90 = tax_on(best->p90.total, input.tax->rate_bp);

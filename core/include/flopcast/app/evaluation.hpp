@@ -121,6 +121,16 @@ RunBills bill_whole_run(const Scenario& s, const WholeRun& run, std::shared_ptr<
 /// P10 and P90) when the run was simulated and r.band is known; both or neither.
 void add_band_runs(const SimReport& r, WholeRun& run);
 
+/// The whole run of `r` again with the step time at `factor` x the prediction (same seed, so the
+/// same failure draws) and its bills under the same plans as r.bills at its P50 and P90 trials.
+/// Needs r.run simulated and r.bills; nullopt when either is missing or the run is too long to
+/// simulate. Samples dropped.
+struct BandedRun {
+  JobResult result;
+  PlanComparison bills;
+};
+std::optional<BandedRun> banded_run(const SimReport& r, double factor);
+
 /// Adds the whole run (when the scenario gives training.tokens) and, when `catalog` is set and
 /// the run was simulated, the bills to `r`. The per-trial samples are dropped afterwards.
 void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog);

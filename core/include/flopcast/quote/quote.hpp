@@ -39,12 +39,24 @@ struct QuoteCatalog {
 };
 
 /// What the customer asked for. The deadline is compared with the calendar time and the budget
-/// with the recommended plan's total before tax, both at P90 (P50 when `p50`).
+/// with the recommended plan's total before tax, both at P90 (P50 when `p50`), on the run of
+/// QuoteInput::band_check when it is set.
 struct QuoteRequirements {
   double tokens = 0;  ///< training tokens asked (0 = the job's)
   std::optional<Time> deadline;
   std::optional<Money> budget;
   bool p50 = false;
+};
+
+/// The run the requirements are checked on when the model's uncertainty band is known: the
+/// whole run again (same seed, same failure draws) with the step time at `step_factor` x the
+/// prediction -- the band's P90 factor for a P90 check, its median for P50 -- and its bills. A
+/// run slower than predicted, as about one in ten are, still meets what the quote says it meets.
+struct QuoteBandCheck {
+  double step_factor = 1;
+  std::string basis;        ///< what the band rests on, e.g. "hopper: 21 held-out runs of 7 source groups"
+  Time wall_p50, wall_p90;  ///< calendar time of that run
+  PlanComparison plans;     ///< its bills at its P50 and P90 trials (same rows as QuoteInput::plans)
 };
 
 /// Everything a quote is made from. Plain data; the caller fills it.
@@ -63,10 +75,8 @@ struct QuoteInput {
   std::optional<Tax> tax;     ///< added to the totals (none: the quote says taxes are extra)
   std::string payment_terms;  ///< "" = to be agreed in the contract
   std::string frameworks;     ///< training frameworks that run the plan (may be empty)
-  /// Relative half-width of the model's uncertainty band on the step time (0 = none known) and
-  /// what it rests on.
-  double model_uncertainty = 0;
-  std::string model_uncertainty_basis;
+  /// The run the requirements are checked on (none: the point prediction's run).
+  std::optional<QuoteBandCheck> band_check;
   bool compare = false;  ///< show competitors' prices beside the provider's plans
   /// Spot plans may be recommended (the run was simulated with their interruptions).
   bool allow_spot = false;
