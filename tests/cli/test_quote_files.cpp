@@ -266,7 +266,7 @@ TEST_SUITE("cli.quote_xlsx") {
     CHECK(contains(zip_member(file, "xl/styles.xml"), "formatCode=\"\xC2\xA5#,##0.00\""));
   }
 
-  TEST_CASE("quote --format xlsx: the same inputs and --date give the same bytes; -o is kept without --force") {
+  TEST_CASE("quote --format xlsx: the same inputs and --date give the same bytes, and -o is kept without --force") {
     test::TempDir tmp("quote-xlsx-det");
     const auto a = tmp.path / "a.xlsx";
     const auto b = tmp.path / "b.xlsx";
