@@ -1,10 +1,9 @@
-// Plan-search throughput. The anchor is Calculon's (Isaev et al., SC'23, "Calculon: a
-// methodology and tool for high-level co-design of systems and large language models")
-// search of Megatron-Turing NLG 530B on 5,128 A100 with global batch 2,520: 8,112 plans in
-// 29.9 s = 278 plans/s on a 2-core machine. The model: 105 layers, hidden 20480,
-// 128 heads, sequence 2048 (Smith et al. 2022, arXiv 2201.11990, Table 1; data/models.yaml
-// megatron-530b). flopcast searches every GPU count up to 5,128 (multiples of the 8-GPU node)
-// x TP x CP x PP x DP x micro-batch x schedule/VPP x SP x ZeRO x recompute, prunes, estimates,
+// Plan-search throughput (`bench_plan [threads] [case]`: a case whose title contains the text). The anchor is
+// Calculon's (Isaev et al., SC'23, "Calculon: a methodology and tool for high-level co-design of systems and large
+// language models") search of Megatron-Turing NLG 530B on 5,128 A100 with global batch 2,520: 8,112 plans in 29.9 s =
+// 278 plans/s on a 2-core machine. The model: 105 layers, hidden 20480, 128 heads, sequence 2048 (Smith et al. 2022,
+// arXiv 2201.11990, Table 1; data/models.yaml megatron-530b). flopcast searches every GPU count up to 5,128 (multiples
+// of the 8-GPU node) x TP x CP x PP x DP x micro-batch x schedule/VPP x SP x ZeRO x recompute, prunes, estimates,
 // prices each count's fastest plan and re-simulates the best (whole-run Monte Carlo); the
 // rate printed counts estimated plans over the whole wall time, re-simulation included.
 // Second case: a 70B model on 1T tokens over A100-80G, H800 and B200 (scenarios/plan-70b-1t.yaml's job).
@@ -16,6 +15,7 @@
 #include <cstdio>
 #include <ctime>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "flopcast/io/catalog.hpp"
@@ -33,9 +33,13 @@ std::int64_t pruned_by_bound(const search::PlanResult& r) {
   return 0;
 }
 
+/// Only the cases whose title contains this (the second argument; empty: every case).
+std::string g_only;
+
 int bench(const char* title, const char* yaml, const std::vector<std::string>& gpus, std::int64_t gpus_max,
           const io::Catalog& cat, const std::vector<std::shared_ptr<const PriceCatalog>>& prices, int threads,
           std::optional<Time> deadline = std::nullopt, const char* currency = "USD") {
+  if (!g_only.empty() && std::string(title).find(g_only) == std::string::npos) return 0;
   Diagnostics diags;
   auto s = io::parse_scenario(yaml, "bench", cat, diags);
   if (!s) {
@@ -102,6 +106,7 @@ int bench(const char* title, const char* yaml, const std::vector<std::string>& g
 int main(int argc, char** argv) {
   const int threads =
       argc > 1 ? std::atoi(argv[1]) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (argc > 2) g_only = argv[2];  // e.g. "405B": that case alone
   Diagnostics diags;
   const auto cat = io::load_catalog("", diags);
   if (!cat) {

@@ -1,9 +1,13 @@
 #include "flopcast/comm/nccl_tuning.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <span>
+
+#include "flopcast/units/hash.hpp"
 
 namespace flopcast::nccl {
 
@@ -238,10 +242,14 @@ double hw_latency_us(HwClass hw, CommAlgorithm algo, CommProtocol proto) {
 
 double ll_max_bw_gbs(const CommTopo& topo) { return ll_max_bw(topo); }
 
-TopoGraph search_ring_graph(GpuArch arch, std::int64_t local_ranks, std::int64_t nodes, double nvlink_total_gbs,
-                            double nvlink_max_gbs, double nic_gbs, int nics) {
+namespace {
+
+/// The ring search proper. It depends on the rank counts only through local_ranks > 1 and
+/// nodes > 1 (the speeds tried and the limits), which search_ring_graph's memo relies on.
+TopoGraph search_ring_graph_uncached(GpuArch arch, bool local, bool multi, double nvlink_total_gbs,
+                                     double nvlink_max_gbs, double nic_gbs, int nics) {
   TopoGraph best;
-  const bool multi = nodes > 1;
+  const std::int64_t local_ranks = local ? 2 : 1;
   const auto speeds = multi ? inter_speeds(arch) : intra_speeds(arch);
   // The most the channels can carry together: a solution this good ends the search.
   double limit = std::numeric_limits<double>::max();
@@ -275,6 +283,45 @@ TopoGraph search_ring_graph(GpuArch arch, std::int64_t local_ranks, std::int64_t
   }
   dup_channels(arch, best);
   return best;
+}
+
+/// One memoised search: the planner asks for the same few rings millions of times (the NCCL
+/// buffers of every plan's groups, core/src/workload).
+struct RingMemo {
+  bool used = false;
+  GpuArch arch = GpuArch::Ampere;
+  bool local = false, multi = false;
+  double nvlink_total = 0, nvlink_max = 0, nic = 0;
+  int nics = 0;
+  TopoGraph graph;
+};
+
+}  // namespace
+
+TopoGraph search_ring_graph(GpuArch arch, std::int64_t local_ranks, std::int64_t nodes, double nvlink_total_gbs,
+                            double nvlink_max_gbs, double nic_gbs, int nics) {
+  const bool local = local_ranks > 1, multi = nodes > 1;
+  // Direct-mapped, per thread (no locks): a slot per hash of the question, overwritten on a miss.
+  thread_local std::array<RingMemo, 64> memo{};
+  const std::uint64_t h = std::bit_cast<std::uint64_t>(nvlink_total_gbs) ^
+                          std::bit_cast<std::uint64_t>(nvlink_max_gbs) * 0x9E3779B97F4A7C15ull ^
+                          std::bit_cast<std::uint64_t>(nic_gbs) * 0xC2B2AE3D27D4EB4Full ^
+                          (static_cast<std::uint64_t>(nics) << 8 | static_cast<std::uint64_t>(arch) << 2 |
+                           static_cast<std::uint64_t>(local) << 1 | static_cast<std::uint64_t>(multi));
+  RingMemo& m = memo[mix64(h) & (memo.size() - 1)];
+  if (m.used && m.arch == arch && m.local == local && m.multi == multi && m.nvlink_total == nvlink_total_gbs &&
+      m.nvlink_max == nvlink_max_gbs && m.nic == nic_gbs && m.nics == nics)
+    return m.graph;
+  m = {true,
+       arch,
+       local,
+       multi,
+       nvlink_total_gbs,
+       nvlink_max_gbs,
+       nic_gbs,
+       nics,
+       search_ring_graph_uncached(arch, local, multi, nvlink_total_gbs, nvlink_max_gbs, nic_gbs, nics)};
+  return m.graph;
 }
 
 TopoGraph search_nvls_graph(GpuArch arch, std::int64_t local_ranks, double nvlink_total_gbs, double nic_gbs, int nics) {

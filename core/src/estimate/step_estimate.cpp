@@ -740,6 +740,10 @@ void finish_estimate(const Scenario& s, const ComputeProfile& prof, StepEstimate
 
 }  // namespace
 
+std::vector<StageTimes> estimate_stage_times(const Scenario& s, const ComputeProfile& prof) {
+  return stage_times(estimate_inputs(s, prof));
+}
+
 StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   const EstimateInputs in = estimate_inputs(s, prof);
   StepEstimate est;

@@ -37,10 +37,10 @@ namespace flopcast::search::detail {
 namespace {
 
 /// Per-stage lower times of `s`'s plan: forward + backward + CP + EP (host floor off).
-std::vector<double> stage_floor(const StepEstimate& e) {
+std::vector<double> stage_floor(const std::vector<StageTimes>& stages) {
   std::vector<double> v;
-  v.reserve(e.stages.size());
-  for (const auto& st : e.stages) v.push_back((st.forward + st.backward + st.cp_comm + st.ep_comm).seconds());
+  v.reserve(stages.size());
+  for (const auto& st : stages) v.push_back((st.forward + st.backward + st.cp_comm + st.ep_comm).seconds());
   return v;
 }
 
@@ -62,17 +62,18 @@ Time shape_step_lower_bound(const Scenario& scratch, const ComputeProfile& profi
   ComputeProfile prof = profile;
   prof.host_overhead_us = 0;
   p.sequence_parallel = sh.tp > 1;
-  const StepEstimate with_sp = estimate_step(s, prof);
+  // The stages alone (estimate_stage_times): the terms after them are not in the bound.
+  const std::vector<StageTimes> with_sp = estimate_stage_times(s, prof);
   std::vector<double> floor = stage_floor(with_sp);
-  std::vector<double> tp(with_sp.stages.size(), 0.0);
-  for (std::size_t i = 0; i < tp.size(); ++i) tp[i] = with_sp.stages[i].tp_comm.seconds();
+  std::vector<double> tp(with_sp.size(), 0.0);
+  for (std::size_t i = 0; i < tp.size(); ++i) tp[i] = with_sp[i].tp_comm.seconds();
   if (sh.tp > 1) {
     p.sequence_parallel = false;
-    const StepEstimate without = estimate_step(s, prof);
-    for (std::size_t i = 0; i < tp.size() && i < without.stages.size(); ++i)
-      tp[i] = std::min(tp[i], without.stages[i].tp_comm.seconds());
+    const std::vector<StageTimes> without = estimate_stage_times(s, prof);
+    for (std::size_t i = 0; i < tp.size() && i < without.size(); ++i)
+      tp[i] = std::min(tp[i], without[i].tp_comm.seconds());
   }
-  const double p2p = with_sp.stages.empty() ? 0.0 : 2 * with_sp.stages.front().p2p.seconds();
+  const double p2p = with_sp.empty() ? 0.0 : 2 * with_sp.front().p2p.seconds();
   double crit = 0, fill = 0;
   for (std::size_t i = 0; i < floor.size(); ++i) {
     const double per = floor[i] + tp[i] + p2p;

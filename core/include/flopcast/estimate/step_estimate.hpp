@@ -58,6 +58,11 @@ struct StepEstimate {
 /// Estimates one training step. The scenario must have passed check_scenario.
 StepEstimate estimate_step(const Scenario& s, const ComputeProfile& profile);
 
+/// estimate_step(s, profile).stages alone: the per-stage times without the step's pipeline,
+/// data-parallel, optimizer and memory terms (the planner's lower bound needs only these, and
+/// the data-parallel group's network share is the costliest part of a cold estimate).
+std::vector<StageTimes> estimate_stage_times(const Scenario& s, const ComputeProfile& profile);
+
 /// TP/SP collective calls one layer makes per micro-batch: 2 in the forward pass (after
 /// attention and after the MLP), 2 in the backward pass, and 2 more when full recompute replays
 /// the forward (Megatron-LM's f/g operators: Shoeybi et al. 2019, Fig. 3; with sequence
