@@ -1,4 +1,5 @@
-// `flopcast quote`: a customer quote for a scenario's training run, as Markdown, HTML, PDF or XLSX.
+// `flopcast quote`: a customer quote for a scenario's training run, as Markdown, HTML, PDF or XLSX, in
+// English or Simplified Chinese (--lang).
 // The run and the bills are the ones `simulate` prints (app/quote_request.hpp: prepare_quote); core/quote
 // lays them out; PDF comes from the HTML through the Qt module quote_pdf/ builds (FLOPCAST_PDF),
 // loaded only here (quote_pdf_loader.hpp).
@@ -7,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -16,6 +18,7 @@
 #include "flopcast/app/quote_request.hpp"
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/quote/quote_render.hpp"
+#include "flopcast/quote/quote_text.hpp"
 #include "flopcast/quote/quote_xlsx.hpp"
 #include "quote_pdf_loader.hpp"
 
@@ -35,6 +38,7 @@ struct QuoteOpts {
   std::string profile;
   std::string customer;
   std::string format = "md";
+  std::string lang = "en";
   OutputFile out;
   std::string date;
   std::string deadline, budget, confidence = "p90", plan, gpus, catalogs, precisions;
@@ -124,6 +128,9 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
         kUsage, "this build has no XLSX support (it was configured with FLOPCAST_XLSX=OFF); use --format html or md");
   if (o.format == "xlsx" && o.out.path.empty())
     return ctx.fail(kUsage, "--format xlsx needs -o FILE (a workbook is not written to the terminal)");
+  std::string lang_error;
+  const auto lang = parse_quote_language(o.lang, lang_error);
+  if (!lang) return ctx.fail(kUsage, "--lang: " + lang_error);
   const std::string date = o.date.empty() ? today() : o.date;
   if (!add_days(date, 0))
     return ctx.fail(kUsage, "--date '" + date + "' is not a calendar date in the form YYYY-MM-DD");
@@ -137,6 +144,7 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   qo.budget_text = o.budget;
   qo.p50 = o.confidence == "p50";
   qo.compare = o.compare;
+  qo.language = *lang;
   Scenario chosen = loaded->scenario;
   if (o.plan == "best") {
     auto best = best_plan(ctx, o, loaded->scenario, loaded->profile, qo.frameworks, qo.spot_plan);
@@ -168,8 +176,11 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
     if (!html_to_pdf)
       return ctx.fail(kIoError, "PDF support is not installed (the module flopcast-quote-pdf.so could not be loaded: " +
                                     error + "); use --format html or md");
-    if (!html_to_pdf(render_quote_html(q), "Training quote " + q.id, content, error, date))
+    if (!html_to_pdf(render_quote_html(q), quote_title(q), content, error))
       return ctx.fail(kInternalError, "cannot make the PDF: " + error);
+    // Qt stamps the PDF with the time it was written: the issue date instead, so that the same
+    // inputs and --date give the same bytes.
+    content = pdf_with_creation_date(std::move(content), q.input.issue_date);
   }
   // A quote that misses a requirement says so on its first page; unless asked, it exits 5.
   const bool miss = !q.meets() && !o.allow_miss;
@@ -201,6 +212,8 @@ void register_quote(CLI::App& app, CliContext& ctx) {
   add_out_flag(*cmd, opts->out, "Write to FILE instead of standard output (required for pdf and xlsx)");
   add_deprecated_spelling(*cmd, ctx, "--output", opts->out.path, "-o, --out");
   add_force_flag(*cmd, opts->out.force, "Overwrite FILE when it exists");
+  cmd->add_option("--lang", opts->lang,
+                  "Language of the quote: en (default) or zh-CN (Simplified Chinese; zh_CN is read as zh-CN)");
   cmd->add_option("--date", opts->date, "Issue date YYYY-MM-DD (default: today); the quote is valid 30 days from it");
   cmd->add_option("--profile", opts->profile, "Calibration profile (file or name) instead of the scenario's");
   cmd->add_option("--deadline", opts->deadline, "The customer's deadline for the whole run, with its unit: 45d, 1080h");

@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QColor>
 #include <QFont>
+#include <QFontDatabase>
 #include <QGuiApplication>
 #include <QHashSeed>
 #include <QImage>
@@ -96,16 +97,32 @@ constexpr double kFooterPt = 7.5;
 constexpr double kFooterBelowMm = 9.0;
 constexpr double kMmPerInch = 25.4;
 
+/// The CJK font families a Chinese quote's HTML names, in its order of preference
+/// (core/quote's render_quote_html), with the Debian packages that install them.
+constexpr const char* kCjkFamilies[] = {"WenQuanYi Micro Hei", "Noto Sans CJK SC"};
+constexpr const char* kCjkPackages = "fonts-wqy-microhei (or fonts-noto-cjk)";
+
+/// Whether the HTML is a Chinese quote: `<html lang="zh-CN">`.
+bool is_chinese(const std::string& html) { return html.find("<html lang=\"zh-CN\">") != std::string::npos; }
+
+/// The first CJK family installed, or an empty string.
+QString installed_cjk_family() {
+  for (const char* family : kCjkFamilies)
+    if (QFontDatabase::hasFamily(QString::fromLatin1(family))) return QString::fromLatin1(family);
+  return {};
+}
+
 /// Paints the laid-out pages of `doc` onto `writer`, each with a footer "<title>" on the left
-/// and "page i of n" on the right. (QTextDocument::print() would print a paginated document
-/// without any footer.)
-void paint_pages(const QTextDocument& doc, QPdfWriter& writer, const QString& title) {
+/// and "page i of n" ("第 i 页，共 n 页" in Chinese) on the right, in `footer_family`.
+/// (QTextDocument::print() would print a paginated document without any footer.)
+void paint_pages(const QTextDocument& doc, QPdfWriter& writer, const QString& title, const QString& footer_family,
+                 bool chinese) {
   QPainter painter(&writer);
   const double to_device = static_cast<double>(kPdfDpi) / kLayoutDpi;
   const QSizeF page = doc.pageSize();
   const int pages = doc.pageCount();
   const QRectF printable(QPointF(0, 0), page * to_device);
-  QFont footer_font(QStringLiteral("DejaVu Sans"));
+  QFont footer_font(footer_family);
   footer_font.setPointSizeF(kFooterPt);
   const double footer_y = printable.bottom() + kFooterBelowMm / kMmPerInch * kPdfDpi;
   for (int i = 0; i < pages; ++i) {
@@ -124,7 +141,8 @@ void paint_pages(const QTextDocument& doc, QPdfWriter& writer, const QString& ti
     painter.setPen(QColor(0x55, 0x55, 0x55));
     const QRectF line(0, footer_y - painter.fontMetrics().ascent(), printable.width(), painter.fontMetrics().height());
     painter.drawText(line, Qt::AlignLeft | Qt::AlignTop, title);
-    painter.drawText(line, Qt::AlignRight | Qt::AlignTop, QStringLiteral("page %1 of %2").arg(i + 1).arg(pages));
+    const QString page_of = chinese ? QString::fromUtf8("第 %1 页，共 %2 页") : QStringLiteral("page %1 of %2");
+    painter.drawText(line, Qt::AlignRight | Qt::AlignTop, page_of.arg(i + 1).arg(pages));
   }
 }
 
@@ -155,26 +173,20 @@ class MessageCapture {
   QtMessageHandler previous_ = nullptr;
 };
 
+/// A fixed QHash seed for one scope, the random one back after it: fonts and glyph tables are
+/// hashed while the PDF is written, and a fixed seed writes them in the same order on every
+/// run; a GUI process that prints a quote keeps its random seed for everything else.
+class DeterministicHashSeed {
+ public:
+  DeterministicHashSeed() { QHashSeed::setDeterministicGlobalSeed(); }
+  ~DeterministicHashSeed() { QHashSeed::resetRandomGlobalSeed(); }
+  DeterministicHashSeed(const DeterministicHashSeed&) = delete;
+  DeterministicHashSeed& operator=(const DeterministicHashSeed&) = delete;
+};
+
 }  // namespace
 
-bool set_pdf_creation_date(std::string& pdf, const std::string& date) {
-  static const QRegularExpression form(QStringLiteral("^\\d{4}-\\d{2}-\\d{2}$"));
-  if (!form.match(QString::fromStdString(date)).hasMatch()) return false;
-  const std::string key = "/CreationDate (D:";
-  const auto at = pdf.find(key);
-  if (at == std::string::npos || at + key.size() + 14 > pdf.size()) return false;
-  const std::string stamp = date.substr(0, 4) + date.substr(5, 2) + date.substr(8, 2) + "000000";
-  pdf.replace(at + key.size(), stamp.size(), stamp);
-  return true;
-}
-
-bool html_to_pdf(const std::string& html, const std::string& title, std::string& pdf, std::string& error,
-                 const std::string& creation_date) {
-  // Qt writes the font subsets in the order of a QHash: fix its seed for the hashes made here.
-  QHashSeed::setDeterministicGlobalSeed();
-  struct RandomSeedAgain {
-    ~RandomSeedAgain() { QHashSeed::resetRandomGlobalSeed(); }
-  } reset_seed;
+bool html_to_pdf(const std::string& html, const std::string& title, std::string& pdf, std::string& error) {
   QString messages;
   MessageCapture capture(messages);
   // QTextDocument needs fonts, which need a QGuiApplication. A command-line program has none:
@@ -190,6 +202,16 @@ bool html_to_pdf(const std::string& html, const std::string& title, std::string&
     own_app = std::make_unique<QGuiApplication>(argc, argv);
   } else if (qobject_cast<QGuiApplication*>(QCoreApplication::instance()) == nullptr) {
     error = "PDF output needs a QGuiApplication, but this process runs a non-GUI QCoreApplication";
+    return false;
+  }
+
+  const DeterministicHashSeed same_order;  // the same HTML gives the same PDF bytes
+  const bool chinese = is_chinese(html);
+  const QString cjk = chinese ? installed_cjk_family() : QString();
+  if (chinese && cjk.isEmpty()) {
+    error = std::string("a Chinese quote needs a CJK font (") + kCjkFamilies[0] + " or " + kCjkFamilies[1] +
+            ") and none is installed: install the Debian package " + kCjkPackages +
+            ", e.g. apt-get install fonts-wqy-microhei";
     return false;
   }
 
@@ -218,7 +240,7 @@ bool html_to_pdf(const std::string& html, const std::string& title, std::string&
     keep_numbers_whole(doc);
     const QRectF printable = writer.pageLayout().paintRect(QPageLayout::Point);
     doc.setPageSize(QSizeF(printable.width(), printable.height()) * (kLayoutDpi / kPointsPerInch));
-    paint_pages(doc, writer, QString::fromStdString(title));
+    paint_pages(doc, writer, QString::fromStdString(title), chinese ? cjk : QStringLiteral("DejaVu Sans"), chinese);
   }
   if (bytes.isEmpty()) {
     error = "Qt produced an empty PDF";
@@ -226,10 +248,6 @@ bool html_to_pdf(const std::string& html, const std::string& title, std::string&
     return false;
   }
   pdf.assign(bytes.constData(), static_cast<std::size_t>(bytes.size()));
-  if (!creation_date.empty() && !set_pdf_creation_date(pdf, creation_date)) {
-    error = "cannot set the PDF's creation date to '" + creation_date + "'";
-    return false;
-  }
   return true;
 }
 

@@ -13,16 +13,10 @@ inline constexpr double kMarginMm = 18.0;
 /// `title` becomes the PDF's document title. Works without a display: when the process has
 /// no QGuiApplication, one is created for the call on Qt's "offscreen" platform and destroyed
 /// after it. Returns false with a message in `error` when no PDF could be made (e.g. a
-/// non-GUI QCoreApplication is running, or Qt produced no output). Writes no file.
-/// Deterministic: Qt's hash seed is fixed for the call (the order the font subsets are written
-/// in follows a QHash), and with `creation_date` ("YYYY-MM-DD") the PDF's /CreationDate is that
-/// date at 00:00 UTC instead of the clock, so the same HTML and date give the same bytes.
-bool html_to_pdf(const std::string& html, const std::string& title, std::string& pdf, std::string& error,
-                 const std::string& creation_date = {});
-
-/// Rewrites the first "/CreationDate (D:YYYYMMDDHHmmSS" in `pdf` to `date` ("YYYY-MM-DD") at
-/// 00:00:00, in place and at the same length (the cross-reference offsets stay right). False
-/// when `date` is not of that form or the PDF has no such entry.
-bool set_pdf_creation_date(std::string& pdf, const std::string& date);
+/// non-GUI QCoreApplication is running, Qt produced no output, or a Chinese quote
+/// (`<html lang="zh-CN">`) finds no CJK font: the message names the Debian package to install).
+/// The same HTML gives the same bytes but for the creation date Qt writes (the caller fixes it:
+/// core/quote's pdf_with_creation_date). Writes no file.
+bool html_to_pdf(const std::string& html, const std::string& title, std::string& pdf, std::string& error);
 
 }  // namespace flopcast::quote_pdf

@@ -8,11 +8,10 @@
 namespace flopcast::quote_pdf {
 
 /// quote_pdf::html_to_pdf (quote_pdf.hpp), as the module exports it.
-using HtmlToPdfFn = bool (*)(const std::string& html, const std::string& title, std::string& pdf, std::string& error,
-                             const std::string& creation_date);
+using HtmlToPdfFn = bool (*)(const std::string& html, const std::string& title, std::string& pdf, std::string& error);
 
 /// The exported name of the module's HtmlToPdfFn. The suffix is the interface version: a
 /// changed signature takes a new name, so a stale module is reported missing, not called.
-inline constexpr const char* kHtmlToPdfSymbol = "flopcast_quote_pdf_html_to_pdf_v2";
+inline constexpr const char* kHtmlToPdfSymbol = "flopcast_quote_pdf_html_to_pdf_v1";
 
 }  // namespace flopcast::quote_pdf

@@ -383,4 +383,89 @@ TEST_SUITE("cli-quote") {
     CHECK(!std::filesystem::exists(file));
 #endif
   }
+
+  TEST_CASE(
+      "quote --lang zh-CN: the quote in Chinese, the same bytes twice, --lang fr refused with the accepted values") {
+    const std::vector<std::string> base{"quote",       scenario("plan-72b-2t-h800.yaml"),
+                                        "--customer",  "Acme AI",
+                                        "--date",      "2026-12-01",
+                                        "--deadline",  "45d",
+                                        "--budget",    "5M CNY",
+                                        "--allow-miss"};
+    auto with = [&](std::vector<std::string> extra) {
+      auto a = base;
+      a.insert(a.end(), extra.begin(), extra.end());
+      return run_cli(a);
+    };
+    const auto zh = with({"--lang", "zh-CN"});
+    REQUIRE_MESSAGE(zh.code == cli::kOk, zh.err);
+    const std::string id = quote_id_in(zh.out);
+    CHECK(contains(zh.out, "# 训练报价单 " + id));
+    CHECK(contains(zh.out, "| 服务商 | 星宇智算 |"));  // the seed vendor's Chinese name from its price list
+    CHECK(contains(zh.out, "| 日期 | 2026年12月1日 |"));
+    CHECK(contains(zh.out, "| 增值税 6% |  |  | ¥"));
+    CHECK(contains(zh.out, "本方案未满足全部要求。截止日期：要求 45.0 天，本方案为 "));
+    CHECK(contains(zh.out, "预算（税前）：要求 ¥5,000,000.00，本方案为 ¥"));
+    CHECK(contains(zh.out, "| 盖章 |  |  |"));
+    CHECK_FALSE(contains(zh.out, "Training quote"));
+    CHECK(with({"--lang", "zh-CN"}).out == zh.out);
+    CHECK(with({"--lang", "zh_CN"}).out == zh.out);
+    const auto en = with({});
+    CHECK(quote_id_in(en.out) == id);  // the same offer in either language
+    CHECK(with({"--lang", "en"}).out == en.out);
+    const auto html = with({"--lang", "zh-CN", "--format", "html"});
+    CHECK(contains(html.out, "<html lang=\"zh-CN\">"));
+    CHECK(with({"--lang", "zh-CN", "--format", "html"}).out == html.out);
+
+    const auto fr = with({"--lang", "fr"});
+    CHECK(fr.code == cli::kUsage);
+    CHECK(contains(fr.err, "--lang: 'fr' is not a quote language: use en or zh-CN (did you mean en?)"));
+    CHECK(fr.out.empty());
+    const auto zh_only = with({"--lang", "zh"});
+    CHECK(contains(zh_only.err, "(did you mean zh-CN?)"));
+  }
+
+#if FLOPCAST_TEST_HAS_PDF
+  TEST_CASE("quote --format pdf --lang zh-CN: a CJK font embedded, two runs give the same bytes") {
+    TempDir tmp;
+    auto pdf_of = [&](const std::string& name, const std::string& lang) {
+      const auto file = tmp.path / name;
+      const auto r = run_cli({"quote", kQuickstart, "--date", "2026-07-01", "--customer", "Acme AI Lab", "--lang", lang,
+                              "--format", "pdf", "-o", file.string()});
+      REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+      return read_file(file);
+    };
+    const std::string a = pdf_of("a.pdf", "zh-CN");
+    CHECK(a.rfind("%PDF", 0) == 0);
+    CHECK(a == pdf_of("b.pdf", "zh-CN"));
+    CHECK(contains(a, "/CreationDate (D:20260701000000Z)"));  // the issue date, not the clock
+    CHECK((contains(a, "WenQuanYi") || contains(a, "NotoSansCJK")));
+    const std::string en = pdf_of("en.pdf", "en");
+    CHECK(en == pdf_of("en2.pdf", "en"));
+    CHECK(en != a);
+  }
+
+  TEST_CASE("quote --format pdf --lang zh-CN without a CJK font: an error naming the Debian package, no file") {
+    // A separate process whose fontconfig sees no font at all (an empty configuration).
+    TempDir tmp;
+    const auto conf = tmp.path / "fonts.conf";
+    {
+      std::ofstream f(conf);
+      f << "<?xml version=\"1.0\"?>\n<fontconfig></fontconfig>\n";
+    }
+    const auto file = tmp.path / "quote.pdf";
+    const auto log = tmp.path / "err.txt";
+    const std::string cmd = "FONTCONFIG_FILE='" + conf.string() +
+                            "' QT_QPA_PLATFORM=offscreen '" FLOPCAST_CLI_PATH "' quote '" + kQuickstart +
+                            "' --date 2026-07-01 --lang zh-CN --format pdf -o '" + file.string() + "' 2> '" +
+                            log.string() + "'";
+    CHECK(std::system(cmd.c_str()) != 0);
+    const std::string err = read_file(log);
+    CHECK_MESSAGE(contains(err,
+                           "a Chinese quote needs a CJK font (WenQuanYi Micro Hei or Noto Sans CJK SC) and none "
+                           "is installed: install the Debian package fonts-wqy-microhei"),
+                  err);
+    CHECK_FALSE(std::filesystem::exists(file));
+  }
+#endif
 }

@@ -266,6 +266,34 @@ TEST_SUITE("cli.quote_xlsx") {
     CHECK(contains(zip_member(file, "xl/styles.xml"), "formatCode=\"\xC2\xA5#,##0.00\""));
   }
 
+  TEST_CASE("quote --format xlsx --lang zh-CN: Chinese sheets and labels, the same formulas and money") {
+    test::TempDir tmp("quote-xlsx-zh");
+    const auto file = tmp.path / "quote.xlsx";
+    const auto r = run_cli({"quote", kQuickstart, "--customer", "Example Labs", "--date", kDate, "--lang", "zh-CN",
+                            "--format", "xlsx", "-o", file.string()});
+    REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+    const Quote q = quickstart_quote();
+    REQUIRE(q.recommended);
+    const ComparisonRow& best = q.input.plans.rows[*q.recommended];
+    const Cells cells = read_cells(file);
+    CHECK(cells.at("报价单!A2").value == "报价单编号");
+    CHECK(cells.at("报价单!B2").value == q.id);  // the id does not depend on the language
+    CHECK(cells.at("报价单!A5").value == "日期");
+    CHECK(cells.at("报价单!B5").value == "2026年7月1日");
+    CHECK(cells.count("Quote!A1") == 0);  // no English sheet
+    const auto met = rows_labelled(cells, "报价单", "训练词元数");
+    REQUIRE(met.size() == 1);
+    CHECK(cells.at("报价单!D" + std::to_string(met[0])).value == (q.requirements.front().met ? "满足" : "未满足"));
+    const auto subtotals = rows_labelled(cells, "账单", "税前小计");
+    REQUIRE(subtotals.size() == 2);
+    const auto before_tax = rows_labelled(cells, "报价单", "税前合计");
+    REQUIRE(before_tax.size() == 1);
+    const std::string row = std::to_string(before_tax[0]);
+    CHECK(cells.at("报价单!B" + row).formula == "'账单'!E" + std::to_string(subtotals[0]));
+    CHECK(value_of(cells, "报价单", "B" + row) == best.p50.total.micro());
+    CHECK(value_of(cells, "账单", "E" + std::to_string(subtotals[1])) == best.p90.total.micro());
+  }
+
   TEST_CASE("quote --format xlsx: the same inputs and --date give the same bytes, and -o is kept without --force") {
     test::TempDir tmp("quote-xlsx-det");
     const auto a = tmp.path / "a.xlsx";

@@ -67,12 +67,12 @@ TEST_SUITE("cli-quote-pdf-module") {
   }
 
   TEST_CASE("a module without the entry point is refused, not called") {
-    // libm is a shared object that loads but has no flopcast_quote_pdf_html_to_pdf_v2.
+    // libm is a shared object that loads but has no flopcast_quote_pdf_html_to_pdf_v1.
     const ScopedEnv env(cli::kQuotePdfModuleEnv, "libm.so.6");
     std::string error;
     const bool loaded = cli::load_quote_pdf_module(error) != nullptr;
     CHECK(!loaded);
-    CHECK(test::contains(error, "libm.so.6: no flopcast_quote_pdf_html_to_pdf_v2"));
+    CHECK(test::contains(error, "libm.so.6: no flopcast_quote_pdf_html_to_pdf_v1"));
   }
 
   TEST_CASE("the flopcast executable does not link Qt (it would load it at every start)") {

@@ -1,8 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <regex>
+#include <set>
+#include <string>
+
 #include "flopcast/job/job_simulation.hpp"
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/quote/quote_render.hpp"
+#include "flopcast/quote/quote_text.hpp"
 #include "flopcast/units/format.hpp"
 
 using namespace flopcast;
@@ -280,4 +285,130 @@ TEST_CASE("quote: with the model's band known, requirements are checked on the b
   const Quote m = make_quote(in);
   CHECK(m.requirements[1].met);
   CHECK(m.requirements[1].plan == format_days_or_hours_half_up(band.wall_p50) + " at P50, model uncertainty included");
+}
+
+TEST_CASE("quote language: en and zh-CN (zh_CN read as zh-CN), anything else refused with the accepted values") {
+  std::string error;
+  CHECK(parse_quote_language("en", error) == QuoteLanguage::En);
+  CHECK(parse_quote_language("zh-CN", error) == QuoteLanguage::ZhCn);
+  CHECK(parse_quote_language("zh_CN", error) == QuoteLanguage::ZhCn);
+  CHECK(error.empty());
+  CHECK_FALSE(parse_quote_language("fr", error));
+  CHECK(error == "'fr' is not a quote language: use en or zh-CN (did you mean en?)");
+  CHECK_FALSE(parse_quote_language("zh", error));
+  CHECK(error == "'zh' is not a quote language: use en or zh-CN (did you mean zh-CN?)");
+  CHECK_FALSE(parse_quote_language("klingon", error));
+  CHECK(error == "'klingon' is not a quote language: use en or zh-CN");
+  CHECK(to_string(QuoteLanguage::ZhCn) == "zh-CN");
+}
+
+TEST_CASE("quote language: Chinese money with the yen mark and grouping, Chinese dates, units") {
+  using L = QuoteLanguage;
+  CHECK(quote_money(L::ZhCn, Money::of_minor(1'812'345'678, kCny)) == "¥18,123,456.78");
+  CHECK(quote_money(L::ZhCn, Money::of_minor(-500, kCny)) == "-¥5.00");
+  CHECK(quote_money(L::ZhCn, Money::of_minor(123'450, kUsd)) == "1,234.50 USD");  // other currencies keep the code
+  CHECK(quote_money(L::En, Money::of_minor(1'812'345'678, kCny)) == "18,123,456.78 CNY");
+  CHECK(quote_amount(L::En, Money::of_minor(1'812'345'678, kCny)) == "18,123,456.78");
+  CHECK(quote_date(L::ZhCn, "2026-12-01") == "2026年12月1日");
+  CHECK(quote_date(L::ZhCn, "2026") == "2026年");
+  CHECK(quote_date(L::En, "2026-12-01") == "2026-12-01");
+  CHECK(quote_units(L::ZhCn, "71.5 days (1715.1 h)") == "71.5 天（1715.1 小时）");
+  CHECK(quote_units(L::ZhCn, "4.1 min") == "4.1 分钟");
+  CHECK(quote_units(L::ZhCn, "12.911 s") == "12.911 秒");
+  CHECK(quote_phrase(L::ZhCn, "512 GPU x 72 day") == "512 GPU × 72 天");
+  CHECK(quote_phrase(L::ZhCn, "680.00 CNY / GPU-day") == "¥680.00 / GPU·天");
+  CHECK(quote_phrase(L::ZhCn, "some words of the price list") == "some words of the price list");  // kept as given
+  CHECK(quote_provider(L::ZhCn, "Starverse (星宇智算), Xiamen") == "星宇智算");
+  CHECK(quote_provider(L::ZhCn, "Public GPU clouds (AWS, Azure)") == "Public GPU clouds (AWS, Azure)");
+  CHECK(quote_provider(L::En, "Starverse (星宇智算), Xiamen") == "Starverse (星宇智算), Xiamen");
+  CHECK(quote_phrase(L::ZhCn, "Caishui [2016] No. 36 (财税〔2016〕36号), Annex 1, Article 15(1)") ==
+        "财税〔2016〕36号 附件1 第15条第(1)项");
+}
+
+namespace {
+
+/// The ASCII words of `text` outside `allowed`, the quote id taken out first.
+std::set<std::string> english_words(std::string text, const std::set<std::string>& allowed) {
+  text = std::regex_replace(text, std::regex("Q-[0-9A-F]{16}"), " ");
+  std::set<std::string> out;
+  const std::regex word("[A-Za-z][A-Za-z0-9-]*");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), word); it != std::sregex_iterator(); ++it)
+    if (!allowed.count(it->str())) out.insert(it->str());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("quote in Chinese: every word Chinese but names and units, exact money, dates, tax and the miss") {
+  PriceCatalog c = catalog();
+  c.provider = "Test Vendor (测试智算), Xiamen";
+  c.plans[0].name = "A100 按小时";
+  c.plans[1].name = "A100 整机包月";
+  QuoteInput in = input(c);
+  in.tax =
+      Tax{"VAT", 600, "on the total before tax", "Caishui [2016] No. 36 (财税〔2016〕36号), Annex 1, Article 15(1)"};
+  in.requirements.deadline = Time::from_seconds(86400.0);
+  in.requirements.budget = Money::of_minor(10'000, kCny);  // 100 CNY: missed
+  in.extra_assumptions = {"Step time from flopcast's step model, calibrated on published training runs."};
+  const Quote en = make_quote(in);
+  in.language = QuoteLanguage::ZhCn;
+  const Quote q = make_quote(in);
+  CHECK(q.id == en.id);  // the same offer in either language
+  REQUIRE(q.recommended);
+  const ComparisonRow& best = q.input.plans.rows[*q.recommended];
+  const std::string md = render_quote_markdown(q);
+  CHECK(md == render_quote_markdown(make_quote(in)));  // same inputs, same bytes
+  CHECK(md.rfind("# 训练报价单 " + q.id + "\n", 0) == 0);
+  CHECK(md.find("| 服务商 | 测试智算 |") != std::string::npos);
+  CHECK(md.find("| 日期 | 2026年7月1日 |") != std::string::npos);
+  CHECK(md.find("| 有效期至 | 2026年7月31日 |") != std::string::npos);
+  const std::string total = quote_money(QuoteLanguage::ZhCn, best.p50.total);
+  REQUIRE(total.rfind("¥", 0) == 0);
+  CHECK(md.find("| 增值税 6% |  |  | " + quote_money(QuoteLanguage::ZhCn, q.tax_p50) + " | 按税前合计计征 |") !=
+        std::string::npos);
+  CHECK(md.find("| **含增值税合计（P50）** |  |  | **" + quote_money(QuoteLanguage::ZhCn, best.p50.total + q.tax_p50) +
+                "** |  |") != std::string::npos);
+  CHECK(md.find("- 税费：增值税，税率 6%，以税前合计为计税依据，另行加收（财税〔2016〕36号 附件1 第15条第(1)项）。") !=
+        std::string::npos);
+  CHECK(md.find("- 付款方式：在合同中约定。") != std::string::npos);
+  CHECK(md.find("- 有效期：本报价有效期至 2026年7月31日；") != std::string::npos);
+  // The miss, on the first page, before the requirements table.
+  const std::string miss = "本方案未满足全部要求。截止日期：要求 1.0 天，本方案为 " +
+                           quote_units(QuoteLanguage::ZhCn, format_days_or_hours_half_up(q.input.run.wall_p90)) +
+                           "（P90）；预算（税前）：要求 ¥100.00，本方案为 " +
+                           quote_money(QuoteLanguage::ZhCn, best.p90.total) + "（P90）。";
+  const auto at = md.find(miss);
+  REQUIRE_MESSAGE(at != std::string::npos, md);
+  CHECK(at < md.find("## 贵方要求"));
+  CHECK(md.find("| **截止日期** | **1.0 天** |") != std::string::npos);
+  CHECK(md.find("| **未满足** |") != std::string::npos);
+  // The signature block: both parties, signature, date and seal.
+  CHECK(md.find("|  | 乙方（服务商）：测试智算 | 甲方（客户）：A & B <Lab> \\| Ltd |") != std::string::npos);
+  for (const char* row : {"| 签字 |  |  |", "| 日期 |  |  |", "| 盖章 |  |  |"})
+    CHECK(md.find(row) != std::string::npos);
+  // No English left but proper names, units and the customer's own words.
+  const std::set<std::string> allowed{
+      "A",     "B",        "Lab",      "Ltd",                                  // the customer's name
+      "Llama", "A100",     "A100-80G", "GPU",                                  // model and GPU names
+      "T",     "GB",       "USD",      "MWh",   "PUE",  "MFU",  "P50", "P90",  // units and figures' names
+      "e-05",  "flopcast", "arXiv",    "Young", "Daly", "Adam", "m",   "v",
+      "bf16",  "fp32"};  // names in the assumptions
+  std::string left;
+  for (const auto& w : english_words(md, allowed)) left += w + ' ';
+  CHECK_MESSAGE(left.empty(), "English words in the Chinese quote: ", left);
+  const std::string html = render_quote_html(q);
+  CHECK(html.find("<html lang=\"zh-CN\">") != std::string::npos);
+  CHECK(html.find("font-family: 'WenQuanYi Micro Hei', 'Noto Sans CJK SC'") != std::string::npos);
+  CHECK(html.find("<thead><tr><th") != std::string::npos);
+  CHECK(html == render_quote_html(make_quote(in)));
+  CHECK(quote_title(q) == "训练报价单 " + q.id);
+}
+
+TEST_CASE("pdf_with_creation_date: Qt's creation time replaced by the issue date, the length kept") {
+  const std::string pdf = "%PDF-1.4\n1 0 obj\n<<\n/CreationDate (D:20261201161730Z)\n>>\nendobj\n";
+  const std::string fixed = pdf_with_creation_date(pdf, "2026-07-01");
+  CHECK(fixed == "%PDF-1.4\n1 0 obj\n<<\n/CreationDate (D:20260701000000Z)\n>>\nendobj\n");
+  CHECK(fixed.size() == pdf.size());
+  CHECK(pdf_with_creation_date(pdf, "not a date") == pdf);
+  CHECK(pdf_with_creation_date("%PDF-1.4\n", "2026-07-01") == "%PDF-1.4\n");
 }

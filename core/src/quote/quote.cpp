@@ -23,65 +23,64 @@ void line(std::string& out, const std::string& key, const std::string& value) {
 
 std::string money_key(const Money& m) { return std::to_string(m.minor) + ' ' + m.currency.str(); }
 
-std::vector<std::string> make_assumptions(const QuoteInput& in) {
+std::string checkpoint_assumption(const QuoteInput& in, QuoteLanguage l) {
   const JobResult& r = in.run;
-  std::vector<std::string> a;
-  a.push_back("MFU " + percent(in.job.mfu) + " and step time " + format_fixed(in.job.step_time.seconds(), 3) +
-              " s are simulated by flopcast from the model, cluster and parallel plan (not a vendor figure).");
-  char rate[32];
-  std::snprintf(rate, sizeof rate, "%.3g", r.failures_per_gpu_hour);
-  std::string failures = std::string("Failures: ") + rate + " per GPU-hour";
-  if (r.failures_per_gpu_hour == kLlama3FailuresPerGpuHour)
-    failures += " (Llama 3 405B pre-training, arXiv 2407.21783 Table 5: 419 interruptions in 16,384 GPUs x 1,296 h)";
-  if (r.advice.job_mtbf_hours > 0.0)
-    failures +=
-        "; mean time between failures of this job " +
-        (r.advice.job_mtbf_hours >= 100.0 ? format_grouped(static_cast<std::int64_t>(r.advice.job_mtbf_hours + 0.5))
-                                          : format_fixed(r.advice.job_mtbf_hours, 1)) +
-        " h";
-  failures += "; each costs a restart of " + format_duration_with_hours(r.restart_time) +
-              " and the work since the last checkpoint.";
-  a.push_back(failures);
   std::string per_param;
   if (in.job.params > 0.0) {
     const double bpp = r.checkpoint_size.value / in.job.params;
-    per_param = " (" + format_fixed(bpp, 0) + " B per parameter" +
-                (bpp == 14.0 ? ": bf16 weights, fp32 master weights, Adam m and v" : "") + ")";
+    per_param = tr(l, "a.ckpt.per_param", fmt::arg("bpp", format_fixed(bpp, 0)),
+                   fmt::arg("optimizer", bpp == 14.0 ? quote_text(l, "a.ckpt.optimizer") : ""));
   }
-  a.push_back(std::string("Checkpoints: ") + (r.async_checkpoint ? "asynchronous" : "synchronous") + ", every " +
-              format_duration_with_hours(r.checkpoint_interval) + " (" + format_grouped(r.steps_per_checkpoint) +
-              (r.steps_per_checkpoint == 1 ? " step), " : " steps), ") + format_fixed(r.checkpoint_size.gb(), 1) +
-              " GB each" + per_param + ", " + format_fixed(r.checkpoint_write.seconds(), 1) +
-              " s to write. Young/Daly suggests every " + format_duration_with_hours(r.advice.suggested) + ".");
-  a.push_back("Duration: Monte Carlo over " + std::to_string(r.trials) + " seeded runs (seed " +
-              std::to_string(r.seed) +
-              "); P50 and P90 are nearest-rank percentiles. Paid GPU time runs from GPUs ready to the last step, "
-              "restarts included.");
-  if (r.provisioning.ns > 0)
-    a.push_back("Calendar time includes " + format_duration_with_hours(r.provisioning) +
-                " of provisioning before the GPUs are "
-                "ready (not billed).");
-  if (r.debug_phase.ns > 0)
-    a.push_back("Calendar time includes " + format_duration_with_hours(r.debug_phase) +
-                " of CPU-only debugging before the GPUs are attached (billed as CPU time).");
-  std::string prices =
-      "Prices: the price list of " + (in.catalog.provider.empty() ? std::string("the provider") : in.catalog.provider);
-  if (!in.catalog.date.empty()) prices += ", dated " + in.catalog.date;
-  a.push_back(prices + ", as stated for the plans in this quote.");
-  if (in.band_check)
-    a.push_back("Requirements are checked on the run with the step time at x" +
-                format_fixed(in.band_check->step_factor, 2) + " of the prediction (" +
-                (in.requirements.p50 ? "the model's median" : "the slow end of the model's 80% interval") +
-                "): " + format_days_or_hours_half_up(in.band_check->wall_p50) + " at P50, " +
-                format_days_or_hours_half_up(in.band_check->wall_p90) + " at P90.");
+  return tr(l, r.steps_per_checkpoint == 1 ? "a.ckpt.one" : "a.ckpt.many",
+            fmt::arg("mode", quote_text(l, r.async_checkpoint ? "a.ckpt.async" : "a.ckpt.sync")),
+            fmt::arg("interval", quote_units(l, format_duration_with_hours(r.checkpoint_interval))),
+            fmt::arg("steps", format_grouped(r.steps_per_checkpoint)),
+            fmt::arg("size", format_fixed(r.checkpoint_size.gb(), 1)), fmt::arg("per_param", per_param),
+            fmt::arg("write", format_fixed(r.checkpoint_write.seconds(), 1)),
+            fmt::arg("suggested", quote_units(l, format_duration_with_hours(r.advice.suggested))));
+}
+
+std::vector<std::string> make_assumptions(const QuoteInput& in) {
+  const JobResult& r = in.run;
+  const QuoteLanguage l = in.language;
+  std::vector<std::string> a;
+  a.push_back(tr(l, "a.mfu", fmt::arg("mfu", percent(in.job.mfu)),
+                 fmt::arg("step", format_fixed(in.job.step_time.seconds(), 3))));
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%.3g", r.failures_per_gpu_hour);
+  std::string mtbf;
+  if (r.advice.job_mtbf_hours > 0.0)
+    mtbf = tr(l, "a.failures.mtbf",
+              fmt::arg("hours", r.advice.job_mtbf_hours >= 100.0
+                                    ? format_grouped(static_cast<std::int64_t>(r.advice.job_mtbf_hours + 0.5))
+                                    : format_fixed(r.advice.job_mtbf_hours, 1)));
   a.push_back(
-      "Billing: a month is 720 h; a started unit is billed whole unless a plan is prorated; each line is "
-      "rounded half away from zero to the cent; deposits are refundable and not in the totals.");
+      tr(l, "a.failures", fmt::arg("rate", rate),
+         fmt::arg("source", r.failures_per_gpu_hour == kLlama3FailuresPerGpuHour ? quote_text(l, "a.failures.llama3")
+                                                                                 : std::string_view()),
+         fmt::arg("mtbf", mtbf), fmt::arg("restart", quote_units(l, format_duration_with_hours(r.restart_time)))));
+  a.push_back(checkpoint_assumption(in, l));
+  a.push_back(tr(l, "a.duration", fmt::arg("trials", r.trials), fmt::arg("seed", r.seed)));
+  if (r.provisioning.ns > 0)
+    a.push_back(tr(l, "a.provisioning", fmt::arg("time", quote_units(l, format_duration_with_hours(r.provisioning)))));
+  if (r.debug_phase.ns > 0)
+    a.push_back(tr(l, "a.debug", fmt::arg("time", quote_units(l, format_duration_with_hours(r.debug_phase)))));
+  const std::string provider =
+      in.catalog.provider.empty() ? std::string(quote_text(l, "a.provider")) : quote_provider(l, in.catalog.provider);
+  const std::string dated = in.catalog.date.empty()
+                                ? std::string()
+                                : tr(l, "a.prices.dated", fmt::arg("date", quote_date(l, in.catalog.date)));
+  a.push_back(tr(l, "a.prices", fmt::arg("provider", provider), fmt::arg("dated", dated)));
+  if (in.band_check)
+    a.push_back(tr(l, "a.band", fmt::arg("factor", format_fixed(in.band_check->step_factor, 2)),
+                   fmt::arg("which", quote_text(l, in.requirements.p50 ? "a.band.median" : "a.band.slow")),
+                   fmt::arg("p50", quote_units(l, format_days_or_hours_half_up(in.band_check->wall_p50))),
+                   fmt::arg("p90", quote_units(l, format_days_or_hours_half_up(in.band_check->wall_p90)))));
+  a.push_back(std::string(quote_text(l, "a.billing")));
   if (r.energy.facility_kwh > 0.0)
-    a.push_back(
-        "Energy (information only, included in rental prices): " + format_fixed(r.energy.facility_kwh / 1000.0, 1) +
-        " MWh at PUE " + format_fixed(r.energy.pue, 2) + ", about " + r.energy.cost.str() + " of electricity.");
-  for (const std::string& s : in.extra_assumptions) a.push_back(s);
+    a.push_back(tr(l, "a.energy", fmt::arg("mwh", format_fixed(r.energy.facility_kwh / 1000.0, 1)),
+                   fmt::arg("pue", format_fixed(r.energy.pue, 2)), fmt::arg("cost", quote_money(l, r.energy.cost))));
+  for (const std::string& s : in.extra_assumptions) a.push_back(quote_phrase(l, s));
   return a;
 }
 
@@ -267,22 +266,19 @@ namespace {
 
 /// The spot plan's interruptions, their source and what they cost the simulated run.
 void spot_assumption(const QuoteInput& in, const ComparisonRow& best, Quote& q) {
+  const QuoteLanguage l = in.language;
   const Plan& p = *best.option.plan;
   const int gpn = std::max(1, p.gpus_per_node);
-  char rate[32], per_gpu[32];
-  std::snprintf(rate, sizeof rate, "%.3g", p.interruptions_per_hour);
-  std::snprintf(per_gpu, sizeof per_gpu, "%.3g", p.interruptions_per_hour / gpn);
   const JobResult& r = in.run;
-  q.assumptions.push_back("Spot capacity (" + best.option.label + "): interrupted " + rate +
-                          " times per node-hour of " + std::to_string(gpn) + " GPUs" +
-                          (p.interruption_source.empty() ? std::string() : " (" + p.interruption_source + ")") +
-                          "; the failure rate above includes these " + per_gpu +
-                          " per GPU-hour. Each interruption costs " +
-                          format_duration_with_hours(p.interruption_restart) +
-                          " to get capacity back and the work since the last checkpoint. Simulated on average " +
-                          format_fixed(r.failures_mean, 1) + " failures and interruptions per run, " +
-                          format_duration_with_hours(r.lost_work_mean) + " of lost work and " +
-                          format_duration_with_hours(r.restart_mean) + " of restarts.");
+  q.assumptions.push_back(
+      tr(l, "a.spot", fmt::arg("plan", quote_phrase(l, best.option.label)),
+         fmt::arg("rate", fmt::format("{:.3g}", p.interruptions_per_hour)), fmt::arg("gpus", gpn),
+         fmt::arg("source", p.interruption_source.empty() ? std::string() : " (" + p.interruption_source + ")"),
+         fmt::arg("per_gpu", fmt::format("{:.3g}", p.interruptions_per_hour / gpn)),
+         fmt::arg("restart", quote_units(l, format_duration_with_hours(p.interruption_restart))),
+         fmt::arg("failures", format_fixed(r.failures_mean, 1)),
+         fmt::arg("lost", quote_units(l, format_duration_with_hours(r.lost_work_mean))),
+         fmt::arg("restarts", quote_units(l, format_duration_with_hours(r.restart_mean)))));
 }
 
 }  // namespace

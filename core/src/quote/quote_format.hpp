@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "flopcast/quote/quote_text.hpp"
 #include "flopcast/units/format.hpp"
 
 namespace flopcast::quote_detail {
@@ -12,5 +15,11 @@ namespace flopcast::quote_detail {
 std::string exact(double v);
 /// "41.2 %" from a fraction.
 std::string percent(double fraction, int decimals = 1);
+
+/// The template `key` of quote_text.hpp in `lang` with its named arguments (fmt::arg).
+template <typename... Args>
+std::string tr(QuoteLanguage lang, std::string_view key, Args&&... args) {
+  return fmt::format(fmt::runtime(quote_text(lang, key)), std::forward<Args>(args)...);
+}
 
 }  // namespace flopcast::quote_detail

@@ -8,6 +8,11 @@ namespace {
 
 using namespace quote_detail;
 
+/// The HTML's font families. Chinese needs a CJK font: WenQuanYi Micro Hei (Debian's
+/// fonts-wqy-microhei), else Noto Sans CJK SC (fonts-noto-cjk); Latin text keeps DejaVu Sans.
+constexpr const char* kLatinFonts = "'DejaVu Sans', Arial, sans-serif";
+constexpr const char* kCjkFonts = "'WenQuanYi Micro Hei', 'Noto Sans CJK SC', 'DejaVu Sans', sans-serif";
+
 /// A format-neutral document: the quote is laid out once and written as Markdown or HTML.
 struct Table {
   std::vector<std::string> header;
@@ -37,7 +42,12 @@ void table(Doc& d, Table t) {
   d.push_back({Block::Kind::Table, {}, {}, std::move(t)});
 }
 
-std::string gpu_hours(double h) { return format_grouped(static_cast<std::int64_t>(h + 0.5)) + " GPU-h"; }
+std::string gpu_hours(QuoteLanguage l, double h) {
+  return tr(l, "dur.gpu_hours.value", fmt::arg("hours", format_grouped(static_cast<std::int64_t>(h + 0.5))));
+}
+
+/// A duration as `l` writes it.
+std::string dur(QuoteLanguage l, Time t) { return quote_units(l, format_duration_with_hours(t)); }
 
 /// A bill note in the customer's words: the plan's catalog id becomes "this plan".
 std::string customer_note(std::string note, const std::string& plan_id) {
@@ -48,25 +58,53 @@ std::string customer_note(std::string note, const std::string& plan_id) {
   return note;
 }
 
+/// The tax's name as `l` writes it: "VAT", "增值税".
+std::string tax_name(QuoteLanguage l, const Tax& t) { return quote_phrase(l, t.name); }
+
+std::string tax_label(QuoteLanguage l, const Tax& t) {
+  return tr(l, "bill.tax", fmt::arg("tax", tax_name(l, t)),
+            fmt::arg("rate", format_fixed(static_cast<double>(t.rate_bp) / 100, 0)));
+}
+
+/// A list flopcast wrote with ", " between its items, with `zh_separator` between them in Chinese.
+std::string list_separators(QuoteLanguage l, std::string text, const std::string& zh_separator) {
+  if (l != QuoteLanguage::ZhCn) return text;
+  for (auto at = text.find(", "); at != std::string::npos; at = text.find(", ", at + zh_separator.size()))
+    text.replace(at, 2, zh_separator);
+  return text;
+}
+
+std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
+
 void layout_header(const Quote& q, Doc& d) {
   const QuoteInput& in = q.input;
+  const QuoteLanguage l = in.language;
   Table head{{"", ""}, {}, {}, {}, {}};
-  head.rows.push_back({"Quote", q.id});
-  head.rows.push_back({"Customer", in.customer.empty() ? "-" : in.customer});
-  head.rows.push_back({"Issued by", in.issuer.empty() ? "-" : in.issuer});
-  head.rows.push_back({"Date", in.issue_date});
-  head.rows.push_back({"Valid until", q.valid_until.empty() ? "-" : q.valid_until});
+  head.rows.push_back({std::string(quote_text(l, "head.quote")), q.id});
+  head.rows.push_back({std::string(quote_text(l, "head.customer")), or_dash(in.customer)});
+  head.rows.push_back({std::string(quote_text(l, "head.issuer")), or_dash(quote_provider(l, in.issuer))});
+  head.rows.push_back({std::string(quote_text(l, "head.date")), quote_date(l, in.issue_date)});
+  head.rows.push_back({std::string(quote_text(l, "head.valid_until")), or_dash(quote_date(l, q.valid_until))});
   table(d, head);
   if (!q.meets()) {
     std::string missed;
     for (const auto& r : q.requirements)
-      if (!r.met) missed += (missed.empty() ? "" : "; ") + r.what + ": asked " + r.asked + ", the plan gives " + r.plan;
-    para(d, "This plan does not meet every requirement. " + missed + ".");
+      if (!r.met)
+        missed += (missed.empty() ? std::string() : std::string(quote_text(l, "miss.separator"))) +
+                  tr(l, "miss.item", fmt::arg("what", quote_phrase(l, r.what)),
+                     fmt::arg("asked", quote_phrase(l, r.asked)), fmt::arg("plan", quote_phrase(l, r.plan)));
+    para(d, tr(l, "miss.text", fmt::arg("missed", missed)));
   }
-  heading(d, "Your requirements");
-  Table req{{"Requirement", "Asked", "This plan", "Met"}, {}, {}, {}, {28, 24, 36, 12}};
+  heading(d, std::string(quote_text(l, "req.heading")));
+  Table req{{std::string(quote_text(l, "req.col.what")), std::string(quote_text(l, "req.col.asked")),
+             std::string(quote_text(l, "req.col.plan")), std::string(quote_text(l, "req.col.met"))},
+            {},
+            {},
+            {},
+            {28, 24, 36, 12}};
   for (const auto& r : q.requirements) {
-    req.rows.push_back({r.what, r.asked, r.plan, r.met ? "yes" : "NO"});
+    req.rows.push_back({quote_phrase(l, r.what), quote_phrase(l, r.asked), quote_phrase(l, r.plan),
+                        std::string(quote_text(l, r.met ? "req.met" : "req.not_met"))});
     req.strong.push_back(!r.met);
   }
   table(d, req);
@@ -74,80 +112,102 @@ void layout_header(const Quote& q, Doc& d) {
 
 void layout_job(const Quote& q, Doc& d) {
   const QuoteInput& in = q.input;
+  const QuoteLanguage l = in.language;
   const QuoteJob& j = in.job;
   const JobResult& r = in.run;
-  heading(d, "Your training job");
+  heading(d, std::string(quote_text(l, "job.heading")));
   std::vector<std::string> job;
-  job.push_back("Model: " + (j.model_name.empty() ? std::string("-") : j.model_name) +
-                (j.params > 0 ? " (" + format_count_fixed(j.params) + " parameters)" : ""));
-  if (j.tokens > 0) job.push_back("Training tokens: " + format_count_fixed(j.tokens));
+  job.push_back(
+      tr(l, "job.model", fmt::arg("model", or_dash(j.model_name)),
+         fmt::arg("params", j.params > 0 ? tr(l, "job.params", fmt::arg("count", format_count_fixed(j.params)))
+                                         : std::string())));
+  if (j.tokens > 0) job.push_back(tr(l, "job.tokens", fmt::arg("count", format_count_fixed(j.tokens))));
   const std::int64_t gpn = j.gpus_per_node > 0 ? j.gpus_per_node : 1;
   const std::int64_t nodes = (j.gpus + gpn - 1) / gpn;
-  job.push_back("Cluster: " + format_grouped(j.gpus) + " x " + j.gpu_name + " (" + format_grouped(nodes) +
-                (nodes == 1 ? " node of " : " nodes of ") + std::to_string(gpn) + " GPUs)");
-  if (!j.parallel_plan.empty()) job.push_back("Parallel plan: " + j.parallel_plan);
-  if (!in.frameworks.empty()) job.push_back("Runs on: " + in.frameworks);
-  job.push_back("Step time " + format_fixed(j.step_time.seconds(), 3) + " s x " + format_grouped(r.steps) +
-                " steps; MFU " + percent(j.mfu) + " (simulated)");
+  job.push_back(tr(l, nodes == 1 ? "job.cluster.one" : "job.cluster.many", fmt::arg("gpus", format_grouped(j.gpus)),
+                   fmt::arg("gpu", j.gpu_name), fmt::arg("nodes", format_grouped(nodes)), fmt::arg("per_node", gpn)));
+  if (!j.parallel_plan.empty())
+    job.push_back(tr(l, "job.plan", fmt::arg("plan", list_separators(l, quote_phrase(l, j.parallel_plan), "，"))));
+  if (!in.frameworks.empty())
+    job.push_back(tr(l, "job.frameworks", fmt::arg("frameworks", list_separators(l, in.frameworks, "、"))));
+  job.push_back(tr(l, "job.step", fmt::arg("step", format_fixed(j.step_time.seconds(), 3)),
+                   fmt::arg("steps", format_grouped(r.steps)), fmt::arg("mfu", percent(j.mfu))));
   list(d, job);
 
-  heading(d, "Expected duration");
-  Table dur{{"", "P50", "P90"}, {}, {}, {false, true, true}, {}};
-  dur.rows.push_back({"Calendar time", format_duration_with_hours(r.wall_p50), format_duration_with_hours(r.wall_p90)});
-  dur.rows.push_back(
-      {"Paid GPU time", format_duration_with_hours(r.gpu_span_p50), format_duration_with_hours(r.gpu_span_p90)});
-  dur.rows.push_back({"GPU-hours", gpu_hours(r.gpu_hours_p50), gpu_hours(r.gpu_hours_p90)});
-  table(d, dur);
-  para(d, "Pure training time " + format_duration_with_hours(r.useful) + "; goodput " + percent(r.goodput_mean) +
-              " (useful / paid time); on average " + format_fixed(r.failures_mean, 1) + " failures, " +
-              format_duration_with_hours(r.lost_work_mean) + " of lost work and " +
-              format_duration_with_hours(r.restart_mean) + " of restarts.");
+  heading(d, std::string(quote_text(l, "dur.heading")));
+  Table dur_t{{"", "P50", "P90"}, {}, {}, {false, true, true}, {}};
+  dur_t.rows.push_back({std::string(quote_text(l, "dur.calendar")), dur(l, r.wall_p50), dur(l, r.wall_p90)});
+  dur_t.rows.push_back({std::string(quote_text(l, "dur.paid")), dur(l, r.gpu_span_p50), dur(l, r.gpu_span_p90)});
+  dur_t.rows.push_back(
+      {std::string(quote_text(l, "dur.gpu_hours")), gpu_hours(l, r.gpu_hours_p50), gpu_hours(l, r.gpu_hours_p90)});
+  table(d, dur_t);
+  para(d, tr(l, "dur.summary", fmt::arg("useful", dur(l, r.useful)), fmt::arg("goodput", percent(r.goodput_mean)),
+             fmt::arg("failures", format_fixed(r.failures_mean, 1)), fmt::arg("lost", dur(l, r.lost_work_mean)),
+             fmt::arg("restarts", dur(l, r.restart_mean))));
 }
 
-void layout_bill(const Quote& q, const ComparisonRow& best, Doc& d) {
+void layout_bill_items(const Quote& q, const ComparisonRow& best, Doc& d) {
   const QuoteInput& in = q.input;
-  const std::string tax =
-      in.tax ? in.tax->name + " " + format_fixed(static_cast<double>(in.tax->rate_bp) / 100, 0) + "%" : std::string();
-  std::string text = best.option.label + ": " + best.p50.total.str() + " before tax for the expected (P50) run, " +
-                     best.p90.total.str() + " if it takes the P90 time.";
-  if (best.p50.deposit.minor != 0) text += " Refundable deposit due upfront: " + best.p50.deposit.str() + ".";
-  para(d, text);
+  const QuoteLanguage l = in.language;
   const std::string cur = best.p50.currency.str();
-  Table items{{"Item", "Quantity", "Unit price", "Amount (" + cur + ")", "Note"},
+  Table items{{std::string(quote_text(l, "bill.col.item")), std::string(quote_text(l, "bill.col.quantity")),
+               std::string(quote_text(l, "bill.col.unit_price")), tr(l, "bill.col.amount", fmt::arg("currency", cur)),
+               std::string(quote_text(l, "bill.col.note"))},
               {},
               {},
               {false, false, true, true, false},
               {28, 16, 20, 16, 20}};
   const std::string id = best.option.plan ? best.option.plan->id : best.option.id;
   for (const LineItem& i : best.p50.items) {
-    items.rows.push_back({i.in_total ? i.label : "  " + i.label, i.quantity, i.unit_price,
-                          i.in_total ? i.amount.amount_str() : "(" + i.amount.amount_str() + ")",
-                          customer_note(i.note, id)});
+    const std::string label = quote_phrase(l, i.label);
+    items.rows.push_back({i.in_total ? label : "  " + label, quote_phrase(l, i.quantity), quote_phrase(l, i.unit_price),
+                          i.in_total ? quote_amount(l, i.amount) : "(" + quote_amount(l, i.amount) + ")",
+                          quote_phrase(l, customer_note(i.note, id))});
     items.strong.push_back(false);
   }
-  items.rows.push_back({"Total before tax (P50)", "", "", best.p50.total.amount_str(), ""});
+  items.rows.push_back({std::string(quote_text(l, "bill.total_p50")), "", "", quote_amount(l, best.p50.total), ""});
   items.strong.push_back(!in.tax);
   if (in.tax) {
-    items.rows.push_back({tax, "", "", q.tax_p50.amount_str(), "on the total before tax"});
-    items.strong.push_back(false);
     items.rows.push_back(
-        {"Total including " + in.tax->name + " (P50)", "", "", (best.p50.total + q.tax_p50).amount_str(), ""});
+        {tax_label(l, *in.tax), "", "", quote_amount(l, q.tax_p50), std::string(quote_text(l, "bill.tax_note"))});
+    items.strong.push_back(false);
+    items.rows.push_back({tr(l, "bill.total_tax_p50", fmt::arg("tax", tax_name(l, *in.tax))), "", "",
+                          quote_amount(l, best.p50.total + q.tax_p50), ""});
     items.strong.push_back(true);
   }
   if (best.p50.deposit.minor != 0) {
-    items.rows.push_back({"Deposit (refundable, not in the total)", "", "", best.p50.deposit.amount_str(), ""});
+    items.rows.push_back({std::string(quote_text(l, "bill.deposit")), "", "", quote_amount(l, best.p50.deposit), ""});
     items.strong.push_back(false);
   }
   table(d, items);
   std::vector<std::string> notes;
-  for (const auto& n : best.p50.notes) notes.push_back(customer_note(n, id));
+  for (const auto& n : best.p50.notes) notes.push_back(quote_phrase(l, customer_note(n, id)));
   list(d, notes);
-  Table tot{{"", "P50 (" + cur + ")", "P90 (" + cur + ")"}, {}, {}, {false, true, true}, {}};
-  tot.rows.push_back({"Total before tax", best.p50.total.amount_str(), best.p90.total.amount_str()});
+}
+
+void layout_bill(const Quote& q, const ComparisonRow& best, Doc& d) {
+  const QuoteInput& in = q.input;
+  const QuoteLanguage l = in.language;
+  std::string text =
+      tr(l, "bill.summary", fmt::arg("plan", best.option.label), fmt::arg("p50", quote_money(l, best.p50.total)),
+         fmt::arg("p90", quote_money(l, best.p90.total)));
+  if (best.p50.deposit.minor != 0)
+    text += tr(l, "bill.deposit_due", fmt::arg("deposit", quote_money(l, best.p50.deposit)));
+  para(d, text);
+  layout_bill_items(q, best, d);
+  const std::string cur = best.p50.currency.str();
+  Table tot{
+      {"", tr(l, "bill.totals.p50", fmt::arg("currency", cur)), tr(l, "bill.totals.p90", fmt::arg("currency", cur))},
+      {},
+      {},
+      {false, true, true},
+      {}};
+  tot.rows.push_back(
+      {std::string(quote_text(l, "bill.total")), quote_amount(l, best.p50.total), quote_amount(l, best.p90.total)});
   if (in.tax) {
-    tot.rows.push_back({tax, q.tax_p50.amount_str(), q.tax_p90.amount_str()});
-    tot.rows.push_back({"Total including " + in.tax->name, (best.p50.total + q.tax_p50).amount_str(),
-                        (best.p90.total + q.tax_p90).amount_str()});
+    tot.rows.push_back({tax_label(l, *in.tax), quote_amount(l, q.tax_p50), quote_amount(l, q.tax_p90)});
+    tot.rows.push_back({tr(l, "bill.total_tax", fmt::arg("tax", tax_name(l, *in.tax))),
+                        quote_amount(l, best.p50.total + q.tax_p50), quote_amount(l, best.p90.total + q.tax_p90)});
   }
   tot.strong.assign(tot.rows.size(), false);
   tot.strong.back() = true;
@@ -156,9 +216,11 @@ void layout_bill(const Quote& q, const ComparisonRow& best, Doc& d) {
 
 void layout_comparison(const Quote& q, Doc& d) {
   const QuoteInput& in = q.input;
+  const QuoteLanguage l = in.language;
   const auto& rows = in.plans.rows;
   const std::string cur = in.plans.currency.str();
-  Table cmp{{"Plan", "Total at P50 (" + cur + ")", "Total at P90 (" + cur + ")", "Deposit (" + cur + ")"},
+  Table cmp{{std::string(quote_text(l, "cmp.col.plan")), tr(l, "cmp.col.p50", fmt::arg("currency", cur)),
+             tr(l, "cmp.col.p90", fmt::arg("currency", cur)), tr(l, "cmp.col.deposit", fmt::arg("currency", cur))},
             {},
             {},
             {false, true, true, true},
@@ -168,75 +230,84 @@ void layout_comparison(const Quote& q, Doc& d) {
     const bool recommended = q.recommended && *q.recommended == ri;
     const bool competitor = row.option.plan && row.option.plan->competitor;
     if (competitor ? !in.compare : !(row.option.plan && quoted_kind(in, row.option.plan->kind))) continue;
-    const std::string label = row.option.label + (competitor ? " [another provider, for comparison]" : "") +
-                              (recommended ? " (recommended)" : "");
+    const std::string label = row.option.label + (competitor ? std::string(quote_text(l, "cmp.another")) : "") +
+                              (recommended ? std::string(quote_text(l, "cmp.recommended")) : "");
     if (!row.p50.ok() || !row.p90.ok()) continue;
-    cmp.rows.push_back({label, row.p50.total.amount_str(), row.p90.total.amount_str(),
-                        row.p50.deposit.minor != 0 ? row.p50.deposit.amount_str() : "-"});
+    cmp.rows.push_back({label, quote_amount(l, row.p50.total), quote_amount(l, row.p90.total),
+                        row.p50.deposit.minor != 0 ? quote_amount(l, row.p50.deposit) : "-"});
     cmp.strong.push_back(recommended);
   }
   if (cmp.rows.size() < 2) return;
-  heading(d, in.compare ? "Plan comparison, with other providers' prices" : "Other plans");
+  heading(d, std::string(quote_text(l, in.compare ? "cmp.heading.compare" : "cmp.heading")));
   table(d, cmp);
-  para(d,
-       "Totals before tax. The recommended plan is the lowest total at the expected (P50) run among "
-       "the plans offered in this quote; deposits are refundable and not counted.");
+  para(d, std::string(quote_text(l, "cmp.note")));
 }
 
 void layout_terms(const Quote& q, Doc& d) {
   const QuoteInput& in = q.input;
-  heading(d, "Terms");
+  const QuoteLanguage l = in.language;
+  heading(d, std::string(quote_text(l, "terms.heading")));
   std::vector<std::string> t;
   if (in.tax)
-    t.push_back("Tax: " + in.tax->name + " at " + format_fixed(static_cast<double>(in.tax->rate_bp) / 100, 0) + "%" +
-                (in.tax->basis.empty() ? "" : ". " + in.tax->basis) + " (" + in.tax->source + ").");
+    t.push_back(
+        tr(l, "terms.tax", fmt::arg("tax", tax_name(l, *in.tax)),
+           fmt::arg("rate", format_fixed(static_cast<double>(in.tax->rate_bp) / 100, 0)),
+           fmt::arg("basis",
+                    in.tax->basis.empty() ? std::string() : tr(l, "terms.tax.basis", fmt::arg("basis", in.tax->basis))),
+           fmt::arg("source", quote_phrase(l, in.tax->source))));
   else
-    t.push_back("Tax: the prices exclude taxes, which are added as the law of the place of supply requires.");
-  t.push_back(
-      "Payment: " + (in.payment_terms.empty() ? std::string("to be agreed in the contract") : in.payment_terms) + ".");
-  t.push_back("Validity: this quote is valid until " + (q.valid_until.empty() ? std::string("-") : q.valid_until) +
-              "; prices and availability are confirmed on signature.");
-  t.push_back(
-      "The amounts are simulated estimates for the job described: the bill follows actual use at the "
-      "prices above.");
+    t.push_back(std::string(quote_text(l, "terms.no_tax")));
+  t.push_back(tr(l, "terms.payment",
+                 fmt::arg("terms", in.payment_terms.empty() ? std::string(quote_text(l, "terms.payment.default"))
+                                                            : in.payment_terms)));
+  t.push_back(tr(l, "terms.validity", fmt::arg("date", or_dash(quote_date(l, q.valid_until)))));
+  t.push_back(std::string(quote_text(l, "terms.estimate")));
   list(d, t);
-  heading(d, "Acceptance");
-  Table sig{{"", "For " + (in.issuer.empty() ? std::string("the provider") : in.issuer),
-             "For " + (in.customer.empty() ? std::string("the customer") : in.customer)},
+  heading(d, std::string(quote_text(l, "sig.heading")));
+  const std::string provider =
+      in.issuer.empty() ? std::string(quote_text(l, "sig.provider.default")) : quote_provider(l, in.issuer);
+  const std::string customer = in.customer.empty() ? std::string(quote_text(l, "sig.customer.default")) : in.customer;
+  Table sig{{"", tr(l, "sig.provider", fmt::arg("name", provider)), tr(l, "sig.customer", fmt::arg("name", customer))},
             {},
             {},
             {},
             {20, 40, 40}};
-  for (const char* row : {"Name", "Title", "Signature", "Date"}) sig.rows.push_back({row, "", ""});
+  for (const char* key : {"sig.name", "sig.title", "sig.signature", "sig.date", "sig.seal"}) {
+    const std::string row(quote_text(l, key));
+    if (!row.empty()) sig.rows.push_back({row, "", ""});
+  }
   table(d, sig);
 }
 
 Doc layout(const Quote& q) {
   const QuoteInput& in = q.input;
+  const QuoteLanguage l = in.language;
   Doc d;
   layout_header(q, d);
   layout_job(q, d);
-  heading(d, "Recommended plan");
+  heading(d, std::string(quote_text(l, "heading.recommended")));
   if (q.recommended && *q.recommended < in.plans.rows.size())
     layout_bill(q, in.plans.rows[*q.recommended], d);
   else
-    para(d, "No plan of this price list can be billed for this job.");
+    para(d, std::string(quote_text(l, "no_plan")));
   layout_comparison(q, d);
   if (!in.claims.empty()) {
-    heading(d, "Claimed vs simulated");
-    list(d, in.claims);
+    heading(d, std::string(quote_text(l, "claims.heading")));
+    std::vector<std::string> claims;
+    for (const auto& c : in.claims) claims.push_back(quote_phrase(l, c));
+    list(d, claims);
   }
-  heading(d, "Assumptions");
+  heading(d, std::string(quote_text(l, "heading.assumptions")));
   list(d, q.assumptions);
   layout_terms(q, d);
-  para(d, "Quote " + q.id + " is derived from its inputs: the same job, prices and date give the same quote.");
+  para(d, tr(l, "foot", fmt::arg("id", q.id)));
   return d;
 }
 
 }  // namespace
 
 std::string render_quote_markdown(const Quote& q) {
-  std::string out = "# Training quote " + q.id + "\n";
+  std::string out = "# " + tr(q.input.language, "title", fmt::arg("id", q.id)) + "\n";
   for (const Block& b : layout(q)) {
     out += '\n';
     switch (b.kind) {
@@ -272,24 +343,27 @@ std::string render_quote_markdown(const Quote& q) {
 }
 
 std::string render_quote_html(const Quote& q) {
-  std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Training quote " +
-      html_escape(q.id) +
-      "</title>\n<style>\n"
-      "@page { size: A4; margin: 18mm; }\n"
-      "body { font-family: 'DejaVu Sans', Arial, sans-serif; font-size: 10pt; color: #111; max-width: 180mm; margin: auto; }\n"
-      "h1 { font-size: 16pt; margin: 0 0 8pt 0; }\n"
-      "h2 { font-size: 12pt; margin: 14pt 0 4pt 0; border-bottom: 1px solid #888; }\n"
-      "table { border-collapse: collapse; margin: 4pt 0; }\n"
-      "th, td { border: 1px solid #999; padding: 3pt 6pt; vertical-align: top; font-size: 9pt; }\n"
-      "th { background-color: #e8e8e8; text-align: left; }\n"
-      "td.num { text-align: right; }\n"
-      "tr.strong td { font-weight: bold; background-color: #f3f7ff; }\n"
-      "ul { margin: 2pt 0; }\n"
-      "p.foot { color: #555; font-size: 8pt; margin-top: 14pt; }\n"
-      "tr, li { page-break-inside: avoid; }\n"
-      "</style>\n</head>\n<body>\n<h1>Training quote " +
-      html_escape(q.id) + "</h1>\n";
+  const QuoteLanguage l = q.input.language;
+  const std::string title = quote_title(q);
+  std::string out = "<!DOCTYPE html>\n<html lang=\"" + std::string(to_string(l)) +
+                    "\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + html_escape(title) +
+                    "</title>\n<style>\n"
+                    "@page { size: A4; margin: 18mm; }\n"
+                    "body { font-family: " +
+                    std::string(l == QuoteLanguage::ZhCn ? kCjkFonts : kLatinFonts) +
+                    "; font-size: 10pt; color: #111; max-width: 180mm; margin: auto; }\n"
+                    "h1 { font-size: 16pt; margin: 0 0 8pt 0; }\n"
+                    "h2 { font-size: 12pt; margin: 14pt 0 4pt 0; border-bottom: 1px solid #888; }\n"
+                    "table { border-collapse: collapse; margin: 4pt 0; }\n"
+                    "th, td { border: 1px solid #999; padding: 3pt 6pt; vertical-align: top; font-size: 9pt; }\n"
+                    "th { background-color: #e8e8e8; text-align: left; }\n"
+                    "td.num { text-align: right; }\n"
+                    "tr.strong td { font-weight: bold; background-color: #f3f7ff; }\n"
+                    "ul { margin: 2pt 0; }\n"
+                    "p.foot { color: #555; font-size: 8pt; margin-top: 14pt; }\n"
+                    "tr, li { page-break-inside: avoid; }\n"
+                    "</style>\n</head>\n<body>\n<h1>" +
+                    html_escape(title) + "</h1>\n";
   const Doc doc = layout(q);
   for (std::size_t k = 0; k < doc.size(); ++k) {
     const Block& b = doc[k];
@@ -342,6 +416,22 @@ std::string render_quote_html(const Quote& q) {
   }
   out += "</body>\n</html>\n";
   return out;
+}
+
+std::string quote_title(const Quote& q) { return tr(q.input.language, "title", fmt::arg("id", q.id)); }
+
+std::string pdf_with_creation_date(std::string pdf, const std::string& date) {
+  if (!add_days(date, 0)) return pdf;
+  const std::string key = "/CreationDate (D:";
+  const auto at = pdf.find(key);
+  constexpr std::size_t kDigits = 14;  // YYYYMMDDHHMMSS
+  if (at == std::string::npos || at + key.size() + kDigits > pdf.size()) return pdf;
+  const std::size_t from = at + key.size();
+  for (std::size_t i = 0; i < kDigits; ++i)
+    if (pdf[from + i] < '0' || pdf[from + i] > '9') return pdf;
+  const std::string stamp = date.substr(0, 4) + date.substr(5, 2) + date.substr(8, 2) + "000000";
+  pdf.replace(from, kDigits, stamp);
+  return pdf;
 }
 
 }  // namespace flopcast

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "flopcast/quote/quote_text.hpp"
 #include "flopcast/units/format.hpp"
 #include "quote_format.hpp"
 
@@ -58,7 +59,51 @@ struct XlsxText {
   const char* deposit = "Deposit (refundable, not in the total)";
   const char* no_plan = "No plan of this price list can be billed for this job.";
 };
-constexpr XlsxText kText{};
+constexpr XlsxText kTextEn{};
+/// The same labels in Simplified Chinese (the words of the Markdown/HTML/PDF quote, quote_text.cpp).
+constexpr XlsxText kTextZh{
+    .sheet_quote = "报价单",
+    .sheet_bill = "账单",
+    .sheet_assumptions = "假设条件",
+    .title = "训练报价单",
+    .quote = "报价单编号",
+    .customer = "客户",
+    .issuer = "服务商",
+    .date = "日期",
+    .valid_until = "有效期至",
+    .plan = "推荐方案",
+    .cluster = "集群",
+    .parallel_plan = "并行方案",
+    .currency = "币种",
+    .total_before_tax = "税前合计",
+    .total_with_tax = "含税合计",
+    .requirement = "要求项",
+    .asked = "要求",
+    .this_plan = "本方案",
+    .met = "是否满足",
+    .yes = "满足",
+    .no = "未满足",
+    .tax_rate = "税率",
+    .no_tax = "价格不含税",
+    .payment = "付款方式",
+    .payment_default = "以合同约定为准",
+    .description = "项目",
+    .quantity = "数量",
+    .unit = "单位",
+    .unit_price = "单价",
+    .amount = "金额",
+    .note = "备注",
+    .p50_block = "预期运行（P50）",
+    .p90_block = "若按 P90 时间运行",
+    .subtotal = "税前小计",
+    .total = "合计",
+    .not_added = "不另计：已含在上述项目中",
+    .deposit = "押金（可退还，不计入合计）",
+    .no_plan = "本价目表中没有可为此任务计费的方案。",
+};
+
+/// The labels of the quote's language.
+const XlsxText& text_of(const Quote& q) { return q.input.language == QuoteLanguage::ZhCn ? kTextZh : kTextEn; }
 
 /// "E7" for row `r`, column `c` (both from 0).
 std::string cell(int r, int c) { return std::string(1, static_cast<char>('A' + c)) + std::to_string(r + 1); }
@@ -134,19 +179,20 @@ struct BillWriter {
 
   /// One line: amount = ROUND(quantity x unit price, 2) when the line is such a product.
   void line(const LineItem& i) {
-    text(row, 0, i.in_total ? i.label : "  " + i.label);
+    const std::string label = quote_phrase(q.input.language, i.label);
+    text(row, 0, i.in_total ? label : "  " + label);
     if (!i.unit.empty()) {
       number(row, 1, i.quantity_value, nullptr);
       text(row, 2, i.unit);
       number(row, 3, static_cast<double>(i.unit_price_micro) / 1e6, f.price);
       formula(row, 4, "=ROUND(" + cell(row, 1) + "*" + cell(row, 3) + ",2)", f.money, major(i.amount));
     } else {
-      text(row, 1, i.quantity);
-      if (!i.unit_price.empty()) text(row, 3, i.unit_price);
+      text(row, 1, quote_phrase(q.input.language, i.quantity));
+      if (!i.unit_price.empty()) text(row, 3, quote_phrase(q.input.language, i.unit_price));
       number(row, 4, major(i.amount), f.money);
     }
-    std::string note = i.note;
-    if (!i.in_total) note = std::string(kText.not_added) + (note.empty() ? "" : "; " + note);
+    std::string note = quote_phrase(q.input.language, i.note);
+    if (!i.in_total) note = std::string(text_of(q).not_added) + (note.empty() ? "" : "; " + note);
     if (!note.empty()) text(row, 5, note);
     ++row;
   }
@@ -159,7 +205,7 @@ struct BillWriter {
     const int last = row - 1;
     BlockRows out;
     out.subtotal = row;
-    text(row, 0, kText.subtotal, f.bold);
+    text(row, 0, text_of(q).subtotal, f.bold);
     if (last >= first)
       formula(row, 4, "=SUM(" + cell(first, 4) + ":" + cell(last, 4) + ")", f.money_bold, major(bill.total));
     else
@@ -167,19 +213,19 @@ struct BillWriter {
     ++row;
     if (rate_row >= 0) {
       out.tax = row;
-      text(row, 0, q.input.tax->name);
+      text(row, 0, quote_phrase(q.input.language, q.input.tax->name));
       formula(row, 4, "=ROUND(" + cell(out.subtotal, 4) + "*$B$" + std::to_string(rate_row + 1) + ",2)", f.money,
               major(tax));
       ++row;
       out.total = row;
-      text(row, 0, std::string(kText.total_with_tax), f.bold);
+      text(row, 0, std::string(text_of(q).total_with_tax), f.bold);
       formula(row, 4, "=" + cell(out.subtotal, 4) + "+" + cell(out.tax, 4), f.money_bold, major(bill.total + tax));
       ++row;
     }
     for (const LineItem& i : bill.items)
       if (!i.in_total) line(i);
     if (bill.deposit.minor != 0) {
-      text(row, 0, kText.deposit);
+      text(row, 0, text_of(q).deposit);
       number(row, 4, major(bill.deposit), f.money);
       ++row;
     }
@@ -196,26 +242,27 @@ std::pair<BlockRows, BlockRows> write_bill(lxw_worksheet* ws, const Formats& f, 
   worksheet_set_column(ws, 2, 2, 12, nullptr);
   worksheet_set_column(ws, 3, 4, 16, nullptr);
   worksheet_set_column(ws, 5, 5, 48, nullptr);
-  w.text(w.row, 0, kText.plan, f.bold);
+  w.text(w.row, 0, text_of(q).plan, f.bold);
   w.text(w.row++, 1, best.option.label);
-  w.text(w.row, 0, kText.currency);
+  w.text(w.row, 0, text_of(q).currency);
   w.text(w.row++, 1, best.p50.currency.str());
   const auto& tax = q.input.tax;
   if (tax) {
     w.rate_row = w.row;
-    w.text(w.row, 0, kText.tax_rate + std::string(" (") + tax->name + ")");
+    w.text(w.row, 0, text_of(q).tax_rate + std::string(" (") + quote_phrase(q.input.language, tax->name) + ")");
     w.number(w.row, 1, static_cast<double>(tax->rate_bp) / 10'000.0, f.percent);
     if (!tax->basis.empty()) w.text(w.row, 5, tax->basis);
     ++w.row;
   } else {
-    w.text(w.row++, 0, kText.no_tax);
+    w.text(w.row++, 0, text_of(q).no_tax);
   }
   ++w.row;
-  const char* head[] = {kText.description, kText.quantity, kText.unit, kText.unit_price, kText.amount, kText.note};
+  const char* head[] = {text_of(q).description, text_of(q).quantity, text_of(q).unit,
+                        text_of(q).unit_price,  text_of(q).amount,   text_of(q).note};
   for (int c = 0; c < 6; ++c) w.text(w.row, c, head[c], f.bold);
   ++w.row;
-  const BlockRows p50 = w.block(kText.p50_block, best.p50, q.tax_p50);
-  const BlockRows p90 = w.block(kText.p90_block, best.p90, q.tax_p90);
+  const BlockRows p50 = w.block(text_of(q).p50_block, best.p50, q.tax_p50);
+  const BlockRows p90 = w.block(text_of(q).p90_block, best.p90, q.tax_p90);
   return {p50, p90};
 }
 
@@ -229,44 +276,44 @@ void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, cons
     w.text(w.row, 0, label, f.bold);
     w.text(w.row++, 1, value.empty() ? "-" : value);
   };
-  w.text(w.row++, 0, std::string(kText.title) + " " + q.id, f.bold);
-  pair(kText.quote, q.id);
-  pair(kText.customer, in.customer);
-  pair(kText.issuer, in.issuer);
-  pair(kText.date, in.issue_date);
-  pair(kText.valid_until, q.valid_until);
+  w.text(w.row++, 0, std::string(text_of(q).title) + " " + q.id, f.bold);
+  pair(text_of(q).quote, q.id);
+  pair(text_of(q).customer, in.customer);
+  pair(text_of(q).issuer, quote_provider(in.language, in.issuer));
+  pair(text_of(q).date, quote_date(in.language, in.issue_date));
+  pair(text_of(q).valid_until, quote_date(in.language, q.valid_until));
   ++w.row;
   if (best) {
-    pair(kText.plan, best->option.label);
-    pair(kText.cluster, format_grouped(in.job.gpus) + " x " + in.job.gpu_name);
-    if (!in.job.parallel_plan.empty()) pair(kText.parallel_plan, in.job.parallel_plan);
-    pair(kText.currency, best->p50.currency.str());
+    pair(text_of(q).plan, best->option.label);
+    pair(text_of(q).cluster, format_grouped(in.job.gpus) + " x " + in.job.gpu_name);
+    if (!in.job.parallel_plan.empty()) pair(text_of(q).parallel_plan, quote_phrase(in.language, in.job.parallel_plan));
+    pair(text_of(q).currency, best->p50.currency.str());
     w.text(w.row, 1, "P50", f.bold);
     w.text(w.row++, 2, "P90", f.bold);
-    const std::string bill = std::string("'") + kText.sheet_bill + "'!";
+    const std::string bill = std::string("'") + text_of(q).sheet_bill + "'!";
     auto totals = [&](const char* label, int r50, int r90, const Money& v50, const Money& v90) {
       w.text(w.row, 0, label, f.bold);
       w.formula(w.row, 1, "=" + bill + cell(r50, 4), f.money, major(v50));
       w.formula(w.row++, 2, "=" + bill + cell(r90, 4), f.money, major(v90));
     };
-    totals(kText.total_before_tax, bill_rows.first.subtotal, bill_rows.second.subtotal, best->p50.total,
+    totals(text_of(q).total_before_tax, bill_rows.first.subtotal, bill_rows.second.subtotal, best->p50.total,
            best->p90.total);
     if (in.tax)
-      totals(kText.total_with_tax, bill_rows.first.total, bill_rows.second.total, best->p50.total + q.tax_p50,
+      totals(text_of(q).total_with_tax, bill_rows.first.total, bill_rows.second.total, best->p50.total + q.tax_p50,
              best->p90.total + q.tax_p90);
   } else {
-    w.text(w.row++, 0, kText.no_plan);
+    w.text(w.row++, 0, text_of(q).no_plan);
   }
-  pair(kText.payment, in.payment_terms.empty() ? kText.payment_default : in.payment_terms);
+  pair(text_of(q).payment, in.payment_terms.empty() ? text_of(q).payment_default : in.payment_terms);
   ++w.row;
-  const char* head[] = {kText.requirement, kText.asked, kText.this_plan, kText.met};
+  const char* head[] = {text_of(q).requirement, text_of(q).asked, text_of(q).this_plan, text_of(q).met};
   for (int c = 0; c < 4; ++c) w.text(w.row, c, head[c], f.bold);
   ++w.row;
   for (const RequirementCheck& r : q.requirements) {
-    w.text(w.row, 0, r.what);
-    w.text(w.row, 1, r.asked);
-    w.text(w.row, 2, r.plan);
-    w.text(w.row++, 3, r.met ? kText.yes : kText.no, r.met ? nullptr : f.bold);
+    w.text(w.row, 0, quote_phrase(in.language, r.what));
+    w.text(w.row, 1, quote_phrase(in.language, r.asked));
+    w.text(w.row, 2, quote_phrase(in.language, r.plan));
+    w.text(w.row++, 3, r.met ? text_of(q).yes : text_of(q).no, r.met ? nullptr : f.bold);
   }
 }
 
@@ -274,7 +321,7 @@ void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, cons
 std::string write_workbook(const Quote& q, const std::string& path) {
   lxw_workbook* wb = workbook_new(path.c_str());
   if (wb == nullptr) return "libxlsxwriter cannot create a workbook";
-  std::string title = std::string(kText.title) + " " + q.id;
+  std::string title = std::string(text_of(q).title) + " " + q.id;
   std::string company = q.input.issuer;
   lxw_doc_properties props{};
   props.title = title.data();
@@ -284,14 +331,14 @@ std::string write_workbook(const Quote& q, const std::string& path) {
   const ComparisonRow* best =
       q.recommended && *q.recommended < q.input.plans.rows.size() ? &q.input.plans.rows[*q.recommended] : nullptr;
   const Formats f(wb, best ? best->p50.currency : q.input.plans.currency);
-  lxw_worksheet* quote_ws = workbook_add_worksheet(wb, kText.sheet_quote);
-  lxw_worksheet* bill_ws = workbook_add_worksheet(wb, kText.sheet_bill);
-  lxw_worksheet* notes_ws = workbook_add_worksheet(wb, kText.sheet_assumptions);
+  lxw_worksheet* quote_ws = workbook_add_worksheet(wb, text_of(q).sheet_quote);
+  lxw_worksheet* bill_ws = workbook_add_worksheet(wb, text_of(q).sheet_bill);
+  lxw_worksheet* notes_ws = workbook_add_worksheet(wb, text_of(q).sheet_assumptions);
   std::pair<BlockRows, BlockRows> rows;
   if (best) rows = write_bill(bill_ws, f, q, *best);
   write_quote_sheet(quote_ws, f, q, best, rows);
   worksheet_set_column(notes_ws, 0, 0, 120, f.wrap);
-  worksheet_write_string(notes_ws, 0, 0, kText.sheet_assumptions, f.bold);
+  worksheet_write_string(notes_ws, 0, 0, text_of(q).sheet_assumptions, f.bold);
   lxw_row_t r = 1;
   for (const std::string& a : q.assumptions) worksheet_write_string(notes_ws, r++, 0, a.c_str(), nullptr);
   const lxw_error err = workbook_close(wb);

@@ -28,12 +28,13 @@ enum class QuoteProblem {
 /// What the customer asked for and how the quote is to be made.
 struct QuoteOptions {
   std::string customer;
-  std::string date;           ///< "YYYY-MM-DD"
-  std::string deadline_text;  ///< "45d"; "" = none (a unit is required)
-  std::string budget_text;    ///< "5M CNY"; "" = none (a currency is required)
-  bool p50 = false;           ///< check the requirements at P50 instead of P90
-  bool compare = false;       ///< show competitors' prices beside the provider's plans
-  std::string frameworks;     ///< "" = the frameworks that run the scenario's plan
+  std::string date;                            ///< "YYYY-MM-DD"
+  std::string deadline_text;                   ///< "45d"; "" = none (a unit is required)
+  std::string budget_text;                     ///< "5M CNY"; "" = none (a currency is required)
+  bool p50 = false;                            ///< check the requirements at P50 instead of P90
+  bool compare = false;                        ///< show competitors' prices beside the provider's plans
+  std::string frameworks;                      ///< "" = the frameworks that run the scenario's plan
+  QuoteLanguage language = QuoteLanguage::En;  ///< the language the quote is written in
   /// The spot plan the planner chose (its id in the scenario's catalog; "" = none): the run is
   /// simulated with its interruptions and the quote may recommend it.
   std::string spot_plan;

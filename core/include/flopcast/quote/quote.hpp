@@ -11,6 +11,7 @@
 #include "flopcast/job/job_result.hpp"
 #include "flopcast/pricing/plan_comparison.hpp"
 #include "flopcast/pricing/price_catalog.hpp"
+#include "flopcast/quote/quote_text.hpp"
 
 namespace flopcast {
 
@@ -80,6 +81,9 @@ struct QuoteInput {
   bool compare = false;  ///< show competitors' prices beside the provider's plans
   /// Spot plans may be recommended (the run was simulated with their interruptions).
   bool allow_spot = false;
+  /// The language the quote is written in. Not part of the id: the same offer in English and
+  /// in Chinese carries the same quote id.
+  QuoteLanguage language = QuoteLanguage::En;
 };
 
 /// One requirement against the plan: what was asked, what the plan gives, whether it is met.
