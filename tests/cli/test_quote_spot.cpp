@@ -71,7 +71,8 @@ TEST_SUITE("cli.quote_spot") {
     const auto zh = run_cli(args);
     REQUIRE_MESSAGE(zh.code == cli::kOk, zh.err);
     CHECK(contains(zh.out, "竞价（spot）资源（Spheron B200, spot）：每 8 块 GPU 的节点每小时被中断 0.00031 次"));
-    CHECK(contains(zh.out, "上述故障率已包含折合每 GPU 小时 3.87e-05 次的中断。每次中断需等待 30.0 分钟以重新获得资源"));
+    CHECK(
+        contains(zh.out, "上述故障率已包含折合每 GPU 小时 3.87e-05 次的中断。每次中断需等待 30.0 分钟以重新获得资源"));
     CHECK_FALSE(contains(zh.out, "Spot capacity"));
 
     const auto on_demand = run_cli(common);
