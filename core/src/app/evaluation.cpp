@@ -162,6 +162,13 @@ WholeRun simulate_whole_run(const SimReport& r, const PriceCatalog* catalog) {
   WholeRun run;
   run.reliability_defaults = !s.has_reliability;
   run.input = job_input_of(s, r, catalog ? energy_spec(*catalog, s.pricing) : EnergySpec{});
+  if (const Plan* spot = !r.spot_plan.empty() && catalog ? catalog->find_plan(r.spot_plan) : nullptr) {
+    // As the planner's run under a spot plan (search/plan_choice.cpp): interruptions per
+    // node-hour become a rate per GPU-hour; the longer of the two restarts.
+    run.input.reliability.failures_per_gpu_hour += spot->interruptions_per_hour / std::max(1, spot->gpus_per_node);
+    if (spot->interruption_restart > run.input.reliability.restart_time)
+      run.input.reliability.restart_time = spot->interruption_restart;
+  }
   if (const std::string why = job_too_big_to_simulate(run.input); !why.empty()) {
     run.errors.push_back(why);
   } else {

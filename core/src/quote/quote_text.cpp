@@ -39,6 +39,7 @@ constexpr std::array kTable{
   Entry{"a.prices.dated", ", dated {date}", "（{date}）"},
   Entry{"a.provider", "the provider", "服务商"},
   Entry{"a.provisioning", "Calendar time includes {time} of provisioning before the GPUs are ready (not billed).", "日历时间包含 GPU 就绪前 {time} 的资源准备（不计费）。"},
+  Entry{"a.spot", "Spot capacity ({plan}): interrupted {rate} times per node-hour of {gpus} GPUs{source}; the failure rate above includes these {per_gpu} per GPU-hour. Each interruption costs {restart} to get capacity back and the work since the last checkpoint. Simulated on average {failures} failures and interruptions per run, {lost} of lost work and {restarts} of restarts.", "竞价（spot）资源（{plan}）：每 {gpus} 块 GPU 的节点每小时被中断 {rate} 次{source}；上述故障率已包含折合每 GPU 小时 {per_gpu} 次的中断。每次中断需等待 {restart}以重新获得资源，并损失自上次检查点以来的工作。模拟结果：每次运行平均 {failures} 次故障与中断，损失工作 {lost}，重启耗时 {restarts}。"},
   Entry{"bill.col.amount", "Amount ({currency})", "金额"},
   Entry{"bill.col.item", "Item", "项目"},
   Entry{"bill.col.note", "Note", "备注"},
