@@ -1,4 +1,4 @@
-// `flopcast quote`: a customer quote for a scenario's training run, as Markdown, HTML or PDF, in
+// `flopcast quote`: a customer quote for a scenario's training run, as Markdown, HTML, PDF or XLSX, in
 // English or Simplified Chinese (--lang).
 // The run and the bills are the ones `simulate` prints (app/quote_request.hpp: prepare_quote); core/quote
 // lays them out; PDF comes from the HTML through the Qt module quote_pdf/ builds (FLOPCAST_PDF),
@@ -19,6 +19,7 @@
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/quote/quote_render.hpp"
 #include "flopcast/quote/quote_text.hpp"
+#include "flopcast/quote/quote_xlsx.hpp"
 #include "quote_pdf_loader.hpp"
 
 namespace flopcast::cli {
@@ -47,9 +48,10 @@ struct QuoteOpts {
 };
 
 /// `--plan best`: the search's recommended plan for the quote's requirements, as a scenario
-/// (the frameworks that run it in `frameworks`); nullopt with the exit code set when there is none.
+/// (the frameworks that run it in `frameworks`, its spot plan's id in `spot_plan` when it is
+/// priced at a spot price); nullopt with the exit code set when there is none.
 std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Scenario& s, const ComputeProfile& prof,
-                                  std::string& frameworks) {
+                                  std::string& frameworks, std::string& spot_plan) {
   app::PlanRequest req;
   req.gpu_types = app::split_list(o.gpus);
   req.gpus_max = o.gpus_max;
@@ -80,6 +82,7 @@ std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Sce
     return std::nullopt;
   }
   frameworks = found.result.chosen->plan.candidate.frameworks.str();
+  if (found.result.chosen->spot) spot_plan = found.result.chosen->plan.price_option;
   return app::plan_scenario(s, space, *found.result.chosen);
 }
 
@@ -120,6 +123,11 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
                     "this build has no PDF support (it was configured with FLOPCAST_PDF=OFF); use --format html or md");
   if (o.format == "pdf" && o.out.path.empty())
     return ctx.fail(kUsage, "--format pdf needs -o FILE (PDF is not written to the terminal)");
+  if (o.format == "xlsx" && !quote_xlsx_supported())
+    return ctx.fail(
+        kUsage, "this build has no XLSX support (it was configured with FLOPCAST_XLSX=OFF); use --format html or md");
+  if (o.format == "xlsx" && o.out.path.empty())
+    return ctx.fail(kUsage, "--format xlsx needs -o FILE (a workbook is not written to the terminal)");
   std::string lang_error;
   const auto lang = parse_quote_language(o.lang, lang_error);
   if (!lang) return ctx.fail(kUsage, "--lang: " + lang_error);
@@ -139,7 +147,7 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   qo.language = *lang;
   Scenario chosen = loaded->scenario;
   if (o.plan == "best") {
-    auto best = best_plan(ctx, o, loaded->scenario, loaded->profile, qo.frameworks);
+    auto best = best_plan(ctx, o, loaded->scenario, loaded->profile, qo.frameworks, qo.spot_plan);
     if (!best) return;
     chosen = std::move(*best);
   }
@@ -157,6 +165,11 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
     content = render_quote_markdown(q);
   } else if (o.format == "html") {
     content = render_quote_html(q);
+  } else if (o.format == "xlsx") {
+    std::string error;
+    auto bytes = render_quote_xlsx(q, error);
+    if (!bytes) return ctx.fail(kIoError, "cannot make the workbook: " + error);
+    content = std::move(*bytes);
   } else {
     std::string error;
     const quote_pdf::HtmlToPdfFn html_to_pdf = load_quote_pdf_module(error);
@@ -190,13 +203,13 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
 void register_quote(CLI::App& app, CliContext& ctx) {
   auto opts = std::make_shared<QuoteOpts>();
   auto* cmd =
-      app.add_subcommand("quote", "Write a customer quote for a scenario's training run (Markdown, HTML or PDF)");
+      app.add_subcommand("quote", "Write a customer quote for a scenario's training run (Markdown, HTML, PDF or XLSX)");
   cmd->add_option("scenario", opts->scenario, "Scenario YAML file (needs training.tokens and a pricing: block)")
       ->required();
   cmd->add_option("--customer", opts->customer, "Customer named on the quote");
-  cmd->add_option("--format", opts->format, "Output format: md (default), html or pdf")
-      ->check(CLI::IsMember({"md", "html", "pdf"}));
-  add_out_flag(*cmd, opts->out, "Write to FILE instead of standard output (required for pdf)");
+  cmd->add_option("--format", opts->format, "Output format: md (default), html, pdf or xlsx")
+      ->check(CLI::IsMember({"md", "html", "pdf", "xlsx"}));
+  add_out_flag(*cmd, opts->out, "Write to FILE instead of standard output (required for pdf and xlsx)");
   add_deprecated_spelling(*cmd, ctx, "--output", opts->out.path, "-o, --out");
   add_force_flag(*cmd, opts->out.force, "Overwrite FILE when it exists");
   cmd->add_option("--lang", opts->lang,

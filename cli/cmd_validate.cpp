@@ -21,6 +21,7 @@
 #include "flopcast/io/collective_runs.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/step/step_simulation.hpp"
+#include "flopcast/workload/fine_tuning.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -301,6 +302,16 @@ CalibrationInputs calibration_inputs(CliContext& ctx, const io::Catalog& cat, co
   CalibrationInputs in;
   const auto split = split_inputs(files);
   in.runs = load_runs(ctx, cat, split.runs, in.errors);
+  // Fine-tuning runs (LoRA, QLoRA) are held out: the coefficients are fitted on full training, and
+  // `validate` checks the fine-tuning mechanisms against these runs without having seen them.
+  const auto held =
+      std::stable_partition(in.runs.begin(), in.runs.end(), [](const Scenario& s) { return !is_fine_tuning(s); });
+  if (const auto n = std::distance(held, in.runs.end()); n > 0) {
+    ctx.err << "flopcast calibrate: " << n << " fine-tuning run" << (n == 1 ? "" : "s")
+            << " (training.method lora or qlora) held out of the fit; `flopcast validate` checks "
+            << (n == 1 ? "it" : "them") << "\n";
+    in.runs.erase(held, in.runs.end());
+  }
   // nccl-tests points: they inform the collective knobs (collective_latency_us).
   for (const auto& [f, text] : split.collectives) {
     auto points = load_collective_points(ctx, cat, f, text, in.errors);

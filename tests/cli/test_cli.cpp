@@ -248,6 +248,21 @@ TEST_CASE("exit codes: a missing run file is an I/O error for validate and calib
   CHECK_FALSE(std::filesystem::exists(tmp.path / "p.yaml"));
 }
 
+// Fine-tuning runs are validated, never fitted (docs/fine-tuning.md): calibrate says it leaves them
+// out, and with nothing else to fit writes no profile.
+TEST_CASE("calibrate holds fine-tuning runs out of the fit, validate predicts them") {
+  TempDir tmp;
+  const auto file = data("calibration/mlperf-lora.yaml");
+  const auto c = run_cli({"calibrate", file, "-o", (tmp.path / "p.yaml").string()});
+  CHECK(c.code == cli::kBadInput);
+  CHECK_MESSAGE(contains(c.err, "3 fine-tuning runs (training.method lora or qlora) held out of the fit"), c.err);
+  CHECK_MESSAGE(contains(c.err, "no usable runs"), c.err);
+  CHECK_FALSE(std::filesystem::exists(tmp.path / "p.yaml"));
+  const auto v = run_cli({"validate", file, "--summary-only"});
+  CHECK_MESSAGE(v.code == cli::kOk, v.err);
+  CHECK(contains(v.out, "iteration_time_s       3"));
+}
+
 TEST_CASE("seed claims: each prints a verdict per claim, or why the plan is impossible") {
   int files = 0;
   for (const auto& f : scenario_files()) {

@@ -468,4 +468,20 @@ TEST_SUITE("cli-quote") {
     CHECK_FALSE(std::filesystem::exists(file));
   }
 #endif
+
+  TEST_CASE("quote of a LoRA job: method, rank, targets and the model-FLOPs convention, in English and Chinese") {
+    const std::string file = scenario("finetune-llama2-70b-lora.yaml");
+    const auto en = run_cli({"quote", file, "--date", "2026-12-01"});
+    REQUIRE_MESSAGE(en.code == 0, en.err);
+    CHECK(contains(en.out, ", LoRA rank 16"));
+    CHECK(contains(en.out,
+                   "Fine-tuning: LoRA rank 16 on qkv, proj (44.6M adapter parameters), frozen bf16 base weights"));
+    CHECK(contains(en.out, "4 FLOPs per parameter per token, not 6"));
+    // The checkpoint holds the adapters' state: 44,564,480 x 14 B = 0.6 GB, 14 B per trained parameter.
+    CHECK(contains(en.out, "0.6 GB each (14 B per parameter"));
+    const auto zh = run_cli({"quote", file, "--date", "2026-12-01", "--lang", "zh-CN"});
+    REQUIRE_MESSAGE(zh.code == 0, zh.err);
+    CHECK(contains(zh.out, "微调：LoRA，秩 16，适配器位于 qkv, proj"));
+    CHECK_FALSE(contains(zh.out, "Fine-tuning:"));
+  }
 }

@@ -46,6 +46,8 @@ namespace {
 /// and SwiGLU keeps 6f/h, not 8f/h (Megatron-core). Exit 3 (bad input): the 650B claim's TP8 x
 /// PP16 x DP128 needs 16,384 GPUs, not 2,048.
 #define FLOPCAST_SHIPPED_SCENARIOS(X)                                                               \
+  X("finetune-llama2-70b-lora.yaml", cli::kOk, "")                                                  \
+  X("finetune-llama2-70b-qlora.yaml", cli::kOk, "")                                                 \
   X("fleets/jobs/llama2-13b-64xa100.yaml", cli::kOk, "")                                            \
   X("fleets/jobs/llama2-70b-128xb200.yaml", cli::kOk, "")                                           \
   X("fleets/jobs/llama2-7b-32xa100.yaml", cli::kOk, "")                                             \

@@ -93,9 +93,19 @@ const NegativeCase kScenarioCases[] = {
      "etp and ep whose product divides 8 (the expert layers regroup each pipeline stage's tp*dp*cp GPUs as etp x ep x "
      "expert-dp))"},
     {"training-method-lora.yaml",
-     "training-method-lora.yaml:10:11: error: training.method: training.method lora is not supported yet: flopcast "
-     "models full training (every weight trained, with its gradients and optimizer state) (hint: use method: full, or "
-     "leave the key out; lora runs (frozen base weights, rank-r adapters) cannot be predicted yet)"},
+     "training-method-lora.yaml:10:11: error: training.lora: method lora needs a lora block: the adapters' rank sets their cost (hint: add lora: {rank: 16} under training (targets default to qkv, proj, fc1, fc2))"},
+    {"lora-rank-zero.yaml",
+     "lora-rank-zero.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got 0 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
+    {"lora-rank-negative.yaml",
+     "lora-rank-negative.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got -4 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
+    {"lora-rank-above-hidden.yaml",
+     "lora-rank-above-hidden.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got 8192 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
+    {"lora-unknown-target.yaml",
+     "lora-unknown-target.yaml:13:15: error: training.lora.targets[0]: unknown LoRA target 'q_prj' (hint: did you mean 'q_proj'? (targets are the model's GEMMs: qkv (or q, k, v), proj, fc1 (or gate, up), fc2; Hugging Face names (q_proj ... down_proj) are accepted))"},
+    {"lora-with-method-full.yaml",
+     "lora-with-method-full.yaml:12:5: error: training.lora: a lora block needs method lora or qlora (method is full) (hint: set training.method: lora (or qlora), or remove the lora block)"},
+    {"qlora-bf16-base.yaml",
+     "qlora-bf16-base.yaml:13:19: error: training.lora.base_weights: method qlora stores the frozen base weights in 4-bit NF4, got base_weights bf16 (hint: use base_weights: nf4 (or leave it out), or method: lora for bf16 base weights)"},
     {"ep-on-dense-model.yaml",
      "ep-on-dense-model.yaml:8:7: error: parallel.ep: ep 4 needs a mixture-of-experts model (hint: set ep: 1 for dense models)"},
     {"empty.yaml", "empty.yaml:1:1: error: the file is empty (hint: see scenarios/quickstart.yaml for the format)"},

@@ -12,6 +12,7 @@
 #include "flopcast/step/step_simulation.hpp"
 #include "flopcast/units/assert.hpp"
 #include "flopcast/units/format.hpp"
+#include "flopcast/workload/fine_tuning.hpp"
 #include "flopcast/workload/workload.hpp"
 
 namespace flopcast::app {
@@ -161,6 +162,13 @@ WholeRun simulate_whole_run(const SimReport& r, const PriceCatalog* catalog) {
   WholeRun run;
   run.reliability_defaults = !s.has_reliability;
   run.input = job_input_of(s, r, catalog ? energy_spec(*catalog, s.pricing) : EnergySpec{});
+  if (const Plan* spot = !r.spot_plan.empty() && catalog ? catalog->find_plan(r.spot_plan) : nullptr) {
+    // As the planner's run under a spot plan (search/plan_choice.cpp): interruptions per
+    // node-hour become a rate per GPU-hour; the longer of the two restarts.
+    run.input.reliability.failures_per_gpu_hour += spot->interruptions_per_hour / std::max(1, spot->gpus_per_node);
+    if (spot->interruption_restart > run.input.reliability.restart_time)
+      run.input.reliability.restart_time = spot->interruption_restart;
+  }
   if (const std::string why = job_too_big_to_simulate(run.input); !why.empty()) {
     run.errors.push_back(why);
   } else {
@@ -260,6 +268,11 @@ QuoteInput quote_input_of(const SimReport& r) {
   j.parallel_plan = plan_summary(s.plan) + ", " + to_string(s.precision);
   j.step_time = r.est.step;
   j.mfu = r.est.mfu;
+  if (is_fine_tuning(s)) {
+    j.parallel_plan += ", " + std::string(s.training.method == TrainingMethod::QLora ? "QLoRA" : "LoRA") + " rank " +
+                       std::to_string(s.training.lora.rank);
+    j.checkpoint_params = trainable_params(s);
+  }
   in.run = r.run->result;
   in.plans = r.bills->comparison;
   in.catalog = QuoteCatalog::of(*r.bills->catalog);
@@ -271,6 +284,11 @@ QuoteInput quote_input_of(const SimReport& r) {
         "Model uncertainty: the step time has an 80% interval of {} to {} (x{:.2f} to x{:.2f}; cross-validated on {}).",
         format_time(lo), format_time(hi), r.band.p10, r.band.p90, r.band.basis));
   }
+  if (is_fine_tuning(s))
+    in.extra_assumptions.push_back("Fine-tuning: " + fine_tuning_summary(s) +
+                                   "; only the adapters have gradients, optimizer state and checkpoints. MFU counts "
+                                   "as model FLOPs: " +
+                                   model_flops_convention(s) + ".");
   if (r.run->reliability_defaults)
     in.extra_assumptions.push_back("Reliability: flopcast's defaults (the scenario gives no reliability block).");
   for (const auto& c : r.claims)

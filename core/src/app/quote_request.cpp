@@ -60,6 +60,7 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
   const std::string& customer = o.customer;
   const std::string& date = o.date;
   QuoteOutcome out;
+  r.spot_plan = o.spot_plan;
   if (!add_whole_run(r, data_dir, out.diags)) {
     out.problem = QuoteProblem::CatalogUnreadable;
     return out;
@@ -100,6 +101,7 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
   in.tax = cat.tax;
   in.payment_terms = cat.payment_terms;
   in.compare = o.compare;
+  in.allow_spot = !o.spot_plan.empty();
   in.language = o.language;
   in.frameworks =
       !o.frameworks.empty() ? o.frameworks : search::frameworks_for(r.scenario->plan, r.scenario->model).str();

@@ -1,5 +1,6 @@
 #include "flopcast/app/report_json.hpp"
 
+#include "flopcast/workload/fine_tuning.hpp"
 #include "flopcast/workload/workload.hpp"
 
 namespace flopcast::app {
@@ -200,6 +201,17 @@ nlohmann::ordered_json to_json(const SimReport& r) {
                {"hardware_flops", e.hardware_flops.value},
                {"engine", r.sim ? "simulation" : "estimate"},
                {"estimate_time_s", r.closed_form_step.seconds()}};
+  if (is_fine_tuning(s)) {
+    j["step"]["model_flops_convention"] = model_flops_convention(s);
+    const auto& l = s.training.lora;
+    J targets = J::array();
+    for (const auto t : l.targets) targets.push_back(to_string(t));
+    j["training"] = {{"method", to_string(s.training.method)},
+                     {"rank", l.rank},
+                     {"targets", targets},
+                     {"base_weights", to_string(l.base_weights)},
+                     {"trainable_params", trainable_params(s)}};
+  }
   if (r.sim) {
     J st = J::array();
     for (const auto& u : r.sim->stages)

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "flopcast/units/format.hpp"
+#include "flopcast/workload/fine_tuning.hpp"
 #include "flopcast/workload/workload.hpp"
 
 namespace flopcast::app {
@@ -149,6 +150,8 @@ void print_text(const SimReport& r, std::ostream& o) {
       "recompute {}, {}, {}\n",
       p.tp, p.pp, p.dp, p.cp, p.ep, p.vpp, p.sequence_parallel ? " +SP" : "", p.zero, p.micro_batch, p.global_batch,
       p.microbatches(), to_string(p.recompute), to_string(p.schedule), to_string(s.precision));
+  if (is_fine_tuning(s))
+    o << fmt::format("Training    {}; {}\n", fine_tuning_summary(s), format_count(trainable_params(s)) + " trained");
   o << fmt::format("Profile     {} ({})\n", r.profile_name, r.coefficients_basis);
   if (!s.defaults_applied.empty()) {
     o << "Defaults    ";
@@ -177,6 +180,7 @@ void print_text(const SimReport& r, std::ostream& o) {
     o << fmt::format(" (80% band {:.1f}% to {:.1f}%)", mfu_band(r).first * 100, mfu_band(r).second * 100);
   o << "\n";
   o << fmt::format("  HFU                  {:.1f}%\n", e.hfu * 100);
+  if (is_fine_tuning(s)) o << "  model FLOPs          " << model_flops_convention(s) << "\n";
   o << "\nMemory per GPU (stage " << e.memory.stage << ", " << fmt::format("{:g}", e.memory.in_flight)
     << " micro-batches in flight)\n";
   const auto& m = e.memory;

@@ -12,6 +12,7 @@
 #include "flopcast/compute/op_cost.hpp"
 #include "flopcast/topology/group_shape.hpp"
 #include "flopcast/units/hash.hpp"
+#include "flopcast/workload/fine_tuning.hpp"
 
 namespace flopcast {
 namespace {
@@ -287,6 +288,14 @@ StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
   }
   if (stage == 0) out.dense += pc.embedding / t;
   if (stage + 1 == stage_layers.size()) out.dense += (pc.output_head + pc.final_norm) / t;
+  if (is_fine_tuning(s)) {
+    // LoRA: the adapters are what is synchronised and stepped; the frozen weights only gathered
+    // by ZeRO-3 (at their storage bytes: NF4 GEMM weights for QLoRA, roughly all of them).
+    const LocalAdapters a = local_adapter_params(s, first_layer, stage_layers[stage]);
+    out.frozen_bytes = (out.dense + out.expert) * base_weight_bytes(s.training.lora.base_weights);
+    out.dense = a.dense;
+    out.expert = a.expert;
+  }
   return out;
 }
 
@@ -323,7 +332,7 @@ Time zero3_gather_with(const Scenario& s, const StageParameters& params, Coll&& 
   const auto& p = s.plan;
   const std::int64_t dp_group = p.dp * p.cp;
   if (dp_group <= 1 || p.zero != 3) return Time{0};
-  return coll(CollectiveKind::AllGather, dp_group, p.tp, Bytes{params.dense * 2});
+  return coll(CollectiveKind::AllGather, dp_group, p.tp, Bytes{params.dense * 2 + params.frozen_bytes});
 }
 
 }  // namespace
@@ -409,11 +418,13 @@ struct LayerCost {
 /// wgrad (k, n, m).
 struct LayerGemms {
   Time fwd{0}, bwd_in{0}, bwd_w{0};
+  int count = 0;  ///< GEMMs added (each issues one weight-gradient kernel)
   void add(const EstimateInputs& in, LayerCost& c, double mm, double nn, double kk, double batch = 1) {
     add_in(in.ctx, c, mm, nn, kk, batch);
   }
   /// A GEMM in the given context's precision (the router stays in 16 bits under FP8).
   void add_in(const OpContext& ctx, LayerCost& c, double mm, double nn, double kk, double batch = 1) {
+    ++count;
     c.kernels_f += 1;
     c.kernels_b += 2;
     fwd += gemm_time(ctx, {mm, nn, kk, batch});
@@ -544,6 +555,16 @@ LayerCost layer_cost(const EstimateInputs& in, int layer) {
   double elementwise = (2 * 2 + 2 * 3) * h / in.sp_div + (m.learned_positions ? 0.0 : 4 * (q + kv) / t);
   int kernels_f = 9;
   ffn_cost(in, layer, c, gemms, elementwise, kernels_f);
+  if (is_fine_tuning(in.s)) {
+    // Frozen base weights: no weight-gradient GEMMs; the adapters' GEMMs and QLoRA's
+    // dequantization instead (workload/fine_tuning.cpp).
+    const FineTuningLayerCost ft = fine_tuning_layer_cost(in.ctx, in.s, layer, T);
+    gemms.fwd += ft.fwd;
+    gemms.bwd_in += ft.bwd_input;
+    gemms.bwd_w = ft.bwd_weight;
+    c.kernels_f += ft.kernels_f;
+    c.kernels_b += ft.kernels_b - gemms.count;
+  }
   c.kernels_f += kernels_f;
   c.kernels_b += 2 * kernels_f;
   const Time ew_f = memory_bound_time(in.ctx, Bytes{T * elementwise * in.elt}, kernels_f);
@@ -622,11 +643,12 @@ std::vector<StageTimes> stage_times(const EstimateInputs& in) {
     double kernels_f = dense_cost.kernels_f * dense_here + moe_cost.kernels_f * moe_here;
     double kernels_b = dense_cost.kernels_b * dense_here + moe_cost.kernels_b * moe_here;
     layer += st.layers;
-    if (i == 0) {  // embedding lookup forward, scatter-add backward
+    const bool frozen = is_fine_tuning(in.s);  // LoRA: embedding and output head frozen
+    if (i == 0) {                              // embedding lookup forward, scatter-add backward (none when frozen)
       st.forward += memory_bound_time(in.ctx, Bytes{2 * T * h * elt}, 2);
-      st.backward += memory_bound_time(in.ctx, Bytes{3 * T * h * 4}, 2);
+      if (!frozen) st.backward += memory_bound_time(in.ctx, Bytes{3 * T * h * 4}, 2);
       kernels_f += 2;
-      kernels_b += 2;
+      kernels_b += frozen ? 0 : 2;
     }
     if (i + 1 == stage_layers.size()) {  // final norm, logits GEMM, fp32 cross-entropy
       const double vocab_local = d(m.vocab) / t;
@@ -634,7 +656,7 @@ std::vector<StageTimes> stage_times(const EstimateInputs& in) {
       st.forward += gemm_time(in.ctx16, {T, vocab_local, h}) +
                     memory_bound_time(in.ctx, Bytes{T * vocab_local * (elt + 2 * 4)}, 4);
       const Time bi = gemm_time(in.ctx16, {T, h, vocab_local});
-      st.backward += bi + gemm_time(in.ctx16, {h, vocab_local, T}) +
+      st.backward += bi + (frozen ? Time{0} : gemm_time(in.ctx16, {h, vocab_local, T})) +
                      memory_bound_time(in.ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
       st.backward_input += bi;
       if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
@@ -741,8 +763,9 @@ void finish_estimate(const Scenario& s, const ComputeProfile& prof, StepEstimate
   br.overhead = Time::from_seconds(prof.iteration_overhead_ms * 1e-3);
   est.step = br.total();
 
-  est.model_flops = model_flops_per_step(m, d(p.global_batch));
-  est.hardware_flops = hardware_flops_per_step(m, p);
+  // Full training: model_flops_per_step; LoRA: no frozen weight gradients (fine_tuning.hpp).
+  est.model_flops = training_model_flops(s);
+  est.hardware_flops = training_hardware_flops(s);
   const auto& gpu = s.cluster.gpu;
   const double peak = gpu.peak(s.precision) ? gpu.peak(s.precision)->flops_per_s : 0;
   const double denom = est.step.seconds() * d(s.cluster.gpus) * peak;

@@ -12,6 +12,7 @@
 #include "flopcast/io/price_catalog_io.hpp"  // reliability: and pricing: blocks
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/scenario/scenario_check.hpp"
+#include "training_block.hpp"
 #include "unit_reader.hpp"
 #include "yaml_util.hpp"
 
@@ -26,7 +27,6 @@ using detail::child;
 using detail::Reader;
 
 constexpr std::int64_t kMaxGpus = 1'000'000;  // planning limit: 10^6 GPUs (docs/reliability.md, Limits)
-constexpr double kMaxTokens = 1e16;           // 10^16 tokens
 
 void read_model(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& s) {
   r.note("model", n);
@@ -440,24 +440,7 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
   } else {
     s.defaults_applied.push_back("attention = flash");
   }
-  if (const auto t = root["training"]) {
-    r.note("training", t);
-    if (r.expect_map(t, "training")) {
-      r.check_keys(t, "training", {"tokens", "method"});
-      if (t["tokens"]) {
-        if (auto v = r.number(t["tokens"], "training.tokens", 1, kMaxTokens)) s.training.tokens = *v;
-      }
-      if (t["method"]) {
-        if (auto v = r.choice(t["method"], "training.method", {"full", "lora", "qlora"}); v && *v != "full")
-          r.error(t["method"], "training.method",
-                  "training.method " + *v +
-                      " is not supported yet: flopcast models full training (every weight "
-                      "trained, with its gradients and optimizer state)",
-                  "use method: full, or leave the key out; " + *v +
-                      " runs (frozen base weights, rank-r adapters) cannot be predicted yet");
-      }
-    }
-  }
+  if (const auto t = root["training"]) detail::read_training(t, r, s);  // training_block.cpp
   if (root["calibration"]) {
     if (auto v = r.string(root["calibration"], "calibration")) s.calibration = *v;
   }

@@ -2,6 +2,7 @@ list(APPEND FLOPCAST_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/units_parse.cpp
   ${CMAKE_CURRENT_LIST_DIR}/yaml_util.cpp
   ${CMAKE_CURRENT_LIST_DIR}/unit_reader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_block.cpp
   ${CMAKE_CURRENT_LIST_DIR}/catalog.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profile_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model_io.cpp

@@ -1,5 +1,6 @@
 #include "flopcast/job/scenario_job.hpp"
 
+#include "flopcast/workload/fine_tuning.hpp"
 #include "flopcast/workload/workload.hpp"
 
 namespace flopcast {
@@ -10,7 +11,9 @@ JobInput job_input_for(const Scenario& s, Time step, std::int64_t steps, const E
   in.steps = steps;
   in.gpus = s.cluster.gpus;
   in.gpus_per_node = s.cluster.gpus_per_node;
-  in.params = parameter_count(s.model).total;
+  // What a checkpoint holds: every parameter, or a LoRA job's adapters (the frozen base weights
+  // are read back from the base model's checkpoint, not written).
+  in.params = trainable_params(s);
   in.gpu_tdp_w = s.cluster.gpu.tdp_w;
   in.node_power_w = s.cluster.fabric.node_power_kw * 1000.0;
   in.energy = energy;

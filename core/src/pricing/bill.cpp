@@ -82,6 +82,17 @@ class BillBuilder {
     item.note = note.empty() ? fx_note : (fx_note.empty() ? note : note + "; " + fx_note);
     if (kind == LineKind::GpuTime) gpu_total_ += item.amount;
     bill_.items.push_back(std::move(item));
+    just_added_ = bill_.items.size();
+  }
+
+  /// Marks the line just added as `quantity` x `price` per `unit` (LineItem::quantity_value)
+  /// when that product is its amount exactly: the price is in the bill's currency.
+  void as_product(std::int64_t quantity, std::string unit, const PriceRate& price) {
+    if (just_added_ != bill_.items.size() || !(price.currency == bill_.currency)) return;
+    LineItem& item = bill_.items.back();
+    item.quantity_value = static_cast<double>(quantity);
+    item.unit = std::move(unit);
+    item.unit_price_micro = price.micro;
   }
 
   void bill_part(const Part& part) {
@@ -129,6 +140,7 @@ class BillBuilder {
     const std::int64_t gpu_micro = over_billed(plan.price.micro, count);
     add(LineKind::GpuTime, label, count_str(count, what.c_str()) + " x " + units_str + ' ' + to_string(plan.unit),
         plan.price.str() + " / " + per_unit(plan.basis, plan.unit), gpu_micro, plan.price.currency, note);
+    if (!prorated) as_product(checked_mul(count, units), what + "-" + to_string(plan.unit), plan.price);
 
     if (plan.discount_bp > 0 && !prorated && units >= plan.discount_min_units) {
       add(LineKind::Discount,
@@ -149,14 +161,17 @@ class BillBuilder {
           add(LineKind::AddOn, name, count_str(gpus, "GPU") + " x " + units_str + ' ' + to_string(plan.unit),
               a.price.str() + " / GPU-" + to_string(plan.unit), over_billed(a.price.micro, gpus), a.price.currency,
               a.note);
+          if (!prorated) as_product(checked_mul(gpus, units), std::string("GPU-") + to_string(plan.unit), a.price);
           break;
         case AddOnKind::PerNodeUnit:
           add(LineKind::AddOn, name, count_str(nodes, "node") + " x " + units_str + ' ' + to_string(plan.unit),
               a.price.str() + " / node-" + to_string(plan.unit), over_billed(a.price.micro, nodes), a.price.currency,
               a.note);
+          if (!prorated) as_product(checked_mul(nodes, units), std::string("node-") + to_string(plan.unit), a.price);
           break;
         case AddOnKind::Once:
           add(LineKind::AddOn, name, "once", a.price.str(), a.price.micro, a.price.currency, a.note);
+          as_product(1, "once", a.price);
           break;
         case AddOnKind::StorageGbMonth:
           break;
@@ -207,6 +222,7 @@ class BillBuilder {
     const std::int64_t hours = std::max(ceil_div(usage_.debug_phase.ns, kHourNs), cpu.minimum_hours);
     add(LineKind::DebugPhase, "Debug phase, " + (cpu.name.empty() ? cpu.id : cpu.name), count_str(hours, "hour"),
         cpu.per_hour.str() + " / hour", checked_mul(cpu.per_hour.micro, hours), cpu.per_hour.currency, cpu.note);
+    as_product(hours, "hour", cpu.per_hour);
   }
 
   void bill_credit() {
@@ -279,6 +295,7 @@ class BillBuilder {
   const BillOptions& options_;
   Bill bill_;
   Money gpu_total_;
+  std::size_t just_added_ = 0;  ///< items.size() right after add() pushed a line
   Time billed_gpu_;
   std::vector<const Plan*> deposit_plans_;
 };

@@ -26,8 +26,9 @@ std::string money_key(const Money& m) { return std::to_string(m.minor) + ' ' + m
 std::string checkpoint_assumption(const QuoteInput& in, QuoteLanguage l) {
   const JobResult& r = in.run;
   std::string per_param;
-  if (in.job.params > 0.0) {
-    const double bpp = r.checkpoint_size.value / in.job.params;
+  const double checkpointed = in.job.checkpoint_params > 0.0 ? in.job.checkpoint_params : in.job.params;
+  if (checkpointed > 0.0) {
+    const double bpp = r.checkpoint_size.value / checkpointed;
     per_param = tr(l, "a.ckpt.per_param", fmt::arg("bpp", format_fixed(bpp, 0)),
                    fmt::arg("optimizer", bpp == 14.0 ? quote_text(l, "a.ckpt.optimizer") : ""));
   }
@@ -122,6 +123,7 @@ std::string canonical_quote_string(const QuoteInput& in) {
   line(s, "job.plan", j.parallel_plan);
   line(s, "job.step_ns", std::to_string(j.step_time.ns));
   line(s, "job.mfu", exact(j.mfu));
+  if (j.checkpoint_params > 0.0) line(s, "job.checkpoint_params", exact(j.checkpoint_params));
   const JobResult& r = in.run;
   line(s, "run.trials", std::to_string(r.trials));
   line(s, "run.seed", std::to_string(r.seed));
@@ -179,6 +181,7 @@ std::string canonical_quote_string(const QuoteInput& in) {
       line(s, "band.plan", row.option.id + '|' + money_key(row.p50.total) + '|' + money_key(row.p90.total));
   }
   line(s, "compare", in.compare ? "1" : "0");
+  if (in.allow_spot) line(s, "allow_spot", "1");  // absent when off: earlier quotes keep their ids
   return s;
 }
 
@@ -257,6 +260,31 @@ std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const Com
 
 }  // namespace
 
+bool quoted_kind(const QuoteInput& input, PriceKind kind) {
+  return billable_by_default(kind) || (input.allow_spot && kind == PriceKind::Spot);
+}
+
+namespace {
+
+/// The spot plan's interruptions, their source and what they cost the simulated run.
+void spot_assumption(const QuoteInput& in, const ComparisonRow& best, Quote& q) {
+  const QuoteLanguage l = in.language;
+  const Plan& p = *best.option.plan;
+  const int gpn = std::max(1, p.gpus_per_node);
+  const JobResult& r = in.run;
+  q.assumptions.push_back(
+      tr(l, "a.spot", fmt::arg("plan", quote_phrase(l, best.option.label)),
+         fmt::arg("rate", fmt::format("{:.3g}", p.interruptions_per_hour)), fmt::arg("gpus", gpn),
+         fmt::arg("source", p.interruption_source.empty() ? std::string() : " (" + p.interruption_source + ")"),
+         fmt::arg("per_gpu", fmt::format("{:.3g}", p.interruptions_per_hour / gpn)),
+         fmt::arg("restart", quote_units(l, format_duration_with_hours(p.interruption_restart))),
+         fmt::arg("failures", format_fixed(r.failures_mean, 1)),
+         fmt::arg("lost", quote_units(l, format_duration_with_hours(r.lost_work_mean))),
+         fmt::arg("restarts", quote_units(l, format_duration_with_hours(r.restart_mean)))));
+}
+
+}  // namespace
+
 Quote make_quote(QuoteInput input) {
   Quote q;
   if (input.issuer.empty()) input.issuer = input.catalog.provider;
@@ -271,10 +299,10 @@ Quote make_quote(QuoteInput input) {
   // price), never a competitor's price, an assumption or a spot price.
   for (std::size_t i = 0; i < input.plans.rows.size(); ++i) {
     const ComparisonRow& row = input.plans.rows[i];
-    if (!row.option.plan || row.option.plan->competitor || !billable_by_default(row.option.plan->kind) ||
+    if (!row.option.plan || row.option.plan->competitor || !quoted_kind(input, row.option.plan->kind) ||
         !row.p50.ok() || !row.p90.ok())
       continue;
-    if (row.option.overflow && !billable_by_default(row.option.overflow->kind)) continue;
+    if (row.option.overflow && !quoted_kind(input, row.option.overflow->kind)) continue;
     const ComparisonRow* cur = q.recommended ? &input.plans.rows[*q.recommended] : nullptr;
     if (!cur || row.p50.total.minor < cur->p50.total.minor ||
         (row.p50.total.minor == cur->p50.total.minor && row.p90.total.minor < cur->p90.total.minor))
@@ -290,6 +318,7 @@ Quote make_quote(QuoteInput input) {
     q.tax_p90 = tax_on(best->p90.total, input.tax->rate_bp);
   }
   q.assumptions = make_assumptions(input);
+  if (best && best->option.plan && best->option.plan->kind == PriceKind::Spot) spot_assumption(input, *best, q);
   q.input = std::move(input);
   return q;
 }

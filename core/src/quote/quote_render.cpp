@@ -229,7 +229,7 @@ void layout_comparison(const Quote& q, Doc& d) {
     const ComparisonRow& row = rows[ri];
     const bool recommended = q.recommended && *q.recommended == ri;
     const bool competitor = row.option.plan && row.option.plan->competitor;
-    if (competitor ? !in.compare : !(row.option.plan && billable_by_default(row.option.plan->kind))) continue;
+    if (competitor ? !in.compare : !(row.option.plan && quoted_kind(in, row.option.plan->kind))) continue;
     const std::string label = row.option.label + (competitor ? std::string(quote_text(l, "cmp.another")) : "") +
                               (recommended ? std::string(quote_text(l, "cmp.recommended")) : "");
     if (!row.p50.ok() || !row.p90.ok()) continue;

@@ -348,8 +348,10 @@ std::vector<std::string> request_errors(const Scenario& base, const PlanSpace& s
 }
 
 /// The work items: every GPU count of every cluster type in every precision, in the space's
-/// order; a precision the GPU has no peak for is counted and left out.
-std::vector<Item> work_items(const Scenario& base, const PlanSpace& space, std::int64_t& no_peak) {
+/// order; a precision the GPU has no peak for is counted and left out, and named in `missing`
+/// ("H100: nvfp4").
+std::vector<Item> work_items(const Scenario& base, const PlanSpace& space, std::int64_t& no_peak,
+                             std::string& missing) {
   std::vector<Item> items;
   const std::vector<Precision> precisions =
       space.precisions.empty() ? std::vector<Precision>{base.precision} : space.precisions;
@@ -366,6 +368,8 @@ std::vector<Item> work_items(const Scenario& base, const PlanSpace& space, std::
     for (const Precision p : precisions) {
       if (!cl.gpu.peak(p)) {
         ++no_peak;
+        const std::string name = cl.gpu.name + ": " + to_string(p);
+        if (missing.find(name) == std::string::npos) missing += (missing.empty() ? "" : ", ") + name;
         continue;
       }
       for (const auto g : counts)
@@ -857,10 +861,15 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
   out.errors = request_errors(base, space);
   if (!out.errors.empty()) return out;
   std::int64_t no_peak = 0;
-  const std::vector<Item> items = work_items(base, space, no_peak);
+  std::string missing;
+  const std::vector<Item> items = work_items(base, space, no_peak, missing);
   if (items.empty()) {
-    out.errors.push_back(no_peak > 0 ? "no GPU type searched has a dense peak for the precisions asked"
-                                     : "no GPU count to search (check --gpus-max and the node size)");
+    out.errors.push_back(
+        no_peak > 0
+            ? "no GPU type searched has a dense peak for the precisions asked (none in data/gpus.yaml for " + missing +
+                  "; mxfp8 and nvfp4 need a Blackwell GPU such as B200 or GB200): choose "
+                  "another --precision or --gpu"
+            : "no GPU count to search (check --gpus-max and the node size)");
     return out;
   }
   const SearchContext ctx = make_context(base, profile, space, options);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "flopcast/comm/nccl_tuning.hpp"
+#include "flopcast/workload/fine_tuning.hpp"
 
 namespace flopcast {
 namespace {
@@ -322,6 +323,9 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   mb.weights = Bytes{sharded(bytes.weights, p.zero >= 3)};
   mb.gradients = Bytes{sharded(bytes.gradients, p.zero >= 2)};
   mb.optimizer = Bytes{sharded(bytes.optimizer, p.zero >= 1)};
+  // LoRA / QLoRA: frozen base weights, adapter states only (fine_tuning.cpp).
+  if (is_fine_tuning(s))
+    apply_fine_tuning_memory(s, first_layer, nlayers, {dense, experts, params.gemm}, shard, expert_shard, mb);
   if (p.zero >= 3 && nlayers > 0) {
     // ZeRO-3 gathers full layers ahead of use: the current and the prefetched layer (this
     // GPU's TP/EP shard of the stage's largest layer).
@@ -334,7 +338,8 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
                                : pc.dense_layer / p.tp;
       largest = std::max(largest, layer);
     }
-    mb.weights += Bytes{2.0 * bytes.weights * largest};
+    const double gathered = is_fine_tuning(s) ? base_weight_bytes(s.training.lora.base_weights) : bytes.weights;
+    mb.weights += Bytes{2.0 * gathered * largest};
   } else {
     mb.weight_copies = Bytes{params.gemm * fp8_weight_copy_bytes(s.precision)};
     mb.weights += mb.weight_copies;
@@ -350,6 +355,10 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   // The first stage's embedding dropout keeps a 1-byte mask per element of its output
   // (Megatron theoretical_memory_usage.py: s*b*h*pp).
   if (first && m.dropout) act += sb * d(m.hidden) / (p.sequence_parallel ? p.tp : 1.0);
+  if (is_fine_tuning(s) && p.recompute != Recompute::Full) {  // the adapters' r-wide intermediates
+    act += (nlayers - moe_here) * adapter_activation_bytes(s, first_layer).value;
+    if (moe_here > 0) act += moe_here * adapter_activation_bytes(s, m.moe->dense_layers).value;
+  }
   act *= mb.in_flight;
   if (p.recompute == Recompute::Full && nlayers > 0) {
     // Backward recomputes one layer at a time: its full activations are live once.

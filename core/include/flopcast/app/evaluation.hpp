@@ -89,6 +89,9 @@ struct SimReport {
   std::vector<ClaimCheck> claims;
   std::optional<WholeRun> run;    ///< set by add_whole_run when training.tokens is given
   std::optional<RunBills> bills;  ///< set by add_whole_run when the scenario has `pricing:`
+  /// A spot plan of the price catalog (its id; "" = none): add_whole_run then simulates the run
+  /// with the plan's interruptions on top of the failures, as the planner does.
+  std::string spot_plan;
 };
 
 /// The step time at the band's P10 and P90 ({est.step, est.step} when the band is unknown).

@@ -35,6 +35,9 @@ struct QuoteOptions {
   bool compare = false;                        ///< show competitors' prices beside the provider's plans
   std::string frameworks;                      ///< "" = the frameworks that run the scenario's plan
   QuoteLanguage language = QuoteLanguage::En;  ///< the language the quote is written in
+  /// The spot plan the planner chose (its id in the scenario's catalog; "" = none): the run is
+  /// simulated with its interruptions and the quote may recommend it.
+  std::string spot_plan;
 };
 
 /// A quote, or the problem that stops it.

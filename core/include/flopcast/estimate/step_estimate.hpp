@@ -106,6 +106,9 @@ Time collective_time(const Scenario& s, const ComputeProfile& profile, Collectiv
 struct StageParameters {
   double dense = 0;
   double expert = 0;
+  /// LoRA: bytes of the frozen base weights (dense and expert above are then the adapters',
+  /// the trained parameters); gathered by ZeRO-3, never synchronised or stepped.
+  double frozen_bytes = 0;
 };
 StageParameters stage_parameters(const Scenario& s, std::size_t stage);
 

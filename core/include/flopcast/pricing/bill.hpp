@@ -48,6 +48,13 @@ struct LineItem {
   Money amount;            ///< in the bill's currency
   bool in_total = true;    ///< false for Info lines
   std::string note;        ///< e.g. "converted at 1 USD = 7.2 CNY"
+  /// The line as numbers, when its amount is exactly quantity x unit price rounded to the minor
+  /// unit (whole billed units, priced in the bill's currency): a spreadsheet then shows the
+  /// product as a formula. Empty `unit` when the line is not such a product (discount, credit,
+  /// prorated or converted lines, storage): the amount stands alone.
+  double quantity_value = 0;
+  std::string unit;                   ///< "GPU-hour", "node-month", "hour", "once"
+  std::int64_t unit_price_micro = 0;  ///< per `unit`, in micro-units of the bill's currency
 };
 
 /// A bill in one currency.

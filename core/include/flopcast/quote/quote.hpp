@@ -26,6 +26,8 @@ struct QuoteJob {
   std::string parallel_plan;  ///< e.g. "TP8 PP2 DP4, 1F1B" (may be empty)
   Time step_time;             ///< simulated step time
   double mfu = 0.0;           ///< simulated model FLOPs utilisation, 0..1
+  /// Parameters a checkpoint holds when not `params` (LoRA: the adapters'); 0 = params.
+  double checkpoint_params = 0.0;
 };
 
 /// What the quote says about the price catalog it used.
@@ -79,6 +81,8 @@ struct QuoteInput {
   /// The run the requirements are checked on (none: the point prediction's run).
   std::optional<QuoteBandCheck> band_check;
   bool compare = false;  ///< show competitors' prices beside the provider's plans
+  /// Spot plans may be recommended (the run was simulated with their interruptions).
+  bool allow_spot = false;
   /// The language the quote is written in. Not part of the id: the same offer in English and
   /// in Chinese carries the same quote id.
   QuoteLanguage language = QuoteLanguage::En;
@@ -106,6 +110,10 @@ struct Quote {
   /// Whether every requirement the customer stated is met.
   bool meets() const;
 };
+
+/// Whether a plan of `kind` is priced in the quote: offers, list and contract prices; spot
+/// prices too when `input.allow_spot`.
+bool quoted_kind(const QuoteInput& input, PriceKind kind);
 
 /// Builds the quote: id, validity date, recommendation, requirement checks, tax, assumptions.
 Quote make_quote(QuoteInput input);

@@ -11,6 +11,7 @@
 #include "flopcast/parallel/parallel_plan.hpp"
 #include "flopcast/pricing/pricing_spec.hpp"
 #include "flopcast/scenario/diagnostic.hpp"
+#include "flopcast/workload/fine_tuning_spec.hpp"
 #include "flopcast/workload/model_spec.hpp"
 
 namespace flopcast {
@@ -27,6 +28,8 @@ struct ClusterSpec {
 /// How long to train.
 struct TrainingSpec {
   double tokens = 0.0;  ///< tokens to train on; 0 = not given (no whole-run figures)
+  TrainingMethod method = TrainingMethod::Full;
+  LoraSpec lora;  ///< method lora or qlora only
 };
 
 /// Figures a vendor or article claims for this scenario; `simulate` checks them.

@@ -1,0 +1,145 @@
+// The scenario's `training:` block: tokens, and the method (full, lora, qlora) with its adapters
+// (docs/fine-tuning.md).
+#include "training_block.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "flopcast/workload/fine_tuning.hpp"
+
+namespace flopcast::io::detail {
+namespace {
+
+constexpr double kMaxTokens = 1e16;  // 10^16 tokens
+
+std::string target_list(const std::vector<LoraTarget>& ts) {
+  std::string out;
+  for (const auto t : ts) out += (out.empty() ? "" : ", ") + std::string(to_string(t));
+  return out;
+}
+
+/// training.lora.targets: known names, no duplicate, no fused target beside its parts, and split
+/// MLP targets only on a SwiGLU model.
+std::vector<LoraTarget> read_targets(const YAML::Node& n, Reader& r, const Scenario& s) {
+  const std::string path = "training.lora.targets";
+  r.note(path, n);
+  std::vector<LoraTarget> out;
+  if (!n.IsSequence() || n.size() == 0) {
+    r.error(n, path, "expected a non-empty list of GEMM names, got " + describe(n),
+            "write e.g. targets: [qkv, proj, fc1, fc2] (or leave the key out for those four)");
+    return out;
+  }
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node item = n[i];
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    const std::string name = item.IsScalar() ? item.Scalar() : describe(item);
+    const auto t = item.IsScalar() ? parse_lora_target(name) : std::nullopt;
+    if (!t) {
+      std::string hint =
+          "targets are the model's GEMMs: qkv (or q, k, v), proj, fc1 (or gate, up), fc2; Hugging "
+          "Face names (q_proj ... down_proj) are accepted";
+      if (auto m = did_you_mean(name, lora_target_names())) hint = "did you mean '" + *m + "'? (" + hint + ")";
+      r.error(item, at, "unknown LoRA target '" + name + "'", hint);
+      continue;
+    }
+    if (std::find(out.begin(), out.end(), *t) != out.end()) {
+      r.error(item, at, "LoRA target '" + name + "' is listed twice", "list each GEMM once");
+      continue;
+    }
+    out.push_back(*t);
+  }
+  auto has = [&](LoraTarget t) { return std::find(out.begin(), out.end(), t) != out.end(); };
+  if (has(LoraTarget::Qkv) && (has(LoraTarget::Q) || has(LoraTarget::K) || has(LoraTarget::V)))
+    r.error(n, path, "qkv is the fused q, k and v projection: listing both gives the same GEMM two adapters",
+            "use qkv (one fused adapter, as Megatron-core's linear_qkv) or q, k, v (one each, as q_proj, k_proj, "
+            "v_proj)");
+  if (has(LoraTarget::Fc1) && (has(LoraTarget::Gate) || has(LoraTarget::Up)))
+    r.error(n, path, "fc1 is the fused gate and up projection: listing both gives the same GEMM two adapters",
+            "use fc1 (as Megatron-core's linear_fc1) or gate, up (as gate_proj, up_proj)");
+  if ((has(LoraTarget::Gate) || has(LoraTarget::Up)) && s.model.ffn_kind != FfnKind::SwiGlu)
+    r.error(n, path, "gate and up exist only in a SwiGLU MLP; this model's MLP is GeLU (fc1, fc2)",
+            "use fc1 for the up projection");
+  return out;
+}
+
+void read_lora(const YAML::Node& n, Reader& r, Scenario& s) {
+  r.note("training.lora", n);
+  if (!r.expect_map(n, "training.lora")) return;
+  r.check_keys(n, "training.lora", {"rank", "alpha", "targets", "base_weights"});
+  LoraSpec& l = s.training.lora;
+  const std::int64_t hidden = s.model.hidden;
+  if (!n["rank"]) {
+    r.error(n, "training.lora.rank", "missing required key 'rank': the adapters' rank sets their cost",
+            "add rank: 16 (a typical rank is 8 to 64)");
+  } else if (auto v = r.integer(n["rank"], "training.lora.rank", INT_MIN, INT_MAX)) {
+    if (*v < 1 || (hidden > 0 && *v > hidden))
+      r.error(n["rank"], "training.lora.rank",
+              "rank must be 1 to the model's hidden size (" + std::to_string(hidden) + "), got " + std::to_string(*v),
+              "a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16)");
+    else
+      l.rank = static_cast<int>(*v);
+  }
+  if (n["alpha"]) {
+    if (auto v = r.number(n["alpha"], "training.lora.alpha", 1e-9, 1e9)) l.alpha = *v;
+  }
+  if (n["targets"]) {
+    l.targets = read_targets(n["targets"], r, s);
+  } else {
+    l.targets = default_lora_targets();
+    s.defaults_applied.push_back("training.lora.targets = [" + target_list(l.targets) +
+                                 "] (default: NeMo's LoRA targets, the attention and MLP projections)");
+  }
+  const bool qlora = s.training.method == TrainingMethod::QLora;
+  if (n["base_weights"]) {
+    if (auto v = r.choice(n["base_weights"], "training.lora.base_weights", {"bf16", "nf4"})) {
+      l.base_weights = *v == "nf4" ? BaseWeights::NF4 : BaseWeights::BF16;
+      if (qlora && l.base_weights != BaseWeights::NF4)
+        r.error(n["base_weights"], "training.lora.base_weights",
+                "method qlora stores the frozen base weights in 4-bit NF4, got base_weights bf16",
+                "use base_weights: nf4 (or leave it out), or method: lora for bf16 base weights");
+      if (!qlora && l.base_weights == BaseWeights::NF4 && s.training.method == TrainingMethod::Lora)
+        r.error(n["base_weights"], "training.lora.base_weights", "NF4 base weights are QLoRA",
+                "use method: qlora, or base_weights: bf16");
+    }
+  } else {
+    l.base_weights = qlora ? BaseWeights::NF4 : BaseWeights::BF16;
+    s.defaults_applied.push_back(std::string("training.lora.base_weights = ") + to_string(l.base_weights) +
+                                 " (default for method " + to_string(s.training.method) + ")");
+  }
+}
+
+}  // namespace
+
+void read_training(const YAML::Node& t, Reader& r, Scenario& s) {
+  r.note("training", t);
+  if (!r.expect_map(t, "training")) return;
+  r.check_keys(t, "training", {"tokens", "method", "lora"});
+  if (t["tokens"]) {
+    if (auto v = r.number(t["tokens"], "training.tokens", 1, kMaxTokens)) s.training.tokens = *v;
+  }
+  if (t["method"]) {
+    if (auto v = r.choice(t["method"], "training.method", {"full", "lora", "qlora"}))
+      s.training.method = *parse_training_method(*v);
+  }
+  const TrainingMethod method = s.training.method;
+  if (method == TrainingMethod::Full) {
+    if (t["lora"])
+      r.error(t["lora"], "training.lora", "a lora block needs method lora or qlora (method is full)",
+              "set training.method: lora (or qlora), or remove the lora block");
+    return;
+  }
+  if (!t["lora"]) {
+    r.error(t["method"], "training.lora",
+            std::string("method ") + to_string(method) + " needs a lora block: the adapters' rank sets their cost",
+            "add lora: {rank: 16} under training (targets default to qkv, proj, fc1, fc2)");
+    return;
+  }
+  if (method == TrainingMethod::QLora && s.precision != Precision::BF16 && s.precision != Precision::FP16)
+    r.error(t["method"], "training.method",
+            std::string("QLoRA dequantizes its NF4 weights to 16 bits and computes in bf16, got precision ") +
+                to_string(s.precision),
+            "use precision: bf16 with method qlora");
+  read_lora(t["lora"], r, s);
+}
+
+}  // namespace flopcast::io::detail

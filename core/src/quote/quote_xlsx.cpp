@@ -1,0 +1,380 @@
+// The quote as an .xlsx workbook (quote_xlsx.hpp), written with libxlsxwriter. Compiled only
+// when FLOPCAST_XLSX is ON (quote_xlsx_none.cpp otherwise).
+#include "flopcast/quote/quote_xlsx.hpp"
+
+#include <xlsxwriter.h>
+
+#include <unistd.h>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "flopcast/quote/quote_text.hpp"
+#include "flopcast/units/format.hpp"
+#include "quote_format.hpp"
+
+namespace flopcast {
+namespace {
+
+/// Every label the workbook shows, in one table (English).
+struct XlsxText {
+  const char* sheet_quote = "Quote";
+  const char* sheet_bill = "Bill";
+  const char* sheet_assumptions = "Assumptions";
+  const char* title = "Training quote";
+  const char* quote = "Quote";
+  const char* customer = "Customer";
+  const char* issuer = "Issued by";
+  const char* date = "Date";
+  const char* valid_until = "Valid until";
+  const char* plan = "Recommended plan";
+  const char* cluster = "Cluster";
+  const char* parallel_plan = "Parallel plan";
+  const char* currency = "Currency";
+  const char* total_before_tax = "Total before tax";
+  const char* total_with_tax = "Total including tax";
+  const char* requirement = "Requirement";
+  const char* asked = "Asked";
+  const char* this_plan = "This plan";
+  const char* met = "Met";
+  const char* yes = "yes";
+  const char* no = "NO";
+  const char* tax_rate = "Tax rate";
+  const char* no_tax = "Prices exclude taxes";
+  const char* payment = "Payment";
+  const char* payment_default = "to be agreed in the contract";
+  const char* description = "Description";
+  const char* quantity = "Quantity";
+  const char* unit = "Unit";
+  const char* unit_price = "Unit price";
+  const char* amount = "Amount";
+  const char* note = "Note";
+  const char* p50_block = "Expected run (P50)";
+  const char* p90_block = "If the run takes the P90 time";
+  const char* subtotal = "Subtotal before tax";
+  const char* total = "Total";
+  const char* not_added = "not added: part of the lines above";
+  const char* deposit = "Deposit (refundable, not in the total)";
+  const char* no_plan = "No plan of this price list can be billed for this job.";
+};
+constexpr XlsxText kTextEn{};
+/// The same labels in Simplified Chinese (the words of the Markdown/HTML/PDF quote, quote_text.cpp).
+constexpr XlsxText kTextZh{
+    .sheet_quote = "报价单",
+    .sheet_bill = "账单",
+    .sheet_assumptions = "假设条件",
+    .title = "训练报价单",
+    .quote = "报价单编号",
+    .customer = "客户",
+    .issuer = "服务商",
+    .date = "日期",
+    .valid_until = "有效期至",
+    .plan = "推荐方案",
+    .cluster = "集群",
+    .parallel_plan = "并行方案",
+    .currency = "币种",
+    .total_before_tax = "税前合计",
+    .total_with_tax = "含税合计",
+    .requirement = "要求项",
+    .asked = "要求",
+    .this_plan = "本方案",
+    .met = "是否满足",
+    .yes = "满足",
+    .no = "未满足",
+    .tax_rate = "税率",
+    .no_tax = "价格不含税",
+    .payment = "付款方式",
+    .payment_default = "以合同约定为准",
+    .description = "项目",
+    .quantity = "数量",
+    .unit = "单位",
+    .unit_price = "单价",
+    .amount = "金额",
+    .note = "备注",
+    .p50_block = "预期运行（P50）",
+    .p90_block = "若按 P90 时间运行",
+    .subtotal = "税前小计",
+    .total = "合计",
+    .not_added = "不另计：已含在上述项目中",
+    .deposit = "押金（可退还，不计入合计）",
+    .no_plan = "本价目表中没有可为此任务计费的方案。",
+};
+
+/// The labels of the quote's language.
+const XlsxText& text_of(const Quote& q) { return q.input.language == QuoteLanguage::ZhCn ? kTextZh : kTextEn; }
+
+/// "E7" for row `r`, column `c` (both from 0).
+std::string cell(int r, int c) { return std::string(1, static_cast<char>('A' + c)) + std::to_string(r + 1); }
+
+/// Seconds since 1970-01-01 00:00 UTC of a "YYYY-MM-DD" date (H. Hinnant's days_from_civil,
+/// howardhinnant.github.io/date_algorithms.html); 0 when the date does not parse.
+std::time_t epoch_of(const std::string& date) {
+  int y = 0, m = 0, d = 0;
+  if (std::sscanf(date.c_str(), "%4d-%2d-%2d", &y, &m, &d) != 3) return 0;
+  y -= m <= 2 ? 1 : 0;
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const int yoe = y - era * 400;
+  const int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const long long days = static_cast<long long>(era) * 146097 + doe - 719468;
+  return static_cast<std::time_t>(days * 86400);
+}
+
+/// Number formats: money in the bill's currency ("¥#,##0.00", "$#,##0.00", else the code).
+struct Formats {
+  lxw_format* bold = nullptr;
+  lxw_format* money = nullptr;
+  lxw_format* money_bold = nullptr;
+  lxw_format* price = nullptr;  ///< unit prices: up to six decimals
+  lxw_format* percent = nullptr;
+  lxw_format* wrap = nullptr;
+
+  Formats(lxw_workbook* wb, const Currency& c) {
+    const std::string code = c.str();
+    const std::string prefix = code == "CNY" ? "\xC2\xA5" : code == "USD" ? "$" : code == "EUR" ? "\xE2\x82\xAC" : "";
+    const std::string suffix = prefix.empty() ? " \"" + code + "\"" : "";
+    const std::string money_fmt = prefix + "#,##0.00" + suffix;
+    const std::string price_fmt = prefix + "#,##0.00####" + suffix;
+    bold = workbook_add_format(wb);
+    format_set_bold(bold);
+    money = workbook_add_format(wb);
+    format_set_num_format(money, money_fmt.c_str());
+    money_bold = workbook_add_format(wb);
+    format_set_num_format(money_bold, money_fmt.c_str());
+    format_set_bold(money_bold);
+    price = workbook_add_format(wb);
+    format_set_num_format(price, price_fmt.c_str());
+    percent = workbook_add_format(wb);
+    format_set_num_format(percent, "0.00%");
+    wrap = workbook_add_format(wb);
+    format_set_text_wrap(wrap);
+  }
+};
+
+double major(const Money& m) { return static_cast<double>(m.minor) / 100.0; }
+
+/// Where the Bill sheet put a block's totals (rows from 0), for the Quote sheet's references.
+struct BlockRows {
+  int subtotal = -1, tax = -1, total = -1;
+};
+
+struct BillWriter {
+  lxw_worksheet* ws;
+  const Formats& f;
+  const Quote& q;
+  int row = 0;
+  int rate_row = -1;  ///< the row of the tax rate cell (column B)
+
+  void text(int r, int c, const std::string& s, lxw_format* fmt = nullptr) {
+    worksheet_write_string(ws, static_cast<lxw_row_t>(r), static_cast<lxw_col_t>(c), s.c_str(), fmt);
+  }
+  void number(int r, int c, double v, lxw_format* fmt) {
+    worksheet_write_number(ws, static_cast<lxw_row_t>(r), static_cast<lxw_col_t>(c), v, fmt);
+  }
+  void formula(int r, int c, const std::string& fml, lxw_format* fmt, double value) {
+    worksheet_write_formula_num(ws, static_cast<lxw_row_t>(r), static_cast<lxw_col_t>(c), fml.c_str(), fmt, value);
+  }
+
+  /// One line: amount = ROUND(quantity x unit price, 2) when the line is such a product.
+  void line(const LineItem& i) {
+    const std::string label = quote_phrase(q.input.language, i.label);
+    text(row, 0, i.in_total ? label : "  " + label);
+    if (!i.unit.empty()) {
+      number(row, 1, i.quantity_value, nullptr);
+      text(row, 2, i.unit);
+      number(row, 3, static_cast<double>(i.unit_price_micro) / 1e6, f.price);
+      formula(row, 4, "=ROUND(" + cell(row, 1) + "*" + cell(row, 3) + ",2)", f.money, major(i.amount));
+    } else {
+      text(row, 1, quote_phrase(q.input.language, i.quantity));
+      if (!i.unit_price.empty()) text(row, 3, quote_phrase(q.input.language, i.unit_price));
+      number(row, 4, major(i.amount), f.money);
+    }
+    std::string note = quote_phrase(q.input.language, i.note);
+    if (!i.in_total) note = std::string(text_of(q).not_added) + (note.empty() ? "" : "; " + note);
+    if (!note.empty()) text(row, 5, note);
+    ++row;
+  }
+
+  BlockRows block(const char* title, const Bill& bill, const Money& tax) {
+    text(row++, 0, title, f.bold);
+    const int first = row;
+    for (const LineItem& i : bill.items)
+      if (i.in_total) line(i);
+    const int last = row - 1;
+    BlockRows out;
+    out.subtotal = row;
+    text(row, 0, text_of(q).subtotal, f.bold);
+    if (last >= first)
+      formula(row, 4, "=SUM(" + cell(first, 4) + ":" + cell(last, 4) + ")", f.money_bold, major(bill.total));
+    else
+      number(row, 4, major(bill.total), f.money_bold);
+    ++row;
+    if (rate_row >= 0) {
+      out.tax = row;
+      text(row, 0, quote_phrase(q.input.language, q.input.tax->name));
+      formula(row, 4, "=ROUND(" + cell(out.subtotal, 4) + "*$B$" + std::to_string(rate_row + 1) + ",2)", f.money,
+              major(tax));
+      ++row;
+      out.total = row;
+      text(row, 0, std::string(text_of(q).total_with_tax), f.bold);
+      formula(row, 4, "=" + cell(out.subtotal, 4) + "+" + cell(out.tax, 4), f.money_bold, major(bill.total + tax));
+      ++row;
+    }
+    for (const LineItem& i : bill.items)
+      if (!i.in_total) line(i);
+    if (bill.deposit.minor != 0) {
+      text(row, 0, text_of(q).deposit);
+      number(row, 4, major(bill.deposit), f.money);
+      ++row;
+    }
+    ++row;
+    return out;
+  }
+};
+
+std::pair<BlockRows, BlockRows> write_bill(lxw_worksheet* ws, const Formats& f, const Quote& q,
+                                           const ComparisonRow& best) {
+  BillWriter w{ws, f, q};
+  worksheet_set_column(ws, 0, 0, 46, nullptr);
+  worksheet_set_column(ws, 1, 1, 12, nullptr);
+  worksheet_set_column(ws, 2, 2, 12, nullptr);
+  worksheet_set_column(ws, 3, 4, 16, nullptr);
+  worksheet_set_column(ws, 5, 5, 48, nullptr);
+  w.text(w.row, 0, text_of(q).plan, f.bold);
+  w.text(w.row++, 1, best.option.label);
+  w.text(w.row, 0, text_of(q).currency);
+  w.text(w.row++, 1, best.p50.currency.str());
+  const auto& tax = q.input.tax;
+  if (tax) {
+    w.rate_row = w.row;
+    w.text(w.row, 0, text_of(q).tax_rate + std::string(" (") + quote_phrase(q.input.language, tax->name) + ")");
+    w.number(w.row, 1, static_cast<double>(tax->rate_bp) / 10'000.0, f.percent);
+    if (!tax->basis.empty()) w.text(w.row, 5, tax->basis);
+    ++w.row;
+  } else {
+    w.text(w.row++, 0, text_of(q).no_tax);
+  }
+  ++w.row;
+  const char* head[] = {text_of(q).description, text_of(q).quantity, text_of(q).unit,
+                        text_of(q).unit_price,  text_of(q).amount,   text_of(q).note};
+  for (int c = 0; c < 6; ++c) w.text(w.row, c, head[c], f.bold);
+  ++w.row;
+  const BlockRows p50 = w.block(text_of(q).p50_block, best.p50, q.tax_p50);
+  const BlockRows p90 = w.block(text_of(q).p90_block, best.p90, q.tax_p90);
+  return {p50, p90};
+}
+
+void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, const ComparisonRow* best,
+                       std::pair<BlockRows, BlockRows> bill_rows) {
+  const QuoteInput& in = q.input;
+  BillWriter w{ws, f, q};
+  worksheet_set_column(ws, 0, 0, 26, nullptr);
+  worksheet_set_column(ws, 1, 3, 30, nullptr);
+  auto pair = [&](const char* label, const std::string& value) {
+    w.text(w.row, 0, label, f.bold);
+    w.text(w.row++, 1, value.empty() ? "-" : value);
+  };
+  w.text(w.row++, 0, std::string(text_of(q).title) + " " + q.id, f.bold);
+  pair(text_of(q).quote, q.id);
+  pair(text_of(q).customer, in.customer);
+  pair(text_of(q).issuer, quote_provider(in.language, in.issuer));
+  pair(text_of(q).date, quote_date(in.language, in.issue_date));
+  pair(text_of(q).valid_until, quote_date(in.language, q.valid_until));
+  ++w.row;
+  if (best) {
+    pair(text_of(q).plan, best->option.label);
+    pair(text_of(q).cluster, format_grouped(in.job.gpus) + " x " + in.job.gpu_name);
+    if (!in.job.parallel_plan.empty()) pair(text_of(q).parallel_plan, quote_phrase(in.language, in.job.parallel_plan));
+    pair(text_of(q).currency, best->p50.currency.str());
+    w.text(w.row, 1, "P50", f.bold);
+    w.text(w.row++, 2, "P90", f.bold);
+    const std::string bill = std::string("'") + text_of(q).sheet_bill + "'!";
+    auto totals = [&](const char* label, int r50, int r90, const Money& v50, const Money& v90) {
+      w.text(w.row, 0, label, f.bold);
+      w.formula(w.row, 1, "=" + bill + cell(r50, 4), f.money, major(v50));
+      w.formula(w.row++, 2, "=" + bill + cell(r90, 4), f.money, major(v90));
+    };
+    totals(text_of(q).total_before_tax, bill_rows.first.subtotal, bill_rows.second.subtotal, best->p50.total,
+           best->p90.total);
+    if (in.tax)
+      totals(text_of(q).total_with_tax, bill_rows.first.total, bill_rows.second.total, best->p50.total + q.tax_p50,
+             best->p90.total + q.tax_p90);
+  } else {
+    w.text(w.row++, 0, text_of(q).no_plan);
+  }
+  pair(text_of(q).payment, in.payment_terms.empty() ? text_of(q).payment_default : in.payment_terms);
+  ++w.row;
+  const char* head[] = {text_of(q).requirement, text_of(q).asked, text_of(q).this_plan, text_of(q).met};
+  for (int c = 0; c < 4; ++c) w.text(w.row, c, head[c], f.bold);
+  ++w.row;
+  for (const RequirementCheck& r : q.requirements) {
+    w.text(w.row, 0, quote_phrase(in.language, r.what));
+    w.text(w.row, 1, quote_phrase(in.language, r.asked));
+    w.text(w.row, 2, quote_phrase(in.language, r.plan));
+    w.text(w.row++, 3, r.met ? text_of(q).yes : text_of(q).no, r.met ? nullptr : f.bold);
+  }
+}
+
+/// Writes the workbook to `path`; an error message, or "" when it was written.
+std::string write_workbook(const Quote& q, const std::string& path) {
+  lxw_workbook* wb = workbook_new(path.c_str());
+  if (wb == nullptr) return "libxlsxwriter cannot create a workbook";
+  std::string title = std::string(text_of(q).title) + " " + q.id;
+  std::string company = q.input.issuer;
+  lxw_doc_properties props{};
+  props.title = title.data();
+  props.company = company.data();
+  props.created = epoch_of(q.input.issue_date);
+  workbook_set_properties(wb, &props);
+  const ComparisonRow* best =
+      q.recommended && *q.recommended < q.input.plans.rows.size() ? &q.input.plans.rows[*q.recommended] : nullptr;
+  const Formats f(wb, best ? best->p50.currency : q.input.plans.currency);
+  lxw_worksheet* quote_ws = workbook_add_worksheet(wb, text_of(q).sheet_quote);
+  lxw_worksheet* bill_ws = workbook_add_worksheet(wb, text_of(q).sheet_bill);
+  lxw_worksheet* notes_ws = workbook_add_worksheet(wb, text_of(q).sheet_assumptions);
+  std::pair<BlockRows, BlockRows> rows;
+  if (best) rows = write_bill(bill_ws, f, q, *best);
+  write_quote_sheet(quote_ws, f, q, best, rows);
+  worksheet_set_column(notes_ws, 0, 0, 120, f.wrap);
+  worksheet_write_string(notes_ws, 0, 0, text_of(q).sheet_assumptions, f.bold);
+  lxw_row_t r = 1;
+  for (const std::string& a : q.assumptions) worksheet_write_string(notes_ws, r++, 0, a.c_str(), nullptr);
+  const lxw_error err = workbook_close(wb);
+  return err == LXW_NO_ERROR ? std::string() : std::string("libxlsxwriter: ") + lxw_strerror(err);
+}
+
+}  // namespace
+
+bool quote_xlsx_supported() { return true; }
+
+std::optional<std::string> render_quote_xlsx(const Quote& quote, std::string& error) {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) {
+    error = "no temporary folder for the workbook: " + ec.message();
+    return std::nullopt;
+  }
+  std::string path = (dir / "flopcast-quote-XXXXXX").string();
+  const int fd = mkstemp(path.data());
+  if (fd < 0) {
+    error = "cannot create a temporary file in " + dir.string() + " for the workbook";
+    return std::nullopt;
+  }
+  close(fd);
+  error = write_workbook(quote, path);
+  std::optional<std::string> bytes;
+  if (error.empty()) {
+    std::ifstream in(path, std::ios::binary);
+    bytes.emplace(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) {
+      error = "cannot read back the workbook written to " + path;
+      bytes.reset();
+    }
+  }
+  std::filesystem::remove(path, ec);
+  return bytes;
+}
+
+}  // namespace flopcast

@@ -1,0 +1,325 @@
+#include "flopcast/workload/fine_tuning.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+namespace flopcast {
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+struct TargetName {
+  std::string_view name;
+  LoraTarget target;
+};
+/// Canonical names first (to_string reads them), then the Hugging Face and Megatron-core names.
+constexpr TargetName kTargetNames[] = {
+    {"qkv", LoraTarget::Qkv},
+    {"q", LoraTarget::Q},
+    {"k", LoraTarget::K},
+    {"v", LoraTarget::V},
+    {"proj", LoraTarget::Proj},
+    {"fc1", LoraTarget::Fc1},
+    {"gate", LoraTarget::Gate},
+    {"up", LoraTarget::Up},
+    {"fc2", LoraTarget::Fc2},
+    {"q_proj", LoraTarget::Q},
+    {"k_proj", LoraTarget::K},
+    {"v_proj", LoraTarget::V},
+    {"o_proj", LoraTarget::Proj},
+    {"gate_proj", LoraTarget::Gate},
+    {"up_proj", LoraTarget::Up},
+    {"down_proj", LoraTarget::Fc2},
+    {"linear_qkv", LoraTarget::Qkv},
+    {"linear_proj", LoraTarget::Proj},
+    {"linear_fc1", LoraTarget::Fc1},
+    {"linear_fc2", LoraTarget::Fc2},
+};
+
+bool is_mlp(LoraTarget t) {
+  return t == LoraTarget::Fc1 || t == LoraTarget::Gate || t == LoraTarget::Up || t == LoraTarget::Fc2;
+}
+
+/// Input and output widths of a target's base GEMM for an FFN of width `f`.
+std::pair<double, double> widths(const ModelSpec& m, LoraTarget t, double f) {
+  const double h = d(m.hidden), q = d(m.q_dim()), kv = d(m.kv_dim());
+  switch (t) {
+    case LoraTarget::Qkv:
+      return {h, q + 2 * kv};
+    case LoraTarget::Q:
+      return {h, q};
+    case LoraTarget::K:
+    case LoraTarget::V:
+      return {h, kv};
+    case LoraTarget::Proj:
+      return {q, h};
+    case LoraTarget::Fc1:
+      return {h, f * (m.ffn_matrices() - 1)};  // gate and up fused for SwiGLU
+    case LoraTarget::Gate:
+    case LoraTarget::Up:
+      return {h, f};
+    case LoraTarget::Fc2:
+      return {f, h};
+  }
+  return {0, 0};
+}
+
+/// Forward FLOPs of one step's frozen GEMMs (logits included) and attention, whole job.
+struct ForwardSplit {
+  double gemm = 0, attention = 0, adapters = 0;
+};
+
+ForwardSplit forward_split(const Scenario& s) {
+  const auto& m = s.model;
+  const double gb = d(s.plan.global_batch);
+  const double tokens = gb * d(m.seq_len);
+  ForwardSplit f;
+  auto add = [&](int layer, int count) {
+    if (count <= 0) return;
+    const LayerFlops lf = layer_forward_flops(m, layer, gb);
+    f.gemm += count * (lf.qkv + lf.out_proj + lf.mlp + lf.router);
+    f.attention += count * lf.attention;
+    double per_token = 0;
+    for (const auto& a : adapter_shapes(m, s.training.lora, layer)) per_token += a.per_token * (a.in + a.out);
+    f.adapters += count * 2.0 * tokens * s.training.lora.rank * per_token;
+  };
+  const int moe = m.moe_layers();
+  add(0, m.layers - moe);
+  if (moe > 0) add(m.moe->dense_layers, moe);
+  f.gemm += 2 * tokens * d(m.hidden) * d(m.vocab);  // logits (frozen output head)
+  return f;
+}
+
+}  // namespace
+
+const char* to_string(TrainingMethod m) {
+  switch (m) {
+    case TrainingMethod::Full:
+      return "full";
+    case TrainingMethod::Lora:
+      return "lora";
+    case TrainingMethod::QLora:
+      return "qlora";
+  }
+  return "full";
+}
+
+const char* to_string(BaseWeights w) { return w == BaseWeights::NF4 ? "nf4" : "bf16"; }
+
+const char* to_string(LoraTarget t) {
+  for (const auto& n : kTargetNames)
+    if (n.target == t) return n.name.data();
+  return "qkv";
+}
+
+std::optional<TrainingMethod> parse_training_method(std::string_view s) {
+  if (s == "full") return TrainingMethod::Full;
+  if (s == "lora") return TrainingMethod::Lora;
+  if (s == "qlora") return TrainingMethod::QLora;
+  return std::nullopt;
+}
+
+std::optional<LoraTarget> parse_lora_target(std::string_view s) {
+  for (const auto& n : kTargetNames)
+    if (n.name == s) return n.target;
+  return std::nullopt;
+}
+
+std::vector<std::string> lora_target_names() {
+  std::vector<std::string> v;
+  for (const auto& n : kTargetNames) v.emplace_back(n.name);
+  return v;
+}
+
+std::vector<LoraTarget> default_lora_targets() {
+  return {LoraTarget::Qkv, LoraTarget::Proj, LoraTarget::Fc1, LoraTarget::Fc2};
+}
+
+double base_weight_bytes(BaseWeights w) { return w == BaseWeights::NF4 ? kNf4BytesPerWeight : 2.0; }
+
+AdapterList adapter_shapes(const ModelSpec& m, const LoraSpec& lora, int layer) {
+  AdapterList list;
+  auto push = [&](LoraTarget t, double f, double copies, double per_token, bool routed) {
+    if (list.count >= static_cast<int>(list.items.size())) return;
+    const auto [in, out] = widths(m, t, f);
+    list.items[static_cast<std::size_t>(list.count++)] = {t, in, out, copies, per_token, routed};
+  };
+  for (const LoraTarget t : lora.targets) {
+    if (!is_mlp(t) || !m.is_moe_layer(layer)) {
+      push(t, d(m.ffn), 1, 1, false);
+      continue;
+    }
+    // An MoE layer's MLP targets: one adapter per routed expert (a token passes top_k of them)
+    // and one per shared expert.
+    const auto& e = *m.moe;
+    push(t, d(e.expert_ffn), e.experts, e.top_k, true);
+    if (e.shared_experts > 0) push(t, d(e.expert_ffn), e.shared_experts, e.shared_experts, false);
+  }
+  return list;
+}
+
+double adapter_params_of_layer(const ModelSpec& m, const LoraSpec& lora, int layer) {
+  double p = 0;
+  for (const auto& a : adapter_shapes(m, lora, layer)) p += a.copies * lora.rank * (a.in + a.out);
+  return p;
+}
+
+double adapter_params_of_layers(const ModelSpec& m, const LoraSpec& lora, int first, int n) {
+  if (n <= 0) return 0;
+  int moe = 0;
+  if (m.moe) moe = std::max(0, first + n - std::max(first, m.moe->dense_layers));
+  double p = (n - moe) * adapter_params_of_layer(m, lora, first);  // dense layers come first
+  if (moe > 0) p += moe * adapter_params_of_layer(m, lora, std::max(first, m.moe->dense_layers));
+  return p;
+}
+
+LocalAdapters local_adapter_params(const Scenario& s, int first, int n) {
+  const auto& m = s.model;
+  const auto& p = s.plan;
+  LocalAdapters out;
+  if (n <= 0) return out;
+  auto add = [&](int layer, int count) {
+    if (count <= 0) return;
+    for (const auto& a : adapter_shapes(m, s.training.lora, layer)) {
+      const double params = count * a.copies * s.training.lora.rank * (a.in + a.out);
+      if (a.routed)
+        out.expert += params / (static_cast<double>(p.expert_tp()) * p.ep);
+      else
+        out.dense += params / p.tp;
+    }
+  };
+  int moe = 0;
+  if (m.moe) moe = std::max(0, first + n - std::max(first, m.moe->dense_layers));
+  add(first, n - moe);
+  if (moe > 0) add(std::max(first, m.moe->dense_layers), moe);
+  return out;
+}
+
+double trainable_params(const Scenario& s) {
+  if (!is_fine_tuning(s)) return parameter_count(s.model).total;
+  return adapter_params_of_layers(s.model, s.training.lora, 0, s.model.layers);
+}
+
+Flops training_model_flops(const Scenario& s) {
+  if (!is_fine_tuning(s)) return model_flops_per_step(s.model, d(s.plan.global_batch));
+  const ForwardSplit f = forward_split(s);
+  return Flops{2 * f.gemm + 3 * f.attention + 3 * f.adapters};
+}
+
+Flops training_hardware_flops(const Scenario& s) {
+  if (!is_fine_tuning(s)) return hardware_flops_per_step(s.model, s.plan);
+  const ForwardSplit f = forward_split(s);
+  double extra = 0;
+  if (s.plan.recompute == Recompute::Full) {
+    // The logits GEMM is not recomputed (it runs after the last checkpointed layer).
+    extra = f.gemm - 2 * d(s.plan.global_batch) * d(s.model.seq_len) * d(s.model.hidden) * d(s.model.vocab) +
+            f.attention + f.adapters;
+  } else if (s.plan.recompute == Recompute::Selective) {
+    extra = f.attention;
+  }
+  return Flops{training_model_flops(s).value + extra};
+}
+
+std::string model_flops_convention(const Scenario& s) {
+  if (!is_fine_tuning(s))
+    return "forward and backward of every weight (6 FLOPs per parameter per token) and attention; no recompute";
+  return "frozen weights: forward and input gradient only (4 FLOPs per parameter per token, not 6); adapters: "
+         "forward, input and weight gradients (6 per adapter parameter); attention forward and backward; no "
+         "recompute";
+}
+
+FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario& s, int layer, double tokens) {
+  const auto& m = s.model;
+  const auto& p = s.plan;
+  const double t = p.tp, r = s.training.lora.rank;
+  const double elt = bytes_per_element(ctx.precision) >= 2 ? bytes_per_element(ctx.precision) : 2.0;
+  FineTuningLayerCost c;
+  for (const auto& a : adapter_shapes(m, s.training.lora, layer)) {
+    // Both adapter matrices split by TP like their base GEMM (an approximation: frameworks
+    // replicate one of the two, which differs by r x width, r << width). A routed expert's
+    // adapters see the tokens routed to it: per_token / copies of T per copy, batched.
+    const double split = a.routed ? p.expert_tp() : t;
+    const double copies = a.routed ? a.copies / p.ep : a.copies;
+    const double rows = a.routed ? tokens * a.per_token / a.copies * p.ep * p.expert_tp() / t : tokens;
+    const double in = a.in / split, out = a.out / split;
+    // x A (rows x r from in), then (x A) B (rows x out from r).
+    c.fwd += gemm_time(ctx, {rows, r, in, copies}) + gemm_time(ctx, {rows, out, r, copies});
+    c.bwd_input += gemm_time(ctx, {rows, r, out, copies}) + gemm_time(ctx, {rows, in, r, copies});
+    c.bwd_weight += gemm_time(ctx, {r, out, rows, copies}) + gemm_time(ctx, {in, r, rows, copies});
+    // The scaled adapter output added to the base output (read both, write one); backward adds
+    // A's input gradient into the base's.
+    c.fwd += memory_bound_time(ctx, Bytes{3 * rows * copies * out * elt}, 1);
+    c.bwd_input += memory_bound_time(ctx, Bytes{3 * rows * copies * in * elt}, 1);
+    c.kernels_f += 3;
+    c.kernels_b += 5;
+  }
+  if (s.training.lora.base_weights == BaseWeights::NF4) {
+    // bitsandbytes dequantizes each NF4 weight to bf16 before the forward GEMM and again before
+    // the input-gradient GEMM (autograd/_functions.py, MatMul4Bit forward and backward): one
+    // memory-bound kernel per weight per pass, reading NF4 and writing 2 B.
+    const double h = d(m.hidden);
+    double gemm = h * d(m.q_dim()) + 2 * h * d(m.kv_dim()) + d(m.q_dim()) * h;
+    double kernels = 4;
+    if (m.is_moe_layer(layer)) {
+      const auto& e = *m.moe;
+      const double expert = m.ffn_matrices() * h * d(e.expert_ffn);
+      gemm =
+          gemm / t + e.shared_experts * expert / t + e.experts * expert / (static_cast<double>(p.expert_tp()) * p.ep);
+      kernels += 2.0 * (e.experts / p.ep + e.shared_experts);
+    } else {
+      gemm = (gemm + m.ffn_matrices() * h * d(m.ffn)) / t;
+      kernels += m.ffn_matrices();
+    }
+    const Time dq =
+        memory_bound_time(ctx, Bytes{gemm * (kNf4BytesPerWeight + 2.0)}, static_cast<int>(std::min(kernels, 1e6)));
+    c.fwd += dq;
+    c.bwd_input += dq;
+    c.kernels_f += kernels;
+    c.kernels_b += kernels;
+  }
+  return c;
+}
+
+Bytes adapter_activation_bytes(const Scenario& s, int layer) {
+  const auto& p = s.plan;
+  const double tokens = d(s.model.seq_len) / p.cp * d(p.micro_batch);
+  double per_token = 0;
+  for (const auto& a : adapter_shapes(s.model, s.training.lora, layer)) per_token += a.per_token;
+  return Bytes{tokens * per_token * s.training.lora.rank * 2.0};
+}
+
+void apply_fine_tuning_memory(const Scenario& s, int first_layer, int nlayers, const StageWeights& w, double shard,
+                              double expert_shard, MemoryBreakdown& mb) {
+  const auto& p = s.plan;
+  const double wb = base_weight_bytes(s.training.lora.base_weights);
+  // Frozen: the GEMM weights at wb, the rest (embeddings, norms, router) at 2 B. Routed experts
+  // are all GEMM weights.
+  const double dense_gemm = std::max(0.0, w.gemm - w.experts);
+  const double dense_bytes = (w.dense - dense_gemm) * 2.0 + dense_gemm * wb;
+  const double expert_bytes = w.experts * wb;
+  const double frozen = p.zero >= 3 ? dense_bytes / shard + expert_bytes / expert_shard : dense_bytes + expert_bytes;
+  // Adapters: this GPU's share (adapter matrices split like their base GEMMs).
+  const LocalAdapters adapters = local_adapter_params(s, first_layer, nlayers);
+  const StateBytes bytes = state_bytes(s.precision);
+  auto sharded = [&](double bytes_per_param, bool on) {
+    return on ? adapters.dense * bytes_per_param / shard + adapters.expert * bytes_per_param / expert_shard
+              : adapters.total() * bytes_per_param;
+  };
+  mb.weights = Bytes{frozen + sharded(2.0, p.zero >= 3)};
+  mb.gradients = Bytes{sharded(bytes.gradients, p.zero >= 2)};
+  mb.optimizer = Bytes{sharded(12.0, p.zero >= 1)};  // fp32 master weights, Adam m and v
+}
+
+std::string fine_tuning_summary(const Scenario& s) {
+  if (!is_fine_tuning(s)) return {};
+  const auto& l = s.training.lora;
+  std::string targets;
+  for (const auto t : l.targets) targets += (targets.empty() ? "" : ", ") + std::string(to_string(t));
+  return fmt::format("{} rank {} on {} ({:.1f}M adapter parameters), frozen {} base weights",
+                     s.training.method == TrainingMethod::QLora ? "QLoRA" : "LoRA", l.rank, targets,
+                     trainable_params(s) / 1e6, to_string(l.base_weights));
+}
+
+}  // namespace flopcast
