@@ -162,13 +162,9 @@ WholeRun simulate_whole_run(const SimReport& r, const PriceCatalog* catalog) {
   WholeRun run;
   run.reliability_defaults = !s.has_reliability;
   run.input = job_input_of(s, r, catalog ? energy_spec(*catalog, s.pricing) : EnergySpec{});
-  if (const Plan* spot = !r.spot_plan.empty() && catalog ? catalog->find_plan(r.spot_plan) : nullptr) {
-    // As the planner's run under a spot plan (search/plan_choice.cpp): interruptions per
-    // node-hour become a rate per GPU-hour; the longer of the two restarts.
-    run.input.reliability.failures_per_gpu_hour += spot->interruptions_per_hour / std::max(1, spot->gpus_per_node);
-    if (spot->interruption_restart > run.input.reliability.restart_time)
-      run.input.reliability.restart_time = spot->interruption_restart;
-  }
+  // As the planner's run under a spot plan (search/plan_choice.cpp).
+  if (const Plan* spot = !r.spot_plan.empty() && catalog ? catalog->find_plan(r.spot_plan) : nullptr)
+    spot->add_interruptions(run.input);
   if (const std::string why = job_too_big_to_simulate(run.input); !why.empty()) {
     run.errors.push_back(why);
   } else {
@@ -269,8 +265,7 @@ QuoteInput quote_input_of(const SimReport& r) {
   j.step_time = r.est.step;
   j.mfu = r.est.mfu;
   if (is_fine_tuning(s)) {
-    j.parallel_plan += ", " + std::string(s.training.method == TrainingMethod::QLora ? "QLoRA" : "LoRA") + " rank " +
-                       std::to_string(s.training.lora.rank);
+    j.parallel_plan += ", " + fine_tuning_label(s);
     j.checkpoint_params = trainable_params(s);
   }
   in.run = r.run->result;

@@ -138,6 +138,11 @@ bool Plan::names_gpu(std::string_view gpu) const {
                      [&](const std::string& g) { return g != "*" && normalize_gpu_name(g) == want; });
 }
 
+void Plan::add_interruptions(JobInput& in) const {
+  in.reliability.failures_per_gpu_hour += interruptions_per_hour / std::max(1, gpus_per_node);
+  if (interruption_restart > in.reliability.restart_time) in.reliability.restart_time = interruption_restart;
+}
+
 bool Plan::applies_to(std::string_view gpu) const {
   return names_gpu(gpu) || std::any_of(gpus.begin(), gpus.end(), [](const std::string& g) { return g == "*"; });
 }

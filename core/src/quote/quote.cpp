@@ -223,9 +223,8 @@ bool Quote::meets() const {
 
 namespace {
 
-/// The customer's requirements against the run and the recommended plan.
-std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const ComparisonRow* best,
-                                                 const std::optional<std::size_t>& recommended) {
+/// The customer's requirements against the run and the recommended plan (a row of in.plans).
+std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const std::optional<std::size_t>& recommended) {
   const QuoteRequirements& q = in.requirements;
   const char* pct = q.p50 ? "P50" : "P90";
   std::vector<RequirementCheck> out;
@@ -241,11 +240,14 @@ std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const Com
   }
   if (q.budget) {
     RequirementCheck c{"Budget (before tax)", q.budget->str(), "no plan can be billed", false};
+    const ComparisonRow* best =
+        recommended && *recommended < in.plans.rows.size() ? &in.plans.rows[*recommended] : nullptr;
     // The recommended plan's row in the band's bills (same catalog, so the same option id).
     if (best && band) {
+      const std::string& id = best->option.id;
       best = nullptr;
       for (const ComparisonRow& row : band->plans.rows)
-        if (row.option.id == in.plans.rows[*recommended].option.id && row.p50.ok() && row.p90.ok()) best = &row;
+        if (row.option.id == id && row.p50.ok() && row.p90.ok()) best = &row;
     }
     if (best) {
       const Money& total = q.p50 ? best->p50.total : best->p90.total;
@@ -296,7 +298,8 @@ Quote make_quote(QuoteInput input) {
   }
   if (input.plans.rows.empty()) q.errors.push_back("no plan to quote: the comparison has no rows");
   // The issuer's quote recommends the cheapest plan it bills at (an offer, a list or a contract
-  // price), never a competitor's price, an assumption or a spot price.
+  // price, and a spot price only when the customer allows it), never a competitor's price or an
+  // assumption.
   for (std::size_t i = 0; i < input.plans.rows.size(); ++i) {
     const ComparisonRow& row = input.plans.rows[i];
     if (!row.option.plan || row.option.plan->competitor || !quoted_kind(input, row.option.plan->kind) ||
@@ -312,7 +315,7 @@ Quote make_quote(QuoteInput input) {
     q.errors.push_back("no plan of the provider's own can be billed for this job (only competitor plans apply)");
   const ComparisonRow* best =
       q.recommended && *q.recommended < input.plans.rows.size() ? &input.plans.rows[*q.recommended] : nullptr;
-  q.requirements = check_requirements(input, best, q.recommended);
+  q.requirements = check_requirements(input, q.recommended);
   if (best && input.tax) {
     q.tax_p50 = tax_on(best->p50.total, input.tax->rate_bp);
     q.tax_p90 = tax_on(best->p90.total, input.tax->rate_bp);

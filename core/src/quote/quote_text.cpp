@@ -3,6 +3,7 @@
 #include <array>
 #include <regex>
 #include <utility>
+#include <vector>
 
 #include "flopcast/units/assert.hpp"
 #include "flopcast/units/text.hpp"
@@ -211,17 +212,40 @@ constexpr std::array kUnits{
 };
 // clang-format on
 
+/// A rule table's patterns, compiled once (std::regex construction costs far more than a match).
 template <std::size_t N>
-std::string apply(const std::array<Rule, N>& rules, std::string text, bool first_only) {
-  for (const Rule& r : rules) {
-    const std::regex re(r.pattern);
+std::vector<std::regex> compile(const std::array<Rule, N>& rules) {
+  std::vector<std::regex> out;
+  out.reserve(N);
+  for (const Rule& r : rules) out.emplace_back(r.pattern);
+  return out;
+}
+
+template <std::size_t N>
+std::string apply(const std::array<Rule, N>& rules, const std::vector<std::regex>& compiled, std::string text,
+                  bool first_only) {
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::regex& re = compiled[i];
     if (first_only) {
-      if (std::regex_search(text, re)) return std::regex_replace(text, re, r.zh);
+      if (std::regex_search(text, re)) return std::regex_replace(text, re, rules[i].zh);
       continue;
     }
-    text = std::regex_replace(text, re, r.zh);
+    text = std::regex_replace(text, re, rules[i].zh);
   }
   return text;
+}
+
+const std::vector<std::regex>& whole_patterns() {
+  static const std::vector<std::regex> re = compile(kWhole);
+  return re;
+}
+const std::vector<std::regex>& part_patterns() {
+  static const std::vector<std::regex> re = compile(kParts);
+  return re;
+}
+const std::vector<std::regex>& unit_patterns() {
+  static const std::vector<std::regex> re = compile(kUnits);
+  return re;
 }
 
 }  // namespace
@@ -273,12 +297,12 @@ std::string quote_date(QuoteLanguage lang, const std::string& date) {
 }
 
 std::string quote_units(QuoteLanguage lang, const std::string& text) {
-  return lang == QuoteLanguage::ZhCn ? apply(kUnits, text, false) : text;
+  return lang == QuoteLanguage::ZhCn ? apply(kUnits, unit_patterns(), text, false) : text;
 }
 
 std::string quote_phrase(QuoteLanguage lang, const std::string& text) {
   if (lang != QuoteLanguage::ZhCn) return text;
-  return quote_units(lang, apply(kParts, apply(kWhole, text, true), false));
+  return quote_units(lang, apply(kParts, part_patterns(), apply(kWhole, whole_patterns(), text, true), false));
 }
 
 std::string quote_provider(QuoteLanguage lang, const std::string& provider) {

@@ -5,12 +5,14 @@
 #include <xlsxwriter.h>
 
 #include <unistd.h>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
+#include "flopcast/quote/quote_render.hpp"
 #include "flopcast/quote/quote_text.hpp"
 #include "flopcast/units/format.hpp"
 #include "quote_format.hpp"
@@ -18,108 +20,113 @@
 namespace flopcast {
 namespace {
 
-/// Every label the workbook shows, in one table (English).
+/// Every label the workbook shows. Those the other formats show too come from the quote's string
+/// table (quote_text.hpp: one wording per language); the workbook's own are below.
 struct XlsxText {
-  const char* sheet_quote = "Quote";
-  const char* sheet_bill = "Bill";
-  const char* sheet_assumptions = "Assumptions";
-  const char* title = "Training quote";
-  const char* quote = "Quote";
-  const char* customer = "Customer";
-  const char* issuer = "Issued by";
-  const char* date = "Date";
-  const char* valid_until = "Valid until";
-  const char* plan = "Recommended plan";
-  const char* cluster = "Cluster";
-  const char* parallel_plan = "Parallel plan";
-  const char* currency = "Currency";
-  const char* total_before_tax = "Total before tax";
-  const char* total_with_tax = "Total including tax";
-  const char* requirement = "Requirement";
-  const char* asked = "Asked";
-  const char* this_plan = "This plan";
-  const char* met = "Met";
-  const char* yes = "yes";
-  const char* no = "NO";
-  const char* tax_rate = "Tax rate";
-  const char* no_tax = "Prices exclude taxes";
-  const char* payment = "Payment";
-  const char* payment_default = "to be agreed in the contract";
-  const char* description = "Description";
-  const char* quantity = "Quantity";
-  const char* unit = "Unit";
-  const char* unit_price = "Unit price";
-  const char* amount = "Amount";
-  const char* note = "Note";
-  const char* p50_block = "Expected run (P50)";
-  const char* p90_block = "If the run takes the P90 time";
-  const char* subtotal = "Subtotal before tax";
-  const char* total = "Total";
-  const char* not_added = "not added: part of the lines above";
-  const char* deposit = "Deposit (refundable, not in the total)";
-  const char* no_plan = "No plan of this price list can be billed for this job.";
-};
-constexpr XlsxText kTextEn{};
-/// The same labels in Simplified Chinese (the words of the Markdown/HTML/PDF quote, quote_text.cpp).
-constexpr XlsxText kTextZh{
-    .sheet_quote = "报价单",
-    .sheet_bill = "账单",
-    .sheet_assumptions = "假设条件",
-    .title = "训练报价单",
-    .quote = "报价单编号",
-    .customer = "客户",
-    .issuer = "服务商",
-    .date = "日期",
-    .valid_until = "有效期至",
-    .plan = "推荐方案",
-    .cluster = "集群",
-    .parallel_plan = "并行方案",
-    .currency = "币种",
-    .total_before_tax = "税前合计",
-    .total_with_tax = "含税合计",
-    .requirement = "要求项",
-    .asked = "要求",
-    .this_plan = "本方案",
-    .met = "是否满足",
-    .yes = "满足",
-    .no = "未满足",
-    .tax_rate = "税率",
-    .no_tax = "价格不含税",
-    .payment = "付款方式",
-    .payment_default = "以合同约定为准",
-    .description = "项目",
-    .quantity = "数量",
-    .unit = "单位",
-    .unit_price = "单价",
-    .amount = "金额",
-    .note = "备注",
-    .p50_block = "预期运行（P50）",
-    .p90_block = "若按 P90 时间运行",
-    .subtotal = "税前小计",
-    .total = "合计",
-    .not_added = "不另计：已含在上述项目中",
-    .deposit = "押金（可退还，不计入合计）",
-    .no_plan = "本价目表中没有可为此任务计费的方案。",
+  const char* sheet_quote;
+  const char* sheet_bill;
+  const char* sheet_assumptions;
+  const char* quote;
+  const char* customer;
+  const char* issuer;
+  const char* date;
+  const char* valid_until;
+  const char* plan;
+  const char* cluster;
+  const char* parallel_plan;
+  const char* currency;
+  const char* total_before_tax;
+  const char* total_with_tax;
+  const char* requirement;
+  const char* asked;
+  const char* this_plan;
+  const char* met;
+  const char* yes;
+  const char* no;
+  const char* tax_rate;
+  const char* no_tax;
+  const char* payment;
+  const char* payment_default;
+  const char* description;
+  const char* quantity;
+  const char* unit;
+  const char* unit_price;
+  const char* amount;
+  const char* note;
+  const char* p50_block;
+  const char* p90_block;
+  const char* subtotal;
+  const char* total;
+  const char* not_added;
+  const char* deposit;
+  const char* no_plan;
 };
 
-/// The labels of the quote's language.
-const XlsxText& text_of(const Quote& q) { return q.input.language == QuoteLanguage::ZhCn ? kTextZh : kTextEn; }
+/// The labels in `l`. The table's entries are string literals, so their views end in a NUL.
+XlsxText text_for(QuoteLanguage l) {
+  const bool zh = l == QuoteLanguage::ZhCn;
+  auto shared = [l](std::string_view key) { return quote_text(l, key).data(); };
+  auto own = [zh](const char* en, const char* zh_text) { return zh ? zh_text : en; };
+  return XlsxText{
+      .sheet_quote = own("Quote", "报价单"),
+      .sheet_bill = own("Bill", "账单"),
+      .sheet_assumptions = own("Assumptions", "假设条件"),
+      .quote = shared("head.quote"),
+      .customer = shared("head.customer"),
+      .issuer = shared("head.issuer"),
+      .date = shared("head.date"),
+      .valid_until = shared("head.valid_until"),
+      .plan = shared("heading.recommended"),
+      .cluster = own("Cluster", "集群"),
+      .parallel_plan = own("Parallel plan", "并行方案"),
+      .currency = own("Currency", "币种"),
+      .total_before_tax = shared("bill.total"),
+      .total_with_tax = own("Total including tax", "含税合计"),
+      .requirement = shared("req.col.what"),
+      .asked = shared("req.col.asked"),
+      .this_plan = shared("req.col.plan"),
+      .met = shared("req.col.met"),
+      .yes = shared("req.met"),
+      .no = shared("req.not_met"),
+      .tax_rate = own("Tax rate", "税率"),
+      .no_tax = own("Prices exclude taxes", "价格不含税"),
+      .payment = own("Payment", "付款方式"),
+      .payment_default = shared("terms.payment.default"),
+      .description = own("Description", "项目"),
+      .quantity = shared("bill.col.quantity"),
+      .unit = own("Unit", "单位"),
+      .unit_price = shared("bill.col.unit_price"),
+      .amount = own("Amount", "金额"),
+      .note = shared("bill.col.note"),
+      .p50_block = own("Expected run (P50)", "预期运行（P50）"),
+      .p90_block = own("If the run takes the P90 time", "若按 P90 时间运行"),
+      .subtotal = own("Subtotal before tax", "税前小计"),
+      .total = own("Total", "合计"),
+      .not_added = own("not added: part of the lines above", "不另计：已含在上述项目中"),
+      .deposit = shared("bill.deposit"),
+      .no_plan = shared("no_plan"),
+  };
+}
+
+/// The labels of the quote's language, made once per language.
+const XlsxText& text_of(const Quote& q) {
+  static const XlsxText en = text_for(QuoteLanguage::En);
+  static const XlsxText zh = text_for(QuoteLanguage::ZhCn);
+  return q.input.language == QuoteLanguage::ZhCn ? zh : en;
+}
 
 /// "E7" for row `r`, column `c` (both from 0).
 std::string cell(int r, int c) { return std::string(1, static_cast<char>('A' + c)) + std::to_string(r + 1); }
 
-/// Seconds since 1970-01-01 00:00 UTC of a "YYYY-MM-DD" date (H. Hinnant's days_from_civil,
-/// howardhinnant.github.io/date_algorithms.html); 0 when the date does not parse.
+/// Seconds since 1970-01-01 00:00 UTC of a "YYYY-MM-DD" date; 0 when it is not a calendar date.
 std::time_t epoch_of(const std::string& date) {
-  int y = 0, m = 0, d = 0;
-  if (std::sscanf(date.c_str(), "%4d-%2d-%2d", &y, &m, &d) != 3) return 0;
-  y -= m <= 2 ? 1 : 0;
-  const int era = (y >= 0 ? y : y - 399) / 400;
-  const int yoe = y - era * 400;
-  const int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  const long long days = static_cast<long long>(era) * 146097 + doe - 719468;
-  return static_cast<std::time_t>(days * 86400);
+  unsigned y = 0, m = 0, d = 0;
+  if (std::sscanf(date.c_str(), "%4u-%2u-%2u", &y, &m, &d) != 3) return 0;
+  const std::chrono::year_month_day ymd{std::chrono::year{static_cast<int>(y)}, std::chrono::month{m},
+                                        std::chrono::day{d}};
+  if (!ymd.ok()) return 0;
+  return static_cast<std::time_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::sys_days{ymd}.time_since_epoch()).count());
 }
 
 /// Number formats: money in the bill's currency ("¥#,##0.00", "$#,##0.00", else the code).
@@ -153,8 +160,6 @@ struct Formats {
   }
 };
 
-double major(const Money& m) { return static_cast<double>(m.minor) / 100.0; }
-
 /// Where the Bill sheet put a block's totals (rows from 0), for the Quote sheet's references.
 struct BlockRows {
   int subtotal = -1, tax = -1, total = -1;
@@ -185,11 +190,11 @@ struct BillWriter {
       number(row, 1, i.quantity_value, nullptr);
       text(row, 2, i.unit);
       number(row, 3, static_cast<double>(i.unit_price_micro) / 1e6, f.price);
-      formula(row, 4, "=ROUND(" + cell(row, 1) + "*" + cell(row, 3) + ",2)", f.money, major(i.amount));
+      formula(row, 4, "=ROUND(" + cell(row, 1) + "*" + cell(row, 3) + ",2)", f.money, i.amount.major());
     } else {
       text(row, 1, quote_phrase(q.input.language, i.quantity));
       if (!i.unit_price.empty()) text(row, 3, quote_phrase(q.input.language, i.unit_price));
-      number(row, 4, major(i.amount), f.money);
+      number(row, 4, i.amount.major(), f.money);
     }
     std::string note = quote_phrase(q.input.language, i.note);
     if (!i.in_total) note = std::string(text_of(q).not_added) + (note.empty() ? "" : "; " + note);
@@ -207,26 +212,26 @@ struct BillWriter {
     out.subtotal = row;
     text(row, 0, text_of(q).subtotal, f.bold);
     if (last >= first)
-      formula(row, 4, "=SUM(" + cell(first, 4) + ":" + cell(last, 4) + ")", f.money_bold, major(bill.total));
+      formula(row, 4, "=SUM(" + cell(first, 4) + ":" + cell(last, 4) + ")", f.money_bold, bill.total.major());
     else
-      number(row, 4, major(bill.total), f.money_bold);
+      number(row, 4, bill.total.major(), f.money_bold);
     ++row;
     if (rate_row >= 0) {
       out.tax = row;
       text(row, 0, quote_phrase(q.input.language, q.input.tax->name));
       formula(row, 4, "=ROUND(" + cell(out.subtotal, 4) + "*$B$" + std::to_string(rate_row + 1) + ",2)", f.money,
-              major(tax));
+              tax.major());
       ++row;
       out.total = row;
       text(row, 0, std::string(text_of(q).total_with_tax), f.bold);
-      formula(row, 4, "=" + cell(out.subtotal, 4) + "+" + cell(out.tax, 4), f.money_bold, major(bill.total + tax));
+      formula(row, 4, "=" + cell(out.subtotal, 4) + "+" + cell(out.tax, 4), f.money_bold, (bill.total + tax).major());
       ++row;
     }
     for (const LineItem& i : bill.items)
       if (!i.in_total) line(i);
     if (bill.deposit.minor != 0) {
       text(row, 0, text_of(q).deposit);
-      number(row, 4, major(bill.deposit), f.money);
+      number(row, 4, bill.deposit.major(), f.money);
       ++row;
     }
     ++row;
@@ -276,7 +281,7 @@ void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, cons
     w.text(w.row, 0, label, f.bold);
     w.text(w.row++, 1, value.empty() ? "-" : value);
   };
-  w.text(w.row++, 0, std::string(text_of(q).title) + " " + q.id, f.bold);
+  w.text(w.row++, 0, quote_title(q), f.bold);
   pair(text_of(q).quote, q.id);
   pair(text_of(q).customer, in.customer);
   pair(text_of(q).issuer, quote_provider(in.language, in.issuer));
@@ -293,8 +298,8 @@ void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, cons
     const std::string bill = std::string("'") + text_of(q).sheet_bill + "'!";
     auto totals = [&](const char* label, int r50, int r90, const Money& v50, const Money& v90) {
       w.text(w.row, 0, label, f.bold);
-      w.formula(w.row, 1, "=" + bill + cell(r50, 4), f.money, major(v50));
-      w.formula(w.row++, 2, "=" + bill + cell(r90, 4), f.money, major(v90));
+      w.formula(w.row, 1, "=" + bill + cell(r50, 4), f.money, v50.major());
+      w.formula(w.row++, 2, "=" + bill + cell(r90, 4), f.money, v90.major());
     };
     totals(text_of(q).total_before_tax, bill_rows.first.subtotal, bill_rows.second.subtotal, best->p50.total,
            best->p90.total);
@@ -321,7 +326,7 @@ void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, cons
 std::string write_workbook(const Quote& q, const std::string& path) {
   lxw_workbook* wb = workbook_new(path.c_str());
   if (wb == nullptr) return "libxlsxwriter cannot create a workbook";
-  std::string title = std::string(text_of(q).title) + " " + q.id;
+  std::string title = quote_title(q);
   std::string company = q.input.issuer;
   lxw_doc_properties props{};
   props.title = title.data();
@@ -356,6 +361,8 @@ std::optional<std::string> render_quote_xlsx(const Quote& quote, std::string& er
     error = "no temporary folder for the workbook: " + ec.message();
     return std::nullopt;
   }
+  // libxlsxwriter 1.1.4 (Debian 12) writes only to a file: a private one, named by mkstemp
+  // (the trailing XXXXXX is its template, replaced by a unique suffix).
   std::string path = (dir / "flopcast-quote-XXXXXX").string();
   const int fd = mkstemp(path.data());
   if (fd < 0) {

@@ -35,12 +35,7 @@ BillUsage stretched(BillUsage u, double band) {
 /// The whole run of `s` at `step`, with a spot plan's interruptions added when `spot` is set.
 JobOutcome run_job(const SearchContext& ctx, const Scenario& s, Time step, std::int64_t steps, const Plan* spot) {
   JobInput in = job_input_for(s, step, steps, ctx.energy);
-  if (spot) {
-    // Interruptions per node-hour become a rate per GPU-hour (a node of gpus_per_node GPUs).
-    in.reliability.failures_per_gpu_hour += spot->interruptions_per_hour / std::max(1, spot->gpus_per_node);
-    if (spot->interruption_restart > in.reliability.restart_time)
-      in.reliability.restart_time = spot->interruption_restart;
-  }
+  if (spot) spot->add_interruptions(in);
   if (const std::string why = job_too_big_to_simulate(in); !why.empty()) return JobOutcome{{}, {why}};
   return simulate_job(in);
 }

@@ -66,9 +66,20 @@ std::pair<double, double> widths(const ModelSpec& m, LoraTarget t, double f) {
   return {0, 0};
 }
 
-/// Forward FLOPs of one step's frozen GEMMs (logits included) and attention, whole job.
+/// Calls fn(layer, count) for the dense and the MoE layers among [first, first + n): a
+/// representative layer of each kind and how many of that kind there are (dense layers first).
+template <typename Fn>
+void each_layer_kind(const ModelSpec& m, int first, int n, Fn&& fn) {
+  if (n <= 0) return;
+  const int moe = m.moe ? std::max(0, first + n - std::max(first, m.moe->dense_layers)) : 0;
+  if (n - moe > 0) fn(first, n - moe);
+  if (moe > 0) fn(std::max(first, m.moe->dense_layers), moe);
+}
+
+/// Forward FLOPs of one step, whole job: the frozen layers' GEMMs, the logits (the frozen output
+/// head), attention, and the adapters.
 struct ForwardSplit {
-  double gemm = 0, attention = 0, adapters = 0;
+  double gemm = 0, logits = 0, attention = 0, adapters = 0;
 };
 
 ForwardSplit forward_split(const Scenario& s) {
@@ -76,19 +87,15 @@ ForwardSplit forward_split(const Scenario& s) {
   const double gb = d(s.plan.global_batch);
   const double tokens = gb * d(m.seq_len);
   ForwardSplit f;
-  auto add = [&](int layer, int count) {
-    if (count <= 0) return;
+  each_layer_kind(m, 0, m.layers, [&](int layer, int count) {
     const LayerFlops lf = layer_forward_flops(m, layer, gb);
     f.gemm += count * (lf.qkv + lf.out_proj + lf.mlp + lf.router);
     f.attention += count * lf.attention;
     double per_token = 0;
     for (const auto& a : adapter_shapes(m, s.training.lora, layer)) per_token += a.per_token * (a.in + a.out);
     f.adapters += count * 2.0 * tokens * s.training.lora.rank * per_token;
-  };
-  const int moe = m.moe_layers();
-  add(0, m.layers - moe);
-  if (moe > 0) add(m.moe->dense_layers, moe);
-  f.gemm += 2 * tokens * d(m.hidden) * d(m.vocab);  // logits (frozen output head)
+  });
+  f.logits = 2 * tokens * d(m.hidden) * d(m.vocab);
   return f;
 }
 
@@ -167,11 +174,8 @@ double adapter_params_of_layer(const ModelSpec& m, const LoraSpec& lora, int lay
 }
 
 double adapter_params_of_layers(const ModelSpec& m, const LoraSpec& lora, int first, int n) {
-  if (n <= 0) return 0;
-  int moe = 0;
-  if (m.moe) moe = std::max(0, first + n - std::max(first, m.moe->dense_layers));
-  double p = (n - moe) * adapter_params_of_layer(m, lora, first);  // dense layers come first
-  if (moe > 0) p += moe * adapter_params_of_layer(m, lora, std::max(first, m.moe->dense_layers));
+  double p = 0;
+  each_layer_kind(m, first, n, [&](int layer, int count) { p += count * adapter_params_of_layer(m, lora, layer); });
   return p;
 }
 
@@ -179,9 +183,7 @@ LocalAdapters local_adapter_params(const Scenario& s, int first, int n) {
   const auto& m = s.model;
   const auto& p = s.plan;
   LocalAdapters out;
-  if (n <= 0) return out;
-  auto add = [&](int layer, int count) {
-    if (count <= 0) return;
+  each_layer_kind(m, first, n, [&](int layer, int count) {
     for (const auto& a : adapter_shapes(m, s.training.lora, layer)) {
       const double params = count * a.copies * s.training.lora.rank * (a.in + a.out);
       if (a.routed)
@@ -189,11 +191,7 @@ LocalAdapters local_adapter_params(const Scenario& s, int first, int n) {
       else
         out.dense += params / p.tp;
     }
-  };
-  int moe = 0;
-  if (m.moe) moe = std::max(0, first + n - std::max(first, m.moe->dense_layers));
-  add(first, n - moe);
-  if (moe > 0) add(std::max(first, m.moe->dense_layers), moe);
+  });
   return out;
 }
 
@@ -205,7 +203,7 @@ double trainable_params(const Scenario& s) {
 Flops training_model_flops(const Scenario& s) {
   if (!is_fine_tuning(s)) return model_flops_per_step(s.model, d(s.plan.global_batch));
   const ForwardSplit f = forward_split(s);
-  return Flops{2 * f.gemm + 3 * f.attention + 3 * f.adapters};
+  return Flops{2 * (f.gemm + f.logits) + 3 * f.attention + 3 * f.adapters};
 }
 
 Flops training_hardware_flops(const Scenario& s) {
@@ -214,8 +212,7 @@ Flops training_hardware_flops(const Scenario& s) {
   double extra = 0;
   if (s.plan.recompute == Recompute::Full) {
     // The logits GEMM is not recomputed (it runs after the last checkpointed layer).
-    extra = f.gemm - 2 * d(s.plan.global_batch) * d(s.model.seq_len) * d(s.model.hidden) * d(s.model.vocab) +
-            f.attention + f.adapters;
+    extra = f.gemm + f.attention + f.adapters;
   } else if (s.plan.recompute == Recompute::Selective) {
     extra = f.attention;
   }
@@ -307,9 +304,9 @@ void apply_fine_tuning_memory(const Scenario& s, int first_layer, int nlayers, c
     return on ? adapters.dense * bytes_per_param / shard + adapters.expert * bytes_per_param / expert_shard
               : adapters.total() * bytes_per_param;
   };
-  mb.weights = Bytes{frozen + sharded(2.0, p.zero >= 3)};
+  mb.weights = Bytes{frozen + sharded(bytes.weights, p.zero >= 3)};
   mb.gradients = Bytes{sharded(bytes.gradients, p.zero >= 2)};
-  mb.optimizer = Bytes{sharded(12.0, p.zero >= 1)};  // fp32 master weights, Adam m and v
+  mb.optimizer = Bytes{sharded(bytes.optimizer, p.zero >= 1)};
 }
 
 std::string fine_tuning_summary(const Scenario& s) {
@@ -317,9 +314,13 @@ std::string fine_tuning_summary(const Scenario& s) {
   const auto& l = s.training.lora;
   std::string targets;
   for (const auto t : l.targets) targets += (targets.empty() ? "" : ", ") + std::string(to_string(t));
-  return fmt::format("{} rank {} on {} ({:.1f}M adapter parameters), frozen {} base weights",
-                     s.training.method == TrainingMethod::QLora ? "QLoRA" : "LoRA", l.rank, targets,
+  return fmt::format("{} on {} ({:.1f}M adapter parameters), frozen {} base weights", fine_tuning_label(s), targets,
                      trainable_params(s) / 1e6, to_string(l.base_weights));
+}
+
+std::string fine_tuning_label(const Scenario& s) {
+  if (!is_fine_tuning(s)) return {};
+  return fmt::format("{} rank {}", s.training.method == TrainingMethod::QLora ? "QLoRA" : "LoRA", s.training.lora.rank);
 }
 
 }  // namespace flopcast

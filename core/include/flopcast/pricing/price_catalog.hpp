@@ -117,6 +117,9 @@ struct Plan {
   bool applies_to(std::string_view gpu) const;
   /// True when the plan lists a GPU explicitly (not "*").
   bool names_gpu(std::string_view gpu) const;
+  /// Adds the plan's interruptions to `in`'s failures: per node-hour become per GPU-hour (a node
+  /// of gpus_per_node GPUs), and the restart is the longer of the two.
+  void add_interruptions(JobInput& in) const;
 };
 
 /// A CPU-only instance for a debug phase.

@@ -125,5 +125,7 @@ void apply_fine_tuning_memory(const Scenario& s, int first_layer, int nlayers, c
 /// "LoRA rank 16 on qkv, proj, fc1, fc2 (44.6M adapter parameters), frozen bf16 base weights"
 /// (empty for full training).
 std::string fine_tuning_summary(const Scenario& s);
+/// "LoRA rank 16", "QLoRA rank 64" (empty for full training).
+std::string fine_tuning_label(const Scenario& s);
 
 }  // namespace flopcast
