@@ -12,12 +12,6 @@ namespace {
 
 constexpr double kMaxTokens = 1e16;  // 10^16 tokens
 
-std::string target_list(const std::vector<LoraTarget>& ts) {
-  std::string out;
-  for (const auto t : ts) out += (out.empty() ? "" : ", ") + std::string(to_string(t));
-  return out;
-}
-
 /// training.lora.targets: known names, no duplicate, no fused target beside its parts, and split
 /// MLP targets only on a SwiGLU model.
 std::vector<LoraTarget> read_targets(const YAML::Node& n, Reader& r, const Scenario& s) {
@@ -86,7 +80,7 @@ void read_lora(const YAML::Node& n, Reader& r, Scenario& s) {
     l.targets = read_targets(n["targets"], r, s);
   } else {
     l.targets = default_lora_targets();
-    s.defaults_applied.push_back("training.lora.targets = [" + target_list(l.targets) +
+    s.defaults_applied.push_back("training.lora.targets = [" + lora_target_list(l.targets) +
                                  "] (default: NeMo's LoRA targets, the attention and MLP projections)");
   }
   const bool qlora = s.training.method == TrainingMethod::QLora;
@@ -97,7 +91,7 @@ void read_lora(const YAML::Node& n, Reader& r, Scenario& s) {
         r.error(n["base_weights"], "training.lora.base_weights",
                 "method qlora stores the frozen base weights in 4-bit NF4, got base_weights bf16",
                 "use base_weights: nf4 (or leave it out), or method: lora for bf16 base weights");
-      if (!qlora && l.base_weights == BaseWeights::NF4 && s.training.method == TrainingMethod::Lora)
+      if (!qlora && l.base_weights == BaseWeights::NF4)
         r.error(n["base_weights"], "training.lora.base_weights", "NF4 base weights are QLoRA",
                 "use method: qlora, or base_weights: bf16");
     }

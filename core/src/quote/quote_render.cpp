@@ -307,7 +307,7 @@ Doc layout(const Quote& q) {
 }  // namespace
 
 std::string render_quote_markdown(const Quote& q) {
-  std::string out = "# " + tr(q.input.language, "title", fmt::arg("id", q.id)) + "\n";
+  std::string out = "# " + quote_title(q) + "\n";
   for (const Block& b : layout(q)) {
     out += '\n';
     switch (b.kind) {

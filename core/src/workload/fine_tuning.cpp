@@ -140,6 +140,12 @@ std::vector<std::string> lora_target_names() {
   return v;
 }
 
+std::string lora_target_list(const std::vector<LoraTarget>& targets) {
+  std::string out;
+  for (const auto t : targets) out += (out.empty() ? "" : ", ") + std::string(to_string(t));
+  return out;
+}
+
 std::vector<LoraTarget> default_lora_targets() {
   return {LoraTarget::Qkv, LoraTarget::Proj, LoraTarget::Fc1, LoraTarget::Fc2};
 }
@@ -312,10 +318,8 @@ void apply_fine_tuning_memory(const Scenario& s, int first_layer, int nlayers, c
 std::string fine_tuning_summary(const Scenario& s) {
   if (!is_fine_tuning(s)) return {};
   const auto& l = s.training.lora;
-  std::string targets;
-  for (const auto t : l.targets) targets += (targets.empty() ? "" : ", ") + std::string(to_string(t));
-  return fmt::format("{} on {} ({:.1f}M adapter parameters), frozen {} base weights", fine_tuning_label(s), targets,
-                     trainable_params(s) / 1e6, to_string(l.base_weights));
+  return fmt::format("{} on {} ({:.1f}M adapter parameters), frozen {} base weights", fine_tuning_label(s),
+                     lora_target_list(l.targets), trainable_params(s) / 1e6, to_string(l.base_weights));
 }
 
 std::string fine_tuning_label(const Scenario& s) {

@@ -35,6 +35,8 @@ std::optional<TrainingMethod> parse_training_method(std::string_view s);
 /// A canonical name or a Hugging Face module name (q_proj, k_proj, v_proj, o_proj, gate_proj,
 /// up_proj, down_proj) or a Megatron-core one (linear_qkv, linear_proj, linear_fc1, linear_fc2).
 std::optional<LoraTarget> parse_lora_target(std::string_view s);
+/// "qkv, proj, fc1, fc2": the canonical names, comma-separated.
+std::string lora_target_list(const std::vector<LoraTarget>& targets);
 /// Every name parse_lora_target accepts (for did-you-mean).
 std::vector<std::string> lora_target_names();
 /// The targets when a LoRA block names none: qkv, proj, fc1, fc2, the attention and MLP
