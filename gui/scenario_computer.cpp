@@ -98,8 +98,11 @@ void ScenarioComputer::on_finished() {
     return;
   }
   if (!pending_ && !debounce_.isActive()) {  // cancelled, nothing newer to compute
+    // cancel() has already reported it when the worker had stopped before the call (its
+    // finished signal still queued) and so was no longer running: once, not twice.
+    const bool report = cancel_requested_ && busy_;
     set_busy(false);
-    if (cancel_requested_) emit cancelled();
+    if (report) emit cancelled();
     return;
   }
   // Superseded while it ran: drop it; the newer request starts now unless still debouncing.
