@@ -138,8 +138,11 @@ SettingChoices setting_choices(const Scenario& s) {
     c.recompute = {Recompute::None, Recompute::Selective, Recompute::Full};
   else
     c.recompute = {p.recompute};
-  // The framework default first, so that it wins a tie (no data parallelism: nothing to reduce).
-  if (open.grad_reduce)
+  // The framework default first (Megatron-LM: fp32 for bf16 and FP8, fp16 for fp16), so that it
+  // wins a tie (no data parallelism: nothing to reduce, and both fit).
+  if (open.grad_reduce && grad_bytes(s.precision, GradReduce::Default) < 4)
+    c.grad_reduce = {GradReduce::Half, GradReduce::FP32};
+  else if (open.grad_reduce)
     c.grad_reduce = {GradReduce::FP32, GradReduce::Half};
   else
     c.grad_reduce = {s.grad_reduce};

@@ -20,7 +20,8 @@ namespace flopcast {
 ///   not combined with pipelines), 0-3 without; 0 only when nothing is data-parallel;
 /// - sequence_parallel: false, and true when tp > 1;
 /// - recompute: none, selective, full;
-/// - grad_reduce: fp32 (Megatron-LM's default for bf16 and FP8) and the parameters' 16-bit dtype;
+/// - grad_reduce: the precision's default first (Megatron-LM: fp32 for bf16 and FP8, fp16 for
+///   fp16), then the other of fp32 and the parameters' 16-bit dtype;
 /// - fp8_params (FP8 precisions): false (16-bit weights beside their FP8 copies) and true.
 /// Schedules that need extra framework support (zero-bubble, GPipe) are never chosen.
 struct SettingChoices {
