@@ -405,6 +405,8 @@ void read_state_dtypes(const YAML::Node& root, Reader& r, Scenario& s, bool run_
     if (!fp8)
       r.error(f, "fp8_params", std::string("fp8_params needs an FP8 precision, got ") + to_string(s.precision),
               "use precision fp8 (or mxfp8, nvfp4 on Blackwell), or drop fp8_params");
+  } else if (!f && fp8) {
+    s.defaults_applied.push_back("fp8_params = false");
   } else if (f) {
     if (auto v = r.boolean(f, "fp8_params")) {
       s.fp8_params = *v;
@@ -417,13 +419,18 @@ void read_state_dtypes(const YAML::Node& root, Reader& r, Scenario& s, bool run_
   // --grad-reduce-in-bf16; NeMo / Megatron-Bridge: grad_reduce_in_fp32.
   const bool fp32_params = s.precision == Precision::FP32 || s.precision == Precision::TF32;
   const std::string half = s.precision == Precision::FP16 ? "fp16" : "bf16";
+  const bool fp16_grads = s.precision == Precision::FP16;
   const auto g = root["grad_reduce"];
   if (is_auto(g) || (!g && run_entry && !fp32_params)) {
     if (g) r.note("grad_reduce", g);
     s.open_settings.grad_reduce = !fp32_params;
     return;
   }
-  if (!g) return;
+  if (!g) {
+    // Megatron-LM's defaults: fp32 main grads for bf16 and FP8 (arguments.py), fp16 for fp16.
+    if (!fp32_params) s.defaults_applied.push_back(std::string("grad_reduce = ") + (fp16_grads ? "fp16" : "fp32"));
+    return;
+  }
   if (auto v = r.choice(g, "grad_reduce", {"fp32", "bf16", "fp16", "auto"})) {
     if (*v == "fp32") {
       s.grad_reduce = GradReduce::FP32;
