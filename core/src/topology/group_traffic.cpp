@@ -155,7 +155,11 @@ GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& s
   FLOPCAST_ASSERT(fit >= 1, "group shape does not fit the cluster (check_group_shape first)");
   out.groups = std::clamp<std::int64_t>(concurrent, 1, fit);
 
-  FlowTable flows;
+  // Per thread, kept from call to call: a large cluster's table has 10^5 uses, and fresh
+  // arrays of that size cost more in page faults than the routing.
+  thread_local FlowTable flows;
+  flows.start.assign(1, 0);
+  flows.uses.clear();
   FlowRouter router(topo, flows);
   std::vector<std::size_t> first_flow{0};
   for (std::int64_t i = 0; i < out.groups; ++i) {
