@@ -9,13 +9,7 @@ io::ScenarioForm default_form(const io::Catalog& catalog) {
   if (!m && !catalog.models.empty()) m = &catalog.models.front();
   if (m) {
     f.model_preset = m->name;
-    f.layers = m->layers;
-    f.hidden = m->hidden;
-    f.heads = m->heads;
-    f.kv_heads = m->kv_heads;
-    f.ffn = m->ffn;
-    f.vocab = m->vocab;
-    f.seq_len = m->seq_len;
+    io::set_model_shape(f, *m);
   }
   const GpuSpec* g = catalog.find_gpu("H800");
   if (!g && !catalog.gpus.empty()) g = &catalog.gpus.front();

@@ -202,17 +202,21 @@ void set_parallel_plan(ScenarioForm& f, const ParallelPlan& p) {
   f.schedule = to_string(p.schedule);
 }
 
+void set_model_shape(ScenarioForm& f, const ModelSpec& m) {
+  f.layers = m.layers;
+  f.hidden = m.hidden;
+  f.heads = m.heads;
+  f.kv_heads = m.kv_heads;
+  f.ffn = m.ffn;
+  f.vocab = m.vocab;
+  f.seq_len = m.seq_len;
+}
+
 ScenarioForm form_from_scenario(const Scenario& s, const std::string& yaml_text) {
   ScenarioForm f;
   f.name = s.name;
   f.model_preset = s.model.name == "custom" ? "" : s.model.name;
-  f.layers = s.model.layers;
-  f.hidden = s.model.hidden;
-  f.heads = s.model.heads;
-  f.kv_heads = s.model.kv_heads;
-  f.ffn = s.model.ffn;
-  f.vocab = s.model.vocab;
-  f.seq_len = s.model.seq_len;
+  set_model_shape(f, s.model);
   f.gpu = s.cluster.gpu.name;
   f.gpus = s.cluster.gpus;
   f.gpus_per_node = s.cluster.gpus_per_node;

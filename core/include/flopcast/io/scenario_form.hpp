@@ -5,6 +5,7 @@
 #include <string>
 
 #include "flopcast/parallel/parallel_plan.hpp"
+#include "flopcast/workload/model_spec.hpp"
 
 namespace flopcast::io {
 
@@ -54,5 +55,8 @@ struct ScenarioForm {
 
 /// Sets the form's parallel-plan fields (tp ... schedule) to `p`, dp written out (dp_auto off).
 void set_parallel_plan(ScenarioForm& form, const ParallelPlan& p);
+
+/// Sets the form's model-shape fields (layers ... seq_len) to `m`'s; the preset name is left as it is.
+void set_model_shape(ScenarioForm& form, const ModelSpec& m);
 
 }  // namespace flopcast::io
