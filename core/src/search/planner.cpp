@@ -578,7 +578,7 @@ std::vector<std::pair<Time, std::int64_t>> shape_order(const SearchContext& ctx,
   std::vector<std::pair<Time, std::int64_t>> order;
   order.reserve(shapes.size());
   for (std::size_t k = 0; k < shapes.size(); ++k)
-    order.emplace_back(ctx.options.prune ? shape_step_lower_bound(s, ctx.profile, a, shapes[k]) : Time{0},
+    order.emplace_back(ctx.options.prune ? shape_step_lower_bound_in(s, ctx.bound_profile, a, shapes[k]) : Time{0},
                        static_cast<std::int64_t>(k));
   std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   return order;
@@ -925,9 +925,11 @@ SearchContext make_context(const Scenario& base, const ComputeProfile& profile, 
                     options.catalogs.empty() ? EnergySpec{} : energy_spec(*options.catalogs.front(), base.pricing),
                     search_currency(options),
                     static_cast<std::size_t>(std::max(0, options.top_k)),
-                    {}};
+                    {},
+                    profile};
   for (const auto& cl : space.clusters)
     ctx.min_gpu_hour_price.push_back(min_gpu_hour_price(options.catalogs, cl.gpu, ctx.currency));
+  ctx.bound_profile.host_overhead_us = 0;
   return ctx;
 }
 
