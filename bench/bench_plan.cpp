@@ -9,8 +9,15 @@
 // Second case: a 70B model on 1T tokens over A100-80G, H800 and B200 (scenarios/plan-70b-1t.yaml's job).
 // Third: the whole `flopcast plan scenarios/plan-72b-2t-h800.yaml --deadline 45d --gpu H800
 // --gpus-max 2048` search, re-simulation of the ranked candidates (DES + whole-run Monte Carlo)
-// included (target <= 5 s on 2 cores). Fourth: Llama 3 405B over A100-80G, H100, H800, H200, B200
-// and GB200 up to 16,384 GPUs (19.4 s before the bound pruning; target <= 5 s).
+// included (target <= 5 s on 2 cores; 0.15-0.4 s). Fourth: Llama 3 405B over A100-80G, H100, H800,
+// H200, B200 and GB200 up to 16,384 GPUs (target <= 5 s; not met): 19.4 s before the bound pruning,
+// 10.8-11.1 s wall and 20.1-20.9 CPU-s on a quiet 2-core machine before the process-wide network-share
+// memo and the second pruning pass against every count's lists; after them 643,145 plans estimated
+// instead of 1,222,578, 17-20 CPU-s with the machine loaded 3x (8.6-16 s wall), where the earlier
+// build took 23-28 CPU-s on the same `plan` (about a third less CPU). What is left is about half the
+// re-simulation of the 192 candidates (discrete-event step and whole-run Monte Carlo, 3.5-4 s wall
+// on a quiet machine) and half the search (the network share of each new group shape on each
+// cluster size, the shapes' bounds and the memory model).
 #include <chrono>
 #include <cstdio>
 #include <ctime>

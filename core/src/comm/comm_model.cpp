@@ -121,7 +121,9 @@ struct CommModel::Impl {
       auto it = shares.find(key);
       if (it != shares.end()) return it->second;
     }
-    const GroupNetworkShare s = network_share(topo, g, concurrent, pattern);
+    // Process-wide second level: models of other cluster sizes' threads, GPU types with the same
+    // network and other precisions ask the same questions.
+    const GroupNetworkShare s = network_share_cached(topo, g, concurrent, pattern);
     std::lock_guard lock(share_mu);
     shares.try_emplace(key, s);
     return s;

@@ -31,6 +31,7 @@
 #include <algorithm>
 
 #include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/units/assert.hpp"
 #include "search_detail.hpp"
 
 namespace flopcast::search::detail {
@@ -48,6 +49,13 @@ std::vector<double> stage_floor(const std::vector<StageTimes>& stages) {
 
 Time shape_step_lower_bound(const Scenario& scratch, const ComputeProfile& profile, const Axes& a, const Shape& sh) {
   Scenario s = scratch;
+  ComputeProfile prof = profile;
+  prof.host_overhead_us = 0;
+  return shape_step_lower_bound_in(s, prof, a, sh);
+}
+
+Time shape_step_lower_bound_in(Scenario& s, const ComputeProfile& prof, const Axes& a, const Shape& sh) {
+  FLOPCAST_ASSERT(prof.host_overhead_us == 0, "the bound's profile has the host dispatch floor off");
   ParallelPlan& p = s.plan;
   p.tp = sh.tp;
   p.pp = sh.pp;
@@ -59,8 +67,6 @@ Time shape_step_lower_bound(const Scenario& scratch, const ComputeProfile& profi
   p.zero = 0;
   p.recompute = Recompute::None;
   p.schedule = Schedule::OneFOneB;
-  ComputeProfile prof = profile;
-  prof.host_overhead_us = 0;
   p.sequence_parallel = sh.tp > 1;
   // The stages alone (estimate_stage_times): the terms after them are not in the bound.
   const std::vector<StageTimes> with_sp = estimate_stage_times(s, prof);
@@ -103,7 +109,7 @@ Time shape_step_lower_bound(const Scenario& scratch, const ComputeProfile& profi
     if (best >= 0) pipeline = std::max(pipeline, best);
   }
   // Rounding slack: the estimate sums Time values rounded to the nanosecond.
-  const double overhead = profile.iteration_overhead_ms * 1e-3;
+  const double overhead = prof.iteration_overhead_ms * 1e-3;
   return Time::from_seconds(std::max(0.0, (pipeline + overhead) * (1 - 1e-9) - 1e-6));
 }
 

@@ -37,7 +37,11 @@ JobOutcome run_job(const SearchContext& ctx, const Scenario& s, Time step, std::
   JobInput in = job_input_for(s, step, steps, ctx.energy);
   if (spot) spot->add_interruptions(in);
   if (const std::string why = job_too_big_to_simulate(in); !why.empty()) return JobOutcome{{}, {why}};
-  return simulate_job(in);
+  // One thread: the candidates are re-simulated in parallel already (choose_by_simulation), and
+  // the trials' result does not depend on the threads they are spread over.
+  JobSimOptions opt;
+  opt.threads = 1;
+  return simulate_job(in, opt);
 }
 
 /// What the run costs at the confidence percentile under each option of each catalog; the

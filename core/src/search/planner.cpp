@@ -321,6 +321,17 @@ struct ItemResult {
   std::string error;  ///< a candidate the estimate rejected (should not happen; reported)
   TopK top{0};
   RankedList ranked{0, 0};
+  /// Where the first pass stopped (search_item): the position in the bound order of the first
+  /// shape not searched, its bound, and the shapes from there on (0: the item is done).
+  std::size_t resume = 0, remaining = 0;
+  Time next_bound;
+};
+
+/// What every item's first pass kept, merged: the final lists (over every item's plans) keep
+/// nothing worse than these thresholds, so a subtree whose bound is worse cannot matter.
+struct GlobalLists {
+  TopK top{0};
+  std::vector<RankedList> ranked;  ///< per cluster type
 };
 
 /// Expected GPU span of the run (closed form; exact for synchronous checkpoints, an
@@ -492,7 +503,8 @@ void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, 
 /// candidates. Each list only admits a plan strictly better than its threshold (ties go to the
 /// lower enumeration index, which a later plan of the subtree may have: so ">" prunes only
 /// when even the bound is strictly worse).
-bool subtree_may_matter(const SearchContext& ctx, const Item& it, Time lb, const ItemResult& ir) {
+bool subtree_may_matter(const SearchContext& ctx, const Item& it, Time lb, const ItemResult& ir,
+                        const GlobalLists* global) {
   if (!ir.fastest || lb <= ir.fastest->step) return true;
   PlanCandidate probe;  // the best any plan of the subtree could be
   probe.cluster = it.cluster;
@@ -503,8 +515,16 @@ bool subtree_may_matter(const SearchContext& ctx, const Item& it, Time lb, const
   probe.gpu_span = Time::from_seconds(static_cast<double>(ctx.steps) * lb.seconds() * (1 - 1e-9));
   probe.wall = probe.gpu_span + ctx.fixed_wall;
   probe.gpu_hours = static_cast<double>(it.gpus) * probe.gpu_span.hours();
-  if (probe.gpu_hours <= ir.top.threshold()) return true;
-  return ranking_key(ctx, probe) <= ir.ranked.threshold(probe);
+  // A list built over more plans keeps nothing worse than one built over fewer (the k-th best
+  // of a superset is no worse; for the ranked list the greedy basis of a partition matroid
+  // improves elementwise): each threshold below is at least the final lists' own.
+  double top = ir.top.threshold(), ranked = ir.ranked.threshold(probe);
+  if (global) {
+    top = std::min(top, global->top.threshold());
+    ranked = std::min(ranked, global->ranked[it.cluster].threshold(probe));
+  }
+  if (probe.gpu_hours <= top) return true;
+  return ranking_key(ctx, probe) <= ranked;
 }
 
 /// Every plan of one shape (schedule, vpp, SP, ZeRO, recompute), evaluated in order; the
@@ -548,30 +568,90 @@ void search_shape(const SearchContext& ctx, const Axes& a, const Shape& sh, std:
   }
 }
 
-/// Searches work item `i` on a worker's scratch scenario `s`: its shapes in order of their
-/// lower bound (best first, so the lists fill with good plans early), each subtree skipped when
-/// its bound cannot beat what the item's lists keep.
-void search_item(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, Scenario& s, ItemResult& ir) {
+/// The shapes of item `it` (on the scratch scenario `s`, its cluster set) and their search
+/// order: (lower bound, shape index), best first (so the lists fill with good plans early).
+/// `ir` counts the choices pruned on the way (null: not counted again).
+std::vector<std::pair<Time, std::int64_t>> shape_order(const SearchContext& ctx, const Axes& a, const Item& it,
+                                                       Scenario& s, std::vector<Shape>& shapes, ItemResult* ir) {
+  ItemResult scratch_counts;
+  shapes = valid_shapes(ctx.base.model, a, it.gpus, ctx.base.plan.global_batch, ir ? *ir : scratch_counts);
+  std::vector<std::pair<Time, std::int64_t>> order;
+  order.reserve(shapes.size());
+  for (std::size_t k = 0; k < shapes.size(); ++k)
+    order.emplace_back(ctx.options.prune ? shape_step_lower_bound_in(s, ctx.bound_profile, a, shapes[k]) : Time{0},
+                       static_cast<std::int64_t>(k));
+  std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  return order;
+}
+
+void set_scratch(const SearchContext& ctx, const Item& it, Scenario& s) {
   s.cluster = ctx.space.clusters[it.cluster];
   s.cluster.gpus = it.gpus;
   s.precision = it.precision;
+}
+
+/// Searches work item `i` on a worker's scratch scenario `s`, first pass: its shapes in order
+/// of their lower bound while the bound is no worse than the item's fastest plan (every plan
+/// that could be the item's fastest is searched here). With pruning on, it stops at the first
+/// shape past that and records where (ir.resume): the second pass (search_item_rest) goes on
+/// from there against every item's lists.
+void search_item(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, Scenario& s, ItemResult& ir) {
+  set_scratch(ctx, it, s);
   ir.top = TopK(ctx.top_k);
   ir.ranked = RankedList(static_cast<std::size_t>(std::max(0, ctx.options.candidates_per_count)),
                          static_cast<std::size_t>(std::max(0, ctx.options.candidates_per_count)));
-  const std::vector<Shape> shapes = valid_shapes(ctx.base.model, a, it.gpus, ctx.base.plan.global_batch, ir);
-  std::vector<std::pair<Time, std::int64_t>> order;  // (bound, shape index)
-  order.reserve(shapes.size());
-  for (std::size_t k = 0; k < shapes.size(); ++k)
-    order.emplace_back(ctx.options.prune ? shape_step_lower_bound(s, ctx.profile, a, shapes[k]) : Time{0},
-                       static_cast<std::int64_t>(k));
-  std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  for (const auto& [lb, k] : order) {
-    if (ctx.options.prune && !subtree_may_matter(ctx, it, lb, ir)) {
+  std::vector<Shape> shapes;
+  const auto order = shape_order(ctx, a, it, s, shapes, &ir);
+  for (std::size_t pos = 0; pos < order.size(); ++pos) {
+    const auto& [lb, k] = order[pos];
+    if (ctx.options.prune && ir.fastest && lb > ir.fastest->step) {
+      // The order is by bound: every later shape's bound is past the fastest plan too.
+      ir.resume = pos;
+      ir.remaining = order.size() - pos;
+      ir.next_bound = lb;
+      return;
+    }
+    search_shape(ctx, a, shapes[static_cast<std::size_t>(k)], k, i, it, s, ir);
+  }
+}
+
+/// The second pass of item `i`: the shapes after ir.resume, each subtree skipped when its bound
+/// cannot beat what the item's lists or every item's first-pass lists (`global`) keep. When
+/// even the first of them cannot, the whole rest is skipped without enumerating it again.
+void search_item_rest(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, Scenario& s,
+                      const GlobalLists& global, ItemResult& ir) {
+  if (ir.remaining == 0) return;
+  if (!subtree_may_matter(ctx, it, ir.next_bound, ir, &global)) {
+    ir.counts[kBound] += static_cast<std::int64_t>(ir.remaining);
+    return;
+  }
+  set_scratch(ctx, it, s);
+  std::vector<Shape> shapes;
+  const auto order = shape_order(ctx, a, it, s, shapes, nullptr);
+  for (std::size_t pos = ir.resume; pos < order.size(); ++pos) {
+    const auto& [lb, k] = order[pos];
+    if (!subtree_may_matter(ctx, it, lb, ir, &global)) {
       ++ir.counts[kBound];
       continue;
     }
     search_shape(ctx, a, shapes[static_cast<std::size_t>(k)], k, i, it, s, ir);
   }
+}
+
+/// Every item's first-pass lists merged (lists as merge_items builds them).
+GlobalLists first_pass_lists(const SearchContext& ctx, const std::vector<Item>& items,
+                             const std::vector<ItemResult>& item_results) {
+  GlobalLists g;
+  g.top = TopK(ctx.top_k);
+  const auto per_gpu = static_cast<std::size_t>(std::max(0, ctx.options.candidates_per_gpu));
+  const auto rounds = static_cast<std::size_t>(std::max(1, ctx.options.rounds));
+  const auto per_count = static_cast<std::size_t>(std::max(0, ctx.options.candidates_per_count));
+  g.ranked.assign(ctx.space.clusters.size(), RankedList(per_gpu * rounds, per_count));
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    g.top.merge(item_results[i].top);
+    g.ranked[items[i].cluster].merge(item_results[i].ranked);
+  }
+  return g;
 }
 
 /// What the merge keeps per cluster type for the explanations.
@@ -845,9 +925,11 @@ SearchContext make_context(const Scenario& base, const ComputeProfile& profile, 
                     options.catalogs.empty() ? EnergySpec{} : energy_spec(*options.catalogs.front(), base.pricing),
                     search_currency(options),
                     static_cast<std::size_t>(std::max(0, options.top_k)),
-                    {}};
+                    {},
+                    profile};
   for (const auto& cl : space.clusters)
     ctx.min_gpu_hour_price.push_back(min_gpu_hour_price(options.catalogs, cl.gpu, ctx.currency));
+  ctx.bound_profile.host_overhead_us = 0;
   return ctx;
 }
 
@@ -890,6 +972,20 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
   if (options.cancel && options.cancel->load()) {
     out.errors.push_back("cancelled");
     return out;
+  }
+  if (options.prune) {
+    const GlobalLists global = first_pass_lists(ctx, items, item_results);
+    exec::parallel_for(
+        items.size(), threads,
+        [&](std::size_t i, int w) {
+          search_item_rest(ctx, axes[items[i].cluster], i, items[i], scratch[static_cast<std::size_t>(w)], global,
+                           item_results[i]);
+        },
+        options.cancel);
+    if (options.cancel && options.cancel->load()) {
+      out.errors.push_back("cancelled");
+      return out;
+    }
   }
 
   std::vector<std::vector<PlanCandidate>> ranked;

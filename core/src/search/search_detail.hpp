@@ -72,6 +72,8 @@ struct SearchContext {
   /// Per cluster type: the lowest price of one GPU-hour among the plans that name it, in the
   /// search currency (0 = none): a lower bound on what a GPU-hour bills.
   std::vector<double> min_gpu_hour_price;
+  /// The profile with the host dispatch floor off, for shape_step_lower_bound_in.
+  ComputeProfile bound_profile;
 };
 
 /// The ranking key of a candidate for the re-simulation (smaller is better): the objective's
@@ -91,6 +93,11 @@ inline constexpr double kRankSlack = 0.15;
 /// A lower bound on the closed-form step time of every plan of shape `sh` on the scratch
 /// scenario `s` (its cluster, GPU count and precision set): see plan_bounds.cpp.
 Time shape_step_lower_bound(const Scenario& s, const ComputeProfile& profile, const Axes& a, const Shape& sh);
+
+/// The same bound, computed in place: `s` (a worker's scratch scenario) has its plan
+/// overwritten; `no_host` is the profile with host_overhead_us = 0 (SearchContext::bound_profile).
+/// No copies: the planner asks once per shape of every GPU count.
+Time shape_step_lower_bound_in(Scenario& s, const ComputeProfile& no_host, const Axes& a, const Shape& sh);
 
 /// The catalog name and aliases of a GPU, as plans name it.
 std::vector<std::string> gpu_names(const GpuSpec& g);

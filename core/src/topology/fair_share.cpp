@@ -24,27 +24,43 @@ struct Solution {
   std::vector<double> load;
 };
 
+// The working arrays of solve(), kept from one problem to the next by a caller that solves many
+// (network_share() asks for thousands of problems of 10^5 entries: fresh arrays of that size are
+// fresh pages, and zeroing them dominated).
+struct SolveScratch {
+  std::vector<std::int32_t> mark, row, link, active_count, on_start, flows_on;
+  std::vector<double> weight, remaining, active_weight;
+  std::vector<char> frozen;
+};
+
 // `local_of` is scratch of one int32 per link (10^5 on a large cluster), -1 everywhere on
-// entry and on return, so that several problems over the same links can share it.
-Solution solve(std::span<const std::size_t> start, std::span<const LinkUse> uses, std::span<const Bandwidth> capacity,
-               std::vector<std::int32_t>& local_of) {
+// entry and on return, so that several problems over the same links can share it. The result
+// goes to `out` (its arrays reused).
+void solve(std::span<const std::size_t> start, std::span<const LinkUse> uses, std::span<const Bandwidth> capacity,
+           std::vector<std::int32_t>& local_of, SolveScratch& w, Solution& out) {
   const std::size_t n_links = capacity.size();
   const std::size_t nf = start.size() - 1;
-  Solution out;
-  if (nf == 0) return out;
+  out.rate.clear();
+  out.used_links.clear();
+  out.load.clear();
+  if (nf == 0) return;
   const std::size_t n_uses = start[nf] - start[0];
   FLOPCAST_ASSERT(n_uses < static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
                   "too many link uses for 32-bit indices");
 
   // Compact the problem to the links that some flow uses (local ids in order of first use),
   // with summed weights per flow (entries in order of first use within the flow).
-  std::vector<std::int32_t> used_links;
-  std::vector<std::int32_t> mark;  // per local link: its entry in the latest flow that uses it
+  std::vector<std::int32_t>& used_links = out.used_links;
+  std::vector<std::int32_t>& mark = w.mark;  // per local link: its entry in the latest flow that uses it
+  mark.clear();
   used_links.reserve(std::min(n_links, n_uses));
   mark.reserve(std::min(n_links, n_uses));
-  std::vector<std::int32_t> row(nf + 1);  // flow f's entries: row[f] .. row[f + 1] - 1
-  std::vector<std::int32_t> link;
-  std::vector<double> weight;
+  std::vector<std::int32_t>& row = w.row;  // flow f's entries: row[f] .. row[f + 1] - 1
+  row.assign(nf + 1, 0);
+  std::vector<std::int32_t>& link = w.link;
+  std::vector<double>& weight = w.weight;
+  link.clear();
+  weight.clear();
   link.reserve(n_uses);
   weight.reserve(n_uses);
   {
@@ -79,12 +95,16 @@ Solution solve(std::span<const std::size_t> start, std::span<const LinkUse> uses
 
   const std::size_t m = used_links.size();
   const std::size_t n_entries = link.size();
-  std::vector<double> remaining(m);
-  std::vector<double> active_weight(m, 0.0);     // sum of weights of unfrozen flows per link
-  std::vector<std::int32_t> active_count(m, 0);  // unfrozen flows per link (exact zero test)
+  std::vector<double>& remaining = w.remaining;
+  remaining.assign(m, 0.0);
+  std::vector<double>& active_weight = w.active_weight;  // sum of weights of unfrozen flows per link
+  active_weight.assign(m, 0.0);
+  std::vector<std::int32_t>& active_count = w.active_count;  // unfrozen flows per link (exact zero test)
+  active_count.assign(m, 0);
   for (std::size_t l = 0; l < m; ++l) remaining[l] = capacity[static_cast<std::size_t>(used_links[l])].bytes_per_s;
   // Flows on each link, in increasing flow order: flows_on[on_start[l]] .. flows_on[on_start[l + 1] - 1].
-  std::vector<std::int32_t> on_start(m + 1, 0);
+  std::vector<std::int32_t>& on_start = w.on_start;
+  on_start.assign(m + 1, 0);
   for (std::size_t k = 0; k < n_entries; ++k) {
     const auto l = static_cast<std::size_t>(link[k]);
     active_weight[l] += weight[k];
@@ -92,7 +112,8 @@ Solution solve(std::span<const std::size_t> start, std::span<const LinkUse> uses
     ++on_start[l + 1];
   }
   for (std::size_t l = 0; l < m; ++l) on_start[l + 1] += on_start[l];
-  std::vector<std::int32_t> flows_on(n_entries);
+  std::vector<std::int32_t>& flows_on = w.flows_on;
+  flows_on.assign(n_entries, 0);
   std::copy(on_start.begin(), on_start.end() - 1, mark.begin());  // mark becomes the fill cursor
   for (std::size_t f = 0; f < nf; ++f) {
     for (auto k = static_cast<std::size_t>(row[f]); k < static_cast<std::size_t>(row[f + 1]); ++k)
@@ -105,8 +126,10 @@ Solution solve(std::span<const std::size_t> start, std::span<const LinkUse> uses
   std::vector<std::int32_t>& live = mark;
   for (std::size_t l = 0; l < m; ++l) live[l] = static_cast<std::int32_t>(l);
 
-  std::vector<double> rate(nf, 0.0);
-  std::vector<char> frozen(nf, 0);
+  std::vector<double>& rate = out.rate;
+  rate.assign(nf, 0.0);
+  std::vector<char>& frozen = w.frozen;
+  frozen.assign(nf, 0);
   std::size_t unfrozen = nf;
   // A link whose remaining capacity is below this fraction of its capacity counts as full.
   constexpr double kFullTolerance = 1e-12;
@@ -147,17 +170,13 @@ Solution solve(std::span<const std::size_t> start, std::span<const LinkUse> uses
                live.end());
   }
 
-  // Link loads, summed in flow order (into active_weight, all 0 by now).
-  std::vector<double>& load = active_weight;
-  std::fill(load.begin(), load.end(), 0.0);
+  // Link loads, summed in flow order.
+  std::vector<double>& load = out.load;
+  load.assign(m, 0.0);
   for (std::size_t f = 0; f < nf; ++f) {
     for (auto k = static_cast<std::size_t>(row[f]); k < static_cast<std::size_t>(row[f + 1]); ++k)
       load[static_cast<std::size_t>(link[k])] += weight[k] * rate[f];
   }
-  out.rate = std::move(rate);
-  out.used_links = std::move(used_links);
-  out.load = std::move(load);
-  return out;
 }
 
 FairShare expand(const Solution& s, std::size_t n_flows, std::size_t n_links) {
@@ -190,7 +209,10 @@ FairShare max_min_fair_share(std::span<const NetworkFlow> flows, std::span<const
 FairShare max_min_fair_share(const FlowTable& flows, std::size_t first, std::size_t last,
                              std::span<const Bandwidth> capacity) {
   std::vector<std::int32_t> local_of;
-  return expand(solve(rows_of(flows, first, last), flows.uses, capacity, local_of), last - first, capacity.size());
+  SolveScratch w;
+  Solution s;
+  solve(rows_of(flows, first, last), flows.uses, capacity, local_of, w, s);
+  return expand(s, last - first, capacity.size());
 }
 
 FairShare max_min_fair_share(const FlowTable& flows, std::span<const Bandwidth> capacity) {
@@ -200,9 +222,12 @@ FairShare max_min_fair_share(const FlowTable& flows, std::span<const Bandwidth> 
 std::vector<FairRates> max_min_fair_rates(const FlowTable& flows, std::span<const FlowRange> problems,
                                           std::span<const Bandwidth> capacity) {
   std::vector<FairRates> out;
-  std::vector<std::int32_t> local_of;
+  // Per thread: the planner's workers solve thousands of problems each.
+  thread_local std::vector<std::int32_t> local_of;
+  thread_local SolveScratch w;
+  thread_local Solution s;
   for (const FlowRange& p : problems) {
-    const Solution s = solve(rows_of(flows, p.first, p.last), flows.uses, capacity, local_of);
+    solve(rows_of(flows, p.first, p.last), flows.uses, capacity, local_of, w, s);
     FairRates& r = out.emplace_back();
     r.rate.reserve(s.rate.size());
     for (double x : s.rate) r.rate.push_back(Bandwidth{x});

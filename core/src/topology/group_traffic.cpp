@@ -1,7 +1,10 @@
 #include "flopcast/topology/group_traffic.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
+#include <mutex>
+#include <unordered_map>
 
 #include "flopcast/units/assert.hpp"
 
@@ -152,7 +155,11 @@ GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& s
   FLOPCAST_ASSERT(fit >= 1, "group shape does not fit the cluster (check_group_shape first)");
   out.groups = std::clamp<std::int64_t>(concurrent, 1, fit);
 
-  FlowTable flows;
+  // Per thread, kept from call to call: a large cluster's table has 10^5 uses, and fresh
+  // arrays of that size cost more in page faults than the routing.
+  thread_local FlowTable flows;
+  flows.start.assign(1, 0);
+  flows.uses.clear();
   FlowRouter router(topo, flows);
   std::vector<std::size_t> first_flow{0};
   for (std::int64_t i = 0; i < out.groups; ++i) {
@@ -197,6 +204,99 @@ GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& s
   out.worst_link_load = all.worst_link_load;
   out.alone = out.groups == 1 ? out.per_group : Bandwidth{group_rate(shares[1], 0)};
   return out;
+}
+
+namespace {
+
+// What network_share() reads of a topology, beyond the question: the placement reads the GPU
+// count and node size; the routes read the NICs per node (each GPU's NICs follow from them and
+// the node size), the NVLink domain size, the nodes per leaf and the rail cabling; the flows
+// cross only GPU<->NIC (PCIe rate), NIC<->leaf (NIC rate) and leaf<->spine links (a full leaf's
+// uplink rate, a partial last leaf's from its NICs, the NIC rate and the oversubscription).
+// The graph's other links (NVLink, PCIe roots) and the GPU's name and peaks are not read.
+struct ShareKey {
+  std::int64_t gpus = 0, ranks = 0, node_stride = 0, concurrent = 0;
+  int gpus_per_node = 0, nics = 0, domain = 0, nodes_per_leaf = 0, ranks_per_node = 0, pattern = 0;
+  bool rail_optimized = false;
+  double pcie = 0, nic = 0, leaf_uplink = 0, oversubscription = 0;
+  bool operator==(const ShareKey&) const = default;
+};
+
+struct ShareKeyHash {
+  std::size_t operator()(const ShareKey& k) const {
+    std::uint64_t h = 0xCBF29CE484222325ull;
+    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001B3ull; };
+    auto bits = [](double d) {
+      std::uint64_t b;
+      std::memcpy(&b, &d, sizeof b);
+      return b;
+    };
+    for (const std::int64_t v : {k.gpus, k.ranks, k.node_stride, k.concurrent}) mix(static_cast<std::uint64_t>(v));
+    for (const int v : {k.gpus_per_node, k.nics, k.domain, k.nodes_per_leaf, k.ranks_per_node, k.pattern})
+      mix(static_cast<std::uint64_t>(v));
+    mix(k.rail_optimized ? 1 : 0);
+    for (const double v : {k.pcie, k.nic, k.leaf_uplink, k.oversubscription}) mix(bits(v));
+    return static_cast<std::size_t>(h);
+  }
+};
+
+ShareKey share_key(const ClusterTopology& topo, const GroupShape& shape, std::int64_t concurrent,
+                   TrafficPattern pattern) {
+  ShareKey k;
+  k.gpus = topo.gpus();
+  k.ranks = shape.ranks;
+  k.node_stride = shape.node_stride;
+  k.concurrent = concurrent;
+  k.gpus_per_node = topo.gpus_per_node();
+  k.nics = topo.nics_per_node();
+  k.domain = topo.domain_size();
+  k.nodes_per_leaf = topo.nodes_per_leaf();
+  k.ranks_per_node = shape.ranks_per_node;
+  k.pattern = static_cast<int>(pattern);
+  k.rail_optimized = topo.options().rail_optimized;
+  k.pcie = topo.rates().pcie.bytes_per_s;
+  k.nic = topo.rates().nic.bytes_per_s;
+  k.leaf_uplink = topo.rates().leaf_uplink.bytes_per_s;
+  k.oversubscription = topo.fabric().oversubscription;
+  return k;
+}
+
+struct ShareCache {
+  std::mutex mu;
+  std::unordered_map<ShareKey, GroupNetworkShare, ShareKeyHash> answers;
+};
+
+ShareCache& share_cache() {
+  static ShareCache cache;
+  return cache;
+}
+
+/// Answers kept at most (a few MB); the cache starts over when full.
+constexpr std::size_t kMaxShareAnswers = 1 << 16;
+
+}  // namespace
+
+GroupNetworkShare network_share_cached(const ClusterTopology& topo, const GroupShape& shape, std::int64_t concurrent,
+                                       TrafficPattern pattern) {
+  const ShareKey key = share_key(topo, shape, concurrent, pattern);
+  ShareCache& cache = share_cache();
+  {
+    std::lock_guard lock(cache.mu);
+    auto it = cache.answers.find(key);
+    if (it != cache.answers.end()) return it->second;
+  }
+  // Computed outside the lock: two threads asking at once both compute the same answer.
+  const GroupNetworkShare s = network_share(topo, shape, concurrent, pattern);
+  std::lock_guard lock(cache.mu);
+  if (cache.answers.size() >= kMaxShareAnswers) cache.answers.clear();
+  cache.answers.try_emplace(key, s);
+  return s;
+}
+
+std::size_t network_share_cache_size() {
+  ShareCache& cache = share_cache();
+  std::lock_guard lock(cache.mu);
+  return cache.answers.size();
 }
 
 }  // namespace flopcast

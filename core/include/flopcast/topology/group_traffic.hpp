@@ -49,4 +49,16 @@ struct GroupNetworkShare {
 GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& shape, std::int64_t concurrent,
                                 TrafficPattern pattern);
 
+/// network_share() memoised for the whole process (thread-safe): the same answer, computed once
+/// per question. The key is what network_share() reads of the topology (GPU count, node size,
+/// NICs per node and their wiring, NVLink domain size, nodes per leaf, rail cabling, the PCIe,
+/// NIC and leaf-uplink rates and the oversubscription), the group shape, the groups and the
+/// pattern: clusters of different GPU types with the same network share their answers (the
+/// planner asks the same questions for every GPU type, precision and thread).
+GroupNetworkShare network_share_cached(const ClusterTopology& topo, const GroupShape& shape, std::int64_t concurrent,
+                                       TrafficPattern pattern);
+
+/// Answers network_share_cached() holds (for tests and benchmarks).
+std::size_t network_share_cache_size();
+
 }  // namespace flopcast

@@ -1,0 +1,172 @@
+// The planner's pruning: the shape lower bound never exceeds the closed-form step of any plan of
+// the shape, and pruning against every GPU count's and type's lists (the search's second pass)
+// keeps exactly what the unpruned search keeps.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "../../core/src/search/search_detail.hpp"
+#include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/io/catalog.hpp"
+#include "flopcast/io/price_catalog_io.hpp"
+#include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/search/planner.hpp"
+
+using namespace flopcast;
+using namespace flopcast::search;
+
+namespace {
+
+const io::Catalog& catalog() {
+  static const io::Catalog cat = [] {
+    Diagnostics d;
+    auto c = io::load_catalog("", d);
+    REQUIRE(c);
+    return *c;
+  }();
+  return cat;
+}
+
+Scenario scenario(const std::string& model, const std::string& gpu, std::int64_t gpus, std::int64_t global_batch) {
+  Diagnostics d;
+  const std::string yaml = "model: " + model + "\ncluster: {gpu: " + gpu + ", gpus: " + std::to_string(gpus) +
+                           "}\nparallel: {tp: 1, pp: 1, dp: " + std::to_string(gpus) +
+                           ", micro_batch: 1, global_batch: " + std::to_string(global_batch) +
+                           "}\nprecision: bf16\ntraining: {tokens: 20B}\nreliability: {trials: 20, seed: 3}\n";
+  auto s = io::parse_scenario(yaml, "test", catalog(), d);
+  REQUIRE_MESSAGE(s, d.str());
+  return *s;
+}
+
+ClusterSpec cluster(const std::string& gpu) {
+  const GpuSpec* g = catalog().find_gpu(gpu);
+  REQUIRE(g);
+  const FabricSpec* f = catalog().find_fabric(g->default_fabric);
+  REQUIRE(f);
+  ClusterSpec c;
+  c.gpu = *g;
+  c.fabric = *f;
+  c.gpus_per_node = f->gpus_per_node;
+  return c;
+}
+
+detail::Axes axes() {
+  detail::Axes a;
+  a.tp = {1, 2, 4, 8};
+  a.cp = {1, 2};
+  a.pp = {1, 2, 4, 8};
+  a.ep = {1};
+  a.vpp = {1, 2, 4};
+  a.vpp_interleaved = {2, 4};
+  a.zero = {0, 1, 2, 3};
+  a.mb = {1, 2, 4};
+  a.sp = {false, true};
+  a.rc = {Recompute::None, Recompute::Selective, Recompute::Full};
+  a.sched = {Schedule::OneFOneB, Schedule::Interleaved, Schedule::ZeroBubble, Schedule::GPipe};
+  a.flat_schedule = Schedule::OneFOneB;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("planner: the shape lower bound never exceeds the step of a plan of the shape") {
+  const detail::Axes a = axes();
+  const ComputeProfile& profile = catalog().profile;
+  int compared = 0, tight = 0;
+  for (const auto& [model, gpu, gpus, batch] :
+       {std::tuple<const char*, const char*, std::int64_t, std::int64_t>{"llama3-8b", "H800", 16, 64},
+        {"llama3-8b", "H100", 64, 256},
+        {"llama3-70b", "H800", 64, 128},
+        {"llama3-70b", "B200", 128, 512},
+        {"llama3-70b", "A100-80G", 32, 64},
+        {"llama3-70b", "GB200", 144, 576}}) {
+    Scenario s = scenario(model, gpu, gpus, batch);
+    s.cluster = cluster(gpu);
+    s.cluster.gpus = gpus;
+    for (const int tp : a.tp)
+      for (const int cp : a.cp)
+        for (const int pp : a.pp)
+          for (const std::int64_t mb : a.mb) {
+            if (gpus % (tp * cp * pp) != 0 || s.model.heads % tp != 0 || pp > s.model.layers) continue;
+            const std::int64_t dp = gpus / (tp * cp * pp);
+            if (batch % (mb * dp) != 0) continue;
+            const detail::Shape sh{tp, cp, pp, 1, dp, mb};
+            const Time lb = detail::shape_step_lower_bound(s, profile, a, sh);
+            for (const Schedule sch : a.sched)
+              for (const int vpp : sch == Schedule::Interleaved ? a.vpp_interleaved : std::vector<int>{1}) {
+                if (pp == 1 && sch != Schedule::OneFOneB) continue;
+                if (pp * vpp > s.model.layers) continue;
+                for (const bool spar : a.sp)
+                  for (const int zero : a.zero)
+                    for (const Recompute rc : a.rc) {
+                      Scenario x = s;
+                      x.plan.tp = tp;
+                      x.plan.cp = cp;
+                      x.plan.pp = pp;
+                      x.plan.dp = dp;
+                      x.plan.micro_batch = mb;
+                      x.plan.global_batch = batch;
+                      x.plan.vpp = vpp;
+                      x.plan.schedule = sch;
+                      x.plan.sequence_parallel = spar && tp > 1;
+                      x.plan.zero = zero;
+                      x.plan.recompute = rc;
+                      const StepEstimate e = estimate_step(x, profile);
+                      if (e.step.ns <= 0) continue;
+                      CAPTURE(model);
+                      CAPTURE(gpu);
+                      CAPTURE(plan_label(x.plan));
+                      CHECK(lb <= e.step);
+                      ++compared;
+                      if (lb.seconds() > 0.9 * e.step.seconds()) ++tight;
+                    }
+              }
+          }
+  }
+  CHECK(compared > 5000);
+  // Not vacuous: the bound is within 10% of the step for a good part of the plans.
+  CHECK(tight > compared / 20);
+}
+
+TEST_CASE("planner: pruning against every count's and type's lists keeps what the unpruned search keeps") {
+  // Eight counts of two GPU types: the second pass prunes items against each other's lists.
+  for (const bool deadline : {false, true}) {
+    Scenario s = scenario("llama3-8b", "H800", 8, 64);
+    PlanSpace sp;
+    sp.clusters = {cluster("H800"), cluster("B200")};
+    sp.gpu_counts = {8, 16, 24, 32, 40, 48, 56, 64};
+    sp.recompute = {Recompute::None, Recompute::Full};
+    PlannerOptions on;
+    Diagnostics d;
+    auto seed = io::load_price_catalog("seed-vendor", "", d);
+    auto cloud = io::load_price_catalog("public-cloud", "", d);
+    REQUIRE(seed);
+    REQUIRE(cloud);
+    on.catalogs = {std::make_shared<const PriceCatalog>(*seed), std::make_shared<const PriceCatalog>(*cloud)};
+    on.simulator = estimate_step_simulation;
+    on.candidates_per_gpu = 6;
+    on.rounds = 2;
+    on.top_k = 5;
+    if (deadline) on.deadline = Time::from_seconds(86400.0 * 3);
+    PlannerOptions off = on;
+    off.prune = false;
+    const auto a = search_plans(s, catalog().profile, sp, on);
+    const auto b = search_plans(s, catalog().profile, sp, off);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    CAPTURE(deadline);
+    CHECK(a.result.estimated < b.result.estimated);
+    REQUIRE(a.result.top.size() == b.result.top.size());
+    for (std::size_t i = 0; i < a.result.top.size(); ++i) CHECK(a.result.top[i].index == b.result.top[i].index);
+    REQUIRE(a.result.fastest_per_count.size() == b.result.fastest_per_count.size());
+    for (std::size_t i = 0; i < a.result.fastest_per_count.size(); ++i) {
+      CHECK(a.result.fastest_per_count[i].candidate.index == b.result.fastest_per_count[i].candidate.index);
+      CHECK(a.result.fastest_per_count[i].cost.minor == b.result.fastest_per_count[i].cost.minor);
+    }
+    REQUIRE(a.result.resimulated.size() == b.result.resimulated.size());
+    for (std::size_t i = 0; i < a.result.resimulated.size(); ++i)
+      CHECK(a.result.resimulated[i].plan.candidate.index == b.result.resimulated[i].plan.candidate.index);
+    REQUIRE(a.result.chosen.has_value() == b.result.chosen.has_value());
+    if (a.result.chosen) CHECK(a.result.chosen->plan.candidate.index == b.result.chosen->plan.candidate.index);
+  }
+}
