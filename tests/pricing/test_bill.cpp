@@ -38,7 +38,7 @@ PriceCatalog seed_like() {
   c.plans.push_back(idc);
   Plan usd = plan("usd-hourly", BillingUnit::Hour, PriceBasis::PerGpu, PriceRate{1890000, kUsd});
   c.plans.push_back(usd);
-  c.cpu_instances.push_back(CpuInstance{"cpu", "CPU debug instance", cny("0.4"), 1, "", ""});
+  c.cpu_instances.push_back(CpuInstance{"cpu", "CPU debug instance", cny("0.4"), 1, "", "", ""});
   c.new_user_credit = Credit{cny_money("10"), "SEED", ""};
   return c;
 }
@@ -197,12 +197,13 @@ TEST_CASE("pricing: minimum term, discount, add-ons, storage, partial nodes") {
   // H800 daily 680 CNY per GPU-day "including 200G RDMA" (SEED): the RDMA line is
   // zero. 100 h -> 5 days x 8 x 680 = 27,200.00.
   Plan h800 = plan("h800", BillingUnit::Day, PriceBasis::PerGpu, cny("680"));
-  h800.add_ons.push_back(AddOn{"rdma", "200G RDMA", AddOnKind::PerGpuUnit, cny("0"), true, false, ""});
+  h800.add_ons.push_back(AddOn{"rdma", "200G RDMA", AddOnKind::PerGpuUnit, cny("0"), true, false, "", "", ""});
   // Storage at 0.30 CNY per GB-month (test figure): 2 checkpoints of 14 GB = 28 GB for 100 h:
   // 28 x 0.30 x 100 / 720 = 1.1667 -> 1.17.
-  h800.add_ons.push_back(AddOn{"disk", "Checkpoint storage", AddOnKind::StorageGbMonth, cny("0.3"), false, false, ""});
+  h800.add_ons.push_back(
+      AddOn{"disk", "Checkpoint storage", AddOnKind::StorageGbMonth, cny("0.3"), false, false, "", "", ""});
   // A per-node RDMA option at 50 CNY per node-day, billed only when chosen: 1 node x 5 x 50.
-  h800.add_ons.push_back(AddOn{"rdma400", "400G RDMA", AddOnKind::PerNodeUnit, cny("50"), false, true, ""});
+  h800.add_ons.push_back(AddOn{"rdma400", "400G RDMA", AddOnKind::PerNodeUnit, cny("50"), false, true, "", "", ""});
   BillUsage u = run(100 * kHourNs);
   u.storage = Bytes{28e9};
   const Bill hb = bill_plan(c, h800, u);

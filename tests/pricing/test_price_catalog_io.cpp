@@ -107,6 +107,42 @@ TEST_CASE("pricing: the seed vendor's A100 plans for 8 GPUs over 100 hours") {
   CHECK(cmp.rows[*cmp.cheapest].option.id == "a100-80g-hourly");
 }
 
+TEST_CASE("pricing: a catalog's Chinese names are read where it gives them") {
+  Diagnostics d;
+  const auto c = io::parse_price_catalog(R"(currency: CNY
+cpu_instances:
+  - {id: cpu, name: CPU debug, name_zh: CPU 调试实例, price_per_hour: 0.4}
+plans:
+  - id: p
+    name: H800 daily
+    name_zh: H800 按天计费
+    kind: offer
+    gpus: [H800]
+    unit: day
+    price: 680
+    add_ons:
+      - {id: rdma, name: RDMA network, name_zh: RDMA 网络, kind: gpu_unit, included: true, note: included, note_zh: 已含}
+  - id: q
+    name: H800 hourly
+    kind: offer
+    gpus: [H800]
+    unit: hour
+    price: 28
+)",
+                                         "zh.yaml", d);
+  INFO(d.str());
+  REQUIRE(c.has_value());
+  CHECK(d.empty());
+  CHECK(c->plans[0].name_zh == "H800 按天计费");
+  CHECK(c->plans[0].add_ons[0].name_zh == "RDMA 网络");
+  CHECK(c->plans[0].add_ons[0].note_zh == "已含");
+  CHECK(c->plans[1].name_zh.empty());  // none given: the quote writes the name as is
+  CHECK(c->cpu_instances[0].name_zh == "CPU 调试实例");
+  // The seed vendor's own offers carry their Chinese names.
+  for (const Plan& p : shipped("seed-vendor").plans)
+    if (p.kind == PriceKind::Offer) CHECK_MESSAGE(!p.name_zh.empty(), p.id);
+}
+
 TEST_CASE("pricing: catalog diagnostics name file:line:col, key, value and a hint") {
   Diagnostics ok;
   CHECK(io::parse_price_catalog(kMinimal, "min.yaml", ok).has_value());

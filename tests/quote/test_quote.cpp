@@ -412,3 +412,38 @@ TEST_CASE("pdf_with_creation_date: Qt's creation time replaced by the issue date
   CHECK(pdf_with_creation_date(pdf, "not a date") == pdf);
   CHECK(pdf_with_creation_date("%PDF-1.4\n", "2026-07-01") == "%PDF-1.4\n");
 }
+
+TEST_CASE("quote in Chinese: the catalog's own Chinese names for its plans and add-ons") {
+  PriceCatalog c = catalog();
+  c.plans[0].name_zh = "A100 按小时计费";
+  AddOn rdma;
+  rdma.id = "rdma";
+  rdma.name = "200 Gb/s RDMA network";
+  rdma.name_zh = "200 Gb/s RDMA 网络";
+  rdma.included = true;
+  rdma.note = "included in the GPU-hour price as stated";
+  rdma.note_zh = "已含在 GPU·小时单价中";
+  c.plans[0].add_ons.push_back(rdma);
+  const QuoteCatalog qc = QuoteCatalog::of(c);
+  REQUIRE(qc.zh.size() == 3);
+  CHECK(qc.zh.front().first == "included in the GPU-hour price as stated");  // the longest first
+  QuoteInput in = input(c);
+  const Quote en = make_quote(in);
+  in.language = QuoteLanguage::ZhCn;
+  const Quote zh = make_quote(in);
+  CHECK(zh.id == en.id);
+  const std::string en_md = render_quote_markdown(en);
+  const std::string zh_md = render_quote_markdown(zh);
+  // English keeps the catalog's names; Chinese has the catalog's Chinese for every one of them,
+  // inside longer labels too ("GPU time, <plan name>").
+  CHECK(en_md.find("GPU time, A100 hourly") != std::string::npos);
+  CHECK(en_md.find("| 200 Gb/s RDMA network |") != std::string::npos);
+  CHECK(en_md.find("按小时计费") == std::string::npos);
+  CHECK(zh_md.find("GPU 时间，A100 按小时计费") != std::string::npos);
+  CHECK(zh_md.find("| 200 Gb/s RDMA 网络 |") != std::string::npos);
+  CHECK(zh_md.find("已含在 GPU·小时单价中") != std::string::npos);
+  for (const char* english : {"A100 hourly", "RDMA network", "as stated"})
+    CHECK_MESSAGE(zh_md.find(english) == std::string::npos, english);
+  // A plan without a Chinese name keeps its own.
+  CHECK(zh_md.find("A100 node monthly") != std::string::npos);
+}

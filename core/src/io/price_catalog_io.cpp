@@ -129,10 +129,13 @@ class PriceReader {
 void read_add_on(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr, Currency plan_currency,
                  AddOn& a) {
   if (!r.expect_map(n, path)) return;
-  r.check_keys(n, path, {"id", "name", "kind", "price", "currency", "included", "optional", "note"});
+  r.check_keys(n, path,
+               {"id", "name", "name_zh", "kind", "price", "currency", "included", "optional", "note", "note_zh"});
   pr.text(n, "id", path, a.id);
   pr.text(n, "name", path, a.name);
+  pr.text(n, "name_zh", path, a.name_zh);
   pr.text(n, "note", path, a.note);
+  pr.text(n, "note_zh", path, a.note_zh);
   if (a.id.empty()) r.error(n, path, "an add-on needs an 'id'");
   if (const YAML::Node k = n["kind"]) {
     if (auto v = r.choice(k, child(path, "kind"), {"gpu_unit", "node_unit", "storage_gb_month", "once"}))
@@ -205,6 +208,7 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
   r.check_keys(n, path,
                {"id",
                 "name",
+                "name_zh",
                 "gpus",
                 "unit",
                 "basis",
@@ -228,6 +232,7 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
                 "note"});
   pr.text(n, "id", path, p.id);
   pr.text(n, "name", path, p.name);
+  pr.text(n, "name_zh", path, p.name_zh);
   pr.text(n, "date", path, p.date);
   pr.text(n, "source", path, p.source);
   pr.text(n, "note", path, p.note);
@@ -435,10 +440,12 @@ void read_cpu_instances(const YAML::Node& root, Reader& r, PriceReader& pr, Pric
         const std::string path = "cpu_instances[" + std::to_string(i) + "]";
         const YAML::Node e = cpus[i];
         if (!r.expect_map(e, path)) continue;
-        r.check_keys(e, path, {"id", "name", "price_per_hour", "currency", "minimum_hours", "source", "note"});
+        r.check_keys(e, path,
+                     {"id", "name", "name_zh", "price_per_hour", "currency", "minimum_hours", "source", "note"});
         CpuInstance cpu;
         pr.text(e, "id", path, cpu.id);
         pr.text(e, "name", path, cpu.name);
+        pr.text(e, "name_zh", path, cpu.name_zh);
         pr.text(e, "source", path, cpu.source);
         pr.text(e, "note", path, cpu.note);
         cpu.per_hour.currency = c.currency;

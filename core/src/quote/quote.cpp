@@ -1,5 +1,6 @@
 #include "flopcast/quote/quote.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -94,6 +95,19 @@ QuoteCatalog QuoteCatalog::of(const PriceCatalog& catalog) {
   q.date = catalog.date;
   q.source = catalog.source;
   for (const FxRate& r : catalog.fx) q.fx.push_back(r.str() + (r.note.empty() ? "" : " (" + r.note + ")"));
+  auto zh = [&](const std::string& text, const std::string& chinese) {
+    if (!text.empty() && !chinese.empty()) q.zh.emplace_back(text, chinese);
+  };
+  for (const Plan& p : catalog.plans) {
+    zh(p.name, p.name_zh);
+    for (const AddOn& a : p.add_ons) {
+      zh(a.name, a.name_zh);
+      zh(a.note, a.note_zh);
+    }
+  }
+  for (const CpuInstance& c : catalog.cpu_instances) zh(c.name, c.name_zh);
+  std::stable_sort(q.zh.begin(), q.zh.end(),
+                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   return q;
 }
 
@@ -285,12 +299,41 @@ void spot_assumption(const QuoteInput& in, const ComparisonRow& best, Quote& q) 
          fmt::arg("restarts", quote_units(l, format_duration_with_hours(r.restart_mean)))));
 }
 
+/// `text` with every catalog text the catalog translates replaced by its Chinese, the longest first.
+std::string with_catalog_chinese(const QuoteCatalog& c, std::string text) {
+  for (const auto& [en, zh] : c.zh)
+    for (auto at = text.find(en); at != std::string::npos; at = text.find(en, at + zh.size()))
+      text.replace(at, en.size(), zh);
+  return text;
+}
+
+/// A quote in Chinese: the price options' labels and the bill lines' labels and notes in the
+/// catalog's own Chinese where it gives one (after the id, which does not depend on the language).
+void use_catalog_chinese(QuoteInput& in) {
+  if (in.catalog.zh.empty()) return;
+  auto bills = [&](PlanComparison& plans) {
+    for (ComparisonRow& row : plans.rows) {
+      row.option.label = with_catalog_chinese(in.catalog, row.option.label);
+      for (Bill* bill : {&row.p50, &row.p90}) {
+        bill->label = with_catalog_chinese(in.catalog, bill->label);
+        for (LineItem& i : bill->items) {
+          i.label = with_catalog_chinese(in.catalog, i.label);
+          i.note = with_catalog_chinese(in.catalog, i.note);
+        }
+      }
+    }
+  };
+  bills(in.plans);
+  if (in.band_check) bills(in.band_check->plans);
+}
+
 }  // namespace
 
 Quote make_quote(QuoteInput input) {
   Quote q;
   if (input.issuer.empty()) input.issuer = input.catalog.provider;
   q.id = quote_id(input);
+  if (input.language == QuoteLanguage::ZhCn) use_catalog_chinese(input);
   if (auto until = add_days(input.issue_date, input.validity_days)) {
     q.valid_until = *until;
   } else {

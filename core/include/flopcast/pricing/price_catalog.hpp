@@ -60,6 +60,8 @@ struct AddOn {
   bool included = false;  ///< part of the plan price (shown as a zero line)
   bool optional = false;  ///< billed only when asked for (not in the default bill)
   std::string note;
+  /// The name and note in Simplified Chinese, for quotes in zh-CN ("" = none: written as is).
+  std::string name_zh, note_zh;
 };
 
 /// What a price is: who stands behind it and whether a customer can be billed at it.
@@ -112,6 +114,7 @@ struct Plan {
   std::string source;      ///< citation
   std::string confidence;  ///< A, B, C or CLAIM (docs/references.md, Confidence grades)
   std::string note;        ///< contradictions and caveats
+  std::string name_zh;     ///< the name in Simplified Chinese, for quotes in zh-CN ("" = none: written as is)
 
   /// True when the plan lists `gpu` (case and '-', '_', ' ' ignored) or "*".
   bool applies_to(std::string_view gpu) const;
@@ -130,6 +133,7 @@ struct CpuInstance {
   std::int64_t minimum_hours = 1;  ///< started hours billed whole, at least this many
   std::string source;
   std::string note;
+  std::string name_zh;  ///< the name in Simplified Chinese, for quotes in zh-CN ("" = none)
 };
 
 /// A one-time credit for new customers.

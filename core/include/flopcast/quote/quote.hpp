@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "flopcast/job/job_result.hpp"
@@ -37,6 +38,9 @@ struct QuoteCatalog {
   std::string date;
   std::string source;
   std::vector<std::string> fx;  ///< "1 USD = 7.2 CNY (assumption, not sourced ...)"
+  /// The catalog's own Chinese for its texts (plan, add-on and CPU instance names, add-on notes):
+  /// (text, Chinese), the longest text first. A quote in zh-CN writes them into its bill lines.
+  std::vector<std::pair<std::string, std::string>> zh;
   /// Catalog facts the quote should repeat (name, provider, date, source, rates).
   static QuoteCatalog of(const PriceCatalog& catalog);
 };
