@@ -135,6 +135,21 @@ class FailureDraws {
     while (draws_.size() <= i) draws_.push_back(rng_.standard_exponential());
     return draws_[i];
   }
+  /// Gap i at `rate_per_s`: draw i / rate as a Time, as Rng::exponential gives it (a rate <= 0:
+  /// the largest Time). The gaps of the last rate asked are kept too (a candidate's point and
+  /// checked runs, and candidates of the same GPU count, share the rate). Precondition:
+  /// i < kMaxKept.
+  Time gap(std::size_t i, double rate_per_s) {
+    if (rate_per_s != gap_rate_) {
+      gap_rate_ = rate_per_s;
+      gaps_.clear();
+    }
+    while (gaps_.size() <= i) {
+      const double e = draw(gaps_.size());
+      gaps_.push_back(rate_per_s > 0.0 ? Time::from_seconds(e / rate_per_s) : Time{kNever});
+    }
+    return gaps_[i];
+  }
   /// The engine positioned after the kept draws (draw kMaxKept comes next).
   Rng after_kept() {
     if (draws_.size() < kMaxKept) draw(kMaxKept - 1);
@@ -144,6 +159,8 @@ class FailureDraws {
  private:
   Rng rng_;
   std::vector<double> draws_;
+  double gap_rate_ = -1.0;  ///< the rate of gaps_
+  std::vector<Time> gaps_;
 };
 
 /// This thread's draws for `seed`. The kept seeds are forgotten when there are many (a search
@@ -206,13 +223,9 @@ class TrialSim {
   /// Rng::exponential would give it from Rng(seed); a rate <= 0 gives the largest Time (never).
   Time next_gap() {
     const std::size_t i = draws_used_++;
-    double e = 0.0;
-    if (i < FailureDraws::kMaxKept) {
-      e = draws_.draw(i);
-    } else {
-      if (!own_) own_.emplace(draws_.after_kept());
-      e = own_->standard_exponential();
-    }
+    if (i < FailureDraws::kMaxKept) return draws_.gap(i, rate_per_s_);
+    if (!own_) own_.emplace(draws_.after_kept());
+    const double e = own_->standard_exponential();
     if (!(rate_per_s_ > 0.0)) return Time{kNever};
     return Time::from_seconds(e / rate_per_s_);
   }
