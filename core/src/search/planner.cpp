@@ -466,6 +466,13 @@ void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, 
     ++ir.counts[kFramework];
     return;
   }
+  // memory_per_gpu is the most-loaded stage's, so at least the first stage's: a plan whose first
+  // stage does not fit does not fit, and most plans that do not fit fail there (it holds the
+  // most micro-batches in flight), without the other stages computed.
+  if (s.plan.pp > 1 && !memory_of_stage(s, ctx.profile, 0).fits()) {
+    ++ir.counts[kMemory];
+    return;
+  }
   const MemoryBreakdown mem = memory_per_gpu(s, ctx.profile);
   if (!mem.fits()) {
     ++ir.counts[kMemory];
