@@ -174,12 +174,14 @@ TEST_CASE("planner: pruning against every count's and type's lists keeps what th
   }
 }
 
-TEST_CASE("planner: a plan whose first stage does not fit does not fit (the memory shortcut)") {
+TEST_CASE("planner: the memory shortcuts, first stage and ZeRO-2 with SP for ZeRO 0-2, never drop a plan that fits") {
   // The search counts a plan pruned for memory from its first stage alone when that stage does
-  // not fit: memory_per_gpu must then never fit either (it is the most-loaded stage's).
+  // not fit: memory_per_gpu must then never fit either (it is the most-loaded stage's). And it
+  // counts every ZeRO 0-2 plan of a (shape, schedule, vpp, recompute) pruned when the first
+  // stage of that plan at ZeRO-2 with SP does not fit: it must need no more memory.
   const detail::Axes a = axes();
   const ComputeProfile& profile = catalog().profile;
-  int compared = 0, shortcut = 0, later_stage = 0;
+  int compared = 0, shortcut = 0, later_stage = 0, probe_decided = 0;
   for (const auto& [model, gpu, gpus, batch] :
        {std::tuple<const char*, const char*, std::int64_t, std::int64_t>{"llama3-70b", "H800", 64, 128},
         {"llama3-70b", "A100-80G", 32, 64},
@@ -191,7 +193,7 @@ TEST_CASE("planner: a plan whose first stage does not fit does not fit (the memo
     for (const int tp : a.tp)
       for (const int pp : a.pp)
         for (const std::int64_t mb : a.mb) {
-          if (gpus % (tp * pp) != 0 || s.model.heads % tp != 0 || pp == 1) continue;
+          if (gpus % (tp * pp) != 0 || s.model.heads % tp != 0) continue;
           const std::int64_t dp = gpus / (tp * pp);
           if (batch % (mb * dp) != 0) continue;
           for (const Schedule sch : a.sched)
@@ -217,6 +219,19 @@ TEST_CASE("planner: a plan whose first stage does not fit does not fit (the memo
                     CAPTURE(gpu);
                     CAPTURE(plan_label(x.plan));
                     CHECK(first.total().value <= worst.total().value);
+                    if (zero <= 2) {
+                      // The search's probe for ZeRO 0-2: ZeRO-2 with sequence parallelism (when
+                      // there is TP) needs no more memory in its first stage.
+                      Scenario probe = x;
+                      probe.plan.zero = 2;
+                      probe.plan.sequence_parallel = tp > 1;
+                      const MemoryBreakdown light = memory_of_stage(probe, profile, 0);
+                      CHECK(light.total().value <= worst.total().value * (1 + 1e-12));
+                      if (light.total().value > light.capacity.value * (1 + 1e-9)) {
+                        CHECK_FALSE(worst.fits());
+                        ++probe_decided;
+                      }
+                    }
                     if (!first.fits()) {
                       CHECK_FALSE(worst.fits());
                       ++shortcut;
@@ -230,5 +245,7 @@ TEST_CASE("planner: a plan whose first stage does not fit does not fit (the memo
   CHECK(compared > 2000);
   // Not vacuous: the shortcut decides many plans.
   CHECK(shortcut > compared / 10);
-  MESSAGE(compared << " plans: " << shortcut << " decided by the first stage, " << later_stage << " by a later one");
+  CHECK(probe_decided > compared / 20);
+  MESSAGE(compared << " plans: " << shortcut << " decided by the first stage, " << later_stage << " by a later one, "
+                   << probe_decided << " by the ZeRO-2 probe");
 }
