@@ -127,6 +127,7 @@ TEST_CASE("validate: a run that does not state its micro-batch is predicted at t
   cluster: {gpu: H100, gpus: 8}
   parallel: {tp: 8, global_batch: 16, zero: 0, recompute: none, sequence_parallel: false, vpp: 1}
   precision: bf16
+  grad_reduce: fp32
   measured: {iteration_time_s: 10}
 - id: stated
   source: test
@@ -134,6 +135,7 @@ TEST_CASE("validate: a run that does not state its micro-batch is predicted at t
   cluster: {gpu: H100, gpus: 8}
   parallel: {tp: 8, global_batch: 16, micro_batch: 1, zero: 0, recompute: none, sequence_parallel: false, vpp: 1}
   precision: bf16
+  grad_reduce: fp32
   measured: {iteration_time_s: 10}
 )";
   const auto r = run_cli({"validate", "--json", runs.string()});

@@ -125,3 +125,102 @@ precision: bf16
   CHECK(stated.plan.vpp == 2);
   CHECK(stated.plan.schedule == Schedule::Interleaved);
 }
+
+TEST_CASE("resolution: the gradient dtype and FP8 parameters are open settings, and recompute none fits with them") {
+  // MLPerf Training v5.1 Llama 3.1 8B on 64 H100 (TP 1, DP 64, distributed optimizer, FP8), the
+  // settings its source does not state written auto. Per GPU: 16-bit weights 15.0 GiB, FP8 copies
+  // 2 B per GEMM weight, fp32 main grads 29.9 GiB (4 B x 8.03e9), optimizer 12/64 B, the
+  // activations of one 8192-token sequence and the fp32 logits: above 80 GB without recompute.
+  // bf16 gradients (2 B) and FP8-only weights (fp8_params) take 15.0 + 15.0 GiB off, and no
+  // recompute then fits: the fastest choice.
+  const std::string head = R"(
+model: llama3-8b
+cluster: {gpu: H100, gpus: 64}
+parallel: {tp: 1, dp: 64, zero: 1, micro_batch: 1, global_batch: 64, sequence_parallel: false, recompute: auto}
+precision: fp8
+)";
+  auto s = must_parse(head + "grad_reduce: auto\nfp8_params: auto\n");
+  const ComputeProfile& prof = test::shipped_catalog().profile;
+  const auto choices = setting_choices(s);
+  CHECK(choices.grad_reduce == std::vector<GradReduce>{GradReduce::FP32, GradReduce::Half});
+  CHECK(choices.fp8_params == std::vector<bool>{false, true});
+  REQUIRE(s.resolved_settings.fits);
+  CHECK(s.plan.recompute == Recompute::None);
+  CHECK(s.grad_reduce == GradReduce::Half);
+  // Every fitting combination is at least as slow as the choice.
+  const Time best = estimate_step(s, prof).step;
+  for (const auto rc : choices.recompute)
+    for (const auto g : choices.grad_reduce)
+      for (const bool f : choices.fp8_params) {
+        Scenario c = s;
+        c.plan.recompute = rc;
+        c.grad_reduce = g;
+        c.fp8_params = f;
+        if (memory_per_gpu(c, prof).fits()) CHECK(estimate_step(c, prof).step >= best);
+      }
+  // The defaults (fp32 grads, 16-bit weights kept) need full recompute to fit.
+  Scenario none = s;
+  none.grad_reduce = GradReduce::FP32;
+  none.fp8_params = false;
+  CHECK_FALSE(memory_per_gpu(none, prof).fits());
+  const auto defaults = must_parse(head);
+  CHECK_FALSE(defaults.open_settings.grad_reduce);
+  CHECK_FALSE(defaults.open_settings.fp8_params);
+  CHECK(defaults.grad_reduce == GradReduce::Default);
+  CHECK(defaults.plan.recompute == Recompute::Full);
+  // Each choice is listed, in the key's own words.
+  CHECK(std::any_of(s.defaults_applied.begin(), s.defaults_applied.end(), [](const std::string& x) {
+    return x == "grad_reduce = bf16 (resolved: the fastest choice that fits)";
+  }));
+  CHECK(grad_reduce_text(Precision::FP16, GradReduce::Half) == "fp16");
+  CHECK(grad_reduce_text(Precision::BF16, GradReduce::Default) == "fp32");
+}
+
+TEST_CASE("grad_reduce and fp8_params: stated values, open when a measured run leaves them out, bad values refused") {
+  const auto stated = must_parse(R"(
+model: llama3-8b
+cluster: {gpu: H100, gpus: 8}
+parallel: {global_batch: 8, micro_batch: 1, zero: 1, recompute: none}
+precision: bf16
+grad_reduce: bf16
+)");
+  CHECK(stated.grad_reduce == GradReduce::Half);
+  CHECK_FALSE(stated.open_settings.any());
+  Diagnostics d;
+  const auto runs = io::parse_run_file(R"(
+- id: fp8-unstated
+  source: test
+  model: llama3-8b
+  cluster: {gpu: H100, gpus: 8}
+  parallel: {global_batch: 8, micro_batch: 1, zero: 1, recompute: full, sequence_parallel: false, vpp: 1}
+  precision: fp8
+  measured: {iteration_time_s: 1}
+- id: bf16-stated
+  source: test
+  model: llama3-8b
+  cluster: {gpu: H100, gpus: 8}
+  parallel: {global_batch: 8, micro_batch: 1, zero: 1, recompute: full, sequence_parallel: false, vpp: 1}
+  precision: bf16
+  grad_reduce: fp32
+  measured: {iteration_time_s: 1}
+)",
+                                       "runs.yaml", test::shipped_catalog(), d);
+  REQUIRE(runs.size() == 2);
+  REQUIRE(runs[0].scenario.has_value());
+  REQUIRE(runs[1].scenario.has_value());
+  CHECK(runs[0].scenario->open_settings.grad_reduce);
+  CHECK(runs[0].scenario->open_settings.fp8_params);
+  CHECK_FALSE(runs[1].scenario->open_settings.any());  // bf16: no fp8_params to choose; grad_reduce stated
+  CHECK(runs[1].scenario->grad_reduce == GradReduce::FP32);
+  auto refused = [](const std::string& text, const std::string& fix) {
+    Diagnostics diags;
+    const auto s = io::parse_scenario(text, "bad.yaml", test::shipped_catalog(), diags);
+    CHECK_FALSE(s.has_value());
+    CHECK_MESSAGE(diags.str().find(fix) != std::string::npos, diags.str());
+  };
+  const std::string base = "model: llama3-8b\ncluster: {gpu: H100, gpus: 8}\nparallel: {global_batch: 8}\n";
+  refused(base + "precision: fp16\ngrad_reduce: bf16\n", "write grad_reduce: fp16");
+  refused(base + "precision: fp32\ngrad_reduce: bf16\n", "fp32 training reduces fp32 gradients");
+  refused(base + "precision: bf16\ngrad_reduce: fp33\n", "did you mean 'fp32'");
+  refused(base + "precision: bf16\nfp8_params: auto\n", "fp8_params needs an FP8 precision");
+}

@@ -150,6 +150,7 @@ TEST_CASE("open settings: unstated in a measured run, `auto` in a scenario, unst
   cluster: {gpu: H100, gpus: 8}
   parallel: {tp: 2, global_batch: 16, micro_batch: 2, zero: 1, recompute: full, sequence_parallel: true, vpp: 1}
   precision: bf16
+  grad_reduce: fp32
   measured: {iteration_time_s: 1}
 )",
                                       "dir/my-runs.yaml", catalog(), d);
@@ -162,6 +163,8 @@ TEST_CASE("open settings: unstated in a measured run, `auto` in a scenario, unst
   CHECK(sparse.open_settings.recompute);
   CHECK(sparse.open_settings.sequence_parallel);
   CHECK(sparse.open_settings.vpp);
+  CHECK(sparse.open_settings.grad_reduce);
+  CHECK_FALSE(sparse.open_settings.fp8_params);  // bf16: no FP8 weights to choose
   CHECK(sparse.measured.at("memory_gib") == 60);
   CHECK(sparse.source_group == "a publication");
   // The loader resolved them (with the default profile) and listed each choice.

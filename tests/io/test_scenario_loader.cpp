@@ -109,7 +109,8 @@ precision: bf16
                                                    "parallel.recompute = none",
                                                    "parallel.schedule = 1f1b",
                                                    "cluster.fabric = dgx-h100-ndr (the GPU's usual node)",
-                                                   "cluster.gpus_per_node = 8"};
+                                                   "cluster.gpus_per_node = 8",
+                                                   "grad_reduce = fp32"};
   for (const auto& expected : expected_defaults) {
     CHECK_MESSAGE(has(dl, expected), expected);
   }
@@ -124,6 +125,7 @@ parallel: {tp: 2, pp: 2, dp: 4, cp: 1, ep: 1, vpp: 1, sequence_parallel: true, z
            global_batch: 64, recompute: selective, schedule: 1f1b}
 precision: bf16
 attention: flash
+grad_reduce: fp32
 )",
                        d);
   REQUIRE_MESSAGE(s.has_value(), d.str());

@@ -474,3 +474,74 @@ TEST_CASE(
   CHECK(first.logits.value == 0);
   CHECK(last.logits.value == doctest::Approx(4.0 * 8192 * (16384 + 128256)).epsilon(1e-12));
 }
+
+TEST_CASE("gradient dtype: fp32 main grads 4 B per parameter, bf16 grads 2 B (Llama 3 8B: 29.9 vs 15.0 GiB)") {
+  // Megatron-LM turns accumulate_allreduce_grads_in_fp32 on for bf16 (arguments.py) unless
+  // --grad-reduce-in-bf16; the grad buffer is then fp32 (param_and_grad_buffer.py). Llama 3 8B
+  // holds 8,030,261,248 parameters: 32,121,044,992 B = 29.9 GiB of fp32 gradients, half of it in
+  // bf16. With the distributed optimizer the gradients stay whole (ZeRO-1 shards only the 12 B
+  // of optimizer state): 2 + 4 + 12/64 = 6.1875 B vs 2 + 2 + 12/64 = 4.1875 B per parameter.
+  CHECK(grad_bytes(Precision::BF16, GradReduce::Default) == 4);
+  CHECK(grad_bytes(Precision::FP8, GradReduce::Default) == 4);
+  CHECK(grad_bytes(Precision::BF16, GradReduce::Half) == 2);
+  CHECK(grad_bytes(Precision::FP16, GradReduce::Default) == 2);  // Megatron fp16 without the fp32 flag
+  CHECK(grad_bytes(Precision::FP16, GradReduce::FP32) == 4);
+  CHECK(grad_bytes(Precision::FP32, GradReduce::Half) == 4);  // fp32 training has no 16-bit gradients
+  Scenario s;
+  s.model = llama(32, 4096, 32, 8, 14336, 128256, 8192);
+  s.cluster.gpu = *catalog().find_gpu("H100");
+  s.cluster.gpus = 64;
+  s.plan.dp = 64;
+  s.plan.zero = 1;
+  s.plan.global_batch = 64;
+  s.precision = Precision::BF16;
+  ComputeProfile prof;
+  const double P = 8'030'261'248.0;
+  const auto fp32 = memory_per_gpu(s, prof);
+  CHECK(fp32.gradients.value == 32'121'044'992.0);
+  CHECK(fp32.gradients.gib() == doctest::Approx(29.915).epsilon(1e-4));
+  s.grad_reduce = GradReduce::Half;
+  const auto half = memory_per_gpu(s, prof);
+  CHECK(half.gradients.value == 16'060'522'496.0);
+  CHECK(half.weights.value == fp32.weights.value);
+  CHECK(half.optimizer.value == fp32.optimizer.value);
+  CHECK((half.weights + half.gradients + half.optimizer).value == doctest::Approx(4.1875 * P).epsilon(1e-12));
+  CHECK((fp32.weights + fp32.gradients + fp32.optimizer).value == doctest::Approx(6.1875 * P).epsilon(1e-12));
+  // An explicit fp32 is the bf16 default.
+  s.grad_reduce = GradReduce::FP32;
+  CHECK(memory_per_gpu(s, prof).gradients.value == fp32.gradients.value);
+}
+
+TEST_CASE("gradient dtype sets the bytes of the data-parallel reduce-scatter: 4 B per gradient in fp32, 2 in bf16") {
+  // Megatron-core reduces the grad buffer in its own dtype (distributed_data_parallel_config.py,
+  // grad_reduce_in_fp32: "If true, reduce grads in fp32"); the distributed optimizer's all-gather
+  // moves the bf16 parameters (2 B) either way. Llama 3 8B, dp 64, ZeRO-1.
+  Scenario s;
+  s.model = llama(32, 4096, 32, 8, 14336, 128256, 8192);
+  s.cluster.gpu = *catalog().find_gpu("H100");
+  s.cluster.gpus = 64;
+  s.plan.dp = 64;
+  s.plan.zero = 1;
+  s.plan.global_batch = 64;
+  s.precision = Precision::BF16;
+  const ComputeProfile& prof = catalog().profile;
+  const auto params = stage_parameters(s, 0);
+  CHECK(params.dense == 8'030'261'248.0);
+  const double P = params.dense;
+  auto expected = [&](double gbytes) {
+    return (collective_time(s, prof, CollectiveKind::ReduceScatter, 64, 1, Bytes{P * gbytes}) +
+            collective_time(s, prof, CollectiveKind::AllGather, 64, 1, Bytes{P * 2}))
+        .seconds();
+  };
+  const double fp32 = dp_sync_time(s, prof, params).seconds();
+  CHECK(fp32 == doctest::Approx(expected(4)).epsilon(1e-12));
+  s.grad_reduce = GradReduce::Half;
+  const double half = dp_sync_time(s, prof, params).seconds();
+  CHECK(half == doctest::Approx(expected(2)).epsilon(1e-12));
+  CHECK(half < fp32);
+  // Without a distributed optimizer: one all-reduce of the gradients.
+  s.plan.zero = 0;
+  CHECK(dp_sync_time(s, prof, params).seconds() ==
+        doctest::Approx(collective_time(s, prof, CollectiveKind::AllReduce, 64, 1, Bytes{P * 2}).seconds())
+            .epsilon(1e-12));
+}

@@ -19,12 +19,27 @@ std::vector<std::int64_t> divisors_up_to(std::int64_t n, std::int64_t cap) {
   return out;
 }
 
-/// One combination of choices applied to the plan.
+/// One combination of choices applied to the plan and the training state's dtypes.
 struct Candidate {
   ParallelPlan plan;
+  GradReduce grad_reduce = GradReduce::Default;
+  bool fp8_params = false;
   Time step{0};
   Bytes memory;
 };
+
+/// One choice of the training state's dtypes (grad_reduce, fp8_params).
+struct StateChoice {
+  GradReduce grad_reduce;
+  bool fp8_params;
+};
+
+std::vector<StateChoice> state_choices(const SettingChoices& c) {
+  std::vector<StateChoice> out;
+  for (const GradReduce g : c.grad_reduce)
+    for (const bool f : c.fp8_params) out.push_back({g, f});
+  return out;
+}
 
 /// `base` with one combination of choices. An open vpp brings its schedule: interleaved above 1,
 /// else the stated schedule or 1F1B; a stated vpp keeps the stated schedule.
@@ -52,26 +67,31 @@ Search search(const Scenario& s, const SettingChoices& choices, const ComputePro
   const auto& open = s.open_settings;
   Search out;
   Scenario trial = s;
+  const auto states = state_choices(choices);
   for (const std::int64_t mb : choices.micro_batch) {
     bool any_fits = false;
     for (const int v : choices.vpp)
       for (const int z : choices.zero)
         for (const bool sp : choices.sequence_parallel)
-          for (const Recompute rc : choices.recompute) {
-            trial.plan = apply(s.plan, open, mb, v, z, sp, rc);
-            // Megatron's interleaved schedule needs the micro-batches to be a multiple of pp.
-            if ((open.micro_batch || open.vpp) && trial.plan.schedule == Schedule::Interleaved &&
-                trial.plan.microbatches() % trial.plan.pp != 0)
-              continue;
-            ++out.candidates;
-            const Bytes mem = memory_per_gpu(trial, profile).total();
-            if (!out.leanest || mem.value < out.leanest->memory.value)
-              out.leanest = Candidate{trial.plan, Time{0}, mem};
-            if (mem.value > s.cluster.gpu.hbm.value) continue;
-            any_fits = true;
-            const Time step = estimate_step(trial, profile).step;
-            if (!out.best || step < out.best->step) out.best = Candidate{trial.plan, step, mem};
-          }
+          for (const Recompute rc : choices.recompute)
+            for (const StateChoice& st : states) {
+              trial.plan = apply(s.plan, open, mb, v, z, sp, rc);
+              trial.grad_reduce = st.grad_reduce;
+              trial.fp8_params = st.fp8_params;
+              // Megatron's interleaved schedule needs the micro-batches to be a multiple of pp.
+              if ((open.micro_batch || open.vpp) && trial.plan.schedule == Schedule::Interleaved &&
+                  trial.plan.microbatches() % trial.plan.pp != 0)
+                continue;
+              ++out.candidates;
+              const Bytes mem = memory_per_gpu(trial, profile).total();
+              if (!out.leanest || mem.value < out.leanest->memory.value)
+                out.leanest = Candidate{trial.plan, st.grad_reduce, st.fp8_params, Time{0}, mem};
+              if (mem.value > s.cluster.gpu.hbm.value) continue;
+              any_fits = true;
+              const Time step = estimate_step(trial, profile).step;
+              if (!out.best || step < out.best->step)
+                out.best = Candidate{trial.plan, st.grad_reduce, st.fp8_params, step, mem};
+            }
     // Memory grows with the micro-batch: once none of a micro-batch's choices fits, no larger one will.
     if (!any_fits && out.best) break;
   }
@@ -81,6 +101,11 @@ Search search(const Scenario& s, const SettingChoices& choices, const ComputePro
 std::string bool_text(bool b) { return b ? "true" : "false"; }
 
 }  // namespace
+
+std::string grad_reduce_text(Precision p, GradReduce g) {
+  if (grad_bytes(p, g) >= 4) return "fp32";
+  return p == Precision::FP16 ? "fp16" : "bf16";
+}
 
 SettingChoices setting_choices(const Scenario& s) {
   const auto& p = s.plan;
@@ -113,6 +138,18 @@ SettingChoices setting_choices(const Scenario& s) {
     c.recompute = {Recompute::None, Recompute::Selective, Recompute::Full};
   else
     c.recompute = {p.recompute};
+  // The framework default first (Megatron-LM: fp32 for bf16 and FP8, fp16 for fp16), so that it
+  // wins a tie (no data parallelism: nothing to reduce, and both fit).
+  if (open.grad_reduce && grad_bytes(s.precision, GradReduce::Default) < 4)
+    c.grad_reduce = {GradReduce::Half, GradReduce::FP32};
+  else if (open.grad_reduce)
+    c.grad_reduce = {GradReduce::FP32, GradReduce::Half};
+  else
+    c.grad_reduce = {s.grad_reduce};
+  if (open.fp8_params)
+    c.fp8_params = {false, true};
+  else
+    c.fp8_params = {s.fp8_params};
   return c;
 }
 
@@ -124,7 +161,11 @@ const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile&
   out.resolved = true;
   out.candidates = found.candidates;
   out.fits = found.best.has_value();
-  if (const auto& chosen = found.best ? found.best : found.leanest) s.plan = chosen->plan;
+  if (const auto& chosen = found.best ? found.best : found.leanest) {
+    s.plan = chosen->plan;
+    s.grad_reduce = chosen->grad_reduce;
+    s.fp8_params = chosen->fp8_params;
+  }
   out.memory_gib = memory_per_gpu(s, profile).total().gib();
   out.capacity_gib = s.cluster.gpu.hbm.gib();
   if (!found.leanest) out.fits = out.memory_gib <= out.capacity_gib;  // no valid combination: as written
@@ -137,6 +178,8 @@ const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile&
   if (open.zero) out.chosen.push_back({"parallel.zero", std::to_string(p.zero)});
   if (open.sequence_parallel) out.chosen.push_back({"parallel.sequence_parallel", bool_text(p.sequence_parallel)});
   if (open.recompute) out.chosen.push_back({"parallel.recompute", to_string(p.recompute)});
+  if (open.grad_reduce) out.chosen.push_back({"grad_reduce", grad_reduce_text(s.precision, s.grad_reduce)});
+  if (open.fp8_params) out.chosen.push_back({"fp8_params", bool_text(s.fp8_params)});
   auto& defaults = s.defaults_applied;
   defaults.erase(std::remove_if(defaults.begin(), defaults.end(),
                                 [](const std::string& d) { return d.find(kResolvedMark) != std::string::npos; }),

@@ -306,12 +306,17 @@ namespace {
 template <class Coll>
 Time dp_sync_with(const Scenario& s, const StageParameters& params, Coll&& coll) {
   const auto& p = s.plan;
-  const double grad_bytes = s.precision == Precision::FP32 ? 4 : 2;
+  // Gradients are reduced in the dtype they accumulate in: Megatron-core's grad buffer is fp32
+  // under grad_reduce_in_fp32 ("If true, reduce grads in fp32",
+  // megatron/core/distributed/distributed_data_parallel_config.py; param_and_grad_buffer.py
+  // reduces the buffer as it is), which Megatron-LM turns on for bf16 (arguments.py): 4 B per
+  // gradient, 2 B with --grad-reduce-in-bf16 or fp16 grads (workload.hpp, grad_bytes).
+  const double gbytes = grad_bytes(s.precision, s.grad_reduce);
   const std::int64_t dp_group = p.dp * p.cp;
   // One group's sync: all-reduce, or with a distributed optimizer / ZeRO-1,2 reduce-scatter of
   // the gradients and all-gather of the 16-bit parameters.
   auto sync = [&](std::int64_t ranks, std::int64_t stride, double parameters) {
-    const Bytes grads{parameters * grad_bytes};
+    const Bytes grads{parameters * gbytes};
     if (p.zero == 0) return coll(CollectiveKind::AllReduce, ranks, stride, grads);
     return coll(CollectiveKind::ReduceScatter, ranks, stride, grads) +
            coll(CollectiveKind::AllGather, ranks, stride, Bytes{parameters * 2});

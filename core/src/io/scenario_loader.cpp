@@ -394,6 +394,57 @@ void read_measured(const YAML::Node& n, Reader& r, Scenario& s) {
             "give at least one of iteration_time_s, tokens_per_gpu_s, mfu, tflops_per_gpu, memory_gib");
 }
 
+/// fp8_params and grad_reduce: stated, `auto`, or absent (open in a measured run, as the
+/// parallel settings a source leaves out; the default in a scenario). Needs the precision.
+void read_state_dtypes(const YAML::Node& root, Reader& r, Scenario& s, bool run_entry) {
+  const bool fp8 = bytes_per_element(s.precision) < 2;
+  const auto f = root["fp8_params"];
+  if (is_auto(f) || (!f && run_entry && fp8)) {
+    if (f) r.note("fp8_params", f);
+    s.open_settings.fp8_params = true;
+    if (!fp8)
+      r.error(f, "fp8_params", std::string("fp8_params needs an FP8 precision, got ") + to_string(s.precision),
+              "use precision fp8 (or mxfp8, nvfp4 on Blackwell), or drop fp8_params");
+  } else if (!f && fp8) {
+    s.defaults_applied.push_back("fp8_params = false");
+  } else if (f) {
+    if (auto v = r.boolean(f, "fp8_params")) {
+      s.fp8_params = *v;
+      if (*v && !fp8)
+        r.error(f, "fp8_params", std::string("fp8_params needs an FP8 precision, got ") + to_string(s.precision),
+                "use precision fp8 (or mxfp8, nvfp4 on Blackwell), or drop fp8_params");
+    }
+  }
+  // Megatron-LM: --accumulate-allreduce-grads-in-fp32 (on for bf16, arguments.py) or
+  // --grad-reduce-in-bf16; NeMo / Megatron-Bridge: grad_reduce_in_fp32.
+  const bool fp32_params = s.precision == Precision::FP32 || s.precision == Precision::TF32;
+  const std::string half = s.precision == Precision::FP16 ? "fp16" : "bf16";
+  const bool fp16_grads = s.precision == Precision::FP16;
+  const auto g = root["grad_reduce"];
+  if (is_auto(g) || (!g && run_entry && !fp32_params)) {
+    if (g) r.note("grad_reduce", g);
+    s.open_settings.grad_reduce = !fp32_params;
+    return;
+  }
+  if (!g) {
+    // Megatron-LM's defaults: fp32 main grads for bf16 and FP8 (arguments.py), fp16 for fp16.
+    if (!fp32_params) s.defaults_applied.push_back(std::string("grad_reduce = ") + (fp16_grads ? "fp16" : "fp32"));
+    return;
+  }
+  if (auto v = r.choice(g, "grad_reduce", {"fp32", "bf16", "fp16", "auto"})) {
+    if (*v == "fp32") {
+      s.grad_reduce = GradReduce::FP32;
+    } else if (fp32_params || *v != half) {
+      r.error(g, "grad_reduce",
+              "grad_reduce " + *v + " needs " + *v + " parameters, got precision " + to_string(s.precision),
+              fp32_params ? "fp32 training reduces fp32 gradients: drop grad_reduce or write fp32"
+                          : "write grad_reduce: " + half + " (the parameters' 16-bit dtype) or fp32");
+    } else {
+      s.grad_reduce = GradReduce::Half;
+    }
+  }
+}
+
 std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string& file, const Catalog& cat,
                                       Diagnostics& diags, bool run_entry, bool run_checks = true) {
   Scenario s;
@@ -407,14 +458,15 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
   }
   r.note("", root);
   if (run_entry) {
-    r.check_keys(root, "",
-                 {"id", "source", "source_group", "model", "cluster", "parallel", "precision", "fp8_params", "measured",
-                  "kind", "reliability", "notes", "training", "name", "description", "calibration", "attention"});
+    r.check_keys(
+        root, "",
+        {"id", "source", "source_group", "model", "cluster", "parallel", "precision", "fp8_params", "grad_reduce",
+         "measured", "kind", "reliability", "notes", "training", "name", "description", "calibration", "attention"});
   } else {
     r.check_keys(root, "",
-                 {"name", "description", "model", "cluster", "parallel", "precision", "training", "reliability",
-                  "pricing", "claimed", "calibration", "id", "source", "source_group", "measured", "kind", "notes",
-                  "attention", "fp8_params"});
+                 {"name",        "description", "model",   "cluster",     "parallel",   "precision",  "training",
+                  "reliability", "pricing",     "claimed", "calibration", "id",         "source",     "source_group",
+                  "measured",    "kind",        "notes",   "attention",   "fp8_params", "grad_reduce"});
   }
   if (root["name"]) s.name = root["name"].as<std::string>("");
   if (root["description"]) s.description = root["description"].as<std::string>("");
@@ -426,15 +478,7 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
   } else if (auto v = r.choice(root["precision"], "precision", {"fp32", "fp16", "bf16", "fp8", "mxfp8", "nvfp4"})) {
     s.precision = *parse_precision(*v);
   }
-  if (root["fp8_params"]) {
-    if (auto v = r.boolean(root["fp8_params"], "fp8_params")) {
-      s.fp8_params = *v;
-      if (*v && bytes_per_element(s.precision) >= 2)
-        r.error(root["fp8_params"], "fp8_params",
-                std::string("fp8_params needs an FP8 precision, got ") + to_string(s.precision),
-                "use precision fp8 (or mxfp8, nvfp4 on Blackwell), or drop fp8_params");
-    }
-  }
+  read_state_dtypes(root, r, s, run_entry);
   if (root["attention"]) {
     if (auto v = r.choice(root["attention"], "attention", {"flash", "unfused"})) s.plan.flash_attention = *v == "flash";
   } else {

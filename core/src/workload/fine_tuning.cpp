@@ -305,7 +305,7 @@ void apply_fine_tuning_memory(const Scenario& s, int first_layer, int nlayers, c
   const double frozen = p.zero >= 3 ? dense_bytes / shard + expert_bytes / expert_shard : dense_bytes + expert_bytes;
   // Adapters: this GPU's share (adapter matrices split like their base GEMMs).
   const LocalAdapters adapters = local_adapter_params(s, first_layer, nlayers);
-  const StateBytes bytes = state_bytes(s.precision);
+  const StateBytes bytes = state_bytes(s.precision, s.grad_reduce);
   auto sharded = [&](double bytes_per_param, bool on) {
     return on ? adapters.dense * bytes_per_param / shard + adapters.expert * bytes_per_param / expert_shard
               : adapters.total() * bytes_per_param;

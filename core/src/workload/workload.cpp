@@ -144,6 +144,29 @@ StateBytes state_bytes(Precision p) {
   }
 }
 
+double grad_bytes(Precision p, GradReduce g) {
+  if (p == Precision::FP32 || p == Precision::TF32) return 4;  // fp32 parameters: fp32 gradients
+  switch (g) {
+    case GradReduce::FP32:
+      return 4;
+    case GradReduce::Half:
+      // Megatron-LM --grad-reduce-in-bf16 (megatron/training/arguments.py turns
+      // accumulate_allreduce_grads_in_fp32 off) or fp16 training without
+      // --accumulate-allreduce-grads-in-fp32: the grad buffer is in the parameters' dtype
+      // (megatron/core/distributed/param_and_grad_buffer.py, grad_dtype).
+      return 2;
+    case GradReduce::Default:
+      break;
+  }
+  return state_bytes(p).gradients;
+}
+
+StateBytes state_bytes(Precision p, GradReduce g) {
+  StateBytes b = state_bytes(p);
+  b.gradients = grad_bytes(p, g);
+  return b;
+}
+
 double fp8_weight_copy_bytes(Precision p) {
   // Transformer Engine caches the quantized weight of each FP8 GEMM across the micro-batches of
   // a step (transformer_engine/pytorch/module/linear.py, `is_first_microbatch`: "allows caching
@@ -309,7 +332,7 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   // also the weights, over the data-parallel group; Megatron's distributed optimizer (ZeRO-1)
   // shards over DP x CP (parallel_state.py, the data-parallel group with context parallelism),
   // routed experts over their expert-data-parallel group.
-  const StateBytes bytes = state_bytes(s.precision);
+  const StateBytes bytes = state_bytes(s.precision, s.grad_reduce);
   const double shard = static_cast<double>(p.dp) * p.cp;
   const double expert_shard = static_cast<double>(p.expert_dp());
   const double dense = params.dense, experts = params.experts;

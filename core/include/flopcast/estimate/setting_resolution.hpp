@@ -4,6 +4,7 @@
 /// `auto`. The run did fit in memory, so among the choices that fit the GPU's memory the one
 /// the closed-form estimate predicts fastest is taken: one rule for simulate, validate,
 /// calibrate and the planner.
+#include <string>
 #include <vector>
 
 #include "flopcast/compute/compute_profile.hpp"
@@ -18,7 +19,10 @@ namespace flopcast {
 /// - zero: 0 and 1 with pipeline parallelism (Megatron's distributed optimizer; ZeRO-2/3 are
 ///   not combined with pipelines), 0-3 without; 0 only when nothing is data-parallel;
 /// - sequence_parallel: false, and true when tp > 1;
-/// - recompute: none, selective, full.
+/// - recompute: none, selective, full;
+/// - grad_reduce: the precision's default first (Megatron-LM: fp32 for bf16 and FP8, fp16 for
+///   fp16), then the other of fp32 and the parameters' 16-bit dtype;
+/// - fp8_params (FP8 precisions): false (16-bit weights beside their FP8 copies) and true.
 /// Schedules that need extra framework support (zero-bubble, GPipe) are never chosen.
 struct SettingChoices {
   std::vector<std::int64_t> micro_batch;
@@ -26,8 +30,13 @@ struct SettingChoices {
   std::vector<int> zero;
   std::vector<bool> sequence_parallel;
   std::vector<Recompute> recompute;
+  std::vector<GradReduce> grad_reduce;
+  std::vector<bool> fp8_params;
 };
 SettingChoices setting_choices(const Scenario& s);
+
+/// The gradient dtype as the `grad_reduce` key writes it: "fp32", "bf16" or "fp16".
+std::string grad_reduce_text(Precision p, GradReduce g);
 
 /// The largest micro-batch resolution considers, sequences. A bound on the search, not a
 /// setting: past it a larger micro-batch no longer shortens any calibration run's predicted

@@ -38,6 +38,12 @@ struct ClaimedSpec {
   std::string note;
 };
 
+/// The dtype gradients accumulate and are data-parallel reduced in (Megatron-LM
+/// --accumulate-allreduce-grads-in-fp32 / --grad-reduce-in-bf16; Megatron-core
+/// DistributedDataParallelConfig.grad_reduce_in_fp32; NeMo and Megatron-Bridge
+/// `grad_reduce_in_fp32`). Default: the precision's usual one (workload.hpp, grad_bytes).
+enum class GradReduce { Default, FP32, Half };
+
 /// One scenario, fully resolved (presets expanded, defaults applied and listed).
 struct Scenario {
   std::string name;
@@ -49,6 +55,9 @@ struct Scenario {
   /// FP8 parameters (Megatron-LM --fp8-param-gather, Transformer Engine fp8_model_init): the
   /// GEMM weights live only in their FP8 copies, without a 16-bit one. FP8 precisions only.
   bool fp8_params = false;
+  /// Gradient accumulation and reduction dtype (scenario key `grad_reduce`: fp32, bf16 / fp16 =
+  /// the parameters' 16-bit dtype, auto).
+  GradReduce grad_reduce = GradReduce::Default;
   TrainingSpec training;
   ReliabilitySpec reliability;
   bool has_reliability = false;

@@ -78,6 +78,11 @@ struct StateBytes {
   double weights = 2, gradients = 2, optimizer = 12;
 };
 StateBytes state_bytes(Precision p);
+/// The same with the gradients in the dtype `g` names (GradReduce::Default: as state_bytes(p)).
+StateBytes state_bytes(Precision p, GradReduce g);
+/// Bytes per gradient element accumulated and data-parallel reduced: 4 for fp32 main grads
+/// (bf16 and FP8 training by default, fp32 training, or GradReduce::FP32), 2 for the 16-bit one.
+double grad_bytes(Precision p, GradReduce g);
 /// Bytes per GEMM weight of the quantized copies Transformer Engine keeps when training in
 /// `p` (0 for 16- and 32-bit training).
 double fp8_weight_copy_bytes(Precision p);
