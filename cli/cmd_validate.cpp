@@ -357,11 +357,12 @@ void print_cv_text(CliContext& ctx, const CrossValidationResult& r, bool estimat
          "runs the memory model says fit\n";
   for (const auto& s : r.skipped) out << "not scored: " << s << "\n";
   const BandTails tails = choose_band_tails(r);
-  out << "\nBand coverage by the residual quantile the ends sit at (groups-equal; each generation uses the one "
-         "nearest 80%)\n";
-  for (double t : kBandTails) {
-    out << fmt::format("  {:<12}", fmt::format("{:g}-{:g}", t, 1 - t));
-    for (const auto& c : cv_band_coverage(r, BandTails{t, t, t}))
+  out << "\nBand coverage by where the ends sit: the residual quantiles, or those of a log-normal fitted to the "
+         "residuals (groups-equal; each generation uses the one nearest 80%)\n";
+  for (const BandRule& rule : band_rules()) {
+    out << fmt::format("  {:<22}", fmt::format("{}{:g}-{:g}", rule.shape == BandShape::LogNormal ? "lognormal " : "",
+                                               rule.tail, 1 - rule.tail));
+    for (const auto& c : cv_band_coverage(r, BandTails{rule, rule, rule}))
       out << fmt::format(" {} {:.1f}%", c.name, c.covered_pct);
     out << "\n";
   }
@@ -369,12 +370,12 @@ void print_cv_text(CliContext& ctx, const CrossValidationResult& r, bool estimat
       "\nPrediction bands (quantiles of measured / predicted step time of the held-out runs, groups-equal; a "
       "regime's own band needs {} runs of {} groups)\n",
       kBandMinRuns, kBandMinGroups);
-  out << fmt::format("{:<18} {:>5} {:>6} {:>6} {:>7} {:>7} {:>7}\n", "band", "runs", "groups", "tail", "p10", "p50",
+  out << fmt::format("{:<18} {:>5} {:>6} {:>15} {:>7} {:>7} {:>7}\n", "band", "runs", "groups", "ends", "p10", "p50",
                      "p90");
   for (const auto& q : cv_band_quantiles(r, "", tails))
-    out << fmt::format("{:<18} {:>5} {:>6} {:>6g} {:>7.3f} {:>7.3f} {:>7.3f}\n",
+    out << fmt::format("{:<18} {:>5} {:>6} {:>15} {:>7.3f} {:>7.3f} {:>7.3f}\n",
                        std::string(to_string(q.arch)) + (q.regime == kBandRegimeAll ? "" : "." + q.regime), q.runs,
-                       q.groups, tails[static_cast<std::size_t>(q.arch)], q.p10, q.p50, q.p90);
+                       q.groups, to_string(tails[static_cast<std::size_t>(q.arch)]), q.p10, q.p50, q.p90);
   out << "\nBand coverage (each run's band made from the other source groups' residuals; target 75-85%)\n";
   out << fmt::format("{:<18} {:>5} {:>6} {:>9} {:>9} {:>9} {:>9} {:>8}\n", "generation", "runs", "groups", "covered",
                      "runs-eq", "below", "above", "no band");
@@ -428,19 +429,24 @@ void print_cv_json(CliContext& ctx, const CrossValidationResult& r, bool estimat
   j["not_scored"] = r.skipped;
   const BandTails tails = choose_band_tails(r);
   j["band_tail_coverage"] = J::array();
-  for (double t : kBandTails)
-    for (const auto& c : cv_band_coverage(r, BandTails{t, t, t}))
-      j["band_tail_coverage"].push_back({{"tail", t}, {"name", c.name}, {"covered_pct", c.covered_pct}});
+  for (const BandRule& rule : band_rules())
+    for (const auto& c : cv_band_coverage(r, BandTails{rule, rule, rule}))
+      j["band_tail_coverage"].push_back({{"shape", rule.shape == BandShape::LogNormal ? "lognormal" : "empirical"},
+                                         {"tail", rule.tail},
+                                         {"name", c.name},
+                                         {"covered_pct", c.covered_pct}});
   j["bands"] = J::array();
   for (const auto& q : cv_band_quantiles(r, "", tails))
-    j["bands"].push_back({{"generation", to_string(q.arch)},
-                          {"regime", q.regime},
-                          {"runs", q.runs},
-                          {"groups", q.groups},
-                          {"tail", tails[static_cast<std::size_t>(q.arch)]},
-                          {"p10", q.p10},
-                          {"p50", q.p50},
-                          {"p90", q.p90}});
+    j["bands"].push_back(
+        {{"generation", to_string(q.arch)},
+         {"regime", q.regime},
+         {"runs", q.runs},
+         {"groups", q.groups},
+         {"shape", tails[static_cast<std::size_t>(q.arch)].shape == BandShape::LogNormal ? "lognormal" : "empirical"},
+         {"tail", tails[static_cast<std::size_t>(q.arch)].tail},
+         {"p10", q.p10},
+         {"p50", q.p50},
+         {"p90", q.p90}});
   j["band_coverage"] = J::array();
   for (const auto& c : cv_band_coverage(r, tails))
     j["band_coverage"].push_back({{"name", c.name},
@@ -529,9 +535,9 @@ bool write_bands(CliContext& ctx, ComputeProfile start, const CrossValidationRes
   const BandTails tails = choose_band_tails(r);
   start.bands = cv_band_quantiles(r, "", tails);
   start.bands_provenance = fmt::format(
-      "{}; band ends at the residual quantiles whose cross-validated coverage is nearest 80%: ampere {:g}, hopper "
-      "{:g}, blackwell {:g}",
-      command, tails[0], tails[1], tails[2]);
+      "{}; band ends at the quantiles (of the residuals, or of a log-normal fitted to them) whose cross-validated "
+      "coverage is nearest 80%: ampere {}, hopper {}, blackwell {}",
+      command, to_string(tails[0]), to_string(tails[1]), to_string(tails[2]));
   std::string error;
   if (!io::write_file_atomically(output, io::profile_to_yaml(start), force, error)) {
     ctx.err << "flopcast calibrate: " << error << "\n";

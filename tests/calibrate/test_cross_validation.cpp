@@ -157,9 +157,29 @@ TEST_CASE("band quantiles and their coverage on held-out groups, worked by hand"
   CHECK(c[0].no_band == 0);
   CHECK(c[1].name == "overall");
   // The 0.025 tails: A's band starts at 1.0 + 0.05 x 0.2 = 1.01 and D's ends at 1.2 + 0.95 x 0.2
-  // = 1.39: still 50%. Every tail covers the same here, so the narrowest (0.10) is chosen.
-  CHECK(cv_band_coverage(r, BandTails{0.025, 0.025, 0.025})[0].covered_pct == doctest::Approx(50));
-  CHECK(choose_band_tails(r)[static_cast<std::size_t>(GpuArch::Hopper)] == 0.10);
+  // = 1.39: still 50%: every empirical tail covers the same here.
+  const BandRule wide{BandShape::Empirical, 0.025};
+  CHECK(cv_band_coverage(r, BandTails{wide, wide, wide})[0].covered_pct == doctest::Approx(50));
+  // The log-normal ends reach past the others' range. D 1.4 against {0.8, 1.0, 1.2}: logs
+  // -0.22314, 0, 0.18232, mean -0.01361, squared deviations 0.04389 + 0.00019 + 0.03838 =
+  // 0.08246, variance 0.08246 / 3 x 3 / 2 = 0.04123, s = 0.20305; at the 0.025 tail z = 1.95996:
+  // [exp(-0.41158), exp(0.38437)] = [0.6626, 1.4687], which holds 1.4. A 0.8 against
+  // {1.0, 1.2, 1.4}: mean 0.17294, s = 0.16845, [exp(-0.15722), ...] = [0.8545, ...]: still below.
+  // B and C stay inside: 75%, the closest to 80% of the eight rules, so it is chosen.
+  const BandRule ln{BandShape::LogNormal, 0.025};
+  const auto lc3 = cv_band_coverage(r, BandTails{ln, ln, ln});
+  CHECK(lc3[0].covered_pct == doctest::Approx(75));
+  CHECK(lc3[0].below_pct == doctest::Approx(25));
+  CHECK(choose_band_tails(r)[static_cast<std::size_t>(GpuArch::Hopper)] == ln);
+  CHECK(to_string(ln) == "lognormal 0.025");
+  const auto [lo, hi] = log_normal_ends({{0.8, 1}, {1.0, 1}, {1.2, 1}}, 3, 0.025);
+  CHECK(lo == doctest::Approx(0.6626).epsilon(1e-3));
+  CHECK(hi == doctest::Approx(1.4687).epsilon(1e-3));
+  // One group: its runs' own spread, uncorrected. Logs -0.22314 and 0.22314, mean 0, s =
+  // 0.22314; at the 0.10 tail z = 1.28155: exp(-/+0.28597) = 0.7513, 1.3310.
+  const auto [one_lo, one_hi] = log_normal_ends({{0.8, 0.5}, {1.25, 0.5}}, 1, 0.10);
+  CHECK(one_lo == doctest::Approx(0.7513).epsilon(1e-3));
+  CHECK(one_hi == doctest::Approx(1.3310).epsilon(1e-3));
   // A group whose generation has no other group has no band: counted, and not as covered.
   CrossValidationResult lone;
   lone.groups = {"A"};

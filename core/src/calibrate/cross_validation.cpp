@@ -6,10 +6,14 @@
 #include <map>
 #include <optional>
 #include <thread>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/step/step_simulation.hpp"
+#include "flopcast/units/assert.hpp"
 
 namespace flopcast {
 namespace {
@@ -55,8 +59,19 @@ std::vector<double> group_weights(const std::vector<const CvPrediction*>& preds)
   return w;
 }
 
+/// The standard normal's 1 - `tail` quantile for each of kBandTails (NIST/SEMATECH e-Handbook of
+/// Statistical Methods, 1.3.6.7.1, "Cumulative distribution function of the standard normal").
+double normal_quantile_upper(double tail) {
+  static constexpr std::pair<double, double> kZ[] = {
+      {0.10, 1.2815515655}, {0.075, 1.4395314710}, {0.05, 1.6448536270}, {0.025, 1.9599639845}};
+  for (const auto& [t, z] : kZ)
+    if (std::fabs(t - tail) < 1e-12) return z;
+  FLOPCAST_ASSERT(false, "log-normal band tail not in kBandTails");
+  return 0;
+}
+
 std::optional<BandQuantiles> quantiles_of(const std::vector<const CvPrediction*>& preds, GpuArch arch,
-                                          const char* regime, double tail) {
+                                          const char* regime, const BandRule& rule) {
   if (preds.empty()) return std::nullopt;
   const auto w = group_weights(preds);
   std::vector<std::pair<double, double>> vw;
@@ -70,9 +85,13 @@ std::optional<BandQuantiles> quantiles_of(const std::vector<const CvPrediction*>
   q.regime = regime;
   q.runs = static_cast<int>(preds.size());
   q.groups = static_cast<int>(groups.size());
-  q.p10 = weighted_quantile(vw, tail);
   q.p50 = weighted_quantile(vw, 0.5);
-  q.p90 = weighted_quantile(vw, 1 - tail);
+  if (rule.shape == BandShape::LogNormal) {
+    std::tie(q.p10, q.p90) = log_normal_ends(vw, q.groups, rule.tail);
+  } else {
+    q.p10 = weighted_quantile(vw, rule.tail);
+    q.p90 = weighted_quantile(vw, 1 - rule.tail);
+  }
   return q;
 }
 
@@ -105,6 +124,34 @@ CvSummary summarize(const std::string& name, const std::vector<const CvPredictio
 double time_factor(const CvPrediction& p) {
   // Every speed figure but the step time grows with speed.
   return p.figure == "iteration_time_s" ? p.measured / p.predicted : p.predicted / p.measured;
+}
+
+std::string to_string(const BandRule& r) {
+  return fmt::format("{}{:g}", r.shape == BandShape::LogNormal ? "lognormal " : "", r.tail);
+}
+
+std::pair<double, double> log_normal_ends(const std::vector<std::pair<double, double>>& vw, int groups, double tail) {
+  double total = 0, mean = 0;
+  for (const auto& [v, w] : vw) {
+    FLOPCAST_ASSERT(v > 0, "a band factor must be positive");
+    total += w;
+    mean += w * std::log(v);
+  }
+  if (total <= 0) return {1, 1};
+  mean /= total;
+  double var = 0;
+  for (const auto& [v, w] : vw) var += w * (std::log(v) - mean) * (std::log(v) - mean);
+  var /= total;
+  if (groups >= 2) var *= static_cast<double>(groups) / (groups - 1);
+  const double spread = normal_quantile_upper(tail) * std::sqrt(var);
+  return {std::exp(mean - spread), std::exp(mean + spread)};
+}
+
+std::vector<BandRule> band_rules() {
+  std::vector<BandRule> out;
+  for (BandShape shape : {BandShape::Empirical, BandShape::LogNormal})
+    for (double t : kBandTails) out.push_back({shape, t});
+  return out;
 }
 
 std::vector<BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, const std::string& exclude,
@@ -178,14 +225,14 @@ std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const
 BandTails choose_band_tails(const CrossValidationResult& r) {
   BandTails best = kTenNinety;
   std::array<double, 3> gap{1e9, 1e9, 1e9};
-  for (double tail : kBandTails) {
-    // A generation's coverage depends only on its own tail: one pass per candidate serves all three.
-    for (const auto& c : cv_band_coverage(r, BandTails{tail, tail, tail})) {
+  for (const BandRule& rule : band_rules()) {
+    // A generation's coverage depends only on its own rule: one pass per candidate serves all three.
+    for (const auto& c : cv_band_coverage(r, BandTails{rule, rule, rule})) {
       for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
         const auto i = static_cast<std::size_t>(a);
         if (c.name != to_string(a)) continue;
         const double g = std::fabs(c.covered_pct - 80.0);
-        if (g < gap[i] - 1e-9) best[i] = tail, gap[i] = g;
+        if (g < gap[i] - 1e-9) best[i] = rule, gap[i] = g;
       }
     }
   }

@@ -85,18 +85,33 @@ std::vector<CvSummary> cv_by_group(const CrossValidationResult& r);
 std::vector<CvSummary> cv_by_generation(const CrossValidationResult& r);
 CvSummary cv_overall(const CrossValidationResult& r);
 
-/// The residual quantile each generation's band ends sit at (indexed by GpuArch): the band of
-/// a generation runs from its `tail` to its 1 - `tail` quantile.
-using BandTails = std::array<double, 3>;
-inline constexpr BandTails kTenNinety{0.10, 0.10, 0.10};
+/// Where a generation's band ends sit.
+/// - Empirical: at the `tail` and 1 - `tail` quantiles of the held-out residuals themselves. It
+///   cannot reach past the most extreme source at hand, so with few sources a new one that is
+///   more biased than all of them falls outside.
+/// - LogNormal: at the same quantiles of a log-normal fitted to them (log_normal_ends), which
+///   can: source groups' biases spread like a distribution, not like the few samples of it.
+enum class BandShape { Empirical, LogNormal };
+struct BandRule {
+  BandShape shape = BandShape::Empirical;
+  double tail = 0.10;
+  bool operator==(const BandRule&) const = default;
+};
+/// "0.075" or "lognormal 0.05".
+std::string to_string(const BandRule& r);
+/// The rule of each generation's band (indexed by GpuArch).
+using BandTails = std::array<BandRule, 3>;
+inline constexpr BandTails kTenNinety{};
 
 /// Prediction-band quantiles (prediction_band.hpp) from the held-out predictions: per
 /// generation with runs, the tail and 1 - tail quantiles of time_factor (and its median) over
 /// all its runs ("all") and over its dense and its MoE runs, each source group weighing the same
 /// (as the headline error). Only predictions whose group is not `exclude` count ("" = all).
-/// Stored as p10 / p90: the ends of the 80% interval. The tail would be 0.10 if the groups at
-/// hand represented a new group's residuals; it is chosen per generation by cross-validation
-/// (choose_band_tails) because source groups differ in bias more than runs within one do.
+/// Stored as p10 / p90: the ends of the 80% interval, placed by the generation's BandRule; p50 is
+/// the residuals' median under either shape. The tail would be 0.10 if the groups at hand
+/// represented a new group's residuals; rule and tail are chosen per generation by
+/// cross-validation (choose_band_tails) because source groups differ in bias more than runs
+/// within one do.
 std::vector<BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, const std::string& exclude = "",
                                              const BandTails& tails = kTenNinety);
 
@@ -117,11 +132,23 @@ struct BandCoverage {
 /// Coverage per generation with runs, then over all, of bands made with `tails`.
 std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const BandTails& tails = kTenNinety);
 
-/// The candidate tails of choose_band_tails.
+/// The candidate tails of choose_band_tails, each tried with either shape.
 inline constexpr double kBandTails[] = {0.10, 0.075, 0.05, 0.025};
-/// Per generation, the tail (of kBandTails) whose bands cover closest to 80% of its held-out
-/// runs (groups-equal, cv_band_coverage); the narrower on a tie; 0.10 for a generation without runs.
+/// The candidate rules, in the order ties are settled: the empirical ones first, each shape's
+/// from the narrowest tail.
+std::vector<BandRule> band_rules();
+/// Per generation, the rule (of band_rules()) whose bands cover closest to 80% of its held-out
+/// runs (groups-equal, cv_band_coverage); the earlier on a tie; empirical 0.10 for a generation
+/// without runs.
 BandTails choose_band_tails(const CrossValidationResult& r);
+
+/// The ends of the log-normal band of weighted values (all > 0): exp(m -/+ z s), m and s the
+/// weighted mean and standard deviation of their logarithms, z the standard normal's 1 - `tail`
+/// quantile. s carries the factor g / (g - 1) on the variance, g = `groups` (each group weighs
+/// the same, so the groups are the independent samples), as the sample variance does; with one
+/// group, the runs' own spread without it. `tail` must be one of kBandTails.
+std::pair<double, double> log_normal_ends(const std::vector<std::pair<double, double>>& value_weight, int groups,
+                                          double tail);
 
 /// The q-quantile (0..1) of values with weights, by linear interpolation: in sorted order value
 /// i sits at (the weight before it) / (the total less the last weight), which is numpy's rule
