@@ -14,10 +14,13 @@
 // 10.8-11.1 s wall and 20.1-20.9 CPU-s on a quiet 2-core machine before the process-wide network-share
 // memo and the second pruning pass against every count's lists; after them 643,145 plans estimated
 // instead of 1,222,578, 17-20 CPU-s with the machine loaded 3x (8.6-16 s wall), where the earlier
-// build took 23-28 CPU-s on the same `plan` (about a third less CPU). What is left is about half the
-// re-simulation of the 192 candidates (discrete-event step and whole-run Monte Carlo, 3.5-4 s wall
-// on a quiet machine) and half the search (the network share of each new group shape on each
-// cluster size, the shapes' bounds and the memory model).
+// build took 23-28 CPU-s on the same `plan` (about a third less CPU). With the memory and step
+// model of 6,030,288 enumerated plans (707,353 estimated): 16.7-20.2 CPU-s (8.5-11.4 s wall)
+// with the machine loaded 2x, then 14.6-16.8 CPU-s (7.4-11.7 s) once a plan whose first pipeline
+// stage does not fit, or whose ZeRO-2 form with sequence parallelism does not, is counted without
+// its other stages or its own memory, and the trials of one seed share their failure draws.
+// What is left is the re-simulation's discrete-event steps and trials and the search's network
+// shares, step estimates and bounds.
 #include <chrono>
 #include <cstdio>
 #include <ctime>

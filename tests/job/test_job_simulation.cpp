@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "flopcast/job/job_simulation.hpp"
+#include "flopcast/job/rng.hpp"
 #include "flopcast/job/young_daly.hpp"
 
 using namespace flopcast;
@@ -174,6 +177,69 @@ TEST_CASE("job: segment batching is exact (same trials as one event per segment)
       REQUIRE(same(a, b));
     }
   }
+}
+
+namespace {
+
+/// The trial of a job without checkpoint or restart cost (a failure only loses the step it
+/// strikes), computed here from Rng(seed) directly: each failure strikes `Rng::exponential`
+/// after the previous one; a failure at the instant a step ends strikes after it.
+JobTrial reference_trial(const JobInput& in, std::uint64_t seed) {
+  Rng rng(seed);
+  const double rate = job_failure_rate_per_s(in);
+  Time now{0};
+  Time next = rng.exponential(rate);
+  std::int64_t progress = 0;
+  JobTrial t;
+  while (progress < in.steps) {
+    const Time end = now + in.step_time;
+    if (next < end) {
+      ++t.failures;
+      now = next;
+      next = now + rng.exponential(rate);
+    } else {
+      ++progress;
+      now = end;
+    }
+  }
+  t.gpu_span = now;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("job: a trial's failures are its seed's exponential draws, whatever ran before it on the thread") {
+  // The failure draws of a seed are kept per thread and shared by every trial with that seed
+  // (another rate, step time or interval): each trial must still strike where Rng(seed) says,
+  // including past the kept draws (at 20 per GPU-hour on 8 GPUs a trial fails about 13,000 times).
+  JobInput in = small_job();
+  in.params = 0;  // no checkpoint write
+  in.steps = 20000;
+  in.reliability.restart_time = Time{0};
+  std::vector<std::pair<double, Time>> runs = {{0.1, Time::from_seconds(10)},   // ~45 failures
+                                               {20.0, Time::from_seconds(10)},  // ~13,000: past the kept
+                                               {0.5, Time::from_seconds(7)},    // a shorter prefix again
+                                               {25.0, Time::from_seconds(9)},   // past the kept, from the cache
+                                               {0.1, Time::from_seconds(10)}};  // the first one again
+  for (const auto& [per_gpu_hour, step] : runs) {
+    in.reliability.failures_per_gpu_hour = per_gpu_hour;
+    in.step_time = step;
+    for (std::uint64_t seed : {3u, 4u, 3u}) {
+      for (bool batch : {true, false}) {
+        const JobTrial a = simulate_trial(in, 1, seed, JobSimOptions{batch});
+        const JobTrial ref = reference_trial(in, seed);
+        CAPTURE(per_gpu_hour);
+        CAPTURE(seed);
+        CAPTURE(batch);
+        REQUIRE(a.failures == ref.failures);
+        REQUIRE(a.gpu_span == ref.gpu_span);
+      }
+    }
+  }
+  // The second and the fourth run have more than the kept draws' worth of failures.
+  in.reliability.failures_per_gpu_hour = 20.0;
+  in.step_time = Time::from_seconds(10);
+  CHECK(reference_trial(in, 3).failures > 5000);
 }
 
 TEST_CASE("job: same seed, identical results, different seed, different results") {

@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "../../core/src/search/search_detail.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
@@ -11,6 +13,7 @@
 #include "flopcast/io/price_catalog_io.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/search/planner.hpp"
+#include "flopcast/workload/workload.hpp"
 
 using namespace flopcast;
 using namespace flopcast::search;
@@ -169,4 +172,80 @@ TEST_CASE("planner: pruning against every count's and type's lists keeps what th
     REQUIRE(a.result.chosen.has_value() == b.result.chosen.has_value());
     if (a.result.chosen) CHECK(a.result.chosen->plan.candidate.index == b.result.chosen->plan.candidate.index);
   }
+}
+
+TEST_CASE("planner: the memory shortcuts, first stage and ZeRO-2 with SP for ZeRO 0-2, never drop a plan that fits") {
+  // The search counts a plan pruned for memory from its first stage alone when that stage does
+  // not fit: memory_per_gpu must then never fit either (it is the most-loaded stage's). And it
+  // counts every ZeRO 0-2 plan of a (shape, schedule, vpp, recompute) pruned when the first
+  // stage of that plan at ZeRO-2 with SP does not fit: it must need no more memory.
+  const detail::Axes a = axes();
+  const ComputeProfile& profile = catalog().profile;
+  int compared = 0, shortcut = 0, later_stage = 0, probe_decided = 0;
+  for (const auto& [model, gpu, gpus, batch] :
+       {std::tuple<const char*, const char*, std::int64_t, std::int64_t>{"llama3-70b", "H800", 64, 128},
+        {"llama3-70b", "A100-80G", 32, 64},
+        {"llama3-405b", "H100", 128, 256},
+        {"llama3-405b", "B200", 64, 128}}) {
+    Scenario s = scenario(model, gpu, gpus, batch);
+    s.cluster = cluster(gpu);
+    s.cluster.gpus = gpus;
+    for (const int tp : a.tp)
+      for (const int pp : a.pp)
+        for (const std::int64_t mb : a.mb) {
+          if (gpus % (tp * pp) != 0 || s.model.heads % tp != 0) continue;
+          const std::int64_t dp = gpus / (tp * pp);
+          if (batch % (mb * dp) != 0) continue;
+          for (const Schedule sch : a.sched)
+            for (const int vpp : sch == Schedule::Interleaved ? a.vpp_interleaved : std::vector<int>{1})
+              for (const bool spar : a.sp)
+                for (const int zero : a.zero)
+                  for (const Recompute rc : a.rc) {
+                    if (pp * vpp > s.model.layers) continue;
+                    Scenario x = s;
+                    x.plan.tp = tp;
+                    x.plan.pp = pp;
+                    x.plan.dp = dp;
+                    x.plan.micro_batch = mb;
+                    x.plan.global_batch = batch;
+                    x.plan.vpp = vpp;
+                    x.plan.schedule = sch;
+                    x.plan.sequence_parallel = spar && tp > 1;
+                    x.plan.zero = zero;
+                    x.plan.recompute = rc;
+                    const MemoryBreakdown first = memory_of_stage(x, profile, 0);
+                    const MemoryBreakdown worst = memory_per_gpu(x, profile);
+                    CAPTURE(model);
+                    CAPTURE(gpu);
+                    CAPTURE(plan_label(x.plan));
+                    CHECK(first.total().value <= worst.total().value);
+                    if (zero <= 2) {
+                      // The search's probe for ZeRO 0-2: ZeRO-2 with sequence parallelism (when
+                      // there is TP) needs no more memory in its first stage.
+                      Scenario probe = x;
+                      probe.plan.zero = 2;
+                      probe.plan.sequence_parallel = tp > 1;
+                      const MemoryBreakdown light = memory_of_stage(probe, profile, 0);
+                      CHECK(light.total().value <= worst.total().value * (1 + 1e-12));
+                      if (light.total().value > light.capacity.value * (1 + 1e-9)) {
+                        CHECK_FALSE(worst.fits());
+                        ++probe_decided;
+                      }
+                    }
+                    if (!first.fits()) {
+                      CHECK_FALSE(worst.fits());
+                      ++shortcut;
+                    } else if (!worst.fits()) {
+                      ++later_stage;
+                    }
+                    ++compared;
+                  }
+        }
+  }
+  CHECK(compared > 2000);
+  // Not vacuous: the shortcut decides many plans.
+  CHECK(shortcut > compared / 10);
+  CHECK(probe_decided > compared / 20);
+  MESSAGE(compared << " plans: " << shortcut << " decided by the first stage, " << later_stage << " by a later one, "
+                   << probe_decided << " by the ZeRO-2 probe");
 }

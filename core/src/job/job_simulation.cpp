@@ -5,8 +5,11 @@
 #include <cstdio>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
+#include <vector>
 
 #include "flopcast/exec/thread_pool.hpp"
 #include "flopcast/job/rng.hpp"
@@ -114,6 +117,64 @@ int priority_of(EventKind k) {
   return 2;
 }
 
+/// The failure draws of one trial seed: the standard exponentials -ln(1 - U) of Rng(seed), in
+/// order, computed once and kept (the first kMaxKept of them). Failures are a Poisson process in
+/// absolute time: each gap is drawn when the previous failure strikes, whatever the trial's
+/// state, so every trial with this seed (the point and the checked run of a candidate, every
+/// candidate of a search, at any step time, checkpoint interval or failure rate) reads the same
+/// numbers, and gap i at rate r is draw i / r exactly as Rng::exponential computes it.
+class FailureDraws {
+ public:
+  /// Draws kept per seed; a trial that needs more continues on its own copy of the engine.
+  static constexpr std::size_t kMaxKept = 4096;
+
+  explicit FailureDraws(std::uint64_t seed) : rng_(seed) {}
+  /// Draw i. Precondition: i < kMaxKept.
+  double draw(std::size_t i) {
+    FLOPCAST_ASSERT(i < kMaxKept, "failure draw beyond the kept ones");
+    while (draws_.size() <= i) draws_.push_back(rng_.standard_exponential());
+    return draws_[i];
+  }
+  /// Gap i at `rate_per_s`: draw i / rate as a Time, as Rng::exponential gives it (a rate <= 0:
+  /// the largest Time). The gaps of the last rate asked are kept too (a candidate's point and
+  /// checked runs, and candidates of the same GPU count, share the rate). Precondition:
+  /// i < kMaxKept.
+  Time gap(std::size_t i, double rate_per_s) {
+    if (rate_per_s != gap_rate_) {
+      gap_rate_ = rate_per_s;
+      gaps_.clear();
+    }
+    while (gaps_.size() <= i) {
+      const double e = draw(gaps_.size());
+      gaps_.push_back(rate_per_s > 0.0 ? Time::from_seconds(e / rate_per_s) : Time{kNever});
+    }
+    return gaps_[i];
+  }
+  /// The engine positioned after the kept draws (draw kMaxKept comes next).
+  Rng after_kept() {
+    if (draws_.size() < kMaxKept) draw(kMaxKept - 1);
+    return rng_;
+  }
+
+ private:
+  Rng rng_;
+  std::vector<double> draws_;
+  double gap_rate_ = -1.0;  ///< the rate of gaps_
+  std::vector<Time> gaps_;
+};
+
+/// This thread's draws for `seed`. The kept seeds are forgotten when there are many (a search
+/// uses one scenario seed, so a few hundred trial seeds); the reference stays valid until the
+/// next call on this thread.
+FailureDraws& failure_draws(std::uint64_t seed) {
+  constexpr std::size_t kMaxSeeds = 1024;
+  thread_local std::unordered_map<std::uint64_t, FailureDraws> cache;
+  auto it = cache.find(seed);
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= kMaxSeeds) cache.clear();
+  return cache.emplace(seed, FailureDraws(seed)).first->second;
+}
+
 /// One trial. State is explicit; each handler moves it by one event.
 class TrialSim {
  public:
@@ -124,10 +185,10 @@ class TrialSim {
         stall_(checkpoint_stall_time(in)),
         rate_per_s_(job_failure_rate_per_s(in)),
         batch_(batch),
-        rng_(seed) {}
+        draws_(failure_draws(seed)) {}
 
   JobTrial run() {
-    next_failure_ = rng_.exponential(rate_per_s_);
+    next_failure_ = next_gap();
     schedule(next_failure_, EventKind::Failure);
     start_macro();
     while (phase_ != Phase::Done) {
@@ -158,6 +219,17 @@ class TrialSim {
   }
 
  private:
+  /// The gap to the next failure: the trial's next draw over the failure rate, as
+  /// Rng::exponential would give it from Rng(seed); a rate <= 0 gives the largest Time (never).
+  Time next_gap() {
+    const std::size_t i = draws_used_++;
+    if (i < FailureDraws::kMaxKept) return draws_.gap(i, rate_per_s_);
+    if (!own_) own_.emplace(draws_.after_kept());
+    const double e = own_->standard_exponential();
+    if (!(rate_per_s_ > 0.0)) return Time{kNever};
+    return Time::from_seconds(e / rate_per_s_);
+  }
+
   void schedule(Time at, EventKind kind) { queue_.push(Event{at, priority_of(kind), seq_++, kind, epoch_}); }
 
   /// Leaves the current phase (adding its time to its account) and enters `p`.
@@ -275,7 +347,7 @@ class TrialSim {
     ++epoch_;  // cancels the running macro-step, stall, write, or restart
     queue_.forget_cancelled(epoch_);
     schedule(now_ + in_.reliability.restart_time, EventKind::RestartDone);
-    next_failure_ = sat_add(now_, rng_.exponential(rate_per_s_));
+    next_failure_ = sat_add(now_, next_gap());
     schedule(next_failure_, EventKind::Failure);
   }
 
@@ -308,7 +380,9 @@ class TrialSim {
   const Time stall_;
   const double rate_per_s_;
   const bool batch_;
-  Rng rng_;
+  FailureDraws& draws_;
+  std::size_t draws_used_ = 0;  ///< failure gaps drawn so far
+  std::optional<Rng> own_;      ///< the draws after the kept ones
   EventList queue_;
   std::uint64_t seq_ = 0;
   std::uint64_t epoch_ = 0;

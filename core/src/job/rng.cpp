@@ -12,10 +12,14 @@ double Rng::uniform() {
 }
 
 Time Rng::exponential(double rate_per_s) {
-  const double u = uniform();
+  const double e = standard_exponential();
   if (!(rate_per_s > 0.0)) return Time{std::numeric_limits<std::int64_t>::max()};
+  return Time::from_seconds(e / rate_per_s);
+}
+
+double Rng::standard_exponential() {
   // Inverse transform; 1 - u is in (0, 1], so the log is finite.
-  return Time::from_seconds(-std::log1p(-u) / rate_per_s);
+  return -std::log1p(-uniform());
 }
 
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t stream) {

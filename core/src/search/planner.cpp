@@ -18,6 +18,7 @@
 #include "flopcast/pricing/plan_comparison.hpp"
 #include "flopcast/step/step_simulation.hpp"
 #include "flopcast/units/format.hpp"
+#include "flopcast/workload/fine_tuning.hpp"
 #include "flopcast/workload/workload.hpp"
 #include "search_detail.hpp"
 
@@ -459,11 +460,23 @@ std::vector<Shape> valid_shapes(const ModelSpec& m, const Axes& a, std::int64_t 
 
 /// Ranks the plan in `s` (its cluster and plan set; `index` its enumeration order): the
 /// frameworks that run it, memory, then the closed-form step and the expected span of the run.
-void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, std::int64_t index, ItemResult& ir) {
+void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, std::int64_t index, ItemResult& ir,
+                   bool known_unfit = false) {
   ++ir.enumerated;
   const FrameworkSet fw = frameworks_for(s.plan, s.model);
   if (fw.empty()) {
     ++ir.counts[kFramework];
+    return;
+  }
+  if (known_unfit) {  // a plan needing no more memory does not fit (unfit_without_zero3)
+    ++ir.counts[kMemory];
+    return;
+  }
+  // memory_per_gpu is the most-loaded stage's, so at least the first stage's: a plan whose first
+  // stage does not fit does not fit, and most plans that do not fit fail there (it holds the
+  // most micro-batches in flight), without the other stages computed.
+  if (s.plan.pp > 1 && !memory_of_stage(s, ctx.profile, 0).fits()) {
+    ++ir.counts[kMemory];
     return;
   }
   const MemoryBreakdown mem = memory_per_gpu(s, ctx.profile);
@@ -527,6 +540,43 @@ bool subtree_may_matter(const SearchContext& ctx, const Item& it, Time lb, const
   return ranking_key(ctx, probe) <= ranked;
 }
 
+/// Sets the plan of the scratch scenario `s`: the shape and the choices of search_shape.
+void set_plan(const SearchContext& ctx, const Shape& sh, Schedule sch, int vpp, bool spar, int zero, Recompute rc,
+              Scenario& s) {
+  ParallelPlan& p = s.plan;
+  p = ctx.base.plan;
+  p.tp = sh.tp;
+  p.pp = sh.pp;
+  p.dp = sh.dp;
+  p.cp = sh.cp;
+  p.ep = sh.ep;
+  p.vpp = vpp;
+  p.micro_batch = sh.mb;
+  p.sequence_parallel = spar;
+  p.zero = zero;
+  p.recompute = rc;
+  p.schedule = sch;
+}
+
+/// For each recompute choice of `a.rc` (at the shape, schedule and vpp): whether no plan with
+/// ZeRO 0, 1 or 2 fits, from one plan that needs no more memory than any of them: ZeRO-2 (it
+/// shards gradients and optimizer states, the weights are the same below ZeRO-3) with sequence
+/// parallelism (it splits the replicated activations over TP; without TP it changes nothing).
+/// The first stage bounds memory per GPU from below (the most-loaded stage's). Decided only with
+/// a margin of 1e-9 of the capacity, far above the rounding of the sums; never for fine-tuning,
+/// whose adapter terms are not covered by this argument.
+std::vector<char> unfit_without_zero3(const SearchContext& ctx, const Axes& a, const Shape& sh, Schedule sch, int vpp,
+                                      Scenario& s) {
+  std::vector<char> unfit(a.rc.size(), 0);
+  if (is_fine_tuning(s)) return unfit;
+  for (std::size_t r = 0; r < a.rc.size(); ++r) {
+    set_plan(ctx, sh, sch, vpp, sh.tp > 1, 2, a.rc[r], s);
+    const MemoryBreakdown m = memory_of_stage(s, ctx.profile, 0);
+    unfit[r] = m.total().value > m.capacity.value * (1 + 1e-9) ? 1 : 0;
+  }
+  return unfit;
+}
+
 /// Every plan of one shape (schedule, vpp, SP, ZeRO, recompute), evaluated in order; the
 /// index numbers the item, the shape (its place in enumeration order) and the plan in it, so
 /// that it does not depend on the order shapes are searched in.
@@ -542,26 +592,15 @@ void search_shape(const SearchContext& ctx, const Axes& a, const Shape& sh, std:
         ++ir.counts[kPpLayers];
         continue;
       }
+      const std::vector<char> unfit = unfit_without_zero3(ctx, a, sh, sch, vpp, s);
       for (const bool spar : a.sp) {
         if (spar && sh.tp == 1) continue;  // no effect without TP: the same plan
         for (const int zero : a.zero)
-          for (const Recompute rc : a.rc) {
-            ParallelPlan& p = s.plan;
-            p = ctx.base.plan;
-            p.tp = sh.tp;
-            p.pp = sh.pp;
-            p.dp = sh.dp;
-            p.cp = sh.cp;
-            p.ep = sh.ep;
-            p.vpp = vpp;
-            p.micro_batch = sh.mb;
-            p.sequence_parallel = spar;
-            p.zero = zero;
-            p.recompute = rc;
-            p.schedule = sch;
+          for (std::size_t r = 0; r < a.rc.size(); ++r) {
+            set_plan(ctx, sh, sch, vpp, spar, zero, a.rc[r], s);
             const std::int64_t index =
                 (static_cast<std::int64_t>(i) << 40) | (shape_index << 16) | std::min<std::int64_t>(local++, 0xFFFF);
-            evaluate_plan(ctx, s, it, index, ir);
+            evaluate_plan(ctx, s, it, index, ir, zero <= 2 && unfit[r] != 0);
           }
       }
     }

@@ -19,6 +19,9 @@ class Rng {
   /// Exponential with `rate_per_s` events per second, as a Time: -ln(1 - U) / rate.
   /// A rate <= 0 gives the largest Time (never).
   Time exponential(double rate_per_s);
+  /// One standard exponential draw, -ln(1 - U): exponential(r) is this over r, so a stream of
+  /// these serves every rate with the same numbers.
+  double standard_exponential();
 
  private:
   std::mt19937_64 engine_;
