@@ -30,13 +30,7 @@ std::string two_digit_count(double v) {
 
 void set_model(io::ScenarioForm& f, const ModelSpec& m) {
   f.model_preset = m.name;
-  f.layers = m.layers;
-  f.hidden = m.hidden;
-  f.heads = m.heads;
-  f.kv_heads = m.kv_heads;
-  f.ffn = m.ffn;
-  f.vocab = m.vocab;
-  f.seq_len = m.seq_len;
+  io::set_model_shape(f, m);
 }
 
 /// The first shipped price catalog with a plan that names `gpu`, or "".
