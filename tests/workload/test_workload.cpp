@@ -545,3 +545,42 @@ TEST_CASE("gradient dtype sets the bytes of the data-parallel reduce-scatter: 4 
         doctest::Approx(collective_time(s, prof, CollectiveKind::AllReduce, 64, 1, Bytes{P * 2}).seconds())
             .epsilon(1e-12));
 }
+
+TEST_CASE(
+    "FP8 parameters: the distributed optimizer's all-gather moves the GEMM weights in FP8 (Llama 3 8B: 9.08 GB)") {
+  // Megatron-LM --fp8-param-gather ("perform the param all-gather in fp8"): the GEMM weights,
+  // 32 x (4096^2 q + 2 x 4096 x 1024 kv + 4096^2 o + 3 x 4096 x 14336 MLP) = 6,979,321,856, at
+  // 1 B; the other 8,030,261,248 - 6,979,321,856 = 1,050,939,392 (embeddings, head, norms) at
+  // 2 B: 9,081,200,640 B instead of 16,060,522,496. MXFP8 adds a scale byte per 32 elements:
+  // + 218,103,808.
+  Scenario s;
+  s.model = llama(32, 4096, 32, 8, 14336, 128256, 8192);
+  s.cluster.gpu = *catalog().find_gpu("H100");
+  s.cluster.gpus = 64;
+  s.plan.dp = 64;
+  s.plan.zero = 1;
+  s.plan.global_batch = 64;
+  s.precision = Precision::FP8;
+  const ComputeProfile& prof = catalog().profile;
+  const auto params = stage_parameters(s, 0);
+  CHECK(params.gemm == 6'979'321'856.0);
+  CHECK(parameter_gather_bytes(s, params, false).value == 16'060'522'496.0);
+  const double bf16_gather = dp_sync_time(s, prof, params).seconds();
+  s.fp8_params = true;
+  CHECK(parameter_gather_bytes(s, params, false).value == 9'081'200'640.0);
+  const double fp8_gather = dp_sync_time(s, prof, params).seconds();
+  CHECK(fp8_gather ==
+        doctest::Approx((collective_time(s, prof, CollectiveKind::ReduceScatter, 64, 1, Bytes{params.dense * 4}) +
+                         collective_time(s, prof, CollectiveKind::AllGather, 64, 1, Bytes{9'081'200'640.0}))
+                            .seconds())
+            .epsilon(1e-12));
+  CHECK(fp8_gather < bf16_gather);
+  s.precision = Precision::MXFP8;
+  CHECK(parameter_gather_bytes(s, params, false).value == 9'081'200'640.0 + 218'103'808.0);
+  // Without a distributed optimizer nothing is gathered: the all-reduce of the gradients alone.
+  s.precision = Precision::FP8;
+  s.plan.zero = 0;
+  CHECK(dp_sync_time(s, prof, params).seconds() ==
+        doctest::Approx(collective_time(s, prof, CollectiveKind::AllReduce, 64, 1, Bytes{params.dense * 4}).seconds())
+            .epsilon(1e-12));
+}

@@ -288,6 +288,7 @@ StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
   }
   if (stage == 0) out.dense += pc.embedding / t;
   if (stage + 1 == stage_layers.size()) out.dense += (pc.output_head + pc.final_norm) / t;
+  out.gemm = stage_gemm_parameters(s, static_cast<int>(stage));
   if (is_fine_tuning(s)) {
     // LoRA: the adapters are what is synchronised and stepped; the frozen weights only gathered
     // by ZeRO-3 (at their storage bytes: NF4 GEMM weights for QLoRA, roughly all of them).
@@ -295,8 +296,16 @@ StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
     out.frozen_bytes = (out.dense + out.expert) * base_weight_bytes(s.training.lora.base_weights);
     out.dense = a.dense;
     out.expert = a.expert;
+    out.gemm = 0;
   }
   return out;
+}
+
+Bytes parameter_gather_bytes(const Scenario& s, const StageParameters& params, bool expert_only) {
+  const double parameters = expert_only ? params.expert : params.dense;
+  if (!s.fp8_params) return Bytes{parameters * 2};
+  const double gemm = expert_only ? params.expert : std::clamp(params.gemm - params.expert, 0.0, params.dense);
+  return Bytes{(parameters - gemm) * 2 + gemm * fp8_weight_copy_bytes(s.precision) / 2};
 }
 
 namespace {
@@ -314,21 +323,20 @@ Time dp_sync_with(const Scenario& s, const StageParameters& params, Coll&& coll)
   const double gbytes = grad_bytes(s.precision, s.grad_reduce);
   const std::int64_t dp_group = p.dp * p.cp;
   // One group's sync: all-reduce, or with a distributed optimizer / ZeRO-1,2 reduce-scatter of
-  // the gradients and all-gather of the 16-bit parameters.
-  auto sync = [&](std::int64_t ranks, std::int64_t stride, double parameters) {
-    const Bytes grads{parameters * gbytes};
+  // the gradients and all-gather of the parameters (parameter_gather_bytes).
+  auto sync = [&](std::int64_t ranks, std::int64_t stride, bool expert) {
+    const Bytes grads{(expert ? params.expert : params.dense) * gbytes};
     if (p.zero == 0) return coll(CollectiveKind::AllReduce, ranks, stride, grads);
     return coll(CollectiveKind::ReduceScatter, ranks, stride, grads) +
-           coll(CollectiveKind::AllGather, ranks, stride, Bytes{parameters * 2});
+           coll(CollectiveKind::AllGather, ranks, stride, parameter_gather_bytes(s, params, expert));
   };
   Time dp_sync{0};
-  if (dp_group > 1) dp_sync = sync(dp_group, p.tp, params.dense);
+  if (dp_group > 1) dp_sync = sync(dp_group, p.tp, false);
   // Routed experts sync over the expert-data-parallel group: the stage's tp*dp*cp GPUs regrouped
   // as etp x ep x edp, etp innermost (Megatron-core parallel_state.py, the expert RankGenerator's
   // order "tp-ep-dp-pp" with tp = expert_tensor_parallel_size), so members are etp*ep apart.
   const std::int64_t edp = p.expert_dp();
-  if (params.expert > 0 && edp > 1)
-    dp_sync += sync(edp, static_cast<std::int64_t>(p.expert_tp()) * p.ep, params.expert);
+  if (params.expert > 0 && edp > 1) dp_sync += sync(edp, static_cast<std::int64_t>(p.expert_tp()) * p.ep, true);
   return dp_sync;
 }
 
@@ -337,7 +345,8 @@ Time zero3_gather_with(const Scenario& s, const StageParameters& params, Coll&& 
   const auto& p = s.plan;
   const std::int64_t dp_group = p.dp * p.cp;
   if (dp_group <= 1 || p.zero != 3) return Time{0};
-  return coll(CollectiveKind::AllGather, dp_group, p.tp, Bytes{params.dense * 2 + params.frozen_bytes});
+  return coll(CollectiveKind::AllGather, dp_group, p.tp,
+              Bytes{parameter_gather_bytes(s, params, false).value + params.frozen_bytes});
 }
 
 }  // namespace

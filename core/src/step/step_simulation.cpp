@@ -410,6 +410,7 @@ class RankBuilder {
           StageParameters share = P_;
           share.dense /= nb;
           share.expert /= nb;
+          share.gemm /= nb;
           t = dp_sync_time(s_, prof_, share);
         }
       }

@@ -318,6 +318,16 @@ Bytes nccl_buffers(const Scenario& s) {
 
 }  // namespace
 
+double stage_gemm_parameters(const Scenario& s, int stage) {
+  const auto stages = layers_per_stage(s.model.layers, s.plan.pp);
+  if (stage < 0 || static_cast<std::size_t>(stage) >= stages.size()) return 0;
+  int first_layer = 0;
+  for (int i = 0; i < stage; ++i) first_layer += stages[static_cast<std::size_t>(i)];
+  return stage_params(s.model, s.plan, first_layer, stages[static_cast<std::size_t>(stage)], stage == 0,
+                      stage == s.plan.pp - 1)
+      .gemm;
+}
+
 MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile, int stage) {
   const auto& m = s.model;
   const auto& p = s.plan;

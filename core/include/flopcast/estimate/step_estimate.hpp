@@ -109,7 +109,16 @@ struct StageParameters {
   /// LoRA: bytes of the frozen base weights (dense and expert above are then the adapters',
   /// the trained parameters); gathered by ZeRO-3, never synchronised or stepped.
   double frozen_bytes = 0;
+  /// Of dense + expert, the GEMM weights (stage_gemm_parameters): gathered in FP8 with
+  /// fp8_params. 0 for fine-tuning (the adapters are not FP8 parameters).
+  double gemm = 0;
 };
+/// Bytes one data-parallel all-gather of `params` moves: 2 per parameter (the 16-bit weights),
+/// and with fp8_params 1 copy of fp8_weight_copy_bytes / 2 per GEMM weight instead (Megatron-LM
+/// --fp8-param-gather: "perform the param all-gather in fp8", megatron/training/arguments.py;
+/// torchtitan's FSDP2 float8 all-gather likewise), the frozen bytes of fine-tuning as they are.
+/// `expert_only`: the routed experts' group (all GEMM weights).
+Bytes parameter_gather_bytes(const Scenario& s, const StageParameters& params, bool expert_only);
 StageParameters stage_parameters(const Scenario& s, std::size_t stage);
 
 /// The stage's data-parallel gradient sync (all-reduce, or reduce-scatter + all-gather with a

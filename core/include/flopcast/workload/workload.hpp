@@ -86,5 +86,8 @@ double grad_bytes(Precision p, GradReduce g);
 /// Bytes per GEMM weight of the quantized copies Transformer Engine keeps when training in
 /// `p` (0 for 16- and 32-bit training).
 double fp8_weight_copy_bytes(Precision p);
+/// The GEMM weights (every linear layer's, routed experts included; not embeddings, head, norms,
+/// router) one GPU of pipeline stage `stage` holds: those FP8 parameters keep in FP8 only.
+double stage_gemm_parameters(const Scenario& s, int stage);
 
 }  // namespace flopcast
