@@ -475,6 +475,23 @@ TEST_CASE(
   CHECK(last.logits.value == doctest::Approx(4.0 * 8192 * (16384 + 128256)).epsilon(1e-12));
 }
 
+namespace {
+
+/// Llama 3 8B on 64 H100, data-parallel 64 with the distributed optimizer (ZeRO-1).
+Scenario llama8b_dp64(Precision precision) {
+  Scenario s;
+  s.model = llama(32, 4096, 32, 8, 14336, 128256, 8192);
+  s.cluster.gpu = *catalog().find_gpu("H100");
+  s.cluster.gpus = 64;
+  s.plan.dp = 64;
+  s.plan.zero = 1;
+  s.plan.global_batch = 64;
+  s.precision = precision;
+  return s;
+}
+
+}  // namespace
+
 TEST_CASE("gradient dtype: fp32 main grads 4 B per parameter, bf16 grads 2 B (Llama 3 8B: 29.9 vs 15.0 GiB)") {
   // Megatron-LM turns accumulate_allreduce_grads_in_fp32 on for bf16 (arguments.py) unless
   // --grad-reduce-in-bf16; the grad buffer is then fp32 (param_and_grad_buffer.py). Llama 3 8B
@@ -487,14 +504,7 @@ TEST_CASE("gradient dtype: fp32 main grads 4 B per parameter, bf16 grads 2 B (Ll
   CHECK(grad_bytes(Precision::FP16, GradReduce::Default) == 2);  // Megatron fp16 without the fp32 flag
   CHECK(grad_bytes(Precision::FP16, GradReduce::FP32) == 4);
   CHECK(grad_bytes(Precision::FP32, GradReduce::Half) == 4);  // fp32 training has no 16-bit gradients
-  Scenario s;
-  s.model = llama(32, 4096, 32, 8, 14336, 128256, 8192);
-  s.cluster.gpu = *catalog().find_gpu("H100");
-  s.cluster.gpus = 64;
-  s.plan.dp = 64;
-  s.plan.zero = 1;
-  s.plan.global_batch = 64;
-  s.precision = Precision::BF16;
+  Scenario s = llama8b_dp64(Precision::BF16);
   ComputeProfile prof;
   const double P = 8'030'261'248.0;
   const auto fp32 = memory_per_gpu(s, prof);
@@ -516,14 +526,7 @@ TEST_CASE("gradient dtype sets the bytes of the data-parallel reduce-scatter: 4 
   // Megatron-core reduces the grad buffer in its own dtype (distributed_data_parallel_config.py,
   // grad_reduce_in_fp32: "If true, reduce grads in fp32"); the distributed optimizer's all-gather
   // moves the bf16 parameters (2 B) either way. Llama 3 8B, dp 64, ZeRO-1.
-  Scenario s;
-  s.model = llama(32, 4096, 32, 8, 14336, 128256, 8192);
-  s.cluster.gpu = *catalog().find_gpu("H100");
-  s.cluster.gpus = 64;
-  s.plan.dp = 64;
-  s.plan.zero = 1;
-  s.plan.global_batch = 64;
-  s.precision = Precision::BF16;
+  Scenario s = llama8b_dp64(Precision::BF16);
   const ComputeProfile& prof = catalog().profile;
   const auto params = stage_parameters(s, 0);
   CHECK(params.dense == 8'030'261'248.0);
@@ -553,14 +556,7 @@ TEST_CASE(
   // 1 B; the other 8,030,261,248 - 6,979,321,856 = 1,050,939,392 (embeddings, head, norms) at
   // 2 B: 9,081,200,640 B instead of 16,060,522,496. MXFP8 adds a scale byte per 32 elements:
   // + 218,103,808.
-  Scenario s;
-  s.model = llama(32, 4096, 32, 8, 14336, 128256, 8192);
-  s.cluster.gpu = *catalog().find_gpu("H100");
-  s.cluster.gpus = 64;
-  s.plan.dp = 64;
-  s.plan.zero = 1;
-  s.plan.global_batch = 64;
-  s.precision = Precision::FP8;
+  Scenario s = llama8b_dp64(Precision::FP8);
   const ComputeProfile& prof = catalog().profile;
   const auto params = stage_parameters(s, 0);
   CHECK(params.gemm == 6'979'321'856.0);
