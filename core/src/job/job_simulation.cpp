@@ -660,13 +660,13 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   e.cost = Money::of_micro(cost_micro < 9.0e18 ? static_cast<std::int64_t>(cost_micro) : 0,
                            in.energy.price_per_kwh.currency);
 
-  if (k_suggested != k_scenario) {
+  if (k_suggested != k_scenario && options.simulate_advice) {
     const Summary alt = run_trials(in, k_suggested, options);
     adv.simulated = true;
     adv.gpu_span_mean_suggested = Time::from_seconds(alt.span_mean_s);
     adv.span_saved = Time::from_seconds(s.span_mean_s - alt.span_mean_s);
     adv.gpu_hours_saved = gpus * (s.span_mean_s - alt.span_mean_s) / 3600.0;
-  } else {
+  } else if (k_suggested == k_scenario) {
     adv.gpu_span_mean_suggested = res.gpu_span_mean;
   }
   res.samples = std::move(s.samples);
