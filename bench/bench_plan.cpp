@@ -23,8 +23,9 @@
 // shares, step estimates and bounds. Then, with the step engine's arrays kept from one simulated
 // step to the next, the second pruning pass reading the first's bound order, a trial's pending
 // events in a fixed array and the allocator set up as `flopcast` sets it (of 5,875,752 plans
-// enumerated, 687,748 estimated): 12.4-14.8 CPU-s where the build before took 14.7-17.3, runs
-// alternated with the machine loaded 6-9x on its 2 cores (wall times of 14-67 s then say nothing).
+// enumerated, 687,748 estimated): 13.4-14.6 CPU-s where the build before took 16.4-18.0, the
+// re-simulation 4.8-5.1 s where it took 6.8-8.1 s, runs alternated with the machine loaded 2-3x
+// (13.5-14.7 s wall against 16.3-18.2 s: about one core free).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>  // defines __GLIBC__ on glibc
