@@ -63,7 +63,7 @@ detail::Axes axes() {
   return a;
 }
 
-/// One point of the plan space the tests below walk.
+/// One point of the plan space the tests below walk (fields in the order they are given).
 struct PlanPoint {
   int tp = 1, cp = 1, pp = 1;
   std::int64_t dp = 1, mb = 1, batch = 1;
@@ -122,17 +122,7 @@ TEST_CASE("planner: the shape lower bound never exceeds the step of a plan of th
                 for (const bool spar : a.sp)
                   for (const int zero : a.zero)
                     for (const Recompute rc : a.rc) {
-                      const Scenario x = with_plan(s, {.tp = tp,
-                                                       .cp = cp,
-                                                       .pp = pp,
-                                                       .dp = dp,
-                                                       .mb = mb,
-                                                       .batch = batch,
-                                                       .vpp = vpp,
-                                                       .sched = sch,
-                                                       .sp = spar,
-                                                       .zero = zero,
-                                                       .rc = rc});
+                      const Scenario x = with_plan(s, {tp, cp, pp, dp, mb, batch, vpp, sch, spar, zero, rc});
                       const StepEstimate e = estimate_step(x, profile);
                       if (e.step.ns <= 0) continue;
                       CAPTURE(model);
@@ -221,16 +211,7 @@ TEST_CASE("planner: the memory shortcuts, first stage and ZeRO-2 with SP for ZeR
                 for (const int zero : a.zero)
                   for (const Recompute rc : a.rc) {
                     if (pp * vpp > s.model.layers) continue;
-                    const Scenario x = with_plan(s, {.tp = tp,
-                                                     .pp = pp,
-                                                     .dp = dp,
-                                                     .mb = mb,
-                                                     .batch = batch,
-                                                     .vpp = vpp,
-                                                     .sched = sch,
-                                                     .sp = spar,
-                                                     .zero = zero,
-                                                     .rc = rc});
+                    const Scenario x = with_plan(s, {tp, 1, pp, dp, mb, batch, vpp, sch, spar, zero, rc});
                     const MemoryBreakdown first = memory_of_stage(x, profile, 0);
                     const MemoryBreakdown worst = memory_per_gpu(x, profile);
                     CAPTURE(model);
