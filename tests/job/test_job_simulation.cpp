@@ -378,3 +378,25 @@ TEST_CASE("job: bad input is reported, never simulated") {
   REQUIRE_FALSE(o2.ok());
   CHECK(o2.errors[0].find("practically never finish") != std::string::npos);
 }
+
+TEST_CASE("job: without the advice's simulation the run is the same and only the suggested interval is not simulated") {
+  JobInput in = failing_job();
+  in.reliability.trials = 200;  // suggested interval (Young/Daly) differs from the 50 steps asked
+  const JobResult with = simulate_job(in).result;
+  REQUIRE(with.advice.simulated);
+  JobSimOptions opt;
+  opt.simulate_advice = false;
+  const JobResult without = simulate_job(in, opt).result;
+  CHECK_FALSE(without.advice.simulated);
+  CHECK(without.advice.gpu_span_mean_suggested.ns == 0);
+  CHECK(without.advice.gpu_hours_saved == 0.0);
+  // The closed-form advice and the run itself, trial for trial, are as with it.
+  CHECK(without.advice.suggested == with.advice.suggested);
+  CHECK(without.advice.waste_suggested == with.advice.waste_suggested);
+  CHECK(without.steps_per_checkpoint == with.steps_per_checkpoint);
+  CHECK(without.wall_p50 == with.wall_p50);
+  CHECK(without.wall_p90 == with.wall_p90);
+  CHECK(without.gpu_span_mean == with.gpu_span_mean);
+  REQUIRE(without.samples.size() == with.samples.size());
+  for (std::size_t i = 0; i < with.samples.size(); ++i) CHECK(same(without.samples[i], with.samples[i]));
+}

@@ -14,7 +14,70 @@ Time later(Time now, double d_ns) {
   return v >= 9.2e18 ? Time{kMax} : Time{static_cast<std::int64_t>(v)};
 }
 
+template <class T>
+void take(std::vector<T>& into, std::vector<T>& from) {
+  into.swap(from);
+  into.clear();
+}
+
+template <class T>
+void give(std::vector<T>& from, std::vector<T>& into) {
+  if (from.capacity() > into.capacity()) into.swap(from);
+}
+
+/// (at, seq) of `a` later than of `b`: the heap's order (sequence numbers are unique).
+struct Later {
+  template <class E>
+  bool operator()(const E& a, const E& b) const {
+    return a.at != b.at ? a.at > b.at : a.seq > b.seq;
+  }
+};
+
 }  // namespace
+
+/// The working arrays an engine leaves to the next one on its thread (their capacity; the
+/// contents are cleared before use).
+struct Engine::Spare {
+  std::vector<Task> tasks;
+  std::vector<std::pair<TaskId, TaskId>> edges;
+  std::vector<std::int32_t> succ_begin, succ;
+  std::vector<Event> heap;
+
+  static Spare& of_this_thread() {
+    thread_local Spare s;
+    return s;
+  }
+};
+
+Engine::Engine() {
+  Spare& s = Spare::of_this_thread();
+  take(tasks_, s.tasks);
+  take(edges_, s.edges);
+  take(succ_begin_, s.succ_begin);
+  take(succ_, s.succ);
+  take(heap_, s.heap);
+}
+
+Engine::~Engine() {
+  Spare& s = Spare::of_this_thread();
+  give(tasks_, s.tasks);
+  give(edges_, s.edges);
+  give(succ_begin_, s.succ_begin);
+  give(succ_, s.succ);
+  give(heap_, s.heap);
+}
+
+void Engine::push(Time at, std::int32_t id, std::uint32_t gen) {
+  heap_.push_back(Event{at, next_seq_++, id, gen});
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
+}
+
+Engine::Event Engine::pop() {
+  std::pop_heap(heap_.begin(), heap_.end(), Later{});
+  const Event e = heap_.back();
+  heap_.pop_back();
+  return e;
+}
 
 int Engine::add_stream() {
   streams_.emplace_back();
@@ -33,7 +96,14 @@ TaskId Engine::add_task(int stream, Time duration, int link) {
   t.link = link;
   tasks_.push_back(t);
   const auto id = static_cast<TaskId>(tasks_.size() - 1);
-  if (stream >= 0) streams_[static_cast<std::size_t>(stream)].order.push_back(id);
+  if (stream >= 0) {
+    Stream& s = streams_[static_cast<std::size_t>(stream)];
+    if (s.tail == kNoTask)
+      s.head = id;
+    else
+      tasks_[static_cast<std::size_t>(s.tail)].next = id;
+    s.tail = id;
+  }
   return id;
 }
 
@@ -59,12 +129,18 @@ void Engine::link_schedule(int link, Time now) {
   double vmin = l.active.front().v_finish;
   for (const auto& a : l.active) vmin = std::min(vmin, a.v_finish);
   const double wait = std::max(0.0, (vmin - l.v) * static_cast<double>(l.active.size()));
-  queue_.push(later(now, wait - 1e-6), Event{1, link, l.gen});
+  push(later(now, wait - 1e-6), ~link, l.gen);
 }
 
 void Engine::begin(TaskId id, Time now) {
   Task& t = tasks_[static_cast<std::size_t>(id)];
   t.start = now;
+  // What finish() will read of other tasks (the stream's next task, the successors): fetched
+  // into the cache while this one runs (a step's tasks are megabytes, visited out of order).
+  if (t.next != kNoTask) __builtin_prefetch(&tasks_[static_cast<std::size_t>(t.next)]);
+  const auto first = static_cast<std::size_t>(succ_begin_[static_cast<std::size_t>(id)]);
+  const auto last = std::min(first + 4, static_cast<std::size_t>(succ_begin_[static_cast<std::size_t>(id) + 1]));
+  for (std::size_t k = first; k < last; ++k) __builtin_prefetch(&tasks_[static_cast<std::size_t>(succ_[k])]);
   // The binding predecessor: the later of the last dependency and the stream predecessor.
   t.binding = t.ready_by;
   if (t.stream >= 0) {
@@ -79,16 +155,17 @@ void Engine::begin(TaskId id, Time now) {
     l.active.push_back({id, l.v + static_cast<double>(t.duration.ns)});
     link_schedule(t.link, now);
   } else {
-    queue_.push(later(now, static_cast<double>(t.duration.ns)), Event{0, id, 0});
+    push(later(now, static_cast<double>(t.duration.ns)), id, 0);
   }
 }
 
 void Engine::try_start(int stream, Time now) {
   Stream& s = streams_[static_cast<std::size_t>(stream)];
-  if (s.busy || s.next >= s.order.size()) return;
-  const TaskId head = s.order[s.next];
-  if (tasks_[static_cast<std::size_t>(head)].pending > 0) return;
-  ++s.next;
+  if (s.busy || s.head == kNoTask) return;
+  const TaskId head = s.head;
+  const Task& t = tasks_[static_cast<std::size_t>(head)];
+  if (t.pending > 0) return;
+  s.head = t.next;
   begin(head, now);
 }
 
@@ -126,8 +203,11 @@ bool Engine::run() {
   for (std::size_t i = 0; i < n; ++i) succ_begin_[i + 1] += succ_begin_[i];
   succ_.assign(edges_.size(), kNoTask);
   {
-    std::vector<std::int32_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
-    for (const auto& [b, a] : edges_) succ_[static_cast<std::size_t>(fill[static_cast<std::size_t>(b)]++)] = a;
+    // Fill cursors: succ_begin_[b] counts up while b's successors are written, then is shifted
+    // back (succ_begin_[b] = the end of b - 1's = the old start of b).
+    for (const auto& [b, a] : edges_) succ_[static_cast<std::size_t>(succ_begin_[static_cast<std::size_t>(b)]++)] = a;
+    for (std::size_t i = n; i > 0; --i) succ_begin_[i] = succ_begin_[i - 1];
+    succ_begin_[0] = 0;
   }
   events_ = 0;
   makespan_ = Time{0};
@@ -136,16 +216,17 @@ bool Engine::run() {
     if (tasks_[i].stream < 0 && tasks_[i].pending == 0) begin(static_cast<TaskId>(i), zero);
   for (std::size_t s = 0; s < streams_.size(); ++s) try_start(static_cast<int>(s), zero);
   std::vector<TaskId> done;
-  while (!queue_.empty()) {
-    const auto e = queue_.pop();
+  while (!heap_.empty()) {
+    const Event e = pop();
     ++events_;
-    const Time now = e.key.at;
-    if (e.payload.kind == 0) {
-      finish(e.payload.id, now);
+    const Time now = e.at;
+    if (e.id >= 0) {
+      finish(e.id, now);
       continue;
     }
-    Link& l = links_[static_cast<std::size_t>(e.payload.id)];
-    if (e.payload.gen != l.gen) continue;  // superseded by a later join or leave
+    const int link = ~e.id;
+    Link& l = links_[static_cast<std::size_t>(link)];
+    if (e.gen != l.gen) continue;  // superseded by a later join or leave
     link_advance(l, now);
     done.clear();
     // Within half a nanosecond of done counts as done (the event time was rounded up).
@@ -153,7 +234,7 @@ bool Engine::run() {
     for (const auto& a : l.active)
       if (a.v_finish <= l.v + eps) done.push_back(a.task);
     std::erase_if(l.active, [&](const Active& a) { return a.v_finish <= l.v + eps; });
-    link_schedule(e.payload.id, now);
+    link_schedule(link, now);
     for (const TaskId t : done) finish(t, now);
   }
   for (const auto& t : tasks_)

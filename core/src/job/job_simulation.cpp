@@ -1,6 +1,7 @@
 #include "flopcast/job/job_simulation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -73,32 +74,53 @@ struct EventLater {
 };
 
 /// The pending events of one trial, taken earliest first by (time, priority, sequence). A
-/// trial has a handful at a time (the next failure and at most two events of the current
-/// epoch), so a linear scan of a small array beats a binary heap. Events of a cancelled epoch
-/// are dropped when the epoch ends (forget_cancelled) rather than popped and skipped later:
-/// skipping one has no effect, so the trial is the same event for event.
+/// trial has a handful at a time: exactly one failure (the next one: a failure schedules the
+/// one after it, nothing cancels one) and at most two events of the current epoch (a macro-step
+/// or a stall, and one checkpoint write). The failure is kept apart and the others in a small
+/// fixed array, scanned linearly. Events of a cancelled epoch are dropped when the epoch ends
+/// (forget_cancelled) rather than popped and skipped later: skipping one has no effect, so the
+/// trial is the same event for event.
 class EventList {
  public:
-  EventList() { events_.reserve(8); }
-  bool empty() const { return events_.empty(); }
-  void push(const Event& e) { events_.push_back(e); }
+  bool empty() const { return n_ == 0 && !has_failure_; }
+  void push(const Event& e) {
+    if (e.kind == EventKind::Failure) {
+      FLOPCAST_ASSERT(!has_failure_, "a trial has one pending failure");
+      failure_ = e;
+      has_failure_ = true;
+      return;
+    }
+    FLOPCAST_ASSERT(n_ < kMax, "more pending events than a trial can have");
+    events_[n_++] = e;
+  }
   /// Removes and returns the earliest event. Precondition: !empty().
   Event pop_earliest() {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < events_.size(); ++i)
-      if (EventLater{}(events_[best], events_[i])) best = i;
+    std::size_t best = n_;  // n_: the failure
+    for (std::size_t i = 0; i < n_; ++i)
+      if (best == n_ ? !has_failure_ || EventLater{}(failure_, events_[i]) : EventLater{}(events_[best], events_[i]))
+        best = i;
+    if (best == n_) {
+      has_failure_ = false;
+      return failure_;
+    }
     const Event e = events_[best];
-    events_[best] = events_.back();
-    events_.pop_back();
+    events_[best] = events_[--n_];
     return e;
   }
   /// Drops the events that `epoch` cancelled (every non-failure event of an older epoch).
   void forget_cancelled(std::uint64_t epoch) {
-    std::erase_if(events_, [&](const Event& e) { return e.kind != EventKind::Failure && e.epoch != epoch; });
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < n_; ++i)
+      if (events_[i].epoch == epoch) events_[kept++] = events_[i];
+    n_ = kept;
   }
 
  private:
-  std::vector<Event> events_;
+  static constexpr std::size_t kMax = 4;
+  std::array<Event, kMax> events_{};
+  std::size_t n_ = 0;
+  Event failure_;
+  bool has_failure_ = false;
 };
 
 /// Priority at equal times: a finished write counts first, then completions, then failures
@@ -638,13 +660,13 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   e.cost = Money::of_micro(cost_micro < 9.0e18 ? static_cast<std::int64_t>(cost_micro) : 0,
                            in.energy.price_per_kwh.currency);
 
-  if (k_suggested != k_scenario) {
+  if (k_suggested != k_scenario && options.simulate_advice) {
     const Summary alt = run_trials(in, k_suggested, options);
     adv.simulated = true;
     adv.gpu_span_mean_suggested = Time::from_seconds(alt.span_mean_s);
     adv.span_saved = Time::from_seconds(s.span_mean_s - alt.span_mean_s);
     adv.gpu_hours_saved = gpus * (s.span_mean_s - alt.span_mean_s) / 3600.0;
-  } else {
+  } else if (k_suggested == k_scenario) {
     adv.gpu_span_mean_suggested = res.gpu_span_mean;
   }
   res.samples = std::move(s.samples);

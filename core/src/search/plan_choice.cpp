@@ -41,6 +41,7 @@ JobOutcome run_job(const SearchContext& ctx, const Scenario& s, Time step, std::
   // the trials' result does not depend on the threads they are spread over.
   JobSimOptions opt;
   opt.threads = 1;
+  opt.simulate_advice = false;  // the planner reads the run at its own interval only
   return simulate_job(in, opt);
 }
 

@@ -17,6 +17,7 @@
 #include "flopcast/pricing/bill.hpp"
 #include "flopcast/pricing/plan_comparison.hpp"
 #include "flopcast/step/step_simulation.hpp"
+#include "flopcast/units/assert.hpp"
 #include "flopcast/units/format.hpp"
 #include "flopcast/workload/fine_tuning.hpp"
 #include "flopcast/workload/workload.hpp"
@@ -326,6 +327,9 @@ struct ItemResult {
   /// shape not searched, its bound, and the shapes from there on (0: the item is done).
   std::size_t resume = 0, remaining = 0;
   Time next_bound;
+  /// The bound order from `resume` on, (lower bound, shape index): the second pass reads it
+  /// instead of bounding every shape of the item again.
+  std::vector<std::pair<Time, std::int64_t>> rest;
 };
 
 /// What every item's first pass kept, merged: the final lists (over every item's plans) keep
@@ -643,6 +647,7 @@ void search_item(const SearchContext& ctx, const Axes& a, std::size_t i, const I
       ir.resume = pos;
       ir.remaining = order.size() - pos;
       ir.next_bound = lb;
+      ir.rest.assign(order.begin() + static_cast<std::ptrdiff_t>(pos), order.end());
       return;
     }
     search_shape(ctx, a, shapes[static_cast<std::size_t>(k)], k, i, it, s, ir);
@@ -660,16 +665,18 @@ void search_item_rest(const SearchContext& ctx, const Axes& a, std::size_t i, co
     return;
   }
   set_scratch(ctx, it, s);
-  std::vector<Shape> shapes;
-  const auto order = shape_order(ctx, a, it, s, shapes, nullptr);
-  for (std::size_t pos = ir.resume; pos < order.size(); ++pos) {
-    const auto& [lb, k] = order[pos];
+  // The shapes as the first pass enumerated them (their bounds are in ir.rest).
+  ItemResult uncounted;
+  const std::vector<Shape> shapes = valid_shapes(ctx.base.model, a, it.gpus, ctx.base.plan.global_batch, uncounted);
+  FLOPCAST_ASSERT(ir.rest.size() == ir.remaining, "the second pass needs the first pass's bound order");
+  for (const auto& [lb, k] : ir.rest) {
     if (!subtree_may_matter(ctx, it, lb, ir, &global)) {
       ++ir.counts[kBound];
       continue;
     }
     search_shape(ctx, a, shapes[static_cast<std::size_t>(k)], k, i, it, s, ir);
   }
+  ir.rest = {};
 }
 
 /// Every item's first-pass lists merged (lists as merge_items builds them).

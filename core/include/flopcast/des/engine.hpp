@@ -25,6 +25,14 @@ constexpr TaskId kNoTask = -1;
 
 class Engine {
  public:
+  /// An empty engine. Its working arrays come from the ones the last engine on this thread
+  /// left (a step simulation builds one engine of 10^4..10^5 tasks after another: fresh arrays
+  /// of that size cost more in page faults and regrowth than the run).
+  Engine();
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
   /// A new in-order stream; returns its id.
   int add_stream();
   /// A new fairly shared link; returns its id.
@@ -64,10 +72,12 @@ class Engine {
     std::int32_t pending = 0;  ///< unfinished dependencies
     TaskId binding = kNoTask;
     TaskId ready_by = kNoTask;  ///< the dependency that finished last
+    TaskId next = kNoTask;      ///< the task after it on its stream
   };
+  /// A stream's tasks are a list through Task::next, in the order they were added.
   struct Stream {
-    std::vector<TaskId> order;
-    std::size_t next = 0;
+    TaskId head = kNoTask;  ///< the next task to start
+    TaskId tail = kNoTask;  ///< the last task added
     bool busy = false;
     TaskId last = kNoTask;
   };
@@ -81,12 +91,19 @@ class Engine {
     Time t_last{0};
     std::uint32_t gen = 0;
   };
+  /// A pending event: a task's finish (id >= 0) or a check of link ~id (id < 0), ordered by
+  /// (time, sequence) as EventQueue orders events of one priority.
   struct Event {
-    std::int32_t kind;  ///< 0: task finish, 1: link check
+    Time at;
+    std::uint64_t seq;
     std::int32_t id;
     std::uint32_t gen;
   };
 
+  struct Spare;  // the arrays engines leave to the next one on their thread (engine.cpp)
+
+  void push(Time at, std::int32_t id, std::uint32_t gen);
+  Event pop();
   void try_start(int stream, Time now);
   void begin(TaskId t, Time now);
   void finish(TaskId t, Time now);
@@ -99,8 +116,8 @@ class Engine {
   std::vector<std::pair<TaskId, TaskId>> edges_;  ///< (before, after)
   std::vector<std::int32_t> succ_begin_;
   std::vector<TaskId> succ_;
-  std::vector<TaskId> free_ready_;  ///< stream-less tasks ready to start
-  EventQueue<Event> queue_;
+  std::vector<Event> heap_;  ///< a binary min-heap by (at, seq)
+  std::uint64_t next_seq_ = 0;
   Time makespan_{0};
   std::uint64_t events_ = 0;
 };

@@ -23,6 +23,11 @@ struct JobSimOptions {
   /// Threads the trials are spread over (0: the machine's cores, at most 8). Each trial has
   /// its own seed and slot, so the result does not depend on it.
   int threads = 0;
+  /// When the suggested checkpoint interval differs from the run's, simulate it too (the
+  /// advice's `simulated`, mean span and savings). Off: only the run's own interval is
+  /// simulated; the advice keeps its closed-form figures and its simulated ones stay unset
+  /// (`simulated` false), for callers that read the run alone (the planner's re-simulation).
+  bool simulate_advice = true;
 };
 
 /// Problems with a JobInput, one message each ("steps must be > 0 (got 0)"); empty = valid.
