@@ -37,6 +37,7 @@ struct QuoteOpts {
   std::string scenario;
   std::string profile;
   std::string customer;
+  std::string issuer;
   std::string format = "md";
   std::string lang = "en";
   OutputFile out;
@@ -139,6 +140,7 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   if (!loaded) return;
   app::QuoteOptions qo;
   qo.customer = o.customer;
+  qo.issuer = o.issuer;
   qo.date = date;
   qo.deadline_text = o.deadline;
   qo.budget_text = o.budget;
@@ -207,6 +209,8 @@ void register_quote(CLI::App& app, CliContext& ctx) {
   cmd->add_option("scenario", opts->scenario, "Scenario YAML file (needs training.tokens and a pricing: block)")
       ->required();
   cmd->add_option("--customer", opts->customer, "Customer named on the quote");
+  cmd->add_option("--issuer", opts->issuer,
+                  "Who issues the quote (default: the price catalog's provider, when it issues quotes)");
   cmd->add_option("--format", opts->format, "Output format: md (default), html, pdf or xlsx")
       ->check(CLI::IsMember({"md", "html", "pdf", "xlsx"}));
   add_out_flag(*cmd, opts->out, "Write to FILE instead of standard output (required for pdf and xlsx)");

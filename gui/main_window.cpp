@@ -411,17 +411,18 @@ void MainWindow::action_export_chart(bool svg) {
                        tr("flopcast %1: %2").arg(tab, document_label()));
 }
 
-QuoteDocument MainWindow::quote_document(const std::string& date, const std::string& customer) const {
+QuoteDocument MainWindow::quote_document(const std::string& date, const std::string& customer,
+                                         QuoteLanguage language) const {
   const auto r = result();
   if (!r) {
     QuoteDocument none;
     none.errors.push_back("nothing computed yet");
     return none;
   }
-  return make_quote_document(*r, *catalog_, date, customer);
+  return make_quote_document(*r, *catalog_, date, customer, language);
 }
 
-void MainWindow::action_export_quote() {
+void MainWindow::action_export_quote(QuoteLanguage language) {
   const auto r = result();
   if (quote_running_) return;
   if (!r || !r->ok() || computing()) {
@@ -432,10 +433,12 @@ void MainWindow::action_export_quote() {
   }
   QSettings settings;
   const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
-  QString path = QFileDialog::getSaveFileName(
-      this, tr("Export quote as PDF"),
-      QDir(dir).filePath(QFileInfo(document_label()).completeBaseName() + QStringLiteral("-quote.pdf")),
-      tr("PDF documents (*.pdf)"));
+  QString path =
+      QFileDialog::getSaveFileName(this, tr("Export quote as PDF"),
+                                   QDir(dir).filePath(QFileInfo(document_label()).completeBaseName() +
+                                                      (language == QuoteLanguage::ZhCn ? QStringLiteral("-quote-zh.pdf")
+                                                                                       : QStringLiteral("-quote.pdf"))),
+                                   tr("PDF documents (*.pdf)"));
   if (path.isEmpty()) return;
   if (!path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive)) path += QStringLiteral(".pdf");
   const std::string date = QDate::currentDate().toString(Qt::ISODate).toStdString();
@@ -464,7 +467,8 @@ void MainWindow::action_export_quote() {
     status_text_->setText(tr("wrote %1: quote %2").arg(QDir::toNativeSeparators(path), q(doc.summary)));
   });
   auto catalog = catalog_;
-  watcher->setFuture(QtConcurrent::run([r, catalog, date] { return make_quote_document(*r, *catalog, date, {}); }));
+  watcher->setFuture(QtConcurrent::run(
+      [r, catalog, date, language] { return make_quote_document(*r, *catalog, date, {}, language); }));
 }
 
 QList<FigureTableModel*> MainWindow::models() const {
@@ -484,8 +488,11 @@ void MainWindow::build_menus() {
   QMenu* exports = file->addMenu(tr("&Export"));
   exports->addAction(tr("Chart as &PNG..."), this, [this] { action_export_chart(false); });
   exports->addAction(tr("Chart as &SVG..."), this, [this] { action_export_chart(true); });
-  QAction* pdf = exports->addAction(tr("&Quote as PDF..."), this, &MainWindow::action_export_quote);
+  QAction* pdf = exports->addAction(tr("&Quote as PDF..."), this, [this] { action_export_quote(QuoteLanguage::En); });
   pdf->setToolTip(tr("The quote `flopcast quote --format pdf` writes for this scenario"));
+  QAction* zh = exports->addAction(tr("Quote as PDF in &Chinese (中文)..."), this,
+                                   [this] { action_export_quote(QuoteLanguage::ZhCn); });
+  zh->setToolTip(tr("The quote `flopcast quote --format pdf --lang zh-CN` writes for this scenario"));
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
   rebuild_recent_menu();

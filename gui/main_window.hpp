@@ -118,8 +118,10 @@ class MainWindow : public QMainWindow {
   static QStringList chart_tabs();
   /// Writes the chart of `tab` as PNG or SVG (by `path`'s suffix). No questions asked.
   bool export_chart(const QString& tab, const QString& path, QString* error = nullptr);
-  /// The quote of the current result, issued on `date` (make_quote_document). Synchronous.
-  QuoteDocument quote_document(const std::string& date, const std::string& customer = {}) const;
+  /// The quote of the current result, issued on `date` in `language` (make_quote_document).
+  /// Synchronous.
+  QuoteDocument quote_document(const std::string& date, const std::string& customer = {},
+                               QuoteLanguage language = QuoteLanguage::En) const;
 
   /// The recent files, newest first (from QSettings), and the titles of the File > Open
   /// Recent entries built from them.
@@ -169,7 +171,8 @@ class MainWindow : public QMainWindow {
   void action_export_chart(bool svg);
   void action_open_sweep();
   void action_open_fleet();
-  void action_export_quote();
+  /// File > Export > Quote as PDF (English) or Quote as PDF in Chinese.
+  void action_export_quote(QuoteLanguage language);
 
   std::shared_ptr<const io::Catalog> catalog_;
   ScenarioComputer* computer_ = nullptr;

@@ -10,7 +10,7 @@
 namespace flopcast::gui {
 
 QuoteDocument make_quote_document(const app::ComputeResult& r, const io::Catalog& catalog, const std::string& date,
-                                  const std::string& customer) {
+                                  const std::string& customer, QuoteLanguage language) {
   QuoteDocument doc;
   if (!r.ok()) {
     doc.errors.push_back("the scenario has errors: fix them in the editor first");
@@ -19,7 +19,11 @@ QuoteDocument make_quote_document(const app::ComputeResult& r, const io::Catalog
   // The same run, bills and checks as `flopcast quote` (app/quote_request.hpp).
   app::SimReport report = r.report;
   report.scenario = r.scenario.get();
-  const app::QuoteOutcome prepared = app::prepare_quote(report, catalog.data_dir, customer, date);
+  app::QuoteOptions options;
+  options.customer = customer;
+  options.date = date;
+  options.language = language;
+  const app::QuoteOutcome prepared = app::prepare_quote(report, catalog.data_dir, options);
   if (!prepared.ok()) {
     const std::string text = app::quote_problem_text(prepared.problem, report);
     switch (prepared.problem) {
@@ -47,7 +51,7 @@ QuoteDocument make_quote_document(const app::ComputeResult& r, const io::Catalog
   }
   const Quote& q = *prepared.quote;
   doc.id = q.id;
-  doc.title = "Training quote " + q.id;
+  doc.title = quote_title(q);
   doc.html = render_quote_html(q);
   doc.markdown = render_quote_markdown(q);
   doc.summary = q.id + ", valid until " + q.valid_until;

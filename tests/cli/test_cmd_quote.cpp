@@ -484,4 +484,21 @@ TEST_SUITE("cli-quote") {
     CHECK(contains(zh.out, "微调：LoRA，秩 16，适配器位于 qkv, proj"));
     CHECK_FALSE(contains(zh.out, "Fine-tuning:"));
   }
+
+  TEST_CASE("quote on a compilation of public prices: no issuer unless --issuer names one") {
+    // public-cloud lists other providers' prices (issues_quotes: false): the list is nobody's offer to sign.
+    const std::string file = scenario("finetune-llama2-70b-lora.yaml");
+    const auto none = run_cli({"quote", file, "--date", "2026-12-01"});
+    REQUIRE_MESSAGE(none.code == 0, none.err);
+    CHECK(contains(none.out, "| Issued by | - |"));
+    CHECK(contains(none.out, "For the provider"));
+    // The prices are still said to be that list's.
+    CHECK(contains(none.out, "- Prices: the price list of Public GPU clouds ("));
+    const auto named = run_cli({"quote", file, "--date", "2026-12-01", "--issuer", "Example Compute Ltd"});
+    REQUIRE_MESSAGE(named.code == 0, named.err);
+    CHECK(contains(named.out, "| Issued by | Example Compute Ltd |"));
+    CHECK(contains(named.out, "For Example Compute Ltd"));
+    // The issuer is part of what is quoted: another issuer, another quote id.
+    CHECK(none.out.substr(0, 40) != named.out.substr(0, 40));
+  }
 }

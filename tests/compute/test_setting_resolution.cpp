@@ -186,25 +186,17 @@ grad_reduce: bf16
 )");
   CHECK(stated.grad_reduce == GradReduce::Half);
   CHECK_FALSE(stated.open_settings.any());
+  // Two runs that state every parallel setting; they differ in precision and grad_reduce.
+  auto entry = [](const std::string& id, const std::string& rest) {
+    return "- id: " + id +
+           "\n  source: test\n  model: llama3-8b\n  cluster: {gpu: H100, gpus: 8}\n"
+           "  parallel: {global_batch: 8, micro_batch: 1, zero: 1, recompute: full, sequence_parallel: false, vpp: 1}\n" +
+           rest + "  measured: {iteration_time_s: 1}\n";
+  };
   Diagnostics d;
-  const auto runs = io::parse_run_file(R"(
-- id: fp8-unstated
-  source: test
-  model: llama3-8b
-  cluster: {gpu: H100, gpus: 8}
-  parallel: {global_batch: 8, micro_batch: 1, zero: 1, recompute: full, sequence_parallel: false, vpp: 1}
-  precision: fp8
-  measured: {iteration_time_s: 1}
-- id: bf16-stated
-  source: test
-  model: llama3-8b
-  cluster: {gpu: H100, gpus: 8}
-  parallel: {global_batch: 8, micro_batch: 1, zero: 1, recompute: full, sequence_parallel: false, vpp: 1}
-  precision: bf16
-  grad_reduce: fp32
-  measured: {iteration_time_s: 1}
-)",
-                                       "runs.yaml", test::shipped_catalog(), d);
+  const auto runs = io::parse_run_file(
+      entry("fp8-unstated", "  precision: fp8\n") + entry("bf16-stated", "  precision: bf16\n  grad_reduce: fp32\n"),
+      "runs.yaml", test::shipped_catalog(), d);
   REQUIRE(runs.size() == 2);
   REQUIRE(runs[0].scenario.has_value());
   REQUIRE(runs[1].scenario.has_value());

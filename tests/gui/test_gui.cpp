@@ -879,6 +879,20 @@ void GuiTest::quote_pdf_has_the_cli_quote_content() {
   const std::string bytes = read_all(pdf);
   QVERIFY(bytes.rfind("%PDF-", 0) == 0);
   QVERIFY(bytes.size() > 2000);
+  // In Chinese: the HTML of `flopcast quote --lang zh-CN`, the same quote id, a Chinese title.
+  const QuoteDocument zh = w.quote_document(date, "ACME", QuoteLanguage::ZhCn);
+  QVERIFY2(zh.ok(), zh.errors.empty() ? "no html" : zh.errors.front().c_str());
+  const char* argv_zh[] = {"flopcast",   "quote",      file.c_str(), "--format", "html", "--date",
+                           date.c_str(), "--customer", "ACME",       "--lang",   "zh-CN"};
+  std::ostringstream out_zh, err_zh;
+  QCOMPARE(cli::run(11, argv_zh, out_zh, err_zh), 0);
+  QVERIFY(out_zh.str() == zh.html);
+  QCOMPARE(zh.id, doc.id);
+  QCOMPARE(QString::fromStdString(zh.title), QStringLiteral("训练报价单 ") + QString::fromStdString(doc.id));
+  QVERIFY(zh.html != doc.html);
+  const QString pdf_zh = tmp_.filePath(QStringLiteral("quote-zh.pdf"));
+  QVERIFY2(write_quote_pdf(zh, pdf_zh, &error), qPrintable(error));
+  QVERIFY(read_all(pdf_zh).rfind("%PDF-", 0) == 0);
   // An edited scenario is a different quote.
   qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.tp")))->setValue(4);
   qobject_cast<QSpinBox*>(w.editor()->field(QStringLiteral("parallel.dp")))->setValue(16);

@@ -14,21 +14,14 @@
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/search/planner.hpp"
 #include "flopcast/workload/workload.hpp"
+#include "shipped_catalog.hpp"
 
 using namespace flopcast;
 using namespace flopcast::search;
 
 namespace {
 
-const io::Catalog& catalog() {
-  static const io::Catalog cat = [] {
-    Diagnostics d;
-    auto c = io::load_catalog("", d);
-    REQUIRE(c);
-    return *c;
-  }();
-  return cat;
-}
+const io::Catalog& catalog() { return test::shipped_catalog(); }
 
 Scenario scenario(const std::string& model, const std::string& gpu, std::int64_t gpus, std::int64_t global_batch) {
   Diagnostics d;
@@ -70,6 +63,33 @@ detail::Axes axes() {
   return a;
 }
 
+/// One point of the plan space the tests below walk (fields in the order they are given).
+struct PlanPoint {
+  int tp = 1, cp = 1, pp = 1;
+  std::int64_t dp = 1, mb = 1, batch = 1;
+  int vpp = 1;
+  Schedule sched = Schedule::OneFOneB;
+  bool sp = false;  ///< sequence parallelism, taken only where there is TP
+  int zero = 0;
+  Recompute rc = Recompute::None;
+};
+
+Scenario with_plan(const Scenario& s, const PlanPoint& p) {
+  Scenario x = s;
+  x.plan.tp = p.tp;
+  x.plan.cp = p.cp;
+  x.plan.pp = p.pp;
+  x.plan.dp = p.dp;
+  x.plan.micro_batch = p.mb;
+  x.plan.global_batch = p.batch;
+  x.plan.vpp = p.vpp;
+  x.plan.schedule = p.sched;
+  x.plan.sequence_parallel = p.sp && p.tp > 1;
+  x.plan.zero = p.zero;
+  x.plan.recompute = p.rc;
+  return x;
+}
+
 }  // namespace
 
 TEST_CASE("planner: the shape lower bound never exceeds the step of a plan of the shape") {
@@ -102,18 +122,7 @@ TEST_CASE("planner: the shape lower bound never exceeds the step of a plan of th
                 for (const bool spar : a.sp)
                   for (const int zero : a.zero)
                     for (const Recompute rc : a.rc) {
-                      Scenario x = s;
-                      x.plan.tp = tp;
-                      x.plan.cp = cp;
-                      x.plan.pp = pp;
-                      x.plan.dp = dp;
-                      x.plan.micro_batch = mb;
-                      x.plan.global_batch = batch;
-                      x.plan.vpp = vpp;
-                      x.plan.schedule = sch;
-                      x.plan.sequence_parallel = spar && tp > 1;
-                      x.plan.zero = zero;
-                      x.plan.recompute = rc;
+                      const Scenario x = with_plan(s, {tp, cp, pp, dp, mb, batch, vpp, sch, spar, zero, rc});
                       const StepEstimate e = estimate_step(x, profile);
                       if (e.step.ns <= 0) continue;
                       CAPTURE(model);
@@ -202,17 +211,7 @@ TEST_CASE("planner: the memory shortcuts, first stage and ZeRO-2 with SP for ZeR
                 for (const int zero : a.zero)
                   for (const Recompute rc : a.rc) {
                     if (pp * vpp > s.model.layers) continue;
-                    Scenario x = s;
-                    x.plan.tp = tp;
-                    x.plan.pp = pp;
-                    x.plan.dp = dp;
-                    x.plan.micro_batch = mb;
-                    x.plan.global_batch = batch;
-                    x.plan.vpp = vpp;
-                    x.plan.schedule = sch;
-                    x.plan.sequence_parallel = spar && tp > 1;
-                    x.plan.zero = zero;
-                    x.plan.recompute = rc;
+                    const Scenario x = with_plan(s, {tp, 1, pp, dp, mb, batch, vpp, sch, spar, zero, rc});
                     const MemoryBreakdown first = memory_of_stage(x, profile, 0);
                     const MemoryBreakdown worst = memory_per_gpu(x, profile);
                     CAPTURE(model);

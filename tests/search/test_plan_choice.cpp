@@ -11,21 +11,14 @@
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/search/framework_rules.hpp"
 #include "flopcast/search/planner.hpp"
+#include "shipped_catalog.hpp"
 
 using namespace flopcast;
 using namespace flopcast::search;
 
 namespace {
 
-const io::Catalog& catalog() {
-  static const io::Catalog cat = [] {
-    Diagnostics d;
-    auto c = io::load_catalog("", d);
-    REQUIRE(c);
-    return *c;
-  }();
-  return cat;
-}
+const io::Catalog& catalog() { return test::shipped_catalog(); }
 
 Scenario scenario(std::int64_t global_batch, const std::string& tokens = "10B") {
   Diagnostics d;

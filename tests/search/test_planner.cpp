@@ -13,21 +13,15 @@
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/scenario/scenario_check.hpp"
 #include "flopcast/search/planner.hpp"
+#include "flopcast/topology/group_shape.hpp"
+#include "shipped_catalog.hpp"
 
 using namespace flopcast;
 using namespace flopcast::search;
 
 namespace {
 
-const io::Catalog& catalog() {
-  static const io::Catalog cat = [] {
-    Diagnostics d;
-    auto c = io::load_catalog("", d);
-    REQUIRE(c);
-    return *c;
-  }();
-  return cat;
-}
+const io::Catalog& catalog() { return test::shipped_catalog(); }
 
 Scenario base_scenario(std::int64_t global_batch = 12) {
   Diagnostics d;
@@ -296,8 +290,6 @@ TEST_CASE("planner: a set cancel flag stops the search, a clear one changes noth
   REQUIRE_FALSE(stopped.ok());
   CHECK(stopped.errors == std::vector<std::string>{"cancelled"});
 }
-
-#include "flopcast/topology/group_shape.hpp"
 
 TEST_CASE("max_concurrent_groups: the O(1) block count equals counting blocks one by one") {
   // The counting loop max_concurrent_groups used before (the planner made it O(1)).

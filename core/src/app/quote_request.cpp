@@ -84,6 +84,7 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
   }
   QuoteInput in = quote_input_of(r);
   in.customer = customer;
+  in.issuer = o.issuer;
   in.issue_date = date;
   const PriceCatalog& cat = *r.bills->catalog;
   std::string why;

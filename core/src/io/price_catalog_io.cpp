@@ -514,13 +514,15 @@ void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
   if (!r.expect_map(root, "")) return;
   r.check_keys(root, "",
                {"name", "provider", "currency", "date", "source", "note", "fx", "electricity", "new_user_credit",
-                "cpu_instances", "plans", "notes", "tax", "payment_terms"});
+                "cpu_instances", "plans", "notes", "tax", "payment_terms", "issues_quotes"});
   pr.text(root, "name", "", c.name);
   pr.text(root, "provider", "", c.provider);
   pr.text(root, "date", "", c.date);
   pr.text(root, "source", "", c.source);
   pr.text(root, "note", "", c.note);
   pr.text(root, "payment_terms", "", c.payment_terms);
+  if (const YAML::Node b = root["issues_quotes"])
+    if (auto v = r.boolean(b, "issues_quotes")) c.issues_quotes = *v;
   if (const YAML::Node cur = root["currency"]) {
     if (auto v = pr.currency(cur, "currency")) c.currency = *v;
   } else {

@@ -94,6 +94,7 @@ QuoteCatalog QuoteCatalog::of(const PriceCatalog& catalog) {
   q.provider = catalog.provider;
   q.date = catalog.date;
   q.source = catalog.source;
+  q.issues_quotes = catalog.issues_quotes;
   for (const FxRate& r : catalog.fx) q.fx.push_back(r.str() + (r.note.empty() ? "" : " (" + r.note + ")"));
   auto zh = [&](const std::string& text, const std::string& chinese) {
     if (!text.empty() && !chinese.empty()) q.zh.emplace_back(text, chinese);
@@ -331,7 +332,7 @@ void use_catalog_chinese(QuoteInput& in) {
 
 Quote make_quote(QuoteInput input) {
   Quote q;
-  if (input.issuer.empty()) input.issuer = input.catalog.provider;
+  if (input.issuer.empty() && input.catalog.issues_quotes) input.issuer = input.catalog.provider;
   q.id = quote_id(input);
   if (input.language == QuoteLanguage::ZhCn) use_catalog_chinese(input);
   if (auto until = add_days(input.issue_date, input.validity_days)) {

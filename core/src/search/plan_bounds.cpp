@@ -57,12 +57,7 @@ Time shape_step_lower_bound(const Scenario& scratch, const ComputeProfile& profi
 Time shape_step_lower_bound_in(Scenario& s, const ComputeProfile& prof, const Axes& a, const Shape& sh) {
   FLOPCAST_ASSERT(prof.host_overhead_us == 0, "the bound's profile has the host dispatch floor off");
   ParallelPlan& p = s.plan;
-  p.tp = sh.tp;
-  p.pp = sh.pp;
-  p.dp = sh.dp;
-  p.cp = sh.cp;
-  p.ep = sh.ep;
-  p.micro_batch = sh.mb;
+  sh.apply_to(p);
   p.vpp = 1;
   p.zero = 0;
   p.recompute = Recompute::None;

@@ -545,13 +545,8 @@ void set_plan(const SearchContext& ctx, const Shape& sh, Schedule sch, int vpp, 
               Scenario& s) {
   ParallelPlan& p = s.plan;
   p = ctx.base.plan;
-  p.tp = sh.tp;
-  p.pp = sh.pp;
-  p.dp = sh.dp;
-  p.cp = sh.cp;
-  p.ep = sh.ep;
+  sh.apply_to(p);
   p.vpp = vpp;
-  p.micro_batch = sh.mb;
   p.sequence_parallel = spar;
   p.zero = zero;
   p.recompute = rc;

@@ -30,6 +30,16 @@ struct Axes {
 struct Shape {
   int tp = 1, cp = 1, pp = 1, ep = 1;
   std::int64_t dp = 1, mb = 1;
+
+  /// Writes the shape's degrees and micro-batch into `p`; the plan's other choices stay.
+  void apply_to(ParallelPlan& p) const {
+    p.tp = tp;
+    p.pp = pp;
+    p.dp = dp;
+    p.cp = cp;
+    p.ep = ep;
+    p.micro_batch = mb;
+  }
 };
 
 /// One work item: a cluster type, a GPU count and a precision.

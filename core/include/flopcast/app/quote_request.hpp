@@ -28,6 +28,7 @@ enum class QuoteProblem {
 /// What the customer asked for and how the quote is to be made.
 struct QuoteOptions {
   std::string customer;
+  std::string issuer;                          ///< who quotes; "" = the catalog's provider, if it issues quotes
   std::string date;                            ///< "YYYY-MM-DD"
   std::string deadline_text;                   ///< "45d"; "" = none (a unit is required)
   std::string budget_text;                     ///< "5M CNY"; "" = none (a currency is required)

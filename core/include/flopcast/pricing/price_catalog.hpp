@@ -175,6 +175,9 @@ struct PriceCatalog {
   std::vector<std::string> notes;  ///< claims that are not prices, caveats
   std::optional<Tax> tax;          ///< added to quoted totals; none = the quote says taxes are extra
   std::string payment_terms;       ///< as the provider states them; "" = to be agreed
+  /// Whether `provider` issues quotes on these prices. False for a compilation of other
+  /// providers' list prices: a quote priced on it names no issuer unless one is given.
+  bool issues_quotes = true;
 
   /// The plan with that id, or nullptr.
   const Plan* find_plan(std::string_view id) const;

@@ -38,6 +38,7 @@ struct QuoteCatalog {
   std::string date;
   std::string source;
   std::vector<std::string> fx;  ///< "1 USD = 7.2 CNY (assumption, not sourced ...)"
+  bool issues_quotes = true;    ///< PriceCatalog::issues_quotes: the provider is the default issuer
   /// The catalog's own Chinese for its texts (plan, add-on and CPU instance names, add-on notes):
   /// (text, Chinese), the longest text first. A quote in zh-CN writes them into its bill lines.
   std::vector<std::pair<std::string, std::string>> zh;
