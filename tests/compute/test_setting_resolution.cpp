@@ -216,3 +216,49 @@ grad_reduce: bf16
   refused(base + "precision: bf16\ngrad_reduce: fp33\n", "did you mean 'fp32'");
   refused(base + "precision: bf16\nfp8_params: auto\n", "fp8_params needs an FP8 precision");
 }
+
+TEST_CASE("resolution: TP comm overlap is an open setting, taken only with sequence parallelism") {
+  // Open with sequence parallelism open: the overlap hides most of the TP collectives
+  // (tp_overlap_exposed), so the fastest choice is sequence parallelism with the overlap.
+  auto s = must_parse(R"(
+model: llama3-8b
+cluster: {gpu: H100, gpus: 8}
+parallel: {tp: 8, pp: 1, global_batch: 8, micro_batch: 1, zero: 0, recompute: none, sequence_parallel: auto,
+           overlap_tp_comm: auto}
+precision: bf16
+)");
+  CHECK(setting_choices(s).overlap_tp_comm == std::vector<bool>{false, true});
+  CHECK(s.plan.sequence_parallel);
+  CHECK(s.plan.overlap_tp_comm);
+  const auto& chosen = s.resolved_settings.chosen;
+  CHECK(std::find(chosen.begin(), chosen.end(),
+                  std::pair<std::string, std::string>{"parallel.overlap_tp_comm", "true"}) != chosen.end());
+  // Sequence parallelism stated off: Megatron-LM refuses the overlap, so it resolves off.
+  auto off = must_parse(R"(
+model: llama3-8b
+cluster: {gpu: H100, gpus: 8}
+parallel: {tp: 8, pp: 1, global_batch: 8, micro_batch: 1, zero: 0, recompute: none, sequence_parallel: false,
+           overlap_tp_comm: auto}
+precision: bf16
+)");
+  CHECK_FALSE(off.plan.overlap_tp_comm);
+  // tp 1: nothing to overlap, one choice.
+  auto tp1 = must_parse(R"(
+model: llama3-8b
+cluster: {gpu: H100, gpus: 8}
+parallel: {tp: 1, pp: 1, global_batch: 8, micro_batch: 1, zero: 0, recompute: none, overlap_tp_comm: auto}
+precision: bf16
+)");
+  CHECK(setting_choices(tp1).overlap_tp_comm == std::vector<bool>{false});
+  CHECK_FALSE(tp1.plan.overlap_tp_comm);
+  // Stated, it is kept, and the scenario has nothing open.
+  auto stated = must_parse(R"(
+model: llama3-8b
+cluster: {gpu: H100, gpus: 8}
+parallel: {tp: 8, pp: 1, global_batch: 8, micro_batch: 1, zero: 0, recompute: none, sequence_parallel: true,
+           overlap_tp_comm: false}
+precision: bf16
+)");
+  CHECK_FALSE(stated.open_settings.any());
+  CHECK_FALSE(stated.plan.overlap_tp_comm);
+}

@@ -98,3 +98,50 @@ TEST_CASE("moe dispatch: node deduplication of the bytes that cross the NIC") {
   CHECK(moe_dispatch_internode_factor(8, 64) == doctest::Approx(64 * (1 - std::pow(63.0 / 64, 8)) / 8));
   CHECK(moe_dispatch_internode_factor(8, 64) > 0.94);
 }
+
+TEST_CASE("tp comm overlap: what Transformer Engine's comm-GEMM overlap leaves exposed") {
+  const auto ms = [](double v) { return Time::from_seconds(v * 1e-3); };
+  // GEMM-bound: one all-gather 1 ms and one reduce-scatter 1 ms, so 4 ms of collectives per
+  // direction, under 10 ms of forward and 20 ms of backward GEMMs. Forward: max(0, 4 - 10) + the
+  // last quarter of the two pipelined reduce-scatters, 2 x 1 / 4 = 0.5 ms; backward: 0.
+  CHECK(tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::None).seconds() ==
+        doctest::Approx(0.5e-3).epsilon(1e-6));
+  // Full recompute replays the forward's collectives: 2 x 0.5 = 1 ms.
+  CHECK(tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::Full).seconds() ==
+        doctest::Approx(1.0e-3).epsilon(1e-6));
+  // Communication-bound: ag = rs = 3 ms (12 ms per direction) under 8 ms forward and 10 ms
+  // backward GEMMs. Forward: (12 - 8) + 2 x 3 / 4 = 5.5 ms; backward: 12 - 10 = 2 ms; 7.5 ms.
+  CHECK(tp_overlap_exposed(ms(3), ms(3), ms(8), ms(10), Recompute::None).seconds() ==
+        doctest::Approx(7.5e-3).epsilon(1e-6));
+  // No GEMM to hide under: never more than the collectives themselves (12 + 12 ms).
+  CHECK(tp_overlap_exposed(ms(3), ms(3), ms(0), ms(0), Recompute::None).seconds() ==
+        doctest::Approx(24e-3).epsilon(1e-6));
+}
+
+TEST_CASE("tp comm overlap: the estimate charges the exposed part, not zero and not all") {
+  // Llama-style 8B-class layers at TP 2 with sequence parallelism on two H100s of a node (GEMM-
+  // bound: at TP 2 each GEMM is 4x the TP 8 one and each collective about half): with the
+  // overlap the TP time is above zero and below the unoverlapped four all-gather/reduce-scatter
+  // pairs per layer.
+  const std::string text =
+      "model:\n  layers: 4\n  hidden: 4096\n  heads: 32\n  kv_heads: 8\n  ffn: 14336\n  ffn_kind: swiglu\n"
+      "  vocab: 128256\n  seq_len: 8192\n"
+      "cluster:\n  gpu: H100\n  gpus: 2\n  gpus_per_node: 8\n"
+      "parallel:\n  tp: 2\n  sequence_parallel: true\n  micro_batch: 1\n  global_batch: 8\n  recompute: none\n"
+      "  zero: 0\n  overlap_tp_comm: ";
+  Diagnostics d;
+  auto on = io::parse_scenario(text + "true\nprecision: bf16\n", "on.yaml", test::shipped_catalog(), d);
+  auto off = io::parse_scenario(text + "false\nprecision: bf16\n", "off.yaml", test::shipped_catalog(), d);
+  REQUIRE_MESSAGE(on.has_value(), d.str());
+  REQUIRE_MESSAGE(off.has_value(), d.str());
+  const auto prof = no_host_profile();
+  const double tp_on = estimate_step(*on, prof).stages[0].tp_comm.seconds();
+  const double tp_off = estimate_step(*off, prof).stages[0].tp_comm.seconds();
+  CHECK(tp_on > 0);
+  CHECK(tp_on < tp_off);
+  // GEMM-bound at this size: each layer keeps the last quarter of its two forward
+  // reduce-scatters, 4 layers x 2 x rs / 4 = 2 rs; unoverlapped it pays 4 layers x 4 (ag + rs).
+  // The all-gather and reduce-scatter of a ring cost the same, so tp_on / tp_off = 2 / 32 (the
+  // unoverlapped run also pays the cross-entropy's three small all-reduces, a few percent).
+  CHECK(tp_on / tp_off == doctest::Approx(2.0 / 32).epsilon(0.05));
+}

@@ -148,7 +148,8 @@ TEST_CASE("open settings: unstated in a measured run, `auto` in a scenario, unst
   source: test
   model: llama3-8b
   cluster: {gpu: H100, gpus: 8}
-  parallel: {tp: 2, global_batch: 16, micro_batch: 2, zero: 1, recompute: full, sequence_parallel: true, vpp: 1}
+  parallel: {tp: 2, global_batch: 16, micro_batch: 2, zero: 1, recompute: full, sequence_parallel: true, vpp: 1,
+             overlap_tp_comm: false}
   precision: bf16
   grad_reduce: fp32
   measured: {iteration_time_s: 1}

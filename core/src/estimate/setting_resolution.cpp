@@ -44,7 +44,7 @@ std::vector<StateChoice> state_choices(const SettingChoices& c) {
 /// `base` with one combination of choices. An open vpp brings its schedule: interleaved above 1,
 /// else the stated schedule or 1F1B; a stated vpp keeps the stated schedule.
 ParallelPlan apply(const ParallelPlan& base, const OpenSettings& open, std::int64_t mb, int vpp, int zero, bool sp,
-                   Recompute rc) {
+                   Recompute rc, bool tp_overlap) {
   ParallelPlan p = base;
   p.micro_batch = mb;
   p.vpp = vpp;
@@ -53,6 +53,7 @@ ParallelPlan apply(const ParallelPlan& base, const OpenSettings& open, std::int6
   p.zero = zero;
   p.sequence_parallel = sp;
   p.recompute = rc;
+  p.overlap_tp_comm = tp_overlap;
   return p;
 }
 
@@ -74,24 +75,28 @@ Search search(const Scenario& s, const SettingChoices& choices, const ComputePro
       for (const int z : choices.zero)
         for (const bool sp : choices.sequence_parallel)
           for (const Recompute rc : choices.recompute)
-            for (const StateChoice& st : states) {
-              trial.plan = apply(s.plan, open, mb, v, z, sp, rc);
-              trial.grad_reduce = st.grad_reduce;
-              trial.fp8_params = st.fp8_params;
-              // Megatron's interleaved schedule needs the micro-batches to be a multiple of pp.
-              if ((open.micro_batch || open.vpp) && trial.plan.schedule == Schedule::Interleaved &&
-                  trial.plan.microbatches() % trial.plan.pp != 0)
-                continue;
-              ++out.candidates;
-              const Bytes mem = memory_per_gpu(trial, profile).total();
-              if (!out.leanest || mem.value < out.leanest->memory.value)
-                out.leanest = Candidate{trial.plan, st.grad_reduce, st.fp8_params, Time{0}, mem};
-              if (mem.value > s.cluster.gpu.hbm.value) continue;
-              any_fits = true;
-              const Time step = estimate_step(trial, profile).step;
-              if (!out.best || step < out.best->step)
-                out.best = Candidate{trial.plan, st.grad_reduce, st.fp8_params, step, mem};
-            }
+            for (const bool ov : choices.overlap_tp_comm)
+              for (const StateChoice& st : states) {
+                // Megatron-LM: "Tensor parallel communication/GEMM overlap can happen only when
+                // sequence parallelism is enabled" (arguments.py).
+                if (ov && !sp) continue;
+                trial.plan = apply(s.plan, open, mb, v, z, sp, rc, ov);
+                trial.grad_reduce = st.grad_reduce;
+                trial.fp8_params = st.fp8_params;
+                // Megatron's interleaved schedule needs the micro-batches to be a multiple of pp.
+                if ((open.micro_batch || open.vpp) && trial.plan.schedule == Schedule::Interleaved &&
+                    trial.plan.microbatches() % trial.plan.pp != 0)
+                  continue;
+                ++out.candidates;
+                const Bytes mem = memory_per_gpu(trial, profile).total();
+                if (!out.leanest || mem.value < out.leanest->memory.value)
+                  out.leanest = Candidate{trial.plan, st.grad_reduce, st.fp8_params, Time{0}, mem};
+                if (mem.value > s.cluster.gpu.hbm.value) continue;
+                any_fits = true;
+                const Time step = estimate_step(trial, profile).step;
+                if (!out.best || step < out.best->step)
+                  out.best = Candidate{trial.plan, st.grad_reduce, st.fp8_params, step, mem};
+              }
     // Memory grows with the micro-batch: once none of a micro-batch's choices fits, no larger one will.
     if (!any_fits && out.best) break;
   }
@@ -150,6 +155,10 @@ SettingChoices setting_choices(const Scenario& s) {
     c.fp8_params = {false, true};
   else
     c.fp8_params = {s.fp8_params};
+  if (open.overlap_tp_comm && p.tp > 1)
+    c.overlap_tp_comm = {false, true};
+  else
+    c.overlap_tp_comm = {p.overlap_tp_comm};
   return c;
 }
 
@@ -180,6 +189,7 @@ const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile&
   if (open.recompute) out.chosen.push_back({"parallel.recompute", to_string(p.recompute)});
   if (open.grad_reduce) out.chosen.push_back({"grad_reduce", grad_reduce_text(s.precision, s.grad_reduce)});
   if (open.fp8_params) out.chosen.push_back({"fp8_params", bool_text(s.fp8_params)});
+  if (open.overlap_tp_comm) out.chosen.push_back({"parallel.overlap_tp_comm", bool_text(p.overlap_tp_comm)});
   auto& defaults = s.defaults_applied;
   defaults.erase(std::remove_if(defaults.begin(), defaults.end(),
                                 [](const std::string& d) { return d.find(kResolvedMark) != std::string::npos; }),

@@ -528,19 +528,23 @@ void ffn_cost(const EstimateInputs& in, int layer, LayerCost& c, LayerGemms& gem
 }
 
 /// TP and CP communication of one layer, given its attention times.
-void layer_comm(const EstimateInputs& in, LayerCost& c, Time attn_f, Time attn_b) {
+void layer_comm(const EstimateInputs& in, LayerCost& c, const LayerGemms& gemms, Time attn_f, Time attn_b) {
   const auto& p = in.s.plan;
   // TP: two all-reduces forward, two backward (Megatron f/g operators); with sequence
   // parallelism each becomes an all-gather + reduce-scatter pair of the same volume.
   if (p.tp > 1) {
     const Bytes act{in.T * in.h * in.elt};
-    Time one;
+    Time ag, rs;
     if (p.sequence_parallel) {
-      one = in.coll(CollectiveKind::AllGather, p.tp, 1, act) + in.coll(CollectiveKind::ReduceScatter, p.tp, 1, act);
-    } else {
-      one = in.coll(CollectiveKind::AllReduce, p.tp, 1, act);
+      ag = in.coll(CollectiveKind::AllGather, p.tp, 1, act);
+      rs = in.coll(CollectiveKind::ReduceScatter, p.tp, 1, act);
+    } else {  // an all-reduce is a reduce-scatter and an all-gather of the same volume
+      const Time all_reduce = in.coll(CollectiveKind::AllReduce, p.tp, 1, act);
+      ag = Time{all_reduce.ns / 2};
+      rs = all_reduce - ag;
     }
-    c.tp = p.overlap_tp_comm ? Time{0} : one * tp_collectives_per_layer(p.recompute);
+    c.tp = p.overlap_tp_comm ? tp_overlap_exposed(ag, rs, gemms.fwd, gemms.bwd_in + gemms.bwd_w, p.recompute)
+                             : (ag + rs) * tp_collectives_per_layer(p.recompute);
     const double calls = p.sequence_parallel ? 4 : 2;  // per direction
     c.kernels_f += calls;
     c.kernels_b += calls;
@@ -590,7 +594,7 @@ LayerCost layer_cost(const EstimateInputs& in, int layer) {
     c.recompute = c.fwd;
   else if (p.recompute == Recompute::Selective)
     c.recompute = attn_f;
-  layer_comm(in, c, attn_f, attn_b);
+  layer_comm(in, c, gemms, attn_f, attn_b);
   return c;
 }
 
@@ -807,6 +811,19 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   const Time optimizer = optimizer_time(s, prof, crit_params);
   finish_estimate(s, prof, est, crit_i, micro, pipeline, dp_exposed, optimizer);
   return est;
+}
+
+Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Time gemm_bwd, Recompute recompute) {
+  // Transformer Engine userbuffers defaults (transformer_engine/pytorch/module/base.py,
+  // initialize_ub): ring_exchange for qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad; pipeline
+  // with num_splits 4 for proj_fprop and fc2_fprop; bulk for the qkv and fc1 dgrad / wgrad.
+  constexpr double kPipelineSplits = 4;
+  const double ag = all_gather.seconds(), rs = reduce_scatter.seconds();
+  const double comm = 2 * (ag + rs);  // per direction: two all-gathers and two reduce-scatters
+  const double fwd = std::min(comm, std::max(0.0, comm - gemm_fwd.seconds()) + 2 * rs / kPipelineSplits);
+  const double bwd = std::min(comm, std::max(0.0, comm - gemm_bwd.seconds()));
+  const double replays = recompute == Recompute::Full ? 2.0 : 1.0;
+  return Time::from_seconds(replays * fwd + bwd);
 }
 
 Precision non_gemm_precision(Precision run) {

@@ -354,8 +354,20 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s, bool run_entry) 
   // requests) unless --overlap-p2p-communication is given, which is off by default and
   // applies to the interleaved schedule only.
   flag("overlap_dp_comm", p.overlap_dp_comm, false);
-  flag("overlap_tp_comm", p.overlap_tp_comm, false);
   flag("overlap_pp_comm", p.overlap_pp_comm, false);
+  // overlap_tp_comm is a setting a source often leaves out (NeMo and Megatron-Bridge recipes set
+  // tp_comm_overlap per model): `auto`, or absent from a measured run with tp > 1 whose sequence
+  // parallelism is not stated off, it is open (Megatron-LM allows the overlap only with sequence
+  // parallelism, arguments.py); otherwise as written, default false.
+  const auto tp_overlap = n["overlap_tp_comm"];
+  const bool sp_possible = s.open_settings.sequence_parallel || p.sequence_parallel;
+  if (is_auto(tp_overlap) || (!tp_overlap && run_entry && p.tp > 1 && sp_possible)) {
+    r.note(child("parallel", "overlap_tp_comm"), tp_overlap ? tp_overlap : n);
+    s.open_settings.overlap_tp_comm = true;
+    p.overlap_tp_comm = false;
+  } else {
+    flag("overlap_tp_comm", p.overlap_tp_comm, false);
+  }
 }
 
 void read_claimed(const YAML::Node& n, Reader& r, Scenario& s) {

@@ -22,7 +22,10 @@ namespace flopcast {
 /// - recompute: none, selective, full;
 /// - grad_reduce: the precision's default first (Megatron-LM: fp32 for bf16 and FP8, fp16 for
 ///   fp16), then the other of fp32 and the parameters' 16-bit dtype;
-/// - fp8_params (FP8 precisions): false (16-bit weights beside their FP8 copies) and true.
+/// - fp8_params (FP8 precisions): false (16-bit weights beside their FP8 copies) and true;
+/// - overlap_tp_comm (tp > 1): false and true, true only with sequence parallelism (Megatron-LM
+///   --tp-comm-overlap, Transformer Engine's comm-GEMM overlap; its userbuffers are not counted
+///   in memory).
 /// Schedules that need extra framework support (zero-bubble, GPipe) are never chosen.
 struct SettingChoices {
   std::vector<std::int64_t> micro_batch;
@@ -32,6 +35,7 @@ struct SettingChoices {
   std::vector<Recompute> recompute;
   std::vector<GradReduce> grad_reduce;
   std::vector<bool> fp8_params;
+  std::vector<bool> overlap_tp_comm;
 };
 SettingChoices setting_choices(const Scenario& s);
 

@@ -70,6 +70,24 @@ std::vector<StageTimes> estimate_stage_times(const Scenario& s, const ComputePro
 /// for the estimate, its host floor and the discrete-event step.
 constexpr int tp_collectives_per_layer(Recompute r) { return 4 + (r == Recompute::Full ? 2 : 0); }
 
+/// TP collective time one layer leaves exposed per micro-batch under Transformer Engine's
+/// comm-GEMM overlap (Megatron-LM --tp-comm-overlap, which requires sequence parallelism; TE
+/// userbuffers, transformer_engine/pytorch/module/base.py initialize_ub, default methods). The
+/// forward's two all-gathers (QKV and FC1 inputs) run as a ring exchange that feeds each GEMM
+/// chunk as it arrives, and its two reduce-scatters (projection and FC2 outputs) as a
+/// "pipeline" of num_splits = 4 chunks, each reduced while the next chunk's GEMM runs, so the
+/// last quarter of each reduce-scatter waits for no GEMM. The backward's collectives overlap the
+/// data- and weight-gradient GEMMs (ring exchange for the projection and FC2 data gradients,
+/// "bulk" overlap of the QKV and FC1 input all-gather and gradient reduce-scatter). Beyond that,
+/// a direction's collectives hide only under that direction's GEMMs:
+///   forward  = min(C_f, max(0, C_f - G_f) + 2 rs / 4),   C_f = 2 (ag + rs)
+///   backward = min(C_b, max(0, C_b - G_b)),               C_b = 2 (ag + rs)
+/// with ag and rs one all-gather and one reduce-scatter of the layer's activations, G_f the
+/// layer's forward GEMM time and G_b its data- plus weight-gradient GEMM time; full recompute
+/// replays the forward's. The SMs the pipelined and bulk overlaps take from the GEMMs (num_sm
+/// 16-24) are not charged.
+Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Time gemm_bwd, Recompute recompute);
+
 /// The precision of the ops Transformer Engine's FP8 recipes leave in 16 bits: core attention
 /// (TE's DotProductAttention runs FP8 only when asked, NVTE_FP8_DPA / fp8_dpa, off by default:
 /// transformer_engine/pytorch/attention/dot_product_attention), the LM head (Megatron-core's

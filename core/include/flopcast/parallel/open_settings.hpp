@@ -17,18 +17,22 @@ struct OpenSettings {
   bool zero = false;
   bool recompute = false;
   bool sequence_parallel = false;
-  bool vpp = false;             ///< with it the schedule, unless `schedule` was stated
-  bool schedule_stated = true;  ///< the scenario names its schedule (an open vpp then keeps it)
-  bool grad_reduce = false;     ///< the gradients' dtype (fp32 main_grad or the 16-bit one)
-  bool fp8_params = false;      ///< FP8 precisions: weights in FP8 only, or also in 16 bits
-  bool any() const { return micro_batch || zero || recompute || sequence_parallel || vpp || grad_reduce || fp8_params; }
+  bool vpp = false;              ///< with it the schedule, unless `schedule` was stated
+  bool schedule_stated = true;   ///< the scenario names its schedule (an open vpp then keeps it)
+  bool grad_reduce = false;      ///< the gradients' dtype (fp32 main_grad or the 16-bit one)
+  bool fp8_params = false;       ///< FP8 precisions: weights in FP8 only, or also in 16 bits
+  bool overlap_tp_comm = false;  ///< tp > 1: TP collectives overlapped with GEMMs (needs sequence parallelism)
+  bool any() const {
+    return micro_batch || zero || recompute || sequence_parallel || vpp || grad_reduce || fp8_params || overlap_tp_comm;
+  }
 };
 
 /// What resolving the open settings chose.
 struct ResolvedSettings {
   bool resolved = false;  ///< resolution ran (the scenario had open settings)
   /// The chosen value of each open setting, e.g. {"parallel.micro_batch", "2"}, in the order
-  /// micro_batch, vpp, schedule, zero, sequence_parallel, recompute, grad_reduce, fp8_params.
+  /// micro_batch, vpp, schedule, zero, sequence_parallel, recompute, grad_reduce, fp8_params,
+  /// overlap_tp_comm.
   std::vector<std::pair<std::string, std::string>> chosen;
   bool fits = true;            ///< some choice fits the GPU's memory (false: the leanest was taken)
   std::size_t candidates = 0;  ///< choices considered
