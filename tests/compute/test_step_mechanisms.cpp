@@ -104,17 +104,37 @@ TEST_CASE("tp comm overlap: what Transformer Engine's comm-GEMM overlap leaves e
   // GEMM-bound: one all-gather 1 ms and one reduce-scatter 1 ms, so 4 ms of collectives per
   // direction, under 10 ms of forward and 20 ms of backward GEMMs. Forward: max(0, 4 - 10) + the
   // last quarter of the two pipelined reduce-scatters, 2 x 1 / 4 = 0.5 ms; backward: 0.
-  CHECK(tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::None).seconds() ==
+  CHECK(tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::None, 0.0).seconds() ==
         doctest::Approx(0.5e-3).epsilon(1e-6));
   // Full recompute replays the forward's collectives: 2 x 0.5 = 1 ms.
-  CHECK(tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::Full).seconds() ==
+  CHECK(tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::Full, 0.0).seconds() ==
         doctest::Approx(1.0e-3).epsilon(1e-6));
   // Communication-bound: ag = rs = 3 ms (12 ms per direction) under 8 ms forward and 10 ms
   // backward GEMMs. Forward: (12 - 8) + 2 x 3 / 4 = 5.5 ms; backward: 12 - 10 = 2 ms; 7.5 ms.
-  CHECK(tp_overlap_exposed(ms(3), ms(3), ms(8), ms(10), Recompute::None).seconds() ==
+  CHECK(tp_overlap_exposed(ms(3), ms(3), ms(8), ms(10), Recompute::None, 0.0).seconds() ==
         doctest::Approx(7.5e-3).epsilon(1e-6));
   // No GEMM to hide under: never more than the collectives themselves (12 + 12 ms).
-  CHECK(tp_overlap_exposed(ms(3), ms(3), ms(0), ms(0), Recompute::None).seconds() ==
+  CHECK(tp_overlap_exposed(ms(3), ms(3), ms(0), ms(0), Recompute::None, 0.0).seconds() ==
+        doctest::Approx(24e-3).epsilon(1e-6));
+}
+
+TEST_CASE("tp comm overlap: the SMs the pipeline and bulk kernels take from the GEMMs") {
+  const auto ms = [](double v) { return Time::from_seconds(v * 1e-3); };
+  // Transformer Engine's add_ub default num_sm = 16 of an H100's 132 SMs.
+  CHECK(tp_overlap_sm_share(132) == doctest::Approx(16.0 / 132));
+  const double s = tp_overlap_sm_share(132);
+  // GEMM-bound (ag = rs = 1 ms under 10 ms forward, 20 ms backward GEMMs): the forward's two
+  // pipelined reduce-scatters hold 16 SMs for 2 ms, slowing the GEMMs by s x 2 ms = 0.242 ms,
+  // plus the 0.5 ms pipeline tail; the backward's bulk all-gathers and reduce-scatters hold them
+  // for 4 ms: s x 4 = 0.485 ms. 0.5 + 6 x 16 / 132 = 1.227 ms in all, against 0.5 ms with no SM cost.
+  CHECK(tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::None, s).seconds() ==
+        doctest::Approx((0.5 + 6 * 16.0 / 132) * 1e-3).epsilon(1e-6));
+  // Communication-bound (ag = rs = 3 ms under 8 and 10 ms): the GEMMs finish inside the
+  // communication even at 116 SMs (8 / (1 - s) = 9.1 < 12 ms), so the SM share adds nothing: 7.5 ms.
+  CHECK(tp_overlap_exposed(ms(3), ms(3), ms(8), ms(10), Recompute::None, s).seconds() ==
+        doctest::Approx(7.5e-3).epsilon(1e-6));
+  // Never more than the collectives unoverlapped (12 + 12 ms).
+  CHECK(tp_overlap_exposed(ms(3), ms(3), ms(0), ms(0), Recompute::None, s).seconds() ==
         doctest::Approx(24e-3).epsilon(1e-6));
 }
 
@@ -140,8 +160,10 @@ TEST_CASE("tp comm overlap: the estimate charges the exposed part, not zero and 
   CHECK(tp_on > 0);
   CHECK(tp_on < tp_off);
   // GEMM-bound at this size: each layer keeps the last quarter of its two forward
-  // reduce-scatters, 4 layers x 2 x rs / 4 = 2 rs; unoverlapped it pays 4 layers x 4 (ag + rs).
-  // The all-gather and reduce-scatter of a ring cost the same, so tp_on / tp_off = 2 / 32 (the
-  // unoverlapped run also pays the cross-entropy's three small all-reduces, a few percent).
-  CHECK(tp_on / tp_off == doctest::Approx(2.0 / 32).epsilon(0.05));
+  // reduce-scatters, 2 x rs / 4, and the GEMMs lose the 16 of 132 SMs the pipeline kernels hold
+  // for 2 rs and the bulk kernels for 2 (ag + rs): s = 16 / 132. The all-gather and reduce-scatter
+  // of a ring cost the same, so 4 layers x (0.5 + 6 s) rs = 4.91 rs; unoverlapped it pays 4 layers
+  // x 4 (ag + rs) = 32 rs (and the cross-entropy's three small all-reduces, a few percent).
+  const double s = 16.0 / 132;
+  CHECK(tp_on / tp_off == doctest::Approx(4 * (0.5 + 6 * s) / 32).epsilon(0.05));
 }

@@ -11,6 +11,7 @@
 #include "flopcast/comm/profile_efficiency.hpp"
 #include "flopcast/compute/op_cost.hpp"
 #include "flopcast/topology/group_shape.hpp"
+#include "flopcast/units/assert.hpp"
 #include "flopcast/units/hash.hpp"
 #include "flopcast/workload/fine_tuning.hpp"
 
@@ -543,7 +544,8 @@ void layer_comm(const EstimateInputs& in, LayerCost& c, const LayerGemms& gemms,
       ag = Time{all_reduce.ns / 2};
       rs = all_reduce - ag;
     }
-    c.tp = p.overlap_tp_comm ? tp_overlap_exposed(ag, rs, gemms.fwd, gemms.bwd_in + gemms.bwd_w, p.recompute)
+    c.tp = p.overlap_tp_comm ? tp_overlap_exposed(ag, rs, gemms.fwd, gemms.bwd_in + gemms.bwd_w, p.recompute,
+                                                  tp_overlap_sm_share(in.s.cluster.gpu.sm_count))
                              : (ag + rs) * tp_collectives_per_layer(p.recompute);
     const double calls = p.sequence_parallel ? 4 : 2;  // per direction
     c.kernels_f += calls;
@@ -813,17 +815,34 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
   return est;
 }
 
-Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Time gemm_bwd, Recompute recompute) {
+Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Time gemm_bwd, Recompute recompute,
+                        double comm_sm_share) {
   // Transformer Engine userbuffers defaults (transformer_engine/pytorch/module/base.py,
   // initialize_ub): ring_exchange for qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad; pipeline
   // with num_splits 4 for proj_fprop and fc2_fprop; bulk for the qkv and fc1 dgrad / wgrad.
+  // The ring exchange moves its chunks with the copy engines (add_ub use_ce = True); the
+  // pipeline and bulk communication kernels run on num_sm = 16 SMs (add_ub default), taken
+  // from the GEMM while they run (set_sm_margin 0: the GEMM is launched on all SMs and gets
+  // the rest). A GEMM G overlapped with C_sm of SM-kernel communication then takes
+  // max(C, G + share x C_sm), so the part left over G is max(C - G, share x C_sm).
+  FLOPCAST_ASSERT(comm_sm_share >= 0.0 && comm_sm_share < 1.0, "SM share must lie in [0, 1)");
   constexpr double kPipelineSplits = 4;
   const double ag = all_gather.seconds(), rs = reduce_scatter.seconds();
-  const double comm = 2 * (ag + rs);  // per direction: two all-gathers and two reduce-scatters
-  const double fwd = std::min(comm, std::max(0.0, comm - gemm_fwd.seconds()) + 2 * rs / kPipelineSplits);
-  const double bwd = std::min(comm, std::max(0.0, comm - gemm_bwd.seconds()));
+  const double comm = 2 * (ag + rs);                    // per direction: two all-gathers and two reduce-scatters
+  const double sm_fwd = comm_sm_share * 2 * rs;         // the two pipelined reduce-scatters
+  const double sm_bwd = comm_sm_share * 2 * (ag + rs);  // the bulk all-gathers and reduce-scatters
+  const double fwd = std::min(comm, std::max(comm - gemm_fwd.seconds(), sm_fwd) + 2 * rs / kPipelineSplits);
+  const double bwd = std::min(comm, std::max({0.0, comm - gemm_bwd.seconds(), sm_bwd}));
   const double replays = recompute == Recompute::Full ? 2.0 : 1.0;
   return Time::from_seconds(replays * fwd + bwd);
+}
+
+double tp_overlap_sm_share(int sm_count) {
+  // Transformer Engine add_ub (transformer_engine/pytorch/module/base.py): num_sm = 16 for the
+  // pipeline and bulk overlaps unless a ub_cfgs entry says otherwise.
+  constexpr double kUbCommSms = 16;
+  FLOPCAST_ASSERT(sm_count > kUbCommSms, "GPU sm_count must exceed the 16 overlap SMs");
+  return kUbCommSms / sm_count;
 }
 
 Precision non_gemm_precision(Precision run) {

@@ -80,13 +80,20 @@ constexpr int tp_collectives_per_layer(Recompute r) { return 4 + (r == Recompute
 /// data- and weight-gradient GEMMs (ring exchange for the projection and FC2 data gradients,
 /// "bulk" overlap of the QKV and FC1 input all-gather and gradient reduce-scatter). Beyond that,
 /// a direction's collectives hide only under that direction's GEMMs:
-///   forward  = min(C_f, max(0, C_f - G_f) + 2 rs / 4),   C_f = 2 (ag + rs)
-///   backward = min(C_b, max(0, C_b - G_b)),               C_b = 2 (ag + rs)
+/// a direction's collectives hide only under that direction's GEMMs, and the pipeline and bulk
+/// communication kernels run on SMs taken from the GEMMs (the ring exchange uses the copy
+/// engines), which slows the GEMM they overlap by comm_sm_share of the communication's time:
+///   forward  = min(C_f, max(C_f - G_f, s 2 rs) + 2 rs / 4),      C_f = 2 (ag + rs)
+///   backward = min(C_b, max(0, C_b - G_b, s 2 (ag + rs))),       C_b = 2 (ag + rs)
 /// with ag and rs one all-gather and one reduce-scatter of the layer's activations, G_f the
-/// layer's forward GEMM time and G_b its data- plus weight-gradient GEMM time; full recompute
-/// replays the forward's. The SMs the pipelined and bulk overlaps take from the GEMMs (num_sm
-/// 16-24) are not charged.
-Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Time gemm_bwd, Recompute recompute);
+/// layer's forward GEMM time, G_b its data- plus weight-gradient GEMM time and s the SM share
+/// (tp_overlap_sm_share); full recompute replays the forward's. comm_sm_share is in [0, 1).
+Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Time gemm_bwd, Recompute recompute,
+                        double comm_sm_share);
+
+/// The share of a GPU's SMs Transformer Engine's pipeline and bulk overlap kernels take:
+/// num_sm 16 (initialize_ub's add_ub default) over the GPU's sm_count (which must exceed 16).
+double tp_overlap_sm_share(int sm_count);
 
 /// The precision of the ops Transformer Engine's FP8 recipes leave in 16 bits: core attention
 /// (TE's DotProductAttention runs FP8 only when asked, NVTE_FP8_DPA / fp8_dpa, off by default:
