@@ -25,14 +25,6 @@ void give(std::vector<T>& from, std::vector<T>& into) {
   if (from.capacity() > into.capacity()) into.swap(from);
 }
 
-/// (at, seq) of `a` later than of `b`: the heap's order (sequence numbers are unique).
-struct Later {
-  template <class E>
-  bool operator()(const E& a, const E& b) const {
-    return a.at != b.at ? a.at > b.at : a.seq > b.seq;
-  }
-};
-
 }  // namespace
 
 /// The working arrays an engine leaves to the next one on its thread (their capacity; the
@@ -41,7 +33,7 @@ struct Engine::Spare {
   std::vector<Task> tasks;
   std::vector<std::pair<TaskId, TaskId>> edges;
   std::vector<std::int32_t> succ_begin, succ;
-  std::vector<Event> heap;
+  std::vector<EventQueue<Event>::Event> heap;
 
   static Spare& of_this_thread() {
     thread_local Spare s;
@@ -55,7 +47,7 @@ Engine::Engine() {
   take(edges_, s.edges);
   take(succ_begin_, s.succ_begin);
   take(succ_, s.succ);
-  take(heap_, s.heap);
+  queue_.swap_storage(s.heap);
 }
 
 Engine::~Engine() {
@@ -64,19 +56,7 @@ Engine::~Engine() {
   give(edges_, s.edges);
   give(succ_begin_, s.succ_begin);
   give(succ_, s.succ);
-  give(heap_, s.heap);
-}
-
-void Engine::push(Time at, std::int32_t id, std::uint32_t gen) {
-  heap_.push_back(Event{at, next_seq_++, id, gen});
-  std::push_heap(heap_.begin(), heap_.end(), Later{});
-}
-
-Engine::Event Engine::pop() {
-  std::pop_heap(heap_.begin(), heap_.end(), Later{});
-  const Event e = heap_.back();
-  heap_.pop_back();
-  return e;
+  if (queue_.capacity() > s.heap.capacity()) queue_.swap_storage(s.heap);
 }
 
 int Engine::add_stream() {
@@ -129,7 +109,7 @@ void Engine::link_schedule(int link, Time now) {
   double vmin = l.active.front().v_finish;
   for (const auto& a : l.active) vmin = std::min(vmin, a.v_finish);
   const double wait = std::max(0.0, (vmin - l.v) * static_cast<double>(l.active.size()));
-  push(later(now, wait - 1e-6), ~link, l.gen);
+  queue_.push(later(now, wait - 1e-6), Event{~link, l.gen});
 }
 
 void Engine::begin(TaskId id, Time now) {
@@ -155,7 +135,7 @@ void Engine::begin(TaskId id, Time now) {
     l.active.push_back({id, l.v + static_cast<double>(t.duration.ns)});
     link_schedule(t.link, now);
   } else {
-    push(later(now, static_cast<double>(t.duration.ns)), id, 0);
+    queue_.push(later(now, static_cast<double>(t.duration.ns)), Event{id, 0});
   }
 }
 
@@ -216,10 +196,11 @@ bool Engine::run() {
     if (tasks_[i].stream < 0 && tasks_[i].pending == 0) begin(static_cast<TaskId>(i), zero);
   for (std::size_t s = 0; s < streams_.size(); ++s) try_start(static_cast<int>(s), zero);
   std::vector<TaskId> done;
-  while (!heap_.empty()) {
-    const Event e = pop();
+  while (!queue_.empty()) {
+    const auto popped = queue_.pop();
+    const Event e = popped.payload;
     ++events_;
-    const Time now = e.at;
+    const Time now = popped.key.at;
     if (e.id >= 0) {
       finish(e.id, now);
       continue;

@@ -91,19 +91,14 @@ class Engine {
     Time t_last{0};
     std::uint32_t gen = 0;
   };
-  /// A pending event: a task's finish (id >= 0) or a check of link ~id (id < 0), ordered by
-  /// (time, sequence) as EventQueue orders events of one priority.
+  /// A pending event's payload: a task's finish (id >= 0) or a check of link ~id (id < 0).
   struct Event {
-    Time at;
-    std::uint64_t seq;
     std::int32_t id;
     std::uint32_t gen;
   };
 
   struct Spare;  // the arrays engines leave to the next one on their thread (engine.cpp)
 
-  void push(Time at, std::int32_t id, std::uint32_t gen);
-  Event pop();
   void try_start(int stream, Time now);
   void begin(TaskId t, Time now);
   void finish(TaskId t, Time now);
@@ -116,8 +111,7 @@ class Engine {
   std::vector<std::pair<TaskId, TaskId>> edges_;  ///< (before, after)
   std::vector<std::int32_t> succ_begin_;
   std::vector<TaskId> succ_;
-  std::vector<Event> heap_;  ///< a binary min-heap by (at, seq)
-  std::uint64_t next_seq_ = 0;
+  EventQueue<Event> queue_;
   Time makespan_{0};
   std::uint64_t events_ = 0;
 };
