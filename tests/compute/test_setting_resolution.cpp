@@ -218,15 +218,15 @@ grad_reduce: bf16
 }
 
 TEST_CASE("resolution: TP comm overlap is an open setting, taken only with sequence parallelism") {
+  // Llama 3 8B on one H100 node, one micro-batch, nothing recomputed; `rest`: the other parallel settings.
+  const auto llama8b_h100x8 = [](int tp, const std::string& rest) {
+    return "model: llama3-8b\ncluster: {gpu: H100, gpus: 8}\nparallel: {tp: " + std::to_string(tp) +
+           ", pp: 1, global_batch: 8, micro_batch: 1, zero: 0, recompute: none" + (rest.empty() ? "" : ", " + rest) +
+           "}\nprecision: bf16\n";
+  };
   // Open with sequence parallelism open: the overlap hides most of the TP collectives
   // (tp_overlap_exposed), so the fastest choice is sequence parallelism with the overlap.
-  auto s = must_parse(R"(
-model: llama3-8b
-cluster: {gpu: H100, gpus: 8}
-parallel: {tp: 8, pp: 1, global_batch: 8, micro_batch: 1, zero: 0, recompute: none, sequence_parallel: auto,
-           overlap_tp_comm: auto}
-precision: bf16
-)");
+  auto s = must_parse(llama8b_h100x8(8, "sequence_parallel: auto, overlap_tp_comm: auto"));
   CHECK(setting_choices(s).overlap_tp_comm == std::vector<bool>{false, true});
   CHECK(s.plan.sequence_parallel);
   CHECK(s.plan.overlap_tp_comm);
@@ -234,31 +234,14 @@ precision: bf16
   CHECK(std::find(chosen.begin(), chosen.end(),
                   std::pair<std::string, std::string>{"parallel.overlap_tp_comm", "true"}) != chosen.end());
   // Sequence parallelism stated off: Megatron-LM refuses the overlap, so it resolves off.
-  auto off = must_parse(R"(
-model: llama3-8b
-cluster: {gpu: H100, gpus: 8}
-parallel: {tp: 8, pp: 1, global_batch: 8, micro_batch: 1, zero: 0, recompute: none, sequence_parallel: false,
-           overlap_tp_comm: auto}
-precision: bf16
-)");
+  auto off = must_parse(llama8b_h100x8(8, "sequence_parallel: false, overlap_tp_comm: auto"));
   CHECK_FALSE(off.plan.overlap_tp_comm);
   // tp 1: nothing to overlap, one choice.
-  auto tp1 = must_parse(R"(
-model: llama3-8b
-cluster: {gpu: H100, gpus: 8}
-parallel: {tp: 1, pp: 1, global_batch: 8, micro_batch: 1, zero: 0, recompute: none, overlap_tp_comm: auto}
-precision: bf16
-)");
+  auto tp1 = must_parse(llama8b_h100x8(1, "overlap_tp_comm: auto"));
   CHECK(setting_choices(tp1).overlap_tp_comm == std::vector<bool>{false});
   CHECK_FALSE(tp1.plan.overlap_tp_comm);
   // Stated, it is kept, and the scenario has nothing open.
-  auto stated = must_parse(R"(
-model: llama3-8b
-cluster: {gpu: H100, gpus: 8}
-parallel: {tp: 8, pp: 1, global_batch: 8, micro_batch: 1, zero: 0, recompute: none, sequence_parallel: true,
-           overlap_tp_comm: false}
-precision: bf16
-)");
+  auto stated = must_parse(llama8b_h100x8(8, "sequence_parallel: true, overlap_tp_comm: false"));
   CHECK_FALSE(stated.open_settings.any());
   CHECK_FALSE(stated.plan.overlap_tp_comm);
 }
