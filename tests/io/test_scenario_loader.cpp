@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "../support/shipped_catalog.hpp"
+#include "../support/test_files.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 
@@ -484,4 +486,20 @@ TEST_CASE("the calibration run files (vtrain-*, published-*) load with zero erro
     CHECK_MESSAGE(bad == 0, first_bad);
     CHECK(ids.size() == entries.size());  // run-schema.md: ids are unique
   }
+}
+
+TEST_CASE("GPU catalog: sm_count must exceed the 16 SMs of Transformer Engine's TP overlap kernels") {
+  // tp_overlap_sm_share is 16 / sm_count and needs more than 16 SMs: a catalog entry of 16 or
+  // fewer is refused where it is written, not met as a failed invariant in a step estimate.
+  test::TempDir t("gpu-sms");
+  std::filesystem::copy(test::data(""), t.path, std::filesystem::copy_options::recursive);
+  std::string gpus = test::read_file(t.path / "gpus.yaml");
+  const auto at = gpus.find("sm_count: 108");
+  REQUIRE(at != std::string::npos);
+  gpus.replace(at, 13, "sm_count: 16");
+  std::ofstream(t.path / "gpus.yaml", std::ios::binary | std::ios::trunc) << gpus;
+  Diagnostics d;
+  CHECK_FALSE(io::load_catalog(t.path.string(), d).has_value());
+  CHECK_MESSAGE(d.str().find("gpus[0].sm_count: value 16 is out of range: expected 17 to 10000") != std::string::npos,
+                d.str());
 }

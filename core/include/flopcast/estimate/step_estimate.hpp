@@ -79,7 +79,6 @@ constexpr int tp_collectives_per_layer(Recompute r) { return 4 + (r == Recompute
 /// last quarter of each reduce-scatter waits for no GEMM. The backward's collectives overlap the
 /// data- and weight-gradient GEMMs (ring exchange for the projection and FC2 data gradients,
 /// "bulk" overlap of the QKV and FC1 input all-gather and gradient reduce-scatter). Beyond that,
-/// a direction's collectives hide only under that direction's GEMMs:
 /// a direction's collectives hide only under that direction's GEMMs, and the pipeline and bulk
 /// communication kernels run on SMs taken from the GEMMs (the ring exchange uses the copy
 /// engines), which slows the GEMM they overlap by comm_sm_share of the communication's time:
@@ -92,7 +91,8 @@ Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Tim
                         double comm_sm_share);
 
 /// The share of a GPU's SMs Transformer Engine's pipeline and bulk overlap kernels take:
-/// num_sm 16 (initialize_ub's add_ub default) over the GPU's sm_count (which must exceed 16).
+/// num_sm 16 (initialize_ub's add_ub default) over the GPU's sm_count (the GPU catalog keeps
+/// it above 16).
 double tp_overlap_sm_share(int sm_count);
 
 /// The precision of the ops Transformer Engine's FP8 recipes leave in 16 bits: core attention
