@@ -43,7 +43,7 @@ const NegativeCase kScenarioCases[] = {
     {"unknown-nested-key.yaml",
      "unknown-nested-key.yaml:9:3: error: parallel.micro_bach: unknown key 'micro_bach' (hint: did you mean 'micro_batch'?)"},
     {"unknown-gpu.yaml",
-     "unknown-gpu.yaml:4:8: error: cluster.gpu: unknown GPU 'H10O' (hint: did you mean 'H100'? (known GPUs: A100-40G, A100-80G, H100, H800, H200, B200, GB200))"},
+     "unknown-gpu.yaml:4:8: error: cluster.gpu: unknown GPU 'H10O' (hint: did you mean 'H100'? (known GPUs: A100-40G, A100-80G, H100, H100-96G-HBM2e, H800, H200, B200, GB200))"},
     {"unknown-model-preset.yaml",
      "unknown-model-preset.yaml:2:8: error: model: unknown model preset 'llama3-8bb' (hint: did you mean 'llama3-8b'?)"},
     {"unknown-fabric.yaml",
