@@ -10,6 +10,7 @@
 
 #include "../support/shipped_catalog.hpp"
 #include "flopcast/calibrate/calibrate.hpp"
+#include "flopcast/compute/op_cost.hpp"
 #include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/catalog.hpp"
@@ -175,6 +176,39 @@ TEST_CASE("a profile written by calibrate reads back with its collective latency
   CHECK_FALSE(io::parse_profile("collective_latency_us: -3\n", "bad.yaml", ComputeProfile{}, bad).has_value());
   CHECK_MESSAGE(bad.str().find("collective_latency_us") != std::string::npos, bad.str());
   CHECK_MESSAGE(bad.str().find("bad.yaml:1") != std::string::npos, bad.str());
+}
+
+TEST_CASE("gemm_fp8 is written for Hopper and Blackwell and read back, a profile without it takes gemm, Ampere has none") {
+  ComputeProfile p;
+  p.of(GpuArch::Hopper).gemm = 0.61;
+  p.of(GpuArch::Hopper).gemm_fp8 = 0.55;
+  p.of(GpuArch::Hopper).fp8_apart = true;
+  p.of(GpuArch::Blackwell).gemm_fp8 = 0.48;
+  p.of(GpuArch::Blackwell).fp8_apart = true;
+  const std::string yaml = io::profile_to_yaml(p);
+  CHECK(yaml.find("hopper: {gemm: 0.61, gemm_fp8: 0.55,") != std::string::npos);
+  CHECK(yaml.find("ampere: {gemm: 0.8, flash_attention:") != std::string::npos);
+  // Tied, it is not written: the file says what the model uses.
+  ComputeProfile tied;
+  CHECK(io::profile_to_yaml(tied).find("gemm_fp8") == std::string::npos);
+  Diagnostics d;
+  const auto back = io::parse_profile(yaml, "p.yaml", ComputeProfile{}, d);
+  REQUIRE_MESSAGE(back.has_value(), d.str());
+  CHECK(back->of(GpuArch::Hopper).fp8_apart);
+  CHECK(back->of(GpuArch::Hopper).gemm_fp8 == doctest::Approx(0.55));
+  CHECK(back->of(GpuArch::Blackwell).gemm_fp8 == doctest::Approx(0.48));
+  // A profile from before the two were apart: 8-bit GEMMs reach what 16-bit ones do.
+  Diagnostics old;
+  const auto before = io::parse_profile("hopper: {gemm: 0.7, flash_attention: 0.5, hbm: 0.6}\n", "old.yaml",
+                                        ComputeProfile{}, old);
+  REQUIRE_MESSAGE(before.has_value(), old.str());
+  CHECK_FALSE(before->of(GpuArch::Hopper).fp8_apart);
+  CHECK(gemm_efficiency(before->of(GpuArch::Hopper), Precision::FP8) == doctest::Approx(0.7));
+  // Ampere has no 8-bit tensor cores: the key is an error at its line.
+  Diagnostics bad;
+  CHECK_FALSE(io::parse_profile("ampere: {gemm: 0.7, gemm_fp8: 0.6}\n", "bad.yaml", ComputeProfile{}, bad).has_value());
+  CHECK_MESSAGE(bad.str().find("bad.yaml:1") != std::string::npos, bad.str());
+  CHECK_MESSAGE(bad.str().find("gemm_fp8") != std::string::npos, bad.str());
 }
 
 TEST_CASE("a profile's prediction bands read back, decreasing quantiles and unknown bands are refused") {

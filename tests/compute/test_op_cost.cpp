@@ -93,6 +93,34 @@ TEST_CASE("square 8192^3 BF16 GEMM on H100: 16 waves of 256x128 tiles") {
   CHECK(gemm_time(actx, GemmShape{8192, 8192, 8192, 1}).seconds() / t.seconds() == doctest::Approx(2.88).epsilon(0.01));
 }
 
+TEST_CASE("an 8-bit GEMM runs at the profile's gemm_fp8 of the FP8 peak, a 16-bit one at gemm") {
+  // The 8192^3 GEMM above in FP8: the same 16 waves of 256x128 tiles at twice the per-SM peak
+  // (1,978.9 / 132 TFLOP/s) and gemm_fp8 = 0.60 instead of 0.75: 16 x 2 x 256 x 128 x 8192 /
+  // (1978.9e12 / 132 x 0.60 x 8192/8256) + 6 us = 0.9684 ms.
+  const auto gpu = h100();
+  auto prof = profile();
+  prof.of(GpuArch::Hopper).gemm_fp8 = 0.60;
+  prof.of(GpuArch::Hopper).fp8_apart = true;
+  const OpContext fp8{&gpu, &prof, Precision::FP8};
+  const double k = 8192, per_sm = 1978.9e12 / 132, eff = 0.60 * k / (k + 64);
+  const double expected = 16 * 2 * 256 * 128 * k / (per_sm * eff) + 6e-6;
+  CHECK(expected == doctest::Approx(0.9684e-3).epsilon(0.001));
+  CHECK(gemm_time(fp8, GemmShape{8192, 8192, 8192, 1}).seconds() == doctest::Approx(expected).epsilon(1e-6));
+  // The BF16 GEMM keeps gemm (1.546 ms, above), whatever gemm_fp8 is.
+  const OpContext bf16{&gpu, &prof, Precision::BF16};
+  CHECK(gemm_time(bf16, GemmShape{8192, 8192, 8192, 1}).seconds() == doctest::Approx(1.546e-3).epsilon(0.01));
+  CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::FP8) == 0.60);
+  CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::MXFP8) == 0.60);
+  CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::BF16) == 0.75);
+  CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::NVFP4) == 0.75);  // no 4-bit run to tell it apart
+  // Tied (a profile that does not set it apart), an 8-bit GEMM runs at gemm; the memo keys on the
+  // efficiency used, so the same shape is recomputed.
+  prof.of(GpuArch::Hopper).fp8_apart = false;
+  CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::FP8) == 0.75);
+  CHECK(gemm_time(fp8, GemmShape{8192, 8192, 8192, 1}).seconds() ==
+        doctest::Approx(16 * 2 * 256 * 128 * k / (per_sm * 0.75 * k / (k + 64)) + 6e-6).epsilon(1e-6));
+}
+
 TEST_CASE("wave quantization: SMs + 1 tiles take two waves, twice the time of SMs tiles") {
   // H100, k = 8192, no launch overhead. 1536 x 1408 = 12 x 11 = 132 tiles of 128x128: one
   // wave. 896 x 2432 = 7 x 19 = 133 tiles: two waves; the other tile shapes do no better

@@ -96,8 +96,10 @@ bool informed(const ProfileParameter& p, const std::vector<Scenario>& runs, cons
   if (dot != std::string::npos) {
     const auto arch = parse_gpu_arch(p.name.substr(0, dot));
     const bool attention = p.name.compare(dot, std::string::npos, ".flash_attention") == 0;
+    const bool fp8 = p.name.compare(dot, std::string::npos, ".gemm_fp8") == 0;
     return arch && std::any_of(runs.begin(), runs.end(), [&](const Scenario& s) {
-             return s.cluster.gpu.arch == *arch && (!attention || s.plan.flash_attention);
+             return s.cluster.gpu.arch == *arch && (!attention || s.plan.flash_attention) &&
+                    (!fp8 || s.precision == Precision::FP8 || s.precision == Precision::MXFP8);
            });
   }
   if (p.name == "nic_efficiency")
@@ -194,14 +196,32 @@ std::vector<double> source_group_weights(const std::vector<Scenario>& runs) {
   return w;
 }
 
-CalibrationResult calibrate_profile(const std::vector<Scenario>& input_runs, const ComputeProfile& start,
+namespace {
+
+/// `start`, with each generation's 8-bit GEMM efficiency among `params` set apart from its
+/// 16-bit one (from the same value, when it was tied): fitting it is what sets it apart.
+ComputeProfile with_fitted_fp8_apart(const ComputeProfile& start, const std::vector<const ProfileParameter*>& params) {
+  ComputeProfile p = start;
+  for (const auto* q : params) {
+    const auto dot = q->name.find('.');
+    if (dot == std::string::npos || q->name.compare(dot, std::string::npos, ".gemm_fp8") != 0) continue;
+    auto& e = p.of(*parse_gpu_arch(q->name.substr(0, dot)));
+    if (!e.fp8_apart) e.gemm_fp8 = e.gemm;
+    e.fp8_apart = true;
+  }
+  return p;
+}
+
+}  // namespace
+
+CalibrationResult calibrate_profile(const std::vector<Scenario>& input_runs, const ComputeProfile& given_start,
                                     const CalibrationOptions& options) {
   std::vector<Scenario> runs = input_runs;
-  resolve_all(runs, start);
+  resolve_all(runs, given_start);
   const std::vector<double> weights = options.run_weights.empty() ? source_group_weights(runs) : options.run_weights;
-  Problem prob{
-      runs,  weights,         options.collectives, options.collective_weights, chosen_parameters(runs, start, options),
-      start, options.simulate};
+  const auto params = chosen_parameters(runs, given_start, options);
+  const ComputeProfile start = with_fitted_fp8_apart(given_start, params);
+  Problem prob{runs, weights, options.collectives, options.collective_weights, params, start, options.simulate};
   const auto n = static_cast<Eigen::Index>(prob.params.size());
   Eigen::VectorXd x(n), lo(n), hi(n);
   for (Eigen::Index i = 0; i < n; ++i) {

@@ -15,11 +15,15 @@ const std::vector<ProfileParameter>& profile_parameters() {
       {"ampere.flash_attention", 0.35, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Ampere).flash_attention; }},
       {"ampere.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Ampere).hbm; }},
       {"hopper.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).gemm; }},
+      // 8-bit GEMMs of their own dense peak (FP8 on Hopper, FP8 and MXFP8 on Blackwell): the same
+      // physical bounds, fitted only on runs in those precisions.
+      {"hopper.gemm_fp8", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).gemm_fp8; }},
       {"hopper.flash_attention", 0.35, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).flash_attention; }},
       {"hopper.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).hbm; }},
       // Blackwell: the same physical bounds (fractions of the datasheet's dense peaks and HBM
       // bandwidth); fitted on the B200 and GB200 runs of the calibration files.
       {"blackwell.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).gemm; }},
+      {"blackwell.gemm_fp8", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).gemm_fp8; }},
       {"blackwell.flash_attention", 0.35, 0.90,
        [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).flash_attention; }},
       {"blackwell.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).hbm; }},

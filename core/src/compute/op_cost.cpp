@@ -30,6 +30,10 @@ double peak_flops(const OpContext& c) {
 
 Time launch_overhead(const ComputeProfile& p, int kernels) { return Time::from_us(p.kernel_overhead_us * kernels); }
 
+double gemm_efficiency(const ArchEfficiency& eff, Precision p) {
+  return eff.fp8_apart && (p == Precision::FP8 || p == Precision::MXFP8) ? eff.gemm_fp8 : eff.gemm;
+}
+
 namespace {
 
 /// Memo of GEMM times: the planner asks for the same shapes again and again. Keyed by the
@@ -78,7 +82,7 @@ Time gemm_time(const OpContext& c, const GemmShape& g) {
                     peak_flops(c),
                     c.gpu->hbm_bandwidth.bytes_per_s,
                     bytes_per_element(c.precision),
-                    eff.gemm,
+                    gemm_efficiency(eff, c.precision),
                     eff.hbm,
                     c.profile->gemm_k_half,
                     c.profile->kernel_overhead_us};
@@ -103,7 +107,7 @@ Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
   const auto& eff = c.profile->of(c.gpu->arch);
   const double sms = std::max(1, c.gpu->sm_count);
   const double per_sm = peak_flops(c) / sms;
-  const double k_eff = eff.gemm * g.k / (g.k + c.profile->gemm_k_half);
+  const double k_eff = gemm_efficiency(eff, c.precision) * g.k / (g.k + c.profile->gemm_k_half);
   double best = INFINITY;
   for (const auto& t : kTiles) {
     const double tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n) * g.batch;

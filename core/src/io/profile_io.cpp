@@ -102,10 +102,20 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
     const auto n = root[key];
     if (!n) continue;
     if (!r.expect_map(n, key)) continue;
-    r.check_keys(n, key, {"gemm", "flash_attention", "hbm"});
+    // Ampere has no 8-bit tensor-core path, so no gemm_fp8.
+    if (a == GpuArch::Ampere)
+      r.check_keys(n, key, {"gemm", "flash_attention", "hbm"});
+    else
+      r.check_keys(n, key, {"gemm", "gemm_fp8", "flash_attention", "hbm"});
     auto& e = p.of(a);
     if (n["gemm"])
       if (auto v = r.number(n["gemm"], child(key, "gemm"), 0.05, 1.0)) e.gemm = *v;
+    // Without a figure of its own an 8-bit GEMM reaches what a 16-bit one does (tied).
+    if (a != GpuArch::Ampere && n["gemm_fp8"])
+      if (auto v = r.number(n["gemm_fp8"], child(key, "gemm_fp8"), 0.05, 1.0)) {
+        e.gemm_fp8 = *v;
+        e.fp8_apart = true;
+      }
     if (n["flash_attention"])
       if (auto v = r.number(n["flash_attention"], child(key, "flash_attention"), 0.05, 1.0)) e.flash_attention = *v;
     if (n["hbm"])
@@ -188,8 +198,9 @@ std::string profile_to_yaml(const ComputeProfile& p) {
   for (std::string line; std::getline(prov, line);) o << "  " << line << "\n";
   for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
     const auto& e = p.of(a);
-    o << to_string(a) << ": {gemm: " << f(e.gemm) << ", flash_attention: " << f(e.flash_attention)
-      << ", hbm: " << f(e.hbm) << "}\n";
+    o << to_string(a) << ": {gemm: " << f(e.gemm);
+    if (a != GpuArch::Ampere && e.fp8_apart) o << ", gemm_fp8: " << f(e.gemm_fp8);
+    o << ", flash_attention: " << f(e.flash_attention) << ", hbm: " << f(e.hbm) << "}\n";
   }
   o << "gemm_k_half: " << f(p.gemm_k_half) << "\n";
   o << "kernel_overhead_us: " << f(p.kernel_overhead_us) << "\n";

@@ -13,12 +13,21 @@ namespace flopcast {
 
 /// Efficiencies of one GPU family.
 struct ArchEfficiency {
-  /// Fraction of the dense tensor-core peak a large, well-shaped GEMM reaches.
+  /// Fraction of the dense tensor-core peak a large, well-shaped GEMM reaches (16-bit and TF32
+  /// GEMMs, and 4-bit ones, for which no measured run exists).
   double gemm = 0.80;
   /// Fraction of dense peak reached by fused (flash) attention, forward and backward.
   double flash_attention = 0.55;
   /// Fraction of HBM peak bandwidth reached by memory-bound elementwise/norm kernels.
   double hbm = 0.75;
+  /// Fraction of the 8-bit dense tensor-core peak a large 8-bit GEMM (FP8, MXFP8) reaches, used
+  /// only when `fp8_apart`: an FP8 kernel may reach another fraction of its peak than a BF16
+  /// kernel of its own (Transformer Engine runs the linear layers' GEMMs in 8 bits). Tied (not
+  /// apart), an 8-bit GEMM reaches `gemm`, and calibrating `gemm` moves both. A profile that
+  /// gives `gemm_fp8` sets it apart; `calibrate` sets it apart when it fits it. Last, so that
+  /// ArchEfficiency{gemm, flash_attention, hbm} reads as before.
+  double gemm_fp8 = 0.80;
+  bool fp8_apart = false;
 };
 
 /// All calibrated coefficients.

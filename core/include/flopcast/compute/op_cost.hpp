@@ -22,9 +22,13 @@ struct OpContext {
   Precision precision = Precision::BF16;
 };
 
+/// The GEMM efficiency of a precision: the profile's `gemm_fp8` for 8-bit GEMMs (FP8, MXFP8)
+/// when the profile sets it apart, its `gemm` otherwise.
+double gemm_efficiency(const ArchEfficiency& eff, Precision p);
+
 /// GEMM time: each SM computes one output tile per wave; time = waves x tile time, where a
 /// tile of (tm x tn) over depth k costs 2 tm tn k / (peak/SMs x eff(k)), eff(k) =
-/// gemm x k/(k + k_half). The tile shape giving the least time is taken (as cuBLAS'
+/// gemm_efficiency x k/(k + k_half). The tile shape giving the least time is taken (as cuBLAS'
 /// heuristics would). Bounded below by the HBM roofline of reading A, B and writing C.
 /// Includes one kernel launch overhead.
 Time gemm_time(const OpContext& ctx, const GemmShape& g);
