@@ -178,7 +178,8 @@ TEST_CASE("a profile written by calibrate reads back with its collective latency
   CHECK_MESSAGE(bad.str().find("bad.yaml:1") != std::string::npos, bad.str());
 }
 
-TEST_CASE("gemm_fp8 is written for Hopper and Blackwell and read back, a profile without it takes gemm, Ampere has none") {
+TEST_CASE(
+    "gemm_fp8 is written for Hopper and Blackwell and read back, a profile without it takes gemm, Ampere has none") {
   ComputeProfile p;
   p.of(GpuArch::Hopper).gemm = 0.61;
   p.of(GpuArch::Hopper).gemm_fp8 = 0.55;
@@ -199,8 +200,8 @@ TEST_CASE("gemm_fp8 is written for Hopper and Blackwell and read back, a profile
   CHECK(back->of(GpuArch::Blackwell).gemm_fp8 == doctest::Approx(0.48));
   // A profile from before the two were apart: 8-bit GEMMs reach what 16-bit ones do.
   Diagnostics old;
-  const auto before = io::parse_profile("hopper: {gemm: 0.7, flash_attention: 0.5, hbm: 0.6}\n", "old.yaml",
-                                        ComputeProfile{}, old);
+  const auto before =
+      io::parse_profile("hopper: {gemm: 0.7, flash_attention: 0.5, hbm: 0.6}\n", "old.yaml", ComputeProfile{}, old);
   REQUIRE_MESSAGE(before.has_value(), old.str());
   CHECK_FALSE(before->of(GpuArch::Hopper).fp8_apart);
   CHECK(gemm_efficiency(before->of(GpuArch::Hopper), Precision::FP8) == doctest::Approx(0.7));
