@@ -66,6 +66,50 @@ TEST_CASE("calibrate recovers the GEMM efficiency the runs were measured with") 
   CHECK(res.rms_before_pct > 5);
 }
 
+TEST_CASE("calibrate recovers an 8-bit GEMM efficiency apart from the 16-bit one, and leaves it tied unless fitted") {
+  // H100 runs in BF16 and FP8 "measured" with hopper gemm 0.70 and gemm_fp8 0.55 apart; the start
+  // profile has both tied at 0.60.
+  auto h100_run = [](int hidden, const char* precision) {
+    std::string text = "model:\n  layers: 4\n  hidden: " + std::to_string(hidden) +
+                       "\n  heads: 16\n  vocab: 32000\n  seq_len: 2048\ncluster:\n  gpu: H100\n  gpus: 8\n"
+                       "parallel:\n  tp: 2\n  dp: 4\n  micro_batch: 4\n  global_batch: 64\nprecision: " +
+                       std::string(precision) + "\n";
+    Diagnostics d;
+    auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
+    REQUIRE_MESSAGE(s.has_value(), d.str());
+    return *s;
+  };
+  ComputeProfile truth_apart = truth();
+  truth_apart.of(GpuArch::Hopper).gemm = 0.70;
+  truth_apart.of(GpuArch::Hopper).gemm_fp8 = 0.55;
+  truth_apart.of(GpuArch::Hopper).fp8_apart = true;
+  std::vector<Scenario> runs;
+  for (int hidden : {2048, 4096, 6144})
+    for (const char* precision : {"bf16", "fp8"}) {
+      Scenario r = h100_run(hidden, precision);
+      r.measured["iteration_time_s"] = estimate_step(r, truth_apart).step.seconds();
+      runs.push_back(r);
+    }
+  ComputeProfile start = truth_apart;
+  start.of(GpuArch::Hopper).gemm = 0.60;
+  start.of(GpuArch::Hopper).fp8_apart = false;
+  CalibrationOptions both;
+  both.parameters = {"hopper.gemm", "hopper.gemm_fp8"};
+  const auto apart = calibrate_profile(runs, start, both);
+  CHECK(apart.profile.of(GpuArch::Hopper).fp8_apart);
+  CHECK(apart.profile.of(GpuArch::Hopper).gemm == doctest::Approx(0.70).epsilon(0.01));
+  CHECK(apart.profile.of(GpuArch::Hopper).gemm_fp8 == doctest::Approx(0.55).epsilon(0.01));
+  CHECK(apart.rms_after_pct < 0.5);
+  // Fitting `gemm` alone keeps them tied: one efficiency for both, between the two truths.
+  CalibrationOptions one;
+  one.parameters = {"hopper.gemm"};
+  const auto tied = calibrate_profile(runs, start, one);
+  CHECK_FALSE(tied.profile.of(GpuArch::Hopper).fp8_apart);
+  CHECK(tied.profile.of(GpuArch::Hopper).gemm > 0.55);
+  CHECK(tied.profile.of(GpuArch::Hopper).gemm < 0.70);
+  CHECK(tied.rms_after_pct > 1);
+}
+
 TEST_CASE("calibrate: an unstated micro-batch is resolved as the fastest that fits, with the profile being fitted") {
   // Runs measured with the truth profile at the micro-batch the run-schema rule picks with it
   // (the fastest that fits: setting_resolution.hpp); the files leave it open (`auto`).
