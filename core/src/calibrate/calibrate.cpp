@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "flopcast/calibrate/validation.hpp"
+#include "flopcast/compute/op_cost.hpp"
 #include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/step/step_simulation.hpp"
@@ -87,6 +90,14 @@ double median_abs(const Eigen::VectorXd& r) {
   return quantile(v, 0.5);
 }
 
+/// The generation of a per-generation coefficient whose name ends in `suffix` ("hopper.gemm_fp8",
+/// ".gemm_fp8"); none for any other.
+std::optional<GpuArch> generation_coefficient(const ProfileParameter& p, std::string_view suffix) {
+  const auto dot = p.name.find('.');
+  if (dot == std::string::npos || std::string_view(p.name).substr(dot) != suffix) return std::nullopt;
+  return parse_gpu_arch(p.name.substr(0, dot));
+}
+
 /// Whether the data can inform parameter `p`: a generation's coefficients need runs on it (a
 /// fused-attention efficiency, runs with fused attention); the NIC efficiency multi-node runs or
 /// points; the collective latency points with a message size; collective points alone inform
@@ -95,11 +106,11 @@ bool informed(const ProfileParameter& p, const std::vector<Scenario>& runs, cons
   const auto dot = p.name.find('.');
   if (dot != std::string::npos) {
     const auto arch = parse_gpu_arch(p.name.substr(0, dot));
-    const bool attention = p.name.compare(dot, std::string::npos, ".flash_attention") == 0;
-    const bool fp8 = p.name.compare(dot, std::string::npos, ".gemm_fp8") == 0;
+    const bool attention = generation_coefficient(p, ".flash_attention").has_value();
+    const bool fp8 = generation_coefficient(p, ".gemm_fp8").has_value();
     return arch && std::any_of(runs.begin(), runs.end(), [&](const Scenario& s) {
              return s.cluster.gpu.arch == *arch && (!attention || s.plan.flash_attention) &&
-                    (!fp8 || s.precision == Precision::FP8 || s.precision == Precision::MXFP8);
+                    (!fp8 || is_8bit_gemm(s.precision));
            });
   }
   if (p.name == "nic_efficiency")
@@ -203,9 +214,9 @@ namespace {
 ComputeProfile with_fitted_fp8_apart(const ComputeProfile& start, const std::vector<const ProfileParameter*>& params) {
   ComputeProfile p = start;
   for (const auto* q : params) {
-    const auto dot = q->name.find('.');
-    if (dot == std::string::npos || q->name.compare(dot, std::string::npos, ".gemm_fp8") != 0) continue;
-    auto& e = p.of(*parse_gpu_arch(q->name.substr(0, dot)));
+    const auto arch = generation_coefficient(*q, ".gemm_fp8");
+    if (!arch) continue;
+    auto& e = p.of(*arch);
     if (!e.fp8_apart) e.gemm_fp8 = e.gemm;
     e.fp8_apart = true;
   }

@@ -30,8 +30,10 @@ double peak_flops(const OpContext& c) {
 
 Time launch_overhead(const ComputeProfile& p, int kernels) { return Time::from_us(p.kernel_overhead_us * kernels); }
 
+bool is_8bit_gemm(Precision p) { return p == Precision::FP8 || p == Precision::MXFP8; }
+
 double gemm_efficiency(const ArchEfficiency& eff, Precision p) {
-  return eff.fp8_apart && (p == Precision::FP8 || p == Precision::MXFP8) ? eff.gemm_fp8 : eff.gemm;
+  return eff.fp8_apart && is_8bit_gemm(p) ? eff.gemm_fp8 : eff.gemm;
 }
 
 namespace {

@@ -22,8 +22,11 @@ struct OpContext {
   Precision precision = Precision::BF16;
 };
 
-/// The GEMM efficiency of a precision: the profile's `gemm_fp8` for 8-bit GEMMs (FP8, MXFP8)
-/// when the profile sets it apart, its `gemm` otherwise.
+/// Whether GEMMs in `p` are the 8-bit ones `gemm_fp8` is for (FP8, MXFP8).
+bool is_8bit_gemm(Precision p);
+
+/// The GEMM efficiency of a precision: the profile's `gemm_fp8` for 8-bit GEMMs when the profile
+/// sets it apart, its `gemm` otherwise.
 double gemm_efficiency(const ArchEfficiency& eff, Precision p);
 
 /// GEMM time: each SM computes one output tile per wave; time = waves x tile time, where a
