@@ -2,8 +2,10 @@
 // and where they must differ (overlap, uneven stages, schedules).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "../support/shipped_catalog.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
@@ -200,5 +202,46 @@ TEST_SUITE("step") {
     const auto e = r.as_estimate();
     CHECK(e.step == r.step);
     CHECK(e.memory.total().value == r.estimate.memory.total().value);
+  }
+
+  TEST_CASE("a stage's communication busy time is the union of its communication slices") {
+    // TP collectives, pipeline sends and overlapped data-parallel buckets of one stage overlap
+    // one another in time; the union is worked out here from the timeline by sorting all of a
+    // stage's communication slices together.
+    int overlapping = 0;  // stages whose streams overlap (their union is less than the sum)
+    for (const std::string& extra :
+         {std::string("  schedule: 1f1b\n"), std::string("  schedule: zero-bubble\n  zero: 1\n"),
+          std::string("  schedule: interleaved\n  vpp: 2\n  recompute: full\n")}) {
+      CAPTURE(extra);
+      const Scenario s = scenario(128, plan(4, 4, 8, 8, "  sequence_parallel: true\n" + extra));
+      const auto r = simulate_step(s, ComputeProfile{});
+      REQUIRE(r.stages.size() == 4);
+      for (std::size_t stage = 0; stage < r.stages.size(); ++stage) {
+        std::vector<std::pair<Time, Time>> iv;
+        for (const auto& sl : r.timeline) {
+          const auto& tr = r.tracks[static_cast<std::size_t>(sl.track)];
+          if (tr.stage == static_cast<int>(stage) && tr.stream != StreamKind::Compute && sl.end > sl.start)
+            iv.push_back({sl.start, sl.end});
+        }
+        std::sort(iv.begin(), iv.end());
+        Time sum{0}, busy{0}, cur_s{-1}, cur_e{-1};
+        for (const auto& [a, b] : iv) {
+          sum += b - a;
+          if (a > cur_e) {
+            busy += cur_e - cur_s;
+            cur_s = a;
+            cur_e = b;
+          } else {
+            cur_e = std::max(cur_e, b);
+          }
+        }
+        busy += cur_e - cur_s;
+        CAPTURE(stage);
+        CHECK(busy.ns > 0);
+        CHECK(r.stages[stage].comm_busy == busy);
+        if (sum > busy) ++overlapping;
+      }
+    }
+    CHECK(overlapping >= 2);
   }
 }

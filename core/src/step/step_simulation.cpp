@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <iterator>
 #include <limits>
 #include <string>
 
@@ -483,17 +484,28 @@ int stage_utilisation(StepResult& res, const StepGraph& g, int p) {
   const auto& eng = g.eng;
   const std::size_t n = eng.tasks();
   res.stages.resize(static_cast<std::size_t>(p));
-  std::vector<std::vector<std::pair<Time, Time>>> comm_iv(static_cast<std::size_t>(p));
+  // Each stage's communication intervals, one list per stream (TP, PP, DP). A stream runs its
+  // tasks one after another in the order they were added (task id order), so each list comes
+  // out sorted by start and by end, and a stage's three lists merge in linear time into the
+  // order a sort would give.
+  constexpr std::size_t kCommStreams = 3;
+  using Interval = std::pair<Time, Time>;
+  thread_local std::vector<std::vector<Interval>> comm_iv;
+  thread_local std::vector<Interval> merged, both;
+  comm_iv.resize(static_cast<std::size_t>(p) * kCommStreams);
+  for (auto& v : comm_iv) v.clear();
   for (std::size_t i = 0; i < n; ++i) {
     const auto id = static_cast<des::TaskId>(i);
     if (eng.stream_of(id) < 0) continue;
-    auto& su = res.stages[static_cast<std::size_t>(g.info[i].rank)];
+    const TaskInfo& ti = g.info[i];
+    auto& su = res.stages[static_cast<std::size_t>(ti.rank)];
     const Time d = eng.end(id) - eng.start(id);
     su.end = std::max(su.end, eng.end(id));
-    if (g.info[i].stream == StreamKind::Compute)
+    if (ti.stream == StreamKind::Compute)
       su.compute_busy += d;
     else if (d.ns > 0)
-      comm_iv[static_cast<std::size_t>(g.info[i].rank)].push_back({eng.start(id), eng.end(id)});
+      comm_iv[static_cast<std::size_t>(ti.rank) * kCommStreams + static_cast<std::size_t>(ti.stream) - 1].push_back(
+          {eng.start(id), eng.end(id)});
   }
   int crit = 0;
   for (int r = 0; r < p; ++r) {
@@ -501,10 +513,13 @@ int stage_utilisation(StepResult& res, const StepGraph& g, int p) {
     su.stage = r;
     su.compute_utilisation =
         res.step.ns > 0 ? static_cast<double>(su.compute_busy.ns) / static_cast<double>(res.step.ns) : 0;
-    auto& iv = comm_iv[static_cast<std::size_t>(r)];
-    std::sort(iv.begin(), iv.end());
+    const auto* lists = &comm_iv[static_cast<std::size_t>(r) * kCommStreams];
+    both.clear();
+    std::merge(lists[0].begin(), lists[0].end(), lists[1].begin(), lists[1].end(), std::back_inserter(both));
+    merged.clear();
+    std::merge(both.begin(), both.end(), lists[2].begin(), lists[2].end(), std::back_inserter(merged));
     Time cur_s{-1}, cur_e{-1};
-    for (const auto& [a, b] : iv) {
+    for (const auto& [a, b] : merged) {
       if (a > cur_e) {
         if (cur_e > cur_s) su.comm_busy += cur_e - cur_s;
         cur_s = a;
