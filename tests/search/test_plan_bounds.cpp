@@ -140,6 +140,47 @@ TEST_CASE("planner: the shape lower bound never exceeds the step of a plan of th
   CHECK(tight > compared / 20);
 }
 
+TEST_CASE(
+    "estimate: a stage's TP time without sequence parallelism, asked beside the estimate, is a second "
+    "estimate's") {
+  // The bound takes both TP times from one estimate_stage_times call; they must be exactly what
+  // an estimate of the plan with sequence parallelism off gives, TP overlap and recompute included.
+  const ComputeProfile& profile = catalog().profile;
+  int compared = 0, differ = 0;
+  for (const auto& [model, gpu, gpus, batch] :
+       {std::tuple<const char*, const char*, std::int64_t, std::int64_t>{"llama3-70b", "H800", 64, 256},
+        {"llama3-70b", "GB200", 144, 288},
+        {"mixtral-8x7b", "H100", 64, 256},
+        {"llama3-8b", "A100-80G", 32, 256}}) {
+    Scenario s = scenario(model, gpu, gpus, batch);
+    s.cluster = cluster(gpu);
+    s.cluster.gpus = gpus;
+    for (const int tp : {2, 4, 8, 16})
+      for (const int pp : {1, 2, 4})
+        for (const bool overlap : {false, true})
+          for (const Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+            if (gpus % (tp * pp) != 0 || s.model.heads % tp != 0) continue;
+            Scenario x = with_plan(s, {tp, 1, pp, gpus / (tp * pp), 1, batch, 1, Schedule::OneFOneB, true, 1, rc});
+            x.plan.overlap_tp_comm = overlap;
+            std::vector<Time> without;
+            const std::vector<StageTimes> with_sp = estimate_stage_times(x, profile, &without);
+            x.plan.sequence_parallel = false;
+            const std::vector<StageTimes> second = estimate_stage_times(x, profile);
+            CAPTURE(model);
+            CAPTURE(plan_label(x.plan));
+            REQUIRE(without.size() == second.size());
+            REQUIRE(with_sp.size() == second.size());
+            for (std::size_t i = 0; i < second.size(); ++i) {
+              CHECK(without[i].ns == second[i].tp_comm.ns);
+              if (with_sp[i].tp_comm != second[i].tp_comm) ++differ;
+              ++compared;
+            }
+          }
+  }
+  CHECK(compared > 200);
+  CHECK(differ > compared / 4);  // sequence parallelism does change the TP time
+}
+
 TEST_CASE("planner: pruning against every count's and type's lists keeps what the unpruned search keeps") {
   // Eight counts of two GPU types: the second pass prunes items against each other's lists.
   for (const bool deadline : {false, true}) {

@@ -393,6 +393,9 @@ struct EstimateInputs {
   /// Rank placement, Megatron order tp-cp-dp-pp (TP innermost): consecutive members of a DP
   /// group are tp*cp ranks apart (collective_time turns strides into node placement).
   std::int64_t dp_stride = 1;
+  /// Also cost each layer's TP collectives as without sequence parallelism (LayerCost's
+  /// tp_without_sp; the planner's bound takes the cheaper of the two).
+  bool tp_without_sp = false;
 
   /// One collective on the cluster model built once for this estimate.
   Time coll(CollectiveKind op, std::int64_t ranks, std::int64_t stride, Bytes bytes) const {
@@ -424,6 +427,7 @@ EstimateInputs estimate_inputs(const Scenario& s, const ComputeProfile& prof) {
 /// One layer, one micro-batch.
 struct LayerCost {
   Time fwd, bwd, bwd_input, recompute, tp, cp, ep;
+  Time tp_without_sp;  ///< tp with sequence parallelism off (only when asked: EstimateInputs)
   // Kernels the host issues per micro-batch (compute kernels and collective calls), forward
   // and backward; recompute issues the forward's again.
   double kernels_f = 0, kernels_b = 0;
@@ -535,18 +539,22 @@ void layer_comm(const EstimateInputs& in, LayerCost& c, const LayerGemms& gemms,
   // parallelism each becomes an all-gather + reduce-scatter pair of the same volume.
   if (p.tp > 1) {
     const Bytes act{in.T * in.h * in.elt};
-    Time ag, rs;
-    if (p.sequence_parallel) {
-      ag = in.coll(CollectiveKind::AllGather, p.tp, 1, act);
-      rs = in.coll(CollectiveKind::ReduceScatter, p.tp, 1, act);
-    } else {  // an all-reduce is a reduce-scatter and an all-gather of the same volume
-      const Time all_reduce = in.coll(CollectiveKind::AllReduce, p.tp, 1, act);
-      ag = Time{all_reduce.ns / 2};
-      rs = all_reduce - ag;
-    }
-    c.tp = p.overlap_tp_comm ? tp_overlap_exposed(ag, rs, gemms.fwd, gemms.bwd_in + gemms.bwd_w, p.recompute,
-                                                  tp_overlap_sm_share(in.s.cluster.gpu.sm_count))
-                             : (ag + rs) * tp_collectives_per_layer(p.recompute);
+    auto tp_time = [&](bool sequence_parallel) {
+      Time ag, rs;
+      if (sequence_parallel) {
+        ag = in.coll(CollectiveKind::AllGather, p.tp, 1, act);
+        rs = in.coll(CollectiveKind::ReduceScatter, p.tp, 1, act);
+      } else {  // an all-reduce is a reduce-scatter and an all-gather of the same volume
+        const Time all_reduce = in.coll(CollectiveKind::AllReduce, p.tp, 1, act);
+        ag = Time{all_reduce.ns / 2};
+        rs = all_reduce - ag;
+      }
+      return p.overlap_tp_comm ? tp_overlap_exposed(ag, rs, gemms.fwd, gemms.bwd_in + gemms.bwd_w, p.recompute,
+                                                    tp_overlap_sm_share(in.s.cluster.gpu.sm_count))
+                               : (ag + rs) * tp_collectives_per_layer(p.recompute);
+    };
+    c.tp = tp_time(p.sequence_parallel);
+    if (in.tp_without_sp) c.tp_without_sp = p.sequence_parallel ? tp_time(false) : c.tp;
     const double calls = p.sequence_parallel ? 4 : 2;  // per direction
     c.kernels_f += calls;
     c.kernels_b += calls;
@@ -628,12 +636,14 @@ void apply_host_floor(const ComputeProfile& prof, const ParallelPlan& p, StageTi
 
 /// Per-micro-batch times of every pipeline stage: its layers, the embedding on the first, the
 /// logits and loss on the last, the host floor and the per-micro-batch overhead.
-std::vector<StageTimes> stage_times(const EstimateInputs& in) {
+/// `tp_without_sp` (when in.tp_without_sp): each stage's tp_comm with sequence parallelism off.
+std::vector<StageTimes> stage_times(const EstimateInputs& in, std::vector<Time>* tp_without_sp = nullptr) {
   const auto& m = in.s.model;
   const auto& p = in.s.plan;
   const double T = in.T, h = in.h, t = in.t, elt = in.elt;
   const auto stage_layers = layers_per_stage(m.layers, p.pp);
   std::vector<StageTimes> stages(stage_layers.size());
+  if (tp_without_sp) tp_without_sp->assign(stage_layers.size(), Time{0});
   // Dense layers cost the same: compute one and reuse (the planner calls this millions of times).
   const LayerCost dense_cost = layer_cost(in, 0);
   const LayerCost moe_cost = m.moe ? layer_cost(in, m.moe->dense_layers) : dense_cost;
@@ -648,7 +658,8 @@ std::vector<StageTimes> stage_times(const EstimateInputs& in) {
     st.layers = stage_layers[i];
     // Dense layers cost alike, and so do MoE layers: multiply by their counts in the stage.
     const int moe_here = m.moe ? std::max(0, layer + st.layers - std::max(layer, m.moe->dense_layers)) : 0;
-    auto add = [&st](const LayerCost& c, int count) {
+    Time* tp_alt = tp_without_sp ? &(*tp_without_sp)[i] : nullptr;
+    auto add = [&st, tp_alt](const LayerCost& c, int count) {
       st.forward += c.fwd * count;
       st.backward += c.bwd * count;
       st.backward_input += c.bwd_input * count;
@@ -656,6 +667,7 @@ std::vector<StageTimes> stage_times(const EstimateInputs& in) {
       st.tp_comm += c.tp * count;
       st.cp_comm += c.cp * count;
       st.ep_comm += c.ep * count;
+      if (tp_alt) *tp_alt += c.tp_without_sp * count;
     };
     add(dense_cost, st.layers - moe_here);
     add(moe_cost, moe_here);
@@ -680,7 +692,9 @@ std::vector<StageTimes> stage_times(const EstimateInputs& in) {
                      memory_bound_time(in.ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
       st.backward_input += bi;
       if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
-        st.tp_comm += in.coll(CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}) * 3;
+        const Time ce = in.coll(CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}) * 3;
+        st.tp_comm += ce;
+        if (tp_alt) *tp_alt += ce;
       }
       kernels_f += 5;
       kernels_b += 4;
@@ -796,8 +810,11 @@ void finish_estimate(const Scenario& s, const ComputeProfile& prof, StepEstimate
 
 }  // namespace
 
-std::vector<StageTimes> estimate_stage_times(const Scenario& s, const ComputeProfile& prof) {
-  return stage_times(estimate_inputs(s, prof));
+std::vector<StageTimes> estimate_stage_times(const Scenario& s, const ComputeProfile& prof,
+                                             std::vector<Time>* tp_comm_without_sp) {
+  EstimateInputs in = estimate_inputs(s, prof);
+  in.tp_without_sp = tp_comm_without_sp != nullptr;
+  return stage_times(in, tp_comm_without_sp);
 }
 
 StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {

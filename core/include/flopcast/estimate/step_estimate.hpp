@@ -60,8 +60,12 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& profile);
 
 /// estimate_step(s, profile).stages alone: the per-stage times without the step's pipeline,
 /// data-parallel, optimizer and memory terms (the planner's lower bound needs only these, and
-/// the data-parallel group's network share is the costliest part of a cold estimate).
-std::vector<StageTimes> estimate_stage_times(const Scenario& s, const ComputeProfile& profile);
+/// the data-parallel group's network share is the costliest part of a cold estimate). When
+/// `tp_comm_without_sp` is given it receives each stage's tp_comm as it would be with sequence
+/// parallelism off and the rest of the plan as it is (the same sums as a second estimate of
+/// that plan, without the second estimate).
+std::vector<StageTimes> estimate_stage_times(const Scenario& s, const ComputeProfile& profile,
+                                             std::vector<Time>* tp_comm_without_sp = nullptr);
 
 /// TP/SP collective calls one layer makes per micro-batch: 2 in the forward pass (after
 /// attention and after the MLP), 2 in the backward pass, and 2 more when full recompute replays
