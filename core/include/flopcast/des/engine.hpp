@@ -40,13 +40,14 @@ class Engine {
   /// A task of `duration` (standalone) appended to `stream` (-1: no stream, starts when its
   /// dependencies are done), sharing `link` (-1: none) while it runs.
   TaskId add_task(int stream, Time duration, int link = -1);
-  /// `task` starts only after `before` has finished.
+  /// `task` starts only after `before` has finished. Both are tasks already added (a negative
+  /// id, or the same task twice, adds nothing).
   void add_dependency(TaskId task, TaskId before);
   /// Reserves room for `tasks` tasks and `edges` dependencies (optional).
   void reserve(std::size_t tasks, std::size_t edges);
 
-  /// Runs every task. Returns false when some task could not run (a dependency cycle or a
-  /// stream order that contradicts the dependencies); those tasks keep start = end = -1.
+  /// Runs every task, once per engine. Returns false when some task could not run (a dependency
+  /// cycle or a stream order that contradicts the dependencies); those tasks keep start = end = -1.
   bool run();
 
   std::size_t tasks() const { return tasks_.size(); }
@@ -114,6 +115,7 @@ class Engine {
   EventQueue<Event> queue_;
   Time makespan_{0};
   std::uint64_t events_ = 0;
+  std::size_t finished_ = 0;  ///< tasks finished by run()
 };
 
 }  // namespace flopcast::des
