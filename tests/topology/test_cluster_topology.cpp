@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "../support/fixtures.hpp"
 #include "flopcast/topology/cluster_topology.hpp"
@@ -120,4 +121,44 @@ TEST_CASE("topology: a GPU without NVLink falls back to PCIe inside the node") {
   const auto r = t.gpu_route(0, 1);
   REQUIRE(r.size() == 2);
   CHECK(t.links()[static_cast<std::size_t>(r[0])].kind == LinkKind::PcieToRoot);
+}
+
+TEST_CASE("topology: a route never reads another topology's switch trees") {
+  // Each thread remembers the last switch tree it read. Two topologies of different sizes
+  // number their vertices differently, so a leaf of one can have the vertex id of a leaf of the
+  // other: routing from it in one right after the other must use its own tree. Each route is
+  // checked to be a chain of this topology's links from one NIC to the other. The same runs
+  // with a topology built where a freed one was (under AddressSanitizer, reading a freed tree
+  // is a use after free).
+  TopologyOptions o;
+  o.nodes_per_leaf = 1;  // every node its own leaf: every route between nodes crosses the spine
+  auto chain_ok = [](const ClusterTopology& t, std::int64_t a, int ka, std::int64_t b, int kb) {
+    const auto r = t.nic_route(a, ka, b, kb);
+    std::int32_t at = t.nic_vertex(a, ka);
+    bool ok = r.size() == 4;  // NIC -> leaf -> spine -> leaf -> NIC
+    for (const std::int32_t l : r) {
+      const TopoLink& link = t.links()[static_cast<std::size_t>(l)];
+      ok = ok && link.from == at;
+      at = link.to;
+    }
+    return ok && at == t.nic_vertex(b, kb);
+  };
+  int shared_ids = 0;
+  for (int rebuilt = 0; rebuilt < 2; ++rebuilt) {
+    const ClusterTopology big(a100(), dgx_a100(2.0), 64, o);
+    const ClusterTopology small(a100(), dgx_a100(2.0), 48, o);
+    for (std::int64_t n = 0; n < big.nodes(); ++n)
+      for (int k = 0; k < 8; ++k)
+        for (std::int64_t m = 0; m < small.nodes(); ++m)
+          for (int j = 0; j < 8; ++j) {
+            if (big.leaf_of(n, k) != small.leaf_of(m, j)) continue;
+            ++shared_ids;
+            CAPTURE(n);
+            CAPTURE(m);
+            CHECK(chain_ok(big, n, k, (n + 1) % big.nodes(), k));
+            CHECK(chain_ok(small, m, j, (m + 1) % small.nodes(), j));
+            CHECK(chain_ok(big, n, k, (n + 2) % big.nodes(), k));
+          }
+  }
+  CHECK(shared_ids > 0);  // the sizes were chosen so that some leaves share a vertex id
 }

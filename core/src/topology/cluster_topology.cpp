@@ -1,6 +1,8 @@
 #include "flopcast/topology/cluster_topology.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <unordered_map>
 
@@ -142,6 +144,10 @@ struct ClusterTopology::Impl {
   std::vector<std::int32_t> leaf_up, leaf_down;  // per leaf
 
   mutable std::mutex mu;
+  // This topology among every one built in the process (never reused): a thread's memo of the
+  // last tree it read (preds_from) is keyed by it, as an address may be reused after a topology
+  // is gone.
+  const std::uint64_t serial = next_serial();
   // The link into a switch vertex on a breadth-first tree, and the vertex it comes from.
   struct SwitchPred {
     std::int32_t link = -1;  // -1: none (the root, or not reached)
@@ -193,6 +199,11 @@ struct ClusterTopology::Impl {
 
   void build();
   const std::vector<SwitchPred>& preds_from(std::int32_t source_leaf) const;
+  const std::vector<SwitchPred>& tree_from(std::int32_t source_leaf) const;  // under the lock, built once
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> n{0};
+    return ++n;
+  }
   void intra_route(std::int64_t a, std::int64_t b, std::vector<std::int32_t>& out) const;
 };
 
@@ -335,6 +346,22 @@ void ClusterTopology::Impl::build() {
 
 const std::vector<ClusterTopology::Impl::SwitchPred>& ClusterTopology::Impl::preds_from(
     std::int32_t source_leaf) const {
+  // Routes come in runs from one leaf (a ring's consecutive hops): this thread's last answer,
+  // without the lock and the lookup. The trees are never removed, so the reference stays valid
+  // while the topology lives, and a topology's serial is never reused after it is gone.
+  struct LastTree {
+    std::uint64_t serial = 0;
+    std::int32_t leaf = -1;
+    const std::vector<SwitchPred>* preds = nullptr;
+  };
+  thread_local LastTree last;
+  if (last.preds && last.serial == serial && last.leaf == source_leaf) return *last.preds;
+  const std::vector<SwitchPred>& found = tree_from(source_leaf);
+  last = {serial, source_leaf, &found};
+  return found;
+}
+
+const std::vector<ClusterTopology::Impl::SwitchPred>& ClusterTopology::Impl::tree_from(std::int32_t source_leaf) const {
   std::lock_guard lock(mu);
   auto it = bfs_pred.find(source_leaf);
   if (it != bfs_pred.end()) return it->second;

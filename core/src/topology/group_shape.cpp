@@ -50,20 +50,30 @@ std::int64_t block_base(const Layout& l, std::int64_t blk) {
 
 }  // namespace
 
-std::vector<std::int64_t> place_group(const GroupShape& s, std::int64_t index, int gpus_per_node,
-                                      std::int64_t total_gpus) {
+bool place_group_into(const GroupShape& s, std::int64_t index, int gpus_per_node, std::int64_t total_gpus,
+                      std::vector<std::int64_t>& out) {
   const Layout l = layout_of(s, gpus_per_node);
   const std::int64_t lane = index % l.lanes;
   const std::int64_t base = block_base(l, index / l.lanes);
-  std::vector<std::int64_t> out;
+  out.clear();
   out.reserve(static_cast<std::size_t>(s.ranks));
   for (std::int64_t j = 0; j < s.ranks; ++j) {
     const std::int64_t node = base + (j / s.ranks_per_node) * l.stride;
     const std::int64_t local = lane * s.ranks_per_node + j % s.ranks_per_node;
     const std::int64_t gpu = node * gpus_per_node + local;
-    if (local >= gpus_per_node || gpu >= total_gpus) return {};
+    if (local >= gpus_per_node || gpu >= total_gpus) {
+      out.clear();
+      return false;
+    }
     out.push_back(gpu);
   }
+  return true;
+}
+
+std::vector<std::int64_t> place_group(const GroupShape& s, std::int64_t index, int gpus_per_node,
+                                      std::int64_t total_gpus) {
+  std::vector<std::int64_t> out;
+  place_group_into(s, index, gpus_per_node, total_gpus, out);
   return out;
 }
 

@@ -162,9 +162,10 @@ GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& s
   flows.uses.clear();
   FlowRouter router(topo, flows);
   std::vector<std::size_t> first_flow{0};
+  thread_local std::vector<std::int64_t> members;
   for (std::int64_t i = 0; i < out.groups; ++i) {
-    const auto members = place_group(shape, i, g, topo.gpus());
-    FLOPCAST_ASSERT(!members.empty(), "placed group does not fit");
+    const bool fits = place_group_into(shape, i, g, topo.gpus(), members);
+    FLOPCAST_ASSERT(fits, "placed group does not fit");
     if (i == 0) {
       std::vector<std::int64_t> ds;
       for (std::int64_t m : members) ds.push_back(topo.domain_of(m));

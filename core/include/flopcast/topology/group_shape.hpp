@@ -30,6 +30,10 @@ std::string check_group_shape(const GroupShape& shape, int gpus_per_node, std::i
 /// the group does not fit the cluster. Precondition: check_group_shape() is "".
 std::vector<std::int64_t> place_group(const GroupShape& shape, std::int64_t index, int gpus_per_node,
                                       std::int64_t total_gpus);
+/// place_group() into `out` (its storage reused; left empty when the group does not fit);
+/// returns whether it fits.
+bool place_group_into(const GroupShape& shape, std::int64_t index, int gpus_per_node, std::int64_t total_gpus,
+                      std::vector<std::int64_t>& out);
 
 /// How many groups of `shape` fit the cluster at once under place_group()'s layout.
 std::int64_t max_concurrent_groups(const GroupShape& shape, int gpus_per_node, std::int64_t total_gpus);
