@@ -46,6 +46,14 @@ ClusterSpec cluster(const std::string& gpu) {
   return c;
 }
 
+/// scenario() on `gpus` GPUs of the GPU's default cluster (fabric and node size from the catalog).
+Scenario scenario_on(const std::string& model, const std::string& gpu, std::int64_t gpus, std::int64_t batch) {
+  Scenario s = scenario(model, gpu, gpus, batch);
+  s.cluster = cluster(gpu);
+  s.cluster.gpus = gpus;
+  return s;
+}
+
 detail::Axes axes() {
   detail::Axes a;
   a.tp = {1, 2, 4, 8};
@@ -103,9 +111,7 @@ TEST_CASE("planner: the shape lower bound never exceeds the step of a plan of th
         {"llama3-70b", "B200", 128, 512},
         {"llama3-70b", "A100-80G", 32, 64},
         {"llama3-70b", "GB200", 144, 576}}) {
-    Scenario s = scenario(model, gpu, gpus, batch);
-    s.cluster = cluster(gpu);
-    s.cluster.gpus = gpus;
+    Scenario s = scenario_on(model, gpu, gpus, batch);
     for (const int tp : a.tp)
       for (const int cp : a.cp)
         for (const int pp : a.pp)
@@ -152,9 +158,7 @@ TEST_CASE(
         {"llama3-70b", "GB200", 144, 288},
         {"mixtral-8x7b", "H100", 64, 256},
         {"llama3-8b", "A100-80G", 32, 256}}) {
-    Scenario s = scenario(model, gpu, gpus, batch);
-    s.cluster = cluster(gpu);
-    s.cluster.gpus = gpus;
+    Scenario s = scenario_on(model, gpu, gpus, batch);
     for (const int tp : {2, 4, 8, 16})
       for (const int pp : {1, 2, 4})
         for (const bool overlap : {false, true})
@@ -237,9 +241,7 @@ TEST_CASE("planner: the memory shortcuts, first stage and ZeRO-2 with SP for ZeR
         {"llama3-70b", "A100-80G", 32, 64},
         {"llama3-405b", "H100", 128, 256},
         {"llama3-405b", "B200", 64, 128}}) {
-    Scenario s = scenario(model, gpu, gpus, batch);
-    s.cluster = cluster(gpu);
-    s.cluster.gpus = gpus;
+    Scenario s = scenario_on(model, gpu, gpus, batch);
     for (const int tp : a.tp)
       for (const int pp : a.pp)
         for (const std::int64_t mb : a.mb) {
