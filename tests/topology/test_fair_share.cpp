@@ -198,3 +198,79 @@ TEST_CASE("topology: the flat fair share equals the straightforward progressive 
   CHECK(FlowTable{}.empty());
   CHECK(max_min_fair_share(FlowTable{}, std::vector<Bandwidth>{Bandwidth{1.0}}).rate.empty());
 }
+
+TEST_CASE("topology: a fair share of many copies of one component equals the straightforward filling bit for bit") {
+  // What network_share asks: the same group's flows once per rail, leaf or group, each copy on
+  // links of its own. The solver fills one copy per class and hands its rates to the others;
+  // the answer must not change by a bit. Near-copies (one capacity or weight different, a flow
+  // on one link more) must be solved as themselves.
+  std::mt19937_64 rng(20261202);
+  auto pick = [&](std::uint64_t n) { return static_cast<std::size_t>(rng() % n); };
+  const double caps[] = {10.0, 10.0, 25e9, 48e9, 3.0 / 7.0, 12.5e9};
+  const double weights[] = {1.0, 1.0, 0.5, 2.0, 1.0 / 3.0};
+  int near_copies = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    CAPTURE(trial);
+    // One component: flows over `n_links` links (flow 0 chains them all, so they connect).
+    const std::size_t n_links = 2 + pick(12);
+    std::vector<double> cap(n_links);
+    for (auto& c : cap) c = caps[pick(std::size(caps))];
+    std::vector<std::vector<LinkUse>> base(1 + pick(6));
+    for (std::size_t l = 0; l < n_links; ++l) base[0].push_back(LinkUse{static_cast<std::int32_t>(l), 1.0});
+    for (std::size_t f = 1; f < base.size(); ++f)
+      for (std::size_t k = 0, n = 1 + pick(5); k < n; ++k)
+        base[f].push_back(LinkUse{static_cast<std::int32_t>(pick(n_links)), weights[pick(std::size(weights))]});
+    // Copies on disjoint links, numbered in a shuffled order across the whole cluster; their flows
+    // interleaved (flow f of every copy, then flow f + 1) or one copy after another.
+    const std::size_t copies = 2 + pick(7);
+    std::vector<std::int32_t> slot(copies * n_links);
+    for (std::size_t i = 0; i < slot.size(); ++i) slot[i] = static_cast<std::int32_t>(i);
+    std::shuffle(slot.begin(), slot.end(), rng);
+    std::vector<Bandwidth> capacity(slot.size());
+    for (std::size_t c = 0; c < copies; ++c)
+      for (std::size_t l = 0; l < n_links; ++l)
+        capacity[static_cast<std::size_t>(slot[c * n_links + l])] = Bandwidth{cap[l]};
+    // Sometimes one copy differs a little.
+    const std::size_t odd = pick(copies);
+    const int change = static_cast<int>(pick(4));  // 0: none, 1: a capacity, 2: a weight, 3: one more use
+    auto copy_flow = [&](std::size_t c, std::size_t f) {
+      NetworkFlow out;
+      for (const LinkUse& u : base[f])
+        out.uses.push_back(LinkUse{slot[c * n_links + static_cast<std::size_t>(u.link)], u.weight});
+      if (c == odd && f == 0 && change == 2) out.uses.back().weight *= 1.5;
+      if (c == odd && f == base.size() - 1 && change == 3) out.uses.push_back(out.uses.front());
+      return out;
+    };
+    if (change == 1) capacity[static_cast<std::size_t>(slot[odd * n_links + pick(n_links)])].bytes_per_s *= 0.75;
+    near_copies += change != 0 ? 1 : 0;
+    std::vector<NetworkFlow> flows;
+    if (pick(2) == 0) {
+      for (std::size_t f = 0; f < base.size(); ++f)
+        for (std::size_t c = 0; c < copies; ++c) flows.push_back(copy_flow(c, f));
+    } else {
+      for (std::size_t c = 0; c < copies; ++c)
+        for (std::size_t f = 0; f < base.size(); ++f) flows.push_back(copy_flow(c, f));
+    }
+    // And a component of another shape sharing nothing with them, sometimes.
+    if (pick(2) == 0) {
+      capacity.push_back(Bandwidth{caps[pick(std::size(caps))]});
+      flows.push_back(NetworkFlow{{LinkUse{static_cast<std::int32_t>(capacity.size() - 1), 1.0}}});
+    }
+    FlowTable table;
+    for (const auto& f : flows) {
+      table.uses.insert(table.uses.end(), f.uses.begin(), f.uses.end());
+      table.end_flow();
+    }
+    const FairShare want = reference_fair_share(flows, capacity);
+    check_identical(max_min_fair_share(flows, capacity), want);
+    check_identical(max_min_fair_share(table, capacity), want);
+    const FairRates rates = max_min_fair_rates(table, 0, table.size(), capacity);
+    REQUIRE(rates.rate.size() == want.rate.size());
+    for (std::size_t f = 0; f < rates.rate.size(); ++f)
+      CHECK(same_bits(rates.rate[f].bytes_per_s, want.rate[f].bytes_per_s));
+    Bandwidth worst;
+    for (const Bandwidth& b : want.link_load) worst = std::max(worst, b);
+    CHECK(same_bits(rates.worst_link_load.bytes_per_s, worst.bytes_per_s));
+  }
+  CHECK(near_copies > 100);
+}

@@ -7,7 +7,9 @@
 /// (Bertsekas & Gallager, "Data Networks", 2nd ed., sec. 6.5.2): every unfrozen flow grows at
 /// the same pace until some link is full; the flows crossing it freeze; repeat. The result is
 /// the unique max-min fair allocation: no flow can go faster without slowing a flow that is
-/// already no faster than it.
+/// already no faster than it. Components of the problem that are exact copies of each other
+/// (a cluster's concurrent groups, rail by rail, leaf by leaf) are filled once: the answer is
+/// bit for bit that of filling them all.
 #include <cstdint>
 #include <span>
 #include <vector>
