@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -95,4 +96,54 @@ TEST_CASE("topology: the memoised network share tells apart what the flows read"
   CHECK(same(b, network_share(over, g, 64, TrafficPattern::Ring)));
   CHECK(a.per_group.gbytes_per_s() == doctest::Approx(24.0));
   CHECK(b.per_group.gbytes_per_s() == doctest::Approx(12.0));
+}
+
+TEST_CASE("topology: network shares solved by translation equal every group routed, bit for bit") {
+  // Clusters of many scalable units, with and without a partial last unit or node, rail-optimized
+  // or not, oversubscribed, with 4 NICs, and GB200 trays in 72-GPU NVLink domains: the groups of
+  // the cells after the first are not routed, and every figure must be what routing them all gives.
+  std::vector<std::unique_ptr<ClusterTopology>> topos;
+  const GpuSpec h100 = fixtures::h100_nvlink();
+  topos.push_back(std::make_unique<ClusterTopology>(h100, fixtures::node8(400.0), 512, su(4)));
+  topos.push_back(std::make_unique<ClusterTopology>(h100, fixtures::node8(400.0), 520, su(4)));  // 65 nodes
+  topos.push_back(std::make_unique<ClusterTopology>(h100, fixtures::node8(400.0), 516, su(4)));  // half a node
+  topos.push_back(std::make_unique<ClusterTopology>(h100, fixtures::node8(400.0), 384, su(4, false)));
+  topos.push_back(std::make_unique<ClusterTopology>(h100, fixtures::node8(400.0, 8, 2.0), 448, su(2)));
+  topos.push_back(std::make_unique<ClusterTopology>(h100, fixtures::node8(400.0, 4, 3.0), 384, su(3)));
+  topos.push_back(std::make_unique<ClusterTopology>(fixtures::gb200_nvlink(), nvl72(800.0), 576, su(8)));
+  topos.push_back(std::make_unique<ClusterTopology>(fixtures::gb200_nvlink(), nvl72(800.0), 600, su(6)));
+  auto same_bits = [](Bandwidth a, Bandwidth b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  const TrafficPattern patterns[] = {TrafficPattern::Ring, TrafficPattern::AllToAll, TrafficPattern::OneWay};
+  int compared = 0, translated = 0;
+  for (const auto& t : topos) {
+    for (const std::int64_t ranks : {2, 4, 8, 16, 32, 64})
+      for (const int per_node : {1, 2, 4, 8})
+        for (const std::int64_t stride : {1, 2, 3, 5})
+          for (const std::int64_t concurrent : {1, 3, 16, 1000})
+            for (const TrafficPattern p : patterns) {
+              const GroupShape g{ranks, per_node, stride};
+              if (ranks % per_node != 0 || !check_group_shape(g, t->gpus_per_node(), t->gpus()).empty()) continue;
+              if (p == TrafficPattern::OneWay && ranks != 2) continue;
+              CAPTURE(t->gpus());
+              CAPTURE(t->gpus_per_node());
+              CAPTURE(ranks);
+              CAPTURE(per_node);
+              CAPTURE(stride);
+              CAPTURE(concurrent);
+              CAPTURE(to_string(p));
+              const GroupNetworkShare by_cells = network_share(*t, g, concurrent, p, ShareSolve::ByTranslation);
+              const GroupNetworkShare every = network_share(*t, g, concurrent, p, ShareSolve::EveryGroup);
+              CHECK(every.routed == every.groups);
+              CHECK(by_cells.groups == every.groups);
+              CHECK(by_cells.domains == every.domains);
+              CHECK(by_cells.channels == every.channels);
+              CHECK(same_bits(by_cells.per_group, every.per_group));
+              CHECK(same_bits(by_cells.alone, every.alone));
+              CHECK(same_bits(by_cells.worst_link_load, every.worst_link_load));
+              ++compared;
+              if (by_cells.routed < by_cells.groups) ++translated;
+            }
+  }
+  CHECK(compared > 1000);
+  CHECK(translated > 300);
 }

@@ -116,3 +116,40 @@ TEST_CASE("topology: group shapes that cannot exist are explained") {
   CHECK(check_group_shape({32, 8, 1}, 8, 16) == "the group's 32 ranks exceed the cluster's 16 GPUs");
   CHECK(check_group_shape({2, 1, 4}, 8, 16) == "a group of 2 ranks, 1 per node, node stride 4 does not fit 16 GPUs");
 }
+
+TEST_CASE("topology: the group layout repeats every period, moved by the period's nodes") {
+  // group_period(): group i + groups is group i with every member period.nodes nodes on, for
+  // every shape (several ranks per node, strides, groups of one node).
+  const int gpn = 8;
+  const std::int64_t total = 4096;
+  int checked = 0;
+  for (const std::int64_t ranks : {1, 2, 4, 8, 16, 24, 64})
+    for (const int per_node : {1, 2, 4, 8})
+      for (const std::int64_t stride : {1, 2, 3, 7}) {
+        const GroupShape s{ranks, per_node, stride};
+        if (!check_group_shape(s, gpn, total).empty()) continue;
+        const GroupPeriod p = group_period(s, gpn);
+        CAPTURE(ranks);
+        CAPTURE(per_node);
+        CAPTURE(stride);
+        REQUIRE(p.groups >= 1);
+        REQUIRE(p.nodes >= 1);
+        for (std::int64_t i = 0; i < 3 * p.groups; ++i) {
+          const Ranks a = place_group(s, i, gpn, total);
+          const Ranks b = place_group(s, i + p.groups, gpn, total);
+          if (a.empty() || b.empty()) break;
+          REQUIRE(a.size() == b.size());
+          for (std::size_t k = 0; k < a.size(); ++k) CHECK(b[k] == a[k] + p.nodes * gpn);
+          ++checked;
+        }
+        // The period is the shortest: the groups of one period occupy p.nodes nodes.
+        std::int64_t lo = total, hi = -1;
+        for (std::int64_t i = 0; i < p.groups; ++i)
+          for (const std::int64_t gpu : place_group(s, i, gpn, total)) {
+            lo = std::min(lo, gpu / gpn);
+            hi = std::max(hi, gpu / gpn);
+          }
+        if (hi >= 0) CHECK(hi - lo + 1 == p.nodes);
+      }
+  CHECK(checked > 500);
+}

@@ -70,6 +70,13 @@ bool place_group_into(const GroupShape& s, std::int64_t index, int gpus_per_node
   return true;
 }
 
+GroupPeriod group_period(const GroupShape& s, int gpus_per_node) {
+  // Blocks stride .. 2 x stride - 1 start span x stride nodes after blocks 0 .. stride - 1
+  // (block_base), each block holding `lanes` groups.
+  const Layout l = layout_of(s, gpus_per_node);
+  return GroupPeriod{l.stride * l.lanes, l.span_nodes * l.stride};
+}
+
 std::vector<std::int64_t> place_group(const GroupShape& s, std::int64_t index, int gpus_per_node,
                                       std::int64_t total_gpus) {
   std::vector<std::int64_t> out;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <unordered_map>
 
 #include "flopcast/units/assert.hpp"
@@ -147,13 +148,51 @@ class FlowRouter {
 
 }  // namespace
 
+namespace {
+
+// Groups [0, cells x cell_groups) fill `cells` cells of the cluster that are exact translations
+// of one another, network included: returns cells (0 or 1 when there is nothing to share) and
+// sets `cell_groups`. A cell is `cell_nodes` nodes, a multiple of the layout's period (the
+// groups repeat: group_period), of a leaf's nodes (so a cell has leaves of its own, all with
+// full uplinks) and of an NVLink domain's nodes; only nodes whose every GPU exists count. Each
+// link network_share() routes over (GPU<->NIC, NIC<->leaf, leaf<->spine) belongs to one GPU,
+// node or leaf, so cells share no link, their links match one to one with equal capacities,
+// and the routes are the same hop for hop (one spine: a route between two leaves is the first
+// leaf's uplink and the second's downlink). The groups after the cells lie on nodes after them.
+std::int64_t translated_cells(const ClusterTopology& topo, const GroupShape& shape, std::int64_t groups,
+                              std::int64_t& cell_groups) {
+  const int g = topo.gpus_per_node();
+  const GroupPeriod period = group_period(shape, g);
+  const std::int64_t domain_nodes = topo.domain_size() % g == 0 ? topo.domain_size() / g : 0;
+  const std::int64_t full_nodes = topo.gpus() / g;
+  if (domain_nodes < 1 || period.nodes < 1 || period.nodes > full_nodes) return 0;
+  std::int64_t cell_nodes = std::lcm(period.nodes, static_cast<std::int64_t>(topo.nodes_per_leaf()));
+  if (cell_nodes > full_nodes) return 0;
+  cell_nodes = std::lcm(cell_nodes, domain_nodes);
+  if (cell_nodes > full_nodes) return 0;
+  cell_groups = cell_nodes / period.nodes * period.groups;
+  return std::min(groups / cell_groups, full_nodes / cell_nodes);
+}
+
+}  // namespace
+
 GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& shape, std::int64_t concurrent,
-                                TrafficPattern pattern) {
+                                TrafficPattern pattern, ShareSolve how) {
   GroupNetworkShare out;
   const int g = topo.gpus_per_node();
   const std::int64_t fit = max_concurrent_groups(shape, g, topo.gpus());
   FLOPCAST_ASSERT(fit >= 1, "group shape does not fit the cluster (check_group_shape first)");
   out.groups = std::clamp<std::int64_t>(concurrent, 1, fit);
+
+  // The groups routed: all, or (when the first groups fill cells that are translations of one
+  // another) the first cell's and those after the cells. The max-min fair share of copies that
+  // share no link is the share of one of them, bit for bit (fair_share.hpp), so the groups of
+  // the other cells get exactly the rates of their counterparts in the first.
+  std::int64_t cell_groups = 0;
+  const std::int64_t cells = how == ShareSolve::EveryGroup ? 0 : translated_cells(topo, shape, out.groups, cell_groups);
+  const std::int64_t skip_from = cells >= 2 ? cell_groups : out.groups;
+  const std::int64_t skip_to = cells >= 2 ? cells * cell_groups : out.groups;
+  out.routed = out.groups - (skip_to - skip_from);
 
   // Per thread, kept from call to call: a large cluster's table has 10^5 uses, and fresh
   // arrays of that size cost more in page faults than the routing.
@@ -164,6 +203,8 @@ GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& s
   std::vector<std::size_t> first_flow{0};
   thread_local std::vector<std::int64_t> members;
   for (std::int64_t i = 0; i < out.groups; ++i) {
+    if (i == skip_from) i = skip_to;
+    if (i >= out.groups) break;
     const bool fits = place_group_into(shape, i, g, topo.gpus(), members);
     FLOPCAST_ASSERT(fits, "placed group does not fit");
     if (i == 0) {
@@ -175,8 +216,8 @@ GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& s
     router.add_group(members, pattern);
     if (i == 0) {
       // Every group has the same shape: as many flows and about as many link uses.
-      flows.uses.reserve(flows.uses.size() * static_cast<std::size_t>(out.groups) + flows.uses.size() / 4);
-      flows.start.reserve(flows.size() * static_cast<std::size_t>(out.groups) + 1);
+      flows.uses.reserve(flows.uses.size() * static_cast<std::size_t>(out.routed) + flows.uses.size() / 4);
+      flows.start.reserve(flows.size() * static_cast<std::size_t>(out.routed) + 1);
       // Channels per domain = flows per domain of the pattern.
       const auto n = static_cast<std::int64_t>(flows.size());
       const std::int64_t per = pattern == TrafficPattern::AllToAll && out.domains > 0 ? n / out.domains : n;
@@ -186,10 +227,10 @@ GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& s
   }
   if (flows.empty()) return out;
 
-  auto group_rate = [&](const FairRates& fs, std::int64_t i) {
+  // Routed group k's rate (the k-th routed, in order).
+  auto group_rate = [&](const FairRates& fs, std::size_t k) {
     double sum = 0.0;
-    for (std::size_t k = first_flow[static_cast<std::size_t>(i)]; k < first_flow[static_cast<std::size_t>(i) + 1]; ++k)
-      sum += fs.rate[k].bytes_per_s;
+    for (std::size_t f = first_flow[k]; f < first_flow[k + 1]; ++f) sum += fs.rate[f].bytes_per_s;
     if (pattern == TrafficPattern::AllToAll && out.domains > 0) sum /= static_cast<double>(out.domains);
     return sum;
   };
@@ -200,7 +241,7 @@ GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& s
       max_min_fair_rates(flows, std::span<const FlowRange>(problems, out.groups == 1 ? 1 : 2), topo.capacities());
   const FairRates& all = shares[0];
   double slowest = group_rate(all, 0);
-  for (std::int64_t i = 1; i < out.groups; ++i) slowest = std::min(slowest, group_rate(all, i));
+  for (std::size_t k = 1; k + 1 < first_flow.size(); ++k) slowest = std::min(slowest, group_rate(all, k));
   out.per_group = Bandwidth{slowest};
   out.worst_link_load = all.worst_link_load;
   out.alone = out.groups == 1 ? out.per_group : Bandwidth{group_rate(shares[1], 0)};
@@ -287,7 +328,7 @@ GroupNetworkShare network_share_cached(const ClusterTopology& topo, const GroupS
     if (it != cache.answers.end()) return it->second;
   }
   // Computed outside the lock: two threads asking at once both compute the same answer.
-  const GroupNetworkShare s = network_share(topo, shape, concurrent, pattern);
+  const GroupNetworkShare s = network_share(topo, shape, concurrent, pattern, ShareSolve::ByTranslation);
   std::lock_guard lock(cache.mu);
   if (cache.answers.size() >= kMaxShareAnswers) cache.answers.clear();
   cache.answers.try_emplace(key, s);

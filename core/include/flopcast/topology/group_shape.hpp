@@ -35,6 +35,14 @@ std::vector<std::int64_t> place_group(const GroupShape& shape, std::int64_t inde
 bool place_group_into(const GroupShape& shape, std::int64_t index, int gpus_per_node, std::int64_t total_gpus,
                       std::vector<std::int64_t>& out);
 
+/// How place_group()'s layout repeats: group `index + groups` is group `index` moved `nodes`
+/// nodes on (every member `nodes x gpus_per_node` GPUs on), for any index.
+struct GroupPeriod {
+  std::int64_t groups = 1;
+  std::int64_t nodes = 1;
+};
+GroupPeriod group_period(const GroupShape& shape, int gpus_per_node);
+
 /// How many groups of `shape` fit the cluster at once under place_group()'s layout.
 std::int64_t max_concurrent_groups(const GroupShape& shape, int gpus_per_node, std::int64_t total_gpus);
 

@@ -42,12 +42,24 @@ struct GroupNetworkShare {
   Bandwidth per_group;
   Bandwidth alone;            ///< per_group with the group alone on the cluster
   Bandwidth worst_link_load;  ///< highest load on any network link (for reports)
+  /// Groups routed and solved; the others are translations of routed ones (network_share()).
+  std::int64_t routed = 0;
+};
+
+/// How network_share() finds the groups' rates.
+enum class ShareSolve {
+  /// Groups that fill stretches of the cluster that are translations of one another, network
+  /// included, are routed and solved in the first stretch only: the others get the same rates,
+  /// bit for bit.
+  ByTranslation,
+  /// Every group routed and solved (the reference ByTranslation must equal).
+  EveryGroup,
 };
 
 /// Places `concurrent` groups of `shape` (place_group()) on `topo`, routes their flows and
 /// shares the links max-min fairly. Precondition: check_group_shape() is "".
 GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& shape, std::int64_t concurrent,
-                                TrafficPattern pattern);
+                                TrafficPattern pattern, ShareSolve how = ShareSolve::ByTranslation);
 
 /// network_share() memoised for the whole process (thread-safe): the same answer, computed once
 /// per question. The key is what network_share() reads of the topology (GPU count, node size,
