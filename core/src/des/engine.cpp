@@ -35,6 +35,7 @@ struct Engine::Spare {
   std::vector<Task> tasks;
   std::vector<std::pair<TaskId, TaskId>> edges;
   std::vector<std::int32_t> succ_begin, succ;
+  std::vector<TaskId> unstreamed;
   std::vector<EventQueue<Event>::Event> heap;
 
   static Spare& of_this_thread() {
@@ -49,6 +50,7 @@ Engine::Engine() {
   take(edges_, s.edges);
   take(succ_begin_, s.succ_begin);
   take(succ_, s.succ);
+  take(unstreamed_, s.unstreamed);
   queue_.swap_storage(s.heap);
 }
 
@@ -58,6 +60,7 @@ Engine::~Engine() {
   give(edges_, s.edges);
   give(succ_begin_, s.succ_begin);
   give(succ_, s.succ);
+  give(unstreamed_, s.unstreamed);
   if (queue_.capacity() > s.heap.capacity()) queue_.swap_storage(s.heap);
 }
 
@@ -78,6 +81,7 @@ TaskId Engine::add_task(int stream, Time duration, int link) {
   t.link = link;
   tasks_.push_back(t);
   const auto id = static_cast<TaskId>(tasks_.size() - 1);
+  if (stream < 0) unstreamed_.push_back(id);
   if (stream >= 0) {
     Stream& s = streams_[static_cast<std::size_t>(stream)];
     if (s.tail == kNoTask)
@@ -198,8 +202,8 @@ bool Engine::run() {
   finished_ = 0;
   makespan_ = Time{0};
   const Time zero{0};
-  for (std::size_t i = 0; i < n; ++i)
-    if (tasks_[i].stream < 0 && tasks_[i].pending == 0) begin(static_cast<TaskId>(i), zero);
+  for (const TaskId t : unstreamed_)
+    if (tasks_[static_cast<std::size_t>(t)].pending == 0) begin(t, zero);
   for (std::size_t s = 0; s < streams_.size(); ++s) try_start(static_cast<int>(s), zero);
   std::vector<TaskId> done;
   while (!queue_.empty()) {

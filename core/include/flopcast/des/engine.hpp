@@ -112,6 +112,7 @@ class Engine {
   std::vector<std::pair<TaskId, TaskId>> edges_;  ///< (before, after)
   std::vector<std::int32_t> succ_begin_;
   std::vector<TaskId> succ_;
+  std::vector<TaskId> unstreamed_;  ///< the tasks on no stream, in id order
   EventQueue<Event> queue_;
   Time makespan_{0};
   std::uint64_t events_ = 0;
