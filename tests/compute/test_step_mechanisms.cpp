@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "../support/shipped_catalog.hpp"
 #include "flopcast/compute/op_cost.hpp"
@@ -166,4 +167,35 @@ TEST_CASE("tp comm overlap: the estimate charges the exposed part, not zero and 
   // x 4 (ag + rs) = 32 rs (and the cross-entropy's three small all-reduces, a few percent).
   const double s = 16.0 / 132;
   CHECK(tp_on / tp_off == doctest::Approx(4 * (0.5 + 6 * s) / 32).epsilon(0.05));
+}
+
+TEST_CASE("stage times: the middle stages follow their own dense and MoE layer counts") {
+  // 8 stages of 4 layers, the first 10 layers dense: stage 1 is all dense, stage 2 has 2 dense
+  // and 2 MoE layers, stages 3-6 are all MoE. Without host floor and per-micro-batch overhead, a
+  // stage's time is the sum of its layers' (integer nanoseconds, exact): twice the mixed stage
+  // equals the dense stage plus an MoE one, and equal middle stages are equal.
+  const std::string text =
+      "model:\n  layers: 32\n  hidden: 1024\n  heads: 8\n  ffn: 4096\n  vocab: 4096\n  seq_len: 2048\n"
+      "  moe: {experts: 8, top_k: 2, expert_ffn: 2048, dense_layers: 10}\n"
+      "cluster:\n  gpu: H100\n  gpus: 64\nparallel:\n  pp: 8\n  ep: 8\n  micro_batch: 1\n  global_batch: 64\n"
+      "  recompute: none\nprecision: bf16\n";
+  Diagnostics d;
+  auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
+  REQUIRE_MESSAGE(s.has_value(), d.str());
+  std::vector<Time> tp_alt;
+  const auto st = estimate_stage_times(*s, no_host_profile(), &tp_alt);
+  REQUIRE(st.size() == 8);
+  for (const auto& x : st) CHECK(x.layers == 4);
+  auto check_mixed = [](Time dense, Time mixed, Time moe) { CHECK(mixed * 2 == dense + moe); };
+  check_mixed(st[1].forward, st[2].forward, st[3].forward);
+  check_mixed(st[1].backward, st[2].backward, st[3].backward);
+  check_mixed(st[1].ep_comm, st[2].ep_comm, st[3].ep_comm);
+  check_mixed(tp_alt[1], tp_alt[2], tp_alt[3]);
+  CHECK(st[1].forward != st[3].forward);
+  for (std::size_t i = 4; i < 7; ++i) {
+    CHECK(st[i].forward == st[3].forward);
+    CHECK(st[i].backward == st[3].backward);
+    CHECK(st[i].ep_comm == st[3].ep_comm);
+    CHECK(tp_alt[i] == tp_alt[3]);
+  }
 }

@@ -653,12 +653,29 @@ std::vector<StageTimes> stage_times(const EstimateInputs& in, std::vector<Time>*
   const Time p2p =
       p.pp > 1 ? in.coll(CollectiveKind::SendRecv, 2, in.dp_stride * p.dp, Bytes{T * h * elt / t}) : Time{0};
   int layer = 0;
+  const bool frozen = is_fine_tuning(in.s);  // LoRA: embedding and output head frozen
+  // A middle stage (neither the first nor the last) with the dense and MoE layer counts of the
+  // last middle stage computed is that stage again, sum for sum: copied (a 126-stage pipeline
+  // has at most a few distinct stages).
+  std::size_t like = 0;  // 0: none yet
+  int like_moe = 0;
   for (std::size_t i = 0; i < stage_layers.size(); ++i) {
     auto& st = stages[i];
     st.layers = stage_layers[i];
     // Dense layers cost alike, and so do MoE layers: multiply by their counts in the stage.
     const int moe_here = m.moe ? std::max(0, layer + st.layers - std::max(layer, m.moe->dense_layers)) : 0;
     Time* tp_alt = tp_without_sp ? &(*tp_without_sp)[i] : nullptr;
+    const bool middle = i != 0 && i + 1 != stage_layers.size();
+    if (middle && like != 0 && stages[like].layers == st.layers && like_moe == moe_here) {
+      st = stages[like];
+      if (tp_alt) *tp_alt = (*tp_without_sp)[like];
+      layer += st.layers;
+      continue;
+    }
+    if (middle) {
+      like = i;
+      like_moe = moe_here;
+    }
     auto add = [&st, tp_alt](const LayerCost& c, int count) {
       st.forward += c.fwd * count;
       st.backward += c.bwd * count;
@@ -675,8 +692,7 @@ std::vector<StageTimes> stage_times(const EstimateInputs& in, std::vector<Time>*
     double kernels_f = dense_cost.kernels_f * dense_here + moe_cost.kernels_f * moe_here;
     double kernels_b = dense_cost.kernels_b * dense_here + moe_cost.kernels_b * moe_here;
     layer += st.layers;
-    const bool frozen = is_fine_tuning(in.s);  // LoRA: embedding and output head frozen
-    if (i == 0) {                              // embedding lookup forward, scatter-add backward (none when frozen)
+    if (i == 0) {  // embedding lookup forward, scatter-add backward (none when frozen)
       st.forward += memory_bound_time(in.ctx, Bytes{2 * T * h * elt}, 2);
       if (!frozen) st.backward += memory_bound_time(in.ctx, Bytes{3 * T * h * 4}, 2);
       kernels_f += 2;
