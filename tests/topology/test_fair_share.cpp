@@ -141,6 +141,15 @@ void check_identical(const FairShare& got, const FairShare& want) {
     CHECK(same_bits(got.link_load[l].bytes_per_s, want.link_load[l].bytes_per_s));
 }
 
+// FairRates against the full answer: the same rates and the highest of its link loads.
+void check_identical(const FairRates& got, const FairShare& want) {
+  REQUIRE(got.rate.size() == want.rate.size());
+  for (std::size_t f = 0; f < got.rate.size(); ++f) CHECK(same_bits(got.rate[f].bytes_per_s, want.rate[f].bytes_per_s));
+  Bandwidth worst;
+  for (const Bandwidth& b : want.link_load) worst = std::max(worst, b);
+  CHECK(same_bits(got.worst_link_load.bytes_per_s, worst.bytes_per_s));
+}
+
 }  // namespace
 
 TEST_CASE("topology: the flat fair share equals the straightforward progressive filling bit for bit") {
@@ -175,25 +184,14 @@ TEST_CASE("topology: the flat fair share equals the straightforward progressive 
                                         flows.begin() + static_cast<std::ptrdiff_t>(last));
     const FairShare want_part = reference_fair_share(part, cap);
     check_identical(max_min_fair_share(table, first, last, cap), want_part);
-    const FairRates rates = max_min_fair_rates(table, first, last, cap);
-    REQUIRE(rates.rate.size() == want_part.rate.size());
-    for (std::size_t f = 0; f < rates.rate.size(); ++f)
-      CHECK(same_bits(rates.rate[f].bytes_per_s, want_part.rate[f].bytes_per_s));
-    Bandwidth worst;
-    for (const Bandwidth& b : want_part.link_load) worst = std::max(worst, b);
-    CHECK(same_bits(rates.worst_link_load.bytes_per_s, worst.bytes_per_s));
+    check_identical(max_min_fair_rates(table, first, last, cap), want_part);
     // Several problems in one call (shared scratch): each as if asked alone.
     const FlowRange problems[] = {{0, n_flows}, {first, last}, {0, n_flows}};
     const auto several = max_min_fair_rates(table, problems, cap);
     REQUIRE(several.size() == 3);
-    for (const std::size_t i : {std::size_t{0}, std::size_t{2}}) {
-      for (std::size_t f = 0; f < n_flows; ++f)
-        CHECK(same_bits(several[i].rate[f].bytes_per_s, want.rate[f].bytes_per_s));
-    }
-    REQUIRE(several[1].rate.size() == rates.rate.size());
-    for (std::size_t f = 0; f < rates.rate.size(); ++f)
-      CHECK(same_bits(several[1].rate[f].bytes_per_s, rates.rate[f].bytes_per_s));
-    CHECK(same_bits(several[1].worst_link_load.bytes_per_s, worst.bytes_per_s));
+    check_identical(several[0], want);
+    check_identical(several[1], want_part);
+    check_identical(several[2], want);
   }
   CHECK(FlowTable{}.empty());
   CHECK(max_min_fair_share(FlowTable{}, std::vector<Bandwidth>{Bandwidth{1.0}}).rate.empty());
@@ -264,13 +262,7 @@ TEST_CASE("topology: a fair share of many copies of one component equals the str
     const FairShare want = reference_fair_share(flows, capacity);
     check_identical(max_min_fair_share(flows, capacity), want);
     check_identical(max_min_fair_share(table, capacity), want);
-    const FairRates rates = max_min_fair_rates(table, 0, table.size(), capacity);
-    REQUIRE(rates.rate.size() == want.rate.size());
-    for (std::size_t f = 0; f < rates.rate.size(); ++f)
-      CHECK(same_bits(rates.rate[f].bytes_per_s, want.rate[f].bytes_per_s));
-    Bandwidth worst;
-    for (const Bandwidth& b : want.link_load) worst = std::max(worst, b);
-    CHECK(same_bits(rates.worst_link_load.bytes_per_s, worst.bytes_per_s));
+    check_identical(max_min_fair_rates(table, 0, table.size(), capacity), want);
   }
   CHECK(near_copies > 100);
 }
