@@ -368,9 +368,19 @@ class TrialSim {
     write_in_flight_ = false;
     ++epoch_;  // cancels the running macro-step, stall, write, or restart
     queue_.forget_cancelled(epoch_);
-    schedule(now_ + in_.reliability.restart_time, EventKind::RestartDone);
+    const Event restart{now_ + in_.reliability.restart_time, priority_of(EventKind::RestartDone), seq_++,
+                        EventKind::RestartDone, epoch_};
     next_failure_ = sat_add(now_, next_gap());
     schedule(next_failure_, EventKind::Failure);
+    // Only the restart and the next failure are pending now. When the restart comes first (at a
+    // tie its priority is lower), batching takes it at once: the same handler at the same time,
+    // with the same sequence numbers after it, so the same trial without a queue round trip.
+    if (batch_ && restart.at <= next_failure_) {
+      now_ = restart.at;
+      on_restart_done();
+      return;
+    }
+    queue_.push(restart);
   }
 
   void on_restart_done() {

@@ -18,7 +18,8 @@ namespace flopcast {
 /// Knobs for tests; the defaults are what `simulate_job` uses.
 struct JobSimOptions {
   /// Jump over whole failure-free checkpoint segments in one event instead of one event
-  /// per segment. Exact (tests check identical trials); makes long runs cheap.
+  /// per segment, and take a restart that ends before the next failure at once instead of
+  /// through the event queue. Exact (tests check identical trials); makes long runs cheap.
   bool batch_segments = true;
   /// Threads the trials are spread over (0: the machine's cores, at most 8). Each trial has
   /// its own seed and slot, so the result does not depend on it.
