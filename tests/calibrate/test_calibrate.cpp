@@ -10,7 +10,7 @@
 
 #include "../support/shipped_catalog.hpp"
 #include "flopcast/calibrate/calibrate.hpp"
-#include "flopcast/compute/op_cost.hpp"
+#include "flopcast/cost/op_cost.hpp"
 #include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/catalog.hpp"

@@ -149,7 +149,7 @@ TEST_CASE("planner: the shape lower bound never exceeds the step of a plan of th
 TEST_CASE(
     "estimate: a stage's TP time without sequence parallelism, asked beside the estimate, is a second "
     "estimate's") {
-  // The bound takes both TP times from one estimate_stage_times call; they must be exactly what
+  // The bound takes both TP times from one stage_costs call; they must be exactly what
   // an estimate of the plan with sequence parallelism off gives, TP overlap and recompute included.
   const ComputeProfile& profile = catalog().profile;
   int compared = 0, differ = 0;
@@ -167,9 +167,9 @@ TEST_CASE(
             Scenario x = with_plan(s, {tp, 1, pp, gpus / (tp * pp), 1, batch, 1, Schedule::OneFOneB, true, 1, rc});
             x.plan.overlap_tp_comm = overlap;
             std::vector<Time> without;
-            const std::vector<StageTimes> with_sp = estimate_stage_times(x, profile, &without);
+            const std::vector<StageTimes> with_sp = stage_costs(x, profile, &without);
             x.plan.sequence_parallel = false;
-            const std::vector<StageTimes> second = estimate_stage_times(x, profile);
+            const std::vector<StageTimes> second = stage_costs(x, profile);
             CAPTURE(model);
             CAPTURE(plan_label(x.plan));
             REQUIRE(without.size() == second.size());

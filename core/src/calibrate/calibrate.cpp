@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "flopcast/calibrate/validation.hpp"
-#include "flopcast/compute/op_cost.hpp"
+#include "flopcast/cost/op_cost.hpp"
 #include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/step/step_simulation.hpp"

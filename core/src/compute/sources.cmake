@@ -1,4 +1,3 @@
 list(APPEND FLOPCAST_CORE_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/op_cost.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_profile.cpp
   ${CMAKE_CURRENT_LIST_DIR}/prediction_band.cpp)

@@ -63,10 +63,10 @@ Time shape_step_lower_bound_in(Scenario& s, const ComputeProfile& prof, const Ax
   p.recompute = Recompute::None;
   p.schedule = Schedule::OneFOneB;
   p.sequence_parallel = sh.tp > 1;
-  // The stages alone (estimate_stage_times): the terms after them are not in the bound. With
+  // The stages alone (stage_costs): the terms after them are not in the bound. With
   // tp > 1 the same call gives each stage's TP time without sequence parallelism too.
   std::vector<Time> tp_without_sp;
-  const std::vector<StageTimes> with_sp = estimate_stage_times(s, prof, sh.tp > 1 ? &tp_without_sp : nullptr);
+  const std::vector<StageTimes> with_sp = stage_costs(s, prof, sh.tp > 1 ? &tp_without_sp : nullptr);
   std::vector<double> floor = stage_floor(with_sp);
   std::vector<double> tp(with_sp.size(), 0.0);
   for (std::size_t i = 0; i < tp.size(); ++i) tp[i] = with_sp[i].tp_comm.seconds();

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "flopcast/cost/stage_cost.hpp"
 #include "flopcast/des/engine.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/units/assert.hpp"
@@ -663,11 +664,13 @@ void set_throughput(StepResult& res, const Scenario& s) {
                                      : 0;
 }
 
-/// Simulates the step with `micro` micro-batches per pipeline.
-StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options, std::int64_t micro) {
+/// Simulates the step with `micro` micro-batches per pipeline over the stage costs `priced`
+/// (stage_costs; options.stages replaces them in the simulation, not in the closed form beside it).
+StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options, std::int64_t micro,
+                    const std::vector<StageTimes>& priced) {
   StepResult res;
-  res.estimate = estimate_step(s, prof);
-  std::vector<StageTimes> stages = options.stages.empty() ? res.estimate.stages : options.stages;
+  res.estimate = estimate_over(s, prof, priced);
+  std::vector<StageTimes> stages = options.stages.empty() ? priced : options.stages;
   const int p = std::max(1, static_cast<int>(stages.size()));
   stages.resize(static_cast<std::size_t>(p));
   const SimShape sh = sim_shape(s.plan, p, micro);
@@ -713,10 +716,11 @@ StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const St
   constexpr std::int64_t kMaxPasses = 65536;
   std::int64_t cap = std::max<std::int64_t>(2 * V, kMaxPasses / V);
   cap = (cap + p - 1) / p * p;
-  if (m <= cap) return simulate(s, prof, options, m);
+  const std::vector<StageTimes> priced = stage_costs(s, prof);
+  if (m <= cap) return simulate(s, prof, options, m, priced);
   const std::int64_t half = std::max<std::int64_t>(V, cap / 2 / p * p);
-  StepResult a = simulate(s, prof, options, half);
-  StepResult b = simulate(s, prof, options, cap);
+  StepResult a = simulate(s, prof, options, half, priced);
+  StepResult b = simulate(s, prof, options, cap, priced);
   const double k = static_cast<double>(m - cap) / static_cast<double>(cap - half);
   auto extend = [k](Time& tb, Time ta) {
     const double v = static_cast<double>(tb.ns) + k * static_cast<double>(tb.ns - ta.ns);

@@ -233,58 +233,6 @@ std::string model_flops_convention(const Scenario& s) {
          "recompute";
 }
 
-FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario& s, int layer, double tokens) {
-  const auto& m = s.model;
-  const auto& p = s.plan;
-  const double t = p.tp, r = s.training.lora.rank;
-  const double elt = bytes_per_element(ctx.precision) >= 2 ? bytes_per_element(ctx.precision) : 2.0;
-  FineTuningLayerCost c;
-  for (const auto& a : adapter_shapes(m, s.training.lora, layer)) {
-    // Both adapter matrices split by TP like their base GEMM (an approximation: frameworks
-    // replicate one of the two, which differs by r x width, r << width). A routed expert's
-    // adapters see the tokens routed to it: per_token / copies of T per copy, batched.
-    const double split = a.routed ? p.expert_tp() : t;
-    const double copies = a.routed ? a.copies / p.ep : a.copies;
-    const double rows = a.routed ? tokens * a.per_token / a.copies * p.ep * p.expert_tp() / t : tokens;
-    const double in = a.in / split, out = a.out / split;
-    // x A (rows x r from in), then (x A) B (rows x out from r).
-    c.fwd += gemm_time(ctx, {rows, r, in, copies}) + gemm_time(ctx, {rows, out, r, copies});
-    c.bwd_input += gemm_time(ctx, {rows, r, out, copies}) + gemm_time(ctx, {rows, in, r, copies});
-    c.bwd_weight += gemm_time(ctx, {r, out, rows, copies}) + gemm_time(ctx, {in, r, rows, copies});
-    // The scaled adapter output added to the base output (read both, write one); backward adds
-    // A's input gradient into the base's.
-    c.fwd += memory_bound_time(ctx, Bytes{3 * rows * copies * out * elt}, 1);
-    c.bwd_input += memory_bound_time(ctx, Bytes{3 * rows * copies * in * elt}, 1);
-    c.kernels_f += 3;
-    c.kernels_b += 5;
-  }
-  if (s.training.lora.base_weights == BaseWeights::NF4) {
-    // bitsandbytes dequantizes each NF4 weight to bf16 before the forward GEMM and again before
-    // the input-gradient GEMM (autograd/_functions.py, MatMul4Bit forward and backward): one
-    // memory-bound kernel per weight per pass, reading NF4 and writing 2 B.
-    const double h = d(m.hidden);
-    double gemm = h * d(m.q_dim()) + 2 * h * d(m.kv_dim()) + d(m.q_dim()) * h;
-    double kernels = 4;
-    if (m.is_moe_layer(layer)) {
-      const auto& e = *m.moe;
-      const double expert = m.ffn_matrices() * h * d(e.expert_ffn);
-      gemm =
-          gemm / t + e.shared_experts * expert / t + e.experts * expert / (static_cast<double>(p.expert_tp()) * p.ep);
-      kernels += 2.0 * (e.experts / p.ep + e.shared_experts);
-    } else {
-      gemm = (gemm + m.ffn_matrices() * h * d(m.ffn)) / t;
-      kernels += m.ffn_matrices();
-    }
-    const Time dq =
-        memory_bound_time(ctx, Bytes{gemm * (kNf4BytesPerWeight + 2.0)}, static_cast<int>(std::min(kernels, 1e6)));
-    c.fwd += dq;
-    c.bwd_input += dq;
-    c.kernels_f += kernels;
-    c.kernels_b += kernels;
-  }
-  return c;
-}
-
 Bytes adapter_activation_bytes(const Scenario& s, int layer) {
   const auto& p = s.plan;
   const double tokens = d(s.model.seq_len) / p.cp * d(p.micro_batch);

@@ -5,9 +5,9 @@
 /// data-parallel gradient sync in buckets, ZeRO-3 gathers and the optimizer, under the
 /// plan's schedule (GPipe, 1F1B, interleaved 1F1B, ZB-H1).
 ///
-/// Op and collective costs are the closed-form estimate's (estimate_step's per-stage
-/// StageTimes, dp_sync_time, optimizer_time, collective_time): the simulation decides only
-/// what overlaps and what waits, so the two agree where the closed form is exact.
+/// Op and collective costs come from the cost layer (core/cost: stage_costs, dp_sync_time,
+/// optimizer_time, collective_time), as the closed-form estimate's do: the simulation decides
+/// only what overlaps and what waits, so the two agree where the closed form is exact.
 #include <optional>
 #include <vector>
 
@@ -20,8 +20,8 @@ namespace flopcast {
 struct StepSimOptions {
   /// Record the timeline (slices); the step time and breakdown do not need it.
   bool timeline = true;
-  /// Replaces the estimate's per-stage costs (one entry per pipeline stage): for tests and
-  /// what-if studies of uneven stages. Empty = the estimate's.
+  /// Replaces the per-stage costs (one entry per pipeline stage): for tests and what-if studies
+  /// of uneven stages. Empty = stage_costs'.
   std::vector<StageTimes> stages;
   /// Replaces each stage's DP gradient sync (before bucketing). Unset = dp_sync_time.
   std::optional<Time> dp_sync;

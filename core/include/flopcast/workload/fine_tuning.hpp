@@ -19,7 +19,6 @@
 #include <string_view>
 #include <vector>
 
-#include "flopcast/compute/op_cost.hpp"
 #include "flopcast/scenario/scenario.hpp"
 #include "flopcast/workload/workload.hpp"
 
@@ -97,15 +96,6 @@ Flops training_hardware_flops(const Scenario& s);
 /// What "model FLOPs" counts for this scenario's method, in one sentence (reports print it
 /// beside MFU for a fine-tuning job).
 std::string model_flops_convention(const Scenario& s);
-
-/// The extra work of one layer of a fine-tuning job for one micro-batch of `tokens` tokens on
-/// one GPU: the adapters' GEMMs (each split by TP like its base GEMM), the add of their output,
-/// QLoRA's dequantization. The base GEMMs' weight gradients are dropped by the caller.
-struct FineTuningLayerCost {
-  Time fwd{0}, bwd_input{0}, bwd_weight{0};
-  double kernels_f = 0, kernels_b = 0;
-};
-FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario& s, int layer, double tokens);
 
 /// Bytes one layer keeps for backward beyond full training's, per micro-batch on one GPU: each
 /// adapter's r-wide intermediate (B's input; A's input is the base GEMM's, kept anyway).

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "../support/shipped_catalog.hpp"
-#include "flopcast/compute/op_cost.hpp"
+#include "flopcast/cost/op_cost.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 
@@ -183,7 +183,7 @@ TEST_CASE("stage times: the middle stages follow their own dense and MoE layer c
   auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   std::vector<Time> tp_alt;
-  const auto st = estimate_stage_times(*s, no_host_profile(), &tp_alt);
+  const auto st = stage_costs(*s, no_host_profile(), &tp_alt);
   REQUIRE(st.size() == 8);
   for (const auto& x : st) CHECK(x.layers == 4);
   auto check_mixed = [](Time dense, Time mixed, Time moe) { CHECK(mixed * 2 == dense + moe); };

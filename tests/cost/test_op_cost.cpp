@@ -9,7 +9,7 @@
 #include <optional>
 #include <set>
 
-#include "flopcast/compute/op_cost.hpp"
+#include "flopcast/cost/op_cost.hpp"
 #include "flopcast/units/hash.hpp"
 
 using namespace flopcast;

@@ -1,4 +1,4 @@
-#include "flopcast/compute/op_cost.hpp"
+#include "flopcast/cost/op_cost.hpp"
 
 #include <algorithm>
 #include <array>

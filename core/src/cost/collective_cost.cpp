@@ -1,0 +1,284 @@
+#include "flopcast/cost/collective_cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flopcast/comm/comm_model.hpp"
+#include "flopcast/comm/profile_efficiency.hpp"
+#include "flopcast/topology/group_shape.hpp"
+#include "flopcast/units/hash.hpp"
+
+namespace flopcast {
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+// NCCL latency constants, Simple protocol, NCCL master 5067397c (src/graph/tuning.cc):
+// base latency and per-hop hardware latency in us.
+constexpr double kBaseLatRing = 8.4, kBaseLatTree = 8.4;
+constexpr double kNvlinkLatRing = 3.4, kNvlinkLatTree = 4.0;
+constexpr double kNetLatRing = 14.0, kNetLatTree = 14.0;
+// PCIe Gen4 x16 as NCCL models it (topo.cc: width x 16 GT/s x 120/80/8 = 24 GB/s).
+constexpr double kPcieGen4GBps = 24.0;
+
+/// Bus bandwidth inside a node for ring collectives, bytes/s.
+double intra_bus_bw(const Scenario& s, const ComputeProfile& p) {
+  const auto& g = s.cluster.gpu;
+  if (s.cluster.fabric.intra == IntraNode::PCIe || g.nccl_nvlink.bytes_per_s <= 0) return kPcieGen4GBps * 1e9;
+  return g.nccl_nvlink.bytes_per_s * p.nvlink_efficiency;
+}
+
+/// Scale-out bandwidth share of one GPU (the node's NICs split over its GPUs), bytes/s.
+double nic_share_per_gpu(const Scenario& s, const ComputeProfile& p) {
+  const auto& f = s.cluster.fabric;
+  const double node_bw = f.nics_per_node * f.nic_line_rate().bytes_per_s * p.nic_efficiency;
+  return node_bw / std::max(1, s.cluster.gpus_per_node) / std::max(1.0, f.oversubscription);
+}
+
+}  // namespace
+
+namespace {
+
+/// Above this size the cluster graph (one vertex per GPU, NIC and switch) costs seconds to
+/// build and route; such clusters use the alpha-beta model with the same NCCL constants.
+constexpr std::int64_t kMaxGraphGpus = 131072;
+
+/// Alpha-beta fallback for a group shape the topology model cannot place.
+Time alpha_beta_time(const Scenario& s, const ComputeProfile& p, CollectiveKind op, std::int64_t ranks,
+                     std::int64_t ranks_per_node, Bytes bytes, int concurrent) {
+  if (ranks <= 1 || bytes.value <= 0) return Time{0};
+  ranks_per_node = std::clamp<std::int64_t>(ranks_per_node, 1, ranks);
+  const double n = d(ranks);
+  const double nodes = std::ceil(n / d(ranks_per_node));
+  const double intra = intra_bus_bw(s, p);
+  double bus = intra;
+  if (nodes > 1) {
+    // A ring over k GPUs per node uses k GPUs' share of the node's NICs (NCCL runs one
+    // channel per NIC). All groups of a kind run at once (every TP rank's DP group), so the
+    // per-GPU share already accounts for them; `concurrent` counts extra groups beyond that.
+    const double inter = d(ranks_per_node) * nic_share_per_gpu(s, p) / std::max(1, concurrent);
+    bus = std::min(intra, inter);
+    if (op == CollectiveKind::AllToAll)
+      bus = std::min(intra, nic_share_per_gpu(s, p) * std::max<double>(1, d(ranks_per_node)));
+  }
+  double factor = 1;  // nccl-tests busbw factor (doc/PERFORMANCE.md)
+  switch (op) {
+    case CollectiveKind::AllReduce:
+      factor = 2 * (n - 1) / n;
+      break;
+    case CollectiveKind::AllGather:
+    case CollectiveKind::ReduceScatter:
+    case CollectiveKind::AllToAll:
+      factor = (n - 1) / n;
+      break;
+    case CollectiveKind::SendRecv:
+      factor = 1;
+      break;
+  }
+  const double bw_time = bytes.value * factor / bus;
+  // Latency: the cheaper of ring and tree, as NCCL's tuner picks by time.
+  const double ppn = d(ranks_per_node);
+  const double steps = op == CollectiveKind::AllReduce ? 2 * (n - 1) : (n - 1);
+  const double inter_steps = nodes > 1 ? (op == CollectiveKind::AllReduce ? 2 * (nodes - 1) : nodes - 1) : 0;
+  const double ring_lat = kBaseLatRing + (steps - inter_steps) * kNvlinkLatRing + inter_steps * kNetLatRing;
+  const double tree_lat =
+      kBaseLatTree + 2 * ((ppn - 1) * kNvlinkLatTree + std::log2(std::max(1.0, nodes)) * kNetLatTree);
+  double lat = op == CollectiveKind::AllReduce ? std::min(ring_lat, tree_lat) : ring_lat;
+  if (op == CollectiveKind::SendRecv) lat = kBaseLatRing + (nodes > 1 ? kNetLatRing : kNvlinkLatRing);
+  lat += p.collective_latency_us;
+  return Time::from_seconds(bw_time + lat * 1e-6);
+}
+
+/// What a CommModel depends on: the GPU, the fabric, the node size, the cluster size and the
+/// profile's link efficiencies. Compared field by field (no formatting or allocation per call:
+/// the planner asks millions of times).
+struct CommKey {
+  std::string gpu, fabric;
+  int intra = 0, nvlink_domain = 0, kind = 0, nics_per_node = 0, gpus_per_node = 0;
+  double nic_gbps = 0, oversubscription = 0, nic_eff = 0, nvlink_eff = 0, latency_us = 0;
+  std::int64_t gpus = 0;
+  bool matches(const Scenario& s, const ComputeProfile& p) const {
+    const auto& f = s.cluster.fabric;
+    return gpus == s.cluster.gpus && gpus_per_node == s.cluster.gpus_per_node && intra == static_cast<int>(f.intra) &&
+           nvlink_domain == f.nvlink_domain && kind == static_cast<int>(f.kind) && nics_per_node == f.nics_per_node &&
+           nic_gbps == f.nic_gbps && oversubscription == f.oversubscription && nic_eff == p.nic_efficiency &&
+           nvlink_eff == p.nvlink_efficiency && latency_us == p.collective_latency_us && gpu == s.cluster.gpu.name &&
+           fabric == f.name;
+  }
+  static CommKey of(const Scenario& s, const ComputeProfile& p) {
+    const auto& f = s.cluster.fabric;
+    return {s.cluster.gpu.name,
+            f.name,
+            static_cast<int>(f.intra),
+            f.nvlink_domain,
+            static_cast<int>(f.kind),
+            f.nics_per_node,
+            s.cluster.gpus_per_node,
+            f.nic_gbps,
+            f.oversubscription,
+            p.nic_efficiency,
+            p.nvlink_efficiency,
+            p.collective_latency_us,
+            s.cluster.gpus};
+  }
+};
+
+/// Whether CommModel::check() accepts a (collective, group shape) on a model: asked for every
+/// collective of every estimate, and check() places a group (allocates), so it is memoised per
+/// thread. Cleared whenever this thread's model cache changes (a pointer may then be reused).
+struct CheckMemo {
+  const CommModel* model = nullptr;
+  int op = 0;
+  std::int64_t ranks = 0, ranks_per_node = 0, node_stride = 0;
+  bool ok = false;
+};
+/// Direct-mapped: a slot per hash of the query, overwritten on a miss.
+thread_local std::vector<CheckMemo> check_memo;
+
+/// Memo of collective costs on a model (the planner asks for the same few again and again),
+/// direct-mapped like check_memo and cleared with it.
+struct CostMemo {
+  const CommModel* model = nullptr;
+  int op = 0;
+  std::int64_t ranks = 0, ranks_per_node = 0, node_stride = 0;
+  double bytes = 0;
+  std::int64_t concurrent = 0;
+  Time time{};
+};
+thread_local std::vector<CostMemo> cost_memo;
+
+bool shape_ok(const CommModel& model, Collective c, const GroupShape& g) {
+  if (check_memo.empty()) check_memo.resize(512);
+  const auto h = static_cast<std::uint64_t>(g.ranks) * 0x9E3779B97F4A7C15ull ^
+                 static_cast<std::uint64_t>(g.ranks_per_node) * 0xC2B2AE3D27D4EB4Full ^
+                 static_cast<std::uint64_t>(g.node_stride) * 0x165667B19E3779F9ull ^ static_cast<std::uint64_t>(c);
+  CheckMemo& m = check_memo[mix64(h) & 511];
+  if (m.model == &model && m.op == static_cast<int>(c) && m.ranks == g.ranks && m.ranks_per_node == g.ranks_per_node &&
+      m.node_stride == g.node_stride)
+    return m.ok;
+  m = {&model, static_cast<int>(c), g.ranks, g.ranks_per_node, g.node_stride, model.check(c, g).empty()};
+  return m.ok;
+}
+
+/// The topology-based NCCL model of a cluster, built once per cluster and profile.
+const CommModel& comm_model_for(const Scenario& s, const ComputeProfile& p) {
+  struct Entry {
+    CommKey key;
+    std::unique_ptr<CommModel> model;
+  };
+  thread_local std::vector<Entry> cache;
+  thread_local std::size_t last = 0;
+  if (last < cache.size() && cache[last].key.matches(s, p)) return *cache[last].model;
+  for (std::size_t i = 0; i < cache.size(); ++i)
+    if (cache[i].key.matches(s, p)) {
+      last = i;
+      return *cache[i].model;
+    }
+  const auto& f = s.cluster.fabric;
+  if (cache.size() >= 16) cache.erase(cache.begin());
+  check_memo.assign(check_memo.size(), CheckMemo{});
+  cost_memo.assign(cost_memo.size(), CostMemo{});
+  CommOptions opts;
+  opts.efficiency = comm_efficiency(p);
+  FabricSpec fab = f;
+  fab.gpus_per_node = s.cluster.gpus_per_node;
+  cache.push_back({CommKey::of(s, p), std::make_unique<CommModel>(s.cluster.gpu, fab, s.cluster.gpus, opts)});
+  last = cache.size() - 1;
+  return *cache.back().model;
+}
+
+}  // namespace
+
+namespace {
+
+Time collective_time_on(const CommModel& model, const Scenario& s, const ComputeProfile& p, CollectiveKind op,
+                        std::int64_t ranks, std::int64_t rank_stride, Bytes bytes) {
+  if (ranks <= 1 || bytes.value <= 0) return Time{0};
+  const std::int64_t gpn = std::max(1, s.cluster.gpus_per_node);
+  rank_stride = std::max<std::int64_t>(1, rank_stride);
+  // Megatron's rank order: members `rank_stride` ranks apart. Inside a node while the
+  // stride is below the node size, then one member per node, `stride / gpn` nodes apart.
+  GroupShape g;
+  g.ranks = ranks;
+  if (rank_stride < gpn) {
+    std::int64_t per_node = std::min<std::int64_t>(ranks, std::max<std::int64_t>(1, gpn / rank_stride));
+    while (ranks % per_node != 0) --per_node;
+    g.ranks_per_node = static_cast<int>(per_node);
+    g.node_stride = 1;
+  } else {
+    g.ranks_per_node = 1;
+    g.node_stride = std::max<std::int64_t>(1, rank_stride / gpn);
+  }
+  Collective c = Collective::AllReduce;
+  switch (op) {
+    case CollectiveKind::AllReduce:
+      c = Collective::AllReduce;
+      break;
+    case CollectiveKind::AllGather:
+      c = Collective::AllGather;
+      break;
+    case CollectiveKind::ReduceScatter:
+      c = Collective::ReduceScatter;
+      break;
+    case CollectiveKind::AllToAll:
+      c = Collective::AllToAll;
+      break;
+    case CollectiveKind::SendRecv:
+      c = Collective::SendRecv;
+      break;
+  }
+  // Every group of this kind communicates at once (each TP rank's DP group, each stage's).
+  const std::int64_t concurrent = std::max<std::int64_t>(1, s.cluster.gpus / ranks);
+  if (shape_ok(model, c, g)) {
+    if (cost_memo.empty()) cost_memo.resize(1024);
+    std::uint64_t bits;
+    std::memcpy(&bits, &bytes.value, sizeof bits);
+    auto h = (static_cast<std::uint64_t>(g.ranks) * 0x9E3779B97F4A7C15ull) ^
+             (static_cast<std::uint64_t>(g.ranks_per_node) * 0xC2B2AE3D27D4EB4Full) ^
+             (static_cast<std::uint64_t>(g.node_stride) * 0x165667B19E3779F9ull) ^ (bits * 0xFF51AFD7ED558CCDull) ^
+             (static_cast<std::uint64_t>(concurrent) << 8) ^ static_cast<std::uint64_t>(c);
+    // Sizes a power of two apart differ only in their exponent bits: mix them into the slot bits.
+    CostMemo& m = cost_memo[mix64(h) & 1023];
+    if (m.model == &model && m.op == static_cast<int>(c) && m.ranks == g.ranks &&
+        m.ranks_per_node == g.ranks_per_node && m.node_stride == g.node_stride && m.bytes == bytes.value &&
+        m.concurrent == concurrent)
+      return m.time;
+    const Time t = model.cost(c, g, bytes, concurrent).time;
+    m = {&model, static_cast<int>(c), g.ranks, g.ranks_per_node, g.node_stride, bytes.value, concurrent, t};
+    return t;
+  }
+  return alpha_beta_time(s, p, op, ranks, g.ranks_per_node, bytes, 1);
+}
+
+}  // namespace
+
+Time collective_time(const Scenario& s, const ComputeProfile& p, CollectiveKind op, std::int64_t ranks,
+                     std::int64_t rank_stride, Bytes bytes) {
+  if (s.cluster.gpus > kMaxGraphGpus) {
+    const std::int64_t gpn = std::max(1, s.cluster.gpus_per_node), stride = std::max<std::int64_t>(1, rank_stride);
+    const std::int64_t per_node = stride < gpn ? std::min<std::int64_t>(ranks, gpn / stride) : 1;
+    return alpha_beta_time(s, p, op, ranks, per_node, bytes, 1);
+  }
+  return collective_time_on(comm_model_for(s, p), s, p, op, ranks, rank_stride, bytes);
+}
+
+ClusterCollectives::ClusterCollectives(const Scenario& s, const ComputeProfile& profile)
+    : s_(s), profile_(profile), model_(s.cluster.gpus <= kMaxGraphGpus ? &comm_model_for(s, profile) : nullptr) {}
+
+Time ClusterCollectives::operator()(CollectiveKind op, std::int64_t ranks, std::int64_t rank_stride,
+                                    Bytes bytes) const {
+  return model_ ? collective_time_on(*model_, s_, profile_, op, ranks, rank_stride, bytes)
+                : collective_time(s_, profile_, op, ranks, rank_stride, bytes);
+}
+
+double moe_dispatch_internode_factor(int top_k, std::int64_t nodes) {
+  if (nodes <= 1 || top_k <= 1) return 1.0;
+  const double n = static_cast<double>(nodes), k = top_k;
+  return n * (1.0 - std::pow(1.0 - 1.0 / n, k)) / k;
+}
+
+}  // namespace flopcast

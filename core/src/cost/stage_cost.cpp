@@ -1,0 +1,504 @@
+#include "flopcast/cost/stage_cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "flopcast/cost/fine_tuning_cost.hpp"
+#include "flopcast/cost/op_cost.hpp"
+#include "flopcast/units/assert.hpp"
+#include "flopcast/workload/fine_tuning.hpp"
+#include "flopcast/workload/workload.hpp"
+
+namespace flopcast {
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+}  // namespace
+
+StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
+  const auto& m = s.model;
+  const auto& p = s.plan;
+  const double t = p.tp;
+  const auto stage_layers = layers_per_stage(m.layers, p.pp);
+  const auto pc = parameter_count(m);
+  StageParameters out;
+  if (stage >= stage_layers.size()) return out;
+  int first_layer = 0;
+  for (std::size_t i = 0; i < stage; ++i) first_layer += stage_layers[i];
+  for (int l = first_layer; l < first_layer + stage_layers[stage]; ++l) {
+    if (m.is_moe_layer(l)) {
+      out.dense += pc.moe_layer_shared / t;
+      out.expert += m.moe->experts * pc.moe_expert / (static_cast<double>(p.expert_tp()) * p.ep);
+    } else {
+      out.dense += pc.dense_layer / t;
+    }
+  }
+  if (stage == 0) out.dense += pc.embedding / t;
+  if (stage + 1 == stage_layers.size()) out.dense += (pc.output_head + pc.final_norm) / t;
+  out.gemm = stage_gemm_parameters(s, static_cast<int>(stage));
+  if (is_fine_tuning(s)) {
+    // LoRA: the adapters are what is synchronised and stepped; the frozen weights only gathered
+    // by ZeRO-3 (at their storage bytes: NF4 GEMM weights for QLoRA, roughly all of them).
+    const LocalAdapters a = local_adapter_params(s, first_layer, stage_layers[stage]);
+    out.frozen_bytes = (out.dense + out.expert) * base_weight_bytes(s.training.lora.base_weights);
+    out.dense = a.dense;
+    out.expert = a.expert;
+    out.gemm = 0;
+  }
+  return out;
+}
+
+Bytes parameter_gather_bytes(const Scenario& s, const StageParameters& params, bool expert_only) {
+  const double parameters = expert_only ? params.expert : params.dense;
+  if (!s.fp8_params) return Bytes{parameters * 2};
+  const double gemm = expert_only ? params.expert : std::clamp(params.gemm - params.expert, 0.0, params.dense);
+  return Bytes{(parameters - gemm) * 2 + gemm * fp8_weight_copy_bytes(s.precision) / 2};
+}
+
+Time dp_sync_time(const Scenario& s, const ClusterCollectives& coll, const StageParameters& params) {
+  const auto& p = s.plan;
+  // Gradients are reduced in the dtype they accumulate in: Megatron-core's grad buffer is fp32
+  // under grad_reduce_in_fp32 ("If true, reduce grads in fp32",
+  // megatron/core/distributed/distributed_data_parallel_config.py; param_and_grad_buffer.py
+  // reduces the buffer as it is), which Megatron-LM turns on for bf16 (arguments.py): 4 B per
+  // gradient, 2 B with --grad-reduce-in-bf16 or fp16 grads (workload.hpp, grad_bytes).
+  const double gbytes = grad_bytes(s.precision, s.grad_reduce);
+  const std::int64_t dp_group = p.dp * p.cp;
+  // One group's sync: all-reduce, or with a distributed optimizer / ZeRO-1,2 reduce-scatter of
+  // the gradients and all-gather of the parameters (parameter_gather_bytes).
+  auto sync = [&](std::int64_t ranks, std::int64_t stride, bool expert) {
+    const Bytes grads{(expert ? params.expert : params.dense) * gbytes};
+    if (p.zero == 0) return coll(CollectiveKind::AllReduce, ranks, stride, grads);
+    return coll(CollectiveKind::ReduceScatter, ranks, stride, grads) +
+           coll(CollectiveKind::AllGather, ranks, stride, parameter_gather_bytes(s, params, expert));
+  };
+  Time dp_sync{0};
+  if (dp_group > 1) dp_sync = sync(dp_group, p.tp, false);
+  // Routed experts sync over the expert-data-parallel group: the stage's tp*dp*cp GPUs regrouped
+  // as etp x ep x edp, etp innermost (Megatron-core parallel_state.py, the expert RankGenerator's
+  // order "tp-ep-dp-pp" with tp = expert_tensor_parallel_size), so members are etp*ep apart.
+  const std::int64_t edp = p.expert_dp();
+  if (params.expert > 0 && edp > 1) dp_sync += sync(edp, static_cast<std::int64_t>(p.expert_tp()) * p.ep, true);
+  return dp_sync;
+}
+
+Time zero3_gather_time(const Scenario& s, const ClusterCollectives& coll, const StageParameters& params) {
+  const auto& p = s.plan;
+  const std::int64_t dp_group = p.dp * p.cp;
+  if (dp_group <= 1 || p.zero != 3) return Time{0};
+  return coll(CollectiveKind::AllGather, dp_group, p.tp,
+              Bytes{parameter_gather_bytes(s, params, false).value + params.frozen_bytes});
+}
+
+Time dp_sync_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+  return dp_sync_time(s, ClusterCollectives(s, prof), params);
+}
+
+Time zero3_gather_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+  return zero3_gather_time(s, ClusterCollectives(s, prof), params);
+}
+
+Time optimizer_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+  const OpContext ctx{&s.cluster.gpu, &prof, s.precision};
+  // Adam over the local shard: fp32 master, m, v read and written, gradient read, 16-bit
+  // weights written: 4*3*2 + 2 + 2 = 28 bytes per parameter (memory-bound).
+  const double shard = s.plan.zero >= 1 ? d(s.plan.dp * s.plan.cp) : 1.0;
+  const double local = (params.dense + params.expert) / shard;
+  return memory_bound_time(ctx, Bytes{local * 28.0}, 8);
+}
+
+namespace {
+
+/// What every stage's cost reads: the scenario, its profile and op context, the cluster's
+/// collectives, and the shape of one micro-batch on one GPU.
+struct StageInputs {
+  const Scenario& s;
+  const ComputeProfile& prof;
+  OpContext ctx;
+  OpContext ctx16;                      ///< the ops FP8 recipes keep in 16 bits (non_gemm_precision)
+  ClusterCollectives coll;              ///< collectives on the cluster's model, looked up once
+  double elt = 2;                       ///< bytes per activation element (fp8 keeps 16-bit activations)
+  double t = 1;                         ///< TP degree
+  double b = 1;                         ///< micro-batch, sequences
+  double seq = 1;                       ///< local sequence (seq_len / cp)
+  double T = 1;                         ///< tokens per micro-batch per GPU
+  double h = 0, q = 0, kv = 0, hd = 0;  ///< hidden, query width (heads x head_dim), key width, head width
+  double sp_div = 1;                    ///< t under sequence parallelism, else 1
+  /// Rank placement, Megatron order tp-cp-dp-pp (TP innermost): consecutive members of a DP
+  /// group are tp*cp ranks apart (collective_time turns strides into node placement).
+  std::int64_t dp_stride = 1;
+  /// Also cost each layer's TP collectives as without sequence parallelism (LayerCost's
+  /// tp_without_sp; the planner's bound takes the cheaper of the two).
+  bool tp_without_sp = false;
+};
+
+StageInputs stage_inputs(const Scenario& s, const ComputeProfile& prof) {
+  const auto& m = s.model;
+  const auto& p = s.plan;
+  StageInputs in{s, prof, OpContext{&s.cluster.gpu, &prof, s.precision},
+                 OpContext{&s.cluster.gpu, &prof, non_gemm_precision(s.precision)}, ClusterCollectives(s, prof)};
+  in.elt = bytes_per_element(s.precision) >= 2 ? bytes_per_element(s.precision) : 2.0;
+  in.t = p.tp;
+  in.b = d(p.micro_batch);
+  in.seq = d(m.seq_len) / p.cp;
+  in.T = in.b * in.seq;
+  in.h = d(m.hidden);
+  in.q = d(m.q_dim());
+  in.kv = d(m.kv_dim());
+  in.hd = d(m.head_dim());
+  in.sp_div = p.sequence_parallel ? in.t : 1.0;
+  in.dp_stride = static_cast<std::int64_t>(p.tp) * p.cp;
+  return in;
+}
+
+/// One layer, one micro-batch.
+struct LayerCost {
+  Time fwd, bwd, bwd_input, recompute, tp, cp, ep;
+  Time tp_without_sp;  ///< tp with sequence parallelism off (only when asked: StageInputs)
+  // Kernels the host issues per micro-batch (compute kernels and collective calls), forward
+  // and backward; recompute issues the forward's again.
+  double kernels_f = 0, kernels_b = 0;
+};
+
+/// The GEMM times of one layer: forward (m, n, k) and its two backward GEMMs: dgrad (m, k, n),
+/// wgrad (k, n, m).
+struct LayerGemms {
+  Time fwd{0}, bwd_in{0}, bwd_w{0};
+  int count = 0;  ///< GEMMs added (each issues one weight-gradient kernel)
+  void add(const StageInputs& in, LayerCost& c, double mm, double nn, double kk, double batch = 1) {
+    add_in(in.ctx, c, mm, nn, kk, batch);
+  }
+  /// A GEMM in the given context's precision (the router stays in 16 bits under FP8).
+  void add_in(const OpContext& ctx, LayerCost& c, double mm, double nn, double kk, double batch = 1) {
+    ++count;
+    c.kernels_f += 1;
+    c.kernels_b += 2;
+    fwd += gemm_time(ctx, {mm, nn, kk, batch});
+    bwd_in += gemm_time(ctx, {mm, kk, nn, batch});
+    bwd_w += gemm_time(ctx, {kk, nn, mm, batch});
+  }
+};
+
+/// Core attention of one layer, forward and backward.
+std::pair<Time, Time> attention_cost(const StageInputs& in, LayerCost& c) {
+  const auto& m = in.s.model;
+  const auto& p = in.s.plan;
+  const double heads_local = m.heads / in.t;
+  Time attn_f, attn_b;
+  if (p.flash_attention) {
+    attn_f = attention_time(in.ctx16, in.b * heads_local, in.seq, in.seq * p.cp, in.hd, true, false);
+    attn_b = attention_time(in.ctx16, in.b * heads_local, in.seq, in.seq * p.cp, in.hd, true, true);
+    c.kernels_f += 1;
+    c.kernels_b += 2;
+  } else {
+    // Megatron's unfused core attention (megatron/model/transformer.py CoreAttention):
+    // baddbmm QK^T, fused scale-mask-softmax over the b x a x s x s scores, dropout, bmm with
+    // V. The masked half is computed anyway. Softmax reads and writes the scores (2 tensors),
+    // dropout reads them and writes output and a 1-byte mask; backward re-reads them.
+    const double batch = in.b * heads_local, kv_len = in.seq * p.cp, seq = in.seq, hd = in.hd, elt = in.elt;
+    const double scores = batch * seq * kv_len;
+    attn_f = gemm_time(in.ctx16, {seq, kv_len, hd, batch}) + gemm_time(in.ctx16, {seq, hd, kv_len, batch}) +
+             memory_bound_time(in.ctx16, Bytes{scores * (4 * elt + 1)}, 2);
+    attn_b = gemm_time(in.ctx16, {seq, hd, kv_len, batch}) + gemm_time(in.ctx16, {hd, kv_len, seq, batch}) +
+             gemm_time(in.ctx16, {seq, kv_len, hd, batch}) + gemm_time(in.ctx16, {kv_len, hd, seq, batch}) +
+             memory_bound_time(in.ctx16, Bytes{scores * (5 * elt + 1)}, 2);
+    c.kernels_f += 4;
+    c.kernels_b += 6;
+  }
+  return {attn_f, attn_b};
+}
+
+/// The feed-forward block of one layer (dense MLP, or router, routed and shared experts with
+/// their all-to-all): its GEMMs into `gemms`, its elementwise traffic per token into
+/// `elementwise`, its elementwise kernels into `kernels_f`.
+void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms, double& elementwise, int& kernels_f) {
+  const auto& m = in.s.model;
+  const auto& p = in.s.plan;
+  const double T = in.T, h = in.h, t = in.t;
+  if (m.is_moe_layer(layer)) {
+    const auto& e = *m.moe;
+    gemms.add_in(in.ctx16, c, T, e.experts, h);  // router (16-bit under FP8: non_gemm_precision)
+    // Routed experts under folding: the stage's tp*dp*cp GPUs hold experts/ep experts each,
+    // split etp ways. Every GPU's share of the routed work is T * top_k tokens' expert FFN / tp
+    // (the stage's tokens times top_k over its GPUs), so each local expert sees
+    // T * top_k * ep * etp / (experts * tp) tokens; with etp = tp that is T * top_k * ep / experts.
+    const double etp = p.expert_tp();
+    const double token_share = etp / t;  // routed tokens a GPU handles per token of T
+    const double local_experts = d(e.experts) / p.ep;
+    const double tokens_per_expert = T * e.top_k * p.ep / e.experts * token_share;
+    const double up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / etp;
+    gemms.add(in, c, tokens_per_expert, up, h, local_experts);
+    gemms.add(in, c, tokens_per_expert, h, d(e.expert_ffn) / etp, local_experts);
+    if (e.shared_experts > 0) {
+      const double shared_up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / t;
+      gemms.add(in, c, T, shared_up * e.shared_experts, h);
+      gemms.add(in, c, T, h, d(e.expert_ffn) * e.shared_experts / t);
+    }
+    elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * d(e.expert_ffn) * (e.top_k + e.shared_experts) / t +
+                   4 * h * e.top_k * token_share;  // activation + permute/unpermute
+    kernels_f += 8;
+    // Dispatch and combine all-to-all of the routed tokens, forward and backward each, over the
+    // EP group, whose members are etp ranks apart (Megatron-core's expert RankGenerator, order
+    // "tp-ep-dp-pp" with tp = etp).
+    if (p.ep > 1) {
+      // Node-deduplicated dispatch (moe_dispatch_internode_factor): the bytes that cross the
+      // NIC shrink by the factor; the NVLink share, 18x faster per GPU, rarely sets the time.
+      const std::int64_t gpn = std::max(1, in.s.cluster.gpus_per_node);
+      const std::int64_t span = static_cast<std::int64_t>(p.expert_tp()) * p.ep;
+      const std::int64_t nodes = span > gpn ? (span + gpn - 1) / gpn : 1;
+      const double dedup = moe_dispatch_internode_factor(e.top_k, nodes);
+      const Bytes a2a{T * e.top_k * h * in.elt * token_share * dedup};
+      const Time one = in.coll(CollectiveKind::AllToAll, p.ep, p.expert_tp(), a2a);
+      c.ep = one * 4;
+    }
+  } else {
+    gemms.add(in, c, T, d(m.ffn) * (m.ffn_matrices() - 1) / t, h);      // FC1 (gate+up fused for SwiGLU)
+    gemms.add(in, c, T, h, d(m.ffn) / t);                               // FC2
+    elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * d(m.ffn) / t;  // GeLU r/w or SwiGLU 2r+1w
+  }
+}
+
+/// TP and CP communication of one layer, given its attention times.
+void layer_comm(const StageInputs& in, LayerCost& c, const LayerGemms& gemms, Time attn_f, Time attn_b) {
+  const auto& p = in.s.plan;
+  // TP: two all-reduces forward, two backward (Megatron f/g operators); with sequence
+  // parallelism each becomes an all-gather + reduce-scatter pair of the same volume.
+  if (p.tp > 1) {
+    const Bytes act{in.T * in.h * in.elt};
+    auto tp_time = [&](bool sequence_parallel) {
+      Time ag, rs;
+      if (sequence_parallel) {
+        ag = in.coll(CollectiveKind::AllGather, p.tp, 1, act);
+        rs = in.coll(CollectiveKind::ReduceScatter, p.tp, 1, act);
+      } else {  // an all-reduce is a reduce-scatter and an all-gather of the same volume
+        const Time all_reduce = in.coll(CollectiveKind::AllReduce, p.tp, 1, act);
+        ag = Time{all_reduce.ns / 2};
+        rs = all_reduce - ag;
+      }
+      return p.overlap_tp_comm ? tp_overlap_exposed(ag, rs, gemms.fwd, gemms.bwd_in + gemms.bwd_w, p.recompute,
+                                                    tp_overlap_sm_share(in.s.cluster.gpu.sm_count))
+                               : (ag + rs) * tp_collectives_per_layer(p.recompute);
+    };
+    c.tp = tp_time(p.sequence_parallel);
+    if (in.tp_without_sp) c.tp_without_sp = p.sequence_parallel ? tp_time(false) : c.tp;
+    const double calls = p.sequence_parallel ? 4 : 2;  // per direction
+    c.kernels_f += calls;
+    c.kernels_b += calls;
+  }
+  // CP: ring exchange of K and V chunks, hidden under attention except what exceeds it.
+  if (p.cp > 1) {
+    const Bytes kv_chunk{2 * in.T * in.kv / in.t * in.elt};
+    const Time ring = in.coll(CollectiveKind::SendRecv, 2, p.tp, kv_chunk) * (p.cp - 1);
+    const Time exposed_f = ring > attn_f ? ring - attn_f : Time{0};
+    const Time exposed_b = ring * 2 > attn_b ? ring * 2 - attn_b : Time{0};
+    c.cp = exposed_f + exposed_b;
+  }
+}
+
+LayerCost layer_cost(const StageInputs& in, int layer) {
+  const auto& m = in.s.model;
+  const auto& p = in.s.plan;
+  const double T = in.T, h = in.h, q = in.q, t = in.t, kv = in.kv;
+  LayerCost c;
+  LayerGemms gemms;
+  gemms.add(in, c, T, (q + 2 * kv) / t, h);  // QKV
+  gemms.add(in, c, T, h, q / t);             // output projection
+  const auto [attn_f, attn_b] = attention_cost(in, c);
+  // Elementwise traffic per token (elements x bytes): two norms (read + write), two
+  // dropout-add-residuals (2 reads + 1 write + 1-byte mask), rotary on q and k.
+  double elementwise = (2 * 2 + 2 * 3) * h / in.sp_div + (m.learned_positions ? 0.0 : 4 * (q + kv) / t);
+  int kernels_f = 9;
+  ffn_cost(in, layer, c, gemms, elementwise, kernels_f);
+  if (is_fine_tuning(in.s)) {
+    // Frozen base weights: no weight-gradient GEMMs; the adapters' GEMMs and QLoRA's
+    // dequantization instead (workload/fine_tuning.cpp).
+    const FineTuningLayerCost ft = fine_tuning_layer_cost(in.ctx, in.s, layer, T);
+    gemms.fwd += ft.fwd;
+    gemms.bwd_in += ft.bwd_input;
+    gemms.bwd_w = ft.bwd_weight;
+    c.kernels_f += ft.kernels_f;
+    c.kernels_b += ft.kernels_b - gemms.count;
+  }
+  c.kernels_f += kernels_f;
+  c.kernels_b += 2 * kernels_f;
+  const Time ew_f = memory_bound_time(in.ctx, Bytes{T * elementwise * in.elt}, kernels_f);
+  const Time ew_b = memory_bound_time(in.ctx, Bytes{2 * T * elementwise * in.elt}, 2 * kernels_f);
+  c.fwd = gemms.fwd + attn_f + ew_f;
+  c.bwd_input = gemms.bwd_in + attn_b + ew_b;
+  c.bwd = c.bwd_input + gemms.bwd_w;
+  if (p.recompute == Recompute::Full)
+    c.recompute = c.fwd;
+  else if (p.recompute == Recompute::Selective)
+    c.recompute = attn_f;
+  layer_comm(in, c, gemms, attn_f, attn_b);
+  return c;
+}
+
+/// Host dispatch floor. The framework issues kernels asynchronously, so the host runs ahead
+/// of the GPU while kernels are long; when they are shorter than the host's time to issue them
+/// (small micro-batches, wide TP) the GPU waits for the host. Per micro-batch and direction the
+/// stage takes max(device time, kernels x host_overhead_us); the excess is charged to the
+/// compute it delays.
+void apply_host_floor(const ComputeProfile& prof, const ParallelPlan& p, StageTimes& st, double kernels_f,
+                      double kernels_b) {
+  if (prof.host_overhead_us <= 0) return;
+  const double tp_f_share = p.tp > 1 ? 2.0 / tp_collectives_per_layer(p.recompute) : 0.0;
+  const Time tp_f = Time::from_seconds(st.tp_comm.seconds() * tp_f_share);
+  const Time tp_b = st.tp_comm - tp_f;
+  const double kernels_r = p.recompute == Recompute::Full ? kernels_f : 0.0;
+  const Time host_f = Time::from_us(prof.host_overhead_us * kernels_f);
+  const Time host_b = Time::from_us(prof.host_overhead_us * (kernels_b + kernels_r));
+  const Time dev_f = st.forward + tp_f;
+  const Time dev_b = st.backward + st.recompute + tp_b;
+  if (host_f > dev_f) st.forward += host_f - dev_f;
+  if (host_b > dev_b) {
+    const Time extra = host_b - dev_b;
+    st.backward += extra;
+    // Half of it delays the input-gradient kernels (ZB-H1 schedules them apart): the
+    // backward issues as many data-gradient as weight-gradient GEMMs.
+    st.backward_input += Time::from_seconds(extra.seconds() * 0.5);
+  }
+}
+
+/// Per-micro-batch times of every pipeline stage: its layers, the embedding on the first, the
+/// logits and loss on the last, the host floor and the per-micro-batch overhead.
+/// `tp_without_sp` (when in.tp_without_sp): each stage's tp_comm with sequence parallelism off.
+std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp_without_sp = nullptr) {
+  const auto& m = in.s.model;
+  const auto& p = in.s.plan;
+  const double T = in.T, h = in.h, t = in.t, elt = in.elt;
+  const auto stage_layers = layers_per_stage(m.layers, p.pp);
+  std::vector<StageTimes> stages(stage_layers.size());
+  if (tp_without_sp) tp_without_sp->assign(stage_layers.size(), Time{0});
+  // Dense layers cost the same: compute one and reuse (the planner calls this millions of times).
+  const LayerCost dense_cost = layer_cost(in, 0);
+  const LayerCost moe_cost = m.moe ? layer_cost(in, m.moe->dense_layers) : dense_cost;
+  // Activations to the next stage (Megatron's scatter/gather sends 1/t of them per rank when
+  // sequence parallel or scatter-gather is on; all TP ranks send at once). The same message
+  // between every pair of neighbouring stages: costed once.
+  const Time p2p =
+      p.pp > 1 ? in.coll(CollectiveKind::SendRecv, 2, in.dp_stride * p.dp, Bytes{T * h * elt / t}) : Time{0};
+  int layer = 0;
+  const bool frozen = is_fine_tuning(in.s);  // LoRA: embedding and output head frozen
+  // A middle stage (neither the first nor the last) with the dense and MoE layer counts of the
+  // last middle stage computed is that stage again, sum for sum: copied (a 126-stage pipeline
+  // has at most a few distinct stages).
+  std::size_t like = 0;  // 0: none yet
+  int like_moe = 0;
+  for (std::size_t i = 0; i < stage_layers.size(); ++i) {
+    auto& st = stages[i];
+    st.layers = stage_layers[i];
+    // Dense layers cost alike, and so do MoE layers: multiply by their counts in the stage.
+    const int moe_here = m.moe ? std::max(0, layer + st.layers - std::max(layer, m.moe->dense_layers)) : 0;
+    Time* tp_alt = tp_without_sp ? &(*tp_without_sp)[i] : nullptr;
+    const bool middle = i != 0 && i + 1 != stage_layers.size();
+    if (middle && like != 0 && stages[like].layers == st.layers && like_moe == moe_here) {
+      st = stages[like];
+      if (tp_alt) *tp_alt = (*tp_without_sp)[like];
+      layer += st.layers;
+      continue;
+    }
+    if (middle) {
+      like = i;
+      like_moe = moe_here;
+    }
+    auto add = [&st, tp_alt](const LayerCost& c, int count) {
+      st.forward += c.fwd * count;
+      st.backward += c.bwd * count;
+      st.backward_input += c.bwd_input * count;
+      st.recompute += c.recompute * count;
+      st.tp_comm += c.tp * count;
+      st.cp_comm += c.cp * count;
+      st.ep_comm += c.ep * count;
+      if (tp_alt) *tp_alt += c.tp_without_sp * count;
+    };
+    add(dense_cost, st.layers - moe_here);
+    add(moe_cost, moe_here);
+    const int dense_here = st.layers - moe_here;
+    double kernels_f = dense_cost.kernels_f * dense_here + moe_cost.kernels_f * moe_here;
+    double kernels_b = dense_cost.kernels_b * dense_here + moe_cost.kernels_b * moe_here;
+    layer += st.layers;
+    if (i == 0) {  // embedding lookup forward, scatter-add backward (none when frozen)
+      st.forward += memory_bound_time(in.ctx, Bytes{2 * T * h * elt}, 2);
+      if (!frozen) st.backward += memory_bound_time(in.ctx, Bytes{3 * T * h * 4}, 2);
+      kernels_f += 2;
+      kernels_b += frozen ? 0 : 2;
+    }
+    if (i + 1 == stage_layers.size()) {  // final norm, logits GEMM, fp32 cross-entropy
+      const double vocab_local = d(m.vocab) / t;
+      // The LM head stays in 16 bits under FP8 (non_gemm_precision).
+      st.forward += gemm_time(in.ctx16, {T, vocab_local, h}) +
+                    memory_bound_time(in.ctx, Bytes{T * vocab_local * (elt + 2 * 4)}, 4);
+      const Time bi = gemm_time(in.ctx16, {T, h, vocab_local});
+      st.backward += bi + (frozen ? Time{0} : gemm_time(in.ctx16, {h, vocab_local, T})) +
+                     memory_bound_time(in.ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
+      st.backward_input += bi;
+      if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
+        const Time ce = in.coll(CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}) * 3;
+        st.tp_comm += ce;
+        if (tp_alt) *tp_alt += ce;
+      }
+      kernels_f += 5;
+      kernels_b += 4;
+    }
+    apply_host_floor(in.prof, p, st, kernels_f, kernels_b);
+    st.forward += Time::from_seconds(in.prof.microbatch_overhead_ms * 1e-3);
+    st.p2p = p2p;
+  }
+  return stages;
+}
+
+}  // namespace
+
+std::vector<StageTimes> stage_costs(const Scenario& s, const ComputeProfile& prof,
+                                    std::vector<Time>* tp_comm_without_sp) {
+  StageInputs in = stage_inputs(s, prof);
+  in.tp_without_sp = tp_comm_without_sp != nullptr;
+  return stage_times(in, tp_comm_without_sp);
+}
+
+Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Time gemm_bwd, Recompute recompute,
+                        double comm_sm_share) {
+  // Transformer Engine userbuffers defaults (transformer_engine/pytorch/module/base.py,
+  // initialize_ub): ring_exchange for qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad; pipeline
+  // with num_splits 4 for proj_fprop and fc2_fprop; bulk for the qkv and fc1 dgrad / wgrad.
+  // The ring exchange moves its chunks with the copy engines (add_ub use_ce = True); the
+  // pipeline and bulk communication kernels run on num_sm = 16 SMs (add_ub default), taken
+  // from the GEMM while they run (set_sm_margin 0: the GEMM is launched on all SMs and gets
+  // the rest). A GEMM G overlapped with C_sm of SM-kernel communication then takes
+  // max(C, G + share x C_sm), so the part left over G is max(C - G, share x C_sm).
+  FLOPCAST_ASSERT(comm_sm_share >= 0.0 && comm_sm_share < 1.0, "SM share must lie in [0, 1)");
+  constexpr double kPipelineSplits = 4;
+  const double ag = all_gather.seconds(), rs = reduce_scatter.seconds();
+  const double comm = 2 * (ag + rs);                    // per direction: two all-gathers and two reduce-scatters
+  const double sm_fwd = comm_sm_share * 2 * rs;         // the two pipelined reduce-scatters
+  const double sm_bwd = comm_sm_share * 2 * (ag + rs);  // the bulk all-gathers and reduce-scatters
+  const double fwd = std::min(comm, std::max(comm - gemm_fwd.seconds(), sm_fwd) + 2 * rs / kPipelineSplits);
+  const double bwd = std::min(comm, std::max({0.0, comm - gemm_bwd.seconds(), sm_bwd}));
+  const double replays = recompute == Recompute::Full ? 2.0 : 1.0;
+  return Time::from_seconds(replays * fwd + bwd);
+}
+
+double tp_overlap_sm_share(int sm_count) {
+  // Transformer Engine add_ub (transformer_engine/pytorch/module/base.py): num_sm = 16 for the
+  // pipeline and bulk overlaps unless a ub_cfgs entry says otherwise.
+  constexpr double kUbCommSms = 16;
+  FLOPCAST_ASSERT(sm_count > kUbCommSms, "GPU sm_count must exceed the 16 overlap SMs");
+  return kUbCommSms / sm_count;
+}
+
+Precision non_gemm_precision(Precision run) {
+  switch (run) {
+    case Precision::FP8:
+    case Precision::MXFP8:
+    case Precision::FP4:
+    case Precision::NVFP4:
+      return Precision::BF16;
+    default:
+      return run;
+  }
+}
+
+}  // namespace flopcast
