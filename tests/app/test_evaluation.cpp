@@ -2,12 +2,14 @@
 // get for one scenario, and that the GUI's results come through the same whole-run path.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "flopcast/app/compute_result.hpp"
 #include "flopcast/app/evaluation.hpp"
 #include "flopcast/app/scenario_session.hpp"
+#include "flopcast/io/scenario_loader.hpp"
 #include "shipped_catalog.hpp"
 
 namespace flopcast::app {
@@ -34,6 +36,25 @@ std::string quickstart_with(const std::string& prefix, const std::string& line) 
 }  // namespace
 
 TEST_SUITE("app.evaluation") {
+  TEST_CASE("a scenario session resolves the settings its file leaves `auto`, which the loader leaves open") {
+    const std::string yaml =
+        quickstart_with("  micro_batch:", "  micro_batch: auto");  // quickstart states micro_batch: 1
+    Diagnostics loaded;
+    const auto raw = io::parse_scenario(yaml, "auto.yaml", test::shipped_catalog(), loaded);
+    REQUIRE_MESSAGE(raw.has_value(), loaded.str());
+    CHECK(raw->open_settings.micro_batch);
+    CHECK_FALSE(raw->resolved_settings.resolved);
+    const SessionOutcome out = parse_scenario_session(yaml, "auto.yaml", test::shipped_catalog());
+    REQUIRE_MESSAGE(out.ok(), out.diags.str());
+    const Scenario& s = out.session->scenario;
+    CHECK(s.resolved_settings.resolved);
+    REQUIRE(s.resolved_settings.chosen.size() == 1);
+    CHECK(s.resolved_settings.chosen[0].first == "parallel.micro_batch");
+    CHECK(std::any_of(s.defaults_applied.begin(), s.defaults_applied.end(), [](const std::string& x) {
+      return x.rfind("parallel.micro_batch = ", 0) == 0 && x.find("(resolved: ") != std::string::npos;
+    }));
+  }
+
   TEST_CASE("a scenario session loads the file and the catalog's default profile") {
     const SessionOutcome out = load_scenario_session(kQuickstart, test::shipped_catalog());
     REQUIRE_MESSAGE(out.ok(), out.diags.str());

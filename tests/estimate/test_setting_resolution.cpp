@@ -16,10 +16,13 @@ using namespace flopcast;
 
 namespace {
 
+/// The scenario as a command evaluates it: parsed, its open settings resolved with the shipped
+/// profile (what app::ScenarioSession does).
 Scenario must_parse(const std::string& text) {
   Diagnostics d;
   auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
+  if (s->open_settings.any()) resolve_open_settings(*s, test::shipped_catalog().profile);
   return *s;
 }
 

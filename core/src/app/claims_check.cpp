@@ -2,6 +2,7 @@
 
 #include "flopcast/app/evaluation.hpp"
 #include "flopcast/claims/claims_evaluation.hpp"
+#include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/io/claims_loader.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/scenario/scenario_check.hpp"
@@ -46,6 +47,7 @@ claims::ScenarioOutcome run_scenario_for_claims(const claims::ScenarioRef& ref, 
     }
     profile = *p;
   }
+  if (s->open_settings.any()) resolve_open_settings(*s, profile);
   const SimReport r = make_report(*s, profile);
   o.status = Status::Simulated;
   o.engine = r.sim ? "discrete-event simulation" : "closed-form estimate";

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "flopcast/app/evaluation.hpp"
+#include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/job/job_simulation.hpp"
@@ -31,8 +32,10 @@ struct Planned {
   std::string why;
 };
 
-Planned plan_variant(const Scenario& s, const ComputeProfile& profile) {
+Planned plan_variant(Scenario s, const ComputeProfile& profile) {
   Planned out;
+  // Settings left open in the scenario are resolved for this variant's GPUs and count.
+  if (s.open_settings.any()) resolve_open_settings(s, profile);
   const SimReport r = make_report(s, profile);
   if (!r.fits_memory) {
     out.why =

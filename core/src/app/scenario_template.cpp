@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "flopcast/app/scenario_form.hpp"
+#include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/price_catalog_io.hpp"
 #include "flopcast/io/scenario_loader.hpp"
@@ -55,8 +56,9 @@ struct Evaluated {
 
 std::optional<Evaluated> evaluate(const io::ScenarioForm& f, const io::Catalog& catalog) {
   Diagnostics diags;
-  const auto s = io::parse_scenario(io::compose_scenario_yaml("", f, catalog), "<init>", catalog, diags);
+  auto s = io::parse_scenario(io::compose_scenario_yaml("", f, catalog), "<init>", catalog, diags);
   if (!s) return std::nullopt;
+  if (s->open_settings.any()) resolve_open_settings(*s, catalog.profile);
   const StepEstimate e = estimate_step(*s, catalog.profile);
   return Evaluated{f, e.step.seconds(), e.memory.total(), e.memory.capacity, e.memory.fits()};
 }

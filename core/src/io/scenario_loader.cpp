@@ -8,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/io/price_catalog_io.hpp"  // reliability: and pricing: blocks
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/scenario/scenario_check.hpp"
@@ -547,14 +546,9 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
   check_scenario(s, diags);
   for (std::size_t i = before; i < diags.items().size(); ++i)
     if (diags.items()[i].severity == Severity::Error) return std::nullopt;
-  if (s.open_settings.any()) {
-    // Open settings are resolved with the profile the scenario names (a command given another
-    // profile resolves again with it); a profile that does not load is reported by the command.
-    Diagnostics profile_diags;
-    std::optional<ComputeProfile> named;
-    if (!s.calibration.empty()) named = load_profile(s.calibration, cat, profile_diags);
-    resolve_open_settings(s, named ? *named : cat.profile);
-  }
+  // Open settings (`auto`, or unstated in a measured run) stay open: they are resolved where the
+  // scenario is evaluated, with the profile it is evaluated with (app::ScenarioSession,
+  // resolve_open_settings).
   return s;
 }
 
