@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -12,6 +13,7 @@
 
 #include "cli_context.hpp"
 #include "command_flags.hpp"
+#include "flopcast/app/kernel_validation.hpp"
 #include "flopcast/calibrate/calibrate.hpp"
 #include "flopcast/calibrate/cross_validation.hpp"
 #include "flopcast/calibrate/validation.hpp"
@@ -19,6 +21,7 @@
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/atomic_file.hpp"
 #include "flopcast/io/collective_runs.hpp"
+#include "flopcast/io/kernel_runs.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/step/step_simulation.hpp"
 #include "flopcast/workload/fine_tuning.hpp"
@@ -59,6 +62,7 @@ std::vector<Scenario> load_runs(CliContext& ctx, const io::Catalog& cat, const s
 struct InputFiles {
   std::vector<std::string> runs;
   std::vector<std::pair<std::string, std::string>> collectives;
+  std::vector<std::pair<std::string, std::string>> kernels;  ///< kernel measurement files
 };
 InputFiles split_inputs(const std::vector<std::string>& files) {
   InputFiles in;
@@ -67,10 +71,30 @@ InputFiles split_inputs(const std::vector<std::string>& files) {
     auto text = io::read_text_file(f, rd);
     if (text && io::is_collective_run_file(*text))
       in.collectives.emplace_back(f, std::move(*text));
+    else if (text && io::is_kernel_file(*text))
+      in.kernels.emplace_back(f, std::move(*text));
     else
       in.runs.push_back(f);
   }
   return in;
+}
+
+/// The measurements of kernel files; bad entries are printed and recorded, the others load.
+std::vector<KernelMeasurement> load_kernels(CliContext& ctx, const io::Catalog& cat,
+                                            const std::vector<std::pair<std::string, std::string>>& files,
+                                            std::vector<std::string>& errors) {
+  std::vector<KernelMeasurement> out;
+  for (const auto& [file, text] : files) {
+    Diagnostics diags;
+    auto entries = io::parse_kernel_file(text, file, cat, diags);
+    if (!diags.empty()) {
+      ctx.err << diags.str();
+      for (const auto& d : diags.items()) errors.push_back(d.str());
+      if (diags.has_errors()) ctx.exit_code = kBadInput;
+    }
+    std::move(entries.begin(), entries.end(), std::back_inserter(out));
+  }
+  return out;
 }
 
 /// The points of a collective benchmark file; bad entries are printed and recorded.
@@ -155,6 +179,7 @@ struct Validation {
   std::vector<Scenario> runs;  ///< as predicted (open settings resolved with the profile)
   std::vector<MemoryFailure> memory_failures;
   std::size_t collective_points = 0;
+  app::KernelValidation kernels;
 };
 
 /// Predicts every run (its open settings resolved with `profile`) and every collective point.
@@ -174,6 +199,7 @@ Validation validate_inputs(CliContext& ctx, const io::Catalog& cat, const Comput
   }
   for (const auto& [f, text] : inputs.collectives)
     v.collective_points += validate_collectives(ctx, cat, profile, f, text, v.rows, v.errors);
+  v.kernels = app::validate_kernels(load_kernels(ctx, cat, inputs.kernels, v.errors), profile);
   return v;
 }
 
@@ -213,6 +239,7 @@ void print_validation_json(CliContext& ctx, const ComputeProfile& profile, const
   j["memory_failures"] = nlohmann::ordered_json::array();
   for (const auto& f : v.memory_failures)
     j["memory_failures"].push_back({{"id", f.id}, {"no_choice_fits", f.open}, {"memory", memory_json(f.memory)}});
+  if (v.kernels.entries() > 0) j.update(app::kernel_validation_json(v.kernels));
   j["errors"] = v.errors;
   ctx.out << j.dump(2) << "\n";
 }
@@ -220,6 +247,11 @@ void print_validation_json(CliContext& ctx, const ComputeProfile& profile, const
 void print_validation_text(CliContext& ctx, const ComputeProfile& profile, const Validation& v, bool estimate,
                            bool quiet) {
   auto& out = ctx.out;
+  if (v.kernels.entries() > 0) {
+    out << app::kernel_validation_text(v.kernels, quiet);
+    if (v.runs.empty() && v.collective_points == 0) return;
+    out << "\n";
+  }
   if (!quiet) {
     out << fmt::format("{:<52} {:<17} {:>12} {:>12} {:>9}\n", "id", "figure", "measured", "predicted", "error");
     for (const auto& r : v.rows)

@@ -9,6 +9,7 @@ list(APPEND FLOPCAST_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/scenario_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/atomic_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_runs.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_runs.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fleet_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/price_catalog_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_loader.cpp
