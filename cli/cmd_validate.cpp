@@ -309,14 +309,21 @@ std::optional<ComputeProfile> profile_for(CliContext& ctx, const io::Catalog& ca
 nlohmann::ordered_json coefficients_json(const ComputeProfile& p) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   ComputeProfile copy = p;
-  for (const auto& param : profile_parameters()) j[param.name] = *param.slot(copy);
+  for (const auto& param : profile_parameters()) {
+    // Coefficients of a generation on a stand-in's are the stand-in's, listed under its name.
+    const auto arch = parse_gpu_arch(param.name.substr(0, param.name.find('.')));
+    if (arch && p.coefficients_of(*arch) != *arch) continue;
+    j[param.name] = *param.slot(copy);
+  }
   return j;
 }
 
 /// "ampere 1555 runs, hopper 25 runs, blackwell prior only"
 std::string fitted_runs_text(const ComputeProfile& p) {
   std::string out;
-  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+  for (GpuArch a : kGpuArchs) {
+    // A generation on a stand-in's coefficients is not one of the profile's.
+    if (p.coefficients_of(a) != a) continue;
     const int n = p.fitted_runs[static_cast<std::size_t>(a)];
     out += fmt::format("{}{} {}", out.empty() ? "" : ", ", to_string(a),
                        n > 0 ? fmt::format("fitted on {} runs", n) : std::string("prior only"));
@@ -394,7 +401,7 @@ void print_cv_text(CliContext& ctx, const CrossValidationResult& r, bool estimat
   for (const BandRule& rule : band_rules()) {
     out << fmt::format("  {:<22}", fmt::format("{}{:g}-{:g}", rule.shape == BandShape::LogNormal ? "lognormal " : "",
                                                rule.tail, 1 - rule.tail));
-    for (const auto& c : cv_band_coverage(r, BandTails{rule, rule, rule}))
+    for (const auto& c : cv_band_coverage(r, uniform_band_tails(rule)))
       out << fmt::format(" {} {:.1f}%", c.name, c.covered_pct);
     out << "\n";
   }
@@ -462,7 +469,7 @@ void print_cv_json(CliContext& ctx, const CrossValidationResult& r, bool estimat
   const BandTails tails = choose_band_tails(r);
   j["band_tail_coverage"] = J::array();
   for (const BandRule& rule : band_rules())
-    for (const auto& c : cv_band_coverage(r, BandTails{rule, rule, rule}))
+    for (const auto& c : cv_band_coverage(r, uniform_band_tails(rule)))
       j["band_tail_coverage"].push_back({{"shape", rule.shape == BandShape::LogNormal ? "lognormal" : "empirical"},
                                          {"tail", rule.tail},
                                          {"name", c.name},

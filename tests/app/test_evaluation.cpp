@@ -8,6 +8,8 @@
 
 #include "flopcast/app/compute_result.hpp"
 #include "flopcast/app/evaluation.hpp"
+#include "flopcast/app/report_json.hpp"
+#include "flopcast/app/report_text.hpp"
 #include "flopcast/app/scenario_session.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "shipped_catalog.hpp"
@@ -128,7 +130,7 @@ TEST_SUITE("app.evaluation") {
     SimReport plain = make_report(out.session->scenario, profile, StepEngine::Estimate);
     CHECK_FALSE(plain.band.known);
     CHECK(plain.band.basis.find("no band") == 0);
-    CHECK(plain.coefficients_basis.find("prior only") != std::string::npos);
+    CHECK(plain.coefficients_basis.find("prior only: no measured runs of this generation") != std::string::npos);
     add_whole_run(plain, nullptr);
     REQUIRE(plain.run);
     CHECK_FALSE(plain.run->band_p10);
@@ -145,6 +147,28 @@ TEST_SUITE("app.evaluation") {
     REQUIRE_FALSE(r.run->ok());
     CHECK(r.run->errors.front().find("too long to put on a calendar (limit 100 years)") != std::string::npos);
     CHECK_FALSE(r.bills);
+  }
+
+  TEST_CASE("a run on a generation with no measured runs says so in text and JSON, with its stand-in's band widened") {
+    const SessionOutcome out = load_scenario_session(kQuickstart, test::shipped_catalog());
+    REQUIRE(out.ok());
+    Scenario s = out.session->scenario;
+    s.cluster.gpu.arch = GpuArch::Ada;  // the shipped profile lists no Ada: Ampere's coefficients and band
+    const ComputeProfile& profile = out.session->profile;
+    SimReport r = make_report(s, profile, StepEngine::Estimate);
+    CHECK(r.coefficients_basis ==
+          "ada coefficients: prior only: no measured runs of this generation (ampere's coefficients)");
+    REQUIRE(r.band.known);
+    REQUIRE(r.band.stand_in.has_value());
+    const auto ampere = find_band(profile.bands, GpuArch::Ampere, false);
+    CHECK(r.band.p90 == doctest::Approx(ampere.p90 * kStandInBandWidening));
+    std::ostringstream text;
+    print_text(r, text);
+    CHECK(text.str().find("prior only: no measured runs of this generation") != std::string::npos);
+    const std::string json = to_json(r).dump();
+    CHECK(json.find("\"coefficients\":\"ada coefficients: prior only: no measured runs of this generation") !=
+          std::string::npos);
+    CHECK(json.find("ada: prior only: no measured runs of this generation; ampere's band") != std::string::npos);
   }
 
   TEST_CASE("the GUI's results come through simulate's whole-run path: the same bills") {

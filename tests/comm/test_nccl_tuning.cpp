@@ -135,3 +135,15 @@ TEST_CASE("comm: tree correction and ring plateau factors of ncclTopoGetAlgoTime
   CHECK(log2i(1023.0) == 9);
   CHECK(log2i(0.5) == -1);
 }
+
+TEST_CASE("comm: NCCL's architecture index follows the compute capability (tuning.cc compCapIndex)") {
+  // minCompCap >= 100 -> Blackwell (3), >= 90 -> Hopper (2), >= 80 -> Ampere (1): Blackwell
+  // Ultra (10.3) tunes as Blackwell, Ada (8.9) as Ampere.
+  CHECK(arch_index(GpuArch::BlackwellUltra) == 3);
+  CHECK(arch_index(GpuArch::Ada) == 1);
+  CHECK(arch_index(GpuArch::Hopper) == 2);
+  // search.cc: Ada walks the pre-Hopper speed array ({40, 30, 20, ...}); 24 GB/s of PCIe Gen4 fits
+  // two channels of 12 (24) better than one of 20.
+  const TopoGraph ada = search_ring_graph(GpuArch::Ada, 8, 1, 24.0, 24.0, 12.5, 1);
+  CHECK(ada.channels * ada.bw_intra_gbs == doctest::Approx(24.0));
+}

@@ -47,3 +47,32 @@ TEST_CASE("find_band: a regime's own quantiles when they rest on enough runs and
   CHECK(none.p90 == 1);
   CHECK(none.basis.find("no band") == 0);
 }
+
+TEST_CASE("find_band: a generation without quantiles of its own takes its stand-in's band, widened, prior only") {
+  const std::vector<BandQuantiles> bands = {
+      q(GpuArch::Ampere, kBandRegimeAll, 1555, 3, 0.90, 1.20),
+      q(GpuArch::Blackwell, kBandRegimeAll, 13, 5, 0.78, 1.17),
+  };
+  // Blackwell Ultra <- Blackwell: p10 / 1.3, p90 x 1.3 (kStandInBandWidening), p50 kept.
+  const auto bu = find_band(bands, GpuArch::BlackwellUltra, false);
+  CHECK(bu.known);
+  REQUIRE(bu.stand_in.has_value());
+  CHECK(*bu.stand_in == GpuArch::Blackwell);
+  CHECK(bu.p10 == doctest::Approx(0.78 / 1.3));
+  CHECK(bu.p50 == doctest::Approx((0.78 + 1.17) / 2));
+  CHECK(bu.p90 == doctest::Approx(1.17 * 1.3));
+  CHECK(bu.basis ==
+        "blackwell_ultra: prior only: no measured runs of this generation; blackwell's band (13 held-out runs of 5 "
+        "source groups) widened x1.3 at each end");
+  // Ada <- Ampere.
+  const auto ada = find_band(bands, GpuArch::Ada, true);
+  CHECK(ada.p90 == doctest::Approx(1.20 * 1.3));
+  // A generation with quantiles of its own uses them, not its stand-in's.
+  auto own = bands;
+  own.push_back(q(GpuArch::Ada, kBandRegimeAll, 12, 3, 0.85, 1.25));
+  const auto ada_own = find_band(own, GpuArch::Ada, false);
+  CHECK_FALSE(ada_own.stand_in.has_value());
+  CHECK(ada_own.p90 == 1.25);
+  // Hopper has no stand-in: no band.
+  CHECK_FALSE(find_band(bands, GpuArch::Hopper, false).known);
+}

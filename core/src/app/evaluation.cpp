@@ -45,7 +45,10 @@ std::string coefficients_basis(const ComputeProfile& p, GpuArch a) {
   const int n = p.fitted_runs[static_cast<std::size_t>(a)];
   if (n < 0)
     return fmt::format("{} coefficients: not recorded (the profile does not say how they were obtained)", to_string(a));
-  if (n == 0) return fmt::format("{} coefficients: prior only (fitted on no measured run)", to_string(a));
+  if (n == 0 && p.coefficients_of(a) != a)
+    return fmt::format("{} coefficients: {} ({}'s coefficients)", to_string(a), kPriorOnlyWords,
+                       to_string(p.coefficients_of(a)));
+  if (n == 0) return fmt::format("{} coefficients: {}", to_string(a), kPriorOnlyWords);
   return fmt::format("{} coefficients fitted on {} measured runs", to_string(a), n);
 }
 

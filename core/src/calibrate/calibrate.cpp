@@ -273,7 +273,7 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& input_runs, con
     if (x[i] >= hi[i] - 1e-6 * span) res.at_bound.push_back(p->name + " upper");
   }
   // Per generation, the runs its coefficients were fitted on (0: they kept the start's values).
-  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+  for (GpuArch a : kGpuArchs) {
     const bool fitted = std::any_of(res.fitted.begin(), res.fitted.end(), [&](const std::string& name) {
       return name.rfind(std::string(to_string(a)) + ".", 0) == 0;
     });
@@ -281,7 +281,11 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& input_runs, con
       return s.cluster.gpu.arch == a && !primary_figure(s).empty();
     });
     res.profile.fitted_runs[static_cast<std::size_t>(a)] = fitted ? static_cast<int>(on) : 0;
+    // A generation fitted here is the profile's own from now on.
+    if (fitted) res.profile.listed[static_cast<std::size_t>(a)] = true;
   }
+  // The generations still on a stand-in take the stand-in's fitted values.
+  res.profile.fill_stand_ins();
   return res;
 }
 

@@ -157,7 +157,7 @@ std::vector<BandRule> band_rules() {
 std::vector<BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, const std::string& exclude,
                                              const BandTails& tails) {
   std::vector<BandQuantiles> out;
-  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+  for (GpuArch a : kGpuArchs) {
     std::vector<const CvPrediction*> all, dense, moe;
     for (const auto& p : r.predictions) {
       if (p.arch != a || (!exclude.empty() && p.group == exclude)) continue;
@@ -211,7 +211,7 @@ std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const
   };
   std::vector<BandCoverage> out;
   std::vector<const CvPrediction*> everything;
-  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+  for (GpuArch a : kGpuArchs) {
     std::vector<const CvPrediction*> preds;
     for (const auto& p : r.predictions)
       if (p.arch == a) preds.push_back(&p);
@@ -224,11 +224,12 @@ std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const
 
 BandTails choose_band_tails(const CrossValidationResult& r) {
   BandTails best = kTenNinety;
-  std::array<double, 3> gap{1e9, 1e9, 1e9};
+  std::array<double, kGpuArchCount> gap;
+  gap.fill(1e9);
   for (const BandRule& rule : band_rules()) {
     // A generation's coverage depends only on its own rule: one pass per candidate serves all three.
-    for (const auto& c : cv_band_coverage(r, BandTails{rule, rule, rule})) {
-      for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+    for (const auto& c : cv_band_coverage(r, uniform_band_tails(rule))) {
+      for (GpuArch a : kGpuArchs) {
         const auto i = static_cast<std::size_t>(a);
         if (c.name != to_string(a)) continue;
         const double g = std::fabs(c.covered_pct - 80.0);
@@ -307,7 +308,7 @@ std::vector<CvSummary> cv_by_group(const CrossValidationResult& r) {
 
 std::vector<CvSummary> cv_by_generation(const CrossValidationResult& r) {
   std::vector<CvSummary> out;
-  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+  for (GpuArch a : kGpuArchs) {
     std::vector<const CvPrediction*> preds;
     for (const auto& p : r.predictions)
       if (p.arch == a) preds.push_back(&p);

@@ -24,15 +24,9 @@ const char* to_string(CpuVendor v) {
 }
 
 int arch_index(GpuArch arch) {
-  switch (arch) {
-    case GpuArch::Ampere:
-      return 1;
-    case GpuArch::Hopper:
-      return 2;
-    case GpuArch::Blackwell:
-      return 3;
-  }
-  return 1;
+  // tuning.cc: compCapIndex = minCompCap >= 100 ? Blackwell : >= 90 ? Hopper : >= 80 ? Ampere.
+  const int cc = compute_capability(arch);
+  return cc >= 100 ? 3 : cc >= 90 ? 2 : cc >= 80 ? 1 : 0;
 }
 
 int log2i(double v) {
@@ -56,26 +50,17 @@ constexpr double kSpeedIntraSm100[] = {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 1
 constexpr double kSpeedInterSm100[] = {96, 86,   80, 48, 45.1, 42, 40,  30,  24,   22,
                                        20, 17.5, 15, 12, 6,    3,  2.4, 1.2, 0.24, 0.12};
 
+// search.cc picks the array by ccMin: >= 100 the SM100 one, >= 90 the SM90 one, else the first.
 std::span<const double> intra_speeds(GpuArch a) {
-  switch (a) {
-    case GpuArch::Ampere:
-      return kSpeedIntraPreHopper;
-    case GpuArch::Hopper:
-      return kSpeedIntraSm90;
-    case GpuArch::Blackwell:
-      return kSpeedIntraSm100;
-  }
+  const int cc = compute_capability(a);
+  if (cc >= 100) return kSpeedIntraSm100;
+  if (cc >= 90) return kSpeedIntraSm90;
   return kSpeedIntraPreHopper;
 }
 std::span<const double> inter_speeds(GpuArch a) {
-  switch (a) {
-    case GpuArch::Ampere:
-      return kSpeedInterPreHopper;
-    case GpuArch::Hopper:
-      return kSpeedInterSm90;
-    case GpuArch::Blackwell:
-      return kSpeedInterSm100;
-  }
+  const int cc = compute_capability(a);
+  if (cc >= 100) return kSpeedInterSm100;
+  if (cc >= 90) return kSpeedInterSm90;
   return kSpeedInterPreHopper;
 }
 
@@ -87,10 +72,12 @@ int fit(double total, double speed) {
 }
 
 // ncclTopoDupChannels (search.cc): double the channels at half the speed when the speed is
-// high, except on SM90+ for mid speeds with more than 4 channels.
+// high, except above SM80 (ccMin > 80: Ada's 8.9 included) for mid speeds with more than 4
+// channels.
 void dup_channels(GpuArch arch, TopoGraph& g) {
   if (g.channels == 0 || g.bw_intra_gbs < kDupChannelsMinBw) return;
-  if (arch != GpuArch::Ampere && g.bw_intra_gbs < kDupChannelsHopperMaxBw && g.channels > kDupChannelsHopperMaxChannels)
+  if (compute_capability(arch) > 80 && g.bw_intra_gbs < kDupChannelsHopperMaxBw &&
+      g.channels > kDupChannelsHopperMaxChannels)
     return;
   const int dup = std::min(g.channels * 2, kMaxRingChannels);
   const int div = (dup + g.channels - 1) / g.channels;

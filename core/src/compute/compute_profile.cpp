@@ -27,6 +27,21 @@ const std::vector<ProfileParameter>& profile_parameters() {
       {"blackwell.flash_attention", 0.35, 0.90,
        [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).flash_attention; }},
       {"blackwell.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).hbm; }},
+      // Blackwell Ultra (B300, GB300) and Ada (L40S, L20, RTX 4090): the same physical bounds;
+      // fitted only when runs on those generations are given. Without them a profile carries
+      // the stand-in generation's values (coefficient_stand_in, fill_stand_ins).
+      {"blackwell_ultra.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::BlackwellUltra).gemm; }},
+      {"blackwell_ultra.gemm_fp8", 0.30, 0.90,
+       [](ComputeProfile& p) { return &p.of(GpuArch::BlackwellUltra).gemm_fp8; }},
+      {"blackwell_ultra.flash_attention", 0.35, 0.90,
+       [](ComputeProfile& p) { return &p.of(GpuArch::BlackwellUltra).flash_attention; }},
+      {"blackwell_ultra.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::BlackwellUltra).hbm; }},
+      {"ada.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Ada).gemm; }},
+      // Ada has FP8 tensor cores (NVIDIA Ada Lovelace architecture whitepaper: fourth-generation
+      // tensor cores with the FP8 Transformer Engine), so an 8-bit GEMM coefficient of its own.
+      {"ada.gemm_fp8", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Ada).gemm_fp8; }},
+      {"ada.flash_attention", 0.35, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Ada).flash_attention; }},
+      {"ada.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Ada).hbm; }},
       {"gemm_k_half", 0.0, 512.0, [](ComputeProfile& p) { return &p.gemm_k_half; }},
       {"kernel_overhead_us", 0.0, 50.0, [](ComputeProfile& p) { return &p.kernel_overhead_us; }},
       // Host dispatch per kernel (PyTorch blog, "Accelerating PyTorch with CUDA Graphs", 2021:
@@ -44,6 +59,15 @@ const std::vector<ProfileParameter>& profile_parameters() {
       {"collective_latency_us", 0.0, 200.0, [](ComputeProfile& p) { return &p.collective_latency_us; }},
   };
   return params;
+}
+
+void ComputeProfile::fill_stand_ins() {
+  for (GpuArch a : kGpuArchs) {
+    const auto i = static_cast<std::size_t>(a);
+    if (listed[i] || !coefficient_stand_in(a)) continue;
+    arch[i] = of(*coefficient_stand_in(a));
+    fitted_runs[i] = 0;
+  }
 }
 
 }  // namespace flopcast

@@ -60,13 +60,53 @@ const char* to_string(GpuArch a) {
       return "hopper";
     case GpuArch::Blackwell:
       return "blackwell";
+    case GpuArch::BlackwellUltra:
+      return "blackwell_ultra";
+    case GpuArch::Ada:
+      return "ada";
   }
   return "?";
 }
 
 std::optional<GpuArch> parse_gpu_arch(std::string_view s) {
-  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+  for (GpuArch a : kGpuArchs) {
     if (s == to_string(a)) return a;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> gpu_arch_names() {
+  std::vector<std::string> v;
+  for (GpuArch a : kGpuArchs) v.emplace_back(to_string(a));
+  return v;
+}
+
+int compute_capability(GpuArch a) {
+  switch (a) {
+    case GpuArch::Ampere:
+      return 80;
+    case GpuArch::Hopper:
+      return 90;
+    case GpuArch::Blackwell:
+      return 100;
+    case GpuArch::BlackwellUltra:
+      return 103;
+    case GpuArch::Ada:
+      return 89;
+  }
+  return 80;
+}
+
+std::optional<GpuArch> coefficient_stand_in(GpuArch a) {
+  switch (a) {
+    case GpuArch::BlackwellUltra:
+      return GpuArch::Blackwell;
+    case GpuArch::Ada:
+      return GpuArch::Ampere;
+    case GpuArch::Ampere:
+    case GpuArch::Hopper:
+    case GpuArch::Blackwell:
+      return std::nullopt;
   }
   return std::nullopt;
 }

@@ -46,7 +46,8 @@ void load_gpus(const YAML::Node& root, Reader& r, std::vector<GpuSpec>& out) {
     if (auto v = r.string(n["name"], child(p, "name"))) g.name = *v;
     if (n["aliases"].IsSequence())
       for (const auto& a : n["aliases"]) g.aliases.push_back(a.as<std::string>());
-    if (auto v = r.choice(n["arch"], child(p, "arch"), {"ampere", "hopper", "blackwell"})) g.arch = *parse_gpu_arch(*v);
+    if (auto v = r.choice(n["arch"], child(p, "arch"), {"ampere", "hopper", "blackwell", "blackwell_ultra", "ada"}))
+      g.arch = *parse_gpu_arch(*v);
     // Above 16: Transformer Engine's TP comm-GEMM overlap runs its kernels on 16 SMs
     // (tp_overlap_sm_share); every training GPU has far more (A100 108, H100 132).
     if (auto v = r.integer(n["sm_count"], child(p, "sm_count"), 17, 10000)) g.sm_count = static_cast<int>(*v);

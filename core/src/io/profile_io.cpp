@@ -21,7 +21,7 @@ void parse_bands(Reader& r, const YAML::Node& node, ComputeProfile& p) {
   p.bands.clear();
   p.bands_provenance.clear();
   std::vector<std::string> keys{"provenance"};
-  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell})
+  for (GpuArch a : kGpuArchs)
     for (const char* regime : {"", ".dense", ".moe"}) keys.push_back(std::string(to_string(a)) + regime);
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
@@ -41,7 +41,7 @@ void parse_bands(Reader& r, const YAML::Node& node, ComputeProfile& p) {
     BandQuantiles q;
     const auto dot = key.find('.');
     const std::string arch = key.substr(0, dot);
-    for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell})
+    for (GpuArch a : kGpuArchs)
       if (arch == to_string(a)) q.arch = a;
     q.regime = dot == std::string::npos ? kBandRegimeAll : key.substr(dot + 1);
     bool ok = true;
@@ -89,19 +89,40 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
   Reader r(file, diags, nullptr);
   const auto before = diags.items().size();
   if (!r.expect_map(root, "")) return std::nullopt;
-  r.check_keys(
-      root, "",
-      {"name", "provenance", "sources", "ampere", "hopper", "blackwell", "gemm_k_half", "kernel_overhead_us",
-       "host_overhead_us", "microbatch_overhead_ms", "iteration_overhead_ms", "nic_efficiency", "nvlink_efficiency",
-       "collective_latency_us", "workspace_gib", "fragmentation", "fitted_runs", "held", "prediction_bands"});
+  r.check_keys(root, "",
+               {"name",
+                "provenance",
+                "sources",
+                "ampere",
+                "hopper",
+                "blackwell",
+                "blackwell_ultra",
+                "ada",
+                "gemm_k_half",
+                "kernel_overhead_us",
+                "host_overhead_us",
+                "microbatch_overhead_ms",
+                "iteration_overhead_ms",
+                "nic_efficiency",
+                "nvlink_efficiency",
+                "collective_latency_us",
+                "workspace_gib",
+                "fragmentation",
+                "fitted_runs",
+                "held",
+                "prediction_bands"});
   ComputeProfile p = base;
   if (root["name"]) p.name = root["name"].as<std::string>();
   if (root["provenance"]) p.provenance = root["provenance"].as<std::string>();
-  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+  for (GpuArch a : kGpuArchs) {
     const std::string key = to_string(a);
     const auto n = root[key];
     if (!n) continue;
     if (!r.expect_map(n, key)) continue;
+    // A generation the base ran on a stand-in for: what these coefficients rest on is not known
+    // unless fitted_runs says.
+    if (!p.listed[static_cast<std::size_t>(a)]) p.fitted_runs[static_cast<std::size_t>(a)] = -1;
+    p.listed[static_cast<std::size_t>(a)] = true;
     // Ampere has no 8-bit tensor-core path, so no gemm_fp8.
     if (a == GpuArch::Ampere)
       r.check_keys(n, key, {"gemm", "flash_attention", "hbm"});
@@ -142,11 +163,22 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
   }
   if (const auto fr = root["fitted_runs"]) {
     if (r.expect_map(fr, "fitted_runs")) {
-      r.check_keys(fr, "fitted_runs", {"ampere", "hopper", "blackwell"});
-      for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell})
-        if (const auto v = fr[to_string(a)])
-          if (auto n = r.integer(v, child("fitted_runs", to_string(a)), 0, 100000000))
-            p.fitted_runs[static_cast<std::size_t>(a)] = static_cast<int>(*n);
+      r.check_keys(fr, "fitted_runs", {"ampere", "hopper", "blackwell", "blackwell_ultra", "ada"});
+      for (GpuArch a : kGpuArchs) {
+        const auto v = fr[to_string(a)];
+        if (!v) continue;
+        // A generation the profile gives no coefficients of runs on its stand-in's: it was
+        // fitted on nothing.
+        if (!p.listed[static_cast<std::size_t>(a)]) {
+          r.error(
+              v, child("fitted_runs", to_string(a)),
+              std::string("the profile gives no ") + to_string(a) + " coefficients",
+              std::string("add ") + to_string(a) + ": {gemm: ..., flash_attention: ..., hbm: ...} or remove this key");
+          continue;
+        }
+        if (auto n = r.integer(v, child("fitted_runs", to_string(a)), 0, 100000000))
+          p.fitted_runs[static_cast<std::size_t>(a)] = static_cast<int>(*n);
+      }
     }
   }
   if (const auto bands = root["prediction_bands"]) parse_bands(r, bands, p);
@@ -166,6 +198,7 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
   num("fragmentation", 0, 1, p.fragmentation);
   for (std::size_t i = before; i < diags.items().size(); ++i)
     if (diags.items()[i].severity == Severity::Error) return std::nullopt;
+  p.fill_stand_ins();
   return p;
 }
 
@@ -196,7 +229,10 @@ std::string profile_to_yaml(const ComputeProfile& p) {
   o << "provenance: |\n";
   std::istringstream prov(p.provenance.empty() ? std::string("(none)") : p.provenance);
   for (std::string line; std::getline(prov, line);) o << "  " << line << "\n";
-  for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+  // A generation the profile does not list stays unlisted (it takes its stand-in's coefficients
+  // when read back).
+  for (GpuArch a : kGpuArchs) {
+    if (!p.listed[static_cast<std::size_t>(a)]) continue;
     const auto& e = p.of(a);
     o << to_string(a) << ": {gemm: " << f(e.gemm);
     if (a != GpuArch::Ampere && e.fp8_apart) o << ", gemm_fp8: " << f(e.gemm_fp8);
@@ -217,13 +253,16 @@ std::string profile_to_yaml(const ComputeProfile& p) {
     for (std::size_t i = 0; i < p.held.size(); ++i) o << (i ? ", " : "") << p.held[i];
     o << "]\n";
   }
-  if (std::any_of(p.fitted_runs.begin(), p.fitted_runs.end(), [](int n) { return n >= 0; })) {
+  const auto recorded = [&](GpuArch a) {
+    return p.listed[static_cast<std::size_t>(a)] && p.fitted_runs[static_cast<std::size_t>(a)] >= 0;
+  };
+  if (std::any_of(kGpuArchs.begin(), kGpuArchs.end(), recorded)) {
     // Runs each generation's coefficients were fitted on (0: prior only).
     o << "fitted_runs: {";
     const char* sep = "";
-    for (GpuArch a : {GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+    for (GpuArch a : kGpuArchs) {
+      if (!recorded(a)) continue;
       const int n = p.fitted_runs[static_cast<std::size_t>(a)];
-      if (n < 0) continue;
       o << sep << to_string(a) << ": " << n;
       sep = ", ";
     }

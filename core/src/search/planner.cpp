@@ -165,10 +165,14 @@ const char* to_string(Confidence c) { return c == Confidence::P50 ? "P50" : "P90
 
 std::string confidence_words(Confidence c, const PredictionBand& band, GpuArch arch) {
   if (!band.known) return sfmt("%s (point prediction: no band for %s)", to_string(c), to_string(arch));
+  // A generation without runs of its own says so, and whose band it borrowed.
+  const std::string prior =
+      band.stand_in ? sfmt("; %s, %s's band widened", kPriorOnlyWords, to_string(*band.stand_in)) : std::string();
   if (c == Confidence::P50)
-    return sfmt("P50 including the model's median bias (%s band x%.2f to x%.2f, median x%.2f)", to_string(arch),
-                band.p10, band.p90, band.p50);
-  return sfmt("P90 including model uncertainty (%s band x%.2f to x%.2f)", to_string(arch), band.p10, band.p90);
+    return sfmt("P50 including the model's median bias (%s band x%.2f to x%.2f, median x%.2f%s)", to_string(arch),
+                band.p10, band.p90, band.p50, prior.c_str());
+  return sfmt("P90 including model uncertainty (%s band x%.2f to x%.2f%s)", to_string(arch), band.p10, band.p90,
+              prior.c_str());
 }
 
 namespace detail {

@@ -69,8 +69,9 @@ double nic_achievable_fraction(NetKind /*kind*/, double line_gbps) {
 
 namespace {
 
-// NCCL's per-link NVLink bandwidth, GB/s (src/graph/topo.h: SM80_NVLINK_BW 20.0,
-// SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1), used when the catalog gives no nccl_nvlink.
+// NCCL's per-link NVLink bandwidth, GB/s (src/graph/topo.h ncclTopoNVLinkBw: SM80_NVLINK_BW 20.0,
+// SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1 for compute capability 10.x, which includes Blackwell
+// Ultra's 10.3), used when the catalog gives no nccl_nvlink. Ada has no NVLink (0).
 double nccl_nvlink_per_link_gbs(GpuArch arch) {
   switch (arch) {
     case GpuArch::Ampere:
@@ -78,20 +79,25 @@ double nccl_nvlink_per_link_gbs(GpuArch arch) {
     case GpuArch::Hopper:
       return 20.6;
     case GpuArch::Blackwell:
+    case GpuArch::BlackwellUltra:
       return 40.1;
+    case GpuArch::Ada:
+      return 0.0;
   }
   return 20.0;
 }
 
 // PCIe x16 bandwidth as NCCL models it (src/graph/topo.cc: width x {16 GT/s: 120,
-// 32 GT/s: 240} / 80): Gen4 24 GB/s (Ampere), Gen5 48 GB/s (Hopper, Blackwell; GK-H100, GK-B200).
+// 32 GT/s: 240} / 80): Gen4 24 GB/s (Ampere, Ada), Gen5 48 GB/s (Hopper, Blackwell, Blackwell
+// Ultra; GK-H100, GK-B200).
 double pcie_x16_gbs(GpuArch arch) {
   switch (arch) {
     case GpuArch::Ampere:
+    case GpuArch::Ada:
       return 24.0;
     case GpuArch::Hopper:
-      return 48.0;
     case GpuArch::Blackwell:
+    case GpuArch::BlackwellUltra:
       return 48.0;
   }
   return 24.0;

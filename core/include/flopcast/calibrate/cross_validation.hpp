@@ -100,8 +100,14 @@ struct BandRule {
 /// "0.075" or "lognormal 0.05".
 std::string to_string(const BandRule& r);
 /// The rule of each generation's band (indexed by GpuArch).
-using BandTails = std::array<BandRule, 3>;
+using BandTails = std::array<BandRule, kGpuArchCount>;
 inline constexpr BandTails kTenNinety{};
+/// The same rule for every generation.
+inline BandTails uniform_band_tails(const BandRule& rule) {
+  BandTails t;
+  t.fill(rule);
+  return t;
+}
 
 /// Prediction-band quantiles (prediction_band.hpp) from the held-out predictions: per
 /// generation with runs, the tail and 1 - tail quantiles of time_factor (and its median) over

@@ -32,7 +32,7 @@ struct ArchEfficiency {
 
 /// All calibrated coefficients.
 struct ComputeProfile {
-  std::array<ArchEfficiency, 3> arch{};  ///< indexed by GpuArch
+  std::array<ArchEfficiency, kGpuArchCount> arch{};  ///< indexed by GpuArch
   /// Reduction depth K at which GEMM efficiency halves: eff(K) = eff * K / (K + k_half)
   /// (prologue/epilogue cost of a tile; physical range 0..512).
   double gemm_k_half = 64.0;
@@ -70,7 +70,13 @@ struct ComputeProfile {
   std::string provenance;  ///< how the profile was made (command, data)
   /// Per generation (indexed by GpuArch), how many measured runs its coefficients were fitted
   /// on: 0 = prior only (no run on that generation), -1 = not recorded (a profile written by hand).
-  std::array<int, 3> fitted_runs{-1, -1, -1};
+  std::array<int, kGpuArchCount> fitted_runs{-1, -1, -1, -1, -1};
+  /// Per generation, whether the profile states its coefficients itself (its YAML has the
+  /// generation's key, or calibrate fitted them). A generation that is not listed and has a
+  /// coefficient_stand_in() (gpu_spec.hpp) takes the stand-in's coefficients and counts as
+  /// fitted on no run (fill_stand_ins). Ampere, Hopper and Blackwell are always listed: every
+  /// profile has carried them, with the defaults above when it says nothing.
+  std::array<bool, kGpuArchCount> listed{true, true, true, false, false};
   /// Coefficients `calibrate` keeps at their values unless asked for by --param (names from
   /// profile_parameters()); which ones, and why, is decided by cross-validation
   /// (docs/calibration.md).
@@ -83,7 +89,19 @@ struct ComputeProfile {
 
   ArchEfficiency& of(GpuArch a) { return arch[static_cast<std::size_t>(a)]; }
   const ArchEfficiency& of(GpuArch a) const { return arch[static_cast<std::size_t>(a)]; }
+  /// The generation whose coefficients `a` runs on: its stand-in when the profile does not list
+  /// `a`, else `a` itself.
+  GpuArch coefficients_of(GpuArch a) const {
+    const auto stand_in = coefficient_stand_in(a);
+    return stand_in && !listed[static_cast<std::size_t>(a)] ? *stand_in : a;
+  }
+  /// Copies each unlisted generation's coefficients from its stand-in and sets its fitted_runs
+  /// to 0 (prior only: no measured runs of that generation). Loading and calibrating call it
+  /// last, so that a stand-in always holds the coefficients of the profile it is in.
+  void fill_stand_ins();
 };
+
+static_assert(kGpuArchCount == 5, "fitted_runs and listed have one initialiser per GpuArch");
 
 /// A fitted coefficient: name in the profile YAML, bounds that keep it physical.
 struct ProfileParameter {

@@ -24,10 +24,34 @@ std::optional<Precision> parse_precision(std::string_view s);
 /// counted: they add 1/32 byte per MXFP8 element and 1/16 per NVFP4 element).
 double bytes_per_element(Precision p);
 
-/// GPU micro-architecture family; the calibration profile keys efficiencies by it.
-enum class GpuArch { Ampere, Hopper, Blackwell };
+/// GPU micro-architecture family; the calibration profile keys efficiencies by it. New
+/// generations are appended, so that the index of each (profile arrays, bands) stays.
+/// BlackwellUltra: B300 and GB300 (compute capability 10.3); Ada: L40S, L20, RTX 4090 (8.9).
+enum class GpuArch { Ampere, Hopper, Blackwell, BlackwellUltra, Ada };
+/// Number of GpuArch values: the size of every array indexed by a generation.
+inline constexpr std::size_t kGpuArchCount = 5;
+/// Every generation, in index order (loops over generations use this, not a hand-written list).
+inline constexpr std::array<GpuArch, kGpuArchCount> kGpuArchs{GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell,
+                                                              GpuArch::BlackwellUltra, GpuArch::Ada};
+static_assert(static_cast<std::size_t>(GpuArch::Ada) + 1 == kGpuArchCount, "kGpuArchCount counts every GpuArch");
+/// "ampere", "hopper", "blackwell", "blackwell_ultra", "ada": the profile's and catalog's keys.
 const char* to_string(GpuArch a);
 std::optional<GpuArch> parse_gpu_arch(std::string_view s);
+/// The keys of every generation, in index order ("ampere", ..., "ada").
+std::vector<std::string> gpu_arch_names();
+/// CUDA compute capability x 10 of the generation's parts in the catalog (NVIDIA, "CUDA GPU
+/// Compute Capability", developer.nvidia.com/cuda-gpus: A100 8.0, H100/H200 9.0, B200/GB200 10.0,
+/// B300/GB300 10.3, L40S and GeForce RTX 4090 8.9). NCCL keys its tuning on it (tuning.cc,
+/// search.cc, topo.h compare `minCompCap`/`ccMin` against 80, 90, 100).
+int compute_capability(GpuArch a);
+/// The generation whose calibrated coefficients (and prediction band) stand in for `a` when a
+/// profile gives none of its own, or nullopt for a generation every profile must carry. Blackwell
+/// Ultra takes Blackwell's: the same SM design and tensor-core instructions (tcgen05; compute
+/// capability 10.3 against 10.0). Ada takes Ampere's, not Hopper's: Ada's tensor cores run the
+/// warp-level mma.sync kernels Ampere runs (PTX ISA: wgmma.mma_async exists on sm_90a only;
+/// cuBLAS, CUTLASS and FlashAttention-2 use their Ampere (sm_80) kernel families on sm_89, and
+/// FlashAttention-3, the Hopper kernel, does not run on Ada).
+std::optional<GpuArch> coefficient_stand_in(GpuArch a);
 
 /// Dense peak per precision: one slot per Precision, so the cost model's inner loop reads it
 /// without a search (it is asked for every GEMM and attention estimate).

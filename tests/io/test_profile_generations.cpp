@@ -1,0 +1,84 @@
+// Generations a calibration profile does not list (profile_io.cpp, ComputeProfile::fill_stand_ins):
+// Blackwell Ultra and Ada run on their stand-in generation's coefficients, prior only.
+#include <doctest/doctest.h>
+
+#include "flopcast/compute/compute_profile.hpp"
+#include "flopcast/io/catalog.hpp"
+#include "flopcast/scenario/diagnostic.hpp"
+
+using namespace flopcast;
+
+namespace {
+
+constexpr const char* kThreeGenerations =
+    "ampere: {gemm: 0.78, flash_attention: 0.6, hbm: 0.62}\n"
+    "hopper: {gemm: 0.61, flash_attention: 0.35, hbm: 0.3}\n"
+    "blackwell: {gemm: 0.5, flash_attention: 0.56, hbm: 0.92}\n"
+    "fitted_runs: {ampere: 1555, hopper: 26, blackwell: 13}\n";
+
+}  // namespace
+
+TEST_CASE("a profile without Blackwell Ultra or Ada gives them Blackwell's and Ampere's coefficients, prior only") {
+  Diagnostics d;
+  const auto p = io::parse_profile(kThreeGenerations, "p.yaml", ComputeProfile{}, d);
+  REQUIRE_MESSAGE(p.has_value(), d.str());
+  // Blackwell Ultra <- Blackwell (same SM design); Ada <- Ampere (mma.sync kernels, no wgmma).
+  CHECK(p->of(GpuArch::BlackwellUltra).gemm == doctest::Approx(0.5));
+  CHECK(p->of(GpuArch::BlackwellUltra).hbm == doctest::Approx(0.92));
+  CHECK(p->of(GpuArch::Ada).gemm == doctest::Approx(0.78));
+  CHECK(p->of(GpuArch::Ada).flash_attention == doctest::Approx(0.6));
+  CHECK(p->coefficients_of(GpuArch::BlackwellUltra) == GpuArch::Blackwell);
+  CHECK(p->coefficients_of(GpuArch::Ada) == GpuArch::Ampere);
+  CHECK(p->coefficients_of(GpuArch::Hopper) == GpuArch::Hopper);
+  // No run of either generation informed them: 0, "prior only".
+  CHECK(p->fitted_runs[static_cast<std::size_t>(GpuArch::BlackwellUltra)] == 0);
+  CHECK(p->fitted_runs[static_cast<std::size_t>(GpuArch::Ada)] == 0);
+  CHECK(p->fitted_runs[static_cast<std::size_t>(GpuArch::Blackwell)] == 13);
+  // Written back, the profile still lists only what it stated.
+  const std::string yaml = io::profile_to_yaml(*p);
+  CHECK(yaml.find("blackwell_ultra") == std::string::npos);
+  CHECK(yaml.find("ada") == std::string::npos);
+  CHECK(yaml.find("fitted_runs: {ampere: 1555, hopper: 26, blackwell: 13}") != std::string::npos);
+}
+
+TEST_CASE(
+    "a profile that lists a new generation keeps its own coefficients, and a user profile's stand-in is its own") {
+  Diagnostics d;
+  const auto base = io::parse_profile(kThreeGenerations, "base.yaml", ComputeProfile{}, d);
+  REQUIRE_MESSAGE(base.has_value(), d.str());
+  // A user profile over the base: its own Ada, and a Blackwell of its own that Blackwell Ultra follows.
+  const auto p = io::parse_profile(
+      "ada: {gemm: 0.7, gemm_fp8: 0.65, flash_attention: 0.5, hbm: 0.8}\n"
+      "blackwell: {gemm: 0.55}\n",
+      "user.yaml", *base, d);
+  REQUIRE_MESSAGE(p.has_value(), d.str());
+  CHECK(p->of(GpuArch::Ada).gemm == doctest::Approx(0.7));
+  CHECK(p->of(GpuArch::Ada).fp8_apart);  // Ada has FP8 tensor cores: gemm_fp8 is allowed
+  CHECK(p->coefficients_of(GpuArch::Ada) == GpuArch::Ada);
+  CHECK(p->fitted_runs[static_cast<std::size_t>(GpuArch::Ada)] == -1);  // stated by hand: not recorded
+  CHECK(p->of(GpuArch::BlackwellUltra).gemm == doctest::Approx(0.55));
+  const std::string yaml = io::profile_to_yaml(*p);
+  CHECK(yaml.find("ada: {gemm: 0.7, gemm_fp8: 0.65, flash_attention: 0.5, hbm: 0.8}") != std::string::npos);
+  CHECK(yaml.find("blackwell_ultra") == std::string::npos);
+}
+
+TEST_CASE("fitted_runs of a generation the profile gives no coefficients of is an error at its line") {
+  Diagnostics bad;
+  CHECK_FALSE(
+      io::parse_profile("ampere: {gemm: 0.78}\nfitted_runs: {ampere: 3, ada: 5}\n", "bad.yaml", ComputeProfile{}, bad)
+          .has_value());
+  CHECK_MESSAGE(bad.str().find("bad.yaml:2") != std::string::npos, bad.str());
+  CHECK_MESSAGE(bad.str().find("fitted_runs.ada") != std::string::npos, bad.str());
+  CHECK_MESSAGE(bad.str().find("the profile gives no ada coefficients") != std::string::npos, bad.str());
+}
+
+TEST_CASE("every generation's key parses back to itself, and the catalog's arch takes the new ones") {
+  for (GpuArch a : kGpuArchs) CHECK(parse_gpu_arch(to_string(a)) == a);
+  CHECK(parse_gpu_arch("blackwell_ultra") == GpuArch::BlackwellUltra);
+  CHECK(parse_gpu_arch("ada") == GpuArch::Ada);
+  CHECK_FALSE(parse_gpu_arch("lovelace").has_value());
+  // developer.nvidia.com/cuda-gpus: B300/GB300 10.3, L40S and RTX 4090 8.9.
+  CHECK(compute_capability(GpuArch::BlackwellUltra) == 103);
+  CHECK(compute_capability(GpuArch::Ada) == 89);
+  CHECK_FALSE(coefficient_stand_in(GpuArch::Hopper).has_value());
+}
