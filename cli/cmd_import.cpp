@@ -29,8 +29,7 @@ void run_import(CliContext& ctx, const ImportOpts& o) {
     case app::ImportProblem::Unreadable:
     case app::ImportProblem::BadLog:
       ctx.report(result.diags);
-      ctx.err << ctx.who() << ": nothing written: " << (o.out.path.empty() ? "" : o.out.path + " is unchanged, ")
-              << "fix the logs above or leave them out\n";
+      ctx.err << ctx.who() << ": nothing written: fix the logs above or leave them out\n";
       return;
   }
   if (!result.diags.empty()) ctx.err << result.diags.str();  // warnings

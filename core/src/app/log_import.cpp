@@ -83,9 +83,8 @@ bool find_steady_state(ImportedRun& run, Diagnostics& diags) {
   const auto& last = log.intervals.back();
   diags.error({run.file, last.line, 0}, "",
               "no steady iteration: the log's " + std::to_string(log.intervals.size()) + " logged interval(s) (lines " +
-                  std::to_string(log.intervals.front().line) + "-" + std::to_string(last.line) + ") are all warm-up (" +
-                  std::to_string(run.steady.warmup) + " at the start, " + std::to_string(run.steady.ramp_up) +
-                  " in the batch ramp-up)",
+                  std::to_string(log.intervals.front().line) + "-" + std::to_string(last.line) + ") are all warm-up" +
+                  (run.steady.ramp_up ? " or batch ramp-up" : ""),
               "a steady state needs a logged interval after the first " +
                   std::to_string(SteadyState::kWarmupIntervals) + ": run longer or lower " + log.log_interval_setting);
   return false;
@@ -140,7 +139,7 @@ void compose_entry(const ImportRequest& request, ImportedRun& run) {
       (s.max_seconds - s.min_seconds) / s.seconds * 100.0, dropped.empty() ? "" : "; dropped " + dropped));
   if (!megatron && s.tokens_per_gpu_s)
     e.add_note(
-        fmt::format("the iteration time follows from tps: {} sequences x {} tokens / ({:.0f} tokens/s x {} GPUs)",
+        fmt::format("the iteration time follows from tps: {} sequences x {} tokens / ({:.4g} tokens/s x {} GPUs)",
                     log.global_batch, log.seq_len, *s.tokens_per_gpu_s, log.gpus));
   if (log.memory) {
     std::string m = fmt::format("memory_gib: the highest peak {} memory of {} report(s) (line {})", log.memory->kind,

@@ -129,7 +129,7 @@ bool read_toml_subset(const std::string& text, const std::string& file, Settings
       out.put(key, *v, line_no);
     } else {
       diags.error(
-          {file, line_no, static_cast<int>(eq) + 2}, key,
+          {file, line_no, static_cast<int>(raw.find(value)) + 1}, key,
           "a value the job config reader does not read: '" + value + "'",
           "write a string, a number, true/false or an array (inline tables and multi-line strings are not read)");
       ok = false;

@@ -153,9 +153,9 @@ std::optional<LoggedRun> parse_lines(std::istream& in, const std::string& file, 
   if (megatron) return detail::read_megatron_log(lines, file, diags);
   if (titan) return detail::read_torchtitan_log(lines, file, options, diags);
   diags.error({file, lines.empty() ? 0 : 1, 0}, "",
-              "not a training log: it has neither Megatron-LM's arguments block (\"" + std::string(kMegatronArguments) +
-                  "\") or iteration lines (\"" + std::string(kMegatronIteration) +
-                  "\") nor torchtitan's log lines (\"[titan] ...\")",
+              "not a training log: it has no Megatron-LM arguments block (\"" + std::string(kMegatronArguments) +
+                  "\") or iteration line (\"" + std::string(kMegatronIteration) +
+                  "\"), and no torchtitan log line (\"[titan] ...\")",
               "give the standard output of a Megatron-LM or torchtitan training job");
   return std::nullopt;
 }
@@ -167,7 +167,7 @@ std::optional<LoggedRun> read_training_log(const std::string& path, const Traini
   std::error_code ec;
   std::ifstream in;
   if (std::filesystem::is_regular_file(path, ec)) in.open(path, std::ios::binary);
-  if (!in) {
+  if (!in.is_open() || !in) {
     read_text_file(path, diags);  // says why, as for any input file (is_unreadable_file)
     if (!diags.has_errors()) diags.error({path, 0, 0}, "", "cannot read file", "check its permissions");
     return std::nullopt;

@@ -58,13 +58,14 @@ struct Reader {
   }
 };
 
-/// The text after `marker` up to `stop` (or the end).
+/// The text after `marker` up to `stop` (or the end when `stop` is empty); "" when either is missing.
 std::string between(const std::string& t, std::string_view marker, std::string_view stop = {}) {
   const auto at = t.find(marker);
   if (at == std::string::npos) return "";
   const auto from = at + marker.size();
-  const auto end = stop.empty() ? std::string::npos : t.find(stop, from);
-  return t.substr(from, end == std::string::npos ? std::string::npos : end - from);
+  if (stop.empty()) return t.substr(from);
+  const auto end = t.find(stop, from);
+  return end == std::string::npos ? "" : t.substr(from, end - from);
 }
 
 /// A JSON object printed over several lines, starting at `i`'s '{': its text; `i` moves to its last line.
