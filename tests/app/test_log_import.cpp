@@ -97,7 +97,7 @@ TEST_SUITE("app.log_import") {
           "iteration (median of 27), peak 68.5 GiB reserved");
   }
 
-  TEST_CASE("a torchtitan log names its GPU; its steady tokens per GPU are the median of the kept steps") {
+  TEST_CASE("a torchtitan log names its GPU, and its steady tokens per GPU are the median of the kept steps") {
     ImportRequest req;
     req.logs = {test_data("torchtitan-llama3-70b-h100x64.log")};
     const auto r = import_logs(req, test::shipped_catalog());
@@ -112,7 +112,7 @@ TEST_SUITE("app.log_import") {
     CHECK(test::contains(r.yaml, "# flops_convention: model_full_attention"));
   }
 
-  TEST_CASE("a log that names no GPU needs one from the request; an unknown one is refused") {
+  TEST_CASE("a log that names no GPU needs one from the request, and an unknown one is refused") {
     ImportRequest req;
     req.logs = {test_data("megatron-llama3-70b-h100x64.log")};
     auto r = import_logs(req, test::shipped_catalog());

@@ -44,7 +44,7 @@ TEST_CASE("import: the runs file of two logs is read by validate and calibrate")
   CHECK(test::contains(c.out, "hopper fitted on 2 runs"));
 }
 
-TEST_CASE("import: without -o the runs file goes to standard output; the same logs give the same bytes") {
+TEST_CASE("import: without -o the runs file goes to standard output, and the same logs give the same bytes") {
   const auto a = run_cli({"import", kMegatron, "--gpu", "H100", "--fabric", "dgx-h100-ndr", "--gpus-per-node", "8"});
   CAPTURE(a.err);
   REQUIRE(a.code == 0);
@@ -54,7 +54,7 @@ TEST_CASE("import: without -o the runs file goes to standard output; the same lo
   CHECK(run_cli({"import", kMegatron, "--gpu", "H100", "--fabric", "dgx-h100-ndr", "--gpus-per-node", "8"}) == a);
 }
 
-TEST_CASE("import: a bad log exits 3 naming file:line and writes nothing; an existing file needs --force") {
+TEST_CASE("import: a bad log exits 3 naming file:line and writes nothing, and an existing file needs --force") {
   test::TempDir dir("import");
   const auto runs = (dir.path / "runs.yaml").string();
   const auto bad = std::string(FLOPCAST_TESTS_DIR) + "/negative/log-world-size-mismatch.log";

@@ -226,6 +226,12 @@ ImportResult import_logs(const ImportRequest& request, const io::Catalog& catalo
     result.diags.append(diags);
   }
   if (!result.ok()) return result;
+  const bool titan = std::any_of(result.runs.begin(), result.runs.end(),
+                                 [](const auto& r) { return r.log.framework == io::LogFramework::Torchtitan; });
+  if (!request.torchtitan_config.empty() && !titan)
+    result.diags.warning({request.torchtitan_config, 0, 0}, "",
+                         "not read: --config is a torchtitan job config and none of the logs is torchtitan's",
+                         "drop --config");
   for (auto& run : result.runs)
     if (!resolve_gpu(request, catalog, run, result)) return result;
   std::string yaml =
