@@ -3,9 +3,12 @@
 // headers), the TOML subset of job configs, and the draft's YAML.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../../core/src/io/training_log_detail.hpp"
 #include "flopcast/io/run_draft.hpp"
@@ -223,4 +226,98 @@ TEST_CASE("run draft: keys nest in the run schema's order, pending keys as comme
   CHECK(yaml_string("H100") == "H100");
   CHECK(yaml_number(128) == "128");
   CHECK(yaml_number(0.381849) == "0.381849");
+}
+
+namespace {
+
+/// A Megatron-LM arguments block as _print_args prints it (name, dots to column 50, value),
+/// sorted by name, followed by three iteration lines.
+std::string megatron_log(std::vector<std::pair<std::string, std::string>> args) {
+  std::sort(args.begin(), args.end());
+  std::string log = "------------------------ arguments ------------------------\n";
+  for (const auto& [k, v] : args)
+    log += "  " + k + " " + std::string(k.size() < 48 ? 48 - k.size() : 0, '.') + " " + v + "\n";
+  log += "-------------------- end of arguments ---------------------\n";
+  for (int i = 1; i <= 3; ++i)
+    log += " [2026-03-02 10:1" + std::to_string(i) + ":00.000000] iteration        " + std::to_string(i) +
+           "/       3 | consumed samples:         8192 | elapsed time per iteration (ms): 30000.0 | global batch "
+           "size:  8192 |\n";
+  return log;
+}
+
+}  // namespace
+
+TEST_CASE("training log: a Megatron-LM MoE job with latent attention and FP8 keeps the newest keys as comments") {
+  // DeepSeek-V3's shape (61 layers, 3 dense, 256 experts of 2048, top 8, one shared expert, MLA)
+  // on 1024 GPUs: tp 2 x pp 16 x dp 32, EP 64, FP8 blockwise with FP8 weights.
+  const std::string log = megatron_log({{"num_layers", "61"},
+                                        {"hidden_size", "7168"},
+                                        {"ffn_hidden_size", "18432"},
+                                        {"num_attention_heads", "128"},
+                                        {"group_query_attention", "False"},
+                                        {"num_query_groups", "None"},
+                                        {"seq_length", "4096"},
+                                        {"padded_vocab_size", "129280"},
+                                        {"swiglu", "True"},
+                                        {"num_experts", "256"},
+                                        {"moe_router_topk", "8"},
+                                        {"moe_ffn_hidden_size", "2048"},
+                                        {"moe_shared_expert_intermediate_size", "2048"},
+                                        {"moe_layer_freq", "[0, 0, 0, 1, 1, 1, 1]"},
+                                        {"multi_latent_attention", "True"},
+                                        {"q_lora_rank", "1536"},
+                                        {"kv_lora_rank", "512"},
+                                        {"qk_head_dim", "128"},
+                                        {"qk_pos_emb_head_dim", "64"},
+                                        {"v_head_dim", "128"},
+                                        {"mtp_num_layers", "1"},
+                                        {"tensor_model_parallel_size", "2"},
+                                        {"pipeline_model_parallel_size", "16"},
+                                        {"expert_model_parallel_size", "64"},
+                                        {"expert_tensor_parallel_size", "1"},
+                                        {"data_parallel_size", "32"},
+                                        {"world_size", "1024"},
+                                        {"micro_batch_size", "1"},
+                                        {"global_batch_size", "8192"},
+                                        {"bf16", "True"},
+                                        {"fp8", "e4m3"},
+                                        {"fp8_recipe", "blockwise"},
+                                        {"fp8_param_gather", "True"},
+                                        {"recompute_granularity", "full"},
+                                        {"recompute_method", "block"},
+                                        {"recompute_num_layers", "2"},
+                                        {"moe_token_dispatcher_type", "alltoall"},
+                                        {"decoder_first_pipeline_num_layers", "4"},
+                                        {"accumulate_allreduce_grads_in_fp32", "True"},
+                                        {"a_name_of_forty_eight_characters_or_more_here_xyz", "kept"}});
+  Diagnostics diags;
+  const auto run = parse_training_log(log, "ds.log", {}, diags);
+  REQUIRE_MESSAGE(run, diags.str());
+  const auto& d = run->draft;
+  CHECK(d.get("model.moe.experts") == "256");
+  CHECK(d.get("model.moe.top_k") == "8");
+  CHECK(d.get("model.moe.expert_ffn") == "2048");
+  CHECK(d.get("model.moe.shared_experts") == "1");  // 2048 / 2048
+  CHECK(d.get("model.moe.dense_layers") == "3");    // the leading zeros of moe_layer_freq
+  CHECK(d.get("model.head_dim") == "192");          // qk_head_dim + qk_pos_emb_head_dim, until model.mla is read
+  CHECK(d.get("model.mla") ==
+        "{q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128}");
+  CHECK(d.get("model.mtp_layers") == "1");
+  CHECK(d.get("parallel.ep") == "64");
+  CHECK(d.get("parallel.etp") == "1");
+  CHECK(d.get("parallel.moe_dispatcher") == "alltoall");
+  CHECK(d.get("parallel.pipeline_layout") ==
+        "{first_stage_layers: 4, account_for_embedding: false, account_for_loss: false}");
+  CHECK(d.get("precision") == "fp8");
+  CHECK(d.get("fp8_params") == "true");
+  CHECK(d.get("parallel.recompute") == "full");
+  // 61 layers / pp 16 = 3 per stage; 2 recomputed (--recompute-method block): said in a note.
+  bool partial = false;
+  for (const auto& n : d.notes()) partial |= test::contains(n, "recomputes 2 of the 3 layers");
+  CHECK(partial);
+  // Pending keys are comments in the YAML; every other key is a key.
+  const auto yaml = d.yaml();
+  CHECK(test::contains(yaml, "    # mla: {q_lora_rank: 1536,"));
+  CHECK(test::contains(yaml, "    # moe_dispatcher: alltoall\n"));
+  CHECK(test::contains(yaml, "    ep: 64\n"));
 }
