@@ -47,6 +47,7 @@
 #include "flopcast/io/yaml_patch.hpp"
 #include "flopcast/units/format.hpp"
 #include "form_edit_command.hpp"
+#include "log_import_dialog.hpp"
 #include "memory_chart.hpp"
 #include "planner_view.hpp"
 #include "result_tables.hpp"
@@ -482,6 +483,8 @@ void MainWindow::build_menus() {
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   file->addAction(tr("Open S&weep CSV..."), this, &MainWindow::action_open_sweep);
   file->addAction(tr("Open &Fleet..."), this, &MainWindow::action_open_fleet);
+  file->addAction(tr("&Import training logs..."), this,
+                  [this] { import_training_logs_interactively(this, *catalog_); });
   file->addAction(tr("&Save"), QKeySequence(QKeySequence::Save), this, [this] { action_save(); });
   file->addAction(tr("Save &As..."), QKeySequence(QKeySequence::SaveAs), this, [this] { action_save_as(); });
   file->addSeparator();

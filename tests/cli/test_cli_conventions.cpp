@@ -153,7 +153,8 @@ TEST_CASE("a folder given as input or a missing file is exit 4 on every command"
   const std::string dir = t.path.string();
   const std::string missing = (t.path / "none.yaml").string();
   const std::vector<std::vector<std::string>> commands = {
-      {"simulate"}, {"plan"}, {"quote"}, {"fleet"}, {"check"}, {"validate"}, {"sweep", "-o", dir + "/o.csv"}};
+      {"simulate"}, {"plan"},     {"quote"},  {"fleet"},
+      {"check"},    {"validate"}, {"import"}, {"sweep", "-o", dir + "/o.csv"}};
   for (const auto& base : commands) {
     for (const auto& input : {dir, missing}) {
       auto args = base;

@@ -17,4 +17,5 @@ list(APPEND FLOPCAST_APP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/catalog_listing.cpp
   ${CMAKE_CURRENT_LIST_DIR}/claims_check.cpp
   ${CMAKE_CURRENT_LIST_DIR}/step_timeline.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/des_timeline.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/des_timeline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/log_import.cpp)

@@ -26,4 +26,9 @@ list(APPEND FLOPCAST_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/claims_loader_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/claims_needs_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/claimed_value_parse.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/claims_render.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/claims_render.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_draft.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/toml_subset.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_log.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_log_megatron.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_log_torchtitan.cpp)
