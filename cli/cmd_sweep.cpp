@@ -130,6 +130,7 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
   if (!cat) return;
   Diagnostics diags;
   auto spec = io::load_sweep_file(o.file, diags);
+  if (spec && !io::check_sweep_keys(*spec, *cat, diags)) spec.reset();  // a typo fails before any point runs
   if (!diags.empty()) ctx.err << diags.str();
   if (!spec) {
     ctx.exit_code = io::any_unreadable_file(diags) ? kIoError : kBadInput;

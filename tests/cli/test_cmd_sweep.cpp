@@ -2,6 +2,7 @@
 // equal the unsharded run, killed and resumed equals uninterrupted, --check, exit codes.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -162,4 +163,41 @@ axes:
   const auto nometa = check({"--check", t / "bare.jsonl"});
   CHECK(nometa.code == cli::kIoError);
   CHECK(nometa.err.find("bare.jsonl.meta.json") != std::string::npos);
+}
+
+TEST_CASE("flopcast sweep: a typo in an axis key is bad input, refused before any point runs") {
+  TempDir t;
+  const std::string head = R"(scenario:
+  model: llama3-8b
+  cluster: {gpu: H800, gpus: 16}
+  parallel: {tp: 2, pp: 1, dp: auto, micro_batch: 1, global_batch: 64, zero: 1}
+  precision: bf16
+axes:
+)";
+  // Once every row read "infeasible: ... unknown key" and the sweep exited 0: a CI gate stayed green.
+  spit(t / "typo.sweep.yml",
+       head + "  - key: cluster.gpus\n    values: [8, 16]\n  - key: parallel.micro_bacth\n    values: [1, 2]\n");
+  const auto r = run_cli({"sweep", t / "typo.sweep.yml", "--estimate", "--out", t / "typo.csv"});
+  CHECK(r.code == cli::kBadInput);
+  CHECK_MESSAGE(r.err.find("typo.sweep.yml:9:10: error: axes[1].key: unknown scenario key 'parallel.micro_bacth' "
+                           "(hint: did you mean 'parallel.micro_batch'?)") != std::string::npos,
+                r.err);
+  CHECK_FALSE(std::filesystem::exists(t / "typo.csv"));  // no point ran, nothing written
+  // A typo in the section's name, and one in a zipped key.
+  spit(t / "top.sweep.yml", head + "  - key: paralel.tp\n    values: [1, 2]\n");
+  const auto top = run_cli({"sweep", t / "top.sweep.yml", "--estimate", "--out", t / "top.csv"});
+  CHECK(top.code == cli::kBadInput);
+  CHECK_MESSAGE(top.err.find("top.sweep.yml:7:10: error: axes[0].key: unknown scenario key 'paralel.tp' (hint: did "
+                             "you mean 'parallel.tp'?)") != std::string::npos,
+                top.err);
+  spit(t / "zip.sweep.yml",
+       head + "  - zip:\n      parallel.tp: [1, 2]\n      parallel.sequence_paralel: [false, true]\n");
+  const auto zip = run_cli({"sweep", t / "zip.sweep.yml", "--estimate", "--out", t / "zip.csv"});
+  CHECK(zip.code == cli::kBadInput);
+  CHECK_MESSAGE(zip.err.find("zip.sweep.yml:9:7: error: axes[0].zip: unknown scenario key 'parallel.sequence_paralel' "
+                             "(hint: did you mean 'parallel.sequence_parallel'?)") != std::string::npos,
+                zip.err);
+  // A key the scenario knows still sweeps.
+  spit(t / "ok.sweep.yml", head + "  - key: parallel.micro_batch\n    values: [1, 2]\n");
+  CHECK(run_cli({"sweep", t / "ok.sweep.yml", "--estimate", "--out", t / "ok.csv"}).code == 0);
 }

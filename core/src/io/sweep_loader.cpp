@@ -69,6 +69,7 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
               "e.g. zip: {parallel.tp: [1, 2], parallel.sequence_parallel: [false, true]}");
       return false;
     }
+    axis.zipped = true;
     std::size_t len = 0;
     std::string first_key;
     std::vector<std::vector<std::string>> columns;
@@ -95,6 +96,7 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
         return false;
       }
       axis.keys.push_back(k);
+      axis.key_where.push_back(detail::loc_of(kv.first, file));
       std::vector<std::string> col;
       for (const auto& v : kv.second) col.push_back(value_text(v));
       columns.push_back(std::move(col));
@@ -114,6 +116,7 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
     return false;
   }
   axis.keys.push_back(key.Scalar());
+  axis.key_where.push_back(detail::loc_of(key, file));
   const std::string kp = path + " (" + key.Scalar() + ")";
   if (item["values"] && item["range"]) {
     d.error(axis.where, kp, "give either 'values' or 'range', not both");
@@ -179,6 +182,20 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
     for (double x = *from; x <= *to * (1 + 1e-12); x *= *factor) axis.values.push_back({format_number(x)});
   }
   return true;
+}
+
+/// The did-you-mean of a swept key from the scenario loader's "unknown key" diagnostic `e` (at
+/// key path `unknown`, the swept key itself or a section above it): the whole dotted key with the
+/// unknown part replaced ("parallel.micro_batch"), else the loader's own hint.
+std::string swept_key_hint(const std::string& key, const std::string& unknown, const Diagnostic& e) {
+  const std::string lead = "did you mean '";
+  if (e.hint.rfind(lead, 0) == 0 && e.hint.size() > lead.size() + 2) {
+    const std::string word = e.hint.substr(lead.size(), e.hint.find('\'', lead.size()) - lead.size());
+    const std::size_t dot = unknown.rfind('.');
+    const std::string parent = dot == std::string::npos ? "" : unknown.substr(0, dot + 1);
+    return "did you mean '" + parent + word + key.substr(unknown.size()) + "'?";
+  }
+  return e.hint;
 }
 
 }  // namespace
@@ -295,6 +312,38 @@ std::optional<SweepSpec> load_sweep_file(const std::string& path, Diagnostics& d
   const auto text = read_text_file(path, diags);
   if (!text) return std::nullopt;
   return parse_sweep(*text, path, diags);
+}
+
+bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, Diagnostics& d) {
+  if (spec.axes.empty()) return true;
+  YAML::Node root;
+  try {
+    root = YAML::Load(spec.base_text);
+  } catch (const YAML::Exception&) {
+    return true;  // the points report it
+  }
+  const auto values = spec.point_values(0);
+  for (const auto& [key, value] : values)
+    if (!detail::set_key(root, key, value)) return true;  // the points report it
+  Diagnostics inner;
+  (void)scenario_from_node(root, spec.base_file.empty() ? spec.file : spec.base_file, catalog, inner);
+  bool ok = true;
+  for (std::size_t ai = 0; ai < spec.axes.size(); ++ai) {
+    const SweepAxis& axis = spec.axes[ai];
+    for (std::size_t k = 0; k < axis.keys.size(); ++k) {
+      const std::string& key = axis.keys[k];
+      for (const auto& e : inner.items()) {
+        const bool above = e.key == key || key.rfind(e.key + ".", 0) == 0;
+        if (e.severity != Severity::Error || !above || e.message.rfind("unknown key '", 0) != 0) continue;
+        d.error(k < axis.key_where.size() ? axis.key_where[k] : axis.where,
+                fmt::format("axes[{}].{}", ai, axis.zipped ? "zip" : "key"), "unknown scenario key '" + key + "'",
+                swept_key_hint(key, e.key, e));
+        ok = false;
+        break;
+      }
+    }
+  }
+  return ok;
 }
 
 std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t index, const Catalog& catalog,

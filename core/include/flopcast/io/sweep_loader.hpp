@@ -33,6 +33,8 @@ struct SweepAxis {
   std::vector<std::string> keys;                 ///< dotted scenario keys, e.g. "parallel.tp"
   std::vector<std::vector<std::string>> values;  ///< values[i][k]: value i of key k
   SourceLocation where;
+  std::vector<SourceLocation> key_where;  ///< where each key is written (keys order)
+  bool zipped = false;                    ///< written as `zip:` (else `key:`)
   std::size_t size() const { return values.size(); }
 };
 
@@ -58,6 +60,12 @@ inline constexpr std::int64_t kMaxSweepPoints = 10'000'000;
 std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string& file, Diagnostics& diags);
 /// Reads and parses a sweep file.
 std::optional<SweepSpec> load_sweep_file(const std::string& path, Diagnostics& diags);
+
+/// Checks every swept key against the scenario format before any point runs: a key the scenario
+/// does not have (`parallel.micro_bacth`, `paralel.tp`) is an error at the key's file:line with a
+/// did-you-mean naming the whole dotted key. Point 0 (the base with each axis's first value) is
+/// read for this; its other problems are left to the points. False when a key is unknown.
+bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, Diagnostics& diags);
 
 /// The scenario of point `index`: the base with the point's values set, `parallel.dp: auto`
 /// resolved, parsed and checked (check_scenario). nullopt with diagnostics (naming the sweep
