@@ -156,6 +156,9 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
   ro.force = o.force;
   ro.stop_after = o.stop_after;
   ro.progress = ::isatty(2) == 1;
+  ro.command = {"flopcast", "sweep", o.file};
+  if (o.estimate) ro.command.push_back("--estimate");
+  if (!o.profile.empty()) ro.command.insert(ro.command.end(), {"--profile", o.profile});
   // The identity (in the output's sidecar) ties the rows to the sweep file's axes and base
   // scenario, so that --resume, --check and merge refuse another sweep's rows.
   const auto st = sweep::run_sweep(o.out, identity, evaluator.columns(), eval, ro, &ctx.err);

@@ -201,3 +201,88 @@ axes:
   spit(t / "ok.sweep.yml", head + "  - key: parallel.micro_batch\n    values: [1, 2]\n");
   CHECK(run_cli({"sweep", t / "ok.sweep.yml", "--estimate", "--out", t / "ok.csv"}).code == 0);
 }
+
+TEST_CASE("flopcast sweep --check: a comment edit of the base passes, a real change is reported as what changed") {
+  TempDir t;
+  const std::string base = R"(# The base scenario of a CI gate.
+model: llama3-8b
+cluster: {gpu: H800, gpus: 16}
+parallel: {tp: 2, pp: 1, dp: auto, micro_batch: 1, global_batch: 64, recompute: selective, sequence_parallel: true, zero: 1}
+precision: bf16
+training: {tokens: 5B}
+reliability: {trials: 20, seed: 3}
+pricing: {catalog: seed-vendor}
+)";
+  spit(t / "base.yaml", base);
+  spit(t / "s.sweep.yml", "base: base.yaml\naxes:\n  - key: cluster.gpus\n    values: [8, 16]\n");
+  REQUIRE(run_cli({"sweep", t / "s.sweep.yml", "--estimate", "--out", t / "baseline.csv"}).code == 0);
+  auto check = [&] {
+    return run_cli(
+        {"sweep", t / "s.sweep.yml", "--estimate", "--force", "--out", t / "now.csv", "--check", t / "baseline.csv"});
+  };
+  // A comment, the key order, flow or block style, quoting: the same scenario. Once refused as "a
+  // baseline of another sweep" (exit 3): the check compared a hash of the file's text.
+  spit(t / "base.yaml", R"(# The base scenario of a CI gate (reviewed).
+model: "llama3-8b"
+precision: bf16   # Hopper's dense bf16 path
+cluster:
+  gpus: 16
+  gpu: H800
+parallel: {tp: 2, pp: 1, dp: auto, micro_batch: 1, global_batch: 64, recompute: selective, sequence_parallel: true, zero: 1}
+training: {tokens: 5B}
+reliability: {trials: 20, seed: 3}
+pricing: {catalog: seed-vendor}
+)");
+  const auto same = check();
+  CHECK_MESSAGE(same.code == 0, same.err);
+  CHECK(same.out.find("0 regressions, 0 improvements") != std::string::npos);
+  CHECK(same.out.find("base scenario") == std::string::npos);
+  // cluster.gpus is swept: its value in the base is never used, so changing it changes nothing.
+  std::string regpus = base;
+  regpus.replace(regpus.find("gpus: 16"), 8, "gpus: 64");
+  spit(t / "base.yaml", regpus);
+  CHECK(check().code == 0);
+  // Twice the tokens: the check runs, lists what changed in the base, and the longer runs are
+  // regressions (exit 6), not a refusal (exit 3).
+  std::string tokens = base;
+  tokens.replace(tokens.find("tokens: 5B"), 10, "tokens: 10B");
+  tokens.replace(tokens.find("{trials: 20, seed: 3}"), 21, "{trials: 20}");
+  spit(t / "base.yaml", tokens);
+  const auto changed = check();
+  CHECK_MESSAGE(changed.code == cli::kCheckFailed, changed.err);
+  CHECK_MESSAGE(changed.out.find("base scenario: training.tokens baseline 5B now 10B\n") != std::string::npos,
+                changed.out);
+  CHECK(changed.out.find("base scenario: reliability.seed baseline 3 now absent\n") != std::string::npos);
+  CHECK(changed.out.find("regression: point 0 (cluster.gpus=8): days_p50") != std::string::npos);
+  CHECK(changed.out.find("2 points compared") != std::string::npos);
+}
+
+TEST_CASE("flopcast sweep --check: a baseline CSV with CRLF line ends (RFC 4180, Python's csv) is read") {
+  TempDir t;
+  spit(t / "s.sweep.yml", R"(
+scenario:
+  model: llama3-8b
+  cluster: {gpu: H800, gpus: 16}
+  parallel: {tp: 1, pp: 1, dp: auto, micro_batch: 1, global_batch: 64, zero: 1}
+  precision: bf16
+  training: {tokens: 5B}
+  reliability: {trials: 20, seed: 3}
+  pricing: {catalog: seed-vendor}
+axes:
+  - key: cluster.gpus
+    values: [8, 16, 1]
+)");
+  REQUIRE(run_cli({"sweep", t / "s.sweep.yml", "--estimate", "--out", t / "lf.csv"}).code == 0);
+  // The file as Python's csv.writer writes it back: every record ends in CRLF; the quoted 'why'
+  // of the 1-GPU point (8B parameters with their optimizer state do not fit one GPU: "needs ...
+  // per GPU, the H800 has ...") stays one field.
+  std::string crlf;
+  for (const char c : slurp(t / "lf.csv")) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  REQUIRE(crlf.find("\"") != std::string::npos);
+  spit(t / "crlf.csv", crlf);
+  spit(t / "crlf.csv.meta.json", slurp(t / "lf.csv.meta.json"));
+  const auto r = run_cli({"sweep", t / "s.sweep.yml", "--estimate", "--out", t / "now.csv", "--check", t / "crlf.csv"});
+  CHECK_MESSAGE(r.code == 0, r.err);
+  CHECK(r.out.find("3 points compared at 2% tolerance: 0 regressions, 0 improvements, 0 new figures, 0 changes") !=
+        std::string::npos);
+}

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -184,6 +185,24 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
   return true;
 }
 
+/// Appends the leaves of `n` at `path` to `out` as (dotted key, value), skipping `skip` (the
+/// swept keys) and what lies under them.
+void flatten(const YAML::Node& n, const std::string& path, const std::set<std::string>& skip,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  if (skip.count(path)) return;
+  if (n.IsMap()) {
+    if (n.size() == 0) out.emplace_back(path, "{}");
+    for (const auto& kv : n)
+      flatten(kv.second, detail::child(path, kv.first.IsScalar() ? kv.first.Scalar() : value_text(kv.first)), skip,
+              out);
+  } else if (n.IsSequence()) {
+    if (n.size() == 0) out.emplace_back(path, "[]");
+    for (std::size_t i = 0; i < n.size(); ++i) flatten(n[i], fmt::format("{}[{}]", path, i), skip, out);
+  } else {
+    out.emplace_back(path, n.IsScalar() ? n.Scalar() : "null");
+  }
+}
+
 /// The did-you-mean of a swept key from the scenario loader's "unknown key" diagnostic `e` (at
 /// key path `unknown`, the swept key itself or a section above it): the whole dotted key with the
 /// unknown part replaced ("parallel.micro_batch"), else the loader's own hint.
@@ -241,6 +260,7 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
   }
   SweepSpec spec;
   spec.file = file;
+  YAML::Node base;  // the base scenario, for base_values
   try {
     detail::Reader rd(file, d, nullptr);
     rd.check_keys(root, "", {"name", "description", "base", "scenario", "axes"});
@@ -259,6 +279,7 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
         if (auto t = read_text_file(spec.base_file, rdiags)) {
           spec.base_text = *t;
           const auto n = detail::load_yaml(spec.base_text, spec.base_file, d);
+          base = n;
           if (n.IsDefined() && !n.IsMap())
             d.error(detail::loc_of(b, file), "base", "'" + spec.base_file + "' is not a scenario (not a YAML map)");
         } else {
@@ -271,6 +292,7 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
         d.error(detail::loc_of(s, file), "scenario", "expected the base scenario as a map");
       else
         spec.base_text = YAML::Dump(s);
+      base = s;
     } else {
       d.error({file, 1, 1}, "base", "missing the base scenario", "add 'base: SCENARIO.yaml' or 'scenario: {...}'");
     }
@@ -305,6 +327,9 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
     return std::nullopt;
   }
   if (failed()) return std::nullopt;
+  const auto swept = spec.keys();
+  flatten(base, "", std::set<std::string>(swept.begin(), swept.end()), spec.base_values);
+  std::sort(spec.base_values.begin(), spec.base_values.end());
   return spec;
 }
 

@@ -28,6 +28,9 @@ struct RunOptions {
   /// Test hook: stop (as if killed) after writing this many rows; < 0 = never.
   std::int64_t stop_after = -1;
   bool progress = false;  ///< progress bar on `progress_out`
+  /// The command that computes the rows, for the sidecar (SweepMeta::command); --resume refuses a
+  /// file whose command has other flags after the sweep file.
+  std::vector<std::string> command;
 };
 
 struct RunStats {
