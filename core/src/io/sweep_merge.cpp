@@ -2,6 +2,7 @@
 // sidecar, as an unsharded run writes them.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "flopcast/io/atomic_file.hpp"
@@ -17,6 +18,34 @@ struct Shard {
   SweepMeta meta;
   detail::RowsFile rows;
 };
+
+/// The command that computes (or finishes) shard k/n into `path`: the shards' own command
+/// (SweepMeta::command) with --shard, --out and --resume.
+std::string redo_command(const SweepMeta& m, const std::string& path, int k, int n) {
+  std::vector<std::string> c = m.command;
+  if (c.size() < 3) c = {"flopcast", "sweep", "SWEEP.yml"};
+  for (const auto& w :
+       {std::string("--shard"), fmt::format("{}/{}", k, n), std::string("--out"), path, std::string("--resume")})
+    c.push_back(w);
+  return "`" + shell_line(c) + "`";
+}
+
+/// The file name shard `k` would have, from the name of shard `s` (its number replaced: part-1.csv
+/// -> part-2.csv); "PART-k.csv" (or .jsonl) when the name does not hold its shard number once.
+std::string sibling_path(const std::string& path, int s, int k, Format f) {
+  const std::string num = std::to_string(s);
+  const std::size_t name_at = path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1;
+  auto digit = [&](std::size_t i) { return i < path.size() && path[i] >= '0' && path[i] <= '9'; };
+  std::size_t found = std::string::npos;
+  int count = 0;
+  for (std::size_t i = path.find(num, name_at); i != std::string::npos; i = path.find(num, i + 1)) {
+    if ((i > name_at && digit(i - 1)) || digit(i + num.size())) continue;  // a whole number only
+    found = i;
+    ++count;
+  }
+  if (count != 1) return fmt::format("PART-{}{}", k, f == Format::Csv ? ".csv" : ".jsonl");
+  return path.substr(0, found) + std::to_string(k) + path.substr(found + num.size());
+}
 
 std::vector<std::string> column_names(const SweepMeta& m) {
   std::vector<std::string> v;
@@ -37,11 +66,21 @@ std::vector<Shard> read_shards(const std::vector<std::string>& inputs, std::vect
       continue;
     }
     s.meta = std::move(*meta);
+    if (s.meta.format_version != kSidecarFormat) {
+      errors.push_back(
+          fmt::format("{}: written by an older flopcast (sidecar format {}): run shard {}/{} again with "
+                      "this flopcast",
+                      in, s.meta.format_version, s.meta.shard, s.meta.shards));
+      continue;
+    }
     s.rows = detail::read_rows(in);
     if (!s.rows.error.empty())
       errors.push_back(s.rows.error);
     else if (s.rows.torn)
-      errors.push_back(in + ": its last line is torn (the run was interrupted); finish it with --resume first");
+      errors.push_back(
+          fmt::format("{}: its last line is torn (shard {}/{} was interrupted); finish it with {}, then "
+                      "merge again",
+                      in, s.meta.shard, s.meta.shards, redo_command(s.meta, in, s.meta.shard, s.meta.shards)));
     else
       shards.push_back(std::move(s));
   }
@@ -68,20 +107,38 @@ void check_shards(const std::vector<Shard>& shards, std::vector<std::string>& er
       errors.push_back(b.path + ": its columns differ from " + a.path + "'s");
     else if (!seen.insert(b.meta.shard).second)
       errors.push_back(fmt::format("{}: shard {}/{} is given twice", b.path, b.meta.shard, b.meta.shards));
+    else if (b.meta.command.size() >= 3 && a.meta.command.size() >= 3 &&
+             !std::equal(b.meta.command.begin() + 3, b.meta.command.end(), a.meta.command.begin() + 3,
+                         a.meta.command.end()))
+      errors.push_back(fmt::format("{}: computed by `{}`, {} by `{}`: run every shard with the same flags", b.path,
+                                   shell_line(b.meta.command), a.path, shell_line(a.meta.command)));
     else if (const auto want = detail::shard_size(a.meta.identity.points, b.meta.shard, b.meta.shards);
              static_cast<std::int64_t>(b.rows.rows.size()) != want)
       errors.push_back(
-          fmt::format("{}: shard {}/{} holds {} of its {} rows (the run stopped early?); finish it with "
-                      "--resume first",
-                      b.path, b.meta.shard, b.meta.shards, b.rows.rows.size(), want));
+          fmt::format("{}: shard {}/{} holds {} of its {} rows (the run stopped early); finish it with "
+                      "{}, then merge again",
+                      b.path, b.meta.shard, b.meta.shards, b.rows.rows.size(), want,
+                      redo_command(b.meta, b.path, b.meta.shard, b.meta.shards)));
   }
   if (!errors.empty()) return;
-  std::string missing;
-  for (int k = 1; k <= a.meta.shards; ++k)
-    if (!seen.count(k)) missing += (missing.empty() ? "" : ", ") + fmt::format("{}/{}", k, a.meta.shards);
-  if (!missing.empty())
-    errors.push_back(fmt::format("shard{} {} missing: give the files of every shard 1..{}",
-                                 missing.find(',') != std::string::npos ? "s" : "", missing, a.meta.shards));
+  // Each missing shard with the command that computes it (at most kListed; the rest counted).
+  constexpr int kListed = 10;
+  const int n = a.meta.shards;
+  std::vector<int> missing;
+  for (int k = 1; k <= n; ++k)
+    if (!seen.count(k)) missing.push_back(k);
+  for (std::size_t i = 0; i < missing.size() && i < kListed; ++i)
+    errors.push_back(fmt::format(
+        "shard {}/{} is missing (no file of it among the {} given): compute it with {}, "
+        "then merge again with its file",
+        missing[i], n, shards.size(),
+        redo_command(a.meta, sibling_path(a.path, a.meta.shard, missing[i], a.meta.format), missing[i], n)));
+  if (missing.size() > kListed) {
+    std::string rest;
+    for (std::size_t i = kListed; i < missing.size(); ++i)
+      rest += fmt::format("{}{}", rest.empty() ? "" : ", ", missing[i]);
+    errors.push_back(fmt::format("and {} more shards of {} are missing: {}", missing.size() - kListed, n, rest));
+  }
 }
 
 }  // namespace
