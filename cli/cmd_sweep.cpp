@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "flopcast/sweep/sweep_check.hpp"
 #include "flopcast/sweep/sweep_runner.hpp"
 #include "flopcast/units/format.hpp"
+#include "interrupt_guard.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -107,6 +109,24 @@ struct SweepOpts {
   std::int64_t stop_after = -1;
 };
 
+/// What a sweep stopped by a signal wrote, and the command that continues it; the exit status
+/// says the signal (main() then ends the process by it).
+void report_interrupted(CliContext& ctx, const SweepOpts& o, const sweep::RunStats& st, int k, int n) {
+  const int sig = caught_signal();
+  const std::string of =
+      n == 1 ? "the " + std::to_string(st.in_shard) : fmt::format("shard {}/{}'s {}", k, n, st.in_shard);
+  std::vector<std::string> again = {"flopcast", "sweep", o.file};
+  if (o.estimate) again.push_back("--estimate");
+  if (!o.profile.empty()) again.insert(again.end(), {"--profile", o.profile});
+  if (n > 1) again.insert(again.end(), {"--shard", fmt::format("{}/{}", k, n)});
+  again.insert(again.end(), {"--out", o.out, "--resume"});
+  ctx.err << fmt::format(
+      "sweep: interrupted by {}: {} of {} rows are in {} ({} written now, {} resumed); continue "
+      "with: {}\n",
+      signal_name(sig), st.resumed + st.written, of, o.out, st.written, st.resumed, sweep::shell_line(again));
+  ctx.exit_code = kInterrupted - SIGINT + sig;  // 128 + the signal, as a shell reports it
+}
+
 /// `flopcast sweep`: checks the flags, loads the sweep file, runs its points (app::SweepEvaluator)
 /// on the sweep runner and, with --check, compares the output with a baseline.
 void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
@@ -161,7 +181,16 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
   if (!o.profile.empty()) ro.command.insert(ro.command.end(), {"--profile", o.profile});
   // The identity (in the output's sidecar) ties the rows to the sweep file's axes and base
   // scenario, so that --resume, --check and merge refuse another sweep's rows.
-  const auto st = sweep::run_sweep(o.out, identity, evaluator.columns(), eval, ro, &ctx.err);
+  sweep::RunStats st;
+  {
+    const InterruptGuard guard;  // Ctrl-C or SIGTERM: stop at a whole row and say so
+    ro.cancel = &guard.flag();
+    st = sweep::run_sweep(o.out, identity, evaluator.columns(), eval, ro, &ctx.err);
+  }
+  if (st.interrupted) {
+    report_interrupted(ctx, o, st, k, n);
+    return;
+  }
   if (!st.ok()) {
     for (const auto& e : st.errors) ctx.err << ctx.who() << ": error: " << e << "\n";
     ctx.exit_code = kIoError;

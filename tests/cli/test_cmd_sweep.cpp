@@ -1,11 +1,21 @@
 // `flopcast sweep` and `flopcast merge` end to end (in-process): -j2 equals -j1, shards merged
 // equal the unsharded run, killed and resumed equals uninterrupted, --check, exit codes.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "cli_context.hpp"
 #include "cli_runner.hpp"
@@ -28,6 +38,27 @@ void spit(const std::string& p, const std::string& text) {
 std::string slurp(const std::string& p) { return test::read_file(p); }
 
 using test::run_cli;
+
+/// `flopcast ARGS...` as a process of its own (the program itself, FLOPCAST_CLI_PATH), its
+/// standard error to `err_file`; returns its pid.
+pid_t spawn_cli(const std::vector<std::string>& args, const std::string& err_file) {
+  std::vector<char*> argv{const_cast<char*>(FLOPCAST_CLI_PATH)};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 2);
+    ::execv(FLOPCAST_CLI_PATH, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+std::int64_t lines_in(const std::string& p) {
+  const std::string text = test::read_file(p);
+  return std::count(text.begin(), text.end(), '\n');
+}
 
 }  // namespace
 
@@ -285,4 +316,60 @@ axes:
   CHECK_MESSAGE(r.code == 0, r.err);
   CHECK(r.out.find("3 points compared at 2% tolerance: 0 regressions, 0 improvements, 0 new figures, 0 changes") !=
         std::string::npos);
+}
+
+TEST_CASE("flopcast sweep: Ctrl-C or SIGTERM says what was written and that --resume continues it") {
+  TempDir t;
+  // 100,000 points (about 0.1 ms each with --estimate, seconds in all): still running when the
+  // signal comes.
+  spit(t / "long.sweep.yml", R"(
+scenario:
+  model: llama3-8b
+  cluster: {gpu: H800, gpus: 8}
+  parallel: {tp: 1, pp: 1, dp: auto, micro_batch: 1, global_batch: 64, zero: 1}
+  precision: bf16
+  training: {tokens: 1B}
+  reliability: {trials: 2}
+axes:
+  - key: reliability.seed
+    range: {from: 1, to: 2000, step: 1}
+  - key: training.tokens
+    range: {from: 1e9, to: 5e10, step: 1e9}
+)");
+  for (const int sig : {SIGINT, SIGTERM}) {
+    const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    CAPTURE(name);
+    const std::string out = t / ("long-" + name + ".csv"), err = t / ("err-" + name + ".txt");
+    const pid_t pid = spawn_cli({"sweep", t / "long.sweep.yml", "--estimate", "-o", out}, err);
+    REQUIRE(pid > 0);
+    // Signalled once it has written a few rows (at most a minute's wait).
+    for (int i = 0; i < 3000 && (!std::filesystem::exists(out) || lines_in(out) < 6); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ::kill(pid, sig);
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    // Ended by the signal, as a shell expects (exit status 130 for SIGINT, 143 for SIGTERM).
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);
+    const std::int64_t rows = lines_in(out) - 1;  // whole rows after the header
+    CHECK(rows >= 5);
+    CHECK(rows < 100000);
+    const std::string said = slurp(err);
+    CHECK_MESSAGE(
+        said.find(fmt::format("sweep: interrupted by {}: {} of the 100000 rows are in {} ({} written now, 0 "
+                              "resumed); continue with: {} sweep {} --estimate --out {} --resume\n",
+                              name, rows, out, rows, "flopcast", t / "long.sweep.yml", out)) != std::string::npos,
+        said);
+  }
+  // That command continues the file where it stopped, byte for byte an uninterrupted run.
+  const std::string out = t / "long-SIGINT.csv";
+  const std::int64_t rows = lines_in(out) - 1;
+  const auto resumed =
+      run_cli({"sweep", t / "long.sweep.yml", "--estimate", "--out", out, "--resume", "--stop-after", "3"});
+  REQUIRE_MESSAGE(resumed.code == 0, resumed.err);
+  CHECK(resumed.err.find(fmt::format("{} resumed, 3 written", rows)) != std::string::npos);
+  REQUIRE(run_cli({"sweep", t / "long.sweep.yml", "--estimate", "--out", t / "ref.csv", "--stop-after",
+                   std::to_string(rows + 3)})
+              .code == 0);
+  CHECK(slurp(out) == slurp(t / "ref.csv"));
 }

@@ -162,10 +162,18 @@ class RowQueue {
     stop_ = true;
     cv_ready_.notify_all();
   }
-  /// The row at the writer's position; false when the run stopped.
-  bool next_row(std::string& line) {
+  /// The row at the writer's position; false when the run stopped or `cancel` was set.
+  bool next_row(std::string& line, const std::atomic<bool>* cancel) {
     std::unique_lock lk(mu_);
-    cv_ready_.wait(lk, [&] { return stop_ || ready_.count(next_write_) > 0; });
+    const auto ready = [&] { return stop_ || ready_.count(next_write_) > 0; };
+    if (cancel) {
+      // A signal handler cannot notify a condition variable: poll its flag.
+      while (!cv_ready_.wait_for(lk, std::chrono::milliseconds(50), ready))
+        if (cancel->load()) return false;
+      if (cancel->load()) return false;
+    } else {
+      cv_ready_.wait(lk, ready);
+    }
     if (stop_) return false;
     auto it = ready_.find(next_write_);
     line = std::move(it->second);
@@ -253,7 +261,10 @@ void write_rows(RowQueue& q, int fd, const std::string& out_path, std::int64_t s
   std::int64_t next_write = start;
   while (next_write < st.in_shard) {
     std::string line;
-    if (!q.next_row(line)) break;
+    if (!q.next_row(line, options.cancel)) {
+      st.interrupted = options.cancel && options.cancel->load();
+      break;
+    }
     if (!write_row(fd, line, out_path, write_error)) break;
     next_write = q.advance();
     ++st.written;
