@@ -5,6 +5,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <ostream>
@@ -17,6 +18,7 @@
 #include "flopcast/io/sweep_loader.hpp"
 #include "flopcast/sweep/sweep_check.hpp"
 #include "flopcast/sweep/sweep_runner.hpp"
+#include "flopcast/sweep/sweep_shard.hpp"
 #include "flopcast/units/format.hpp"
 #include "interrupt_guard.hpp"
 
@@ -105,6 +107,7 @@ struct SweepOpts {
   std::string file, out, shard = "1/1", check, profile;
   ToleranceFlags tolerance;
   int threads = 1;
+  int shards = 0;  ///< --shards (with --shard auto); 0 = not given
   bool resume = false, force = false, estimate = false;
   std::int64_t stop_after = -1;
 };
@@ -130,13 +133,15 @@ void report_interrupted(CliContext& ctx, const SweepOpts& o, const sweep::RunSta
 /// `flopcast sweep`: checks the flags, loads the sweep file, runs its points (app::SweepEvaluator)
 /// on the sweep runner and, with --check, compares the output with a baseline.
 void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
-  int k = 0, n = 0;
-  char tail = 0;
-  if (std::sscanf(o.shard.c_str(), "%d/%d%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n) {
-    ctx.err << ctx.who() << ": error: --shard '" << o.shard << "': expected k/N with 1 <= k <= N, e.g. 2/4\n";
+  std::string shard_error;
+  const auto shard = sweep::parse_shard(
+      o.shard, o.shards, [](const char* name) { return std::getenv(name); }, shard_error);
+  if (!shard) {
+    ctx.err << ctx.who() << ": error: " << shard_error << "\n";
     ctx.exit_code = kUsage;
     return;
   }
+  const int k = shard->shard, n = shard->shards;
   const auto tol = tolerance_of(ctx, o.tolerance);
   if (!tol) return;
   if (o.resume && o.force) {
@@ -196,9 +201,10 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
     ctx.exit_code = kIoError;
     return;
   }
-  ctx.err << fmt::format("sweep: {} points, shard {}/{} has {}; {} resumed{}, {} written in {:.2f} s -> {}\n",
-                         st.points, k, n, st.in_shard, st.resumed,
-                         st.torn_line_dropped ? " (a torn last row dropped)" : "", st.written, st.seconds, o.out);
+  ctx.err << fmt::format("sweep: {} points, shard {}/{}{} has {}; {} resumed{}, {} written in {:.2f} s -> {}\n",
+                         st.points, k, n, shard->source.empty() ? "" : " (" + shard->source + ")", st.in_shard,
+                         st.resumed, st.torn_line_dropped ? " (a torn last row dropped)" : "", st.written, st.seconds,
+                         o.out);
   if (st.stopped) {
     ctx.err << "sweep: stopped after " << st.written << " rows (--stop-after); continue with --resume\n";
     return;
@@ -216,7 +222,15 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
   cmd->add_option("-o,--out", o->out, "Output file: .csv or .jsonl")->required()->type_name("FILE");
   add_jobs_flag(*cmd, o->threads, "Worker threads (output identical whatever the count)", 1);
   add_deprecated_spelling(*cmd, ctx, "--threads", o->threads, "-j, --jobs");
-  cmd->add_option("--shard", o->shard, "Run only slice k of N (k/N, 1-based): points with index % N == k-1");
+  cmd->add_option("--shard", o->shard,
+                  "Run only slice k of N (k/N, 1-based): points with index % N == k-1; or auto: k and N from a Slurm "
+                  "job array (SLURM_ARRAY_TASK_ID, _COUNT, _MIN) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, "
+                  "with --shards)")
+      ->type_name("k/N|auto");
+  cmd->add_option("--shards", o->shards,
+                  "With --shard auto in a Kubernetes Indexed Job: the number of shards (the Job's completions)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 10'000'000));
   cmd->add_flag("--resume", o->resume, "Continue an interrupted run from --out (a torn last row is dropped)");
   cmd->add_flag("--force", o->force, "Overwrite --out");
   cmd->add_flag("--estimate", o->estimate,

@@ -55,6 +55,20 @@ pid_t spawn_cli(const std::vector<std::string>& args, const std::string& err_fil
   return pid;
 }
 
+/// Sets environment variables for its lifetime (the in-process CLI reads them with getenv).
+struct ScopedEnv {
+  explicit ScopedEnv(const std::vector<std::pair<std::string, std::string>>& vars) {
+    for (const auto& [k, v] : vars) {
+      ::setenv(k.c_str(), v.c_str(), 1);
+      names.push_back(k);
+    }
+  }
+  ~ScopedEnv() {
+    for (const auto& k : names) ::unsetenv(k.c_str());
+  }
+  std::vector<std::string> names;
+};
+
 std::int64_t lines_in(const std::string& p) {
   const std::string text = test::read_file(p);
   return std::count(text.begin(), text.end(), '\n');
@@ -372,4 +386,49 @@ axes:
                    std::to_string(rows + 3)})
               .code == 0);
   CHECK(slurp(out) == slurp(t / "ref.csv"));
+}
+
+TEST_CASE("flopcast sweep --shard auto: Slurm array tasks 1..3 and Kubernetes indexes 0..2, merged, equal the whole") {
+  TempDir t;
+  const std::string sweep = std::string(FLOPCAST_SCENARIOS_DIR) + "/sweeps/parallelism.sweep.yml";
+  REQUIRE(run_cli({"sweep", sweep, "--estimate", "-j", "2", "--out", t / "whole.csv"}).code == 0);
+  const std::string whole = slurp(t / "whole.csv");
+  // sbatch --array=1-3: each task's variables as Slurm sets them (sbatch(1)).
+  std::vector<std::string> parts;
+  for (int id = 1; id <= 3; ++id) {
+    const ScopedEnv env({{"SLURM_ARRAY_JOB_ID", "77"},
+                         {"SLURM_ARRAY_TASK_ID", std::to_string(id)},
+                         {"SLURM_ARRAY_TASK_COUNT", "3"},
+                         {"SLURM_ARRAY_TASK_MIN", "1"},
+                         {"SLURM_ARRAY_TASK_MAX", "3"},
+                         {"SLURM_ARRAY_TASK_STEP", "1"}});
+    parts.push_back(t / ("slurm-" + std::to_string(id) + ".csv"));
+    const auto r = run_cli({"sweep", sweep, "--estimate", "--shard", "auto", "--out", parts.back()});
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(r.err.find(fmt::format("shard {}/3 (SLURM_ARRAY_TASK_ID={}) has 36", id, id)) != std::string::npos);
+  }
+  REQUIRE(run_cli({"merge", parts[2], parts[0], parts[1], "--out", t / "slurm.csv"}).code == 0);
+  CHECK(slurp(t / "slurm.csv") == whole);
+  CHECK(slurp(t / "slurm.csv.meta.json") == slurp(t / "whole.csv.meta.json"));
+  // A Kubernetes Indexed Job of 3 completions: JOB_COMPLETION_INDEX 0, 1, 2 with --shards 3.
+  parts.clear();
+  for (int index = 0; index <= 2; ++index) {
+    const ScopedEnv env({{"JOB_COMPLETION_INDEX", std::to_string(index)}});
+    parts.push_back(t / ("k8s-" + std::to_string(index) + ".csv"));
+    const auto r = run_cli({"sweep", sweep, "--estimate", "--shard", "auto", "--shards", "3", "--out", parts.back()});
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(r.err.find(fmt::format("shard {}/3 (JOB_COMPLETION_INDEX={})", index + 1, index)) != std::string::npos);
+  }
+  REQUIRE(run_cli({"merge", parts[0], parts[1], parts[2], "--out", t / "k8s.csv"}).code == 0);
+  CHECK(slurp(t / "k8s.csv") == whole);
+  CHECK(slurp(t / "k8s.csv.meta.json") == slurp(t / "whole.csv.meta.json"));
+  // No job array: exit 2, naming the variables; --shard 0/3 says shards count from 1.
+  const auto none = run_cli({"sweep", sweep, "--estimate", "--shard", "auto", "--out", t / "x.csv"});
+  CHECK(none.code == cli::kUsage);
+  CHECK(none.err.find("flopcast sweep: error: --shard auto: no job array index in the environment: a Slurm job array "
+                      "sets SLURM_ARRAY_TASK_ID") != std::string::npos);
+  const auto zero = run_cli({"sweep", sweep, "--estimate", "--shard", "0/3", "--out", t / "x.csv"});
+  CHECK(zero.code == cli::kUsage);
+  CHECK(zero.err.find("--shard '0/3': shards count from 1 (--shard 1/3 is the first") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(t / "x.csv"));
 }
