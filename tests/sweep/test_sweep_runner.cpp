@@ -267,6 +267,14 @@ TEST_CASE("sweep merge: a missing or unfinished shard is named with the command 
   REQUIRE(run(1, t / "whole.csv", -1).ok());
   CHECK(slurp(t / "all.csv") == slurp(t / "whole.csv"));
   CHECK(slurp(t / "all.csv.meta.json") == slurp(t / "whole.csv.meta.json"));
+  // Files named by a 0-based index (Kubernetes' JOB_COMPLETION_INDEX: shard-0.csv is shard 1/3):
+  // the missing shard 3/3 is shard-2.csv.
+  std::filesystem::copy_file(t / "part-1.csv", t / "shard-0.csv");
+  std::filesystem::copy_file(t / "part-1.csv.meta.json", t / "shard-0.csv.meta.json");
+  std::filesystem::copy_file(t / "part-2.csv", t / "shard-1.csv");
+  std::filesystem::copy_file(t / "part-2.csv.meta.json", t / "shard-1.csv.meta.json");
+  CHECK(mentions(sweep::merge_shards({t / "shard-0.csv", t / "shard-1.csv"}, t / "k.csv", false),
+                 "--shard 3/3 --out " + t / "shard-2.csv" + " --resume`"));
   // Shards computed with other flags (one without --estimate) are not merged.
   o.shards = 3;
   o.command = {"flopcast", "sweep", "my sweeps/s.sweep.yml"};

@@ -30,21 +30,32 @@ std::string redo_command(const SweepMeta& m, const std::string& path, int k, int
   return "`" + shell_line(c) + "`";
 }
 
-/// The file name shard `k` would have, from the name of shard `s` (its number replaced: part-1.csv
-/// -> part-2.csv); "PART-k.csv" (or .jsonl) when the name does not hold its shard number once.
+/// The file name shard `k` would have, from the name of shard `s`: the number in its file name
+/// that is the shard's (s, or s - 1 when the names count from 0, as Kubernetes' indexes do)
+/// replaced (part-1.csv -> part-2.csv; shard-0.csv -> shard-1.csv); "PART-k.csv" (or .jsonl)
+/// when no single number in the name is.
 std::string sibling_path(const std::string& path, int s, int k, Format f) {
-  const std::string num = std::to_string(s);
   const std::size_t name_at = path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1;
-  auto digit = [&](std::size_t i) { return i < path.size() && path[i] >= '0' && path[i] <= '9'; };
-  std::size_t found = std::string::npos;
-  int count = 0;
-  for (std::size_t i = path.find(num, name_at); i != std::string::npos; i = path.find(num, i + 1)) {
-    if ((i > name_at && digit(i - 1)) || digit(i + num.size())) continue;  // a whole number only
-    found = i;
-    ++count;
+  for (const int base : {s, s - 1}) {
+    std::size_t at = std::string::npos, len = 0;
+    int found = 0;
+    for (std::size_t i = name_at; i < path.size();) {
+      if (path[i] < '0' || path[i] > '9') {
+        ++i;
+        continue;
+      }
+      const std::size_t j = path.find_first_not_of("0123456789", i);
+      const std::size_t n = (j == std::string::npos ? path.size() : j) - i;
+      if (n < 9 && std::stoi(path.substr(i, n)) == base) {
+        at = i;
+        len = n;
+        ++found;
+      }
+      i += n;
+    }
+    if (found == 1) return path.substr(0, at) + std::to_string(k - s + base) + path.substr(at + len);
   }
-  if (count != 1) return fmt::format("PART-{}{}", k, f == Format::Csv ? ".csv" : ".jsonl");
-  return path.substr(0, found) + std::to_string(k) + path.substr(found + num.size());
+  return fmt::format("PART-{}{}", k, f == Format::Csv ? ".csv" : ".jsonl");
 }
 
 std::vector<std::string> column_names(const SweepMeta& m) {
