@@ -265,9 +265,10 @@ pricing: {catalog: seed-vendor}
     return run_cli(
         {"sweep", t / "s.sweep.yml", "--estimate", "--force", "--out", t / "now.csv", "--check", t / "baseline.csv"});
   };
-  // A comment, the key order, flow or block style, quoting: the same scenario. Once refused as "a
+  // A comment, the key order, flow or block style, quoting, a name: the same scenario. Once refused as "a
   // baseline of another sweep" (exit 3): the check compared a hash of the file's text.
   spit(t / "base.yaml", R"(# The base scenario of a CI gate (reviewed).
+name: CI gate, 8B on H800
 model: "llama3-8b"
 precision: bf16   # Hopper's dense bf16 path
 cluster:

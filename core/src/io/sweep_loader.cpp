@@ -327,8 +327,11 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
     return std::nullopt;
   }
   if (failed()) return std::nullopt;
-  const auto swept = spec.keys();
-  flatten(base, "", std::set<std::string>(swept.begin(), swept.end()), spec.base_values);
+  // The swept keys' base values are never used; a scenario's name and description are its title
+  // and prose, in no figure of a row.
+  std::set<std::string> skip = {"name", "description"};
+  for (const auto& k : spec.keys()) skip.insert(k);
+  flatten(base, "", skip, spec.base_values);
   std::sort(spec.base_values.begin(), spec.base_values.end());
   return spec;
 }

@@ -46,7 +46,8 @@ struct SweepSpec {
   std::vector<SweepAxis> axes;
   /// The base scenario's content as (dotted key, value) pairs sorted by key ("cluster.gpu" =
   /// "H800", "pricing.plans[0].id" = ...; an empty map or list as "{}" / "[]", a null as "null"),
-  /// the swept keys and what lies under them left out: what the rows depend on besides the axes,
+  /// the swept keys and what lies under them left out, and the scenario's name and description
+  /// (no figure of a row uses them): what the rows depend on besides the axes,
   /// whatever the file's comments, key order, flow or block style and quoting.
   std::vector<std::pair<std::string, std::string>> base_values;
   /// Number of points (product of the axis sizes; 1 with no axes).

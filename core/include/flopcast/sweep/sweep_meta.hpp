@@ -59,9 +59,9 @@ struct SweepIdentity {
   std::string flopcast_version;  ///< the version that computed the rows
   std::int64_t points = 0;       ///< in the whole sweep
   std::vector<AxisValues> axes;
-  /// The base scenario's content, by key, the swept keys left out (their base values are never
-  /// used): what the rows depend on besides the axes. Comments, key order, flow or block style
-  /// and quoting are not part of it.
+  /// The base scenario's content, by key, the swept keys (their base values are never used) and
+  /// the scenario's name and description left out: what the rows depend on besides the axes. Comments, key order, flow
+  /// or block style and quoting are not part of it.
   std::vector<BaseValue> base;
   /// False for a sidecar of format 1 (flopcast 0.6 and before), which kept a hash of the base
   /// scenario's text only: `base` is empty and `scenario_hash` is that text's.
