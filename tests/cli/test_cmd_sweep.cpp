@@ -1,5 +1,7 @@
 // `flopcast sweep` and `flopcast merge` end to end (in-process): -j2 equals -j1, shards merged
-// equal the unsharded run, killed and resumed equals uninterrupted, --check, exit codes.
+// equal the unsharded run (--shard k/N, and --shard auto under Slurm's and Kubernetes' variables),
+// killed and resumed equals uninterrupted, a typo in a swept key, --check (a changed base, a CRLF
+// baseline), exit codes; and Ctrl-C / SIGTERM on the program itself (FLOPCAST_CLI_PATH).
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -8,11 +10,12 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <thread>
-
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -55,19 +58,40 @@ pid_t spawn_cli(const std::vector<std::string>& args, const std::string& err_fil
   return pid;
 }
 
-/// Sets environment variables for its lifetime (the in-process CLI reads them with getenv).
+/// Sets environment variables for its lifetime (the in-process CLI reads them with getenv), a
+/// nullopt value unsetting one; the former values come back with the destructor.
 struct ScopedEnv {
-  explicit ScopedEnv(const std::vector<std::pair<std::string, std::string>>& vars) {
+  using Vars = std::vector<std::pair<std::string, std::optional<std::string>>>;
+  explicit ScopedEnv(const Vars& vars) {
     for (const auto& [k, v] : vars) {
-      ::setenv(k.c_str(), v.c_str(), 1);
-      names.push_back(k);
+      const char* was = std::getenv(k.c_str());
+      saved.emplace_back(k, was ? std::optional<std::string>(was) : std::nullopt);
+      if (v)
+        ::setenv(k.c_str(), v->c_str(), 1);
+      else
+        ::unsetenv(k.c_str());
     }
   }
   ~ScopedEnv() {
-    for (const auto& k : names) ::unsetenv(k.c_str());
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+      if (it->second)
+        ::setenv(it->first.c_str(), it->second->c_str(), 1);
+      else
+        ::unsetenv(it->first.c_str());
+    }
   }
-  std::vector<std::string> names;
+  Vars saved;
 };
+
+/// No job array around the test, whatever runs it (CI inside a Slurm job or a Kubernetes pod).
+ScopedEnv::Vars no_job_array() {
+  ScopedEnv::Vars v;
+  for (const char* name :
+       {"SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
+        "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP", "JOB_COMPLETION_INDEX"})
+    v.emplace_back(name, std::nullopt);
+  return v;
+}
 
 std::int64_t lines_in(const std::string& p) {
   const std::string text = test::read_file(p);
@@ -391,6 +415,7 @@ axes:
 
 TEST_CASE("flopcast sweep --shard auto: Slurm array tasks 1..3 and Kubernetes indexes 0..2, merged, equal the whole") {
   TempDir t;
+  const ScopedEnv clean(no_job_array());
   const std::string sweep = std::string(FLOPCAST_SCENARIOS_DIR) + "/sweeps/parallelism.sweep.yml";
   REQUIRE(run_cli({"sweep", sweep, "--estimate", "-j", "2", "--out", t / "whole.csv"}).code == 0);
   const std::string whole = slurp(t / "whole.csv");
