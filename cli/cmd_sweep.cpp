@@ -114,19 +114,19 @@ struct SweepOpts {
 
 /// What a sweep stopped by a signal wrote, and the command that continues it; the exit status
 /// says the signal (main() then ends the process by it).
-void report_interrupted(CliContext& ctx, const SweepOpts& o, const sweep::RunStats& st, int k, int n) {
+void report_interrupted(CliContext& ctx, const sweep::RunOptions& ro, const std::string& out,
+                        const sweep::RunStats& st) {
   const int sig = caught_signal();
+  const int k = ro.shard, n = ro.shards;
   const std::string of =
       n == 1 ? "the " + std::to_string(st.in_shard) : fmt::format("shard {}/{}'s {}", k, n, st.in_shard);
-  std::vector<std::string> again = {"flopcast", "sweep", o.file};
-  if (o.estimate) again.push_back("--estimate");
-  if (!o.profile.empty()) again.insert(again.end(), {"--profile", o.profile});
+  std::vector<std::string> again = ro.command;
   if (n > 1) again.insert(again.end(), {"--shard", fmt::format("{}/{}", k, n)});
-  again.insert(again.end(), {"--out", o.out, "--resume"});
+  again.insert(again.end(), {"--out", out, "--resume"});
   ctx.err << fmt::format(
       "sweep: interrupted by {}: {} of {} rows are in {} ({} written now, {} resumed); continue "
       "with: {}\n",
-      signal_name(sig), st.resumed + st.written, of, o.out, st.written, st.resumed, sweep::shell_line(again));
+      signal_name(sig), st.resumed + st.written, of, out, st.written, st.resumed, sweep::shell_line(again));
   ctx.exit_code = kInterrupted - SIGINT + sig;  // 128 + the signal, as a shell reports it
 }
 
@@ -193,7 +193,7 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
     st = sweep::run_sweep(o.out, identity, evaluator.columns(), eval, ro, &ctx.err);
   }
   if (st.interrupted) {
-    report_interrupted(ctx, o, st, k, n);
+    report_interrupted(ctx, ro, o.out, st);
     return;
   }
   if (!st.ok()) {
