@@ -110,7 +110,7 @@ std::unique_ptr<CLI::App> make_cli_app(CliContext& ctx) {
   app->footer(
       "Run 'flopcast help COMMAND' (or 'flopcast COMMAND --help') for a command's flags.\n"
       "Exit codes: 0 ok, 1 internal error, 2 usage, 3 bad input, 4 file not readable or writable, 5 infeasible, "
-      "6 check failed.");
+      "6 check failed, 130 interrupted (Ctrl-C).");
 #define FLOPCAST_COMMAND(name) register_##name(*app, ctx);
 #include "commands.def"
 #undef FLOPCAST_COMMAND

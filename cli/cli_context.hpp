@@ -23,6 +23,7 @@ enum ExitCode : int {
   kIoError = 4,      ///< a file could not be read (missing, a folder, unreadable) or written, or exists without --force
   kInfeasible = 5,   ///< the plan does not fit memory / cannot run
   kCheckFailed = 6,  ///< a --check against a baseline or tolerance failed
+  kInterrupted = 130,  ///< ended by Ctrl-C (128 + SIGINT; 143 for SIGTERM): the process ends by the signal
 };
 
 /// What each exit code means, for the help, the man page and docs/cli.md.
@@ -40,6 +41,9 @@ inline constexpr ExitCodeMeaning kExitCodeMeanings[] = {
      "was not given"},
     {kInfeasible, "the plan is infeasible (it does not fit the GPU's memory or cannot run); the report says why"},
     {kCheckFailed, "a check against a baseline found a regression"},
+    {kInterrupted,
+     "interrupted by Ctrl-C (SIGINT; 143 for SIGTERM); a sweep first says what it wrote and that --resume "
+     "continues it"},
 };
 
 /// State shared by all subcommands of one invocation.

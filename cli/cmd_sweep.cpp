@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <ostream>
@@ -16,7 +18,9 @@
 #include "flopcast/io/sweep_loader.hpp"
 #include "flopcast/sweep/sweep_check.hpp"
 #include "flopcast/sweep/sweep_runner.hpp"
+#include "flopcast/sweep/sweep_shard.hpp"
 #include "flopcast/units/format.hpp"
+#include "interrupt_guard.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -103,20 +107,41 @@ struct SweepOpts {
   std::string file, out, shard = "1/1", check, profile;
   ToleranceFlags tolerance;
   int threads = 1;
+  int shards = 0;  ///< --shards (with --shard auto); 0 = not given
   bool resume = false, force = false, estimate = false;
   std::int64_t stop_after = -1;
 };
 
+/// What a sweep stopped by a signal wrote, and the command that continues it; the exit status
+/// says the signal (main() then ends the process by it).
+void report_interrupted(CliContext& ctx, const sweep::RunOptions& ro, const std::string& out,
+                        const sweep::RunStats& st) {
+  const int sig = caught_signal();
+  const int k = ro.shard, n = ro.shards;
+  const std::string of =
+      n == 1 ? "the " + std::to_string(st.in_shard) : fmt::format("shard {}/{}'s {}", k, n, st.in_shard);
+  std::vector<std::string> again = ro.command;
+  if (n > 1) again.insert(again.end(), {"--shard", fmt::format("{}/{}", k, n)});
+  again.insert(again.end(), {"--out", out, "--resume"});
+  ctx.err << fmt::format(
+      "sweep: interrupted by {}: {} of {} rows are in {} ({} written now, {} resumed); continue "
+      "with: {}\n",
+      signal_name(sig), st.resumed + st.written, of, out, st.written, st.resumed, sweep::shell_line(again));
+  ctx.exit_code = kInterrupted - SIGINT + sig;  // 128 + the signal, as a shell reports it
+}
+
 /// `flopcast sweep`: checks the flags, loads the sweep file, runs its points (app::SweepEvaluator)
 /// on the sweep runner and, with --check, compares the output with a baseline.
 void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
-  int k = 0, n = 0;
-  char tail = 0;
-  if (std::sscanf(o.shard.c_str(), "%d/%d%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n) {
-    ctx.err << ctx.who() << ": error: --shard '" << o.shard << "': expected k/N with 1 <= k <= N, e.g. 2/4\n";
+  std::string shard_error;
+  const auto shard = sweep::parse_shard(
+      o.shard, o.shards, [](const char* name) { return std::getenv(name); }, shard_error);
+  if (!shard) {
+    ctx.err << ctx.who() << ": error: " << shard_error << "\n";
     ctx.exit_code = kUsage;
     return;
   }
+  const int k = shard->shard, n = shard->shards;
   const auto tol = tolerance_of(ctx, o.tolerance);
   if (!tol) return;
   if (o.resume && o.force) {
@@ -130,6 +155,7 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
   if (!cat) return;
   Diagnostics diags;
   auto spec = io::load_sweep_file(o.file, diags);
+  if (spec && !io::check_sweep_keys(*spec, *cat, diags)) spec.reset();  // a typo fails before any point runs
   if (!diags.empty()) ctx.err << diags.str();
   if (!spec) {
     ctx.exit_code = io::any_unreadable_file(diags) ? kIoError : kBadInput;
@@ -155,17 +181,30 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
   ro.force = o.force;
   ro.stop_after = o.stop_after;
   ro.progress = ::isatty(2) == 1;
+  ro.command = {"flopcast", "sweep", o.file};
+  if (o.estimate) ro.command.push_back("--estimate");
+  if (!o.profile.empty()) ro.command.insert(ro.command.end(), {"--profile", o.profile});
   // The identity (in the output's sidecar) ties the rows to the sweep file's axes and base
   // scenario, so that --resume, --check and merge refuse another sweep's rows.
-  const auto st = sweep::run_sweep(o.out, identity, evaluator.columns(), eval, ro, &ctx.err);
+  sweep::RunStats st;
+  {
+    const InterruptGuard guard;  // Ctrl-C or SIGTERM: stop at a whole row and say so
+    ro.cancel = &guard.flag();
+    st = sweep::run_sweep(o.out, identity, evaluator.columns(), eval, ro, &ctx.err);
+  }
+  if (st.interrupted) {
+    report_interrupted(ctx, ro, o.out, st);
+    return;
+  }
   if (!st.ok()) {
     for (const auto& e : st.errors) ctx.err << ctx.who() << ": error: " << e << "\n";
     ctx.exit_code = kIoError;
     return;
   }
-  ctx.err << fmt::format("sweep: {} points, shard {}/{} has {}; {} resumed{}, {} written in {:.2f} s -> {}\n",
-                         st.points, k, n, st.in_shard, st.resumed,
-                         st.torn_line_dropped ? " (a torn last row dropped)" : "", st.written, st.seconds, o.out);
+  ctx.err << fmt::format("sweep: {} points, shard {}/{}{} has {}; {} resumed{}, {} written in {:.2f} s -> {}\n",
+                         st.points, k, n, shard->source.empty() ? "" : " (" + shard->source + ")", st.in_shard,
+                         st.resumed, st.torn_line_dropped ? " (a torn last row dropped)" : "", st.written, st.seconds,
+                         o.out);
   if (st.stopped) {
     ctx.err << "sweep: stopped after " << st.written << " rows (--stop-after); continue with --resume\n";
     return;
@@ -183,7 +222,15 @@ void register_sweep(CLI::App& app, CliContext& ctx) {
   cmd->add_option("-o,--out", o->out, "Output file: .csv or .jsonl")->required()->type_name("FILE");
   add_jobs_flag(*cmd, o->threads, "Worker threads (output identical whatever the count)", 1);
   add_deprecated_spelling(*cmd, ctx, "--threads", o->threads, "-j, --jobs");
-  cmd->add_option("--shard", o->shard, "Run only slice k of N (k/N, 1-based): points with index % N == k-1");
+  cmd->add_option("--shard", o->shard,
+                  "Run only slice k of N (k/N, 1-based): points with index % N == k-1; or auto: k and N from a Slurm "
+                  "job array (SLURM_ARRAY_TASK_ID, _COUNT, _MIN) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, "
+                  "with --shards)")
+      ->type_name("k/N|auto");
+  cmd->add_option("--shards", o->shards,
+                  "With --shard auto in a Kubernetes Indexed Job: the number of shards (the Job's completions)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 10'000'000));
   cmd->add_flag("--resume", o->resume, "Continue an interrupted run from --out (a torn last row is dropped)");
   cmd->add_flag("--force", o->force, "Overwrite --out");
   cmd->add_flag("--estimate", o->estimate,

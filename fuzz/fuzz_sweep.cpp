@@ -59,6 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::abort();
     }
     (void)spec->keys();
+    (void)io::check_sweep_keys(*spec, fuzz::embedded_catalog(), diags);  // point 0 read for its keys
     std::int64_t budget = fuzz::kEstimateGpuBudget;
     for (const std::int64_t i : {std::int64_t{0}, n - 1}) {
       (void)spec->point_values(i);

@@ -170,6 +170,14 @@ const NegativeCase kClaimsCases[] = {
      "(hint: the claimed figure, e.g. claimed: \"< 3 us\")"},
 };
 
+// Sweep files (parse_sweep, then check_sweep_keys: a swept key the scenario does not have is refused
+// before any point runs).
+const NegativeCase kSweepCases[] = {
+    {"sweep-unknown-axis-key.yml",
+     "sweep-unknown-axis-key.yml:8:10: error: axes[0].key: unknown scenario key 'parallel.micro_bacth' (hint: did you "
+     "mean 'parallel.micro_batch'?)"},
+};
+
 // A key written twice, in each kind of file flopcast reads: the whole file is refused (yaml-cpp
 // keeps both pairs and a lookup would take one of them silently), the message names the second
 // key's file:line:col, the first's line, the key path and the fix. `fix` is the text whose removal
@@ -350,14 +358,29 @@ TEST_CASE("negative files with a key written twice: each kind of file refuses th
   }
 }
 
+TEST_CASE("negative sweep files: each is rejected with its exact first error") {
+  for (const auto& c : kSweepCases) {
+    const std::string file = c.file;
+    CAPTURE(file);
+    Diagnostics d;
+    const auto spec = parse_sweep(read(c.file), c.file, d);
+    REQUIRE_MESSAGE(spec, d.str());
+    CHECK_FALSE(check_sweep_keys(*spec, catalog(), d));
+    const auto* e = first_error(d);
+    REQUIRE(e != nullptr);
+    CHECK(e->str() == std::string(c.expected));
+  }
+}
+
 TEST_CASE("every file in tests/negative/ has an expected message, one kind of mistake each") {
   std::set<std::string> listed;
   for (const auto& c : kScenarioCases) listed.insert(c.file);
   for (const auto& c : kRunFileCases) listed.insert(c.file);
   for (const auto& c : kClaimsCases) listed.insert(c.file);
   for (const auto& c : kDuplicateKeyCases) listed.insert(c.file);
-  CHECK(listed.size() ==
-        std::size(kScenarioCases) + std::size(kRunFileCases) + std::size(kClaimsCases) + std::size(kDuplicateKeyCases));
+  for (const auto& c : kSweepCases) listed.insert(c.file);
+  CHECK(listed.size() == std::size(kScenarioCases) + std::size(kRunFileCases) + std::size(kClaimsCases) +
+                             std::size(kDuplicateKeyCases) + std::size(kSweepCases));
   std::set<std::string> on_disk;
   for (const auto& e : std::filesystem::directory_iterator(negative_dir()))
     if (e.path().extension() == ".yaml" || e.path().extension() == ".yml") on_disk.insert(e.path().filename().string());
@@ -369,5 +392,6 @@ TEST_CASE("every file in tests/negative/ has an expected message, one kind of mi
   for (const auto& c : kRunFileCases) messages.insert(c.expected);
   for (const auto& c : kClaimsCases) messages.insert(c.expected);
   for (const auto& c : kDuplicateKeyCases) messages.insert(c.expected);
+  for (const auto& c : kSweepCases) messages.insert(c.expected);
   CHECK(messages.size() == listed.size());
 }

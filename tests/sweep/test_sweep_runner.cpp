@@ -118,7 +118,7 @@ TEST_CASE("sweep merge: three shards merged equal the unsharded run, sidecar inc
     CHECK(slurp(t / ("merged" + ext + ".meta.json")) == slurp(t / ("all" + ext + ".meta.json")));
     // A missing shard is named.
     const auto missing = sweep::merge_shards({t / ("s1" + ext), t / ("s3" + ext)}, t / ("m2" + ext), false);
-    CHECK(mentions(missing, "shard 2/3 missing"));
+    CHECK(mentions(missing, "shard 2/3 is missing (no file of it among the 2 given)"));
     // The same shard twice.
     const auto twice = sweep::merge_shards({t / ("s1" + ext), t / ("s1" + ext), t / ("s2" + ext), t / ("s3" + ext)},
                                            t / ("m3" + ext), false);
@@ -228,4 +228,61 @@ TEST_CASE("sweep output: an older file with the identity in a comment line is na
   const auto st = run_fake(t / "old.csv", 1, 1, 1, -1, true);
   REQUIRE(!st.ok());
   CHECK(contains(st.errors.front(), "old.csv:1: written by an older flopcast"));
+}
+
+TEST_CASE("sweep merge: a missing or unfinished shard is named with the command that computes it") {
+  SweepDir t;
+  sweep::RunOptions o;
+  o.shards = 3;
+  o.command = {"flopcast", "sweep", "my sweeps/s.sweep.yml", "--estimate"};
+  auto run = [&](int shard, const std::string& out, std::int64_t stop) {
+    o.shard = shard;
+    o.stop_after = stop;
+    o.resume = true;
+    return sweep::run_sweep(out, fake_identity(), fake_columns(), fake_eval, o, nullptr);
+  };
+  REQUIRE(run(1, t / "part-1.csv", -1).ok());
+  REQUIRE(run(3, t / "part-3.csv", -1).ok());
+  // Shard 2's task failed before writing anything: its file is not there. The message names the
+  // shard and the whole command, with the file name its siblings' names give, quoted for the shell.
+  const auto missing = sweep::merge_shards({t / "part-1.csv", t / "part-3.csv"}, t / "all.csv", false);
+  REQUIRE(missing.size() == 1);
+  CHECK(missing[0] ==
+        "shard 2/3 is missing (no file of it among the 2 given): compute it with `flopcast sweep 'my "
+        "sweeps/s.sweep.yml' --estimate --shard 2/3 --out " +
+            t / "part-2.csv" + " --resume`, then merge again with its file");
+  // Shard 2's task was killed after 7 rows (a node lost, a time limit): what it wrote stays, and
+  // the message says how to finish it.
+  REQUIRE(run(2, t / "part-2.csv", 7).stopped);
+  const auto part = sweep::merge_shards({t / "part-1.csv", t / "part-2.csv", t / "part-3.csv"}, t / "all.csv", false);
+  REQUIRE(part.size() == 1);
+  CHECK(part[0] == t / "part-2.csv" +
+                       ": shard 2/3 holds 7 of its 34 rows (the run stopped early); finish it with `flopcast sweep 'my "
+                       "sweeps/s.sweep.yml' --estimate --shard 2/3 --out " +
+                       t / "part-2.csv" + " --resume`, then merge again");
+  // That command continues the shard; merged, the shards equal the unsharded run.
+  REQUIRE(run(2, t / "part-2.csv", -1).resumed == 7);
+  REQUIRE(sweep::merge_shards({t / "part-1.csv", t / "part-2.csv", t / "part-3.csv"}, t / "all.csv", false).empty());
+  o.shards = 1;
+  REQUIRE(run(1, t / "whole.csv", -1).ok());
+  CHECK(slurp(t / "all.csv") == slurp(t / "whole.csv"));
+  CHECK(slurp(t / "all.csv.meta.json") == slurp(t / "whole.csv.meta.json"));
+  // Files named by a 0-based index (Kubernetes' JOB_COMPLETION_INDEX: shard-0.csv is shard 1/3):
+  // the missing shard 3/3 is shard-2.csv.
+  std::filesystem::copy_file(t / "part-1.csv", t / "shard-0.csv");
+  std::filesystem::copy_file(t / "part-1.csv.meta.json", t / "shard-0.csv.meta.json");
+  std::filesystem::copy_file(t / "part-2.csv", t / "shard-1.csv");
+  std::filesystem::copy_file(t / "part-2.csv.meta.json", t / "shard-1.csv.meta.json");
+  CHECK(mentions(sweep::merge_shards({t / "shard-0.csv", t / "shard-1.csv"}, t / "k.csv", false),
+                 "--shard 3/3 --out " + t / "shard-2.csv" + " --resume`"));
+  // Shards computed with other flags (one without --estimate) are not merged.
+  o.shards = 3;
+  o.command = {"flopcast", "sweep", "my sweeps/s.sweep.yml"};
+  o.resume = false;
+  o.force = true;
+  o.shard = 3;
+  o.stop_after = -1;
+  REQUIRE(sweep::run_sweep(t / "part-3.csv", fake_identity(), fake_columns(), fake_eval, o, nullptr).ok());
+  CHECK(mentions(sweep::merge_shards({t / "part-1.csv", t / "part-2.csv", t / "part-3.csv"}, t / "x.csv", false),
+                 "part-3.csv: computed by `flopcast sweep 'my sweeps/s.sweep.yml'`, "));
 }

@@ -82,6 +82,9 @@ std::string sweep_check_text(const sweep::CheckResult& cr, const std::string& cu
                              std::size_t max_lines) {
   std::string out;
   for (const auto& n : cr.notes) out += "note: " + n + "\n";
+  for (const auto& c : cr.base_changes)
+    out += fmt::format("base scenario: {} baseline {} now {}\n", c.key, c.in_theirs ? c.theirs : "absent",
+                       c.in_ours ? c.ours : "absent");
   for (const Change c : {Change::Regression, Change::Improvement, Change::New, Change::Changed}) {
     std::size_t shown = 0, left = 0;
     for (const auto& f : cr.findings) {

@@ -113,6 +113,17 @@ void fill_resolved(const std::vector<std::string>& keys, const ResolvedSettings&
 
 }  // namespace
 
+namespace {
+
+/// The base scenario's content as hashed: one "key\tvalue" line per value (io::SweepSpec::base_values).
+std::string base_content(const io::SweepSpec& spec) {
+  std::string out;
+  for (const auto& [key, value] : spec.base_values) out += key + "\t" + value + "\n";
+  return out;
+}
+
+}  // namespace
+
 std::string sweep_id(const io::SweepSpec& spec) {
   std::string id_src;
   for (const auto& a : spec.axes)
@@ -120,17 +131,18 @@ std::string sweep_id(const io::SweepSpec& spec) {
       id_src += a.keys[i] + "=";
       for (const auto& v : a.values) id_src += v[i] + ",";
     }
-  id_src += spec.base_text;
+  id_src += base_content(spec);
   return fnv1a(id_src);
 }
 
 sweep::SweepIdentity sweep_identity(const io::SweepSpec& spec) {
   sweep::SweepIdentity id;
   id.id = sweep_id(spec);
-  id.scenario_hash = fnv1a(spec.base_text);
+  id.scenario_hash = fnv1a(base_content(spec));
   id.flopcast_version = FLOPCAST_VERSION;
   id.points = spec.points();
   for (const auto& a : spec.axes) id.axes.push_back({a.keys, a.values});
+  id.base = spec.base_values;
   return id;
 }
 

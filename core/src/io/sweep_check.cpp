@@ -107,8 +107,15 @@ std::string where_of(const Side& s, const std::vector<std::string>& cells) {
   return out;
 }
 
-/// The notes on what the two files do not share (versions, columns).
+/// The notes on what the two files do not share (versions, columns, a base scenario that cannot
+/// be compared).
 void add_notes(const Side& cur, const Side& base, CheckResult& cr) {
+  const auto& b = base.meta.identity;
+  if (!b.base_known || !cur.meta.identity.base_known)
+    cr.notes.push_back(
+        fmt::format("the {} sidecar (format 1, an older flopcast) records only a hash of the base "
+                    "scenario's text: what changed in the base scenario, if anything, is not shown",
+                    b.base_known ? "current file's" : "baseline's"));
   if (cur.meta.identity.flopcast_version != base.meta.identity.flopcast_version)
     cr.notes.push_back(fmt::format("the baseline was written by flopcast {}, this run by flopcast {}",
                                    base.meta.identity.flopcast_version, cur.meta.identity.flopcast_version));
@@ -143,8 +150,8 @@ void compare_rows(const Side& cur, const Side& base, std::int64_t p,
 
 std::string other_sweep_error(const std::string& baseline_path, const std::string& why) {
   return baseline_path + ": a baseline of another sweep: " + why +
-         "; --check compares two runs of the same sweep file, as --resume continues one: write a new baseline with "
-         "flopcast sweep SWEEP.yml --out " +
+         "; --check compares two runs of the same points (the same axes and values), point by point: write a new "
+         "baseline with flopcast sweep SWEEP.yml --out " +
          baseline_path + " --force";
 }
 
@@ -157,7 +164,7 @@ std::string baseline_refusal(const std::string& baseline_path, const SweepIdenti
     unreadable = unreadable || ::access(meta_path(baseline_path).c_str(), R_OK) != 0;
     return err;
   }
-  const auto why = other_sweep_reason(meta->identity, ours);
+  const auto why = other_points_reason(meta->identity, ours);
   return why.empty() ? "" : other_sweep_error(baseline_path, why);
 }
 
@@ -173,10 +180,11 @@ CheckResult check_against_baseline(const std::string& current_path, const std::s
     if (!e.empty()) cr.errors.push_back(e);
   if (!cr.errors.empty()) return cr;
   cr.identity = cur.meta.identity;
-  if (const auto why = other_sweep_reason(base.meta.identity, cur.meta.identity); !why.empty()) {
+  if (const auto why = other_points_reason(base.meta.identity, cur.meta.identity); !why.empty()) {
     cr.errors.push_back(other_sweep_error(baseline_path, why));
     return cr;
   }
+  cr.base_changes = base_changes(base.meta.identity, cur.meta.identity);
   add_notes(cur, base, cr);
   // The compared columns: (index in the current file, index in the baseline).
   std::vector<std::pair<std::size_t, std::size_t>> pairs;

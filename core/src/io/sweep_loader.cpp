@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -69,6 +70,7 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
               "e.g. zip: {parallel.tp: [1, 2], parallel.sequence_parallel: [false, true]}");
       return false;
     }
+    axis.zipped = true;
     std::size_t len = 0;
     std::string first_key;
     std::vector<std::vector<std::string>> columns;
@@ -95,6 +97,7 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
         return false;
       }
       axis.keys.push_back(k);
+      axis.key_where.push_back(detail::loc_of(kv.first, file));
       std::vector<std::string> col;
       for (const auto& v : kv.second) col.push_back(value_text(v));
       columns.push_back(std::move(col));
@@ -114,6 +117,7 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
     return false;
   }
   axis.keys.push_back(key.Scalar());
+  axis.key_where.push_back(detail::loc_of(key, file));
   const std::string kp = path + " (" + key.Scalar() + ")";
   if (item["values"] && item["range"]) {
     d.error(axis.where, kp, "give either 'values' or 'range', not both");
@@ -181,6 +185,38 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
   return true;
 }
 
+/// Appends the leaves of `n` at `path` to `out` as (dotted key, value), skipping `skip` (the
+/// swept keys) and what lies under them.
+void flatten(const YAML::Node& n, const std::string& path, const std::set<std::string>& skip,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  if (skip.count(path)) return;
+  if (n.IsMap()) {
+    if (n.size() == 0) out.emplace_back(path, "{}");
+    for (const auto& kv : n)
+      flatten(kv.second, detail::child(path, kv.first.IsScalar() ? kv.first.Scalar() : value_text(kv.first)), skip,
+              out);
+  } else if (n.IsSequence()) {
+    if (n.size() == 0) out.emplace_back(path, "[]");
+    for (std::size_t i = 0; i < n.size(); ++i) flatten(n[i], fmt::format("{}[{}]", path, i), skip, out);
+  } else {
+    out.emplace_back(path, n.IsScalar() ? n.Scalar() : "null");
+  }
+}
+
+/// The did-you-mean of a swept key from the scenario loader's "unknown key" diagnostic `e` (at
+/// key path `unknown`, the swept key itself or a section above it): the whole dotted key with the
+/// unknown part replaced ("parallel.micro_batch"), else the loader's own hint.
+std::string swept_key_hint(const std::string& key, const std::string& unknown, const Diagnostic& e) {
+  const std::string lead = "did you mean '";
+  if (e.hint.rfind(lead, 0) == 0 && e.hint.size() > lead.size() + 2) {
+    const std::string word = e.hint.substr(lead.size(), e.hint.find('\'', lead.size()) - lead.size());
+    const std::size_t dot = unknown.rfind('.');
+    const std::string parent = dot == std::string::npos ? "" : unknown.substr(0, dot + 1);
+    return "did you mean '" + parent + word + key.substr(unknown.size()) + "'?";
+  }
+  return e.hint;
+}
+
 }  // namespace
 
 std::int64_t SweepSpec::points() const {
@@ -224,6 +260,7 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
   }
   SweepSpec spec;
   spec.file = file;
+  YAML::Node base;  // the base scenario, for base_values
   try {
     detail::Reader rd(file, d, nullptr);
     rd.check_keys(root, "", {"name", "description", "base", "scenario", "axes"});
@@ -242,6 +279,7 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
         if (auto t = read_text_file(spec.base_file, rdiags)) {
           spec.base_text = *t;
           const auto n = detail::load_yaml(spec.base_text, spec.base_file, d);
+          base = n;
           if (n.IsDefined() && !n.IsMap())
             d.error(detail::loc_of(b, file), "base", "'" + spec.base_file + "' is not a scenario (not a YAML map)");
         } else {
@@ -254,6 +292,7 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
         d.error(detail::loc_of(s, file), "scenario", "expected the base scenario as a map");
       else
         spec.base_text = YAML::Dump(s);
+      base = s;
     } else {
       d.error({file, 1, 1}, "base", "missing the base scenario", "add 'base: SCENARIO.yaml' or 'scenario: {...}'");
     }
@@ -288,6 +327,12 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
     return std::nullopt;
   }
   if (failed()) return std::nullopt;
+  // The swept keys' base values are never used; a scenario's name and description are its title
+  // and prose, in no figure of a row.
+  std::set<std::string> skip = {"name", "description"};
+  for (const auto& k : spec.keys()) skip.insert(k);
+  flatten(base, "", skip, spec.base_values);
+  std::sort(spec.base_values.begin(), spec.base_values.end());
   return spec;
 }
 
@@ -295,6 +340,38 @@ std::optional<SweepSpec> load_sweep_file(const std::string& path, Diagnostics& d
   const auto text = read_text_file(path, diags);
   if (!text) return std::nullopt;
   return parse_sweep(*text, path, diags);
+}
+
+bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, Diagnostics& d) {
+  if (spec.axes.empty()) return true;
+  YAML::Node root;
+  try {
+    root = YAML::Load(spec.base_text);
+  } catch (const YAML::Exception&) {
+    return true;  // the points report it
+  }
+  const auto values = spec.point_values(0);
+  for (const auto& [key, value] : values)
+    if (!detail::set_key(root, key, value)) return true;  // the points report it
+  Diagnostics inner;
+  (void)scenario_from_node(root, spec.base_file.empty() ? spec.file : spec.base_file, catalog, inner);
+  bool ok = true;
+  for (std::size_t ai = 0; ai < spec.axes.size(); ++ai) {
+    const SweepAxis& axis = spec.axes[ai];
+    for (std::size_t k = 0; k < axis.keys.size(); ++k) {
+      const std::string& key = axis.keys[k];
+      for (const auto& e : inner.items()) {
+        const bool above = e.key == key || key.rfind(e.key + ".", 0) == 0;
+        if (e.severity != Severity::Error || !above || e.message.rfind("unknown key '", 0) != 0) continue;
+        d.error(k < axis.key_where.size() ? axis.key_where[k] : axis.where,
+                fmt::format("axes[{}].{}", ai, axis.zipped ? "zip" : "key"), "unknown scenario key '" + key + "'",
+                swept_key_hint(key, e.key, e));
+        ok = false;
+        break;
+      }
+    }
+  }
+  return ok;
 }
 
 std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t index, const Catalog& catalog,

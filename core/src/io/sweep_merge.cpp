@@ -2,6 +2,7 @@
 // sidecar, as an unsharded run writes them.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "flopcast/io/atomic_file.hpp"
@@ -17,6 +18,45 @@ struct Shard {
   SweepMeta meta;
   detail::RowsFile rows;
 };
+
+/// The command that computes (or finishes) shard k/n into `path`: the shards' own command
+/// (SweepMeta::command) with --shard, --out and --resume.
+std::string redo_command(const SweepMeta& m, const std::string& path, int k, int n) {
+  std::vector<std::string> c = m.command;
+  if (c.size() < 3) c = {"flopcast", "sweep", "SWEEP.yml"};
+  for (const auto& w :
+       {std::string("--shard"), fmt::format("{}/{}", k, n), std::string("--out"), path, std::string("--resume")})
+    c.push_back(w);
+  return "`" + shell_line(c) + "`";
+}
+
+/// The file name shard `k` would have, from the name of shard `s`: the number in its file name
+/// that is the shard's (s, or s - 1 when the names count from 0, as Kubernetes' indexes do)
+/// replaced (part-1.csv -> part-2.csv; shard-0.csv -> shard-1.csv); "PART-k.csv" (or .jsonl)
+/// when no single number in the name is.
+std::string sibling_path(const std::string& path, int s, int k, Format f) {
+  const std::size_t name_at = path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1;
+  for (const int base : {s, s - 1}) {
+    std::size_t at = std::string::npos, len = 0;
+    int found = 0;
+    for (std::size_t i = name_at; i < path.size();) {
+      if (path[i] < '0' || path[i] > '9') {
+        ++i;
+        continue;
+      }
+      const std::size_t j = path.find_first_not_of("0123456789", i);
+      const std::size_t n = (j == std::string::npos ? path.size() : j) - i;
+      if (n < 9 && std::stoi(path.substr(i, n)) == base) {
+        at = i;
+        len = n;
+        ++found;
+      }
+      i += n;
+    }
+    if (found == 1) return path.substr(0, at) + std::to_string(k - s + base) + path.substr(at + len);
+  }
+  return fmt::format("PART-{}{}", k, f == Format::Csv ? ".csv" : ".jsonl");
+}
 
 std::vector<std::string> column_names(const SweepMeta& m) {
   std::vector<std::string> v;
@@ -37,11 +77,21 @@ std::vector<Shard> read_shards(const std::vector<std::string>& inputs, std::vect
       continue;
     }
     s.meta = std::move(*meta);
+    if (s.meta.format_version != kSidecarFormat) {
+      errors.push_back(
+          fmt::format("{}: written by an older flopcast (sidecar format {}): run shard {}/{} again with "
+                      "this flopcast",
+                      in, s.meta.format_version, s.meta.shard, s.meta.shards));
+      continue;
+    }
     s.rows = detail::read_rows(in);
     if (!s.rows.error.empty())
       errors.push_back(s.rows.error);
     else if (s.rows.torn)
-      errors.push_back(in + ": its last line is torn (the run was interrupted); finish it with --resume first");
+      errors.push_back(
+          fmt::format("{}: its last line is torn (shard {}/{} was interrupted); finish it with {}, then "
+                      "merge again",
+                      in, s.meta.shard, s.meta.shards, redo_command(s.meta, in, s.meta.shard, s.meta.shards)));
     else
       shards.push_back(std::move(s));
   }
@@ -68,20 +118,38 @@ void check_shards(const std::vector<Shard>& shards, std::vector<std::string>& er
       errors.push_back(b.path + ": its columns differ from " + a.path + "'s");
     else if (!seen.insert(b.meta.shard).second)
       errors.push_back(fmt::format("{}: shard {}/{} is given twice", b.path, b.meta.shard, b.meta.shards));
+    else if (b.meta.command.size() >= 3 && a.meta.command.size() >= 3 &&
+             !std::equal(b.meta.command.begin() + 3, b.meta.command.end(), a.meta.command.begin() + 3,
+                         a.meta.command.end()))
+      errors.push_back(fmt::format("{}: computed by `{}`, {} by `{}`: run every shard with the same flags", b.path,
+                                   shell_line(b.meta.command), a.path, shell_line(a.meta.command)));
     else if (const auto want = detail::shard_size(a.meta.identity.points, b.meta.shard, b.meta.shards);
              static_cast<std::int64_t>(b.rows.rows.size()) != want)
       errors.push_back(
-          fmt::format("{}: shard {}/{} holds {} of its {} rows (the run stopped early?); finish it with "
-                      "--resume first",
-                      b.path, b.meta.shard, b.meta.shards, b.rows.rows.size(), want));
+          fmt::format("{}: shard {}/{} holds {} of its {} rows (the run stopped early); finish it with "
+                      "{}, then merge again",
+                      b.path, b.meta.shard, b.meta.shards, b.rows.rows.size(), want,
+                      redo_command(b.meta, b.path, b.meta.shard, b.meta.shards)));
   }
   if (!errors.empty()) return;
-  std::string missing;
-  for (int k = 1; k <= a.meta.shards; ++k)
-    if (!seen.count(k)) missing += (missing.empty() ? "" : ", ") + fmt::format("{}/{}", k, a.meta.shards);
-  if (!missing.empty())
-    errors.push_back(fmt::format("shard{} {} missing: give the files of every shard 1..{}",
-                                 missing.find(',') != std::string::npos ? "s" : "", missing, a.meta.shards));
+  // Each missing shard with the command that computes it (at most kListed; the rest counted).
+  constexpr int kListed = 10;
+  const int n = a.meta.shards;
+  std::vector<int> missing;
+  for (int k = 1; k <= n; ++k)
+    if (!seen.count(k)) missing.push_back(k);
+  for (std::size_t i = 0; i < missing.size() && i < kListed; ++i)
+    errors.push_back(fmt::format(
+        "shard {}/{} is missing (no file of it among the {} given): compute it with {}, "
+        "then merge again with its file",
+        missing[i], n, shards.size(),
+        redo_command(a.meta, sibling_path(a.path, a.meta.shard, missing[i], a.meta.format), missing[i], n)));
+  if (missing.size() > kListed) {
+    std::string rest;
+    for (std::size_t i = kListed; i < missing.size(); ++i)
+      rest += fmt::format("{}{}", rest.empty() ? "" : ", ", missing[i]);
+    errors.push_back(fmt::format("and {} more shards of {} are missing: {}", missing.size() - kListed, n, rest));
+  }
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "flopcast/sweep/sweep_meta.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -13,8 +15,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-/// The sidecar's format; a reader refuses another.
-constexpr int kMetaVersion = 1;
+/// The oldest sidecar format read (1: flopcast 0.6, a hash of the base scenario's text only).
+constexpr int kOldestSidecarFormat = 1;
 
 const char* type_name(CellType t) {
   switch (t) {
@@ -77,8 +79,11 @@ Json column_json(const Column& c) {
 std::string meta_from_json(const Json& root, SweepMeta& m) {
   if (!root.is_object() || !root.contains("flopcast_sweep")) return "not a flopcast sweep sidecar";
   const Json& s = root["flopcast_sweep"];
-  if (!s.is_object() || s.value("format_version", 0) != kMetaVersion)
-    return fmt::format("a sidecar of another format (flopcast reads format_version {})", kMetaVersion);
+  const int version = s.is_object() ? s.value("format_version", 0) : 0;
+  if (version < kOldestSidecarFormat || version > kSidecarFormat)
+    return fmt::format("a sidecar of another format (flopcast reads format_version {} to {})", kOldestSidecarFormat,
+                       kSidecarFormat);
+  m.format_version = version;
   m.identity.id = s.at("id").get<std::string>();
   m.identity.scenario_hash = s.at("scenario_hash").get<std::string>();
   m.identity.flopcast_version = s.at("flopcast_version").get<std::string>();
@@ -88,6 +93,13 @@ std::string meta_from_json(const Json& root, SweepMeta& m) {
     av.keys = a.at("keys").get<std::vector<std::string>>();
     av.values = a.at("values").get<std::vector<std::vector<std::string>>>();
     m.identity.axes.push_back(std::move(av));
+  }
+  if (version >= 2) {
+    for (const auto& [key, value] : s.at("base").items()) m.identity.base.emplace_back(key, value.get<std::string>());
+    std::sort(m.identity.base.begin(), m.identity.base.end());
+    m.command = s.at("command").get<std::vector<std::string>>();
+  } else {
+    m.identity.base_known = false;
   }
   m.shard = s.at("shard").get<int>();
   m.shards = s.at("shards").get<int>();
@@ -135,7 +147,7 @@ const char* better_name(Better b) {
 std::string meta_json(const SweepMeta& m) {
   // One field per line, each axis and column on one line of its own: a reader sees the sweep at
   // a glance, and a diff between two sidecars shows the axis or column that changed.
-  const Json fields = {{"format_version", kMetaVersion},
+  const Json fields = {{"format_version", kSidecarFormat},
                        {"id", m.identity.id},
                        {"scenario_hash", m.identity.scenario_hash},
                        {"flopcast_version", m.identity.flopcast_version},
@@ -145,12 +157,18 @@ std::string meta_json(const SweepMeta& m) {
                        {"format", m.format == Format::Csv ? "csv" : "jsonl"}};
   std::string out = "{\"flopcast_sweep\": {\n";
   for (const auto& [key, value] : fields.items()) out += "  " + Json(key).dump() + ": " + value.dump() + ",\n";
+  out += "  \"command\": " + Json(m.command).dump() + ",\n";
   out += "  \"axes\": [";
   for (std::size_t i = 0; i < m.identity.axes.size(); ++i) {
     const auto& a = m.identity.axes[i];
     out += std::string(i ? "," : "") + "\n    " + Json({{"keys", a.keys}, {"values", a.values}}).dump();
   }
   out += m.identity.axes.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"base\": {";
+  for (std::size_t i = 0; i < m.identity.base.size(); ++i)
+    out += std::string(i ? "," : "") + "\n    " + Json(m.identity.base[i].first).dump() + ": " +
+           Json(m.identity.base[i].second).dump();
+  out += m.identity.base.empty() ? "},\n" : "\n  },\n";
   out += "  \"columns\": [\n    " + Json({{"name", "point"}, {"type", "integer"}}).dump();
   for (const auto& c : m.columns) out += ",\n    " + column_json(c).dump();
   return out + "\n  ]\n}}\n";
@@ -183,7 +201,7 @@ std::optional<SweepMeta> read_meta(const std::string& out_path, std::string& err
   return m;
 }
 
-std::string other_sweep_reason(const SweepIdentity& theirs, const SweepIdentity& ours) {
+std::string other_points_reason(const SweepIdentity& theirs, const SweepIdentity& ours) {
   std::vector<std::string> keys_t, keys_o;
   for (const auto& a : theirs.axes) keys_t.insert(keys_t.end(), a.keys.begin(), a.keys.end());
   for (const auto& a : ours.axes) keys_o.insert(keys_o.end(), a.keys.begin(), a.keys.end());
@@ -197,12 +215,64 @@ std::string other_sweep_reason(const SweepIdentity& theirs, const SweepIdentity&
     return fmt::format("axis {} has the values {} there, {} here{}", keys, values_words(theirs.axes[i]),
                        values_words(ours.axes[i]), theirs.points != ours.points ? points : "");
   }
+  if (theirs.points != ours.points) return points.substr(2);
+  return "";
+}
+
+std::vector<BaseChange> base_changes(const SweepIdentity& theirs, const SweepIdentity& ours) {
+  std::vector<BaseChange> out;
+  if (!theirs.base_known || !ours.base_known) return out;
+  std::map<std::string, BaseChange> by_key;
+  for (const auto& [k, v] : theirs.base) by_key[k] = {k, v, "", true, false};
+  for (const auto& [k, v] : ours.base) {
+    auto [it, fresh] = by_key.try_emplace(k, BaseChange{k, "", v, false, true});
+    if (!fresh) {
+      it->second.ours = v;
+      it->second.in_ours = true;
+    }
+  }
+  for (auto& [k, c] : by_key)
+    if (!(c.in_theirs && c.in_ours && c.theirs == c.ours)) out.push_back(std::move(c));
+  return out;
+}
+
+std::string other_sweep_reason(const SweepIdentity& theirs, const SweepIdentity& ours) {
+  if (auto why = other_points_reason(theirs, ours); !why.empty()) return why;
+  if (theirs.base_known != ours.base_known)
+    return "its sidecar was written by an older flopcast (sidecar format 1), which kept only a hash of the base "
+           "scenario's text";
+  if (const auto changes = base_changes(theirs, ours); !changes.empty()) {
+    std::string words;
+    for (std::size_t i = 0; i < changes.size() && i < 3; ++i) {
+      const auto& c = changes[i];
+      words += fmt::format("{}{} {} there, {} here", i ? "; " : "", c.key, c.in_theirs ? c.theirs : "absent",
+                           c.in_ours ? c.ours : "absent");
+    }
+    if (changes.size() > 3) words += fmt::format("; and {} more", changes.size() - 3);
+    return "its base scenario differs: " + words;
+  }
   if (theirs.scenario_hash != ours.scenario_hash)
     return fmt::format("its base scenario differs (scenario hash {} there, {} here)", theirs.scenario_hash,
                        ours.scenario_hash);
-  if (theirs.points != ours.points) return points.substr(2);
   if (theirs.id != ours.id) return fmt::format("its sweep id is {}, this sweep's {}", theirs.id, ours.id);
   return "";
+}
+
+std::string shell_line(const std::vector<std::string>& command) {
+  std::string out;
+  for (const auto& w : command) {
+    const bool plain = !w.empty() && w.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789_-+=./,:@%") == std::string::npos;
+    std::string q = w;
+    if (!plain) {
+      q = "'";
+      for (const char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      q += "'";
+    }
+    out += (out.empty() ? "" : " ") + q;
+  }
+  return out;
 }
 
 }  // namespace flopcast::sweep

@@ -99,6 +99,20 @@ std::vector<std::string> split_csv(std::string_view line) {
   return cells;
 }
 
+/// The '\n' that ends the record starting at `pos`, npos when there is none (a torn last
+/// record). In CSV a line break inside a quoted field is part of the field (RFC 4180).
+std::size_t record_end(Format f, const std::string& text, std::size_t pos) {
+  if (f == Format::Jsonl) return text.find('\n', pos);
+  bool quoted = false;
+  for (std::size_t i = pos; i < text.size(); ++i) {
+    if (text[i] == '"')
+      quoted = !quoted;  // "" inside a quoted field toggles twice
+    else if (text[i] == '\n' && !quoted)
+      return i;
+  }
+  return std::string::npos;
+}
+
 std::string json_text(const nlohmann::json& v) {
   if (v.is_null()) return "";
   if (v.is_string()) return v.get<std::string>();
@@ -186,15 +200,19 @@ RowsFile read_rows(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str();
-  std::size_t pos = 0;
+  // A UTF-8 byte order mark (spreadsheets write one) is not part of the first field.
+  std::size_t pos = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+  rf.complete_bytes = pos;
   while (pos < text.size()) {
-    const std::size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) {
+    const std::size_t end = record_end(rf.format, text, pos);
+    if (end == std::string::npos) {
       rf.torn = true;
       break;
     }
-    rf.rows.emplace_back(text, pos, nl - pos);
-    pos = nl + 1;
+    // RFC 4180 ends records in CRLF (Python's csv module writes it); flopcast writes LF.
+    const std::size_t len = end > pos && text[end - 1] == '\r' ? end - 1 - pos : end - pos;
+    rf.rows.emplace_back(text, pos, len);
+    pos = end + 1;
     rf.complete_bytes = pos;
   }
   if (rf.format == Format::Jsonl) return rf;

@@ -3,6 +3,8 @@
 // back by the runner, merge and check. CSV: a header row ("point,<columns>"), then one record per
 // point. JSONL: one object per point, typed by the column (sweep_meta.hpp CellType), null for an
 // empty cell. Every row ends in '\n'; a last line without it is torn (an interrupted write).
+// Read back as RFC 4180 reads CSV: a record may end in CRLF, and a line break inside a quoted
+// field belongs to the field.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -34,7 +36,7 @@ std::int64_t row_point(Format f, std::string_view line);
 struct RowsFile {
   Format format = Format::Csv;
   std::vector<std::string> header;  ///< CSV: the column names after "point" (from its first line)
-  std::vector<std::string> rows;    ///< complete rows, without '\n'
+  std::vector<std::string> rows;    ///< complete rows, without their '\n' or CRLF
   std::size_t complete_bytes = 0;   ///< bytes up to the end of the last complete line
   bool torn = false;                ///< a last line without '\n' was found (not in rows)
   std::string error;                ///< "" when read

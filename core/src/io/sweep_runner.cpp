@@ -31,6 +31,9 @@ using detail::shard_size;
 
 /// Why an existing output (its sidecar `theirs`) cannot be continued as `ours`: "" when it can.
 std::string resume_mismatch(const SweepMeta& theirs, const SweepMeta& ours) {
+  if (theirs.format_version != kSidecarFormat)
+    return fmt::format("sidecar format {} (an older flopcast), this flopcast writes format {}", theirs.format_version,
+                       kSidecarFormat);
   if (auto why = other_sweep_reason(theirs.identity, ours.identity); !why.empty()) return "another sweep: " + why;
   if (theirs.shard != ours.shard || theirs.shards != ours.shards)
     return fmt::format("shard {}/{}, this run is shard {}/{}", theirs.shard, theirs.shards, ours.shard, ours.shards);
@@ -42,6 +45,12 @@ std::string resume_mismatch(const SweepMeta& theirs, const SweepMeta& ours) {
   for (const auto& c : theirs.columns) a.push_back(c.name);
   for (const auto& c : ours.columns) b.push_back(c.name);
   if (a != b) return "another column set";
+  // The flags after the sweep file (--estimate, --profile) decide the rows too; the file's path
+  // may differ (another working folder).
+  const auto& ct = theirs.command;
+  const auto& co = ours.command;
+  if (ct.size() >= 3 && co.size() >= 3 && !std::equal(ct.begin() + 3, ct.end(), co.begin() + 3, co.end()))
+    return "rows computed by `" + shell_line(ct) + "`, this run is `" + shell_line(co) + "`";
   return "";
 }
 
@@ -153,10 +162,18 @@ class RowQueue {
     stop_ = true;
     cv_ready_.notify_all();
   }
-  /// The row at the writer's position; false when the run stopped.
-  bool next_row(std::string& line) {
+  /// The row at the writer's position; false when the run stopped or `cancel` was set.
+  bool next_row(std::string& line, const std::atomic<bool>* cancel) {
     std::unique_lock lk(mu_);
-    cv_ready_.wait(lk, [&] { return stop_ || ready_.count(next_write_) > 0; });
+    const auto ready = [&] { return stop_ || ready_.count(next_write_) > 0; };
+    if (cancel) {
+      // A signal handler cannot notify a condition variable: poll its flag.
+      while (!cv_ready_.wait_for(lk, std::chrono::milliseconds(50), ready))
+        if (cancel->load()) return false;
+      if (cancel->load()) return false;
+    } else {
+      cv_ready_.wait(lk, ready);
+    }
     if (stop_) return false;
     auto it = ready_.find(next_write_);
     line = std::move(it->second);
@@ -244,7 +261,10 @@ void write_rows(RowQueue& q, int fd, const std::string& out_path, std::int64_t s
   std::int64_t next_write = start;
   while (next_write < st.in_shard) {
     std::string line;
-    if (!q.next_row(line)) break;
+    if (!q.next_row(line, options.cancel)) {
+      st.interrupted = options.cancel && options.cancel->load();
+      break;
+    }
     if (!write_row(fd, line, out_path, write_error)) break;
     next_write = q.advance();
     ++st.written;
@@ -280,7 +300,7 @@ RunStats run_sweep(const std::string& out_path, const SweepIdentity& identity, c
     return st;
   }
   st.in_shard = shard_size(identity.points, k, n);
-  const SweepMeta meta{identity, k, n, f, columns};
+  const SweepMeta meta{identity, k, n, f, columns, options.command, kSidecarFormat};
   std::int64_t start = 0;  // position within the shard
   if (!prepare_output(out_path, meta, options, st, start)) return st;
   const int fd = ::open(out_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);

@@ -1,5 +1,6 @@
 #pragma once
-/// The text `flopcast sweep --check` and `flopcast merge --check` print: one line per finding,
+/// The text `flopcast sweep --check` and `flopcast merge --check` print: first what changed in the
+/// base scenario ("base scenario: training.tokens baseline 5B now 10B"), then one line per finding,
 /// regressions first, then improvements, new figures and changes without a direction, each line
 /// starting with its kind ("regression: point 4 (parallel.tp=2): step_time_s baseline 7.10 now
 /// 7.40 (+4.2%, lower is better)"), then a summary line. Differences are signed: + is up, - down.

@@ -21,12 +21,13 @@ namespace flopcast::app {
 /// days and cost; higher MFU and tokens/s; feasible true).
 const std::vector<sweep::Column>& sweep_output_columns();
 
-/// The id that ties an output file to the sweep's axes and base scenario (FNV-1a 64 of both,
-/// 16 hex digits), so that --resume, --check and merge refuse another sweep's rows.
+/// The id that ties an output file to the sweep's axes and base scenario (FNV-1a 64 of the axes
+/// and the base scenario's content, io::SweepSpec::base_values; 16 hex digits), so that --resume
+/// and merge refuse another sweep's rows. A comment or layout edit of the base keeps the id.
 std::string sweep_id(const io::SweepSpec& spec);
 
-/// The sweep's identity for its output's sidecar: sweep_id, the base scenario's hash (FNV-1a 64
-/// of its text), the axes and points, and this flopcast's version.
+/// The sweep's identity for its output's sidecar: sweep_id, the base scenario's content and its
+/// hash (FNV-1a 64), the axes and points, and this flopcast's version.
 sweep::SweepIdentity sweep_identity(const io::SweepSpec& spec);
 
 /// Evaluates the points of one sweep. Thread-safe: the sweep runner calls cells() from its

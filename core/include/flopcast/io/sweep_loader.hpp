@@ -33,6 +33,8 @@ struct SweepAxis {
   std::vector<std::string> keys;                 ///< dotted scenario keys, e.g. "parallel.tp"
   std::vector<std::vector<std::string>> values;  ///< values[i][k]: value i of key k
   SourceLocation where;
+  std::vector<SourceLocation> key_where;  ///< where each key is written (keys order)
+  bool zipped = false;                    ///< written as `zip:` (else `key:`)
   std::size_t size() const { return values.size(); }
 };
 
@@ -42,6 +44,12 @@ struct SweepSpec {
   std::string base_file;  ///< the base scenario file ("" when inline)
   std::string base_text;  ///< the base scenario's YAML text
   std::vector<SweepAxis> axes;
+  /// The base scenario's content as (dotted key, value) pairs sorted by key ("cluster.gpu" =
+  /// "H800", "pricing.plans[0].id" = ...; an empty map or list as "{}" / "[]", a null as "null"),
+  /// the swept keys and what lies under them left out, and the scenario's name and description
+  /// (no figure of a row uses them): what the rows depend on besides the axes,
+  /// whatever the file's comments, key order, flow or block style and quoting.
+  std::vector<std::pair<std::string, std::string>> base_values;
   /// Number of points (product of the axis sizes; 1 with no axes).
   std::int64_t points() const;
   /// The (key, value) pairs of point `index` (axis order, zipped keys in their order).
@@ -58,6 +66,12 @@ inline constexpr std::int64_t kMaxSweepPoints = 10'000'000;
 std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string& file, Diagnostics& diags);
 /// Reads and parses a sweep file.
 std::optional<SweepSpec> load_sweep_file(const std::string& path, Diagnostics& diags);
+
+/// Checks every swept key against the scenario format before any point runs: a key the scenario
+/// does not have (`parallel.micro_bacth`, `paralel.tp`) is an error at the key's file:line with a
+/// did-you-mean naming the whole dotted key. Point 0 (the base with each axis's first value) is
+/// read for this; its other problems are left to the points. False when a key is unknown.
+bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, Diagnostics& diags);
 
 /// The scenario of point `index`: the base with the point's values set, `parallel.dp: auto`
 /// resolved, parsed and checked (check_scenario). nullopt with diagnostics (naming the sweep

@@ -2,8 +2,9 @@
 /// Checking a sweep's output against a baseline output of the same sweep (`flopcast sweep
 /// --check BASE`, `flopcast merge --check BASE`): point by point, each compared figure's signed
 /// relative difference, classified by the figure's direction (sweep_meta.hpp Better) as a
-/// regression or an improvement beyond the tolerance. A baseline of another sweep (other axes,
-/// points or base scenario: other_sweep_reason) is refused, as --resume refuses it.
+/// regression or an improvement beyond the tolerance. A baseline of other points (other axes or
+/// values: other_points_reason) is refused; a changed base scenario is compared, its changes
+/// listed (base_changes).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,21 +35,23 @@ struct CheckFinding {
 };
 
 struct CheckResult {
-  std::vector<CheckFinding> findings;  ///< by point, then column order
-  std::vector<std::string> errors;     ///< unreadable files, a baseline of another sweep
-  bool unreadable = false;             ///< an error is a file or sidecar that cannot be read
-  std::vector<std::string> notes;      ///< e.g. the versions that wrote the two, columns only in one
-  std::int64_t compared = 0;           ///< points compared
-  double rtol = 0;                     ///< the tolerance used (a fraction)
-  SweepIdentity identity;              ///< of the current file
+  std::vector<CheckFinding> findings;    ///< by point, then column order
+  std::vector<std::string> errors;       ///< unreadable files, a baseline of another sweep
+  bool unreadable = false;               ///< an error is a file or sidecar that cannot be read
+  std::vector<std::string> notes;        ///< e.g. the versions that wrote the two, columns only in one
+  std::vector<BaseChange> base_changes;  ///< what changed in the base scenario (baseline = theirs)
+  std::int64_t compared = 0;             ///< points compared
+  double rtol = 0;                       ///< the tolerance used (a fraction)
+  SweepIdentity identity;                ///< of the current file
   std::int64_t count(Change c) const;
   bool failed() const { return count(Change::Regression) > 0; }
 };
 
 /// Whether `baseline_path` may serve as a baseline of the sweep `ours`: "" when its sidecar says
-/// it is a run of the same sweep, else the error (a missing or unreadable sidecar: `unreadable`;
-/// another sweep: why, and how to write a new baseline). check_against_baseline checks it too;
-/// `flopcast sweep --check` asks first, so that a wrong baseline fails before the sweep runs.
+/// it has the same points (axes and values; its base scenario may differ), else the error (a
+/// missing or unreadable sidecar: `unreadable`; other points: why, and how to write a new baseline).
+/// check_against_baseline checks it too; `flopcast sweep --check` asks first, so that a wrong baseline fails before the
+/// sweep runs.
 std::string baseline_refusal(const std::string& baseline_path, const SweepIdentity& ours, bool& unreadable);
 
 /// Compares the `compare` columns of `current_path` with `baseline_path` (CSV or JSONL, each with

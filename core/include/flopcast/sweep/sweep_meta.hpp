@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace flopcast::sweep {
@@ -47,13 +48,24 @@ struct AxisValues {
   bool operator==(const AxisValues&) const = default;
 };
 
+/// One value of the base scenario: its dotted key ("training.tokens", "pricing.plans[0].id") and
+/// its value as written (a scalar's text; "null", "[]" or "{}").
+using BaseValue = std::pair<std::string, std::string>;
+
 /// Which sweep a file's rows belong to.
 struct SweepIdentity {
-  std::string id;                ///< ties the rows to the axes and the base scenario (16 hex digits)
-  std::string scenario_hash;     ///< of the base scenario's text (16 hex digits)
+  std::string id;                ///< ties the rows to the axes and the base scenario's content (16 hex digits)
+  std::string scenario_hash;     ///< of the base scenario's content (16 hex digits)
   std::string flopcast_version;  ///< the version that computed the rows
   std::int64_t points = 0;       ///< in the whole sweep
   std::vector<AxisValues> axes;
+  /// The base scenario's content, by key, the swept keys (their base values are never used) and
+  /// the scenario's name and description left out: what the rows depend on besides the axes. Comments, key order, flow
+  /// or block style and quoting are not part of it.
+  std::vector<BaseValue> base;
+  /// False for a sidecar of format 1 (flopcast 0.6 and before), which kept a hash of the base
+  /// scenario's text only: `base` is empty and `scenario_hash` is that text's.
+  bool base_known = true;
 };
 
 /// The sidecar of one output file.
@@ -63,7 +75,16 @@ struct SweepMeta {
   int shards = 1;
   Format format = Format::Csv;
   std::vector<Column> columns;  ///< after "point"
+  /// The command that computes these rows, without the shard, output and thread flags
+  /// ({"flopcast", "sweep", "SWEEP.yml", "--estimate"}): merge prints it, completed with
+  /// --shard and --out, for a shard that is missing or unfinished. Empty when not known.
+  std::vector<std::string> command;
+  int format_version = 0;  ///< of the sidecar read (read_meta); meta_json writes the current one
 };
+
+/// The sidecar format this flopcast writes (2: the base scenario's content and the command; 1
+/// had a hash of the base scenario's text).
+inline constexpr int kSidecarFormat = 2;
 
 /// FILE.meta.json for FILE.
 std::string meta_path(const std::string& out_path);
@@ -76,10 +97,30 @@ std::string meta_json(const SweepMeta& meta);
 std::optional<SweepMeta> read_meta(const std::string& out_path, std::string& error);
 
 /// Why rows with identity `theirs` are not rows of the sweep `ours`: "" when they are (same id,
-/// axes, points and base scenario; the flopcast version is not compared here), else the first
-/// difference in words ("its axes are parallel.tp (4 values) x parallel.pp (3 values), this
-/// sweep's parallel.tp (4 values); 12 points there, 4 here").
+/// axes, points and base scenario content; the flopcast version is not compared here), else the
+/// first difference in words ("its axes are parallel.tp (4 values) x parallel.pp (3 values), this
+/// sweep's parallel.tp (4 values); 12 points there, 4 here"; "its base scenario differs:
+/// training.tokens 5B there, 10B here").
 std::string other_sweep_reason(const SweepIdentity& theirs, const SweepIdentity& ours);
+
+/// other_sweep_reason for the points alone: "" when `theirs` has the same axes (keys and values)
+/// and points as `ours`, whatever its base scenario; --check compares such files point by point.
+std::string other_points_reason(const SweepIdentity& theirs, const SweepIdentity& ours);
+
+/// One difference between two base scenarios: a key whose value changed, was added or removed.
+struct BaseChange {
+  std::string key;
+  std::string theirs, ours;  ///< the values; "" where the key is absent
+  bool in_theirs = true, in_ours = true;
+};
+
+/// The keys of the base scenario that differ between `theirs` and `ours` (key order); empty when
+/// either does not know its base content (base_known).
+std::vector<BaseChange> base_changes(const SweepIdentity& theirs, const SweepIdentity& ours);
+
+/// `command` as one shell line: each word quoted with '...' when it holds a character the shell
+/// would read ("flopcast sweep 'my sweep.yml' --estimate").
+std::string shell_line(const std::vector<std::string>& command);
 
 /// "lower", "higher" or "" (Better::None).
 const char* better_name(Better b);

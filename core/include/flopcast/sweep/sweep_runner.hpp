@@ -5,6 +5,7 @@
 /// index % N == k-1), resuming from the output file (rows are appended one whole line per write;
 /// a torn last line is detected and discarded) and merging shards. Checking a run against a
 /// baseline: sweep_check.hpp.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -28,6 +29,12 @@ struct RunOptions {
   /// Test hook: stop (as if killed) after writing this many rows; < 0 = never.
   std::int64_t stop_after = -1;
   bool progress = false;  ///< progress bar on `progress_out`
+  /// The command that computes the rows, for the sidecar (SweepMeta::command); --resume refuses a
+  /// file whose command has other flags after the sweep file.
+  std::vector<std::string> command;
+  /// When it becomes true (a signal handler sets it) the run stops at the next whole row, as
+  /// stop_after does: the file holds whole rows that --resume continues. Polled every 50 ms.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct RunStats {
@@ -36,7 +43,8 @@ struct RunStats {
   std::int64_t resumed = 0;   ///< rows already in the file
   std::int64_t written = 0;   ///< rows written by this run
   bool torn_line_dropped = false;
-  bool stopped = false;  ///< stop_after reached
+  bool stopped = false;      ///< stop_after reached
+  bool interrupted = false;  ///< stopped by RunOptions::cancel
   double seconds = 0;
   std::vector<std::string> errors;  ///< I/O or resume problems (nothing more was written)
   bool ok() const { return errors.empty(); }
