@@ -109,11 +109,7 @@ bool resolve_cluster(CliContext& ctx, const Opts& o, Cluster& c, CommEfficiency&
     if (o.gpu.empty()) return fail(ctx, kUsage, "--gpu is required without a scenario file");
     if (o.gpus <= 0) return fail(ctx, kUsage, "--gpus N (N >= 1) is required without a scenario file");
     const GpuSpec* g = cat->find_gpu(o.gpu);
-    if (!g) {
-      std::string names;
-      for (const auto& n : cat->gpu_names()) names += (names.empty() ? "" : ", ") + n;
-      return fail(ctx, kUsage, "unknown GPU '" + o.gpu + "' (known: " + names + ")");
-    }
+    if (!g) return fail(ctx, kUsage, "unknown GPU '" + o.gpu + "' (" + io::unknown_gpu_hint(*cat, o.gpu) + ")");
     c.gpu = *g;
     const std::string fabric_name = o.fabric.empty() ? g->default_fabric : o.fabric;
     const FabricSpec* f = cat->find_fabric(fabric_name);
