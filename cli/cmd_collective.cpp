@@ -109,11 +109,7 @@ bool resolve_cluster(CliContext& ctx, const Opts& o, Cluster& c, CommEfficiency&
     if (o.gpu.empty()) return fail(ctx, kUsage, "--gpu is required without a scenario file");
     if (o.gpus <= 0) return fail(ctx, kUsage, "--gpus N (N >= 1) is required without a scenario file");
     const GpuSpec* g = cat->find_gpu(o.gpu);
-    if (!g) {
-      std::string names;
-      for (const auto& n : cat->gpu_names()) names += (names.empty() ? "" : ", ") + n;
-      return fail(ctx, kUsage, "unknown GPU '" + o.gpu + "' (known: " + names + ")");
-    }
+    if (!g) return fail(ctx, kUsage, "unknown GPU '" + o.gpu + "' (" + io::unknown_gpu_hint(*cat, o.gpu) + ")");
     c.gpu = *g;
     const std::string fabric_name = o.fabric.empty() ? g->default_fabric : o.fabric;
     const FabricSpec* f = cat->find_fabric(fabric_name);
@@ -296,11 +292,13 @@ void print_table_text(std::ostream& out, Collective op, const Cluster& cl, const
       cl.fabric.nic_gbps, to_string(cl.fabric.kind), std::max(1.0, cl.fabric.oversubscription));
   out << fmt::format("# group: {} ranks, {} per node, node stride {}, {} NVLink domain(s); {} group(s) at once\n",
                      shape.ranks, shape.ranks_per_node, shape.node_stride, domains_spanned, t.groups_used);
+  // A node without NVLink: its GPUs' PCIe links instead (docs/simulation.md, PCIe-only servers).
+  const std::string intra = topo.intra() == IntraNode::PCIe
+                                ? fmt::format("no NVLink: PCIe {:.1f} GB/s per GPU", topo.rates().pcie.gbytes_per_s())
+                                : fmt::format("NVLink {:.1f} GB/s per GPU", topo.rates().nvlink_per_gpu.gbytes_per_s());
   out << fmt::format(
-      "# model: algorithm chosen by {} tuning; bandwidth from the topology (NVLink {:.1f} GB/s per GPU, "
-      "NIC {:.1f} GB/s, host {})\n",
-      nccl::kVersion, topo.rates().nvlink_per_gpu.gbytes_per_s(), topo.rates().nic_path.gbytes_per_s(),
-      nccl::to_string(model.host_cpu()));
+      "# model: algorithm chosen by {} tuning; bandwidth from the topology ({}, NIC {:.1f} GB/s, host {})\n",
+      nccl::kVersion, intra, topo.rates().nic_path.gbytes_per_s(), nccl::to_string(model.host_cpu()));
   out << fmt::format("#{:>11}  {:>12}  {:>8}  {:>10}  {:>7}  {:>7}  {}\n", "size", "count", "type", "time", "algbw",
                      "busbw", "algo/proto");
   out << fmt::format("#{:>11}  {:>12}  {:>8}  {:>10}  {:>7}  {:>7}\n", "(B)", "(elements)", "", "(us)", "(GB/s)",

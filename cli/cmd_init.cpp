@@ -31,7 +31,7 @@ void run_init(CliContext& ctx, const InitOpts& o) {
   if (!cat) return;
   const auto& r = o.request;
   if (!r.gpu.empty() && !cat->find_gpu(r.gpu))
-    return unknown_name(ctx, "--gpu", "GPU", r.gpu, cat->gpu_names(), "flopcast catalog gpus");
+    return ctx.fail(kUsage, "--gpu: unknown GPU '" + r.gpu + "' (" + io::unknown_gpu_hint(*cat, r.gpu) + ")");
   if (!r.model.empty() && !cat->find_model(r.model))
     return unknown_name(ctx, "--model", "model", r.model, cat->model_names(), "flopcast catalog models");
   std::string why;

@@ -42,7 +42,7 @@ TEST_SUITE("app.plan_request") {
     search::PlanSpace space;
     std::string why;
     CHECK(prepare_plan_space(test::shipped_catalog(), quickstart(), req, space, why) == PlanProblem::UnknownGpu);
-    CHECK(why.rfind("unknown GPU 'H900' (known: ", 0) == 0);
+    CHECK(why.rfind("unknown GPU 'H900' (known GPUs: ", 0) == 0);
     CHECK(why.find("H800") != std::string::npos);
   }
 

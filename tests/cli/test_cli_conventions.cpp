@@ -269,9 +269,15 @@ TEST_CASE("init writes a commented scenario that loads and simulates and never o
   CHECK(run_cli({"init", "-o", path, "--force"}).code == cli::kOk);
   CHECK(read_file(path) != "mine");
 
-  const auto typo = run_cli({"init", "--gpu", "H80"});
+  const auto typo = run_cli({"init", "--gpu", "H800x"});
   CHECK(typo.code == cli::kUsage);
-  CHECK_MESSAGE(contains(typo.err, "flopcast init: error: --gpu: unknown GPU 'H80' (did you mean"), typo.err);
+  CHECK_MESSAGE(contains(typo.err, "flopcast init: error: --gpu: unknown GPU 'H800x' (did you mean 'H800'?"), typo.err);
+  // Another part number is not "meant": H80 is not the H800 (nor H20 the H200), and the message
+  // says how to add a GPU instead.
+  const auto other = run_cli({"init", "--gpu", "H80"});
+  CHECK(other.code == cli::kUsage);
+  CHECK_FALSE(contains(other.err, "did you mean"));
+  CHECK_MESSAGE(contains(other.err, "--data-dir"), other.err);
 }
 
 TEST_CASE("catalog: prices and --json for every catalog") {

@@ -67,6 +67,8 @@ namespace {
   X("published/megatron-gpt3-175b-1024xa100.yaml", cli::kOk, "")                                    \
   X("published/mtnlg-530b-3360xa100.yaml", cli::kOk, "")                                            \
   X("quickstart.yaml", cli::kOk, "")                                                                \
+  X("rental/llama3-70b-64xh20.yaml", cli::kOk, "")                                                  \
+  X("rental/llama3-8b-lora-8xl40s.yaml", cli::kOk, "")                                              \
   X("seed-claims/650b-2048xa100-tp8pp16dp128.yaml", cli::kBadInput,                                 \
     "error: parallel: tp*pp*dp*cp = 8*16*128*1 = 16384 but cluster.gpus is 2048")                   \
   X("seed-claims/65b-1t-tokens-8xa100-30days.yaml", cli::kInfeasible, "impossible: the plan needs") \

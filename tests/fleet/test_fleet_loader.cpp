@@ -63,10 +63,12 @@ TEST_CASE("fleet loader negatives: one diagnostic each, with line, key and hint"
     CHECK(d.hint == "did you mean 'nodes'?");
   }
   SUBCASE("unknown GPU") {
-    const auto d = only_error(replace(kGood, "gpu: H800", "gpu: H8000"));
+    // A misspelling of the same part (H800) gets a suggestion; another part number (H8000) would
+    // not (io::same_family_gpu).
+    const auto d = only_error(replace(kGood, "gpu: H800", "gpu: H800x"));
     CHECK(d.where.line == 10);
     CHECK(d.key == "pools[1].gpu");
-    CHECK(d.message == "unknown GPU 'H8000'");
+    CHECK(d.message == "unknown GPU 'H800x'");
     CHECK(d.hint.rfind("did you mean 'H800'?", 0) == 0);
   }
   SUBCASE("plan not in the catalog") {

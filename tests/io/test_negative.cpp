@@ -33,98 +33,136 @@ struct NegativeCase {
 };
 
 // Scenario files (parse_scenario).
-const NegativeCase kScenarioCases[] = {
-    {"malformed-yaml.yaml",
-     "malformed-yaml.yaml:4:9: error: malformed YAML: end of map flow not found (hint: check indentation, colons and quoting near this line)"},
-    {"wrong-type-tp.yaml",
-     "wrong-type-tp.yaml:7:7: error: parallel.tp: expected an integer, got 'eight' (hint: write a whole number such as 8 or 16K)"},
-    {"unknown-top-level-key.yaml",
-     "unknown-top-level-key.yaml:9:1: error: trainig: unknown key 'trainig' (hint: did you mean 'training'?)"},
-    {"unknown-nested-key.yaml",
-     "unknown-nested-key.yaml:9:3: error: parallel.micro_bach: unknown key 'micro_bach' (hint: did you mean 'micro_batch'?)"},
-    {"unknown-gpu.yaml",
-     "unknown-gpu.yaml:4:8: error: cluster.gpu: unknown GPU 'H10O' (hint: did you mean 'H100'? (known GPUs: A100-40G, A100-80G, H100, H100-96G-HBM2e, H800, H200, B200, GB200))"},
-    {"unknown-model-preset.yaml",
-     "unknown-model-preset.yaml:2:8: error: model: unknown model preset 'llama3-8bb' (hint: did you mean 'llama3-8b'?)"},
-    {"unknown-fabric.yaml",
-     "unknown-fabric.yaml:6:11: error: cluster.fabric: unknown fabric 'dgx-h100-ndr400' (hint: did you mean 'dgx-h100-ndr'?)"},
-    {"tp-not-dividing-heads.yaml",
-     "tp-not-dividing-heads.yaml:7:7: error: parallel.tp: tp 5 does not divide heads 96 (hint: tensor parallelism splits attention heads: choose tp dividing 96)"},
-    {"product-mismatch.yaml",
-     "product-mismatch.yaml:7:3: error: parallel: tp*pp*dp*cp = 8*4*4*1 = 128 but cluster.gpus is 64 (hint: for 64 GPUs with tp 8, pp 4, cp 1 use dp 2)"},
-    {"global-batch-not-divisible.yaml",
-     "global-batch-not-divisible.yaml:9:17: error: parallel.global_batch: global_batch 100 is not divisible by micro_batch*dp = 2*8 = 16 (hint: use a multiple of 16, e.g. 96)"},
-    {"zero-gpus.yaml", "zero-gpus.yaml:5:9: error: cluster.gpus: value 0 is out of range: expected 1 to 1000000"},
-    {"negative-layers.yaml",
-     "negative-layers.yaml:3:11: error: model.layers: value -4 is out of range: expected 1 to 100000"},
-    {"absurd-gpus.yaml",
-     "absurd-gpus.yaml:5:9: error: cluster.gpus: value 1e12 is out of range: expected 1 to 1000000"},
-    {"missing-precision.yaml",
-     "missing-precision.yaml:2:1: error: precision: missing required key 'precision' (hint: one of fp32, fp16, bf16, fp8, mxfp8, nvfp4)"},
-    {"missing-cluster-gpus.yaml",
-     "missing-cluster-gpus.yaml:4:3: error: cluster.gpus: missing required key 'gpus' (hint: the number of GPUs of the job, e.g. gpus: 64)"},
-    {"bad-unit-tokens.yaml",
-     "bad-unit-tokens.yaml:10:11: error: training.tokens: expected a number, got 'lots' (hint: write e.g. 0.45, 1.4e12 or 1.4T)"},
-    {"bad-bandwidth-unit.yaml",
-     "bad-bandwidth-unit.yaml:8:10: error: cluster.fabric.nic: bad bandwidth '400' (hint: write a finite number with a unit, e.g. \"400 Gbps\" or \"50 GB/s\")"},
-    {"nic-not-finite.yaml",
-     "nic-not-finite.yaml:8:10: error: cluster.fabric.nic: bad bandwidth '1e308 Tbps' (hint: write a finite number with a unit, e.g. \"400 Gbps\" or \"50 GB/s\")"},
-    {"nic-out-of-range.yaml",
-     "nic-out-of-range.yaml:8:10: error: cluster.fabric.nic: bandwidth '1 Mbps' is out of range: expected 1 Gbps to 100000 Gbps "
-     "(hint: a NIC's line rate, e.g. \"400 Gbps\" (NDR InfiniBand) or \"800 Gbps\" (XDR))"},
-    {"parallel-product-overflow.yaml",
-     "parallel-product-overflow.yaml:7:3: error: parallel: tp*pp*dp*cp = 1000000*1000000*1000000*1000000 exceeds 2^63 "
-     "(far above the 10^6-GPU planning limit); cluster.gpus is 1000000 (hint: make the product of the degrees equal cluster.gpus (at most 1000000))"},
-    {"tokens-per-step-too-large.yaml",
-     "tokens-per-step-too-large.yaml:8:17: error: parallel.global_batch: global_batch*seq_len = 1000000000000*100000 = 1e+17 "
-     "tokens per step, above the 10^16 limit (hint: lower global_batch (sequences per step) or model.seq_len)"},
-    {"bad-choice-recompute.yaml",
-     "bad-choice-recompute.yaml:8:14: error: parallel.recompute: unknown value 'ful' (hint: did you mean 'full'? (expected one of: none, selective, full, auto))"},
-    {"fp8-on-a100.yaml",
-     "fp8-on-a100.yaml:8:12: error: precision: the A100-80G has no dense tensor-core fp8 path (hint: use bf16 or fp16 on this GPU)"},
-    {"vpp-without-interleaved.yaml",
-     "vpp-without-interleaved.yaml:9:13: error: parallel.schedule: vpp > 1 needs schedule interleaved, got 1f1b"},
-    {"vpp-without-pp.yaml", "vpp-without-pp.yaml:8:8: error: parallel.vpp: vpp 2 needs pipeline parallelism (pp > 1)"},
-    {"mxfp8-on-h100.yaml",
-     "mxfp8-on-h100.yaml:8:12: error: precision: the H100 has no dense tensor-core mxfp8 path (hint: mxfp8 and nvfp4 "
-     "are Blackwell formats (B200, GB200); use fp8 or bf16 on this GPU)"},
-    {"etp-ep-not-dividing.yaml",
-     "etp-ep-not-dividing.yaml:14:8: error: parallel.etp: etp*ep = 4*4 = 16 does not divide tp*dp*cp = 8 (hint: choose "
-     "etp and ep whose product divides 8 (the expert layers regroup each pipeline stage's tp*dp*cp GPUs as etp x ep x "
-     "expert-dp))"},
-    {"training-method-lora.yaml",
-     "training-method-lora.yaml:10:11: error: training.lora: method lora needs a lora block: the adapters' rank sets their cost (hint: add lora: {rank: 16} under training (targets default to qkv, proj, fc1, fc2))"},
-    {"lora-rank-zero.yaml",
-     "lora-rank-zero.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got 0 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
-    {"lora-rank-negative.yaml",
-     "lora-rank-negative.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got -4 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
-    {"lora-rank-above-hidden.yaml",
-     "lora-rank-above-hidden.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got 8192 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
-    {"lora-unknown-target.yaml",
-     "lora-unknown-target.yaml:13:15: error: training.lora.targets[0]: unknown LoRA target 'q_prj' (hint: did you mean 'q_proj'? (targets are the model's GEMMs: qkv (or q, k, v), proj, fc1 (or gate, up), fc2; Hugging Face names (q_proj ... down_proj) are accepted))"},
-    {"lora-with-method-full.yaml",
-     "lora-with-method-full.yaml:12:5: error: training.lora: a lora block needs method lora or qlora (method is full) (hint: set training.method: lora (or qlora), or remove the lora block)"},
-    {"qlora-bf16-base.yaml",
-     "qlora-bf16-base.yaml:13:19: error: training.lora.base_weights: method qlora stores the frozen base weights in 4-bit NF4, got base_weights bf16 (hint: use base_weights: nf4 (or leave it out), or method: lora for bf16 base weights)"},
-    {"ep-on-dense-model.yaml",
-     "ep-on-dense-model.yaml:8:7: error: parallel.ep: ep 4 needs a mixture-of-experts model (hint: set ep: 1 for dense models)"},
-    {"empty.yaml", "empty.yaml:1:1: error: the file is empty (hint: see scenarios/quickstart.yaml for the format)"},
-    {"list-not-mapping.yaml",
-     "list-not-mapping.yaml:2:1: error: a scenario file must be a YAML mapping (hint: see scenarios/quickstart.yaml for the format)"},
-    // Once "not caught yet" (scenario_check.cpp and model_io.cpp check them now): heads and
-    // kv_heads divisibility, a moe block without experts, dense_layers above layers.
-    {"heads-not-dividing-hidden.yaml",
-     "heads-not-dividing-hidden.yaml:5:10: error: model.heads: heads 3 does not divide hidden 1000 "
-     "(hint: the head dimension hidden/heads must be a whole number, or give model.head_dim)"},
-    {"kv-heads-not-dividing-heads.yaml",
-     "kv-heads-not-dividing-heads.yaml:6:13: error: model.kv_heads: kv_heads 16 does not divide heads 8 "
-     "(hint: grouped-query attention shares each key/value head among heads/kv_heads query heads: choose a divisor of 8)"},
-    {"missing-moe-experts.yaml",
-     "missing-moe-experts.yaml:10:5: error: model.moe.experts: missing required key 'experts' "
-     "(hint: routed experts per MoE layer, e.g. experts: 8)"},
-    {"moe-dense-layers-exceed-layers.yaml",
-     "moe-dense-layers-exceed-layers.yaml:12:19: error: model.moe.dense_layers: dense_layers 9 exceeds layers 4 "
-     "(hint: dense_layers counts the leading layers that keep a dense FFN)"},
+const NegativeCase kScenarioCases[] =
+    {
+        {"malformed-yaml.yaml",
+         "malformed-yaml.yaml:4:9: error: malformed YAML: end of map flow not found (hint: check indentation, colons and quoting near this line)"},
+        {"wrong-type-tp.yaml",
+         "wrong-type-tp.yaml:7:7: error: parallel.tp: expected an integer, got 'eight' (hint: write a whole number such as 8 or 16K)"},
+        {"unknown-top-level-key.yaml",
+         "unknown-top-level-key.yaml:9:1: error: trainig: unknown key 'trainig' (hint: did you mean 'training'?)"},
+        {"unknown-nested-key.yaml",
+         "unknown-nested-key.yaml:9:3: error: parallel.micro_bach: unknown key 'micro_bach' (hint: did you mean 'micro_batch'?)"},
+        {"unknown-gpu.yaml",
+         "unknown-gpu.yaml:4:8: error: cluster.gpu: unknown GPU 'H10O' (hint: did you mean 'H100'? (known GPUs: A100-40G, A100-80G, H100, H100-96G-HBM2e, H800, H200, B200, GB200, B300, GB300, H20, A800-80G, L40S, L20, RTX4090; to add one, copy the catalog folder (data/ of the source, share/flopcast/data of an installation), add its entry to gpus.yaml there (dense TFLOP/s per precision, hbm_gib in GiB, hbm_tbps in TB/s, NVLink one way in GB/s or none, PCIe generation and lanes, tdp_w in W, a source) and pass --data-dir (docs/architecture.md, \"Where to add things\")))"},
+        // A different part of a similar name gets no suggestion (H30 is neither the H20 nor the H200).
+        {"unknown-gpu-other-part.yaml",
+         "unknown-gpu-other-part.yaml:4:8: error: cluster.gpu: unknown GPU 'H30' (hint: known GPUs: A100-40G, A100-80G, H100, H100-96G-HBM2e, H800, H200, B200, GB200, B300, GB300, H20, A800-80G, L40S, L20, RTX4090; to add one, copy the catalog folder (data/ of the source, share/flopcast/data of an installation), add its entry to gpus.yaml there (dense TFLOP/s per precision, hbm_gib in GiB, hbm_tbps in TB/s, NVLink one way in GB/s or none, PCIe generation and lanes, tdp_w in W, a source) and pass --data-dir (docs/architecture.md, \"Where to add things\"))"},
+        {"unknown-model-preset.yaml",
+         "unknown-model-preset.yaml:2:8: error: model: unknown model preset 'llama3-8bb' (hint: did you mean 'llama3-8b'?)"},
+        {"unknown-fabric.yaml",
+         "unknown-fabric.yaml:6:11: error: cluster.fabric: unknown fabric 'dgx-h100-ndr400' (hint: did you mean 'dgx-h100-ndr'?)"},
+        {"tp-not-dividing-heads.yaml",
+         "tp-not-dividing-heads.yaml:7:7: error: parallel.tp: tp 5 does not divide heads 96 (hint: tensor parallelism splits attention heads: choose tp dividing 96)"},
+        {"product-mismatch.yaml",
+         "product-mismatch.yaml:7:3: error: parallel: tp*pp*dp*cp = 8*4*4*1 = 128 but cluster.gpus is 64 (hint: for 64 GPUs with tp 8, pp 4, cp 1 use dp 2)"},
+        {"global-batch-not-divisible.yaml",
+         "global-batch-not-divisible.yaml:9:17: error: parallel.global_batch: global_batch 100 is not divisible by micro_batch*dp = 2*8 = 16 (hint: use a multiple of 16, e.g. 96)"},
+        {"zero-gpus.yaml", "zero-gpus.yaml:5:9: error: cluster.gpus: value 0 is out of range: expected 1 to 1000000"},
+        {"negative-layers.yaml",
+         "negative-layers.yaml:3:11: error: model.layers: value -4 is out of range: expected 1 to 100000"},
+        {"absurd-gpus.yaml",
+         "absurd-gpus.yaml:5:9: error: cluster.gpus: value 1e12 is out of range: expected 1 to 1000000"},
+        {"missing-precision.yaml",
+         "missing-precision.yaml:2:1: error: precision: missing required key 'precision' (hint: one of fp32, fp16, bf16, fp8, mxfp8, nvfp4)"},
+        {"missing-cluster-gpus.yaml",
+         "missing-cluster-gpus.yaml:4:3: error: cluster.gpus: missing required key 'gpus' (hint: the number of GPUs of the job, e.g. gpus: 64)"},
+        {"bad-unit-tokens.yaml",
+         "bad-unit-tokens.yaml:10:11: error: training.tokens: expected a number, got 'lots' (hint: write e.g. 0.45, 1.4e12 or 1.4T)"},
+        {"bad-bandwidth-unit.yaml",
+         "bad-bandwidth-unit.yaml:8:10: error: cluster.fabric.nic: bad bandwidth '400' (hint: write a finite number with a unit, e.g. \"400 Gbps\" or \"50 GB/s\")"},
+        {"nic-not-finite.yaml",
+         "nic-not-finite.yaml:8:10: error: cluster.fabric.nic: bad bandwidth '1e308 Tbps' (hint: write a finite number with a unit, e.g. \"400 Gbps\" or \"50 GB/s\")"},
+        {"nic-out-of-range.yaml",
+         "nic-out-of-range.yaml:8:10: error: cluster.fabric.nic: bandwidth '1 Mbps' is out of range: expected 1 Gbps to 100000 Gbps "
+         "(hint: a NIC's line rate, e.g. \"400 Gbps\" (NDR InfiniBand) or \"800 Gbps\" (XDR))"},
+        {"parallel-product-overflow.yaml",
+         "parallel-product-overflow.yaml:7:3: error: parallel: tp*pp*dp*cp = 1000000*1000000*1000000*1000000 exceeds 2^63 "
+         "(far above the 10^6-GPU planning limit); cluster.gpus is 1000000 (hint: make the product of the degrees equal cluster.gpus (at most 1000000))"},
+        {"tokens-per-step-too-large.yaml",
+         "tokens-per-step-too-large.yaml:8:17: error: parallel.global_batch: global_batch*seq_len = 1000000000000*100000 = 1e+17 "
+         "tokens per step, above the 10^16 limit (hint: lower global_batch (sequences per step) or model.seq_len)"},
+        {"bad-choice-recompute.yaml",
+         "bad-choice-recompute.yaml:8:14: error: parallel.recompute: unknown value 'ful' (hint: did you mean 'full'? (expected one of: none, selective, full, auto))"},
+        {"fp8-on-a100.yaml",
+         "fp8-on-a100.yaml:8:12: error: precision: the A100-80G has no dense tensor-core fp8 path (hint: use bf16 or fp16 on this GPU)"},
+        {"vpp-without-interleaved.yaml",
+         "vpp-without-interleaved.yaml:9:13: error: parallel.schedule: vpp > 1 needs schedule interleaved, got 1f1b"},
+        {"vpp-without-pp.yaml",
+         "vpp-without-pp.yaml:8:8: error: parallel.vpp: vpp 2 needs pipeline parallelism (pp > 1)"},
+        {"mxfp8-on-h100.yaml",
+         "mxfp8-on-h100.yaml:8:12: error: precision: the H100 has no dense tensor-core mxfp8 path (hint: mxfp8 and nvfp4 "
+         "are Blackwell formats (B200, GB200, B300, GB300); use fp8 or bf16 on this GPU)"},
+        {"fp8-on-a800.yaml",
+         "fp8-on-a800.yaml:8:12: error: precision: the A800-80G has no dense tensor-core fp8 path (hint: use bf16 or fp16 on this GPU)"},
+        {"fp4-on-h20.yaml",
+         "fp4-on-h20.yaml:8:12: error: precision: the H20 has no dense tensor-core nvfp4 path (hint: mxfp8 and nvfp4 "
+         "are Blackwell formats (B200, GB200, B300, GB300); use fp8 or bf16 on this GPU)"},
+        {"etp-ep-not-dividing.yaml",
+         "etp-ep-not-dividing.yaml:14:8: error: parallel.etp: etp*ep = 4*4 = 16 does not divide tp*dp*cp = 8 (hint: choose "
+         "etp and ep whose product divides 8 (the expert layers regroup each pipeline stage's tp*dp*cp GPUs as etp x ep x "
+         "expert-dp))"},
+        {"training-method-lora.yaml",
+         "training-method-lora.yaml:10:11: error: training.lora: method lora needs a lora block: the adapters' rank sets their cost (hint: add lora: {rank: 16} under training (targets default to qkv, proj, fc1, fc2))"},
+        {"lora-rank-zero.yaml",
+         "lora-rank-zero.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got 0 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
+        {"lora-rank-negative.yaml",
+         "lora-rank-negative.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got -4 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
+        {"lora-rank-above-hidden.yaml",
+         "lora-rank-above-hidden.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got 8192 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
+        {"lora-unknown-target.yaml",
+         "lora-unknown-target.yaml:13:15: error: training.lora.targets[0]: unknown LoRA target 'q_prj' (hint: did you mean 'q_proj'? (targets are the model's GEMMs: qkv (or q, k, v), proj, fc1 (or gate, up), fc2; Hugging Face names (q_proj ... down_proj) are accepted))"},
+        {"lora-with-method-full.yaml",
+         "lora-with-method-full.yaml:12:5: error: training.lora: a lora block needs method lora or qlora (method is full) (hint: set training.method: lora (or qlora), or remove the lora block)"},
+        {"qlora-bf16-base.yaml",
+         "qlora-bf16-base.yaml:13:19: error: training.lora.base_weights: method qlora stores the frozen base weights in 4-bit NF4, got base_weights bf16 (hint: use base_weights: nf4 (or leave it out), or method: lora for bf16 base weights)"},
+        {"ep-on-dense-model.yaml",
+         "ep-on-dense-model.yaml:8:7: error: parallel.ep: ep 4 needs a mixture-of-experts model (hint: set ep: 1 for dense models)"},
+        {"empty.yaml", "empty.yaml:1:1: error: the file is empty (hint: see scenarios/quickstart.yaml for the format)"},
+        {"list-not-mapping.yaml",
+         "list-not-mapping.yaml:2:1: error: a scenario file must be a YAML mapping (hint: see scenarios/quickstart.yaml for the format)"},
+        // Once "not caught yet" (scenario_check.cpp and model_io.cpp check them now): heads and
+        // kv_heads divisibility, a moe block without experts, dense_layers above layers.
+        {"heads-not-dividing-hidden.yaml",
+         "heads-not-dividing-hidden.yaml:5:10: error: model.heads: heads 3 does not divide hidden 1000 "
+         "(hint: the head dimension hidden/heads must be a whole number, or give model.head_dim)"},
+        {"kv-heads-not-dividing-heads.yaml",
+         "kv-heads-not-dividing-heads.yaml:6:13: error: model.kv_heads: kv_heads 16 does not divide heads 8 "
+         "(hint: grouped-query attention shares each key/value head among heads/kv_heads query heads: choose a divisor of 8)"},
+        {"missing-moe-experts.yaml",
+         "missing-moe-experts.yaml:10:5: error: model.moe.experts: missing required key 'experts' "
+         "(hint: routed experts per MoE layer, e.g. experts: 8)"},
+        {"moe-dense-layers-exceed-layers.yaml",
+         "moe-dense-layers-exceed-layers.yaml:12:19: error: model.moe.dense_layers: dense_layers 9 exceeds layers 4 "
+         "(hint: dense_layers counts the leading layers that keep a dense FFN)"},
+};
+
+// Catalog files (load_catalog over a copy of data/ with one file replaced): the bad entry's first
+// error, the file named as it is inside the catalog folder.
+struct CatalogCase {
+  const char* file;      ///< under tests/negative/
+  const char* replaces;  ///< gpus.yaml or fabrics.yaml
+  const char* expected;
+};
+const CatalogCase kCatalogCases[] = {
+    {"catalog-gpu-without-source.yaml", "gpus.yaml",
+     "gpus.yaml:3:5: error: gpus[0].source: the GPU 'X100' cites no source for its figures (hint: add source: the "
+     "datasheet, whitepaper or vendor page each figure comes from (keys of docs/references.md, or the page's address))"},
+    {"catalog-gpu-sparse-peak.yaml", "gpus.yaml",
+     "gpus.yaml:6:64: error: gpus[0].dense_tflops.bf16: '1979 sparse' is marked sparse; dense_tflops holds dense "
+     "peaks only (hint: give the dense peak: half of NVIDIA's 'with sparsity' figure, as a plain number of TFLOP/s)"},
+    {"catalog-gpu-sparse-key.yaml", "gpus.yaml",
+     "gpus.yaml:6:58: error: gpus[0].dense_tflops.bf16_sparse: 'bf16_sparse' is a sparse figure; dense_tflops holds "
+     "dense peaks only (hint: give bf16: half of the sparse figure)"},
+    {"catalog-gpu-bidirectional-nvlink.yaml", "gpus.yaml",
+     "gpus.yaml:9:54: error: gpus[0].nvlink.one_way_gbps: one_way_gbps 900 is more than 18 NVLink 4 links carry one "
+     "way (450 GB/s): it reads as the bidirectional figure (hint: give one way: half of NVIDIA's figure (450))"},
+    {"catalog-gpu-bidirectional-key.yaml", "gpus.yaml",
+     "gpus.yaml:9:60: error: gpus[0].nvlink.bidirectional_gbps: NVLink bandwidth is given one way (hint: give "
+     "one_way_gbps: half of the bidirectional figure (H100: 900 GB/s both ways = 450 one way))"},
+    {"catalog-fabric-sockets-without-cpu.yaml", "fabrics.yaml",
+     "fabrics.yaml:10:18: error: fabrics[0].cpu: 2 CPU sockets need the CPU family: the link between them depends on "
+     "it (hint: add cpu: intel-skylake, intel-sapphire-rapids, intel-emerald-rapids, amd or arm)"},
 };
 
 // Measured-run files (parse_run_file): the bad entry's first error; the other entries load.
@@ -261,6 +299,31 @@ TEST_CASE("negative scenario files: each is rejected with its exact first error"
   }
 }
 
+TEST_CASE("negative catalog files: a GPU or fabric entry is rejected with its exact first error") {
+  namespace fs = std::filesystem;
+  const fs::path data = fs::path(FLOPCAST_SOURCE_DIR) / "data";
+  for (const auto& c : kCatalogCases) {
+    const std::string file = c.file;
+    CAPTURE(file);
+    // A catalog folder: the shipped files, the one under test replaced by the bad file.
+    const fs::path dir = fs::temp_directory_path() / ("flopcast-negative-catalog-" + file);
+    fs::remove_all(dir);
+    fs::create_directories(dir / "profiles");
+    for (const char* f : {"gpus.yaml", "fabrics.yaml", "models.yaml", "profiles/default.yaml"})
+      fs::copy_file(data / f, dir / f);
+    { std::ofstream(dir / c.replaces, std::ios::binary | std::ios::trunc) << read(c.file); }
+    Diagnostics d;
+    CHECK_FALSE(load_catalog(dir.string(), d).has_value());
+    const auto* e = first_error(d);
+    REQUIRE(e != nullptr);
+    std::string message = e->str();
+    const std::string prefix = dir.string() + "/";
+    if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+    CHECK(message == std::string(c.expected));
+    fs::remove_all(dir);
+  }
+}
+
 TEST_CASE("negative run files: the bad entry is rejected with its exact first error, the others load") {
   for (const auto& c : kRunFileCases) {
     const std::string file = c.file;
@@ -379,8 +442,9 @@ TEST_CASE("every file in tests/negative/ has an expected message, one kind of mi
   for (const auto& c : kClaimsCases) listed.insert(c.file);
   for (const auto& c : kDuplicateKeyCases) listed.insert(c.file);
   for (const auto& c : kSweepCases) listed.insert(c.file);
+  for (const auto& c : kCatalogCases) listed.insert(c.file);
   CHECK(listed.size() == std::size(kScenarioCases) + std::size(kRunFileCases) + std::size(kClaimsCases) +
-                             std::size(kDuplicateKeyCases) + std::size(kSweepCases));
+                             std::size(kDuplicateKeyCases) + std::size(kSweepCases) + std::size(kCatalogCases));
   std::set<std::string> on_disk;
   for (const auto& e : std::filesystem::directory_iterator(negative_dir()))
     if (e.path().extension() == ".yaml" || e.path().extension() == ".yml") on_disk.insert(e.path().filename().string());
@@ -393,5 +457,6 @@ TEST_CASE("every file in tests/negative/ has an expected message, one kind of mi
   for (const auto& c : kClaimsCases) messages.insert(c.expected);
   for (const auto& c : kDuplicateKeyCases) messages.insert(c.expected);
   for (const auto& c : kSweepCases) messages.insert(c.expected);
+  for (const auto& c : kCatalogCases) messages.insert(c.expected);
   CHECK(messages.size() == listed.size());
 }

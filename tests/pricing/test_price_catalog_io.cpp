@@ -176,7 +176,8 @@ TEST_CASE("pricing: catalog diagnostics name file:line:col, key, value and a hin
   Diagnostics d;
   CHECK_FALSE(io::load_price_catalog("seed-vendr", FLOPCAST_DATA_DIR, d).has_value());
   CHECK(d.items().at(0).message == "unknown price catalog 'seed-vendr'");
-  CHECK(d.items().at(0).hint == "did you mean 'seed-vendor'? (known catalogs: seed-vendor, public-cloud)");
+  CHECK(d.items().at(0).hint ==
+        "did you mean 'seed-vendor'? (known catalogs: seed-vendor, public-cloud, china-rental-2026)");
 }
 
 TEST_CASE("pricing: scenario reliability and pricing blocks") {

@@ -227,6 +227,47 @@ TEST_CASE("planner: Pareto front, deadline and budget selection, thread independ
   REQUIRE(r5.result.pareto.size() == r2.result.pareto.size());
 }
 
+TEST_CASE("planner: on one 8 x L40S PCIe server it keeps a model that fits a GPU off tensor parallelism") {
+  // Llama 3 8B LoRA: 16 GB of frozen BF16 weights fit one 45 GiB L40S, so data parallelism (and
+  // ZeRO) needs no activation all-reduce per layer. TP 8 would all-reduce over the PCIe tree at
+  // about 20 GB/s (tests/comm/test_pcie_collectives.cpp): nothing makes it worth that.
+  Diagnostics d;
+  const auto s = io::parse_scenario(R"(
+model: {preset: llama3-8b, seq_len: 4096}
+cluster: {gpu: L40S, gpus: 8}
+parallel: {tp: 1, pp: 1, dp: 8, micro_batch: 1, global_batch: 64}
+precision: bf16
+training: {tokens: 1B, method: lora, lora: {rank: 16, targets: [qkv, proj, gate, up, fc2]}}
+pricing: {catalog: public-cloud}
+)",
+                                    "l40s.yaml", catalog(), d);
+  REQUIRE_MESSAGE(s, d.str());
+  PlanSpace sp;
+  sp.clusters = {s->cluster};
+  sp.gpu_counts = {8};
+  PlannerOptions opt;
+  Diagnostics cd;
+  auto prices = io::load_price_catalog("public-cloud", "", cd);
+  REQUIRE(prices);
+  opt.catalogs = {std::make_shared<const PriceCatalog>(*prices)};
+  const auto r = search_plans(*s, catalog().profile, sp, opt);
+  REQUIRE(r.ok());
+  REQUIRE(r.result.chosen);
+  CHECK(r.result.chosen->plan.candidate.plan.tp < 8);
+  REQUIRE(!r.result.top.empty());
+  CHECK(r.result.top.front().plan.tp == 1);  // the fewest GPU-hours: no tensor parallelism
+  // TP 8 plans were estimated (the model fits them too), and each costs more GPU-hours.
+  bool tp8_seen = false;
+  opt.top_k = 100000;
+  const auto all = search_plans(*s, catalog().profile, sp, opt);
+  for (const auto& c : all.result.top)
+    if (c.plan.tp == 8) {
+      tp8_seen = true;
+      CHECK(c.gpu_hours > all.result.top.front().gpu_hours);
+    }
+  CHECK(tp8_seen);
+}
+
 TEST_CASE("planner: streaming top-K keeps the K smallest") {
   std::mt19937 rng(7);
   std::vector<std::pair<double, std::int64_t>> all;

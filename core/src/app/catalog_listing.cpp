@@ -16,16 +16,28 @@ std::string tflops(const GpuSpec& g, Precision p) {
   return g.peak(p) ? fmt::format("{:.1f}", g.peak(p)->tflops()) : std::string("-");
 }
 
+/// "Gen4 x16", or "-" when the catalog states none.
+std::string pcie_text(const GpuSpec& g) {
+  return g.pcie_generation > 0 ? fmt::format("Gen{} x{}", g.pcie_generation, g.pcie_lanes) : std::string("-");
+}
+
 std::string gpus_text(const io::Catalog& cat) {
-  std::string o =
-      fmt::format("{:<10} {:<9} {:>4} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>10} {:>6}  {}\n", "name", "arch", "SMs",
-                  "fp32", "tf32", "bf16", "fp8", "HBM GiB", "HBM TB/s", "NVLink GB/s", "TDP W", "default fabric");
-  for (const auto& g : cat.gpus)
-    o += fmt::format("{:<10} {:<9} {:>4} {:>8} {:>8} {:>8} {:>8} {:>9.1f} {:>8.2f} {:>10.0f} {:>6.0f}  {}\n", g.name,
-                     to_string(g.arch), g.sm_count, tflops(g, Precision::FP32), tflops(g, Precision::TF32),
-                     tflops(g, Precision::BF16), tflops(g, Precision::FP8), g.hbm.gib(),
-                     g.hbm_bandwidth.bytes_per_s / 1e12, g.nvlink_one_way.gbytes_per_s(), g.tdp_w, g.default_fabric);
-  return o + "(dense tensor-core TFLOP/s; NVLink one-way per GPU)\n";
+  std::string o = fmt::format(
+      "{:<15} {:<15} {:>4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>11} {:>14}  {:>6}  {}\n", "name", "arch", "SMs",
+      "fp32", "tf32", "bf16", "fp8", "fp4", "HBM GiB", "HBM TB/s", "NVLink GB/s", "PCIe", "TDP W", "default fabric");
+  for (const auto& g : cat.gpus) {
+    const std::string nvlink =
+        g.nvlink_links > 0 ? fmt::format("{:.0f}", g.nvlink_one_way.gbytes_per_s()) : std::string("none");
+    // PCIe peer-to-peer refused by the driver (GeForce): NCCL goes through host memory.
+    const std::string pcie = pcie_text(g) + (g.peer_to_peer ? "" : " no-P2P");
+    o +=
+        fmt::format("{:<15} {:<15} {:>4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9.1f} {:>8.2f} {:>11} {:>14}  {:>6.0f}  {}\n",
+                    g.name, to_string(g.arch), g.sm_count, tflops(g, Precision::FP32), tflops(g, Precision::TF32),
+                    tflops(g, Precision::BF16), tflops(g, Precision::FP8), tflops(g, Precision::FP4), g.hbm.gib(),
+                    g.hbm_bandwidth.bytes_per_s / 1e12, nvlink, pcie, g.tdp_w, g.default_fabric);
+  }
+  return o +
+         "(dense tensor-core TFLOP/s; NVLink one-way per GPU; HBM columns are the GPU's memory, GDDR on Ada cards)\n";
 }
 
 std::string fabrics_text(const io::Catalog& cat) {
@@ -90,6 +102,9 @@ ordered_json gpus_json(const io::Catalog& cat) {
                  {"hbm_gib", g.hbm.gib()},
                  {"hbm_tbytes_per_s", g.hbm_bandwidth.bytes_per_s / 1e12},
                  {"nvlink_one_way_gbytes_per_s", g.nvlink_one_way.gbytes_per_s()},
+                 {"pcie_generation", g.pcie_generation},
+                 {"pcie_lanes", g.pcie_lanes},
+                 {"peer_to_peer", g.peer_to_peer},
                  {"tdp_w", g.tdp_w},
                  {"default_fabric", g.default_fabric},
                  {"source", g.source}});

@@ -19,9 +19,7 @@ bool plan_clusters(const io::Catalog& cat, const Scenario& s, const std::vector<
   for (const auto& name : gpus) {
     const GpuSpec* g = cat.find_gpu(name);
     if (!g) {
-      std::string known;
-      for (const auto& n : cat.gpu_names()) known += (known.empty() ? "" : ", ") + n;
-      why = "unknown GPU '" + name + "' (known: " + known + ")";
+      why = "unknown GPU '" + name + "' (" + io::unknown_gpu_hint(cat, name) + ")";
       return false;
     }
     if (g->name == s.cluster.gpu.name) {

@@ -86,7 +86,7 @@ std::optional<ScenarioTemplate> make_scenario_template(const io::Catalog& catalo
   }
   const GpuSpec* g = catalog.find_gpu(request.gpu.empty() ? f.gpu : request.gpu);
   if (!g) {
-    why = "unknown GPU '" + request.gpu + "'";
+    why = "unknown GPU '" + request.gpu + "' (" + io::unknown_gpu_hint(catalog, request.gpu) + ")";
     return std::nullopt;
   }
   const ModelSpec* model = catalog.find_model(f.model_preset);

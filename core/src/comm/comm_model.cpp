@@ -12,6 +12,18 @@
 namespace flopcast {
 
 nccl::CpuVendor default_host_cpu(const GpuSpec& gpu, const FabricSpec& fabric) {
+  switch (fabric.cpu) {
+    case HostCpu::IntelSkylake:
+    case HostCpu::IntelSapphireRapids:
+    case HostCpu::IntelEmeraldRapids:
+      return nccl::CpuVendor::Intel;
+    case HostCpu::Amd:
+      return nccl::CpuVendor::Amd;
+    case HostCpu::Arm:
+      return nccl::CpuVendor::Other;
+    case HostCpu::Unstated:
+      break;
+  }
   if (fabric.intra == IntraNode::NVSwitch && fabric.nvlink_domain > fabric.gpus_per_node) return nccl::CpuVendor::Other;
   if (gpu.arch == GpuArch::Ampere) return nccl::CpuVendor::Amd;
   return nccl::CpuVendor::Intel;
@@ -107,6 +119,29 @@ struct CommModel::Impl {
   }
 
   std::unique_ptr<const Entry> build(Collective op, const GroupShape& g, std::int64_t concurrent) const;
+
+  // PCIe nodes: the ring (members in ring order) of group 0 on its first node, then those of
+  // the other groups running at once on that node.
+  std::vector<std::vector<std::int64_t>> pcie_node_rings(const GroupShape& g, std::int64_t concurrent,
+                                                         const std::vector<std::int64_t>& members) const {
+    const int gpn = topo.gpus_per_node();
+    const std::int64_t node = topo.node_of(members.front());
+    auto on_node = [&](const std::vector<std::int64_t>& m) {
+      std::vector<std::int64_t> out;
+      for (auto x : m)
+        if (topo.node_of(x) == node) out.push_back(x);
+      return out;
+    };
+    std::vector<std::vector<std::int64_t>> rings{on_node(members)};
+    const std::int64_t groups =
+        std::min<std::int64_t>({std::max<std::int64_t>(1, concurrent), max_concurrent_groups(g, gpn, topo.gpus()),
+                                static_cast<std::int64_t>(gpn)});
+    for (std::int64_t k = 1; k < groups; ++k) {
+      auto ring = on_node(place_group(g, k, gpn, topo.gpus()));
+      if (ring.size() >= 2) rings.push_back(std::move(ring));
+    }
+    return rings;
+  }
 
   // network_share() answers, shared by the collectives that ask the same question (all-gather,
   // reduce-scatter and all-reduce of one DP group route the same rings): the fair share of
@@ -217,7 +252,20 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
     phys_p2p_intra = nvl_phys / per_peer_den;
     phys_ring_intra = phys_p2p_intra * static_cast<double>(std::max<std::int64_t>(1, ppd - 1));
   } else if (intra == IntraNode::PCIe) {
-    ncc_total = ncc_max = phys_ring_intra = phys_p2p_intra = pcie;
+    // The node's PCIe tree (ClusterTopology::pcie_ring_rate): NCCL sees the group's own ring;
+    // flopcast also the rings of the other groups on the same node, which share its switch
+    // uplinks and socket link.
+    const auto pcie_rings = pcie_node_rings(g, concurrent, members);
+    const std::vector<std::vector<std::int64_t>> own(pcie_rings.begin(), pcie_rings.begin() + 1);
+    ncc_total = ncc_max = topo.pcie_ring_rate(own).bytes_per_s / kGB;
+    phys_ring_intra = topo.pcie_ring_rate(pcie_rings).bytes_per_s / kGB;
+    phys_p2p_intra = phys_ring_intra;
+    if (op == Collective::AllToAll) {
+      // Every pair of the node's members at once: a GPU sends to ppd - 1 peers.
+      const auto& local = pcie_rings.front();
+      phys_p2p_intra = topo.pcie_pairwise_rate(local).bytes_per_s / kGB *
+                       static_cast<double>(std::max<std::size_t>(1, local.size() - 1));
+    }
   }
   const double nic_ncc = std::min(r.nic_line.bytes_per_s / kGB, pcie);  // NCCL: Mbps / 8000, PCIe-capped
 
@@ -292,7 +340,9 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
   e->p2p_hw = nodes > 1 ? nccl::HwClass::Net : hw_intra;
   e->p2p_intra_fraction = static_cast<double>(ppd - 1) / dn;
   e->p2p_inter_fraction = static_cast<double>(n - ppd) / dn;
-  e->p2p_intra_gbs = intra == IntraNode::NVSwitch ? nvl_phys : phys_ring_intra;
+  e->p2p_intra_gbs = intra == IntraNode::NVSwitch ? nvl_phys
+                     : intra == IntraNode::PCIe   ? phys_p2p_intra
+                                                  : phys_ring_intra;
   if (nodes > 1) {
     const auto all_to_all = share(g, concurrent, TrafficPattern::AllToAll);
     e->p2p_inter_gbs = all_to_all.per_group.bytes_per_s / kGB / static_cast<double>(ppd);

@@ -99,13 +99,17 @@ Time alpha_beta_time(const Scenario& s, const ComputeProfile& p, CollectiveKind 
 struct CommKey {
   std::string gpu, fabric;
   int intra = 0, nvlink_domain = 0, kind = 0, nics_per_node = 0, gpus_per_node = 0;
+  // A PCIe node's host side (its CPU, sockets and switches set the intra-node rates).
+  int cpu = 0, cpu_sockets = 0, pcie_switches = 0, pcie_uplink = 0;
   double nic_gbps = 0, oversubscription = 0, nic_eff = 0, nvlink_eff = 0, latency_us = 0;
   std::int64_t gpus = 0;
   bool matches(const Scenario& s, const ComputeProfile& p) const {
     const auto& f = s.cluster.fabric;
     return gpus == s.cluster.gpus && gpus_per_node == s.cluster.gpus_per_node && intra == static_cast<int>(f.intra) &&
            nvlink_domain == f.nvlink_domain && kind == static_cast<int>(f.kind) && nics_per_node == f.nics_per_node &&
-           nic_gbps == f.nic_gbps && oversubscription == f.oversubscription && nic_eff == p.nic_efficiency &&
+           nic_gbps == f.nic_gbps && oversubscription == f.oversubscription && cpu == static_cast<int>(f.cpu) &&
+           cpu_sockets == f.cpu_sockets && pcie_switches == f.pcie_switches &&
+           pcie_uplink == f.pcie_uplink_generation * 100 + f.pcie_uplink_lanes && nic_eff == p.nic_efficiency &&
            nvlink_eff == p.nvlink_efficiency && latency_us == p.collective_latency_us && gpu == s.cluster.gpu.name &&
            fabric == f.name;
   }
@@ -118,6 +122,10 @@ struct CommKey {
             static_cast<int>(f.kind),
             f.nics_per_node,
             s.cluster.gpus_per_node,
+            static_cast<int>(f.cpu),
+            f.cpu_sockets,
+            f.pcie_switches,
+            f.pcie_uplink_generation * 100 + f.pcie_uplink_lanes,
             f.nic_gbps,
             f.oversubscription,
             p.nic_efficiency,

@@ -130,4 +130,53 @@ std::optional<NetKind> parse_net_kind(std::string_view s) {
   return std::nullopt;
 }
 
+double nccl_pcie_gbs(int generation, int lanes) {
+  static constexpr double kPerLane100Mbps[] = {15, 30, 60, 120, 240, 480};  // Gen1..Gen6, topo.cc kvDictPciGen
+  if (generation < 1 || generation > 6 || lanes < 1) return 0.0;
+  return lanes * kPerLane100Mbps[generation - 1] / 80.0;
+}
+
+const char* to_string(HostCpu c) {
+  switch (c) {
+    case HostCpu::Unstated:
+      return "";
+    case HostCpu::IntelSkylake:
+      return "intel-skylake";
+    case HostCpu::IntelSapphireRapids:
+      return "intel-sapphire-rapids";
+    case HostCpu::IntelEmeraldRapids:
+      return "intel-emerald-rapids";
+    case HostCpu::Amd:
+      return "amd";
+    case HostCpu::Arm:
+      return "arm";
+  }
+  return "?";
+}
+
+std::optional<HostCpu> parse_host_cpu(std::string_view s) {
+  for (HostCpu c :
+       {HostCpu::IntelSkylake, HostCpu::IntelSapphireRapids, HostCpu::IntelEmeraldRapids, HostCpu::Amd, HostCpu::Arm})
+    if (s == to_string(c)) return c;
+  return std::nullopt;
+}
+
+double nccl_inter_socket_gbs(HostCpu c) {
+  switch (c) {
+    case HostCpu::Unstated:
+      return 0.0;
+    case HostCpu::IntelSkylake:
+      return 10.0;
+    case HostCpu::IntelSapphireRapids:
+      return 22.0;
+    case HostCpu::IntelEmeraldRapids:
+      return 40.0;
+    case HostCpu::Amd:
+      return 16.0;
+    case HostCpu::Arm:
+      return 6.0;
+  }
+  return 0.0;
+}
+
 }  // namespace flopcast

@@ -75,10 +75,7 @@ const GpuSpec* Loader::gpu(const YAML::Node& n, const std::string& key) {
   const auto name = r.string(n, key);
   if (!name) return nullptr;
   if (const GpuSpec* g = catalog.find_gpu(*name)) return g;
-  const auto names = catalog.gpu_names();
-  std::string hint = "known GPUs: " + join(names);
-  if (auto m = did_you_mean(*name, names)) hint = "did you mean '" + *m + "'? (" + hint + ")";
-  error(n, key, "unknown GPU '" + *name + "'", hint);
+  error(n, key, "unknown GPU '" + *name + "'", unknown_gpu_hint(catalog, *name));
   return nullptr;
 }
 

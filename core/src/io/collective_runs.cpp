@@ -47,7 +47,8 @@ std::vector<CollectiveRun> parse_collective_runs(const std::string& text, const 
     if (const auto* g = catalog.find_gpu(n["gpu"].as<std::string>("")))
       run.gpu = *g;
     else
-      r.error(n["gpu"], child(p, "gpu"), "unknown GPU '" + n["gpu"].as<std::string>("") + "'");
+      r.error(n["gpu"], child(p, "gpu"), "unknown GPU '" + n["gpu"].as<std::string>("") + "'",
+              unknown_gpu_hint(catalog, n["gpu"].as<std::string>("")));
     if (auto v = r.integer(n["gpus"], child(p, "gpus"), 1, 1'000'000)) run.gpus = *v;
     if (n["gpus_per_node"]) {
       if (auto v = r.integer(n["gpus_per_node"], child(p, "gpus_per_node"), 1, 1024))

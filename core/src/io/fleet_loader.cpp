@@ -173,10 +173,7 @@ class FleetReader {
     auto s = r_.string(n, path);
     if (!s) return nullptr;
     if (const auto* g = cat_.find_gpu(*s)) return g;
-    const auto names = cat_.gpu_names();
-    std::string hint = "known GPUs: " + detail::join(names);
-    if (auto m = detail::did_you_mean(*s, names)) hint = "did you mean '" + *m + "'? " + hint;
-    r_.error(n, path, "unknown GPU '" + *s + "'", hint);
+    r_.error(n, path, "unknown GPU '" + *s + "'", unknown_gpu_hint(cat_, *s));
     return nullptr;
   }
 

@@ -22,7 +22,7 @@ using detail::describe;
 using detail::Reader;
 
 /// The catalogs data/CMakeLists.txt embeds (FLOPCAST_EMBEDDED_DATA).
-const char* const kShippedCatalogs[] = {"seed-vendor", "public-cloud"};
+const char* const kShippedCatalogs[] = {"seed-vendor", "public-cloud", "china-rental-2026"};
 
 constexpr std::int64_t kMaxUnits = 1'000'000;    // a minimum term or threshold of 10^6 units
 constexpr std::int64_t kMaxGpusPerNode = 1'024;  // NVL72 racks hold 72; 1,024 is generous

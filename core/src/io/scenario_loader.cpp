@@ -198,9 +198,7 @@ void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& 
     if (const auto* g = cat.find_gpu(*name)) {
       c.gpu = *g;
     } else {
-      std::string hint = "known GPUs: " + detail::join(cat.gpu_names());
-      if (auto dm = detail::did_you_mean(*name, cat.gpu_names())) hint = "did you mean '" + *dm + "'? (" + hint + ")";
-      r.error(n["gpu"], "cluster.gpu", "unknown GPU '" + *name + "'", hint);
+      r.error(n["gpu"], "cluster.gpu", "unknown GPU '" + *name + "'", unknown_gpu_hint(cat, *name));
     }
   }
   if (!n["gpus"]) {

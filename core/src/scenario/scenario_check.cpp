@@ -141,7 +141,7 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
     const bool block_scaled = s.precision == Precision::MXFP8 || s.precision == Precision::NVFP4;
     d.error_at(L, "precision",
                std::string("the ") + c.gpu.name + " has no dense tensor-core " + to_string(s.precision) + " path",
-               block_scaled ? std::string("mxfp8 and nvfp4 are Blackwell formats (B200, GB200); use ") +
+               block_scaled ? std::string("mxfp8 and nvfp4 are Blackwell formats (B200, GB200, B300, GB300); use ") +
                                   (c.gpu.peak(Precision::FP8) ? "fp8 or bf16" : "bf16 or fp16") + " on this GPU"
                             : "use bf16 or fp16 on this GPU");
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <mutex>
 #include <unordered_map>
 
@@ -28,6 +29,8 @@ const char* to_string(VertexKind k) {
       return "leaf";
     case VertexKind::Spine:
       return "spine";
+    case VertexKind::PcieSwitch:
+      return "pcie-switch";
   }
   return "?";
 }
@@ -44,6 +47,16 @@ const char* to_string(LinkKind k) {
       return "pcie-up";
     case LinkKind::PcieFromRoot:
       return "pcie-down";
+    case LinkKind::PcieToSwitch:
+      return "pcie-to-switch";
+    case LinkKind::PcieFromSwitch:
+      return "pcie-from-switch";
+    case LinkKind::SwitchToRoot:
+      return "pcie-uplink";
+    case LinkKind::RootToSwitch:
+      return "pcie-downlink";
+    case LinkKind::CpuToCpu:
+      return "cpu-cpu";
     case LinkKind::GpuToNic:
       return "gpu-nic";
     case LinkKind::NicToGpu:
@@ -142,9 +155,16 @@ struct ClusterTopology::Impl {
   /// GPUs, NICs and NVSwitches need no graph: their links are found by index.
   Graph switch_graph;
 
-  std::vector<std::int32_t> gpu_up, gpu_down;  // per GPU: to/from NVSwitch or PCIe root
-  std::vector<std::int32_t> peer;              // per node, g x g direct NVLink ids (-1 on diagonal)
-  std::vector<std::int32_t> g2n, n2g;          // per (GPU, j-th NIC of it)
+  std::vector<std::int32_t> gpu_up, gpu_down;  // per GPU: to/from NVSwitch, PCIe switch or PCIe root
+  // PCIe nodes: sockets and switches per node; per (node, switch) the uplink ids; per (node,
+  // socket a, socket b) the socket link id (-1 on the diagonal); the host CPU's NCCL class.
+  int sockets = 1, switches = 0;
+  HostCpu cpu = HostCpu::Unstated;
+  bool intel_host = false;
+  std::int32_t pcie_root_base = 0, pcie_switch_base = 0;
+  std::vector<std::int32_t> sw_up, sw_down, cpu_link;
+  std::vector<std::int32_t> peer;      // per node, g x g direct NVLink ids (-1 on diagonal)
+  std::vector<std::int32_t> g2n, n2g;  // per (GPU, j-th NIC of it)
   int nics_per_gpu_max = 1;
   std::vector<std::int32_t> nic_up, nic_down;    // per (node, nic)
   std::vector<std::int32_t> leaf_up, leaf_down;  // per leaf
@@ -211,7 +231,40 @@ struct ClusterTopology::Impl {
     return ++n;
   }
   void intra_route(std::int64_t a, std::int64_t b, std::vector<std::int32_t>& out) const;
+  // PCIe nodes: a GPU's switch (local index) and socket.
+  int switch_of(int local) const {
+    return switches > 0 ? static_cast<int>(static_cast<std::int64_t>(local) * switches / g) : -1;
+  }
+  int socket_of(int local) const {
+    return switches > 0 ? switch_of(local) * sockets / switches
+                        : static_cast<int>(static_cast<std::int64_t>(local) * sockets / g);
+  }
+  PcieHop pcie_hop(std::int64_t a, std::int64_t b) const;
+  void pcie_route(std::int64_t a, std::int64_t b, std::vector<std::int32_t>& out) const;
+  void build_pcie();
+  double set_pcie_host();
 };
+
+// The GPU's PCIe rate and, on a PCIe node, its sockets, switches and host links; returns the
+// GPU's PCIe rate in GB/s.
+double ClusterTopology::Impl::set_pcie_host() {
+  // A GPU's PCIe link: the catalog's generation and lanes, else its generation's usual x16.
+  const double stated_pcie = nccl_pcie_gbs(gpu.pcie_generation, gpu.pcie_lanes);
+  const double pcie_gbs = stated_pcie > 0.0 ? stated_pcie : pcie_x16_gbs(gpu.arch);
+  sockets = intra == IntraNode::PCIe ? std::max(1, fabric.cpu_sockets) : 1;
+  switches = intra == IntraNode::PCIe ? std::max(0, fabric.pcie_switches) : 0;
+  if (switches > 0 && (switches % sockets != 0 || g % switches != 0)) switches = 0;  // the loader refuses these
+  cpu = fabric.cpu;
+  intel_host =
+      cpu == HostCpu::IntelSkylake || cpu == HostCpu::IntelSapphireRapids || cpu == HostCpu::IntelEmeraldRapids;
+  rates.pcie_uplink = Bandwidth::from_gbytes_per_s(
+      switches > 0 ? nccl_pcie_gbs(fabric.pcie_uplink_generation, fabric.pcie_uplink_lanes) : 0.0);
+  // Sockets of an unstated CPU: NCCL's Skylake-class UPI figure (the loader asks for cpu when
+  // a fabric states more than one socket).
+  rates.cpu_link =
+      Bandwidth::from_gbytes_per_s(sockets > 1 ? (cpu == HostCpu::Unstated ? 10.0 : nccl_inter_socket_gbs(cpu)) : 0.0);
+  return pcie_gbs;
+}
 
 void ClusterTopology::Impl::build() {
   g = std::max(1, fabric.gpus_per_node);
@@ -231,7 +284,7 @@ void ClusterTopology::Impl::build() {
   npl = static_cast<int>(std::clamp<std::int64_t>(opt.nodes_per_leaf, 1, std::max<std::int64_t>(1, n_nodes)));
   n_su = (n_nodes + npl - 1) / npl;
 
-  const double pcie_gbs = pcie_x16_gbs(gpu.arch);
+  const double pcie_gbs = set_pcie_host();
   const double frac = opt.nic_fraction > 0.0 ? opt.nic_fraction : nic_achievable_fraction(fabric.kind, fabric.nic_gbps);
   rates.nvlink_per_gpu = Bandwidth::from_gbytes_per_s(nvl_gbs * opt.nvlink_fraction);
   rates.pcie = Bandwidth::from_gbytes_per_s(pcie_gbs);
@@ -244,7 +297,7 @@ void ClusterTopology::Impl::build() {
   rates.leaf_uplink = Bandwidth{nics_per_leaf * rates.nic.bytes_per_s / oversub};
 
   // Vertices: GPUs, NICs, NVSwitch per domain or PCIe root per node, leaves, spine.
-  kinds.reserve(static_cast<std::size_t>(n_gpus + n_nodes * nics + n_nodes + n_su * nics + 1));
+  kinds.reserve(static_cast<std::size_t>(n_gpus + n_nodes * nics + n_nodes * (sockets + switches) + n_su * nics + 1));
   for (std::int64_t i = 0; i < n_gpus; ++i) add_vertex(VertexKind::Gpu);
   nic_base = static_cast<std::int32_t>(kinds.size());
   for (std::int64_t i = 0; i < n_nodes * nics; ++i) add_vertex(VertexKind::Nic);
@@ -252,7 +305,10 @@ void ClusterTopology::Impl::build() {
   if (intra == IntraNode::NVSwitch) {
     for (std::int64_t d = 0; d < n_domains; ++d) add_vertex(VertexKind::NvSwitch);
   } else if (intra == IntraNode::PCIe) {
-    for (std::int64_t n = 0; n < n_nodes; ++n) add_vertex(VertexKind::PcieRoot);
+    pcie_root_base = static_cast<std::int32_t>(kinds.size());
+    for (std::int64_t n = 0; n < n_nodes * sockets; ++n) add_vertex(VertexKind::PcieRoot);
+    pcie_switch_base = static_cast<std::int32_t>(kinds.size());
+    for (std::int64_t n = 0; n < n_nodes * switches; ++n) add_vertex(VertexKind::PcieSwitch);
   }
   leaf_base = static_cast<std::int32_t>(kinds.size());
   const std::int64_t n_leaves = opt.rail_optimized ? n_su * nics : n_su;
@@ -261,7 +317,10 @@ void ClusterTopology::Impl::build() {
 
   // Links, an upper bound (reserved once: a 16,384-GPU cluster has ~10^5 of them).
   for (int i = 0; i < g; ++i) nics_per_gpu_max = std::max(nics_per_gpu_max, static_cast<int>(nics_of(i).size()));
-  const std::int64_t intra_links = intra == IntraNode::NVLinkDirect ? n_nodes * g * (g - 1) : 2 * n_gpus;
+  const std::int64_t intra_links = intra == IntraNode::NVLinkDirect ? n_nodes * g * (g - 1)
+                                   : intra == IntraNode::PCIe
+                                       ? 2 * n_gpus + n_nodes * (2 * switches + sockets * (sockets - 1))
+                                       : 2 * n_gpus;
   const auto link_bound =
       static_cast<std::size_t>(intra_links + 2 * n_gpus * nics_per_gpu_max + 2 * n_nodes * nics + 2 * n_leaves);
   caps.reserve(link_bound);
@@ -278,12 +337,7 @@ void ClusterTopology::Impl::build() {
       gpu_down[static_cast<std::size_t>(i)] = add_link(LinkKind::NvLinkFromSwitch, sw, v, rates.nvlink_per_gpu);
     }
   } else if (intra == IntraNode::PCIe) {
-    for (std::int64_t i = 0; i < n_gpus; ++i) {
-      const auto root = intra_base + static_cast<std::int32_t>(i / g);
-      const auto v = static_cast<std::int32_t>(i);
-      gpu_up[static_cast<std::size_t>(i)] = add_link(LinkKind::PcieToRoot, v, root, rates.pcie);
-      gpu_down[static_cast<std::size_t>(i)] = add_link(LinkKind::PcieFromRoot, root, v, rates.pcie);
-    }
+    build_pcie();
   } else {
     // Direct NVLink: a GPU's links are split evenly over the other GPUs of its node
     // (e.g. HGX A100 4-GPU: 12 links, 4 to each of 3 peers).
@@ -400,8 +454,75 @@ const std::vector<ClusterTopology::Impl::SwitchPred>& ClusterTopology::Impl::tre
   return bfs_pred.emplace(source_leaf, std::move(preds)).first->second;
 }
 
+void ClusterTopology::Impl::build_pcie() {
+  // Per node: a root complex per socket, the switches under them, every GPU under its switch
+  // (or on a root port of its socket), each switch's uplink, and a link each way between
+  // every two sockets.
+  for (std::int64_t i = 0; i < n_gpus; ++i) {
+    const std::int64_t node = i / g;
+    const int local = static_cast<int>(i % g);
+    const auto v = static_cast<std::int32_t>(i);
+    if (switches > 0) {
+      const auto sw = pcie_switch_base + static_cast<std::int32_t>(node * switches + switch_of(local));
+      gpu_up[static_cast<std::size_t>(i)] = add_link(LinkKind::PcieToSwitch, v, sw, rates.pcie);
+      gpu_down[static_cast<std::size_t>(i)] = add_link(LinkKind::PcieFromSwitch, sw, v, rates.pcie);
+    } else {
+      const auto root = pcie_root_base + static_cast<std::int32_t>(node * sockets + socket_of(local));
+      gpu_up[static_cast<std::size_t>(i)] = add_link(LinkKind::PcieToRoot, v, root, rates.pcie);
+      gpu_down[static_cast<std::size_t>(i)] = add_link(LinkKind::PcieFromRoot, root, v, rates.pcie);
+    }
+  }
+  sw_up.assign(static_cast<std::size_t>(n_nodes * switches), -1);
+  sw_down.assign(static_cast<std::size_t>(n_nodes * switches), -1);
+  cpu_link.assign(static_cast<std::size_t>(n_nodes * sockets * sockets), -1);
+  for (std::int64_t n = 0; n < n_nodes; ++n) {
+    for (int w = 0; w < switches; ++w) {
+      const auto sw = pcie_switch_base + static_cast<std::int32_t>(n * switches + w);
+      const auto root = pcie_root_base + static_cast<std::int32_t>(n * sockets + w * sockets / switches);
+      sw_up[static_cast<std::size_t>(n * switches + w)] = add_link(LinkKind::SwitchToRoot, sw, root, rates.pcie_uplink);
+      sw_down[static_cast<std::size_t>(n * switches + w)] =
+          add_link(LinkKind::RootToSwitch, root, sw, rates.pcie_uplink);
+    }
+    for (int x = 0; x < sockets; ++x)
+      for (int y = 0; y < sockets; ++y)
+        if (x != y)
+          cpu_link[static_cast<std::size_t>((n * sockets + x) * sockets + y)] =
+              add_link(LinkKind::CpuToCpu, pcie_root_base + static_cast<std::int32_t>(n * sockets + x),
+                       pcie_root_base + static_cast<std::int32_t>(n * sockets + y), rates.cpu_link);
+  }
+}
+
+PcieHop ClusterTopology::Impl::pcie_hop(std::int64_t a, std::int64_t b) const {
+  const int la = static_cast<int>(a % g), lb = static_cast<int>(b % g);
+  if (!gpu.peer_to_peer) return PcieHop::ThroughHost;
+  // paths.cc: P2P up to PATH_PXB (one switch between them); on AMD with at most 2 GPUs up to
+  // PATH_SYS.
+  if (switches > 0 && switch_of(la) == switch_of(lb)) return PcieHop::PeerToPeer;
+  if (cpu == HostCpu::Amd && g <= 2) return PcieHop::PeerToPeer;
+  return PcieHop::ThroughHost;
+}
+
+void ClusterTopology::Impl::pcie_route(std::int64_t a, std::int64_t b, std::vector<std::int32_t>& out) const {
+  const std::int64_t node = a / g;
+  const int la = static_cast<int>(a % g), lb = static_cast<int>(b % g);
+  out.push_back(gpu_up[static_cast<std::size_t>(a)]);
+  const bool same_switch = switches > 0 && switch_of(la) == switch_of(lb);
+  if (!(same_switch && pcie_hop(a, b) == PcieHop::PeerToPeer)) {
+    // Through the host: up to the CPU of a's socket, across to b's socket, down to b.
+    if (switches > 0) out.push_back(sw_up[static_cast<std::size_t>(node * switches + switch_of(la))]);
+    const int sa = socket_of(la), sb = socket_of(lb);
+    if (sa != sb) out.push_back(cpu_link[static_cast<std::size_t>((node * sockets + sa) * sockets + sb)]);
+    if (switches > 0) out.push_back(sw_down[static_cast<std::size_t>(node * switches + switch_of(lb))]);
+  }
+  out.push_back(gpu_down[static_cast<std::size_t>(b)]);
+}
+
 void ClusterTopology::Impl::intra_route(std::int64_t a, std::int64_t b, std::vector<std::int32_t>& out) const {
   if (a == b) return;
+  if (intra == IntraNode::PCIe) {
+    pcie_route(a, b, out);
+    return;
+  }
   if (intra == IntraNode::NVLinkDirect) {
     const std::int64_t node = a / g;
     out.push_back(peer[static_cast<std::size_t>((node * g + a % g) * g + b % g)]);
@@ -524,6 +645,63 @@ void ClusterTopology::append_nic_route(std::int64_t a, int nic_a, std::int64_t b
   out.push_back(m.nic_up[static_cast<std::size_t>(a * m.nics + nic_a)]);
   append_leaf_route(m.leaf_vertex(a, nic_a), m.leaf_vertex(b, nic_b), out);
   out.push_back(m.nic_down[static_cast<std::size_t>(b * m.nics + nic_b)]);
+}
+
+PcieHop ClusterTopology::pcie_hop(std::int64_t a, std::int64_t b) const { return impl_->pcie_hop(a, b); }
+
+namespace {
+
+// Adds one flow a -> b over a PCIe node's links to `load` (link id -> load in units of the flow's
+// rate), with Intel's P2P overhead on the PCIe links of a flow through one Intel root complex.
+void add_pcie_flow(const ClusterTopology& t, std::int64_t a, std::int64_t b, bool intel_host,
+                   std::vector<std::pair<std::int32_t, double>>& load) {
+  const auto route = t.gpu_route(a, b);
+  const auto links = t.links();
+  bool through_root = false, across = false;
+  for (auto id : route) {
+    const auto k = links[static_cast<std::size_t>(id)].kind;
+    through_root |= k == LinkKind::PcieToRoot || k == LinkKind::SwitchToRoot;
+    across |= k == LinkKind::CpuToCpu;
+  }
+  // NCCL topo.h INTEL_P2P_OVERHEAD(bw) = bw * 6 / 5, charged by search.cc followPath on the PCI
+  // links of a PATH_PHB path whose CPU is Intel (not on PATH_SYS, which crosses sockets).
+  const double pci_weight = intel_host && through_root && !across ? 6.0 / 5.0 : 1.0;
+  for (auto id : route) {
+    const double w = links[static_cast<std::size_t>(id)].kind == LinkKind::CpuToCpu ? 1.0 : pci_weight;
+    auto it = std::find_if(load.begin(), load.end(), [&](const auto& e) { return e.first == id; });
+    if (it == load.end())
+      load.emplace_back(id, w);
+    else
+      it->second += w;
+  }
+}
+
+Bandwidth rate_of(const ClusterTopology& t, const std::vector<std::pair<std::int32_t, double>>& load) {
+  if (load.empty()) return t.rates().pcie;
+  double rate = std::numeric_limits<double>::infinity();
+  const auto caps = t.capacities();
+  for (const auto& [id, l] : load) rate = std::min(rate, caps[static_cast<std::size_t>(id)].bytes_per_s / l);
+  return Bandwidth{rate};
+}
+
+}  // namespace
+
+Bandwidth ClusterTopology::pcie_ring_rate(std::span<const std::vector<std::int64_t>> rings) const {
+  std::vector<std::pair<std::int32_t, double>> load;
+  for (const auto& ring : rings) {
+    if (ring.size() < 2) continue;
+    for (std::size_t i = 0; i < ring.size(); ++i)
+      add_pcie_flow(*this, ring[i], ring[(i + 1) % ring.size()], impl_->intel_host, load);
+  }
+  return rate_of(*this, load);
+}
+
+Bandwidth ClusterTopology::pcie_pairwise_rate(std::span<const std::int64_t> members) const {
+  std::vector<std::pair<std::int32_t, double>> load;
+  for (auto a : members)
+    for (auto b : members)
+      if (a != b) add_pcie_flow(*this, a, b, impl_->intel_host, load);
+  return rate_of(*this, load);
 }
 
 std::vector<std::int32_t> ClusterTopology::gpu_route(std::int64_t a, std::int64_t b) const {

@@ -76,16 +76,23 @@ struct GpuSpec {
   std::string name;                  ///< catalog name, e.g. "A100-80G"
   std::vector<std::string> aliases;  ///< other spellings accepted on input
   GpuArch arch = GpuArch::Ampere;
-  int sm_count = 0;            ///< streaming multiprocessors
-  PeakTable dense_peak;        ///< dense tensor-core peak per precision
-  Bytes hbm;                   ///< HBM capacity
-  Bandwidth hbm_bandwidth;     ///< HBM peak bandwidth
-  Bytes l2;                    ///< L2 cache size
-  int nvlink_generation = 0;   ///< 0 = no NVLink
-  int nvlink_links = 0;        ///< NVLink links per GPU
-  Bandwidth nvlink_one_way;    ///< one-way NVLink bandwidth per GPU (all links)
-  Bandwidth nccl_nvlink;       ///< links x NCCL per-link constant (topo.h)
-  bool nvls = false;           ///< NVLink SHARP in the NVSwitch (Hopper and later)
+  int sm_count = 0;           ///< streaming multiprocessors
+  PeakTable dense_peak;       ///< dense tensor-core peak per precision
+  Bytes hbm;                  ///< HBM capacity
+  Bandwidth hbm_bandwidth;    ///< HBM peak bandwidth
+  Bytes l2;                   ///< L2 cache size
+  int nvlink_generation = 0;  ///< 0 = no NVLink
+  int nvlink_links = 0;       ///< NVLink links per GPU
+  Bandwidth nvlink_one_way;   ///< one-way NVLink bandwidth per GPU (all links)
+  Bandwidth nccl_nvlink;      ///< links x NCCL per-link constant (topo.h)
+  bool nvls = false;          ///< NVLink SHARP in the NVSwitch (Hopper and later)
+  /// Host link: PCIe generation (0 = not stated: the generation's usual one, see
+  /// ClusterTopology) and lanes.
+  int pcie_generation = 0;
+  int pcie_lanes = 16;
+  /// CUDA peer-to-peer between two such GPUs over PCIe. False for GeForce RTX 40 cards, whose
+  /// driver refuses it: NCCL then moves their data through host memory (SHM transport).
+  bool peer_to_peer = true;
   double tdp_w = 0.0;          ///< board power, W
   std::string default_fabric;  ///< node/fabric type a cluster of it gets by default
   std::string source;          ///< citation
@@ -94,8 +101,30 @@ struct GpuSpec {
   std::optional<FlopRate> peak(Precision p) const { return dense_peak.find(p); }
 };
 
+/// PCIe bandwidth of a link as NCCL models it, GB/s (src/graph/topo.cc ncclTopoAddPci: lanes x
+/// per-lane rate / 80, the rate in 100 Mb/s from kvDictPciGen: Gen1 15, Gen2 30, Gen3 60, Gen4 120,
+/// Gen5 240, Gen6 480): Gen4 x16 = 24, Gen5 x16 = 48, Gen6 x16 = 96 GB/s. 0 for an unknown generation.
+double nccl_pcie_gbs(int generation, int lanes);
+
 /// Interconnect inside a node.
 enum class IntraNode { NVSwitch, NVLinkDirect, PCIe };
+
+/// The host CPU family of a node as NCCL classes it (src/graph/topo.cc: the Intel model from the
+/// CPUID family and model, ncclTopoGetInterCpuBw for the socket-to-socket bandwidth).
+enum class HostCpu {
+  Unstated,             ///< the fabric does not say (default_host_cpu() decides)
+  IntelSkylake,         ///< Skylake-SP to Ice Lake-SP (NCCL model SKL): UPI 10 GB/s
+  IntelSapphireRapids,  ///< Sapphire Rapids, Granite Rapids (SRP): 22 GB/s
+  IntelEmeraldRapids,   ///< Emerald Rapids (ERP): 40 GB/s
+  Amd,                  ///< AMD EPYC: xGMI 16 GB/s (AMD_BW)
+  Arm,                  ///< Arm (Grace): 6 GB/s (ARM_BW)
+};
+/// "intel-skylake", "intel-sapphire-rapids", "intel-emerald-rapids", "amd", "arm", "".
+const char* to_string(HostCpu c);
+std::optional<HostCpu> parse_host_cpu(std::string_view s);
+/// Socket-to-socket bandwidth as NCCL models it, GB/s (src/graph/topo.h SKL_QPI_BW 10,
+/// SRP_QPI_BW 22, ERP_QPI_BW 40, AMD_BW 16, ARM_BW 6); 0 when unstated.
+double nccl_inter_socket_gbs(HostCpu c);
 /// Scale-out network technology.
 enum class NetKind { InfiniBand, RoCE, Ethernet };
 const char* to_string(NetKind k);
@@ -113,7 +142,16 @@ struct FabricSpec {
   int nics_per_node = 8;
   double oversubscription = 1.0;  ///< leaf-to-spine oversubscription (1 = non-blocking)
   double node_power_kw = 0.0;     ///< node power at full load, kW (0 = unknown)
-  std::string source;             ///< citation
+  /// Host CPUs of a node: family (NCCL's network overhead, LL caps, P2P rules and socket link)
+  /// and sockets (0 = not stated: one).
+  HostCpu cpu = HostCpu::Unstated;
+  int cpu_sockets = 0;
+  /// A PCIe node's switches carrying the GPUs, spread evenly over the sockets (0: every GPU on a
+  /// root port of its CPU), and each switch's uplink to its CPU (generation, lanes).
+  int pcie_switches = 0;
+  int pcie_uplink_generation = 0;
+  int pcie_uplink_lanes = 16;
+  std::string source;  ///< citation
 
   Bandwidth nic_line_rate() const { return Bandwidth::from_gbits_per_s(nic_gbps); }
 };

@@ -29,6 +29,16 @@ struct Catalog {
   std::vector<std::string> model_names() const;
 };
 
+/// The catalog GPU of the same part family as `name` nearest to it (by edit distance), or
+/// nullopt when none is. A part family is a part number, letters then digits ("H20", "A100",
+/// "RTX4090", spaces, dashes and a leading "NVIDIA" or "GeForce" ignored, a letter O inside the
+/// digits read as 0): two names share it when their digits are equal and one's letters end with
+/// the other's ("GB300x" and "B300" do, "H20" and "H200" do not: a different part).
+std::optional<std::string> same_family_gpu(const Catalog& catalog, std::string_view name);
+/// The hint of an unknown GPU: a same-family suggestion when there is one, the known GPUs, and
+/// how to add one (a gpus.yaml entry in a catalog folder given as --data-dir).
+std::string unknown_gpu_hint(const Catalog& catalog, std::string_view name);
+
 /// Reads a catalog file: from `data_dir` when not empty, else the embedded copy.
 /// nullopt when it exists in neither.
 std::optional<std::string> read_data_file(const std::string& data_dir, const std::string& relative_path);

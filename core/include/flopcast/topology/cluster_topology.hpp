@@ -20,9 +20,10 @@
 
 namespace flopcast {
 
-/// What a vertex of the cluster graph is.
-enum class VertexKind { Gpu, NvSwitch, PcieRoot, Nic, Leaf, Spine };
-/// "gpu", "nvswitch", "pcie-root", "nic", "leaf", "spine".
+/// What a vertex of the cluster graph is. PcieRoot: the root complex of one CPU socket of a node
+/// without NVLink; PcieSwitch: a PCIe switch under it carrying GPUs.
+enum class VertexKind { Gpu, NvSwitch, PcieRoot, Nic, Leaf, Spine, PcieSwitch };
+/// "gpu", "nvswitch", "pcie-root", "nic", "leaf", "spine", "pcie-switch".
 const char* to_string(VertexKind k);
 
 /// What an edge of the cluster graph is (each direction of a link is its own edge).
@@ -30,8 +31,13 @@ enum class LinkKind {
   NvLinkToSwitch,    ///< GPU -> NVLink switch of its domain (all of the GPU's links together)
   NvLinkFromSwitch,  ///< NVLink switch -> GPU
   NvLinkPeer,        ///< direct GPU -> GPU NVLink (no switch: the GPU's links split over its peers)
-  PcieToRoot,        ///< GPU -> PCIe root complex (nodes without NVLink)
+  PcieToRoot,        ///< GPU -> PCIe root complex of its socket (nodes without NVLink, no switch)
   PcieFromRoot,      ///< PCIe root complex -> GPU
+  PcieToSwitch,      ///< GPU -> its PCIe switch
+  PcieFromSwitch,    ///< PCIe switch -> GPU
+  SwitchToRoot,      ///< PCIe switch -> its socket's root complex (the switch's uplink)
+  RootToSwitch,      ///< root complex -> PCIe switch
+  CpuToCpu,          ///< one socket's root complex -> another's (QPI/UPI, xGMI)
   GpuToNic,          ///< PCIe, GPU -> NIC (GPUDirect RDMA)
   NicToGpu,          ///< PCIe, NIC -> GPU
   NicToLeaf,         ///< NIC -> leaf switch port
@@ -39,7 +45,7 @@ enum class LinkKind {
   LeafToSpine,       ///< all uplinks of a leaf, aggregated
   SpineToLeaf,       ///< all downlinks to a leaf, aggregated
 };
-/// "nvlink-up", "gpu-nic", "leaf-spine", ...
+/// "nvlink-up", "gpu-nic", "leaf-spine", "pcie-uplink", "cpu-cpu", ...
 const char* to_string(LinkKind k);
 
 /// Knobs of the network model that the catalog does not carry.
@@ -64,6 +70,13 @@ struct TopologyOptions {
 /// through the same net_ib transport; no separate measurement was found for either).
 double nic_achievable_fraction(NetKind kind, double line_gbps);
 
+/// How NCCL moves data between two GPUs of a node without NVLink (src/graph/paths.cc
+/// ncclTopoCheckP2p): peer-to-peer (P2P transport) when the part allows it and the path crosses
+/// no CPU (one PCIe switch; NCCL's default P2P level PATH_PXB), else through host memory (SHM
+/// transport: GPU -> its CPU -> (other socket) -> GPU). On AMD hosts with at most 2 GPUs NCCL
+/// allows P2P through the CPU too.
+enum class PcieHop { PeerToPeer, ThroughHost };
+
 /// One direction of a link.
 struct TopoLink {
   LinkKind kind = LinkKind::NvLinkToSwitch;
@@ -75,7 +88,9 @@ struct TopoLink {
 /// The one-way rates the graph was built with (after efficiencies).
 struct LinkRates {
   Bandwidth nvlink_per_gpu;   ///< NCCL-effective NVLink of one GPU (all links) x nvlink_fraction
-  Bandwidth pcie;             ///< PCIe x16 of one GPU: Gen4 24, Gen5 48 GB/s (NCCL topo.cc)
+  Bandwidth pcie;             ///< a GPU's PCIe link: Gen4 x16 24, Gen5 48, Gen6 96 GB/s (NCCL topo.cc)
+  Bandwidth pcie_uplink;      ///< a PCIe switch's link to its CPU (PCIe nodes with switches)
+  Bandwidth cpu_link;         ///< socket to socket, NCCL's figure for the CPU (PCIe nodes)
   Bandwidth nic_line;         ///< NIC line rate
   double nic_fraction = 1.0;  ///< achievable fraction of the line rate
   Bandwidth nic;              ///< nic_line x nic_fraction (a switch port carries the same)
@@ -168,6 +183,21 @@ class ClusterTopology {
   std::vector<std::int32_t> nic_route(std::int64_t a, int nic_a, std::int64_t b, int nic_b) const;
   /// nic_route(a, nic_a, b, nic_b) appended to `out` (routing thousands of flows reuses one buffer).
   void append_nic_route(std::int64_t a, int nic_a, std::int64_t b, int nic_b, std::vector<std::int32_t>& out) const;
+  /// PCIe nodes: how NCCL moves data from GPU `a` to GPU `b` of the same node (PcieHop).
+  PcieHop pcie_hop(std::int64_t a, std::int64_t b) const;
+  /// PCIe nodes: the rate of every hop when `rings` (each a ring order of GPU ids of one node;
+  /// hop i goes from member i to member i+1, the last back to the first) run at once. Each
+  /// hop's flow takes the links of its gpu_route(); a flow through an Intel CPU's root complex
+  /// (PATH_PHB) costs 6/5 of its rate on the PCIe links it crosses (NCCL topo.h
+  /// INTEL_P2P_OVERHEAD: the CPU splits the traffic into 64-byte TLPs; search.cc followPath
+  /// charges it so). All flows get the same rate, the most the most loaded link allows:
+  /// min over links of capacity / load (a ring runs at its slowest hop). Rings of one GPU add
+  /// nothing; no hop: the GPU's own PCIe rate.
+  Bandwidth pcie_ring_rate(std::span<const std::vector<std::int64_t>> rings) const;
+  /// PCIe nodes: the rate of each flow when every ordered pair of `members` (GPU ids of one
+  /// node) sends at once (an all-to-all), costed as pcie_ring_rate().
+  Bandwidth pcie_pairwise_rate(std::span<const std::int64_t> members) const;
+
   /// Links from GPU `a` to GPU `b`: NVLink (or PCIe) inside a domain; across domains, out
   /// through a's first NIC to the NIC on the same rail of b's node (PXN, as NCCL does on
   /// rail-optimised fabrics) and over NVLink to b when b does not own that NIC.

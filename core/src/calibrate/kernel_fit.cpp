@@ -1,0 +1,140 @@
+// Fitting the cost layer's coefficients on kernel measurements (kernel_measurement.hpp).
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <string_view>
+
+#include "flopcast/calibrate/kernel_measurement.hpp"
+#include "levenberg_marquardt.hpp"
+
+namespace flopcast {
+
+namespace {
+
+/// The logarithm of predicted over measured speed of an entry's figure, or nullopt when the cost
+/// layer does not predict it.
+std::optional<double> log_speed_ratio(const KernelMeasurement& k, const ComputeProfile& p) {
+  std::string why;
+  const auto c = compare_kernel(k, p, why);
+  if (!c || !(c->predicted > 0) || !(c->measured > 0)) return std::nullopt;
+  const bool time = c->figure.rfind("time_", 0) == 0 || c->figure.rfind("latency_", 0) == 0;
+  return time ? std::log(c->measured / c->predicted) : std::log(c->predicted / c->measured);
+}
+
+/// Cauchy loss as a residual: squared, c^2 log(1 + (e/c)^2); ~e^2 near zero, growing only
+/// logarithmically for the entries the model does not explain. c = 0.10 (10%).
+double cauchy(double e) {
+  constexpr double c = 0.10;
+  return std::copysign(c * std::sqrt(std::log1p((e / c) * (e / c))), e);
+}
+
+/// `p` with the coefficient `q` at `value`; a tied coefficient set this way is apart (for
+/// gemm_fp8, its flag says so).
+void set(ComputeProfile& p, const ProfileParameter& q, double value) {
+  *q.slot(p) = value;
+  constexpr std::string_view fp8 = ".gemm_fp8";
+  if (q.name.size() > fp8.size() && q.name.compare(q.name.size() - fp8.size(), fp8.size(), fp8) == 0)
+    if (const auto arch = parse_gpu_arch(q.name.substr(0, q.name.size() - fp8.size()))) p.of(*arch).fp8_apart = true;
+}
+
+struct Summary {
+  double median = 0, p90 = 0;
+};
+Summary summary(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& p) {
+  std::vector<double> err;
+  for (const auto& k : kernels)
+    if (const auto r = log_speed_ratio(k, p)) err.push_back(std::fabs(std::exp(*r) - 1) * 100);
+  return {quantile(err, 0.5), quantile(err, 0.9)};
+}
+
+}  // namespace
+
+KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& start,
+                                   const KernelFitOptions& options) {
+  KernelFitResult res;
+  res.profile = start;
+  // Which coefficients the measurements inform: those whose change moves an entry's prediction.
+  std::vector<std::optional<double>> base;
+  for (const auto& k : kernels) base.push_back(log_speed_ratio(k, start));
+  res.entries = static_cast<std::size_t>(std::count_if(base.begin(), base.end(), [](auto& b) { return b.has_value(); }));
+  // The entries whose prediction moves when `q` moves in `from` (q set apart).
+  auto moved_by = [&](const ProfileParameter& q, const ComputeProfile& from) {
+    std::vector<std::size_t> out;
+    ComputeProfile moved = from;
+    set(moved, q, std::clamp(q.value(from) * 1.05 + 1e-3 * (q.upper - q.lower), q.lower, q.upper));
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      if (!base[i]) continue;
+      const auto before = log_speed_ratio(kernels[i], from), after = log_speed_ratio(kernels[i], moved);
+      if (before && after && std::fabs(*after - *before) > 1e-9) out.push_back(i);
+    }
+    return out;
+  };
+  std::vector<const ProfileParameter*> params;
+  for (const auto& q : profile_parameters()) {
+    const bool named = std::find(options.parameters.begin(), options.parameters.end(), q.name) != options.parameters.end();
+    if (!options.parameters.empty() && !named) continue;
+    std::vector<std::size_t> informs = moved_by(q, start);
+    // A coefficient tied to another is set apart only where some measurement informs it and not
+    // the other: Ampere's attention measured forward and backward together cannot tell the two
+    // directions apart.
+    if (!q.tied_to.empty()) {
+      ComputeProfile apart = start;
+      set(apart, q, q.value(start));
+      const auto target = std::find_if(profile_parameters().begin(), profile_parameters().end(),
+                                       [&](const ProfileParameter& t) { return t.name == q.tied_to; });
+      if (target != profile_parameters().end()) {
+        const std::vector<std::size_t> both = moved_by(*target, apart);
+        std::vector<std::size_t> alone;
+        std::set_difference(informs.begin(), informs.end(), both.begin(), both.end(), std::back_inserter(alone));
+        informs = alone;
+      }
+    }
+    const int n = static_cast<int>(informs.size());
+    res.informed[q.name] = n;
+    if (n >= kMinKernelEntries) params.push_back(&q);
+  }
+  const auto n = static_cast<Eigen::Index>(params.size());
+  Eigen::VectorXd x(n), lo(n), hi(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto* q = params[static_cast<std::size_t>(i)];
+    lo[i] = q->lower;
+    hi[i] = q->upper;
+    x[i] = std::clamp(q->value(start), lo[i], hi[i]);
+  }
+  auto profile_at = [&](const Eigen::VectorXd& v) {
+    ComputeProfile p = start;
+    for (Eigen::Index i = 0; i < n; ++i) set(p, *params[static_cast<std::size_t>(i)], v[i]);
+    return p;
+  };
+  const Residuals residuals = [&](const Eigen::VectorXd& v) {
+    const ComputeProfile p = profile_at(v);
+    Eigen::VectorXd r(static_cast<Eigen::Index>(res.entries));
+    Eigen::Index j = 0;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      if (!base[i]) continue;
+      const auto e = log_speed_ratio(kernels[i], p);
+      r[j++] = e ? cauchy(*e) : 0.0;
+    }
+    return r;
+  };
+  const Summary before = summary(kernels, start);
+  res.median_before_pct = before.median;
+  res.p90_before_pct = before.p90;
+  res.iterations = levenberg_marquardt(residuals, x, lo, hi, options.max_iterations);
+  res.profile = profile_at(x);
+  const Summary after = summary(kernels, res.profile);
+  res.median_after_pct = after.median;
+  res.p90_after_pct = after.p90;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto* q = params[static_cast<std::size_t>(i)];
+    res.fitted.push_back(q->name);
+    const double span = hi[i] - lo[i];
+    if (x[i] <= lo[i] + 1e-6 * span) res.at_bound.push_back(q->name + " lower");
+    if (x[i] >= hi[i] - 1e-6 * span) res.at_bound.push_back(q->name + " upper");
+  }
+  return res;
+}
+
+}  // namespace flopcast
