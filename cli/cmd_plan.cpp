@@ -79,6 +79,9 @@ bool prepare(CliContext& ctx, const Scenario& s, const app::PlanRequest& req, se
     case app::PlanProblem::NeedsBudget:
       flag = "--tokens";
       break;
+    case app::PlanProblem::BadCurrency:
+      flag = "--currency";
+      break;
     default:
       flag = "--budget";
       break;
@@ -144,7 +147,8 @@ void register_plan(CLI::App& app, CliContext& ctx) {
   cmd->add_option("scenario", o->scenario, "Scenario YAML (model, global batch, training tokens, reliability, pricing)")
       ->required();
   cmd->add_option("--deadline", o->deadline, "Longest wall time of the whole run, with its unit: 45d, 1080h, 6w");
-  cmd->add_option("--budget", o->budget, "Largest bill with its currency: '5M CNY', '500万 CNY', '2e6 USD'");
+  cmd->add_option("--budget", o->budget,
+                  "Largest bill with its currency: '5M CNY', '5M RMB', '500万元', '2e6 USD', '$2M'");
   cmd->add_option("--confidence", o->confidence,
                   "Simulated percentile that must meet the deadline and budget: p90 (default) or p50")
       ->check(CLI::IsMember({"p50", "p90"}));

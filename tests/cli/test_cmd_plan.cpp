@@ -164,3 +164,39 @@ TEST_CASE("every shipped plan example: the recommended plan's simulated P90 meet
     CHECK_MESSAGE(asked > 0, name);
   }
 }
+
+TEST_CASE("flopcast plan --budget: RMB, 元 and ¥ are CNY, $ is USD, a currency no catalog knows is a usage error") {
+  // The same search as with the ISO code: the same header, the same chosen plan and cost.
+  const auto iso = plan_cli({kQuick, "--gpus-max", "16", "--budget", "5M CNY", "--json"});
+  REQUIRE_MESSAGE(iso.code == cli::kOk, iso.err);
+  const auto want = nlohmann::json::parse(iso.out);
+  for (const char* written : {"5M RMB", "500万元", "¥5M", "RMB 5,000,000"}) {
+    CAPTURE(written);
+    const auto r = plan_cli({kQuick, "--gpus-max", "16", "--budget", written, "--json"});
+    REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["currency"] == "CNY");
+    CHECK(doc["chosen"] == want["chosen"]);
+  }
+  const auto text = plan_cli({kQuick, "--gpus-max", "16", "--budget", "5M RMB"});
+  CHECK(text.out.find("budget 5,000,000.00 CNY") != std::string::npos);
+  CHECK(text.out.find("0.00 USD") == std::string::npos);
+  const auto dollars = plan_cli({kQuick, "--gpus-max", "16", "--budget", "$1M", "--json"});
+  REQUIRE_MESSAGE(dollars.code == cli::kOk, dollars.err);
+  CHECK(nlohmann::json::parse(dollars.out)["currency"] == "USD");
+  // A word that names no currency, and a code no catalog bills in or converts: exit 2, the fix said.
+  const auto word = plan_cli({kQuick, "--budget", "5M dollars"});
+  CHECK(word.code == cli::kUsage);
+  CHECK(word.err.find("flopcast plan: error: --budget: '5M dollars' names no currency flopcast reads: write an ISO "
+                      "code (CNY, USD, EUR) or RMB, 元, ¥ (CNY), $ (USD)") != std::string::npos);
+  const auto gbp = plan_cli({kQuick, "--budget", "5M GBP"});
+  CHECK(gbp.code == cli::kUsage);
+  CHECK(gbp.err.find("--budget: '5M GBP' is in GBP, which no price catalog bills in or states a rate for: write it "
+                     "in CNY or USD") != std::string::npos);
+  const auto cur = plan_cli({kQuick, "--currency", "RMB", "--gpus-max", "16", "--json"});
+  REQUIRE_MESSAGE(cur.code == cli::kOk, cur.err);
+  CHECK(nlohmann::json::parse(cur.out)["currency"] == "CNY");
+  const auto bad_cur = plan_cli({kQuick, "--currency", "XYZ"});
+  CHECK(bad_cur.code == cli::kUsage);
+  CHECK(bad_cur.err.find("--currency: 'XYZ' is XYZ, which no price catalog bills in") != std::string::npos);
+}

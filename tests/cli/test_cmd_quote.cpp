@@ -318,6 +318,16 @@ TEST_SUITE("cli-quote") {
     const auto wan = with({"--budget", "500万"});
     CHECK(wan.code == cli::kUsage);
     CHECK(contains(wan.err, "--budget: '500万' has no currency"));
+    // How Chinese sales teams write a budget: RMB, 元 and ¥ are CNY, read as the ISO code is.
+    for (const char* written : {"1亿 RMB", "1亿元", "¥100M"}) {
+      CAPTURE(written);
+      const auto r = with({"--deadline", "400d", "--budget", written});
+      REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+      CHECK(r.out == met.out);
+    }
+    const auto word = with({"--budget", "5M kuai"});
+    CHECK(word.code == cli::kUsage);
+    CHECK(contains(word.err, "--budget: '5M kuai' names no currency flopcast reads"));
   }
 
   TEST_CASE("quote --plan best: plans and quotes in one step") {
@@ -333,6 +343,10 @@ TEST_SUITE("cli-quote") {
                                "--budget", "5M CNY", "--gpu", "H800", "--gpus-max", "2048", "--date", "2026-12-01"});
     CHECK(poor.code == cli::kInfeasible);
     CHECK(contains(poor.err, "what would make one work: a budget of "));
+    // The same budget in RMB: the same search (never "no price plan" and a budget of 0.00 USD).
+    const auto rmb = run_cli({"quote", scenario("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d",
+                              "--budget", "5M RMB", "--gpu", "H800", "--gpus-max", "2048", "--date", "2026-12-01"});
+    CHECK(rmb == poor);
   }
 
   TEST_CASE("quote: usage and input errors") {

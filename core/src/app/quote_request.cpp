@@ -1,5 +1,6 @@
 #include "flopcast/app/quote_request.hpp"
 
+#include "flopcast/app/plan_request.hpp"
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/search/framework_rules.hpp"
 #include "flopcast/units/format.hpp"
@@ -28,10 +29,7 @@ bool read_requirements(const QuoteOptions& o, const PriceCatalog& cat, Currency 
     const auto b = io::parse_money(o.budget_text, &up);
     if (!b) {
       problem = QuoteProblem::BadBudget;
-      why = up == io::UnitProblem::MissingCurrency
-                ? "--budget: '" + o.budget_text + "' has no currency: write e.g. '" + o.budget_text + " " + bill.str() +
-                      "'"
-                : "--budget: '" + o.budget_text + "' is not an amount with its currency (e.g. '5M CNY', '500万 CNY')";
+      why = "--budget: " + money_problem_text(o.budget_text, up, bill.str());
       return false;
     }
     const auto micro = convert_micro(cat, b->minor * 10'000, b->currency, bill);

@@ -36,11 +36,12 @@ class PriceReader {
   std::optional<Currency> currency(const YAML::Node& n, const std::string& path) {
     auto s = r_.string(n, path);
     if (!s) return std::nullopt;
-    if (!is_currency_code(*s)) {
+    const auto c = parse_currency(*s, false);  // RMB, 元 and ¥ are CNY; $ is USD
+    if (!c) {
       r_.error(n, path, "expected an ISO 4217 currency code, got " + describe(n), "write e.g. CNY or USD");
       return std::nullopt;
     }
-    return Currency::of(*s);
+    return c;
   }
 
   /// A decimal with up to six decimals, >= 0, as micro-units.
@@ -695,7 +696,8 @@ void parse_pricing_block(const YAML::Node& node, const std::string& file, Diagno
         std::string number = s.substr(0, space);
         while (!number.empty() && number.back() == ' ') number.pop_back();
         const auto micro = parse_micro_units(number);
-        if (micro && *micro >= 0 && is_currency_code(code)) rate = PriceRate{*micro, Currency::of(code)};
+        const auto currency = parse_currency(code);  // "0.6 RMB" is CNY
+        if (micro && *micro >= 0 && currency) rate = PriceRate{*micro, *currency};
       }
     }
     if (rate)
