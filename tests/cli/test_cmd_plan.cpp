@@ -200,3 +200,63 @@ TEST_CASE("flopcast plan --budget: RMB, 元 and ¥ are CNY, $ is USD, a currency
   CHECK(bad_cur.code == cli::kUsage);
   CHECK(bad_cur.err.find("--currency: 'XYZ' is XYZ, which no price catalog bills in") != std::string::npos);
 }
+
+TEST_CASE("flopcast plan: the recommended plan and every note's plan are ones the simulated list shows as meeting") {
+  // Two GPU types: once the note on the other type named a plan "meeting the constraints" at its
+  // closed-form time (640 x H800, 38.8 days) that the simulated list showed missing the deadline
+  // at P90 (51.1 days with the band).
+  const std::string scenario = std::string(FLOPCAST_SCENARIOS_DIR) + "/plan-72b-2t-h800.yaml";
+  const std::vector<std::string> args{scenario, "--gpu", "H800,B200", "--deadline", "45d", "--gpus-max", "2048"};
+  auto json_args = args;
+  json_args.push_back("--json");
+  const auto r = plan_cli(json_args);
+  REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+  const auto doc = nlohmann::json::parse(r.out);
+  auto name = [](const nlohmann::json& x) {
+    return std::to_string(x["gpus"].get<long long>()) + " x " + x["gpu"].get<std::string>() + " " +
+           x["plan"].get<std::string>() + " under " + x["catalog"].get<std::string>() + "/" +
+           x["price_option"].get<std::string>();
+  };
+  auto simulated = [&](const std::string& plan) -> const nlohmann::json* {
+    for (const auto& x : doc["resimulated"])
+      if (name(x) == plan) return &x;
+    return nullptr;
+  };
+  // The choice is a simulated plan that meets, at the figures the list gives it.
+  const auto* chosen = simulated(name(doc["chosen"]));
+  REQUIRE(chosen);
+  CHECK((*chosen)["meets_deadline"].get<bool>());
+  CHECK((*chosen)["meets_budget"].get<bool>());
+  CHECK((*chosen)["days"] == doc["chosen"]["days"]);
+  int named = 0;
+  for (const auto& n : doc["notes"]) {
+    const std::string note = n.get<std::string>();
+    const auto at = note.find("meeting the constraints, ");
+    if (at == std::string::npos) continue;
+    const auto from = at + std::string("meeting the constraints, ").size();
+    const std::string plan = note.substr(from, note.find(", costs ", from) - from);
+    CAPTURE(note);
+    const auto* x = simulated(plan);
+    REQUIRE(x);
+    CHECK((*x)["meets_deadline"].get<bool>());
+    CHECK((*x)["meets_budget"].get<bool>());
+    // The days the note gives are the simulated ones the deadline was checked on.
+    char days[32];
+    std::snprintf(days, sizeof days, "takes %.1f days", (*x)["days"].get<double>());
+    CHECK(note.find(days) != std::string::npos);
+    ++named;
+  }
+  CHECK(named == 1);  // the H800's
+  // The text says the same: the note's plan is not one the list shows missing.
+  const auto text = plan_cli(args);
+  REQUIRE(text.code == cli::kOk);
+  std::istringstream lines(text.out);
+  std::string line;
+  std::vector<std::string> misses;
+  while (std::getline(lines, line))
+    if (line.find("misses the deadline") != std::string::npos || line.find("over the budget") != std::string::npos)
+      misses.push_back(line.substr(2, line.find(": step ") - 2));
+  REQUIRE_FALSE(misses.empty());
+  for (const auto& n : doc["notes"])
+    for (const auto& m : misses) CHECK_MESSAGE(n.get<std::string>().find(m + ",") == std::string::npos, m);
+}
