@@ -39,9 +39,10 @@ TEST_CASE("flopcast plan: text, JSON, CSV and exit codes") {
   CHECK(t.out.find("Evaluated ") != std::string::npos);
   CHECK(t.out.find("plans/s") != std::string::npos);
   CHECK(t.out.find("Time/cost Pareto front") != std::string::npos);
-  CHECK(t.out.find("Cheapest plan meeting the deadline and budget (simulated P90 including model uncertainty (") !=
-        std::string::npos);
-  CHECK(t.out.find("Model uncertainty (step at the band's P10 / P90, failures at P50): ") != std::string::npos);
+  CHECK(t.out.find("Cheapest plan meeting the deadline and budget (simulated P90 of failures, the step at the model "
+                   "band's slow end (") != std::string::npos);
+  CHECK(t.out.find("Model band (step at the band's fast and slow ends, x") != std::string::npos);
+  CHECK(t.out.find("P10 / P90") == std::string::npos);  // "P90" is the failures' percentile only
   CHECK(t.out.find("Runs on: ") != std::string::npos);
   CHECK(t.out.find("discrete-event simulation, whole-run Monte Carlo") != std::string::npos);  // the DES by default
 

@@ -349,6 +349,65 @@ TEST_SUITE("cli-quote") {
     CHECK(rmb == poor);
   }
 
+  TEST_CASE("quote: the requirement's P90 with the model band is the band column's slow end, the fast end shown") {
+    // Once the requirements row said "82.7 days at P90, model uncertainty included" while the
+    // duration table's P90 was 75.6 days and the bill's P90 column equalled its P50: one name
+    // for two figures, and the band's low end nowhere.
+    const auto r = run_cli({"quote", scenario("plan-72b-2t-h800.yaml"), "--date", "2026-01-10", "--deadline", "90d",
+                            "--budget", "20M CNY", "--allow-miss"});
+    REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+    CHECK_FALSE(contains(r.out, "model uncertainty included"));
+    std::smatch m;
+    REQUIRE(std::regex_search(
+        r.out, m,
+        std::regex(
+            R"(\| Deadline \| 90\.0 days \| ([0-9.]+ days) at P90, slow end of the model band \(x([0-9.]+)\) \|)")));
+    const std::string days = m[1].str(), factor = m[2].str();
+    REQUIRE(
+        std::regex_search(r.out, m,
+                          std::regex(R"(\| Calendar time \| [^|]+ \| ([0-9.]+) days \([^|]+\) \| ([0-9.]+) days to )" +
+                                     std::regex_replace(days, std::regex(R"(\.)"), R"(\.)") + R"( \|)")));
+    // The fast end is below the P90 of the point prediction, the slow end above it.
+    CHECK(std::stod(m[2].str()) < std::stod(m[1].str()));
+    CHECK(std::stod(days) > std::stod(m[1].str()));
+    CHECK(contains(r.out, "|  | P50 | P90 | Model band at P90 |"));
+    CHECK(contains(r.out, "fast and slow ends of the model's 80% interval (x"));
+    CHECK(contains(r.out, " and x" + factor + ")."));
+    // The budget's figure is the bill's band column, named as such.
+    REQUIRE(std::regex_search(r.out, m, std::regex(R"(gives ([0-9,.]+) CNY at P90, slow end of the model band)")));
+    const std::string total = m[1].str();
+    CHECK(contains(r.out, "|  | P50 (CNY) | P90 (CNY) | Model band at P90 (CNY) |"));
+    REQUIRE(std::regex_search(r.out, m,
+                              std::regex(R"(\| Total before tax \| [0-9,.]+ \| [0-9,.]+ \| ([0-9,.]+) to )" +
+                                         std::regex_replace(total, std::regex(R"(\.)"), R"(\.)") + " \\|")));
+    CHECK(contains(r.out, "Over the model band at P90: " + m[1].str() + " CNY to " + total + " CNY."));
+  }
+
+  TEST_CASE("simulate and quote: the plan a quote recommends is the one simulate's bills name for it") {
+    for (const char* name : {"quickstart.yaml", "plan-72b-2t-h800.yaml", "plan-70b-1t.yaml",
+                             "finetune-llama2-70b-lora.yaml", "finetune-llama2-70b-qlora.yaml"}) {
+      CAPTURE(name);
+      const auto sim = run_cli({"simulate", scenario(name)});
+      REQUIRE_MESSAGE(sim.code == cli::kOk, sim.err);
+      const auto q = run_cli({"quote", scenario(name), "--date", "2026-01-10"});
+      REQUIRE_MESSAGE(q.code == cli::kOk, q.err);
+      std::smatch m;
+      // simulate: the provider's own cheapest plan, on its own line when a competitor's is cheaper.
+      std::string own;
+      if (std::regex_search(
+              sim.out, m,
+              std::regex(
+                  R"(cheapest of the provider's own plans \(what its quote recommends\): (.*): [0-9,.]+ [A-Z]{3} at P50)")))
+        own = m[1].str();
+      else if (std::regex_search(sim.out, m, std::regex(R"(\* cheapest: (.*): [0-9,.]+ [A-Z]{3} at P50)")))
+        own = m[1].str();
+      REQUIRE_FALSE(own.empty());
+      CHECK(contains(q.out, "## Recommended plan\n\n" + own + ": "));
+      // The quote's comparison marks the same plan recommended, when it lists others.
+      if (contains(q.out, "## Other plans")) CHECK(contains(q.out, "| **" + own + " (recommended)** |"));
+    }
+  }
+
   TEST_CASE("quote: usage and input errors") {
     // PDF never goes to the terminal.
     const auto pdf_stdout = run_cli({"quote", kQuickstart, "--format", "pdf", "--date", "2026-07-01"});

@@ -355,5 +355,5 @@ TEST_CASE("planner: the deadline is checked with the candidate's prediction band
   prof.bands[0].p50 = 1.3;
   CHECK_FALSE(search_plans(s, prof, sp, opt).result.chosen);
   CHECK(confidence_words(Confidence::P90, c.band, GpuArch::Hopper) ==
-        "P90 including model uncertainty (hopper band x0.80 to x1.30)");
+        "P90 of failures, the step at the model band's slow end (hopper band x0.80 to x1.30)");
 }

@@ -276,7 +276,7 @@ QuoteInput quote_input_of(const SimReport& r) {
   if (r.band.known) {
     const auto [lo, hi] = step_band(r);
     in.extra_assumptions.push_back(fmt::format(
-        "Model uncertainty: the step time has an 80% interval of {} to {} (x{:.2f} to x{:.2f}; cross-validated on {}).",
+        "Model band: the step time has an 80% interval of {} to {} (x{:.2f} to x{:.2f}; cross-validated on {}).",
         format_time(lo), format_time(hi), r.band.p10, r.band.p90, r.band.basis));
   }
   if (is_fine_tuning(s))

@@ -44,6 +44,19 @@ bool read_requirements(const QuoteOptions& o, const PriceCatalog& cat, Currency 
   return true;
 }
 
+/// The run of the model band at `factor` as a quote shows it (`done`: that run, when simulated already).
+std::optional<QuoteBandRun> band_run_of(const SimReport& r, double factor, const BandedRun* done) {
+  std::optional<BandedRun> run;
+  if (!done) {
+    run = banded_run(r, factor);
+    if (!run) return std::nullopt;
+    done = &*run;
+  }
+  const JobResult& j = done->result;
+  return QuoteBandRun{factor,         j.wall_p50,      j.wall_p90,      j.gpu_span_p50,
+                      j.gpu_span_p90, j.gpu_hours_p50, j.gpu_hours_p90, done->bills};
+}
+
 }  // namespace
 
 QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const std::string& customer,
@@ -94,8 +107,14 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
   // for the percentile, as the planner checks them (search/plan_choice.cpp).
   if (r.band.known) {
     const double factor = in.requirements.p50 ? r.band.p50 : r.band.p90;
-    if (auto b = banded_run(r, factor))
-      in.band_check = QuoteBandCheck{factor, r.band.basis, b->result.wall_p50, b->result.wall_p90, std::move(b->bills)};
+    if (auto b = banded_run(r, factor)) {
+      QuoteBandCheck check{factor, r.band.basis, b->result.wall_p50, b->result.wall_p90, b->bills, {}, {}};
+      // The band's ends, shown beside P50 and P90: the slow end is the checked run at P90.
+      check.low = band_run_of(r, r.band.p10, nullptr);
+      check.high = band_run_of(r, r.band.p90, factor == r.band.p90 ? &*b : nullptr);
+      if (!check.low || !check.high) check.low.reset(), check.high.reset();
+      in.band_check = std::move(check);
+    }
   }
   in.tax = cat.tax;
   in.payment_terms = cat.payment_terms;

@@ -165,10 +165,12 @@ const char* to_string(Confidence c) { return c == Confidence::P50 ? "P50" : "P90
 
 std::string confidence_words(Confidence c, const PredictionBand& band, GpuArch arch) {
   if (!band.known) return sfmt("%s (point prediction: no band for %s)", to_string(c), to_string(arch));
+  // P50 / P90 are percentiles over failures; the model band is named apart (its median, its slow end).
   if (c == Confidence::P50)
-    return sfmt("P50 including the model's median bias (%s band x%.2f to x%.2f, median x%.2f)", to_string(arch),
-                band.p10, band.p90, band.p50);
-  return sfmt("P90 including model uncertainty (%s band x%.2f to x%.2f)", to_string(arch), band.p10, band.p90);
+    return sfmt("P50 of failures, the step at the model band's median (%s band x%.2f to x%.2f, median x%.2f)",
+                to_string(arch), band.p10, band.p90, band.p50);
+  return sfmt("P90 of failures, the step at the model band's slow end (%s band x%.2f to x%.2f)", to_string(arch),
+              band.p10, band.p90);
 }
 
 namespace detail {

@@ -56,15 +56,31 @@ struct QuoteRequirements {
   bool p50 = false;
 };
 
-/// The run the requirements are checked on when the model's uncertainty band is known: the
-/// whole run again (same seed, same failure draws) with the step time at `step_factor` x the
-/// prediction -- the band's P90 factor for a P90 check, its median for P50 -- and its bills. A
-/// run slower than predicted, as about one in ten are, still meets what the quote says it meets.
+/// One run of the model band: the whole run again (same seed, same failure draws) with the step
+/// time at `step_factor` x the prediction; its figures at the P50 and P90 trials and its bills
+/// there (same rows as QuoteInput::plans).
+struct QuoteBandRun {
+  double step_factor = 1;
+  Time wall_p50, wall_p90;  ///< calendar time
+  Time span_p50, span_p90;  ///< paid GPU time
+  double gpu_hours_p50 = 0, gpu_hours_p90 = 0;
+  PlanComparison plans;
+};
+
+/// The run the requirements are checked on when the model band (the step time's 80% interval
+/// from cross-validation) is known: the whole run again (same seed, same failure draws) with the
+/// step time at `step_factor` x the prediction -- the band's P90 factor (its slow end) for a P90
+/// check, its median for P50 -- and its bills. A run slower than predicted, as about one in ten
+/// are, still meets what the quote says it meets.
 struct QuoteBandCheck {
   double step_factor = 1;
   std::string basis;        ///< what the band rests on, e.g. "hopper: 21 held-out runs of 7 source groups"
   Time wall_p50, wall_p90;  ///< calendar time of that run
   PlanComparison plans;     ///< its bills at its P50 and P90 trials (same rows as QuoteInput::plans)
+  /// The band's ends at the same failure draws: the step at its P10 factor (the fast end) and at
+  /// its P90 factor (the slow end). The quote shows them beside P50 and P90 (which spread the run
+  /// over failures only), named apart from them. Both or neither.
+  std::optional<QuoteBandRun> low, high;
 };
 
 /// Everything a quote is made from. Plain data; the caller fills it.
