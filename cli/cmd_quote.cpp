@@ -49,10 +49,11 @@ struct QuoteOpts {
 };
 
 /// `--plan best`: the search's recommended plan for the quote's requirements, as a scenario
-/// (the frameworks that run it in `frameworks`, its spot plan's id in `spot_plan` when it is
-/// priced at a spot price); nullopt with the exit code set when there is none.
+/// (the frameworks that run it, its spot plan's id when it is priced at a spot price and the
+/// other GPU types searched go to `qo`); with --allow-miss and none meeting, the closest plan;
+/// nullopt with the exit code set when there is none.
 std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Scenario& s, const ComputeProfile& prof,
-                                  std::string& frameworks, std::string& spot_plan) {
+                                  app::QuoteOptions& qo) {
   app::PlanRequest req;
   req.gpu_types = app::split_list(o.gpus);
   req.gpus_max = o.gpus_max;
@@ -76,15 +77,26 @@ std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Sce
     return std::nullopt;
   }
   const auto found = search::search_plans(s, prof, space, opt);
-  if (!found.ok() || !found.result.chosen) {
+  if (!found.ok()) {
     for (const auto& e : found.errors) ctx.fail(kBadInput, e);
-    if (found.ok()) ctx.fail(kInfeasible, "no plan meets the deadline and budget in simulation; nothing quoted");
+    return std::nullopt;
+  }
+  const app::QuotePlanChoice choice = app::quote_plan_choice(found.result, space, o.allow_miss);
+  if (!choice.plan) {
+    ctx.fail(kInfeasible,
+             "no plan meets the deadline and budget in simulation; nothing quoted (--allow-miss quotes "
+             "the closest)");
     for (const auto& m : found.result.remedies) ctx.err << "  what would make one work: " << m << "\n";
     return std::nullopt;
   }
-  frameworks = found.result.chosen->plan.candidate.frameworks.str();
-  if (found.result.chosen->spot) spot_plan = found.result.chosen->plan.price_option;
-  return app::plan_scenario(s, space, *found.result.chosen);
+  if (!choice.recommended) {
+    ctx.warn("no plan meets the deadline and budget in simulation; quoting the closest, which says what it misses");
+    for (const auto& m : found.result.remedies) ctx.err << "  what would make one work: " << m << "\n";
+  }
+  qo.frameworks = choice.plan->plan.candidate.frameworks.str();
+  if (choice.plan->spot) qo.spot_plan = choice.plan->plan.price_option;
+  qo.alternatives = choice.alternatives;
+  return app::plan_scenario(s, space, *choice.plan);
 }
 
 /// Prints why there is no quote and sets the exit code: infeasible (5) when the plan does not
@@ -149,7 +161,7 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   qo.language = *lang;
   Scenario chosen = loaded->scenario;
   if (o.plan == "best") {
-    auto best = best_plan(ctx, o, loaded->scenario, loaded->profile, qo.frameworks, qo.spot_plan);
+    auto best = best_plan(ctx, o, loaded->scenario, loaded->profile, qo);
     if (!best) return;
     chosen = std::move(*best);
   }

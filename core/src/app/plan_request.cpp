@@ -232,6 +232,46 @@ PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, 
   return PlanProblem::None;
 }
 
+namespace {
+
+QuoteAlternative alternative_of(const search::Resimulated& x) {
+  const search::PlanCandidate& c = x.plan.candidate;
+  std::string plan = search::plan_label(c.plan);
+  if (c.precision != Precision::BF16) plan += std::string(" ") + to_string(c.precision);
+  return QuoteAlternative{c.gpu, c.gpus, plan, x.plan.price_label, x.wall, x.cost, x.meets_deadline, x.meets_budget};
+}
+
+/// How many of the two constraints (deadline, budget) `x` misses.
+int misses(const search::Resimulated& x) { return (x.meets_deadline ? 0 : 1) + (x.meets_budget ? 0 : 1); }
+
+}  // namespace
+
+QuotePlanChoice quote_plan_choice(const search::PlanResult& r, const search::PlanSpace& space, bool allow_miss) {
+  QuotePlanChoice out;
+  if (r.chosen) {
+    out.plan = &*r.chosen;
+    out.recommended = true;
+  } else if (allow_miss && !r.closest.empty()) {
+    out.plan = &r.closest.front();  // the nearest miss, as `plan` lists it first
+  }
+  const std::size_t own = out.plan ? out.plan->plan.candidate.cluster : space.clusters.size();
+  for (std::size_t c = 0; c < space.clusters.size(); ++c) {
+    if (c == own) continue;
+    const search::Resimulated* best = nullptr;
+    for (const auto& x : r.resimulated) {
+      if (!x.run_ok || x.plan.candidate.cluster != c) continue;
+      // Those that meet, cheapest first; else those that miss least, fastest first.
+      const bool better = !best || (x.meets() != best->meets()   ? x.meets()
+                                    : x.meets()                  ? x.cost.minor < best->cost.minor
+                                    : misses(x) != misses(*best) ? misses(x) < misses(*best)
+                                                                 : x.wall < best->wall);
+      if (better) best = &x;
+    }
+    if (best) out.alternatives.push_back(alternative_of(*best));
+  }
+  return out;
+}
+
 Scenario plan_scenario(const Scenario& base, const search::PlanSpace& space, const search::Resimulated& chosen) {
   const search::PlanCandidate& c = chosen.plan.candidate;
   Scenario s = base;

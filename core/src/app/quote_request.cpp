@@ -121,6 +121,7 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
   in.compare = o.compare;
   in.allow_spot = !o.spot_plan.empty();
   in.language = o.language;
+  in.alternatives = o.alternatives;
   in.frameworks =
       !o.frameworks.empty() ? o.frameworks : search::frameworks_for(r.scenario->plan, r.scenario->model).str();
   // Customer-facing words: the calibration profile's name is an internal key.

@@ -142,6 +142,10 @@ std::string canonical_quote_string(const QuoteInput& in) {
   line(s, "job.step_ns", std::to_string(j.step_time.ns));
   line(s, "job.mfu", exact(j.mfu));
   if (j.checkpoint_params > 0.0) line(s, "job.checkpoint_params", exact(j.checkpoint_params));
+  if (j.layers > 0)
+    line(s, "job.shape",
+         fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", j.layers, j.hidden, j.heads, j.kv_heads, j.seq_len, j.experts,
+                     j.experts_per_token, j.shared_experts, exact(j.active_params)));
   const JobResult& r = in.run;
   line(s, "run.trials", std::to_string(r.trials));
   line(s, "run.seed", std::to_string(r.seed));
@@ -208,6 +212,10 @@ std::string canonical_quote_string(const QuoteInput& in) {
         line(s, "band.end.plan", row.option.id + '|' + money_key(row.p50.total) + '|' + money_key(row.p90.total));
     }
   }
+  for (const QuoteAlternative& a : in.alternatives)
+    line(s, "alternative",
+         fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", a.gpu, a.gpus, a.plan, a.price, a.wall.ns, money_key(a.cost),
+                     a.meets_deadline ? 1 : 0, a.meets_budget ? 1 : 0));
   line(s, "compare", in.compare ? "1" : "0");
   if (in.allow_spot) line(s, "allow_spot", "1");  // absent when off: earlier quotes keep their ids
   return s;
@@ -343,6 +351,7 @@ void use_catalog_chinese(QuoteInput& in) {
     }
   };
   bills(in.plans);
+  for (QuoteAlternative& a : in.alternatives) a.price = with_catalog_chinese(in.catalog, a.price);
   if (in.band_check) {
     bills(in.band_check->plans);
     for (auto* end : {&in.band_check->low, &in.band_check->high})

@@ -146,10 +146,25 @@ void layout_job(const Quote& q, Doc& d) {
   const JobResult& r = in.run;
   heading(d, std::string(quote_text(l, "job.heading")));
   std::vector<std::string> job;
+  // A model written inline without a name is "custom" in the scenario: the quote says so in
+  // words and states its shape, as it does for every model.
+  const std::string model =
+      j.model_name.empty() || j.model_name == "custom" ? std::string(quote_text(l, "job.model.custom")) : j.model_name;
   job.push_back(
-      tr(l, "job.model", fmt::arg("model", or_dash(j.model_name)),
+      tr(l, "job.model", fmt::arg("model", model),
          fmt::arg("params", j.params > 0 ? tr(l, "job.params", fmt::arg("count", format_count_fixed(j.params)))
                                          : std::string())));
+  if (j.layers > 0) {
+    std::string moe;
+    if (j.experts > 0)
+      moe = tr(l, "job.shape.moe", fmt::arg("experts", j.experts), fmt::arg("per_token", j.experts_per_token),
+               fmt::arg("shared", j.shared_experts > 0 ? tr(l, "job.shape.shared", fmt::arg("n", j.shared_experts))
+                                                       : std::string()),
+               fmt::arg("active", format_count_fixed(j.active_params)));
+    job.push_back(tr(l, "job.shape", fmt::arg("layers", j.layers), fmt::arg("hidden", j.hidden),
+                     fmt::arg("heads", j.heads), fmt::arg("kv", j.kv_heads), fmt::arg("seq", j.seq_len),
+                     fmt::arg("moe", moe)));
+  }
   if (j.tokens > 0) job.push_back(tr(l, "job.tokens", fmt::arg("count", format_count_fixed(j.tokens))));
   const std::int64_t gpn = j.gpus_per_node > 0 ? j.gpus_per_node : 1;
   const std::int64_t nodes = (j.gpus + gpn - 1) / gpn;
@@ -313,6 +328,34 @@ void layout_comparison(const Quote& q, Doc& d) {
   para(d, std::string(quote_text(l, "cmp.note")));
 }
 
+/// The other GPU types a plan search considered, each with its cheapest plan meeting the
+/// requirements (else its closest), on the footing the requirements are checked on.
+void layout_alternatives(const Quote& q, Doc& d) {
+  const QuoteInput& in = q.input;
+  const QuoteLanguage l = in.language;
+  if (in.alternatives.empty()) return;
+  heading(d, std::string(quote_text(l, "alt.heading")));
+  Table t{{std::string(quote_text(l, "alt.col.gpu")), std::string(quote_text(l, "alt.col.plan")),
+           std::string(quote_text(l, "alt.col.time")), std::string(quote_text(l, "alt.col.cost")),
+           std::string(quote_text(l, "alt.col.met"))},
+          {},
+          {},
+          {false, false, true, true, false},
+          {12, 40, 14, 18, 16}};
+  for (const QuoteAlternative& a : in.alternatives) {
+    const char* met = a.meets_deadline && a.meets_budget     ? "alt.met"
+                      : !a.meets_deadline && !a.meets_budget ? "alt.miss.both"
+                      : !a.meets_deadline                    ? "alt.miss.deadline"
+                                                             : "alt.miss.budget";
+    t.rows.push_back({a.gpu, quote_phrase(l, format_grouped(a.gpus) + " x " + a.gpu + ", " + a.plan + ", " + a.price),
+                      quote_units(l, format_days_or_hours_half_up(a.wall)), quote_money(l, a.cost),
+                      std::string(quote_text(l, met))});
+  }
+  table(d, t);
+  para(d, tr(l, "alt.note", fmt::arg("pct", in.requirements.p50 ? "P50" : "P90"),
+             fmt::arg("which", quote_text(l, in.requirements.p50 ? "alt.which.median" : "alt.which.slow"))));
+}
+
 void layout_terms(const Quote& q, Doc& d) {
   const QuoteInput& in = q.input;
   const QuoteLanguage l = in.language;
@@ -361,6 +404,7 @@ Doc layout(const Quote& q) {
   else
     para(d, std::string(quote_text(l, "no_plan")));
   layout_comparison(q, d);
+  layout_alternatives(q, d);
   if (!in.claims.empty()) {
     heading(d, std::string(quote_text(l, "claims.heading")));
     std::vector<std::string> claims;

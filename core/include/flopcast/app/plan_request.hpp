@@ -11,6 +11,7 @@
 
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/units_parse.hpp"
+#include "flopcast/quote/quote.hpp"
 #include "flopcast/scenario/scenario.hpp"
 #include "flopcast/search/planner.hpp"
 
@@ -94,6 +95,19 @@ std::vector<std::string> split_list(const std::string& s);
 /// The catalog with only the plans of the kinds a plan or quote bills: offer, list, contract,
 /// and spot when `allow_spot`; assumptions and competitors' prices are left out.
 PriceCatalog billable_catalog(PriceCatalog catalog, bool allow_spot);
+
+/// What `quote --plan best` quotes from a search.
+struct QuotePlanChoice {
+  /// The plan to quote: the search's recommendation; with `allow_miss` and none meeting, the
+  /// closest simulated plan (its misses are the quote's to state). Null: nothing to quote.
+  const search::Resimulated* plan = nullptr;
+  bool recommended = false;  ///< `plan` is the search's recommendation (it meets the constraints)
+  /// Every other GPU type searched: its cheapest simulated plan that meets, else its closest
+  /// (by how far it misses), at the confidence with the model band's factor. In the order of
+  /// the space's GPU types.
+  std::vector<QuoteAlternative> alternatives;
+};
+QuotePlanChoice quote_plan_choice(const search::PlanResult& r, const search::PlanSpace& space, bool allow_miss);
 
 /// The scenario of a search's recommended plan `chosen`: `base` (the searched scenario) with the
 /// plan's cluster, GPU count, precision, parallel plan and price catalog.

@@ -29,6 +29,29 @@ struct QuoteJob {
   double mfu = 0.0;           ///< simulated model FLOPs utilisation, 0..1
   /// Parameters a checkpoint holds when not `params` (LoRA: the adapters'); 0 = params.
   double checkpoint_params = 0.0;
+  /// The model's shape as the quote states it (layers 0 = not stated): layers, hidden size,
+  /// attention and key/value heads, sequence length in tokens; for a mixture of experts the routed
+  /// experts, those each token uses, the shared ones and the parameters active per token.
+  int layers = 0;
+  std::int64_t hidden = 0;
+  int heads = 0, kv_heads = 0;
+  std::int64_t seq_len = 0;
+  int experts = 0, experts_per_token = 0, shared_experts = 0;
+  double active_params = 0.0;
+};
+
+/// Another GPU type a plan search considered (`quote --plan best` over several): its cheapest
+/// simulated plan that meets the requirements, else its closest, on the footing the requirements
+/// are checked on (their percentile, the step at the model band's factor).
+struct QuoteAlternative {
+  std::string gpu;  ///< GPU catalog name, e.g. "H800"
+  std::int64_t gpus = 0;
+  std::string plan;   ///< the parallel plan, e.g. "TP1 PP7 DP8 CP4 mb1 ZeRO-2 rc-none zero-bubble"
+  std::string price;  ///< the price plan's name
+  Time wall;          ///< calendar time of that run
+  Money cost;         ///< its total before tax
+  bool meets_deadline = true;
+  bool meets_budget = true;
 };
 
 /// What the quote says about the price catalog it used.
@@ -107,6 +130,8 @@ struct QuoteInput {
   /// The language the quote is written in. Not part of the id: the same offer in English and
   /// in Chinese carries the same quote id.
   QuoteLanguage language = QuoteLanguage::En;
+  /// The other GPU types the plan search considered (may be empty), shown in their own section.
+  std::vector<QuoteAlternative> alternatives;
 };
 
 /// One requirement against the plan: what was asked, what the plan gives, whether it is met.
