@@ -40,7 +40,11 @@ void run_init(CliContext& ctx, const InitOpts& o) {
   if (!write_output(ctx, o.out, app::template_yaml(*t, *cat))) return;
   if (o.out.path.empty()) return;
   ctx.out << "wrote " << o.out.path << ": " << t->form.name << ", tp " << t->form.tp << " pp " << t->form.pp << " dp "
-          << t->form.dp << (t->fits ? "" : " (does not fit: see the file's header)") << "\n"
+          << t->form.dp
+          << (t->headroom ? ""
+              : t->fits   ? " (leaves too little HBM free: see the file's header)"
+                          : " (does not fit: see the file's header)")
+          << "\n"
           << "next: flopcast simulate " << o.out.path << "\n";
 }
 
