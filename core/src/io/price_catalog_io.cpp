@@ -615,7 +615,12 @@ void parse_reliability_block(const YAML::Node& node, const std::string& file, Di
       r.note(child(base, "checkpoint_interval"), n);
       out.checkpoint_interval = Time{0};
     } else if (auto v = pr.duration(n, child(base, "checkpoint_interval"))) {
-      out.checkpoint_interval = *v;
+      // Zero is how `auto` is stored: a written 0 is refused rather than read as it.
+      if (v->ns == 0)
+        r.error(n, child(base, "checkpoint_interval"), "an interval of " + n.Scalar() + " is no interval",
+                "write auto for the Young/Daly interval, or a duration above zero, e.g. 30min");
+      else
+        out.checkpoint_interval = *v;
     }
   }
   if (const YAML::Node n = node["async_checkpoint"]) {
