@@ -261,3 +261,14 @@ TEST_CASE("flopcast plan: the recommended plan and every note's plan are ones th
   for (const auto& n : doc["notes"])
     for (const auto& m : misses) CHECK_MESSAGE(n.get<std::string>().find(m + ",") == std::string::npos, m);
 }
+
+TEST_CASE("flopcast plan of a LoRA job: plans are judged by the frameworks' fine-tuning routes") {
+  // Once a LoRA plan was named "torchtitan (FSDP2)", which has no adapters, and QLoRA plans with
+  // tensor parallelism "Megatron-core", whose NF4 layers have none.
+  const auto r = plan_cli({std::string(FLOPCAST_SCENARIOS_DIR) + "/finetune-llama2-70b-lora.yaml", "--gpus-max", "16"});
+  REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+  CHECK(r.out.find("plans: no fine-tuning framework runs the combination (NeMo, DeepSpeed with Hugging Face PEFT, "
+                   "torchtune)") != std::string::npos);
+  CHECK(r.out.find("Runs on: ") != std::string::npos);
+  CHECK(r.out.find("torchtitan (FSDP2)") == std::string::npos);
+}

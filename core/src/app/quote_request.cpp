@@ -122,8 +122,9 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
   in.allow_spot = !o.spot_plan.empty();
   in.language = o.language;
   in.alternatives = o.alternatives;
-  in.frameworks =
-      !o.frameworks.empty() ? o.frameworks : search::frameworks_for(r.scenario->plan, r.scenario->model).str();
+  in.frameworks = !o.frameworks.empty()
+                      ? o.frameworks
+                      : search::frameworks_for(r.scenario->plan, r.scenario->model, r.scenario->training.method).str();
   // Customer-facing words: the calibration profile's name is an internal key.
   for (auto& a : in.extra_assumptions)
     if (a.rfind("Step time from flopcast's step model", 0) == 0)

@@ -469,7 +469,7 @@ std::vector<Shape> valid_shapes(const ModelSpec& m, const Axes& a, std::int64_t 
 void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, std::int64_t index, ItemResult& ir,
                    bool known_unfit = false) {
   ++ir.enumerated;
-  const FrameworkSet fw = frameworks_for(s.plan, s.model);
+  const FrameworkSet fw = frameworks_for(s.plan, s.model, s.training.method);
   if (fw.empty()) {
     ++ir.counts[kFramework];
     return;
@@ -727,8 +727,15 @@ ClusterTotals merge_items(const SearchContext& ctx, const std::vector<Item>& ite
     top.merge(ir.top);
     lists[items[i].cluster].merge(ir.ranked);
   }
-  for (int r = 0; r < kReasonCount; ++r)
-    if (counts[r] > 0) res.pruned.push_back({kReasonText[r], counts[r], kReasonUnit[r]});
+  for (int r = 0; r < kReasonCount; ++r) {
+    if (counts[r] == 0) continue;
+    // Fine-tuning is judged by the families' fine-tuning routes (framework_rules.hpp).
+    const bool adapters = r == kFramework && ctx.base.training.method != TrainingMethod::Full;
+    res.pruned.push_back({adapters ? "no fine-tuning framework runs the combination (NeMo, DeepSpeed with Hugging Face "
+                                     "PEFT, torchtune)"
+                                   : kReasonText[r],
+                          counts[r], kReasonUnit[r]});
+  }
   res.top = top.sorted();
   for (auto& c : res.top) c.gpu = ctx.space.clusters[c.cluster].gpu.name;
   ranked.clear();
