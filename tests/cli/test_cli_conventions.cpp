@@ -4,15 +4,18 @@
 // `catalog prices|--json`, and the man page and completions generated from the command line.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "cli_context.hpp"
 #include "cli_reference.hpp"
 #include "cli_runner.hpp"
+#include "flopcast/io/price_catalog_io.hpp"
 
 using namespace flopcast;
 using nlohmann::json;
@@ -284,6 +287,22 @@ TEST_CASE("catalog: prices and --json for every catalog") {
   for (const auto& e : pj)
     for (const char* k : {"catalog", "plan", "kind", "price", "currency", "per", "source"})
       CHECK_MESSAGE(e.contains(k), k);
+  // Each plan's kind as its catalog records it (once offers read "claim" and an assumption "list").
+  for (const char* name : {"seed-vendor", "public-cloud"}) {
+    Diagnostics d;
+    const auto cat = io::load_price_catalog(name, "", d);
+    REQUIRE_MESSAGE(cat, d.str());
+    for (const Plan& p : cat->plans) {
+      CAPTURE(p.id);
+      const auto e =
+          std::find_if(pj.begin(), pj.end(), [&](const json& x) { return x["catalog"] == name && x["plan"] == p.id; });
+      REQUIRE(e != pj.end());
+      CHECK((*e)["kind"] == to_string(p.kind));
+      CHECK((*e)["claimed"] == p.claim);
+    }
+  }
+  CHECK(std::regex_search(prices.out, std::regex("\npublic-cloud/deepseek-h800-assumption +assumption ")));
+  CHECK(std::regex_search(prices.out, std::regex("\nseed-vendor/h800-daily +offer, claimed ")));
   for (const char* what : {"gpus", "fabrics", "models"}) {
     const auto r = run_cli({"catalog", what, "--json"});
     REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
