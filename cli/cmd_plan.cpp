@@ -156,7 +156,8 @@ void register_plan(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({"max"}));
   cmd->add_option("--gpus-max", o->gpus_max, "Most GPUs (default: the scenario's cluster.gpus)");
   cmd->add_option("--gpus-min", o->gpus_min, "Fewest GPUs (default 1)");
-  cmd->add_option("--gpu", o->gpus, "GPU types to compare, e.g. A100-80G,H800,B200 (default: the scenario's)");
+  cmd->add_option("--gpu", o->gpus, "GPU types to compare, e.g. A100-80G,H800,B200 (default: the scenario's)")
+      ->type_name("GPUS");
   cmd->add_option("--precision", o->precisions,
                   "Numeric formats to compare, e.g. bf16,fp8,nvfp4 (default: the scenario's; nvfp4 on Blackwell)");
   cmd->add_option("--catalog", o->catalogs,

@@ -229,7 +229,8 @@ void register_quote(CLI::App& app, CliContext& ctx) {
   add_deprecated_spelling(*cmd, ctx, "--output", opts->out.path, "-o, --out");
   add_force_flag(*cmd, opts->out.force, "Overwrite FILE when it exists");
   cmd->add_option("--lang", opts->lang,
-                  "Language of the quote: en (default) or zh-CN (Simplified Chinese; zh_CN is read as zh-CN)");
+                  "Language of the quote: en (default) or zh-CN (Simplified Chinese; zh_CN is read as zh-CN)")
+      ->type_name("LANG:{en,zh-CN}");  // the choices the completions offer; parse_quote_language reads them
   cmd->add_option("--date", opts->date, "Issue date YYYY-MM-DD (default: today); the quote is valid 30 days from it");
   cmd->add_option("--profile", opts->profile, "Calibration profile (file or name) instead of the scenario's");
   cmd->add_option("--deadline", opts->deadline, "The customer's deadline for the whole run, with its unit: 45d, 1080h");
@@ -243,7 +244,8 @@ void register_quote(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--plan", opts->plan,
                   "best: search the plans (as `flopcast plan` does) and quote the recommended one")
       ->check(CLI::IsMember({"best"}));
-  cmd->add_option("--gpu", opts->gpus, "With --plan best: GPU types to compare (default: the scenario's)");
+  cmd->add_option("--gpu", opts->gpus, "With --plan best: GPU types to compare (default: the scenario's)")
+      ->type_name("GPUS");
   cmd->add_option("--gpus-max", opts->gpus_max, "With --plan best: most GPUs (default: the scenario's)");
   cmd->add_option("--catalog", opts->catalogs,
                   "With --plan best: price catalogs searched (default: the scenario's and the shipped ones)");
