@@ -43,7 +43,7 @@ constexpr std::array kTable{
   Entry{"a.spot", "Spot capacity ({plan}): interrupted {rate} times per node-hour of {gpus} GPUs{source}; the failure rate above includes these {per_gpu} per GPU-hour. Each interruption costs {restart} to get capacity back and the work since the last checkpoint. Simulated on average {failures} failures and interruptions per run, {lost} of lost work and {restarts} of restarts.", "竞价（spot）资源（{plan}）：每 {gpus} 块 GPU 的节点每小时被中断 {rate} 次{source}；上述故障率已包含折合每 GPU 小时 {per_gpu} 次的中断。每次中断需等待 {restart}以重新获得资源，并损失自上次检查点以来的工作。模拟结果：每次运行平均 {failures} 次故障与中断，损失工作 {lost}，重启耗时 {restarts}。"},
   Entry{"alt.col.cost", "Total before tax", "税前合计"},
   Entry{"alt.col.gpu", "GPU type", "GPU 型号"},
-  Entry{"alt.col.met", "Meets the requirements", "是否满足要求"},
+  Entry{"alt.col.met", "Met", "是否满足"},
   Entry{"alt.col.plan", "Its cheapest plan", "该型号最低价方案"},
   Entry{"alt.col.time", "Calendar time", "日历时间"},
   Entry{"alt.heading", "Other GPU types considered", "其他候选 GPU 型号"},
