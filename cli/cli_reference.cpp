@@ -110,8 +110,19 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+/// The catalog names a value of kind `value` takes (GPU, GPUS, MODEL); empty otherwise.
+const std::vector<std::string>& catalog_names(const std::string& value, const CompletionNames& names) {
+  static const std::vector<std::string> none;
+  if (value == "GPU" || value == "GPUS") return names.gpus;
+  if (value == "MODEL") return names.models;
+  return none;
+}
+
+/// File names, shown as paths (a slash after a folder): the only place bash completes files.
+constexpr const char* kBashFiles = "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"))";
+
 /// The bash case arm completing one command's words.
-std::string bash_command_arm(const CLI::App& cmd) {
+std::string bash_command_arm(const CLI::App& cmd, const CompletionNames& names) {
   std::vector<std::string> flags;
   std::string value_arms, positional_choices;
   for (const auto& a : arguments_of(cmd)) {
@@ -120,15 +131,24 @@ std::string bash_command_arm(const CLI::App& cmd) {
       if (a.value.empty()) continue;
       std::string pattern;
       for (const auto& s : a.spellings) pattern += (pattern.empty() ? "" : "|") + s;
+      const auto& named = catalog_names(a.value, names);
       if (!a.choices.empty())
         value_arms += "        " + pattern + ") COMPREPLY=($(compgen -W " + shell_quote(words(a.choices)) +
                       " -- \"$cur\")); return ;;\n";
+      else if (a.value == "GPUS")  // "A100-80G,H8": the last name of the list
+        value_arms += "        " + pattern +
+                      ") local pre=; [[ $cur == *,* ]] && pre=${cur%,*},; COMPREPLY=($(compgen -P \"$pre\" -W " +
+                      shell_quote(words(named)) + " -- \"${cur##*,}\")); return ;;\n";
+      else if (!named.empty())
+        value_arms += "        " + pattern + ") COMPREPLY=($(compgen -W " + shell_quote(words(named)) +
+                      " -- \"$cur\")); return ;;\n";
       else if (a.value == "DIR")
-        value_arms += "        " + pattern + ") COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n";
-      else if (is_number(a.value) || a.value == "NAME")  // a count, or a catalog name: no file names
-        value_arms += "        " + pattern + ") return ;;\n";
+        value_arms += "        " + pattern +
+                      ") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n";
+      else if (is_number(a.value) || a.value == "NAME" || a.value == "GPU" || a.value == "MODEL")
+        value_arms += "        " + pattern + ") return ;;\n";  // a count or a name: never file names
       else
-        value_arms += "        " + pattern + ") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
+        value_arms += "        " + pattern + ") " + kBashFiles + "; return ;;\n";
     } else if (!a.choices.empty()) {
       positional_choices = words(a.choices);
     }
@@ -140,7 +160,7 @@ std::string bash_command_arm(const CLI::App& cmd) {
   if (!positional_choices.empty())
     arm += "      else\n        COMPREPLY=($(compgen -W " + shell_quote(positional_choices) + " -- \"$cur\"))\n";
   else
-    arm += "      else\n        COMPREPLY=($(compgen -f -- \"$cur\"))\n";
+    arm += "      else\n        " + std::string(kBashFiles) + "\n";
   arm += "      fi\n      ;;\n";
   return arm;
 }
@@ -159,27 +179,33 @@ std::string zsh_text(const std::string& s, std::string_view special) {
   return out;
 }
 
-/// The _arguments action for a value: its choices, directories, nothing for a number, files.
-std::string zsh_action(const ArgumentInfo& a) {
+/// The _arguments action for a value: its choices, the catalog's names (a comma-separated list
+/// for GPUS), directories, nothing for a number or another name, files.
+std::string zsh_action(const ArgumentInfo& a, const CompletionNames& names) {
   if (!a.choices.empty()) return "(" + words(a.choices) + ")";
+  const auto& named = catalog_names(a.value, names);
+  if (a.value == "GPUS" && !named.empty()) return "_sequence compadd - " + words(named);
+  if (!named.empty()) return "(" + words(named) + ")";
   if (a.value == "DIR") return "_files -/";
-  if (is_number(a.value) || a.value == "NAME") return " ";
+  if (is_number(a.value) || a.value == "NAME" || a.value == "GPU" || a.value == "GPUS" || a.value == "MODEL")
+    return " ";
   return "_files";
 }
 
 /// One _arguments spec per spelling group: '(-o --out)'{-o,--out}'[help]:FILE:_files'.
-std::string zsh_spec(const ArgumentInfo& a) {
-  if (!a.name.empty()) return std::string(a.repeats ? "'*:" : "':") + zsh_text(a.name, ":") + ":" + zsh_action(a) + "'";
+std::string zsh_spec(const ArgumentInfo& a, const CompletionNames& names) {
+  if (!a.name.empty())
+    return std::string(a.repeats ? "'*:" : "':") + zsh_text(a.name, ":") + ":" + zsh_action(a, names) + "'";
   std::string spec;
-  const std::string help =
-      "[" + zsh_text(a.help, "[]") + "]" + (a.value.empty() ? "" : ":" + zsh_text(a.value, ":") + ":" + zsh_action(a));
+  const std::string help = "[" + zsh_text(a.help, "[]") + "]" +
+                           (a.value.empty() ? "" : ":" + zsh_text(a.value, ":") + ":" + zsh_action(a, names));
   if (a.spellings.size() == 1) return std::string("'") + (a.repeats ? "*" : "") + a.spellings.front() + help + "'";
-  std::string group, names;
+  std::string group, spellings;
   for (const auto& s : a.spellings) {
     group += (group.empty() ? "" : " ") + s;
-    names += (names.empty() ? "" : ",") + s;
+    spellings += (spellings.empty() ? "" : ",") + s;
   }
-  return std::string("'") + (a.repeats ? "*" : "(" + group + ")") + "'{" + names + "}'" + help + "'";
+  return std::string("'") + (a.repeats ? "*" : "(" + group + ")") + "'{" + spellings + "}'" + help + "'";
 }
 
 }  // namespace
@@ -240,9 +266,9 @@ std::string man_page(const CLI::App& app) {
   return out;
 }
 
-std::string bash_completion(const CLI::App& app) {
-  std::vector<std::string> names, global_flags;
-  for (const CLI::App* cmd : visible_commands(app)) names.push_back(cmd->get_name());
+std::string bash_completion(const CLI::App& app, const CompletionNames& names) {
+  std::vector<std::string> commands, global_flags;
+  for (const CLI::App* cmd : visible_commands(app)) commands.push_back(cmd->get_name());
   for (const auto& a : arguments_of(app))
     global_flags.insert(global_flags.end(), a.spellings.begin(), a.spellings.end());
   std::string out =
@@ -259,7 +285,7 @@ std::string bash_completion(const CLI::App& app) {
       "  case $cmd in\n"
       "    '')\n"
       "      case $prev in\n"
-      "        --data-dir) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
+      "        --data-dir) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
       "      esac\n"
       "      if [[ $cur == -* ]]; then\n"
       "        COMPREPLY=($(compgen -W " +
@@ -267,16 +293,17 @@ std::string bash_completion(const CLI::App& app) {
       " -- \"$cur\"))\n"
       "      else\n"
       "        COMPREPLY=($(compgen -W " +
-      shell_quote(words(names)) +
+      shell_quote(words(commands)) +
       " -- \"$cur\"))\n"
       "      fi\n"
       "      ;;\n";
-  for (const CLI::App* cmd : visible_commands(app)) out += bash_command_arm(*cmd);
-  out += "  esac\n}\ncomplete -o default -F _flopcast flopcast\n";
+  for (const CLI::App* cmd : visible_commands(app)) out += bash_command_arm(*cmd, names);
+  // No `-o default`: bash would offer file names wherever the script offers nothing (a GPU name, a count).
+  out += "  esac\n}\ncomplete -F _flopcast flopcast\n";
   return out;
 }
 
-std::string zsh_completion(const CLI::App& app) {
+std::string zsh_completion(const CLI::App& app, const CompletionNames& names) {
   std::string out =
       "#compdef flopcast\n"
       "# zsh completion for flopcast, generated by `flopcast reference zsh` from the program's command line.\n"
@@ -284,7 +311,7 @@ std::string zsh_completion(const CLI::App& app) {
       "  local curcontext=$curcontext state line\n"
       "  typeset -A opt_args\n"
       "  _arguments -C \\\n";
-  for (const auto& a : arguments_of(app)) out += "    " + zsh_spec(a) + " \\\n";
+  for (const auto& a : arguments_of(app)) out += "    " + zsh_spec(a, names) + " \\\n";
   out +=
       "    '1:command:->command' \\\n"
       "    '*::argument:->argument'\n"
@@ -304,7 +331,7 @@ std::string zsh_completion(const CLI::App& app) {
     out += "        " + cmd->get_name() + ")\n          _arguments \\\n";
     const auto args = arguments_of(*cmd);
     for (std::size_t i = 0; i < args.size(); ++i)
-      out += "            " + zsh_spec(args[i]) + (i + 1 < args.size() ? " \\\n" : "\n");
+      out += "            " + zsh_spec(args[i], names) + (i + 1 < args.size() ? " \\\n" : "\n");
     out += "          ;;\n";
   }
   out +=

@@ -31,10 +31,18 @@ std::vector<ArgumentInfo> arguments_of(const CLI::App& cmd);
 /// The man page, in roff (man(7)): NAME, SYNOPSIS, DESCRIPTION, OPTIONS, COMMANDS (each with its
 /// usage, description and arguments), EXIT STATUS, FILES, ENVIRONMENT, SEE ALSO.
 std::string man_page(const CLI::App& app);
+/// The catalog's names a completion offers for a value that names one: GPU (one name), GPUS (a
+/// comma-separated list), MODEL.
+struct CompletionNames {
+  std::vector<std::string> gpus;
+  std::vector<std::string> models;
+};
+
 /// A bash completion script (complete -F): commands, each command's flags, the choices of a flag
-/// or argument that names them, file names where a path is expected.
-std::string bash_completion(const CLI::App& app);
+/// or argument that names them (the catalog's GPU and model names from `names`), file names where
+/// a path is expected and nowhere else (no fallback to file names).
+std::string bash_completion(const CLI::App& app, const CompletionNames& names = {});
 /// A zsh completion function (#compdef flopcast, _arguments): the same, with descriptions.
-std::string zsh_completion(const CLI::App& app);
+std::string zsh_completion(const CLI::App& app, const CompletionNames& names = {});
 
 }  // namespace flopcast::cli

@@ -343,7 +343,7 @@ void register_collective(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand(
       "collective", "Predicted NCCL collective costs as an nccl-tests style table (size, time, algbw, busbw, algo)");
   cmd->add_option("scenario", o->scenario, "Scenario YAML file (cluster and plan) instead of --gpu/--gpus");
-  cmd->add_option("--gpu", o->gpu, "GPU catalog name, e.g. H800");
+  cmd->add_option("--gpu", o->gpu, "GPU catalog name, e.g. H800")->type_name("GPU");
   cmd->add_option("--gpus", o->gpus, "GPUs in the cluster");
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the fabric's)");
   cmd->add_option("--fabric", o->fabric, "Node/fabric catalog name (default: the GPU's default fabric)");

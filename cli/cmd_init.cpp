@@ -40,7 +40,11 @@ void run_init(CliContext& ctx, const InitOpts& o) {
   if (!write_output(ctx, o.out, app::template_yaml(*t, *cat))) return;
   if (o.out.path.empty()) return;
   ctx.out << "wrote " << o.out.path << ": " << t->form.name << ", tp " << t->form.tp << " pp " << t->form.pp << " dp "
-          << t->form.dp << (t->fits ? "" : " (does not fit: see the file's header)") << "\n"
+          << t->form.dp
+          << (t->headroom ? ""
+              : t->fits   ? " (leaves too little HBM free: see the file's header)"
+                          : " (does not fit: see the file's header)")
+          << "\n"
           << "next: flopcast simulate " << o.out.path << "\n";
 }
 
@@ -49,9 +53,9 @@ void run_init(CliContext& ctx, const InitOpts& o) {
 void register_init(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<InitOpts>();
   auto* cmd = app.add_subcommand("init", "Write a first scenario, commented key by key, that simulate runs as is");
-  cmd->add_option("--gpu", o->request.gpu, "GPU type (flopcast catalog gpus; default H800)")->type_name("NAME");
+  cmd->add_option("--gpu", o->request.gpu, "GPU type (flopcast catalog gpus; default H800)")->type_name("GPU");
   cmd->add_option("--model", o->request.model, "Model preset (flopcast catalog models; default llama3-8b)")
-      ->type_name("NAME");
+      ->type_name("MODEL");
   cmd->add_option("--gpus", o->request.gpus, "GPUs of the job (default 64)")
       ->type_name("N")
       ->check(CLI::Range(1, 1'000'000));

@@ -79,6 +79,9 @@ bool prepare(CliContext& ctx, const Scenario& s, const app::PlanRequest& req, se
     case app::PlanProblem::NeedsBudget:
       flag = "--tokens";
       break;
+    case app::PlanProblem::BadCurrency:
+      flag = "--currency";
+      break;
     default:
       flag = "--budget";
       break;
@@ -144,7 +147,8 @@ void register_plan(CLI::App& app, CliContext& ctx) {
   cmd->add_option("scenario", o->scenario, "Scenario YAML (model, global batch, training tokens, reliability, pricing)")
       ->required();
   cmd->add_option("--deadline", o->deadline, "Longest wall time of the whole run, with its unit: 45d, 1080h, 6w");
-  cmd->add_option("--budget", o->budget, "Largest bill with its currency: '5M CNY', '500万 CNY', '2e6 USD'");
+  cmd->add_option("--budget", o->budget,
+                  "Largest bill with its currency: '5M CNY', '5M RMB', '500万元', '2e6 USD', '$2M'");
   cmd->add_option("--confidence", o->confidence,
                   "Simulated percentile that must meet the deadline and budget: p90 (default) or p50")
       ->check(CLI::IsMember({"p50", "p90"}));
@@ -152,7 +156,8 @@ void register_plan(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({"max"}));
   cmd->add_option("--gpus-max", o->gpus_max, "Most GPUs (default: the scenario's cluster.gpus)");
   cmd->add_option("--gpus-min", o->gpus_min, "Fewest GPUs (default 1)");
-  cmd->add_option("--gpu", o->gpus, "GPU types to compare, e.g. A100-80G,H800,B200 (default: the scenario's)");
+  cmd->add_option("--gpu", o->gpus, "GPU types to compare, e.g. A100-80G,H800,B200 (default: the scenario's)")
+      ->type_name("GPUS");
   cmd->add_option("--precision", o->precisions,
                   "Numeric formats to compare, e.g. bf16,fp8,nvfp4 (default: the scenario's; nvfp4 on Blackwell)");
   cmd->add_option("--catalog", o->catalogs,

@@ -49,10 +49,11 @@ struct QuoteOpts {
 };
 
 /// `--plan best`: the search's recommended plan for the quote's requirements, as a scenario
-/// (the frameworks that run it in `frameworks`, its spot plan's id in `spot_plan` when it is
-/// priced at a spot price); nullopt with the exit code set when there is none.
+/// (the frameworks that run it, its spot plan's id when it is priced at a spot price and the
+/// other GPU types searched go to `qo`); with --allow-miss and none meeting, the closest plan;
+/// nullopt with the exit code set when there is none.
 std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Scenario& s, const ComputeProfile& prof,
-                                  std::string& frameworks, std::string& spot_plan) {
+                                  app::QuoteOptions& qo) {
   app::PlanRequest req;
   req.gpu_types = app::split_list(o.gpus);
   req.gpus_max = o.gpus_max;
@@ -76,15 +77,26 @@ std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Sce
     return std::nullopt;
   }
   const auto found = search::search_plans(s, prof, space, opt);
-  if (!found.ok() || !found.result.chosen) {
+  if (!found.ok()) {
     for (const auto& e : found.errors) ctx.fail(kBadInput, e);
-    if (found.ok()) ctx.fail(kInfeasible, "no plan meets the deadline and budget in simulation; nothing quoted");
+    return std::nullopt;
+  }
+  const app::QuotePlanChoice choice = app::quote_plan_choice(found.result, space, o.allow_miss);
+  if (!choice.plan) {
+    ctx.fail(kInfeasible,
+             "no plan meets the deadline and budget in simulation; nothing quoted (--allow-miss quotes "
+             "the closest)");
     for (const auto& m : found.result.remedies) ctx.err << "  what would make one work: " << m << "\n";
     return std::nullopt;
   }
-  frameworks = found.result.chosen->plan.candidate.frameworks.str();
-  if (found.result.chosen->spot) spot_plan = found.result.chosen->plan.price_option;
-  return app::plan_scenario(s, space, *found.result.chosen);
+  if (!choice.recommended) {
+    ctx.warn("no plan meets the deadline and budget in simulation; quoting the closest, which says what it misses");
+    for (const auto& m : found.result.remedies) ctx.err << "  what would make one work: " << m << "\n";
+  }
+  qo.frameworks = choice.plan->plan.candidate.frameworks.str();
+  if (choice.plan->spot) qo.spot_plan = choice.plan->plan.price_option;
+  qo.alternatives = choice.alternatives;
+  return app::plan_scenario(s, space, *choice.plan);
 }
 
 /// Prints why there is no quote and sets the exit code: infeasible (5) when the plan does not
@@ -149,7 +161,7 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   qo.language = *lang;
   Scenario chosen = loaded->scenario;
   if (o.plan == "best") {
-    auto best = best_plan(ctx, o, loaded->scenario, loaded->profile, qo.frameworks, qo.spot_plan);
+    auto best = best_plan(ctx, o, loaded->scenario, loaded->profile, qo);
     if (!best) return;
     chosen = std::move(*best);
   }
@@ -217,7 +229,8 @@ void register_quote(CLI::App& app, CliContext& ctx) {
   add_deprecated_spelling(*cmd, ctx, "--output", opts->out.path, "-o, --out");
   add_force_flag(*cmd, opts->out.force, "Overwrite FILE when it exists");
   cmd->add_option("--lang", opts->lang,
-                  "Language of the quote: en (default) or zh-CN (Simplified Chinese; zh_CN is read as zh-CN)");
+                  "Language of the quote: en (default) or zh-CN (Simplified Chinese; zh_CN is read as zh-CN)")
+      ->type_name("LANG:{en,zh-CN}");  // the choices the completions offer; parse_quote_language reads them
   cmd->add_option("--date", opts->date, "Issue date YYYY-MM-DD (default: today); the quote is valid 30 days from it");
   cmd->add_option("--profile", opts->profile, "Calibration profile (file or name) instead of the scenario's");
   cmd->add_option("--deadline", opts->deadline, "The customer's deadline for the whole run, with its unit: 45d, 1080h");
@@ -231,7 +244,8 @@ void register_quote(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--plan", opts->plan,
                   "best: search the plans (as `flopcast plan` does) and quote the recommended one")
       ->check(CLI::IsMember({"best"}));
-  cmd->add_option("--gpu", opts->gpus, "With --plan best: GPU types to compare (default: the scenario's)");
+  cmd->add_option("--gpu", opts->gpus, "With --plan best: GPU types to compare (default: the scenario's)")
+      ->type_name("GPUS");
   cmd->add_option("--gpus-max", opts->gpus_max, "With --plan best: most GPUs (default: the scenario's)");
   cmd->add_option("--catalog", opts->catalogs,
                   "With --plan best: price catalogs searched (default: the scenario's and the shipped ones)");

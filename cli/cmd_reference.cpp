@@ -20,9 +20,17 @@ void register_reference(CLI::App& app, CliContext& ctx) {
   add_out_flag(*cmd, o->out, "Write to FILE instead of standard output");
   add_force_flag(*cmd, o->out.force, "Overwrite FILE if it exists");
   cmd->callback([&app, &ctx, o] {
+    // The catalog's names for --gpu and --model (the built-in catalog, or --data-dir's).
+    CompletionNames names;
+    if (const io::Catalog* cat = ctx.catalog()) {
+      names.gpus = cat->gpu_names();
+      names.models = cat->model_names();
+    } else {
+      return;
+    }
     const std::string text = o->what == "man"    ? man_page(app)
-                             : o->what == "bash" ? bash_completion(app)
-                                                 : zsh_completion(app);
+                             : o->what == "bash" ? bash_completion(app, names)
+                                                 : zsh_completion(app, names);
     write_output(ctx, o->out, text);
   });
 }

@@ -66,10 +66,16 @@ ClaimsView::ClaimsView(std::shared_ptr<const io::Catalog> catalog, QWidget* pare
   table_->setModel(model_);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setWordWrap(false);
+  // The verdict wraps in the table's width; the figure and its computation are in the details
+  // below (and the model's columns for copying), so no text is cut off at the table's edge.
+  table_->setWordWrap(true);
   table_->setAlternatingRowColors(true);
   table_->verticalHeader()->setVisible(false);
-  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->setColumnHidden(ClaimsTableModel::Figure, true);
+  table_->setColumnHidden(ClaimsTableModel::How, true);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(ClaimsTableModel::Verdict, QHeaderView::Stretch);
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { show_details(current.row()); });
 
@@ -124,7 +130,6 @@ void ClaimsView::show_report(std::shared_ptr<const claims::ClaimsReport> report,
   if (!error_.isEmpty()) text += tr("\nNot judged (bad input):\n%1").arg(error_);
   info_->setText(text);
   model_->set_report(std::move(report));
-  table_->resizeColumnsToContents();
   if (model_->rowCount() > 0) select_row(0);
 }
 

@@ -207,7 +207,7 @@ void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
   ux->setRange(0, horizon_days);
   ux->setLabelFormat(QStringLiteral("%.0f"));
   day_axis(ux);
-  uy->setTitleText(tr("busy GPUs (%)"));
+  uy->setTitleText(tr("busy (%)"));  // short: the axis is as tall as a 1000 x 700 window leaves it
   uy->setRange(0, 100);
   uy->setLabelFormat(QStringLiteral("%.0f"));
   u->addAxis(ux, Qt::AlignBottom);

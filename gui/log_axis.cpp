@@ -36,12 +36,19 @@ QString log_tick_label(double v) {
 
 double log_coord(double v) { return std::log10(v); }
 
-QCategoryAxis* make_log_axis(double lo, double hi, const QString& title) {
+QCategoryAxis* make_log_axis(double lo, double hi, const QString& title, std::size_t max_labels) {
   auto* axis = new QCategoryAxis();
   axis->setTitleText(title);
   axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
   axis->setRange(log_coord(lo), log_coord(hi));
-  for (const double t : log_ticks_125(lo, hi)) axis->append(log_tick_label(t), log_coord(t));
+  std::vector<double> ticks = log_ticks_125(lo, hi);
+  if (ticks.size() > max_labels) {
+    std::vector<double> decades;
+    for (const double t : ticks)
+      if (std::abs(std::log10(t) - std::round(std::log10(t))) < 1e-9) decades.push_back(t);
+    if (decades.size() >= 2) ticks = std::move(decades);
+  }
+  for (const double t : ticks) axis->append(log_tick_label(t), log_coord(t));
   return axis;
 }
 

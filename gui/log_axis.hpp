@@ -21,8 +21,10 @@ QString log_tick_label(double v);
 /// Where value `v` (> 0) is plotted on a log axis: log10(v).
 double log_coord(double v);
 
-/// An axis over [lo, hi] (values, lo > 0) in log coordinates, labelled at log_ticks_125.
-QCategoryAxis* make_log_axis(double lo, double hi, const QString& title);
+/// An axis over [lo, hi] (values, lo > 0) in log coordinates, labelled at log_ticks_125, or at
+/// the powers of ten alone when those are more than `max_labels` (and the decades give at
+/// least two): a narrow chart's labels then stay whole instead of being elided.
+QCategoryAxis* make_log_axis(double lo, double hi, const QString& title, std::size_t max_labels = 1000);
 
 /// Round ticks (steps of 1, 2 or 5 times a power of ten) within [lo, hi], about `target` of them.
 std::vector<double> linear_ticks(double lo, double hi, int target = 6);

@@ -90,8 +90,11 @@ class FittedTable : public QTableView {
   int height_for(int rows) const {
     // Room for the horizontal scroll bar when the columns are wider than the view.
     const int bar = horizontalHeader()->length() > viewport()->width() ? horizontalScrollBar()->sizeHint().height() : 0;
-    return horizontalHeader()->sizeHint().height() + rows * verticalHeader()->defaultSectionSize() + 2 * frameWidth() +
-           2 + bar;
+    // Each row as tall as it is (wrapped rows are taller), else the default.
+    int height = 0;
+    for (int r = 0; r < rows; ++r)
+      height += r < model()->rowCount() ? rowHeight(r) : verticalHeader()->defaultSectionSize();
+    return horizontalHeader()->sizeHint().height() + height + 2 * frameWidth() + 2 + bar;
   }
   int rows_ = 1;
 };
@@ -343,6 +346,10 @@ QWidget* MainWindow::build_cost_tab() {
   bv->addWidget(cost_chart_, 1);
   bill_model_ = new FigureTableModel(bill_headers(), {1, 2, 3}, this);
   bills_view_ = make_table(bill_model_, bills_page, 0);
+  // Plan names and notes wrap in the tab's width rather than being cut off.
+  bills_view_->setWordWrap(true);
+  bills_view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  bills_view_->horizontalHeader()->setSectionResizeMode(4, QHeaderView::Stretch);
   bv->addWidget(bills_view_);
   pages->addTab(bills_page, tr("Bills per plan"));
   cost_calendar_ = new CostCalendarChart(pages);
@@ -604,6 +611,7 @@ void MainWindow::show_result() {
   fit_height(breakdown_view_, 12);
   fit_height(memory_view_, 12);
   fit_height(run_view_, 12);
+  bills_view_->resizeRowsToContents();  // wrapped rows: their heights before the fit
   fit_height(bills_view_, 6);
   breakdown_chart_->set_result(*r);
   memory_chart_->set_result(*r);

@@ -67,8 +67,55 @@ QString describe_plan(const search::PricedPlan& p) {
   return text;
 }
 
+namespace {
+
+/// "640 x H800, TP1 ...: 39.5 days and 17,408,000.00 CNY at P50; 43.2 days and 19,148,800.00 CNY
+/// at P90 with the step at the band's x1.09 (H800 80G, daily)": a simulated plan, its days and
+/// its bill paired on each footing the search used.
+QString describe_simulated(const search::Resimulated& x, search::Confidence confidence) {
+  const auto& c = x.plan.candidate;
+  const auto days = [](Time t) { return QString::number(t.days(), 'f', 1) + QStringLiteral(" days"); };
+  QString text = QStringLiteral("%1 x %2, %3: %4 and %5 at P50")
+                     .arg(q(c.gpu))
+                     .arg(c.gpus)
+                     .arg(q(search::plan_label(c.plan)), days(x.wall_p50), q(x.cost_p50.str()));
+  if (confidence == search::Confidence::P90 || x.band_factor != 1) {
+    text += QStringLiteral("; %1 and %2 at %3").arg(days(x.wall), q(x.cost.str()), q(to_string(confidence)));
+    if (x.band_factor != 1) text += QStringLiteral(" with the step at the band's x%1").arg(x.band_factor, 0, 'f', 2);
+  }
+  return text + QStringLiteral(" (%1)").arg(q(x.plan.price_label.empty() ? x.plan.price_option : x.plan.price_label));
+}
+
+}  // namespace
+
+QString planner_summary(const search::PlanResult& r, bool constrained, search::Confidence confidence) {
+  QString text = PlannerView::tr("%1 plans considered, %2 estimated in %3 s; %4 on the front.")
+                     .arg(q(format_grouped(r.enumerated)))
+                     .arg(q(format_grouped(r.estimated)))
+                     .arg(r.seconds, 0, 'f', 1)
+                     .arg(r.pareto.size());
+  // "Best" as `flopcast plan` chooses it, on its simulated run; the fastest plan apart.
+  if (r.chosen && constrained)
+    text += PlannerView::tr(" Best (cheapest meeting the deadline and budget, simulated): %1.")
+                .arg(describe_simulated(*r.chosen, confidence));
+  else if (r.chosen)
+    text += PlannerView::tr(
+                " No deadline or budget: the cheapest plan, %1, is chosen however long it takes; set a deadline "
+                "to trade cost for time.")
+                .arg(describe_simulated(*r.chosen, confidence));
+  else
+    text += PlannerView::tr(" No plan meets the deadline and budget in simulation.");
+  if (!r.pareto.empty() && (!r.best || r.pareto.front().candidate.index != r.best->candidate.index))
+    text += PlannerView::tr(" Fastest (expected, closed form): %1.").arg(describe_plan(r.pareto.front()));
+  for (const auto& s : r.infeasible) text += QStringLiteral(" %1.").arg(q(s));
+  if (!has_cost(r)) text += PlannerView::tr(" No pricing block: the chart shows GPU-hours instead of cost.");
+  return text + PlannerView::tr(" Click a point to load its plan into the editor.");
+}
+
 PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog) {
   PlannerOutcome out;
+  out.constrained = req.deadline.has_value() || !req.budget.empty();
+  out.confidence = req.confidence;
   app::SessionOutcome loaded = app::parse_scenario_session(req.yaml, req.file, catalog);
   if (!loaded.ok()) {
     if (loaded.profile_diags.has_errors())
@@ -143,17 +190,7 @@ PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* pa
     if (gpus_max_->hasFocus()) gpus_max_set_ = true;
   });
   row->addWidget(gpus_max_);
-  row->addWidget(new QLabel(tr("Deadline:"), this));
-  deadline_ = new QLineEdit(this);
-  deadline_->setPlaceholderText(tr("none (e.g. 30d, 720h)"));
-  deadline_->setToolTip(tr("Longest wall time of the whole run, with a unit: 30d, 720h, 2w; empty = none"));
-  row->addWidget(deadline_, 1);
-  row->addWidget(new QLabel(tr("Budget:"), this));
-  budget_ = new QLineEdit(this);
-  budget_->setPlaceholderText(tr("none (e.g. 2.5M USD)"));
-  budget_->setToolTip(
-      tr("Largest bill with its currency, as `flopcast plan --budget` reads it: 2.5M USD, 500万 CNY; empty = none"));
-  row->addWidget(budget_, 1);
+  row->addWidget(new QLabel(tr("Checked at:"), this));
   confidence_ = new QComboBox(this);
   confidence_->addItem(tr("P90"), static_cast<int>(search::Confidence::P90));
   confidence_->addItem(tr("P50"), static_cast<int>(search::Confidence::P50));
@@ -161,7 +198,24 @@ PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* pa
       tr("Simulated percentile of the whole run that must meet the deadline and budget "
          "(`flopcast plan --confidence`)"));
   row->addWidget(confidence_);
+  row->addStretch(1);
   form->addRow(tr("Max GPUs:"), row);
+  // The deadline and the budget on a row of their own: at 1000 x 700 their hints stay whole.
+  auto* limits = new QHBoxLayout();
+  deadline_ = new QLineEdit(this);
+  deadline_->setPlaceholderText(tr("none (e.g. 30d, 720h)"));
+  deadline_->setToolTip(tr("Longest wall time of the whole run, with a unit: 30d, 720h, 2w; empty = none"));
+  deadline_->setMinimumWidth(deadline_->fontMetrics().horizontalAdvance(deadline_->placeholderText()) + 16);
+  limits->addWidget(deadline_, 1);
+  limits->addWidget(new QLabel(tr("Budget:"), this));
+  budget_ = new QLineEdit(this);
+  budget_->setPlaceholderText(tr("none (e.g. 2.5M USD)"));
+  budget_->setToolTip(
+      tr("Largest bill with its currency, as `flopcast plan --budget` reads it: 2.5M USD, 500万 CNY, 5M RMB; "
+         "empty = none"));
+  budget_->setMinimumWidth(budget_->fontMetrics().horizontalAdvance(budget_->placeholderText()) + 16);
+  limits->addWidget(budget_, 1);
+  form->addRow(tr("Deadline:"), limits);
   top->addLayout(form, 1);
   auto* buttons = new QVBoxLayout();
   run_ = new QPushButton(tr("Search plans"), this);
@@ -186,7 +240,8 @@ PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* pa
   chart_ = new QChartView(new QChart(), split);
   chart_->setRenderHint(QPainter::Antialiasing);
   chart_->chart()->setAnimationOptions(QChart::NoAnimation);
-  chart_->chart()->legend()->setAlignment(Qt::AlignBottom);
+  // On the right, one entry a line: at the bottom, in a row, the entries were elided.
+  chart_->chart()->legend()->setAlignment(Qt::AlignRight);
   chart_->chart()->legend()->setShowToolTips(true);  // an elided entry shows its whole text
   chart_->setMinimumHeight(220);
   table_ = new QTableWidget(split);
@@ -198,7 +253,9 @@ PlannerView::PlannerView(std::shared_ptr<const io::Catalog> catalog, QWidget* pa
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setSectionResizeMode(5, QHeaderView::Stretch);
-  table_->setWordWrap(false);  // one line per plan; a cut-off cell shows its whole text on hover
+  // Cells wrap rather than being cut off; a cell still shows its whole plan on hover.
+  table_->setWordWrap(true);
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->setToolTip(tr("The time/cost Pareto front; double-click a row to load its plan"));
   split->addWidget(chart_);
   split->addWidget(table_);
@@ -349,28 +406,13 @@ void PlannerView::on_finished() {
     return;
   }
   bands_ = out.bands;
-  show_result(*out.result);
+  show_result(*out.result, out.constrained, out.confidence);
   emit finished(true);
 }
 
-void PlannerView::show_result(const search::PlanResult& r) {
+void PlannerView::show_result(const search::PlanResult& r, bool constrained, search::Confidence confidence) {
   result_ = r;
-  QString text = tr("%1 plans considered, %2 estimated in %3 s; %4 on the front.")
-                     .arg(q(format_grouped(r.enumerated)))
-                     .arg(q(format_grouped(r.estimated)))
-                     .arg(r.seconds, 0, 'f', 1)
-                     .arg(r.pareto.size());
-  // "Best" as `flopcast plan` chooses it; the fastest plan apart (it is rarely the same).
-  if (r.best)
-    text += tr(" Best (cheapest meeting the deadline and budget): %1.").arg(describe_plan(*r.best));
-  else
-    text += tr(" No plan meets the deadline and budget.");
-  if (!r.pareto.empty() && (!r.best || r.pareto.front().candidate.index != r.best->candidate.index))
-    text += tr(" Fastest: %1.").arg(describe_plan(r.pareto.front()));
-  for (const auto& s : r.infeasible) text += QStringLiteral(" %1.").arg(q(s));
-  if (!has_cost(r)) text += tr(" No pricing block: the chart shows GPU-hours instead of cost.");
-  text += tr(" Click a point to load its plan into the editor.");
-  info_->setText(text);
+  info_->setText(planner_summary(r, constrained, confidence));
   table_->setRowCount(static_cast<int>(r.pareto.size()));
   for (std::size_t i = 0; i < r.pareto.size(); ++i) {
     const auto& p = r.pareto[i];
@@ -434,7 +476,8 @@ void PlannerView::rebuild_chart() {
     if (band.known) x0 = std::min(x0, x0 * band.p10), x1 = std::max(x1, x1 * band.p90);
   // Log scales labelled 1-2-5 per decade: GPU counts from one node to thousands span decades
   // of run time. The series plot log10 of their values (log_axis.hpp).
-  auto* ax = make_log_axis(std::max(1e-3, x0 / 1.25), x1 * 1.25, tr("days (expected wall time)"));
+  // At most 7 labels across: with the legend beside it the chart is narrow at 1000 x 700.
+  auto* ax = make_log_axis(std::max(1e-3, x0 / 1.25), x1 * 1.25, tr("days (expected wall time)"), 7);
   auto* ay = make_log_axis(std::max(1e-6, y0 / 1.25), y1 * 1.25,
                            y_scale == 1.0 ? y_title
                            : has_cost(r)  ? tr("cost (thousand %1)").arg(q(r.currency))

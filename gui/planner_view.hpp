@@ -6,9 +6,9 @@
 /// scenario in a worker thread and shows its time/cost Pareto front as a scatter of days
 /// against cost, one colour per GPU type (each GPU count's fastest plan as a small point, the
 /// front as large points joined by a line) on log axes labelled 1-2-5 per decade. "Best" is
-/// the search's choice as `flopcast plan` makes it (the cheapest plan meeting the deadline
-/// and budget); the fastest plan is named apart. Clicking a point asks the window to load
-/// that plan into the editor. A table lists the front.
+/// the search's choice as `flopcast plan` makes it (the cheapest simulated plan meeting the
+/// deadline and budget, its simulated days and bill); the fastest plan is named apart. Clicking a point asks the window
+/// to load that plan into the editor. A table lists the front.
 #include <QFutureWatcher>
 #include <QWidget>
 
@@ -51,11 +51,22 @@ struct PlannerRequest {
 /// A finished search, or why there is none.
 struct PlannerOutcome {
   std::optional<search::PlanResult> result;
+  bool constrained = false;                                 ///< the request gave a deadline or a budget
+  search::Confidence confidence = search::Confidence::P90;  ///< the request's
   std::vector<std::string> errors;
   /// Per GPU type in the result: the profile's 80% prediction band of its generation (and the
   /// model's regime), drawn as each front point's range of days.
   std::map<std::string, PredictionBand> bands;
 };
+
+/// The Planner tab's summary of a search `r`: the plans considered, the choice, the fastest
+/// plan, the infeasible GPU types. The choice is the simulated run `flopcast plan` chooses, its
+/// days and bill paired on one footing each ("39.5 days and 17,408,000.00 CNY at P50; 43.2 days
+/// and 19,148,800.00 CNY at P90 with the step at the band's x1.09"). Without a deadline or a
+/// budget (`constrained` false) the search's choice is merely the cheapest plan, the slowest to
+/// finish: it is named so, never "Best". `confidence`: the percentile the search checked.
+QString planner_summary(const search::PlanResult& r, bool constrained,
+                        search::Confidence confidence = search::Confidence::P90);
 
 /// Runs the search for `req` (loads the scenario and its price catalog, builds the space:
 /// each GPU type on its usual fabric as `flopcast plan` does, GPU counts up to gpus_max, the
@@ -92,8 +103,10 @@ class PlannerView : public QWidget {
   /// with a unit.
   static bool parse_deadline(const QString& text, std::optional<Time>& out, QString& why);
 
-  /// Shows a finished search (also used by tests).
-  void show_result(const search::PlanResult& r);
+  /// Shows a finished search (also used by tests); `constrained`: a deadline or a budget was
+  /// given; `confidence`: the percentile it was checked at.
+  void show_result(const search::PlanResult& r, bool constrained = true,
+                   search::Confidence confidence = search::Confidence::P90);
   /// The bands of the last search's GPU types (PlannerOutcome::bands).
   const std::map<std::string, PredictionBand>& bands() const { return bands_; }
   const std::optional<search::PlanResult>& result() const { return result_; }

@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QFileInfo>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -50,21 +51,25 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   top->addWidget(info_, 1);
   v->addLayout(top);
 
-  auto* controls = new QHBoxLayout();
+  // Two rows of controls, X and Y, then the colour and the filter: on one row at 1000 x 700 the
+  // long column names ("parallel.sequence_parallel") and the filter's hint were cut off.
+  auto* controls = new QGridLayout();
   filter_ = new QLineEdit(this);
   filter_->setPlaceholderText(tr("Filter rows (text in any column)"));
   filter_->setClearButtonEnabled(true);
   connect(filter_, &QLineEdit::textChanged, this, &SweepView::set_filter);
-  controls->addWidget(filter_, 2);
   x_ = new QComboBox(this);
   y_ = new QComboBox(this);
   colour_ = new QComboBox(this);
-  controls->addWidget(new QLabel(tr("X:"), this));
-  controls->addWidget(x_, 1);
-  controls->addWidget(new QLabel(tr("Y:"), this));
-  controls->addWidget(y_, 1);
-  controls->addWidget(new QLabel(tr("Colour by:"), this));
-  controls->addWidget(colour_, 1);
+  controls->addWidget(new QLabel(tr("X:"), this), 0, 0);
+  controls->addWidget(x_, 0, 1);
+  controls->addWidget(new QLabel(tr("Y:"), this), 0, 2);
+  controls->addWidget(y_, 0, 3);
+  controls->addWidget(new QLabel(tr("Colour by:"), this), 1, 0);
+  controls->addWidget(colour_, 1, 1);
+  controls->addWidget(filter_, 1, 2, 1, 2);
+  controls->setColumnStretch(1, 1);
+  controls->setColumnStretch(3, 1);
   v->addLayout(controls);
   for (QComboBox* c : {x_, y_, colour_}) connect(c, &QComboBox::currentIndexChanged, this, &SweepView::rebuild_chart);
 

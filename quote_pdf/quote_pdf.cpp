@@ -27,7 +27,10 @@
 #include <QTextTable>
 #include <QtGlobal>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
+#include <utility>
 
 namespace flopcast::quote_pdf {
 namespace {
@@ -90,6 +93,78 @@ void keep_numbers_whole(QTextDocument& doc) {
       }
     }
   }
+}
+
+/// The top and bottom of table row `row` of `table` as laid out, in document coordinates: the
+/// extent of its cells' blocks.
+std::pair<qreal, qreal> row_extent(const QTextDocument& doc, const QTextTable& table, int row) {
+  qreal top = -1, bottom = -1;
+  for (int col = 0; col < table.columns(); ++col) {
+    const QTextTableCell cell = table.cellAt(row, col);
+    if (cell.row() != row) continue;  // spanned from a row above
+    for (QTextBlock b = doc.findBlock(cell.firstPosition()); b.isValid() && b.position() <= cell.lastPosition();
+         b = b.next()) {
+      const QRectF r = doc.documentLayout()->blockBoundingRect(b);
+      top = top < 0 ? r.top() : std::min(top, r.top());
+      bottom = std::max(bottom, r.bottom());
+    }
+  }
+  return {top, bottom};
+}
+
+/// A table row the layout splits across two pages: the table's index among the document's
+/// tables (-1: none), the row, the table's header rows.
+struct SplitRow {
+  int table = -1, row = -1, header_rows = 0;
+};
+
+/// The first body row (not a header row, not taller than a page) that the layout splits across
+/// two pages.
+SplitRow first_split_row(const QTextDocument& doc) {
+  const qreal page = doc.pageSize().height();
+  if (page <= 0) return {};
+  int index = -1;
+  for (QTextFrame* frame : doc.rootFrame()->childFrames()) {
+    auto* table = qobject_cast<QTextTable*>(frame);
+    if (table == nullptr) continue;
+    ++index;
+    const int header = table->format().headerRowCount();
+    for (int row = header; row < table->rows(); ++row) {
+      const auto [top, bottom] = row_extent(doc, *table, row);
+      if (top < 0 || bottom - top >= page) continue;
+      if (std::floor(top / page) != std::floor((bottom - 0.5) / page)) return {index, row, header};
+    }
+  }
+  return {};
+}
+
+/// `html` with the table of `split` (its index in document order) ended before the split row (its
+/// header rows counted) and continued in a new table on the next page: the same opening tag with
+/// "page-break-before: always", the same <thead>. When the split row is the table's first body
+/// row, the whole table starts the next page instead. "" when the HTML does not have that table
+/// and row (tables of the quote's HTML are not nested: core/quote's render_quote_html).
+std::string with_table_split(const std::string& html, const SplitRow& split) {
+  const int table = split.table, row = split.row;
+  constexpr const char* kBreak = " style=\"page-break-before: always\"";
+  std::size_t open = std::string::npos;
+  for (int t = 0, from = 0; t <= table; ++t) {
+    open = html.find("<table", static_cast<std::size_t>(from));
+    if (open == std::string::npos) return "";
+    from = static_cast<int>(open) + 1;
+  }
+  const std::size_t tag_end = html.find('>', open), close = html.find("</table>", open);
+  if (tag_end == std::string::npos || close == std::string::npos) return "";
+  if (row <= split.header_rows) return html.substr(0, tag_end) + kBreak + html.substr(tag_end);
+  std::size_t tr = tag_end;
+  for (int r = 0; r <= row; ++r) {
+    tr = html.find("<tr", tr + 1);
+    if (tr == std::string::npos || tr > close) return "";
+  }
+  std::string head;
+  const std::size_t thead = html.find("<thead>", open), thead_end = html.find("</thead>", open);
+  if (thead < close && thead_end < close) head = html.substr(thead, thead_end + 8 - thead);
+  const std::string tag = html.substr(open, tag_end - open) + kBreak + ">";
+  return html.substr(0, tr) + "</tbody></table>\n" + tag + head + "<tbody>\n" + html.substr(tr);
 }
 
 /// Footer text size, pt, and its baseline below the printable area, mm (inside the bottom margin).
@@ -184,24 +259,102 @@ class DeterministicHashSeed {
   DeterministicHashSeed& operator=(const DeterministicHashSeed&) = delete;
 };
 
+/// A QGuiApplication for one scope: QTextDocument needs fonts, which need one. A command-line
+/// program has none: one is made for the scope on the offscreen platform (no display needed);
+/// its argc/argv must outlive it, so they live here too. ok() is false in a process running a
+/// non-GUI QCoreApplication.
+class GuiScope {
+ public:
+  GuiScope() {
+    if (QCoreApplication::instance() == nullptr)
+      app_ = std::make_unique<QGuiApplication>(argc_, argv_);
+    else if (qobject_cast<QGuiApplication*>(QCoreApplication::instance()) == nullptr)
+      ok_ = false;
+  }
+  GuiScope(const GuiScope&) = delete;
+  GuiScope& operator=(const GuiScope&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  int argc_ = 3;
+  char arg0_[9] = "flopcast";
+  char arg1_[10] = "-platform";
+  char arg2_[10] = "offscreen";
+  char* argv_[4] = {arg0_, arg1_, arg2_, nullptr};
+  std::unique_ptr<QGuiApplication> app_;
+  bool ok_ = true;
+};
+
+constexpr const char* kNotGui = "PDF output needs a QGuiApplication, but this process runs a non-GUI QCoreApplication";
+
+/// `html` laid out in `doc` on A4 pages of `printable` points, as the PDF prints it, on
+/// `device` (a paint device of the layout's resolution, which must outlive `doc`'s use).
+/// A table row the layout splits across two pages is moved to the next page, whole: Qt moves a
+/// row only when none of its cells starts on the page (QTextDocumentLayout's layoutTable,
+/// dropRowToNextPage), so a row whose first line fits and whose second does not was split. Its
+/// table ends before it and goes on in a new table on the next page, the header repeated; one
+/// row at a time, in document order, as each move shifts what follows.
+void lay_out(QTextDocument& doc, QImage& device, std::string html, const QRectF& printable) {
+  const int dots_per_metre = qRound(kLayoutDpi / kMetresPerInch);
+  device.setDotsPerMeterX(dots_per_metre);
+  device.setDotsPerMeterY(dots_per_metre);
+  doc.documentLayout()->setPaintDevice(&device);
+  // The page margins above frame the text; QTextDocument's own 4 px margin would add to them.
+  doc.setDocumentMargin(0);
+  for (int moved = 0;; ++moved) {
+    doc.setHtml(adapt_style_to_qt(QString::fromUtf8(html.data(), static_cast<qsizetype>(html.size()))));
+    keep_numbers_whole(doc);
+    doc.setPageSize(QSizeF(printable.width(), printable.height()) * (kLayoutDpi / kPointsPerInch));
+    const SplitRow split = first_split_row(doc);
+    if (split.table < 0 || moved == 100) return;
+    std::string moved_html = with_table_split(html, split);
+    if (moved_html.empty()) return;
+    html = std::move(moved_html);
+  }
+}
+
+QPageLayout a4_layout() {
+  return QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait,
+                     QMarginsF(kMarginMm, kMarginMm, kMarginMm, kMarginMm), QPageLayout::Millimeter);
+}
+
 }  // namespace
+
+int broken_table_rows(const std::string& html, std::string& error) {
+  QString messages;
+  MessageCapture capture(messages);
+  const GuiScope gui;
+  if (!gui.ok()) {
+    error = kNotGui;
+    return -1;
+  }
+  QImage device(1, 1, QImage::Format_ARGB32);
+  QTextDocument doc;
+  lay_out(doc, device, html, a4_layout().paintRect(QPageLayout::Point));
+  // Rows split across two pages, and rows (or tables) that leave a page empty before them.
+  int broken = 0;
+  const qreal page = doc.pageSize().height();
+  qreal last_bottom = -1;
+  for (QTextFrame* frame : doc.rootFrame()->childFrames()) {
+    auto* table = qobject_cast<QTextTable*>(frame);
+    if (table == nullptr) continue;
+    for (int row = table->format().headerRowCount(); row < table->rows(); ++row) {
+      const auto [top, bottom] = row_extent(doc, *table, row);
+      if (top < 0) continue;
+      if (bottom - top < page && std::floor(top / page) != std::floor((bottom - 0.5) / page)) ++broken;
+      if (last_bottom >= 0 && std::floor(top / page) - std::floor((last_bottom - 0.5) / page) > 1) ++broken;
+      last_bottom = bottom;
+    }
+  }
+  return broken;
+}
 
 bool html_to_pdf(const std::string& html, const std::string& title, std::string& pdf, std::string& error) {
   QString messages;
   MessageCapture capture(messages);
-  // QTextDocument needs fonts, which need a QGuiApplication. A command-line program has none:
-  // make one for this call on the offscreen platform (no display needed). Its argc/argv must
-  // outlive it, so they live here too.
-  int argc = 3;
-  char arg0[] = "flopcast";
-  char arg1[] = "-platform";
-  char arg2[] = "offscreen";
-  char* argv[] = {arg0, arg1, arg2, nullptr};
-  std::unique_ptr<QGuiApplication> own_app;
-  if (QCoreApplication::instance() == nullptr) {
-    own_app = std::make_unique<QGuiApplication>(argc, argv);
-  } else if (qobject_cast<QGuiApplication*>(QCoreApplication::instance()) == nullptr) {
-    error = "PDF output needs a QGuiApplication, but this process runs a non-GUI QCoreApplication";
+  const GuiScope gui;
+  if (!gui.ok()) {
+    error = kNotGui;
     return false;
   }
 
@@ -220,8 +373,7 @@ bool html_to_pdf(const std::string& html, const std::string& title, std::string&
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
     QPdfWriter writer(&buffer);
-    writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait,
-                                     QMarginsF(kMarginMm, kMarginMm, kMarginMm, kMarginMm), QPageLayout::Millimeter));
+    writer.setPageLayout(a4_layout());
     writer.setResolution(kPdfDpi);
     writer.setTitle(QString::fromStdString(title));
     writer.setCreator(QStringLiteral("flopcast"));
@@ -229,17 +381,8 @@ bool html_to_pdf(const std::string& html, const std::string& title, std::string&
     // Lay the document out on a device of known resolution, one page = the printable area of
     // A4, then paint it page by page at the writer's resolution.
     QImage layout_device(1, 1, QImage::Format_ARGB32);
-    const int dots_per_metre = qRound(kLayoutDpi / kMetresPerInch);
-    layout_device.setDotsPerMeterX(dots_per_metre);
-    layout_device.setDotsPerMeterY(dots_per_metre);
     QTextDocument doc;
-    doc.documentLayout()->setPaintDevice(&layout_device);
-    // The page margins above frame the text; QTextDocument's own 4 px margin would add to them.
-    doc.setDocumentMargin(0);
-    doc.setHtml(adapt_style_to_qt(QString::fromUtf8(html.data(), static_cast<qsizetype>(html.size()))));
-    keep_numbers_whole(doc);
-    const QRectF printable = writer.pageLayout().paintRect(QPageLayout::Point);
-    doc.setPageSize(QSizeF(printable.width(), printable.height()) * (kLayoutDpi / kPointsPerInch));
+    lay_out(doc, layout_device, html, writer.pageLayout().paintRect(QPageLayout::Point));
     paint_pages(doc, writer, QString::fromStdString(title), chinese ? cjk : QStringLiteral("DejaVu Sans"), chinese);
   }
   if (bytes.isEmpty()) {

@@ -19,4 +19,9 @@ inline constexpr double kMarginMm = 18.0;
 /// core/quote's pdf_with_creation_date). Writes no file.
 bool html_to_pdf(const std::string& html, const std::string& title, std::string& pdf, std::string& error);
 
+/// The body rows of `html`'s tables that its A4 layout -- the one html_to_pdf prints -- leaves
+/// broken: split across two pages (a row taller than a page aside), or after an empty page. 0
+/// when every row is whole on one page; -1 with `error` as html_to_pdf's when no layout can be made.
+int broken_table_rows(const std::string& html, std::string& error);
+
 }  // namespace flopcast::quote_pdf

@@ -58,7 +58,8 @@ TEST_SUITE("app.quote_request") {
     REQUIRE(quote.requirements.size() == 2);
     CHECK(quote.requirements[1].what == "Deadline");
     CHECK_FALSE(quote.requirements[1].met);
-    CHECK(quote.requirements[1].plan.find("at P90, model uncertainty included") != std::string::npos);
+    CHECK(quote.requirements[1].plan.find(fmt::format("at P90, slow end of the model band (x{:.2f})", r.band.p90)) !=
+          std::string::npos);
   }
 
   TEST_CASE("a plan that does not fit: DoesNotFit, worded with both sizes") {

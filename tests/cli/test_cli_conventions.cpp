@@ -4,15 +4,18 @@
 // `catalog prices|--json`, and the man page and completions generated from the command line.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "cli_context.hpp"
 #include "cli_reference.hpp"
 #include "cli_runner.hpp"
+#include "flopcast/io/price_catalog_io.hpp"
 
 using namespace flopcast;
 using nlohmann::json;
@@ -291,6 +294,22 @@ TEST_CASE("catalog: prices and --json for every catalog") {
   for (const auto& e : pj)
     for (const char* k : {"catalog", "plan", "kind", "price", "currency", "per", "source"})
       CHECK_MESSAGE(e.contains(k), k);
+  // Each plan's kind as its catalog records it (once offers read "claim" and an assumption "list").
+  for (const char* name : {"seed-vendor", "public-cloud"}) {
+    Diagnostics d;
+    const auto cat = io::load_price_catalog(name, "", d);
+    REQUIRE_MESSAGE(cat, d.str());
+    for (const Plan& p : cat->plans) {
+      CAPTURE(p.id);
+      const auto e =
+          std::find_if(pj.begin(), pj.end(), [&](const json& x) { return x["catalog"] == name && x["plan"] == p.id; });
+      REQUIRE(e != pj.end());
+      CHECK((*e)["kind"] == to_string(p.kind));
+      CHECK((*e)["claimed"] == p.claim);
+    }
+  }
+  CHECK(std::regex_search(prices.out, std::regex("\npublic-cloud/deepseek-h800-assumption +assumption ")));
+  CHECK(std::regex_search(prices.out, std::regex("\nseed-vendor/h800-daily +offer, claimed ")));
   for (const char* what : {"gpus", "fabrics", "models"}) {
     const auto r = run_cli({"catalog", what, "--json"});
     REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
@@ -304,7 +323,10 @@ TEST_CASE("the man page and the completions list every command and flag the prog
   std::ostringstream out, err;
   cli::CliContext ctx(out, err);
   const auto app = cli::make_cli_app(ctx);
-  const std::string man = cli::man_page(*app), bash = cli::bash_completion(*app), zsh = cli::zsh_completion(*app);
+  REQUIRE(ctx.catalog());
+  const cli::CompletionNames names{ctx.catalog()->gpu_names(), ctx.catalog()->model_names()};
+  const std::string man = cli::man_page(*app), bash = cli::bash_completion(*app, names),
+                    zsh = cli::zsh_completion(*app, names);
   CHECK(man.rfind(".\\\"", 0) == 0);
   CHECK(contains(man, ".TH FLOPCAST 1"));
   CHECK(contains(zsh, "#compdef flopcast"));
@@ -330,4 +352,51 @@ TEST_CASE("the man page and the completions list every command and flag the prog
   // `flopcast reference` prints them (the build runs it); it is hidden from the help.
   CHECK(run_cli({"reference", "man"}).out == man);
   CHECK(run_cli({"reference", "bash"}).out == bash);
+  CHECK(run_cli({"reference", "zsh"}).out == zsh);
+  CHECK(contains(zsh, "_sequence compadd - A100-40G"));  // plan --gpu: a list of the catalog's GPUs
+}
+
+namespace {
+
+/// What bash's completion offers for the words `line` (the last one being completed) with the
+/// script `script` loaded, in the folder `dir`: COMPREPLY, one per line, then "files" when the
+/// completion falls back to file names (complete -o default), as bash would.
+std::string complete_in_bash(const std::string& script, const std::filesystem::path& dir, const std::string& line) {
+  const auto file = dir / "flopcast.bash";
+  std::ofstream(file) << script;
+  const std::string cmd = "cd '" + dir.string() + "' && bash -c 'source ./flopcast.bash; COMP_WORDS=(" + line +
+                          "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); [[ \"" + line +
+                          "\" == *\" \" ]] && { COMP_WORDS+=(\"\"); COMP_CWORD=$((COMP_CWORD + 1)); }; _flopcast; "
+                          "printf \"%s\\n\" \"${COMPREPLY[@]}\"; complete -p flopcast' 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
+  pclose(pipe);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("bash completion: GPU names for --gpu, languages for --lang, never file names for them") {
+  const std::string bash = run_cli({"reference", "bash"}).out;
+  TempDir t;
+  spit(t.path / "H100-notes.txt", "a file whose name a GPU prefix matches");
+  spit(t.path / "zh-draft.yaml", "a file whose name a language prefix matches");
+  // Bash falls back to file names when a completion offers nothing, unless told not to.
+  const std::string plan = complete_in_bash(bash, t.path, "flopcast plan s.yaml --gpu H1");
+  CHECK(contains(plan, "H100\n"));
+  CHECK_FALSE(contains(plan, "H100-notes.txt"));
+  CHECK_FALSE(contains(plan, "-o default"));
+  // A list: the last name after the comma.
+  CHECK(contains(complete_in_bash(bash, t.path, "flopcast plan s.yaml --gpu A100-80G,H8"), "A100-80G,H800\n"));
+  CHECK(contains(complete_in_bash(bash, t.path, "flopcast init --gpu B2"), "B200\n"));
+  CHECK(contains(complete_in_bash(bash, t.path, "flopcast init --model llama3-8"), "llama3-8b\n"));
+  const std::string lang = complete_in_bash(bash, t.path, "flopcast quote s.yaml --lang z");
+  CHECK(contains(lang, "zh-CN\n"));
+  CHECK_FALSE(contains(lang, "zh-draft.yaml"));
+  // A count offers nothing, not file names; a scenario still completes file names.
+  CHECK_FALSE(contains(complete_in_bash(bash, t.path, "flopcast init --gpus H"), "H100-notes.txt"));
+  CHECK(contains(complete_in_bash(bash, t.path, "flopcast simulate zh"), "zh-draft.yaml\n"));
 }

@@ -39,9 +39,10 @@ TEST_CASE("flopcast plan: text, JSON, CSV and exit codes") {
   CHECK(t.out.find("Evaluated ") != std::string::npos);
   CHECK(t.out.find("plans/s") != std::string::npos);
   CHECK(t.out.find("Time/cost Pareto front") != std::string::npos);
-  CHECK(t.out.find("Cheapest plan meeting the deadline and budget (simulated P90 including model uncertainty (") !=
-        std::string::npos);
-  CHECK(t.out.find("Model uncertainty (step at the band's P10 / P90, failures at P50): ") != std::string::npos);
+  CHECK(t.out.find("Cheapest plan meeting the deadline and budget (simulated P90 of failures, the step at the model "
+                   "band's slow end (") != std::string::npos);
+  CHECK(t.out.find("Model band (step at the band's fast and slow ends, x") != std::string::npos);
+  CHECK(t.out.find("P10 / P90") == std::string::npos);  // "P90" is the failures' percentile only
   CHECK(t.out.find("Runs on: ") != std::string::npos);
   CHECK(t.out.find("discrete-event simulation, whole-run Monte Carlo") != std::string::npos);  // the DES by default
 
@@ -163,4 +164,111 @@ TEST_CASE("every shipped plan example: the recommended plan's simulated P90 meet
     }
     CHECK_MESSAGE(asked > 0, name);
   }
+}
+
+TEST_CASE("flopcast plan --budget: RMB, 元 and ¥ are CNY, $ is USD, a currency no catalog knows is a usage error") {
+  // The same search as with the ISO code: the same header, the same chosen plan and cost.
+  const auto iso = plan_cli({kQuick, "--gpus-max", "16", "--budget", "5M CNY", "--json"});
+  REQUIRE_MESSAGE(iso.code == cli::kOk, iso.err);
+  const auto want = nlohmann::json::parse(iso.out);
+  for (const char* written : {"5M RMB", "500万元", "¥5M", "RMB 5,000,000"}) {
+    CAPTURE(written);
+    const auto r = plan_cli({kQuick, "--gpus-max", "16", "--budget", written, "--json"});
+    REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["currency"] == "CNY");
+    CHECK(doc["chosen"] == want["chosen"]);
+  }
+  const auto text = plan_cli({kQuick, "--gpus-max", "16", "--budget", "5M RMB"});
+  CHECK(text.out.find("budget 5,000,000.00 CNY") != std::string::npos);
+  CHECK(text.out.find("0.00 USD") == std::string::npos);
+  const auto dollars = plan_cli({kQuick, "--gpus-max", "16", "--budget", "$1M", "--json"});
+  REQUIRE_MESSAGE(dollars.code == cli::kOk, dollars.err);
+  CHECK(nlohmann::json::parse(dollars.out)["currency"] == "USD");
+  // A word that names no currency, and a code no catalog bills in or converts: exit 2, the fix said.
+  const auto word = plan_cli({kQuick, "--budget", "5M dollars"});
+  CHECK(word.code == cli::kUsage);
+  CHECK(word.err.find("flopcast plan: error: --budget: '5M dollars' names no currency flopcast reads: write an ISO "
+                      "code (CNY, USD, EUR) or RMB, 元, ¥ (CNY), $ (USD)") != std::string::npos);
+  const auto gbp = plan_cli({kQuick, "--budget", "5M GBP"});
+  CHECK(gbp.code == cli::kUsage);
+  CHECK(gbp.err.find("--budget: '5M GBP' is in GBP, which no price catalog bills in or states a rate for: write it "
+                     "in CNY or USD") != std::string::npos);
+  const auto cur = plan_cli({kQuick, "--currency", "RMB", "--gpus-max", "16", "--json"});
+  REQUIRE_MESSAGE(cur.code == cli::kOk, cur.err);
+  CHECK(nlohmann::json::parse(cur.out)["currency"] == "CNY");
+  const auto bad_cur = plan_cli({kQuick, "--currency", "XYZ"});
+  CHECK(bad_cur.code == cli::kUsage);
+  CHECK(bad_cur.err.find("--currency: 'XYZ' is XYZ, which no price catalog bills in") != std::string::npos);
+}
+
+TEST_CASE("flopcast plan: the recommended plan and every note's plan are ones the simulated list shows as meeting") {
+  // Two GPU types: once the note on the other type named a plan "meeting the constraints" at its
+  // closed-form time (640 x H800, 38.8 days) that the simulated list showed missing the deadline
+  // at P90 (51.1 days with the band).
+  const std::string scenario = std::string(FLOPCAST_SCENARIOS_DIR) + "/plan-72b-2t-h800.yaml";
+  const std::vector<std::string> args{scenario, "--gpu", "H800,B200", "--deadline", "45d", "--gpus-max", "2048"};
+  auto json_args = args;
+  json_args.push_back("--json");
+  const auto r = plan_cli(json_args);
+  REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+  const auto doc = nlohmann::json::parse(r.out);
+  auto name = [](const nlohmann::json& x) {
+    return std::to_string(x["gpus"].get<long long>()) + " x " + x["gpu"].get<std::string>() + " " +
+           x["plan"].get<std::string>() + " under " + x["catalog"].get<std::string>() + "/" +
+           x["price_option"].get<std::string>();
+  };
+  auto simulated = [&](const std::string& plan) -> const nlohmann::json* {
+    for (const auto& x : doc["resimulated"])
+      if (name(x) == plan) return &x;
+    return nullptr;
+  };
+  // The choice is a simulated plan that meets, at the figures the list gives it.
+  const auto* chosen = simulated(name(doc["chosen"]));
+  REQUIRE(chosen);
+  CHECK((*chosen)["meets_deadline"].get<bool>());
+  CHECK((*chosen)["meets_budget"].get<bool>());
+  CHECK((*chosen)["days"] == doc["chosen"]["days"]);
+  int named = 0;
+  for (const auto& n : doc["notes"]) {
+    const std::string note = n.get<std::string>();
+    const auto at = note.find("meeting the constraints, ");
+    if (at == std::string::npos) continue;
+    const auto from = at + std::string("meeting the constraints, ").size();
+    const std::string plan = note.substr(from, note.find(", costs ", from) - from);
+    CAPTURE(note);
+    const auto* x = simulated(plan);
+    REQUIRE(x);
+    CHECK((*x)["meets_deadline"].get<bool>());
+    CHECK((*x)["meets_budget"].get<bool>());
+    // The days the note gives are the simulated ones the deadline was checked on.
+    char days[32];
+    std::snprintf(days, sizeof days, "takes %.1f days", (*x)["days"].get<double>());
+    CHECK(note.find(days) != std::string::npos);
+    ++named;
+  }
+  CHECK(named == 1);  // the H800's
+  // The text says the same: the note's plan is not one the list shows missing.
+  const auto text = plan_cli(args);
+  REQUIRE(text.code == cli::kOk);
+  std::istringstream lines(text.out);
+  std::string line;
+  std::vector<std::string> misses;
+  while (std::getline(lines, line))
+    if (line.find("misses the deadline") != std::string::npos || line.find("over the budget") != std::string::npos)
+      misses.push_back(line.substr(2, line.find(": step ") - 2));
+  REQUIRE_FALSE(misses.empty());
+  for (const auto& n : doc["notes"])
+    for (const auto& m : misses) CHECK_MESSAGE(n.get<std::string>().find(m + ",") == std::string::npos, m);
+}
+
+TEST_CASE("flopcast plan of a LoRA job: plans are judged by the frameworks' fine-tuning routes") {
+  // Once a LoRA plan was named "torchtitan (FSDP2)", which has no adapters, and QLoRA plans with
+  // tensor parallelism "Megatron-core", whose NF4 layers have none.
+  const auto r = plan_cli({std::string(FLOPCAST_SCENARIOS_DIR) + "/finetune-llama2-70b-lora.yaml", "--gpus-max", "16"});
+  REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+  CHECK(r.out.find("plans: no fine-tuning framework runs the combination (NeMo, DeepSpeed with Hugging Face PEFT, "
+                   "torchtune)") != std::string::npos);
+  CHECK(r.out.find("Runs on: ") != std::string::npos);
+  CHECK(r.out.find("torchtitan (FSDP2)") == std::string::npos);
 }

@@ -318,6 +318,16 @@ TEST_SUITE("cli-quote") {
     const auto wan = with({"--budget", "500万"});
     CHECK(wan.code == cli::kUsage);
     CHECK(contains(wan.err, "--budget: '500万' has no currency"));
+    // How Chinese sales teams write a budget: RMB, 元 and ¥ are CNY, read as the ISO code is.
+    for (const char* written : {"1亿 RMB", "1亿元", "¥100M"}) {
+      CAPTURE(written);
+      const auto r = with({"--deadline", "400d", "--budget", written});
+      REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+      CHECK(r.out == met.out);
+    }
+    const auto word = with({"--budget", "5M kuai"});
+    CHECK(word.code == cli::kUsage);
+    CHECK(contains(word.err, "--budget: '5M kuai' names no currency flopcast reads"));
   }
 
   TEST_CASE("quote --plan best: plans and quotes in one step") {
@@ -333,6 +343,152 @@ TEST_SUITE("cli-quote") {
                                "--budget", "5M CNY", "--gpu", "H800", "--gpus-max", "2048", "--date", "2026-12-01"});
     CHECK(poor.code == cli::kInfeasible);
     CHECK(contains(poor.err, "what would make one work: a budget of "));
+    // --allow-miss quotes the closest plan, saying what it misses, with exit 0 (it was ignored).
+    const auto miss =
+        run_cli({"quote", scenario("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d", "--budget",
+                 "5M CNY", "--gpu", "H800", "--gpus-max", "2048", "--date", "2026-12-01", "--allow-miss"});
+    CHECK(miss.code == cli::kOk);
+    CHECK(contains(miss.out, "This plan does not meet every requirement. Deadline: asked 45.0 days"));
+    CHECK(contains(miss.out, "| **Budget (before tax)** | **5,000,000.00 CNY** |"));
+    CHECK(contains(miss.err, "quoting the closest"));
+    CHECK(contains(miss.err, "what would make one work: a budget of "));
+    // The same budget in RMB: the same search (never "no price plan" and a budget of 0.00 USD).
+    const auto rmb = run_cli({"quote", scenario("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d",
+                              "--budget", "5M RMB", "--gpu", "H800", "--gpus-max", "2048", "--date", "2026-12-01"});
+    CHECK(rmb == poor);
+  }
+
+  TEST_CASE("quote: the requirement's P90 with the model band is the band column's slow end, the fast end shown") {
+    // Once the requirements row said "82.7 days at P90, model uncertainty included" while the
+    // duration table's P90 was 75.6 days and the bill's P90 column equalled its P50: one name
+    // for two figures, and the band's low end nowhere.
+    const auto r = run_cli({"quote", scenario("plan-72b-2t-h800.yaml"), "--date", "2026-01-10", "--deadline", "90d",
+                            "--budget", "20M CNY", "--allow-miss"});
+    REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+    CHECK_FALSE(contains(r.out, "model uncertainty included"));
+    std::smatch m;
+    REQUIRE(std::regex_search(
+        r.out, m,
+        std::regex(
+            R"(\| Deadline \| 90\.0 days \| ([0-9.]+ days) at P90, slow end of the model band \(x([0-9.]+)\) \|)")));
+    const std::string days = m[1].str(), factor = m[2].str();
+    REQUIRE(
+        std::regex_search(r.out, m,
+                          std::regex(R"(\| Calendar time \| [^|]+ \| ([0-9.]+) days \([^|]+\) \| ([0-9.]+) days to )" +
+                                     std::regex_replace(days, std::regex(R"(\.)"), R"(\.)") + R"( \|)")));
+    // The fast end is below the P90 of the point prediction, the slow end above it.
+    CHECK(std::stod(m[2].str()) < std::stod(m[1].str()));
+    CHECK(std::stod(days) > std::stod(m[1].str()));
+    CHECK(contains(r.out, "|  | P50 | P90 | Model band at P90 |"));
+    CHECK(contains(r.out, "fast and slow ends of the model's 80% interval (x"));
+    CHECK(contains(r.out, " and x" + factor + ")."));
+    // The budget's figure is the bill's band column, named as such.
+    REQUIRE(std::regex_search(r.out, m, std::regex(R"(gives ([0-9,.]+) CNY at P90, slow end of the model band)")));
+    const std::string total = m[1].str();
+    CHECK(contains(r.out, "|  | P50 (CNY) | P90 (CNY) | Model band at P90 (CNY) |"));
+    REQUIRE(std::regex_search(r.out, m,
+                              std::regex(R"(\| Total before tax \| [0-9,.]+ \| [0-9,.]+ \| ([0-9,.]+) to )" +
+                                         std::regex_replace(total, std::regex(R"(\.)"), R"(\.)") + " \\|")));
+    CHECK(contains(r.out, "Over the model band at P90: " + m[1].str() + " CNY to " + total + " CNY."));
+  }
+
+  TEST_CASE("simulate and quote: the plan a quote recommends is the one simulate's bills name for it") {
+    for (const char* name : {"quickstart.yaml", "plan-72b-2t-h800.yaml", "plan-70b-1t.yaml",
+                             "finetune-llama2-70b-lora.yaml", "finetune-llama2-70b-qlora.yaml"}) {
+      CAPTURE(name);
+      const auto sim = run_cli({"simulate", scenario(name)});
+      REQUIRE_MESSAGE(sim.code == cli::kOk, sim.err);
+      const auto q = run_cli({"quote", scenario(name), "--date", "2026-01-10"});
+      REQUIRE_MESSAGE(q.code == cli::kOk, q.err);
+      std::smatch m;
+      // simulate: the provider's own cheapest plan, on its own line when a competitor's is cheaper.
+      std::string own;
+      if (std::regex_search(
+              sim.out, m,
+              std::regex(
+                  R"(cheapest of the provider's own plans \(what its quote recommends\): (.*): [0-9,.]+ [A-Z]{3} at P50)")))
+        own = m[1].str();
+      else if (std::regex_search(sim.out, m, std::regex(R"(\* cheapest: (.*): [0-9,.]+ [A-Z]{3} at P50)")))
+        own = m[1].str();
+      REQUIRE_FALSE(own.empty());
+      CHECK(contains(q.out, "## Recommended plan\n\n" + own + ": "));
+      // The quote's comparison marks the same plan recommended, when it lists others.
+      if (contains(q.out, "## Other plans")) CHECK(contains(q.out, "| **" + own + " (recommended)** |"));
+    }
+  }
+
+  TEST_CASE("quote --plan best over several GPU types: each other type's cheapest simulated plan, as plan finds it") {
+    // Once the quote listed the winning type's plans only: the customer's preferred H800 was nowhere.
+    const std::vector<std::string> search{
+        scenario("plan-70b-1t.yaml"), "--gpu", "A100-80G,H800,B200", "--gpus-max", "1024", "--deadline", "60d"};
+    std::vector<std::string> quote{"quote", "--plan", "best", "--date", "2026-01-10"};
+    quote.insert(quote.end(), search.begin(), search.end());
+    const auto q = run_cli(quote);
+    REQUIRE_MESSAGE(q.code == cli::kOk, q.err);
+    std::vector<std::string> plan{"plan", "--json"};
+    plan.insert(plan.end(), search.begin(), search.end());
+    const auto p = run_cli(plan);
+    REQUIRE_MESSAGE(p.code == cli::kOk, p.err);
+    const json doc = json::parse(p.out);
+    const std::string chosen = doc["chosen"]["gpu"];
+    CHECK(contains(q.out, "## Other GPU types considered"));
+    int rows = 0;
+    for (const char* gpu : {"A100-80G", "H800", "B200"}) {
+      if (gpu == chosen) continue;
+      // The type's cheapest simulated plan that meets, as `plan --json` lists it.
+      const json* best = nullptr;
+      for (const auto& x : doc["resimulated"])
+        if (x["gpu"] == gpu && x["meets_deadline"].get<bool>() && x["meets_budget"].get<bool>() &&
+            (!best || x["cost"].get<double>() < (*best)["cost"].get<double>()))
+          best = &x;
+      REQUIRE(best);
+      CAPTURE(gpu);
+      char days[32];
+      std::snprintf(days, sizeof days, "%.1f days", (*best)["days"].get<double>());
+      CHECK(contains(q.out, "| " + std::string(gpu) + " | " + std::to_string((*best)["gpus"].get<long long>()) + " x " +
+                                gpu + ", " + (*best)["plan"].get<std::string>() + ", "));
+      CHECK(contains(q.out, " | " + std::string(days) + " | "));
+      ++rows;
+    }
+    CHECK(rows == 2);
+    CHECK(contains(q.out, "| yes |"));
+  }
+
+  TEST_CASE("quote: the model named and its shape stated, a mixture of experts with its experts") {
+    TempDir tmp;
+    std::string text = read_file(kQuickstart);
+    // An inline model without a name (the scenario calls it "custom").
+    std::string custom = text;
+    custom.replace(custom.find("model: llama3-8b"), 16,
+                   "model:\n  layers: 32\n  hidden: 4096\n  heads: 32\n  kv_heads: 8\n  ffn: 14336\n  ffn_kind: "
+                   "swiglu\n  vocab: 128256\n  seq_len: 8192");
+    const auto custom_file = tmp.path / "custom.yaml";
+    std::ofstream(custom_file) << custom;
+    const auto c = run_cli({"quote", custom_file.string(), "--date", "2026-01-10"});
+    REQUIRE_MESSAGE(c.code == cli::kOk, c.err);
+    CHECK(contains(c.out, "- Model: custom model (8.03 B parameters)\n"));
+    CHECK(contains(c.out,
+                   "- Shape: 32 layers, hidden size 4096, 32 attention heads (8 key/value), sequence 8192 "
+                   "tokens\n"));
+    // Mixtral 8x7B (data/models.yaml): 8 experts, 2 per token; 46.70 B parameters and 12.88 B active as
+    // workload's parameter_count gives them (arXiv 2401.04088 states 47B and 13B).
+    std::string moe = text;
+    moe.replace(moe.find("model: llama3-8b"), 16, "model: mixtral-8x7b");
+    for (const auto& [from, to] :
+         std::vector<std::pair<std::string, std::string>>{{"  tp: 2\n", "  tp: 8\n"},
+                                                          {"  dp: 32\n", "  dp: 8\n"},
+                                                          {"  ep: 1\n", "  ep: 8\n"},
+                                                          {"  recompute: selective\n", "  recompute: full\n"}})
+      moe.replace(moe.find(from), from.size(), to);
+    const auto moe_file = tmp.path / "moe.yaml";
+    std::ofstream(moe_file) << moe;
+    const auto m = run_cli({"quote", moe_file.string(), "--date", "2026-01-10"});
+    REQUIRE_MESSAGE(m.code == cli::kOk, m.err);
+    CHECK(contains(m.out, "- Model: Mixtral 8x7B (46.70 B parameters)\n"));
+    CHECK(contains(m.out, "; mixture of experts: 8 experts, 2 per token, 12.88 B parameters active per token\n"));
+    const auto zh = run_cli({"quote", moe_file.string(), "--date", "2026-01-10", "--lang", "zh-CN"});
+    REQUIRE_MESSAGE(zh.code == cli::kOk, zh.err);
+    CHECK(contains(zh.out, "；混合专家：8 个专家，每词元使用 2 个，每词元激活 12.88 B 参数"));
   }
 
   TEST_CASE("quote: usage and input errors") {

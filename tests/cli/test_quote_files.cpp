@@ -294,6 +294,41 @@ TEST_SUITE("cli.quote_xlsx") {
     CHECK(value_of(cells, "账单", "E" + std::to_string(subtotals[1])) == best.p90.total.micro());
   }
 
+  TEST_CASE("quote --format xlsx --lang zh-CN: numbers as exact decimals, the tax note and units in Chinese") {
+    // Once the workbook held 70502.39999999999 and 604.4400000000001 (libxlsxwriter prints a double
+    // with 16 digits) and an English tax note in the Chinese workbook.
+    test::TempDir tmp("quote-xlsx-exact");
+    const auto file = tmp.path / "quote.xlsx";
+    const auto r =
+        run_cli({"quote", kQuickstart, "--date", kDate, "--lang", "zh-CN", "--format", "xlsx", "-o", file.string()});
+    REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+    const Cells cells = read_cells(file);
+    // Every number is a decimal of at most six places (money has two, unit prices up to six):
+    // the amount's integer minor units (or micro-units) written out, not a binary double's digits.
+    static const std::regex number(R"(-?[0-9]+(\.[0-9]+)?)"), exact(R"(-?[0-9]+(\.[0-9]{1,6})?)");
+    int numbers = 0;
+    for (const auto& [ref, c] : cells) {
+      if (!std::regex_match(c.value, number)) continue;
+      ++numbers;
+      CAPTURE(ref);
+      CHECK_MESSAGE(std::regex_match(c.value, exact), c.value);
+    }
+    CHECK(numbers > 10);
+    // The tax rate's note: Chinese, as the quote's terms say it.
+    const auto rate = rows_labelled(cells, "账单", "税率 (增值税)");
+    REQUIRE(rate.size() == 1);
+    const std::string note = cells.at("账单!F" + std::to_string(rate[0])).value;
+    CHECK(note.find("增值税") != std::string::npos);
+    CHECK(note.find("Value-added tax") == std::string::npos);
+    // The model band's ends have columns of their own beside P50 and P90 (named apart).
+    bool band = false;
+    for (const auto& [ref, c] : cells) band = band || c.value.rfind("模型区间（P90）快端 ×", 0) == 0;
+    CHECK(band);
+    // The units of the bill lines in Chinese ("GPU-day" -> "GPU·天").
+    for (const auto& [ref, c] : cells)
+      if (ref.rfind("账单!C", 0) == 0) CHECK_MESSAGE(c.value.find("-day") == std::string::npos, ref);
+  }
+
   TEST_CASE("quote --format xlsx: the same inputs and --date give the same bytes, and -o is kept without --force") {
     test::TempDir tmp("quote-xlsx-det");
     const auto a = tmp.path / "a.xlsx";

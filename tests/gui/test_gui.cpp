@@ -131,12 +131,15 @@ class GuiTest : public QObject {
   void csv_parser_reads_quotes_and_names_bad_lines();
   void sweep_tab_sorts_filters_and_charts();
   void planner_front_click_loads_the_plan();
+  void planner_best_is_the_simulated_run_it_names();
   void fleet_tab_shows_utilisation_and_queue();
   void claims_tab_shows_every_verdict_and_its_computation();
   void timeline_tab_draws_the_simulated_step();
   void timeline_shows_cp_communication_apart();
   void screenshot_of_each_tab_is_not_blank_data();
   void screenshot_of_each_tab_is_not_blank();
+  void every_tab_fits_1000_by_700();
+  void every_tab_fits_1000_by_700_data();
 
  private:
   /// Where screenshots go: $FLOPCAST_GUI_TEST_OUTPUT when set (CI keeps them), else scratch.
@@ -598,6 +601,34 @@ void GuiTest::screenshot_of_each_tab_is_not_blank_data() {
   for (const QString& tab : MainWindow::tab_names()) QTest::newRow(qPrintable(tab)) << tab;
 }
 
+void GuiTest::every_tab_fits_1000_by_700_data() {
+  QTest::addColumn<QString>("tab");
+  for (const QString& t : MainWindow::tab_names()) QTest::newRow(qPrintable(t)) << t;
+}
+
+/// At 1000 x 700 (docs/gui.md's smallest size) no tab makes the window wider or taller: every
+/// field, legend and hint fits, so nothing is cut off (the screenshots at that size were looked
+/// at); the screenshot is the window's size.
+void GuiTest::every_tab_fits_1000_by_700() {
+  QFETCH(QString, tab);
+  MainWindow w(catalog_);
+  QVERIFY(w.open_file(kQuickstart));
+  QVERIFY(w.open_sweep(write_sweep_csv()));
+  w.claims_view()->open(QStringLiteral(FLOPCAST_SCENARIOS_DIR "/seed-claims/claims.yaml"));
+  w.resize(1000, 700);
+  const QString path = shot_path(QStringLiteral("gui-%1-1000x700.png").arg(tab));
+  QString error;
+  QVERIFY2(save_screenshot(w, tab, path, &error), qPrintable(error));
+  QString wide;
+  for (QWidget* c : w.findChildren<QWidget*>())
+    if (c->isVisible() && c->minimumSizeHint().width() > 600)
+      wide += QStringLiteral("%1 (%2) ")
+                  .arg(QString::fromLatin1(c->metaObject()->className()))
+                  .arg(c->minimumSizeHint().width());
+  QVERIFY2(w.minimumSizeHint().width() <= 1000, qPrintable(wide));
+  QCOMPARE(QImage(path).size(), QSize(1000, 700));
+}
+
 void GuiTest::screenshot_of_each_tab_is_not_blank() {
   QFETCH(QString, tab);
   MainWindow w(catalog_);
@@ -1016,6 +1047,41 @@ void GuiTest::planner_front_click_loads_the_plan() {
   QString error;
   QVERIFY2(save_screenshot(w, QStringLiteral("planner"), shot_path(QStringLiteral("gui-planner-test.png")), &error),
            qPrintable(error));
+}
+
+void GuiTest::planner_best_is_the_simulated_run_it_names() {
+  // Once "Best" paired the closed form's expected days with the bill at P90 with the model's
+  // band, and named a 487-day plan "Best" when no deadline was given.
+  PlannerRequest req;
+  req.yaml = read_all(kQuickstart);
+  req.file = "quickstart.yaml";
+  req.gpu_types = {"H800"};
+  req.gpus_max = 64;
+  req.deadline = Time::from_seconds(60.0 * 86'400);
+  const PlannerOutcome out = run_planner(req, *catalog_);
+  QVERIFY(out.result.has_value());
+  const search::PlanResult& r = *out.result;
+  QVERIFY(r.chosen.has_value());
+  const search::Resimulated& x = *r.chosen;
+  const QString text = planner_summary(r, true);
+  // The days and the bill of the same simulated run, each named: P50, and P90 at the band's factor.
+  const auto days = [](Time t) { return QString::number(t.days(), 'f', 1) + QStringLiteral(" days"); };
+  QVERIFY2(text.contains(days(x.wall_p50) + QStringLiteral(" and ") + QString::fromStdString(x.cost_p50.str()) +
+                         QStringLiteral(" at P50")),
+           qPrintable(text));
+  QVERIFY2(text.contains(days(x.wall) + QStringLiteral(" and ") + QString::fromStdString(x.cost.str()) +
+                         QStringLiteral(" at P90 with the step at the band's x")),
+           qPrintable(text));
+  QVERIFY(text.contains(QStringLiteral("Best (cheapest meeting the deadline and budget")));
+  // Without a deadline or a budget the cheapest plan is not called the best: it is the slowest.
+  req.deadline.reset();
+  const PlannerOutcome open = run_planner(req, *catalog_);
+  QVERIFY(open.result.has_value());
+  const QString unconstrained = planner_summary(*open.result, false);
+  QVERIFY2(!unconstrained.contains(QStringLiteral("Best")), qPrintable(unconstrained));
+  QVERIFY2(unconstrained.contains(QStringLiteral("No deadline or budget: the cheapest plan")),
+           qPrintable(unconstrained));
+  QVERIFY(unconstrained.contains(QStringLiteral("set a deadline")));
 }
 
 void GuiTest::fleet_tab_shows_utilisation_and_queue() {

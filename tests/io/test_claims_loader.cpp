@@ -71,6 +71,17 @@ TEST_CASE("claims loader: money and prices are exact") {
   REQUIRE(v);
   CHECK(v->price->rate.micro == 1'890'000);
   CHECK(v->price->per() == "GPU-hour");
+  // The currency words sales teams write: RMB, 元 and ¥ are CNY (ISO 4217).
+  for (const char* text : {"6.8 RMB/GPU-hour", "¥6.8/GPU-hour", "6.8 元/GPU-hour"}) {
+    CAPTURE(text);
+    v = parse_claimed_value(text);
+    REQUIRE(v);
+    CHECK(v->price->rate == PriceRate::of_micro(6'800'000, Currency::of("CNY")));
+  }
+  // A unit of three letters is no currency.
+  v = parse_claimed_value("3 GiB");
+  REQUIRE(v);
+  CHECK(v->dimension == Dimension::Bytes);
 }
 
 TEST_CASE("claims loader: text that is no figure is refused") {

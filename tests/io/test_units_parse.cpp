@@ -189,3 +189,47 @@ TEST_CASE("parse_money: an amount with its currency, SI and Chinese multipliers"
   CHECK(p == UnitProblem::Negative);
   CHECK_FALSE(parse_money("1e17 CNY", &p));
 }
+
+TEST_CASE("parse_money: the currency words users write (RMB, 元, ¥ as CNY, $ as USD), before or after the amount") {
+  UnitProblem p = UnitProblem::None;
+  // Each reads as its ISO code: 5M = 5 x 10^6 = 500,000,000 fen; 500万 = 5 x 10^6.
+  for (const char* text : {"5M RMB", "5M rmb", "500万元", "500万 元", "5M 元", "¥5M", "￥5M", "5M ¥", "RMB 5M",
+                           "5,000,000 人民币", "CN¥5M", "5M yuan"}) {
+    CAPTURE(text);
+    const auto m = parse_money(text, &p);
+    REQUIRE(m);
+    CHECK(p == UnitProblem::None);
+    CHECK(m->currency.str() == "CNY");
+    CHECK(m->minor == 500'000'000);
+  }
+  for (const char* text : {"$2e6", "$ 2M", "US$2M", "2M $", "2M USD"}) {
+    CAPTURE(text);
+    const auto m = parse_money(text, &p);
+    REQUIRE(m);
+    CHECK(m->currency.str() == "USD");
+    CHECK(m->minor == 200'000'000);  // 2 x 10^6 dollars in cents
+  }
+  CHECK(parse_money("€800k")->currency.str() == "EUR");
+  // A word that names no currency is refused as such, never read as a code of its own.
+  for (const char* text : {"5M dollars", "5M RMBX", "5MUSD", "5M #"}) {
+    CAPTURE(text);
+    CHECK_FALSE(parse_money(text, &p));
+    CHECK(p == UnitProblem::UnknownCurrency);
+  }
+  // Two currencies that disagree are not an amount.
+  CHECK_FALSE(parse_money("$5M CNY", &p));
+  CHECK(p == UnitProblem::Malformed);
+}
+
+TEST_CASE("parse_currency: ISO codes in any case and the words and signs that name one") {
+  CHECK(parse_currency("CNY")->str() == "CNY");
+  CHECK(parse_currency("usd")->str() == "USD");
+  CHECK(parse_currency("RMB")->str() == "CNY");
+  CHECK(parse_currency("元")->str() == "CNY");
+  CHECK(parse_currency("¥")->str() == "CNY");
+  CHECK(parse_currency("$")->str() == "USD");
+  CHECK(parse_currency("€")->str() == "EUR");
+  CHECK_FALSE(parse_currency("dollars"));
+  CHECK_FALSE(parse_currency("US"));
+  CHECK_FALSE(parse_currency(""));
+}

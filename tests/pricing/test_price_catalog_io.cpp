@@ -227,6 +227,15 @@ TEST_CASE("pricing: scenario reliability and pricing blocks") {
   CHECK(pbad.items()[0].str() ==
         "s.yaml:2:22: error: pricing.electricity_per_kwh: expected a price per kWh with its currency, got '0.6' "
         "(hint: write e.g. \"0.6 CNY\" or \"0.08 USD\")");
+  // The currency words users write: RMB is CNY (ISO 4217), as everywhere an amount is read.
+  PricingSpec rmb;
+  Diagnostics rd;
+  io::parse_pricing_block(YAML::Load("catalog: seed-vendor\ncurrency: RMB\nelectricity_per_kwh: 0.6 RMB\n"), "s.yaml",
+                          rd, rmb, locs);
+  INFO(rd.str());
+  CHECK(rd.empty());
+  CHECK(rmb.currency == "CNY");
+  CHECK(rmb.electricity_per_kwh == PriceRate{600'000, Currency::of("CNY")});
   PricingSpec bare;
   Diagnostics bd;
   io::parse_pricing_block(YAML::Load("public-cloud"), "s.yaml", bd, bare, locs);

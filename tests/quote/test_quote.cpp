@@ -265,18 +265,20 @@ TEST_CASE("quote: with the model's band known, requirements are checked on the b
   REQUIRE(q.requirements.size() == 3);
   CHECK(q.requirements[1].what == "Deadline");
   CHECK_FALSE(q.requirements[1].met);
-  CHECK(q.requirements[1].plan == format_days_or_hours_half_up(band.wall_p90) + " at P90, model uncertainty included");
+  CHECK(q.requirements[1].plan ==
+        format_days_or_hours_half_up(band.wall_p90) + " at P90, slow end of the model band (x1.25)");
   CHECK(q.requirements[2].what == "Budget (before tax)");
   CHECK_FALSE(q.requirements[2].met);
   const Money banded = Money::of_minor(best.p90.total.minor * 11 / 10, best.p90.total.currency);
-  CHECK(q.requirements[2].plan == banded.str() + " at P90, model uncertainty included");
+  CHECK(q.requirements[2].plan == banded.str() + " at P90, slow end of the model band (x1.25)");
   CHECK_FALSE(q.meets());
   // The bill shown stays the point prediction's; the band moves the check and the id.
   CHECK(q.recommended == point.recommended);
   CHECK(q.id != make_quote(input(c)).id);
   const std::string md = render_quote_markdown(q);
-  CHECK(md.find("Requirements are checked on the run with the step time at x1.25 of the prediction (the slow end of "
-                "the model's 80% interval)") != std::string::npos);
+  CHECK(md.find("Requirements are checked at P90 with the step time at x1.25 of the prediction (the slow end of the "
+                "model band, its 80% interval): " +
+                format_days_or_hours_half_up(band.wall_p90) + " of calendar time.") != std::string::npos);
 
   // At P50 the band's P50 run is the one compared.
   in.requirements.p50 = true;
@@ -284,7 +286,75 @@ TEST_CASE("quote: with the model's band known, requirements are checked on the b
   in.requirements.budget.reset();
   const Quote m = make_quote(in);
   CHECK(m.requirements[1].met);
-  CHECK(m.requirements[1].plan == format_days_or_hours_half_up(band.wall_p50) + " at P50, model uncertainty included");
+  CHECK(m.requirements[1].plan ==
+        format_days_or_hours_half_up(band.wall_p50) + " at P50, median of the model band (x1.25)");
+}
+
+TEST_CASE("quote: P50 and P90 of failures and the model band named apart, the band's two ends in the tables") {
+  const PriceCatalog c = catalog();
+  QuoteInput in = input(c);
+  in.tax = Tax{"VAT", 600, "", ""};
+  // The band: the step at x0.80 (fast end) and x1.25 (slow end) of the prediction; each end's run
+  // a day shorter or longer, its bills 10% lower or higher (made up: only the layout is tested).
+  auto end = [&](double factor, double days, std::int64_t percent) {
+    QuoteBandRun e;
+    e.step_factor = factor;
+    e.wall_p50 = in.run.wall_p50 + Time::from_seconds(86400.0 * days);
+    e.wall_p90 = in.run.wall_p90 + Time::from_seconds(86400.0 * days);
+    e.span_p50 = in.run.gpu_span_p50 + Time::from_seconds(86400.0 * days);
+    e.span_p90 = in.run.gpu_span_p90 + Time::from_seconds(86400.0 * days);
+    e.gpu_hours_p50 = in.run.gpu_hours_p50 + 8 * 24 * days;
+    e.gpu_hours_p90 = in.run.gpu_hours_p90 + 8 * 24 * days;
+    e.plans = in.plans;
+    for (ComparisonRow& row : e.plans.rows)
+      for (Bill* b : {&row.p50, &row.p90})
+        b->total = Money::of_minor(b->total.minor * percent / 100, b->total.currency);
+    return e;
+  };
+  QuoteBandCheck band;
+  band.step_factor = 1.25;
+  band.low = end(0.80, -1, 90);
+  band.high = end(1.25, 1, 110);
+  band.wall_p50 = band.high->wall_p50;
+  band.wall_p90 = band.high->wall_p90;
+  band.plans = band.high->plans;
+  in.band_check = band;
+  in.requirements.deadline = Time::from_seconds(86400.0 * 365);
+  const Quote q = make_quote(in);
+  REQUIRE(q.recommended);
+  const ComparisonRow& best = q.input.plans.rows[*q.recommended];
+  const ComparisonRow& lo = band.low->plans.rows[*q.recommended];
+  const ComparisonRow& hi = band.high->plans.rows[*q.recommended];
+  const std::string md = render_quote_markdown(q);
+  INFO(md);
+  // The requirement's figure is the band's slow end at P90, named so, and the duration table's
+  // band column ends with it; the fast end is shown too.
+  const std::string slow = format_days_or_hours_half_up(band.high->wall_p90);
+  CHECK(q.requirements[1].plan == slow + " at P90, slow end of the model band (x1.25)");
+  CHECK(md.find("|  | P50 | P90 | Model band at P90 |") != std::string::npos);
+  CHECK(md.find(" | " + format_days_or_hours_half_up(band.low->wall_p90) + " to " + slow + " |") != std::string::npos);
+  CHECK(md.find("P50 and P90 spread the run over simulated failures. The model band is the P90 run again with the "
+                "step time at the fast and slow ends of the model's 80% interval (x0.80 and x1.25).") !=
+        std::string::npos);
+  // The bill: P50 and P90 as before, the band's two ends apart, before and after tax.
+  CHECK(md.find("|  | P50 (CNY) | P90 (CNY) | Model band at P90 (CNY) |") != std::string::npos);
+  CHECK(md.find("| Total before tax | " + best.p50.total.amount_str() + " | " + best.p90.total.amount_str() + " | " +
+                lo.p90.total.amount_str() + " to " + hi.p90.total.amount_str() + " |") != std::string::npos);
+  const Money tax_hi = tax_on(hi.p90.total, 600);
+  CHECK(md.find(" to " + (hi.p90.total + tax_hi).amount_str() + "** |") != std::string::npos);
+  CHECK(md.find(" Over the model band at P90: " + lo.p90.total.str() + " to " + hi.p90.total.str() + ".") !=
+        std::string::npos);
+  CHECK(md.find("model uncertainty included") == std::string::npos);
+  // The band's ends are inputs of the quote: they change its id.
+  QuoteInput other = in;
+  other.band_check->low->wall_p90 = other.band_check->low->wall_p90 + Time::from_seconds(3600.0);
+  CHECK(make_quote(other).id != q.id);
+  // In Chinese: the same columns, the band named as such.
+  in.language = QuoteLanguage::ZhCn;
+  const std::string zh = render_quote_markdown(make_quote(in));
+  CHECK(zh.find("|  | P50 | P90 | 模型区间（P90） |") != std::string::npos);
+  CHECK(zh.find("（P90，模型区间慢端 ×1.25）") != std::string::npos);
+  CHECK(zh.find(" 至 ") != std::string::npos);
 }
 
 TEST_CASE("quote language: en and zh-CN (zh_CN read as zh-CN), anything else refused with the accepted values") {

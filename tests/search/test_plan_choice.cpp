@@ -100,6 +100,65 @@ TEST_CASE("framework rules: each framework's limits, cited") {
   CHECK(framework_exclusions(none, m).size() == 3);
 }
 
+TEST_CASE("framework rules for LoRA and QLoRA: each framework's fine-tuning route and its limits, cited") {
+  // Once a LoRA plan was named with the full-training frameworks (torchtitan has no adapters;
+  // QLoRA's NF4 layers in NeMo have no tensor parallelism).
+  const ModelSpec m;
+  // TP 4 + SP, 1F1B, no ZeRO (MLPerf's Llama 2 70B LoRA on NeMo): NeMo only.
+  const ParallelPlan mlperf = plan(4, 1, 0, Schedule::OneFOneB, true);
+  const FrameworkSet lora = frameworks_for(mlperf, m, TrainingMethod::Lora);
+  CHECK(lora.has(Framework::MegatronCore));
+  CHECK_FALSE(lora.has(Framework::DeepSpeed));
+  CHECK_FALSE(lora.has(Framework::TorchTitan));
+  CHECK(lora.str() == "NeMo (Megatron-core)");
+  // The same plan in QLoRA: NeMo's NF4 linear layers have no tensor parallelism, so nothing runs it.
+  CHECK(frameworks_for(mlperf, m, TrainingMethod::QLora).empty());
+  const auto why = framework_exclusions(mlperf, m, TrainingMethod::QLora);
+  REQUIRE(why.size() == 3);
+  CHECK(why[0].find("adapters/qlora.py") != std::string::npos);
+  CHECK(why[1].find("peft") != std::string::npos);
+  CHECK(why[2].find("lora_finetune_distributed.py") != std::string::npos);
+  // Data parallelism with ZeRO-3: Hugging Face PEFT under DeepSpeed and torchtune's FSDP2, not
+  // Megatron's distributed optimizer (ZeRO-1).
+  const FrameworkSet dp = frameworks_for(plan(1, 1, 3, Schedule::OneFOneB), m, TrainingMethod::QLora);
+  CHECK_FALSE(dp.has(Framework::MegatronCore));
+  CHECK(dp.has(Framework::DeepSpeed));
+  CHECK(dp.has(Framework::TorchTitan));
+  CHECK(dp.str() == "DeepSpeed (Hugging Face PEFT), torchtune (FSDP2)");
+  // Context parallelism: NeMo and torchtune, not a Transformers model under DeepSpeed.
+  const FrameworkSet cp = frameworks_for(plan(1, 1, 3, Schedule::OneFOneB, false, 2), m, TrainingMethod::Lora);
+  CHECK_FALSE(cp.has(Framework::DeepSpeed));
+  CHECK(cp.has(Framework::TorchTitan));
+  // A pipeline: NeMo only (neither route pipelines a Transformers model).
+  const FrameworkSet pp = frameworks_for(plan(1, 4, 1, Schedule::OneFOneB), m, TrainingMethod::Lora);
+  CHECK(pp.str() == "NeMo (Megatron-core)");
+  // Full training keeps its rules and names.
+  CHECK(frameworks_for(plan(1, 1, 3, Schedule::OneFOneB), m).str() == "DeepSpeed, torchtitan (FSDP2)");
+}
+
+TEST_CASE("planner: a LoRA search keeps only plans a fine-tuning route runs, and names the route") {
+  Scenario s = scenario(64);
+  s.training.method = TrainingMethod::Lora;
+  s.training.lora.rank = 16;
+  s.training.lora.targets = {LoraTarget::Qkv, LoraTarget::Proj};
+  PlanSpace sp;
+  sp.clusters = {s.cluster};
+  sp.gpu_counts = {8, 16};
+  PlannerOptions opt;
+  opt.catalogs = {seed_vendor()};
+  opt.simulator = estimate_step_simulation;
+  const auto r = search_plans(s, catalog().profile, sp, opt);
+  REQUIRE(r.ok());
+  REQUIRE_FALSE(r.result.top.empty());
+  for (const auto& c : r.result.top) {
+    CHECK_FALSE(frameworks_for(c.plan, s.model, TrainingMethod::Lora).empty());
+    const std::string names = c.frameworks.str();
+    CHECK((names.find("NeMo") != std::string::npos || names.find("PEFT") != std::string::npos ||
+           names.find("torchtune") != std::string::npos));
+    CHECK(names.find("torchtitan") == std::string::npos);  // no adapters in torchtitan
+  }
+}
+
 TEST_CASE("planner: every plan kept runs on a named framework, the rest are counted") {
   const Scenario s = scenario(64);
   PlanSpace sp;
@@ -355,5 +414,5 @@ TEST_CASE("planner: the deadline is checked with the candidate's prediction band
   prof.bands[0].p50 = 1.3;
   CHECK_FALSE(search_plans(s, prof, sp, opt).result.chosen);
   CHECK(confidence_words(Confidence::P90, c.band, GpuArch::Hopper) ==
-        "P90 including model uncertainty (hopper band x0.80 to x1.30)");
+        "P90 of failures, the step at the model band's slow end (hopper band x0.80 to x1.30)");
 }

@@ -60,12 +60,9 @@ std::string models_text(const io::Catalog& cat) {
   return o;
 }
 
-/// What a plan is: the provider's list price, a price the provider claims (not verified), or a
-/// competitor's price the catalog records for comparison.
-std::string plan_kind(const Plan& p) {
-  if (p.competitor) return "competitor";
-  return p.claim ? "claim" : "list";
-}
+/// What a plan is, as its catalog records it (`kind`), and whether the price is a claim of the
+/// provider's articles not verified: "offer, claimed".
+std::string plan_kind(const Plan& p) { return std::string(to_string(p.kind)) + (p.claim ? ", claimed" : ""); }
 
 /// "GPU-hour", "node-month".
 std::string billing_unit(const Plan& p) { return std::string(to_string(p.basis)) + "-" + to_string(p.unit); }
@@ -78,13 +75,15 @@ std::string gpus_of(const Plan& p) {
 
 std::string prices_text(const std::vector<PriceCatalog>& prices) {
   std::string o =
-      fmt::format("{:<44} {:<11} {:<10} {:>14} {:<10}  {}\n", "catalog/plan", "kind", "GPUs", "price", "per", "source");
+      fmt::format("{:<44} {:<19} {:<10} {:>14} {:<10}  {}\n", "catalog/plan", "kind", "GPUs", "price", "per", "source");
   for (const auto& c : prices)
     for (const auto& p : c.plans)
-      o += fmt::format("{:<44} {:<11} {:<10} {:>14} {:<10}  {}\n", c.name + "/" + p.id, plan_kind(p), gpus_of(p),
+      o += fmt::format("{:<44} {:<19} {:<10} {:>14} {:<10}  {}\n", c.name + "/" + p.id, plan_kind(p), gpus_of(p),
                        p.price.str(), billing_unit(p), p.source);
-  o += "(kind: list = the provider's price; claim = a price the provider's articles state, not verified;\n"
-       " competitor = another provider's price the catalog records for comparison)\n";
+  o += "(kind, as the catalog records it: offer = the provider's own; list = a published list price; contract =\n"
+       " a negotiated or committed term; spot = preemptible; assumption = a figure someone assumed, never billed;\n"
+       " competitor = another provider's price, for comparison. claimed = stated by the provider's articles,\n"
+       " not verified. plan and quote bill offers, list and contract prices.)\n";
   return o;
 }
 
@@ -153,7 +152,8 @@ ordered_json prices_json(const std::vector<PriceCatalog>& prices) {
                    {"provider", c.provider},
                    {"plan", p.id},
                    {"name", p.name},
-                   {"kind", plan_kind(p)},
+                   {"kind", to_string(p.kind)},
+                   {"claimed", p.claim},
                    {"gpus", p.gpus},
                    {"price", p.price.amount_str()},
                    {"currency", p.price.currency.str()},

@@ -267,6 +267,17 @@ QuoteInput quote_input_of(const SimReport& r) {
   j.parallel_plan = plan_summary(s.plan) + ", " + to_string(s.precision);
   j.step_time = r.est.step;
   j.mfu = r.est.mfu;
+  j.layers = s.model.layers;
+  j.hidden = s.model.hidden;
+  j.heads = s.model.heads;
+  j.kv_heads = s.model.kv_heads;
+  j.seq_len = s.model.seq_len;
+  if (s.model.moe) {
+    j.experts = s.model.moe->experts;
+    j.experts_per_token = s.model.moe->top_k;
+    j.shared_experts = s.model.moe->shared_experts;
+    j.active_params = parameter_count(s.model).active;
+  }
   if (is_fine_tuning(s)) {
     j.parallel_plan += ", " + fine_tuning_label(s);
     j.checkpoint_params = trainable_params(s);
@@ -279,7 +290,7 @@ QuoteInput quote_input_of(const SimReport& r) {
   if (r.band.known) {
     const auto [lo, hi] = step_band(r);
     in.extra_assumptions.push_back(fmt::format(
-        "Model uncertainty: the step time has an 80% interval of {} to {} (x{:.2f} to x{:.2f}; cross-validated on {}).",
+        "Model band: the step time has an 80% interval of {} to {} (x{:.2f} to x{:.2f}; cross-validated on {}).",
         format_time(lo), format_time(hi), r.band.p10, r.band.p90, r.band.basis));
   }
   if (is_fine_tuning(s))

@@ -140,8 +140,9 @@ void print_chosen(const search::PlannerOptions& o, const search::PlanResult& r, 
         << "):\n  " << simulated_line(o, x) << "\n";
     if (x.band_ends)
       out << fmt::format(
-          "  Model uncertainty (step at the band's P10 / P90, failures at P50): {:.1f} to {:.1f} days{}\n",
-          x.band_wall_p10.days(), x.band_wall_p90.days(),
+          "  Model band (step at the band's fast and slow ends, x{:.2f} and x{:.2f}; failures at P50): {:.1f} to "
+          "{:.1f} days{}\n",
+          x.band.p10, x.band.p90, x.band_wall_p10.days(), x.band_wall_p90.days(),
           x.band_cost_p90.minor > 0 ? ", " + x.band_cost_p10.str() + " to " + x.band_cost_p90.str() : std::string());
     out << "  Runs on: " << x.plan.candidate.frameworks.str() << "\n";
     for (const auto& d : x.step.details) out << "  " << d << "\n";

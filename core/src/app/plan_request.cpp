@@ -65,6 +65,21 @@ PlanProblem prepare_plan_space(const io::Catalog& cat, const Scenario& s, const 
   return PlanProblem::None;
 }
 
+std::string money_problem_text(const std::string& text, io::UnitProblem problem, const std::string& example) {
+  const std::string t = "'" + text + "'";
+  switch (problem) {
+    case io::UnitProblem::MissingCurrency:
+      return t + " has no currency: write its ISO code after the amount, e.g. '" + text + " " + example + "'";
+    case io::UnitProblem::UnknownCurrency:
+      return t + " names no currency flopcast reads: write an ISO code (CNY, USD, EUR) or RMB, 元, ¥ (CNY), $ (USD)";
+    case io::UnitProblem::Negative:
+      return t + " is not a positive amount";
+    default:
+      break;
+  }
+  return t + " is not an amount with its currency (e.g. '5M CNY', '500万 CNY', '2e6 USD', '$2M')";
+}
+
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
   std::string cur;
@@ -108,6 +123,27 @@ PlanProblem request_deadline(const PlanRequest& request, std::optional<Time>& ou
   return PlanProblem::BadDeadline;
 }
 
+/// Whether a catalog bills in `c` or states a rate between `c` and its own currency.
+bool catalogs_know(const std::vector<std::shared_ptr<const PriceCatalog>>& catalogs, Currency c) {
+  for (const auto& cat : catalogs) {
+    if (cat->currency == c) return true;
+    for (const FxRate& r : cat->fx)
+      if (r.from == c || r.to == c) return true;
+  }
+  return false;
+}
+
+/// "CNY or USD": the currencies the catalogs bill in.
+std::string catalog_currencies(const std::vector<std::shared_ptr<const PriceCatalog>>& catalogs) {
+  std::vector<std::string> codes;
+  for (const auto& cat : catalogs)
+    if (std::find(codes.begin(), codes.end(), cat->currency.str()) == codes.end()) codes.push_back(cat->currency.str());
+  std::string out;
+  for (std::size_t i = 0; i < codes.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == codes.size() ? " or " : ", ") + codes[i];
+  return out;
+}
+
 /// The budget of the request in the search's currency (`currency`; empty = the budget's own).
 PlanProblem request_budget(const PlanRequest& request, const search::PlannerOptions& options, std::optional<Money>& out,
                            std::string& why) {
@@ -115,10 +151,13 @@ PlanProblem request_budget(const PlanRequest& request, const search::PlannerOpti
   const auto b = io::parse_money(request.budget, &problem);
   const std::string& t = request.budget;
   if (!b) {
-    why = problem == io::UnitProblem::MissingCurrency
-              ? "'" + t + "' has no currency: write its ISO code after the amount, e.g. '" + t + " CNY' or '" + t +
-                    " USD'"
-              : "'" + t + "' is not an amount with its currency (e.g. '5M CNY', '500万 CNY', '2e6 USD')";
+    why = money_problem_text(t, problem, "CNY");
+    return PlanProblem::BadBudget;
+  }
+  if (!catalogs_know(options.catalogs, b->currency)) {
+    why = "'" + t + "' is in " + b->currency.str() +
+          ", which no price catalog bills in or states a rate for: write it in " +
+          catalog_currencies(options.catalogs) + " (RMB, 元 and ¥ are read as CNY, $ as USD)";
     return PlanProblem::BadBudget;
   }
   out = *b;
@@ -135,6 +174,20 @@ PlanProblem request_budget(const PlanRequest& request, const search::PlannerOpti
   return PlanProblem::BadBudget;
 }
 
+/// The search's currency as the request writes it (a word such as RMB read as its code), or
+/// "" with `why` when it names none the catalogs know.
+std::optional<std::string> request_currency(const PlanRequest& request,
+                                            const std::vector<std::shared_ptr<const PriceCatalog>>& catalogs,
+                                            std::string& why) {
+  const auto c = io::parse_currency(request.currency);
+  if (c && catalogs_know(catalogs, *c)) return c->str();
+  why = "'" + request.currency + "' " +
+        (c ? "is " + c->str() + ", which no price catalog bills in or states a rate for"
+           : std::string("names no currency")) +
+        ": write " + catalog_currencies(catalogs) + " (RMB, 元 and ¥ are read as CNY, $ as USD)";
+  return std::nullopt;
+}
+
 }  // namespace
 
 PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, const std::string& data_dir,
@@ -148,7 +201,7 @@ PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, 
     why = "--tokens max asks what the budget buys: give --budget";
     return PlanProblem::NeedsBudget;
   }
-  options.currency = !request.currency.empty() ? request.currency : s.has_pricing ? s.pricing.currency : std::string();
+  options.currency = s.has_pricing ? s.pricing.currency : std::string();
   const std::vector<std::string> names = request.catalogs.empty() ? default_plan_catalogs(s) : request.catalogs;
   for (const auto& n : names) {
     Diagnostics d;  // a catalog that loads says nothing
@@ -161,6 +214,11 @@ PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, 
     options.catalogs.push_back(
         std::make_shared<const PriceCatalog>(billable_catalog(std::move(*pc), request.allow_spot)));
   }
+  if (!request.currency.empty()) {
+    const auto c = request_currency(request, options.catalogs, why);
+    if (!c) return PlanProblem::BadCurrency;
+    options.currency = *c;
+  }
   if (!request.budget.empty()) {
     if (request.currency.empty()) options.currency.clear();  // the budget's currency is the search's
     if (const PlanProblem p = request_budget(request, options, options.budget, why); p != PlanProblem::None) return p;
@@ -170,6 +228,46 @@ PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, 
                       : options.budget && !options.deadline ? search::Objective::Fastest
                                                             : search::Objective::Cheapest;
   return PlanProblem::None;
+}
+
+namespace {
+
+QuoteAlternative alternative_of(const search::Resimulated& x) {
+  const search::PlanCandidate& c = x.plan.candidate;
+  std::string plan = search::plan_label(c.plan);
+  if (c.precision != Precision::BF16) plan += std::string(" ") + to_string(c.precision);
+  return QuoteAlternative{c.gpu, c.gpus, plan, x.plan.price_label, x.wall, x.cost, x.meets_deadline, x.meets_budget};
+}
+
+/// How many of the two constraints (deadline, budget) `x` misses.
+int misses(const search::Resimulated& x) { return (x.meets_deadline ? 0 : 1) + (x.meets_budget ? 0 : 1); }
+
+}  // namespace
+
+QuotePlanChoice quote_plan_choice(const search::PlanResult& r, const search::PlanSpace& space, bool allow_miss) {
+  QuotePlanChoice out;
+  if (r.chosen) {
+    out.plan = &*r.chosen;
+    out.recommended = true;
+  } else if (allow_miss && !r.closest.empty()) {
+    out.plan = &r.closest.front();  // the nearest miss, as `plan` lists it first
+  }
+  const std::size_t own = out.plan ? out.plan->plan.candidate.cluster : space.clusters.size();
+  for (std::size_t c = 0; c < space.clusters.size(); ++c) {
+    if (c == own) continue;
+    const search::Resimulated* best = nullptr;
+    for (const auto& x : r.resimulated) {
+      if (!x.run_ok || x.plan.candidate.cluster != c) continue;
+      // Those that meet, cheapest first; else those that miss least, fastest first.
+      const bool better = !best || (x.meets() != best->meets()   ? x.meets()
+                                    : x.meets()                  ? x.cost.minor < best->cost.minor
+                                    : misses(x) != misses(*best) ? misses(x) < misses(*best)
+                                                                 : x.wall < best->wall);
+      if (better) best = &x;
+    }
+    if (best) out.alternatives.push_back(alternative_of(*best));
+  }
+  return out;
 }
 
 Scenario plan_scenario(const Scenario& base, const search::PlanSpace& space, const search::Resimulated& chosen) {

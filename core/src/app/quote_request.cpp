@@ -1,5 +1,6 @@
 #include "flopcast/app/quote_request.hpp"
 
+#include "flopcast/app/plan_request.hpp"
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/search/framework_rules.hpp"
 #include "flopcast/units/format.hpp"
@@ -28,10 +29,7 @@ bool read_requirements(const QuoteOptions& o, const PriceCatalog& cat, Currency 
     const auto b = io::parse_money(o.budget_text, &up);
     if (!b) {
       problem = QuoteProblem::BadBudget;
-      why = up == io::UnitProblem::MissingCurrency
-                ? "--budget: '" + o.budget_text + "' has no currency: write e.g. '" + o.budget_text + " " + bill.str() +
-                      "'"
-                : "--budget: '" + o.budget_text + "' is not an amount with its currency (e.g. '5M CNY', '500万 CNY')";
+      why = "--budget: " + money_problem_text(o.budget_text, up, bill.str());
       return false;
     }
     const auto micro = convert_micro(cat, b->minor * 10'000, b->currency, bill);
@@ -44,6 +42,19 @@ bool read_requirements(const QuoteOptions& o, const PriceCatalog& cat, Currency 
     rq.budget = Money::of_minor((*micro + (*micro >= 0 ? 5'000 : -5'000)) / 10'000, bill);
   }
   return true;
+}
+
+/// The run of the model band at `factor` as a quote shows it (`done`: that run, when simulated already).
+std::optional<QuoteBandRun> band_run_of(const SimReport& r, double factor, const BandedRun* done) {
+  std::optional<BandedRun> run;
+  if (!done) {
+    run = banded_run(r, factor);
+    if (!run) return std::nullopt;
+    done = &*run;
+  }
+  const JobResult& j = done->result;
+  return QuoteBandRun{factor,         j.wall_p50,      j.wall_p90,      j.gpu_span_p50,
+                      j.gpu_span_p90, j.gpu_hours_p50, j.gpu_hours_p90, done->bills};
 }
 
 }  // namespace
@@ -96,16 +107,24 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
   // for the percentile, as the planner checks them (search/plan_choice.cpp).
   if (r.band.known) {
     const double factor = in.requirements.p50 ? r.band.p50 : r.band.p90;
-    if (auto b = banded_run(r, factor))
-      in.band_check = QuoteBandCheck{factor, r.band.basis, b->result.wall_p50, b->result.wall_p90, std::move(b->bills)};
+    if (auto b = banded_run(r, factor)) {
+      QuoteBandCheck check{factor, r.band.basis, b->result.wall_p50, b->result.wall_p90, b->bills, {}, {}};
+      // The band's ends, shown beside P50 and P90: the slow end is the checked run at P90.
+      check.low = band_run_of(r, r.band.p10, nullptr);
+      check.high = band_run_of(r, r.band.p90, factor == r.band.p90 ? &*b : nullptr);
+      if (!check.low || !check.high) check.low.reset(), check.high.reset();
+      in.band_check = std::move(check);
+    }
   }
   in.tax = cat.tax;
   in.payment_terms = cat.payment_terms;
   in.compare = o.compare;
   in.allow_spot = !o.spot_plan.empty();
   in.language = o.language;
-  in.frameworks =
-      !o.frameworks.empty() ? o.frameworks : search::frameworks_for(r.scenario->plan, r.scenario->model).str();
+  in.alternatives = o.alternatives;
+  in.frameworks = !o.frameworks.empty()
+                      ? o.frameworks
+                      : search::frameworks_for(r.scenario->plan, r.scenario->model, r.scenario->training.method).str();
   // Customer-facing words: the calibration profile's name is an internal key.
   for (auto& a : in.extra_assumptions)
     if (a.rfind("Step time from flopcast's step model", 0) == 0)

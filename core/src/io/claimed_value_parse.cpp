@@ -53,17 +53,25 @@ std::optional<std::int64_t> amount_micro(const std::string& text) {
   return std::llround(*v * 1e6);
 }
 
-/// "6.8 CNY", "$1.89", "1.2M CNY", "10,900 USD": an amount and its currency.
+/// "6.8 CNY", "$1.89", "¥6.8", "1.2M CNY", "10,900 USD", "6.8 RMB": an amount and its currency
+/// (io::parse_currency in upper case: a sign before the amount or a word after it; "3 GiB" is no
+/// amount).
 std::optional<std::pair<std::int64_t, Currency>> money(const std::string& s) {
   std::string t = s;
   std::optional<Currency> cur;
-  if (!t.empty() && t.front() == '$') {
-    cur = Currency::of("USD");
-    t = trim(std::string_view(t).substr(1));
+  std::size_t digits = 0;
+  while (digits < t.size() && !std::isdigit(static_cast<unsigned char>(t[digits])) && t[digits] != '.' &&
+         t[digits] != '-')
+    ++digits;
+  if (digits > 0) {
+    cur = parse_currency(std::string_view(t).substr(0, digits), false);
+    if (!cur) return std::nullopt;
+    t = trim(std::string_view(t).substr(digits));
   }
-  if (!cur && t.size() > 4 && t[t.size() - 4] == ' ' && is_currency_code(std::string_view(t).substr(t.size() - 3))) {
-    cur = Currency::of(std::string_view(t).substr(t.size() - 3));
-    t = trim(std::string_view(t).substr(0, t.size() - 4));
+  if (const auto space = t.rfind(' '); !cur && space != std::string::npos) {
+    cur = parse_currency(std::string_view(t).substr(space + 1), false);
+    if (!cur) return std::nullopt;
+    t = trim(std::string_view(t).substr(0, space));
   }
   if (!cur) return std::nullopt;
   const auto micro = amount_micro(t);

@@ -36,11 +36,12 @@ class PriceReader {
   std::optional<Currency> currency(const YAML::Node& n, const std::string& path) {
     auto s = r_.string(n, path);
     if (!s) return std::nullopt;
-    if (!is_currency_code(*s)) {
+    const auto c = parse_currency(*s, false);  // RMB, 元 and ¥ are CNY; $ is USD
+    if (!c) {
       r_.error(n, path, "expected an ISO 4217 currency code, got " + describe(n), "write e.g. CNY or USD");
       return std::nullopt;
     }
-    return Currency::of(*s);
+    return c;
   }
 
   /// A decimal with up to six decimals, >= 0, as micro-units.
@@ -614,7 +615,12 @@ void parse_reliability_block(const YAML::Node& node, const std::string& file, Di
       r.note(child(base, "checkpoint_interval"), n);
       out.checkpoint_interval = Time{0};
     } else if (auto v = pr.duration(n, child(base, "checkpoint_interval"))) {
-      out.checkpoint_interval = *v;
+      // Zero is how `auto` is stored: a written 0 is refused rather than read as it.
+      if (v->ns == 0)
+        r.error(n, child(base, "checkpoint_interval"), "an interval of " + n.Scalar() + " is no interval",
+                "write auto for the Young/Daly interval, or a duration above zero, e.g. 30min");
+      else
+        out.checkpoint_interval = *v;
     }
   }
   if (const YAML::Node n = node["async_checkpoint"]) {
@@ -695,7 +701,8 @@ void parse_pricing_block(const YAML::Node& node, const std::string& file, Diagno
         std::string number = s.substr(0, space);
         while (!number.empty() && number.back() == ' ') number.pop_back();
         const auto micro = parse_micro_units(number);
-        if (micro && *micro >= 0 && is_currency_code(code)) rate = PriceRate{*micro, Currency::of(code)};
+        const auto currency = parse_currency(code);  // "0.6 RMB" is CNY
+        if (micro && *micro >= 0 && currency) rate = PriceRate{*micro, *currency};
       }
     }
     if (rate)

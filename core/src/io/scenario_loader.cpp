@@ -143,12 +143,23 @@ std::string read_fabric_block(const YAML::Node& fab, Reader& r, const Catalog& c
 /// cluster.gpus_per_node, and what follows from it: a node-sized NVLink domain follows the
 /// node size, and NICs the scenario did not count keep the base node's NICs per GPU (a GB200
 /// tray of 4 GPUs out of a 72-GPU NVL72 rack has 4 of its 72 NICs). `nics_from` names the
-/// base node the NIC count came from ("" when the scenario stated it).
-void read_node_size(const YAML::Node& n, Reader& r, Scenario& s, const std::string& nics_from, bool from_block) {
+/// base node the NIC count came from ("" when the scenario stated it); `node_type` the catalog's
+/// node type the scenario runs on ("" for a node it describes itself), which holds at most its
+/// gpus_per_node GPUs.
+void read_node_size(const YAML::Node& n, Reader& r, Scenario& s, const std::string& nics_from, bool from_block,
+                    const std::string& node_type) {
   auto& c = s.cluster;
   if (n["gpus_per_node"]) {
-    if (auto v = r.integer(n["gpus_per_node"], "cluster.gpus_per_node", 1, 1024))
+    if (auto v = r.integer(n["gpus_per_node"], "cluster.gpus_per_node", 1, 1024)) {
       c.gpus_per_node = static_cast<int>(*v);
+      const int holds = c.fabric.gpus_per_node;
+      if (!node_type.empty() && holds > 0 && c.gpus_per_node > holds)
+        r.error(n["gpus_per_node"], "cluster.gpus_per_node",
+                std::to_string(c.gpus_per_node) + " GPUs per node, but the node type '" + node_type + "' holds " +
+                    std::to_string(holds),
+                "write gpus_per_node: " + std::to_string(holds) +
+                    " or fewer, or describe a larger node in a cluster.fabric mapping without a preset");
+    }
   } else {
     c.gpus_per_node = c.fabric.gpus_per_node > 0 ? c.fabric.gpus_per_node : 8;
     s.defaults_applied.push_back("cluster.gpus_per_node = " + std::to_string(c.gpus_per_node));
@@ -209,17 +220,20 @@ void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& 
   const FabricSpec* base = c.gpu.default_fabric.empty() ? nullptr : cat.find_fabric(c.gpu.default_fabric);
   const auto fab = n["fabric"];
   std::string nics_from;  // where an unstated NIC count came from
+  std::string node_type;  // the catalog's node type the cluster is made of, if any
   if (!fab) {
     if (base) {
       c.fabric = *base;
       s.defaults_applied.push_back("cluster.fabric = " + base->name + " (the GPU's usual node)");
       nics_from = base->name + ", the GPU's usual node";
+      node_type = base->name;
     }
   } else if (fab.IsScalar()) {
     r.note("cluster.fabric", fab);
     if (const auto* f = cat.find_fabric(fab.Scalar())) {
       c.fabric = *f;
       nics_from = f->name;
+      node_type = f->name;
     } else {
       std::string hint = "known fabrics: " + detail::join(cat.fabric_names());
       if (auto dm = detail::did_you_mean(fab.Scalar(), cat.fabric_names())) hint = "did you mean '" + *dm + "'?";
@@ -227,8 +241,10 @@ void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& 
     }
   } else if (r.expect_map(fab, "cluster.fabric")) {
     nics_from = read_fabric_block(fab, r, cat, base, s);
+    if (fab["preset"] && fab["preset"].IsScalar() && cat.find_fabric(fab["preset"].Scalar()))
+      node_type = cat.find_fabric(fab["preset"].Scalar())->name;
   }
-  read_node_size(n, r, s, nics_from, fab && fab.IsMap());
+  read_node_size(n, r, s, nics_from, fab && fab.IsMap(), node_type);
 }
 
 bool is_auto(const YAML::Node& n) { return n && n.IsScalar() && n.Scalar() == "auto"; }

@@ -196,37 +196,106 @@ std::optional<Time> parse_duration_with_unit(std::string_view s, UnitProblem* pr
   return t;
 }
 
-std::optional<Money> parse_money(std::string_view text, UnitProblem* problem) {
-  set(problem, UnitProblem::None);
-  std::string_view s = trim(text);
-  // The ISO code: three ASCII letters at the end, after a space or right after the number.
-  std::string code;
-  if (s.size() >= 3) {
-    const std::string_view tail = s.substr(s.size() - 3);
-    bool letters = true;
-    for (const char c : tail) letters = letters && std::isalpha(static_cast<unsigned char>(c));
-    const bool separated = s.size() == 3 || !std::isalpha(static_cast<unsigned char>(s[s.size() - 4]));
-    if (letters && separated) {
-      for (const char c : tail) code += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      s = trim(s.substr(0, s.size() - 3));
-    }
+namespace {
+
+/// The words and signs that name a currency, as sales teams write them, and their ISO 4217 code
+/// (ISO 4217: CNY is the renminbi, whose unit is the yuan, 元, written ¥; USD the US dollar, $).
+/// UTF-8 spelled out: 元 E5 85 83, 人民币 E4 BA BA E6 B0 91 E5 B8 81, ¥ C2 A5, ￥ (full width)
+/// EF BF A5, $ 24, € E2 82 AC, 美元 E7 BE 8E E5 85 83, 欧元 E6 AC A7 E5 85 83.
+struct CurrencyWord {
+  std::string_view word;
+  std::string_view code;
+};
+constexpr CurrencyWord kCurrencyWords[] = {
+    {"RMB", "CNY"},          {"yuan", "CNY"},
+    {"\xE5\x85\x83", "CNY"}, {"\xE4\xBA\xBA\xE6\xB0\x91\xE5\xB8\x81", "CNY"},
+    {"\xC2\xA5", "CNY"},     {"\xEF\xBF\xA5", "CNY"},
+    {"CN\xC2\xA5", "CNY"},   {"$", "USD"},
+    {"US$", "USD"},          {"\xE7\xBE\x8E\xE5\x85\x83", "USD"},
+    {"\xE2\x82\xAC", "EUR"}, {"\xE6\xAC\xA7\xE5\x85\x83", "EUR"},
+};
+
+bool is_number_char(std::string_view s, std::size_t i) {
+  const char c = s[i];
+  if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == ',' || c == '_') return true;
+  if ((c == '-' || c == '+') && (i == 0 || s[i - 1] == 'e' || s[i - 1] == 'E')) return true;
+  return (c == 'e' || c == 'E') && i > 0 && i + 1 < s.size() &&
+         (std::isdigit(static_cast<unsigned char>(s[i + 1])) || s[i + 1] == '-' || s[i + 1] == '+');
+}
+
+bool ascii_letter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+
+/// "5M RMB" -> prefix "", number "5M", scale 1, suffix "RMB"; "¥500万" -> "¥", "500", 10^4, "".
+/// False when no number is found.
+bool split_amount(std::string_view s, std::string_view& prefix, std::string& number, double& scale,
+                  std::string_view& suffix) {
+  std::size_t i = 0;
+  while (i < s.size() && !std::isdigit(static_cast<unsigned char>(s[i])) && s[i] != '.' && s[i] != '-' && s[i] != '+')
+    ++i;
+  prefix = trim(s.substr(0, i));
+  const std::size_t begin = i;
+  while (i < s.size() && is_number_char(s.substr(begin), i - begin)) ++i;
+  if (i == begin) return false;
+  number = std::string(s.substr(begin, i - begin));
+  std::string_view tail = trim(s.substr(i));
+  // An SI multiplier (parse_count's) is one letter not followed by another ("5M RMB", not "5MUSD").
+  static constexpr std::string_view kSi = "KkMBGTP";
+  if (!tail.empty() && kSi.find(tail.front()) != std::string_view::npos &&
+      (tail.size() == 1 || !ascii_letter(tail[1]))) {
+    number += tail.front();
+    tail = trim(tail.substr(1));
   }
   // Chinese myriad multipliers (UTF-8): 万 = 10^4, 亿 = 10^8.
-  double scale = 1;
+  scale = 1;
   const std::string_view wan = "\xE4\xB8\x87", yi = "\xE4\xBA\xBF";
-  if (s.size() >= 3 && s.substr(s.size() - 3) == wan) {
-    scale = 1e4;
-    s = trim(s.substr(0, s.size() - 3));
-  } else if (s.size() >= 3 && s.substr(s.size() - 3) == yi) {
-    scale = 1e8;
-    s = trim(s.substr(0, s.size() - 3));
+  if (tail.substr(0, 3) == wan || tail.substr(0, 3) == yi) {
+    scale = tail.substr(0, 3) == wan ? 1e4 : 1e8;
+    tail = trim(tail.substr(3));
   }
-  const auto v = parse_count(s);
-  if (!v || s.empty()) {
+  suffix = tail;
+  return true;
+}
+
+}  // namespace
+
+std::optional<Currency> parse_currency(std::string_view word, bool any_case) {
+  word = trim(word);
+  for (const auto& w : kCurrencyWords)
+    if (word == w.word || (any_case && iequals(word, w.word))) return Currency::of(w.code);
+  if (word.size() != 3 || !ascii_letter(word[0]) || !ascii_letter(word[1]) || !ascii_letter(word[2]))
+    return std::nullopt;
+  if (!any_case && !is_currency_code(word)) return std::nullopt;
+  std::string code;
+  for (const char c : word) code += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return Currency::of(code);
+}
+
+std::optional<Money> parse_money(std::string_view text, UnitProblem* problem) {
+  set(problem, UnitProblem::None);
+  std::string_view prefix, suffix;
+  std::string number;
+  double scale = 1;
+  if (!split_amount(trim(text), prefix, number, scale, suffix)) {
     set(problem, UnitProblem::Malformed);
     return std::nullopt;
   }
-  if (code.empty()) {
+  const auto v = parse_count(number);
+  if (!v || suffix.find(' ') != std::string_view::npos) {
+    set(problem, UnitProblem::Malformed);
+    return std::nullopt;
+  }
+  // The currency: a word or sign before the amount ("$2M", "RMB 5M") or after it ("5M CNY", "500万元").
+  const auto before = prefix.empty() ? std::nullopt : parse_currency(prefix);
+  const auto after = suffix.empty() ? std::nullopt : parse_currency(suffix);
+  if ((!prefix.empty() && !before) || (!suffix.empty() && !after)) {
+    set(problem, UnitProblem::UnknownCurrency);
+    return std::nullopt;
+  }
+  if (before && after && !(*before == *after)) {
+    set(problem, UnitProblem::Malformed);
+    return std::nullopt;
+  }
+  if (!before && !after) {
     set(problem, UnitProblem::MissingCurrency);
     return std::nullopt;
   }
@@ -235,7 +304,7 @@ std::optional<Money> parse_money(std::string_view text, UnitProblem* problem) {
     set(problem, major <= 0 ? UnitProblem::Negative : UnitProblem::Malformed);
     return std::nullopt;
   }
-  return Money::of_minor(static_cast<std::int64_t>(std::llround(major * 100.0)), Currency::of(code));
+  return Money::of_minor(static_cast<std::int64_t>(std::llround(major * 100.0)), before ? *before : *after);
 }
 
 }  // namespace flopcast::io

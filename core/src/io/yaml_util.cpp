@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/units/text.hpp"
@@ -110,9 +112,86 @@ void report_malformed(const YAML::Exception& e, const std::string& file, Diagnos
               "check indentation, colons and quoting near this line");
 }
 
+/// The encoding a byte-order mark or NUL bytes give away (UTF-16 or UTF-32), or "".
+std::string wide_encoding(std::string_view t) {
+  auto starts = [&](std::string_view bom) { return t.substr(0, bom.size()) == bom; };
+  using namespace std::string_view_literals;
+  if (starts("\xFF\xFE\0\0"sv)) return "UTF-32 (little-endian, with a byte-order mark)";
+  if (starts("\0\0\xFE\xFF"sv)) return "UTF-32 (big-endian, with a byte-order mark)";
+  if (starts("\xFF\xFE"sv)) return "UTF-16 (little-endian, with a byte-order mark)";
+  if (starts("\xFE\xFF"sv)) return "UTF-16 (big-endian, with a byte-order mark)";
+  const auto nul = t.find('\0');
+  if (nul == std::string_view::npos) return "";
+  return nul % 2 == 1 ? "UTF-16 or UTF-32 (little-endian, without a byte-order mark)"
+                      : "UTF-16 or UTF-32 (big-endian, without a byte-order mark)";
+}
+
+/// The offset of the first byte of `t` that is not part of well-formed UTF-8 (RFC 3629, section
+/// 4: no overlong forms, no surrogates, nothing above U+10FFFF), or npos.
+std::size_t first_bad_utf8(std::string_view t) {
+  std::size_t i = 0;
+  while (i < t.size()) {
+    const auto b = static_cast<unsigned char>(t[i]);
+    int extra = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the first continuation byte
+    if (b < 0x80) {
+      ++i;
+      continue;
+    } else if (b >= 0xC2 && b <= 0xDF) {
+      extra = 1;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      extra = 2;
+      if (b == 0xE0) lo = 0xA0;
+      if (b == 0xED) hi = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      extra = 3;
+      if (b == 0xF0) lo = 0x90;
+      if (b == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    for (int k = 1; k <= extra; ++k) {
+      if (i + k >= t.size()) return i;
+      const auto c = static_cast<unsigned char>(t[i + k]);
+      if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF)) return i;
+    }
+    i += static_cast<std::size_t>(extra) + 1;
+  }
+  return std::string_view::npos;
+}
+
+/// False, with an error naming the encoding and the fix, when `text` is not UTF-8: every file
+/// flopcast reads is UTF-8 (YAML 1.2, section 5.2, allows UTF-16 and UTF-32 too, but the
+/// editor's save, --emit-scenario and the line and column of every message work on UTF-8 text).
+bool check_encoding(const std::string& text, const std::string& file, Diagnostics& diags) {
+  const std::string name = file.empty() ? "FILE" : file;
+  if (const std::string wide = wide_encoding(text); !wide.empty()) {
+    diags.error({file, 1, 1}, "", "the file is " + wide + ", not UTF-8",
+                "save it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 " + name + " > utf8.yaml");
+    return false;
+  }
+  const std::size_t bad = first_bad_utf8(text);
+  if (bad == std::string_view::npos) return true;
+  const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+  const std::size_t from = line_start == std::string::npos || bad == 0 ? 0 : line_start + 1;
+  const int line =
+      1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
+  int col = 1;  // characters, as the parser counts them: UTF-8 lead bytes
+  for (std::size_t i = from; i < bad; ++i)
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++col;
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+  diags.error({file, line, col}, "",
+              std::string("the file is not UTF-8: byte ") + byte + " here starts no UTF-8 character",
+              "save it as UTF-8; a file from a Chinese Windows editor is often GBK: iconv -f GBK -t UTF-8 " + name +
+                  " > utf8.yaml");
+  return false;
+}
+
 }  // namespace
 
 YAML::Node load_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
+  if (!check_encoding(text, file, diags)) return YAML::Node(YAML::NodeType::Undefined);
   try {
     std::istringstream in(text);
     YAML::Parser parser(in);

@@ -119,6 +119,11 @@ PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std:
       continue;
     }
     if (!r.p50.ok() || !r.p90.ok()) continue;
+    // As a quote recommends (quote.hpp: quoted_kind): offers, list and contract prices; a spot
+    // price or an assumption is compared, never recommended by default.
+    if (!r.option.plan || !billable_by_default(r.option.plan->kind) ||
+        (r.option.overflow && !billable_by_default(r.option.overflow->kind)))
+      continue;
     if (!cmp.cheapest_offered ||
         bill_less(r.p50, r.p90, cmp.rows[*cmp.cheapest_offered].p50, cmp.rows[*cmp.cheapest_offered].p90))
       cmp.cheapest_offered = i;
@@ -130,6 +135,11 @@ PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std:
     cmp.notes.push_back(
         "plans marked competitor are other providers' prices as the catalog records them, "
         "shown for comparison; a quote recommends only the provider's own plans");
+  if (cmp.cheapest && cmp.rows[*cmp.cheapest].option.plan && !cmp.rows[*cmp.cheapest].option.plan->competitor &&
+      cmp.cheapest != cmp.cheapest_offered)
+    cmp.notes.push_back(std::string("the cheapest plan is a ") + to_string(cmp.rows[*cmp.cheapest].option.plan->kind) +
+                        " price: a quote recommends offers, list and contract prices (spot ones only with "
+                        "quote --plan best --allow-spot)");
   return cmp;
 }
 

@@ -73,11 +73,14 @@ std::vector<std::string> make_assumptions(const QuoteInput& in) {
                                 ? std::string()
                                 : tr(l, "a.prices.dated", fmt::arg("date", quote_date(l, in.catalog.date)));
   a.push_back(tr(l, "a.prices", fmt::arg("provider", provider), fmt::arg("dated", dated)));
-  if (in.band_check)
+  if (in.band_check) {
+    const bool p50 = in.requirements.p50;
     a.push_back(tr(l, "a.band", fmt::arg("factor", format_fixed(in.band_check->step_factor, 2)),
-                   fmt::arg("which", quote_text(l, in.requirements.p50 ? "a.band.median" : "a.band.slow")),
-                   fmt::arg("p50", quote_units(l, format_days_or_hours_half_up(in.band_check->wall_p50))),
-                   fmt::arg("p90", quote_units(l, format_days_or_hours_half_up(in.band_check->wall_p90)))));
+                   fmt::arg("which", quote_text(l, p50 ? "a.band.median" : "a.band.slow")),
+                   fmt::arg("pct", p50 ? "P50" : "P90"),
+                   fmt::arg("wall", quote_units(l, format_days_or_hours_half_up(p50 ? in.band_check->wall_p50
+                                                                                    : in.band_check->wall_p90)))));
+  }
   a.push_back(std::string(quote_text(l, "a.billing")));
   if (r.energy.facility_kwh > 0.0)
     a.push_back(tr(l, "a.energy", fmt::arg("mwh", format_fixed(r.energy.facility_kwh / 1000.0, 1)),
@@ -139,6 +142,10 @@ std::string canonical_quote_string(const QuoteInput& in) {
   line(s, "job.step_ns", std::to_string(j.step_time.ns));
   line(s, "job.mfu", exact(j.mfu));
   if (j.checkpoint_params > 0.0) line(s, "job.checkpoint_params", exact(j.checkpoint_params));
+  if (j.layers > 0)
+    line(s, "job.shape",
+         fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", j.layers, j.hidden, j.heads, j.kv_heads, j.seq_len, j.experts,
+                     j.experts_per_token, j.shared_experts, exact(j.active_params)));
   const JobResult& r = in.run;
   line(s, "run.trials", std::to_string(r.trials));
   line(s, "run.seed", std::to_string(r.seed));
@@ -194,7 +201,21 @@ std::string canonical_quote_string(const QuoteInput& in) {
     line(s, "band.wall_p90_ns", std::to_string(b->wall_p90.ns));
     for (const ComparisonRow& row : b->plans.rows)
       line(s, "band.plan", row.option.id + '|' + money_key(row.p50.total) + '|' + money_key(row.p90.total));
+    for (const auto* end : {&b->low, &b->high}) {
+      if (!*end) continue;
+      const QuoteBandRun& e = **end;
+      line(s, "band.end.factor", exact(e.step_factor));
+      line(s, "band.end.wall_ns", std::to_string(e.wall_p50.ns) + '|' + std::to_string(e.wall_p90.ns));
+      line(s, "band.end.span_ns", std::to_string(e.span_p50.ns) + '|' + std::to_string(e.span_p90.ns));
+      line(s, "band.end.gpu_hours", exact(e.gpu_hours_p50) + '|' + exact(e.gpu_hours_p90));
+      for (const ComparisonRow& row : e.plans.rows)
+        line(s, "band.end.plan", row.option.id + '|' + money_key(row.p50.total) + '|' + money_key(row.p90.total));
+    }
   }
+  for (const QuoteAlternative& a : in.alternatives)
+    line(s, "alternative",
+         fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", a.gpu, a.gpus, a.plan, a.price, a.wall.ns, money_key(a.cost),
+                     a.meets_deadline ? 1 : 0, a.meets_budget ? 1 : 0));
   line(s, "compare", in.compare ? "1" : "0");
   if (in.allow_spot) line(s, "allow_spot", "1");  // absent when off: earlier quotes keep their ids
   return s;
@@ -247,7 +268,12 @@ std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const std
   out.push_back({"Training tokens", format_count_fixed(asked), format_count_fixed(in.job.tokens),
                  in.job.tokens >= asked * (1 - 1e-9)});
   const QuoteBandCheck* band = in.band_check ? &*in.band_check : nullptr;
-  const std::string at = std::string(" at ") + pct + (band ? ", model uncertainty included" : "");
+  // P50 and P90 spread the run over failures; the model band is named apart ("slow end of the
+  // model band (x1.09)"), never folded into a bare "P90".
+  const std::string at = std::string(" at ") + pct +
+                         (band ? fmt::format(", {} of the model band (x{})", q.p50 ? "median" : "slow end",
+                                             format_fixed(band->step_factor, 2))
+                               : std::string());
   if (q.deadline) {
     const Time wall = band ? (q.p50 ? band->wall_p50 : band->wall_p90) : (q.p50 ? in.run.wall_p50 : in.run.wall_p90);
     out.push_back({"Deadline", format_days_or_hours_half_up(*q.deadline), format_days_or_hours_half_up(wall) + at,
@@ -325,7 +351,12 @@ void use_catalog_chinese(QuoteInput& in) {
     }
   };
   bills(in.plans);
-  if (in.band_check) bills(in.band_check->plans);
+  for (QuoteAlternative& a : in.alternatives) a.price = with_catalog_chinese(in.catalog, a.price);
+  if (in.band_check) {
+    bills(in.band_check->plans);
+    for (auto* end : {&in.band_check->low, &in.band_check->high})
+      if (*end) bills((*end)->plans);
+  }
 }
 
 }  // namespace

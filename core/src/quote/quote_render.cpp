@@ -76,6 +76,35 @@ std::string list_separators(QuoteLanguage l, std::string text, const std::string
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
+/// The model band's two ends at the requirements' percentile, when the quote has them: shown in
+/// their own column beside P50 and P90 (which spread the run over failures only).
+struct BandEnds {
+  const QuoteBandRun* low = nullptr;
+  const QuoteBandRun* high = nullptr;
+  bool p50 = false;  ///< the ends at the P50 trial (a P50 check), else at the P90 trial
+  const char* pct() const { return p50 ? "P50" : "P90"; }
+  template <class T>
+  T at(T QuoteBandRun::*p50_field, T QuoteBandRun::*p90_field, const QuoteBandRun& r) const {
+    return r.*(p50 ? p50_field : p90_field);
+  }
+};
+
+std::optional<BandEnds> band_ends(const QuoteInput& in) {
+  if (!in.band_check || !in.band_check->low || !in.band_check->high) return std::nullopt;
+  return BandEnds{&*in.band_check->low, &*in.band_check->high, in.requirements.p50};
+}
+
+/// The total of option `id` in a band run's bills at the ends' percentile, when it could be billed.
+std::optional<Money> band_total(const BandEnds& b, const QuoteBandRun& r, const std::string& id) {
+  for (const ComparisonRow& row : r.plans.rows)
+    if (row.option.id == id && row.p50.ok() && row.p90.ok()) return b.p50 ? row.p50.total : row.p90.total;
+  return std::nullopt;
+}
+
+std::string range(QuoteLanguage l, const std::string& low, const std::string& high) {
+  return tr(l, "band.range", fmt::arg("low", low), fmt::arg("high", high));
+}
+
 void layout_header(const Quote& q, Doc& d) {
   const QuoteInput& in = q.input;
   const QuoteLanguage l = in.language;
@@ -117,10 +146,25 @@ void layout_job(const Quote& q, Doc& d) {
   const JobResult& r = in.run;
   heading(d, std::string(quote_text(l, "job.heading")));
   std::vector<std::string> job;
+  // A model written inline without a name is "custom" in the scenario: the quote says so in
+  // words and states its shape, as it does for every model.
+  const std::string model =
+      j.model_name.empty() || j.model_name == "custom" ? std::string(quote_text(l, "job.model.custom")) : j.model_name;
   job.push_back(
-      tr(l, "job.model", fmt::arg("model", or_dash(j.model_name)),
+      tr(l, "job.model", fmt::arg("model", model),
          fmt::arg("params", j.params > 0 ? tr(l, "job.params", fmt::arg("count", format_count_fixed(j.params)))
                                          : std::string())));
+  if (j.layers > 0) {
+    std::string moe;
+    if (j.experts > 0)
+      moe = tr(l, "job.shape.moe", fmt::arg("experts", j.experts), fmt::arg("per_token", j.experts_per_token),
+               fmt::arg("shared", j.shared_experts > 0 ? tr(l, "job.shape.shared", fmt::arg("n", j.shared_experts))
+                                                       : std::string()),
+               fmt::arg("active", format_count_fixed(j.active_params)));
+    job.push_back(tr(l, "job.shape", fmt::arg("layers", j.layers), fmt::arg("hidden", j.hidden),
+                     fmt::arg("heads", j.heads), fmt::arg("kv", j.kv_heads), fmt::arg("seq", j.seq_len),
+                     fmt::arg("moe", moe)));
+  }
   if (j.tokens > 0) job.push_back(tr(l, "job.tokens", fmt::arg("count", format_count_fixed(j.tokens))));
   const std::int64_t gpn = j.gpus_per_node > 0 ? j.gpus_per_node : 1;
   const std::int64_t nodes = (j.gpus + gpn - 1) / gpn;
@@ -135,15 +179,34 @@ void layout_job(const Quote& q, Doc& d) {
   list(d, job);
 
   heading(d, std::string(quote_text(l, "dur.heading")));
+  const auto band = band_ends(in);
   Table dur_t{{"", "P50", "P90"}, {}, {}, {false, true, true}, {}};
   dur_t.rows.push_back({std::string(quote_text(l, "dur.calendar")), dur(l, r.wall_p50), dur(l, r.wall_p90)});
   dur_t.rows.push_back({std::string(quote_text(l, "dur.paid")), dur(l, r.gpu_span_p50), dur(l, r.gpu_span_p90)});
   dur_t.rows.push_back(
       {std::string(quote_text(l, "dur.gpu_hours")), gpu_hours(l, r.gpu_hours_p50), gpu_hours(l, r.gpu_hours_p90)});
+  if (band) {
+    // The days as the requirements row writes them, so its figure is found here.
+    auto days = [&](Time t) { return quote_units(l, format_days_or_hours_half_up(t)); };
+    const QuoteBandRun &lo = *band->low, &hi = *band->high;
+    dur_t.header.push_back(tr(l, "dur.band", fmt::arg("pct", band->pct())));
+    dur_t.right.push_back(true);
+    dur_t.rows[0].push_back(range(l, days(band->at(&QuoteBandRun::wall_p50, &QuoteBandRun::wall_p90, lo)),
+                                  days(band->at(&QuoteBandRun::wall_p50, &QuoteBandRun::wall_p90, hi))));
+    dur_t.rows[1].push_back(range(l, days(band->at(&QuoteBandRun::span_p50, &QuoteBandRun::span_p90, lo)),
+                                  days(band->at(&QuoteBandRun::span_p50, &QuoteBandRun::span_p90, hi))));
+    dur_t.rows[2].push_back(
+        range(l, gpu_hours(l, band->at(&QuoteBandRun::gpu_hours_p50, &QuoteBandRun::gpu_hours_p90, lo)),
+              gpu_hours(l, band->at(&QuoteBandRun::gpu_hours_p50, &QuoteBandRun::gpu_hours_p90, hi))));
+  }
   table(d, dur_t);
   para(d, tr(l, "dur.summary", fmt::arg("useful", dur(l, r.useful)), fmt::arg("goodput", percent(r.goodput_mean)),
              fmt::arg("failures", format_fixed(r.failures_mean, 1)), fmt::arg("lost", dur(l, r.lost_work_mean)),
              fmt::arg("restarts", dur(l, r.restart_mean))));
+  if (band)
+    para(d,
+         tr(l, "dur.band_note", fmt::arg("pct", band->pct()), fmt::arg("low", format_fixed(band->low->step_factor, 2)),
+            fmt::arg("high", format_fixed(band->high->step_factor, 2))));
 }
 
 void layout_bill_items(const Quote& q, const ComparisonRow& best, Doc& d) {
@@ -191,6 +254,17 @@ void layout_bill(const Quote& q, const ComparisonRow& best, Doc& d) {
   std::string text =
       tr(l, "bill.summary", fmt::arg("plan", best.option.label), fmt::arg("p50", quote_money(l, best.p50.total)),
          fmt::arg("p90", quote_money(l, best.p90.total)));
+  // The model band's bills of this plan, named apart from P50 and P90.
+  const auto band = band_ends(in);
+  std::optional<Money> band_lo, band_hi;
+  if (band) {
+    band_lo = band_total(*band, *band->low, best.option.id);
+    band_hi = band_total(*band, *band->high, best.option.id);
+  }
+  const bool show_band = band_lo && band_hi;
+  if (show_band)
+    text += tr(l, "bill.summary.band", fmt::arg("pct", band->pct()), fmt::arg("low", quote_money(l, *band_lo)),
+               fmt::arg("high", quote_money(l, *band_hi)));
   if (best.p50.deposit.minor != 0)
     text += tr(l, "bill.deposit_due", fmt::arg("deposit", quote_money(l, best.p50.deposit)));
   para(d, text);
@@ -208,6 +282,17 @@ void layout_bill(const Quote& q, const ComparisonRow& best, Doc& d) {
     tot.rows.push_back({tax_label(l, *in.tax), quote_amount(l, q.tax_p50), quote_amount(l, q.tax_p90)});
     tot.rows.push_back({tr(l, "bill.total_tax", fmt::arg("tax", tax_name(l, *in.tax))),
                         quote_amount(l, best.p50.total + q.tax_p50), quote_amount(l, best.p90.total + q.tax_p90)});
+  }
+  if (show_band) {
+    tot.header.push_back(tr(l, "bill.totals.band", fmt::arg("pct", band->pct()), fmt::arg("currency", cur)));
+    tot.right.push_back(true);
+    auto amounts = [&](const Money& lo, const Money& hi) { return range(l, quote_amount(l, lo), quote_amount(l, hi)); };
+    tot.rows[0].push_back(amounts(*band_lo, *band_hi));
+    if (in.tax) {
+      const Money tax_lo = tax_on(*band_lo, in.tax->rate_bp), tax_hi = tax_on(*band_hi, in.tax->rate_bp);
+      tot.rows[1].push_back(amounts(tax_lo, tax_hi));
+      tot.rows[2].push_back(amounts(*band_lo + tax_lo, *band_hi + tax_hi));
+    }
   }
   tot.strong.assign(tot.rows.size(), false);
   tot.strong.back() = true;
@@ -241,6 +326,34 @@ void layout_comparison(const Quote& q, Doc& d) {
   heading(d, std::string(quote_text(l, in.compare ? "cmp.heading.compare" : "cmp.heading")));
   table(d, cmp);
   para(d, std::string(quote_text(l, "cmp.note")));
+}
+
+/// The other GPU types a plan search considered, each with its cheapest plan meeting the
+/// requirements (else its closest), on the footing the requirements are checked on.
+void layout_alternatives(const Quote& q, Doc& d) {
+  const QuoteInput& in = q.input;
+  const QuoteLanguage l = in.language;
+  if (in.alternatives.empty()) return;
+  heading(d, std::string(quote_text(l, "alt.heading")));
+  Table t{{std::string(quote_text(l, "alt.col.gpu")), std::string(quote_text(l, "alt.col.plan")),
+           std::string(quote_text(l, "alt.col.time")), std::string(quote_text(l, "alt.col.cost")),
+           std::string(quote_text(l, "alt.col.met"))},
+          {},
+          {},
+          {false, false, true, true, false},
+          {12, 40, 14, 18, 16}};
+  for (const QuoteAlternative& a : in.alternatives) {
+    const char* met = a.meets_deadline && a.meets_budget     ? "alt.met"
+                      : !a.meets_deadline && !a.meets_budget ? "alt.miss.both"
+                      : !a.meets_deadline                    ? "alt.miss.deadline"
+                                                             : "alt.miss.budget";
+    t.rows.push_back({a.gpu, quote_phrase(l, format_grouped(a.gpus) + " x " + a.gpu + ", " + a.plan + ", " + a.price),
+                      quote_units(l, format_days_or_hours_half_up(a.wall)), quote_money(l, a.cost),
+                      std::string(quote_text(l, met))});
+  }
+  table(d, t);
+  para(d, tr(l, "alt.note", fmt::arg("pct", in.requirements.p50 ? "P50" : "P90"),
+             fmt::arg("which", quote_text(l, in.requirements.p50 ? "alt.which.median" : "alt.which.slow"))));
 }
 
 void layout_terms(const Quote& q, Doc& d) {
@@ -291,6 +404,7 @@ Doc layout(const Quote& q) {
   else
     para(d, std::string(quote_text(l, "no_plan")));
   layout_comparison(q, d);
+  layout_alternatives(q, d);
   if (!in.claims.empty()) {
     heading(d, std::string(quote_text(l, "claims.heading")));
     std::vector<std::string> claims;

@@ -2,15 +2,21 @@
 // when FLOPCAST_XLSX is ON (quote_xlsx_none.cpp otherwise).
 #include "flopcast/quote/quote_xlsx.hpp"
 
+#include <minizip/unzip.h>
+#include <minizip/zip.h>
 #include <xlsxwriter.h>
 
 #include <unistd.h>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <system_error>
+#include <vector>
 
 #include "flopcast/quote/quote_render.hpp"
 #include "flopcast/quote/quote_text.hpp"
@@ -188,7 +194,7 @@ struct BillWriter {
     text(row, 0, i.in_total ? label : "  " + label);
     if (!i.unit.empty()) {
       number(row, 1, i.quantity_value, nullptr);
-      text(row, 2, i.unit);
+      text(row, 2, quote_phrase(q.input.language, i.unit));
       number(row, 3, static_cast<double>(i.unit_price_micro) / 1e6, f.price);
       formula(row, 4, "=ROUND(" + cell(row, 1) + "*" + cell(row, 3) + ",2)", f.money, i.amount.major());
     } else {
@@ -256,7 +262,15 @@ std::pair<BlockRows, BlockRows> write_bill(lxw_worksheet* ws, const Formats& f, 
     w.rate_row = w.row;
     w.text(w.row, 0, text_of(q).tax_rate + std::string(" (") + quote_phrase(q.input.language, tax->name) + ")");
     w.number(w.row, 1, static_cast<double>(tax->rate_bp) / 10'000.0, f.percent);
-    if (!tax->basis.empty()) w.text(w.row, 5, tax->basis);
+    // The note in the quote's language: the basis as the catalog writes it (English), or in
+    // Chinese the quote's own tax sentence (which words the basis and translates the source).
+    if (q.input.language == QuoteLanguage::ZhCn)
+      w.text(w.row, 5,
+             quote_detail::tr(q.input.language, "terms.tax", fmt::arg("tax", quote_phrase(q.input.language, tax->name)),
+                              fmt::arg("rate", format_fixed(static_cast<double>(tax->rate_bp) / 100, 0)),
+                              fmt::arg("basis", ""), fmt::arg("source", quote_phrase(q.input.language, tax->source))));
+    else if (!tax->basis.empty())
+      w.text(w.row, 5, tax->basis);
     ++w.row;
   } else {
     w.text(w.row++, 0, text_of(q).no_tax);
@@ -271,12 +285,39 @@ std::pair<BlockRows, BlockRows> write_bill(lxw_worksheet* ws, const Formats& f, 
   return {p50, p90};
 }
 
+/// The recommended plan's totals before tax at the model band's fast and slow ends, at the
+/// requirements' percentile, with their column labels; nullopt without the band's ends.
+struct BandTotals {
+  Money fast, slow;
+  std::string fast_label, slow_label;
+};
+std::optional<BandTotals> band_totals(const Quote& q, const ComparisonRow& best) {
+  const QuoteInput& in = q.input;
+  if (!in.band_check || !in.band_check->low || !in.band_check->high) return std::nullopt;
+  const bool p50 = in.requirements.p50;
+  auto total = [&](const QuoteBandRun& r) -> std::optional<Money> {
+    for (const ComparisonRow& row : r.plans.rows)
+      if (row.option.id == best.option.id && row.p50.ok() && row.p90.ok()) return p50 ? row.p50.total : row.p90.total;
+    return std::nullopt;
+  };
+  const auto fast = total(*in.band_check->low), slow = total(*in.band_check->high);
+  if (!fast || !slow) return std::nullopt;
+  const bool zh = in.language == QuoteLanguage::ZhCn;
+  const char* pct = p50 ? "P50" : "P90";
+  auto label = [&](const char* en_end, const char* zh_end, double factor) {
+    return zh ? fmt::format("模型区间（{}）{} ×{:.2f}", pct, zh_end, factor)
+              : fmt::format("Model band at {}, {} (x{:.2f})", pct, en_end, factor);
+  };
+  return BandTotals{*fast, *slow, label("fast end", "快端", in.band_check->low->step_factor),
+                    label("slow end", "慢端", in.band_check->high->step_factor)};
+}
+
 void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, const ComparisonRow* best,
                        std::pair<BlockRows, BlockRows> bill_rows) {
   const QuoteInput& in = q.input;
   BillWriter w{ws, f, q};
   worksheet_set_column(ws, 0, 0, 26, nullptr);
-  worksheet_set_column(ws, 1, 3, 30, nullptr);
+  worksheet_set_column(ws, 1, 4, 30, nullptr);
   auto pair = [&](const char* label, const std::string& value) {
     w.text(w.row, 0, label, f.bold);
     w.text(w.row++, 1, value.empty() ? "-" : value);
@@ -294,18 +335,32 @@ void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, cons
     if (!in.job.parallel_plan.empty()) pair(text_of(q).parallel_plan, quote_phrase(in.language, in.job.parallel_plan));
     pair(text_of(q).currency, best->p50.currency.str());
     w.text(w.row, 1, "P50", f.bold);
-    w.text(w.row++, 2, "P90", f.bold);
+    w.text(w.row, 2, "P90", f.bold);
+    // The model band's two ends at the requirements' percentile, named apart from P50 and P90
+    // (which spread the run over failures only), as the other formats show them.
+    const auto band = band_totals(q, *best);
+    if (band) {
+      w.text(w.row, 3, band->fast_label, f.bold);
+      w.text(w.row, 4, band->slow_label, f.bold);
+    }
+    ++w.row;
     const std::string bill = std::string("'") + text_of(q).sheet_bill + "'!";
-    auto totals = [&](const char* label, int r50, int r90, const Money& v50, const Money& v90) {
+    auto totals = [&](const char* label, int r50, int r90, const Money& v50, const Money& v90, bool with_tax) {
       w.text(w.row, 0, label, f.bold);
       w.formula(w.row, 1, "=" + bill + cell(r50, 4), f.money, v50.major());
-      w.formula(w.row++, 2, "=" + bill + cell(r90, 4), f.money, v90.major());
+      w.formula(w.row, 2, "=" + bill + cell(r90, 4), f.money, v90.major());
+      if (band) {
+        const std::int64_t bp = with_tax ? in.tax->rate_bp : 0;
+        w.number(w.row, 3, (band->fast + tax_on(band->fast, bp)).major(), f.money);
+        w.number(w.row, 4, (band->slow + tax_on(band->slow, bp)).major(), f.money);
+      }
+      ++w.row;
     };
     totals(text_of(q).total_before_tax, bill_rows.first.subtotal, bill_rows.second.subtotal, best->p50.total,
-           best->p90.total);
+           best->p90.total, false);
     if (in.tax)
       totals(text_of(q).total_with_tax, bill_rows.first.total, bill_rows.second.total, best->p50.total + q.tax_p50,
-             best->p90.total + q.tax_p90);
+             best->p90.total + q.tax_p90, true);
   } else {
     w.text(w.row++, 0, text_of(q).no_plan);
   }
@@ -320,6 +375,108 @@ void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, cons
     w.text(w.row, 2, quote_phrase(in.language, r.plan));
     w.text(w.row++, 3, r.met ? text_of(q).yes : text_of(q).no, r.met ? nullptr : f.bold);
   }
+}
+
+/// One member of a zip archive: its name, its dates and attributes, its bytes.
+struct ZipMember {
+  std::string name;
+  zip_fileinfo info{};
+  std::string bytes;
+};
+
+/// Every member of the zip archive `path`, or an error message in `error`.
+std::vector<ZipMember> read_zip(const std::string& path, std::string& error) {
+  std::vector<ZipMember> members;
+  unzFile z = unzOpen64(path.c_str());
+  if (z == nullptr) {
+    error = "cannot reopen the workbook " + path;
+    return members;
+  }
+  for (int rc = unzGoToFirstFile(z); rc == UNZ_OK && error.empty(); rc = unzGoToNextFile(z)) {
+    unz_file_info64 fi{};
+    char name[1024];
+    if (unzGetCurrentFileInfo64(z, &fi, name, sizeof name, nullptr, 0, nullptr, 0) != UNZ_OK ||
+        unzOpenCurrentFile(z) != UNZ_OK) {
+      error = "cannot read the workbook's members";
+      break;
+    }
+    ZipMember m;
+    m.name = name;
+    m.info.dosDate = fi.dosDate;
+    m.info.internal_fa = fi.internal_fa;
+    m.info.external_fa = fi.external_fa;
+    m.info.tmz_date = {fi.tmu_date.tm_sec,  fi.tmu_date.tm_min, fi.tmu_date.tm_hour,
+                       fi.tmu_date.tm_mday, fi.tmu_date.tm_mon, fi.tmu_date.tm_year};
+    char buf[65536];
+    for (int n; (n = unzReadCurrentFile(z, buf, sizeof buf)) != 0;) {
+      if (n < 0) {
+        error = "cannot inflate the workbook member " + m.name;
+        break;
+      }
+      m.bytes.append(buf, static_cast<std::size_t>(n));
+    }
+    unzCloseCurrentFile(z);
+    members.push_back(std::move(m));
+  }
+  unzClose(z);
+  return members;
+}
+
+/// Writes `members` as the zip archive `path` (deflated, their dates kept: the same members
+/// give the same bytes); false when it cannot.
+bool write_zip(const std::string& path, const std::vector<ZipMember>& members) {
+  zipFile z = zipOpen64(path.c_str(), APPEND_STATUS_CREATE);
+  if (z == nullptr) return false;
+  bool ok = true;
+  for (const ZipMember& m : members) {
+    ok = ok &&
+         zipOpenNewFileInZip64(z, m.name.c_str(), &m.info, nullptr, 0, nullptr, 0, nullptr, Z_DEFLATED,
+                               Z_DEFAULT_COMPRESSION, 0) == ZIP_OK &&
+         zipWriteInFileInZip(z, m.bytes.data(), static_cast<unsigned>(m.bytes.size())) == ZIP_OK &&
+         zipCloseFileInZip(z) == ZIP_OK;
+  }
+  return zipClose(z, nullptr) == ZIP_OK && ok;
+}
+
+/// `xml` with each cell value (<v>...</v>) that is a number written with 15 significant digits.
+/// libxlsxwriter prints a double with 16 ("%.16G", lxw_sprintf_dbl in its utility.h), so 755.56
+/// -- an amount of integer cents over 100, the double nearest 755.56 -- reads 755.5599999999999.
+/// Every amount and price of a quote is an exact decimal of at most 15 significant digits
+/// (integer cents or micro-units, below 10^13 major units), which 15 digits write back exactly
+/// (IEEE 754 binary64 holds 15 decimal digits, DBL_DIG); a shared string's index is an integer
+/// and stays as it is.
+std::string exact_numbers(const std::string& xml) {
+  std::string out;
+  out.reserve(xml.size());
+  std::size_t at = 0;
+  for (std::size_t open; (open = xml.find("<v>", at)) != std::string::npos;) {
+    const std::size_t from = open + 3, close = xml.find("</v>", from);
+    if (close == std::string::npos) break;
+    out.append(xml, at, from - at);
+    double v = 0;
+    const char* first = xml.data() + from;
+    const char* last = xml.data() + close;
+    const auto [ptr, ec] = std::from_chars(first, last, v);
+    if (ec == std::errc() && ptr == last && std::isfinite(v))
+      out += fmt::format("{:.15g}", v);
+    else
+      out.append(first, last);
+    at = close;
+  }
+  out.append(xml, at, std::string::npos);
+  return out;
+}
+
+/// Rewrites the workbook at `path` with exact_numbers applied to its worksheets; an error
+/// message, or "".
+std::string write_exact_numbers(const std::string& path) {
+  std::string error;
+  std::vector<ZipMember> members = read_zip(path, error);
+  if (!error.empty()) return error;
+  for (ZipMember& m : members)
+    if (m.name.rfind("xl/worksheets/", 0) == 0 && m.name.size() > 4 && m.name.substr(m.name.size() - 4) == ".xml")
+      m.bytes = exact_numbers(m.bytes);
+  return write_zip(path, members) ? std::string() : "cannot rewrite the workbook " + path;
 }
 
 /// Writes the workbook to `path`; an error message, or "" when it was written.
@@ -347,7 +504,8 @@ std::string write_workbook(const Quote& q, const std::string& path) {
   lxw_row_t r = 1;
   for (const std::string& a : q.assumptions) worksheet_write_string(notes_ws, r++, 0, a.c_str(), nullptr);
   const lxw_error err = workbook_close(wb);
-  return err == LXW_NO_ERROR ? std::string() : std::string("libxlsxwriter: ") + lxw_strerror(err);
+  if (err != LXW_NO_ERROR) return std::string("libxlsxwriter: ") + lxw_strerror(err);
+  return write_exact_numbers(path);
 }
 
 }  // namespace

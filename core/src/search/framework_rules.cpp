@@ -37,6 +37,35 @@ namespace {
 //   ScheduleInterleaved1F1B, ScheduleInterleavedZeroBubble / ScheduleZBVZeroBubble, all with FSDP.
 // - Context parallelism: torch.distributed.tensor.experimental.context_parallel (ring attention).
 
+// Fine-tuning with adapters (LoRA, QLoRA): each family's fine-tuning route, read in its source.
+// NeMo (Megatron-core)
+// - LoRA adapters on Megatron-core's parallel linear layers (nemo/collections/llm/peft/lora.py,
+//   ParallelLinearAdapter): every parallelism of full training; MLPerf Training v4.0's Llama 2
+//   70B LoRA runs on it with TP 4 + SP and CP 2 (data/calibration/mlperf-lora.yaml).
+// - QLoRA: NF4LinearWrapper replaces Transformer Engine's parallel linear layers and "Tensor
+//   Parallel is not supported" (nemo/collections/nlp/modules/common/megatron/adapters/qlora.py).
+// DeepSpeed (Hugging Face PEFT)
+// - LoRA and QLoRA on a Transformers model under the DeepSpeed engine through Accelerate, ZeRO-1
+//   to 3 (peft docs/source/accelerate/deepspeed.md): data parallelism only; a Transformers model
+//   is no Megatron tensor-parallel or pipeline module, and has no context or expert parallelism.
+// torchtune (FSDP2)
+// - recipes/lora_finetune_distributed.py (LoRA and QLoRA): fully_shard on every layer (ZeRO-3,
+//   or ZeRO-2 with fsdp_reshard_after_forward false; "DDP is currently not supported"), context
+//   parallelism (context_parallel_dim), "Tensor parallelism is not supported in this recipe"; no
+//   pipeline, dense models ("for dense transformer-based LLMs"). One GPU is its single-device
+//   recipe. torchtitan itself has no adapters.
+
+bool nemo_peft_runs(const ParallelPlan& p, TrainingMethod m) {
+  return (m != TrainingMethod::QLora || p.tp == 1) && (p.zero <= 1) &&
+         (p.pp == 1 || p.schedule == Schedule::OneFOneB || p.schedule == Schedule::Interleaved);
+}
+
+bool hf_peft_deepspeed_runs(const ParallelPlan& p) { return p.tp == 1 && p.pp == 1 && p.cp == 1 && p.ep == 1; }
+
+bool torchtune_runs(const ParallelPlan& p) {
+  return p.tp == 1 && p.pp == 1 && p.ep == 1 && (p.zero >= 2 || p.dp * p.cp == 1);
+}
+
 bool megatron_runs(const ParallelPlan& p) {
   if (p.zero > 1) return false;
   return p.pp == 1 || p.schedule == Schedule::OneFOneB || p.schedule == Schedule::Interleaved;
@@ -70,20 +99,60 @@ const char* to_string(Framework f) {
 
 std::string FrameworkSet::str() const {
   std::string s;
-  for (const Framework f : {Framework::MegatronCore, Framework::DeepSpeed, Framework::TorchTitan})
-    if (has(f)) s += (s.empty() ? "" : ", ") + std::string(to_string(f));
+  for (const Framework f : {Framework::MegatronCore, Framework::DeepSpeed, Framework::TorchTitan}) {
+    if (!has(f)) continue;
+    const char* name = !adapters                      ? to_string(f)
+                       : f == Framework::MegatronCore ? "NeMo (Megatron-core)"
+                       : f == Framework::DeepSpeed    ? "DeepSpeed (Hugging Face PEFT)"
+                                                      : "torchtune (FSDP2)";
+    s += (s.empty() ? "" : ", ") + std::string(name);
+  }
   return s.empty() ? "none" : s;
 }
 
-FrameworkSet frameworks_for(const ParallelPlan& plan, const ModelSpec& /*model*/) {
+FrameworkSet frameworks_for(const ParallelPlan& plan, const ModelSpec& /*model*/, TrainingMethod method) {
   FrameworkSet s;
-  if (megatron_runs(plan)) s.bits |= static_cast<std::uint8_t>(Framework::MegatronCore);
-  if (deepspeed_runs(plan)) s.bits |= static_cast<std::uint8_t>(Framework::DeepSpeed);
-  if (torchtitan_runs(plan)) s.bits |= static_cast<std::uint8_t>(Framework::TorchTitan);
+  s.adapters = method != TrainingMethod::Full;
+  const bool megatron = s.adapters ? nemo_peft_runs(plan, method) : megatron_runs(plan);
+  const bool deepspeed = s.adapters ? hf_peft_deepspeed_runs(plan) : deepspeed_runs(plan);
+  const bool fsdp2 = s.adapters ? torchtune_runs(plan) : torchtitan_runs(plan);
+  if (megatron) s.bits |= static_cast<std::uint8_t>(Framework::MegatronCore);
+  if (deepspeed) s.bits |= static_cast<std::uint8_t>(Framework::DeepSpeed);
+  if (fsdp2) s.bits |= static_cast<std::uint8_t>(Framework::TorchTitan);
   return s;
 }
 
-std::vector<std::string> framework_exclusions(const ParallelPlan& p, const ModelSpec& /*model*/) {
+namespace {
+
+/// Why each fine-tuning route does not run `p` (framework_exclusions for LoRA and QLoRA).
+std::vector<std::string> adapter_exclusions(const ParallelPlan& p, TrainingMethod method) {
+  std::vector<std::string> why;
+  if (method == TrainingMethod::QLora && p.tp > 1)
+    why.push_back(
+        "NeMo (Megatron-core): its QLoRA NF4 layers have no tensor parallelism "
+        "(nemo/collections/nlp/modules/common/megatron/adapters/qlora.py)");
+  else if (!nemo_peft_runs(p, method))
+    why.push_back("NeMo (Megatron-core): its LoRA runs Megatron-core's plans (ZeRO-1 at most, 1F1B or interleaved)");
+  if (!hf_peft_deepspeed_runs(p))
+    why.push_back(
+        "DeepSpeed (Hugging Face PEFT): a Transformers model under ZeRO has data parallelism only, no tensor, "
+        "pipeline, context or expert parallelism (peft docs/source/accelerate/deepspeed.md)");
+  if (p.tp > 1)
+    why.push_back(
+        "torchtune (FSDP2): \"Tensor parallelism is not supported in this recipe\" "
+        "(recipes/lora_finetune_distributed.py)");
+  else if (!torchtune_runs(p))
+    why.push_back(
+        "torchtune (FSDP2): FSDP2 data parallelism (ZeRO-2 or 3) with context parallelism, no pipeline or experts "
+        "(recipes/lora_finetune_distributed.py)");
+  return why;
+}
+
+}  // namespace
+
+std::vector<std::string> framework_exclusions(const ParallelPlan& p, const ModelSpec& /*model*/,
+                                              TrainingMethod method) {
+  if (method != TrainingMethod::Full) return adapter_exclusions(p, method);
   std::vector<std::string> why;
   if (p.zero > 1)
     why.push_back(

@@ -165,14 +165,15 @@ const char* to_string(Confidence c) { return c == Confidence::P50 ? "P50" : "P90
 
 std::string confidence_words(Confidence c, const PredictionBand& band, GpuArch arch) {
   if (!band.known) return sfmt("%s (point prediction: no band for %s)", to_string(c), to_string(arch));
+  // P50 / P90 are percentiles over failures; the model band is named apart (its median, its slow end).
   // A generation without runs of its own says so, and whose band it borrowed.
   const std::string prior =
       band.stand_in ? sfmt("; %s, %s's band widened", kPriorOnlyWords, to_string(*band.stand_in)) : std::string();
   if (c == Confidence::P50)
-    return sfmt("P50 including the model's median bias (%s band x%.2f to x%.2f, median x%.2f%s)", to_string(arch),
-                band.p10, band.p90, band.p50, prior.c_str());
-  return sfmt("P90 including model uncertainty (%s band x%.2f to x%.2f%s)", to_string(arch), band.p10, band.p90,
-              prior.c_str());
+    return sfmt("P50 of failures, the step at the model band's median (%s band x%.2f to x%.2f, median x%.2f%s)",
+                to_string(arch), band.p10, band.p90, band.p50, prior.c_str());
+  return sfmt("P90 of failures, the step at the model band's slow end (%s band x%.2f to x%.2f%s)", to_string(arch),
+              band.p10, band.p90, prior.c_str());
 }
 
 namespace detail {
@@ -471,7 +472,7 @@ std::vector<Shape> valid_shapes(const ModelSpec& m, const Axes& a, std::int64_t 
 void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, std::int64_t index, ItemResult& ir,
                    bool known_unfit = false) {
   ++ir.enumerated;
-  const FrameworkSet fw = frameworks_for(s.plan, s.model);
+  const FrameworkSet fw = frameworks_for(s.plan, s.model, s.training.method);
   if (fw.empty()) {
     ++ir.counts[kFramework];
     return;
@@ -729,8 +730,15 @@ ClusterTotals merge_items(const SearchContext& ctx, const std::vector<Item>& ite
     top.merge(ir.top);
     lists[items[i].cluster].merge(ir.ranked);
   }
-  for (int r = 0; r < kReasonCount; ++r)
-    if (counts[r] > 0) res.pruned.push_back({kReasonText[r], counts[r], kReasonUnit[r]});
+  for (int r = 0; r < kReasonCount; ++r) {
+    if (counts[r] == 0) continue;
+    // Fine-tuning is judged by the families' fine-tuning routes (framework_rules.hpp).
+    const bool adapters = r == kFramework && ctx.base.training.method != TrainingMethod::Full;
+    res.pruned.push_back({adapters ? "no fine-tuning framework runs the combination (NeMo, DeepSpeed with Hugging Face "
+                                     "PEFT, torchtune)"
+                                   : kReasonText[r],
+                          counts[r], kReasonUnit[r]});
+  }
   res.top = top.sorted();
   for (auto& c : res.top) c.gpu = ctx.space.clusters[c.cluster].gpu.name;
   ranked.clear();
@@ -904,25 +912,68 @@ void explain_cluster(const SearchContext& ctx, std::size_t c, const std::vector<
   }
 }
 
+/// " with the step at the band's x1.09" when the run was checked with the model's band.
+std::string band_words(const Resimulated& x) {
+  return x.band_factor != 1 ? sfmt(" with the step at the band's x%.2f", x.band_factor) : std::string();
+}
+
+/// "640 x H800 TP1 PP5 ... under seed-vendor/h800-daily": a plan as the simulated list names it.
+std::string simulated_name(const PricedPlan& p) {
+  std::string s = sfmt("%lld x %s %s", static_cast<long long>(p.candidate.gpus), p.candidate.gpu.c_str(),
+                       plan_label(p.candidate.plan).c_str());
+  if (p.candidate.precision != Precision::BF16) s += std::string(" ") + to_string(p.candidate.precision);
+  return s + " under " + p.catalog + "/" + p.price_option;
+}
+
+/// How another GPU type compares with the choice, on the same footing: its cheapest simulated
+/// plan that meets the constraints (at the confidence, with the model's band, as the choice),
+/// else why its cheapest plan by the closed form is not one.
+std::string compare_cluster(const SearchContext& ctx, std::size_t c, const PlanResult& res) {
+  const std::string& g = ctx.space.clusters[c].gpu.name;
+  const Resimulated& choice = *res.chosen;
+  const Resimulated* sim = nullptr;
+  for (const auto& x : res.resimulated)
+    if (x.plan.candidate.cluster == c && x.meets() && (!sim || x.cost.minor < sim->cost.minor)) sim = &x;
+  const char* pct = to_string(ctx.options.confidence);
+  if (sim) {
+    const double over =
+        choice.cost.minor > 0 && choice.cost.currency == sim->cost.currency
+            ? 100.0 * static_cast<double>(sim->cost.minor - choice.cost.minor) / static_cast<double>(choice.cost.minor)
+            : 0.0;
+    return sfmt(
+        "%s: its cheapest simulated plan meeting the constraints, %s, costs %s (%+.1f%% over the choice) and "
+        "takes %.1f days, at %s%s",
+        g.c_str(), simulated_name(sim->plan).c_str(), sim->cost.str().c_str(), over, sim->wall.days(), pct,
+        band_words(*sim).c_str());
+  }
+  const PricedPlan* closed =
+      cheapest_of(res, c, [](const PricedPlan& p) { return p.meets_deadline && p.meets_budget; });
+  if (!closed) return "";
+  for (const auto& x : res.resimulated)
+    if (x.run_ok && x.plan.candidate.index == closed->candidate.index && x.plan.catalog == closed->catalog &&
+        x.plan.price_option == closed->price_option)
+      return sfmt(
+          "%s: no simulated plan meets the constraints; %s, the cheapest that meets them by the closed form "
+          "(%s expected), %s in simulation: %.1f days, %s at %s%s",
+          g.c_str(), simulated_name(*closed).c_str(), format_days(closed->candidate.wall).c_str(),
+          !x.meets_deadline ? "misses the deadline" : "is over the budget", x.wall.days(), x.cost.str().c_str(), pct,
+          band_words(x).c_str());
+  return sfmt(
+      "%s: no simulated plan meets the constraints; %s meets them by the closed form only (%s expected, %s) "
+      "and was not simulated",
+      g.c_str(), simulated_name(*closed).c_str(), format_days(closed->candidate.wall).c_str(),
+      closed->cost.str().c_str());
+}
+
 /// Infeasible choices per GPU type, then how each other GPU type compares with the choice.
 void explain_clusters(const SearchContext& ctx, const std::vector<ItemResult>& item_results,
                       const ClusterTotals& totals, const std::vector<bool>& priced_cluster, PlanResult& res) {
   for (std::size_t c = 0; c < ctx.space.clusters.size(); ++c)
     explain_cluster(ctx, c, item_results, totals, priced_cluster[c], res);
-  if (!res.best) return;
-  const auto& b = *res.best;
+  if (!res.best || !res.chosen) return;
   for (std::size_t c = 0; c < ctx.space.clusters.size(); ++c) {
-    if (c == b.candidate.cluster) continue;
-    const PricedPlan* cheapest =
-        cheapest_of(res, c, [](const PricedPlan& p) { return p.meets_deadline && p.meets_budget; });
-    if (!cheapest) continue;
-    res.notes.push_back(
-        sfmt("%s: its cheapest plan meeting the constraints, %s, costs %s (+%.1f%% over the choice) and takes %s",
-             ctx.space.clusters[c].gpu.name.c_str(), describe(*cheapest).c_str(), cheapest->cost.str().c_str(),
-             b.cost.minor > 0
-                 ? 100.0 * static_cast<double>(cheapest->cost.minor - b.cost.minor) / static_cast<double>(b.cost.minor)
-                 : 0.0,
-             format_days(cheapest->candidate.wall).c_str()));
+    if (c == res.best->candidate.cluster) continue;
+    if (std::string note = compare_cluster(ctx, c, res); !note.empty()) res.notes.push_back(std::move(note));
   }
 }
 

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "flopcast/io/catalog.hpp"
+#include "flopcast/io/units_parse.hpp"
+#include "flopcast/quote/quote.hpp"
 #include "flopcast/scenario/scenario.hpp"
 #include "flopcast/search/planner.hpp"
 
@@ -22,12 +24,15 @@ struct PlanRequest {
   std::int64_t gpus_min = 1;           ///< fewest GPUs
   /// Price catalogs (names or files); empty = default_plan_catalogs(scenario).
   std::vector<std::string> catalogs;
-  std::string currency;          ///< of every cost; "" = the scenario's pricing.currency, else the budget's
+  /// Of every cost, as written (an ISO code, or a word such as RMB: io::parse_currency); "" = the
+  /// scenario's pricing.currency, else the budget's.
+  std::string currency;
   std::optional<Time> deadline;  ///< longest wall time of the whole run
   /// The deadline as written ("45d", "1080h"); a unit is required. Set, it replaces `deadline`.
   std::string deadline_text;
-  /// Largest bill as written, with its currency ("5M CNY", "500万 CNY", "2e6 USD"); "" = none. In
-  /// another currency than the search's it is converted with a catalog's stated rate.
+  /// Largest bill as written, with its currency ("5M CNY", "500万元", "$2M": io::parse_money); "" =
+  /// none. In another currency than the search's it is converted with a catalog's stated rate; one
+  /// that no catalog bills in or states a rate for is refused (BadBudget).
   std::string budget;
   search::Confidence confidence = search::Confidence::P90;
   /// Most tokens the budget buys (`--tokens max`); needs a budget.
@@ -48,6 +53,7 @@ enum class PlanProblem {
   UnknownGpu,         ///< a GPU type is not in the catalog, or has no usual fabric (`why`)
   CatalogUnreadable,  ///< a price catalog cannot be loaded (`why` names it; `diags` say why)
   BadBudget,          ///< the budget is not an amount with its currency, or cannot be converted (`why`)
+  BadCurrency,        ///< the currency names none the catalogs bill in or convert (`why`)
   BadDeadline,        ///< the deadline is not a duration with its unit (`why`)
   BadPrecision,       ///< a precision is unknown (`why`)
   NeedsBudget,        ///< tokens_max without a budget
@@ -74,10 +80,14 @@ PlanProblem prepare_plan_space(const io::Catalog& cat, const Scenario& s, const 
 /// deadline; most tokens), the confidence, top-K, threads and cancel flag. Each catalog keeps
 /// only the plans a customer is billed at (offer, list, contract; spot with allow_spot).
 /// CatalogUnreadable (`why` = the catalog's name, `diags` its loader's diagnostics; those of
-/// catalogs that loaded are not kept), BadBudget, BadDeadline (`why` says what to write) or
-/// NeedsBudget on failure.
+/// catalogs that loaded are not kept), BadBudget, BadCurrency, BadDeadline (`why` says what to
+/// write) or NeedsBudget on failure.
 PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, const std::string& data_dir,
                                  search::PlannerOptions& options, std::string& why, Diagnostics& diags);
+
+/// Why an amount of money as written (`text`) was refused by io::parse_money, and what to write
+/// instead; `example` is the currency a missing one is shown with ("CNY").
+std::string money_problem_text(const std::string& text, io::UnitProblem problem, const std::string& example);
 
 /// "A,B, C" -> {"A", "B", "C"} (empty items dropped): the lists of --gpu, --catalog, --precision.
 std::vector<std::string> split_list(const std::string& s);
@@ -85,6 +95,19 @@ std::vector<std::string> split_list(const std::string& s);
 /// The catalog with only the plans of the kinds a plan or quote bills: offer, list, contract,
 /// and spot when `allow_spot`; assumptions and competitors' prices are left out.
 PriceCatalog billable_catalog(PriceCatalog catalog, bool allow_spot);
+
+/// What `quote --plan best` quotes from a search.
+struct QuotePlanChoice {
+  /// The plan to quote: the search's recommendation; with `allow_miss` and none meeting, the
+  /// closest simulated plan (its misses are the quote's to state). Null: nothing to quote.
+  const search::Resimulated* plan = nullptr;
+  bool recommended = false;  ///< `plan` is the search's recommendation (it meets the constraints)
+  /// Every other GPU type searched: its cheapest simulated plan that meets, else its closest
+  /// (by how far it misses), at the confidence with the model band's factor. In the order of
+  /// the space's GPU types.
+  std::vector<QuoteAlternative> alternatives;
+};
+QuotePlanChoice quote_plan_choice(const search::PlanResult& r, const search::PlanSpace& space, bool allow_miss);
 
 /// The scenario of a search's recommended plan `chosen`: `base` (the searched scenario) with the
 /// plan's cluster, GPU count, precision, parallel plan and price catalog.

@@ -39,6 +39,8 @@ struct QuoteOptions {
   /// The spot plan the planner chose (its id in the scenario's catalog; "" = none): the run is
   /// simulated with its interruptions and the quote may recommend it.
   std::string spot_plan;
+  /// The other GPU types the plan search considered (QuotePlanChoice::alternatives).
+  std::vector<QuoteAlternative> alternatives;
 };
 
 /// A quote, or the problem that stops it.

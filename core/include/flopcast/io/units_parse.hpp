@@ -33,6 +33,7 @@ enum class UnitProblem {
   Malformed,        ///< not a number with a unit at all
   MissingUnit,      ///< a bare number ("45"): the unit (days, hours) must be written
   MissingCurrency,  ///< an amount without its currency ("5M", "500万")
+  UnknownCurrency,  ///< a word where the currency goes that names none ("5M dollars", "5M RMBX")
   Negative,         ///< zero or less
 };
 
@@ -40,9 +41,18 @@ enum class UnitProblem {
 /// MissingUnit (never read as seconds).
 std::optional<Time> parse_duration_with_unit(std::string_view s, UnitProblem* problem = nullptr);
 
-/// An amount of money with its currency (an ISO code after the number): "5M CNY", "2e6 USD",
-/// "1,500,000 USD", "500万 CNY" (万 = 10^4), "1.2亿 CNY" (亿 = 10^8), "800k EUR". At most 9e15 major
-/// units, rounded to the minor unit; MissingCurrency when no code follows.
+/// A currency as users write it: an ISO 4217 code in any case ("CNY", "usd"), or a word or sign
+/// that names one: RMB, yuan, 元, 人民币, ¥, ￥, CN¥ are CNY; $, US$, 美元 are USD; €, 欧元 are EUR.
+/// nullopt for anything else ("dollars", "RMBX"). With `any_case` false the letters must be upper
+/// case as written above (where "kWh" or "GiB" is a unit, not a currency). Whether a code is one
+/// the price catalogs bill in is the caller's question.
+std::optional<Currency> parse_currency(std::string_view word, bool any_case = true);
+
+/// An amount of money with its currency (parse_currency), after the number or before it:
+/// "5M CNY", "5M RMB", "2e6 USD", "$2M", "¥5M", "1,500,000 USD", "500万 CNY" (万 = 10^4),
+/// "500万元", "1.2亿 CNY" (亿 = 10^8), "800k EUR". At most 9e15 major units, rounded to the minor
+/// unit. MissingCurrency when none is written, UnknownCurrency for a word that names none,
+/// Malformed for two that disagree ("$5M CNY").
 std::optional<Money> parse_money(std::string_view s, UnitProblem* problem = nullptr);
 
 }  // namespace flopcast::io

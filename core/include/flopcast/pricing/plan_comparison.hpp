@@ -56,8 +56,8 @@ struct PlanComparison {
   Currency currency;
   std::vector<ComparisonRow> rows;      ///< plans in catalog order, then mixes
   std::optional<std::size_t> cheapest;  ///< lowest P50 total, then lowest P90 total, then first
-  /// The same among the plans the catalog's provider offers (competitor plans left out):
-  /// what the provider's quote recommends.
+  /// The same among the plans the provider's quote recommends: its own offers, list and contract
+  /// prices (competitors' plans, spot prices and assumptions left out; quote.hpp: quoted_kind).
   std::optional<std::size_t> cheapest_offered;
   std::vector<std::string> errors;  ///< unknown plan ids, plans for another GPU
   std::vector<std::string> notes;

@@ -29,6 +29,29 @@ struct QuoteJob {
   double mfu = 0.0;           ///< simulated model FLOPs utilisation, 0..1
   /// Parameters a checkpoint holds when not `params` (LoRA: the adapters'); 0 = params.
   double checkpoint_params = 0.0;
+  /// The model's shape as the quote states it (layers 0 = not stated): layers, hidden size,
+  /// attention and key/value heads, sequence length in tokens; for a mixture of experts the routed
+  /// experts, those each token uses, the shared ones and the parameters active per token.
+  int layers = 0;
+  std::int64_t hidden = 0;
+  int heads = 0, kv_heads = 0;
+  std::int64_t seq_len = 0;
+  int experts = 0, experts_per_token = 0, shared_experts = 0;
+  double active_params = 0.0;
+};
+
+/// Another GPU type a plan search considered (`quote --plan best` over several): its cheapest
+/// simulated plan that meets the requirements, else its closest, on the footing the requirements
+/// are checked on (their percentile, the step at the model band's factor).
+struct QuoteAlternative {
+  std::string gpu;  ///< GPU catalog name, e.g. "H800"
+  std::int64_t gpus = 0;
+  std::string plan;   ///< the parallel plan, e.g. "TP1 PP7 DP8 CP4 mb1 ZeRO-2 rc-none zero-bubble"
+  std::string price;  ///< the price plan's name
+  Time wall;          ///< calendar time of that run
+  Money cost;         ///< its total before tax
+  bool meets_deadline = true;
+  bool meets_budget = true;
 };
 
 /// What the quote says about the price catalog it used.
@@ -56,15 +79,31 @@ struct QuoteRequirements {
   bool p50 = false;
 };
 
-/// The run the requirements are checked on when the model's uncertainty band is known: the
-/// whole run again (same seed, same failure draws) with the step time at `step_factor` x the
-/// prediction -- the band's P90 factor for a P90 check, its median for P50 -- and its bills. A
-/// run slower than predicted, as about one in ten are, still meets what the quote says it meets.
+/// One run of the model band: the whole run again (same seed, same failure draws) with the step
+/// time at `step_factor` x the prediction; its figures at the P50 and P90 trials and its bills
+/// there (same rows as QuoteInput::plans).
+struct QuoteBandRun {
+  double step_factor = 1;
+  Time wall_p50, wall_p90;  ///< calendar time
+  Time span_p50, span_p90;  ///< paid GPU time
+  double gpu_hours_p50 = 0, gpu_hours_p90 = 0;
+  PlanComparison plans;
+};
+
+/// The run the requirements are checked on when the model band (the step time's 80% interval
+/// from cross-validation) is known: the whole run again (same seed, same failure draws) with the
+/// step time at `step_factor` x the prediction -- the band's P90 factor (its slow end) for a P90
+/// check, its median for P50 -- and its bills. A run slower than predicted, as about one in ten
+/// are, still meets what the quote says it meets.
 struct QuoteBandCheck {
   double step_factor = 1;
   std::string basis;        ///< what the band rests on, e.g. "hopper: 21 held-out runs of 7 source groups"
   Time wall_p50, wall_p90;  ///< calendar time of that run
   PlanComparison plans;     ///< its bills at its P50 and P90 trials (same rows as QuoteInput::plans)
+  /// The band's ends at the same failure draws: the step at its P10 factor (the fast end) and at
+  /// its P90 factor (the slow end). The quote shows them beside P50 and P90 (which spread the run
+  /// over failures only), named apart from them. Both or neither.
+  std::optional<QuoteBandRun> low, high;
 };
 
 /// Everything a quote is made from. Plain data; the caller fills it.
@@ -91,6 +130,8 @@ struct QuoteInput {
   /// The language the quote is written in. Not part of the id: the same offer in English and
   /// in Chinese carries the same quote id.
   QuoteLanguage language = QuoteLanguage::En;
+  /// The other GPU types the plan search considered (may be empty), shown in their own section.
+  std::vector<QuoteAlternative> alternatives;
 };
 
 /// One requirement against the plan: what was asked, what the plan gives, whether it is met.

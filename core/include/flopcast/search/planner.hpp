@@ -80,8 +80,8 @@ StepSimulation des_step_simulation(const Scenario& s, const ComputeProfile& prof
 /// Which simulated percentile must meet the deadline and the budget.
 enum class Confidence { P50, P90 };
 const char* to_string(Confidence c);  ///< "P50", "P90"
-/// "P90 including model uncertainty (hopper band x0.64 to x1.35)", or "P90 (point prediction:
-/// no band for hopper)" when the band is unknown.
+/// "P90 of failures, the step at the model band's slow end (hopper band x0.64 to x1.35)", or "P90
+/// (point prediction: no band for hopper)" when the band is unknown.
 std::string confidence_words(Confidence c, const PredictionBand& band, GpuArch arch);
 
 /// What the search optimises within the constraints.
