@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -208,12 +209,28 @@ void print_validation_json(CliContext& ctx, const ComputeProfile& profile, const
   j["profile"] = profile.name;
   j["engine"] = estimate ? "estimate" : "simulation";
   j["runs"] = nlohmann::ordered_json::array();
-  for (const auto& r : v.rows)
-    j["runs"].push_back({{"id", r.id},
-                         {"figure", r.figure},
-                         {"measured", r.measured},
-                         {"predicted", r.predicted},
-                         {"error_pct", r.error_pct}});
+  std::map<std::string, const Scenario*> by_id;
+  for (const auto& s : v.runs) by_id[s.id] = &s;
+  for (const auto& r : v.rows) {
+    nlohmann::ordered_json row = {{"id", r.id},
+                                  {"figure", r.figure},
+                                  {"measured", r.measured},
+                                  {"predicted", r.predicted},
+                                  {"error_pct", r.error_pct}};
+    // The prediction's 80% band in the unit of `measured`: a time scales by the band's factors,
+    // a speed (tokens/s, TFLOP/s, MFU) by their inverses; memory has no band.
+    const auto it = by_id.find(r.id);
+    if (it != by_id.end() && r.figure != "memory_gib") {
+      const PredictionBand band = band_of(profile.bands, *it->second);
+      if (band.known) {
+        const bool time = r.figure == "iteration_time_s";
+        row["band_low"] = time ? r.predicted * band.p10 : r.predicted / band.p90;
+        row["band_high"] = time ? r.predicted * band.p90 : r.predicted / band.p10;
+        row["band_basis"] = band.basis;
+      }
+    }
+    j["runs"].push_back(row);
+  }
   j["summary"] = nlohmann::ordered_json::object();
   for (const auto& s : summarize(v.rows))
     j["summary"][s.figure] = {{"count", s.count},
@@ -331,16 +348,33 @@ std::string fitted_runs_text(const ComputeProfile& p) {
   return out;
 }
 
+/// What the kernel stage of a fit says in the profile's provenance: each fitted coefficient with
+/// the measurements that inform it, and the error before and after.
+std::string kernel_fit_text(const KernelFitResult& k) {
+  std::string fitted;
+  for (const auto& name : k.fitted)
+    fitted += fmt::format("{}{} ({})", fitted.empty() ? "" : ", ", name, k.informed.at(name));
+  return fmt::format(
+      "kernel stage: {} kernel and collective measurements; fitted (measurements informing each): {}\nkernel stage "
+      "at a bound: "
+      "{}\nkernel stage: median |error| {:.1f}% -> {:.1f}%, p90 {:.1f}% -> {:.1f}% ({} iterations)\n",
+      k.entries, fitted.empty() ? std::string("none") : fitted,
+      k.at_bound.empty() ? std::string("none") : fmt::format("{}", fmt::join(k.at_bound, ", ")), k.median_before_pct,
+      k.median_after_pct, k.p90_before_pct, k.p90_after_pct, k.iterations);
+}
+
 /// The inputs of calibrate: runs and collective points (each collective file weighs the same).
 struct CalibrationInputs {
   std::vector<Scenario> runs;
   CalibrationOptions options;
+  std::vector<KernelMeasurement> kernels;  ///< kernel measurements: the cost layer is fitted on them first
   std::vector<std::string> errors;
 };
 CalibrationInputs calibration_inputs(CliContext& ctx, const io::Catalog& cat, const std::vector<std::string>& files) {
   CalibrationInputs in;
   const auto split = split_inputs(files);
   in.runs = load_runs(ctx, cat, split.runs, in.errors);
+  in.kernels = load_kernels(ctx, cat, split.kernels, in.errors);
   // Fine-tuning runs (LoRA, QLoRA) are held out: the coefficients are fitted on full training, and
   // `validate` checks the fine-tuning mechanisms against these runs without having seen them.
   const auto held =
@@ -368,7 +402,8 @@ CalibrationInputs calibration_inputs(CliContext& ctx, const io::Catalog& cat, co
   return in;
 }
 
-void print_cv_text(CliContext& ctx, const CrossValidationResult& r, bool estimate) {
+void print_cv_text(CliContext& ctx, const CrossValidationResult& r, bool estimate, const CrossValidationResult* loro,
+                   const std::optional<KernelCvResult>& kernels) {
   auto& out = ctx.out;
   out << fmt::format(
       "Cross-validation, one source group left out at a time ({} groups, {} runs; fitted with the closed-form "
@@ -392,38 +427,58 @@ void print_cv_text(CliContext& ctx, const CrossValidationResult& r, bool estimat
   for (const auto& s : cv_by_generation(r)) row(s);
   out << "\n";
   row(cv_overall(r));
+  if (loro) {
+    out << fmt::format(
+        "\nOne regime left out at a time ({} regimes: generation x dense/MoE x full/fine-tuning x "
+        "precision class x framework family), the honest figure for a workload unlike the data:\n",
+        loro->groups.size());
+    header("regime left out");
+    for (const auto& s : cv_by_group(*loro)) row(s);
+    out << "\n";
+    row(cv_overall(*loro));
+  }
+  if (kernels)
+    out << fmt::format(
+        "\nKernel measurements, one source group left out at a time ({} groups, {} held-out predictions): median "
+        "|error| {:.1f}%, p90 {:.1f}% (end-to-end runs above are scored apart)\n",
+        kernels->groups.size(), kernels->predictions.size(), kernels->median_abs_pct, kernels->p90_abs_pct);
   out << "\nspeed: median predicted / measured speed (groups-equal; 1.00 is right, above 1 predicted too fast); fit: "
          "runs the memory model says fit\n";
   for (const auto& s : r.skipped) out << "not scored: " << s << "\n";
-  const BandTails tails = choose_band_tails(r);
+  const BandTails tails = choose_band_tails(r, loro);
   out << "\nBand coverage by where the ends sit: the residual quantiles, or those of a log-normal fitted to the "
          "residuals (groups-equal; each generation uses the one nearest 80%)\n";
   for (const BandRule& rule : band_rules()) {
     out << fmt::format("  {:<22}", fmt::format("{}{:g}-{:g}", rule.shape == BandShape::LogNormal ? "lognormal " : "",
                                                rule.tail, 1 - rule.tail));
-    for (const auto& c : cv_band_coverage(r, uniform_band_tails(rule)))
+    for (const auto& c : cv_band_coverage(r, uniform_band_tails(rule), loro))
       out << fmt::format(" {} {:.1f}%", c.name, c.covered_pct);
     out << "\n";
   }
   out << fmt::format(
       "\nPrediction bands (quantiles of measured / predicted step time of the held-out runs, groups-equal; a "
-      "regime's own band needs {} runs of {} groups)\n",
-      kBandMinRuns, kBandMinGroups);
-  out << fmt::format("{:<18} {:>5} {:>6} {:>15} {:>7} {:>7} {:>7}\n", "band", "runs", "groups", "ends", "p10", "p50",
+      "regime's own band needs {} runs of {} groups, else its generation's novel-regime spread, a log-normal's "
+      "10-90% of the runs predicted with their regime left out)\n",
+      kRegimeMinRuns, kRegimeMinGroups);
+  out << fmt::format("{:<42} {:>5} {:>6} {:>15} {:>7} {:>7} {:>7}\n", "band", "runs", "groups", "ends", "p10", "p50",
                      "p90");
-  for (const auto& q : cv_band_quantiles(r, "", tails))
-    out << fmt::format("{:<18} {:>5} {:>6} {:>15} {:>7.3f} {:>7.3f} {:>7.3f}\n",
+  for (const auto& q : cv_band_quantiles(r, "", tails, loro))
+    out << fmt::format("{:<42} {:>5} {:>6} {:>15} {:>7.3f} {:>7.3f} {:>7.3f}\n",
                        std::string(to_string(q.arch)) + (q.regime == kBandRegimeAll ? "" : "." + q.regime), q.runs,
-                       q.groups, to_string(tails[static_cast<std::size_t>(q.arch)]), q.p10, q.p50, q.p90);
+                       q.groups,
+                       q.regime == kBandRegimeNovel ? std::string("lognormal 0.1")
+                                                    : to_string(tails[static_cast<std::size_t>(q.arch)]),
+                       q.p10, q.p50, q.p90);
   out << "\nBand coverage (each run's band made from the other source groups' residuals; target 75-85%)\n";
   out << fmt::format("{:<18} {:>5} {:>6} {:>9} {:>9} {:>9} {:>9} {:>8}\n", "generation", "runs", "groups", "covered",
                      "runs-eq", "below", "above", "no band");
-  for (const auto& c : cv_band_coverage(r, tails))
+  for (const auto& c : cv_band_coverage(r, tails, loro))
     out << fmt::format("{:<18} {:>5} {:>6} {:>8.1f}% {:>8.1f}% {:>8.1f}% {:>8.1f}% {:>8}\n", c.name, c.runs, c.groups,
                        c.covered_pct, c.covered_runs_pct, c.below_pct, c.above_pct, c.no_band);
 }
 
-void print_cv_json(CliContext& ctx, const CrossValidationResult& r, bool estimate) {
+void print_cv_json(CliContext& ctx, const CrossValidationResult& r, bool estimate, const CrossValidationResult* loro,
+                   const std::optional<KernelCvResult>& kernels) {
   using J = nlohmann::ordered_json;
   auto summary = [](const CvSummary& s) {
     return J{{"name", s.name},
@@ -445,6 +500,16 @@ void print_cv_json(CliContext& ctx, const CrossValidationResult& r, bool estimat
   j["generations"] = J::array();
   for (const auto& s : cv_by_generation(r)) j["generations"].push_back(summary(s));
   j["overall"] = summary(cv_overall(r));
+  if (loro) {
+    j["regimes_left_out"] = J::array();
+    for (const auto& s : cv_by_group(*loro)) j["regimes_left_out"].push_back(summary(s));
+    j["overall_regime_left_out"] = summary(cv_overall(*loro));
+  }
+  if (kernels)
+    j["kernels"] = {{"groups", kernels->groups.size()},
+                    {"held_out_predictions", kernels->predictions.size()},
+                    {"median_abs_error_pct", kernels->median_abs_pct},
+                    {"p90_abs_error_pct", kernels->p90_abs_pct}};
   j["folds"] = J::array();
   for (const auto& f : r.folds)
     j["folds"].push_back({{"held_out_group", f.group},
@@ -466,16 +531,16 @@ void print_cv_json(CliContext& ctx, const CrossValidationResult& r, bool estimat
                                 {"resolved_settings", settings_json(p.settings)},
                                 {"fits_memory", p.fits_memory}});
   j["not_scored"] = r.skipped;
-  const BandTails tails = choose_band_tails(r);
+  const BandTails tails = choose_band_tails(r, loro);
   j["band_tail_coverage"] = J::array();
   for (const BandRule& rule : band_rules())
-    for (const auto& c : cv_band_coverage(r, uniform_band_tails(rule)))
+    for (const auto& c : cv_band_coverage(r, uniform_band_tails(rule), loro))
       j["band_tail_coverage"].push_back({{"shape", rule.shape == BandShape::LogNormal ? "lognormal" : "empirical"},
                                          {"tail", rule.tail},
                                          {"name", c.name},
                                          {"covered_pct", c.covered_pct}});
   j["bands"] = J::array();
-  for (const auto& q : cv_band_quantiles(r, "", tails))
+  for (const auto& q : cv_band_quantiles(r, "", tails, loro))
     j["bands"].push_back(
         {{"generation", to_string(q.arch)},
          {"regime", q.regime},
@@ -487,7 +552,7 @@ void print_cv_json(CliContext& ctx, const CrossValidationResult& r, bool estimat
          {"p50", q.p50},
          {"p90", q.p90}});
   j["band_coverage"] = J::array();
-  for (const auto& c : cv_band_coverage(r, tails))
+  for (const auto& c : cv_band_coverage(r, tails, loro))
     j["band_coverage"].push_back({{"name", c.name},
                                   {"runs", c.runs},
                                   {"groups", c.groups},
@@ -526,12 +591,13 @@ bool output_writable(const std::string& output, bool force, std::string& error) 
 
 /// Writes the fitted profile and prints its provenance and each run's resolved settings.
 void finish_calibration(CliContext& ctx, CalibrationResult& res, std::vector<Scenario>& runs,
-                        const std::string& command, const std::string& output, bool force, bool json) {
+                        const std::string& kernel_stage, const std::string& command, const std::string& output,
+                        bool force, bool json) {
   res.profile.name = std::filesystem::path(output).stem().string();
   res.profile.provenance = fmt::format(
-      "{}\nfitted: {}\nper generation: {}\nat a bound: {}\n{} residuals; RMS relative error {:.1f}% -> {:.1f}%, median "
+      "{}\n{}fitted: {}\nper generation: {}\nat a bound: {}\n{} residuals; RMS relative error {:.1f}% -> {:.1f}%, median "
       "{:.1f}% -> {:.1f}% ({} iterations; unstated settings resolved {} times)\n",
-      command, fmt::join(res.fitted, ", "), fitted_runs_text(res.profile),
+      command, kernel_stage, fmt::join(res.fitted, ", "), fitted_runs_text(res.profile),
       res.at_bound.empty() ? std::string("none") : fmt::format("{}", fmt::join(res.at_bound, ", ")), res.residuals,
       res.rms_before_pct, res.rms_after_pct, res.median_before_pct, res.median_after_pct, res.iterations, res.rounds);
   std::string error;
@@ -569,10 +635,10 @@ void finish_calibration(CliContext& ctx, CalibrationResult& res, std::vector<Sce
 
 /// Writes `start` (the profile cross-validated) with its prediction bands replaced by the
 /// quantiles of `r`: `calibrate --cv source -o FILE`.
-bool write_bands(CliContext& ctx, ComputeProfile start, const CrossValidationResult& r, const std::string& command,
-                 const std::string& output, bool force) {
-  const BandTails tails = choose_band_tails(r);
-  start.bands = cv_band_quantiles(r, "", tails);
+bool write_bands(CliContext& ctx, ComputeProfile start, const CrossValidationResult& r,
+                 const CrossValidationResult* loro, const std::string& command, const std::string& output, bool force) {
+  const BandTails tails = choose_band_tails(r, loro);
+  start.bands = cv_band_quantiles(r, "", tails, loro);
   start.bands_provenance = fmt::format(
       "{}; band ends at the quantiles (of the residuals, or of a log-normal fitted to them) whose cross-validated "
       "coverage is nearest 80%: ampere {}, hopper {}, blackwell {}",
@@ -635,12 +701,30 @@ void register_calibrate(CLI::App& app, CliContext& ctx) {
     const auto start = profile_for(ctx, *cat, c->profile);
     if (!start) return;
     auto in = calibration_inputs(ctx, *cat, c->files);
-    if (in.runs.empty() && in.options.collectives.empty()) {
+    if (in.runs.empty() && in.options.collectives.empty() && in.kernels.empty()) {
       ctx.err << "flopcast calibrate: no usable runs\n";
       if (ctx.exit_code != kIoError) ctx.exit_code = kBadInput;
       return;
     }
     in.options.parameters = c->params;
+    // Bottom-up: the cost layer's coefficients on the kernel measurements first, then, with them
+    // held, only what the runs alone inform (the whole-step glue).
+    ComputeProfile first = *start;
+    std::string kernel_stage;
+    if (!in.kernels.empty()) {
+      KernelFitOptions ko;
+      ko.collectives = in.options.collectives;  // nccl-tests points are kernel-level measurements too
+      const auto k = fit_kernel_profile(in.kernels, *start, ko);
+      first = k.profile;
+      // Every coefficient of the cost layer stays as the kernels left it (fitted, or a prior no
+      // measurement informs): the runs fit the whole-step glue alone.
+      first.held.clear();
+      for (const auto& q : profile_parameters())
+        if (!is_glue_parameter(q.name)) first.held.push_back(q.name);
+      for (const auto& name : start->held)
+        if (is_glue_parameter(name)) first.held.push_back(name);
+      kernel_stage = kernel_fit_text(k);
+    }
     if (!c->cv.empty()) {
       CrossValidationOptions cv;
       cv.fit = in.options;
@@ -651,7 +735,12 @@ void register_calibrate(CLI::App& app, CliContext& ctx) {
         ctx.exit_code = kIoError;
         return;
       }
-      const auto r = cross_validate(in.runs, *start, cv);
+      const auto r = cross_validate(in.runs, first, cv);
+      CrossValidationOptions by_regime = cv;
+      by_regime.by_regime = true;
+      const auto loro = cross_validate(in.runs, first, by_regime);
+      std::optional<KernelCvResult> kernel_cv;
+      if (!in.kernels.empty()) kernel_cv = cross_validate_kernels(in.kernels, *start);
       if (!r.error.empty()) {
         ctx.err << "flopcast calibrate --cv source: " << r.error << "\n";
         ctx.exit_code = kBadInput;
@@ -661,11 +750,11 @@ void register_calibrate(CLI::App& app, CliContext& ctx) {
       for (const auto& f : c->files) command += " " + f;
       command += " --cv source" + std::string(c->estimate ? " --estimate" : "") + " -o " + c->output;
       if (!c->profile.empty()) command += " --profile " + c->profile;
-      if (!c->output.empty() && !write_bands(ctx, *start, r, command, c->output, c->force)) return;
+      if (!c->output.empty() && !write_bands(ctx, *start, r, &loro, command, c->output, c->force)) return;
       if (c->json)
-        print_cv_json(ctx, r, c->estimate);
+        print_cv_json(ctx, r, c->estimate, &loro, kernel_cv);
       else
-        print_cv_text(ctx, r, c->estimate);
+        print_cv_text(ctx, r, c->estimate, &loro, kernel_cv);
       return;
     }
     in.options.simulate = !c->estimate;
@@ -674,13 +763,13 @@ void register_calibrate(CLI::App& app, CliContext& ctx) {
       ctx.exit_code = kIoError;
       return;
     }
-    auto res = calibrate_profile(in.runs, *start, in.options);
+    auto res = calibrate_profile(in.runs, first, in.options);
     std::string command = "flopcast calibrate" + std::string(c->estimate ? " --estimate" : "");
     for (const auto& f : c->files) command += " " + f;
     command += " -o " + c->output;
     for (const auto& p : c->params) command += " --param " + p;
     if (!c->profile.empty()) command += " --profile " + c->profile;
-    finish_calibration(ctx, res, in.runs, command, c->output, c->force, c->json);
+    finish_calibration(ctx, res, in.runs, kernel_stage, command, c->output, c->force, c->json);
   });
 }
 

@@ -159,7 +159,7 @@ PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog
   for (const auto* list : {&out.result->pareto, &out.result->fastest_per_count})
     for (const auto& p : *list)
       if (const GpuSpec* g = catalog.find_gpu(p.candidate.gpu); g && !out.bands.count(p.candidate.gpu))
-        out.bands[p.candidate.gpu] = find_band(loaded.session->profile.bands, g->arch, s.model.moe.has_value());
+        out.bands[p.candidate.gpu] = find_band(loaded.session->profile.bands, g->arch, band_regime(s));
   return out;
 }
 

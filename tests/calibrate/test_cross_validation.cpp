@@ -109,6 +109,7 @@ CvPrediction held_out(const std::string& group, double factor) {
   CvPrediction p;
   p.id = group;
   p.group = group;
+  p.source_group = group;
   p.arch = GpuArch::Hopper;
   p.figure = "iteration_time_s";
   p.predicted = 1.0;

@@ -112,7 +112,8 @@ TEST_CASE("an 8-bit GEMM runs at the profile's gemm_fp8 of the FP8 peak, a 16-bi
   CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::FP8) == 0.60);
   CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::MXFP8) == 0.60);
   CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::BF16) == 0.75);
-  CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::NVFP4) == 0.75);  // no 4-bit run to tell it apart
+  // A 4-bit GEMM without a coefficient of its own (gemm_fp4 tied) runs at the 8-bit one's.
+  CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::NVFP4) == 0.60);
   // Tied (a profile that does not set it apart), an 8-bit GEMM runs at gemm; the memo keys on the
   // efficiency used, so the same shape is recomputed.
   prof.of(GpuArch::Hopper).fp8_apart = false;
@@ -167,28 +168,30 @@ TEST_CASE("memory-bound layer norm: bytes / (HBM x eff) + launch overhead, exact
 }
 
 TEST_CASE("attention: causal is about half of non-causal for long sequences, backward 2.5x forward") {
-  // op_cost.hpp: forward 4 x heads x q x kv x head_dim FLOPs at peak x flash_attention
-  // efficiency; causal computes (blocks + 1) / (2 blocks) of it with 128-wide blocks; backward
-  // 2.5x the forward (Dao 2023, arXiv 2307.08691).
+  // op_cost.hpp: forward 2 (head_dim + head_dim_v) FLOPs per attended key per query at peak x
+  // flash_attention efficiency; causal attends q kv / 2 keys plus the half block of 64 keys per
+  // query on the diagonal (128-wide blocks computed whole), 1/2 + 64/16384 = 129/256 of the full
+  // square; backward 2.5x the forward (Dao 2023, arXiv 2307.08691).
   const auto gpu = h100();
   const auto prof = profile(0.0);
   const OpContext ctx{&gpu, &prof, Precision::BF16};
   const double heads = 32, seq = 16384, hd = 128;
-  const auto full = attention_time(ctx, heads, seq, seq, hd, false, false);
-  const auto causal = attention_time(ctx, heads, seq, seq, hd, true, false);
+  const AttentionShape full_shape{heads, seq, seq, hd, hd, false, 0}, causal_shape{heads, seq, seq, hd, hd, true, 0};
+  const auto full = attention_time(ctx, full_shape, false);
+  const auto causal = attention_time(ctx, causal_shape, false);
   const double fwd = 4 * heads * seq * seq * hd / (989.4e12 * 0.55);
   CHECK(full.seconds() == doctest::Approx(fwd).epsilon(1e-6));
   // 128 blocks: 129/256 = 0.504.
   CHECK(causal.seconds() / full.seconds() == doctest::Approx(129.0 / 256).epsilon(1e-6));
   CHECK(causal.seconds() / full.seconds() > 0.5);
   CHECK(causal.seconds() / full.seconds() < 0.51);
-  const auto bwd = attention_time(ctx, heads, seq, seq, hd, true, true);
+  const auto bwd = attention_time(ctx, causal_shape, true);
   CHECK(bwd.seconds() / causal.seconds() == doctest::Approx(2.5).epsilon(1e-6));
   // With the default 6 us launches, long sequences still give ~half.
   const auto prof6 = profile(6.0);
   const OpContext ctx6{&gpu, &prof6, Precision::BF16};
-  const double r = attention_time(ctx6, heads, seq, seq, hd, true, false).seconds() /
-                   attention_time(ctx6, heads, seq, seq, hd, false, false).seconds();
+  const double r =
+      attention_time(ctx6, causal_shape, false).seconds() / attention_time(ctx6, full_shape, false).seconds();
   CHECK(r == doctest::Approx(0.5).epsilon(0.02));
 }
 
@@ -197,7 +200,7 @@ TEST_CASE("degenerate shapes cost one launch, never a crash") {
   const auto prof = profile();
   const OpContext ctx{&gpu, &prof, Precision::BF16};
   CHECK(gemm_time(ctx, GemmShape{0, 8192, 8192, 1}).ns == 6'000);
-  CHECK(attention_time(ctx, 0, 2048, 2048, 128, true, false).ns == 0);
+  CHECK(attention_time(ctx, AttentionShape{0, 2048, 2048, 128, 128, true, 0}, false).ns == 0);
 }
 
 TEST_CASE("the GEMM memo never answers for another GPU that reuses a spec's address") {

@@ -135,22 +135,22 @@ const NegativeCase kScenarioCases[] =
         {"moe-dense-layers-exceed-layers.yaml",
          "moe-dense-layers-exceed-layers.yaml:12:19: error: model.moe.dense_layers: dense_layers 9 exceeds layers 4 "
          "(hint: dense_layers counts the leading layers that keep a dense FFN)"},
-    // Once accepted: 9 GPUs per node on an 8-GPU board (a warning, then simulated as 8 per node),
-    // an interval of zero read as the Young/Daly one, and files not in UTF-8 (GBK: 训 = D1 B5 happens to
-    // be a UTF-8 character, 练 = C1 B7 is not).
-    {"gpus-per-node-above-node-type.yaml",
-     "gpus-per-node-above-node-type.yaml:6:18: error: cluster.gpus_per_node: 9 GPUs per node, but the node type "
-     "'hgx-h800-roce200' holds 8 (hint: write gpus_per_node: 8 or fewer, or describe a larger node in a "
-     "cluster.fabric mapping without a preset)"},
-    {"checkpoint-interval-zero.yaml",
-     "checkpoint-interval-zero.yaml:12:24: error: reliability.checkpoint_interval: an interval of 0min is no interval "
-     "(hint: write auto for the Young/Daly interval, or a duration above zero, e.g. 30min)"},
-    {"utf16-scenario.yaml",
-     "utf16-scenario.yaml:1:1: error: the file is UTF-16 (little-endian, with a byte-order mark), not UTF-8 (hint: "
-     "save it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 utf16-scenario.yaml > utf8.yaml)"},
-    {"gbk-scenario.yaml",
-     "gbk-scenario.yaml:2:9: error: the file is not UTF-8: byte 0xC1 here starts no UTF-8 character (hint: save it as "
-     "UTF-8; a file from a Chinese Windows editor is often GBK: iconv -f GBK -t UTF-8 gbk-scenario.yaml > utf8.yaml)"},
+        // Once accepted: 9 GPUs per node on an 8-GPU board (a warning, then simulated as 8 per node),
+        // an interval of zero read as the Young/Daly one, and files not in UTF-8 (GBK: 训 = D1 B5 happens to
+        // be a UTF-8 character, 练 = C1 B7 is not).
+        {"gpus-per-node-above-node-type.yaml",
+         "gpus-per-node-above-node-type.yaml:6:18: error: cluster.gpus_per_node: 9 GPUs per node, but the node type "
+         "'hgx-h800-roce200' holds 8 (hint: write gpus_per_node: 8 or fewer, or describe a larger node in a "
+         "cluster.fabric mapping without a preset)"},
+        {"checkpoint-interval-zero.yaml",
+         "checkpoint-interval-zero.yaml:12:24: error: reliability.checkpoint_interval: an interval of 0min is no interval "
+         "(hint: write auto for the Young/Daly interval, or a duration above zero, e.g. 30min)"},
+        {"utf16-scenario.yaml",
+         "utf16-scenario.yaml:1:1: error: the file is UTF-16 (little-endian, with a byte-order mark), not UTF-8 (hint: "
+         "save it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 utf16-scenario.yaml > utf8.yaml)"},
+        {"gbk-scenario.yaml",
+         "gbk-scenario.yaml:2:9: error: the file is not UTF-8: byte 0xC1 here starts no UTF-8 character (hint: save it as "
+         "UTF-8; a file from a Chinese Windows editor is often GBK: iconv -f GBK -t UTF-8 gbk-scenario.yaml > utf8.yaml)"},
 };
 
 // Catalog files (load_catalog over a copy of data/ with one file replaced): the bad entry's first

@@ -80,7 +80,7 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngi
   SimReport r;
   r.scenario = &s;
   r.profile_name = profile.name;
-  r.band = find_band(profile.bands, s.cluster.gpu.arch, s.model.moe.has_value());
+  r.band = band_of(profile.bands, s);
   r.coefficients_basis = coefficients_basis(profile, s.cluster.gpu.arch);
   if (engine == StepEngine::Simulation) {
     r.sim = simulate_step(s, profile);

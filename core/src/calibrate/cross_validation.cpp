@@ -22,7 +22,7 @@ namespace {
 CvFold fit_fold(const std::vector<Scenario>& runs, const std::string& group, const ComputeProfile& start,
                 const CrossValidationOptions& options, std::vector<CvPrediction>& out) {
   std::vector<Scenario> train, held;
-  for (const auto& s : runs) (s.source_group == group ? held : train).push_back(s);
+  for (const auto& s : runs) (cv_group_of(s, options.by_regime) == group ? held : train).push_back(s);
   CalibrationOptions fit = options.fit;
   fit.run_weights.clear();  // each training group weighs the same
   CvFold fold;
@@ -40,7 +40,7 @@ CvFold fit_fold(const std::vector<Scenario>& runs, const std::string& group, con
     for (const auto& c : compare_run(s, e)) {
       if (c.figure != figure) continue;
       out.push_back({s.id, group, s.cluster.gpu.arch, figure, c.measured, c.predicted, c.error_pct, s.resolved_settings,
-                     e.memory.fits(), s.model.moe.has_value()});
+                     e.memory.fits(), s.model.moe.has_value(), band_regime(s), s.source_group});
     }
   }
   fold.held_out = out.size();
@@ -53,9 +53,9 @@ double speed_ratio(const CvPrediction& p) { return time_factor(p); }
 /// The groups-equal weights of `preds` (1 / the run's group's count among them).
 std::vector<double> group_weights(const std::vector<const CvPrediction*>& preds) {
   std::map<std::string, std::size_t> per_group;
-  for (const auto* p : preds) ++per_group[p->group];
+  for (const auto* p : preds) ++per_group[p->source_group];
   std::vector<double> w;
-  for (const auto* p : preds) w.push_back(1.0 / static_cast<double>(per_group[p->group]));
+  for (const auto* p : preds) w.push_back(1.0 / static_cast<double>(per_group[p->source_group]));
   return w;
 }
 
@@ -71,14 +71,14 @@ double normal_quantile_upper(double tail) {
 }
 
 std::optional<BandQuantiles> quantiles_of(const std::vector<const CvPrediction*>& preds, GpuArch arch,
-                                          const char* regime, const BandRule& rule) {
+                                          const std::string& regime, const BandRule& rule) {
   if (preds.empty()) return std::nullopt;
   const auto w = group_weights(preds);
   std::vector<std::pair<double, double>> vw;
   std::map<std::string, int> groups;
   for (std::size_t i = 0; i < preds.size(); ++i) {
     vw.push_back({time_factor(*preds[i]), w[i]});
-    ++groups[preds[i]->group];
+    ++groups[preds[i]->source_group];
   }
   BandQuantiles q;
   q.arch = arch;
@@ -100,12 +100,12 @@ CvSummary summarize(const std::string& name, const std::vector<const CvPredictio
   s.name = name;
   s.runs = preds.size();
   std::map<std::string, std::size_t> per_group;
-  for (const auto* p : preds) ++per_group[p->group];
+  for (const auto* p : preds) ++per_group[p->source_group];
   s.groups = per_group.size();
   std::vector<std::pair<double, double>> weighted, ratios;
   std::vector<double> plain;
   for (const auto* p : preds) {
-    const double w = 1.0 / static_cast<double>(per_group[p->group]);
+    const double w = 1.0 / static_cast<double>(per_group[p->source_group]);
     weighted.push_back({std::fabs(p->error_pct), w});
     ratios.push_back({speed_ratio(*p), w});
     plain.push_back(std::fabs(p->error_pct));
@@ -155,26 +155,50 @@ std::vector<BandRule> band_rules() {
 }
 
 std::vector<BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, const std::string& exclude,
-                                             const BandTails& tails) {
+                                             const BandTails& tails, const CrossValidationResult* loro) {
   std::vector<BandQuantiles> out;
   for (GpuArch a : kGpuArchs) {
     std::vector<const CvPrediction*> all, dense, moe;
+    std::map<std::string, std::vector<const CvPrediction*>> regimes;
     for (const auto& p : r.predictions) {
-      if (p.arch != a || (!exclude.empty() && p.group == exclude)) continue;
+      if (p.arch != a || (!exclude.empty() && p.source_group == exclude)) continue;
       all.push_back(&p);
       (p.moe ? moe : dense).push_back(&p);
+      regimes[p.regime.key()].push_back(&p);
     }
+    const BandRule& rule = tails[static_cast<std::size_t>(a)];
     for (auto [preds, regime] :
          {std::pair{&all, kBandRegimeAll}, std::pair{&dense, kBandRegimeDense}, std::pair{&moe, kBandRegimeMoe}})
-      if (auto q = quantiles_of(*preds, a, regime, tails[static_cast<std::size_t>(a)])) out.push_back(*q);
+      if (auto q = quantiles_of(*preds, a, regime, rule)) out.push_back(*q);
+    if (!loro) continue;
+    for (const auto& [key, preds] : regimes)
+      if (auto q = quantiles_of(preds, a, key, rule)) out.push_back(*q);
+  }
+  if (!loro) return out;
+  // Each generation's novel-regime spread: its runs predicted with their regime left out.
+  const BandRule novel_rule{BandShape::LogNormal, 0.10};
+  std::vector<const CvPrediction*> pooled;
+  for (const auto& p : loro->predictions)
+    if (exclude.empty() || p.source_group != exclude) pooled.push_back(&p);
+  for (GpuArch a : kGpuArchs) {
+    std::vector<const CvPrediction*> own;
+    for (const auto* p : pooled)
+      if (p->arch == a) own.push_back(p);
+    if (own.empty()) continue;
+    auto q = quantiles_of(own, a, kBandRegimeNovel, novel_rule);
+    if (q && (q->runs < kRegimeMinRuns || q->groups < kRegimeMinGroups))
+      q = quantiles_of(pooled, a, kBandRegimeNovel, novel_rule);
+    if (q) out.push_back(*q);
   }
   return out;
 }
 
-std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const BandTails& tails) {
-  // Each run's band, from the other groups' residuals.
+std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const BandTails& tails,
+                                           const CrossValidationResult* loro) {
+  // Each run's band, from the other source groups' residuals.
   std::map<std::string, std::vector<BandQuantiles>> without;
-  for (const auto& g : r.groups) without[g] = cv_band_quantiles(r, g, tails);
+  for (const auto& p : r.predictions)
+    if (!without.count(p.source_group)) without[p.source_group] = cv_band_quantiles(r, p.source_group, tails, loro);
   auto cover = [&](const std::string& name, const std::vector<const CvPrediction*>& preds) {
     BandCoverage c;
     c.name = name;
@@ -185,9 +209,11 @@ std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const
     std::size_t in_runs = 0;
     for (std::size_t i = 0; i < preds.size(); ++i) {
       const auto& p = *preds[i];
-      ++groups[p.group];
+      ++groups[p.source_group];
       total += w[i];
-      const auto band = find_band(without[p.group], p.arch, p.moe);
+      const auto band = loro ? widened_for_open_settings(find_band(without[p.source_group], p.arch, p.regime),
+                                                         p.settings.spread_p50, p.settings.spread_p90)
+                             : find_band(without[p.source_group], p.arch, p.moe);
       const double f = time_factor(p);
       if (!band.known) {
         ++c.no_band;
@@ -222,13 +248,13 @@ std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const
   return out;
 }
 
-BandTails choose_band_tails(const CrossValidationResult& r) {
+BandTails choose_band_tails(const CrossValidationResult& r, const CrossValidationResult* loro) {
   BandTails best = kTenNinety;
   std::array<double, kGpuArchCount> gap;
   gap.fill(1e9);
   for (const BandRule& rule : band_rules()) {
     // A generation's coverage depends only on its own rule: one pass per candidate serves all three.
-    for (const auto& c : cv_band_coverage(r, uniform_band_tails(rule))) {
+    for (const auto& c : cv_band_coverage(r, uniform_band_tails(rule), loro)) {
       for (GpuArch a : kGpuArchs) {
         const auto i = static_cast<std::size_t>(a);
         if (c.name != to_string(a)) continue;
@@ -264,12 +290,16 @@ double weighted_quantile(std::vector<std::pair<double, double>> vw, double q) {
   return vw.back().first;
 }
 
+std::string cv_group_of(const Scenario& s, bool by_regime) {
+  return by_regime ? std::string(to_string(s.cluster.gpu.arch)) + "." + band_regime(s).key() : s.source_group;
+}
+
 CrossValidationResult cross_validate(const std::vector<Scenario>& runs, const ComputeProfile& start,
                                      const CrossValidationOptions& options) {
   CrossValidationResult res;
   for (const auto& s : runs) {
-    if (std::find(res.groups.begin(), res.groups.end(), s.source_group) == res.groups.end())
-      res.groups.push_back(s.source_group);
+    const std::string g = cv_group_of(s, options.by_regime);
+    if (std::find(res.groups.begin(), res.groups.end(), g) == res.groups.end()) res.groups.push_back(g);
     if (primary_figure(s).empty()) res.skipped.push_back(s.id + ": no speed figure measured (memory only)");
   }
   if (res.groups.size() < 2) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <string_view>
 
@@ -21,6 +22,18 @@ std::optional<double> log_speed_ratio(const KernelMeasurement& k, const ComputeP
   if (!c || !(c->predicted > 0) || !(c->measured > 0)) return std::nullopt;
   const bool time = c->figure.rfind("time_", 0) == 0 || c->figure.rfind("latency_", 0) == 0;
   return time ? std::log(c->measured / c->predicted) : std::log(c->predicted / c->measured);
+}
+
+/// The logarithm of predicted over measured speed of a collective point's first figure.
+std::optional<double> log_speed_ratio(const MeasuredCollective& c, const ComputeProfile& p) {
+  std::string why;
+  const auto rows = compare_collective(c, p, why);
+  if (rows.empty()) return std::nullopt;
+  const auto time =
+      std::find_if(rows.begin(), rows.end(), [](const FigureComparison& f) { return f.figure == "time_us"; });
+  const auto& f = time != rows.end() ? *time : rows.front();
+  if (!(f.predicted > 0) || !(f.measured > 0)) return std::nullopt;
+  return f.figure == "time_us" ? std::log(f.measured / f.predicted) : std::log(f.predicted / f.measured);
 }
 
 /// Cauchy loss as a residual: squared, c^2 log(1 + (e/c)^2); ~e^2 near zero, growing only
@@ -51,30 +64,53 @@ Summary summary(const std::vector<KernelMeasurement>& kernels, const ComputeProf
 
 }  // namespace
 
-KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& start,
+bool is_glue_parameter(const std::string& name) {
+  static const std::string glue[] = {"host_overhead_us", "microbatch_overhead_ms", "iteration_overhead_ms",
+                                     "kernel_overhead_us"};
+  return std::find(std::begin(glue), std::end(glue), name) != std::end(glue) ||
+         name.find(".sustained_clock") != std::string::npos;
+}
+
+KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& given,
                                    const KernelFitOptions& options) {
   KernelFitResult res;
+  // A generation the profile runs on a stand-in's coefficients gets coefficients of its own where
+  // its kernels are measured: listed, it starts from the stand-in's values, and those its
+  // measurements inform are fitted on them alone.
+  ComputeProfile start = given;
+  for (const auto& k : kernels) start.listed[static_cast<std::size_t>(k.gpu.arch)] = true;
   res.profile = start;
   // Which coefficients the measurements inform: those whose change moves an entry's prediction.
+  // Every measurement, kernels then collective points, as one evaluator each.
+  std::vector<std::function<std::optional<double>(const ComputeProfile&)>> items;
+  for (const auto& k : kernels) items.push_back([&k](const ComputeProfile& p) { return log_speed_ratio(k, p); });
+  for (const auto& c : options.collectives)
+    items.push_back([&c](const ComputeProfile& p) { return log_speed_ratio(c, p); });
   std::vector<std::optional<double>> base;
-  for (const auto& k : kernels) base.push_back(log_speed_ratio(k, start));
-  res.entries = static_cast<std::size_t>(std::count_if(base.begin(), base.end(), [](auto& b) { return b.has_value(); }));
+  for (const auto& item : items) base.push_back(item(start));
+  res.entries =
+      static_cast<std::size_t>(std::count_if(base.begin(), base.end(), [](auto& b) { return b.has_value(); }));
   // The entries whose prediction moves when `q` moves in `from` (q set apart).
   auto moved_by = [&](const ProfileParameter& q, const ComputeProfile& from) {
     std::vector<std::size_t> out;
     ComputeProfile moved = from;
     set(moved, q, std::clamp(q.value(from) * 1.05 + 1e-3 * (q.upper - q.lower), q.lower, q.upper));
-    for (std::size_t i = 0; i < kernels.size(); ++i) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
       if (!base[i]) continue;
-      const auto before = log_speed_ratio(kernels[i], from), after = log_speed_ratio(kernels[i], moved);
+      const auto before = items[i](from), after = items[i](moved);
       if (before && after && std::fabs(*after - *before) > 1e-9) out.push_back(i);
     }
     return out;
   };
   std::vector<const ProfileParameter*> params;
   for (const auto& q : profile_parameters()) {
-    const bool named = std::find(options.parameters.begin(), options.parameters.end(), q.name) != options.parameters.end();
+    const bool named =
+        std::find(options.parameters.begin(), options.parameters.end(), q.name) != options.parameters.end();
     if (!options.parameters.empty() && !named) continue;
+    // The whole-step glue is the runs' to fit (kernel measurements do not inform it), and what the
+    // start profile holds stays.
+    const bool held = std::find(start.held.begin(), start.held.end(), q.name) != start.held.end();
+    if (options.parameters.empty() && (held || is_glue_parameter(q.name))) continue;
     std::vector<std::size_t> informs = moved_by(q, start);
     // A coefficient tied to another is set apart only where some measurement informs it and not
     // the other: Ampere's attention measured forward and backward together cannot tell the two
@@ -112,9 +148,9 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
     const ComputeProfile p = profile_at(v);
     Eigen::VectorXd r(static_cast<Eigen::Index>(res.entries));
     Eigen::Index j = 0;
-    for (std::size_t i = 0; i < kernels.size(); ++i) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
       if (!base[i]) continue;
-      const auto e = log_speed_ratio(kernels[i], p);
+      const auto e = items[i](p);
       r[j++] = e ? cauchy(*e) : 0.0;
     }
     return r;
@@ -124,6 +160,21 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
   res.p90_before_pct = before.p90;
   res.iterations = levenberg_marquardt(residuals, x, lo, hi, options.max_iterations);
   res.profile = profile_at(x);
+  // A generation listed here for its own measurements keeps its stand-in's fitted values for the
+  // coefficients none of its measurements informs.
+  for (GpuArch a : kGpuArchs) {
+    const auto stand_in = coefficient_stand_in(a);
+    if (given.listed[static_cast<std::size_t>(a)] || !start.listed[static_cast<std::size_t>(a)] || !stand_in) continue;
+    const std::string own = std::string(to_string(a)) + ".", theirs = std::string(to_string(*stand_in)) + ".";
+    for (const auto& q : profile_parameters()) {
+      if (q.name.rfind(own, 0) != 0 || std::find(params.begin(), params.end(), &q) != params.end()) continue;
+      const auto from =
+          std::find_if(profile_parameters().begin(), profile_parameters().end(),
+                       [&](const ProfileParameter& t) { return t.name == theirs + q.name.substr(own.size()); });
+      if (from != profile_parameters().end()) *q.slot(res.profile) = *from->slot(res.profile);
+    }
+    res.profile.of(a).fp8_apart = res.profile.of(*stand_in).fp8_apart;
+  }
   const Summary after = summary(kernels, res.profile);
   res.median_after_pct = after.median;
   res.p90_after_pct = after.p90;
@@ -135,6 +186,40 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
     if (x[i] >= hi[i] - 1e-6 * span) res.at_bound.push_back(q->name + " upper");
   }
   return res;
+}
+
+std::string kernel_source_group(const KernelMeasurement& k) {
+  std::string s = k.source;
+  for (const char* stop : {" @", ":", ",", " "}) {
+    const auto at = s.find(stop);
+    if (at != std::string::npos && at > 0) s = s.substr(0, at);
+  }
+  return s;
+}
+
+KernelCvResult cross_validate_kernels(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& start) {
+  KernelCvResult r;
+  for (const auto& k : kernels) {
+    const std::string g = kernel_source_group(k);
+    if (std::find(r.groups.begin(), r.groups.end(), g) == r.groups.end()) r.groups.push_back(g);
+  }
+  std::vector<double> err;
+  for (const auto& g : r.groups) {
+    std::vector<KernelMeasurement> train, held;
+    for (const auto& k : kernels) (kernel_source_group(k) == g ? held : train).push_back(k);
+    const KernelFitResult fit = fit_kernel_profile(train, start);
+    for (const auto& k : held) {
+      std::string why;
+      if (const auto c = compare_kernel(k, fit.profile, why)) {
+        r.predictions.push_back(*c);
+        r.prediction_groups.push_back(g);
+        err.push_back(std::fabs(c->error_pct));
+      }
+    }
+  }
+  r.median_abs_pct = quantile(err, 0.5);
+  r.p90_abs_pct = quantile(err, 0.9);
+  return r;
 }
 
 }  // namespace flopcast

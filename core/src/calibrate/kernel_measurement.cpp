@@ -90,7 +90,7 @@ std::optional<Predicted> predict_grouped_gemm(const KernelMeasurement& k, const 
   const OpContext ctx = context_of(k, p);
   const double g = *groups, m = *per_group;
   const std::string dir = k.text("direction");
-  const GemmShape fwd{m, *n, *kk, g}, dgrad{m, *kk, *n, g}, wgrad{*n, *kk, m, g};
+  const GemmShape fwd{m, *n, *kk, g, true}, dgrad{m, *kk, *n, g, true}, wgrad{*n, *kk, m, g, true};
   Predicted out;
   const double one = 2 * g * m * *n * *kk;
   if (dir.empty() || dir == "fwd") {
@@ -104,6 +104,12 @@ std::optional<Predicted> predict_grouped_gemm(const KernelMeasurement& k, const 
     out.flops = one;
   } else if (dir == "fwd+bwd") {
     out.time = gemm_time(ctx, fwd) + gemm_time(ctx, dgrad) + gemm_time(ctx, wgrad);
+    // An MXFP8 training step's grouped GEMMs quantise their inputs as they go: the tokens (m x k),
+    // the expert weights (n x k) and the output gradient (m x n), each along both dimensions for
+    // the forward and the two backward GEMMs (torchao's _scaled_grouped_mm training function,
+    // torchao/prototype/moe_training/scaled_grouped_mm.py; its README times fwd + bwd with them).
+    if (ctx.precision == Precision::MXFP8)
+      for (const double elements : {g * m * *kk, g * *n * *kk, g * m * *n}) out.time += cast_time(ctx, elements, 2, 2);
     out.flops = 3 * one;
   } else {
     why = "unknown grouped GEMM direction '" + dir + "' (fwd, dgrad, wgrad, fwd+bwd)";
@@ -127,15 +133,18 @@ std::optional<Predicted> predict_attention(const KernelMeasurement& k, const Com
   }
   const OpContext ctx = context_of(k, p);
   const double bh = *batch * *heads;
-  const double hd_mean = (*hd + hdv) / 2;
+  const double window = k.number("sliding_window").value_or(0);
+  const AttentionShape a{bh, *seq, *seq, *hd, hdv, causal, window};
   Predicted out;
-  const Time f = attention_time(ctx, bh, *seq, *seq, hd_mean, causal, false);
-  const Time b = attention_time(ctx, bh, *seq, *seq, hd_mean, causal, true);
+  const Time f = attention_time(ctx, a, false);
+  const Time b = attention_time(ctx, a, true);
   out.time = dir == "fwd" ? f : dir == "bwd" ? b : f + b;
   // FlashAttention's and cuDNN's benchmark count: 2 b h s^2 (d_qk + d_v) for the forward's two
   // matmuls, halved when causal; backward 2.5 x forward (flash-attention benchmarks/
-  // benchmark_flash_attention.py, flops()).
-  const double fwd = 2 * bh * *seq * *seq * (*hd + hdv) / (causal ? 2.0 : 1.0);
+  // benchmark_flash_attention.py, flops()); with a sliding window, s x window keys, not halved
+  // (cuDNN frontend's SDPA benchmark, checked on its causal and windowed rows).
+  const double keys = window > 0 ? *seq * std::min(window, *seq) : *seq * *seq / (causal ? 2.0 : 1.0);
+  const double fwd = 2 * bh * keys * (*hd + hdv);
   out.flops = dir == "fwd" ? fwd : dir == "bwd" ? 2.5 * fwd : 3.5 * fwd;
   return out;
 }
@@ -184,8 +193,13 @@ std::optional<double> memory_bytes(const KernelMeasurement& k, std::string& why)
   if (has(op, "softmax")) return 2 * n * e;
   if (has(op, "cross_entropy_fwd")) return 3 * n * e;  // two passes over the logits, the gradient written
   if (has(op, "cross_entropy_bwd")) return 2 * n * e;
-  if (has(op, "rearrange")) return 2 * n * 1.0;  // block scales (one byte each) read and written
-  if (has(op, "amax")) return n * in_e;          // read only
+  if (has(op, "rearrange")) {
+    // torchao's scale layout conversions: the entries give the scale tensor's shape with an input
+    // dtype of bf16, which E8M0 scales are not; what the kernel moves is not stated.
+    why = "a block-scale layout conversion whose element size the entry does not state";
+    return std::nullopt;
+  }
+  if (has(op, "amax")) return n * in_e;  // read only
   if (k.dtype == Precision::NVFP4) {
     // Input read; FP4 elements (half a byte) and one FP8 scale per 16 written, in both
     // orientations for a row-and-column quantization.
@@ -215,7 +229,17 @@ std::optional<Predicted> predict_memory_bound(const KernelMeasurement& k, const 
     return std::nullopt;
   }
   out.bytes = *bytes;
-  out.time = memory_bound_time(context_of(k, p), Bytes{*bytes}, 1);
+  const OpContext ctx = context_of(k, p);
+  // An NVFP4 cast (with its Hadamard transform, amax and 2D block scales) runs at the
+  // generation's NVFP4 cast efficiency; every other kernel here streams at its HBM efficiency.
+  const bool nvfp4_cast = k.dtype == Precision::NVFP4 && !has(op, "rearrange");
+  if (nvfp4_cast) {
+    const auto& eff = p.of(p.coefficients_of(k.gpu.arch));
+    out.time = Time::from_seconds(*bytes / (k.gpu.hbm_bandwidth.bytes_per_s * eff.cast_of(Precision::NVFP4))) +
+               launch_overhead(p, 1);
+  } else {
+    out.time = memory_bound_time(ctx, Bytes{*bytes}, 1);
+  }
   return out;
 }
 
@@ -262,11 +286,137 @@ std::optional<FigureComparison> compare_nccl(const KernelMeasurement& k, const C
   return rows.front();
 }
 
+/// The ops of a training step's per-op breakdown that the entry gives the shape of: the MLA core
+/// attention of DeepSeek-V3's trace, its routed experts' grouped GEMMs, and torchao's single MoE
+/// layer (expert GEMMs forward and backward, MXFP8 casts, token permutation). A breakdown entry
+/// without its op's shape, or one whose time includes waiting (the trace's communication kernels,
+/// which its notes call upper bounds), is not predicted.
+std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const ComputeProfile& p, std::string& why) {
+  const std::string op = k.text("op");
+  const OpContext ctx = context_of(k, p);
+  Predicted out;
+  if (has(op, "core attention") && k.number("heads") && k.number("head_dim") && k.number("seq")) {
+    const double tokens = k.number("micro_batch_tokens").value_or(*k.number("seq"));
+    const AttentionShape a{tokens / *k.number("seq") * *k.number("heads"),
+                           *k.number("seq"),
+                           *k.number("seq"),
+                           *k.number("head_dim"),
+                           k.number("head_dim_v").value_or(0),
+                           k.flag("causal", true),
+                           0};
+    out.time = attention_time(ctx, a, has(op, "backward"));
+    return out;
+  }
+  if (has(op, "grouped") && k.number("local_experts") && k.number("rows_per_rank") && k.number("hidden") &&
+      k.number("moe_intermediate")) {
+    const double e = *k.number("local_experts"), m = *k.number("rows_per_rank") / e, h = *k.number("hidden"),
+                 f = *k.number("moe_intermediate");
+    // SwiGLU experts: gate and up fused (h -> 2f), down (f -> h); dgrad the transposes.
+    if (has(op, "dgrad"))
+      out.time = gemm_time(ctx, {m, h, 2 * f, e, true}) + gemm_time(ctx, {m, f, h, e, true});
+    else
+      out.time = gemm_time(ctx, {m, 2 * f, h, e, true}) + gemm_time(ctx, {m, h, f, e, true});
+    return out;
+  }
+  if (has(op, "single MoE layer") && k.number("total_m") && k.number("n") && k.number("k") &&
+      k.number("local_experts")) {
+    const double e = *k.number("local_experts"), rows = *k.number("total_m"), f = *k.number("n"), h = *k.number("k"),
+                 m = rows / e;
+    // Gate and up (h -> 2f) and down (f -> h), each forward, input gradient and weight gradient.
+    for (const GemmShape g : {GemmShape{m, 2 * f, h, e, true}, GemmShape{m, h, f, e, true}})
+      out.time +=
+          gemm_time(ctx, g) + gemm_time(ctx, {g.m, g.k, g.n, e, true}) + gemm_time(ctx, {g.n, g.k, g.m, e, true});
+    if (ctx.precision == Precision::MXFP8)  // each GEMM's operands cast along both dimensions
+      for (const double elements : {rows * h, e * 2 * f * h, rows * 2 * f, rows * f, e * f * h, rows * h})
+        out.time += cast_time(ctx, elements, 2, 2);
+    // Token permutation into expert order and back, forward and backward: each a read and a
+    // write of the tokens in 16 bits.
+    const OpContext bf16{ctx.gpu, ctx.profile, Precision::BF16};
+    out.time += memory_bound_time(bf16, Bytes{4 * 2 * rows * h * 2}, 4);
+    return out;
+  }
+  why = has(op, "DeepEP") ? "a communication kernel's duration in a trace includes its waiting (the entry's notes)"
+                          : "a per-op breakdown of a training step whose op shapes the entry does not give";
+  return std::nullopt;
+}
+
+FigureComparison comparison(const KernelMeasurement& k, const std::string& figure, double measured, double predicted) {
+  return {k.id, figure, measured, predicted, (predicted - measured) / measured * 100.0};
+}
+
+/// MoE dispatch and combine (DeepEP, Hybrid-EP): its time, or its bandwidth as the source
+/// defines it, bytes over the bottleneck link per time (deepseek-ai/DeepEP README: the NVLink
+/// bytes a rank receives inside a node, the RDMA bytes it sends across nodes).
+std::optional<FigureComparison> compare_dispatch(const KernelMeasurement& k, const ComputeProfile& p,
+                                                 std::string& why) {
+  const auto gpus = k.number("gpus"), nodes = k.number("nodes"), tokens = k.number("tokens_per_rank"),
+             hidden = k.number("hidden"), topk = k.number("topk");
+  if (!gpus || !nodes || !tokens || !hidden || !topk || *nodes < 1) {
+    why = "a dispatch needs shape gpus, nodes, tokens_per_rank, hidden and topk";
+    return std::nullopt;
+  }
+  MoeDispatch d;
+  d.ranks = static_cast<std::int64_t>(*gpus);
+  d.ranks_per_node = static_cast<std::int64_t>(*gpus / *nodes);
+  d.tokens = *tokens;
+  d.hidden = *hidden;
+  d.top_k = static_cast<int>(*topk);
+  if (const auto experts = k.number("experts"))
+    d.experts = *experts;
+  else if (const auto local = k.number("local_experts"))
+    d.experts = *local * *gpus;
+  // FP8 dispatch carries one FP32 scale per 128 values (DeepEP's per-token-group quantisation);
+  // combine is BF16.
+  d.bytes_per_value = k.dtype == Precision::FP8 ? 1.0 + 4.0 / 128 : 2.0;
+  d.low_latency = k.measured.count("latency_us") > 0;
+  d.rdma_inside_node = has(k.text("transport"), "pure RDMA");
+  d.sms = static_cast<int>(k.number("sms").value_or(0));
+  d.nic_gbps = k.number("nic_gbps").value_or(0);
+  // DeepEP's tests route to at most 4 nodes (num_topk_groups = min(num_nodes, 4)), as DeepSeek-V3 does.
+  d.node_limit = static_cast<int>(k.number("node_limit").value_or(0));
+  const MoeDispatchCost c = moe_dispatch_cost(k.gpu, k.fabric, d.ranks_per_node, p, d);
+  if (const auto it = k.measured.find("latency_us"); it != k.measured.end())
+    return comparison(k, "latency_us", it->second, c.time.us());
+  // DeepEP V1's bottleneck bandwidth: RDMA bytes across nodes, NVLink bytes received inside one;
+  // DeepEP V2's "logical bandwidth includes local-rank traffic" (its README): all bytes received.
+  // Hybrid-EP reports an "algorithm bandwidth" across nodes without the bytes it counts, and its
+  // figures (up to 77 GB/s on a 400 Gb/s NIC) exceed any one link's: not predictable as stated.
+  const std::string kernel = k.text("kernel");
+  if (*nodes > 1 && has(kernel, "Hybrid-EP")) {
+    why = "Hybrid-EP's algorithm bandwidth across nodes counts bytes its source does not define";
+    return std::nullopt;
+  }
+  const double bottleneck = *nodes > 1 && !has(kernel, "V2") ? c.rdma_bytes : c.received_bytes;
+  for (const char* f : {"bottleneck_bandwidth_gbytes_s", "algbw_gbytes_s", "rdma_bandwidth_gbytes_s"})
+    if (const auto it = k.measured.find(f); it != k.measured.end())
+      return comparison(k, f, it->second, bottleneck / c.time.seconds() / 1e9);
+  why = "no latency_us or bandwidth measured";
+  return std::nullopt;
+}
+
+/// A copy-engine copy between two GPUs of one node (nvbandwidth): NVLink's one-way rate at the
+/// profile's NVLink efficiency, both ways for a bidirectional figure.
+std::optional<FigureComparison> compare_copy(const KernelMeasurement& k, const ComputeProfile& p, std::string& why) {
+  const auto it = k.measured.find("bandwidth_gbytes_s");
+  if (it == k.measured.end() || k.gpu.nvlink_one_way.bytes_per_s <= 0) {
+    why = "a copy needs a measured bandwidth_gbytes_s on an NVLink GPU";
+    return std::nullopt;
+  }
+  // nvbandwidth's pair tests: unidirectional, or bidirectional (both ways at once), as the
+  // entry's id and source name the test.
+  const double ways = has(k.id, "bidirectional") || has(k.source, "bidirectional") ? 2.0 : 1.0;
+  return comparison(k, "bandwidth_gbytes_s", it->second,
+                    ways * k.gpu.nvlink_one_way.bytes_per_s * p.nvlink_efficiency / 1e9);
+}
+
 }  // namespace
 
-std::optional<FigureComparison> compare_kernel(const KernelMeasurement& k, const ComputeProfile& p,
+std::optional<FigureComparison> compare_kernel(const KernelMeasurement& k, const ComputeProfile& profile,
                                                std::string& why_not) {
   why_not.clear();
+  // A kernel benchmark runs at the boost clock its datasheet peak assumes, and times one call.
+  ComputeProfile p = profile;
+  for (auto& e : p.arch) e.sustained_clock = 1.0;
   std::optional<Predicted> pred;
   switch (k.kind) {
     case KernelKind::Gemm:
@@ -282,22 +432,26 @@ std::optional<FigureComparison> compare_kernel(const KernelMeasurement& k, const
       pred = predict_memory_bound(k, p, why_not);
       break;
     case KernelKind::Collective: {
-      if (const auto op = collective_of(k.text("op"))) return compare_nccl(k, p, *op, why_not);
-      why_not = "collective op '" + k.text("op") + "' is not predicted";
+      const std::string op = k.text("op");
+      if (const auto c = collective_of(op)) return compare_nccl(k, p, *c, why_not);
+      if (op == "moe_dispatch" || op == "moe_combine") return compare_dispatch(k, p, why_not);
+      if (op == "p2p_copy") return compare_copy(k, p, why_not);
+      why_not = "collective op '" + op + "' is not predicted";
       return std::nullopt;
     }
     case KernelKind::StepBreakdown:
-      why_not = "a per-op breakdown of a training step";
-      return std::nullopt;
+      pred = predict_step_op(k, p, why_not);
+      break;
   }
   if (!pred) return std::nullopt;
-  const auto fig = first_measured(k, {"time_us", "tflops", "bandwidth_gbytes_s"});
+  const auto fig = first_measured(k, {"time_us", "time_us_per_layer", "tflops", "bandwidth_gbytes_s"});
   if (!fig) {
     why_not = "no time_us, tflops or bandwidth_gbytes_s measured";
     return std::nullopt;
   }
   double predicted = 0;
-  if (fig->first == "time_us") {
+  pred->time += Time::from_us(p.benchmark_overhead_us);
+  if (fig->first == "time_us" || fig->first == "time_us_per_layer") {
     predicted = pred->time.us();
   } else if (fig->first == "tflops") {
     if (pred->flops <= 0) {

@@ -1,63 +1,141 @@
 #include "flopcast/compute/compute_profile.hpp"
 
+#include <cmath>
+#include <string>
+
 namespace flopcast {
 
+namespace {
+
+bool is_8bit(Precision p) { return p == Precision::FP8 || p == Precision::MXFP8; }
+bool is_4bit(Precision p) { return p == Precision::FP4 || p == Precision::NVFP4; }
+double or_else(double v, double fallback) { return std::isnan(v) ? fallback : v; }
+
+}  // namespace
+
+double ArchEfficiency::gemm_of(Precision p) const {
+  const double eight = fp8_apart ? gemm_fp8 : gemm;
+  if (is_8bit(p)) return eight;
+  if (is_4bit(p)) return or_else(gemm_fp4, eight);
+  return gemm;
+}
+
+double ArchEfficiency::attention_of(Precision p, bool backward) const {
+  const double bwd16 = or_else(flash_attention_bwd, flash_attention);
+  if (!is_8bit(p)) return backward ? bwd16 : flash_attention;
+  return backward ? or_else(attention_fp8_bwd, bwd16) : or_else(attention_fp8, flash_attention);
+}
+
+double ArchEfficiency::cast_of(Precision p) const { return is_4bit(p) ? or_else(cast_fp4, hbm) : hbm; }
+
+double ProfileParameter::value(const ComputeProfile& p) const {
+  ComputeProfile copy = p;
+  const double v = *slot(copy);
+  return std::isnan(v) && tied_value ? tied_value(p) : v;
+}
+
+namespace {
+
+/// One per-generation coefficient: its name after "GENERATION.", its bounds, its member, the
+/// generations that have the hardware path it describes, and what it stands at while tied.
+struct ArchCoefficient {
+  const char* name;
+  double lower, upper;
+  double ArchEfficiency::*member;
+  bool fp8;  ///< needs an 8-bit tensor-core path (Hopper, Blackwell, Blackwell Ultra, Ada)
+  bool fp4;  ///< needs a 4-bit one (Blackwell, Blackwell Ultra)
+  double (*tied)(const ArchEfficiency&);
+  const char* tied_to;  ///< the coefficient it falls back to ("" when never tied)
+};
+
+bool has_fp8(GpuArch a) { return a != GpuArch::Ampere; }
+bool has_fp4(GpuArch a) { return a == GpuArch::Blackwell || a == GpuArch::BlackwellUltra; }
+
+}  // namespace
+
 const std::vector<ProfileParameter>& profile_parameters() {
-  // Bounds keep each coefficient physical: an efficiency is a fraction of a datasheet peak
-  // and no higher than the best measured (cuBLAS reaches ~90% of A100/H100 dense peak on
-  // large GEMMs; STREAM-like kernels ~92% of HBM; NCCL reaches 24 of 25 GB/s per HDR NIC,
-  // NVIDIA/nccl#412, and ~230 of 240 GB/s NCCL-effective NVLink on A100, nccl-tests#149);
-  // fused attention is bounded below by FlashAttention-2's worst published case (~35-40% of
-  // A100 peak for small head dims, Dao 2023 arXiv 2307.08691 Fig. 4-7) and above by 90%;
+  // Bounds keep each coefficient physical: an efficiency is a fraction of a datasheet peak (a
+  // kernel cannot beat its GPU's peak: upper bound 1) and a kernel below a fifth of it would be
+  // a broken one, not a slow one (lower bound 0.2; 0.1 for 8-bit attention's backward, whose
+  // published cuDNN kernels reach 0.2 of the 8-bit peak on Hopper, and 0.05 for the NVFP4 cast
+  // kernels with the Hadamard transform, which reach 0.15-0.35 of HBM bandwidth: torchao's
+  // NVFP4 kernel tables in data/calibration/kernels-2026.yaml). The HBM efficiency is bounded
+  // by what a streaming kernel shows (STREAM triad, large elementwise kernels: 0.85-0.92 of
+  // the datasheet bandwidth) and 0.97; a grouped GEMM may run up to 1.2x a dense kernel's rate
+  // (its tiles of several problems fill the waves). NCCL reaches 24 of 25 GB/s per HDR NIC,
+  // NVIDIA/nccl#412, and ~230 of 240 GB/s NCCL-effective NVLink on A100, nccl-tests#149;
   // overheads are non-negative and below what a profiler would ever show for one kernel.
-  static const std::vector<ProfileParameter> params = {
-      {"ampere.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Ampere).gemm; }},
-      {"ampere.flash_attention", 0.35, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Ampere).flash_attention; }},
-      {"ampere.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Ampere).hbm; }},
-      {"hopper.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).gemm; }},
-      // 8-bit GEMMs of their own dense peak (FP8 on Hopper, FP8 and MXFP8 on Blackwell): the same
-      // physical bounds, fitted only on runs in those precisions.
-      {"hopper.gemm_fp8", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).gemm_fp8; }},
-      {"hopper.flash_attention", 0.35, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).flash_attention; }},
-      {"hopper.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Hopper).hbm; }},
-      // Blackwell: the same physical bounds (fractions of the datasheet's dense peaks and HBM
-      // bandwidth); fitted on the B200 and GB200 runs of the calibration files.
-      {"blackwell.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).gemm; }},
-      {"blackwell.gemm_fp8", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).gemm_fp8; }},
-      {"blackwell.flash_attention", 0.35, 0.90,
-       [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).flash_attention; }},
-      {"blackwell.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Blackwell).hbm; }},
-      // Blackwell Ultra (B300, GB300) and Ada (L40S, L20, RTX 4090): the same physical bounds;
-      // fitted only when runs on those generations are given. Without them a profile carries
-      // the stand-in generation's values (coefficient_stand_in, fill_stand_ins).
-      {"blackwell_ultra.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::BlackwellUltra).gemm; }},
-      {"blackwell_ultra.gemm_fp8", 0.30, 0.90,
-       [](ComputeProfile& p) { return &p.of(GpuArch::BlackwellUltra).gemm_fp8; }},
-      {"blackwell_ultra.flash_attention", 0.35, 0.90,
-       [](ComputeProfile& p) { return &p.of(GpuArch::BlackwellUltra).flash_attention; }},
-      {"blackwell_ultra.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::BlackwellUltra).hbm; }},
-      {"ada.gemm", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Ada).gemm; }},
-      // Ada has FP8 tensor cores (NVIDIA Ada Lovelace architecture whitepaper: fourth-generation
-      // tensor cores with the FP8 Transformer Engine), so an 8-bit GEMM coefficient of its own.
-      {"ada.gemm_fp8", 0.30, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Ada).gemm_fp8; }},
-      {"ada.flash_attention", 0.35, 0.90, [](ComputeProfile& p) { return &p.of(GpuArch::Ada).flash_attention; }},
-      {"ada.hbm", 0.30, 0.92, [](ComputeProfile& p) { return &p.of(GpuArch::Ada).hbm; }},
-      {"gemm_k_half", 0.0, 512.0, [](ComputeProfile& p) { return &p.gemm_k_half; }},
-      {"kernel_overhead_us", 0.0, 50.0, [](ComputeProfile& p) { return &p.kernel_overhead_us; }},
-      // Host dispatch per kernel (PyTorch blog, "Accelerating PyTorch with CUDA Graphs", 2021:
-      // CPU launch overhead is why small kernels leave the GPU idle). Fitted: ~44 us per
-      // counted kernel on vTrain's runs (docs/calibration.md); bounded at 100 us, above which
-      // a GPU framework would be unusable for any model.
-      {"host_overhead_us", 0.0, 100.0, [](ComputeProfile& p) { return &p.host_overhead_us; }},
-      {"microbatch_overhead_ms", 0.0, 200.0, [](ComputeProfile& p) { return &p.microbatch_overhead_ms; }},
-      {"iteration_overhead_ms", 0.0, 500.0, [](ComputeProfile& p) { return &p.iteration_overhead_ms; }},
-      {"nic_efficiency", 0.30, 0.96, [](ComputeProfile& p) { return &p.nic_efficiency; }},
-      {"nvlink_efficiency", 0.30, 0.96, [](ComputeProfile& p) { return &p.nvlink_efficiency; }},
-      // Bounded at 200 us: a collective of any size on NVLink or InfiniBand starts within a few
-      // tens of us (NCCL tuning.cc base latencies are 6.6-14 us); a floor above
-      // 200 us would be a broken system, not a latency.
-      {"collective_latency_us", 0.0, 200.0, [](ComputeProfile& p) { return &p.collective_latency_us; }},
-  };
+  static const std::vector<ProfileParameter> params = [] {
+    static const ArchCoefficient coefficients[] = {
+        {"gemm", 0.20, 1.00, &ArchEfficiency::gemm, false, false, nullptr, ""},
+        {"gemm_fp8", 0.20, 1.00, &ArchEfficiency::gemm_fp8, true, false, nullptr, ""},
+        {"gemm_fp4", 0.20, 1.00, &ArchEfficiency::gemm_fp4, true, true,
+         [](const ArchEfficiency& e) { return e.gemm_of(Precision::FP8); }, "gemm_fp8"},
+        {"grouped_gemm", 0.20, 1.20, &ArchEfficiency::grouped_gemm, false, false, nullptr, ""},
+        {"flash_attention", 0.20, 1.00, &ArchEfficiency::flash_attention, false, false, nullptr, ""},
+        {"flash_attention_bwd", 0.20, 1.00, &ArchEfficiency::flash_attention_bwd, false, false,
+         [](const ArchEfficiency& e) { return e.flash_attention; }, "flash_attention"},
+        {"attention_fp8", 0.10, 1.00, &ArchEfficiency::attention_fp8, true, false,
+         [](const ArchEfficiency& e) { return e.flash_attention; }, "flash_attention"},
+        {"attention_fp8_bwd", 0.10, 1.00, &ArchEfficiency::attention_fp8_bwd, true, false,
+         [](const ArchEfficiency& e) { return e.attention_of(Precision::BF16, true); }, "flash_attention_bwd"},
+        {"hbm", 0.30, 0.97, &ArchEfficiency::hbm, false, false, nullptr, ""},
+        {"cast_fp4", 0.05, 1.00, &ArchEfficiency::cast_fp4, true, true, [](const ArchEfficiency& e) { return e.hbm; },
+         "hbm"},
+        // Sustained over boost clock: no GPU runs above its boost clock; below 0.6 a board would
+        // be throttled far past its rated power (H100 SXM: 1.98 GHz boost, ~1.6-1.75 GHz sustained
+        // at 700 W in dense training, as nvidia-smi logs of training runs show).
+        {"sustained_clock", 0.60, 1.00, &ArchEfficiency::sustained_clock, false, false, nullptr, ""},
+    };
+    std::vector<ProfileParameter> out;
+    for (GpuArch a : kGpuArchs)
+      for (const auto& c : coefficients) {
+        if ((c.fp8 && !has_fp8(a)) || (c.fp4 && !has_fp4(a))) continue;
+        ProfileParameter q;
+        q.name = std::string(to_string(a)) + "." + c.name;
+        q.lower = c.lower;
+        q.upper = c.upper;
+        const auto member = c.member;
+        q.slot = [a, member](ComputeProfile& p) { return &(p.of(a).*member); };
+        if (const auto tied = c.tied) {
+          q.tied_value = [a, tied](const ComputeProfile& p) { return tied(p.of(a)); };
+          q.tied_to = std::string(to_string(a)) + "." + c.tied_to;
+        }
+        out.push_back(std::move(q));
+      }
+    auto shared = [&out](const char* name, double lower, double upper, double ComputeProfile::*member) {
+      ProfileParameter q;
+      q.name = name;
+      q.lower = lower;
+      q.upper = upper;
+      q.slot = [member](ComputeProfile& p) { return &(p.*member); };
+      out.push_back(std::move(q));
+    };
+    shared("gemm_k_half", 0.0, 512.0, &ComputeProfile::gemm_k_half);
+    // Up to 4,096 keys: FlashAttention's published rates reach their plateau by 4-8K keys
+    // (Dao 2023, arXiv 2307.08691, Fig. 4-7; Shah et al. 2024, arXiv 2407.08608, Fig. 5-7).
+    shared("attention_kv_half", 0.0, 4096.0, &ComputeProfile::attention_kv_half);
+    shared("kernel_overhead_us", 0.0, 50.0, &ComputeProfile::kernel_overhead_us);
+    shared("benchmark_overhead_us", 0.0, 50.0, &ComputeProfile::benchmark_overhead_us);
+    // Host dispatch per kernel (PyTorch blog, "Accelerating PyTorch with CUDA Graphs", 2021:
+    // CPU launch overhead is why small kernels leave the GPU idle); bounded at 100 us, above
+    // which a GPU framework would be unusable for any model.
+    shared("host_overhead_us", 0.0, 100.0, &ComputeProfile::host_overhead_us);
+    shared("microbatch_overhead_ms", 0.0, 200.0, &ComputeProfile::microbatch_overhead_ms);
+    shared("iteration_overhead_ms", 0.0, 500.0, &ComputeProfile::iteration_overhead_ms);
+    shared("nic_efficiency", 0.30, 0.96, &ComputeProfile::nic_efficiency);
+    shared("nvlink_efficiency", 0.30, 0.96, &ComputeProfile::nvlink_efficiency);
+    // Bounded at 200 us: a collective of any size on NVLink or InfiniBand starts within a few
+    // tens of us (NCCL tuning.cc base latencies are 6.6-14 us); a floor above 200 us would be a
+    // broken system, not a latency.
+    shared("collective_latency_us", 0.0, 200.0, &ComputeProfile::collective_latency_us);
+    // MoE dispatch and combine (DeepEP-class kernels): a fraction of the link's one-way rate;
+    // an SM's copy rate no higher than its share of HBM bandwidth (8 TB/s over 148 SMs: ~54 GB/s).
+    shared("dispatch_efficiency", 0.30, 1.00, &ComputeProfile::dispatch_efficiency);
+    shared("dispatch_sm_gbps", 1.0, 60.0, &ComputeProfile::dispatch_sm_gbps);
+
+    return out;
+  }();
   return params;
 }
 

@@ -289,4 +289,55 @@ double moe_dispatch_internode_factor(int top_k, std::int64_t nodes) {
   return n * (1.0 - std::pow(1.0 - 1.0 / n, k)) / k;
 }
 
+double expected_holders(double experts, double holders, int top_k) {
+  if (holders <= 1) return std::max(0.0, holders);
+  if (experts < holders) experts = holders;
+  const double per = experts / holders;
+  // P(a holder gets none of the k experts) = C(E - per, k) / C(E, k) = prod_i (E - per - i) / (E - i).
+  double none = 1;
+  for (int i = 0; i < top_k; ++i) none *= std::max(0.0, experts - per - i) / std::max(1.0, experts - i);
+  return holders * (1 - none);
+}
+
+MoeDispatchCost moe_dispatch_cost(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t gpus_per_node,
+                                  const ComputeProfile& p, const MoeDispatch& d) {
+  MoeDispatchCost c;
+  const double ranks = static_cast<double>(std::max<std::int64_t>(1, d.ranks));
+  const double per_node = static_cast<double>(std::clamp<std::int64_t>(d.ranks_per_node, 1, d.ranks));
+  const double nodes = std::ceil(ranks / per_node);
+  const double experts = d.experts > 0 ? d.experts : 32 * ranks;
+  const double token_bytes = d.hidden * d.bytes_per_value;
+  const double k = std::max(1, d.top_k);
+  if (d.low_latency) {
+    // One copy per (token, expert), 1/ranks of them to the rank itself, (per_node - 1)/ranks to
+    // the others of its node.
+    const double copies = d.tokens * k;
+    const double local = copies * (per_node - 1) / ranks, remote = copies * (ranks - per_node) / ranks;
+    c.rdma_bytes = (remote + (d.rdma_inside_node ? local : 0.0)) * token_bytes;
+    c.nvlink_bytes = d.rdma_inside_node ? 0.0 : local * token_bytes;
+    c.received_bytes = copies * token_bytes;
+  } else {
+    // Deduplicated: once per node over RDMA, once per rank inside a node over NVLink.
+    const double node_span = d.node_limit > 0 ? std::min(nodes, static_cast<double>(d.node_limit)) : nodes;
+    const double nodes_hit = expected_holders(experts * node_span / nodes, node_span, d.top_k);
+    const double ranks_hit = expected_holders(experts, ranks, d.top_k);
+    c.rdma_bytes = nodes > 1 ? d.tokens * nodes_hit * (nodes - 1) / nodes * token_bytes : 0.0;
+    c.received_bytes = d.tokens * ranks_hit * token_bytes;
+    // Every copy but the rank's own crosses NVLink once: straight to a peer of the node, or
+    // forwarded there by the GPU its RDMA copy reached.
+    c.nvlink_bytes = d.tokens * std::max(0.0, ranks_hit - ranks_hit / ranks) * token_bytes;
+  }
+  const double eff = p.dispatch_efficiency;
+  const double nvlink =
+      gpu.nvlink_one_way.bytes_per_s > 0 ? gpu.nvlink_one_way.bytes_per_s : 24e9;  // PCIe: NCCL's 24 GB/s
+  const double nic = d.nic_gbps > 0 ? d.nic_gbps * 1e9 / 8
+                                    : fabric.nics_per_node * fabric.nic_line_rate().bytes_per_s /
+                                          static_cast<double>(std::max<std::int64_t>(1, gpus_per_node));
+  double seconds = std::max(c.nvlink_bytes / (nvlink * eff), c.rdma_bytes / (nic * eff));
+  if (d.sms > 0 && p.dispatch_sm_gbps > 0)
+    seconds = std::max(seconds, (c.nvlink_bytes + c.rdma_bytes) / (d.sms * p.dispatch_sm_gbps * 1e9));
+  c.time = Time::from_seconds(seconds);
+  return c;
+}
+
 }  // namespace flopcast

@@ -16,14 +16,23 @@ namespace {
 struct Tile {
   double m, n;
 };
-// CTA tile shapes cuBLAS/CUTLASS kernels use for 16-bit tensor-core GEMMs on A100 and
-// H100 (CUTLASS default configurations: 256x128, 128x256, 128x128, 128x64, 64x128, 64x64).
-constexpr std::array<Tile, 6> kTiles{{{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}}};
+// CTA tile shapes cuBLAS/CUTLASS kernels use for tensor-core GEMMs on A100 and H100 (CUTLASS
+// default configurations: 256x128, 128x256, 128x128, 128x64, 64x128, 64x64), and the 64x256
+// tiles of Hopper's small-M kernels (DeepGEMM's BLOCK_M 64 with BLOCK_N up to 256,
+// deep_gemm/jit_kernels/gemm.py).
+constexpr std::array<Tile, 7> kTiles{{{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}, {64, 256}}};
+// Split-K factors tried when the tiles leave SMs idle; a split keeps at least kMinSplitDepth of
+// the reduction (CUTLASS's split-K and stream-K kernels keep whole k-blocks of 64-128).
+constexpr std::array<double, 4> kSplits{1, 2, 4, 8};
+constexpr double kMinSplitDepth = 256;
 
+/// The tensor-core rate a kernel of the context's precision can reach in a training step: the
+/// datasheet's dense peak at the clock the GPU sustains (ArchEfficiency::sustained_clock).
 double peak_flops(const OpContext& c) {
-  if (auto p = c.gpu->peak(c.precision)) return p->flops_per_s;
+  const double clock = c.profile->of(c.profile->coefficients_of(c.gpu->arch)).sustained_clock;
+  if (auto p = c.gpu->peak(c.precision)) return p->flops_per_s * clock;
   // No tensor-core path for this precision (e.g. fp8 on A100): the caller rejected it at load.
-  return c.gpu->peak(Precision::BF16) ? c.gpu->peak(Precision::BF16)->flops_per_s : 1e12;
+  return (c.gpu->peak(Precision::BF16) ? c.gpu->peak(Precision::BF16)->flops_per_s : 1e12) * clock;
 }
 
 }  // namespace
@@ -32,9 +41,14 @@ Time launch_overhead(const ComputeProfile& p, int kernels) { return Time::from_u
 
 bool is_8bit_gemm(Precision p) { return p == Precision::FP8 || p == Precision::MXFP8; }
 
-double gemm_efficiency(const ArchEfficiency& eff, Precision p) {
-  return eff.fp8_apart && is_8bit_gemm(p) ? eff.gemm_fp8 : eff.gemm;
-}
+double gemm_efficiency(const ArchEfficiency& eff, Precision p) { return eff.gemm_of(p); }
+
+namespace {
+
+/// The generation's coefficients (its stand-in's when the profile does not list it).
+const ArchEfficiency& arch_of(const OpContext& c) { return c.profile->of(c.profile->coefficients_of(c.gpu->arch)); }
+
+}  // namespace
 
 namespace {
 
@@ -50,6 +64,7 @@ struct GemmKey {
   double gemm_eff, hbm_eff, k_half, overhead;
   bool operator==(const GemmKey&) const = default;
 };
+// gemm_eff is the rate a GEMM reaches: a grouped one's carries the grouped_gemm factor.
 struct GemmKeyHash {
   static std::uint64_t bits(double v) {
     std::uint64_t b;
@@ -75,7 +90,7 @@ Time gemm_time_uncached(const OpContext& c, const GemmShape& g);
 
 Time gemm_time(const OpContext& c, const GemmShape& g) {
   if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return launch_overhead(*c.profile, 1);
-  const auto& eff = c.profile->of(c.gpu->arch);
+  const auto& eff = arch_of(c);
   const GemmKey key{g.m,
                     g.n,
                     g.k,
@@ -84,7 +99,7 @@ Time gemm_time(const OpContext& c, const GemmShape& g) {
                     peak_flops(c),
                     c.gpu->hbm_bandwidth.bytes_per_s,
                     bytes_per_element(c.precision),
-                    gemm_efficiency(eff, c.precision),
+                    eff.gemm_of(c.precision) * (g.grouped ? eff.grouped_gemm : 1.0),
                     eff.hbm,
                     c.profile->gemm_k_half,
                     c.profile->kernel_overhead_us};
@@ -106,53 +121,98 @@ Time gemm_time(const OpContext& c, const GemmShape& g) {
 namespace {
 
 Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
-  const auto& eff = c.profile->of(c.gpu->arch);
+  const auto& eff = arch_of(c);
   const double sms = std::max(1, c.gpu->sm_count);
   const double per_sm = peak_flops(c) / sms;
-  const double k_eff = gemm_efficiency(eff, c.precision) * g.k / (g.k + c.profile->gemm_k_half);
+  const double rate = eff.gemm_of(c.precision) * (g.grouped ? eff.grouped_gemm : 1.0);
+  const double hbm = c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm;
   double best = INFINITY;
   for (const auto& t : kTiles) {
     const double tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n) * g.batch;
-    const double waves = std::ceil(tiles / sms);
     // Smaller tiles reuse each loaded operand less: at 64 wide the tensor cores wait on
     // shared memory; scale the achievable rate by the tile's arithmetic intensity relative
     // to a 128x128 tile, capped at 1 (harmonic mean of the two sides).
     const double intensity = (2 * t.m * t.n / (t.m + t.n)) / 128.0;
     const double tile_eff = std::min(1.0, intensity);
-    const double tile_time = 2 * t.m * t.n * g.k / (per_sm * k_eff * tile_eff);
-    best = std::min(best, waves * tile_time);
+    for (const double s : kSplits) {
+      if (s > 1 && (g.k / s < kMinSplitDepth || tiles * s > 2 * sms)) continue;
+      const double depth = g.k / s;
+      const double k_eff = rate * depth / (depth + c.profile->gemm_k_half);
+      const double waves = std::ceil(tiles * s / sms);
+      double time = waves * 2 * t.m * t.n * depth / (per_sm * k_eff * tile_eff);
+      if (s > 1) time += tiles * t.m * t.n * s * 8.0 / hbm;  // FP32 partial tiles written and read back
+      best = std::min(best, time);
+    }
   }
   const double elt = bytes_per_element(c.precision);
-  const double bytes = elt * g.batch * (g.m * g.k + g.k * g.n + g.m * g.n);
-  const double mem = bytes / (c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm);
-  return Time::from_seconds(std::max(best, mem)) + launch_overhead(*c.profile, 1);
+  const double out = std::max(elt, 2.0);
+  const double bytes = g.batch * (elt * (g.m * g.k + g.k * g.n) + out * g.m * g.n);
+  return Time::from_seconds(std::max(best, bytes / hbm)) + launch_overhead(*c.profile, 1);
 }
 
 }  // namespace
 
-Time attention_time(const OpContext& c, double heads, double q_len, double kv_len, double head_dim, bool causal,
-                    bool backward) {
-  if (heads <= 0 || q_len <= 0 || kv_len <= 0) return Time{0};
-  const auto& eff = c.profile->of(c.gpu->arch);
-  // Fraction of the q x kv score matrix computed: causal kernels skip blocks above the
-  // diagonal; with 128-wide blocks the diagonal blocks are computed whole.
-  double frac = 1.0;
-  if (causal) {
-    const double blocks = std::max(1.0, std::ceil(q_len / 128.0));
-    frac = (blocks + 1) / (2 * blocks);  // load-balanced context parallelism keeps this ratio per rank
+double attended_keys(const AttentionShape& a) {
+  const double q = a.q_len, kv = a.kv_len;
+  if (q <= 0 || kv <= 0) return 0;
+  // FlashAttention computes 128-key blocks whole: the block a query's mask cuts through costs on
+  // average half a block more than the keys it keeps (kBlock / 2 per query).
+  constexpr double kHalfBlock = 64;
+  const double w = a.window > 0 ? std::min(a.window, kv) : kv;
+  double keys = 0;
+  if (!a.causal) {
+    keys = q * w;
+  } else if (w >= kv) {
+    // The queries are the last q of kv positions (context parallelism balances the halves it
+    // gives a rank, so a rank's queries see kv / 2 keys on average as well).
+    keys = q * kv / 2 + kHalfBlock * q;
+  } else {
+    // Each query's last w keys, but the first w queries' fewer.
+    keys = q * w - (q / kv) * w * w / 2 + kHalfBlock * q;
   }
-  const double fwd = 4 * heads * q_len * kv_len * head_dim * frac;
+  return std::min(keys, q * kv);
+}
+
+Time attention_time(const OpContext& c, const AttentionShape& a, bool backward) {
+  if (a.batch_heads <= 0 || a.q_len <= 0 || a.kv_len <= 0) return Time{0};
+  const auto& eff = arch_of(c);
+  const double dv = a.head_dim_v > 0 ? a.head_dim_v : a.head_dim;
+  const double keys = attended_keys(a);
+  const double fwd = 2 * a.batch_heads * (a.head_dim + dv) * keys;
   const double flops = backward ? 2.5 * fwd : fwd;
   // Head dims below 128 leave the tensor cores less work per loaded tile.
-  const double hd_eff = std::min(1.0, head_dim / 128.0 + 0.25);
-  const double t = flops / (peak_flops(c) * eff.flash_attention * std::min(1.0, hd_eff));
-  return Time::from_seconds(t) + launch_overhead(*c.profile, backward ? 2 : 1);
+  const double hd_eff = std::min(1.0, (a.head_dim + dv) / 2 / 128.0 + 0.25);
+  const double mean_keys = keys / a.q_len;
+  const double kv_eff = mean_keys / (mean_keys + c.profile->attention_kv_half);
+  const double rate = peak_flops(c) * eff.attention_of(c.precision, backward) * hd_eff * kv_eff;
+  return Time::from_seconds(flops / rate) + launch_overhead(*c.profile, backward ? 2 : 1);
 }
 
 Time memory_bound_time(const OpContext& c, Bytes bytes, int kernels) {
-  const auto& eff = c.profile->of(c.gpu->arch);
+  const auto& eff = arch_of(c);
   return Time::from_seconds(bytes.value / (c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm)) +
          launch_overhead(*c.profile, kernels);
+}
+
+double quantised_bytes_per_value(Precision p) {
+  switch (p) {
+    case Precision::FP8:
+      return 1.0 + 4.0 / 128;  // FP32 scale per 128 values (blockwise FP8; per-tensor: fewer)
+    case Precision::MXFP8:
+      return 1.0 + 1.0 / 32;  // E8M0 scale per 32 (OCP Microscaling v1.0)
+    case Precision::NVFP4:
+    case Precision::FP4:
+      return 0.5 + 1.0 / 16;  // E4M3 scale per 16 (NVIDIA NVFP4)
+    default:
+      return bytes_per_element(p);
+  }
+}
+
+Time cast_time(const OpContext& c, double elements, double in_bytes, int outputs) {
+  if (elements <= 0) return Time{0};
+  const double bytes = elements * (in_bytes + outputs * quantised_bytes_per_value(c.precision));
+  return Time::from_seconds(bytes / (c.gpu->hbm_bandwidth.bytes_per_s * arch_of(c).cast_of(c.precision))) +
+         launch_overhead(*c.profile, 1);
 }
 
 }  // namespace flopcast

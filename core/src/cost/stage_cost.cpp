@@ -167,17 +167,35 @@ struct LayerCost {
 struct LayerGemms {
   Time fwd{0}, bwd_in{0}, bwd_w{0};
   int count = 0;  ///< GEMMs added (each issues one weight-gradient kernel)
-  void add(const StageInputs& in, LayerCost& c, double mm, double nn, double kk, double batch = 1) {
-    add_in(in.ctx, c, mm, nn, kk, batch);
+  void add(const StageInputs& in, LayerCost& c, double mm, double nn, double kk, double batch = 1,
+           bool grouped = false) {
+    add_in(in.ctx, c, mm, nn, kk, batch, grouped);
   }
-  /// A GEMM in the given context's precision (the router stays in 16 bits under FP8).
-  void add_in(const OpContext& ctx, LayerCost& c, double mm, double nn, double kk, double batch = 1) {
+  /// A GEMM in the given context's precision (the router stays in 16 bits under FP8); `grouped`:
+  /// the routed experts' GEMMs, one grouped kernel over the local experts.
+  void add_in(const OpContext& ctx, LayerCost& c, double mm, double nn, double kk, double batch = 1,
+              bool grouped = false) {
     ++count;
     c.kernels_f += 1;
     c.kernels_b += 2;
-    fwd += gemm_time(ctx, {mm, nn, kk, batch});
-    bwd_in += gemm_time(ctx, {mm, kk, nn, batch});
-    bwd_w += gemm_time(ctx, {kk, nn, mm, batch});
+    fwd += gemm_time(ctx, {mm, nn, kk, batch, grouped});
+    bwd_in += gemm_time(ctx, {mm, kk, nn, batch, grouped});
+    bwd_w += gemm_time(ctx, {kk, nn, mm, batch, grouped});
+    if (quantised(ctx.precision)) {
+      // An 8- or 4-bit GEMM's 16-bit operands are cast first (Transformer Engine: the input's
+      // cast_transpose in the forward, the output gradient's in the backward; MXFP8 and NVFP4
+      // quantise along both dimensions for the weight gradient's transposed operands:
+      // transformer_engine/pytorch/module/linear.py, the quantizers of _Linear.forward/backward).
+      // The weights' casts happen once per step (FP8 weight caching across micro-batches) and
+      // are not counted here.
+      fwd += cast_time(ctx, mm * kk * batch, 2, 2);
+      bwd_in += cast_time(ctx, mm * nn * batch, 2, 2);
+      c.kernels_f += 1;
+      c.kernels_b += 1;
+    }
+  }
+  static bool quantised(Precision p) {
+    return p == Precision::FP8 || p == Precision::MXFP8 || p == Precision::NVFP4 || p == Precision::FP4;
   }
 };
 
@@ -188,8 +206,9 @@ std::pair<Time, Time> attention_cost(const StageInputs& in, LayerCost& c) {
   const double heads_local = m.heads / in.t;
   Time attn_f, attn_b;
   if (p.flash_attention) {
-    attn_f = attention_time(in.ctx16, in.b * heads_local, in.seq, in.seq * p.cp, in.hd, true, false);
-    attn_b = attention_time(in.ctx16, in.b * heads_local, in.seq, in.seq * p.cp, in.hd, true, true);
+    const AttentionShape a{in.b * heads_local, in.seq, in.seq * p.cp, in.hd, in.hd, true, 0};
+    attn_f = attention_time(in.ctx16, a, false);
+    attn_b = attention_time(in.ctx16, a, true);
     c.kernels_f += 1;
     c.kernels_b += 2;
   } else {
@@ -229,8 +248,8 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
     const double local_experts = d(e.experts) / p.ep;
     const double tokens_per_expert = T * e.top_k * p.ep / e.experts * token_share;
     const double up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / etp;
-    gemms.add(in, c, tokens_per_expert, up, h, local_experts);
-    gemms.add(in, c, tokens_per_expert, h, d(e.expert_ffn) / etp, local_experts);
+    gemms.add(in, c, tokens_per_expert, up, h, local_experts, true);
+    gemms.add(in, c, tokens_per_expert, h, d(e.expert_ffn) / etp, local_experts, true);
     if (e.shared_experts > 0) {
       const double shared_up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / t;
       gemms.add(in, c, T, shared_up * e.shared_experts, h);

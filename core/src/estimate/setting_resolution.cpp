@@ -62,6 +62,7 @@ ParallelPlan apply(const ParallelPlan& base, const OpenSettings& open, std::int6
 struct Search {
   std::optional<Candidate> best, leanest;
   std::size_t candidates = 0;
+  std::vector<double> fitting_steps;  ///< step time of every choice that fits, seconds
 };
 
 Search search(const Scenario& s, const SettingChoices& choices, const ComputeProfile& profile) {
@@ -94,6 +95,7 @@ Search search(const Scenario& s, const SettingChoices& choices, const ComputePro
                 if (mem.value > s.cluster.gpu.hbm.value) continue;
                 any_fits = true;
                 const Time step = estimate_step(trial, profile).step;
+                out.fitting_steps.push_back(step.seconds());
                 if (!out.best || step < out.best->step)
                   out.best = Candidate{trial.plan, st.grad_reduce, st.fp8_params, step, mem};
               }
@@ -104,6 +106,15 @@ Search search(const Scenario& s, const SettingChoices& choices, const ComputePro
 }
 
 std::string bool_text(bool b) { return b ? "true" : "false"; }
+
+/// The q-quantile of `v` by linear interpolation between order statistics.
+double quantile_of(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(pos);
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
 
 }  // namespace
 
@@ -174,6 +185,11 @@ const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile&
     s.plan = chosen->plan;
     s.grad_reduce = chosen->grad_reduce;
     s.fp8_params = chosen->fp8_params;
+  }
+  if (found.best && found.best->step.ns > 0 && found.fitting_steps.size() > 1) {
+    const double best = found.best->step.seconds();
+    out.spread_p50 = quantile_of(found.fitting_steps, 0.5) / best;
+    out.spread_p90 = quantile_of(found.fitting_steps, 0.9) / best;
   }
   out.memory_gib = memory_per_gpu(s, profile).total().gib();
   out.capacity_gib = s.cluster.gpu.hbm.gib();

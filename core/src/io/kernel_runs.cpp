@@ -106,6 +106,7 @@ void read_entry(const YAML::Node& n, const std::string& p, Reader& r, const Cata
   if (const auto gpu = r.string(n["gpu"], child(p, "gpu"))) {
     if (const auto* g = catalog.find_gpu(*gpu)) {
       k.gpu = *g;
+      if (const auto* f = catalog.find_fabric(g->default_fabric)) k.fabric = *f;
     } else {
       std::string hint = "a GPU of the catalog (`flopcast catalog gpus`), or one added with --data-dir";
       if (auto dm = detail::did_you_mean(*gpu, catalog.gpu_names()))

@@ -1,6 +1,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -22,7 +23,7 @@ void parse_bands(Reader& r, const YAML::Node& node, ComputeProfile& p) {
   p.bands_provenance.clear();
   std::vector<std::string> keys{"provenance"};
   for (GpuArch a : kGpuArchs)
-    for (const char* regime : {"", ".dense", ".moe"}) keys.push_back(std::string(to_string(a)) + regime);
+    for (const char* regime : {"", ".dense", ".moe", ".novel"}) keys.push_back(std::string(to_string(a)) + regime);
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     const std::string path = child("prediction_bands", key);
@@ -30,8 +31,14 @@ void parse_bands(Reader& r, const YAML::Node& node, ComputeProfile& p) {
       if (auto v = r.string(kv.second, path)) p.bands_provenance = *v;
       continue;
     }
-    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-      std::string hint = "keys are provenance and GENERATION or GENERATION.dense / .moe, e.g. hopper.moe";
+    // GENERATION.REGIME with a regime key (dense.full.16bit.megatron) is a regime's own band.
+    const auto first_dot = key.find('.');
+    const bool regime_key = first_dot != std::string::npos && parse_gpu_arch(key.substr(0, first_dot)) &&
+                            is_regime_key(key.substr(first_dot + 1));
+    if (!regime_key && std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      std::string hint =
+          "keys are provenance, GENERATION, GENERATION.dense / .moe / .novel, or GENERATION.REGIME with a regime "
+          "dense|moe . full|finetune . 16bit|8bit|4bit . megatron|torchtitan, e.g. hopper.dense.full.8bit.megatron";
       if (auto dm = detail::did_you_mean(key, keys)) hint = "did you mean '" + *dm + "'?";
       r.error(kv.first, path, "unknown band '" + key + "'", hint);
       continue;
@@ -90,7 +97,8 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
   const auto before = diags.items().size();
   if (!r.expect_map(root, "")) return std::nullopt;
   r.check_keys(root, "",
-               {"name",
+               {"base",
+                "name",
                 "provenance",
                 "sources",
                 "ampere",
@@ -99,19 +107,28 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
                 "blackwell_ultra",
                 "ada",
                 "gemm_k_half",
+                "attention_kv_half",
                 "kernel_overhead_us",
+                "benchmark_overhead_us",
                 "host_overhead_us",
                 "microbatch_overhead_ms",
                 "iteration_overhead_ms",
                 "nic_efficiency",
                 "nvlink_efficiency",
                 "collective_latency_us",
+                "dispatch_efficiency",
+                "dispatch_sm_gbps",
                 "workspace_gib",
                 "fragmentation",
                 "fitted_runs",
                 "held",
                 "prediction_bands"});
+  // `base: builtin` starts from the built-in defaults (ComputeProfile{}) instead of the catalog's
+  // profile: a starting profile for calibrate whose meaning does not depend on the shipped one.
   ComputeProfile p = base;
+  if (const auto b = root["base"]) {
+    if (auto v = r.choice(b, "base", {"builtin"})) p = ComputeProfile{};
+  }
   if (root["name"]) p.name = root["name"].as<std::string>();
   if (root["provenance"]) p.provenance = root["provenance"].as<std::string>();
   for (GpuArch a : kGpuArchs) {
@@ -123,24 +140,24 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
     // unless fitted_runs says.
     if (!p.listed[static_cast<std::size_t>(a)]) p.fitted_runs[static_cast<std::size_t>(a)] = -1;
     p.listed[static_cast<std::size_t>(a)] = true;
-    // Ampere has no 8-bit tensor-core path, so no gemm_fp8.
-    if (a == GpuArch::Ampere)
-      r.check_keys(n, key, {"gemm", "flash_attention", "hbm"});
-    else
-      r.check_keys(n, key, {"gemm", "gemm_fp8", "flash_attention", "hbm"});
-    auto& e = p.of(a);
-    if (n["gemm"])
-      if (auto v = r.number(n["gemm"], child(key, "gemm"), 0.05, 1.0)) e.gemm = *v;
-    // Without a figure of its own an 8-bit GEMM reaches what a 16-bit one does (tied).
-    if (a != GpuArch::Ampere && n["gemm_fp8"])
-      if (auto v = r.number(n["gemm_fp8"], child(key, "gemm_fp8"), 0.05, 1.0)) {
-        e.gemm_fp8 = *v;
-        e.fp8_apart = true;
+    // The generation's coefficients (profile_parameters(): Ampere has no 8-bit path, so no
+    // gemm_fp8 or attention_fp8; only Blackwell's generations have 4-bit ones).
+    std::vector<std::string> allowed;
+    const std::string prefix = key + ".";
+    for (const auto& q : profile_parameters())
+      if (q.name.rfind(prefix, 0) == 0) allowed.push_back(q.name.substr(prefix.size()));
+    r.check_keys(n, key, allowed);
+    for (const auto& q : profile_parameters()) {
+      if (q.name.rfind(prefix, 0) != 0) continue;
+      const std::string coefficient = q.name.substr(prefix.size());
+      if (!n[coefficient]) continue;
+      // A grouped GEMM may outpace a dense one; every other coefficient is a fraction of a peak.
+      if (auto v = r.number(n[coefficient], child(key, coefficient), 0.01, coefficient == "grouped_gemm" ? 2.0 : 1.0)) {
+        *q.slot(p) = *v;
+        // Without a figure of its own an 8-bit GEMM reaches what a 16-bit one does (tied).
+        if (coefficient == "gemm_fp8") p.of(a).fp8_apart = true;
       }
-    if (n["flash_attention"])
-      if (auto v = r.number(n["flash_attention"], child(key, "flash_attention"), 0.05, 1.0)) e.flash_attention = *v;
-    if (n["hbm"])
-      if (auto v = r.number(n["hbm"], child(key, "hbm"), 0.05, 1.0)) e.hbm = *v;
+    }
   }
   if (const auto held = root["held"]) {
     if (!held.IsSequence()) {
@@ -187,13 +204,17 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
       if (auto v = r.number(root[key], key, lo, hi)) slot = *v;
   };
   num("gemm_k_half", 0, 4096, p.gemm_k_half);
+  num("attention_kv_half", 0, 65536, p.attention_kv_half);
   num("kernel_overhead_us", 0, 1000, p.kernel_overhead_us);
+  num("benchmark_overhead_us", 0, 1000, p.benchmark_overhead_us);
   num("host_overhead_us", 0, 1000, p.host_overhead_us);
   num("microbatch_overhead_ms", 0, 10000, p.microbatch_overhead_ms);
   num("iteration_overhead_ms", 0, 60000, p.iteration_overhead_ms);
   num("nic_efficiency", 0.05, 1.0, p.nic_efficiency);
   num("nvlink_efficiency", 0.05, 1.0, p.nvlink_efficiency);
   num("collective_latency_us", 0, 1000, p.collective_latency_us);
+  num("dispatch_efficiency", 0.05, 1.0, p.dispatch_efficiency);
+  num("dispatch_sm_gbps", 0, 1000, p.dispatch_sm_gbps);
   num("workspace_gib", 0, 1024, p.workspace_gib);
   num("fragmentation", 0, 1, p.fragmentation);
   for (std::size_t i = before; i < diags.items().size(); ++i)
@@ -233,19 +254,33 @@ std::string profile_to_yaml(const ComputeProfile& p) {
   // when read back).
   for (GpuArch a : kGpuArchs) {
     if (!p.listed[static_cast<std::size_t>(a)]) continue;
-    const auto& e = p.of(a);
-    o << to_string(a) << ": {gemm: " << f(e.gemm);
-    if (a != GpuArch::Ampere && e.fp8_apart) o << ", gemm_fp8: " << f(e.gemm_fp8);
-    o << ", flash_attention: " << f(e.flash_attention) << ", hbm: " << f(e.hbm) << "}\n";
+    // Every coefficient the generation has, but a tied one (gemm_fp8 not apart, NaN).
+    const std::string prefix = std::string(to_string(a)) + ".";
+    ComputeProfile copy = p;
+    const char* sep = "";
+    o << to_string(a) << ": {";
+    for (const auto& q : profile_parameters()) {
+      if (q.name.rfind(prefix, 0) != 0) continue;
+      const std::string coefficient = q.name.substr(prefix.size());
+      const double v = *q.slot(copy);
+      if (std::isnan(v) || (coefficient == "gemm_fp8" && !p.of(a).fp8_apart)) continue;
+      o << sep << coefficient << ": " << f(v);
+      sep = ", ";
+    }
+    o << "}\n";
   }
   o << "gemm_k_half: " << f(p.gemm_k_half) << "\n";
+  o << "attention_kv_half: " << f(p.attention_kv_half) << "\n";
   o << "kernel_overhead_us: " << f(p.kernel_overhead_us) << "\n";
+  o << "benchmark_overhead_us: " << f(p.benchmark_overhead_us) << "\n";
   o << "host_overhead_us: " << f(p.host_overhead_us) << "\n";
   o << "microbatch_overhead_ms: " << f(p.microbatch_overhead_ms) << "\n";
   o << "iteration_overhead_ms: " << f(p.iteration_overhead_ms) << "\n";
   o << "nic_efficiency: " << f(p.nic_efficiency) << "\n";
   o << "nvlink_efficiency: " << f(p.nvlink_efficiency) << "\n";
   o << "collective_latency_us: " << f(p.collective_latency_us) << "\n";
+  o << "dispatch_efficiency: " << f(p.dispatch_efficiency) << "\n";
+  o << "dispatch_sm_gbps: " << f(p.dispatch_sm_gbps) << "\n";
   o << "workspace_gib: " << f(p.workspace_gib) << "\n";
   o << "fragmentation: " << f(p.fragmentation) << "\n";
   if (!p.held.empty()) {

@@ -264,8 +264,11 @@ bool Reader::expect_map(const YAML::Node& node, const std::string& path) {
 
 void Reader::check_keys(const YAML::Node& node, const std::string& path,
                         std::initializer_list<std::string_view> allowed) {
+  check_keys(node, path, std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void Reader::check_keys(const YAML::Node& node, const std::string& path, const std::vector<std::string>& names) {
   if (!node.IsMap()) return;
-  std::vector<std::string> names(allowed.begin(), allowed.end());
   for (const auto& kv : node) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;

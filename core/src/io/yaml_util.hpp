@@ -44,6 +44,7 @@ class Reader {
   void note(const std::string& path, const YAML::Node& node);
   /// Reports each key of map `node` that is not in `allowed` (with a did-you-mean).
   void check_keys(const YAML::Node& node, const std::string& path, std::initializer_list<std::string_view> allowed);
+  void check_keys(const YAML::Node& node, const std::string& path, const std::vector<std::string>& allowed);
   /// `node` must be a map; reports and returns false otherwise.
   bool expect_map(const YAML::Node& node, const std::string& path);
 

@@ -170,7 +170,7 @@ Resimulated resimulate(const SearchContext& ctx, const StepSimulator& sim, const
     return r;
   }
   r.arch = s.cluster.gpu.arch;
-  if (ctx.options.bands) r.band = find_band(ctx.profile.bands, s.cluster.gpu.arch, s.model.moe.has_value());
+  if (ctx.options.bands) r.band = band_of(ctx.profile.bands, s);
   if (r.band.known) r.band_factor = ctx.options.confidence == Confidence::P50 ? r.band.p50 : r.band.p90;
   // The constraints are checked on the run with the step at the band's factor; the point run
   // (the step as simulated) under the same price option gives the P50/P90 figures shown.

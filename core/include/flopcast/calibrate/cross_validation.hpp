@@ -22,7 +22,13 @@ struct CrossValidationOptions {
   bool simulate_predictions = true;
   /// Folds fitted at once; 0 = one per hardware thread. The result does not depend on it.
   int jobs = 0;
+  /// Leave out a whole regime (generation and BandRegime) at a time instead of a source group:
+  /// the error of a workload unlike any the fit has seen.
+  bool by_regime = false;
 };
+
+/// The fold a run belongs to: its source group, or with by_regime "GENERATION.REGIME".
+std::string cv_group_of(const Scenario& s, bool by_regime);
 
 /// One held-out run's prediction.
 struct CvPrediction {
@@ -36,6 +42,8 @@ struct CvPrediction {
   ResolvedSettings settings;  ///< its open settings as resolved with the fold's profile
   bool fits_memory = true;    ///< the memory model says it fits (it ran)
   bool moe = false;           ///< a mixture-of-experts model (its band regime)
+  BandRegime regime;          ///< its band regime
+  std::string source_group;   ///< its publication (== group when folds leave out source groups)
 };
 
 /// Measured / predicted step time of a prediction, whichever speed figure it scores (a
@@ -118,8 +126,15 @@ inline BandTails uniform_band_tails(const BandRule& rule) {
 /// represented a new group's residuals; rule and tail are chosen per generation by
 /// cross-validation (choose_band_tails) because source groups differ in bias more than runs
 /// within one do.
+///
+/// With `loro` (a leave-one-regime-out cross-validation of the same runs) each generation also
+/// gets its regimes' own quantiles (BandRegime keys) and its kBandRegimeNovel spread: the
+/// leave-one-regime-out residuals of its runs, at a log-normal's 10% / 90% (a spread from few
+/// regimes is a distribution's, not its samples'), or of all generations' runs when it has fewer
+/// than kRegimeMinRuns of kRegimeMinGroups groups.
 std::vector<BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, const std::string& exclude = "",
-                                             const BandTails& tails = kTenNinety);
+                                             const BandTails& tails = kTenNinety,
+                                             const CrossValidationResult* loro = nullptr);
 
 /// How often the 80% band holds the measured step time, on cross-validation: each held-out
 /// run is given the band made from the other source groups' held-out predictions
@@ -136,7 +151,8 @@ struct BandCoverage {
   std::size_t no_band = 0;      ///< runs with no band from the other groups (counted as not covered)
 };
 /// Coverage per generation with runs, then over all, of bands made with `tails`.
-std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const BandTails& tails = kTenNinety);
+std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const BandTails& tails = kTenNinety,
+                                           const CrossValidationResult* loro = nullptr);
 
 /// The candidate tails of choose_band_tails, each tried with either shape.
 inline constexpr double kBandTails[] = {0.10, 0.075, 0.05, 0.025};
@@ -146,7 +162,7 @@ std::vector<BandRule> band_rules();
 /// Per generation, the rule (of band_rules()) whose bands cover closest to 80% of its held-out
 /// runs (groups-equal, cv_band_coverage); the earlier on a tie; empirical 0.10 for a generation
 /// without runs.
-BandTails choose_band_tails(const CrossValidationResult& r);
+BandTails choose_band_tails(const CrossValidationResult& r, const CrossValidationResult* loro = nullptr);
 
 /// The ends of the log-normal band of weighted values (all > 0): exp(m -/+ z s), m and s the
 /// weighted mean and standard deviation of their logarithms, z the standard normal's 1 - `tail`

@@ -31,6 +31,7 @@ struct KernelMeasurement {
   SourceLocation where;
   KernelKind kind = KernelKind::Gemm;
   GpuSpec gpu;
+  FabricSpec fabric;  ///< the GPU's usual node (its NICs for an RDMA collective)
   /// The element type of the math (for a quantization kernel, its output type); nullopt for
   /// `none` (a copy or collective of untyped bytes).
   std::optional<Precision> dtype;
@@ -58,5 +59,60 @@ struct KernelMeasurement {
 /// mechanism of flopcast stands for, a figure whose byte count the source does not state).
 std::optional<FigureComparison> compare_kernel(const KernelMeasurement& k, const ComputeProfile& profile,
                                                std::string& why_not);
+
+/// Whether a coefficient is whole-step glue, fitted on measured runs only: the in-stream kernel
+/// gap and host overheads (host_overhead_us, microbatch_overhead_ms, iteration_overhead_ms,
+/// kernel_overhead_us) and each generation's sustained clock. Every other coefficient is the cost
+/// layer's, fitted on kernel measurements (the link efficiencies and collective latency on
+/// collective benchmarks among them).
+bool is_glue_parameter(const std::string& name);
+
+/// How the cost layer is fitted on kernel measurements.
+struct KernelFitOptions {
+  /// Coefficient names (profile_parameters()) to fit; empty = every coefficient at least
+  /// kMinKernelEntries measurements inform.
+  std::vector<std::string> parameters;
+  int max_iterations = 100;
+  /// nccl-tests points (data/calibration/collectives*.yaml): collective measurements fitted with
+  /// the kernel entries (one residual each: its time when measured, else its first bandwidth).
+  std::vector<MeasuredCollective> collectives;
+};
+
+/// A coefficient is fitted on kernels only when at least this many measurements inform it
+/// (change when it changes): fewer would make it a fit of one benchmark's quirks.
+inline constexpr int kMinKernelEntries = 3;
+
+/// What fitting the cost layer on kernel measurements gave.
+struct KernelFitResult {
+  ComputeProfile profile;
+  std::vector<std::string> fitted;                     ///< coefficients fitted, in profile_parameters() order
+  std::map<std::string, int> informed;                 ///< measurements informing each coefficient (fitted or not)
+  std::vector<std::string> at_bound;                   ///< fitted coefficients at a bound, "name lower|upper"
+  std::size_t entries = 0;                             ///< measurements predicted (the residuals)
+  double median_before_pct = 0, median_after_pct = 0;  ///< median |error| of the predicted figure
+  double p90_before_pct = 0, p90_after_pct = 0;
+  int iterations = 0;
+};
+
+/// Fits the cost layer's coefficients to the measurements: bounded Levenberg-Marquardt on the
+/// logarithm of predicted / measured speed of each entry's figure, under a Cauchy loss (scale 10%)
+/// so that a benchmark of an unusually slow or fast implementation does not move a coefficient
+/// the others agree on. Each entry weighs the same. Deterministic.
+KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& start,
+                                   const KernelFitOptions& options = {});
+
+/// The publication a measurement comes from, for cross-validation: its source up to the first
+/// " @" (a repository at a commit), ":" or "," ("deepseek-ai/DeepGEMM", "NVIDIA/cudnn-frontend").
+std::string kernel_source_group(const KernelMeasurement& k);
+
+/// Kernel-level cross-validation: each source group's measurements predicted by the cost layer
+/// fitted (fit_kernel_profile) on the other groups' alone.
+struct KernelCvResult {
+  std::vector<std::string> groups;             ///< in order of first appearance
+  std::vector<FigureComparison> predictions;   ///< held-out predictions, by group
+  std::vector<std::string> prediction_groups;  ///< the group of each prediction
+  double median_abs_pct = 0, p90_abs_pct = 0;  ///< over the held-out predictions
+};
+KernelCvResult cross_validate_kernels(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& start);
 
 }  // namespace flopcast

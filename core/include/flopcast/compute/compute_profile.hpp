@@ -3,6 +3,8 @@
 /// model, in one place (data/profiles/default.yaml), with its provenance. The code holds no
 /// per-run fudge factors; `flopcast calibrate` fits these on measured runs.
 #include <array>
+#include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -11,12 +13,18 @@
 
 namespace flopcast {
 
-/// Efficiencies of one GPU family.
+/// A coefficient that takes another's value until it is given or fitted (ArchEfficiency).
+inline constexpr double kTied = std::numeric_limits<double>::quiet_NaN();
+
+/// Efficiencies of one GPU family: each a fraction of a datasheet peak that a kind of kernel
+/// reaches on it, fitted on published kernel measurements (data/calibration/kernels-2026.yaml)
+/// by `flopcast calibrate`. A coefficient written NaN is tied: it takes the value of the one it
+/// falls back to (named in its comment) until a profile gives it or calibrate fits it.
 struct ArchEfficiency {
-  /// Fraction of the dense tensor-core peak a large, well-shaped GEMM reaches (16-bit and TF32
-  /// GEMMs, and 4-bit ones, for which no measured run exists).
+  /// Fraction of the dense tensor-core peak a large, well-shaped 16-bit (or TF32) GEMM reaches.
   double gemm = 0.80;
-  /// Fraction of dense peak reached by fused (flash) attention, forward and backward.
+  /// Fraction of the dense 16-bit peak fused (flash) attention reaches in its forward pass, at
+  /// long sequences (attention_kv_half shortens it) and head dims of 128 or more.
   double flash_attention = 0.55;
   /// Fraction of HBM peak bandwidth reached by memory-bound elementwise/norm kernels.
   double hbm = 0.75;
@@ -28,6 +36,33 @@ struct ArchEfficiency {
   /// ArchEfficiency{gemm, flash_attention, hbm} reads as before.
   double gemm_fp8 = 0.80;
   bool fp8_apart = false;
+  /// Fraction of the 4-bit dense peak a large 4-bit GEMM (NVFP4, FP4) reaches (NaN: as 8-bit).
+  double gemm_fp4 = kTied;
+  /// Rate of a grouped GEMM (MoE experts: one kernel over many GEMMs) relative to a dense GEMM of
+  /// the same tiles (1: as fast).
+  double grouped_gemm = 1.0;
+  /// Fused attention's backward, fraction of the 16-bit peak (NaN: flash_attention).
+  double flash_attention_bwd = kTied;
+  /// 8-bit fused attention (FP8, MXFP8) forward, fraction of the 8-bit peak (NaN: flash_attention).
+  double attention_fp8 = kTied;
+  /// 8-bit fused attention's backward (NaN: the 16-bit backward's coefficient).
+  double attention_fp8_bwd = kTied;
+  /// Fraction of HBM bandwidth the NVFP4 cast kernels reach (quantising with the random Hadamard
+  /// transform and 2D block scales of the NVFP4 recipe; NaN: hbm).
+  double cast_fp4 = kTied;
+  /// Fraction of the kernel benchmarks' tensor-core rate a GPU keeps through a training step: a
+  /// benchmark times one kernel at the boost clock, a step runs kernels back to back for hours at
+  /// the clock the board's power and temperature limits allow (NVIDIA's datasheets state peaks at
+  /// the boost clock). Whole-step glue: fitted on measured runs, never on kernel measurements
+  /// (which predict with 1). 1: the benchmark rate.
+  double sustained_clock = 1.0;
+
+  /// The GEMM efficiency of a precision (gemm, gemm_fp8 when apart, gemm_fp4).
+  double gemm_of(Precision p) const;
+  /// The fused-attention efficiency of a precision and direction.
+  double attention_of(Precision p, bool backward) const;
+  /// The fraction of HBM bandwidth a cast kernel producing `p` reaches.
+  double cast_of(Precision p) const;
 };
 
 /// All calibrated coefficients.
@@ -36,9 +71,19 @@ struct ComputeProfile {
   /// Reduction depth K at which GEMM efficiency halves: eff(K) = eff * K / (K + k_half)
   /// (prologue/epilogue cost of a tile; physical range 0..512).
   double gemm_k_half = 64.0;
+  /// Keys per query at which fused attention's efficiency halves: eff(kv) = eff * kv / (kv +
+  /// kv_half), kv the mean number of keys a query block attends to (the per-tile prologue and
+  /// epilogue of FlashAttention's loop over key blocks, and the softmax rescaling it amortises).
+  /// 0: no such loss.
+  double attention_kv_half = 0.0;
   /// GPU-side cost of each kernel (launch gap between back-to-back kernels, prologue),
   /// microseconds; added to every kernel.
   double kernel_overhead_us = 6.0;
+  /// What an isolated kernel benchmark adds to one kernel's time beyond the in-stream gap
+  /// (kernel_overhead_us): the launch latency and the timing events around a single call,
+  /// microseconds. Kernel measurements are predicted with it; a training step's kernels, queued
+  /// back to back, do not pay it.
+  double benchmark_overhead_us = 0.0;
   /// Host (CPU) time to issue one kernel from the framework (PyTorch eager dispatch, Python),
   /// microseconds. The GPU cannot start a kernel before the host has issued it, and the host
   /// runs ahead only while kernels are longer than this: a stage's forward (or backward) of one
@@ -61,6 +106,14 @@ struct ComputeProfile {
   /// system shows as a floor under small messages. 0 = NCCL's model alone. Fitted by
   /// `calibrate` on nccl-tests points that give a message size (docs/calibration.md).
   double collective_latency_us = 0.0;
+  /// Fraction of a link's one-way bandwidth (NVLink, or a NIC's line rate for RDMA) MoE dispatch
+  /// and combine kernels reach (DeepEP: 153-158 of H800's ~160-200 GB/s NVLink, 43-58 GB/s of a
+  /// 400 Gb/s NIC; deepseek-ai/DeepEP README). Fitted on the dispatch and combine measurements.
+  double dispatch_efficiency = 0.80;
+  /// What one SM of a dispatch kernel moves, GB/s: DeepEP runs on a fixed SM budget (20-24 by
+  /// default), whose copy rate can cap it below the links' (0: no cap).
+  double dispatch_sm_gbps = 30.0;
+
   /// Memory reserved outside the model: CUDA context, cuBLAS and NCCL workspaces, GiB.
   double workspace_gib = 2.0;
   /// Allocator fragmentation allowance as a fraction of the tensors' bytes.
@@ -108,7 +161,15 @@ struct ProfileParameter {
   std::string name;  ///< e.g. "ampere.gemm", "gemm_k_half"
   double lower = 0;
   double upper = 1;
-  double* (*slot)(ComputeProfile&) = nullptr;
+  std::function<double*(ComputeProfile&)> slot;
+  /// The value a tied coefficient (NaN in its slot) stands at: what fitting it starts from. Unset
+  /// for a coefficient that is never tied.
+  std::function<double(const ComputeProfile&)> tied_value;
+  /// The coefficient a tied one falls back to ("hopper.flash_attention" for
+  /// "hopper.flash_attention_bwd"); empty for one that is never tied.
+  std::string tied_to;
+  /// The coefficient's value in `p`, tied or not.
+  double value(const ComputeProfile& p) const;
 };
 
 /// The coefficients `calibrate` may fit, with their physical bounds.

@@ -51,4 +51,44 @@ class ClusterCollectives {
 /// node or top-1).
 double moe_dispatch_internode_factor(int top_k, std::int64_t nodes);
 
+/// One MoE token dispatch (or its combine) over an expert-parallel group, as DeepEP's kernels do
+/// it (deepseek-ai/DeepEP README, "normal kernels" and "low-latency kernels"; Megatron-core's
+/// flex dispatcher runs them): each rank sends every token to the ranks holding its top-k
+/// experts. Inside one NVLink domain a token goes once to each rank that holds any of its experts;
+/// across nodes it goes once over RDMA to each node (to the GPU of the same local index), which
+/// forwards it over NVLink. The low-latency kernels send one copy per (token, expert) straight
+/// to the expert's rank, over RDMA (or NVLink inside the node).
+struct MoeDispatch {
+  std::int64_t ranks = 1;           ///< the EP group
+  std::int64_t ranks_per_node = 1;  ///< of them in one node (one NVLink domain)
+  double tokens = 0;                ///< tokens each rank sends
+  double hidden = 0;                ///< values per token
+  int top_k = 1;
+  double experts = 0;             ///< routed experts over the group (0: 32 per rank)
+  double bytes_per_value = 2;     ///< 2 (BF16), or an FP8 value with its scales
+  int node_limit = 0;             ///< a token's experts on at most this many nodes (0: any)
+  bool low_latency = false;       ///< DeepEP's low-latency kernels (no per-node deduplication)
+  bool rdma_inside_node = false;  ///< low-latency kernels over RDMA also between GPUs of one node
+  int sms = 0;                    ///< SMs the kernels run on (0: not a limit)
+  double nic_gbps = 0;            ///< RDMA line rate per GPU, Gb/s (0: the fabric's share)
+};
+
+/// What one dispatch costs and moves, per rank.
+struct MoeDispatchCost {
+  Time time;
+  double nvlink_bytes = 0;    ///< sent over NVLink
+  double rdma_bytes = 0;      ///< sent over the scale-out NICs
+  double received_bytes = 0;  ///< received in all, its own tokens included (DeepEP's "NVL" figure)
+};
+
+/// Expected number of distinct holders (ranks or nodes) a token's top_k experts fall on, when
+/// `experts` experts are spread evenly over `holders` holders and the router picks top_k distinct
+/// experts uniformly (balanced routing): holders x (1 - C(E - E/h, k) / C(E, k)).
+double expected_holders(double experts, double holders, int top_k);
+
+/// The time of one dispatch: the slower of its NVLink and RDMA traffic at the profile's
+/// dispatch efficiency of each link (and the SMs' copy rate when `sms` is given).
+MoeDispatchCost moe_dispatch_cost(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t gpus_per_node,
+                                  const ComputeProfile& profile, const MoeDispatch& d);
+
 }  // namespace flopcast

@@ -9,10 +9,24 @@
 
 namespace flopcast {
 
-/// C[m x n] = A[m x k] B[k x n], `batch` independent instances (grouped/batched GEMM).
+/// C[m x n] = A[m x k] B[k x n], `batch` independent instances (batched GEMM), or `batch`
+/// problems of one grouped GEMM kernel (MoE experts: `grouped`, priced at the generation's
+/// grouped_gemm rate).
 struct GemmShape {
   double m = 0, n = 0, k = 0;
   double batch = 1;
+  bool grouped = false;
+};
+
+/// Fused attention over `batch_heads` (micro-batch x query heads) independent problems: q_len
+/// queries against kv_len keys, query/key heads of head_dim, value heads of head_dim_v (0: as
+/// head_dim; MLA: 192 and 128), causal or not, a sliding window of `window` keys (0: none).
+struct AttentionShape {
+  double batch_heads = 0;
+  double q_len = 0, kv_len = 0;
+  double head_dim = 0, head_dim_v = 0;
+  bool causal = false;
+  double window = 0;
 };
 
 /// The hardware an op runs on and the profile that calibrates it.
@@ -25,26 +39,45 @@ struct OpContext {
 /// Whether GEMMs in `p` are the 8-bit ones `gemm_fp8` is for (FP8, MXFP8).
 bool is_8bit_gemm(Precision p);
 
-/// The GEMM efficiency of a precision: the profile's `gemm_fp8` for 8-bit GEMMs when the profile
-/// sets it apart, its `gemm` otherwise.
+/// The GEMM efficiency of a precision (ArchEfficiency::gemm_of).
 double gemm_efficiency(const ArchEfficiency& eff, Precision p);
 
 /// GEMM time: each SM computes one output tile per wave; time = waves x tile time, where a
-/// tile of (tm x tn) over depth k costs 2 tm tn k / (peak/SMs x eff(k)), eff(k) =
-/// gemm_efficiency x k/(k + k_half). The tile shape giving the least time is taken (as cuBLAS'
-/// heuristics would). Bounded below by the HBM roofline of reading A, B and writing C.
-/// Includes one kernel launch overhead.
+/// tile of (tm x tn) over depth k costs 2 tm tn k / (peak/SMs x eff(k) x tile_eff), eff(k) =
+/// gemm_efficiency x k/(k + k_half) and tile_eff the tile's operand reuse against a 128x128
+/// tile's. When the tiles do not fill the SMs the depth is split (split-K: each of s splits
+/// computes k/s and writes an FP32 partial tile that a reduction reads back), as cuBLAS' and
+/// CUTLASS's split-K and stream-K kernels do. The tile shape and split giving the least time are
+/// taken (as cuBLAS' heuristics would). Bounded below by the HBM roofline of reading A and B and
+/// writing C (in 16 bits for an 8- or 4-bit GEMM: Transformer Engine's GEMMs write BF16). Includes
+/// one kernel launch overhead.
 Time gemm_time(const OpContext& ctx, const GemmShape& g);
 
-/// Fused attention (FlashAttention-2 on Ampere, FA3-class on Hopper/Blackwell):
-/// `heads` (batch x heads) instances of q_len queries against kv_len keys of head_dim.
-/// Causal masking skips the blocks above the diagonal (about half). Backward does
-/// 2.5x the forward's matmul FLOPs (five GEMMs against two; Dao 2023, arXiv 2307.08691).
-Time attention_time(const OpContext& ctx, double heads, double q_len, double kv_len, double head_dim, bool causal,
-                    bool backward);
+/// Keys the queries of one attention problem attend to, summed over its queries: q_len x kv_len
+/// without a mask; causal, about half of it plus the half block of 128 keys each query block
+/// computes whole on the diagonal (FlashAttention's tiles); with a sliding window, each query's
+/// last `window` keys.
+double attended_keys(const AttentionShape& a);
+
+/// Fused attention (FlashAttention-2 on Ampere, FlashAttention-3 / cuDNN on Hopper and
+/// Blackwell): 2 (head_dim + head_dim_v) FLOPs per attended key per query in the forward, 2.5x
+/// that in the backward (five GEMMs against two; Dao 2023, arXiv 2307.08691), at the
+/// generation's attention efficiency for the precision and direction, shortened for short key
+/// ranges by attention_kv_half and for head dims below 128 (less work per loaded tile).
+Time attention_time(const OpContext& ctx, const AttentionShape& a, bool backward);
 
 /// Memory-bound kernel moving `bytes` through HBM, plus `kernels` launch overheads.
 Time memory_bound_time(const OpContext& ctx, Bytes bytes, int kernels = 1);
+
+/// A cast kernel quantising `elements` values of `in_bytes` each to ctx.precision (FP8 with one
+/// FP32 scale per 128 values as Transformer Engine's and DeepSeek's blockwise recipes keep them,
+/// MXFP8 with one E8M0 scale per 32, NVFP4 with one FP8 scale per 16), writing `outputs` copies
+/// (2: row- and column-wise, as the backward's GEMMs need the transpose): memory-bound at the
+/// generation's cast efficiency (ArchEfficiency::cast_of), plus one launch.
+Time cast_time(const OpContext& ctx, double elements, double in_bytes, int outputs = 1);
+
+/// Bytes of one value of `p` in a quantised tensor, its block scales included.
+double quantised_bytes_per_value(Precision p);
 
 /// Launch and host overhead of `kernels` kernels.
 Time launch_overhead(const ComputeProfile& p, int kernels);

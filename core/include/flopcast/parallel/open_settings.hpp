@@ -38,6 +38,11 @@ struct ResolvedSettings {
   std::size_t candidates = 0;  ///< choices considered
   double memory_gib = 0;       ///< memory per GPU of the chosen plan, GiB
   double capacity_gib = 0;     ///< the GPU's HBM, GiB
+  /// Median and 90th percentile, over every choice that fits, of its closed-form step time over
+  /// the chosen (fastest) one's: how much slower the run could have been had it chosen otherwise
+  /// (1 when only one fits). The prediction band's median and slow end grow by them
+  /// (widened_for_open_settings).
+  double spread_p50 = 1, spread_p90 = 1;
 };
 
 }  // namespace flopcast
