@@ -218,7 +218,7 @@ void print_text(const SimReport& r, std::ostream& o) {
     o << "\nClaims vs simulation\n";
     for (const auto& c : r.claims)
       o << fmt::format("  {:<16} claimed {:<12.4g} simulated {:<12.4g} {}\n", c.figure, c.claimed, c.simulated,
-                       c.verdict);
+                       c.text());
     if (!s.claimed.note.empty()) o << "  (" << s.claimed.note << ")\n";
   }
   if (!r.fits_memory) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "flopcast/claims/scenario_runner.hpp"
 #include "flopcast/compute/prediction_band.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/job/job_input.hpp"
@@ -22,13 +23,9 @@
 
 namespace flopcast::app {
 
-/// A claimed figure checked against the simulation.
-struct ClaimCheck {
-  std::string figure;
-  double claimed = 0;
-  double simulated = 0;
-  std::string verdict;  ///< "consistent", "optimistic by 35%", "impossible: ..."
-};
+/// A claimed figure checked against the simulation: the claims module's verdict (its words
+/// and its tolerance, claims/verdict.hpp), which `flopcast check` takes over unchanged.
+using ClaimCheck = claims::TrainingCheck;
 
 /// The whole run on a calendar (core/job) over the step estimate.
 struct WholeRun {
