@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "flopcast/parallel/plan_text.hpp"
 #include "flopcast/units/format.hpp"
 #include "flopcast/workload/workload.hpp"
 
@@ -19,17 +20,6 @@ TableRow row(QString label, QString value, QString detail = {}, double number = 
   r.cells = {std::move(label), std::move(value), std::move(detail)};
   r.value = number;
   return r;
-}
-
-QString plan_text(const ParallelPlan& p) {
-  QString s = QStringLiteral("TP%1 PP%2 DP%3 CP%4").arg(p.tp).arg(p.pp).arg(p.dp).arg(p.cp);
-  if (p.ep > 1) s += QStringLiteral(" EP%1").arg(p.ep);
-  if (p.vpp > 1) s += QStringLiteral(" VPP%1").arg(p.vpp);
-  if (p.sequence_parallel) s += QStringLiteral(", SP");
-  // As `flopcast plan` words it: "recompute: none", never "none recompute".
-  s +=
-      QStringLiteral(", ZeRO-%1, recompute: %2, %3").arg(p.zero).arg(to_string(p.recompute)).arg(to_string(p.schedule));
-  return s;
 }
 
 /// The step time's 80% band (cross-validated residuals, compute/prediction_band.hpp) and how the
@@ -157,7 +147,7 @@ std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
                          .arg(s.cluster.gpus_per_node)
                          .arg(q(s.cluster.fabric.name)),
                      gpus));
-  rows.push_back(row(QStringLiteral("Plan"), plan_text(s.plan),
+  rows.push_back(row(QStringLiteral("Plan"), q(plan_label(s.plan)),
                      QStringLiteral("micro-batch %1, global batch %2, %3 micro-batches per step, %4")
                          .arg(s.plan.micro_batch)
                          .arg(s.plan.global_batch)

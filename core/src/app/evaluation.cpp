@@ -8,6 +8,7 @@
 #include "flopcast/job/job_simulation.hpp"
 #include "flopcast/job/job_size.hpp"
 #include "flopcast/job/scenario_job.hpp"
+#include "flopcast/parallel/plan_text.hpp"
 #include "flopcast/pricing/bill.hpp"
 #include "flopcast/step/step_simulation.hpp"
 #include "flopcast/units/assert.hpp"
@@ -239,17 +240,6 @@ bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags
   if (!catalog) return false;
   add_whole_run(r, std::move(*catalog));
   return true;
-}
-
-std::string plan_summary(const ParallelPlan& p) {
-  std::string out = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
-  if (p.cp > 1) out += fmt::format(" CP{}", p.cp);
-  if (p.ep > 1) out += fmt::format(" EP{}", p.ep);
-  if (p.vpp > 1) out += fmt::format(" VPP{}", p.vpp);
-  if (p.sequence_parallel) out += " +SP";
-  out += fmt::format(", ZeRO-{}, micro-batch {}, global batch {}, recompute {}, {}", p.zero, p.micro_batch,
-                     p.global_batch, to_string(p.recompute), to_string(p.schedule));
-  return out;
 }
 
 QuoteInput quote_input_of(const SimReport& r) {

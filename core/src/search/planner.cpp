@@ -143,19 +143,6 @@ std::vector<PricedPlan> pareto_front(std::vector<PricedPlan> points) {
   return front;
 }
 
-std::string plan_label(const ParallelPlan& p) {
-  std::string s = sfmt("TP%d PP%d DP%lld", p.tp, p.pp, static_cast<long long>(p.dp));
-  if (p.cp > 1) s += sfmt(" CP%d", p.cp);
-  if (p.ep > 1) s += sfmt(" EP%d", p.ep);
-  if (p.vpp > 1) s += sfmt(" VPP%d", p.vpp);
-  s += sfmt(" mb%lld", static_cast<long long>(p.micro_batch));
-  if (p.sequence_parallel) s += " SP";
-  s += sfmt(" ZeRO-%d", p.zero);
-  s += std::string(" rc-") + to_string(p.recompute);
-  if (p.pp > 1) s += std::string(" ") + to_string(p.schedule);
-  return s;
-}
-
 double TopK::threshold() const {
   if (k_ == 0) return -std::numeric_limits<double>::infinity();
   return heap_.size() < k_ ? std::numeric_limits<double>::infinity() : heap_.front().first;

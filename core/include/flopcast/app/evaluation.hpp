@@ -137,10 +137,6 @@ void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog);
 /// diagnostics in `diags` located at the scenario's `pricing.catalog` key, when it cannot be loaded.
 bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags);
 
-/// "TP2 PP1 DP32 +SP, ZeRO-1, micro-batch 1, global batch 512, recompute selective, 1f1b": the
-/// plan as a quote names it.
-std::string plan_summary(const ParallelPlan& p);
-
 /// The quote's inputs from a report with a simulated run and bills (add_whole_run): the job,
 /// the run (samples dropped), the comparison, the catalog, and the claim verdicts as lines.
 QuoteInput quote_input_of(const SimReport& r);
