@@ -344,6 +344,12 @@ std::vector<TableRow> bill_rows(const app::ComputeResult& r) {
                    .arg(q(item.quantity))
                    .arg(q(item.unit_price))
                    .arg(q(item.amount.str()));
+    // The model's uncertainty, as `flopcast simulate` prints it for the cheapest plan.
+    const auto& band = r.report.bills->model_uncertainty;
+    if (band && i < band->rows.size() && band->rows[i].p50.ok() && band->rows[i].p90.ok())
+      lines << QStringLiteral("model uncertainty: %1 to %2 (80% step-time band, failures at their P50)")
+                   .arg(q(band->rows[i].p50.total.str()))
+                   .arg(q(band->rows[i].p90.total.str()));
     t.tooltip = lines.join(QLatin1Char('\n'));
     rows.push_back(t);
   }

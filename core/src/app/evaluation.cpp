@@ -211,7 +211,7 @@ std::optional<BandedRun> banded_run(const SimReport& r, double factor) {
   return out;
 }
 
-void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog) {
+void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog, TrialSamples samples) {
   const Scenario& s = *r.scenario;
   if (s.training.tokens <= 0 || r.steps <= 0) return;
   r.bills.reset();
@@ -227,7 +227,7 @@ void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog) {
     }
   }
   // The per-trial records are not printed; the bills above were their last user.
-  drop_samples(run.result);
+  if (samples == TrialSamples::Drop) drop_samples(run.result);
   if (run.band_p10) drop_samples(*run.band_p10);
   if (run.band_p90) drop_samples(*run.band_p90);
   r.run = std::move(run);

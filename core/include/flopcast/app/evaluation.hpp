@@ -128,9 +128,18 @@ struct BandedRun {
 };
 std::optional<BandedRun> banded_run(const SimReport& r, double factor);
 
-/// Adds the whole run (when the scenario gives training.tokens) and, when `catalog` is set and
-/// the run was simulated, the bills to `r`. The per-trial samples are dropped afterwards.
-void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog);
+/// Whether add_whole_run keeps the runs' per-trial records.
+enum class TrialSamples {
+  Drop,  ///< the printed outputs: nothing reads them after the bills
+  Keep,  ///< the GUI: its cost curves are drawn from the P90 trial's records
+};
+
+/// Adds the whole run (when the scenario gives training.tokens) with its model-uncertainty runs
+/// (add_band_runs) and, when `catalog` is set and the run was simulated, the bills with their
+/// model uncertainty to `r`: the one whole-run-and-bills path of `simulate`, `quote`, `sweep` and
+/// the GUI. The per-trial samples are dropped afterwards unless `samples` is Keep.
+void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog,
+                   TrialSamples samples = TrialSamples::Drop);
 
 /// add_whole_run with the scenario's own price catalog (load_scenario_prices) from `data_dir`
 /// ("" = the embedded copy), loaded only when there is a run to bill. Returns false, with
