@@ -35,14 +35,13 @@
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/units/format.hpp"
 #include "log_axis.hpp"
+#include "qt_text.hpp"
 #include "result_palette.hpp"
 
 namespace flopcast::gui {
 namespace {
 
 constexpr double kSecondsPerDay = 86'400.0;
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 double days_of(const search::PricedPlan& p) { return p.candidate.wall.seconds() / kSecondsPerDay; }
 

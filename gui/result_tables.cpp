@@ -6,11 +6,11 @@
 #include "flopcast/parallel/plan_text.hpp"
 #include "flopcast/units/format.hpp"
 #include "flopcast/workload/workload.hpp"
+#include "qt_text.hpp"
 
 namespace flopcast::gui {
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
 QString time_text(Time t) { return t.ns == 0 ? QStringLiteral("0") : q(format_time(t)); }
 QString gib_text(Bytes b) { return q(format_fixed_half_up(b.gib(), 1) + " GiB"); }
 QString grouped(double v, int decimals = 0) { return q(format_grouped_half_up(v, decimals)); }
