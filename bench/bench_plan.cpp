@@ -111,13 +111,13 @@ int bench(const char* title, const char* yaml, const std::vector<std::string>& g
     std::printf(
         "  recommended: %lld x %s %s, %.1f / %.1f days P50/P90 (simulated); checked at %s: %.1f days, %s under %s\n",
         static_cast<long long>(x.chosen->plan.candidate.gpus), x.chosen->plan.candidate.gpu.c_str(),
-        search::plan_label(x.chosen->plan.candidate.plan).c_str(), x.chosen->wall_p50.days(), x.chosen->wall_p90.days(),
+        plan_label(x.chosen->plan.candidate.plan).c_str(), x.chosen->wall_p50.days(), x.chosen->wall_p90.days(),
         search::confidence_words(search::Confidence::P90, x.chosen->band, x.chosen->arch).c_str(),
         x.chosen->wall.days(), x.chosen->cost.str().c_str(), x.chosen->plan.price_option.c_str());
   if (!x.top.empty())
     std::printf("  fewest GPU-hours: %lld x %s %s, step %.2f s, MFU %.1f%%\n",
                 static_cast<long long>(x.top.front().gpus), x.top.front().gpu.c_str(),
-                search::plan_label(x.top.front().plan).c_str(), x.top.front().step.seconds(), 100 * x.top.front().mfu);
+                plan_label(x.top.front().plan).c_str(), x.top.front().step.seconds(), 100 * x.top.front().mfu);
   return 0;
 }
 

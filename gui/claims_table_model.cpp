@@ -2,11 +2,10 @@
 
 #include <QBrush>
 #include <QColor>
+#include "qt_text.hpp"
 
 namespace flopcast::gui {
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 /// Light backgrounds by verdict, as the HTML report colours them.
 QColor verdict_colour(claims::VerdictKind k) {

@@ -16,11 +16,10 @@
 
 #include "claims_table_model.hpp"
 #include "flopcast/app/claims_check.hpp"
+#include "qt_text.hpp"
 
 namespace flopcast::gui {
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 /// "43 claims judged: 12 hold, ..." for the header line.
 QString summary(const claims::ClaimsReport& r) {

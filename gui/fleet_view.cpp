@@ -23,14 +23,13 @@
 
 #include "flopcast/app/fleet_request.hpp"
 #include "flopcast/units/format.hpp"
+#include "qt_text.hpp"
 #include "result_palette.hpp"
 
 namespace flopcast::gui {
 namespace {
 
 constexpr double kSecondsPerDay = 86'400.0;
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QChartView* make_chart(QWidget* parent) {
   auto* v = new QChartView(new QChart(), parent);

@@ -9,11 +9,10 @@
 #include <QStringList>
 
 #include "flopcast/io/atomic_file.hpp"
+#include "qt_text.hpp"
 
 namespace flopcast::gui {
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 /// Where the import dialogs start (the folder of the last logs imported).
 const QString kImportDirKey = QStringLiteral("importDirectory");

@@ -143,6 +143,10 @@ class MainWindow : public QMainWindow {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  /// QSettings keys: the recent files, and the folder the last file dialog showed.
+  static inline const QString kRecentKey = QStringLiteral("recentFiles");
+  static inline const QString kLastDirKey = QStringLiteral("lastDirectory");
+
   void build_menus();
   QWidget* build_summary_tab();
   QWidget* build_timeline_tab();

@@ -35,14 +35,13 @@
 #include "flopcast/io/units_parse.hpp"
 #include "flopcast/units/format.hpp"
 #include "log_axis.hpp"
+#include "qt_text.hpp"
 #include "result_palette.hpp"
 
 namespace flopcast::gui {
 namespace {
 
 constexpr double kSecondsPerDay = 86'400.0;
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 double days_of(const search::PricedPlan& p) { return p.candidate.wall.seconds() / kSecondsPerDay; }
 
@@ -60,7 +59,7 @@ QString describe_plan(const search::PricedPlan& p) {
   QString text = QStringLiteral("%1 x %2, %3: %4 days")
                      .arg(q(c.gpu))
                      .arg(c.gpus)
-                     .arg(q(search::plan_label(c.plan)))
+                     .arg(q(plan_label(c.plan)))
                      .arg(q(format_grouped_half_up(days_of(p), 1)));
   if (!p.price_option.empty())
     text += QStringLiteral(", %1 (%2)").arg(q(p.cost.str()), q(p.price_label.empty() ? p.price_option : p.price_label));
@@ -78,7 +77,7 @@ QString describe_simulated(const search::Resimulated& x, search::Confidence conf
   QString text = QStringLiteral("%1 x %2, %3: %4 and %5 at P50")
                      .arg(q(c.gpu))
                      .arg(c.gpus)
-                     .arg(q(search::plan_label(c.plan)), days(x.wall_p50), q(x.cost_p50.str()));
+                     .arg(q(plan_label(c.plan)), days(x.wall_p50), q(x.cost_p50.str()));
   if (confidence == search::Confidence::P90 || x.band_factor != 1) {
     text += QStringLiteral("; %1 and %2 at %3").arg(days(x.wall), q(x.cost.str()), q(to_string(confidence)));
     if (x.band_factor != 1) text += QStringLiteral(" with the step at the band's x%1").arg(x.band_factor, 0, 'f', 2);
@@ -425,7 +424,7 @@ void PlannerView::show_result(const search::PlanResult& r, bool constrained, sea
     };
     cell(0, q(p.candidate.gpu), false);
     cell(1, QString::number(p.candidate.gpus), true);
-    cell(2, q(search::plan_label(p.candidate.plan)), false);
+    cell(2, q(plan_label(p.candidate.plan)), false);
     cell(3, QString::number(days_of(p), 'f', 1), true);
     cell(4, has_cost(r) ? q(p.cost.str()) : QString(), true);
     cell(5, q(p.price_label.empty() ? p.price_option : p.price_label), false);

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "flopcast/parallel/plan_text.hpp"
 #include "flopcast/units/format.hpp"
 #include "flopcast/workload/workload.hpp"
+#include "qt_text.hpp"
 
 namespace flopcast::gui {
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
 QString time_text(Time t) { return t.ns == 0 ? QStringLiteral("0") : q(format_time(t)); }
 QString gib_text(Bytes b) { return q(format_fixed_half_up(b.gib(), 1) + " GiB"); }
 QString grouped(double v, int decimals = 0) { return q(format_grouped_half_up(v, decimals)); }
@@ -19,17 +20,6 @@ TableRow row(QString label, QString value, QString detail = {}, double number = 
   r.cells = {std::move(label), std::move(value), std::move(detail)};
   r.value = number;
   return r;
-}
-
-QString plan_text(const ParallelPlan& p) {
-  QString s = QStringLiteral("TP%1 PP%2 DP%3 CP%4").arg(p.tp).arg(p.pp).arg(p.dp).arg(p.cp);
-  if (p.ep > 1) s += QStringLiteral(" EP%1").arg(p.ep);
-  if (p.vpp > 1) s += QStringLiteral(" VPP%1").arg(p.vpp);
-  if (p.sequence_parallel) s += QStringLiteral(", SP");
-  // As `flopcast plan` words it: "recompute: none", never "none recompute".
-  s +=
-      QStringLiteral(", ZeRO-%1, recompute: %2, %3").arg(p.zero).arg(to_string(p.recompute)).arg(to_string(p.schedule));
-  return s;
 }
 
 /// The step time's 80% band (cross-validated residuals, compute/prediction_band.hpp) and how the
@@ -157,7 +147,7 @@ std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
                          .arg(s.cluster.gpus_per_node)
                          .arg(q(s.cluster.fabric.name)),
                      gpus));
-  rows.push_back(row(QStringLiteral("Plan"), plan_text(s.plan),
+  rows.push_back(row(QStringLiteral("Plan"), q(plan_label(s.plan)),
                      QStringLiteral("micro-batch %1, global batch %2, %3 micro-batches per step, %4")
                          .arg(s.plan.micro_batch)
                          .arg(s.plan.global_batch)
@@ -354,6 +344,12 @@ std::vector<TableRow> bill_rows(const app::ComputeResult& r) {
                    .arg(q(item.quantity))
                    .arg(q(item.unit_price))
                    .arg(q(item.amount.str()));
+    // The model's uncertainty, as `flopcast simulate` prints it for the cheapest plan.
+    const auto& band = r.report.bills->model_uncertainty;
+    if (band && i < band->rows.size() && band->rows[i].p50.ok() && band->rows[i].p90.ok())
+      lines << QStringLiteral("model uncertainty: %1 to %2 (80% step-time band, failures at their P50)")
+                   .arg(q(band->rows[i].p50.total.str()))
+                   .arg(q(band->rows[i].p90.total.str()));
     t.tooltip = lines.join(QLatin1Char('\n'));
     rows.push_back(t);
   }

@@ -191,6 +191,19 @@ TEST_SUITE("app.evaluation") {
       CHECK(gui->plans()->rows[i].p50.total.minor == cli.bills->comparison.rows[i].p50.total.minor);
       CHECK(gui->plans()->rows[i].p90.total.minor == cli.bills->comparison.rows[i].p90.total.minor);
     }
+    // The model-uncertainty bills too (the quickstart's Hopper band is known): each plan billed
+    // for the run at the band's P10 and P90 step, as `simulate` bills it.
+    REQUIRE(cli.bills->model_uncertainty);
+    REQUIRE(gui->report.bills->model_uncertainty);
+    const PlanComparison& gui_band = *gui->report.bills->model_uncertainty;
+    const PlanComparison& cli_band = *cli.bills->model_uncertainty;
+    REQUIRE(gui_band.rows.size() == cli_band.rows.size());
+    for (std::size_t i = 0; i < cli_band.rows.size(); ++i) {
+      CHECK(gui_band.rows[i].p50.total.minor == cli_band.rows[i].p50.total.minor);
+      CHECK(gui_band.rows[i].p90.total.minor == cli_band.rows[i].p90.total.minor);
+    }
+    REQUIRE(gui->report.run->band_p90);
+    CHECK(gui->report.run->band_p90->wall_p50 == cli.run->band_p90->wall_p50);
   }
 
   TEST_CASE("the GUI notes an oversized run with the job-size guard's words") {

@@ -334,10 +334,16 @@ TEST_CASE("claims: a training claim takes simulate's verdict, and a setup that d
   ok.gpus = 8;
   ok.gpu = "A100-80G";
   ok.engine = "discrete-event simulation";
-  ok.checks = {{"mfu", 0.72, 0.5965, "impossible: the plan needs 142.5 GiB per GPU but the A100-80G has 80.0 GiB"},
-               {"memory_gb", 74.5, 153.0, "optimistic by 105%"},
-               {"bubble_fraction", 0.06, 0.0535, "conservative by 11%"},
-               {"days", 30, 29, "consistent (within 10%)"}};
+  // simulate's checks (app/evaluation.cpp): compare() for lower-is-better figures, and an
+  // impossible MFU for a plan that does not fit. 153.0 / 74.5 = 2.05 (optimistic by 105%),
+  // 0.0535 / 0.06 = 0.89 (pessimistic by 11%), 29 / 30 = 0.97 (holds).
+  Verdict no_fit;
+  no_fit.kind = VerdictKind::Impossible;
+  no_fit.reason = "the plan needs 142.5 GiB per GPU but the A100-80G has 80.0 GiB";
+  ok.checks = {{"mfu", 0.72, 0.5965, no_fit},
+               {"memory_gb", 74.5, 153.0, compare(74.5, 153.0, Better::Lower)},
+               {"bubble_fraction", 0.06, 0.0535, compare(0.06, 0.0535, Better::Lower)},
+               {"days", 30, 29, compare(30, 29, Better::Lower)}};
   ok.fits_memory = false;
   ok.memory_problem = "the plan needs 142.5 GiB per GPU but the A100-80G has 80.0 GiB";
   ScenarioOutcome bad;

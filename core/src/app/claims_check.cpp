@@ -51,7 +51,7 @@ claims::ScenarioOutcome run_scenario_for_claims(const claims::ScenarioRef& ref, 
   const SimReport r = make_report(*s, profile);
   o.status = Status::Simulated;
   o.engine = r.sim ? "discrete-event simulation" : "closed-form estimate";
-  for (const auto& c : r.claims) o.checks.push_back({c.figure, c.claimed, c.simulated, c.verdict});
+  o.checks = r.claims;
   o.fits_memory = r.fits_memory;
   if (!r.fits_memory)
     o.memory_problem = "the plan needs " + format_gib(r.est.memory.total()) + " per GPU but the " + o.gpu + " has " +

@@ -37,26 +37,23 @@ std::shared_ptr<const PriceCatalog> load_prices(ComputeResult& r, const io::Cata
   return *prices;
 }
 
-/// The whole run, as `flopcast simulate` runs it (simulate_whole_run: the same job input and
-/// job-size guard); the per-trial samples are kept for the cost curves.
-void run_whole(ComputeResult& r, const PriceCatalog* prices) {
-  const SimReport& rep = r.report;
-  if (r.scenario->training.tokens <= 0 || rep.steps <= 0) {
+/// The whole run and its bills through `flopcast simulate`'s path (add_whole_run: the same job
+/// input, job-size guard, model-uncertainty runs and bills), the per-trial samples kept for the
+/// cost curves.
+void run_and_bill(ComputeResult& r, std::shared_ptr<const PriceCatalog> prices) {
+  if (r.scenario->training.tokens <= 0 || r.report.steps <= 0) {
     r.cost_notes.push_back("no whole-run figures: the scenario gives no training.tokens");
     return;
   }
-  r.report.run = simulate_whole_run(rep, prices);
-  add_band_runs(rep, *r.report.run);  // model uncertainty, as simulate gives it
+  add_whole_run(r.report, std::move(prices), TrialSamples::Keep);
   for (const auto& e : r.report.run->errors) r.cost_notes.push_back("whole-run simulation: " + e);
 }
 
-/// The bills per plan and, for the cheapest few options (by P50 total), the cost of the P90
-/// run over its calendar.
-void bill(ComputeResult& r, std::shared_ptr<const PriceCatalog> prices) {
+/// For the cheapest few options (by P50 total), the cost of the P90 run over its calendar.
+void add_cost_curves(ComputeResult& r) {
   const JobResult* job = r.job();
-  if (!prices || !job || job->samples.empty()) return;
+  if (!r.report.bills || !job || job->samples.empty()) return;
   const Scenario& s = *r.scenario;
-  r.report.bills = bill_whole_run(s, *r.report.run, std::move(prices));
   const RunBills& bills = *r.report.bills;
   const PlanComparison& plans = bills.comparison;
   if (plans.rows.empty())
@@ -116,9 +113,9 @@ std::shared_ptr<const ComputeResult> compute_scenario(const std::string& yaml, c
   std::shared_ptr<const PriceCatalog> prices = load_prices(*r, catalog);
   const std::string run_stage = "whole run (" + std::to_string(r->scenario->reliability.trials) + " trials)";
   if (!go_on(40, run_stage)) return nullptr;
-  run_whole(*r, prices.get());
-  if (!go_on(90, "bills per plan")) return nullptr;
-  bill(*r, std::move(prices));
+  run_and_bill(*r, std::move(prices));
+  if (!go_on(90, "cost over the calendar")) return nullptr;
+  add_cost_curves(*r);
   if (!go_on(100, "done")) return nullptr;
   return r;
 }

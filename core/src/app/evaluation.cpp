@@ -8,6 +8,7 @@
 #include "flopcast/job/job_simulation.hpp"
 #include "flopcast/job/job_size.hpp"
 #include "flopcast/job/scenario_job.hpp"
+#include "flopcast/parallel/plan_text.hpp"
 #include "flopcast/pricing/bill.hpp"
 #include "flopcast/step/step_simulation.hpp"
 #include "flopcast/units/assert.hpp"
@@ -19,25 +20,24 @@ namespace flopcast::app {
 
 namespace {
 
+/// A claimed figure against the simulated one: claims::compare, the one tolerance and set of
+/// verdict words. `impossible` (why no run can reach the claim) overrides the comparison.
 ClaimCheck check(const std::string& figure, double claimed, double simulated, bool higher_is_better,
                  const std::string& impossible) {
-  ClaimCheck c{figure, claimed, simulated, ""};
+  ClaimCheck c{figure, claimed, simulated, {}};
   if (!impossible.empty()) {
-    c.verdict = "impossible: " + impossible;
+    c.verdict.kind = claims::VerdictKind::Impossible;
+    c.verdict.reason = impossible;
     return c;
   }
   if (simulated <= 0) {
-    c.verdict = "not checkable";
+    c.verdict.kind = claims::VerdictKind::CannotJudge;
+    c.verdict.reason = "the simulation gives no " + figure + " to compare with";
     return c;
   }
-  // ratio > 1 means the claim is better than what the simulation supports.
-  const double ratio = higher_is_better ? claimed / simulated : simulated / claimed;
-  if (ratio > 1.10)
-    c.verdict = "optimistic by " + format_percent(ratio - 1, 0);
-  else if (ratio < 0.90)
-    c.verdict = "conservative by " + format_percent(1 - ratio, 0);
-  else
-    c.verdict = "consistent (within 10%)";
+  c.verdict = claims::compare(claimed, simulated, higher_is_better ? claims::Better::Higher : claims::Better::Lower);
+  if (c.verdict.kind == claims::VerdictKind::Impossible && c.verdict.reason.empty())
+    c.verdict.reason = fmt::format("no run reaches {:g}", claimed);
   return c;
 }
 
@@ -136,10 +136,10 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngi
       const double p = s.plan.pp;
       const double m_needed = p > 1 && claimed > 0 ? (p - 1) * (1 - claimed) / claimed : 0;
       ClaimCheck c = check(fig, claimed, sim, false, "");
-      if (c.verdict.rfind("optimistic", 0) == 0)
-        c.verdict +=
-            fmt::format(" ((p-1)/(m+p-1) = {:g} with p = {:g} needs m >= {:.0f} micro-batches; the plan has {})",
-                        claimed, p, std::ceil(m_needed), s.plan.microbatches());
+      if (c.verdict.kind == claims::VerdictKind::Optimistic)
+        c.verdict.notes.push_back(
+            fmt::format("(p-1)/(m+p-1) = {:g} with p = {:g} needs m >= {:.0f} micro-batches; the plan has {}", claimed,
+                        p, std::ceil(m_needed), s.plan.microbatches()));
       r.claims.push_back(c);
     } else if (fig == "step_time_s") {
       r.claims.push_back(check(fig, claimed, r.est.step.seconds(), false, no_fit));
@@ -211,7 +211,7 @@ std::optional<BandedRun> banded_run(const SimReport& r, double factor) {
   return out;
 }
 
-void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog) {
+void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog, TrialSamples samples) {
   const Scenario& s = *r.scenario;
   if (s.training.tokens <= 0 || r.steps <= 0) return;
   r.bills.reset();
@@ -227,7 +227,7 @@ void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog) {
     }
   }
   // The per-trial records are not printed; the bills above were their last user.
-  drop_samples(run.result);
+  if (samples == TrialSamples::Drop) drop_samples(run.result);
   if (run.band_p10) drop_samples(*run.band_p10);
   if (run.band_p90) drop_samples(*run.band_p90);
   r.run = std::move(run);
@@ -240,17 +240,6 @@ bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags
   if (!catalog) return false;
   add_whole_run(r, std::move(*catalog));
   return true;
-}
-
-std::string plan_summary(const ParallelPlan& p) {
-  std::string out = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
-  if (p.cp > 1) out += fmt::format(" CP{}", p.cp);
-  if (p.ep > 1) out += fmt::format(" EP{}", p.ep);
-  if (p.vpp > 1) out += fmt::format(" VPP{}", p.vpp);
-  if (p.sequence_parallel) out += " +SP";
-  out += fmt::format(", ZeRO-{}, micro-batch {}, global batch {}, recompute {}, {}", p.zero, p.micro_batch,
-                     p.global_batch, to_string(p.recompute), to_string(p.schedule));
-  return out;
 }
 
 QuoteInput quote_input_of(const SimReport& r) {
@@ -302,7 +291,7 @@ QuoteInput quote_input_of(const SimReport& r) {
     in.extra_assumptions.push_back("Reliability: flopcast's defaults (the scenario gives no reliability block).");
   for (const auto& c : r.claims)
     in.claims.push_back(
-        fmt::format("{}: claimed {:.4g}, simulated {:.4g}: {}", c.figure, c.claimed, c.simulated, c.verdict));
+        fmt::format("{}: claimed {:.4g}, simulated {:.4g}: {}", c.figure, c.claimed, c.simulated, c.text()));
   return in;
 }
 

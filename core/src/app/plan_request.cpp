@@ -234,7 +234,7 @@ namespace {
 
 QuoteAlternative alternative_of(const search::Resimulated& x) {
   const search::PlanCandidate& c = x.plan.candidate;
-  std::string plan = search::plan_label(c.plan);
+  std::string plan = plan_label(c.plan);
   if (c.precision != Precision::BF16) plan += std::string(" ") + to_string(c.precision);
   return QuoteAlternative{c.gpu, c.gpus, plan, x.plan.price_label, x.wall, x.cost, x.meets_deadline, x.meets_budget};
 }

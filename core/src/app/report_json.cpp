@@ -252,7 +252,7 @@ nlohmann::ordered_json to_json(const SimReport& r) {
     J claims = J::array();
     for (const auto& c : r.claims)
       claims.push_back(
-          {{"figure", c.figure}, {"claimed", c.claimed}, {"simulated", c.simulated}, {"verdict", c.verdict}});
+          {{"figure", c.figure}, {"claimed", c.claimed}, {"simulated", c.simulated}, {"verdict", c.text()}});
     j["claims"] = claims;
   }
   j["feasible"] = r.fits_memory;

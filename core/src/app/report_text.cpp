@@ -6,6 +6,7 @@
 #include <array>
 #include <ostream>
 
+#include "flopcast/parallel/plan_text.hpp"
 #include "flopcast/units/format.hpp"
 #include "flopcast/workload/fine_tuning.hpp"
 #include "flopcast/workload/workload.hpp"
@@ -145,11 +146,8 @@ void print_text(const SimReport& r, std::ostream& o) {
   o << fmt::format("Cluster     {} x {} ({} nodes of {}), {}: {} x {:g} Gb/s {}\n", s.cluster.gpus, s.cluster.gpu.name,
                    s.cluster.nodes(), s.cluster.gpus_per_node, s.cluster.fabric.name, s.cluster.fabric.nics_per_node,
                    s.cluster.fabric.nic_gbps, to_string(s.cluster.fabric.kind));
-  o << fmt::format(
-      "Plan        tp {} pp {} dp {} cp {} ep {} vpp {}{}, ZeRO-{}, micro-batch {}, global batch {} ({} micro-batches), "
-      "recompute {}, {}, {}\n",
-      p.tp, p.pp, p.dp, p.cp, p.ep, p.vpp, p.sequence_parallel ? " +SP" : "", p.zero, p.micro_batch, p.global_batch,
-      p.microbatches(), to_string(p.recompute), to_string(p.schedule), to_string(s.precision));
+  o << fmt::format("Plan        {}, {} ({} micro-batches per step)\n", plan_summary(p), to_string(s.precision),
+                   p.microbatches());
   if (is_fine_tuning(s))
     o << fmt::format("Training    {}; {}\n", fine_tuning_summary(s), format_count(trainable_params(s)) + " trained");
   o << fmt::format("Profile     {} ({})\n", r.profile_name, r.coefficients_basis);
@@ -218,7 +216,7 @@ void print_text(const SimReport& r, std::ostream& o) {
     o << "\nClaims vs simulation\n";
     for (const auto& c : r.claims)
       o << fmt::format("  {:<16} claimed {:<12.4g} simulated {:<12.4g} {}\n", c.figure, c.claimed, c.simulated,
-                       c.verdict);
+                       c.text());
     if (!s.claimed.note.empty()) o << "  (" << s.claimed.note << ")\n";
   }
   if (!r.fits_memory) {

@@ -2,8 +2,6 @@
 // simulate` runs (reached through the scenario runner, never re-implemented here).
 #include <fmt/format.h>
 
-#include <cstdlib>
-
 #include "claim_checks.hpp"
 #include "claim_format.hpp"
 
@@ -55,12 +53,6 @@ std::string how_of(const std::string& figure, const ScenarioOutcome& o, const st
   return run;
 }
 
-/// "optimistic by 105%" -> 105.
-double percent_in(const std::string& verdict) {
-  const auto by = verdict.find(" by ");
-  return by == std::string::npos ? 0.0 : std::strtod(verdict.c_str() + by + 4, nullptr);
-}
-
 }  // namespace
 
 Verdict judge_training(const Claim& c, const TrainingNeeds& n, EvalContext& ctx, std::string& claimed_text) {
@@ -95,33 +87,18 @@ Verdict judge_training(const Claim& c, const TrainingNeeds& n, EvalContext& ctx,
     return cannot_judge("scenario " + file + " has no claimed figure '" + c.figure +
                         "' (add it to its claimed: block)");
   claimed_text = figure_text(c.figure, check->claimed);
-  Verdict v;
+  // simulate's own verdict (app/evaluation.cpp, compare() at kTolerance), with the figure and how added.
+  Verdict v = check->verdict;
   v.figure = {true, c.figure == "mfu" || c.figure == "bubble_fraction" ? check->simulated * 100 : check->simulated,
               unit_of(c.figure), figure_text(c.figure, check->simulated)};
   v.how = how_of(c.figure, o, file);
-  const std::string& s = check->verdict;
-  if (s.rfind("consistent", 0) == 0) {
-    v.kind = VerdictKind::Holds;
-  } else if (s.rfind("optimistic by ", 0) == 0) {
-    v.kind = VerdictKind::Optimistic;
-    v.percent = percent_in(s);
-  } else if (s.rfind("conservative by ", 0) == 0) {
-    v.kind = VerdictKind::Pessimistic;
-    v.percent = percent_in(s);
-  } else if (s.rfind("impossible: ", 0) == 0) {
-    v.kind = VerdictKind::Impossible;
-    v.reason = s.substr(12);
+  if (v.kind == VerdictKind::Impossible) {
     if (!o.fits_memory && v.reason != o.memory_problem)
       v.notes.push_back(o.memory_problem);
     else if (!o.fits_memory)
       v.notes.push_back("the figure is what the plan would reach if it fitted");
-  } else {
-    v.kind = VerdictKind::CannotJudge;
-    v.reason = "simulate could not check it: " + s;
-  }
-  if (s.rfind("optimistic by ", 0) == 0) {
-    if (const auto extra = s.find(" (("); extra != std::string::npos)
-      v.notes.push_back(s.substr(extra + 2, s.size() - extra - 3));
+  } else if (v.kind == VerdictKind::CannotJudge) {
+    v.reason = "simulate could not check it: " + v.reason;
   }
   settle(v, c, "the simulated figure (" + v.figure.text + ") disagrees with the claimed " + claimed_text);
   return v;

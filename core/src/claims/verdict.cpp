@@ -1,5 +1,7 @@
 #include "flopcast/claims/verdict.hpp"
 
+#include "flopcast/claims/scenario_runner.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -39,6 +41,14 @@ std::string Verdict::word() const {
     default:
       return to_string(kind);
   }
+}
+
+std::string Verdict::line() const { return reason.empty() ? word() : word() + ": " + reason; }
+
+std::string TrainingCheck::text() const {
+  std::string s = verdict.line();
+  for (const auto& n : verdict.notes) s += " (" + n + ")";
+  return s;
 }
 
 Verdict compare(double claimed, double computed, Better better, Bound bound) {

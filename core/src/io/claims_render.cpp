@@ -43,9 +43,6 @@ std::string summary_line(const ClaimsReport& r) {
 
 std::string figure_or_dash(const ClaimResult& c) { return c.verdict.figure.known ? c.verdict.figure.text : "-"; }
 
-/// The verdict with its reason, for the details.
-std::string verdict_line(const claims::Verdict& v) { return v.reason.empty() ? v.word() : v.word() + ": " + v.reason; }
-
 std::string pad(const std::string& s, std::size_t width) {
   // Pads by code points so UTF-8 text (a vendor's name) lines up.
   std::size_t cps = 0;
@@ -85,7 +82,7 @@ std::string claims_text(const ClaimsReport& r) {
   for (const auto& c : r.results) {
     out += fmt::format("  {} ({}, {}): \"{}\"\n", c.id, to_string(c.kind), c.source, c.quote);
     if (!c.reading.empty()) out += "    reading  " + c.reading + "\n";
-    out += "    verdict  " + verdict_line(c.verdict) + "\n";
+    out += "    verdict  " + c.verdict.line() + "\n";
     for (const auto& n : c.verdict.notes) out += "    note     " + n + "\n";
   }
   if (!r.errors.empty()) {
@@ -193,7 +190,7 @@ std::string claims_markdown(const ClaimsReport& r) {
     out += fmt::format("- **{}** ({}, {}): \"{}\"  \n  {}{}\n", markdown_cell(c.id), to_string(c.kind),
                        markdown_cell(c.source), markdown_cell(c.quote),
                        c.reading.empty() ? "" : "reading: " + markdown_cell(c.reading) + "  \n  ",
-                       markdown_cell(verdict_line(c.verdict)));
+                       markdown_cell(c.verdict.line()));
     for (const auto& n : c.verdict.notes) out += "  - " + markdown_cell(n) + "\n";
   }
   if (!r.errors.empty()) {
@@ -227,7 +224,7 @@ std::string claims_html(const ClaimsReport& r) {
     out += fmt::format("<li><b>{}</b> ({}, {}): &ldquo;{}&rdquo;<br>{}{}", html_escape(c.id), to_string(c.kind),
                        html_escape(c.source), html_escape(c.quote),
                        c.reading.empty() ? "" : "reading: " + html_escape(c.reading) + "<br>",
-                       html_escape(verdict_line(c.verdict)));
+                       html_escape(c.verdict.line()));
     if (!c.verdict.notes.empty()) {
       out += "<ul>";
       for (const auto& n : c.verdict.notes) out += "<li>" + html_escape(n) + "</li>";

@@ -1,6 +1,7 @@
 #pragma once
-// Internal to core/search: what the enumeration (planner.cpp), the bounds (plan_bounds.cpp) and
-// the choice (plan_choice.cpp) share. Not installed.
+// Internal to core/search: what the search (planner.cpp), its enumeration (plan_enumeration.cpp), its
+// lists (plan_lists.cpp), the bounds (plan_bounds.cpp) and the choice (plan_choice.cpp) share. Not
+// installed.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -13,6 +14,11 @@
 namespace flopcast::search::detail {
 
 std::string sfmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+
+/// (key, index) order: the smaller key first, ties to the lower enumeration index.
+inline bool key_less(double ka, std::int64_t ia, double kb, std::int64_t ib) {
+  return ka < kb || (ka == kb && ia < ib);
+}
 
 /// The axis values after defaults.
 struct Axes {

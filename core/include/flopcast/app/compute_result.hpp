@@ -28,8 +28,9 @@ struct ComputeResult {
   std::string yaml;                    ///< the text that was loaded
   Diagnostics diags;                   ///< the loader's (and the profile and price loaders') diagnostics
   std::unique_ptr<Scenario> scenario;  ///< null when the text has errors
-  /// Valid when scenario is set. Its `run` keeps the per-trial samples (the cost curves need
-  /// them); `bills` holds the price catalog.
+  /// Valid when scenario is set, its whole run and bills added by add_whole_run as `simulate`
+  /// adds them (model-uncertainty runs and bills included). Its `run` keeps the per-trial
+  /// samples (the cost curves need them); `bills` holds the price catalog.
   SimReport report;
   Timeline timeline;
   /// Memory per GPU of each pipeline stage (the report's memory is the most loaded one).

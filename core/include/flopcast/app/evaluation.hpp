@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "flopcast/claims/scenario_runner.hpp"
 #include "flopcast/compute/prediction_band.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/job/job_input.hpp"
@@ -22,13 +23,9 @@
 
 namespace flopcast::app {
 
-/// A claimed figure checked against the simulation.
-struct ClaimCheck {
-  std::string figure;
-  double claimed = 0;
-  double simulated = 0;
-  std::string verdict;  ///< "consistent", "optimistic by 35%", "impossible: ..."
-};
+/// A claimed figure checked against the simulation: the claims module's verdict (its words
+/// and its tolerance, claims/verdict.hpp), which `flopcast check` takes over unchanged.
+using ClaimCheck = claims::TrainingCheck;
 
 /// The whole run on a calendar (core/job) over the step estimate.
 struct WholeRun {
@@ -131,18 +128,23 @@ struct BandedRun {
 };
 std::optional<BandedRun> banded_run(const SimReport& r, double factor);
 
-/// Adds the whole run (when the scenario gives training.tokens) and, when `catalog` is set and
-/// the run was simulated, the bills to `r`. The per-trial samples are dropped afterwards.
-void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog);
+/// Whether add_whole_run keeps the runs' per-trial records.
+enum class TrialSamples {
+  Drop,  ///< the printed outputs: nothing reads them after the bills
+  Keep,  ///< the GUI: its cost curves are drawn from the P90 trial's records
+};
+
+/// Adds the whole run (when the scenario gives training.tokens) with its model-uncertainty runs
+/// (add_band_runs) and, when `catalog` is set and the run was simulated, the bills with their
+/// model uncertainty to `r`: the one whole-run-and-bills path of `simulate`, `quote`, `sweep` and
+/// the GUI. The per-trial samples are dropped afterwards unless `samples` is Keep.
+void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog,
+                   TrialSamples samples = TrialSamples::Drop);
 
 /// add_whole_run with the scenario's own price catalog (load_scenario_prices) from `data_dir`
 /// ("" = the embedded copy), loaded only when there is a run to bill. Returns false, with
 /// diagnostics in `diags` located at the scenario's `pricing.catalog` key, when it cannot be loaded.
 bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags);
-
-/// "TP2 PP1 DP32 +SP, ZeRO-1, micro-batch 1, global batch 512, recompute selective, 1f1b": the
-/// plan as a quote names it.
-std::string plan_summary(const ParallelPlan& p);
 
 /// The quote's inputs from a report with a simulated run and bills (add_whole_run): the job,
 /// the run (samples dropped), the comparison, the catalog, and the claim verdicts as lines.

@@ -9,17 +9,22 @@
 #include <vector>
 
 #include "flopcast/claims/claim.hpp"
+#include "flopcast/claims/verdict.hpp"
 
 namespace flopcast::claims {
 
-/// One of the scenario's `claimed:` figures as `simulate` checked it.
+/// One of the scenario's `claimed:` figures as `simulate` checked it (app/evaluation.hpp, with
+/// compare() and kTolerance: the verdict words and tolerance of every claim).
 struct TrainingCheck {
   std::string figure;  ///< "mfu", "memory_gb", "days", "tokens_per_day", "bubble_fraction", ...
   double claimed = 0.0;
   double simulated = 0.0;
-  /// `simulate`'s verdict text: "consistent (within 10%)", "optimistic by 35%",
-  /// "conservative by 11%", "impossible: ...", "not checkable".
-  std::string verdict;
+  /// Kind, percent, reason (Impossible, CannotJudge) and notes (what an optimistic pipeline
+  /// bubble would need); the figure and how are left to the claims file's judge.
+  Verdict verdict;
+  /// As `simulate` and a quote print it: the verdict's line, each note after it in
+  /// parentheses: "optimistic by 35%", "pessimistic by 11%", "impossible: MFU above 100%".
+  std::string text() const;
 };
 
 /// What simulating a scenario gave.

@@ -23,8 +23,9 @@ enum class VerdictKind {
 /// "holds", "optimistic", "pessimistic", "contradicts", "impossible", "cannot be judged".
 const char* to_string(VerdictKind k);
 
-/// Relative tolerance within which a claim holds: 10%, the same band `flopcast simulate`
-/// uses for training claims ("consistent (within 10%)").
+/// Relative tolerance within which a claim holds: 10%. The one tolerance of every verdict:
+/// `flopcast check`, the Claims tab, and the `claimed:` figures `flopcast simulate` and
+/// `flopcast quote` check (app/evaluation.hpp judges them with compare() below).
 inline constexpr double kTolerance = 0.10;
 
 /// Which way is better for the one who buys or relies on the figure.
@@ -54,6 +55,8 @@ struct Verdict {
   /// "holds", "optimistic by 105%", "pessimistic by 11%", "contradicts a100-hourly",
   /// "impossible", "cannot be judged".
   std::string word() const;
+  /// word() and, when there is one, ": " and the reason: "impossible: MFU above 100%".
+  std::string line() const;
 };
 
 /// Holds, optimistic or pessimistic: the claimed figure against the computed one, both in

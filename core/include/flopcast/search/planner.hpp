@@ -27,6 +27,7 @@
 #include "flopcast/compute/compute_profile.hpp"
 #include "flopcast/compute/prediction_band.hpp"
 #include "flopcast/job/job_result.hpp"
+#include "flopcast/parallel/plan_text.hpp"
 #include "flopcast/pricing/price_catalog.hpp"
 #include "flopcast/scenario/scenario.hpp"
 #include "flopcast/search/framework_rules.hpp"
@@ -263,8 +264,5 @@ struct PlanSearch {
 };
 PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, const PlanSpace& space,
                         const PlannerOptions& options);
-
-/// "TP8 PP35 DP12 CP1 mb1 SP ZeRO-1 recompute full 1f1b" (compact, one line).
-std::string plan_label(const ParallelPlan& p);
 
 }  // namespace flopcast::search
