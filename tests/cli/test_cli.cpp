@@ -118,6 +118,46 @@ TEST_CASE("validate --json: runs and summary with the run-schema keys") {
   CHECK(j["errors"].empty());
 }
 
+TEST_CASE("validate --json: each run's figure carries its 80% band in the unit of measured") {
+  const auto r = run_cli({"validate", "--json", data("calibration/published-a100-h100.yaml")});
+  REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+  const auto j = json::parse(r.out);
+  std::size_t banded = 0;
+  for (const auto& run : j["runs"]) {
+    if (!run.contains("band_low")) continue;
+    ++banded;
+    const double lo = run["band_low"].get<double>(), hi = run["band_high"].get<double>(),
+                 p = run["predicted"].get<double>();
+    CAPTURE(run["id"].get<std::string>());
+    CHECK(lo < hi);
+    // The band is factors on the step time: around the prediction for a time, inverted for a speed
+    // (the shipped bands all hold 1 between their ends).
+    CHECK(lo <= p * 1.0001);
+    CHECK(hi >= p * 0.9999);
+    CHECK(run["band_basis"].get<std::string>().find("held-out runs") != std::string::npos);
+  }
+  CHECK(banded >= 15);
+}
+
+TEST_CASE("validate reads a kernel measurement file: rows, the summary per kind, the entries not predicted") {
+  const auto r = run_cli({"validate", "--json", data("calibration/kernels-2026.yaml")});
+  REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+  const auto j = json::parse(r.out);
+  REQUIRE(j["kernels"].is_array());
+  const auto& s = j["kernel_summary"];
+  const std::size_t entries = s["all"]["entries"].get<std::size_t>(), predicted = s["all"]["predicted"].get<std::size_t>();
+  CHECK(entries == 523);  // the file's entries, every one of a known kind, dtype and GPU
+  CHECK(predicted == j["kernels"].size());
+  CHECK(predicted + j["kernels_not_predicted"].size() == entries);
+  for (const auto& k : j["kernels"]) {
+    const double m = k["measured"].get<double>(), p = k["predicted"].get<double>();
+    CHECK(k["error_pct"].get<double>() == doctest::Approx((p - m) / m * 100).epsilon(1e-9));
+  }
+  for (const auto& n : j["kernels_not_predicted"]) CHECK_FALSE(n["why"].get<std::string>().empty());
+  for (const char* kind : {"gemm", "grouped_gemm", "attention", "collective", "memory_bound", "step_breakdown"})
+    CHECK_MESSAGE(s.contains(kind), kind);
+}
+
 TEST_CASE("validate: a run that does not state its micro-batch is predicted at the fastest that fits, and says so") {
   TempDir tmp;
   const auto runs = tmp.path / "runs.yaml";

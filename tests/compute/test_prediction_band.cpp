@@ -76,3 +76,46 @@ TEST_CASE("find_band: a generation without quantiles of its own takes its stand-
   // Hopper has no stand-in: no band.
   CHECK_FALSE(find_band(bands, GpuArch::Hopper, false).known);
 }
+
+TEST_CASE("regime bands: its own with 5 runs of 2 groups, else the generation's novel-regime spread") {
+  BandRegime dense16;
+  dense16.precision = "16bit";
+  BandRegime moe8 = dense16;
+  moe8.moe = true;
+  moe8.precision = "8bit";
+  CHECK(dense16.key() == "dense.full.16bit.megatron");
+  CHECK(moe8.key() == "moe.full.8bit.megatron");
+  CHECK(is_regime_key("moe.finetune.4bit.torchtitan"));
+  CHECK_FALSE(is_regime_key("moe.full.8bit"));
+  CHECK_FALSE(is_regime_key("dense.full.12bit.megatron"));
+  const std::vector<BandQuantiles> bands = {
+      q(GpuArch::Hopper, kBandRegimeAll, 26, 7, 0.65, 1.31),
+      q(GpuArch::Hopper, "dense.full.16bit.megatron", 12, 2, 0.90, 1.20),
+      q(GpuArch::Hopper, "moe.full.8bit.megatron", 4, 2, 0.50, 0.60),  // 4 < kRegimeMinRuns
+      q(GpuArch::Hopper, kBandRegimeNovel, 26, 7, 0.75, 1.40),
+  };
+  const auto own = find_band(bands, GpuArch::Hopper, dense16);
+  CHECK(own.known);
+  CHECK(own.p10 == 0.90);
+  CHECK(own.basis.find("hopper, dense, full training, 16-bit GEMMs, Megatron-core: 12 held-out runs of 2") == 0);
+  const auto borrowed = find_band(bands, GpuArch::Hopper, moe8);
+  CHECK(borrowed.p10 == 0.75);
+  CHECK(borrowed.p90 == 1.40);
+  CHECK(borrowed.basis.find("4 measured runs of this regime") != std::string::npos);
+  // A profile without regime bands falls back to the generation's (find_band by dense/MoE).
+  const std::vector<BandQuantiles> old = {q(GpuArch::Hopper, kBandRegimeAll, 26, 7, 0.65, 1.31)};
+  CHECK(find_band(old, GpuArch::Hopper, moe8).p10 == 0.65);
+}
+
+TEST_CASE("a band widens its median and slow end by the spread of the open settings' other choices") {
+  PredictionBand b{0.9, 1.0, 1.2, true, std::nullopt, "base"};
+  const auto w = widened_for_open_settings(b, 1.10, 1.50);
+  CHECK(w.p10 == 0.9);  // the chosen (fastest) setting bounds the fast end
+  CHECK(w.p50 == doctest::Approx(1.10));
+  CHECK(w.p90 == doctest::Approx(1.80));
+  CHECK(w.basis.find("slow end x1.50 for the settings the run leaves open") != std::string::npos);
+  // Nothing left open (spreads 1), or no band: unchanged.
+  CHECK(widened_for_open_settings(b, 1, 1).p90 == 1.2);
+  PredictionBand unknown;
+  CHECK_FALSE(widened_for_open_settings(unknown, 2, 3).known);
+}

@@ -245,3 +245,53 @@ TEST_CASE("mix64 spreads byte sizes a power of two apart over the memo's slots")
   // bound); these 31 take 30 slots. Allow two collisions, never the one-slot pile-up.
   CHECK(mixed.size() >= 29);
 }
+
+TEST_CASE("split-K: a GEMM whose tiles leave SMs idle splits its depth and pays the FP32 partial tiles") {
+  // m = n = 512, k = 16384 on H100 (no launch overhead, k_half 64): 16 tiles of 128x128 for 132
+  // SMs. Split 8 ways: 128 work units in one wave of depth 2048 (efficiency 0.75 x 2048/2112), plus
+  // 16 x 128 x 128 x 8 splits x 8 B of partial tiles through HBM: far below the one wave of full
+  // depth the unsplit GEMM takes; the search may find better still.
+  const auto gpu = h100();
+  const auto prof = profile(0.0);
+  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  const double per_sm = 989.4e12 / 132;
+  const double unsplit = 2 * 128 * 128 * 16384.0 / (per_sm * 0.75 * 16384 / (16384 + 64));
+  const double split8 =
+      2 * 128 * 128 * 2048.0 / (per_sm * 0.75 * 2048 / (2048 + 64)) + 16 * 128 * 128 * 8 * 8.0 / (3.35e12 * 0.75);
+  const double t = gemm_time(ctx, GemmShape{512, 512, 16384, 1}).seconds();
+  CHECK(t < unsplit / 4);
+  CHECK(t <= split8 * (1 + 1e-9));
+}
+
+TEST_CASE("a grouped GEMM runs at the generation's grouped_gemm rate, a dense one does not") {
+  const auto gpu = h100();
+  auto prof = profile(0.0);
+  prof.of(GpuArch::Hopper).grouped_gemm = 0.5;
+  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  const GemmShape dense{8192, 8192, 8192, 4, false}, grouped{8192, 8192, 8192, 4, true};
+  // Compute-bound: the grouped kernel takes twice the dense batch's time.
+  CHECK(gemm_time(ctx, grouped).seconds() == doctest::Approx(2 * gemm_time(ctx, dense).seconds()).epsilon(1e-6));
+}
+
+TEST_CASE("attended keys: causal about half the square plus the diagonal half block, a window its width") {
+  // Causal self-attention of 4096: 4096^2 / 2 + 64 x 4096. A window of 1024 (causal): each query's
+  // last 1024 keys, fewer for the first 1024 queries: 4096 x 1024 - 1024^2 / 2 + 64 x 4096.
+  CHECK(attended_keys({1, 4096, 4096, 128, 128, true, 0}) == doctest::Approx(4096.0 * 4096 / 2 + 64 * 4096));
+  CHECK(attended_keys({1, 4096, 4096, 128, 128, false, 0}) == doctest::Approx(4096.0 * 4096));
+  CHECK(attended_keys({1, 4096, 4096, 64, 64, true, 1024}) ==
+        doctest::Approx(4096.0 * 1024 - 1024.0 * 1024 / 2 + 64 * 4096));
+  // A window wider than the sequence is no window.
+  CHECK(attended_keys({1, 4096, 4096, 64, 64, true, 8192}) == attended_keys({1, 4096, 4096, 64, 64, true, 0}));
+}
+
+TEST_CASE("a cast reads its 16-bit input and writes each quantised copy with its scales") {
+  // 1M values of BF16 to MXFP8, row- and column-wise: 2 B + 2 x (1 + 1/32) B per value at the
+  // HBM efficiency (0.75 in this profile) of H100's 3.35 TB/s.
+  const auto gpu = h100();
+  const auto prof = profile(0.0);
+  const OpContext ctx{&gpu, &prof, Precision::MXFP8};
+  const double bytes = 1e6 * (2 + 2 * (1 + 1.0 / 32));
+  CHECK(cast_time(ctx, 1e6, 2, 2).seconds() == doctest::Approx(bytes / (3.35e12 * 0.75)).epsilon(1e-6));
+  CHECK(quantised_bytes_per_value(Precision::NVFP4) == doctest::Approx(0.5 + 1.0 / 16));
+  CHECK(quantised_bytes_per_value(Precision::FP8) == doctest::Approx(1 + 4.0 / 128));
+}

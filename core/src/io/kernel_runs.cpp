@@ -108,10 +108,7 @@ void read_entry(const YAML::Node& n, const std::string& p, Reader& r, const Cata
       k.gpu = *g;
       if (const auto* f = catalog.find_fabric(g->default_fabric)) k.fabric = *f;
     } else {
-      std::string hint = "a GPU of the catalog (`flopcast catalog gpus`), or one added with --data-dir";
-      if (auto dm = detail::did_you_mean(*gpu, catalog.gpu_names()))
-        hint = "did you mean '" + *dm + "'? (" + hint + ")";
-      r.error(n["gpu"], child(p, "gpu"), "unknown GPU '" + *gpu + "'", hint);
+      r.error(n["gpu"], child(p, "gpu"), "unknown GPU '" + *gpu + "'", unknown_gpu_hint(catalog, *gpu));
     }
   } else if (!n["gpu"]) {
     r.error(n, child(p, "gpu"), "missing required key 'gpu'");

@@ -1,0 +1,269 @@
+// Kernel measurements (data/calibration/kernels-2026.yaml's format): reading them, predicting each
+// with the cost layer on worked examples, and fitting the cost layer's coefficients on them.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../support/shipped_catalog.hpp"
+#include "flopcast/calibrate/kernel_measurement.hpp"
+#include "flopcast/cost/collective_cost.hpp"
+#include "flopcast/cost/op_cost.hpp"
+#include "flopcast/io/kernel_runs.hpp"
+
+using namespace flopcast;
+
+namespace {
+
+std::vector<KernelMeasurement> parse(const std::string& text, Diagnostics& d) {
+  return io::parse_kernel_file(text, "k.yaml", test::shipped_catalog(), d);
+}
+
+KernelMeasurement one(const std::string& text) {
+  Diagnostics d;
+  auto v = parse(text, d);
+  REQUIRE_MESSAGE(v.size() == 1, d.str());
+  return v[0];
+}
+
+/// A profile with round numbers and no benchmark overhead, so predictions are worked by hand.
+ComputeProfile round_profile() {
+  ComputeProfile p;
+  p.kernel_overhead_us = 0;
+  p.benchmark_overhead_us = 0;
+  p.gemm_k_half = 0;
+  auto& h = p.of(GpuArch::Hopper);
+  h.gemm = 0.75;
+  h.hbm = 0.80;
+  h.flash_attention = 0.60;
+  h.flash_attention_bwd = 0.50;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a kernel file: bad entries are reported at their line with a did-you-mean, the others load") {
+  Diagnostics d;
+  const auto v = parse(R"(
+- id: good
+  source: a benchmark
+  kind: gemm
+  gpu: H100
+  dtype: bf16
+  shape: {m: 8192, n: 8192, k: 8192}
+  measured: {time_ms: 1.5, speedup: 1.2x}
+- id: typo-kind
+  source: s
+  kind: gem
+  gpu: H100
+  dtype: bf16
+  shape: {m: 1, n: 1, k: 1}
+  measured: {tflops: 1}
+- id: typo-dtype
+  source: s
+  kind: gemm
+  gpu: H100
+  dtype: bf61
+  shape: {m: 1, n: 1, k: 1}
+  measured: {tflops: 1}
+- id: unknown-gpu
+  source: s
+  kind: gemm
+  gpu: H10O
+  dtype: bf16
+  shape: {m: 1, n: 1, k: 1}
+  measured: {tflops: 1}
+)",
+                     d);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].id == "good");
+  // time_ms is read as time_us; "1.2x" is metadata, not a figure.
+  CHECK(v[0].measured.at("time_us") == doctest::Approx(1500));
+  CHECK(v[0].measured.count("speedup") == 0);
+  const std::string all = d.str();
+  CHECK_MESSAGE(all.find("k.yaml:11:9: error: typo-kind.kind: unknown kernel kind 'gem' (hint: did you mean 'gemm'?") !=
+                    std::string::npos,
+                all);
+  CHECK_MESSAGE(all.find("k.yaml:20:10: error: typo-dtype.dtype: unknown dtype 'bf61' (hint: did you mean 'bf16'?") !=
+                    std::string::npos,
+                all);
+  // The same hint as a scenario's unknown GPU: a name of the same part family, the known GPUs and
+  // how to add one.
+  CHECK_MESSAGE(all.find("k.yaml:26:8: error: unknown-gpu.gpu: unknown GPU 'H10O' (hint: did you mean 'H100'? (known "
+                         "GPUs: ") != std::string::npos,
+                all);
+  CHECK(io::is_kernel_file("- id: x\n  shape: {m: 1}\n"));
+  CHECK_FALSE(io::is_kernel_file("- id: x\n  model: llama3-8b\n  shape: {m: 1}\n"));
+}
+
+TEST_CASE("a GEMM entry's TFLOP/s is 2 m n k over the cost layer's time") {
+  const auto k = one(R"(
+- id: g
+  source: s
+  kind: gemm
+  gpu: H100
+  dtype: bf16
+  shape: {m: 8192, n: 8192, k: 8192}
+  measured: {tflops: 700}
+)");
+  const ComputeProfile p = round_profile();
+  std::string why;
+  const auto c = compare_kernel(k, p, why);
+  REQUIRE_MESSAGE(c.has_value(), why);
+  const OpContext ctx{&k.gpu, &p, Precision::BF16};
+  const double t = gemm_time(ctx, {8192, 8192, 8192, 1}).seconds();
+  CHECK(c->figure == "tflops");
+  CHECK(c->predicted == doctest::Approx(2.0 * 8192 * 8192 * 8192 / t / 1e12));
+  // 16 waves of 256x128 tiles at 0.75 of 989.4 TFLOP/s (tests/cost): 2 x 8192^3 / (16 / 15.5) /
+  // 0.75 of the peak = 718.9 TFLOP/s.
+  CHECK(c->predicted == doctest::Approx(989.4 * 0.75 * 15.5 / 16).epsilon(1e-3));
+  CHECK(c->error_pct == doctest::Approx((c->predicted - 700) / 700 * 100));
+}
+
+TEST_CASE("an attention entry counts FLOPs as FlashAttention's benchmarks do, causal halved") {
+  // 2 x 1 x 16 heads x 4096^2 x (128 + 128) / 2 (causal) = 68.72 GFLOP forward; the cost layer's time
+  // attends S^2/2 + 64 S keys at 0.60 of the peak.
+  const auto k = one(R"(
+- id: a
+  source: s
+  kind: attention
+  gpu: H100
+  dtype: bf16
+  shape: {batch: 1, seq: 4096, heads: 16, head_dim: 128, causal: true, direction: fwd}
+  measured: {tflops: 500}
+)");
+  const ComputeProfile p = round_profile();
+  std::string why;
+  const auto c = compare_kernel(k, p, why);
+  REQUIRE_MESSAGE(c.has_value(), why);
+  const double keys = 4096.0 * 4096 / 2 + 64 * 4096;
+  const double time = 2 * 16 * 256 * keys / (989.4e12 * 0.60);
+  CHECK(c->predicted == doctest::Approx(2 * 16 * 4096.0 * 4096 * 256 / 2 / time / 1e12).epsilon(1e-6));
+}
+
+TEST_CASE("a memory-bound entry: an RMSNorm forward reads and writes rows x cols at the HBM efficiency") {
+  // 16384 x 4096 BF16: 2 x 16384 x 4096 x 2 B = 268.4 MB at 3.35 TB/s x 0.80 = 100.1 us.
+  const auto k = one(R"(
+- id: n
+  source: s
+  kind: memory_bound
+  gpu: H100
+  dtype: bf16
+  shape: {op: rms_norm_fwd, rows: 16384, cols: 4096}
+  measured: {time_ms: 0.1}
+)");
+  std::string why;
+  const auto c = compare_kernel(k, round_profile(), why);
+  REQUIRE_MESSAGE(c.has_value(), why);
+  CHECK(c->figure == "time_us");
+  CHECK(c->predicted == doctest::Approx(2.0 * 16384 * 4096 * 2 / (3.35e12 * 0.80) * 1e6).epsilon(1e-4));
+}
+
+TEST_CASE("MoE dispatch: a token reaches the distinct ranks of its experts, deduplicated per node across nodes") {
+  // 256 experts over 8 ranks (32 each), top-8: a rank gets none of a token's experts with
+  // probability C(224, 8) / C(256, 8) = prod_{i<8} (224 - i)/(256 - i) = 0.3406.
+  double none = 1;
+  for (int i = 0; i < 8; ++i) none *= (224.0 - i) / (256.0 - i);
+  CHECK(expected_holders(256, 8, 8) == doctest::Approx(8 * (1 - none)));
+  CHECK(expected_holders(256, 1, 8) == 1.0);
+  // Inside one node of 8 H800: each of 4096 tokens goes to 5.27 ranks, all but its own share over
+  // NVLink, at the dispatch efficiency of the 200 GB/s one-way NVLink.
+  const auto& cat = test::shipped_catalog();
+  const GpuSpec& h800 = *cat.find_gpu("H800");
+  ComputeProfile p;
+  p.dispatch_efficiency = 0.8;
+  p.dispatch_sm_gbps = 0;
+  MoeDispatch d;
+  d.ranks = 8;
+  d.ranks_per_node = 8;
+  d.tokens = 4096;
+  d.hidden = 7168;
+  d.top_k = 8;
+  d.experts = 256;
+  d.bytes_per_value = 2;
+  const auto c = moe_dispatch_cost(h800, *cat.find_fabric(h800.default_fabric), 8, p, d);
+  const double hit = 8 * (1 - none);
+  CHECK(c.received_bytes == doctest::Approx(4096 * hit * 7168 * 2));
+  CHECK(c.nvlink_bytes == doctest::Approx(4096 * hit * 7 / 8 * 7168 * 2));
+  CHECK(c.rdma_bytes == 0);
+  CHECK(c.time.seconds() == doctest::Approx(c.nvlink_bytes / (200e9 * 0.8)).epsilon(1e-6));
+  // Across 2 nodes with a 400 Gb/s NIC per GPU: each token once to the other node when any of
+  // its experts is there (1 - C(128, 8)/C(256, 8) of the time); every copy but the rank's own then
+  // crosses NVLink once (sent to a peer, or forwarded by the GPU the RDMA copy reached); the slower
+  // link sets the time (NVLink here: 6.2 copies per token at 160 GB/s against one at 40 GB/s).
+  d.ranks = 16;
+  d.nic_gbps = 400;
+  const auto x = moe_dispatch_cost(h800, *cat.find_fabric(h800.default_fabric), 8, p, d);
+  const double hit16 = expected_holders(256, 16, 8);
+  CHECK(x.rdma_bytes == doctest::Approx(4096 * expected_holders(256, 2, 8) / 2 * 7168 * 2));
+  CHECK(x.nvlink_bytes == doctest::Approx(4096 * hit16 * 15 / 16 * 7168 * 2));
+  CHECK(x.time.seconds() ==
+        doctest::Approx(std::max(x.nvlink_bytes / (200e9 * 0.8), x.rdma_bytes / (50e9 * 0.8))).epsilon(1e-6));
+}
+
+TEST_CASE("fit_kernel_profile recovers the coefficients that made the measurements") {
+  // Measurements made by the cost layer itself with hopper.gemm 0.70 and hopper.hbm 0.85: a fit
+  // from 0.80 / 0.75 must find them again (Cauchy loss, no noise: exactly, to the fit's tolerance).
+  ComputeProfile truth = round_profile();
+  truth.of(GpuArch::Hopper).gemm = 0.70;
+  truth.of(GpuArch::Hopper).hbm = 0.85;
+  std::vector<KernelMeasurement> ks;
+  const int shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {16384, 2048, 8192}, {2048, 16384, 4096}};
+  for (const auto& s : shapes) {
+    auto k = one("- id: g\n  source: s\n  kind: gemm\n  gpu: H100\n  dtype: bf16\n  shape: {m: " + std::to_string(s[0]) +
+                 ", n: " + std::to_string(s[1]) + ", k: " + std::to_string(s[2]) + "}\n  measured: {time_us: 1}\n");
+    std::string why;
+    k.measured["time_us"] = compare_kernel(k, truth, why)->predicted;
+    ks.push_back(k);
+  }
+  for (int rows : {2048, 8192, 32768}) {
+    auto k = one("- id: n\n  source: s\n  kind: memory_bound\n  gpu: H100\n  dtype: bf16\n  shape: {op: rms_norm_fwd, "
+                 "rows: " +
+                 std::to_string(rows) + ", cols: 8192}\n  measured: {time_us: 1}\n");
+    std::string why;
+    k.measured["time_us"] = compare_kernel(k, truth, why)->predicted;
+    ks.push_back(k);
+  }
+  ComputeProfile start = round_profile();
+  start.of(GpuArch::Hopper).gemm = 0.80;
+  start.of(GpuArch::Hopper).hbm = 0.75;
+  KernelFitOptions o;
+  o.parameters = {"hopper.gemm", "hopper.hbm"};
+  const auto r = fit_kernel_profile(ks, start, o);
+  CHECK(r.fitted == std::vector<std::string>{"hopper.gemm", "hopper.hbm"});
+  CHECK(r.informed.at("hopper.gemm") == 4);
+  CHECK(r.informed.at("hopper.hbm") == 3);
+  CHECK(r.profile.of(GpuArch::Hopper).gemm == doctest::Approx(0.70).epsilon(1e-3));
+  CHECK(r.profile.of(GpuArch::Hopper).hbm == doctest::Approx(0.85).epsilon(1e-3));
+  CHECK(r.median_after_pct < 0.1);
+  CHECK(r.at_bound.empty());
+}
+
+TEST_CASE("the whole-step glue is never fitted on kernels: host overheads and the sustained clock") {
+  CHECK(is_glue_parameter("host_overhead_us"));
+  CHECK(is_glue_parameter("iteration_overhead_ms"));
+  CHECK(is_glue_parameter("kernel_overhead_us"));
+  CHECK(is_glue_parameter("hopper.sustained_clock"));
+  CHECK_FALSE(is_glue_parameter("hopper.gemm"));
+  CHECK_FALSE(is_glue_parameter("benchmark_overhead_us"));
+  CHECK_FALSE(is_glue_parameter("collective_latency_us"));
+  // A kernel benchmark predicts at the boost clock: the sustained clock does not move it.
+  const auto k = one(R"(
+- id: g
+  source: s
+  kind: gemm
+  gpu: H100
+  dtype: bf16
+  shape: {m: 8192, n: 8192, k: 8192}
+  measured: {tflops: 700}
+)");
+  ComputeProfile slow = round_profile();
+  slow.of(GpuArch::Hopper).sustained_clock = 0.7;
+  std::string why;
+  CHECK(compare_kernel(k, slow, why)->predicted == compare_kernel(k, round_profile(), why)->predicted);
+  CHECK(kernel_source_group(k) == "s");
+  KernelMeasurement repo = k;
+  repo.source = "deepseek-ai/DeepGEMM @327ec92: README.md";
+  CHECK(kernel_source_group(repo) == "deepseek-ai/DeepGEMM");
+}
