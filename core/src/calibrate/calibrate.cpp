@@ -322,8 +322,15 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& input_runs, con
     // A generation fitted here is the profile's own from now on.
     if (fitted) res.profile.listed[static_cast<std::size_t>(a)] = true;
   }
-  // The generations still on a stand-in take the stand-in's fitted values.
+  // The generations still on a stand-in take the stand-in's fitted values; one listed for its
+  // kernel measurements but without runs takes its stand-in's sustained clock (whole-step glue,
+  // which only runs inform).
   res.profile.fill_stand_ins();
+  for (GpuArch a : kGpuArchs) {
+    const auto stand_in = coefficient_stand_in(a);
+    if (stand_in && res.profile.fitted_runs[static_cast<std::size_t>(a)] <= 0)
+      res.profile.of(a).sustained_clock = res.profile.of(*stand_in).sustained_clock;
+  }
   return res;
 }
 
