@@ -75,7 +75,7 @@ TEST_CASE("a kernel file: bad entries are reported at their line with a did-you-
   shape: {m: 1, n: 1, k: 1}
   measured: {tflops: 1}
 )",
-                     d);
+                       d);
   REQUIRE(v.size() == 1);
   CHECK(v[0].id == "good");
   // time_ms is read as time_us; "1.2x" is metadata, not a figure.
@@ -211,16 +211,18 @@ TEST_CASE("fit_kernel_profile recovers the coefficients that made the measuremen
   std::vector<KernelMeasurement> ks;
   const int shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {16384, 2048, 8192}, {2048, 16384, 4096}};
   for (const auto& s : shapes) {
-    auto k = one("- id: g\n  source: s\n  kind: gemm\n  gpu: H100\n  dtype: bf16\n  shape: {m: " + std::to_string(s[0]) +
-                 ", n: " + std::to_string(s[1]) + ", k: " + std::to_string(s[2]) + "}\n  measured: {time_us: 1}\n");
+    auto k =
+        one("- id: g\n  source: s\n  kind: gemm\n  gpu: H100\n  dtype: bf16\n  shape: {m: " + std::to_string(s[0]) +
+            ", n: " + std::to_string(s[1]) + ", k: " + std::to_string(s[2]) + "}\n  measured: {time_us: 1}\n");
     std::string why;
     k.measured["time_us"] = compare_kernel(k, truth, why)->predicted;
     ks.push_back(k);
   }
   for (int rows : {2048, 8192, 32768}) {
-    auto k = one("- id: n\n  source: s\n  kind: memory_bound\n  gpu: H100\n  dtype: bf16\n  shape: {op: rms_norm_fwd, "
-                 "rows: " +
-                 std::to_string(rows) + ", cols: 8192}\n  measured: {time_us: 1}\n");
+    auto k =
+        one("- id: n\n  source: s\n  kind: memory_bound\n  gpu: H100\n  dtype: bf16\n  shape: {op: rms_norm_fwd, "
+            "rows: " +
+            std::to_string(rows) + ", cols: 8192}\n  measured: {time_us: 1}\n");
     std::string why;
     k.measured["time_us"] = compare_kernel(k, truth, why)->predicted;
     ks.push_back(k);
