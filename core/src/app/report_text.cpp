@@ -180,7 +180,7 @@ void print_text(const SimReport& r, std::ostream& o) {
     o << fmt::format(" (80% band {:.1f}% to {:.1f}%)", mfu_band(r).first * 100, mfu_band(r).second * 100);
   o << "\n";
   o << fmt::format("  HFU                  {:.1f}%\n", e.hfu * 100);
-  if (is_fine_tuning(s)) o << "  model FLOPs          " << model_flops_convention(s) << "\n";
+  o << "  model FLOPs          " << to_string(kFlopcastFlopsConvention) << ": " << model_flops_convention(s) << "\n";
   o << "\nMemory per GPU (stage " << e.memory.stage << ", " << fmt::format("{:g}", e.memory.in_flight)
     << " micro-batches in flight)\n";
   const auto& m = e.memory;

@@ -269,10 +269,11 @@ Flops training_hardware_flops(const Scenario& s) {
 
 std::string model_flops_convention(const Scenario& s) {
   if (!is_fine_tuning(s))
-    return "forward and backward of every weight (6 FLOPs per parameter per token) and attention; no recompute";
+    return "forward and backward of every weight (6 FLOPs per parameter per token) and attention over every key "
+           "(not halved for the causal mask; a window's keys on windowed layers); no recompute";
   return "frozen weights: forward and input gradient only (4 FLOPs per parameter per token, not 6); adapters: "
-         "forward, input and weight gradients (6 per adapter parameter); attention forward and backward; no "
-         "recompute";
+         "forward, input and weight gradients (6 per adapter parameter); attention forward and backward over every "
+         "key (not halved for the causal mask); no recompute";
 }
 
 Bytes adapter_activation_bytes(const Scenario& s, int layer) {
