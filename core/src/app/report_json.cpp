@@ -234,6 +234,8 @@ nlohmann::ordered_json to_json(const SimReport& r) {
                              {"workspace", m.workspace.gib()},
                              {"fragmentation", m.fragmentation.gib()},
                              {"total", m.total().gib()},
+                             {"allocated", m.allocated().gib()},
+                             {"reserved", m.reserved().gib()},
                              {"capacity", m.capacity.gib()},
                              {"fits", r.fits_memory}};
   const auto& b = e.breakdown;
