@@ -173,12 +173,20 @@ std::string memory_text(const MemoryBreakdown& m) {
       m.activations.gib(), m.logits.gib(), m.workspace.gib(), m.nccl.gib(), m.fragmentation.gib());
 }
 
+/// A run whose TFLOP/s or MFU its source counted in another convention than flopcast's.
+struct FlopsConversion {
+  std::string id;
+  FlopsConvention convention = FlopsConvention::Model;
+  double factor = 1;  ///< flopcast's count / the source's, for the run's plan
+};
+
 /// Everything validate found.
 struct Validation {
   std::vector<FigureComparison> rows;
   std::vector<std::string> errors;
   std::vector<Scenario> runs;  ///< as predicted (open settings resolved with the profile)
   std::vector<MemoryFailure> memory_failures;
+  std::vector<FlopsConversion> conversions;
   std::size_t collective_points = 0;
   app::KernelValidation kernels;
 };
@@ -194,7 +202,17 @@ Validation validate_inputs(CliContext& ctx, const io::Catalog& cat, const Comput
     StepSimOptions sim;
     sim.timeline = false;
     const auto e = estimate ? estimate_step(s, profile) : simulate_step(s, profile, sim).as_estimate();
-    for (auto& c : compare_run(s, e)) v.rows.push_back(c);
+    for (auto& c : compare_run(s, e)) {
+      // A run that says which peak memory it measured is compared with that one (allocated
+      // tensors, or reserved with the allocator's slack, context and NCCL buffers: workload.hpp).
+      if (c.figure == "memory_gib" && s.memory_kind != MemoryKind::Unstated) {
+        c.predicted = memory_of_kind(e.memory, s.memory_kind).gib();
+        c.error_pct = (c.predicted - c.measured) / c.measured * 100.0;
+      }
+      v.rows.push_back(c);
+    }
+    if (const double factor = convert_measured_flops(s); factor != 1.0)
+      v.conversions.push_back({s.id, s.flops_convention, factor});
     if (!e.memory.fits())
       v.memory_failures.push_back({s.id, e.memory, s.resolved_settings.resolved && !s.resolved_settings.fits});
   }
@@ -256,6 +274,12 @@ void print_validation_json(CliContext& ctx, const ComputeProfile& profile, const
   j["memory_failures"] = nlohmann::ordered_json::array();
   for (const auto& f : v.memory_failures)
     j["memory_failures"].push_back({{"id", f.id}, {"no_choice_fits", f.open}, {"memory", memory_json(f.memory)}});
+  if (!v.conversions.empty()) {
+    j["flops_conversions"] = nlohmann::ordered_json::array();
+    for (const auto& c : v.conversions)
+      j["flops_conversions"].push_back(
+          {{"id", c.id}, {"flops_convention", to_string(c.convention)}, {"factor", c.factor}});
+  }
   if (v.kernels.entries() > 0) j.update(app::kernel_validation_json(v.kernels));
   j["errors"] = v.errors;
   ctx.out << j.dump(2) << "\n";
@@ -301,6 +325,13 @@ void print_validation_text(CliContext& ctx, const ComputeProfile& profile, const
     for (const auto* s : resolved)
       out << fmt::format("  {}: {}{}\n", s->id, settings_text(s->resolved_settings),
                          s->resolved_settings.fits ? "" : " (no choice fits: the leanest)");
+  }
+  if (!v.conversions.empty()) {
+    out << "\nTFLOP/s and MFU counted otherwise, converted to flopcast's count (model FLOPs, full attention; "
+           "no recompute) before comparing ("
+        << v.conversions.size() << " runs):\n";
+    for (const auto& c : v.conversions)
+      out << fmt::format("  {}: counted {}, x{:.4f}\n", c.id, to_string(c.convention), c.factor);
   }
   if (!v.memory_failures.empty()) {
     out << "\nRuns that ran but the memory model says do not fit (" << v.memory_failures.size() << "):\n";

@@ -128,6 +128,26 @@ ScenarioEditor::ScenarioEditor(const io::Catalog& catalog, QWidget* parent) : QW
 
   // Parallel plan.
   QFormLayout* plan = group(tr("Parallel plan"), QStringLiteral("parallel"));
+  build_plan_fields(plan);
+
+  // Run.
+  QFormLayout* run = group(tr("Training run"), QStringLiteral("training"));
+  precision_ = add_combo(run, QStringLiteral("precision"), tr("Precision"), tr("precision: tensor-core math format"));
+  for (const char* p : {"bf16", "fp16", "fp8", "fp32"})
+    precision_->addItem(QString::fromLatin1(p), QString::fromLatin1(p));
+  tokens_ = new QLineEdit(this);
+  tokens_->setPlaceholderText(tr("e.g. 1T, 300B, 1.4e12"));
+  add_field(run, QStringLiteral("training.tokens"), tr("Training tokens"), tokens_,
+            tr("training.tokens: tokens to train on"));
+  connect(tokens_, &QLineEdit::textEdited, this, [this] { changed(QStringLiteral("training.tokens")); });
+  pricing_ = add_combo(run, QStringLiteral("pricing.catalog"), tr("Price catalog"),
+                       tr("pricing.catalog: the price list bills are made from (data/prices)"));
+  pricing_->addItem(tr("none"), QString());
+  for (const auto& name : io::price_catalog_names()) pricing_->addItem(q(name), q(name));
+  top->addStretch(1);
+}
+
+void ScenarioEditor::build_plan_fields(QFormLayout* plan) {
   tp_ = add_spin(plan, QStringLiteral("parallel.tp"), tr("Tensor parallel (TP)"), 0, kSpinMax,
                  tr("parallel.tp: splits each layer's heads and MLP"));
   pp_ = add_spin(plan, QStringLiteral("parallel.pp"), tr("Pipeline parallel (PP)"), 0, kSpinMax,
@@ -158,24 +178,40 @@ ScenarioEditor::ScenarioEditor(const io::Catalog& catalog, QWidget* parent) : QW
   for (const char* r : {"none", "selective", "full"})
     recompute_->addItem(QString::fromLatin1(r), QString::fromLatin1(r));
   schedule_ = add_combo(plan, QStringLiteral("parallel.schedule"), tr("Schedule"), tr("parallel.schedule"));
-  for (const char* r : {"1f1b", "gpipe", "interleaved", "zero-bubble"})
+  for (const char* r : {"1f1b", "gpipe", "interleaved", "zero-bubble", "dualpipe", "dualpipev"})
     schedule_->addItem(QString::fromLatin1(r), QString::fromLatin1(r));
-
-  // Run.
-  QFormLayout* run = group(tr("Training run"), QStringLiteral("training"));
-  precision_ = add_combo(run, QStringLiteral("precision"), tr("Precision"), tr("precision: tensor-core math format"));
-  for (const char* p : {"bf16", "fp16", "fp8", "fp32"})
-    precision_->addItem(QString::fromLatin1(p), QString::fromLatin1(p));
-  tokens_ = new QLineEdit(this);
-  tokens_->setPlaceholderText(tr("e.g. 1T, 300B, 1.4e12"));
-  add_field(run, QStringLiteral("training.tokens"), tr("Training tokens"), tokens_,
-            tr("training.tokens: tokens to train on"));
-  connect(tokens_, &QLineEdit::textEdited, this, [this] { changed(QStringLiteral("training.tokens")); });
-  pricing_ = add_combo(run, QStringLiteral("pricing.catalog"), tr("Price catalog"),
-                       tr("pricing.catalog: the price list bills are made from (data/prices)"));
-  pricing_->addItem(tr("none"), QString());
-  for (const auto& name : io::price_catalog_names()) pricing_->addItem(q(name), q(name));
-  top->addStretch(1);
+  first_stage_ = add_spin(plan, QStringLiteral("parallel.pipeline_layout.first_stage_layers"), tr("First stage layers"),
+                          0, kSpinMax,
+                          tr("parallel.pipeline_layout.first_stage_layers: the first pipeline rank's layers "
+                             "(Megatron-LM --decoder-first-pipeline-num-layers); 'even' = the even split"));
+  first_stage_->setSpecialValueText(tr("even"));
+  last_stage_ =
+      add_spin(plan, QStringLiteral("parallel.pipeline_layout.last_stage_layers"), tr("Last stage layers"), 0, kSpinMax,
+               tr("parallel.pipeline_layout.last_stage_layers: the last pipeline rank's layers "
+                  "(Megatron-LM --decoder-last-pipeline-num-layers); 'even' = the even split"));
+  last_stage_->setSpecialValueText(tr("even"));
+  account_embedding_ = new QCheckBox(tr("embedding counts as a layer"), this);
+  add_field(plan, QStringLiteral("parallel.pipeline_layout.account_for_embedding"), tr("Stage split"),
+            account_embedding_,
+            tr("parallel.pipeline_layout.account_for_embedding: Megatron-LM "
+               "--account-for-embedding-in-pipeline-split"));
+  connect(account_embedding_, &QCheckBox::toggled, this,
+          [this] { changed(QStringLiteral("parallel.pipeline_layout.account_for_embedding")); });
+  account_loss_ = new QCheckBox(tr("loss counts as a layer"), this);
+  add_field(plan, QStringLiteral("parallel.pipeline_layout.account_for_loss"), QString(), account_loss_,
+            tr("parallel.pipeline_layout.account_for_loss: Megatron-LM --account-for-loss-in-pipeline-split"));
+  connect(account_loss_, &QCheckBox::toggled, this,
+          [this] { changed(QStringLiteral("parallel.pipeline_layout.account_for_loss")); });
+  dispatcher_ = add_combo(plan, QStringLiteral("parallel.moe_dispatcher"), tr("MoE dispatcher"),
+                          tr("parallel.moe_dispatcher: how MoE tokens reach their experts (MoE models only)"));
+  dispatcher_->addItem(tr("not stated"), QString());
+  for (const char* d : {"alltoall", "allgather", "deepep"})
+    dispatcher_->addItem(QString::fromLatin1(d), QString::fromLatin1(d));
+  fsdp_ = add_combo(plan, QStringLiteral("parallel.fsdp"), tr("FSDP2"),
+                    tr("parallel.fsdp: torch FSDP2 / torchtitan, ZeRO-3 with per-layer gathers"));
+  fsdp_->addItem(tr("no"), QString());
+  fsdp_->addItem(tr("reshard after forward"), QStringLiteral("reshard"));
+  fsdp_->addItem(tr("keep gathered to backward"), QStringLiteral("keep"));
 }
 
 QSpinBox* ScenarioEditor::add_spin(QFormLayout* form, const QString& key, const QString& caption, int min, int max,
@@ -284,6 +320,12 @@ io::ScenarioForm ScenarioEditor::form_state() const {
   f.global_batch = global_->value();
   f.recompute = s(data_of(recompute_));
   f.schedule = s(data_of(schedule_));
+  f.first_stage_layers = first_stage_->value();
+  f.last_stage_layers = last_stage_->value();
+  f.account_for_embedding = account_embedding_->isChecked();
+  f.account_for_loss = account_loss_->isChecked();
+  f.moe_dispatcher = s(data_of(dispatcher_));
+  f.fsdp = s(data_of(fsdp_));
   f.precision = s(data_of(precision_));
   f.tokens = s(tokens_->text().trimmed());
   f.pricing_catalog = s(data_of(pricing_));
@@ -327,6 +369,12 @@ void ScenarioEditor::set_form_state(const io::ScenarioForm& f) {
   global_->setValue(to_int(f.global_batch));
   select_data(recompute_, q(f.recompute));
   select_data(schedule_, q(f.schedule));
+  first_stage_->setValue(to_int(f.first_stage_layers));
+  last_stage_->setValue(to_int(f.last_stage_layers));
+  account_embedding_->setChecked(f.account_for_embedding);
+  account_loss_->setChecked(f.account_for_loss);
+  select_data(dispatcher_, q(f.moe_dispatcher));
+  select_data(fsdp_, q(f.fsdp));
   select_data(precision_, q(f.precision));
   tokens_->setText(q(f.tokens));
   select_data(pricing_, q(f.pricing_catalog));

@@ -56,6 +56,8 @@ class ScenarioEditor : public QWidget {
   QSpinBox* add_spin(QFormLayout* form, const QString& key, const QString& caption, int min, int max,
                      const QString& tip);
   QComboBox* add_combo(QFormLayout* form, const QString& key, const QString& caption, const QString& tip);
+  /// The parallel plan group's fields, degrees to FSDP.
+  void build_plan_fields(QFormLayout* plan);
   void add_field(QFormLayout* form, const QString& key, const QString& caption, QWidget* w, const QString& tip);
   QLabel* add_group_message(QVBoxLayout* box, const QString& key);
   void changed(const QString& key);
@@ -80,6 +82,9 @@ class ScenarioEditor : public QWidget {
   QComboBox* zero_ = nullptr;
   QSpinBox *micro_ = nullptr, *global_ = nullptr;
   QComboBox *recompute_ = nullptr, *schedule_ = nullptr, *precision_ = nullptr;
+  QSpinBox *first_stage_ = nullptr, *last_stage_ = nullptr;
+  QCheckBox *account_embedding_ = nullptr, *account_loss_ = nullptr;
+  QComboBox *dispatcher_ = nullptr, *fsdp_ = nullptr;
   QLineEdit* tokens_ = nullptr;
   QComboBox* pricing_ = nullptr;
 };

@@ -89,9 +89,13 @@ TEST_SUITE("app.log_import") {
     CHECK(s.measured.at("iteration_time_s") == doctest::Approx(17.4765));
     // Peak memory: 70114.00 MB max reserved (line 218) = 68.4707 GiB.
     CHECK(s.measured.at("memory_gib") == doctest::Approx(68.4707));
-    CHECK(s.measured.size() == 2);  // the log's TFLOP/s counts FLOPs its own way: a comment
-    CHECK(test::contains(r.yaml, "    # tflops_per_gpu: 420.1\n    # flops_convention: megatron\n"));
-    CHECK(test::contains(r.yaml, "    # memory_kind: reserved\n"));
+    // The log's TFLOP/s counts FLOPs Megatron-LM's way: kept with its convention, which the loader reads.
+    CHECK(s.measured.size() == 3);
+    CHECK(s.measured_as_stated.at("tflops_per_gpu") == doctest::Approx(420.1));
+    CHECK(s.flops_convention == FlopsConvention::Megatron);
+    CHECK(s.memory_kind == MemoryKind::Reserved);
+    CHECK(test::contains(r.yaml, "    tflops_per_gpu: 420.1\n    flops_convention: megatron\n"));
+    CHECK(test::contains(r.yaml, "    memory_kind: reserved\n"));
     CHECK(import_summary(r.runs[0]) ==
           "megatron-llama3-70b-h100x64: Megatron-LM, 80 layers x 8192, 64 x H100 (tp 8, pp 4, dp 2), 17.48 s per "
           "iteration (median of 27), peak 68.5 GiB reserved");
@@ -109,7 +113,8 @@ TEST_SUITE("app.log_import") {
     // median (784 + 785) / 2.
     CHECK(s.measured.at("tokens_per_gpu_s") == doctest::Approx(784.5));
     CHECK(s.measured.at("memory_gib") == doctest::Approx(61.38));
-    CHECK(test::contains(r.yaml, "# flops_convention: model_full_attention"));
+    CHECK(test::contains(r.yaml, "    flops_convention: model_full_attention\n"));
+    CHECK(s.flops_convention == FlopsConvention::ModelFullAttention);
   }
 
   TEST_CASE("a log that names no GPU needs one from the request, and an unknown one is refused") {

@@ -54,6 +54,7 @@ namespace {
   X("fleets/jobs/llama3-70b-256xh100.yaml", cli::kOk, "")                                           \
   X("fleets/jobs/llama3-8b-64xh100.yaml", cli::kOk, "")                                             \
   X("fleets/jobs/llama3-8b-64xh800.yaml", cli::kOk, "")                                             \
+  X("long-context/gpt-oss-120b-32k-256xh100.yaml", cli::kOk, "")                                    \
   X("plan-70b-1t.yaml", cli::kOk, "")                                                               \
   X("plan-72b-2t-h800.yaml", cli::kOk, "")                                                          \
   X("published/bloom-176b-384xa100.yaml", cli::kOk, "")                                             \
@@ -181,7 +182,8 @@ constexpr double kBubbleSlack = 0.05;
 /// pp does not divide); the bubble moves with the imbalance e = max |C_i - C_crit| / C_crit of
 /// the stages' compute time, so the check allows |share - formula| <= formula (e + 5%).
 /// Zero-bubble (ZB-H1, Qi et al. 2024, arXiv 2401.10241) has no closed form that holds for
-/// every split of B and W; its bubble must be below 1F1B's formula. Without a pipeline, none.
+/// every split of B and W, nor have DualPipe and DualPipeV; their bubble must be below 1F1B's
+/// formula. Without a pipeline, none.
 void check_bubble(const json& j) {
   const auto& p = j["parallel"];
   const auto& b = j["breakdown_s"];
@@ -197,6 +199,12 @@ void check_bubble(const json& j) {
   CAPTURE(schedule);
   CAPTURE(share);
   if (schedule == "zero-bubble") {
+    CHECK(share < (pp - 1) / (m + pp - 1));
+    return;
+  }
+  // DualPipe and DualPipeV (deepseek-ai/DualPipe README): (PP/2 - 1)(F&B + B - 3W) against 1F1B's
+  // (PP - 1)(F + B), below 1F1B's formula.
+  if (schedule == "dualpipe" || schedule == "dualpipev") {
     CHECK(share < (pp - 1) / (m + pp - 1));
     return;
   }

@@ -135,6 +135,33 @@ const NegativeCase kScenarioCases[] =
         {"moe-dense-layers-exceed-layers.yaml",
          "moe-dense-layers-exceed-layers.yaml:12:19: error: model.moe.dense_layers: dense_layers 9 exceeds layers 4 "
          "(hint: dense_layers counts the leading layers that keep a dense FFN)"},
+        // The run schema's 2026 keys out of range (model.mla, moe.layer_freq, parallel.pipeline_layout,
+        // training.base_weights, schedule dualpipe, parallel.fsdp).
+        {"mla-kv-lora-rank-zero.yaml",
+         "mla-kv-lora-rank-zero.yaml:8:41: error: model.mla.kv_lora_rank: kv_lora_rank (the width keys and values are "
+         "compressed to) must be at least 1, got 0 (hint: MLA compresses each token's keys and values to a latent of "
+         "kv_lora_rank values (DeepSeek-V3: 512); for uncompressed attention drop model.mla and give kv_heads)"},
+        {"mla-with-kv-heads.yaml",
+         "mla-with-kv-heads.yaml:6:13: error: model.kv_heads: kv_heads does not apply with model.mla: each of the 8 "
+         "heads has its own key and value from the kv up projection, of qk_nope_head_dim + qk_rope_head_dim and "
+         "v_head_dim (hint: remove kv_heads (or model.mla, for grouped-query attention))"},
+        {"moe-layer-freq-zero.yaml",
+         "moe-layer-freq-zero.yaml:8:61: error: model.moe.layer_freq: layer_freq must be at least 1, got 0 (hint: an "
+         "MoE layer every N layers after the dense ones: 1 for every layer, 2 for every other (Llama 4 Maverick))"},
+        {"pipeline-first-stage-exceeds-layers.yaml",
+         "pipeline-first-stage-exceeds-layers.yaml:8:25: error: parallel.pipeline_layout.first_stage_layers: "
+         "first_stage_layers 40 exceeds layers 32 (hint: the layers of the first pipeline rank, over all its virtual "
+         "stages (Megatron-LM --decoder-first-pipeline-num-layers); the other ranks share the rest evenly)"},
+        {"nvfp4-base-weights-on-h100.yaml",
+         "nvfp4-base-weights-on-h100.yaml:9:17: error: training.base_weights: the H100 has no NVFP4 tensor cores: "
+         "NVFP4 base weights are a Blackwell format (B200, GB200, B300, GB300) (hint: use base_weights: fp8 or bf16 "
+         "on this GPU (or method: qlora for 4-bit NF4 weights))"},
+        {"dualpipe-odd-pp.yaml",
+         "dualpipe-odd-pp.yaml:4:47: error: parallel.schedule: schedule dualpipe needs an even pp of at least 2, got "
+         "pp 3 (hint: DualPipe feeds micro-batches from both ends of an even pipeline)"},
+        {"fsdp-with-zero-1.yaml",
+         "fsdp-with-zero-1.yaml:4:18: error: parallel.zero: zero 1 contradicts parallel.fsdp, which shards parameters, "
+         "gradients and optimizer state (ZeRO-3) (hint: write zero: 3 (or leave zero out) with fsdp, or drop fsdp)"},
         // Once accepted: 9 GPUs per node on an 8-GPU board (a warning, then simulated as 8 per node),
         // an interval of zero read as the Young/Daly one, and files not in UTF-8 (GBK: 训 = D1 B5 happens to
         // be a UTF-8 character, 练 = C1 B7 is not).
@@ -183,6 +210,10 @@ const CatalogCase kCatalogCases[] = {
 
 // Measured-run files (parse_run_file): the bad entry's first error; the other entries load.
 const NegativeCase kRunFileCases[] = {
+    {"run-entry-flops-convention-without-figure.yaml",
+     "run-entry-flops-convention-without-figure.yaml:15:54: error: measured.flops_convention: flops_convention says how "
+     "mfu and tflops_per_gpu were counted, but the run gives neither (hint: add the run's mfu or tflops_per_gpu, or "
+     "remove flops_convention)"},
     {"run-entry-without-id.yaml",
      "run-entry-without-id.yaml:9:3: error: id: missing required key 'id' (hint: every measured run needs a unique id)"},
     {"run-entry-bad-open-setting.yaml",

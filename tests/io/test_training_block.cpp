@@ -51,7 +51,7 @@ TEST_CASE("a LoRA block: rank, alpha, targets by any of their names, listed defa
   CHECK(std::find(def.begin(), def.end(),
                   "training.lora.targets = [qkv, proj, fc1, fc2] (default: NeMo's LoRA targets, the attention and MLP "
                   "projections)") != def.end());
-  CHECK(std::find(def.begin(), def.end(), "training.lora.base_weights = bf16 (default for method lora)") != def.end());
+  CHECK(std::find(def.begin(), def.end(), "training.base_weights = bf16 (default for method lora)") != def.end());
   const auto named = parse_scenario(std::string(kHead) +
                                         "training: {method: qlora, lora: {rank: 64, alpha: 16, targets: [linear_qkv, "
                                         "o_proj, gate, up, down_proj]}}\n",

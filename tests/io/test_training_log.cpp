@@ -247,7 +247,7 @@ std::string megatron_log(std::vector<std::pair<std::string, std::string>> args) 
 
 }  // namespace
 
-TEST_CASE("training log: a Megatron-LM MoE job with latent attention and FP8 keeps the newest keys as comments") {
+TEST_CASE("training log: a Megatron-LM MoE job with latent attention and FP8 writes the newest keys as keys") {
   // DeepSeek-V3's shape (61 layers, 3 dense, 256 experts of 2048, top 8, one shared expert, MLA)
   // on 1024 GPUs: tp 2 x pp 16 x dp 32, EP 64, FP8 blockwise with FP8 weights.
   const std::string log = megatron_log({{"num_layers", "61"},
@@ -299,7 +299,8 @@ TEST_CASE("training log: a Megatron-LM MoE job with latent attention and FP8 kee
   CHECK(d.get("model.moe.expert_ffn") == "2048");
   CHECK(d.get("model.moe.shared_experts") == "1");  // 2048 / 2048
   CHECK(d.get("model.moe.dense_layers") == "3");    // the leading zeros of moe_layer_freq
-  CHECK(d.get("model.head_dim") == "192");          // qk_head_dim + qk_pos_emb_head_dim, until model.mla is read
+  CHECK(d.get("model.head_dim").empty());           // MLA: head widths are model.mla's, no head_dim or kv_heads
+  CHECK(d.get("model.kv_heads").empty());
   CHECK(d.get("model.mla") ==
         "{q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128}");
   CHECK(d.get("model.mtp_layers") == "1");
@@ -315,9 +316,12 @@ TEST_CASE("training log: a Megatron-LM MoE job with latent attention and FP8 kee
   bool partial = false;
   for (const auto& n : d.notes()) partial |= test::contains(n, "recomputes 2 of the 3 layers");
   CHECK(partial);
-  // Pending keys are comments in the YAML; every other key is a key.
+  // The 2026 keys the run-file loader reads are written as keys, none as comments.
   const auto yaml = d.yaml();
-  CHECK(test::contains(yaml, "    # mla: {q_lora_rank: 1536,"));
-  CHECK(test::contains(yaml, "    # moe_dispatcher: alltoall\n"));
+  CHECK(test::contains(yaml, "    mla: {q_lora_rank: 1536,"));
+  CHECK(test::contains(yaml, "    mtp_layers: 1\n"));
+  CHECK(test::contains(yaml, "    moe_dispatcher: alltoall\n"));
+  CHECK(test::contains(yaml, "    pipeline_layout: {first_stage_layers: 4,"));
+  CHECK(!test::contains(yaml, "# "));
   CHECK(test::contains(yaml, "    ep: 64\n"));
 }

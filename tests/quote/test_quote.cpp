@@ -128,7 +128,10 @@ TEST_CASE("quote: content of the Markdown and HTML renderings") {
         std::string::npos);
   CHECK(md.find("| A100 node monthly | 57,600.00 | 57,600.00 | 30,000.00 |") != std::string::npos);
   CHECK(md.find("| **A100 hourly (recommended)** | **" + best.p50.total.amount_str()) != std::string::npos);
-  CHECK(md.find("MFU 41.2 % (simulated)") != std::string::npos);
+  // Every MFU names how it counts FLOPs (flopcast's: attention over every key).
+  CHECK(md.find("MFU 41.2 % (simulated; model FLOPs, full attention)") != std::string::npos);
+  CHECK(md.find("MFU counts model FLOPs with attention over every key (not halved for the causal mask)") !=
+        std::string::npos);
   CHECK(md.find("Failures: 1.97e-05 per GPU-hour (Llama 3 405B") != std::string::npos);
   // Customer-facing words: no catalog key, no source shorthand, no plan id.
   CHECK(md.find("test-vendor") == std::string::npos);
@@ -457,12 +460,12 @@ TEST_CASE("quote in Chinese: every word Chinese but names and units, exact money
   for (const char* row : {"| 签字 |  |  |", "| 日期 |  |  |", "| 盖章 |  |  |"})
     CHECK(md.find(row) != std::string::npos);
   // No English left but proper names, units and the customer's own words.
-  const std::set<std::string> allowed{
-      "A",     "B",        "Lab",      "Ltd",                                  // the customer's name
-      "Llama", "A100",     "A100-80G", "GPU",                                  // model and GPU names
-      "T",     "GB",       "USD",      "MWh",   "PUE",  "MFU",  "P50", "P90",  // units and figures' names
-      "e-05",  "flopcast", "arXiv",    "Young", "Daly", "Adam", "m",   "v",
-      "bf16",  "fp32"};  // names in the assumptions
+  const std::set<std::string> allowed{"A",     "B",        "Lab",      "Ltd",  // the customer's name
+                                      "Llama", "A100",     "A100-80G", "GPU",  // model and GPU names
+                                      "T",     "GB",       "USD",      "MWh",   "PUE",
+                                      "MFU",   "P50",      "P90",      "FLOPs",  // units and figures' names
+                                      "e-05",  "flopcast", "arXiv",    "Young", "Daly",
+                                      "Adam",  "m",        "v",        "bf16",  "fp32"};  // names in the assumptions
   std::string left;
   for (const auto& w : english_words(md, allowed)) left += w + ' ';
   CHECK_MESSAGE(left.empty(), "English words in the Chinese quote: ", left);

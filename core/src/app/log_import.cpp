@@ -117,11 +117,12 @@ void compose_entry(const ImportRequest& request, ImportedRun& run) {
     e.set("measured.tokens_per_gpu_s", *s.tokens_per_gpu_s);
   if (log.memory) {
     e.set("measured.memory_gib", log.memory->gib);
-    e.set_pending("measured.memory_kind", log.memory->kind);
+    e.set_raw("measured.memory_kind", log.memory->kind);
   }
-  if (s.tflops_per_gpu) e.set_pending("measured.tflops_per_gpu", io::yaml_number(*s.tflops_per_gpu));
-  if (s.mfu) e.set_pending("measured.mfu", io::yaml_number(*s.mfu));
-  if (s.tflops_per_gpu || s.mfu) e.set_pending("measured.flops_convention", log.flops_convention);
+  // The log's own TFLOP/s and MFU, with how it counts FLOPs: validate converts them to flopcast's count.
+  if (s.tflops_per_gpu) e.set("measured.tflops_per_gpu", *s.tflops_per_gpu);
+  if (s.mfu) e.set("measured.mfu", *s.mfu);
+  if (s.tflops_per_gpu || s.mfu) e.set_raw("measured.flops_convention", log.flops_convention);
 
   const auto& first = log.intervals[s.kept.front()];
   const auto& last = log.intervals[s.kept.back()];

@@ -201,8 +201,9 @@ nlohmann::ordered_json to_json(const SimReport& r) {
                {"hardware_flops", e.hardware_flops.value},
                {"engine", r.sim ? "simulation" : "estimate"},
                {"estimate_time_s", r.closed_form_step.seconds()}};
+  j["step"]["flops_convention"] = to_string(kFlopcastFlopsConvention);
+  j["step"]["model_flops_convention"] = model_flops_convention(s);
   if (is_fine_tuning(s)) {
-    j["step"]["model_flops_convention"] = model_flops_convention(s);
     const auto& l = s.training.lora;
     J targets = J::array();
     for (const auto t : l.targets) targets.push_back(to_string(t));
@@ -233,6 +234,8 @@ nlohmann::ordered_json to_json(const SimReport& r) {
                              {"workspace", m.workspace.gib()},
                              {"fragmentation", m.fragmentation.gib()},
                              {"total", m.total().gib()},
+                             {"allocated", m.allocated().gib()},
+                             {"reserved", m.reserved().gib()},
                              {"capacity", m.capacity.gib()},
                              {"fits", r.fits_memory}};
   const auto& b = e.breakdown;

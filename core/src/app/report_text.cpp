@@ -178,7 +178,7 @@ void print_text(const SimReport& r, std::ostream& o) {
     o << fmt::format(" (80% band {:.1f}% to {:.1f}%)", mfu_band(r).first * 100, mfu_band(r).second * 100);
   o << "\n";
   o << fmt::format("  HFU                  {:.1f}%\n", e.hfu * 100);
-  if (is_fine_tuning(s)) o << "  model FLOPs          " << model_flops_convention(s) << "\n";
+  o << "  model FLOPs          " << to_string(kFlopcastFlopsConvention) << ": " << model_flops_convention(s) << "\n";
   o << "\nMemory per GPU (stage " << e.memory.stage << ", " << fmt::format("{:g}", e.memory.in_flight)
     << " micro-batches in flight)\n";
   const auto& m = e.memory;
@@ -192,6 +192,10 @@ void print_text(const SimReport& r, std::ostream& o) {
   for (const auto& [name, b] : parts) o << fmt::format("  {:<20} {:>10}\n", name, format_gib(b));
   o << fmt::format("  {:<20} {:>10} of {} HBM: {}\n", "total", format_gib(m.total()), format_gib(m.capacity),
                    r.fits_memory ? "fits" : "DOES NOT FIT");
+  // PyTorch's two peaks: what its caching allocator hands out (max_memory_allocated, the tensors)
+  // and what the process holds (max_memory_reserved and more, nvidia-smi's figure: the total).
+  o << fmt::format("  {:<20} {:>10} (tensors, as torch.cuda.max_memory_allocated; reserved: the total)\n",
+                   "allocated", format_gib(m.allocated()));
   o << "\nWhere the step time goes\n";
   const auto& b = e.breakdown;
   const std::pair<const char*, Time> rows[] = {{"compute", b.compute},           {"recompute", b.recompute},

@@ -122,20 +122,28 @@ std::optional<ScenarioTemplate> make_scenario_template(const io::Catalog& catalo
   std::optional<Evaluated> best;
   for (std::int64_t tp = 1; tp <= f.gpus_per_node && f.gpus % tp == 0; tp *= 2) {
     for (std::int64_t pp = 1; pp <= model->layers && f.gpus % (tp * pp) == 0; pp *= 2) {
-      for (const char* recompute : {"none", "selective", "full"}) {
-        io::ScenarioForm c = f;
-        c.tp = tp;
-        c.pp = pp;
-        c.dp = f.gpus / (tp * pp);
-        c.sequence_parallel = tp > 1;
-        c.zero = c.dp > 1 ? 1 : 0;
-        c.global_batch = (batch + c.dp - 1) / c.dp * c.dp;
-        c.recompute = recompute;
-        const auto e = evaluate(c, catalog);
-        if (!e) continue;
-        ++t.candidates;
-        if (!best || better(*e, *best)) best = e;
-      }
+      // MoE models also split their experts: ep over powers of two dividing dp and the experts
+      // (1 for dense models), the expert layers' tensor parallelism that of the rest (etp = tp).
+      const std::int64_t dp = f.gpus / (tp * pp);
+      std::vector<std::int64_t> eps = {1};
+      if (model->moe)
+        for (std::int64_t ep = 2; ep <= dp && dp % ep == 0 && model->moe->experts % ep == 0; ep *= 2) eps.push_back(ep);
+      for (const std::int64_t ep : eps)
+        for (const char* recompute : {"none", "selective", "full"}) {
+          io::ScenarioForm c = f;
+          c.tp = tp;
+          c.pp = pp;
+          c.dp = dp;
+          c.ep = ep;
+          c.sequence_parallel = tp > 1;
+          c.zero = c.dp > 1 ? 1 : 0;
+          c.global_batch = (batch + c.dp - 1) / c.dp * c.dp;
+          c.recompute = recompute;
+          const auto e = evaluate(c, catalog);
+          if (!e) continue;
+          ++t.candidates;
+          if (!best || better(*e, *best)) best = e;
+        }
     }
   }
   if (!best) {
@@ -143,6 +151,7 @@ std::optional<ScenarioTemplate> make_scenario_template(const io::Catalog& catalo
     return std::nullopt;
   }
   t.form = best->form;
+  t.form_moe = model->moe.has_value();
   t.fits = best->fits;
   t.headroom = best->headroom;
   t.free_share = kFreeHbmShare;
@@ -166,15 +175,15 @@ std::string template_yaml(const ScenarioTemplate& t, const io::Catalog& catalog)
   const int free_pct = static_cast<int>(std::lround(100 * t.free_share));
   if (t.headroom) {
     header.push_back(
-        fmt::format("The plan is the fastest of {} (tp, pp, recompute) that leaves {}% of the {:.1f} GiB of",
-                    t.candidates, free_pct, t.capacity_gib));
+        fmt::format("The plan is the fastest of {} (tp, pp, {}recompute) that leaves {}% of the {:.1f} GiB of",
+                    t.candidates, t.form_moe ? "ep, " : "", free_pct, t.capacity_gib));
     header.push_back(
         fmt::format("HBM free by the closed-form estimate ({:.1f} GiB per GPU, step {:.2f} s), a margin for",
                     t.memory_gib, t.step_s));
     header.push_back("a first run; flopcast plan searches the rest.");
   } else {
-    header.push_back(fmt::format("No plan of the {} compared (tp, pp, recompute) leaves {}% of the {:.1f} GiB of HBM",
-                                 t.candidates, free_pct, t.capacity_gib));
+    header.push_back(fmt::format("No plan of the {} compared (tp, pp, {}recompute) leaves {}% of the {:.1f} GiB of HBM",
+                                 t.candidates, t.form_moe ? "ep, " : "", free_pct, t.capacity_gib));
     header.push_back(fmt::format("free: this is the leanest ({:.1f} GiB per GPU{}): add GPUs or pick a larger GPU.",
                                  t.memory_gib,
                                  t.fits ? ", too close to the limit to run safely" : ", it does not fit"));

@@ -37,10 +37,12 @@ FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario&
     c.kernels_f += 3;
     c.kernels_b += 5;
   }
-  if (s.training.lora.base_weights == BaseWeights::NF4) {
+  const BaseWeights base = s.training.lora.base_weights;
+  if (base_weights_dequantized(base, s.precision)) {
     // bitsandbytes dequantizes each NF4 weight to bf16 before the forward GEMM and again before
     // the input-gradient GEMM (autograd/_functions.py, MatMul4Bit forward and backward): one
-    // memory-bound kernel per weight per pass, reading NF4 and writing 2 B.
+    // memory-bound kernel per weight per pass, reading NF4 and writing 2 B. Frozen FP8 or NVFP4
+    // weights under a wider precision are cast the same way (read their bytes, write 2).
     const double h = d(m.hidden);
     double gemm = h * d(m.q_dim()) + 2 * h * d(m.kv_dim()) + d(m.q_dim()) * h;
     double kernels = 4;
@@ -55,7 +57,7 @@ FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario&
       kernels += m.ffn_matrices();
     }
     const Time dq =
-        memory_bound_time(ctx, Bytes{gemm * (kNf4BytesPerWeight + 2.0)}, static_cast<int>(std::min(kernels, 1e6)));
+        memory_bound_time(ctx, Bytes{gemm * (base_weight_bytes(base) + 2.0)}, static_cast<int>(std::min(kernels, 1e6)));
     c.fwd += dq;
     c.bwd_input += dq;
     c.kernels_f += kernels;

@@ -1,7 +1,9 @@
 #include "flopcast/cost/stage_cost.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "flopcast/cost/fine_tuning_cost.hpp"
@@ -21,27 +23,36 @@ StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
   const auto& m = s.model;
   const auto& p = s.plan;
   const double t = p.tp;
-  const auto stage_layers = layers_per_stage(m.layers, p.pp);
+  const auto slices = pipeline_stages(m, p);
   const auto pc = parameter_count(m);
   StageParameters out;
-  if (stage >= stage_layers.size()) return out;
-  int first_layer = 0;
-  for (std::size_t i = 0; i < stage; ++i) first_layer += stage_layers[i];
-  for (int l = first_layer; l < first_layer + stage_layers[stage]; ++l) {
-    if (m.is_moe_layer(l)) {
-      out.dense += pc.moe_layer_shared / t;
-      out.expert += m.moe->experts * pc.moe_expert / (static_cast<double>(p.expert_tp()) * p.ep);
+  if (stage >= slices.size()) return out;
+  const StageSlice& slice = slices[stage];
+  auto add = [&](int layer, int n) {
+    if (m.is_moe_layer(layer)) {
+      out.dense += n * pc.moe_layer_shared / t;
+      out.expert += n * m.moe->experts * pc.moe_expert / (static_cast<double>(p.expert_tp()) * p.ep);
     } else {
-      out.dense += pc.dense_layer / t;
+      out.dense += n * pc.dense_layer / t;
     }
+  };
+  for (const auto& [first, n] : slice.chunks) for_each_layer_kind(m, first, n, add);
+  if (slice.head && m.mtp_layers > 0) {  // the MTP modules: layers, projections and norms
+    add(m.layers, m.mtp_layers);
+    out.dense += m.mtp_layers * mtp_module_extra_params(m) / t;
   }
-  if (stage == 0) out.dense += pc.embedding / t;
-  if (stage + 1 == stage_layers.size()) out.dense += (pc.output_head + pc.final_norm) / t;
+  if (slice.embedding) out.dense += pc.embedding / t;
+  if (slice.head) out.dense += (pc.output_head + pc.final_norm) / t;
   out.gemm = stage_gemm_parameters(s, static_cast<int>(stage));
   if (is_fine_tuning(s)) {
     // LoRA: the adapters are what is synchronised and stepped; the frozen weights only gathered
     // by ZeRO-3 (at their storage bytes: NF4 GEMM weights for QLoRA, roughly all of them).
-    const LocalAdapters a = local_adapter_params(s, first_layer, stage_layers[stage]);
+    LocalAdapters a;
+    for (const auto& [first, n] : slice.chunks) {
+      const LocalAdapters chunk = local_adapter_params(s, first, n);
+      a.dense += chunk.dense;
+      a.expert += chunk.expert;
+    }
     out.frozen_bytes = (out.dense + out.expert) * base_weight_bytes(s.training.lora.base_weights);
     out.dense = a.dense;
     out.expert = a.expert;
@@ -125,6 +136,7 @@ struct StageInputs {
   double seq = 1;                       ///< local sequence (seq_len / cp)
   double T = 1;                         ///< tokens per micro-batch per GPU
   double h = 0, q = 0, kv = 0, hd = 0;  ///< hidden, query width (heads x head_dim), key width, head width
+  double v = 0, o = 0, hd_v = 0;        ///< value width, attention output width (heads x v_head_dim), value head width
   double sp_div = 1;                    ///< t under sequence parallelism, else 1
   /// Rank placement, Megatron order tp-cp-dp-pp (TP innermost): consecutive members of a DP
   /// group are tp*cp ranks apart (collective_time turns strides into node placement).
@@ -148,6 +160,9 @@ StageInputs stage_inputs(const Scenario& s, const ComputeProfile& prof) {
   in.q = d(m.q_dim());
   in.kv = d(m.kv_dim());
   in.hd = d(m.head_dim());
+  in.v = d(m.v_dim());
+  in.o = d(m.attn_out_dim());
+  in.hd_v = d(m.v_head_dim());
   in.sp_div = p.sequence_parallel ? in.t : 1.0;
   in.dp_stride = static_cast<std::int64_t>(p.tp) * p.cp;
   return in;
@@ -200,13 +215,20 @@ struct LayerGemms {
 };
 
 /// Core attention of one layer, forward and backward.
-std::pair<Time, Time> attention_cost(const StageInputs& in, LayerCost& c) {
+std::pair<Time, Time> attention_cost(const StageInputs& in, LayerCost& c, int layer) {
   const auto& m = in.s.model;
   const auto& p = in.s.plan;
   const double heads_local = m.heads / in.t;
+  // A windowed layer's queries each attend to the window's keys (GPT-OSS: 128), a full layer's to
+  // the causal half of the sequence.
+  const bool windowed = m.is_windowed_layer(layer);
+  const double kv_len = windowed ? std::min(d(m.sliding_window->size), in.seq * p.cp) : in.seq * p.cp;
   Time attn_f, attn_b;
   if (p.flash_attention) {
-    const AttentionShape a{in.b * heads_local, in.seq, in.seq * p.cp, in.hd, in.hd, true, 0};
+    // Queries and keys at the query/key head width, values at theirs (MLA: 192 and 128); a windowed
+    // layer attends its last window keys, causally (attended_keys).
+    const double window = windowed ? d(m.sliding_window->size) : 0;
+    const AttentionShape a{in.b * heads_local, in.seq, in.seq * p.cp, in.hd, in.hd_v, true, window};
     attn_f = attention_time(in.ctx16, a, false);
     attn_b = attention_time(in.ctx16, a, true);
     c.kernels_f += 1;
@@ -216,12 +238,12 @@ std::pair<Time, Time> attention_cost(const StageInputs& in, LayerCost& c) {
     // baddbmm QK^T, fused scale-mask-softmax over the b x a x s x s scores, dropout, bmm with
     // V. The masked half is computed anyway. Softmax reads and writes the scores (2 tensors),
     // dropout reads them and writes output and a 1-byte mask; backward re-reads them.
-    const double batch = in.b * heads_local, kv_len = in.seq * p.cp, seq = in.seq, hd = in.hd, elt = in.elt;
+    const double batch = in.b * heads_local, seq = in.seq, hd = in.hd, hd_v = in.hd_v, elt = in.elt;
     const double scores = batch * seq * kv_len;
-    attn_f = gemm_time(in.ctx16, {seq, kv_len, hd, batch}) + gemm_time(in.ctx16, {seq, hd, kv_len, batch}) +
+    attn_f = gemm_time(in.ctx16, {seq, kv_len, hd, batch}) + gemm_time(in.ctx16, {seq, hd_v, kv_len, batch}) +
              memory_bound_time(in.ctx16, Bytes{scores * (4 * elt + 1)}, 2);
-    attn_b = gemm_time(in.ctx16, {seq, hd, kv_len, batch}) + gemm_time(in.ctx16, {hd, kv_len, seq, batch}) +
-             gemm_time(in.ctx16, {seq, kv_len, hd, batch}) + gemm_time(in.ctx16, {kv_len, hd, seq, batch}) +
+    attn_b = gemm_time(in.ctx16, {seq, kv_len, hd_v, batch}) + gemm_time(in.ctx16, {kv_len, hd_v, seq, batch}) +
+             gemm_time(in.ctx16, {seq, hd, kv_len, batch}) + gemm_time(in.ctx16, {kv_len, hd, seq, batch}) +
              memory_bound_time(in.ctx16, Bytes{scores * (5 * elt + 1)}, 2);
     c.kernels_f += 4;
     c.kernels_b += 6;
@@ -246,17 +268,20 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
     const double etp = p.expert_tp();
     const double token_share = etp / t;  // routed tokens a GPU handles per token of T
     const double local_experts = d(e.experts) / p.ep;
-    const double tokens_per_expert = T * e.top_k * p.ep / e.experts * token_share;
+    // With a capacity factor, an expert computes at most capacity_factor x its balanced share.
+    const double kept = e.capacity_factor > 0 ? std::min(1.0, e.capacity_factor) : 1.0;
+    const double tokens_per_expert = T * e.top_k * p.ep / e.experts * token_share * kept;
     const double up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / etp;
     gemms.add(in, c, tokens_per_expert, up, h, local_experts, true);
     gemms.add(in, c, tokens_per_expert, h, d(e.expert_ffn) / etp, local_experts, true);
     if (e.shared_experts > 0) {
-      const double shared_up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / t;
+      const double shared_up = d(e.shared_ffn()) * (m.ffn_matrices() - 1) / t;
       gemms.add(in, c, T, shared_up * e.shared_experts, h);
-      gemms.add(in, c, T, h, d(e.expert_ffn) * e.shared_experts / t);
+      gemms.add(in, c, T, h, d(e.shared_ffn()) * e.shared_experts / t);
     }
-    elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * d(e.expert_ffn) * (e.top_k + e.shared_experts) / t +
-                   4 * h * e.top_k * token_share;  // activation + permute/unpermute
+    elementwise +=
+        (m.ffn_matrices() == 3 ? 3.0 : 2.0) * (d(e.expert_ffn) * e.top_k + d(e.shared_ffn()) * e.shared_experts) / t +
+        4 * h * e.top_k * token_share;  // activation + permute/unpermute
     kernels_f += 8;
     // Dispatch and combine all-to-all of the routed tokens, forward and backward each, over the
     // EP group, whose members are etp ranks apart (Megatron-core's expert RankGenerator, order
@@ -267,7 +292,10 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
       const std::int64_t gpn = std::max(1, in.s.cluster.gpus_per_node);
       const std::int64_t span = static_cast<std::int64_t>(p.expert_tp()) * p.ep;
       const std::int64_t nodes = span > gpn ? (span + gpn - 1) / gpn : 1;
-      const double dedup = moe_dispatch_internode_factor(e.top_k, nodes);
+      // Node-limited routing (DeepSeek-V3 §2.1.2, §3.2.2): a token reaches at most node_limit
+      // nodes, so at most node_limit of its top_k copies cross the NIC.
+      double dedup = moe_dispatch_internode_factor(e.top_k, nodes);
+      if (e.node_limit > 0) dedup = std::min(dedup, static_cast<double>(e.node_limit) / e.top_k);
       const Bytes a2a{T * e.top_k * h * in.elt * token_share * dedup};
       const Time one = in.coll(CollectiveKind::AllToAll, p.ep, p.expert_tp(), a2a);
       c.ep = one * 4;
@@ -322,9 +350,24 @@ LayerCost layer_cost(const StageInputs& in, int layer) {
   const double T = in.T, h = in.h, q = in.q, t = in.t, kv = in.kv;
   LayerCost c;
   LayerGemms gemms;
-  gemms.add(in, c, T, (q + 2 * kv) / t, h);  // QKV
-  gemms.add(in, c, T, h, q / t);             // output projection
-  const auto [attn_f, attn_b] = attention_cost(in, c);
+  if (m.mla) {
+    // MLA (DeepSeek-V3 §2.1.1): the down projections whole on every TP rank (Megatron-core's
+    // "duplicated" linear_q_down_proj and linear_kv_down_proj), the up projections split by TP.
+    const auto& a = *m.mla;
+    const double heads = m.heads;
+    if (a.q_lora_rank > 0) {
+      gemms.add(in, c, T, d(a.q_lora_rank), h);                               // q down
+      gemms.add(in, c, T, heads * d(a.qk_head_dim()) / t, d(a.q_lora_rank));  // q up
+    } else {
+      gemms.add(in, c, T, heads * d(a.qk_head_dim()) / t, h);  // q
+    }
+    gemms.add(in, c, T, d(a.kv_lora_rank + a.qk_rope_head_dim), h);                            // kv down, rope key
+    gemms.add(in, c, T, heads * d(a.qk_nope_head_dim + a.v_head_dim) / t, d(a.kv_lora_rank));  // kv up
+  } else {
+    gemms.add(in, c, T, (q + kv + in.v) / t, h);  // QKV
+  }
+  gemms.add(in, c, T, h, in.o / t);  // output projection
+  const auto [attn_f, attn_b] = attention_cost(in, c, layer);
   // Elementwise traffic per token (elements x bytes): two norms (read + write), two
   // dropout-add-residuals (2 reads + 1 write + 1-byte mask), rotary on q and k.
   double elementwise = (2 * 2 + 2 * 3) * h / in.sp_div + (m.learned_positions ? 0.0 : 4 * (q + kv) / t);
@@ -388,42 +431,53 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
   const auto& m = in.s.model;
   const auto& p = in.s.plan;
   const double T = in.T, h = in.h, t = in.t, elt = in.elt;
-  const auto stage_layers = layers_per_stage(m.layers, p.pp);
-  std::vector<StageTimes> stages(stage_layers.size());
-  if (tp_without_sp) tp_without_sp->assign(stage_layers.size(), Time{0});
-  // Dense layers cost the same: compute one and reuse (the planner calls this millions of times).
-  const LayerCost dense_cost = layer_cost(in, 0);
-  const LayerCost moe_cost = m.moe ? layer_cost(in, m.moe->dense_layers) : dense_cost;
+  const auto slices = pipeline_stages(m, p);
+  std::vector<StageTimes> stages(slices.size());
+  if (tp_without_sp) tp_without_sp->assign(slices.size(), Time{0});
+  // Layers of a kind (dense or MoE, full or windowed attention) cost the same: compute one of
+  // each kind once and reuse (the planner calls this millions of times).
+  std::optional<LayerCost> kind_cost[4];
+  auto cost_of = [&](int layer) -> const LayerCost& {
+    auto& slot = kind_cost[(m.is_moe_layer(layer) ? 2 : 0) + (m.is_windowed_layer(layer) ? 1 : 0)];
+    if (!slot) slot = layer_cost(in, layer);
+    return *slot;
+  };
   // Activations to the next stage (Megatron's scatter/gather sends 1/t of them per rank when
   // sequence parallel or scatter-gather is on; all TP ranks send at once). The same message
   // between every pair of neighbouring stages: costed once.
   const Time p2p =
       p.pp > 1 ? in.coll(CollectiveKind::SendRecv, 2, in.dp_stride * p.dp, Bytes{T * h * elt / t}) : Time{0};
-  int layer = 0;
   const bool frozen = is_fine_tuning(in.s);  // LoRA: embedding and output head frozen
-  // A middle stage (neither the first nor the last) with the dense and MoE layer counts of the
-  // last middle stage computed is that stage again, sum for sum: copied (a 126-stage pipeline
-  // has at most a few distinct stages).
+  // A middle stage (neither the first nor the last) with the layer kinds of the last middle stage
+  // computed is that stage again, sum for sum: copied (a 126-stage pipeline has at most a few
+  // distinct stages).
   std::size_t like = 0;  // 0: none yet
-  int like_moe = 0;
-  for (std::size_t i = 0; i < stage_layers.size(); ++i) {
+  std::array<int, 4> like_kinds{};
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    const StageSlice& slice = slices[i];
     auto& st = stages[i];
-    st.layers = stage_layers[i];
-    // Dense layers cost alike, and so do MoE layers: multiply by their counts in the stage.
-    const int moe_here = m.moe ? std::max(0, layer + st.layers - std::max(layer, m.moe->dense_layers)) : 0;
+    st.layers = slice.layers();
+    std::array<int, 4> kinds{};
+    std::array<int, 4> first_of{-1, -1, -1, -1};
+    for (const auto& [first, n] : slice.chunks)
+      for_each_layer_kind(m, first, n, [&](int layer, int count) {
+        const int k = (m.is_moe_layer(layer) ? 2 : 0) + (m.is_windowed_layer(layer) ? 1 : 0);
+        kinds[static_cast<std::size_t>(k)] += count;
+        if (first_of[static_cast<std::size_t>(k)] < 0) first_of[static_cast<std::size_t>(k)] = layer;
+      });
     Time* tp_alt = tp_without_sp ? &(*tp_without_sp)[i] : nullptr;
-    const bool middle = i != 0 && i + 1 != stage_layers.size();
-    if (middle && like != 0 && stages[like].layers == st.layers && like_moe == moe_here) {
+    const bool middle = !slice.embedding && !slice.head && slice.pass_share == 1;
+    if (middle && like != 0 && like_kinds == kinds) {
       st = stages[like];
       if (tp_alt) *tp_alt = (*tp_without_sp)[like];
-      layer += st.layers;
       continue;
     }
     if (middle) {
       like = i;
-      like_moe = moe_here;
+      like_kinds = kinds;
     }
-    auto add = [&st, tp_alt](const LayerCost& c, int count) {
+    double kernels_f = 0, kernels_b = 0;
+    auto add = [&st, tp_alt, &kernels_f, &kernels_b](const LayerCost& c, int count) {
       st.forward += c.fwd * count;
       st.backward += c.bwd * count;
       st.backward_input += c.bwd_input * count;
@@ -432,35 +486,60 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
       st.cp_comm += c.cp * count;
       st.ep_comm += c.ep * count;
       if (tp_alt) *tp_alt += c.tp_without_sp * count;
+      kernels_f += c.kernels_f * count;
+      kernels_b += c.kernels_b * count;
     };
-    add(dense_cost, st.layers - moe_here);
-    add(moe_cost, moe_here);
-    const int dense_here = st.layers - moe_here;
-    double kernels_f = dense_cost.kernels_f * dense_here + moe_cost.kernels_f * moe_here;
-    double kernels_b = dense_cost.kernels_b * dense_here + moe_cost.kernels_b * moe_here;
-    layer += st.layers;
-    if (i == 0) {  // embedding lookup forward, scatter-add backward (none when frozen)
+    for (std::size_t k = 0; k < kinds.size(); ++k)
+      if (kinds[k] > 0) add(cost_of(first_of[k]), kinds[k]);
+    if (slice.embedding) {  // embedding lookup forward, scatter-add backward (none when frozen)
       st.forward += memory_bound_time(in.ctx, Bytes{2 * T * h * elt}, 2);
       if (!frozen) st.backward += memory_bound_time(in.ctx, Bytes{3 * T * h * 4}, 2);
       kernels_f += 2;
       kernels_b += frozen ? 0 : 2;
     }
-    if (i + 1 == stage_layers.size()) {  // final norm, logits GEMM, fp32 cross-entropy
+    if (slice.head) {  // final norm, logits GEMM, fp32 cross-entropy; again for each MTP module
       const double vocab_local = d(m.vocab) / t;
+      const int heads = 1 + m.mtp_layers;
       // The LM head stays in 16 bits under FP8 (non_gemm_precision).
-      st.forward += gemm_time(in.ctx16, {T, vocab_local, h}) +
-                    memory_bound_time(in.ctx, Bytes{T * vocab_local * (elt + 2 * 4)}, 4);
+      st.forward += (gemm_time(in.ctx16, {T, vocab_local, h}) +
+                     memory_bound_time(in.ctx, Bytes{T * vocab_local * (elt + 2 * 4)}, 4)) *
+                    heads;
       const Time bi = gemm_time(in.ctx16, {T, h, vocab_local});
-      st.backward += bi + (frozen ? Time{0} : gemm_time(in.ctx16, {h, vocab_local, T})) +
-                     memory_bound_time(in.ctx, Bytes{T * vocab_local * (4 + elt)}, 2);
-      st.backward_input += bi;
+      st.backward += (bi + (frozen ? Time{0} : gemm_time(in.ctx16, {h, vocab_local, T})) +
+                      memory_bound_time(in.ctx, Bytes{T * vocab_local * (4 + elt)}, 2)) *
+                     heads;
+      st.backward_input += bi * heads;
       if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
-        const Time ce = in.coll(CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}) * 3;
+        const Time ce = in.coll(CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}) * 3 * heads;
         st.tp_comm += ce;
         if (tp_alt) *tp_alt += ce;
       }
-      kernels_f += 5;
-      kernels_b += 4;
+      kernels_f += 5 * heads;
+      kernels_b += 4 * heads;
+      if (m.mtp_layers > 0) {
+        // DeepSeek-V3 §2.2: each MTP module's layer (of the last layer's kind) after its
+        // projection M of the two normed inputs (2h -> h, split by TP as Megatron's eh_proj).
+        add(layer_cost(in, m.layers), m.mtp_layers);
+        LayerCost proj;
+        LayerGemms g;
+        g.add(in, proj, T, h / t, 2 * h);
+        st.forward += g.fwd * m.mtp_layers;
+        st.backward += (g.bwd_in + (frozen ? Time{0} : g.bwd_w)) * m.mtp_layers;
+        st.backward_input += g.bwd_in * m.mtp_layers;
+        kernels_f += proj.kernels_f * m.mtp_layers;
+        kernels_b += proj.kernels_b * m.mtp_layers;
+      }
+    }
+    if (slice.pass_share != 1) {
+      // DualPipe: each micro-batch crosses one of the rank's two stages (of its direction); per
+      // micro-batch the rank's work is their mean.
+      const double f = slice.pass_share;
+      for (Time* x :
+           {&st.forward, &st.backward, &st.backward_input, &st.recompute, &st.tp_comm, &st.cp_comm, &st.ep_comm})
+        *x = Time::from_seconds(x->seconds() * f);
+      if (tp_alt) *tp_alt = Time::from_seconds(tp_alt->seconds() * f);
+      kernels_f *= f;
+      kernels_b *= f;
     }
     apply_host_floor(in.prof, p, st, kernels_f, kernels_b);
     st.forward += Time::from_seconds(in.prof.microbatch_overhead_ms * 1e-3);

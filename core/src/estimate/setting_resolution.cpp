@@ -88,6 +88,12 @@ Search search(const Scenario& s, const SettingChoices& choices, const ComputePro
                 if ((open.micro_batch || open.vpp) && trial.plan.schedule == Schedule::Interleaved &&
                     trial.plan.microbatches() % trial.plan.pp != 0)
                   continue;
+                // DualPipe needs an even number of at least 2 pp micro-batches, DualPipeV at least
+                // 2 pp (deepseek-ai/DualPipe dualpipe.py, dualpipev.py).
+                if (open.micro_batch && is_dual_pipe(trial.plan.schedule) &&
+                    (trial.plan.microbatches() < 2 * trial.plan.pp ||
+                     (trial.plan.schedule == Schedule::DualPipe && trial.plan.microbatches() % 2 != 0)))
+                  continue;
                 ++out.candidates;
                 const Bytes mem = memory_per_gpu(trial, profile).total();
                 if (!out.leanest || mem.value < out.leanest->memory.value)
@@ -134,9 +140,13 @@ SettingChoices setting_choices(const Scenario& s) {
     const bool only_interleaved = open.schedule_stated && p.schedule == Schedule::Interleaved;
     const bool only_flat = open.schedule_stated && p.schedule != Schedule::Interleaved;
     if (!only_interleaved) c.vpp.push_back(1);
-    if (!only_flat && p.pp > 1)
-      for (int v = 2; p.pp * v <= s.model.layers; ++v)
-        if (s.model.layers % (p.pp * v) == 0) c.vpp.push_back(v);
+    if (!only_flat && p.pp > 1 && !is_dual_pipe(p.schedule))
+      for (int v = 2; p.pp * v <= s.model.layers + 2; ++v) {
+        // With a pipeline_layout, the virtual stages its split allows (Megatron-LM's rules).
+        const bool splits = p.pipeline_layout ? pipeline_layout_splits(s.model.layers, p.pp, v, *p.pipeline_layout)
+                                              : p.pp * v <= s.model.layers && s.model.layers % (p.pp * v) == 0;
+        if (splits) c.vpp.push_back(v);
+      }
   }
   if (c.vpp.empty()) c.vpp = {p.vpp};
   const bool sharded = p.dp * p.cp > 1 || p.expert_dp() > 1;
@@ -174,7 +184,10 @@ SettingChoices setting_choices(const Scenario& s) {
 }
 
 const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile& profile) {
-  if (!s.open_settings.any()) return s.resolved_settings;
+  if (!s.open_settings.any()) {
+    convert_measured_flops(s);
+    return s.resolved_settings;
+  }
   const auto& open = s.open_settings;
   const Search found = search(s, setting_choices(s), profile);
   ResolvedSettings out;
@@ -213,6 +226,9 @@ const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile&
   const std::string why = out.fits ? "the fastest choice that fits)" : "no choice fits; the leanest)";
   for (const auto& [key, value] : out.chosen) defaults.push_back(key + " = " + value + kResolvedMark + why);
   s.resolved_settings = std::move(out);
+  // A run's TFLOP/s or MFU in its source's count, converted for the plan as resolved (a hardware
+  // count depends on the recompute chosen).
+  convert_measured_flops(s);
   return s.resolved_settings;
 }
 

@@ -11,6 +11,39 @@ namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
+/// One micro-batch's forward and backward of a DualPipe / DualPipeV rank, overlapped: DualPipe
+/// runs the forward of one micro-batch beside the backward of another so that each one's
+/// all-to-all and pipeline sends hide under the other's computation (DeepSeek-V3, arXiv
+/// 2412.19437 §3.2.1: "both all-to-all and PP communication can be fully hidden"). The TP and CP
+/// collectives stay in the computation's path. Returns the pair's time (the README's F&B, per
+/// micro-batch) and the part of the EP and PP communication left exposed.
+struct DualPair {
+  double pair = 0;  ///< seconds per micro-batch
+  double exposed_ep = 0, exposed_pp = 0;
+};
+DualPair dual_pair(const StageTimes& st) {
+  const double work = (st.forward + st.backward + st.recompute + st.tp_comm + st.cp_comm).seconds();
+  const double ep = st.ep_comm.seconds(), pp = 2 * st.p2p.seconds();
+  DualPair d;
+  d.pair = std::max(work, ep + pp);
+  d.exposed_ep = std::max(0.0, ep - work);
+  d.exposed_pp = std::max(0.0, ep + pp - work) - d.exposed_ep;
+  return d;
+}
+
+/// The DualPipe / DualPipeV bubble (deepseek-ai/DualPipe README, "Pipeline Bubbles and Memory
+/// Usage Comparison"): (PP/2 - 1)(F&B + B - 3W), PP the number of stages, F&B a forward and a
+/// backward chunk overlapped, B a full backward chunk, W its weight-gradient part. DualPipe: PP =
+/// pp stages of the rank's size. DualPipeV: PP = 2 pp half-size stages, so in the rank's units
+/// (pp - 1)(F&B + B - 3W) / 2.
+double dual_bubble(const ParallelPlan& p, const StageTimes& st) {
+  const double pair = dual_pair(st).pair;
+  const double b = (st.backward + st.recompute).seconds(), w = (st.backward - st.backward_input).seconds();
+  const double chunk = pair + b - 3 * w;
+  const double k = p.schedule == Schedule::DualPipe ? p.pp / 2.0 - 1 : (p.pp - 1) / 2.0;
+  return std::max(0.0, k * chunk);
+}
+
 /// The pipeline's time for `micro` micro-batches under the plan's schedule, and its critical
 /// (slowest) stage.
 std::pair<Time, std::size_t> pipeline_time(const ParallelPlan& p, const std::vector<StageTimes>& stages, double micro) {
@@ -50,6 +83,12 @@ std::pair<Time, std::size_t> pipeline_time(const ParallelPlan& p, const std::vec
       pipeline = Time::from_seconds(micro * crit.seconds() + bubble_1f1b / 3.0);
       break;
     }
+    case Schedule::DualPipe:
+    case Schedule::DualPipeV:
+      // Every micro-batch a forward-backward pair with its communication hidden, and the
+      // README's bubble (dual_pair, dual_bubble).
+      pipeline = Time::from_seconds(micro * dual_pair(stages[crit_i]).pair + dual_bubble(p, stages[crit_i]));
+      break;
   }
   return {pipeline, crit_i};
 }
@@ -92,6 +131,11 @@ void finish_estimate(const Scenario& s, const ComputeProfile& prof, StepEstimate
   br.cp_comm = Time::from_seconds(micro * cs.cp_comm.seconds());
   br.ep_comm = Time::from_seconds(micro * cs.ep_comm.seconds());
   br.pp_comm = Time::from_seconds(micro * 2 * cs.p2p.seconds());
+  if (is_dual_pipe(p.schedule) && p.pp > 1) {  // only what the overlapped pairs leave exposed
+    const DualPair pair = dual_pair(cs);
+    br.ep_comm = Time::from_seconds(micro * pair.exposed_ep);
+    br.pp_comm = Time::from_seconds(micro * pair.exposed_pp);
+  }
   const Time steady = br.compute + br.recompute + br.tp_comm + br.cp_comm + br.ep_comm + br.pp_comm;
   br.bubble = pipeline > steady ? pipeline - steady : Time{0};
   br.dp_comm = dp_exposed;

@@ -50,9 +50,9 @@ void read_model(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& s)
     return;
   }
   if (!r.expect_map(n, "model")) return;
-  r.check_keys(n, "model",
-               {"preset", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind", "vocab", "seq_len",
-                "head_dim", "embeddings", "position", "norm", "bias", "dropout", "moe"});
+  r.check_keys(n, "model", {"preset",   "name",    "layers",  "hidden",   "heads",      "kv_heads",      "ffn",
+                            "ffn_kind", "vocab",   "seq_len", "head_dim", "embeddings", "position",      "norm",
+                            "bias",     "dropout", "moe",     "mla",      "mtp_layers", "sliding_window"});
   if (n["preset"]) {
     r.note("model.preset", n["preset"]);
     if (!from_preset(n["preset"], "model.preset")) return;
@@ -325,13 +325,89 @@ void read_open_settings(const YAML::Node& n, Reader& r, Scenario& s, bool run_en
   }
   open.schedule_stated = static_cast<bool>(n["schedule"]);
   if (n["schedule"]) {
-    if (auto v = r.choice(n["schedule"], "parallel.schedule", {"gpipe", "1f1b", "interleaved", "zero-bubble"}))
+    if (auto v = r.choice(n["schedule"], "parallel.schedule",
+                          {"gpipe", "1f1b", "interleaved", "zero-bubble", "dualpipe", "dualpipev"}))
       p.schedule = *parse_schedule(*v);
     // An open vpp under a stated interleaved schedule starts at 2 (the resolution picks).
     if (open.vpp && p.schedule == Schedule::Interleaved) p.vpp = 2;
   } else {
     p.schedule = p.vpp > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
     if (!open.vpp) s.defaults_applied.push_back(std::string("parallel.schedule = ") + to_string(p.schedule));
+  }
+}
+
+/// parallel.pipeline_layout, parallel.moe_dispatcher and parallel.fsdp (the run schema's 2026 keys).
+/// The layout's fit to the layers, pp and vpp is check_scenario's.
+void read_parallel_2026(const YAML::Node& n, Reader& r, Scenario& s) {
+  auto& p = s.plan;
+  if (const auto l = n["pipeline_layout"]) {
+    r.note("parallel.pipeline_layout", l);
+    if (r.expect_map(l, "parallel.pipeline_layout")) {
+      r.check_keys(l, "parallel.pipeline_layout",
+                   {"first_stage_layers", "last_stage_layers", "account_for_embedding", "account_for_loss"});
+      PipelineLayout layout;
+      const int layers = s.model.layers;
+      auto stage_layers = [&](const char* key, int& slot, const char* which) {
+        if (!l[key]) return;
+        const std::string path = std::string("parallel.pipeline_layout.") + key;
+        const auto v = r.integer(l[key], path, INT32_MIN, INT32_MAX);
+        if (!v) return;
+        if (*v < 1)
+          r.error(l[key], path, std::string(key) + " must be at least 1, got " + std::to_string(*v),
+                  std::string("the layers of the ") + which + " pipeline rank, over all its virtual stages");
+        else if (layers > 0 && *v > layers)
+          r.error(l[key], path,
+                  std::string(key) + " " + std::to_string(*v) + " exceeds layers " + std::to_string(layers),
+                  std::string("the layers of the ") + which +
+                      " pipeline rank, over all its virtual stages (Megatron-LM --decoder-" + which +
+                      "-pipeline-num-layers); the other ranks share the rest evenly");
+        else
+          slot = static_cast<int>(*v);
+      };
+      stage_layers("first_stage_layers", layout.first_stage_layers, "first");
+      stage_layers("last_stage_layers", layout.last_stage_layers, "last");
+      if (l["account_for_embedding"]) {
+        if (auto v = r.boolean(l["account_for_embedding"], "parallel.pipeline_layout.account_for_embedding"))
+          layout.account_for_embedding = *v;
+      }
+      if (l["account_for_loss"]) {
+        if (auto v = r.boolean(l["account_for_loss"], "parallel.pipeline_layout.account_for_loss"))
+          layout.account_for_loss = *v;
+      }
+      p.pipeline_layout = layout;
+    }
+  }
+  if (n["moe_dispatcher"]) {
+    if (auto v = r.choice(n["moe_dispatcher"], "parallel.moe_dispatcher", {"alltoall", "allgather", "deepep"}))
+      p.moe_dispatcher = *parse_moe_dispatcher(*v);
+  }
+  if (const auto f = n["fsdp"]) {
+    r.note("parallel.fsdp", f);
+    if (r.expect_map(f, "parallel.fsdp")) {
+      r.check_keys(f, "parallel.fsdp", {"reshard_after_forward"});
+      FsdpSpec fsdp;
+      if (f["reshard_after_forward"]) {
+        if (auto v = r.boolean(f["reshard_after_forward"], "parallel.fsdp.reshard_after_forward"))
+          fsdp.reshard_after_forward = *v;
+      } else {
+        s.defaults_applied.push_back("parallel.fsdp.reshard_after_forward = true");
+      }
+      p.fsdp = fsdp;
+      // FSDP2 shards parameters, gradients and optimizer state: ZeRO-3. An unstated (or auto)
+      // zero is that; a stated other stage contradicts it.
+      if (!n["zero"] || is_auto(n["zero"])) {
+        s.open_settings.zero = false;
+        p.zero = 3;
+        std::erase(s.defaults_applied, std::string("parallel.zero = 0"));
+        s.defaults_applied.push_back("parallel.zero = 3 (fsdp: full shard)");
+      } else if (p.zero != 3) {
+        r.error(n["zero"], "parallel.zero",
+                "zero " + std::to_string(p.zero) +
+                    " contradicts parallel.fsdp, which shards parameters, gradients "
+                    "and optimizer state (ZeRO-3)",
+                "write zero: 3 (or leave zero out) with fsdp, or drop fsdp");
+      }
+    }
   }
 }
 
@@ -344,7 +420,8 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s, bool run_entry) 
   if (!r.expect_map(n, "parallel")) return;
   r.check_keys(n, "parallel",
                {"tp", "pp", "dp", "cp", "ep", "etp", "vpp", "sequence_parallel", "zero", "micro_batch", "global_batch",
-                "recompute", "schedule", "overlap_dp_comm", "overlap_tp_comm", "overlap_pp_comm"});
+                "recompute", "schedule", "overlap_dp_comm", "overlap_tp_comm", "overlap_pp_comm", "pipeline_layout",
+                "moe_dispatcher", "fsdp"});
   auto& p = s.plan;
   read_degrees(n, r, s);
   if (!n["global_batch"]) {
@@ -354,6 +431,7 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s, bool run_entry) 
     p.global_batch = *v;
   }
   read_open_settings(n, r, s, run_entry);
+  read_parallel_2026(n, r, s);
   auto flag = [&](const char* key, bool& slot, bool dflt) {
     if (n[key]) {
       if (auto v = r.boolean(n[key], child("parallel", key))) slot = *v;
@@ -408,13 +486,36 @@ void read_claimed(const YAML::Node& n, Reader& r, Scenario& s) {
 void read_measured(const YAML::Node& n, Reader& r, Scenario& s) {
   r.note("measured", n);
   if (!r.expect_map(n, "measured")) return;
-  r.check_keys(n, "measured", {"iteration_time_s", "tokens_per_gpu_s", "mfu", "tflops_per_gpu", "memory_gib"});
+  r.check_keys(n, "measured",
+               {"iteration_time_s", "tokens_per_gpu_s", "mfu", "tflops_per_gpu", "memory_gib", "memory_kind",
+                "flops_convention"});
   for (const auto& kv : n) {
     const auto key = kv.first.Scalar();
+    if (key == "memory_kind" || key == "flops_convention") continue;
     const double hi = key == "mfu" ? 1.0 : 1e12;
     if (auto v = r.number(kv.second, "measured." + key, 1e-12, hi)) s.measured[key] = *v;
   }
-  if (n.size() == 0)
+  for (const char* key : {"mfu", "tflops_per_gpu"})
+    if (s.measured.count(key)) s.measured_as_stated[key] = s.measured[key];
+  if (const auto k = n["memory_kind"]) {
+    if (auto v = r.choice(k, "measured.memory_kind", {"allocated", "reserved"}))
+      s.memory_kind = *v == "allocated" ? MemoryKind::Allocated : MemoryKind::Reserved;
+    if (!n["memory_gib"])
+      r.error(k, "measured.memory_kind", "memory_kind says what memory_gib counts, but the run gives no memory_gib",
+              "add memory_gib (the peak memory per GPU), or remove memory_kind");
+  }
+  if (const auto c = n["flops_convention"]) {
+    if (auto v = r.choice(c, "measured.flops_convention", {"model", "model_full_attention", "hardware", "megatron"})) {
+      s.flops_convention = *parse_flops_convention(*v);
+      s.flops_convention_stated = true;
+    }
+    if (!n["mfu"] && !n["tflops_per_gpu"])
+      r.error(c, "measured.flops_convention",
+              "flops_convention says how mfu and tflops_per_gpu were counted, but the run gives neither",
+              "add the run's mfu or tflops_per_gpu, or remove flops_convention");
+  }
+  const std::size_t figures = n.size() - (n["memory_kind"] ? 1 : 0) - (n["flops_convention"] ? 1 : 0);
+  if (figures == 0)
     r.error(n, "measured", "no measured figure",
             "give at least one of iteration_time_s, tokens_per_gpu_s, mfu, tflops_per_gpu, memory_gib");
 }

@@ -93,8 +93,36 @@ void write_architecture(const ModelSpec& m, YAML::Node& out) {
     moe["expert_ffn"] = m.moe->expert_ffn;
     moe["shared_experts"] = m.moe->shared_experts;
     moe["dense_layers"] = m.moe->dense_layers;
+    if (m.moe->layer_freq > 1) moe["layer_freq"] = m.moe->layer_freq;
+    if (m.moe->shared_expert_ffn > 0) moe["shared_expert_ffn"] = m.moe->shared_expert_ffn;
+    if (m.moe->node_limit > 0) moe["node_limit"] = m.moe->node_limit;
+    if (m.moe->capacity_factor > 0) moe["capacity_factor"] = m.moe->capacity_factor;
     out["moe"] = moe;
   }
+  if (m.mla) {
+    YAML::Node mla(YAML::NodeType::Map);
+    mla["q_lora_rank"] = m.mla->q_lora_rank;
+    mla["kv_lora_rank"] = m.mla->kv_lora_rank;
+    mla["qk_nope_head_dim"] = m.mla->qk_nope_head_dim;
+    mla["qk_rope_head_dim"] = m.mla->qk_rope_head_dim;
+    mla["v_head_dim"] = m.mla->v_head_dim;
+    out["mla"] = mla;
+  }
+  if (m.mtp_layers > 0) out["mtp_layers"] = m.mtp_layers;
+  if (m.sliding_window) {
+    YAML::Node w(YAML::NodeType::Map);
+    w["size"] = m.sliding_window->size;
+    w["every"] = m.sliding_window->every;
+    out["sliding_window"] = w;
+  }
+}
+
+/// Whether the model `f` describes has multi-head latent attention: its preset's (or, for a custom
+/// shape, the preset it was made from, or the file's own custom model).
+bool form_has_mla(const ScenarioForm& f, const Catalog& catalog, const YAML::Node& base) {
+  const std::string& name = f.model_preset.empty() ? f.model_base : f.model_preset;
+  if (const ModelSpec* m = name.empty() ? nullptr : catalog.find_model(name)) return m->mla.has_value();
+  return f.model_preset.empty() && base.IsMap() && !base["preset"] && base["mla"];
 }
 
 YAML::Node model_node(const YAML::Node& base, const ScenarioForm& f, const Catalog& catalog) {
@@ -107,12 +135,15 @@ YAML::Node model_node(const YAML::Node& base, const ScenarioForm& f, const Catal
   const ModelSpec* base_spec = base_preset.empty() ? nullptr : catalog.find_model(base_preset);
 
   YAML::Node m(YAML::NodeType::Map);
+  // An MLA model's keys and values are MLA's: kv_heads is not written (the loader refuses it).
+  const bool mla = form_has_mla(f, catalog, base);
+  auto written = [&](std::string_view key) { return !(mla && key == "kv_heads"); };
   if (!f.model_preset.empty()) {
     const ModelSpec* preset = catalog.find_model(f.model_preset);
     m["preset"] = f.model_preset;
     if (preset) {
       for (const char* key : kShapeKeys)
-        if (shape_value(f, key) != shape_value(*preset, key)) m[key] = shape_value(f, key);
+        if (written(key) && shape_value(f, key) != shape_value(*preset, key)) m[key] = shape_value(f, key);
     }
     // The base's other keys (name, architecture overrides) belong to its preset only.
     if (base.IsMap() && preset && base_spec == preset)
@@ -125,7 +156,8 @@ YAML::Node model_node(const YAML::Node& base, const ScenarioForm& f, const Catal
     m["name"] = from->display + " (custom)";
   else if (base_custom && base["name"])
     m["name"] = YAML::Clone(base["name"]);
-  for (const char* key : kShapeKeys) m[key] = shape_value(f, key);
+  for (const char* key : kShapeKeys)
+    if (written(key)) m[key] = shape_value(f, key);
   if (from)
     write_architecture(*from, m);
   else if (base_custom)
@@ -163,9 +195,23 @@ YAML::Node parallel_node(const YAML::Node& base, const ScenarioForm& f) {
   p["global_batch"] = f.global_batch;
   p["recompute"] = f.recompute;
   p["schedule"] = f.schedule;
+  if (f.first_stage_layers > 0 || f.last_stage_layers > 0 || f.account_for_embedding || f.account_for_loss) {
+    YAML::Node l(YAML::NodeType::Map);
+    if (f.first_stage_layers > 0) l["first_stage_layers"] = f.first_stage_layers;
+    if (f.last_stage_layers > 0) l["last_stage_layers"] = f.last_stage_layers;
+    if (f.account_for_embedding) l["account_for_embedding"] = true;
+    if (f.account_for_loss) l["account_for_loss"] = true;
+    p["pipeline_layout"] = l;
+  }
+  if (!f.moe_dispatcher.empty()) p["moe_dispatcher"] = f.moe_dispatcher;
+  if (!f.fsdp.empty()) {
+    YAML::Node fsdp(YAML::NodeType::Map);
+    fsdp["reshard_after_forward"] = f.fsdp == "reshard";
+    p["fsdp"] = fsdp;
+  }
   copy_other_keys(base, p, [](const std::string& k) {
     return is_one_of(k, {"tp", "pp", "dp", "cp", "ep", "vpp", "sequence_parallel", "zero", "micro_batch",
-                         "global_batch", "recompute", "schedule"});
+                         "global_batch", "recompute", "schedule", "pipeline_layout", "moe_dispatcher", "fsdp"});
   });
   return p;
 }
@@ -200,6 +246,18 @@ void set_parallel_plan(ScenarioForm& f, const ParallelPlan& p) {
   f.global_batch = p.global_batch;
   f.recompute = to_string(p.recompute);
   f.schedule = to_string(p.schedule);
+  const PipelineLayout layout = p.pipeline_layout.value_or(PipelineLayout{});
+  f.first_stage_layers = layout.first_stage_layers;
+  f.last_stage_layers = layout.last_stage_layers;
+  f.account_for_embedding = layout.account_for_embedding;
+  f.account_for_loss = layout.account_for_loss;
+  // A plan from the planner states no dispatcher or FSDP: the form keeps its own (FSDP only with
+  // ZeRO-3, which it is).
+  if (p.moe_dispatcher) f.moe_dispatcher = to_string(*p.moe_dispatcher);
+  if (p.fsdp)
+    f.fsdp = p.fsdp->reshard_after_forward ? "reshard" : "keep";
+  else if (p.zero != 3)
+    f.fsdp.clear();
 }
 
 void set_model_shape(ScenarioForm& f, const ModelSpec& m) {
@@ -300,7 +358,10 @@ constexpr KeyComment kKeyComments[] = {
     {"parallel.micro_batch", "sequences per micro-batch"},
     {"parallel.global_batch", "sequences per step, a multiple of dp * micro_batch"},
     {"parallel.recompute", "none | selective | full"},
-    {"parallel.schedule", "gpipe | 1f1b | interleaved | zero-bubble"},
+    {"parallel.schedule", "gpipe | 1f1b | interleaved | zero-bubble | dualpipe | dualpipev"},
+    {"parallel.pipeline_layout", "uneven stages: first/last_stage_layers or account_for_embedding/loss"},
+    {"parallel.moe_dispatcher", "alltoall | allgather | deepep (MoE token dispatch)"},
+    {"parallel.fsdp", "FSDP2 (torch fully_shard): ZeRO-3 with per-layer gathers"},
     {"precision", "fp32 | fp16 | bf16 | fp8 (mxfp8, nvfp4: Blackwell)"},
     {"training.tokens", "unit strings work: 1T, 300B; days, GPU-hours and bills need it"},
     {"pricing.catalog", "price list the bills use: flopcast catalog prices"},

@@ -83,22 +83,50 @@ void read_lora(const YAML::Node& n, Reader& r, Scenario& s) {
     s.defaults_applied.push_back("training.lora.targets = [" + lora_target_list(l.targets) +
                                  "] (default: NeMo's LoRA targets, the attention and MLP projections)");
   }
+}
+
+/// The frozen base weights' storage: training.base_weights (the run schema's key) or, as before,
+/// training.lora.base_weights; one of the two. Unstated: nf4 for qlora, bf16 for lora.
+void read_base_weights(const YAML::Node& t, Reader& r, Scenario& s) {
+  const YAML::Node undefined(YAML::NodeType::Undefined);
+  const YAML::Node lora = t["lora"];
+  const YAML::Node top = t["base_weights"];
+  const YAML::Node inner = lora && lora.IsMap() && lora["base_weights"] ? lora["base_weights"] : undefined;
+  if (top && inner) {
+    r.error(inner, "training.lora.base_weights", "base_weights is given twice: under training and under training.lora",
+            "keep training.base_weights and remove training.lora.base_weights");
+    return;
+  }
+  const YAML::Node n = top ? top : inner;
+  const std::string path = top ? "training.base_weights" : "training.lora.base_weights";
+  LoraSpec& l = s.training.lora;
   const bool qlora = s.training.method == TrainingMethod::QLora;
-  if (n["base_weights"]) {
-    if (auto v = r.choice(n["base_weights"], "training.lora.base_weights", {"bf16", "nf4"})) {
-      l.base_weights = *v == "nf4" ? BaseWeights::NF4 : BaseWeights::BF16;
-      if (qlora && l.base_weights != BaseWeights::NF4)
-        r.error(n["base_weights"], "training.lora.base_weights",
-                "method qlora stores the frozen base weights in 4-bit NF4, got base_weights bf16",
-                "use base_weights: nf4 (or leave it out), or method: lora for bf16 base weights");
-      if (!qlora && l.base_weights == BaseWeights::NF4)
-        r.error(n["base_weights"], "training.lora.base_weights", "NF4 base weights are QLoRA",
-                "use method: qlora, or base_weights: bf16");
-    }
-  } else {
+  if (!n) {
     l.base_weights = qlora ? BaseWeights::NF4 : BaseWeights::BF16;
-    s.defaults_applied.push_back(std::string("training.lora.base_weights = ") + to_string(l.base_weights) +
+    s.defaults_applied.push_back(std::string("training.base_weights = ") + to_string(l.base_weights) +
                                  " (default for method " + to_string(s.training.method) + ")");
+    return;
+  }
+  const auto v = r.choice(n, path, {"bf16", "fp8", "nf4", "nvfp4"});
+  if (!v) return;
+  l.base_weights = *parse_base_weights(*v);
+  const GpuSpec& gpu = s.cluster.gpu;
+  if (qlora && l.base_weights != BaseWeights::NF4) {
+    r.error(n, path, "method qlora stores the frozen base weights in 4-bit NF4, got base_weights " + *v,
+            "use base_weights: nf4 (or leave it out), or method: lora for " + *v + " base weights");
+  } else if (!qlora && l.base_weights == BaseWeights::NF4) {
+    r.error(n, path, "NF4 base weights are QLoRA", "use method: qlora, or base_weights: bf16");
+  } else if (l.base_weights == BaseWeights::NVFP4 && !gpu.name.empty() && !gpu.peak(Precision::NVFP4)) {
+    // Transformer Engine's NVFP4 recipe runs on the FP4 tensor cores of Blackwell (SM100+).
+    r.error(n, path,
+            "the " + gpu.name +
+                " has no NVFP4 tensor cores: NVFP4 base weights are a Blackwell format (B200, GB200, "
+                "B300, GB300)",
+            std::string("use base_weights: ") + (gpu.peak(Precision::FP8) ? "fp8 or bf16" : "bf16") +
+                " on this GPU (or method: qlora for 4-bit NF4 weights)");
+  } else if (l.base_weights == BaseWeights::FP8 && !gpu.name.empty() && !gpu.peak(Precision::FP8)) {
+    r.error(n, path, "the " + gpu.name + " has no FP8 tensor cores: FP8 base weights need Hopper, Ada or Blackwell",
+            "use base_weights: bf16 on this GPU (or method: qlora for 4-bit NF4 weights)");
   }
 }
 
@@ -107,7 +135,7 @@ void read_lora(const YAML::Node& n, Reader& r, Scenario& s) {
 void read_training(const YAML::Node& t, Reader& r, Scenario& s) {
   r.note("training", t);
   if (!r.expect_map(t, "training")) return;
-  r.check_keys(t, "training", {"tokens", "method", "lora"});
+  r.check_keys(t, "training", {"tokens", "method", "lora", "base_weights"});
   if (t["tokens"]) {
     if (auto v = r.number(t["tokens"], "training.tokens", 1, kMaxTokens)) s.training.tokens = *v;
   }
@@ -120,6 +148,10 @@ void read_training(const YAML::Node& t, Reader& r, Scenario& s) {
     if (t["lora"])
       r.error(t["lora"], "training.lora", "a lora block needs method lora or qlora (method is full)",
               "set training.method: lora (or qlora), or remove the lora block");
+    else if (t["base_weights"])
+      r.error(t["base_weights"], "training.base_weights",
+              "base_weights is the storage of frozen weights, which method full does not have (every weight trains)",
+              "set training.method: lora (or qlora), or remove base_weights");
     return;
   }
   if (!t["lora"]) {
@@ -134,6 +166,7 @@ void read_training(const YAML::Node& t, Reader& r, Scenario& s) {
                 to_string(s.precision),
             "use precision: bf16 with method qlora");
   read_lora(t["lora"], r, s);
+  read_base_weights(t, r, s);
 }
 
 }  // namespace flopcast::io::detail

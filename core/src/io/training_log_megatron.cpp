@@ -155,17 +155,13 @@ void model_keys(Reader& r, LoggedRun& run) {
   d.set("model.heads", heads);
   const bool mla = a.flag("multi_latent_attention").value_or(false);
   if (mla) {
-    d.set("model.kv_heads", heads);
-    // Until the loader reads model.mla: attention as multi-head with the query/key head width.
-    const auto qk = r.integer_or("qk_head_dim", 128) + r.integer_or("qk_pos_emb_head_dim", 64);
-    d.set("model.head_dim", qk);
-    d.set_pending("model.mla", "{q_lora_rank: " + std::to_string(r.integer_or("q_lora_rank", 0)) +
-                                   ", kv_lora_rank: " + std::to_string(r.integer_or("kv_lora_rank", 32)) +
-                                   ", qk_nope_head_dim: " + std::to_string(r.integer_or("qk_head_dim", 128)) +
-                                   ", qk_rope_head_dim: " + std::to_string(r.integer_or("qk_pos_emb_head_dim", 64)) +
-                                   ", v_head_dim: " + std::to_string(r.integer_or("v_head_dim", 128)) + "}");
-    d.add_note("multi-head latent attention: predicted as multi-head attention with head_dim " + std::to_string(qk) +
-               " until the run-file loader reads model.mla (kept as a comment)");
+    // MLA: keys and values are MLA's (no kv_heads, no head_dim). Megatron-LM's --q-lora-rank None
+    // means queries not compressed (q_lora_rank 0); its defaults (arguments.py) otherwise.
+    d.set_raw("model.mla", "{q_lora_rank: " + std::to_string(r.integer_or("q_lora_rank", 0)) +
+                               ", kv_lora_rank: " + std::to_string(r.integer_or("kv_lora_rank", 32)) +
+                               ", qk_nope_head_dim: " + std::to_string(r.integer_or("qk_head_dim", 128)) +
+                               ", qk_rope_head_dim: " + std::to_string(r.integer_or("qk_pos_emb_head_dim", 64)) +
+                               ", v_head_dim: " + std::to_string(r.integer_or("v_head_dim", 128)) + "}");
   } else {
     const bool gqa = a.flag("group_query_attention").value_or(false) || !a.find("group_query_attention");
     d.set("model.kv_heads", gqa && a.has("num_query_groups") ? r.need("num_query_groups") : heads);
@@ -188,8 +184,7 @@ void model_keys(Reader& r, LoggedRun& run) {
   if (a.has("hidden_dropout") || a.has("attention_dropout"))
     d.set_bool("model.dropout",
                a.number("hidden_dropout").value_or(0) > 0 || a.number("attention_dropout").value_or(0) > 0);
-  if (const auto mtp = a.integer("mtp_num_layers"); mtp && *mtp > 0)
-    d.set_pending("model.mtp_layers", std::to_string(*mtp));
+  if (const auto mtp = a.integer("mtp_num_layers"); mtp && *mtp > 0) d.set("model.mtp_layers", *mtp);
   run.seq_len = seq;
 }
 
@@ -207,7 +202,7 @@ void moe_keys(Reader& r, LoggedRun& run) {
       d.set("model.moe.shared_experts", *shared / expert_ffn);
     } else {
       d.set("model.moe.shared_experts", std::int64_t{1});
-      d.set_pending("model.moe.shared_expert_ffn", std::to_string(*shared));
+      d.set("model.moe.shared_expert_ffn", *shared);
     }
   }
   // --moe-layer-freq: an integer N (an MoE layer every N) or the evaluated list of 0/1 per layer.
@@ -218,10 +213,21 @@ void moe_keys(Reader& r, LoggedRun& run) {
       if (c == '0' || c == '1') pattern.push_back(c - '0');
     const auto dense = std::find(pattern.begin(), pattern.end(), 1) - pattern.begin();
     if (dense > 0) d.set("model.moe.dense_layers", static_cast<std::int64_t>(dense));
-    if (std::find(pattern.begin() + dense, pattern.end(), 0) != pattern.end())
-      d.add_note("moe_layer_freq " + freq + " mixes dense layers in after the first MoE layer: predicted as MoE");
+    // After the dense layers, an MoE layer every N layers (model.moe.layer_freq), or a pattern
+    // the run schema cannot say.
+    const auto n = static_cast<std::size_t>(dense);
+    std::size_t freq_n = 1;
+    while (n + freq_n < pattern.size() && pattern[n + freq_n] == 0) ++freq_n;
+    bool periodic = n < pattern.size();
+    for (std::size_t k = 0; periodic && n + k < pattern.size(); ++k) periodic = pattern[n + k] == (k % freq_n == 0);
+    if (periodic && freq_n > 1)
+      d.set("model.moe.layer_freq", static_cast<std::int64_t>(freq_n));
+    else if (!periodic)
+      d.add_note("moe_layer_freq " + freq +
+                 " mixes dense and MoE layers irregularly after the first MoE layer: "
+                 "predicted with an MoE layer every layer after the dense ones");
   } else if (const auto n = a.integer("moe_layer_freq"); n && *n > 1) {
-    d.set_pending("model.moe.layer_freq", std::to_string(*n));
+    d.set("model.moe.layer_freq", *n);
   }
 }
 
@@ -263,10 +269,10 @@ void plan_keys(Reader& r, LoggedRun& run) {
     d.set("parallel.ep", r.integer_or("expert_model_parallel_size", 1));
     d.set("parallel.etp", r.integer_or("expert_tensor_parallel_size", tp));
     const auto dispatcher = a.text("moe_token_dispatcher_type");
-    if (dispatcher == "alltoall" || dispatcher == "allgather") d.set_pending("parallel.moe_dispatcher", dispatcher);
+    if (dispatcher == "alltoall" || dispatcher == "allgather") d.set_raw("parallel.moe_dispatcher", dispatcher);
     if (dispatcher == "flex" &&
         (a.flag("moe_enable_deepep").value_or(false) || a.text("moe_flex_dispatcher_backend") == "deepep"))
-      d.set_pending("parallel.moe_dispatcher", "deepep");
+      d.set_raw("parallel.moe_dispatcher", "deepep");
   }
   d.set("parallel.vpp", r.integer_or("virtual_pipeline_model_parallel_size", 1));
   if (const auto sp = a.flag("sequence_parallel")) d.set_bool("parallel.sequence_parallel", *sp);
@@ -303,7 +309,7 @@ void plan_keys(Reader& r, LoggedRun& run) {
     if (last) layout += "last_stage_layers: " + std::to_string(*last) + ", ";
     layout += std::string("account_for_embedding: ") + (emb ? "true" : "false") +
               ", account_for_loss: " + (loss ? "true" : "false") + "}";
-    d.set_pending("parallel.pipeline_layout", layout);
+    d.set_raw("parallel.pipeline_layout", layout);
   }
 }
 

@@ -359,7 +359,7 @@ void plan_keys(Reader& r, LoggedRun& run) {
     else if (s == "ZBVZeroBubble" || s == "InterleavedZeroBubble")
       d.set_raw("parallel.schedule", "zero-bubble");
     else if (s == "DualPipeV")
-      d.set_pending("parallel.schedule", "dualpipev");
+      d.set_raw("parallel.schedule", "dualpipev");
     else if (!s.empty())
       d.add_note("pipeline schedule " + s + " has no run-schema name: left to validate to resolve");
   }

@@ -24,6 +24,22 @@ const char* to_string(Schedule s) {
       return "interleaved";
     case Schedule::ZeroBubble:
       return "zero-bubble";
+    case Schedule::DualPipe:
+      return "dualpipe";
+    case Schedule::DualPipeV:
+      return "dualpipev";
+  }
+  return "?";
+}
+
+const char* to_string(MoeDispatcher d) {
+  switch (d) {
+    case MoeDispatcher::AllToAll:
+      return "alltoall";
+    case MoeDispatcher::AllGather:
+      return "allgather";
+    case MoeDispatcher::DeepEP:
+      return "deepep";
   }
   return "?";
 }
@@ -35,7 +51,14 @@ std::optional<Recompute> parse_recompute(std::string_view s) {
 }
 
 std::optional<Schedule> parse_schedule(std::string_view s) {
-  for (Schedule x : {Schedule::GPipe, Schedule::OneFOneB, Schedule::Interleaved, Schedule::ZeroBubble})
+  for (Schedule x : {Schedule::GPipe, Schedule::OneFOneB, Schedule::Interleaved, Schedule::ZeroBubble,
+                     Schedule::DualPipe, Schedule::DualPipeV})
+    if (s == to_string(x)) return x;
+  return std::nullopt;
+}
+
+std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view s) {
+  for (MoeDispatcher x : {MoeDispatcher::AllToAll, MoeDispatcher::AllGather, MoeDispatcher::DeepEP})
     if (s == to_string(x)) return x;
   return std::nullopt;
 }

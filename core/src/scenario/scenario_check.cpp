@@ -1,5 +1,6 @@
 #include "flopcast/scenario/scenario_check.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -51,6 +52,110 @@ void check_experts(const Scenario& s, Diagnostics& d) {
   }
 }
 
+/// parallel.pipeline_layout against the layers, pp and vpp, as Megatron-LM's
+/// get_num_layers_to_build (megatron/core/transformer/transformer_block.py) asserts them.
+void check_pipeline_layout(const Scenario& s, Diagnostics& d) {
+  const auto& L = s.locations;
+  const auto& p = s.plan;
+  const auto& l = *p.pipeline_layout;
+  const std::string key = "parallel.pipeline_layout";
+  const int layers = s.model.layers, pp = p.pp, vpp = std::max(1, p.vpp);
+  if (pp <= 1) {
+    d.error_at(L, key, "pipeline_layout shapes pipeline stages, but pp is 1",
+               "set parallel.pp > 1, or remove pipeline_layout");
+    return;
+  }
+  if (is_dual_pipe(p.schedule)) {
+    d.error_at(L, key,
+               std::string("pipeline_layout is Megatron-LM's uneven split; schedule ") + to_string(p.schedule) +
+                   " places its own stages (two per rank)",
+               "remove pipeline_layout, or use schedule 1f1b or interleaved");
+    return;
+  }
+  const bool uneven = l.first_stage_layers > 0 || l.last_stage_layers > 0;
+  if (uneven && (l.account_for_embedding || l.account_for_loss)) {
+    d.error_at(
+        L, key + (l.account_for_embedding ? ".account_for_embedding" : ".account_for_loss"),
+        "first/last_stage_layers and account_for_embedding/loss are two ways to even the stages out; Megatron-LM "
+        "refuses them together",
+        "keep first_stage_layers / last_stage_layers, or the account_for_ keys");
+    return;
+  }
+  auto per_rank_check = [&](int n, const std::string& at, const std::string& what) {
+    if (n % vpp != 0)
+      d.error_at(L, at, what + " " + str(n) + " does not divide into vpp = " + str(vpp) + " virtual stages",
+                 "each virtual stage of a rank takes the same number of layers: choose a multiple of " + str(vpp));
+  };
+  if (uneven) {
+    int left = layers, ranks = pp;
+    if (l.first_stage_layers > 0) left -= l.first_stage_layers, --ranks;
+    if (l.last_stage_layers > 0) left -= l.last_stage_layers, --ranks;
+    if (left < 0 || (ranks > 0 && left < ranks) || (ranks == 0 && left != 0)) {
+      d.error_at(
+          L, key + (l.first_stage_layers > 0 ? ".first_stage_layers" : ".last_stage_layers"),
+          "first_stage_layers + last_stage_layers = " + str(l.first_stage_layers + l.last_stage_layers) + " leaves " +
+              str(left) + " of the " + str(layers) + " layers for the other " + str(ranks) + " pipeline ranks",
+          ranks > 0 ? "leave at least one layer for each other rank" : "with pp 2 the two must sum to the layers");
+      return;
+    }
+    if (ranks > 0 && left % ranks != 0) {
+      d.error_at(L, key,
+                 str(left) + " layers left after the first and last ranks do not split evenly over the other " +
+                     str(ranks) + " ranks",
+                 "choose first_stage_layers and last_stage_layers so that layers - first - last is a multiple of " +
+                     str(ranks));
+      return;
+    }
+    if (l.first_stage_layers > 0)
+      per_rank_check(l.first_stage_layers, key + ".first_stage_layers", "first_stage_layers");
+    if (l.last_stage_layers > 0) per_rank_check(l.last_stage_layers, key + ".last_stage_layers", "last_stage_layers");
+    if (ranks > 0) per_rank_check(left / ranks, key, "the other ranks' layers");
+    return;
+  }
+  const int units = layers + (l.account_for_embedding ? 1 : 0) + (l.account_for_loss ? 1 : 0);
+  if (units % (pp * vpp) != 0 && (l.account_for_embedding || l.account_for_loss))
+    d.error_at(L, key,
+               "layers + embedding + loss = " + str(units) + " do not split evenly over pp*vpp = " + str(pp * vpp) +
+                   " virtual stages",
+               "Megatron-LM counts the embedding and the loss as one layer each here: choose pp and vpp dividing " +
+                   str(units));
+}
+
+/// DualPipe and DualPipeV (deepseek-ai/DualPipe: dualpipe.py asserts an even rank count and
+/// num_chunks % 2 == 0 and num_chunks >= 2 x ranks; dualpipev.py num_chunks >= 2 x ranks).
+void check_dual_pipe(const Scenario& s, Diagnostics& d) {
+  const auto& L = s.locations;
+  const auto& p = s.plan;
+  const std::string name = to_string(p.schedule);
+  if (p.pp < 2 || (p.schedule == Schedule::DualPipe && p.pp % 2 != 0)) {
+    d.error_at(L, "parallel.schedule",
+               "schedule " + name + " needs " + (p.schedule == Schedule::DualPipe ? "an even pp" : "pp") +
+                   " of at least 2, got pp " + str(p.pp),
+               p.schedule == Schedule::DualPipe ? "DualPipe feeds micro-batches from both ends of an even pipeline"
+                                                : "DualPipeV folds the pipeline into a V over at least two ranks");
+    return;
+  }
+  if (p.vpp > 1) {
+    d.error_at(L, "parallel.vpp",
+               "vpp " + str(p.vpp) + " with schedule " + name + ": each rank already holds two stages",
+               "remove vpp (or set it to 1)");
+    return;
+  }
+  const int stages = p.schedule == Schedule::DualPipe ? p.pp : 2 * p.pp;
+  if (s.model.layers < stages)
+    d.error_at(L, "parallel.pp",
+               "schedule " + name + " splits the model into " + str(stages) + " stages, more than its " +
+                   str(s.model.layers) + " layers",
+               "use a smaller pp");
+  if (s.open_settings.micro_batch) return;  // resolution picks a micro-batch
+  const std::int64_t m = p.microbatches();
+  if (m < 2 * p.pp || (p.schedule == Schedule::DualPipe && m % 2 != 0))
+    d.error_at(L, "parallel.global_batch",
+               "schedule " + name + " needs " + (p.schedule == Schedule::DualPipe ? "an even number of " : "") +
+                   "at least 2 x pp = " + str(2 * p.pp) + " micro-batches per step, got " + str(m),
+               "raise global_batch or lower micro_batch (micro-batches = global_batch / (micro_batch x dp))");
+}
+
 }  // namespace
 
 void check_scenario(const Scenario& s, Diagnostics& d) {
@@ -96,16 +201,20 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
                "choose tp dividing kv_heads, or a multiple of it (heads are then replicated)");
   if (m.ffn % p.tp != 0) d.error_at(L, "parallel.tp", "tp " + str(p.tp) + " does not divide ffn " + str(m.ffn));
   if (m.vocab > 0 && p.tp > m.vocab) d.error_at(L, "parallel.tp", "tp " + str(p.tp) + " exceeds vocab " + str(m.vocab));
-  if (p.pp * p.vpp > m.layers)
+  if (p.pipeline_layout)
+    check_pipeline_layout(s, d);
+  else if (p.pp * p.vpp > m.layers)
     d.error_at(L, "parallel.pp", "pp*vpp = " + str(p.pp * p.vpp) + " exceeds layers " + str(m.layers),
                "each pipeline stage needs at least one layer");
-  else if (m.layers % (p.pp * p.vpp) != 0)
+  else if (m.layers % (p.pp * p.vpp) != 0 && !is_dual_pipe(p.schedule))
     d.warning(locate(L, "parallel.pp"), "parallel.pp",
               "layers " + str(m.layers) + " not divisible by pp*vpp = " + str(p.pp * p.vpp) +
                   ": stages get unequal layer counts (the most-loaded stage sets the pace)");
   if (p.vpp > 1 && p.pp == 1)
     d.error_at(L, "parallel.vpp", "vpp " + str(p.vpp) + " needs pipeline parallelism (pp > 1)");
-  if (p.vpp > 1 && p.schedule != Schedule::Interleaved)
+  if (is_dual_pipe(p.schedule))
+    check_dual_pipe(s, d);
+  else if (p.vpp > 1 && p.schedule != Schedule::Interleaved)
     d.error_at(L, "parallel.schedule", std::string("vpp > 1 needs schedule interleaved, got ") + to_string(p.schedule));
   if (p.schedule == Schedule::Interleaved && p.vpp == 1)
     d.error_at(L, "parallel.vpp", "schedule interleaved needs vpp > 1",
@@ -130,6 +239,10 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
   if (m.seq_len % p.cp != 0)
     d.error_at(L, "parallel.cp", "cp " + str(p.cp) + " does not divide seq_len " + str(m.seq_len));
   check_experts(s, d);
+  if (!m.moe && p.moe_dispatcher)
+    d.error_at(L, "parallel.moe_dispatcher",
+               std::string("moe_dispatcher ") + to_string(*p.moe_dispatcher) + " needs a mixture-of-experts model",
+               "remove moe_dispatcher for a dense model");
   if (p.sequence_parallel && p.tp == 1)
     d.warning(locate(L, "parallel.sequence_parallel"), "parallel.sequence_parallel",
               "sequence parallelism has no effect with tp 1");

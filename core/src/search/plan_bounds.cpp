@@ -97,6 +97,12 @@ Time shape_step_lower_bound_in(Scenario& s, const ComputeProfile& prof, const Ax
         case Schedule::ZeroBubble:
           consider(micro * crit + (fill - crit) / 3.0);
           break;
+        case Schedule::DualPipe:
+        case Schedule::DualPipeV:
+          // Never enumerated (framework_rules.hpp); with its communication hidden a step takes
+          // at least its computation, the floor alone.
+          consider(micro * crit - micro * p2p);
+          break;
       }
     }
     if (best >= 0) pipeline = std::max(pipeline, best);

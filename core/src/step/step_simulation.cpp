@@ -70,7 +70,94 @@ struct Op {
   OpKind kind;
   int mb;
   int chunk;
+  bool split = false;    ///< a B computing the input gradient only, its W later (zero-bubble)
+  bool overlap = false;  ///< one of a DualPipe forward-backward pair: its collectives hide under the other's compute
 };
+
+/// The shape of the simulated pipeline.
+struct SimShape {
+  int p = 1;  ///< pipeline stages (ranks)
+  int m = 1;  ///< micro-batches per pipeline
+  int v = 1;  ///< model chunks per stage
+  int V = 1;  ///< virtual stages a micro-batch crosses: p * v; DualPipe p (per direction); DualPipeV 2p
+  Schedule sched = Schedule::OneFOneB;
+  /// The share of a rank's per-micro-batch stage cost one pass carries: 1 / v for chunks, 1 under
+  /// DualPipe (a rank's stage times are one stage's, the mean of its two: stage_cost.cpp).
+  double chunk_share = 1;
+  /// The rank that runs virtual stage `vs` of micro-batch `mb`: Megatron's loop (vs % p), the V of
+  /// DualPipeV (down ranks 0 .. p-1, back up p-1 .. 0), DualPipe's two directions (the first half of
+  /// the micro-batches from rank 0, the second from rank p-1).
+  int rank_of(int vs, int mb) const {
+    if (sched == Schedule::DualPipeV) return vs < p ? vs : V - 1 - vs;
+    if (sched == Schedule::DualPipe) return mb < m / 2 ? vs : p - 1 - vs;
+    return vs % p;
+  }
+  /// The virtual stage rank `r` runs for `op`.
+  int vs_of(const Op& op, int r) const {
+    if (sched == Schedule::DualPipeV) return op.chunk == 0 ? r : V - 1 - r;
+    if (sched == Schedule::DualPipe) return op.mb < m / 2 ? r : p - 1 - r;
+    return op.chunk * p + r;
+  }
+};
+
+/// One DualPipe or DualPipeV rank's order, step for step as deepseek-ai/DualPipe runs it
+/// (dualpipe/dualpipe.py and dualpipev.py, step(): 1 nF0, 2 nF0F1, 3 nB1W1F1 with zero bubble,
+/// 4 the main nF0B1F1B0 of overlapped forward-backward pairs, 5 nB1F1B0, 6 nB1B0 with zero bubble
+/// for the second half, 7 nWB0, 8 nW). DualPipe runs it on half-rank min(r, p-1-r) of p/2 with half
+/// the micro-batches per direction, phase 0 being a first-half rank's own direction; DualPipeV on
+/// rank r of p with phase 0 the V's way down. Approximation: the pair's overlap is its collectives
+/// (all of them, TP too) not holding the compute stream; the chunk-level interleaving of DeepSeek's
+/// kernels is not simulated.
+std::vector<Op> dual_schedule_ops(const SimShape& sh, int r) {
+  const bool v_shape = sh.sched == Schedule::DualPipeV;
+  const int P = v_shape ? sh.p : sh.p / 2;
+  const bool second = !v_shape && r >= P;
+  const int h = second ? sh.p - 1 - r : r;
+  const int N = v_shape ? sh.m : sh.m / 2;
+  const bool turn = h == P - 1;  // dualpipev's is_last_rank, dualpipe's is_middle_rank
+  int fc[2] = {0, 0}, bc[2] = {0, 0};
+  std::deque<std::pair<int, int>> weights;  // deferred weight gradients (mb, chunk), first in first out
+  std::vector<Op> ops;
+  auto mb_of = [&](int phase, int k) { return v_shape ? k : (phase ^ (second ? 1 : 0)) * N + k; };
+  auto F = [&](int phase, bool overlap) {
+    ops.push_back({OpKind::F, mb_of(phase, fc[phase]++), phase, false, overlap});
+  };
+  auto B = [&](int phase, bool zb, bool overlap) {
+    const int mb = mb_of(phase, bc[phase]++);
+    ops.push_back({OpKind::B, mb, phase, zb, overlap});
+    if (zb) weights.emplace_back(mb, phase);
+  };
+  auto W = [&] {
+    if (weights.empty()) return;
+    ops.push_back({OpKind::W, weights.front().first, weights.front().second});
+    weights.pop_front();
+  };
+  auto FB = [&](int f, int b) {
+    F(f, true);
+    B(b, false, true);
+  };
+  for (int i = 0; i < (P - h - 1) * 2; ++i) F(0, false);
+  for (int i = 0; i < h + 1; ++i) F(0, false), F(1, false);
+  for (int i = 0; i < P - h - 1; ++i) B(1, true, false), W(), F(1, false);
+  for (int i = 0; i < N - 2 * P + h + 1; ++i) {
+    if (i == 0 && turn)  // "We don't overlap these two chunks to further reduce bubble size."
+      F(0, false), B(1, false, false);
+    else
+      FB(0, 1);
+    FB(1, 0);
+  }
+  for (int i = 0; i < P - h - 1; ++i) B(1, false, false), FB(1, 0);
+  bool zb = false;
+  for (int i = 0, n = h + 1; i < n; ++i) {
+    if (i == n / 2 && h % 2 == 1) zb = true;
+    B(1, zb, false);
+    if (i == n / 2 && h % 2 == 0) zb = true;
+    B(0, zb, false);
+  }
+  for (int i = 0; i < P - h - 1; ++i) W(), B(0, true, false);
+  while (!weights.empty()) W();
+  return ops;
+}
 
 /// The order one pipeline rank runs its forward/backward passes in.
 std::vector<Op> schedule_ops(Schedule sched, int p, int r, int m, int v) {
@@ -119,14 +206,14 @@ std::vector<Op> schedule_ops(Schedule sched, int p, int r, int m, int v) {
   for (int j = 0; j < warm; ++j) ops.push_back({OpKind::F, j, 0});
   for (int i = 0; i < m - warm; ++i) {
     ops.push_back({OpKind::F, warm + i, 0});
-    ops.push_back({OpKind::B, i, 0});
+    ops.push_back({OpKind::B, i, 0, zb});
     if (zb) {
       pending.push_back(i);
       emit_w();
     }
   }
   for (int j = m - warm; j < m; ++j) {
-    ops.push_back({OpKind::B, j, 0});
+    ops.push_back({OpKind::B, j, 0, zb});
     if (zb) {
       pending.push_back(j);
       emit_w();
@@ -157,15 +244,6 @@ Time sat_add(Time a, Time b) {
   return b.ns > 0 && a.ns > kMax - b.ns ? Time{kMax} : a + b;
 }
 
-/// The shape of the simulated pipeline.
-struct SimShape {
-  int p = 1;  ///< pipeline stages
-  int m = 1;  ///< micro-batches per pipeline
-  int v = 1;  ///< model chunks per stage
-  int V = 1;  ///< virtual stages, p * v
-  Schedule sched = Schedule::OneFOneB;
-};
-
 SimShape sim_shape(const ParallelPlan& plan, int p, std::int64_t micro) {
   SimShape sh;
   sh.p = p;
@@ -177,6 +255,18 @@ SimShape sim_shape(const ParallelPlan& plan, int p, std::int64_t micro) {
   sh.V = sh.p * sh.v;
   sh.sched =
       sh.v > 1 ? Schedule::Interleaved : (plan.schedule == Schedule::Interleaved ? Schedule::OneFOneB : plan.schedule);
+  sh.chunk_share = 1.0 / sh.v;
+  if (is_dual_pipe(sh.sched)) {
+    // DualPipe needs an even pipeline and an even number of at least 2p micro-batches, DualPipeV
+    // at least 2p (dualpipe.py, dualpipev.py asserts); otherwise 1F1B over the same stage costs.
+    const bool dual = sh.sched == Schedule::DualPipe;
+    if (sh.p < 2 || sh.m < 2 * sh.p || (dual && (sh.p % 2 != 0 || sh.m % 2 != 0))) {
+      sh.sched = Schedule::OneFOneB;
+    } else {
+      sh.V = dual ? sh.p : 2 * sh.p;
+      sh.chunk_share = dual ? 1.0 : 0.5;
+    }
+  }
   return sh;
 }
 
@@ -259,20 +349,21 @@ struct PipelineCells {
 
 /// One pass's share of a stage's per-micro-batch costs (1/v of them per model chunk).
 struct PassTimes {
-  Time f, b, w, r;              ///< forward, backward (B only under ZB-H1), weight gradient, recompute
+  Time f, b, bi, w, r;          ///< forward, backward, its input-gradient part (a split B), weight gradient, recompute
   Time tp_f, tp_r, tp_b;        ///< TP collectives of forward, recompute, backward
   Time cp_f, cp_b, ep_f, ep_b;  ///< CP and EP exchanges
   Time z3;                      ///< one ZeRO-3 gather
 };
 
 PassTimes pass_times(const Scenario& s, const ComputeProfile& prof, const StageTimes& st, const StageParameters& P,
-                     int v, bool zb) {
+                     double cf) {
   const auto& plan = s.plan;
   const double tp_count = tp_collectives_per_layer(plan.recompute);
-  const double cf = 1.0 / v;  // each chunk holds 1/v of the stage's layers
+  // cf: each chunk holds 1/v of the stage's layers (SimShape::chunk_share)
   PassTimes t;
   t.f = scale(st.forward, cf);
-  t.b = scale(zb ? st.backward_input : st.backward, cf);
+  t.b = scale(st.backward, cf);
+  t.bi = scale(st.backward_input, cf);
   t.w = scale(st.backward - st.backward_input, cf);
   t.r = scale(st.recompute, cf);
   t.tp_f = scale(st.tp_comm, cf * 2 / tp_count);
@@ -293,13 +384,13 @@ class RankBuilder {
               const ComputeProfile& prof, const StepSimOptions& options, int r, const StageTimes& st,
               const StageParameters& P)
       : g_(g), cells_(cells), sh_(sh), pl_(pl), s_(s), prof_(prof), options_(options), r_(r), st_(st), P_(P) {
-    zb_ = sh.sched == Schedule::ZeroBubble;
-    t_ = pass_times(s, prof, st, P, sh.v, zb_);
+    dual_ = is_dual_pipe(sh.sched);
+    t_ = pass_times(s, prof, st, P, sh.chunk_share);
     dp_sync_ = options.dp_sync ? *options.dp_sync : dp_sync_time(s, prof, P);
-    ops_ = schedule_ops(sh.sched, sh.p, r, sh.m, sh.v);
+    ops_ = dual_ ? dual_schedule_ops(sh, r) : schedule_ops(sh.sched, sh.p, r, sh.m, sh.v);
     // The last op that finishes this rank's weight gradients: where DP buckets start.
     for (std::size_t i = 0; i < ops_.size(); ++i)
-      if (ops_[i].kind == (zb_ ? OpKind::W : OpKind::B)) last_grad_ = i;
+      if (ops_[i].kind == OpKind::W || (ops_[i].kind == OpKind::B && !ops_[i].split)) last_grad_ = i;
     // Megatron DDP buckets: max(40M, 1M x DP) parameters each
     // (megatron/core/distributed/distributed_data_parallel.py, bucket_size default).
     const double dp_group = static_cast<double>(s.plan.dp * s.plan.cp);
@@ -313,7 +404,9 @@ class RankBuilder {
     for (std::size_t i = 0; i < ops_.size(); ++i) {
       const Op& op = ops_[i];
       emit_pass(op, i);
-      if (last_ != first_) block_ = last_;  // in-layer collectives hold the compute stream
+      // In-layer collectives hold the compute stream, except a DualPipe pair's, which the other
+      // pass's compute hides.
+      if (last_ != first_ && !op.overlap) block_ = last_;
       emit_send(op);
       rank_last = last_;
       if (i == last_grad_) emit_dp_sync();
@@ -363,10 +456,11 @@ class RankBuilder {
         block_ = comm_after(op, last_, t_.tp_r, SliceCategory::TpComm, "TP R", pl_.tp_cross);
         if (block_ == last_) block_ = des::kNoTask;
       }
-      if (i == last_grad_ && buckets_ > 1 && !zb_)
-        pieces(t_.b);
+      const Time b = op.split ? t_.bi : t_.b;
+      if (i == last_grad_ && buckets_ > 1 && !op.split)
+        pieces(b);
       else
-        compute(op, t_.b, SliceCategory::Compute, name);
+        compute(op, b, SliceCategory::Compute, name);
       last_ = comm_after(op, last_, t_.tp_b, SliceCategory::TpComm, "TP B", pl_.tp_cross);
       last_ = comm_after(op, last_, t_.cp_b, SliceCategory::CpComm, "CP B", pl_.cp_cross);
       last_ = comm_after(op, last_, t_.ep_b, SliceCategory::EpComm, "A2A B", pl_.ep_cross);
@@ -378,14 +472,16 @@ class RankBuilder {
   }
   /// The activations (forward) or their gradient (backward) to the neighbouring virtual stage.
   void emit_send(const Op& op) {
-    const int vs = op.chunk * sh_.p + r_;
+    const int vs = sh_.vs_of(op, r_);
     const std::size_t c = cells_.cell(vs, op.mb);
     auto send = [&](int to_vs, const char* label) {
-      const int to = to_vs % sh_.p;
+      const int to = sh_.rank_of(to_vs, op.mb);
+      if (to == r_) return last_;  // DualPipeV's turn: the next virtual stage is this rank's
       const des::TaskId snd = g_.add(r_, StreamKind::Pp, st_.p2p, SliceCategory::PpComm, label, op.mb, op.chunk,
                                      g_.link_for(r_, pl_.node_of(r_) != pl_.node_of(to)));
       g_.eng.add_dependency(snd, last_);
-      if (!s_.plan.overlap_pp_comm) block_ = snd;
+      // DualPipe hides its sends under the overlapped pairs' compute (DeepSeek-V3 §3.2.1).
+      if (!s_.plan.overlap_pp_comm && !dual_) block_ = snd;
       return snd;
     };
     if (op.kind == OpKind::F) {
@@ -436,7 +532,7 @@ class RankBuilder {
   int r_;
   const StageTimes& st_;
   const StageParameters& P_;
-  bool zb_ = false;
+  bool dual_ = false;
   PassTimes t_;
   Time dp_sync_;
   std::vector<Op> ops_;
@@ -699,7 +795,7 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
   res.critical_stage = stage_utilisation(res, g, p);
   res.breakdown = critical_breakdown(g, res.critical_stage, end, overhead);
   set_throughput(res, s);
-  if (options.timeline) record_timeline(res, g, p, sh.v);
+  if (options.timeline) record_timeline(res, g, p, is_dual_pipe(sh.sched) ? 2 : sh.v);
   return res;
 }
 

@@ -44,17 +44,20 @@ bool is_mlp(LoraTarget t) {
 
 /// Input and output widths of a target's base GEMM for an FFN of width `f`.
 std::pair<double, double> widths(const ModelSpec& m, LoraTarget t, double f) {
-  const double h = d(m.hidden), q = d(m.q_dim()), kv = d(m.kv_dim());
+  // Under MLA the projections are low-rank pairs; an adapter is costed at the widths the
+  // attention's inputs and outputs have (queries, keys, values of the up projections).
+  const double h = d(m.hidden), q = d(m.q_dim()), kv = d(m.kv_dim()), v = d(m.v_dim());
   switch (t) {
     case LoraTarget::Qkv:
-      return {h, q + 2 * kv};
+      return {h, q + kv + v};
     case LoraTarget::Q:
       return {h, q};
     case LoraTarget::K:
-    case LoraTarget::V:
       return {h, kv};
+    case LoraTarget::V:
+      return {h, v};
     case LoraTarget::Proj:
-      return {q, h};
+      return {d(m.attn_out_dim()), h};
     case LoraTarget::Fc1:
       return {h, f * (m.ffn_matrices() - 1)};  // gate and up fused for SwiGLU
     case LoraTarget::Gate:
@@ -64,16 +67,6 @@ std::pair<double, double> widths(const ModelSpec& m, LoraTarget t, double f) {
       return {f, h};
   }
   return {0, 0};
-}
-
-/// Calls fn(layer, count) for the dense and the MoE layers among [first, first + n): a
-/// representative layer of each kind and how many of that kind there are (dense layers first).
-template <typename Fn>
-void each_layer_kind(const ModelSpec& m, int first, int n, Fn&& fn) {
-  if (n <= 0) return;
-  const int moe = m.moe ? std::max(0, first + n - std::max(first, m.moe->dense_layers)) : 0;
-  if (n - moe > 0) fn(first, n - moe);
-  if (moe > 0) fn(std::max(first, m.moe->dense_layers), moe);
 }
 
 /// Forward FLOPs of one step, whole job: the frozen layers' GEMMs, the logits (the frozen output
@@ -87,7 +80,7 @@ ForwardSplit forward_split(const Scenario& s) {
   const double gb = d(s.plan.global_batch);
   const double tokens = gb * d(m.seq_len);
   ForwardSplit f;
-  each_layer_kind(m, 0, m.layers, [&](int layer, int count) {
+  for_each_layer_kind(m, 0, m.layers, [&](int layer, int count) {
     const LayerFlops lf = layer_forward_flops(m, layer, gb);
     f.gemm += count * (lf.qkv + lf.out_proj + lf.mlp + lf.router);
     f.attention += count * lf.attention;
@@ -95,7 +88,12 @@ ForwardSplit forward_split(const Scenario& s) {
     for (const auto& a : adapter_shapes(m, s.training.lora, layer)) per_token += a.per_token * (a.in + a.out);
     f.adapters += count * 2.0 * tokens * s.training.lora.rank * per_token;
   });
-  f.logits = 2 * tokens * d(m.hidden) * d(m.vocab);
+  if (m.mtp_layers > 0) {  // frozen MTP modules: their layers and projections (no adapters)
+    const LayerFlops lf = layer_forward_flops(m, m.layers, gb);
+    f.gemm += m.mtp_layers * (lf.qkv + lf.out_proj + lf.mlp + lf.router);
+    f.attention += m.mtp_layers * lf.attention;
+  }
+  f.logits = (1 + m.mtp_layers) * 2 * tokens * d(m.hidden) * d(m.vocab);
   return f;
 }
 
@@ -113,7 +111,25 @@ const char* to_string(TrainingMethod m) {
   return "full";
 }
 
-const char* to_string(BaseWeights w) { return w == BaseWeights::NF4 ? "nf4" : "bf16"; }
+const char* to_string(BaseWeights w) {
+  switch (w) {
+    case BaseWeights::BF16:
+      return "bf16";
+    case BaseWeights::FP8:
+      return "fp8";
+    case BaseWeights::NF4:
+      return "nf4";
+    case BaseWeights::NVFP4:
+      return "nvfp4";
+  }
+  return "bf16";
+}
+
+std::optional<BaseWeights> parse_base_weights(std::string_view s) {
+  for (BaseWeights w : {BaseWeights::BF16, BaseWeights::FP8, BaseWeights::NF4, BaseWeights::NVFP4})
+    if (s == to_string(w)) return w;
+  return std::nullopt;
+}
 
 const char* to_string(LoraTarget t) {
   for (const auto& n : kTargetNames)
@@ -150,7 +166,33 @@ std::vector<LoraTarget> default_lora_targets() {
   return {LoraTarget::Qkv, LoraTarget::Proj, LoraTarget::Fc1, LoraTarget::Fc2};
 }
 
-double base_weight_bytes(BaseWeights w) { return w == BaseWeights::NF4 ? kNf4BytesPerWeight : 2.0; }
+double base_weight_bytes(BaseWeights w) {
+  switch (w) {
+    case BaseWeights::BF16:
+      return 2.0;
+    case BaseWeights::FP8:
+      return 1.0;
+    case BaseWeights::NF4:
+      return kNf4BytesPerWeight;
+    case BaseWeights::NVFP4:
+      return kNvfp4BytesPerWeight;
+  }
+  return 2.0;
+}
+
+bool base_weights_dequantized(BaseWeights w, Precision run) {
+  switch (w) {
+    case BaseWeights::BF16:
+      return false;
+    case BaseWeights::FP8:
+      return bytes_per_element(run) >= 2;
+    case BaseWeights::NF4:
+      return true;
+    case BaseWeights::NVFP4:
+      return run != Precision::NVFP4;
+  }
+  return false;
+}
 
 AdapterList adapter_shapes(const ModelSpec& m, const LoraSpec& lora, int layer) {
   AdapterList list;
@@ -168,7 +210,7 @@ AdapterList adapter_shapes(const ModelSpec& m, const LoraSpec& lora, int layer) 
     // and one per shared expert.
     const auto& e = *m.moe;
     push(t, d(e.expert_ffn), e.experts, e.top_k, true);
-    if (e.shared_experts > 0) push(t, d(e.expert_ffn), e.shared_experts, e.shared_experts, false);
+    if (e.shared_experts > 0) push(t, d(e.shared_ffn()), e.shared_experts, e.shared_experts, false);
   }
   return list;
 }
@@ -181,7 +223,7 @@ double adapter_params_of_layer(const ModelSpec& m, const LoraSpec& lora, int lay
 
 double adapter_params_of_layers(const ModelSpec& m, const LoraSpec& lora, int first, int n) {
   double p = 0;
-  each_layer_kind(m, first, n, [&](int layer, int count) { p += count * adapter_params_of_layer(m, lora, layer); });
+  for_each_layer_kind(m, first, n, [&](int layer, int count) { p += count * adapter_params_of_layer(m, lora, layer); });
   return p;
 }
 
@@ -189,7 +231,7 @@ LocalAdapters local_adapter_params(const Scenario& s, int first, int n) {
   const auto& m = s.model;
   const auto& p = s.plan;
   LocalAdapters out;
-  each_layer_kind(m, first, n, [&](int layer, int count) {
+  for_each_layer_kind(m, first, n, [&](int layer, int count) {
     for (const auto& a : adapter_shapes(m, s.training.lora, layer)) {
       const double params = count * a.copies * s.training.lora.rank * (a.in + a.out);
       if (a.routed)
@@ -227,10 +269,11 @@ Flops training_hardware_flops(const Scenario& s) {
 
 std::string model_flops_convention(const Scenario& s) {
   if (!is_fine_tuning(s))
-    return "forward and backward of every weight (6 FLOPs per parameter per token) and attention; no recompute";
+    return "forward and backward of every weight (6 FLOPs per parameter per token) and attention over every key "
+           "(not halved for the causal mask; a window's keys on windowed layers); no recompute";
   return "frozen weights: forward and input gradient only (4 FLOPs per parameter per token, not 6); adapters: "
-         "forward, input and weight gradients (6 per adapter parameter); attention forward and backward; no "
-         "recompute";
+         "forward, input and weight gradients (6 per adapter parameter); attention forward and backward over every "
+         "key (not halved for the causal mask); no recompute";
 }
 
 Bytes adapter_activation_bytes(const Scenario& s, int layer) {
@@ -241,7 +284,7 @@ Bytes adapter_activation_bytes(const Scenario& s, int layer) {
   return Bytes{tokens * per_token * s.training.lora.rank * 2.0};
 }
 
-void apply_fine_tuning_memory(const Scenario& s, int first_layer, int nlayers, const StageWeights& w, double shard,
+void apply_fine_tuning_memory(const Scenario& s, const StageSlice& slice, const StageWeights& w, double shard,
                               double expert_shard, MemoryBreakdown& mb) {
   const auto& p = s.plan;
   const double wb = base_weight_bytes(s.training.lora.base_weights);
@@ -252,7 +295,12 @@ void apply_fine_tuning_memory(const Scenario& s, int first_layer, int nlayers, c
   const double expert_bytes = w.experts * wb;
   const double frozen = p.zero >= 3 ? dense_bytes / shard + expert_bytes / expert_shard : dense_bytes + expert_bytes;
   // Adapters: this GPU's share (adapter matrices split like their base GEMMs).
-  const LocalAdapters adapters = local_adapter_params(s, first_layer, nlayers);
+  LocalAdapters adapters;
+  for (const auto& [first, n] : slice.chunks) {
+    const LocalAdapters chunk = local_adapter_params(s, first, n);
+    adapters.dense += chunk.dense;
+    adapters.expert += chunk.expert;
+  }
   const StateBytes bytes = state_bytes(s.precision, s.grad_reduce);
   auto sharded = [&](double bytes_per_param, bool on) {
     return on ? adapters.dense * bytes_per_param / shard + adapters.expert * bytes_per_param / expert_shard

@@ -12,11 +12,16 @@ namespace {
 double d(std::int64_t v) { return static_cast<double>(v); }
 
 /// Parameters of attention + norms of one layer. Q is h x q and the output projection q x h,
-/// q = heads x head_dim (= h unless head_dim is set wider, as Qwen3's kv_channels).
+/// q = heads x head_dim (= h unless head_dim is set wider, as Qwen3's kv_channels); MLA: its
+/// low-rank projections and the RMSNorms of its two latents (DeepSeek-V3 §2.1.1, eqs. 1-11).
 double attention_params(const ModelSpec& m) {
-  const double h = d(m.hidden), q = d(m.q_dim()), kv = d(m.kv_dim());
-  double p = h * q + 2 * h * kv + q * h;  // Q, K, V, output projection
-  if (m.bias) p += q + 2 * kv + h;
+  const double h = d(m.hidden);
+  double p = attention_gemm_weights(m);
+  if (m.mla) {
+    p += d(m.mla->q_lora_rank) + d(m.mla->kv_lora_rank);  // the latents' RMSNorm weights
+  } else if (m.bias) {
+    p += d(m.q_dim()) + d(m.kv_dim()) + d(m.v_dim()) + h;
+  }
   p += (m.rmsnorm ? 1.0 : 2.0) * h;  // attention norm: weight (+ bias for LayerNorm)
   p += (m.rmsnorm ? 1.0 : 2.0) * h;  // MLP norm
   return p;
@@ -31,6 +36,29 @@ double ffn_params(const ModelSpec& m, std::int64_t ffn) {
 
 }  // namespace
 
+double mtp_module_extra_params(const ModelSpec& m) {
+  // DeepSeek-V3 §2.2 eq. 21: M_k [RMSNorm(h); RMSNorm(Emb(t))], and the module's final norm before
+  // the shared head; Megatron-LM counts "eh norm + final norm" as 3h and "eh proj" as 2h^2.
+  const double h = d(m.hidden);
+  return 2 * h * h + 3 * (m.rmsnorm ? 1.0 : 2.0) * h;
+}
+
+double attention_gemm_weights(const ModelSpec& m) {
+  const double h = d(m.hidden);
+  if (m.mla) {
+    // DeepSeek-V3 §2.1.1: q = W^UQ W^DQ h (or W^Q h without compression), [k^C; v^C] = W^U(KV)
+    // c^KV with c^KV = W^DKV h and the rope key k^R = W^KR h (one down projection to
+    // kv_lora_rank + qk_rope), output W^O over heads x v_head_dim.
+    const auto& a = *m.mla;
+    const double heads = m.heads, qk = d(a.qk_head_dim());
+    const double q = a.q_lora_rank > 0 ? h * d(a.q_lora_rank) + d(a.q_lora_rank) * heads * qk : h * heads * qk;
+    const double kv =
+        h * d(a.kv_lora_rank + a.qk_rope_head_dim) + d(a.kv_lora_rank) * heads * d(a.qk_nope_head_dim + a.v_head_dim);
+    return q + kv + heads * d(a.v_head_dim) * h;
+  }
+  return h * d(m.q_dim() + m.kv_dim() + m.v_dim()) + d(m.attn_out_dim()) * h;
+}
+
 ParameterCount parameter_count(const ModelSpec& m) {
   ParameterCount c;
   const double h = d(m.hidden);
@@ -42,7 +70,7 @@ ParameterCount parameter_count(const ModelSpec& m) {
   if (m.moe) {
     const auto& e = *m.moe;
     c.moe_expert = ffn_params(m, e.expert_ffn);
-    c.moe_layer_shared = attention_params(m) + h * e.experts + e.shared_experts * c.moe_expert;
+    c.moe_layer_shared = attention_params(m) + h * e.experts + e.shared_experts * ffn_params(m, e.shared_ffn());
     const double moe_layers = m.moe_layers();
     const double dense_layers = m.layers - moe_layers;
     layers_total = dense_layers * c.dense_layer + moe_layers * (c.moe_layer_shared + e.experts * c.moe_expert);
@@ -52,50 +80,106 @@ ParameterCount parameter_count(const ModelSpec& m) {
   }
   c.total = layers_total + c.embedding + c.output_head + c.final_norm;
   c.active = layers_active + c.embedding + c.output_head + c.final_norm;
+  if (m.mtp_layers > 0) {
+    const double layer = m.is_moe_layer(m.layers) ? c.moe_layer_shared + m.moe->experts * c.moe_expert : c.dense_layer;
+    c.mtp = m.mtp_layers * (layer + mtp_module_extra_params(m));
+  }
   return c;
 }
 
-LayerFlops layer_forward_flops(const ModelSpec& m, int layer, double sequences) {
+double attended_keys(const ModelSpec& m, int layer, AttentionCount count) {
+  const double s = d(m.seq_len);
+  if (m.is_windowed_layer(layer)) {
+    const double w = std::min(d(m.sliding_window->size), s);
+    // Causal: query i sees min(i + 1, w) keys; over the sequence that averages w - w^2/(2s)
+    // (continuous form, equal to s/2 at w = s).
+    return count == AttentionCount::Full ? w : w - w * w / (2 * s);
+  }
+  return count == AttentionCount::Full ? s : s / 2;
+}
+
+LayerFlops layer_forward_flops(const ModelSpec& m, int layer, double sequences, AttentionCount count) {
   const double T = sequences * d(m.seq_len);  // tokens
-  const double h = d(m.hidden), q = d(m.q_dim()), kv = d(m.kv_dim()), s = d(m.seq_len);
+  const double h = d(m.hidden), o = d(m.attn_out_dim());
   LayerFlops f;
-  f.qkv = 2 * T * h * (q + 2 * kv);
-  // QK^T and attention-over-values, each 2*T*s*q (q = h unless head_dim is wider); the full
-  // s^2 term (Megatron/PaLM model FLOPs).
-  f.attention = 4 * T * s * q;
-  f.out_proj = 2 * T * q * h;
+  f.out_proj = 2 * T * o * h;
+  f.qkv = 2 * T * attention_gemm_weights(m) - f.out_proj;  // Q, K, V (MLA: the down and up projections)
+  // QK^T over the query/key heads and attention over the values' heads, each query against the
+  // keys it attends to (attended_keys): 2*T*keys*q + 2*T*keys*o; the full s^2 term with Full
+  // (Megatron/PaLM model FLOPs), queries x window keys on a windowed layer.
+  const double keys = attended_keys(m, layer, count);
+  f.attention = 2 * T * keys * d(m.q_dim()) + 2 * T * keys * o;
   if (m.is_moe_layer(layer)) {
     const auto& e = *m.moe;
     f.router = 2 * T * h * e.experts;
-    f.mlp = 2 * T * h * d(e.expert_ffn) * m.ffn_matrices() * (e.top_k + e.shared_experts);
+    f.mlp = 2 * T * h * m.ffn_matrices() * (d(e.expert_ffn) * e.top_k + d(e.shared_ffn()) * e.shared_experts);
   } else {
     f.mlp = 2 * T * h * d(m.ffn) * m.ffn_matrices();
   }
+  // An MTP module's projection M of [RMSNorm(h); RMSNorm(Emb)] (2h -> h) before its layer.
+  if (layer >= m.layers) f.qkv += 2 * T * 2 * h * h;
   return f;
 }
 
 namespace {
-/// Layers [first, first + n) that are MoE layers (MoE layers are those past dense_layers).
-int moe_layers_in(const ModelSpec& m, int first, int n) {
-  if (!m.moe) return 0;
-  const int lo = std::max(first, m.moe->dense_layers), hi = first + n;
-  return std::max(0, hi - lo);
+
+/// 3 x the forward FLOPs of every layer, the MTP modules and the logits, attention counted as `count`.
+double model_flops(const ModelSpec& m, double global_batch, AttentionCount count) {
+  double fwd = 0;
+  for_each_layer_kind(m, 0, m.layers,
+                      [&](int layer, int n) { fwd += n * layer_forward_flops(m, layer, global_batch, count).total(); });
+  if (m.mtp_layers > 0) fwd += m.mtp_layers * layer_forward_flops(m, m.layers, global_batch, count).total();
+  // Logits, and each MTP module's through the shared head.
+  fwd += (1 + m.mtp_layers) * 2 * global_batch * d(m.seq_len) * d(m.hidden) * d(m.vocab);
+  return 3 * fwd;
 }
+
+/// Megatron-LM's num_floating_point_operations, transformer_flops() (megatron/training/training.py
+/// at NVIDIA/Megatron-LM d98e8a64), for unpacked sequences of seq_len: every GEMM x 3 (forward,
+/// wgrad, dgrad) x 2 (FMA); no router and no embedding; attention's QK^T and attention over values
+/// halved for the causal mask ("causal mask -> /2 cancels with FMA *2") and windows ignored;
+/// MLA's projections with "+ 1" for each latent's RMSNorm and the rope key's h x qk_rope; MTP
+/// layers (of the last layer's kind) with "eh norm + final norm" 3h, "eh proj" 2h^2 and one more
+/// logits each. The MoE pattern is flopcast's (dense_layers, layer_freq), as Megatron-LM's list.
+double megatron_flops(const ModelSpec& m, double global_batch) {
+  const double h = d(m.hidden), s = d(m.seq_len), V = d(m.vocab), heads = m.heads;
+  const double mtp = m.mtp_layers;
+  double moe_layers = m.moe_layers(), dense_layers = m.layers - moe_layers;
+  if (m.mtp_layers > 0) (m.is_moe_layer(m.layers) ? moe_layers : dense_layers) += mtp;
+  const double layers = m.layers + mtp;
+  const double ffn_expansion = m.ffn_kind == FfnKind::SwiGlu ? 3 : 2;
+  double attn = 0, core = 0;
+  if (m.mla) {
+    const auto& a = *m.mla;
+    const double qk = d(a.qk_head_dim()), v = d(a.v_head_dim);
+    const double q_term = a.q_lora_rank > 0 ? d(a.q_lora_rank) * (h + heads * qk + 1) : h * heads * qk;
+    attn = 6 * (q_term + d(a.kv_lora_rank) * (h + heads * d(a.qk_nope_head_dim + a.v_head_dim) + 1) +
+                h * d(a.qk_rope_head_dim) + heads * v * h);
+    core = 6 * (heads * qk / 2 + heads * v / 2);
+  } else {
+    const double q = d(m.q_dim()), kv = d(m.kv_dim());
+    attn = 6 * (h * (q + 2 * kv) + q * h);
+    core = 6 * q / 2 * 2;
+  }
+  double ffn = d(m.ffn) * ffn_expansion * dense_layers;
+  if (m.moe) {
+    const auto& e = *m.moe;
+    ffn += (d(e.expert_ffn) * e.top_k + d(e.shared_ffn()) * e.shared_experts) * ffn_expansion * moe_layers;
+  }
+  const double tokens = global_batch * s;
+  const double per_token = 6 * h * ffn + attn * layers + 6 * mtp * (3 * h + 2 * h * h) + 6 * h * V * (mtp + 1);
+  return tokens * per_token + tokens * s * core * layers;
+}
+
 }  // namespace
 
 Flops model_flops_per_step(const ModelSpec& m, double global_batch) {
-  // Every dense layer costs the same, and so does every MoE layer: count, don't loop.
-  const int moe = moe_layers_in(m, 0, m.layers);
-  double fwd = (m.layers - moe) * layer_forward_flops(m, 0, global_batch).total();
-  if (moe > 0) fwd += moe * layer_forward_flops(m, m.moe->dense_layers, global_batch).total();
-  fwd += 2 * global_batch * d(m.seq_len) * d(m.hidden) * d(m.vocab);  // logits
-  return Flops{3 * fwd};
+  return Flops{model_flops(m, global_batch, AttentionCount::Full)};
 }
 
 Flops hardware_flops_per_step(const ModelSpec& m, const ParallelPlan& p) {
   const double gb = d(p.global_batch);
   double extra = 0;
-  const int moe = moe_layers_in(m, 0, m.layers);
   auto add = [&](int layer, int count) {
     if (count <= 0) return;
     const auto f = layer_forward_flops(m, layer, gb);
@@ -104,9 +188,33 @@ Flops hardware_flops_per_step(const ModelSpec& m, const ParallelPlan& p) {
     else if (p.recompute == Recompute::Selective)
       extra += count * f.attention;
   };
-  add(0, m.layers - moe);
-  if (moe > 0) add(m.moe->dense_layers, moe);
+  for_each_layer_kind(m, 0, m.layers, add);
+  if (m.mtp_layers > 0) add(m.layers, m.mtp_layers);
   return Flops{model_flops_per_step(m, gb).value + extra};
+}
+
+Flops flops_per_step(const ModelSpec& m, const ParallelPlan& p, FlopsConvention c) {
+  const double gb = d(p.global_batch);
+  switch (c) {
+    case FlopsConvention::Model:
+      return Flops{model_flops(m, gb, AttentionCount::Causal)};
+    case FlopsConvention::ModelFullAttention:
+      return model_flops_per_step(m, gb);
+    case FlopsConvention::Hardware:
+      return hardware_flops_per_step(m, p);
+    case FlopsConvention::Megatron:
+      return Flops{megatron_flops(m, gb)};
+  }
+  return model_flops_per_step(m, gb);
+}
+
+double convert_measured_flops(Scenario& s) {
+  if (s.measured_as_stated.empty()) return 1;
+  const double ours = flops_per_step(s.model, s.plan, kFlopcastFlopsConvention).value;
+  const double theirs = flops_per_step(s.model, s.plan, s.flops_convention).value;
+  const double factor = s.flops_convention == kFlopcastFlopsConvention || theirs <= 0 ? 1.0 : ours / theirs;
+  for (const auto& [key, stated] : s.measured_as_stated) s.measured[key] = stated * factor;
+  return factor;
 }
 
 std::vector<int> layers_per_stage(int layers, int pp) {
@@ -123,6 +231,106 @@ std::vector<int> layers_per_stage(int layers, int pp) {
     --extra;
   }
   return v;
+}
+
+namespace {
+
+/// Layers of each of Megatron-LM's pp * vpp virtual stages under `layout`
+/// (transformer_block.py, get_num_layers_to_build); empty when the layout does not add up.
+std::vector<int> virtual_stage_layers(int layers, int pp, int vpp, const PipelineLayout& layout) {
+  const int V = pp * vpp;
+  std::vector<int> per_rank(static_cast<std::size_t>(pp), 0);
+  if (layout.first_stage_layers > 0 || layout.last_stage_layers > 0) {
+    int left = layers, ranks = pp;
+    if (layout.first_stage_layers > 0) left -= layout.first_stage_layers, --ranks;
+    if (layout.last_stage_layers > 0) left -= layout.last_stage_layers, --ranks;
+    const int each = ranks > 0 ? left / ranks : 0;
+    std::fill(per_rank.begin(), per_rank.end(), each);
+    if (layout.first_stage_layers > 0) per_rank.front() = layout.first_stage_layers;
+    if (layout.last_stage_layers > 0) per_rank.back() = layout.last_stage_layers;
+  } else {
+    const int units = layers + (layout.account_for_embedding ? 1 : 0) + (layout.account_for_loss ? 1 : 0);
+    std::fill(per_rank.begin(), per_rank.end(), units / pp);
+  }
+  std::vector<int> vs(static_cast<std::size_t>(V), 0);
+  for (int c = 0; c < vpp; ++c)
+    for (int r = 0; r < pp; ++r) vs[static_cast<std::size_t>(c * pp + r)] = per_rank[static_cast<std::size_t>(r)] / vpp;
+  if (layout.account_for_embedding) --vs.front();
+  if (layout.account_for_loss) --vs.back();
+  int sum = 0;
+  for (const int n : vs) {
+    if (n < 0) return {};
+    sum += n;
+  }
+  if (sum != layers) return {};
+  return vs;
+}
+
+/// [first, count) of each of `counts`' consecutive blocks.
+std::vector<std::pair<int, int>> ranges_of(const std::vector<int>& counts) {
+  std::vector<std::pair<int, int>> out;
+  int first = 0;
+  for (const int n : counts) {
+    out.emplace_back(first, n);
+    first += n;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool pipeline_layout_splits(int layers, int pp, int vpp, const PipelineLayout& layout) {
+  if (pp < 2 || vpp < 1) return false;
+  const bool uneven = layout.first_stage_layers > 0 || layout.last_stage_layers > 0;
+  if (uneven && (layout.account_for_embedding || layout.account_for_loss)) return false;
+  if (uneven) {
+    int left = layers, ranks = pp;
+    if (layout.first_stage_layers > 0) left -= layout.first_stage_layers, --ranks;
+    if (layout.last_stage_layers > 0) left -= layout.last_stage_layers, --ranks;
+    if (left < 0 || (ranks == 0 && left != 0) || (ranks > 0 && (left < ranks || left % ranks != 0))) return false;
+    if (layout.first_stage_layers % vpp != 0 || layout.last_stage_layers % vpp != 0) return false;
+    if (ranks > 0 && (left / ranks) % vpp != 0) return false;
+  }
+  return !virtual_stage_layers(layers, pp, vpp, layout).empty();
+}
+
+std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const ParallelPlan& p) {
+  const int pp = std::max(1, p.pp);
+  std::vector<StageSlice> out(static_cast<std::size_t>(pp));
+  auto at = [&](int r) -> StageSlice& { return out[static_cast<std::size_t>(r)]; };
+  if (p.schedule == Schedule::DualPipeV && pp > 1) {
+    // A V of 2 pp virtual stages: down ranks 0 .. pp-1, back up pp-1 .. 0.
+    const auto ranges = ranges_of(layers_per_stage(m.layers, 2 * pp));
+    for (int r = 0; r < pp; ++r) {
+      at(r).chunks = {ranges[static_cast<std::size_t>(r)], ranges[static_cast<std::size_t>(2 * pp - 1 - r)]};
+    }
+    at(0).embedding = at(0).head = true;
+    return out;
+  }
+  if (p.schedule == Schedule::DualPipe && pp > 1) {
+    // Two directions over the same pp stages: rank r is stage r of one and stage pp-1-r of the other.
+    const auto ranges = ranges_of(layers_per_stage(m.layers, pp));
+    for (int r = 0; r < pp; ++r) {
+      at(r).chunks = {ranges[static_cast<std::size_t>(r)], ranges[static_cast<std::size_t>(pp - 1 - r)]};
+      at(r).embedding = at(r).head = r == 0 || r == pp - 1;
+      at(r).pass_share = 0.5;
+    }
+    return out;
+  }
+  std::vector<int> vs;
+  const int vpp = std::max(1, p.vpp);
+  if (p.pipeline_layout && pp > 1) vs = virtual_stage_layers(m.layers, pp, vpp, *p.pipeline_layout);
+  if (!vs.empty()) {
+    const auto ranges = ranges_of(vs);
+    for (int c = 0; c < vpp; ++c)
+      for (int r = 0; r < pp; ++r) at(r).chunks.push_back(ranges[static_cast<std::size_t>(c * pp + r)]);
+  } else {
+    const auto ranges = ranges_of(layers_per_stage(m.layers, pp));
+    for (int r = 0; r < pp; ++r) at(r).chunks = {ranges[static_cast<std::size_t>(r)]};
+  }
+  at(0).embedding = true;
+  at(pp - 1).head = true;
+  return out;
 }
 
 StateBytes state_bytes(Precision p) {
@@ -201,23 +409,33 @@ Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, int laye
   // FP8 GEMMs save their quantized inputs for the weight gradient (Transformer Engine
   // module/linear.py and layernorm_mlp.py save the FP8 input): 1 byte instead of 2.
   const double g = bytes_per_element(prec) < 2 ? 0.5 : 1.0;
-  const double q = d(m.q_dim()) / h, kv = d(m.kv_dim()) / h;
+  const double q = d(m.q_dim()) / h, kv = d(m.kv_dim()) / h, v = d(m.v_dim()) / h, o = d(m.attn_out_dim()) / h;
   // Replicated over TP (split by t under sequence parallelism): the two norms' inputs (2 + 2),
   // the QKV and FC1 inputs (the norms' outputs, 2 + 2), and with dropout its two 1-byte masks.
   double replicated = 4 + 4 * g + (m.dropout ? 2.0 : 0.0);
-  // Split by TP: Q, K, V kept by attention (2q + 2kv + 2kv), the projection's input (2q), and the
-  // MLP: GeLU keeps FC1's output and FC2's input (2f + 2f: Korthikanti's 16 for f = 4h); SwiGLU
-  // FC1's 2f-wide output and FC2's input (4f + 2f; Megatron-core's fused SwiGLU and TE's
-  // LayerNormMLP keep the pre-activation, not the gate and up halves apart).
+  if (m.mla) {
+    // MLA's latents, computed whole on every TP rank (Megatron-core's down projections are
+    // "duplicated" linears): the query latent (its RMSNorm's input, 2 q_lora) and normed
+    // (the up projection's input, 2 q_lora), the kv down projection's output with the rope key
+    // (2 (kv_lora + rope)) and the normed kv latent (the kv up projection's input, 2 kv_lora).
+    const auto& a = *m.mla;
+    const double ql = d(a.q_lora_rank) / h, kl = d(a.kv_lora_rank) / h, rope = d(a.qk_rope_head_dim) / h;
+    replicated += (2 + 2 * g) * ql + 2 * (kl + rope) + 2 * g * kl;
+  }
+  // Split by TP: Q, K, V kept by attention (2q + 2kv + 2v; MLA: heads x (qk_nope + qk_rope) for
+  // queries and keys, heads x v_head_dim for values), the projection's input (2o, o = heads x
+  // v_head_dim), and the MLP: GeLU keeps FC1's output and FC2's input (2f + 2f: Korthikanti's 16
+  // for f = 4h); SwiGLU FC1's 2f-wide output and FC2's input (4f + 2f; Megatron-core's fused SwiGLU
+  // and TE's LayerNormMLP keep the pre-activation, not the gate and up halves apart).
   const double fc1_out = m.ffn_matrices() == 3 ? 4.0 : 2.0;
   auto mlp = [&](double ffn) { return (fc1_out + 2 * g) * ffn / h; };
-  double split = 2 * q + 4 * kv + 2 * q * g;
+  double split = 2 * q + 2 * kv + 2 * v + 2 * o * g;
   if (m.is_moe_layer(layer)) {
     const auto& e = *m.moe;
     // Routed tokens: each GPU holds T * top_k * etp / tp of them (MoE parallel folding), with
     // their permuted copies as the experts' FC1 inputs; shared experts read the norm's output.
     const double routed = e.top_k * static_cast<double>(p.expert_tp());
-    split += 2 * g * routed + mlp(d(e.expert_ffn)) * e.top_k + mlp(d(e.expert_ffn)) * e.shared_experts;
+    split += 2 * g * routed + mlp(d(e.expert_ffn)) * e.top_k + mlp(d(e.shared_ffn())) * e.shared_experts;
   } else {
     split += mlp(d(m.ffn));
   }
@@ -249,6 +467,14 @@ double in_flight_microbatches(const ParallelPlan& p, int stage) {
       const double chunks = std::min(micro * v, (p.pp - stage - 1) * 2.0 + (v - 1) * p.pp + 1);
       return chunks / v;
     }
+    case Schedule::DualPipe:
+      // deepseek-ai/DualPipe README: activations of PP + 1 stages' micro-batches per device, PP =
+      // pp stages; the rank holds two of them (each micro-batch of either direction is one).
+      return std::min(micro, p.pp + 1.0) / 2;
+    case Schedule::DualPipeV:
+      // The same README: PP + 1 with PP = 2 pp half-size stages, the rank holding two of them;
+      // each micro-batch passes the rank twice.
+      return std::min(2 * micro, 2.0 * p.pp + 1) / 2;
   }
   return 1;
 }
@@ -261,22 +487,32 @@ struct StageParams {
   double dense = 0, experts = 0, gemm = 0;
 };
 
-StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, int first_layer, int nlayers, bool first,
-                         bool last) {
+StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, const StageSlice& slice) {
   const auto pc = parameter_count(m);
   const double h = d(m.hidden);
-  const double attention_gemm = h * d(m.q_dim()) + 2 * h * d(m.kv_dim()) + d(m.q_dim()) * h;
-  const int moe_here = moe_layers_in(m, first_layer, nlayers);
+  const double attention_gemm = attention_gemm_weights(m);
   StageParams sp;
-  sp.dense = (nlayers - moe_here) * pc.dense_layer;
-  sp.gemm = nlayers * attention_gemm + (nlayers - moe_here) * m.ffn_matrices() * h * d(m.ffn);
-  if (moe_here > 0) {
-    sp.dense += moe_here * pc.moe_layer_shared;
-    sp.experts = moe_here * m.moe->experts * pc.moe_expert;
-    sp.gemm += moe_here * m.moe->shared_experts * m.ffn_matrices() * h * d(m.moe->expert_ffn);
+  auto add = [&](int layer, int n) {
+    if (m.is_moe_layer(layer)) {
+      const auto& e = *m.moe;
+      sp.dense += n * pc.moe_layer_shared;
+      sp.experts += n * e.experts * pc.moe_expert;
+      sp.gemm += n * (attention_gemm + e.shared_experts * m.ffn_matrices() * h * d(e.shared_ffn()));
+    } else {
+      sp.dense += n * pc.dense_layer;
+      sp.gemm += n * (attention_gemm + m.ffn_matrices() * h * d(m.ffn));
+    }
+  };
+  for (const auto& [first, n] : slice.chunks) for_each_layer_kind(m, first, n, add);
+  if (slice.head && m.mtp_layers > 0) {  // the MTP modules: their layers, projections and norms
+    add(m.layers, m.mtp_layers);
+    sp.dense += m.mtp_layers * mtp_module_extra_params(m);
+    sp.gemm += m.mtp_layers * 2 * h * h;
   }
-  if (first) sp.dense += pc.embedding;
-  if (last) sp.dense += (m.tied_embeddings ? (p.pp > 1 ? d(m.vocab) * h : 0.0) : pc.output_head) + pc.final_norm;
+  if (slice.embedding) sp.dense += pc.embedding;
+  // A tied output head is a copy of the embedding on a rank that does not hold the embedding.
+  if (slice.head)
+    sp.dense += (m.tied_embeddings ? (slice.embedding ? 0.0 : d(m.vocab) * h) : pc.output_head) + pc.final_norm;
   sp.dense /= p.tp;
   sp.gemm /= p.tp;
   sp.experts /= static_cast<double>(p.expert_tp()) * p.ep;
@@ -319,24 +555,80 @@ Bytes nccl_buffers(const Scenario& s) {
 }  // namespace
 
 double stage_gemm_parameters(const Scenario& s, int stage) {
-  const auto stages = layers_per_stage(s.model.layers, s.plan.pp);
+  const auto stages = pipeline_stages(s.model, s.plan);
   if (stage < 0 || static_cast<std::size_t>(stage) >= stages.size()) return 0;
-  int first_layer = 0;
-  for (int i = 0; i < stage; ++i) first_layer += stages[static_cast<std::size_t>(i)];
-  return stage_params(s.model, s.plan, first_layer, stages[static_cast<std::size_t>(stage)], stage == 0,
-                      stage == s.plan.pp - 1)
-      .gemm;
+  return stage_params(s.model, s.plan, stages[static_cast<std::size_t>(stage)]).gemm;
 }
+
+namespace {
+
+/// The largest layer this GPU gathers whole under ZeRO-3 / FSDP (its TP / EP shard), parameters.
+double largest_layer(const ModelSpec& m, const ParallelPlan& p, const StageSlice& slice) {
+  const auto pc = parameter_count(m);
+  double largest = 0;
+  auto consider = [&](int l, int) {
+    const double layer =
+        m.is_moe_layer(l)
+            ? pc.moe_layer_shared / p.tp + m.moe->experts * pc.moe_expert / (static_cast<double>(p.expert_tp()) * p.ep)
+            : pc.dense_layer / p.tp;
+    largest = std::max(largest, layer);
+  };
+  for (const auto& [first, n] : slice.chunks) for_each_layer_kind(m, first, n, consider);
+  return largest;
+}
+
+/// Weights and gradients ZeRO-3 / FSDP gathers beyond the shards, into `mb`.
+/// - ZeRO-3 (DeepSpeed, Megatron FSDP): the current and the prefetched layer, whole, at the
+///   weights' bytes.
+/// - FSDP2 (torch fully_shard, torchtitan): the sharded parameters stay fp32 and carry their fp32
+///   gradients, Adam's two moments beside them (MixedPrecisionPolicy: only the unsharded copies
+///   take param_dtype; torch.distributed.fsdp docs): 4 + 4 + 8 B per parameter over the shard. The
+///   unsharded layers are gathered in bf16 (1 B per GEMM weight with torchtitan's float8
+///   all-gather, fp8_params), one layer ahead: two layers with reshard_after_forward, every layer
+///   of the stage from its forward to its backward without; in backward the layer's unsharded
+///   gradient (bf16) and its fp32 copy for the reduce-scatter (reduce_dtype float32) are live.
+void gathered_layers(const Scenario& s, const StageSlice& slice, const StageParams& params, double shard,
+                     double expert_shard, MemoryBreakdown& mb) {
+  const auto& m = s.model;
+  const auto& p = s.plan;
+  const int nlayers = slice.layers();
+  const double largest = largest_layer(m, p, slice);
+  if (!p.fsdp || is_fine_tuning(s)) {
+    const double gathered = is_fine_tuning(s) ? base_weight_bytes(s.training.lora.base_weights)
+                                              : state_bytes(s.precision, s.grad_reduce).weights;
+    mb.weights += Bytes{2.0 * gathered * largest};
+    return;
+  }
+  const double per_shard = params.dense / shard + params.experts / expert_shard;
+  mb.weights = Bytes{4.0 * per_shard};
+  mb.gradients = Bytes{4.0 * per_shard};
+  mb.optimizer = Bytes{8.0 * per_shard};
+  const double stage = params.dense + params.experts;
+  const double gemm_share = stage > 0 ? std::clamp(params.gemm / stage, 0.0, 1.0) : 0.0;
+  const double gather_bytes = s.fp8_params ? gemm_share * 1.0 + (1 - gemm_share) * 2.0 : 2.0;
+  const double layers_held = p.fsdp->reshard_after_forward ? std::min(2, nlayers) : nlayers;
+  mb.weights += Bytes{gather_bytes * layers_held * largest};
+  const double reduce = grad_bytes(s.precision, s.grad_reduce) >= 4 ? 4.0 : 0.0;
+  mb.gradients += Bytes{(2.0 + reduce) * largest};
+}
+
+/// Bytes an MTP module keeps for backward beyond its layer's: the inputs of its two RMSNorms
+/// (the previous depth's hidden state and the shifted tokens' embedding, 2 + 2 in s*b*h units)
+/// and the projection's 2h-wide input (4), replicated over TP (split by SP).
+double mtp_extra_activation_units(const ParallelPlan& p, Precision prec) {
+  const double g = bytes_per_element(prec) < 2 ? 0.5 : 1.0;
+  return (4 + 4 * g) / (p.sequence_parallel ? p.tp : 1.0);
+}
+
+}  // namespace
 
 MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile, int stage) {
   const auto& m = s.model;
   const auto& p = s.plan;
-  const auto stages = layers_per_stage(m.layers, p.pp);
-  int first_layer = 0;
-  for (int i = 0; i < stage; ++i) first_layer += stages[static_cast<std::size_t>(i)];
-  const int nlayers = stages[static_cast<std::size_t>(stage)];
-  const bool first = stage == 0, last = stage == p.pp - 1;
-  const StageParams params = stage_params(m, p, first_layer, nlayers, first, last);
+  const auto slices = pipeline_stages(m, p);
+  const StageSlice& slice = slices[static_cast<std::size_t>(stage)];
+  const int nlayers = slice.layers();
+  const StageParams params = stage_params(m, p, slice);
 
   // ZeRO stages (arXiv 1910.02054 §5): 1 shards the optimizer state, 2 also the gradients, 3
   // also the weights, over the data-parallel group; Megatron's distributed optimizer (ZeRO-1)
@@ -357,22 +649,9 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   mb.gradients = Bytes{sharded(bytes.gradients, p.zero >= 2)};
   mb.optimizer = Bytes{sharded(bytes.optimizer, p.zero >= 1)};
   // LoRA / QLoRA: frozen base weights, adapter states only (fine_tuning.cpp).
-  if (is_fine_tuning(s))
-    apply_fine_tuning_memory(s, first_layer, nlayers, {dense, experts, params.gemm}, shard, expert_shard, mb);
+  if (is_fine_tuning(s)) apply_fine_tuning_memory(s, slice, {dense, experts, params.gemm}, shard, expert_shard, mb);
   if (p.zero >= 3 && nlayers > 0) {
-    // ZeRO-3 gathers full layers ahead of use: the current and the prefetched layer (this
-    // GPU's TP/EP shard of the stage's largest layer).
-    const auto pc = parameter_count(m);
-    double largest = 0;
-    for (int l = first_layer; l < first_layer + nlayers; ++l) {
-      const double layer = m.is_moe_layer(l)
-                               ? pc.moe_layer_shared / p.tp +
-                                     m.moe->experts * pc.moe_expert / (static_cast<double>(p.expert_tp()) * p.ep)
-                               : pc.dense_layer / p.tp;
-      largest = std::max(largest, layer);
-    }
-    const double gathered = is_fine_tuning(s) ? base_weight_bytes(s.training.lora.base_weights) : bytes.weights;
-    mb.weights += Bytes{2.0 * gathered * largest};
+    gathered_layers(s, slice, params, shard, expert_shard, mb);
   } else {
     mb.weight_copies = Bytes{params.gemm * fp8_weight_copy_bytes(s.precision)};
     mb.weights += mb.weight_copies;
@@ -381,29 +660,35 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   }
 
   mb.in_flight = in_flight_microbatches(p, stage);
-  const int moe_here = moe_layers_in(m, first_layer, nlayers);
-  double act = (nlayers - moe_here) * layer_activation_bytes(m, p, 0, s.precision).value;
-  if (moe_here > 0) act += moe_here * layer_activation_bytes(m, p, m.moe->dense_layers, s.precision).value;
+  double act = 0;
+  auto add = [&](int layer, int n) {
+    act += n * layer_activation_bytes(m, p, layer, s.precision).value;
+    if (is_fine_tuning(s) && p.recompute != Recompute::Full)  // the adapters' r-wide intermediates
+      act += n * adapter_activation_bytes(s, layer).value;
+  };
+  for (const auto& [first, n] : slice.chunks) for_each_layer_kind(m, first, n, add);
   const double sb = d(m.seq_len) / p.cp * d(p.micro_batch);
+  if (slice.head && m.mtp_layers > 0) {
+    add(m.layers, m.mtp_layers);
+    if (p.recompute != Recompute::Full)
+      act += m.mtp_layers * mtp_extra_activation_units(p, s.precision) * sb * d(m.hidden);
+  }
   // The first stage's embedding dropout keeps a 1-byte mask per element of its output
   // (Megatron theoretical_memory_usage.py: s*b*h*pp).
-  if (first && m.dropout) act += sb * d(m.hidden) / (p.sequence_parallel ? p.tp : 1.0);
-  if (is_fine_tuning(s) && p.recompute != Recompute::Full) {  // the adapters' r-wide intermediates
-    act += (nlayers - moe_here) * adapter_activation_bytes(s, first_layer).value;
-    if (moe_here > 0) act += moe_here * adapter_activation_bytes(s, m.moe->dense_layers).value;
-  }
+  if (slice.embedding && m.dropout) act += sb * d(m.hidden) / (p.sequence_parallel ? p.tp : 1.0);
   act *= mb.in_flight;
   if (p.recompute == Recompute::Full && nlayers > 0) {
     // Backward recomputes one layer at a time: its full activations are live once.
     ParallelPlan none = p;
     none.recompute = Recompute::None;
-    act += layer_activation_bytes(m, none, first_layer, s.precision).value;
+    act += layer_activation_bytes(m, none, slice.chunks.front().first, s.precision).value;
   }
   mb.activations = Bytes{act};
-  if (last) {
+  if (slice.head) {
     // fp32 logits and their gradient for one micro-batch, split over TP (Megatron
-    // theoretical_memory_usage.py: 4*s*b*h*(1+V/h)/t).
-    mb.logits = Bytes{4.0 * sb * (d(m.hidden) + d(m.vocab)) / p.tp};
+    // theoretical_memory_usage.py: 4*s*b*h*(1+V/h)/t), and as much again for each MTP module's
+    // logits through the shared head (each depth's loss is computed in the same forward).
+    mb.logits = Bytes{(1 + m.mtp_layers) * 4.0 * sb * (d(m.hidden) + d(m.vocab)) / p.tp};
   }
   mb.nccl = nccl_buffers(s);
   mb.workspace = gib(profile.workspace_gib) + mb.nccl;
@@ -413,6 +698,10 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   const double tensors = (mb.weights + mb.gradients + mb.optimizer + mb.activations + mb.logits).value;
   mb.fragmentation = Bytes{tensors * profile.fragmentation};
   return mb;
+}
+
+Bytes memory_of_kind(const MemoryBreakdown& m, MemoryKind kind) {
+  return kind == MemoryKind::Allocated ? m.allocated() : m.reserved();
 }
 
 MemoryBreakdown memory_per_gpu(const Scenario& s, const ComputeProfile& profile) {

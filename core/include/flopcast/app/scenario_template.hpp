@@ -26,7 +26,8 @@ struct ScenarioTemplate {
   /// Whether it leaves `free_share` of the HBM free (false: no candidate does; the leanest is chosen).
   bool headroom = false;
   double free_share = 0;           ///< the share of HBM a first scenario's plan leaves free (0.08)
-  int candidates = 0;              ///< plans compared (tp x pp x recompute that divide the cluster and batch)
+  int candidates = 0;              ///< plans compared (tp x pp (x ep) x recompute that divide the cluster and batch)
+  bool form_moe = false;           ///< the model is a mixture of experts (ep was searched too)
   double memory_gib = 0;           ///< the chosen plan's memory per GPU
   double capacity_gib = 0;         ///< the GPU's HBM
   double step_s = 0;               ///< the chosen plan's closed-form step time
@@ -34,7 +35,8 @@ struct ScenarioTemplate {
 };
 
 /// The template for `request`: the fastest plan by the closed-form estimate among tp (1, 2, 4, 8,
-/// ... up to a node) x pp (powers of two up to the layers) x recompute (none, selective, full)
+/// ... up to a node) x pp (powers of two up to the layers) x, for an MoE model, ep (powers of two
+/// dividing dp and the experts) x recompute (none, selective, full)
 /// with sequence parallelism when tp > 1, ZeRO-1, micro-batch 1 and a global batch of about 4M
 /// tokens, that leaves 8% of the GPU's memory free (the leanest when none does); training tokens 20 per
 /// parameter (Chinchilla's compute-optimal ratio, Hoffmann et al. 2022, arXiv 2203.15556); the

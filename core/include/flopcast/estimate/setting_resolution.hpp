@@ -53,7 +53,9 @@ inline constexpr std::int64_t kMaxResolvedMicroBatch = 512;
 /// least memory is taken and `fits` is false (for a measured run: a failure of the memory model).
 /// Records the outcome in s.resolved_settings and lists each chosen value in s.defaults_applied
 /// ("parallel.zero = 1 (resolved: ...)"), replacing an earlier resolution's entries; a scenario
-/// without open settings is left as it is. Deterministic.
+/// without open settings is left as it is. Either way, a measured run's mfu and tflops_per_gpu are
+/// then converted from its flops_convention to flopcast's count (convert_measured_flops), as the
+/// plan is final. Deterministic.
 const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile& profile);
 
 }  // namespace flopcast

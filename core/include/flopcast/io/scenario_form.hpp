@@ -44,7 +44,14 @@ struct ScenarioForm {
   std::int64_t micro_batch = 1;
   std::int64_t global_batch = 1;
   std::string recompute = "none";  ///< none | selective | full
-  std::string schedule = "1f1b";   ///< gpipe | 1f1b | interleaved | zero-bubble
+  std::string schedule = "1f1b";   ///< gpipe | 1f1b | interleaved | zero-bubble | dualpipe | dualpipev
+  /// parallel.pipeline_layout: the first and last pipeline ranks' layers (0 = not set) and whether
+  /// the embedding and the loss count as a layer; all unset = no layout (the even split).
+  std::int64_t first_stage_layers = 0, last_stage_layers = 0;
+  bool account_for_embedding = false, account_for_loss = false;
+  std::string moe_dispatcher;  ///< "" = not stated | alltoall | allgather | deepep
+  /// parallel.fsdp: "" = none | "reshard" (reshard_after_forward true) | "keep" (false).
+  std::string fsdp;
 
   std::string precision = "bf16";  ///< fp32 | fp16 | bf16 | fp8
   std::string tokens;              ///< training.tokens as typed ("1T", "3e11"); "" = not given
@@ -53,7 +60,9 @@ struct ScenarioForm {
   bool operator==(const ScenarioForm&) const = default;
 };
 
-/// Sets the form's parallel-plan fields (tp ... schedule) to `p`, dp written out (dp_auto off).
+/// Sets the form's parallel-plan fields (tp ... schedule, pipeline layout) to `p`, dp written out
+/// (dp_auto off); the MoE dispatcher and FSDP stay the form's when `p` states none (FSDP only while
+/// `p` is ZeRO-3).
 void set_parallel_plan(ScenarioForm& form, const ParallelPlan& p);
 
 /// Sets the form's model-shape fields (layers ... seq_len) to `m`'s; the preset name is left as it is.

@@ -8,11 +8,44 @@
 namespace flopcast {
 
 enum class Recompute { None, Selective, Full };
-enum class Schedule { GPipe, OneFOneB, Interleaved, ZeroBubble };
+/// Pipeline schedules. DualPipe (DeepSeek-V3, arXiv 2412.19437 §3.2.1; github deepseek-ai/DualPipe)
+/// feeds micro-batches from both ends of the pipeline, each rank holding two stages (the
+/// parameters twice); DualPipeV (the same repository, after Sea AI Lab's "cut-in-half") folds the
+/// pipeline into a V, each rank holding two half-size stages, its first and its mirror.
+enum class Schedule { GPipe, OneFOneB, Interleaved, ZeroBubble, DualPipe, DualPipeV };
+/// How MoE tokens reach their experts (Megatron-core moe_token_dispatcher_type): all-to-all
+/// over the expert-parallel group, all-gather of every token, or DeepEP's kernels over NVLink and
+/// RDMA (deepseek-ai/DeepEP; Megatron-core's flex dispatcher with moe_enable_deepep).
+enum class MoeDispatcher { AllToAll, AllGather, DeepEP };
 const char* to_string(Recompute r);
 const char* to_string(Schedule s);
+const char* to_string(MoeDispatcher d);
 std::optional<Recompute> parse_recompute(std::string_view s);
 std::optional<Schedule> parse_schedule(std::string_view s);
+std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view s);
+/// DualPipe or DualPipeV: each pipeline rank holds two model chunks, fed from both directions.
+constexpr bool is_dual_pipe(Schedule s) { return s == Schedule::DualPipe || s == Schedule::DualPipeV; }
+
+/// Uneven pipeline stages, as Megatron-LM sets them (megatron/core/transformer/transformer_block.py,
+/// get_num_layers_to_build): --decoder-first-pipeline-num-layers and
+/// --decoder-last-pipeline-num-layers fix the layers of the first and last pipeline rank (over all
+/// of its virtual stages) and the other ranks share the rest evenly; or
+/// --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split count the
+/// embedding and the loss as one layer each, so layers + 1 (+ 1) split evenly over the ranks and
+/// the first (last) virtual stage builds one layer fewer. Megatron refuses the two ways together.
+struct PipelineLayout {
+  int first_stage_layers = 0;  ///< 0 = not set
+  int last_stage_layers = 0;   ///< 0 = not set
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
+};
+
+/// FSDP2 (torch.distributed fully_shard, as torchtitan runs it): ZeRO-3 with per-layer
+/// all-gathers prefetched one layer ahead. reshard_after_forward frees a layer's gathered
+/// parameters after its forward (gathered again for backward); false keeps them to backward.
+struct FsdpSpec {
+  bool reshard_after_forward = true;
+};
 
 /// Degrees of parallelism and batch split. tp*pp*dp*cp = GPUs. Expert layers regroup each
 /// stage's tp*dp*cp GPUs as etp x ep x edp ("MoE parallel folding", Megatron-core's
@@ -31,9 +64,12 @@ struct ParallelPlan {
   std::int64_t global_batch = 1;  ///< sequences per step
   Recompute recompute = Recompute::None;
   Schedule schedule = Schedule::OneFOneB;
-  bool overlap_dp_comm = true;   ///< DP gradient sync overlaps backward (bucketed)
-  bool overlap_tp_comm = false;  ///< TP collectives overlap GEMMs (comm/compute overlap)
-  bool overlap_pp_comm = true;   ///< PP send/recv overlap compute of other micro-batches
+  std::optional<PipelineLayout> pipeline_layout;  ///< uneven stages; none = flopcast's even split
+  std::optional<MoeDispatcher> moe_dispatcher;    ///< none = not stated (all-to-all is costed)
+  std::optional<FsdpSpec> fsdp;                   ///< FSDP2 (with zero 3); none = Megatron / DeepSpeed ZeRO
+  bool overlap_dp_comm = true;                    ///< DP gradient sync overlaps backward (bucketed)
+  bool overlap_tp_comm = false;                   ///< TP collectives overlap GEMMs (comm/compute overlap)
+  bool overlap_pp_comm = true;                    ///< PP send/recv overlap compute of other micro-batches
   /// Fused (FlashAttention) kernels; false = Megatron's unfused path (batched GEMM QK^T,
   /// fused scale-mask-softmax, dropout, batched GEMM with V), which also stores the s^2
   /// score tensors (Korthikanti's 5as/h term).

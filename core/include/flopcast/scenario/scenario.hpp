@@ -2,7 +2,9 @@
 /// A scenario: model + cluster + plan + precision + training length, and optional blocks
 /// (reliability, pricing, claimed figures, measured figures of a validation run).
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flopcast/hardware/gpu_spec.hpp"
@@ -44,6 +46,22 @@ struct ClaimedSpec {
 /// `grad_reduce_in_fp32`). Default: the precision's usual one (workload.hpp, grad_bytes).
 enum class GradReduce { Default, FP32, Half };
 
+/// How a source counted the FLOPs behind its TFLOP/s or MFU (run schema measured.flops_convention):
+/// model (6 per parameter per token plus causal attention, no recompute; the default),
+/// model_full_attention (attention over every key: PaLM's, torchtitan's, flopcast's own count),
+/// hardware (with recompute), megatron (Megatron-LM's num_floating_point_operations).
+enum class FlopsConvention { Model, ModelFullAttention, Hardware, Megatron };
+const char* to_string(FlopsConvention c);
+std::optional<FlopsConvention> parse_flops_convention(std::string_view s);
+/// The count flopcast's model FLOPs, TFLOP/s and every MFU it prints follow.
+inline constexpr FlopsConvention kFlopcastFlopsConvention = FlopsConvention::ModelFullAttention;
+
+/// What a source's peak memory counts (run schema measured.memory_kind): the tensors PyTorch
+/// allocated (torch.cuda.max_memory_allocated), or what the process reserved
+/// (torch.cuda.max_memory_reserved, nvidia-smi); Unstated when the source does not say.
+enum class MemoryKind { Unstated, Allocated, Reserved };
+const char* to_string(MemoryKind k);
+
 /// One scenario, fully resolved (presets expanded, defaults applied and listed).
 struct Scenario {
   std::string name;
@@ -72,7 +90,15 @@ struct Scenario {
   /// The publication the run belongs to, for cross-validation (`calibrate --cv source`): the
   /// entry's `source_group`, or its file's name without directory and extension.
   std::string source_group;
-  std::map<std::string, double> measured;  ///< iteration_time_s, mfu, tflops_per_gpu, tokens_per_gpu_s, memory_gib
+  /// iteration_time_s, mfu, tflops_per_gpu, tokens_per_gpu_s, memory_gib. mfu and tflops_per_gpu
+  /// in flopcast's count (kFlopcastFlopsConvention): a source's other count is converted when the
+  /// plan is final (convert_measured_flops), from measured_as_stated.
+  std::map<std::string, double> measured;
+  /// mfu and tflops_per_gpu as the source states them, in its flops_convention.
+  std::map<std::string, double> measured_as_stated;
+  FlopsConvention flops_convention = FlopsConvention::Model;
+  bool flops_convention_stated = false;
+  MemoryKind memory_kind = MemoryKind::Unstated;
   std::string kind;
   std::string reliability_grade;
   std::vector<std::string> notes;

@@ -26,8 +26,9 @@ namespace flopcast {
 
 /// "full", "lora", "qlora".
 const char* to_string(TrainingMethod m);
-/// "bf16", "nf4".
+/// "bf16", "fp8", "nf4", "nvfp4".
 const char* to_string(BaseWeights w);
+std::optional<BaseWeights> parse_base_weights(std::string_view s);
 /// The canonical name: "qkv", "q", "k", "v", "proj", "fc1", "gate", "up", "fc2".
 const char* to_string(LoraTarget t);
 std::optional<TrainingMethod> parse_training_method(std::string_view s);
@@ -51,8 +52,15 @@ inline bool is_fine_tuning(const Scenario& s) { return is_fine_tuning(s.training
 /// one fp32 constant per 256 of those (double quantization: 8/64 + 32/(64 x 256) = 0.127 bits;
 /// Dettmers et al. 2023 §3): 0.5 + 1/64 + 1/4096 B.
 constexpr double kNf4BytesPerWeight = 0.5 + 1.0 / 64 + 1.0 / 4096;
-/// Bytes per frozen GEMM weight.
+/// NVFP4 storage per weight: 4 bits and one FP8 (E4M3) scale per block of 16 (the per-tensor fp32
+/// scale is negligible; arXiv 2509.25149 §2): 0.5 + 1/16 B.
+constexpr double kNvfp4BytesPerWeight = 0.5 + 1.0 / 16;
+/// Bytes per frozen GEMM weight: 2 (bf16), 1 (fp8), kNf4BytesPerWeight, kNvfp4BytesPerWeight.
 double base_weight_bytes(BaseWeights w);
+/// Whether the frozen weights are cast to the GEMMs' format before each use: NF4 always
+/// (bitsandbytes dequantizes to bf16); FP8 weights under a 16-bit precision; NVFP4 weights
+/// under any precision but nvfp4. Weights already in the precision's format feed the GEMMs.
+bool base_weights_dequantized(BaseWeights w, Precision run);
 
 /// One adapter of one layer, whole (before any tensor-parallel split).
 struct AdapterShape {
@@ -93,8 +101,8 @@ Flops training_model_flops(const Scenario& s);
 /// training_model_flops plus the recomputed forward passes (full recompute: the whole forward,
 /// adapters included; selective: attention).
 Flops training_hardware_flops(const Scenario& s);
-/// What "model FLOPs" counts for this scenario's method, in one sentence (reports print it
-/// beside MFU for a fine-tuning job).
+/// What "model FLOPs" counts for this scenario's method, in one sentence (reports print it beside
+/// every MFU: flopcast's count, kFlopcastFlopsConvention).
 std::string model_flops_convention(const Scenario& s);
 
 /// Bytes one layer keeps for backward beyond full training's, per micro-batch on one GPU: each
@@ -111,7 +119,7 @@ struct StageWeights {
 /// over `shard` (routed experts over `expert_shard`) as the framework shards frozen parameters
 /// too; adapter weights (2 B), their gradients and Adam state (state_bytes), sharded by ZeRO
 /// stage as in full training.
-void apply_fine_tuning_memory(const Scenario& s, int first_layer, int nlayers, const StageWeights& w, double shard,
+void apply_fine_tuning_memory(const Scenario& s, const StageSlice& slice, const StageWeights& w, double shard,
                               double expert_shard, MemoryBreakdown& mb);
 
 /// "LoRA rank 16 on qkv, proj, fc1, fc2 (44.6M adapter parameters), frozen bf16 base weights"

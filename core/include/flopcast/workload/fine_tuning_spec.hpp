@@ -11,9 +11,11 @@ namespace flopcast {
 /// over NF4-quantized base weights, dequantized to bf16 for every GEMM.
 enum class TrainingMethod { Full, Lora, QLora };
 
-/// Storage of the frozen base weights: 16-bit, or NF4 (4-bit NormalFloat with double-quantized
-/// block constants, Dettmers et al. 2023 §3).
-enum class BaseWeights { BF16, NF4 };
+/// Storage of the frozen base weights: 16-bit; FP8 (E4M3 with a per-tensor scale, Transformer
+/// Engine fp8_model_init); NF4 (4-bit NormalFloat with double-quantized block constants, Dettmers
+/// et al. 2023 §3); NVFP4 (4-bit E2M1 with an FP8 scale per 16 values and a per-tensor fp32 one,
+/// NVIDIA, "Pretraining Large Language Models with NVFP4", arXiv 2509.25149 §2).
+enum class BaseWeights { BF16, FP8, NF4, NVFP4 };
 
 /// A GEMM of a transformer layer an adapter can sit beside. Fused (qkv: Megatron-core's
 /// linear_qkv; fc1: linear_fc1, gate and up together for SwiGLU) or split (q, k, v; gate, up:
@@ -23,10 +25,10 @@ enum class LoraTarget { Qkv, Q, K, V, Proj, Fc1, Gate, Up, Fc2 };
 
 /// The adapters of a LoRA or QLoRA job.
 struct LoraSpec {
-  int rank = 0;                     ///< r: A is in x r, B is r x out
-  double alpha = 0;                 ///< scaling alpha / r; no effect on cost (0 = not given)
-  std::vector<LoraTarget> targets;  ///< GEMMs with an adapter, in every layer
-  BaseWeights base_weights = BaseWeights::BF16;
+  int rank = 0;                                  ///< r: A is in x r, B is r x out
+  double alpha = 0;                              ///< scaling alpha / r; no effect on cost (0 = not given)
+  std::vector<LoraTarget> targets;               ///< GEMMs with an adapter, in every layer
+  BaseWeights base_weights = BaseWeights::BF16;  ///< scenario key training.base_weights (or lora.base_weights)
 };
 
 }  // namespace flopcast

@@ -15,32 +15,121 @@ namespace flopcast {
 
 /// Parameters by part (counts, not bytes).
 struct ParameterCount {
-  double total = 0;             ///< every parameter
-  double active = 0;            ///< parameters used per token (MoE: top_k + shared experts)
+  double total = 0;             ///< every parameter of the main model (the MTP modules apart: `mtp`)
+  double active = 0;            ///< parameters used per token (MoE: top_k + shared experts); no MTP
   double embedding = 0;         ///< input embedding (+ learned positions)
   double output_head = 0;       ///< untied output projection (0 when tied)
   double dense_layer = 0;       ///< one dense transformer layer
   double moe_layer_shared = 0;  ///< one MoE layer without its routed experts (attention, norms, router, shared)
   double moe_expert = 0;        ///< one routed expert
   double final_norm = 0;
+  /// The multi-token-prediction modules (DeepSeek-V3 §2.2), all of them: each a transformer layer
+  /// of the last layer's kind, the projection M (2h -> h) and three RMSNorms (the two inputs' and
+  /// the module's final one, as Megatron-LM counts them); the embedding and output head are the
+  /// main model's, shared. DeepSeek-V3: 671B main + 14B MTP (its checkpoint also stores a copy of
+  /// the embedding and head in the module).
+  double mtp = 0;
 };
 ParameterCount parameter_count(const ModelSpec& m);
+/// One MTP module's parameters beside its transformer layer: the projection M (2h -> h) and its
+/// three norms.
+double mtp_module_extra_params(const ModelSpec& m);
 
-/// Forward FLOPs of one layer for `tokens` tokens (whole layer, before any split).
+/// The GEMM weights of one layer's attention (no norms, biases): Q, K, V and output projection,
+/// or MLA's q down/up, kv down (with the rope key) and kv up projections and the output projection.
+double attention_gemm_weights(const ModelSpec& m);
+
+/// How attention's QK^T and attention-over-values are counted: every query against every key of
+/// its window (Full: PaLM's 12 l h s, flopcast's model FLOPs, torchtitan's count), or only the
+/// keys the causal mask keeps (Causal: half of them, Megatron-LM's num_floating_point_operations
+/// "causal mask -> /2").
+enum class AttentionCount { Full, Causal };
+
+/// Forward FLOPs of one layer for `tokens` tokens (whole layer, before any split). Layers at or
+/// past m.layers are the MTP modules' (of the last layer's kind, with their projection in qkv).
 struct LayerFlops {
   double qkv = 0, attention = 0, out_proj = 0, mlp = 0, router = 0;
   double total() const { return qkv + attention + out_proj + mlp + router; }
 };
-LayerFlops layer_forward_flops(const ModelSpec& m, int layer, double sequences);
+LayerFlops layer_forward_flops(const ModelSpec& m, int layer, double sequences,
+                               AttentionCount count = AttentionCount::Full);
 
-/// Model FLOPs of one training step (forward + backward, no recompute), whole cluster.
+/// Keys one query attends to, averaged over the sequence: s (Full) or (s+1)/2 ~ s/2 (Causal) on a
+/// full-attention layer; on a windowed layer min(w, s) (Full) or the mean of min(i + 1, w) over
+/// the positions i (Causal: w - w(w-1)/(2s) for w <= s).
+double attended_keys(const ModelSpec& m, int layer, AttentionCount count);
+
+/// Calls fn(layer, count) once per kind of layer among [first, first + n): dense or MoE, with
+/// full or windowed attention (layers of a kind cost the same), `layer` the first of its kind.
+template <typename Fn>
+void for_each_layer_kind(const ModelSpec& m, int first, int n, Fn&& fn) {
+  int at[4] = {-1, -1, -1, -1}, count[4] = {0, 0, 0, 0};
+  for (int l = first; l < first + n; ++l) {
+    const int k = (m.is_moe_layer(l) ? 2 : 0) + (m.is_windowed_layer(l) ? 1 : 0);
+    if (at[k] < 0) at[k] = l;
+    ++count[k];
+  }
+  for (int k = 0; k < 4; ++k)
+    if (count[k] > 0) fn(at[k], count[k]);
+}
+
+/// Model FLOPs of one training step (forward + backward, no recompute), whole cluster: every
+/// layer, the logits, the MTP modules (their layer, projection and logits).
 Flops model_flops_per_step(const ModelSpec& m, double global_batch);
 /// Hardware FLOPs of one step: model FLOPs plus the recomputed forward passes.
 Flops hardware_flops_per_step(const ModelSpec& m, const ParallelPlan& p);
 
+/// The FLOPs of one step as a source counts them under `c` (run schema measured.flops_convention):
+/// - model: 6 FLOPs per parameter per token plus attention over the keys the causal mask keeps;
+/// - model_full_attention: flopcast's own count (model_flops_per_step: full attention);
+/// - hardware: flopcast's hardware FLOPs (model plus recompute);
+/// - megatron: Megatron-LM's num_floating_point_operations (megatron/training/training.py at
+///   NVIDIA/Megatron-LM d98e8a64): 3 x 2 x every GEMM (no router, no embedding), the causal /2 on
+///   attention, windows ignored, MLA's low-rank projections with their RMSNorms, MTP layers,
+///   projections, norms and logits.
+/// `p` gives the recompute of hardware FLOPs and the global batch.
+Flops flops_per_step(const ModelSpec& m, const ParallelPlan& p, FlopsConvention c);
+
 /// Layers held by each pipeline stage (uneven when layers % pp != 0: the middle stages
 /// take the extra layers, as the first and last also hold embedding and logits).
 std::vector<int> layers_per_stage(int layers, int pp);
+
+/// What one pipeline rank holds and runs.
+struct StageSlice {
+  /// [first layer, layers) of each model chunk on the rank, in the model's order of the chunks.
+  std::vector<std::pair<int, int>> chunks;
+  bool embedding = false;  ///< holds the input embedding
+  bool head = false;       ///< holds the final norm, the output head and the loss (and the MTP modules)
+  /// The share of its chunks one micro-batch crosses on this rank: 1, or 1/2 under DualPipe, where
+  /// each micro-batch crosses one of the rank's two stages (the one of its direction).
+  double pass_share = 1;
+  int layers() const {
+    int n = 0;
+    for (const auto& c : chunks) n += c.second;
+    return n;
+  }
+};
+/// Each pipeline rank's slice of the model under the plan:
+/// - without a pipeline_layout, the even split of layers_per_stage (one block per rank);
+/// - with one, Megatron-LM's (get_num_layers_to_build): the first and last ranks' layers as set,
+///   the rest even, each rank's share split over its vpp virtual stages (virtual stage k on rank
+///   k % pp); or with account_for_embedding / _loss, layers + 1 (+ 1) split evenly, the first
+///   (last) virtual stage one layer short;
+/// - DualPipe: pp stages of the even split, rank r holding stage r and stage pp - 1 - r (both
+///   ends hold the embedding and the head: each direction's first and last stage);
+/// - DualPipeV: 2 pp virtual stages of the even split in a V, rank r holding virtual stages r and
+///   2 pp - 1 - r (rank 0 both the embedding and the head).
+/// The plan must have passed check_scenario.
+std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const ParallelPlan& p);
+/// Whether `layout` splits `layers` over pp ranks of vpp virtual stages by Megatron-LM's rules
+/// (every rank's share a multiple of vpp, the middle ranks even, every virtual stage >= 0 layers).
+bool pipeline_layout_splits(int layers, int pp, int vpp, const PipelineLayout& layout);
+
+/// Converts the run's stated mfu and tflops_per_gpu (s.measured_as_stated) from its
+/// flops_convention to flopcast's count (kFlopcastFlopsConvention) for the plan as it stands:
+/// x flops_per_step(model_full_attention) / flops_per_step(its convention), into s.measured.
+/// Returns the factor (1 when the convention is flopcast's or nothing is stated).
+double convert_measured_flops(Scenario& s);
 
 /// Memory of one GPU, by part.
 struct MemoryBreakdown {
@@ -57,8 +146,17 @@ struct MemoryBreakdown {
   int stage = 0;         ///< the pipeline stage this breakdown is for (the most loaded)
   double in_flight = 0;  ///< micro-batches whose activations the stage holds at peak
   Bytes total() const { return weights + gradients + optimizer + activations + logits + workspace + fragmentation; }
+  /// What PyTorch's caching allocator hands out at the peak (torch.cuda.max_memory_allocated):
+  /// the tensors, without the allocator's slack, the CUDA context and NCCL's own buffers.
+  Bytes allocated() const { return weights + gradients + optimizer + activations + logits; }
+  /// What the process holds at the peak (torch.cuda.max_memory_reserved with the CUDA context
+  /// and NCCL's buffers, as nvidia-smi shows it): the total.
+  Bytes reserved() const { return total(); }
   bool fits() const { return total().value <= capacity.value; }
 };
+/// The memory a measured figure of `kind` is compared with: allocated() or reserved() (the total
+/// when the source does not say).
+Bytes memory_of_kind(const MemoryBreakdown& m, MemoryKind kind);
 /// Memory per GPU of the most-loaded pipeline stage.
 MemoryBreakdown memory_per_gpu(const Scenario& s, const ComputeProfile& profile);
 /// Memory per GPU of stage `stage`.
@@ -70,7 +168,9 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
 Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, int layer, Precision prec);
 
 /// Micro-batches (in whole-stage units) whose activations stage `stage` holds at its peak under
-/// the plan's schedule.
+/// the plan's schedule. DualPipe and DualPipeV: PP + 1 stage-sized micro-batches per device
+/// (deepseek-ai/DualPipe README, "Pipeline Bubbles and Memory Usage Comparison", PP the number of
+/// stages: pp for DualPipe, 2 pp for DualPipeV), over the rank's two stages: (PP + 1) / 2.
 double in_flight_microbatches(const ParallelPlan& p, int stage);
 
 /// Bytes per parameter of the training state for a precision.

@@ -1,0 +1,260 @@
+// The run schema's keys added for 2026 workloads (run-schema.md, "Keys added for 2026 workloads"),
+// in scenarios and run files alike: what the loader reads, the defaults it lists, what it refuses,
+// how the editor's form writes them back and that sweeps take them as axes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "../support/shipped_catalog.hpp"
+#include "flopcast/io/catalog.hpp"
+#include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/io/scenario_writer.hpp"
+#include "flopcast/io/sweep_loader.hpp"
+
+using namespace flopcast;
+using namespace flopcast::io;
+
+namespace {
+
+const Catalog& catalog() { return test::shipped_catalog(); }
+
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+Scenario must_parse(const std::string& text) {
+  Diagnostics d;
+  auto s = parse_scenario(text, "test.yaml", catalog(), d);
+  const std::string why = d.str() + "\n" + text;
+  REQUIRE_MESSAGE(s.has_value(), why);
+  return *s;
+}
+
+std::string first_error(const std::string& text) {
+  Diagnostics d;
+  (void)parse_scenario(text, "test.yaml", catalog(), d);
+  for (const auto& x : d.items())
+    if (x.severity == Severity::Error) return x.str();
+  return "";
+}
+
+const char* kRun = R"(- id: ds-v3-like
+  source: "test"
+  model:
+    layers: 16
+    hidden: 2048
+    heads: 16
+    ffn: 8192
+    ffn_kind: swiglu
+    vocab: 32000
+    seq_len: 4096
+    mla: {kv_lora_rank: 256, qk_nope_head_dim: 64, qk_rope_head_dim: 32, v_head_dim: 64}
+    mtp_layers: 1
+    sliding_window: {size: 128}
+    moe: {experts: 64, top_k: 4, expert_ffn: 1024, shared_experts: 1, dense_layers: 1, layer_freq: 2,
+          shared_expert_ffn: 2048, node_limit: 2, capacity_factor: 1.25}
+  cluster: {gpu: B200, gpus: 64}
+  parallel:
+    pp: 4
+    vpp: 2
+    ep: 8
+    micro_batch: 1
+    global_batch: 64
+    schedule: interleaved
+    pipeline_layout: {first_stage_layers: 2, last_stage_layers: 2}
+    moe_dispatcher: deepep
+  precision: mxfp8
+  measured: {tflops_per_gpu: 900, flops_convention: megatron, memory_gib: 150, memory_kind: allocated}
+)";
+
+}  // namespace
+
+TEST_CASE("2026 keys: a run file with MLA, MTP, windows, MoE every other layer, an uneven pipeline and DeepEP") {
+  Diagnostics d;
+  auto entries = parse_run_file(kRun, "runs.yaml", catalog(), d);
+  REQUIRE(entries.size() == 1);
+  REQUIRE_MESSAGE(entries[0].scenario.has_value(), entries[0].diags.str());
+  const Scenario& s = *entries[0].scenario;
+  const ModelSpec& m = s.model;
+  REQUIRE(m.mla);
+  CHECK(m.mla->q_lora_rank == 0);  // unstated: queries not compressed, listed
+  CHECK(has(s.defaults_applied, "model.mla.q_lora_rank = 0 (queries not compressed)"));
+  CHECK(m.kv_heads == 16);
+  CHECK(m.head_dim() == 96);
+  CHECK(m.mtp_layers == 1);
+  REQUIRE(m.sliding_window);
+  CHECK(m.sliding_window->every == 1);
+  CHECK(has(s.defaults_applied, "model.sliding_window.every = 1 (every layer windowed)"));
+  REQUIRE(m.moe);
+  CHECK(m.moe->layer_freq == 2);
+  CHECK(m.moe->shared_expert_ffn == 2048);
+  CHECK(m.moe->node_limit == 2);
+  CHECK(m.moe->capacity_factor == 1.25);
+  CHECK(m.moe_layers() == 8);  // layers 1, 3, ..., 15
+  REQUIRE(s.plan.pipeline_layout);
+  CHECK(s.plan.pipeline_layout->first_stage_layers == 2);
+  CHECK(s.plan.pipeline_layout->last_stage_layers == 2);
+  CHECK(s.plan.moe_dispatcher == MoeDispatcher::DeepEP);
+  CHECK(s.flops_convention == FlopsConvention::Megatron);
+  CHECK(s.flops_convention_stated);
+  CHECK(s.memory_kind == MemoryKind::Allocated);
+  CHECK(s.measured_as_stated.at("tflops_per_gpu") == 900);
+}
+
+TEST_CASE("2026 keys: FSDP2 implies ZeRO-3, schedules dualpipe and dualpipev, base weights at training level") {
+  const Scenario f = must_parse(R"(
+model: llama3-8b
+cluster: {gpu: H100, gpus: 8}
+parallel: {global_batch: 64, fsdp: {}}
+precision: bf16
+)");
+  REQUIRE(f.plan.fsdp);
+  CHECK(f.plan.fsdp->reshard_after_forward);
+  CHECK(f.plan.zero == 3);
+  CHECK(has(f.defaults_applied, "parallel.zero = 3 (fsdp: full shard)"));
+  CHECK(has(f.defaults_applied, "parallel.fsdp.reshard_after_forward = true"));
+  CHECK(!has(f.defaults_applied, "parallel.zero = 0"));
+  for (const char* schedule : {"dualpipe", "dualpipev"}) {
+    const Scenario p = must_parse(std::string(R"(
+model: llama3-8b
+cluster: {gpu: H100, gpus: 32}
+parallel: {pp: 4, global_batch: 64, schedule: )") +
+                                  schedule + "}\nprecision: bf16\n");
+    CHECK(std::string(to_string(p.plan.schedule)) == schedule);
+  }
+  const Scenario lora = must_parse(R"(
+model: llama3-8b
+cluster: {gpu: B200, gpus: 8}
+parallel: {global_batch: 64}
+precision: nvfp4
+training: {method: lora, lora: {rank: 16}, base_weights: nvfp4}
+)");
+  CHECK(lora.training.lora.base_weights == BaseWeights::NVFP4);
+  const Scenario fp8 = must_parse(R"(
+model: llama3-8b
+cluster: {gpu: H100, gpus: 8}
+parallel: {global_batch: 64}
+precision: bf16
+training: {method: lora, lora: {rank: 16, base_weights: bf16}}
+)");
+  CHECK(fp8.training.lora.base_weights == BaseWeights::BF16);  // lora.base_weights still reads
+  CHECK(first_error(R"(
+model: llama3-8b
+cluster: {gpu: H100, gpus: 8}
+parallel: {global_batch: 64}
+precision: bf16
+training: {method: lora, lora: {rank: 16, base_weights: bf16}, base_weights: fp8}
+)") == "test.yaml:6:57: error: training.lora.base_weights: base_weights is given twice: under training and under "
+       "training.lora (hint: keep training.base_weights and remove training.lora.base_weights)");
+  CHECK(first_error(R"(
+model: llama3-8b
+cluster: {gpu: H100, gpus: 8}
+parallel: {global_batch: 64}
+precision: bf16
+training: {method: full, base_weights: fp8}
+)") == "test.yaml:6:40: error: training.base_weights: base_weights is the storage of frozen weights, which method "
+       "full does not have (every weight trains) (hint: set training.method: lora (or qlora), or remove "
+       "base_weights)");
+}
+
+TEST_CASE("2026 keys: the pipeline layout's fit to layers, pp and vpp is checked as Megatron-LM asserts it") {
+  auto with = [](const std::string& parallel) {
+    return first_error("model: llama3-8b\ncluster: {gpu: H100, gpus: 32}\nparallel: " + parallel +
+                       "\nprecision: bf16\n");
+  };
+  // 32 layers, pp 4: 8 + 8 on the ends leave 16 for 2 ranks, 8 each: fine; with vpp 2, 8 halves.
+  CHECK(with("{pp: 4, global_batch: 64, pipeline_layout: {first_stage_layers: 8, last_stage_layers: 8}}").empty());
+  CHECK(with("{pp: 4, vpp: 2, schedule: interleaved, global_batch: 64, pipeline_layout: {first_stage_layers: 6, "
+             "last_stage_layers: 6}}") == "");
+  CHECK(with("{pp: 4, global_batch: 64, pipeline_layout: {first_stage_layers: 7, last_stage_layers: 8}}") ==
+        "test.yaml:3:54: error: parallel.pipeline_layout: 17 layers left after the first and last ranks do not split "
+        "evenly over the other 2 ranks (hint: choose first_stage_layers and last_stage_layers so that layers - first - "
+        "last is a multiple of 2)");
+  CHECK(with("{pp: 4, global_batch: 64, pipeline_layout: {first_stage_layers: 8, account_for_loss: true}}") ==
+        "test.yaml:3:96: error: parallel.pipeline_layout.account_for_loss: first/last_stage_layers and "
+        "account_for_embedding/loss are two ways to even the stages out; Megatron-LM refuses them together (hint: keep "
+        "first_stage_layers / last_stage_layers, or the account_for_ keys)");
+  CHECK(with("{pp: 4, global_batch: 64, pipeline_layout: {account_for_embedding: true}}") ==
+        "test.yaml:3:54: error: parallel.pipeline_layout: layers + embedding + loss = 33 do not split evenly over "
+        "pp*vpp = 4 virtual stages (hint: Megatron-LM counts the embedding and the loss as one layer each here: choose "
+        "pp and vpp dividing 33)");
+  CHECK(with("{pp: 2, global_batch: 64, schedule: dualpipe, pipeline_layout: {first_stage_layers: 16}}") ==
+        "test.yaml:3:74: error: parallel.pipeline_layout: pipeline_layout is Megatron-LM's uneven split; schedule "
+        "dualpipe places its own stages (two per rank) (hint: remove pipeline_layout, or use schedule 1f1b or "
+        "interleaved)");
+  CHECK(with("{pp: 4, global_batch: 32, schedule: dualpipev}") ==
+        "test.yaml:3:33: error: parallel.global_batch: schedule dualpipev needs at least 2 x pp = 8 micro-batches per "
+        "step, got 4 (hint: raise global_batch or lower micro_batch (micro-batches = global_batch / (micro_batch x "
+        "dp)))");
+}
+
+TEST_CASE("2026 keys: the editor's form writes the layout, dispatcher and FSDP back, and custom models keep MLA") {
+  const std::string text = R"(model: llama3-8b
+cluster: {gpu: H100, gpus: 32}
+parallel:
+  pp: 4
+  global_batch: 64
+  pipeline_layout: {first_stage_layers: 8, last_stage_layers: 8}
+precision: bf16
+)";
+  const Scenario s = must_parse(text);
+  ScenarioForm f = form_from_scenario(s, text);
+  CHECK(f.first_stage_layers == 8);
+  CHECK(f.last_stage_layers == 8);
+  f.schedule = "1f1b";
+  f.fsdp = "keep";
+  f.zero = 3;
+  const Scenario back = must_parse(compose_scenario_yaml(text, f, catalog()));
+  REQUIRE(back.plan.pipeline_layout);
+  CHECK(back.plan.pipeline_layout->first_stage_layers == 8);
+  REQUIRE(back.plan.fsdp);
+  CHECK_FALSE(back.plan.fsdp->reshard_after_forward);
+  CHECK_FALSE(back.plan.moe_dispatcher);
+  // Unset, the keys leave the file.
+  f.first_stage_layers = f.last_stage_layers = 0;
+  f.fsdp.clear();
+  const std::string cleared = compose_scenario_yaml(text, f, catalog());
+  CHECK(cleared.find("pipeline_layout") == std::string::npos);
+  CHECK(cleared.find("fsdp") == std::string::npos);
+  // A custom shape made from an MLA preset keeps MLA and MTP, and writes no kv_heads.
+  const std::string ds =
+      "model: deepseek-v3\ncluster: {gpu: H800, gpus: 2048}\nparallel: {pp: 16, ep: 64, "
+      "global_batch: 15360, schedule: dualpipe}\nprecision: fp8\n";
+  ScenarioForm c = form_from_scenario(must_parse(ds), ds);
+  c.model_base = c.model_preset;
+  c.model_preset.clear();
+  c.layers = 62;
+  const std::string custom = compose_scenario_yaml(ds, c, catalog());
+  CHECK(custom.find("kv_heads") == std::string::npos);
+  const Scenario cs = must_parse(custom);
+  CHECK(cs.model.layers == 62);
+  CHECK(cs.model.mla.has_value());
+  CHECK(cs.model.mtp_layers == 1);
+  CHECK(cs.model.moe->node_limit == 4);
+}
+
+TEST_CASE("2026 keys as sweep axes: the schedule, the MoE layer frequency and the window are swept keys") {
+  Diagnostics d;
+  const auto spec = parse_sweep(R"(scenario:
+  model: {layers: 8, hidden: 1024, heads: 8, vocab: 32000, seq_len: 2048, sliding_window: {size: 128, every: 2},
+          moe: {experts: 8, top_k: 2, expert_ffn: 2048}}
+  cluster: {gpu: H100, gpus: 16}
+  parallel: {pp: 2, ep: 8, global_batch: 32}
+  precision: bf16
+axes:
+  - {key: parallel.schedule, values: [1f1b, dualpipe, dualpipev]}
+  - {key: model.moe.layer_freq, values: [1, 2]}
+  - {key: model.sliding_window.size, values: [128, 1024]}
+)",
+                                "s.sweep.yml", d);
+  REQUIRE_MESSAGE(spec.has_value(), d.str());
+  CHECK(check_sweep_keys(*spec, catalog(), d));
+  CHECK(spec->points() == 12);
+  const auto last = sweep_point_scenario(*spec, 11, catalog(), d);
+  REQUIRE_MESSAGE(last.has_value(), d.str());
+  CHECK(last->plan.schedule == Schedule::DualPipeV);
+  CHECK(last->model.moe->layer_freq == 2);
+  CHECK(last->model.sliding_window->size == 1024);
+}
