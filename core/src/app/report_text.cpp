@@ -194,8 +194,8 @@ void print_text(const SimReport& r, std::ostream& o) {
                    r.fits_memory ? "fits" : "DOES NOT FIT");
   // PyTorch's two peaks: what its caching allocator hands out (max_memory_allocated, the tensors)
   // and what the process holds (max_memory_reserved and more, nvidia-smi's figure: the total).
-  o << fmt::format("  {:<20} {:>10} (tensors, as torch.cuda.max_memory_allocated; reserved: the total)\n",
-                   "allocated", format_gib(m.allocated()));
+  o << fmt::format("  {:<20} {:>10} (tensors, as torch.cuda.max_memory_allocated; reserved: the total)\n", "allocated",
+                   format_gib(m.allocated()));
   o << "\nWhere the step time goes\n";
   const auto& b = e.breakdown;
   const std::pair<const char*, Time> rows[] = {{"compute", b.compute},           {"recompute", b.recompute},
