@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../support/shipped_catalog.hpp"
+#include "flopcast/cost/collective_cost.hpp"
 #include "flopcast/cost/op_cost.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/scenario_loader.hpp"
@@ -204,4 +205,43 @@ TEST_CASE("stage times: the middle stages follow their own dense and MoE layer c
     CHECK(st[i].ep_comm == st[3].ep_comm);
     CHECK(tp_alt[i] == tp_alt[3]);
   }
+}
+
+TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
+  // 64 experts, top-8, EP 32 over 4 nodes of 8 H100, 4 MoE layers of T = 4096 tokens, hidden 2048:
+  // DeepEP sends a token once per remote node holding any of its experts (0.45 of a copy per
+  // routed expert), Megatron-core's alltoall dispatcher one copy per routed expert (2.2x the NIC
+  // bytes), its allgather dispatcher all-gathers the group's 32 x T tokens on every rank and
+  // reduce-scatters them back, forward and backward.
+  auto scenario = [](const std::string& dispatcher) {
+    const std::string text =
+        "model:\n  layers: 4\n  hidden: 2048\n  heads: 16\n  ffn: 8192\n  vocab: 4096\n  seq_len: 4096\n"
+        "  moe: {experts: 64, top_k: 8, expert_ffn: 1024}\n"
+        "cluster:\n  gpu: H100\n  gpus: 32\n  gpus_per_node: 8\nparallel:\n  ep: 32\n  micro_batch: 1\n"
+        "  global_batch: 32\n  recompute: none\n" +
+        (dispatcher.empty() ? std::string() : "  moe_dispatcher: " + dispatcher + "\n") + "precision: bf16\n";
+    Diagnostics d;
+    auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
+    REQUIRE_MESSAGE(s.has_value(), d.str());
+    return *s;
+  };
+  const ComputeProfile profile = no_host_profile();
+  auto ep_comm = [&](const Scenario& s) {
+    const auto st = stage_costs(s, profile);
+    REQUIRE(st.size() == 1);
+    return st[0].ep_comm;
+  };
+  const Time unstated = ep_comm(scenario("")), deepep = ep_comm(scenario("deepep")),
+             alltoall = ep_comm(scenario("alltoall"));
+  CHECK(unstated == deepep);
+  CHECK(deepep.seconds() > 0);
+  // The NIC sets the time at this span: the ratio is near 1 / 0.45, less the NVLink share.
+  CHECK(alltoall.seconds() / deepep.seconds() > 1.8);
+  CHECK(alltoall.seconds() / deepep.seconds() < 2.3);
+  const Scenario gather = scenario("allgather");
+  const Bytes group_tokens{4096.0 * 2048 * 2 * 32};
+  const Time one_layer = (collective_time(gather, profile, CollectiveKind::AllGather, 32, 1, group_tokens) +
+                          collective_time(gather, profile, CollectiveKind::ReduceScatter, 32, 1, group_tokens)) *
+                         2;
+  CHECK(ep_comm(gather) == one_layer * 4);
 }

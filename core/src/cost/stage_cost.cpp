@@ -296,9 +296,23 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
       // nodes, so at most node_limit of its top_k copies cross the NIC.
       double dedup = moe_dispatch_internode_factor(e.top_k, nodes);
       if (e.node_limit > 0) dedup = std::min(dedup, static_cast<double>(e.node_limit) / e.top_k);
-      const Bytes a2a{T * e.top_k * h * in.elt * token_share * dedup};
-      const Time one = in.coll(CollectiveKind::AllToAll, p.ep, p.expert_tp(), a2a);
-      c.ep = one * 4;
+      const auto dispatcher = p.moe_dispatcher.value_or(MoeDispatcher::DeepEP);
+      if (dispatcher == MoeDispatcher::AllGather) {
+        // Megatron-core's allgather dispatcher (MoEAllGatherTokenDispatcher): every EP rank gathers
+        // the group's tokens and keeps those routed to its experts; combine reduce-scatters them.
+        // Forward and backward each pay one all-gather and one reduce-scatter of the group's tokens.
+        const Bytes gathered{T * h * in.elt * token_share * p.ep};
+        c.ep = (in.coll(CollectiveKind::AllGather, p.ep, p.expert_tp(), gathered) +
+                in.coll(CollectiveKind::ReduceScatter, p.ep, p.expert_tp(), gathered)) *
+               2;
+      } else {
+        // Megatron-core's alltoall dispatcher (MoEAlltoAllTokenDispatcher) sends one copy per
+        // routed expert, across nodes too; DeepEP (the flex dispatcher) one per remote node.
+        if (dispatcher == MoeDispatcher::AllToAll) dedup = 1;
+        const Bytes a2a{T * e.top_k * h * in.elt * token_share * dedup};
+        const Time one = in.coll(CollectiveKind::AllToAll, p.ep, p.expert_tp(), a2a);
+        c.ep = one * 4;
+      }
     }
   } else {
     gemms.add(in, c, T, d(m.ffn) * (m.ffn_matrices() - 1) / t, h);      // FC1 (gate+up fused for SwiGLU)

@@ -65,7 +65,7 @@ struct ParallelPlan {
   Recompute recompute = Recompute::None;
   Schedule schedule = Schedule::OneFOneB;
   std::optional<PipelineLayout> pipeline_layout;  ///< uneven stages; none = flopcast's even split
-  std::optional<MoeDispatcher> moe_dispatcher;    ///< none = not stated (all-to-all is costed)
+  std::optional<MoeDispatcher> moe_dispatcher;    ///< none = not stated: DeepEP's node-deduplicated dispatch is costed
   std::optional<FsdpSpec> fsdp;                   ///< FSDP2 (with zero 3); none = Megatron / DeepSpeed ZeRO
   bool overlap_dp_comm = true;                    ///< DP gradient sync overlaps backward (bucketed)
   bool overlap_tp_comm = false;                   ///< TP collectives overlap GEMMs (comm/compute overlap)
