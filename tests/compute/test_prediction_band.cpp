@@ -1,9 +1,12 @@
 // Prediction bands (prediction_band.hpp): which residual quantiles a prediction gets.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
+#include "../support/shipped_catalog.hpp"
 #include "flopcast/compute/prediction_band.hpp"
+#include "flopcast/io/scenario_loader.hpp"
 
 using namespace flopcast;
 
@@ -118,4 +121,31 @@ TEST_CASE("a band widens its median and slow end by the spread of the open setti
   CHECK(widened_for_open_settings(b, 1, 1).p90 == 1.2);
   PredictionBand unknown;
   CHECK_FALSE(widened_for_open_settings(unknown, 2, 3).known);
+}
+
+TEST_CASE("band_regime: a plan Megatron-core cannot run is another framework's regime") {
+  auto regime_of = [](const std::string& parallel) {
+    const std::string text =
+        "model: {layers: 8, hidden: 1024, heads: 8, ffn: 4096, vocab: 4096, seq_len: 2048}\n"
+        "cluster: {gpu: H100, gpus: 16}\nparallel: " +
+        parallel + "\nprecision: bf16\n";
+    Diagnostics d;
+    auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
+    REQUIRE_MESSAGE(s.has_value(), d.str());
+    return band_regime(*s);
+  };
+  CHECK(regime_of("{pp: 2, dp: 8, zero: 1, schedule: interleaved, vpp: 2, global_batch: 16}").framework ==
+        "megatron");
+  // ZeRO-2 (no Megatron-core plan shards gradients without the parameters), a zero-bubble pipeline.
+  CHECK(regime_of("{dp: 16, zero: 2, global_batch: 16}").framework == "other");
+  CHECK(regime_of("{pp: 2, dp: 8, schedule: zero-bubble, global_batch: 16}").framework == "other");
+  const BandRegime fsdp = regime_of("{dp: 16, zero: 3, fsdp: {reshard_after_forward: true}, global_batch: 16}");
+  CHECK(fsdp.framework == "torchtitan");
+  CHECK(is_regime_key("dense.full.16bit.other"));
+  // No calibrated run has such a plan: it takes the generation's novel-regime band.
+  const std::vector<BandQuantiles> bands = {q(GpuArch::Hopper, "dense.full.16bit.megatron", 12, 2, 0.92, 1.19),
+                                            q(GpuArch::Hopper, "novel", 26, 7, 0.77, 1.27)};
+  const PredictionBand b = find_band(bands, GpuArch::Hopper, regime_of("{dp: 16, zero: 2, global_batch: 16}"));
+  CHECK(b.p10 == 0.77);
+  CHECK(b.basis.find("a framework other than Megatron-core") != std::string::npos);
 }

@@ -46,7 +46,9 @@ std::string BandRegime::words() const {
                      precision == "8bit"   ? "8-bit"
                      : precision == "4bit" ? "4-bit"
                                            : "16-bit",
-                     framework == "torchtitan" ? "torchtitan" : "Megatron-core");
+                     framework == "torchtitan" ? "torchtitan"
+                     : framework == "other"    ? "a framework other than Megatron-core and torchtitan"
+                                               : "Megatron-core");
 }
 
 BandRegime band_regime(const Scenario& s) {
@@ -54,7 +56,15 @@ BandRegime band_regime(const Scenario& s) {
   r.moe = s.model.moe.has_value();
   r.fine_tuning = is_fine_tuning(s);
   r.precision = precision_class(s.precision);
-  r.framework = mentions_torchtitan(s.source_group) || mentions_torchtitan(s.id) ? "torchtitan" : "megatron";
+  const auto& p = s.plan;
+  // Megatron-core shards at most the optimizer state (its distributed optimizer) and pipelines
+  // with 1F1B or interleaved 1F1B only (framework_rules.cpp, megatron_runs): a plan beyond that is
+  // another framework's, whose runs the bands have not seen.
+  const bool megatron_can = p.zero <= 1 && !p.fsdp &&
+                            (p.pp == 1 || p.schedule == Schedule::OneFOneB || p.schedule == Schedule::Interleaved);
+  r.framework = mentions_torchtitan(s.source_group) || mentions_torchtitan(s.id) || p.fsdp ? "torchtitan"
+                : megatron_can                                                            ? "megatron"
+                                                                                          : "other";
   return r;
 }
 
@@ -67,7 +77,7 @@ bool is_regime_key(const std::string& key) {
   return parts.size() == 4 && (parts[0] == "dense" || parts[0] == "moe") &&
          (parts[1] == "full" || parts[1] == "finetune") &&
          (parts[2] == "16bit" || parts[2] == "8bit" || parts[2] == "4bit") &&
-         (parts[3] == "megatron" || parts[3] == "torchtitan");
+         (parts[3] == "megatron" || parts[3] == "torchtitan" || parts[3] == "other");
 }
 
 PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, GpuArch arch, const BandRegime& regime) {

@@ -35,7 +35,9 @@ struct BandRegime {
   std::string precision;  ///< "16bit" (BF16, FP16, TF32), "8bit" (FP8, MXFP8) or "4bit" (NVFP4)
   /// "megatron" (Megatron-LM, Megatron-core, NeMo, Megatron-Bridge, the MLPerf reference
   /// implementations built on them, vTrain's Megatron-DeepSpeed) or "torchtitan" (PyTorch's FSDP2
-  /// stack): a run is torchtitan's when its source group or id names torchtitan.
+  /// stack): a run is torchtitan's when its source group or id names torchtitan or it uses FSDP2.
+  /// "other": a plan Megatron-core cannot run (ZeRO-2/3 without FSDP2, a zero-bubble, GPipe or
+  /// DualPipe pipeline), whose framework no calibration run used.
   std::string framework = "megatron";
   std::string key() const;
   /// "dense, full training, 16-bit GEMMs, Megatron-core" for reports.
