@@ -134,8 +134,7 @@ TEST_CASE("band_regime: a plan Megatron-core cannot run is another framework's r
     REQUIRE_MESSAGE(s.has_value(), d.str());
     return band_regime(*s);
   };
-  CHECK(regime_of("{pp: 2, dp: 8, zero: 1, schedule: interleaved, vpp: 2, global_batch: 16}").framework ==
-        "megatron");
+  CHECK(regime_of("{pp: 2, dp: 8, zero: 1, schedule: interleaved, vpp: 2, global_batch: 16}").framework == "megatron");
   // ZeRO-2 (no Megatron-core plan shards gradients without the parameters), a zero-bubble pipeline.
   CHECK(regime_of("{dp: 16, zero: 2, global_batch: 16}").framework == "other");
   CHECK(regime_of("{pp: 2, dp: 8, schedule: zero-bubble, global_batch: 16}").framework == "other");

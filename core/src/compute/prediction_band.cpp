@@ -60,11 +60,11 @@ BandRegime band_regime(const Scenario& s) {
   // Megatron-core shards at most the optimizer state (its distributed optimizer) and pipelines
   // with 1F1B or interleaved 1F1B only (framework_rules.cpp, megatron_runs): a plan beyond that is
   // another framework's, whose runs the bands have not seen.
-  const bool megatron_can = p.zero <= 1 && !p.fsdp &&
-                            (p.pp == 1 || p.schedule == Schedule::OneFOneB || p.schedule == Schedule::Interleaved);
+  const bool megatron_can =
+      p.zero <= 1 && !p.fsdp && (p.pp == 1 || p.schedule == Schedule::OneFOneB || p.schedule == Schedule::Interleaved);
   r.framework = mentions_torchtitan(s.source_group) || mentions_torchtitan(s.id) || p.fsdp ? "torchtitan"
-                : megatron_can                                                            ? "megatron"
-                                                                                          : "other";
+                : megatron_can                                                             ? "megatron"
+                                                                                           : "other";
   return r;
 }
 
