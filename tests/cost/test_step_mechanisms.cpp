@@ -9,6 +9,7 @@
 #include "../support/shipped_catalog.hpp"
 #include "flopcast/cost/collective_cost.hpp"
 #include "flopcast/cost/op_cost.hpp"
+#include "flopcast/cost/stage_cost.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 
@@ -244,4 +245,59 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
                           collective_time(gather, profile, CollectiveKind::ReduceScatter, 32, 1, group_tokens)) *
                          2;
   CHECK(ep_comm(gather) == one_layer * 4);
+}
+
+TEST_CASE("ep overlap: what Megatron-core's batch-level overlap leaves of the all-to-all") {
+  // ep 10 ms (5 forward, 5 backward), the layer's forward compute 3 ms, backward 6 ms, 15% of the
+  // SMs to the dispatch kernels: the forward's 5 ms hide under the other micro-batch's 6 ms of
+  // backward, costing 0.15 x 5 = 0.75 ms of SM time; the backward's 5 ms exceed the 3 ms of
+  // forward by 2 ms, which is more than its SM cost: 2.75 ms in all.
+  const Time exposed =
+      ep_overlap_exposed(Time::from_seconds(0.010), Time::from_seconds(0.003), Time::from_seconds(0.006), 0.15);
+  CHECK(exposed.seconds() == doctest::Approx(0.00275));
+  // Nothing to hide behind: all of it; no SM share and ample compute: nothing.
+  CHECK(ep_overlap_exposed(Time::from_seconds(0.01), Time{0}, Time{0}, 0.15).seconds() == doctest::Approx(0.01));
+  CHECK(ep_overlap_exposed(Time::from_seconds(0.01), Time::from_seconds(1), Time::from_seconds(1), 0.0).ns == 0);
+  // Megatron-core's 20 DeepEP SMs of a B200's 148; a GPU of 30 SMs gives half.
+  CHECK(ep_overlap_sm_share(148) == doctest::Approx(20.0 / 148));
+  CHECK(ep_overlap_sm_share(30) == doctest::Approx(0.5));
+  // Where Megatron-core refuses the overlap (transformer_config.py).
+  ParallelPlan p;
+  p.ep = 8;
+  CHECK(ep_overlap_allowed(p));
+  p.recompute = Recompute::Full;
+  CHECK(!ep_overlap_allowed(p));
+  p.recompute = Recompute::Selective;
+  p.pp = 2;
+  CHECK(!ep_overlap_allowed(p));
+  p.vpp = 2;
+  p.schedule = Schedule::Interleaved;
+  CHECK(ep_overlap_allowed(p));
+  p.moe_dispatcher = MoeDispatcher::AllGather;
+  CHECK(!ep_overlap_allowed(p));
+  p.moe_dispatcher = MoeDispatcher::DeepEP;
+  p.ep = 1;
+  CHECK(!ep_overlap_allowed(p));
+}
+
+TEST_CASE("ep overlap: a stage's exposed all-to-all shrinks by what the overlap hides") {
+  auto stage = [](bool overlap) {
+    const std::string text =
+        "model:\n  layers: 4\n  hidden: 2048\n  heads: 16\n  ffn: 8192\n  vocab: 4096\n  seq_len: 4096\n"
+        "  moe: {experts: 64, top_k: 8, expert_ffn: 1024}\n"
+        "cluster:\n  gpu: H100\n  gpus: 32\n  gpus_per_node: 8\nparallel:\n  ep: 32\n  micro_batch: 1\n"
+        "  global_batch: 32\n  recompute: none\n  overlap_ep_comm: " +
+        std::string(overlap ? "true" : "false") + "\nprecision: bf16\n";
+    Diagnostics d;
+    auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
+    REQUIRE_MESSAGE(s.has_value(), d.str());
+    const auto st = stage_costs(*s, no_host_profile());
+    REQUIRE(st.size() == 1);
+    return st[0];
+  };
+  const StageTimes off = stage(false), on = stage(true);
+  CHECK(on.forward == off.forward);  // the compute is the same
+  CHECK(on.ep_comm < off.ep_comm);
+  // At least the dispatch kernels' SM share of the all-to-all stays (H100: 20 of 132 SMs).
+  CHECK(on.ep_comm.seconds() >= off.ep_comm.seconds() * 20.0 / 132 * 0.999);
 }

@@ -101,6 +101,38 @@ TEST_CASE("2026 keys: a run file with MLA, MTP, windows, MoE every other layer, 
   CHECK(s.flops_convention_stated);
   CHECK(s.memory_kind == MemoryKind::Allocated);
   CHECK(s.measured_as_stated.at("tflops_per_gpu") == 900);
+  // The EP overlap is a recipe setting sources rarely publish: open in a run with ep > 1.
+  CHECK(s.open_settings.overlap_ep_comm);
+  CHECK(!s.plan.overlap_ep_comm);
+}
+
+TEST_CASE("overlap_ep_comm: as written in a scenario, refused where Megatron-core refuses it") {
+  const std::string base = R"(
+model: {layers: 8, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, seq_len: 4096,
+        moe: {experts: 64, top_k: 4, expert_ffn: 1024}}
+cluster: {gpu: H100, gpus: 16}
+)";
+  const Scenario on =
+      must_parse(base + "parallel: {ep: 16, global_batch: 64, overlap_ep_comm: true}\nprecision: bf16\n");
+  CHECK(on.plan.overlap_ep_comm);
+  CHECK(!on.open_settings.overlap_ep_comm);
+  const Scenario unstated = must_parse(base + "parallel: {ep: 16, global_batch: 64}\nprecision: bf16\n");
+  CHECK(!unstated.plan.overlap_ep_comm);  // a scenario is what its user wrote: off unless asked
+  CHECK(!unstated.open_settings.overlap_ep_comm);
+  const Scenario open =
+      must_parse(base + "parallel: {ep: 16, global_batch: 64, overlap_ep_comm: auto}\nprecision: bf16\n");
+  CHECK(open.open_settings.overlap_ep_comm);
+  const std::string full = first_error(
+      base + "parallel: {ep: 16, global_batch: 64, recompute: full, overlap_ep_comm: true}\nprecision: bf16\n");
+  CHECK(full.find("parallel.overlap_ep_comm") != std::string::npos);
+  CHECK(full.find("full recompute") != std::string::npos);
+  const std::string pp =
+      first_error(base + "parallel: {ep: 8, pp: 2, global_batch: 64, overlap_ep_comm: true}\nprecision: bf16\n");
+  CHECK(pp.find("virtual pipeline (vpp > 1)") != std::string::npos);
+  const std::string gather = first_error(
+      base +
+      "parallel: {ep: 16, global_batch: 64, moe_dispatcher: allgather, overlap_ep_comm: true}\nprecision: bf16\n");
+  CHECK(gather.find("alltoall or DeepEP dispatcher") != std::string::npos);
 }
 
 TEST_CASE("2026 keys: FSDP2 implies ZeRO-3, schedules dualpipe and dualpipev, base weights at training level") {

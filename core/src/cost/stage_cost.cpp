@@ -409,6 +409,8 @@ LayerCost layer_cost(const StageInputs& in, int layer) {
   else if (p.recompute == Recompute::Selective)
     c.recompute = attn_f;
   layer_comm(in, c, gemms, attn_f, attn_b);
+  if (p.overlap_ep_comm && c.ep.ns > 0)
+    c.ep = ep_overlap_exposed(c.ep, c.fwd, c.bwd, ep_overlap_sm_share(in.s.cluster.gpu.sm_count));
   return c;
 }
 
@@ -591,6 +593,21 @@ Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Tim
   const double bwd = std::min(comm, std::max({0.0, comm - gemm_bwd.seconds(), sm_bwd}));
   const double replays = recompute == Recompute::Full ? 2.0 : 1.0;
   return Time::from_seconds(replays * fwd + bwd);
+}
+
+Time ep_overlap_exposed(Time ep, Time fwd, Time bwd, double comm_sm_share) {
+  FLOPCAST_ASSERT(comm_sm_share >= 0.0 && comm_sm_share < 1.0, "SM share must lie in [0, 1)");
+  const double half = ep.seconds() / 2;
+  const double under_bwd = std::max(half - bwd.seconds(), comm_sm_share * half);
+  const double under_fwd = std::max(half - fwd.seconds(), comm_sm_share * half);
+  return Time::from_seconds(under_bwd + under_fwd);
+}
+
+double ep_overlap_sm_share(int sm_count) {
+  constexpr double kDeepEpSms = 20;  // Megatron-core transformer_config.py moe_deepep_num_sms
+  FLOPCAST_ASSERT(sm_count > 0, "GPU sm_count must be positive");
+  // A GPU of 40 SMs or fewer (the catalog allows 17) gives the dispatch at most half of them.
+  return std::min(kDeepEpSms, sm_count / 2.0) / sm_count;
 }
 
 double tp_overlap_sm_share(int sm_count) {

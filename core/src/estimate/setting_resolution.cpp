@@ -44,7 +44,7 @@ std::vector<StateChoice> state_choices(const SettingChoices& c) {
 /// `base` with one combination of choices. An open vpp brings its schedule: interleaved above 1,
 /// else the stated schedule or 1F1B; a stated vpp keeps the stated schedule.
 ParallelPlan apply(const ParallelPlan& base, const OpenSettings& open, std::int64_t mb, int vpp, int zero, bool sp,
-                   Recompute rc, bool tp_overlap) {
+                   Recompute rc, bool tp_overlap, bool ep_overlap) {
   ParallelPlan p = base;
   p.micro_batch = mb;
   p.vpp = vpp;
@@ -54,6 +54,7 @@ ParallelPlan apply(const ParallelPlan& base, const OpenSettings& open, std::int6
   p.sequence_parallel = sp;
   p.recompute = rc;
   p.overlap_tp_comm = tp_overlap;
+  p.overlap_ep_comm = ep_overlap;
   return p;
 }
 
@@ -77,34 +78,36 @@ Search search(const Scenario& s, const SettingChoices& choices, const ComputePro
         for (const bool sp : choices.sequence_parallel)
           for (const Recompute rc : choices.recompute)
             for (const bool ov : choices.overlap_tp_comm)
-              for (const StateChoice& st : states) {
-                // Megatron-LM: "Tensor parallel communication/GEMM overlap can happen only when
-                // sequence parallelism is enabled" (arguments.py).
-                if (ov && !sp) continue;
-                trial.plan = apply(s.plan, open, mb, v, z, sp, rc, ov);
-                trial.grad_reduce = st.grad_reduce;
-                trial.fp8_params = st.fp8_params;
-                // Megatron's interleaved schedule needs the micro-batches to be a multiple of pp.
-                if ((open.micro_batch || open.vpp) && trial.plan.schedule == Schedule::Interleaved &&
-                    trial.plan.microbatches() % trial.plan.pp != 0)
-                  continue;
-                // DualPipe needs an even number of at least 2 pp micro-batches, DualPipeV at least
-                // 2 pp (deepseek-ai/DualPipe dualpipe.py, dualpipev.py).
-                if (open.micro_batch && is_dual_pipe(trial.plan.schedule) &&
-                    (trial.plan.microbatches() < 2 * trial.plan.pp ||
-                     (trial.plan.schedule == Schedule::DualPipe && trial.plan.microbatches() % 2 != 0)))
-                  continue;
-                ++out.candidates;
-                const Bytes mem = memory_per_gpu(trial, profile).total();
-                if (!out.leanest || mem.value < out.leanest->memory.value)
-                  out.leanest = Candidate{trial.plan, st.grad_reduce, st.fp8_params, Time{0}, mem};
-                if (mem.value > s.cluster.gpu.hbm.value) continue;
-                any_fits = true;
-                const Time step = estimate_step(trial, profile).step;
-                out.fitting_steps.push_back(step.seconds());
-                if (!out.best || step < out.best->step)
-                  out.best = Candidate{trial.plan, st.grad_reduce, st.fp8_params, step, mem};
-              }
+              for (const bool ep_ov : choices.overlap_ep_comm)
+                for (const StateChoice& st : states) {
+                  // Megatron-LM: "Tensor parallel communication/GEMM overlap can happen only when
+                  // sequence parallelism is enabled" (arguments.py).
+                  if (ov && !sp) continue;
+                  trial.plan = apply(s.plan, open, mb, v, z, sp, rc, ov, ep_ov);
+                  if (ep_ov && !ep_overlap_allowed(trial.plan)) continue;
+                  trial.grad_reduce = st.grad_reduce;
+                  trial.fp8_params = st.fp8_params;
+                  // Megatron's interleaved schedule needs the micro-batches to be a multiple of pp.
+                  if ((open.micro_batch || open.vpp) && trial.plan.schedule == Schedule::Interleaved &&
+                      trial.plan.microbatches() % trial.plan.pp != 0)
+                    continue;
+                  // DualPipe needs an even number of at least 2 pp micro-batches, DualPipeV at least
+                  // 2 pp (deepseek-ai/DualPipe dualpipe.py, dualpipev.py).
+                  if (open.micro_batch && is_dual_pipe(trial.plan.schedule) &&
+                      (trial.plan.microbatches() < 2 * trial.plan.pp ||
+                       (trial.plan.schedule == Schedule::DualPipe && trial.plan.microbatches() % 2 != 0)))
+                    continue;
+                  ++out.candidates;
+                  const Bytes mem = memory_per_gpu(trial, profile).total();
+                  if (!out.leanest || mem.value < out.leanest->memory.value)
+                    out.leanest = Candidate{trial.plan, st.grad_reduce, st.fp8_params, Time{0}, mem};
+                  if (mem.value > s.cluster.gpu.hbm.value) continue;
+                  any_fits = true;
+                  const Time step = estimate_step(trial, profile).step;
+                  out.fitting_steps.push_back(step.seconds());
+                  if (!out.best || step < out.best->step)
+                    out.best = Candidate{trial.plan, st.grad_reduce, st.fp8_params, step, mem};
+                }
     // Memory grows with the micro-batch: once none of a micro-batch's choices fits, no larger one will.
     if (!any_fits && out.best) break;
   }
@@ -180,6 +183,10 @@ SettingChoices setting_choices(const Scenario& s) {
     c.overlap_tp_comm = {false, true};
   else
     c.overlap_tp_comm = {p.overlap_tp_comm};
+  if (open.overlap_ep_comm && p.ep > 1)
+    c.overlap_ep_comm = {false, true};
+  else
+    c.overlap_ep_comm = {p.overlap_ep_comm};
   return c;
 }
 
@@ -219,6 +226,7 @@ const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile&
   if (open.grad_reduce) out.chosen.push_back({"grad_reduce", grad_reduce_text(s.precision, s.grad_reduce)});
   if (open.fp8_params) out.chosen.push_back({"fp8_params", bool_text(s.fp8_params)});
   if (open.overlap_tp_comm) out.chosen.push_back({"parallel.overlap_tp_comm", bool_text(p.overlap_tp_comm)});
+  if (open.overlap_ep_comm) out.chosen.push_back({"parallel.overlap_ep_comm", bool_text(p.overlap_ep_comm)});
   auto& defaults = s.defaults_applied;
   defaults.erase(std::remove_if(defaults.begin(), defaults.end(),
                                 [](const std::string& d) { return d.find(kResolvedMark) != std::string::npos; }),

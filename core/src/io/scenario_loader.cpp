@@ -419,9 +419,26 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s, bool run_entry) 
   }
   if (!r.expect_map(n, "parallel")) return;
   r.check_keys(n, "parallel",
-               {"tp", "pp", "dp", "cp", "ep", "etp", "vpp", "sequence_parallel", "zero", "micro_batch", "global_batch",
-                "recompute", "schedule", "overlap_dp_comm", "overlap_tp_comm", "overlap_pp_comm", "pipeline_layout",
-                "moe_dispatcher", "fsdp"});
+               {"tp",
+                "pp",
+                "dp",
+                "cp",
+                "ep",
+                "etp",
+                "vpp",
+                "sequence_parallel",
+                "zero",
+                "micro_batch",
+                "global_batch",
+                "recompute",
+                "schedule",
+                "overlap_dp_comm",
+                "overlap_tp_comm",
+                "overlap_ep_comm",
+                "overlap_pp_comm",
+                "pipeline_layout",
+                "moe_dispatcher",
+                "fsdp"});
   auto& p = s.plan;
   read_degrees(n, r, s);
   if (!n["global_batch"]) {
@@ -458,6 +475,17 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s, bool run_entry) 
     p.overlap_tp_comm = false;
   } else {
     flag("overlap_tp_comm", p.overlap_tp_comm, false);
+  }
+  // overlap_ep_comm (Megatron-core --overlap-moe-expert-parallel-comm, Megatron-Bridge's
+  // moe_a2a_overlap) is set per recipe and rarely published: `auto`, or absent from a measured
+  // run with ep > 1, it is open; otherwise as written, default false.
+  const auto ep_overlap = n["overlap_ep_comm"];
+  if (is_auto(ep_overlap) || (!ep_overlap && run_entry && p.ep > 1)) {
+    r.note(child("parallel", "overlap_ep_comm"), ep_overlap ? ep_overlap : n);
+    s.open_settings.overlap_ep_comm = true;
+    p.overlap_ep_comm = false;
+  } else {
+    flag("overlap_ep_comm", p.overlap_ep_comm, false);
   }
 }
 

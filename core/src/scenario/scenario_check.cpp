@@ -212,6 +212,13 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
                   ": stages get unequal layer counts (the most-loaded stage sets the pace)");
   if (p.vpp > 1 && p.pp == 1)
     d.error_at(L, "parallel.vpp", "vpp " + str(p.vpp) + " needs pipeline parallelism (pp > 1)");
+  if (p.overlap_ep_comm) {
+    if (const char* why = ep_overlap_refusal(p))
+      d.error_at(L, "parallel.overlap_ep_comm",
+                 std::string("overlap_ep_comm cannot run with this plan: ") + why +
+                     " (Megatron-core's --overlap-moe-expert-parallel-comm)",
+                 "set overlap_ep_comm: false, or change the plan as the message says");
+  }
   if (is_dual_pipe(p.schedule))
     check_dual_pipe(s, d);
   else if (p.vpp > 1 && p.schedule != Schedule::Interleaved)

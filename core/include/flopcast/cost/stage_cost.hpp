@@ -70,6 +70,22 @@ Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Tim
 /// it above 16).
 double tp_overlap_sm_share(int sm_count);
 
+/// What Megatron-core's batch-level EP overlap (`--overlap-moe-expert-parallel-comm`, MCore
+/// v0.14: the forward of one micro-batch and the backward of another run as one schedule, each
+/// one's dispatch and combine under the other's compute) leaves exposed of a layer's all-to-all
+/// `ep` (half forward, half backward): the forward's under the other micro-batch's backward
+/// compute `bwd`, the backward's under the forward compute `fwd`, and the dispatch kernels' SMs
+/// taken from that compute while they run:
+///   exposed = max(ep / 2 - bwd, s ep / 2) + max(ep / 2 - fwd, s ep / 2),  s = comm_sm_share.
+/// The warm-up and cool-down micro-batches of a pipeline, which have no partner, are not set
+/// apart. comm_sm_share is in [0, 1).
+Time ep_overlap_exposed(Time ep, Time fwd, Time bwd, double comm_sm_share);
+
+/// The share of a GPU's SMs the dispatch and combine kernels take: Megatron-core's
+/// moe_deepep_num_sms, 20 (transformer_config.py), over the GPU's sm_count (at most half of
+/// them); NCCL's all-to-all is given the same share.
+double ep_overlap_sm_share(int sm_count);
+
 /// The precision of the ops Transformer Engine's FP8 recipes leave in 16 bits: core attention
 /// (TE's DotProductAttention runs FP8 only when asked, NVTE_FP8_DPA / fp8_dpa, off by default:
 /// transformer_engine/pytorch/attention/dot_product_attention), the LM head (Megatron-core's

@@ -25,7 +25,10 @@ namespace flopcast {
 /// - fp8_params (FP8 precisions): false (16-bit weights beside their FP8 copies) and true;
 /// - overlap_tp_comm (tp > 1): false and true, true only with sequence parallelism (Megatron-LM
 ///   --tp-comm-overlap, Transformer Engine's comm-GEMM overlap; its userbuffers are not counted
-///   in memory).
+///   in memory);
+/// - overlap_ep_comm (ep > 1): false and true, true only where Megatron-core allows it (no full
+///   recompute, vpp > 1 when pp > 1, not the allgather dispatcher, not DualPipe, which overlaps
+///   its own pairs).
 /// Schedules that need extra framework support (zero-bubble, GPipe) are never chosen.
 struct SettingChoices {
   std::vector<std::int64_t> micro_batch;
@@ -36,6 +39,7 @@ struct SettingChoices {
   std::vector<GradReduce> grad_reduce;
   std::vector<bool> fp8_params;
   std::vector<bool> overlap_tp_comm;
+  std::vector<bool> overlap_ep_comm;
 };
 SettingChoices setting_choices(const Scenario& s);
 

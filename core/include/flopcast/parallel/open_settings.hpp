@@ -22,8 +22,10 @@ struct OpenSettings {
   bool grad_reduce = false;      ///< the gradients' dtype (fp32 main_grad or the 16-bit one)
   bool fp8_params = false;       ///< FP8 precisions: weights in FP8 only, or also in 16 bits
   bool overlap_tp_comm = false;  ///< tp > 1: TP collectives overlapped with GEMMs (needs sequence parallelism)
+  bool overlap_ep_comm = false;  ///< ep > 1: MoE all-to-all hidden under another micro-batch's compute
   bool any() const {
-    return micro_batch || zero || recompute || sequence_parallel || vpp || grad_reduce || fp8_params || overlap_tp_comm;
+    return micro_batch || zero || recompute || sequence_parallel || vpp || grad_reduce || fp8_params ||
+           overlap_tp_comm || overlap_ep_comm;
   }
 };
 

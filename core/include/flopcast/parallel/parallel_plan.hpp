@@ -69,7 +69,8 @@ struct ParallelPlan {
   std::optional<FsdpSpec> fsdp;                   ///< FSDP2 (with zero 3); none = Megatron / DeepSpeed ZeRO
   bool overlap_dp_comm = true;                    ///< DP gradient sync overlaps backward (bucketed)
   bool overlap_tp_comm = false;                   ///< TP collectives overlap GEMMs (comm/compute overlap)
-  bool overlap_pp_comm = true;                    ///< PP send/recv overlap compute of other micro-batches
+  bool overlap_ep_comm = false;  ///< MoE dispatch/combine hidden under another micro-batch's compute (Megatron-core)
+  bool overlap_pp_comm = true;   ///< PP send/recv overlap compute of other micro-batches
   /// Fused (FlashAttention) kernels; false = Megatron's unfused path (batched GEMM QK^T,
   /// fused scale-mask-softmax, dropout, batched GEMM with V), which also stores the s^2
   /// score tensors (Korthikanti's 5as/h term).
@@ -101,5 +102,12 @@ struct ParallelPlan {
   /// would refuse.
   std::int64_t gpus() const { return gpus_checked().value_or(std::numeric_limits<std::int64_t>::max()); }
 };
+
+/// Why Megatron-core refuses `--overlap-moe-expert-parallel-comm` for `p`, or null when it runs
+/// (megatron/core/transformer/transformer_config.py: expert parallelism, the alltoall or flex
+/// dispatcher, no full recompute, and a virtual pipeline when pp > 1). DualPipe is refused too:
+/// it overlaps its own forward/backward pairs.
+const char* ep_overlap_refusal(const ParallelPlan& p);
+inline bool ep_overlap_allowed(const ParallelPlan& p) { return ep_overlap_refusal(p) == nullptr; }
 
 }  // namespace flopcast
