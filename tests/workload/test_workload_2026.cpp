@@ -303,3 +303,22 @@ TEST_SUITE("workload") {
     CHECK(layer_activation_bytes(s.model, p, 0, Precision::BF16).value == doctest::Approx(units * sbh));
   }
 }
+
+TEST_CASE("pipeline_stage: one rank's slice is pipeline_stages' slice of that rank") {
+  for (const int layers : {1, 7, 32, 61, 94, 126, 127})
+    for (const int pp : {1, 2, 3, 5, 8, 16}) {
+      if (pp > layers) continue;
+      ModelSpec m;
+      m.layers = layers;
+      ParallelPlan p;
+      p.pp = pp;
+      const auto all = pipeline_stages(m, p);
+      for (int r = 0; r < pp; ++r) {
+        const StageSlice one = pipeline_stage(m, p, r);
+        CHECK(one.chunks == all[static_cast<std::size_t>(r)].chunks);
+        CHECK(one.embedding == all[static_cast<std::size_t>(r)].embedding);
+        CHECK(one.head == all[static_cast<std::size_t>(r)].head);
+      }
+      CHECK(pipeline_stage(m, p, pp).chunks.empty());
+    }
+}

@@ -23,11 +23,10 @@ StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
   const auto& m = s.model;
   const auto& p = s.plan;
   const double t = p.tp;
-  const auto slices = pipeline_stages(m, p);
   const auto pc = parameter_count(m);
   StageParameters out;
-  if (stage >= slices.size()) return out;
-  const StageSlice& slice = slices[stage];
+  if (stage >= static_cast<std::size_t>(std::max(1, p.pp))) return out;
+  const StageSlice slice = pipeline_stage(m, p, static_cast<int>(stage));
   auto add = [&](int layer, int n) {
     if (m.is_moe_layer(layer)) {
       out.dense += n * pc.moe_layer_shared / t;

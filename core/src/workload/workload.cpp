@@ -333,6 +333,31 @@ std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const ParallelPlan& 
   return out;
 }
 
+StageSlice pipeline_stage(const ModelSpec& m, const ParallelPlan& p, int rank) {
+  const int pp = std::max(1, p.pp);
+  if (rank < 0 || rank >= pp) return {};
+  if ((is_dual_pipe(p.schedule) || p.pipeline_layout) && pp > 1)
+    return pipeline_stages(m, p)[static_cast<std::size_t>(rank)];
+  // layers_per_stage's split, one rank at a time: the remainder goes to the middle ranks first
+  // (1, 2, ...), then the last, then the first.
+  const int base = m.layers / pp, extra = m.layers % pp;
+  const int middles = std::min(extra, std::max(0, pp - 2));
+  const int rest = extra - middles;
+  auto count = [&](int r) {
+    if (pp == 1) return m.layers;
+    if (r == pp - 1) return base + (rest >= 1 ? 1 : 0);
+    if (r == 0) return base + (rest >= 2 ? 1 : 0);
+    return base + (r <= middles ? 1 : 0);
+  };
+  int first = 0;
+  for (int r = 0; r < rank; ++r) first += count(r);
+  StageSlice out;
+  out.chunks = {{first, count(rank)}};
+  out.embedding = rank == 0;
+  out.head = rank == pp - 1;
+  return out;
+}
+
 StateBytes state_bytes(Precision p) {
   switch (p) {
     case Precision::FP32:
@@ -555,9 +580,8 @@ Bytes nccl_buffers(const Scenario& s) {
 }  // namespace
 
 double stage_gemm_parameters(const Scenario& s, int stage) {
-  const auto stages = pipeline_stages(s.model, s.plan);
-  if (stage < 0 || static_cast<std::size_t>(stage) >= stages.size()) return 0;
-  return stage_params(s.model, s.plan, stages[static_cast<std::size_t>(stage)]).gemm;
+  if (stage < 0 || stage >= std::max(1, s.plan.pp)) return 0;
+  return stage_params(s.model, s.plan, pipeline_stage(s.model, s.plan, stage)).gemm;
 }
 
 namespace {
@@ -625,8 +649,7 @@ double mtp_extra_activation_units(const ParallelPlan& p, Precision prec) {
 MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile, int stage) {
   const auto& m = s.model;
   const auto& p = s.plan;
-  const auto slices = pipeline_stages(m, p);
-  const StageSlice& slice = slices[static_cast<std::size_t>(stage)];
+  const StageSlice slice = pipeline_stage(m, p, stage);
   const int nlayers = slice.layers();
   const StageParams params = stage_params(m, p, slice);
 

@@ -121,6 +121,10 @@ struct StageSlice {
 ///   2 pp - 1 - r (rank 0 both the embedding and the head).
 /// The plan must have passed check_scenario.
 std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const ParallelPlan& p);
+/// pipeline_stages(m, p)[rank] (an empty slice for a rank out of range), without building the
+/// other ranks' slices on the common path (no layout, no DualPipe): the planner asks for one
+/// stage's memory millions of times.
+StageSlice pipeline_stage(const ModelSpec& m, const ParallelPlan& p, int rank);
 /// Whether `layout` splits `layers` over pp ranks of vpp virtual stages by Megatron-LM's rules
 /// (every rank's share a multiple of vpp, the middle ranks even, every virtual stage >= 0 layers).
 bool pipeline_layout_splits(int layers, int pp, int vpp, const PipelineLayout& layout);
