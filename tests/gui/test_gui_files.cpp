@@ -33,6 +33,7 @@
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/units/format.hpp"
 #include "gui_app.hpp"
+#include "gui_test_support.hpp"
 #include "log_axis.hpp"
 #include "main_window.hpp"
 #include "planner_view.hpp"
@@ -120,7 +121,7 @@ QStringList own_lines(const QString& err) {
 
 }  // namespace
 
-class GuiFilesTest : public QObject {
+class GuiFilesTest : public test::GuiTestBase {
   Q_OBJECT
 
  private slots:
@@ -136,21 +137,9 @@ class GuiFilesTest : public QObject {
   void planner_takes_the_scenario_size_deadline_and_budget();
 
  private:
-  QTemporaryDir tmp_;
-  std::shared_ptr<const io::Catalog> catalog_;
 };
 
-void GuiFilesTest::initTestCase() {
-  QVERIFY(tmp_.isValid());
-  QCoreApplication::setOrganizationName(QStringLiteral("flopcast-tests"));
-  QCoreApplication::setApplicationName(QStringLiteral("flopcast-gui-file-tests"));
-  QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, tmp_.path());
-  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, tmp_.path());
-  Diagnostics d;
-  auto cat = io::load_catalog("", d);
-  QVERIFY2(cat.has_value(), d.str().c_str());
-  catalog_ = std::make_shared<const io::Catalog>(std::move(*cat));
-}
+void GuiFilesTest::initTestCase() { init_environment(); }
 
 void GuiFilesTest::scenario_with_errors_opens_with_marked_fields() {
   const QString path = tmp_.filePath(QStringLiteral("typo.yaml"));

@@ -18,6 +18,7 @@
 #include "flopcast/app/log_import.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "gui_test_support.hpp"
 #include "log_import_dialog.hpp"
 #include "main_window.hpp"
 
@@ -35,7 +36,7 @@ QByteArray read_all(const QString& path) {
 
 }  // namespace
 
-class GuiImportTest : public QObject {
+class GuiImportTest : public test::GuiTestBase {
   Q_OBJECT
 
  private slots:
@@ -47,21 +48,9 @@ class GuiImportTest : public QObject {
 
  private:
   app::ImportResult import_megatron() const;
-  QTemporaryDir tmp_;
-  std::shared_ptr<const io::Catalog> catalog_;
 };
 
-void GuiImportTest::initTestCase() {
-  QVERIFY(tmp_.isValid());
-  QCoreApplication::setOrganizationName(QStringLiteral("flopcast-tests"));
-  QCoreApplication::setApplicationName(QStringLiteral("flopcast-gui-import-tests"));
-  QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, tmp_.path());
-  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, tmp_.path());
-  Diagnostics d;
-  auto cat = io::load_catalog("", d);
-  QVERIFY2(cat.has_value(), d.str().c_str());
-  catalog_ = std::make_shared<const io::Catalog>(std::move(*cat));
-}
+void GuiImportTest::initTestCase() { init_environment(); }
 
 app::ImportResult GuiImportTest::import_megatron() const {
   app::ImportRequest req;

@@ -16,8 +16,10 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-/// `s` without a trailing # comment (a '#' inside a string stays).
-std::string without_comment(const std::string& s) {
+/// Calls `at(c)` for each character of `s` outside a quoted string (TOML's "..." with \ escapes
+/// and '...' literals) until it returns false; returns where it stopped (s.size() if it did not).
+template <class At>
+std::size_t scan_unquoted(const std::string& s, At at) {
   char quote = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
@@ -28,32 +30,25 @@ std::string without_comment(const std::string& s) {
         quote = 0;
     } else if (c == '"' || c == '\'') {
       quote = c;
-    } else if (c == '#') {
-      return s.substr(0, i);
+    } else if (!at(c)) {
+      return i;
     }
   }
-  return s;
+  return s.size();
+}
+
+/// `s` without a trailing # comment (a '#' inside a string stays).
+std::string without_comment(const std::string& s) {
+  return s.substr(0, scan_unquoted(s, [](char c) { return c != '#'; }));
 }
 
 /// Bracket depth of `s` outside strings.
 int depth(const std::string& s) {
   int d = 0;
-  char quote = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (quote) {
-      if (c == '\\' && quote == '"')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '[') {
-      ++d;
-    } else if (c == ']') {
-      --d;
-    }
-  }
+  scan_unquoted(s, [&](char c) {
+    d += c == '[' ? 1 : c == ']' ? -1 : 0;
+    return true;
+  });
   return d;
 }
 

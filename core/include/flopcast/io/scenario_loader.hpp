@@ -26,8 +26,8 @@ bool any_unreadable_file(const Diagnostics& diags);
 
 /// Parses one scenario document. Every problem goes to `diags` (file:line:col, key, value,
 /// expectation, hint); nullopt when any is an error. Settings written `auto` (and, in a measured
-/// run, settings left unstated) stay open (Scenario::open_settings, each with a valid
-/// placeholder): whoever evaluates the scenario resolves them with the profile it predicts with
+/// run, settings left unstated) stay open (Scenario::open_settings, each holding a valid default
+/// until then): whoever evaluates the scenario resolves them with the profile it predicts with
 /// (resolve_open_settings; app::ScenarioSession does it for the fronts).
 std::optional<Scenario> parse_scenario(const std::string& text, const std::string& file, const Catalog& catalog,
                                        Diagnostics& diags);
