@@ -1,7 +1,6 @@
 #include "flopcast/calibrate/cross_validation.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -12,6 +11,7 @@
 
 #include "flopcast/estimate/setting_resolution.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
+#include "flopcast/exec/thread_pool.hpp"
 #include "flopcast/step/step_simulation.hpp"
 #include "flopcast/units/assert.hpp"
 
@@ -310,16 +310,11 @@ CrossValidationResult cross_validate(const std::vector<Scenario>& runs, const Co
   const std::size_t n = res.groups.size();
   std::vector<CvFold> folds(n);
   std::vector<std::vector<CvPrediction>> preds(n);
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < n; i = next++) folds[i] = fit_fold(runs, res.groups[i], start, options, preds[i]);
-  };
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t jobs = std::min<std::size_t>(n, options.jobs > 0 ? static_cast<std::size_t>(options.jobs) : hw);
-  std::vector<std::thread> pool;
-  for (std::size_t j = 1; j < jobs; ++j) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs =
+      static_cast<int>(std::min<std::size_t>(n, static_cast<std::size_t>(options.jobs > 0 ? options.jobs : hw)));
+  exec::parallel_for(n, jobs,
+                     [&](std::size_t i, int) { folds[i] = fit_fold(runs, res.groups[i], start, options, preds[i]); });
   res.folds = std::move(folds);
   for (auto& p : preds) res.predictions.insert(res.predictions.end(), p.begin(), p.end());
   return res;

@@ -13,12 +13,6 @@ list(APPEND FLOPCAST_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/fleet_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/price_catalog_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_loader.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/sweep_meta.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/sweep_rows.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/sweep_runner.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/sweep_merge.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/sweep_check.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/sweep_shard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/chrome_trace.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scenario_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scenario_draft.cpp
