@@ -2,6 +2,8 @@ list(APPEND FLOPCAST_APP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/scenario_session.cpp
   ${CMAKE_CURRENT_LIST_DIR}/evaluation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_validation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/validation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/calibration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_result.cpp
