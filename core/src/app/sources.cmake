@@ -4,6 +4,7 @@ list(APPEND FLOPCAST_APP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/kernel_validation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/validation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/calibration.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/collective_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_result.cpp
