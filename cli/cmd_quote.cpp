@@ -1,8 +1,7 @@
 // `flopcast quote`: a customer quote for a scenario's training run, as Markdown, HTML, PDF or XLSX, in
-// English or Simplified Chinese (--lang).
-// The run and the bills are the ones `simulate` prints (app/quote_request.hpp: prepare_quote); core/quote
-// lays them out; PDF comes from the HTML through the Qt module quote_pdf/ builds (FLOPCAST_PDF),
-// loaded only here (quote_pdf_loader.hpp).
+// English or Simplified Chinese (--lang). The run and the bills are the ones `simulate` prints
+// (app/quote_request.hpp); core/quote lays them out; PDF comes from the HTML through the Qt module
+// quote_pdf/ builds (FLOPCAST_PDF), loaded only here (quote_pdf_loader.hpp).
 #include <ctime>
 #include <memory>
 #include <optional>
@@ -82,17 +81,14 @@ std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Sce
     return std::nullopt;
   }
   const app::QuotePlanChoice choice = app::quote_plan_choice(found.result, space, o.allow_miss);
-  if (!choice.plan) {
+  if (!choice.plan)
     ctx.fail(kInfeasible,
-             "no plan meets the deadline and budget in simulation; nothing quoted (--allow-miss quotes "
-             "the closest)");
-    for (const auto& m : found.result.remedies) ctx.err << "  what would make one work: " << m << "\n";
-    return std::nullopt;
-  }
-  if (!choice.recommended) {
+             "no plan meets the deadline and budget in simulation; nothing quoted (--allow-miss quotes the closest)");
+  else if (!choice.recommended)
     ctx.warn("no plan meets the deadline and budget in simulation; quoting the closest, which says what it misses");
+  if (!choice.recommended)
     for (const auto& m : found.result.remedies) ctx.err << "  what would make one work: " << m << "\n";
-  }
+  if (!choice.plan) return std::nullopt;
   qo.frameworks = choice.plan->plan.candidate.frameworks.str();
   if (choice.plan->spot) qo.spot_plan = choice.plan->plan.price_option;
   qo.alternatives = choice.alternatives;
@@ -174,18 +170,12 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   }
   const Quote& q = *prepared.quote;
 
-  std::string content;
-  if (o.format == "md") {
-    content = render_quote_markdown(q);
-  } else if (o.format == "html") {
-    content = render_quote_html(q);
-  } else if (o.format == "xlsx") {
-    std::string error;
-    auto bytes = render_quote_xlsx(q, error);
-    if (!bytes) return ctx.fail(kIoError, "cannot make the workbook: " + error);
-    content = std::move(*bytes);
+  std::string content, error;
+  if (o.format != "pdf") {
+    auto document = app::quote_document(q, o.format, error);
+    if (!document) return ctx.fail(kIoError, "cannot make the workbook: " + error);
+    content = std::move(*document);
   } else {
-    std::string error;
     const quote_pdf::HtmlToPdfFn html_to_pdf = load_quote_pdf_module(error);
     if (!html_to_pdf)
       return ctx.fail(kIoError, "PDF support is not installed (the module flopcast-quote-pdf.so could not be loaded: " +

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -19,7 +18,6 @@
 #include "flopcast/sweep/sweep_check.hpp"
 #include "flopcast/sweep/sweep_runner.hpp"
 #include "flopcast/sweep/sweep_shard.hpp"
-#include "flopcast/units/format.hpp"
 #include "interrupt_guard.hpp"
 
 namespace flopcast::cli {
@@ -38,49 +36,13 @@ struct ToleranceFlags {
   std::string tolerance, rtol;
 };
 
-constexpr double kDefaultRtol = 0.02;  ///< 2 %: the README's CI example
-
-/// A finite number >= 0 written in full ("2", "0.5", "1e-3"); nullopt otherwise.
-std::optional<double> plain_number(const std::string& t) {
-  char* end = nullptr;
-  const double v = std::strtod(t.c_str(), &end);
-  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v) || !(v >= 0)) return std::nullopt;
-  return v;
-}
-
-/// The relative tolerance the flags give (default 2%); nullopt with the message printed (naming
-/// the flag and the fix) when they are wrong. A bare number is refused: "--tolerance 2" once
-/// meant 200%.
+/// The relative tolerance the flags give (app::check_tolerance); nullopt with the usage error
+/// printed when they are wrong.
 std::optional<double> tolerance_of(CliContext& ctx, const ToleranceFlags& f) {
-  auto fail = [&](const std::string& message) -> std::optional<double> {
-    ctx.err << ctx.who() << ": error: " << message << "\n";
-    ctx.exit_code = kUsage;
-    return std::nullopt;
-  };
-  if (!f.tolerance.empty() && !f.rtol.empty())
-    return fail(
-        "--tolerance and --rtol both given: give the tolerance once, as a percentage (--tolerance 2%) or "
-        "as a fraction (--rtol 0.02)");
-  if (!f.rtol.empty()) {
-    if (f.rtol.back() == '%')
-      return fail("--rtol '" + f.rtol + "': --rtol takes a fraction (--rtol 0.02 is 2%); for a percentage write " +
-                  "--tolerance " + f.rtol);
-    const auto v = plain_number(f.rtol);
-    if (!v) return fail("--rtol '" + f.rtol + "': expected a fraction of at least 0, e.g. --rtol 0.02 for 2%");
-    return v;
-  }
-  if (f.tolerance.empty()) return kDefaultRtol;
-  if (f.tolerance.back() != '%') {
-    if (const auto v = plain_number(f.tolerance))
-      return fail(
-          fmt::format("--tolerance '{0}': a bare number is ambiguous (a percentage or a fraction?): write "
-                      "--tolerance {0}% for {0} percent, or --rtol {0} for the fraction {0} ({1}%)",
-                      f.tolerance, format_decimal(*v * 100, 6)));
-    return fail("--tolerance '" + f.tolerance + "': expected a percentage, e.g. --tolerance 2%");
-  }
-  const auto v = plain_number(f.tolerance.substr(0, f.tolerance.size() - 1));
-  if (!v) return fail("--tolerance '" + f.tolerance + "': expected a percentage of at least 0%, e.g. --tolerance 2%");
-  return *v / 100;
+  std::string error;
+  const auto rtol = app::check_tolerance(f.tolerance, f.rtol, error);
+  if (!rtol) ctx.fail(kUsage, error);
+  return rtol;
 }
 
 void add_tolerance_flags(CLI::App* cmd, ToleranceFlags& f) {

@@ -5,6 +5,7 @@
 
 #include "flopcast/app/quote_request.hpp"
 #include "flopcast/app/scenario_session.hpp"
+#include "flopcast/quote/quote_xlsx.hpp"
 #include "shipped_catalog.hpp"
 
 namespace flopcast::app {
@@ -31,6 +32,22 @@ TEST_SUITE("app.quote_request") {
     CHECK(q.quote->valid_until == "2026-02-14");  // 30 days from the issue date
     CHECK(r.run);                                 // prepare_quote added the whole run and the bills to the report
     CHECK(r.bills);
+    // The documents a front writes: Markdown and HTML name the quote, the workbook is a zip
+    // (when this build has XLSX), another format is refused with what it takes.
+    std::string error;
+    const auto md = quote_document(*q.quote, "md", error);
+    REQUIRE(md.has_value());
+    CHECK(md->find(q.quote->id) != std::string::npos);
+    const auto html = quote_document(*q.quote, "html", error);
+    REQUIRE(html.has_value());
+    CHECK(html->find("<html") != std::string::npos);
+    if (quote_xlsx_supported()) {
+      const auto xlsx = quote_document(*q.quote, "xlsx", error);
+      REQUIRE_MESSAGE(xlsx.has_value(), error);
+      CHECK(xlsx->rfind("PK", 0) == 0);
+    }
+    CHECK_FALSE(quote_document(*q.quote, "docx", error).has_value());
+    CHECK(error == "no document format 'docx' (md, html or xlsx)");
   }
 
   TEST_CASE("the deadline is checked on the run at the band's P90 step factor, as the planner checks it") {

@@ -2,6 +2,8 @@
 
 #include "flopcast/app/plan_request.hpp"
 #include "flopcast/io/units_parse.hpp"
+#include "flopcast/quote/quote_render.hpp"
+#include "flopcast/quote/quote_xlsx.hpp"
 #include "flopcast/search/framework_rules.hpp"
 #include "flopcast/units/format.hpp"
 
@@ -160,6 +162,14 @@ std::string quote_problem_text(QuoteProblem problem, const SimReport& r) {
       break;
   }
   return "";
+}
+
+std::optional<std::string> quote_document(const Quote& q, const std::string& format, std::string& error) {
+  if (format == "md") return render_quote_markdown(q);
+  if (format == "html") return render_quote_html(q);
+  if (format == "xlsx") return render_quote_xlsx(q, error);
+  error = "no document format '" + format + "' (md, html or xlsx)";
+  return std::nullopt;
 }
 
 }  // namespace flopcast::app

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdlib>
+
 #include "flopcast/units/format.hpp"
 
 namespace flopcast::app {
@@ -111,6 +114,49 @@ std::string sweep_check_text(const sweep::CheckResult& cr, const std::string& cu
                      format_grouped(cr.compared), tol, counts);
   out += cr.failed() ? " -> fails (regressions beyond the tolerance)\n" : " -> passes (no regression)\n";
   return out;
+}
+
+namespace {
+
+/// A finite number >= 0 written in full ("2", "0.5", "1e-3"); nullopt otherwise.
+std::optional<double> plain_number(const std::string& t) {
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v) || !(v >= 0)) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<double> check_tolerance(const std::string& tolerance, const std::string& rtol, std::string& error) {
+  auto fail = [&](const std::string& message) -> std::optional<double> {
+    error = message;
+    return std::nullopt;
+  };
+  if (!tolerance.empty() && !rtol.empty())
+    return fail(
+        "--tolerance and --rtol both given: give the tolerance once, as a percentage (--tolerance 2%) or "
+        "as a fraction (--rtol 0.02)");
+  if (!rtol.empty()) {
+    if (rtol.back() == '%')
+      return fail("--rtol '" + rtol + "': --rtol takes a fraction (--rtol 0.02 is 2%); for a percentage write " +
+                  "--tolerance " + rtol);
+    const auto v = plain_number(rtol);
+    if (!v) return fail("--rtol '" + rtol + "': expected a fraction of at least 0, e.g. --rtol 0.02 for 2%");
+    return v;
+  }
+  if (tolerance.empty()) return kDefaultCheckRtol;
+  if (tolerance.back() != '%') {
+    if (const auto v = plain_number(tolerance))
+      return fail(
+          fmt::format("--tolerance '{0}': a bare number is ambiguous (a percentage or a fraction?): write "
+                      "--tolerance {0}% for {0} percent, or --rtol {0} for the fraction {0} ({1}%)",
+                      tolerance, format_decimal(*v * 100, 6)));
+    return fail("--tolerance '" + tolerance + "': expected a percentage, e.g. --tolerance 2%");
+  }
+  const auto v = plain_number(tolerance.substr(0, tolerance.size() - 1));
+  if (!v) return fail("--tolerance '" + tolerance + "': expected a percentage of at least 0%, e.g. --tolerance 2%");
+  return *v / 100;
 }
 
 }  // namespace flopcast::app

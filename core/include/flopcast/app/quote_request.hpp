@@ -70,4 +70,9 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
 /// followed by each of the details.
 std::string quote_problem_text(QuoteProblem problem, const SimReport& r);
 
+/// The quote as a document of `format`: "md" (Markdown), "html" or "xlsx" (the workbook's bytes);
+/// nullopt with `error` when the workbook cannot be made (or the format is none of these). PDF is
+/// made from the HTML by the fronts' Qt module.
+std::optional<std::string> quote_document(const Quote& q, const std::string& format, std::string& error);
+
 }  // namespace flopcast::app
