@@ -1,8 +1,5 @@
 #include "spelling.hpp"
 
-#include <algorithm>
-#include <cctype>
-
 #include "flopcast/units/text.hpp"
 
 namespace flopcast::cli {
@@ -17,16 +14,7 @@ std::string_view bare(std::string_view s) {
 }  // namespace
 
 std::optional<std::string> closest_spelling(std::string_view word, const std::vector<std::string>& candidates) {
-  std::optional<std::string> best;
-  std::size_t best_d = 0;
-  for (const auto& c : candidates) {
-    const auto d = edit_distance(word, c);
-    if (!best || d < best_d) {
-      best = c;
-      best_d = d;
-    }
-  }
-  if (best && best_d <= std::max<std::size_t>(2, bare(word).size() / 3)) return best;
+  if (auto near = nearest_spelling(word, candidates, bare(word).size())) return near;
   if (bare(word).size() < 3) return std::nullopt;
   for (const auto& c : candidates) {
     const std::string_view w = bare(word), b = bare(c);

@@ -1,6 +1,10 @@
 // units/text.hpp: the escaping every renderer uses and the distance behind every did-you-mean.
 #include <doctest/doctest.h>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "flopcast/units/text.hpp"
 
 using namespace flopcast;
@@ -23,4 +27,17 @@ TEST_CASE("edit_distance is Levenshtein's, letter case ignored") {
   CHECK(edit_distance("JSON", "json") == 0);
   CHECK(edit_distance("", "abc") == 3);
   CHECK(edit_distance("tp", "pt") == 2);  // a swap is two edits, not one
+}
+
+TEST_CASE("nearest_spelling: the nearest candidate within max(2, length / 3) edits, the first of equals") {
+  const std::vector<std::string> keys = {"micro_batch", "global_batch", "schedule"};
+  CHECK(nearest_spelling("micro_bacth", keys, 11) == std::optional<std::string>("micro_batch"));  // 2 edits
+  CHECK(nearest_spelling("shedule", keys, 7) == std::optional<std::string>("schedule"));
+  CHECK_FALSE(nearest_spelling("tokens", keys, 6).has_value());  // nothing near
+  CHECK_FALSE(nearest_spelling("x", {}, 1).has_value());
+  // The allowance grows with what was typed: 4 edits pass at a length of 12, not of 8.
+  CHECK(nearest_spelling("glbl_bch", keys, 12) == std::optional<std::string>("global_batch"));
+  CHECK_FALSE(nearest_spelling("glbl_bch", keys, 8).has_value());
+  // Equally near: the first candidate.
+  CHECK(nearest_spelling("ab", {"aa", "bb"}, 2) == std::optional<std::string>("aa"));
 }

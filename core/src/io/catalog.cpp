@@ -43,6 +43,16 @@ bool bidirectional_marked(const YAML::Node& n) {
   return n && n.IsScalar() && contains_word(n.Scalar(), {"bidir", "both direction", "two direction", "total"});
 }
 
+/// A catalog entry's `source:`, which every GPU and fabric must give (the constants it brings
+/// cite where they come from); without one, an error naming `what` and what to cite.
+std::string read_source(const YAML::Node& n, const std::string& p, Reader& r, const std::string& what,
+                        const std::string& cite) {
+  if (n["source"] && n["source"].IsScalar() && !n["source"].Scalar().empty()) return n["source"].Scalar();
+  r.error(n["source"] ? n["source"] : n, child(p, "source"), what + " cites no source for its figures",
+          "add source: " + cite);
+  return {};
+}
+
 void read_dense_peaks(const YAML::Node& n, const std::string& p, Reader& r, GpuSpec& g) {
   if (n["sparse_tflops"])
     r.error(n["sparse_tflops"], child(p, "sparse_tflops"), "sparse peaks are not used",
@@ -164,13 +174,9 @@ void load_gpus(const YAML::Node& root, Reader& r, std::vector<GpuSpec>& out) {
     }
     if (auto v = r.number(n["tdp_w"], child(p, "tdp_w"), 1, 1e5)) g.tdp_w = *v;
     if (auto v = r.string(n["default_fabric"], child(p, "default_fabric"))) g.default_fabric = *v;
-    if (n["source"] && n["source"].IsScalar() && !n["source"].Scalar().empty())
-      g.source = n["source"].Scalar();
-    else
-      r.error(n["source"] ? n["source"] : n, child(p, "source"),
-              "the GPU '" + g.name + "' cites no source for its figures",
-              "add source: the datasheet, whitepaper or vendor page each figure comes from (keys of "
-              "docs/references.md, or the page's address)");
+    g.source = read_source(n, p, r, "the GPU '" + g.name + "'",
+                           "the datasheet, whitepaper or vendor page each figure comes from (keys of "
+                           "docs/references.md, or the page's address)");
     out.push_back(std::move(g));
   }
 }
@@ -260,13 +266,9 @@ void load_fabrics(const YAML::Node& root, Reader& r, std::vector<FabricSpec>& ou
       if (auto v = r.number(n["node_power_kw"], child(p, "node_power_kw"), 0, 1e4)) f.node_power_kw = *v;
     }
     read_host(n, p, r, f);
-    if (n["source"] && n["source"].IsScalar() && !n["source"].Scalar().empty())
-      f.source = n["source"].Scalar();
-    else
-      r.error(n["source"] ? n["source"] : n, child(p, "source"),
-              "the fabric '" + f.name + "' cites no source for its figures",
-              "add source: the reference architecture, user guide or page its figures come from, ASSUMED for a "
-              "figure no source states");
+    f.source = read_source(n, p, r, "the fabric '" + f.name + "'",
+                           "the reference architecture, user guide or page its figures come from, ASSUMED for a "
+                           "figure no source states");
     out.push_back(std::move(f));
   }
 }

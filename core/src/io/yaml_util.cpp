@@ -218,17 +218,7 @@ SourceLocation loc_of(const YAML::Node& node, const std::string& file) {
 }
 
 std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
-  std::optional<std::string> best;
-  std::size_t best_d = 0;
-  for (const auto& c : candidates) {
-    const auto d = edit_distance(word, c);
-    if (!best || d < best_d) {
-      best = c;
-      best_d = d;
-    }
-  }
-  if (best && best_d <= std::max<std::size_t>(2, word.size() / 3)) return best;
-  return std::nullopt;
+  return nearest_spelling(word, candidates, word.size());
 }
 
 std::string join(const std::vector<std::string>& items, std::string_view sep) {

@@ -62,4 +62,19 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
+std::optional<std::string> nearest_spelling(std::string_view word, const std::vector<std::string>& candidates,
+                                            std::size_t length) {
+  const std::string* best = nullptr;
+  std::size_t best_d = 0;
+  for (const auto& c : candidates) {
+    const auto d = edit_distance(word, c);
+    if (!best || d < best_d) {
+      best = &c;
+      best_d = d;
+    }
+  }
+  if (best && best_d <= std::max<std::size_t>(2, length / 3)) return *best;
+  return std::nullopt;
+}
+
 }  // namespace flopcast
