@@ -322,3 +322,45 @@ TEST_CASE("pipeline_stage: one rank's slice is pipeline_stages' slice of that ra
       CHECK(pipeline_stage(m, p, pp).chunks.empty());
     }
 }
+
+TEST_CASE("for_each_pipeline_stage hands every rank pipeline_stages' slice, in order") {
+  const auto same_as_all = [](const ModelSpec& m, const ParallelPlan& p) {
+    const auto all = pipeline_stages(m, p);
+    std::size_t seen = 0;
+    for_each_pipeline_stage(m, p, [&](std::size_t r, const StageSlice& slice) {
+      REQUIRE(r == seen);
+      REQUIRE(r < all.size());
+      CHECK(slice.chunks == all[r].chunks);
+      CHECK(slice.embedding == all[r].embedding);
+      CHECK(slice.head == all[r].head);
+      CHECK(slice.pass_share == all[r].pass_share);
+      ++seen;
+    });
+    CHECK(seen == all.size());
+  };
+  for (const int layers : {7, 61, 126})
+    for (const int pp : {1, 2, 5, 16}) {
+      ModelSpec m;
+      m.layers = layers;
+      ParallelPlan p;
+      p.pp = pp;
+      same_as_all(m, p);  // the even split, rank by rank
+      if (pp % 2 == 0) {  // DualPipe and DualPipeV: from pipeline_stages
+        p.schedule = Schedule::DualPipe;
+        same_as_all(m, p);
+        p.schedule = Schedule::DualPipeV;
+        same_as_all(m, p);
+      }
+    }
+  // A Megatron-LM layout: 126 layers on pp 16 x vpp 8, one fewer on the first and last ranks.
+  ModelSpec m;
+  m.layers = 126;
+  ParallelPlan p;
+  p.pp = 16;
+  p.vpp = 8;
+  PipelineLayout layout;
+  layout.account_for_embedding = true;
+  layout.account_for_loss = true;
+  p.pipeline_layout = layout;
+  same_as_all(m, p);
+}

@@ -446,9 +446,9 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
   const auto& m = in.s.model;
   const auto& p = in.s.plan;
   const double T = in.T, h = in.h, t = in.t, elt = in.elt;
-  const auto slices = pipeline_stages(m, p);
-  std::vector<StageTimes> stages(slices.size());
-  if (tp_without_sp) tp_without_sp->assign(slices.size(), Time{0});
+  const auto ranks = static_cast<std::size_t>(std::max(1, p.pp));
+  std::vector<StageTimes> stages(ranks);
+  if (tp_without_sp) tp_without_sp->assign(ranks, Time{0});
   // Layers of a kind (dense or MoE, full or windowed attention) cost the same: compute one of
   // each kind once and reuse (the planner calls this millions of times).
   std::optional<LayerCost> kind_cost[4];
@@ -468,8 +468,7 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
   // distinct stages).
   std::size_t like = 0;  // 0: none yet
   std::array<int, 4> like_kinds{};
-  for (std::size_t i = 0; i < slices.size(); ++i) {
-    const StageSlice& slice = slices[i];
+  for_each_pipeline_stage(m, p, [&](std::size_t i, const StageSlice& slice) {
     auto& st = stages[i];
     st.layers = slice.layers();
     std::array<int, 4> kinds{};
@@ -485,7 +484,7 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
     if (middle && like != 0 && like_kinds == kinds) {
       st = stages[like];
       if (tp_alt) *tp_alt = (*tp_without_sp)[like];
-      continue;
+      return;
     }
     if (middle) {
       like = i;
@@ -559,7 +558,7 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
     apply_host_floor(in.prof, p, st, kernels_f, kernels_b);
     st.forward += Time::from_seconds(in.prof.microbatch_overhead_ms * 1e-3);
     st.p2p = p2p;
-  }
+  });
   return stages;
 }
 

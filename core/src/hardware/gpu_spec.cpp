@@ -97,20 +97,6 @@ int compute_capability(GpuArch a) {
   return 80;
 }
 
-std::optional<GpuArch> coefficient_stand_in(GpuArch a) {
-  switch (a) {
-    case GpuArch::BlackwellUltra:
-      return GpuArch::Blackwell;
-    case GpuArch::Ada:
-      return GpuArch::Ampere;
-    case GpuArch::Ampere:
-    case GpuArch::Hopper:
-    case GpuArch::Blackwell:
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 const char* to_string(NetKind k) {
   switch (k) {
     case NetKind::InfiniBand:

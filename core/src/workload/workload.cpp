@@ -333,29 +333,57 @@ std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const ParallelPlan& 
   return out;
 }
 
+namespace {
+
+/// layers_per_stage's split, one rank at a time: the remainder goes to the middle ranks first
+/// (1, 2, ...), then the last, then the first. Layers on `rank`.
+int even_split_layers(int layers, int pp, int rank) {
+  if (pp == 1) return layers;
+  const int base = layers / pp, extra = layers % pp;
+  const int middles = std::min(extra, std::max(0, pp - 2));
+  const int rest = extra - middles;
+  if (rank == pp - 1) return base + (rest >= 1 ? 1 : 0);
+  if (rank == 0) return base + (rest >= 2 ? 1 : 0);
+  return base + (rank <= middles ? 1 : 0);
+}
+
+/// `out` as rank `rank`'s slice of the even split, its layers starting at `first`.
+void even_split_stage(int layers, int pp, int rank, int first, StageSlice& out) {
+  out.chunks.assign(1, {first, even_split_layers(layers, pp, rank)});
+  out.embedding = rank == 0;
+  out.head = rank == pp - 1;
+  out.pass_share = 1;
+}
+
+}  // namespace
+
 StageSlice pipeline_stage(const ModelSpec& m, const ParallelPlan& p, int rank) {
   const int pp = std::max(1, p.pp);
   if (rank < 0 || rank >= pp) return {};
   if ((is_dual_pipe(p.schedule) || p.pipeline_layout) && pp > 1)
     return pipeline_stages(m, p)[static_cast<std::size_t>(rank)];
-  // layers_per_stage's split, one rank at a time: the remainder goes to the middle ranks first
-  // (1, 2, ...), then the last, then the first.
-  const int base = m.layers / pp, extra = m.layers % pp;
-  const int middles = std::min(extra, std::max(0, pp - 2));
-  const int rest = extra - middles;
-  auto count = [&](int r) {
-    if (pp == 1) return m.layers;
-    if (r == pp - 1) return base + (rest >= 1 ? 1 : 0);
-    if (r == 0) return base + (rest >= 2 ? 1 : 0);
-    return base + (r <= middles ? 1 : 0);
-  };
   int first = 0;
-  for (int r = 0; r < rank; ++r) first += count(r);
+  for (int r = 0; r < rank; ++r) first += even_split_layers(m.layers, pp, r);
   StageSlice out;
-  out.chunks = {{first, count(rank)}};
-  out.embedding = rank == 0;
-  out.head = rank == pp - 1;
+  even_split_stage(m.layers, pp, rank, first, out);
   return out;
+}
+
+void for_each_pipeline_stage(const ModelSpec& m, const ParallelPlan& p,
+                             const std::function<void(std::size_t rank, const StageSlice& slice)>& fn) {
+  const int pp = std::max(1, p.pp);
+  if ((is_dual_pipe(p.schedule) || p.pipeline_layout) && pp > 1) {
+    const auto slices = pipeline_stages(m, p);
+    for (std::size_t r = 0; r < slices.size(); ++r) fn(r, slices[r]);
+    return;
+  }
+  StageSlice slice;
+  int first = 0;
+  for (int r = 0; r < pp; ++r) {
+    even_split_stage(m.layers, pp, r, first, slice);
+    fn(static_cast<std::size_t>(r), slice);
+    first += slice.chunks.front().second;
+  }
 }
 
 StateBytes state_bytes(Precision p) {

@@ -51,7 +51,20 @@ int compute_capability(GpuArch a);
 /// warp-level mma.sync kernels Ampere runs (PTX ISA: wgmma.mma_async exists on sm_90a only;
 /// cuBLAS, CUTLASS and FlashAttention-2 use their Ampere (sm_80) kernel families on sm_89, and
 /// FlashAttention-3, the Hopper kernel, does not run on Ada).
-std::optional<GpuArch> coefficient_stand_in(GpuArch a);
+/// Inline: every op cost asks it (through ComputeProfile::coefficients_of).
+constexpr std::optional<GpuArch> coefficient_stand_in(GpuArch a) {
+  switch (a) {
+    case GpuArch::BlackwellUltra:
+      return GpuArch::Blackwell;
+    case GpuArch::Ada:
+      return GpuArch::Ampere;
+    case GpuArch::Ampere:
+    case GpuArch::Hopper:
+    case GpuArch::Blackwell:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 /// Dense peak per precision: one slot per Precision, so the cost model's inner loop reads it
 /// without a search (it is asked for every GEMM and attention estimate).

@@ -6,6 +6,7 @@
 /// s^2 term (as PaLM's 6N + 12 l h s does) and no recompute. Memory follows ZeRO
 /// (arXiv 1910.02054, 16 B/param with mixed-precision Adam) and Korthikanti et al. 2022
 /// (arXiv 2205.05198, Table 2) for activations.
+#include <functional>
 #include <vector>
 
 #include "flopcast/compute/compute_profile.hpp"
@@ -125,6 +126,12 @@ std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const ParallelPlan& 
 /// other ranks' slices on the common path (no layout, no DualPipe): the planner asks for one
 /// stage's memory millions of times.
 StageSlice pipeline_stage(const ModelSpec& m, const ParallelPlan& p, int rank);
+/// Calls fn(rank, pipeline_stages(m, p)[rank]) for every rank in order without keeping the
+/// slices: the even split rank by rank in one reused slice, a pipeline_layout or DualPipe from
+/// pipeline_stages. For callers that visit every stage once (the step estimate the planner runs
+/// millions of times).
+void for_each_pipeline_stage(const ModelSpec& m, const ParallelPlan& p,
+                             const std::function<void(std::size_t rank, const StageSlice& slice)>& fn);
 /// Whether `layout` splits `layers` over pp ranks of vpp virtual stages by Megatron-LM's rules
 /// (every rank's share a multiple of vpp, the middle ranks even, every virtual stage >= 0 layers).
 bool pipeline_layout_splits(int layers, int pp, int vpp, const PipelineLayout& layout);
