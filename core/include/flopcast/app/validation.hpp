@@ -28,8 +28,9 @@ enum class InputStatus {
   Unreadable,  ///< a run file could not be read at all
 };
 
-/// Problems met while reading input files: the text a front prints on its error stream (bad
-/// entries at file:line, in the order read), one line per rejected entry, and the status.
+/// What reading input files met: the text a front prints on its error stream (bad entries at
+/// file:line, and notes such as the runs a fit holds out, in the order read), one line per
+/// rejected entry, and the status.
 struct InputProblems {
   std::string text;
   std::vector<std::string> errors;
