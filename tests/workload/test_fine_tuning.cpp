@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../support/shipped_catalog.hpp"
+#include "flopcast/cost/fine_tuning_cost.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
@@ -148,4 +149,28 @@ TEST_CASE("QLoRA's dequantization costs time: the same job is slower than LoRA")
   // Same FLOPs (dequantization is memory traffic, not model FLOPs), less memory.
   CHECK(eq.model_flops.value == el.model_flops.value);
   CHECK(eq.memory.weights.value < el.memory.weights.value / 3);
+}
+
+TEST_CASE("an adapter's output is scaled in a kernel of its own, then added: five passes over it forward, two back") {
+  // One rank-16 adapter on o_proj (8192 -> 8192) of Llama 2 70B on one H100, 4,096 tokens, BF16.
+  // Forward: x A (4096 x 16 from 8192), (x A) B (4096 x 8192 from 16), the scale (read and write
+  // 4096 x 8192) and the add into the base output (read two, write one): 5 x 4096 x 8192 x 2 B.
+  // Backward (input gradient): the scale's gradient over the output (read and write) and A's input
+  // gradient added into the base's (read two, write one, 4096 x 8192): (2 + 3) x 4096 x 8192 x 2 B.
+  Scenario s = parse(
+      "model: llama2-70b\ncluster: {gpu: H100, gpus: 1}\nparallel: {micro_batch: 1, global_batch: 1}\n"
+      "precision: bf16\ntraining: {method: lora, lora: {rank: 16, targets: [o_proj]}}\n");
+  const ComputeProfile& prof = catalog().profile;
+  const OpContext ctx{&s.cluster.gpu, &prof, Precision::BF16};
+  const double T = 4096, r = 16, w = 8192;
+  const FineTuningLayerCost c = fine_tuning_layer_cost(ctx, s, 0, T);
+  const Time gemms_f = gemm_time(ctx, {T, r, w}) + gemm_time(ctx, {T, w, r});
+  const Time gemms_b = gemm_time(ctx, {T, r, w}) + gemm_time(ctx, {T, w, r});
+  const double pass = T * w * 2;
+  CHECK(c.fwd.seconds() == doctest::Approx((gemms_f + memory_bound_time(ctx, Bytes{5 * pass}, 2)).seconds()));
+  CHECK(c.bwd_input.seconds() == doctest::Approx((gemms_b + memory_bound_time(ctx, Bytes{5 * pass}, 2)).seconds()));
+  CHECK(c.kernels_f == 4);  // two GEMMs, the scale, the add
+  CHECK(c.kernels_b == 6);  // four GEMMs, the scale's gradient, the add
+  // The memory-bound passes are a visible share of a thin adapter's forward.
+  CHECK(memory_bound_time(ctx, Bytes{5 * pass}, 2).seconds() > 0.5 * gemms_f.seconds());
 }

@@ -30,12 +30,15 @@ FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario&
     c.fwd += gemm_time(ctx, {rows, r, in, copies}) + gemm_time(ctx, {rows, out, r, copies});
     c.bwd_input += gemm_time(ctx, {rows, r, out, copies}) + gemm_time(ctx, {rows, in, r, copies});
     c.bwd_weight += gemm_time(ctx, {r, out, rows, copies}) + gemm_time(ctx, {in, r, rows, copies});
-    // The scaled adapter output added to the base output (read both, write one); backward adds
-    // A's input gradient into the base's.
-    c.fwd += memory_bound_time(ctx, Bytes{3 * rows * copies * out * elt}, 1);
-    c.bwd_input += memory_bound_time(ctx, Bytes{3 * rows * copies * in * elt}, 1);
-    c.kernels_f += 3;
-    c.kernels_b += 5;
+    // The adapter's output scaled by alpha / r, a kernel of its own in every framework that runs
+    // adapters (Megatron-Bridge / NeMo ParallelLinearAdapter.forward `x * (self.alpha /
+    // self.dim)`, PEFT lora/layer.py `* scaling`, torchtune LoRALinear): read and written once
+    // forward, and again for its gradient backward. Then added to the base output (read both,
+    // write one); backward adds A's input gradient into the base's.
+    c.fwd += memory_bound_time(ctx, Bytes{(2 + 3) * rows * copies * out * elt}, 2);
+    c.bwd_input += memory_bound_time(ctx, Bytes{(2 * out + 3 * in) * rows * copies * elt}, 2);
+    c.kernels_f += 4;
+    c.kernels_b += 6;
   }
   const BaseWeights base = s.training.lora.base_weights;
   if (base_weights_dequantized(base, s.precision)) {

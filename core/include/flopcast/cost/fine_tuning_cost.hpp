@@ -7,8 +7,8 @@
 namespace flopcast {
 
 /// The extra work of one layer of a fine-tuning job for one micro-batch of `tokens` tokens on
-/// one GPU: the adapters' GEMMs (each split by TP like its base GEMM), the add of their output,
-/// QLoRA's dequantization. The base GEMMs' weight gradients are dropped by the caller.
+/// one GPU: the adapters' GEMMs (each split by TP like its base GEMM), the scale and the add of
+/// their output, QLoRA's dequantization. The base GEMMs' weight gradients are dropped by the caller.
 struct FineTuningLayerCost {
   Time fwd{0}, bwd_input{0}, bwd_weight{0};
   double kernels_f = 0, kernels_b = 0;
