@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -468,7 +469,9 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
   // distinct stages).
   std::size_t like = 0;  // 0: none yet
   std::array<int, 4> like_kinds{};
-  for_each_pipeline_stage(m, p, [&](std::size_t i, const StageSlice& slice) {
+  // Handed to for_each_pipeline_stage by reference: std::function keeps a reference_wrapper
+  // without allocating, where this lambda's many captures would make it allocate per estimate.
+  const auto visit = [&](std::size_t i, const StageSlice& slice) {
     auto& st = stages[i];
     st.layers = slice.layers();
     std::array<int, 4> kinds{};
@@ -558,7 +561,8 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
     apply_host_floor(in.prof, p, st, kernels_f, kernels_b);
     st.forward += Time::from_seconds(in.prof.microbatch_overhead_ms * 1e-3);
     st.p2p = p2p;
-  });
+  };
+  for_each_pipeline_stage(m, p, std::cref(visit));
   return stages;
 }
 
