@@ -631,13 +631,15 @@ TEST_SUITE("cli-quote") {
     REQUIRE_MESSAGE(en.code == 0, en.err);
     CHECK(contains(en.out, ", LoRA rank 16"));
     CHECK(contains(en.out,
-                   "Fine-tuning: LoRA rank 16 on qkv, proj (44.6M adapter parameters), frozen bf16 base weights"));
+                   "Fine-tuning: LoRA rank 16 on qkv, proj (44.6M adapter parameters), frozen bf16 base weights, "
+                   "dropout 0.1 on the adapters' inputs;"));
     CHECK(contains(en.out, "4 FLOPs per parameter per token, not 6"));
     // The checkpoint holds the adapters' state: 44,564,480 x 14 B = 0.6 GB, 14 B per trained parameter.
     CHECK(contains(en.out, "0.6 GB each (14 B per parameter"));
     const auto zh = run_cli({"quote", file, "--date", "2026-12-01", "--lang", "zh-CN"});
     REQUIRE_MESSAGE(zh.code == 0, zh.err);
     CHECK(contains(zh.out, "微调：LoRA，秩 16，适配器位于 qkv, proj"));
+    CHECK(contains(zh.out, "基座权重冻结（bf16），适配器输入的 dropout 为 0.1；"));
     CHECK_FALSE(contains(zh.out, "Fine-tuning:"));
   }
 

@@ -396,6 +396,19 @@ TEST_CASE("quote language: Chinese money with the yen mark and grouping, Chinese
   CHECK(quote_provider(L::En, "Starverse (星宇智算), Xiamen") == "Starverse (星宇智算), Xiamen");
   CHECK(quote_phrase(L::ZhCn, "Caishui [2016] No. 36 (财税〔2016〕36号), Annex 1, Article 15(1)") ==
         "财税〔2016〕36号 附件1 第15条第(1)项");
+  // The fine-tuning assumption in every base-weight format, with and without adapter dropout.
+  const std::string tail =
+      "; only the adapters have gradients, optimizer state and checkpoints. MFU counts as model FLOPs: x";
+  for (const char* w : {"bf16", "fp8", "nf4", "nvfp4"}) {
+    const std::string plain =
+        "Fine-tuning: LoRA rank 16 on qkv, proj (44.6M adapter parameters), frozen " + std::string(w) + " base weights";
+    const std::string zh = quote_phrase(L::ZhCn, plain + tail);
+    CHECK(zh.rfind("微调：LoRA，秩 16，", 0) == 0);
+    CHECK(zh.find("基座权重冻结（" + std::string(w) + "）；只有适配器") != std::string::npos);
+    const std::string dropped = quote_phrase(L::ZhCn, plain + ", dropout 0.05 on the adapters' inputs" + tail);
+    CHECK(dropped.rfind("微调：LoRA，秩 16，", 0) == 0);
+    CHECK(dropped.find("基座权重冻结（" + std::string(w) + "），适配器输入的 dropout 为 0.05；") != std::string::npos);
+  }
 }
 
 namespace {

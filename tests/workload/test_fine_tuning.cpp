@@ -174,3 +174,44 @@ TEST_CASE("an adapter's output is scaled in a kernel of its own, then added: fiv
   // The memory-bound passes are a visible share of a thin adapter's forward.
   CHECK(memory_bound_time(ctx, Bytes{5 * pass}, 2).seconds() > 0.5 * gemms_f.seconds());
 }
+
+TEST_CASE("LoRA dropout: one pass writing a dropped copy and a mask per adapter input, kept for backward") {
+  // Rank-16 adapters on q_proj (column-parallel, input 8192) and down_proj (row-parallel, input
+  // 28672) of Llama 2 70B, TP 2 without sequence parallelism, 4,096 tokens, BF16, dropout 0.1.
+  // q's adapter sees the whole hidden state (replicated over TP): 4096 x 8192 elements; down's its
+  // base GEMM's input split by TP: 4096 x 14336. Forward (native_dropout): read 2 B, write 2 B and
+  // a 1-byte mask = 5 B per element; backward (native_dropout_backward): read the gradient and the
+  // mask, write the input's gradient = 5 B. Kept for backward: the dropped copy and the mask, 3 B.
+  const std::string head =
+      "model: llama2-70b\ncluster: {gpu: H100, gpus: 2}\nparallel: {tp: 2, micro_batch: 1, global_batch: 1}\n"
+      "precision: bf16\n";
+  const Scenario plain = parse(head + "training: {method: lora, lora: {rank: 16, targets: [q_proj, down_proj]}}\n");
+  const Scenario dropped =
+      parse(head + "training: {method: lora, lora: {rank: 16, dropout: 0.1, targets: [q_proj, down_proj]}}\n");
+  const ComputeProfile& prof = catalog().profile;
+  const OpContext ctx{&plain.cluster.gpu, &prof, Precision::BF16};
+  const double T = 4096;
+  const double q_in = T * 8192, down_in = T * 28672 / 2;
+  const auto shapes = adapter_shapes(dropped.model, dropped.training.lora, 0);
+  REQUIRE(shapes.count == 2);
+  CHECK(adapter_input_elements(dropped, shapes.items[0], T) == q_in);
+  CHECK(adapter_input_elements(dropped, shapes.items[1], T) == down_in);
+  const FineTuningLayerCost a = fine_tuning_layer_cost(ctx, plain, 0, T);
+  const FineTuningLayerCost b = fine_tuning_layer_cost(ctx, dropped, 0, T);
+  const Time pass = memory_bound_time(ctx, Bytes{q_in * 5}, 1) + memory_bound_time(ctx, Bytes{down_in * 5}, 1);
+  CHECK((b.fwd - a.fwd).seconds() == doctest::Approx(pass.seconds()));
+  CHECK((b.bwd_input - a.bwd_input).seconds() == doctest::Approx(pass.seconds()));
+  CHECK(b.bwd_weight.seconds() == a.bwd_weight.seconds());
+  CHECK(b.kernels_f == a.kernels_f + 2);
+  CHECK(b.kernels_b == a.kernels_b + 2);
+  CHECK(adapter_activation_bytes(dropped, 0).value - adapter_activation_bytes(plain, 0).value ==
+        doctest::Approx((q_in + down_in) * 3));
+  // With sequence parallelism the column-parallel adapter's input is split along the sequence.
+  Scenario sp = dropped;
+  sp.plan.sequence_parallel = true;
+  CHECK(adapter_input_elements(sp, shapes.items[0], T) == q_in / 2);
+  CHECK(adapter_input_elements(sp, shapes.items[1], T) == down_in);
+  // The step is slower and the model FLOPs unchanged (dropout is memory traffic).
+  CHECK(estimate_step(dropped, prof).step > estimate_step(plain, prof).step);
+  CHECK(training_model_flops(dropped).value == training_model_flops(plain).value);
+}

@@ -207,11 +207,9 @@ nlohmann::ordered_json to_json(const SimReport& r) {
     const auto& l = s.training.lora;
     J targets = J::array();
     for (const auto t : l.targets) targets.push_back(to_string(t));
-    j["training"] = {{"method", to_string(s.training.method)},
-                     {"rank", l.rank},
-                     {"targets", targets},
-                     {"base_weights", to_string(l.base_weights)},
-                     {"trainable_params", trainable_params(s)}};
+    j["training"] = {
+        {"method", to_string(s.training.method)},    {"rank", l.rank},       {"targets", targets},
+        {"base_weights", to_string(l.base_weights)}, {"dropout", l.dropout}, {"trainable_params", trainable_params(s)}};
   }
   if (r.sim) {
     J st = J::array();

@@ -39,6 +39,17 @@ FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario&
     c.bwd_input += memory_bound_time(ctx, Bytes{(2 * out + 3 * in) * rows * copies * elt}, 2);
     c.kernels_f += 4;
     c.kernels_b += 6;
+    if (s.training.lora.dropout > 0) {
+      // LoRA dropout on the adapter's input, before A (PEFT lora/layer.py `lora_dropout`, NeMo
+      // ParallelLinearAdapter dropout_position 'pre'): torch's native_dropout reads the input and
+      // writes the dropped copy and a 1-byte mask; its backward reads the gradient and the mask
+      // and writes the input's gradient (native_dropout_backward). One kernel each way.
+      const double x = adapter_input_elements(s, a, tokens);
+      c.fwd += memory_bound_time(ctx, Bytes{x * (2 * elt + 1)}, 1);
+      c.bwd_input += memory_bound_time(ctx, Bytes{x * (2 * elt + 1)}, 1);
+      c.kernels_f += 1;
+      c.kernels_b += 1;
+    }
   }
   const BaseWeights base = s.training.lora.base_weights;
   if (base_weights_dequantized(base, s.precision)) {

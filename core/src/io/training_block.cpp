@@ -59,7 +59,7 @@ std::vector<LoraTarget> read_targets(const YAML::Node& n, Reader& r, const Scena
 void read_lora(const YAML::Node& n, Reader& r, Scenario& s) {
   r.note("training.lora", n);
   if (!r.expect_map(n, "training.lora")) return;
-  r.check_keys(n, "training.lora", {"rank", "alpha", "targets", "base_weights"});
+  r.check_keys(n, "training.lora", {"rank", "alpha", "dropout", "targets", "base_weights"});
   LoraSpec& l = s.training.lora;
   const std::int64_t hidden = s.model.hidden;
   if (!n["rank"]) {
@@ -75,6 +75,10 @@ void read_lora(const YAML::Node& n, Reader& r, Scenario& s) {
   }
   if (n["alpha"]) {
     if (auto v = r.number(n["alpha"], "training.lora.alpha", 1e-9, 1e9)) l.alpha = *v;
+  }
+  if (n["dropout"]) {
+    // lora_dropout (PEFT LoraConfig, NeMo / Megatron-Bridge LoRA): a probability, 0 for none.
+    if (auto v = r.number(n["dropout"], "training.lora.dropout", 0, 0.9)) l.dropout = *v;
   }
   if (n["targets"]) {
     l.targets = read_targets(n["targets"], r, s);

@@ -276,12 +276,27 @@ std::string model_flops_convention(const Scenario& s) {
          "key (not halved for the causal mask); no recompute";
 }
 
+double adapter_input_elements(const Scenario& s, const AdapterShape& a, double tokens) {
+  const auto& p = s.plan;
+  const bool row_parallel = a.target == LoraTarget::Proj || a.target == LoraTarget::Fc2;
+  if (a.routed) {
+    // The adapter GEMMs' rows x local copies: tokens x per_token x etp / tp.
+    const double etp = p.expert_tp();
+    return tokens * a.per_token * etp / p.tp * (row_parallel ? a.in / etp : a.in);
+  }
+  const double width = row_parallel ? a.in / p.tp : a.in / (p.sequence_parallel ? p.tp : 1.0);
+  return tokens * a.copies * width;
+}
+
 Bytes adapter_activation_bytes(const Scenario& s, int layer) {
   const auto& p = s.plan;
   const double tokens = d(s.model.seq_len) / p.cp * d(p.micro_batch);
-  double per_token = 0;
-  for (const auto& a : adapter_shapes(s.model, s.training.lora, layer)) per_token += a.per_token;
-  return Bytes{tokens * per_token * s.training.lora.rank * 2.0};
+  double bytes = 0;
+  for (const auto& a : adapter_shapes(s.model, s.training.lora, layer)) {
+    bytes += tokens * a.per_token * s.training.lora.rank * 2.0;
+    if (s.training.lora.dropout > 0) bytes += adapter_input_elements(s, a, tokens) * (2.0 + 1.0);
+  }
+  return Bytes{bytes};
 }
 
 void apply_fine_tuning_memory(const Scenario& s, const StageSlice& slice, const StageWeights& w, double shard,
@@ -314,8 +329,10 @@ void apply_fine_tuning_memory(const Scenario& s, const StageSlice& slice, const 
 std::string fine_tuning_summary(const Scenario& s) {
   if (!is_fine_tuning(s)) return {};
   const auto& l = s.training.lora;
-  return fmt::format("{} on {} ({:.1f}M adapter parameters), frozen {} base weights", fine_tuning_label(s),
-                     lora_target_list(l.targets), trainable_params(s) / 1e6, to_string(l.base_weights));
+  std::string out = fmt::format("{} on {} ({:.1f}M adapter parameters), frozen {} base weights", fine_tuning_label(s),
+                                lora_target_list(l.targets), trainable_params(s) / 1e6, to_string(l.base_weights));
+  if (l.dropout > 0) out += fmt::format(", dropout {:g} on the adapters' inputs", l.dropout);
+  return out;
 }
 
 std::string fine_tuning_label(const Scenario& s) {

@@ -105,8 +105,16 @@ Flops training_hardware_flops(const Scenario& s);
 /// every MFU: flopcast's count, kFlopcastFlopsConvention).
 std::string model_flops_convention(const Scenario& s);
 
+/// Elements of one adapter's input on one GPU for `tokens` tokens of a micro-batch: what LoRA
+/// dropout reads and writes. A row-parallel target (proj, fc2) sees its base GEMM's input split by
+/// tensor parallelism; a column-parallel one (qkv, q, k, v, fc1, gate, up) the whole hidden state,
+/// split along the sequence with sequence parallelism; a routed expert's adapter the tokens
+/// routed to this GPU's experts (as the adapter GEMMs' rows in cost/fine_tuning_cost.cpp).
+double adapter_input_elements(const Scenario& s, const AdapterShape& a, double tokens);
+
 /// Bytes one layer keeps for backward beyond full training's, per micro-batch on one GPU: each
-/// adapter's r-wide intermediate (B's input; A's input is the base GEMM's, kept anyway).
+/// adapter's r-wide intermediate (B's input; A's input is the base GEMM's, kept anyway), and with
+/// LoRA dropout each adapter's dropped input (A's input then, 2 B) and its 1-byte mask.
 Bytes adapter_activation_bytes(const Scenario& s, int layer);
 
 /// This GPU's parameters of one stage (after the TP and EP splits): all, the routed experts'

@@ -27,6 +27,7 @@ enum class LoraTarget { Qkv, Q, K, V, Proj, Fc1, Gate, Up, Fc2 };
 struct LoraSpec {
   int rank = 0;                                  ///< r: A is in x r, B is r x out
   double alpha = 0;                              ///< scaling alpha / r; no effect on cost (0 = not given)
+  double dropout = 0;                            ///< probability of lora_dropout on each adapter's input (0: none)
   std::vector<LoraTarget> targets;               ///< GEMMs with an adapter, in every layer
   BaseWeights base_weights = BaseWeights::BF16;  ///< scenario key training.base_weights (or lora.base_weights)
 };
