@@ -106,7 +106,9 @@ TEST_CASE("validate --json: runs and summary with the run-schema keys") {
   }
   REQUIRE(j["summary"].is_object());
   CHECK(j["summary"].size() >= 1);
-  for (const auto& [figure, s] : j["summary"].items()) {
+  for (const auto& item : j["summary"].items()) {
+    const std::string figure = item.key();  // not a structured binding: CAPTURE's lambda takes it (clang 14)
+    const auto& s = item.value();
     CAPTURE(figure);
     CHECK((figure == "iteration_time_s" || figure == "tokens_per_gpu_s" || figure == "mfu" ||
            figure == "tflops_per_gpu"));

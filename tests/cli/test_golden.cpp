@@ -138,7 +138,9 @@ void check_breakdown(const json& j) {
   const double step = num(j["step"], "time_s");
   CHECK(step > 0);
   double sum = 0;
-  for (const auto& [part, seconds] : j["breakdown_s"].items()) {
+  for (const auto& item : j["breakdown_s"].items()) {
+    const std::string part = item.key();  // not a structured binding: CAPTURE's lambda takes it (clang 14)
+    const auto& seconds = item.value();
     CAPTURE(part);
     CHECK(seconds.get<double>() >= 0);
     sum += seconds.get<double>();

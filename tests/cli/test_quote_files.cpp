@@ -307,7 +307,9 @@ TEST_SUITE("cli.quote_xlsx") {
     // the amount's integer minor units (or micro-units) written out, not a binary double's digits.
     static const std::regex number(R"(-?[0-9]+(\.[0-9]+)?)"), exact(R"(-?[0-9]+(\.[0-9]{1,6})?)");
     int numbers = 0;
-    for (const auto& [ref, c] : cells) {
+    for (const auto& cell : cells) {
+      const auto& ref = cell.first;  // not a structured binding: CAPTURE's lambda takes it (clang 14)
+      const auto& c = cell.second;
       if (!std::regex_match(c.value, number)) continue;
       ++numbers;
       CAPTURE(ref);
@@ -325,8 +327,9 @@ TEST_SUITE("cli.quote_xlsx") {
     for (const auto& [ref, c] : cells) band = band || c.value.rfind("模型区间（P90）快端 ×", 0) == 0;
     CHECK(band);
     // The units of the bill lines in Chinese ("GPU-day" -> "GPU·天").
-    for (const auto& [ref, c] : cells)
-      if (ref.rfind("账单!C", 0) == 0) CHECK_MESSAGE(c.value.find("-day") == std::string::npos, ref);
+    for (const auto& cell : cells)  // not a structured binding: CHECK_MESSAGE's lambda takes it (clang 14)
+      if (cell.first.rfind("账单!C", 0) == 0)
+        CHECK_MESSAGE(cell.second.value.find("-day") == std::string::npos, cell.first);
   }
 
   TEST_CASE("quote --format xlsx: the same inputs and --date give the same bytes, and -o is kept without --force") {

@@ -84,8 +84,11 @@ TEST_SUITE("cli.quote_spot") {
 
     // The simulated lost work: the interruptions multiply the failures by about the rates'
     // ratio, 5.845e-5 / 1.97e-5 = 2.97 (Monte Carlo over 200 runs: within 25%), and lose more work.
-    const auto [f_spot, lost_spot] = failures_and_lost_hours(md);
-    const auto [f_od, lost_od] = failures_and_lost_hours(on_demand.out);
+    // Not structured bindings: CAPTURE's lambda takes them (clang 14 cannot).
+    const auto on_spot = failures_and_lost_hours(md);
+    const auto od = failures_and_lost_hours(on_demand.out);
+    const auto f_spot = on_spot.first, lost_spot = on_spot.second;
+    const auto f_od = od.first, lost_od = od.second;
     CAPTURE(f_spot);
     CAPTURE(f_od);
     REQUIRE(f_od > 0);

@@ -75,7 +75,9 @@ std::size_t check_trace(const json& doc) {
     CHECK(!e["name"].get<std::string>().empty());
     slices[{pid, tid}].push_back({ts, ts + dur});
   }
-  for (auto& [key, v] : slices) {
+  for (auto& entry : slices) {
+    const auto& key = entry.first;  // not a structured binding: CAPTURE's lambda takes it (clang 14)
+    auto& v = entry.second;
     CAPTURE(key.first);
     CAPTURE(key.second);
     CHECK(thread_named.count(key) == 1);

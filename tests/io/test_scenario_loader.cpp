@@ -199,7 +199,9 @@ TEST_CASE("a model preset is found by an alias from data/models.yaml") {
                                                        {"mixtral", "mixtral-8x7b"},
                                                        {"llama1-65b", "llama-65b"},
                                                        {"Llama-2-70B", "llama2-70b"}};
-  for (const auto& [alias, preset] : cases) {
+  for (const auto& c : cases) {
+    const auto& alias = c.first;  // not a structured binding: CAPTURE's lambda takes it (clang 14)
+    const auto& preset = c.second;
     CAPTURE(alias);
     const auto* m = catalog().find_model(alias);
     REQUIRE(m != nullptr);

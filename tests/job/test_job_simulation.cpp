@@ -227,7 +227,9 @@ TEST_CASE("job: a trial's failures are its seed's exponential draws, whatever ra
                                                {0.5, Time::from_seconds(7)},    // a shorter prefix again
                                                {25.0, Time::from_seconds(9)},   // past the kept, from the cache
                                                {0.1, Time::from_seconds(10)}};  // the first one again
-  for (const auto& [per_gpu_hour, step] : runs) {
+  for (const auto& run : runs) {
+    const auto per_gpu_hour = run.first;  // not a structured binding: CAPTURE's lambda takes it (clang 14)
+    const auto step = run.second;
     in.reliability.failures_per_gpu_hour = per_gpu_hour;
     in.step_time = step;
     for (std::uint64_t seed : {3u, 4u, 3u}) {

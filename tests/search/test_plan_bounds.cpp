@@ -104,13 +104,16 @@ TEST_CASE("planner: the shape lower bound never exceeds the step of a plan of th
   const detail::Axes a = axes();
   const ComputeProfile& profile = catalog().profile;
   int compared = 0, tight = 0;
-  for (const auto& [model, gpu, gpus, batch] :
-       {std::tuple<const char*, const char*, std::int64_t, std::int64_t>{"llama3-8b", "H800", 16, 64},
-        {"llama3-8b", "H100", 64, 256},
-        {"llama3-70b", "H800", 64, 128},
-        {"llama3-70b", "B200", 128, 512},
-        {"llama3-70b", "A100-80G", 32, 64},
-        {"llama3-70b", "GB200", 144, 576}}) {
+  for (const auto& row : {std::tuple<const char*, const char*, std::int64_t, std::int64_t>{"llama3-8b", "H800", 16, 64},
+                          {"llama3-8b", "H100", 64, 256},
+                          {"llama3-70b", "H800", 64, 128},
+                          {"llama3-70b", "B200", 128, 512},
+                          {"llama3-70b", "A100-80G", 32, 64},
+                          {"llama3-70b", "GB200", 144, 576}}) {
+    // std::get, not a structured binding: CAPTURE's lambda takes these (clang 14 cannot).
+    const char* model = std::get<0>(row);
+    const char* gpu = std::get<1>(row);
+    const std::int64_t gpus = std::get<2>(row), batch = std::get<3>(row);
     Scenario s = scenario_on(model, gpu, gpus, batch);
     for (const int tp : a.tp)
       for (const int cp : a.cp)
@@ -153,11 +156,15 @@ TEST_CASE(
   // an estimate of the plan with sequence parallelism off gives, TP overlap and recompute included.
   const ComputeProfile& profile = catalog().profile;
   int compared = 0, differ = 0;
-  for (const auto& [model, gpu, gpus, batch] :
+  for (const auto& row :
        {std::tuple<const char*, const char*, std::int64_t, std::int64_t>{"llama3-70b", "H800", 64, 256},
         {"llama3-70b", "GB200", 144, 288},
         {"mixtral-8x7b", "H100", 64, 256},
         {"llama3-8b", "A100-80G", 32, 256}}) {
+    // std::get, not a structured binding: CAPTURE's lambda takes these (clang 14 cannot).
+    const char* model = std::get<0>(row);
+    const char* gpu = std::get<1>(row);
+    const std::int64_t gpus = std::get<2>(row), batch = std::get<3>(row);
     Scenario s = scenario_on(model, gpu, gpus, batch);
     for (const int tp : {2, 4, 8, 16})
       for (const int pp : {1, 2, 4})
@@ -236,11 +243,15 @@ TEST_CASE("planner: the memory shortcuts, first stage and ZeRO-2 with SP for ZeR
   const detail::Axes a = axes();
   const ComputeProfile& profile = catalog().profile;
   int compared = 0, shortcut = 0, later_stage = 0, probe_decided = 0;
-  for (const auto& [model, gpu, gpus, batch] :
+  for (const auto& row :
        {std::tuple<const char*, const char*, std::int64_t, std::int64_t>{"llama3-70b", "H800", 64, 128},
         {"llama3-70b", "A100-80G", 32, 64},
         {"llama3-405b", "H100", 128, 256},
         {"llama3-405b", "B200", 64, 128}}) {
+    // std::get, not a structured binding: CAPTURE's lambda takes these (clang 14 cannot).
+    const char* model = std::get<0>(row);
+    const char* gpu = std::get<1>(row);
+    const std::int64_t gpus = std::get<2>(row), batch = std::get<3>(row);
     Scenario s = scenario_on(model, gpu, gpus, batch);
     for (const int tp : a.tp)
       for (const int pp : a.pp)

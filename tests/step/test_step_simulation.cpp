@@ -51,7 +51,8 @@ double rel(double a, double b) { return std::fabs(a - b) / b; }
 
 TEST_SUITE("step") {
   TEST_CASE("1F1B with uniform stages and no communication: bubble = (p-1)/(m+p-1) of the pipeline") {
-    for (const auto& [p, m] : {std::pair{4, 8}, std::pair{8, 16}, std::pair{2, 3}}) {
+    for (const auto& pm : {std::pair{4, 8}, std::pair{8, 16}, std::pair{2, 3}}) {
+      const int p = pm.first, m = pm.second;  // no structured bindings: CAPTURE's lambda cannot take them in clang 14
       CAPTURE(p);
       CAPTURE(m);
       const Scenario s = scenario(8 * p, plan(8, p, 1, m, "  schedule: 1f1b\n"));
@@ -252,7 +253,9 @@ TEST_SUITE("step") {
     // (PP/2 - 1)(F&B + B - 3W) with F&B = F + B = 3 ms: DualPipe on 4 stages 1 x (3 + 2 - 3) = 2 ms;
     // DualPipeV over 4 ranks is 8 half-size stages, 3 x (1.5 + 1 - 1.5) = 3 ms. 1F1B: (p-1)(F+B) = 9 ms.
     const std::pair<const char*, double> expected[] = {{"dualpipe", 2e-3}, {"dualpipev", 3e-3}, {"1f1b", 9e-3}};
-    for (const auto& [schedule, bubble] : expected) {
+    for (const auto& ex : expected) {
+      const char* schedule = ex.first;
+      const double bubble = ex.second;
       CAPTURE(schedule);
       const Scenario s = scenario(32, plan(8, 4, 1, 8, std::string("  schedule: ") + schedule + "\n"));
       const auto e = estimate_over(s, ComputeProfile{}, uniform(4, Time::from_seconds(1e-3)));

@@ -141,7 +141,6 @@ J bills_json(const SimReport& r) {
 }  // namespace
 
 nlohmann::ordered_json to_json(const SimReport& r) {
-  using J = nlohmann::ordered_json;
   const auto& s = *r.scenario;
   const auto& e = r.est;
   const auto pc = parameter_count(s.model);
