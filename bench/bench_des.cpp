@@ -67,11 +67,11 @@ void step_bench() {
     return;
   }
   double t0 = now_s();
-  auto r = simulate_step(*s, cat->profile);
+  auto r = step::simulate_step(*s, cat->profile);
   const double first = now_s() - t0;
   const int n = 20;
   t0 = now_s();
-  for (int i = 0; i < n; ++i) r = simulate_step(*s, cat->profile);
+  for (int i = 0; i < n; ++i) r = step::simulate_step(*s, cat->profile);
   const double warm = (now_s() - t0) / n;
   std::printf(
       "bench_des step: Llama 3 405B, 16384 H100, tp8 pp16 dp128, 1F1B, %lld micro-batches: step %.3f s "

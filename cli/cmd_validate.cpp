@@ -130,7 +130,7 @@ void run_calibrate(CliContext& ctx, const CalibrateOpts& c) {
   }
   in.options.simulate = !c.estimate;
   if (!check_writable(ctx, c.output, c.force)) return;
-  const auto res = calibrate_profile(in.runs, stage.profile, in.options);
+  const auto res = calibrate::calibrate_profile(in.runs, stage.profile, in.options);
   const auto profile = app::fitted_profile(res, stage.provenance, calibrate_command(c), c.output);
   if (!write_profile(ctx, profile, c.output, c.force)) return;
   ctx.out << app::fit_report(profile, res, in.runs, c.output, c.json);

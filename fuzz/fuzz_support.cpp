@@ -51,9 +51,9 @@ void estimate_checked(const Scenario& s, std::int64_t& gpu_budget) {
   // well inside the timeout. Its breakdown sums to the step by construction (step_result.hpp).
   const ParallelPlan& p = s.plan;
   if (p.microbatches() > kSimulateSlotBudget / (static_cast<std::int64_t>(p.pp) * p.vpp)) return;
-  StepSimOptions options;
+  step::StepSimOptions options;
   options.timeline = false;
-  const StepResult r = simulate_step(s, embedded_catalog().profile, options);
+  const step::StepResult r = step::simulate_step(s, embedded_catalog().profile, options);
   if (r.step.ns < 0) finding("simulated step (ns)", static_cast<double>(r.step.ns));
   if (r.breakdown.total() != r.step)
     finding("simulated step minus its breakdown (ns)", static_cast<double>(r.step.ns - r.breakdown.total().ns));

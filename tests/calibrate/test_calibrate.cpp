@@ -58,9 +58,9 @@ std::vector<Scenario> measured_runs(bool state_mb) {
 TEST_CASE("calibrate recovers the GEMM efficiency the runs were measured with") {
   ComputeProfile start = truth();
   start.of(GpuArch::Ampere).gemm = 0.5;
-  CalibrationOptions o;
+  calibrate::CalibrationOptions o;
   o.parameters = {"ampere.gemm"};
-  const auto res = calibrate_profile(measured_runs(true), start, o);
+  const auto res = calibrate::calibrate_profile(measured_runs(true), start, o);
   CHECK(res.profile.of(GpuArch::Ampere).gemm == doctest::Approx(0.75).epsilon(0.01));
   CHECK(res.rms_after_pct < 0.5);
   CHECK(res.rms_before_pct > 5);
@@ -93,17 +93,17 @@ TEST_CASE("calibrate recovers an 8-bit GEMM efficiency apart from the 16-bit one
   ComputeProfile start = truth_apart;
   start.of(GpuArch::Hopper).gemm = 0.60;
   start.of(GpuArch::Hopper).fp8_apart = false;
-  CalibrationOptions both;
+  calibrate::CalibrationOptions both;
   both.parameters = {"hopper.gemm", "hopper.gemm_fp8"};
-  const auto apart = calibrate_profile(runs, start, both);
+  const auto apart = calibrate::calibrate_profile(runs, start, both);
   CHECK(apart.profile.of(GpuArch::Hopper).fp8_apart);
   CHECK(apart.profile.of(GpuArch::Hopper).gemm == doctest::Approx(0.70).epsilon(0.01));
   CHECK(apart.profile.of(GpuArch::Hopper).gemm_fp8 == doctest::Approx(0.55).epsilon(0.01));
   CHECK(apart.rms_after_pct < 0.5);
   // Fitting `gemm` alone keeps them tied: one efficiency for both, between the two truths.
-  CalibrationOptions one;
+  calibrate::CalibrationOptions one;
   one.parameters = {"hopper.gemm"};
-  const auto tied = calibrate_profile(runs, start, one);
+  const auto tied = calibrate::calibrate_profile(runs, start, one);
   CHECK_FALSE(tied.profile.of(GpuArch::Hopper).fp8_apart);
   CHECK(tied.profile.of(GpuArch::Hopper).gemm > 0.55);
   CHECK(tied.profile.of(GpuArch::Hopper).gemm < 0.70);
@@ -129,9 +129,9 @@ TEST_CASE("calibrate: an unstated micro-batch is resolved as the fastest that fi
   CHECK(truth_mb[0] > 1);
   ComputeProfile start = truth();
   start.of(GpuArch::Ampere).gemm = 0.5;
-  CalibrationOptions o;
+  calibrate::CalibrationOptions o;
   o.parameters = {"ampere.gemm"};
-  const auto res = calibrate_profile(runs, start, o);
+  const auto res = calibrate::calibrate_profile(runs, start, o);
   // With the fitted coefficient the rule picks what it picks with the truth, and the runs are
   // explained: the fit recovers the GEMM efficiency they were measured with.
   CHECK(res.profile.of(GpuArch::Ampere).gemm == doctest::Approx(0.75).epsilon(0.01));
@@ -150,9 +150,9 @@ namespace {
 
 /// An all-reduce point on `gpus` A100s in one node, "measured" with `latency_us` added to
 /// NCCL's model: the time_us nccl-tests would print.
-MeasuredCollective allreduce_point(std::int64_t gpus, double bytes, double latency_us) {
+calibrate::MeasuredCollective allreduce_point(std::int64_t gpus, double bytes, double latency_us) {
   const auto& cat = test::shipped_catalog();
-  MeasuredCollective pt;
+  calibrate::MeasuredCollective pt;
   pt.id = "ar-" + std::to_string(gpus) + "-" + std::to_string(static_cast<long long>(bytes));
   pt.gpu = *cat.find_gpu("A100-80G");
   pt.fabric = *cat.find_fabric(pt.gpu.default_fabric);
@@ -162,7 +162,7 @@ MeasuredCollective allreduce_point(std::int64_t gpus, double bytes, double laten
   ComputeProfile p;
   p.collective_latency_us = latency_us;
   std::string why;
-  const auto c = compare_collective(pt, p, why);
+  const auto c = calibrate::compare_collective(pt, p, why);
   REQUIRE_MESSAGE(why.empty(), why);
   REQUIRE(c.size() == 1);
   pt.measured["time_us"] = c[0].predicted;
@@ -175,21 +175,21 @@ TEST_CASE("collective_latency_us adds its microseconds to every collective's tim
   const auto pt = allreduce_point(8, 4.0 * 1048576, 0.0);
   ComputeProfile p;
   std::string why;
-  const double base = compare_collective(pt, p, why)[0].predicted;
+  const double base = calibrate::compare_collective(pt, p, why)[0].predicted;
   p.collective_latency_us = 30;
-  const double with = compare_collective(pt, p, why)[0].predicted;
+  const double with = calibrate::compare_collective(pt, p, why)[0].predicted;
   CHECK(with - base == doctest::Approx(30.0).epsilon(1e-6));
 }
 
 TEST_CASE("calibrate recovers the collective latency nccl-tests points were measured with") {
-  CalibrationOptions o;
+  calibrate::CalibrationOptions o;
   for (std::int64_t n : {2, 4, 8})
     for (double mib : {1.0, 4.0, 16.0, 64.0}) o.collectives.push_back(allreduce_point(n, mib * 1048576, 25.0));
   ComputeProfile start;  // latency 0: every point predicted too fast
   // Parameters left to the fit's own choice: only the latency is informed by these points
   // alone (no runs, so no compute coefficient; the link efficiencies stay out unless named).
   o.parameters = {"collective_latency_us"};
-  const auto res = calibrate_profile({}, start, o);
+  const auto res = calibrate::calibrate_profile({}, start, o);
   CHECK(res.profile.collective_latency_us == doctest::Approx(25.0).epsilon(0.01));
   CHECK(res.rms_before_pct > 5);
   CHECK(res.rms_after_pct < 0.1);
@@ -198,11 +198,11 @@ TEST_CASE("calibrate recovers the collective latency nccl-tests points were meas
 }
 
 TEST_CASE("calibrate leaves the collective latency alone without sized collective points") {
-  CalibrationOptions o;  // no parameters named: those the data can inform
-  const auto res = calibrate_profile(measured_runs(true), truth(), o);
+  calibrate::CalibrationOptions o;  // no parameters named: those the data can inform
+  const auto res = calibrate::calibrate_profile(measured_runs(true), truth(), o);
   CHECK(std::find(res.fitted.begin(), res.fitted.end(), "collective_latency_us") == res.fitted.end());
   o.collectives.push_back(allreduce_point(8, 1048576, 10.0));
-  const auto with_points = calibrate_profile(measured_runs(true), truth(), o);
+  const auto with_points = calibrate::calibrate_profile(measured_runs(true), truth(), o);
   CHECK(std::find(with_points.fitted.begin(), with_points.fitted.end(), "collective_latency_us") !=
         with_points.fitted.end());
 }
@@ -294,9 +294,9 @@ TEST_CASE("a profile's prediction bands read back, decreasing quantiles and unkn
 }
 
 TEST_CASE("calibrate on collective points alone fits only the collective knobs") {
-  CalibrationOptions o;  // no parameters named
+  calibrate::CalibrationOptions o;  // no parameters named
   for (double mib : {1.0, 8.0, 64.0}) o.collectives.push_back(allreduce_point(8, mib * 1048576, 20.0));
-  const auto res = calibrate_profile({}, ComputeProfile{}, o);
+  const auto res = calibrate::calibrate_profile({}, ComputeProfile{}, o);
   for (const auto& name : res.fitted) {
     CAPTURE(name);
     CHECK((name == "collective_latency_us" || name == "nvlink_efficiency"));
@@ -308,13 +308,13 @@ TEST_CASE("a profile's held coefficients stay as they are unless --param names t
   ComputeProfile start = truth();
   start.of(GpuArch::Ampere).gemm = 0.5;
   start.held = {"ampere.gemm"};
-  CalibrationOptions o;  // no parameters named: those the runs inform, less the held ones
-  const auto res = calibrate_profile(measured_runs(true), start, o);
+  calibrate::CalibrationOptions o;  // no parameters named: those the runs inform, less the held ones
+  const auto res = calibrate::calibrate_profile(measured_runs(true), start, o);
   CHECK(std::find(res.fitted.begin(), res.fitted.end(), "ampere.gemm") == res.fitted.end());
   CHECK(res.profile.of(GpuArch::Ampere).gemm == 0.5);
   CHECK(res.profile.held == std::vector<std::string>{"ampere.gemm"});  // carried into the fitted profile
   o.parameters = {"ampere.gemm"};                                      // named: fitted after all
-  CHECK(calibrate_profile(measured_runs(true), start, o).profile.of(GpuArch::Ampere).gemm ==
+  CHECK(calibrate::calibrate_profile(measured_runs(true), start, o).profile.of(GpuArch::Ampere).gemm ==
         doctest::Approx(0.75).epsilon(0.01));
   // The YAML form round-trips; a misspelt name is an error with its line and a did-you-mean.
   Diagnostics d;

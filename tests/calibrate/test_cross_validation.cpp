@@ -40,22 +40,22 @@ ComputeProfile with_gemm(double g) {
 
 TEST_CASE("weighted_quantile: numpy's linear rule for equal weights, a heavy value pulls the quantile") {
   // numpy.quantile([1, 2, 3, 4], 0.5) = 2.5, 0.9 -> 3.7.
-  CHECK(weighted_quantile({{4, 1}, {1, 1}, {3, 1}, {2, 1}}, 0.5) == doctest::Approx(2.5));
-  CHECK(weighted_quantile({{4, 1}, {1, 1}, {3, 1}, {2, 1}}, 0.9) == doctest::Approx(3.7));
-  CHECK(quantile({1, 2, 3, 4}, 0.9) == doctest::Approx(3.7));
+  CHECK(calibrate::weighted_quantile({{4, 1}, {1, 1}, {3, 1}, {2, 1}}, 0.5) == doctest::Approx(2.5));
+  CHECK(calibrate::weighted_quantile({{4, 1}, {1, 1}, {3, 1}, {2, 1}}, 0.9) == doctest::Approx(3.7));
+  CHECK(calibrate::quantile({1, 2, 3, 4}, 0.9) == doctest::Approx(3.7));
   // Weights 1, 1, 2 on 1, 2, 3: positions 0, 1/2, 1 (weight before / (4 - 2)); the median is 2.
-  CHECK(weighted_quantile({{1, 1}, {2, 1}, {3, 2}}, 0.5) == doctest::Approx(2.0));
+  CHECK(calibrate::weighted_quantile({{1, 1}, {2, 1}, {3, 2}}, 0.5) == doctest::Approx(2.0));
   // Weights 2, 1, 1: positions 0, 2/3, 1; q = 0.5 lies 3/4 of the way from 1 to 2.
-  CHECK(weighted_quantile({{1, 2}, {2, 1}, {3, 1}}, 0.5) == doctest::Approx(1.75));
-  CHECK(weighted_quantile({}, 0.5) == 0);
+  CHECK(calibrate::weighted_quantile({{1, 2}, {2, 1}, {3, 1}}, 0.5) == doctest::Approx(1.75));
+  CHECK(calibrate::weighted_quantile({}, 0.5) == 0);
 }
 
 TEST_CASE("cross-validation needs two source groups") {
   const auto truth = with_gemm(0.75);
   const std::vector<Scenario> runs = {run(1024, "only", truth), run(2048, "only", truth)};
-  CrossValidationOptions o;
+  calibrate::CrossValidationOptions o;
   o.fit.parameters = {"ampere.gemm"};
-  const auto r = cross_validate(runs, with_gemm(0.5), o);
+  const auto r = calibrate::cross_validate(runs, with_gemm(0.5), o);
   CHECK(r.error == "cross-validation needs at least two source groups; the runs form 1 ('only')");
   CHECK(r.predictions.empty());
 }
@@ -66,11 +66,11 @@ TEST_CASE("cross-validation predicts each group with a profile fitted on the oth
   // without a, it learns 0.60 and predicts a's too slow. In-sample either group alone would fit.
   const std::vector<Scenario> runs = {run(1024, "a", with_gemm(0.75)), run(2048, "a", with_gemm(0.75)),
                                       run(1024, "b", with_gemm(0.60)), run(2048, "b", with_gemm(0.60))};
-  CrossValidationOptions o;
+  calibrate::CrossValidationOptions o;
   o.fit.parameters = {"ampere.gemm"};
   o.simulate_predictions = false;
   o.jobs = 2;
-  const auto r = cross_validate(runs, with_gemm(0.5), o);
+  const auto r = calibrate::cross_validate(runs, with_gemm(0.5), o);
   REQUIRE(r.error.empty());
   REQUIRE(r.groups == std::vector<std::string>{"a", "b"});
   REQUIRE(r.folds.size() == 2);
@@ -86,18 +86,18 @@ TEST_CASE("cross-validation predicts each group with a profile fitted on the oth
     else
       CHECK(p.error_pct < -5);
   }
-  const auto groups = cv_by_group(r);
+  const auto groups = calibrate::cv_by_group(r);
   REQUIRE(groups.size() == 2);
   CHECK(groups[0].median_speed_ratio < 1);  // a predicted too slow
   CHECK(groups[1].median_speed_ratio > 1);
-  const auto overall = cv_overall(r);
+  const auto overall = calibrate::cv_overall(r);
   CHECK(overall.runs == 4);
   CHECK(overall.groups == 2);
   CHECK(overall.memory_fits == 4);
-  CHECK(cv_by_generation(r).size() == 1);  // Ampere only
+  CHECK(calibrate::cv_by_generation(r).size() == 1);  // Ampere only
   // Deterministic, whatever the number of threads.
   o.jobs = 1;
-  const auto again = cross_validate(runs, with_gemm(0.5), o);
+  const auto again = calibrate::cross_validate(runs, with_gemm(0.5), o);
   for (std::size_t i = 0; i < again.predictions.size(); ++i)
     CHECK(again.predictions[i].predicted == r.predictions[i].predicted);
 }
@@ -105,8 +105,8 @@ TEST_CASE("cross-validation predicts each group with a profile fitted on the oth
 namespace {
 
 /// A held-out prediction of a Hopper step time that came out `factor` x too short.
-CvPrediction held_out(const std::string& group, double factor) {
-  CvPrediction p;
+calibrate::CvPrediction held_out(const std::string& group, double factor) {
+  calibrate::CvPrediction p;
   p.id = group;
   p.group = group;
   p.source_group = group;
@@ -120,24 +120,24 @@ CvPrediction held_out(const std::string& group, double factor) {
 }  // namespace
 
 TEST_CASE("time_factor: measured / predicted step time, a throughput figure inverted") {
-  CHECK(time_factor(held_out("a", 1.25)) == doctest::Approx(1.25));
-  CvPrediction tps = held_out("a", 1);
+  CHECK(calibrate::time_factor(held_out("a", 1.25)) == doctest::Approx(1.25));
+  calibrate::CvPrediction tps = held_out("a", 1);
   tps.figure = "tokens_per_gpu_s";
   tps.predicted = 800;  // predicted 800 tokens/s, measured 1,000: the step predicted 1.25x too long
   tps.measured = 1000;
-  CHECK(time_factor(tps) == doctest::Approx(0.8));
+  CHECK(calibrate::time_factor(tps) == doctest::Approx(0.8));
 }
 
 TEST_CASE("band quantiles and their coverage on held-out groups, worked by hand") {
   // Four source groups of one run each, measured / predicted 0.8, 1.0, 1.2, 1.4.
-  CrossValidationResult r;
+  calibrate::CrossValidationResult r;
   r.groups = {"A", "B", "C", "D"};
   for (auto [g, f] : {std::pair{"A", 0.8}, std::pair{"B", 1.0}, std::pair{"C", 1.2}, std::pair{"D", 1.4}})
     r.predictions.push_back(held_out(g, f));
   // All four, equal weights, numpy's linear rule: the 0.1 quantile sits at position 0.3 of the
   // sorted values (0.8 + 0.3 x 0.2 = 0.86), the median at 1.5 (1.1), the 0.9 quantile at 2.7
   // (1.2 + 0.7 x 0.2 = 1.34). Every run is dense: a "dense" entry as well as the pooled one.
-  const auto q = cv_band_quantiles(r);
+  const auto q = calibrate::cv_band_quantiles(r);
   REQUIRE(q.size() == 2);
   CHECK(q[0].regime == std::string(kBandRegimeAll));
   CHECK(q[1].regime == std::string(kBandRegimeDense));
@@ -149,7 +149,7 @@ TEST_CASE("band quantiles and their coverage on held-out groups, worked by hand"
   // Coverage: each run against the band of the other three.
   //   A 0.8 vs {1.0, 1.2, 1.4}: [1.04, 1.36], below;  B 1.0 vs {0.8, 1.2, 1.4}: [0.88, 1.36], in;
   //   C 1.2 vs {0.8, 1.0, 1.4}: [0.84, 1.32], in;     D 1.4 vs {0.8, 1.0, 1.2}: [0.84, 1.16], above.
-  const auto c = cv_band_coverage(r);
+  const auto c = calibrate::cv_band_coverage(r);
   REQUIRE(c.size() == 2);  // hopper, overall
   CHECK(c[0].name == "hopper");
   CHECK(c[0].covered_pct == doctest::Approx(50));
@@ -159,33 +159,33 @@ TEST_CASE("band quantiles and their coverage on held-out groups, worked by hand"
   CHECK(c[1].name == "overall");
   // The 0.025 tails: A's band starts at 1.0 + 0.05 x 0.2 = 1.01 and D's ends at 1.2 + 0.95 x 0.2
   // = 1.39: still 50%: every empirical tail covers the same here.
-  const BandRule wide{BandShape::Empirical, 0.025};
-  CHECK(cv_band_coverage(r, BandTails{wide, wide, wide})[0].covered_pct == doctest::Approx(50));
+  const calibrate::BandRule wide{calibrate::BandShape::Empirical, 0.025};
+  CHECK(calibrate::cv_band_coverage(r, calibrate::BandTails{wide, wide, wide})[0].covered_pct == doctest::Approx(50));
   // The log-normal ends reach past the others' range. D 1.4 against {0.8, 1.0, 1.2}: logs
   // -0.22314, 0, 0.18232, mean -0.01361, squared deviations 0.04389 + 0.00019 + 0.03838 =
   // 0.08246, variance 0.08246 / 3 x 3 / 2 = 0.04123, s = 0.20305; at the 0.025 tail z = 1.95996:
   // [exp(-0.41158), exp(0.38437)] = [0.6626, 1.4687], which holds 1.4. A 0.8 against
   // {1.0, 1.2, 1.4}: mean 0.17294, s = 0.16845, [exp(-0.15722), ...] = [0.8545, ...]: still below.
   // B and C stay inside: 75%, the closest to 80% of the eight rules, so it is chosen.
-  const BandRule ln{BandShape::LogNormal, 0.025};
-  const auto lc3 = cv_band_coverage(r, BandTails{ln, ln, ln});
+  const calibrate::BandRule ln{calibrate::BandShape::LogNormal, 0.025};
+  const auto lc3 = calibrate::cv_band_coverage(r, calibrate::BandTails{ln, ln, ln});
   CHECK(lc3[0].covered_pct == doctest::Approx(75));
   CHECK(lc3[0].below_pct == doctest::Approx(25));
-  CHECK(choose_band_tails(r)[static_cast<std::size_t>(GpuArch::Hopper)] == ln);
+  CHECK(calibrate::choose_band_tails(r)[static_cast<std::size_t>(GpuArch::Hopper)] == ln);
   CHECK(to_string(ln) == "lognormal 0.025");
-  const auto [lo, hi] = log_normal_ends({{0.8, 1}, {1.0, 1}, {1.2, 1}}, 3, 0.025);
+  const auto [lo, hi] = calibrate::log_normal_ends({{0.8, 1}, {1.0, 1}, {1.2, 1}}, 3, 0.025);
   CHECK(lo == doctest::Approx(0.6626).epsilon(1e-3));
   CHECK(hi == doctest::Approx(1.4687).epsilon(1e-3));
   // One group: its runs' own spread, uncorrected. Logs -0.22314 and 0.22314, mean 0, s =
   // 0.22314; at the 0.10 tail z = 1.28155: exp(-/+0.28597) = 0.7513, 1.3310.
-  const auto [one_lo, one_hi] = log_normal_ends({{0.8, 0.5}, {1.25, 0.5}}, 1, 0.10);
+  const auto [one_lo, one_hi] = calibrate::log_normal_ends({{0.8, 0.5}, {1.25, 0.5}}, 1, 0.10);
   CHECK(one_lo == doctest::Approx(0.7513).epsilon(1e-3));
   CHECK(one_hi == doctest::Approx(1.3310).epsilon(1e-3));
   // A group whose generation has no other group has no band: counted, and not as covered.
-  CrossValidationResult lone;
+  calibrate::CrossValidationResult lone;
   lone.groups = {"A"};
   lone.predictions.push_back(held_out("A", 1.0));
-  const auto lc = cv_band_coverage(lone);
+  const auto lc = calibrate::cv_band_coverage(lone);
   CHECK(lc[0].no_band == 1);
   CHECK(lc[0].covered_pct == 0);
 }

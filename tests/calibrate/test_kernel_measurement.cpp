@@ -16,11 +16,11 @@ using namespace flopcast;
 
 namespace {
 
-std::vector<KernelMeasurement> parse(const std::string& text, Diagnostics& d) {
+std::vector<calibrate::KernelMeasurement> parse(const std::string& text, Diagnostics& d) {
   return io::parse_kernel_file(text, "k.yaml", test::shipped_catalog(), d);
 }
 
-KernelMeasurement one(const std::string& text) {
+calibrate::KernelMeasurement one(const std::string& text) {
   Diagnostics d;
   auto v = parse(text, d);
   REQUIRE_MESSAGE(v.size() == 1, d.str());
@@ -109,7 +109,7 @@ TEST_CASE("a GEMM entry's TFLOP/s is 2 m n k over the cost layer's time") {
 )");
   const ComputeProfile p = round_profile();
   std::string why;
-  const auto c = compare_kernel(k, p, why);
+  const auto c = calibrate::compare_kernel(k, p, why);
   REQUIRE_MESSAGE(c.has_value(), why);
   const OpContext ctx{&k.gpu, &p, Precision::BF16};
   const double t = gemm_time(ctx, {8192, 8192, 8192, 1}).seconds();
@@ -135,7 +135,7 @@ TEST_CASE("an attention entry counts FLOPs as FlashAttention's benchmarks do, ca
 )");
   const ComputeProfile p = round_profile();
   std::string why;
-  const auto c = compare_kernel(k, p, why);
+  const auto c = calibrate::compare_kernel(k, p, why);
   REQUIRE_MESSAGE(c.has_value(), why);
   const double keys = 4096.0 * 4096 / 2 + 64 * 4096;
   const double time = 2 * 16 * 256 * keys / (989.4e12 * 0.60);
@@ -154,7 +154,7 @@ TEST_CASE("a memory-bound entry: an RMSNorm forward reads and writes rows x cols
   measured: {time_ms: 0.1}
 )");
   std::string why;
-  const auto c = compare_kernel(k, round_profile(), why);
+  const auto c = calibrate::compare_kernel(k, round_profile(), why);
   REQUIRE_MESSAGE(c.has_value(), why);
   CHECK(c->figure == "time_us");
   CHECK(c->predicted == doctest::Approx(2.0 * 16384 * 4096 * 2 / (3.35e12 * 0.80) * 1e6).epsilon(1e-4));
@@ -208,14 +208,14 @@ TEST_CASE("fit_kernel_profile recovers the coefficients that made the measuremen
   ComputeProfile truth = round_profile();
   truth.of(GpuArch::Hopper).gemm = 0.70;
   truth.of(GpuArch::Hopper).hbm = 0.85;
-  std::vector<KernelMeasurement> ks;
+  std::vector<calibrate::KernelMeasurement> ks;
   const int shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {16384, 2048, 8192}, {2048, 16384, 4096}};
   for (const auto& s : shapes) {
     auto k =
         one("- id: g\n  source: s\n  kind: gemm\n  gpu: H100\n  dtype: bf16\n  shape: {m: " + std::to_string(s[0]) +
             ", n: " + std::to_string(s[1]) + ", k: " + std::to_string(s[2]) + "}\n  measured: {time_us: 1}\n");
     std::string why;
-    k.measured["time_us"] = compare_kernel(k, truth, why)->predicted;
+    k.measured["time_us"] = calibrate::compare_kernel(k, truth, why)->predicted;
     ks.push_back(k);
   }
   for (int rows : {2048, 8192, 32768}) {
@@ -224,15 +224,15 @@ TEST_CASE("fit_kernel_profile recovers the coefficients that made the measuremen
             "rows: " +
             std::to_string(rows) + ", cols: 8192}\n  measured: {time_us: 1}\n");
     std::string why;
-    k.measured["time_us"] = compare_kernel(k, truth, why)->predicted;
+    k.measured["time_us"] = calibrate::compare_kernel(k, truth, why)->predicted;
     ks.push_back(k);
   }
   ComputeProfile start = round_profile();
   start.of(GpuArch::Hopper).gemm = 0.80;
   start.of(GpuArch::Hopper).hbm = 0.75;
-  KernelFitOptions o;
+  calibrate::KernelFitOptions o;
   o.parameters = {"hopper.gemm", "hopper.hbm"};
-  const auto r = fit_kernel_profile(ks, start, o);
+  const auto r = calibrate::fit_kernel_profile(ks, start, o);
   CHECK(r.fitted == std::vector<std::string>{"hopper.gemm", "hopper.hbm"});
   CHECK(r.informed.at("hopper.gemm") == 4);
   CHECK(r.informed.at("hopper.hbm") == 3);
@@ -243,13 +243,13 @@ TEST_CASE("fit_kernel_profile recovers the coefficients that made the measuremen
 }
 
 TEST_CASE("the whole-step glue is never fitted on kernels: host overheads and the sustained clock") {
-  CHECK(is_glue_parameter("host_overhead_us"));
-  CHECK(is_glue_parameter("iteration_overhead_ms"));
-  CHECK(is_glue_parameter("kernel_overhead_us"));
-  CHECK(is_glue_parameter("hopper.sustained_clock"));
-  CHECK_FALSE(is_glue_parameter("hopper.gemm"));
-  CHECK_FALSE(is_glue_parameter("benchmark_overhead_us"));
-  CHECK_FALSE(is_glue_parameter("collective_latency_us"));
+  CHECK(calibrate::is_glue_parameter("host_overhead_us"));
+  CHECK(calibrate::is_glue_parameter("iteration_overhead_ms"));
+  CHECK(calibrate::is_glue_parameter("kernel_overhead_us"));
+  CHECK(calibrate::is_glue_parameter("hopper.sustained_clock"));
+  CHECK_FALSE(calibrate::is_glue_parameter("hopper.gemm"));
+  CHECK_FALSE(calibrate::is_glue_parameter("benchmark_overhead_us"));
+  CHECK_FALSE(calibrate::is_glue_parameter("collective_latency_us"));
   // A kernel benchmark predicts at the boost clock: the sustained clock does not move it.
   const auto k = one(R"(
 - id: g
@@ -263,9 +263,10 @@ TEST_CASE("the whole-step glue is never fitted on kernels: host overheads and th
   ComputeProfile slow = round_profile();
   slow.of(GpuArch::Hopper).sustained_clock = 0.7;
   std::string why;
-  CHECK(compare_kernel(k, slow, why)->predicted == compare_kernel(k, round_profile(), why)->predicted);
-  CHECK(kernel_source_group(k) == "s");
-  KernelMeasurement repo = k;
+  CHECK(calibrate::compare_kernel(k, slow, why)->predicted ==
+        calibrate::compare_kernel(k, round_profile(), why)->predicted);
+  CHECK(calibrate::kernel_source_group(k) == "s");
+  calibrate::KernelMeasurement repo = k;
   repo.source = "deepseek-ai/DeepGEMM @327ec92: README.md";
-  CHECK(kernel_source_group(repo) == "deepseek-ai/DeepGEMM");
+  CHECK(calibrate::kernel_source_group(repo) == "deepseek-ai/DeepGEMM");
 }

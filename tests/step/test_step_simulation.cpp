@@ -56,10 +56,10 @@ TEST_SUITE("step") {
       CAPTURE(p);
       CAPTURE(m);
       const Scenario s = scenario(8 * p, plan(8, p, 1, m, "  schedule: 1f1b\n"));
-      StepSimOptions o;
+      step::StepSimOptions o;
       o.stages = uniform(p, Time::from_seconds(1e-3));
       o.dp_sync = Time{0};
-      const auto r = simulate_step(s, ComputeProfile{}, o);
+      const auto r = step::simulate_step(s, ComputeProfile{}, o);
       const Time pipeline = r.step - r.breakdown.optimizer - r.breakdown.overhead;
       // (m + p - 1) slots of f + b = 3 ms: exact for equal stages.
       CHECK(rel(pipeline.seconds(), (m + p - 1) * 3e-3) < 0.01);
@@ -72,11 +72,11 @@ TEST_SUITE("step") {
   TEST_CASE("very many micro-batches: two shorter simulations extended linearly stay exact") {
     const int p = 4, m = 100000;  // past the 65,536-pass cap
     const Scenario s = scenario(8 * p, plan(8, p, 1, m, "  schedule: 1f1b\n"));
-    StepSimOptions o;
+    step::StepSimOptions o;
     o.stages = uniform(p, Time::from_seconds(1e-3));
     o.dp_sync = Time{0};
     o.timeline = false;
-    const auto r = simulate_step(s, ComputeProfile{}, o);
+    const auto r = step::simulate_step(s, ComputeProfile{}, o);
     const Time pipeline = r.step - r.breakdown.optimizer - r.breakdown.overhead;
     CHECK(rel(pipeline.seconds(), (m + p - 1) * 3e-3) < 1e-4);
     CHECK(rel(r.breakdown.bubble.seconds(), (p - 1) * 3e-3) < 1e-3);
@@ -88,7 +88,7 @@ TEST_SUITE("step") {
     // DP sync + optimizer + overhead in both.
     const Scenario s = scenario(64, plan(8, 1, 8, 4, "  overlap_dp_comm: false\n  recompute: full\n"));
     const auto est = estimate_step(s, ComputeProfile{});
-    const auto r = simulate_step(s, ComputeProfile{});
+    const auto r = step::simulate_step(s, ComputeProfile{});
     CHECK(rel(r.step.seconds(), est.step.seconds()) < 0.005);
     CHECK(rel(r.breakdown.dp_comm.seconds(), est.breakdown.dp_comm.seconds()) < 0.01);
     CHECK(rel(r.breakdown.tp_comm.seconds(), est.breakdown.tp_comm.seconds()) < 0.01);
@@ -98,7 +98,7 @@ TEST_SUITE("step") {
   TEST_CASE("simulation is within a few percent of the closed form on a real pipeline") {
     const Scenario s = scenario(64, plan(2, 4, 8, 8, "  overlap_dp_comm: false\n"));
     const auto est = estimate_step(s, ComputeProfile{});
-    const auto r = simulate_step(s, ComputeProfile{});
+    const auto r = step::simulate_step(s, ComputeProfile{});
     CAPTURE(est.step.seconds());
     CAPTURE(r.step.seconds());
     CHECK(rel(r.step.seconds(), est.step.seconds()) < 0.05);
@@ -108,8 +108,8 @@ TEST_SUITE("step") {
     const std::string base = "  sequence_parallel: true\n  zero: 1\n";
     const Scenario off = scenario(128, plan(2, 2, 32, 4, base + "  overlap_dp_comm: false\n"));
     const Scenario on = scenario(128, plan(2, 2, 32, 4, base + "  overlap_dp_comm: true\n"));
-    const auto r_off = simulate_step(off, ComputeProfile{});
-    const auto r_on = simulate_step(on, ComputeProfile{});
+    const auto r_off = step::simulate_step(off, ComputeProfile{});
+    const auto r_on = step::simulate_step(on, ComputeProfile{});
     REQUIRE(r_off.breakdown.dp_comm.ns > 0);
     CHECK(r_on.step < r_off.step);
     CHECK(r_on.breakdown.dp_comm.ns < r_off.breakdown.dp_comm.ns / 2);
@@ -117,24 +117,25 @@ TEST_SUITE("step") {
     bool overlapped = false;
     Time last_b_end{0};
     for (const auto& sl : r_on.timeline)
-      if (r_on.tracks[static_cast<std::size_t>(sl.track)].stream == StreamKind::Compute && sl.name.rfind("B ", 0) == 0)
+      if (r_on.tracks[static_cast<std::size_t>(sl.track)].stream == step::StreamKind::Compute &&
+          sl.name.rfind("B ", 0) == 0)
         last_b_end = std::max(last_b_end, sl.end);
     for (const auto& sl : r_on.timeline)
-      if (sl.category == SliceCategory::DpComm && sl.start < last_b_end) overlapped = true;
+      if (sl.category == step::SliceCategory::DpComm && sl.start < last_b_end) overlapped = true;
     CHECK(overlapped);
   }
 
   TEST_CASE("an uneven last stage lengthens the step") {
     const int p = 4, m = 8;
     const Scenario s = scenario(32, plan(8, p, 1, m));
-    StepSimOptions even;
+    step::StepSimOptions even;
     even.stages = uniform(p, Time::from_seconds(1e-3));
     even.dp_sync = Time{0};
-    StepSimOptions uneven = even;
+    step::StepSimOptions uneven = even;
     uneven.stages.back().forward = Time::from_seconds(1.5e-3);  // logits on the last stage
     uneven.stages.back().backward = Time::from_seconds(3e-3);
-    const auto a = simulate_step(s, ComputeProfile{}, even);
-    const auto b = simulate_step(s, ComputeProfile{}, uneven);
+    const auto a = step::simulate_step(s, ComputeProfile{}, even);
+    const auto b = step::simulate_step(s, ComputeProfile{}, uneven);
     // The slowest stage sets the steady state: about m x 1.5 ms longer.
     CHECK(b.step > a.step);
     CHECK(rel((b.step - a.step).seconds(), m * 1.5e-3) < 0.1);
@@ -145,10 +146,10 @@ TEST_SUITE("step") {
     const int p = 4, m = 8;
     auto run = [&](const std::string& sched) {
       const Scenario s = scenario(32, plan(8, p, 1, m, sched));
-      StepSimOptions o;
+      step::StepSimOptions o;
       o.stages = uniform(p, Time::from_seconds(1e-3));
       o.dp_sync = Time{0};
-      return simulate_step(s, ComputeProfile{}, o);
+      return step::simulate_step(s, ComputeProfile{}, o);
     };
     const auto f1b = run("  schedule: 1f1b\n");
     const auto il = run("  schedule: interleaved\n  vpp: 2\n");
@@ -176,8 +177,8 @@ TEST_SUITE("step") {
 
   TEST_CASE("the simulation is deterministic") {
     const Scenario s = scenario(128, plan(2, 4, 16, 8, "  overlap_dp_comm: true\n  schedule: interleaved\n  vpp: 2\n"));
-    const auto a = simulate_step(s, ComputeProfile{});
-    const auto b = simulate_step(s, ComputeProfile{});
+    const auto a = step::simulate_step(s, ComputeProfile{});
+    const auto b = step::simulate_step(s, ComputeProfile{});
     CHECK(a.step == b.step);
     CHECK(a.events == b.events);
     REQUIRE(a.timeline.size() == b.timeline.size());
@@ -190,7 +191,7 @@ TEST_SUITE("step") {
 
   TEST_CASE("utilisation and breakdown are consistent") {
     const Scenario s = scenario(64, plan(2, 4, 8, 8, "  recompute: full\n"));
-    const auto r = simulate_step(s, ComputeProfile{});
+    const auto r = step::simulate_step(s, ComputeProfile{});
     CHECK(r.breakdown.total() == r.step);
     REQUIRE(r.stages.size() == 4);
     for (const auto& u : r.stages) {
@@ -215,13 +216,13 @@ TEST_SUITE("step") {
           std::string("  schedule: interleaved\n  vpp: 2\n  recompute: full\n")}) {
       CAPTURE(extra);
       const Scenario s = scenario(128, plan(4, 4, 8, 8, "  sequence_parallel: true\n" + extra));
-      const auto r = simulate_step(s, ComputeProfile{});
+      const auto r = step::simulate_step(s, ComputeProfile{});
       REQUIRE(r.stages.size() == 4);
       for (std::size_t stage = 0; stage < r.stages.size(); ++stage) {
         std::vector<std::pair<Time, Time>> iv;
         for (const auto& sl : r.timeline) {
           const auto& tr = r.tracks[static_cast<std::size_t>(sl.track)];
-          if (tr.stage == static_cast<int>(stage) && tr.stream != StreamKind::Compute && sl.end > sl.start)
+          if (tr.stage == static_cast<int>(stage) && tr.stream != step::StreamKind::Compute && sl.end > sl.start)
             iv.push_back({sl.start, sl.end});
         }
         std::sort(iv.begin(), iv.end());
@@ -281,10 +282,10 @@ TEST_SUITE("step") {
     // 0.5 ms bubble (the README's (PP/2 - 1)(F&B + B - 3W) gives 1 ms: the order does better than
     // its bound with nothing to overlap).
     const Scenario s = scenario(16, plan(8, 2, 1, 4, "  schedule: dualpipev\n"));
-    StepSimOptions o;
+    step::StepSimOptions o;
     o.stages = uniform(2, Time::from_seconds(1e-3));
     o.dp_sync = Time{0};
-    const auto r = simulate_step(s, ComputeProfile{}, o);
+    const auto r = step::simulate_step(s, ComputeProfile{}, o);
     const Time pipeline = r.step - r.breakdown.optimizer - r.breakdown.overhead;
     CHECK(pipeline.seconds() == doctest::Approx(12.5e-3));
     CHECK(r.breakdown.compute.seconds() == doctest::Approx(12e-3));
@@ -293,7 +294,7 @@ TEST_SUITE("step") {
     // 1F1B's 33 ms (8 + 4 - 1 slots of 3 ms) with the same 24 ms of compute.
     const Scenario d = scenario(32, plan(8, 4, 1, 8, "  schedule: dualpipe\n"));
     o.stages = uniform(4, Time::from_seconds(1e-3));
-    const auto rd = simulate_step(d, ComputeProfile{}, o);
+    const auto rd = step::simulate_step(d, ComputeProfile{}, o);
     const Time pd = rd.step - rd.breakdown.optimizer - rd.breakdown.overhead;
     CHECK(rd.breakdown.compute.seconds() == doctest::Approx(24e-3));
     CHECK(pd.seconds() < 33e-3);

@@ -44,7 +44,7 @@ std::string fitted_runs_text(const ComputeProfile& p) {
 
 /// What the kernel stage of a fit says in the profile's provenance: each fitted coefficient with
 /// the measurements that inform it, and the error before and after.
-std::string kernel_fit_text(const KernelFitResult& k) {
+std::string kernel_fit_text(const calibrate::KernelFitResult& k) {
   std::string fitted;
   for (const auto& name : k.fitted)
     fitted += fmt::format("{}{} ({})", fitted.empty() ? "" : ", ", name, k.informed.at(name));
@@ -81,7 +81,7 @@ CalibrationInputs calibration_inputs(const std::vector<std::string>& files, cons
     auto points = load_collective_points(f, text, catalog, in.problems);
     for (auto& p : points) {
       std::string why;
-      if (compare_collective(p, catalog.profile, why); !why.empty()) {  // reported, not silently dropped
+      if (calibrate::compare_collective(p, catalog.profile, why); !why.empty()) {  // reported, not silently dropped
         in.problems.text += p.id + ": " + why + " (left out of the fit)\n";
         in.problems.status = InputStatus::BadInput;
         continue;
@@ -96,38 +96,38 @@ CalibrationInputs calibration_inputs(const std::vector<std::string>& files, cons
 KernelStage fit_kernel_stage(const CalibrationInputs& in, const ComputeProfile& start) {
   KernelStage stage{start, ""};
   if (in.kernels.empty()) return stage;
-  KernelFitOptions ko;
+  calibrate::KernelFitOptions ko;
   ko.collectives = in.options.collectives;  // nccl-tests points are kernel-level measurements too
-  const auto k = fit_kernel_profile(in.kernels, start, ko);
+  const auto k = calibrate::fit_kernel_profile(in.kernels, start, ko);
   stage.profile = k.profile;
   // Every coefficient of the cost layer stays as the kernels left it (fitted, or a prior no
   // measurement informs): the runs fit the whole-step glue alone.
   stage.profile.held.clear();
   for (const auto& q : profile_parameters())
-    if (!is_glue_parameter(q.name)) stage.profile.held.push_back(q.name);
+    if (!calibrate::is_glue_parameter(q.name)) stage.profile.held.push_back(q.name);
   for (const auto& name : start.held)
-    if (is_glue_parameter(name)) stage.profile.held.push_back(name);
+    if (calibrate::is_glue_parameter(name)) stage.profile.held.push_back(name);
   stage.provenance = kernel_fit_text(k);
   return stage;
 }
 
 CalibrationCv cross_validate_fit(const CalibrationInputs& in, const ComputeProfile& first, const ComputeProfile& start,
                                  bool simulate_predictions, int jobs) {
-  CrossValidationOptions options;
+  calibrate::CrossValidationOptions options;
   options.fit = in.options;
   options.simulate_predictions = simulate_predictions;
   options.jobs = jobs;
   CalibrationCv cv;
-  cv.by_source = cross_validate(in.runs, first, options);
+  cv.by_source = calibrate::cross_validate(in.runs, first, options);
   options.by_regime = true;
-  cv.by_regime = cross_validate(in.runs, first, options);
-  if (!in.kernels.empty()) cv.kernels = cross_validate_kernels(in.kernels, start);
+  cv.by_regime = calibrate::cross_validate(in.runs, first, options);
+  if (!in.kernels.empty()) cv.kernels = calibrate::cross_validate_kernels(in.kernels, start);
   return cv;
 }
 
 ComputeProfile profile_with_bands(ComputeProfile start, const CalibrationCv& cv, const std::string& command) {
-  const BandTails tails = choose_band_tails(cv.by_source, &cv.by_regime);
-  start.bands = cv_band_quantiles(cv.by_source, "", tails, &cv.by_regime);
+  const calibrate::BandTails tails = calibrate::choose_band_tails(cv.by_source, &cv.by_regime);
+  start.bands = calibrate::cv_band_quantiles(cv.by_source, "", tails, &cv.by_regime);
   start.bands_provenance = fmt::format(
       "{}; band ends at the quantiles (of the residuals, or of a log-normal fitted to them) whose cross-validated "
       "coverage is nearest 80%: ampere {}, hopper {}, blackwell {}",
@@ -135,8 +135,8 @@ ComputeProfile profile_with_bands(ComputeProfile start, const CalibrationCv& cv,
   return start;
 }
 
-ComputeProfile fitted_profile(const CalibrationResult& res, const std::string& kernel_stage, const std::string& command,
-                              const std::string& output) {
+ComputeProfile fitted_profile(const calibrate::CalibrationResult& res, const std::string& kernel_stage,
+                              const std::string& command, const std::string& output) {
   ComputeProfile p = res.profile;
   p.name = std::filesystem::path(output).stem().string();
   p.provenance = fmt::format(
@@ -148,8 +148,8 @@ ComputeProfile fitted_profile(const CalibrationResult& res, const std::string& k
   return p;
 }
 
-std::string fit_report(const ComputeProfile& profile, const CalibrationResult& res, std::vector<Scenario>& runs,
-                       const std::string& output, bool json) {
+std::string fit_report(const ComputeProfile& profile, const calibrate::CalibrationResult& res,
+                       std::vector<Scenario>& runs, const std::string& output, bool json) {
   for (auto& s : runs) resolve_open_settings(s, profile);  // the choices the fitted profile makes
   if (json) {
     nlohmann::ordered_json j;
@@ -181,7 +181,7 @@ std::string fit_report(const ComputeProfile& profile, const CalibrationResult& r
 namespace {
 
 /// One row of the cross-validation tables.
-std::string cv_row(const CvSummary& s) {
+std::string cv_row(const calibrate::CvSummary& s) {
   return fmt::format("{:<44} {:>5} {:>6} {:>9.1f}% {:>8.1f}% {:>9.1f}% {:>8.1f}% {:>9.2f} {:>5}\n", s.name, s.runs,
                      s.groups, s.median_abs_pct, s.p90_abs_pct, s.median_abs_runs_pct, s.p90_abs_runs_pct,
                      s.median_speed_ratio, s.memory_fits);
@@ -203,17 +203,17 @@ std::string cv_error_text(const CalibrationCv& cv, bool estimate) {
   out +=
       "|error| of each run's speed figure; groups-equal: each source group weighs the same; runs-equal: each run\n\n";
   out += cv_header("source group");
-  for (const auto& s : cv_by_group(r)) out += cv_row(s);
+  for (const auto& s : calibrate::cv_by_group(r)) out += cv_row(s);
   out += "\n" + cv_header("generation");
-  for (const auto& s : cv_by_generation(r)) out += cv_row(s);
-  out += "\n" + cv_row(cv_overall(r));
+  for (const auto& s : calibrate::cv_by_generation(r)) out += cv_row(s);
+  out += "\n" + cv_row(calibrate::cv_overall(r));
   out += fmt::format(
       "\nOne regime left out at a time ({} regimes: generation x dense/MoE x full/fine-tuning x "
       "precision class x framework family), the honest figure for a workload unlike the data:\n",
       cv.by_regime.groups.size());
   out += cv_header("regime left out");
-  for (const auto& s : cv_by_group(cv.by_regime)) out += cv_row(s);
-  out += "\n" + cv_row(cv_overall(cv.by_regime));
+  for (const auto& s : calibrate::cv_by_group(cv.by_regime)) out += cv_row(s);
+  out += "\n" + cv_row(calibrate::cv_overall(cv.by_regime));
   if (cv.kernels)
     out += fmt::format(
         "\nKernel measurements, one source group left out at a time ({} groups, {} held-out predictions): median "
@@ -232,14 +232,15 @@ std::string cross_validation_text(const CalibrationCv& cv, bool estimate) {
   const auto& r = cv.by_source;
   const auto* loro = &cv.by_regime;
   std::string out = cv_error_text(cv, estimate);
-  const BandTails tails = choose_band_tails(r, loro);
+  const calibrate::BandTails tails = calibrate::choose_band_tails(r, loro);
   out +=
       "\nBand coverage by where the ends sit: the residual quantiles, or those of a log-normal fitted to the "
       "residuals (groups-equal; each generation uses the one nearest 80%)\n";
-  for (const BandRule& rule : band_rules()) {
-    out += fmt::format("  {:<22}", fmt::format("{}{:g}-{:g}", rule.shape == BandShape::LogNormal ? "lognormal " : "",
-                                               rule.tail, 1 - rule.tail));
-    for (const auto& c : cv_band_coverage(r, uniform_band_tails(rule), loro))
+  for (const calibrate::BandRule& rule : calibrate::band_rules()) {
+    out += fmt::format("  {:<22}",
+                       fmt::format("{}{:g}-{:g}", rule.shape == calibrate::BandShape::LogNormal ? "lognormal " : "",
+                                   rule.tail, 1 - rule.tail));
+    for (const auto& c : calibrate::cv_band_coverage(r, calibrate::uniform_band_tails(rule), loro))
       out += fmt::format(" {} {:.1f}%", c.name, c.covered_pct);
     out += "\n";
   }
@@ -250,7 +251,7 @@ std::string cross_validation_text(const CalibrationCv& cv, bool estimate) {
       kRegimeMinRuns, kRegimeMinGroups);
   out += fmt::format("{:<42} {:>5} {:>6} {:>15} {:>7} {:>7} {:>7}\n", "band", "runs", "groups", "ends", "p10", "p50",
                      "p90");
-  for (const auto& q : cv_band_quantiles(r, "", tails, loro))
+  for (const auto& q : calibrate::cv_band_quantiles(r, "", tails, loro))
     out += fmt::format("{:<42} {:>5} {:>6} {:>15} {:>7.3f} {:>7.3f} {:>7.3f}\n",
                        std::string(to_string(q.arch)) + (q.regime == kBandRegimeAll ? "" : "." + q.regime), q.runs,
                        q.groups,
@@ -260,7 +261,7 @@ std::string cross_validation_text(const CalibrationCv& cv, bool estimate) {
   out += "\nBand coverage (each run's band made from the other source groups' residuals; target 75-85%)\n";
   out += fmt::format("{:<18} {:>5} {:>6} {:>9} {:>9} {:>9} {:>9} {:>8}\n", "generation", "runs", "groups", "covered",
                      "runs-eq", "below", "above", "no band");
-  for (const auto& c : cv_band_coverage(r, tails, loro))
+  for (const auto& c : calibrate::cv_band_coverage(r, tails, loro))
     out += fmt::format("{:<18} {:>5} {:>6} {:>8.1f}% {:>8.1f}% {:>8.1f}% {:>8.1f}% {:>8}\n", c.name, c.runs, c.groups,
                        c.covered_pct, c.covered_runs_pct, c.below_pct, c.above_pct, c.no_band);
   return out;
@@ -270,7 +271,7 @@ namespace {
 
 using J = nlohmann::ordered_json;
 
-J cv_summary_json(const CvSummary& s) {
+J cv_summary_json(const calibrate::CvSummary& s) {
   return J{{"name", s.name},
            {"runs", s.runs},
            {"groups", s.groups},
@@ -283,7 +284,7 @@ J cv_summary_json(const CvSummary& s) {
 }
 
 /// The folds (each with its fitted coefficients) and every held-out prediction.
-void add_folds_json(J& j, const CrossValidationResult& r) {
+void add_folds_json(J& j, const calibrate::CrossValidationResult& r) {
   j["folds"] = J::array();
   for (const auto& f : r.folds)
     j["folds"].push_back({{"held_out_group", f.group},
@@ -308,29 +309,31 @@ void add_folds_json(J& j, const CrossValidationResult& r) {
 }
 
 /// The band tail rules' coverage, the bands and their coverage.
-void add_bands_json(J& j, const CrossValidationResult& r, const CrossValidationResult* loro) {
-  const BandTails tails = choose_band_tails(r, loro);
+void add_bands_json(J& j, const calibrate::CrossValidationResult& r, const calibrate::CrossValidationResult* loro) {
+  const calibrate::BandTails tails = calibrate::choose_band_tails(r, loro);
   j["band_tail_coverage"] = J::array();
-  for (const BandRule& rule : band_rules())
-    for (const auto& c : cv_band_coverage(r, uniform_band_tails(rule), loro))
-      j["band_tail_coverage"].push_back({{"shape", rule.shape == BandShape::LogNormal ? "lognormal" : "empirical"},
-                                         {"tail", rule.tail},
-                                         {"name", c.name},
-                                         {"covered_pct", c.covered_pct}});
+  for (const calibrate::BandRule& rule : calibrate::band_rules())
+    for (const auto& c : calibrate::cv_band_coverage(r, calibrate::uniform_band_tails(rule), loro))
+      j["band_tail_coverage"].push_back(
+          {{"shape", rule.shape == calibrate::BandShape::LogNormal ? "lognormal" : "empirical"},
+           {"tail", rule.tail},
+           {"name", c.name},
+           {"covered_pct", c.covered_pct}});
   j["bands"] = J::array();
-  for (const auto& q : cv_band_quantiles(r, "", tails, loro))
+  for (const auto& q : calibrate::cv_band_quantiles(r, "", tails, loro))
     j["bands"].push_back(
         {{"generation", to_string(q.arch)},
          {"regime", q.regime},
          {"runs", q.runs},
          {"groups", q.groups},
-         {"shape", tails[static_cast<std::size_t>(q.arch)].shape == BandShape::LogNormal ? "lognormal" : "empirical"},
+         {"shape",
+          tails[static_cast<std::size_t>(q.arch)].shape == calibrate::BandShape::LogNormal ? "lognormal" : "empirical"},
          {"tail", tails[static_cast<std::size_t>(q.arch)].tail},
          {"p10", q.p10},
          {"p50", q.p50},
          {"p90", q.p90}});
   j["band_coverage"] = J::array();
-  for (const auto& c : cv_band_coverage(r, tails, loro))
+  for (const auto& c : calibrate::cv_band_coverage(r, tails, loro))
     j["band_coverage"].push_back({{"name", c.name},
                                   {"runs", c.runs},
                                   {"groups", c.groups},
@@ -350,13 +353,13 @@ std::string cross_validation_json(const CalibrationCv& cv, bool estimate) {
   j["fit_engine"] = "estimate";
   j["prediction_engine"] = estimate ? "estimate" : "simulation";
   j["groups"] = J::array();
-  for (const auto& s : cv_by_group(r)) j["groups"].push_back(cv_summary_json(s));
+  for (const auto& s : calibrate::cv_by_group(r)) j["groups"].push_back(cv_summary_json(s));
   j["generations"] = J::array();
-  for (const auto& s : cv_by_generation(r)) j["generations"].push_back(cv_summary_json(s));
-  j["overall"] = cv_summary_json(cv_overall(r));
+  for (const auto& s : calibrate::cv_by_generation(r)) j["generations"].push_back(cv_summary_json(s));
+  j["overall"] = cv_summary_json(calibrate::cv_overall(r));
   j["regimes_left_out"] = J::array();
-  for (const auto& s : cv_by_group(cv.by_regime)) j["regimes_left_out"].push_back(cv_summary_json(s));
-  j["overall_regime_left_out"] = cv_summary_json(cv_overall(cv.by_regime));
+  for (const auto& s : calibrate::cv_by_group(cv.by_regime)) j["regimes_left_out"].push_back(cv_summary_json(s));
+  j["overall_regime_left_out"] = cv_summary_json(calibrate::cv_overall(cv.by_regime));
   if (cv.kernels)
     j["kernels"] = {{"groups", cv.kernels->groups.size()},
                     {"held_out_predictions", cv.kernels->predictions.size()},

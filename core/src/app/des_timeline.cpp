@@ -4,31 +4,31 @@
 
 namespace flopcast::app {
 
-SliceKind kind_of(const ::flopcast::TimelineSlice& s) {
+SliceKind kind_of(const ::flopcast::step::TimelineSlice& s) {
   switch (s.category) {
-    case SliceCategory::Compute:
+    case step::SliceCategory::Compute:
       return !s.name.empty() && (s.name[0] == 'B' || s.name[0] == 'W') ? SliceKind::Backward : SliceKind::Forward;
-    case SliceCategory::Recompute:
+    case step::SliceCategory::Recompute:
       return SliceKind::Recompute;
-    case SliceCategory::TpComm:
+    case step::SliceCategory::TpComm:
       return SliceKind::TpComm;
-    case SliceCategory::CpComm:
+    case step::SliceCategory::CpComm:
       return SliceKind::CpComm;
-    case SliceCategory::EpComm:
+    case step::SliceCategory::EpComm:
       return SliceKind::EpComm;
-    case SliceCategory::PpComm:
+    case step::SliceCategory::PpComm:
       return SliceKind::P2P;
-    case SliceCategory::DpComm:
+    case step::SliceCategory::DpComm:
       return SliceKind::DpSync;
-    case SliceCategory::Optimizer:
+    case step::SliceCategory::Optimizer:
       return SliceKind::Optimizer;
-    case SliceCategory::Overhead:
+    case step::SliceCategory::Overhead:
       return SliceKind::Overhead;
   }
   return SliceKind::Forward;
 }
 
-Timeline timeline_from_step(const StepResult& r, const ParallelPlan& plan) {
+Timeline timeline_from_step(const step::StepResult& r, const ParallelPlan& plan) {
   Timeline t;
   t.simulated = true;
   t.schedule = to_string(plan.schedule);
@@ -40,7 +40,7 @@ Timeline timeline_from_step(const StepResult& r, const ParallelPlan& plan) {
     TimelineRow row;
     row.label = track.name;
     row.stage = track.stage;
-    row.comm = track.stream != StreamKind::Compute;
+    row.comm = track.stream != step::StreamKind::Compute;
     t.rows.push_back(std::move(row));
   }
   for (const auto& s : r.timeline) {

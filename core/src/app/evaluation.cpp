@@ -83,7 +83,7 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngi
   r.band = band_of(profile.bands, s);
   r.coefficients_basis = coefficients_basis(profile, s.cluster.gpu.arch);
   if (engine == StepEngine::Simulation) {
-    r.sim = simulate_step(s, profile);
+    r.sim = step::simulate_step(s, profile);
     r.est = r.sim->as_estimate();
     r.closed_form_step = r.sim->estimate.step;
   } else {

@@ -10,20 +10,21 @@ namespace flopcast::app {
 namespace {
 
 /// Predicted speed / measured speed of a row: a rate figure as it is, a time inverted.
-double speed_ratio(const FigureComparison& c) {
+double speed_ratio(const calibrate::FigureComparison& c) {
   const bool time = c.figure.rfind("time_", 0) == 0 || c.figure.rfind("latency_", 0) == 0;
   return time ? c.measured / c.predicted : c.predicted / c.measured;
 }
 
-std::string dtype_text(const KernelMeasurement& k) { return k.dtype ? to_string(*k.dtype) : "none"; }
+std::string dtype_text(const calibrate::KernelMeasurement& k) { return k.dtype ? to_string(*k.dtype) : "none"; }
 
 }  // namespace
 
-KernelValidation validate_kernels(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& profile) {
+KernelValidation validate_kernels(const std::vector<calibrate::KernelMeasurement>& kernels,
+                                  const ComputeProfile& profile) {
   KernelValidation v;
   for (const auto& k : kernels) {
     std::string why;
-    if (auto c = compare_kernel(k, profile, why))
+    if (auto c = calibrate::compare_kernel(k, profile, why))
       v.rows.push_back({*c, k.kind, k.gpu.name, dtype_text(k)});
     else
       v.not_predicted.push_back({k.id, k.kind, why});
@@ -41,11 +42,11 @@ std::vector<KernelSummary> summarize_kernels(const KernelValidation& v) {
         ratio.push_back(speed_ratio(r.comparison));
       }
     if (err.empty() && not_predicted == 0) return;
-    out.push_back({name, err.size(), err.size() + not_predicted, quantile(err, 0.5), quantile(err, 0.9),
-                   ratio.empty() ? 1.0 : quantile(ratio, 0.5)});
+    out.push_back({name, err.size(), err.size() + not_predicted, calibrate::quantile(err, 0.5),
+                   calibrate::quantile(err, 0.9), ratio.empty() ? 1.0 : calibrate::quantile(ratio, 0.5)});
   };
-  for (const auto& name : kernel_kind_names()) {
-    const KernelKind kind = *parse_kernel_kind(name);
+  for (const auto& name : calibrate::kernel_kind_names()) {
+    const calibrate::KernelKind kind = *calibrate::parse_kernel_kind(name);
     const auto missing = static_cast<std::size_t>(std::count_if(
         v.not_predicted.begin(), v.not_predicted.end(), [kind](const KernelSkipped& s) { return s.kind == kind; }));
     summary(

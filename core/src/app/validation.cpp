@@ -68,9 +68,10 @@ void record(const Diagnostics& diags, InputProblems& problems) {
 
 }  // namespace
 
-std::vector<KernelMeasurement> load_kernel_measurements(const std::vector<std::pair<std::string, std::string>>& files,
-                                                        const io::Catalog& catalog, InputProblems& problems) {
-  std::vector<KernelMeasurement> out;
+std::vector<calibrate::KernelMeasurement> load_kernel_measurements(
+    const std::vector<std::pair<std::string, std::string>>& files, const io::Catalog& catalog,
+    InputProblems& problems) {
+  std::vector<calibrate::KernelMeasurement> out;
   for (const auto& [file, text] : files) {
     Diagnostics diags;
     auto entries = io::parse_kernel_file(text, file, catalog, diags);
@@ -110,10 +111,10 @@ Validation validate_measurements(const ValidationRequest& request, const io::Cat
   v.runs = load_measured_runs(inputs.runs, catalog, v.problems);
   for (auto& s : v.runs) {
     resolve_open_settings(s, profile);
-    StepSimOptions sim;
+    step::StepSimOptions sim;
     sim.timeline = false;
-    const auto e = request.estimate ? estimate_step(s, profile) : simulate_step(s, profile, sim).as_estimate();
-    for (auto& c : compare_run(s, e)) {
+    const auto e = request.estimate ? estimate_step(s, profile) : step::simulate_step(s, profile, sim).as_estimate();
+    for (auto& c : calibrate::compare_run(s, e)) {
       // A run that says which peak memory it measured is compared with that one (allocated
       // tensors, or reserved with the allocator's slack, context and NCCL buffers: workload.hpp).
       if (c.figure == "memory_gib" && s.memory_kind != MemoryKind::Unstated) {
@@ -133,7 +134,7 @@ Validation validate_measurements(const ValidationRequest& request, const io::Cat
     const auto points = load_collective_points(file, text, catalog, v.problems);
     for (const auto& pt : points) {
       std::string why;
-      const auto c = compare_collective(pt, profile, why);
+      const auto c = calibrate::compare_collective(pt, profile, why);
       if (!why.empty()) v.problems.errors.push_back(pt.id + ": " + why);
       v.rows.insert(v.rows.end(), c.begin(), c.end());
     }

@@ -17,7 +17,7 @@
 #include "flopcast/step/step_simulation.hpp"
 #include "levenberg_marquardt.hpp"
 
-namespace flopcast {
+namespace flopcast::calibrate {
 namespace {
 
 /// The figures of a collective point the fit uses: its time when measured (the bandwidths
@@ -96,9 +96,9 @@ struct Problem {
       const double w = weights.empty() ? 1.0 : std::sqrt(weights[i]);
       const auto figure = primary_figure(runs[i]);
       if (figure.empty()) continue;
-      StepSimOptions sim;
+      step::StepSimOptions sim;
       sim.timeline = false;
-      const auto e = simulate ? simulate_step(runs[i], prof, sim).as_estimate() : estimate_step(runs[i], prof);
+      const auto e = simulate ? step::simulate_step(runs[i], prof, sim).as_estimate() : estimate_step(runs[i], prof);
       for (const auto& c : compare_run(runs[i], e))
         if (c.figure == figure) r.push_back(transform(w, c.error_pct));
     }
@@ -334,4 +334,4 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& input_runs, con
   return res;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::calibrate

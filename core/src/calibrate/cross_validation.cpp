@@ -15,7 +15,7 @@
 #include "flopcast/step/step_simulation.hpp"
 #include "flopcast/units/assert.hpp"
 
-namespace flopcast {
+namespace flopcast::calibrate {
 namespace {
 
 /// Fits the fold of `group` and predicts its runs.
@@ -33,9 +33,9 @@ CvFold fit_fold(const std::vector<Scenario>& runs, const std::string& group, con
     const auto figure = primary_figure(s);
     if (figure.empty()) continue;
     resolve_open_settings(s, fold.fit.profile);
-    StepSimOptions sim;
+    step::StepSimOptions sim;
     sim.timeline = false;
-    const auto e = options.simulate_predictions ? simulate_step(s, fold.fit.profile, sim).as_estimate()
+    const auto e = options.simulate_predictions ? step::simulate_step(s, fold.fit.profile, sim).as_estimate()
                                                 : estimate_step(s, fold.fit.profile);
     for (const auto& c : compare_run(s, e)) {
       if (c.figure != figure) continue;
@@ -348,4 +348,4 @@ CvSummary cv_overall(const CrossValidationResult& r) {
   return summarize("overall", preds);
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::calibrate

@@ -10,7 +10,7 @@
 #include "flopcast/calibrate/kernel_measurement.hpp"
 #include "levenberg_marquardt.hpp"
 
-namespace flopcast {
+namespace flopcast::calibrate {
 
 namespace {
 
@@ -222,4 +222,4 @@ KernelCvResult cross_validate_kernels(const std::vector<KernelMeasurement>& kern
   return r;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::calibrate

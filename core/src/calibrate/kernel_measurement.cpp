@@ -10,7 +10,7 @@
 #include "flopcast/cost/collective_cost.hpp"
 #include "flopcast/cost/op_cost.hpp"
 
-namespace flopcast {
+namespace flopcast::calibrate {
 
 namespace {
 
@@ -469,4 +469,4 @@ std::optional<FigureComparison> compare_kernel(const KernelMeasurement& k, const
   return FigureComparison{k.id, fig->first, fig->second, predicted, (predicted - fig->second) / fig->second * 100.0};
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::calibrate

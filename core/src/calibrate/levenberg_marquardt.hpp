@@ -5,7 +5,7 @@
 
 #include <functional>
 
-namespace flopcast {
+namespace flopcast::calibrate {
 
 /// The residual vector at a point of the parameter space.
 using Residuals = std::function<Eigen::VectorXd(const Eigen::VectorXd&)>;
@@ -16,4 +16,4 @@ using Residuals = std::function<Eigen::VectorXd(const Eigen::VectorXd&)>;
 int levenberg_marquardt(const Residuals& residuals, Eigen::VectorXd& x, const Eigen::VectorXd& lo,
                         const Eigen::VectorXd& hi, int max_iterations);
 
-}  // namespace flopcast
+}  // namespace flopcast::calibrate

@@ -7,7 +7,7 @@
 #include "flopcast/comm/profile_efficiency.hpp"
 #include "flopcast/workload/workload.hpp"
 
-namespace flopcast {
+namespace flopcast::calibrate {
 
 double predicted_figure(const Scenario& s, const StepEstimate& e, const std::string& figure) {
   const double gpus = static_cast<double>(s.cluster.gpus);
@@ -111,4 +111,4 @@ std::vector<FigureSummary> summarize(const std::vector<FigureComparison>& rows) 
   return out;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::calibrate

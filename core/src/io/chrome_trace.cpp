@@ -4,7 +4,7 @@
 
 namespace flopcast::io {
 
-std::string chrome_trace_json(const StepResult& r, const std::string& title) {
+std::string chrome_trace_json(const step::StepResult& r, const std::string& title) {
   using J = nlohmann::ordered_json;
   J events = J::array();
   // Stages are processes, streams threads: pid = stage + 1 (some viewers treat pid 0 as idle).

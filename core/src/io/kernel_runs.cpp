@@ -42,7 +42,7 @@ std::pair<std::string, double> normalised(const std::string& key, double v) {
   return {key, v};
 }
 
-void read_shape(const YAML::Node& shape, const std::string& p, Reader& r, KernelMeasurement& k) {
+void read_shape(const YAML::Node& shape, const std::string& p, Reader& r, calibrate::KernelMeasurement& k) {
   if (!shape || !shape.IsMap()) {
     r.error(shape ? shape : YAML::Node(), child(p, "shape"), "missing shape", "give the kernel's dimensions");
     return;
@@ -65,7 +65,7 @@ void read_shape(const YAML::Node& shape, const std::string& p, Reader& r, Kernel
   }
 }
 
-void read_measured(const YAML::Node& m, const std::string& p, Reader& r, KernelMeasurement& k) {
+void read_measured(const YAML::Node& m, const std::string& p, Reader& r, calibrate::KernelMeasurement& k) {
   if (!m || !m.IsMap()) {
     r.error(m ? m : YAML::Node(), child(p, "measured"), "missing measured figures", "give at least one figure");
     return;
@@ -83,7 +83,8 @@ void read_measured(const YAML::Node& m, const std::string& p, Reader& r, KernelM
   }
 }
 
-void read_entry(const YAML::Node& n, const std::string& p, Reader& r, const Catalog& catalog, KernelMeasurement& k) {
+void read_entry(const YAML::Node& n, const std::string& p, Reader& r, const Catalog& catalog,
+                calibrate::KernelMeasurement& k) {
   r.check_keys(n, p, {"id", "source", "kind", "gpu", "dtype", "shape", "measured", "notes"});
   k.where = detail::loc_of(n, r.file());
   if (auto v = r.string(n["id"], child(p, "id"))) k.id = *v;
@@ -92,11 +93,11 @@ void read_entry(const YAML::Node& n, const std::string& p, Reader& r, const Cata
   if (!n["source"])
     r.error(n, child(p, "source"), "missing required key 'source'", "cite where the measurement comes from");
   if (const auto kind = r.string(n["kind"], child(p, "kind"))) {
-    if (const auto kk = parse_kernel_kind(*kind)) {
+    if (const auto kk = calibrate::parse_kernel_kind(*kind)) {
       k.kind = *kk;
     } else {
       std::string hint = "expected one of gemm, grouped_gemm, attention, collective, memory_bound, step_breakdown";
-      if (auto dm = detail::did_you_mean(*kind, kernel_kind_names()))
+      if (auto dm = detail::did_you_mean(*kind, calibrate::kernel_kind_names()))
         hint = "did you mean '" + *dm + "'? (" + hint + ")";
       r.error(n["kind"], child(p, "kind"), "unknown kernel kind '" + *kind + "'", hint);
     }
@@ -147,9 +148,9 @@ bool is_kernel_file(const std::string& text) {
   }
 }
 
-std::vector<KernelMeasurement> parse_kernel_file(const std::string& text, const std::string& file,
-                                                 const Catalog& catalog, Diagnostics& diags) {
-  std::vector<KernelMeasurement> out;
+std::vector<calibrate::KernelMeasurement> parse_kernel_file(const std::string& text, const std::string& file,
+                                                            const Catalog& catalog, Diagnostics& diags) {
+  std::vector<calibrate::KernelMeasurement> out;
   const YAML::Node root = detail::load_yaml(text, file, diags);
   if (!root.IsDefined()) return out;
   if (!root.IsSequence()) {
@@ -162,7 +163,7 @@ std::vector<KernelMeasurement> parse_kernel_file(const std::string& text, const 
     const auto before = diags.items().size();
     const std::string p = n.IsMap() && n["id"] && n["id"].IsScalar() ? n["id"].Scalar() : "[" + std::to_string(i) + "]";
     if (!r.expect_map(n, p)) continue;
-    KernelMeasurement k;
+    calibrate::KernelMeasurement k;
     read_entry(n, p, r, catalog, k);
     if (diags.items().size() == before) out.push_back(std::move(k));
   }

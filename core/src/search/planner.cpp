@@ -80,9 +80,9 @@ StepSimulation estimate_step_simulation(const Scenario& s, const ComputeProfile&
 
 StepSimulation des_step_simulation(const Scenario& s, const ComputeProfile& profile) {
   StepSimulation r;
-  StepSimOptions opt;
+  step::StepSimOptions opt;
   opt.timeline = false;
-  const StepResult e = simulate_step(s, profile, opt);
+  const step::StepResult e = step::simulate_step(s, profile, opt);
   r.step = e.step;
   r.mfu = e.mfu;
   r.method = "discrete-event simulation";

@@ -13,7 +13,7 @@
 #include "flopcast/units/assert.hpp"
 #include "flopcast/workload/workload.hpp"
 
-namespace flopcast {
+namespace flopcast::step {
 
 const char* to_string(SliceCategory c) {
   switch (c) {
@@ -847,4 +847,4 @@ StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const St
   return b;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::step

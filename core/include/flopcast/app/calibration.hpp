@@ -19,8 +19,8 @@ namespace flopcast::app {
 /// measurements, with the problems met reading them.
 struct CalibrationInputs {
   std::vector<Scenario> runs;
-  CalibrationOptions options;
-  std::vector<KernelMeasurement> kernels;
+  calibrate::CalibrationOptions options;
+  std::vector<calibrate::KernelMeasurement> kernels;
   std::size_t fine_tuning_held_out = 0;
   InputProblems problems;
   bool empty() const { return runs.empty() && options.collectives.empty() && kernels.empty(); }
@@ -39,9 +39,9 @@ KernelStage fit_kernel_stage(const CalibrationInputs& in, const ComputeProfile& 
 
 /// Cross-validation of the fit: by source group, by regime, and of the kernel stage.
 struct CalibrationCv {
-  CrossValidationResult by_source;
-  CrossValidationResult by_regime;
-  std::optional<KernelCvResult> kernels;
+  calibrate::CrossValidationResult by_source;
+  calibrate::CrossValidationResult by_regime;
+  std::optional<calibrate::KernelCvResult> kernels;
 };
 /// `first` is the kernel stage's profile, `start` the profile the kernels were fitted from.
 CalibrationCv cross_validate_fit(const CalibrationInputs& in, const ComputeProfile& first, const ComputeProfile& start,
@@ -53,8 +53,8 @@ ComputeProfile profile_with_bands(ComputeProfile start, const CalibrationCv& cv,
 
 /// The fitted profile named after `output`'s file stem, with its provenance (`command`, the
 /// kernel stage, what was fitted and the error before and after).
-ComputeProfile fitted_profile(const CalibrationResult& res, const std::string& kernel_stage, const std::string& command,
-                              const std::string& output);
+ComputeProfile fitted_profile(const calibrate::CalibrationResult& res, const std::string& kernel_stage,
+                              const std::string& command, const std::string& output);
 
 /// The text and JSON reports of a cross-validation (`estimate`: predicted with the closed form).
 std::string cross_validation_text(const CalibrationCv& cv, bool estimate);
@@ -62,8 +62,8 @@ std::string cross_validation_json(const CalibrationCv& cv, bool estimate);
 
 /// The report of a fit written to `output`: its provenance and the settings the runs left open as
 /// the fitted profile resolves them (`runs` are resolved here), or the JSON document.
-std::string fit_report(const ComputeProfile& profile, const CalibrationResult& res, std::vector<Scenario>& runs,
-                       const std::string& output, bool json);
+std::string fit_report(const ComputeProfile& profile, const calibrate::CalibrationResult& res,
+                       std::vector<Scenario>& runs, const std::string& output, bool json);
 
 /// Whether `output` can be written, checked before a fit that may take minutes: an existing file
 /// without `force`, a missing or unwritable folder. On failure `error` is the one writing would

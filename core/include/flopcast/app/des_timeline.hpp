@@ -10,9 +10,9 @@ namespace flopcast::app {
 
 /// The kind a simulated slice is drawn as: by category, and for compute by its name
 /// ("F mb3" forward; "B mb3", "W mb3" backward).
-SliceKind kind_of(const ::flopcast::TimelineSlice& s);
+SliceKind kind_of(const ::flopcast::step::TimelineSlice& s);
 
 /// The simulated step as a Timeline (simulated = true; estimate_step = the closed form's).
-Timeline timeline_from_step(const StepResult& r, const ParallelPlan& plan);
+Timeline timeline_from_step(const step::StepResult& r, const ParallelPlan& plan);
 
 }  // namespace flopcast::app

@@ -76,8 +76,8 @@ struct SimReport {
   /// The step: the simulation's step time, breakdown, MFU and throughput over the estimate's
   /// memory and FLOPs (StepResult::as_estimate), or the closed form's alone.
   StepEstimate est;
-  std::optional<StepResult> sim;  ///< the simulated step (timeline, utilisation); absent for Estimate
-  Time closed_form_step;          ///< the closed-form estimate's step time, for comparison
+  std::optional<step::StepResult> sim;  ///< the simulated step (timeline, utilisation); absent for Estimate
+  Time closed_form_step;                ///< the closed-form estimate's step time, for comparison
   bool fits_memory = true;
   double train_seconds = 0;  ///< ideal (failure-free) time to train training.tokens
   double gpu_hours = 0;

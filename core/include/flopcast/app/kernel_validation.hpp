@@ -13,8 +13,8 @@ namespace flopcast::app {
 
 /// One predicted entry.
 struct KernelRow {
-  FigureComparison comparison;
-  KernelKind kind = KernelKind::Gemm;
+  calibrate::FigureComparison comparison;
+  calibrate::KernelKind kind = calibrate::KernelKind::Gemm;
   std::string gpu;
   std::string dtype;  ///< as the entry names it ("none" for untyped bytes)
 };
@@ -22,7 +22,7 @@ struct KernelRow {
 /// An entry the cost layer does not predict.
 struct KernelSkipped {
   std::string id;
-  KernelKind kind = KernelKind::Gemm;
+  calibrate::KernelKind kind = calibrate::KernelKind::Gemm;
   std::string why;
 };
 
@@ -34,7 +34,8 @@ struct KernelValidation {
 };
 
 /// Predicts every measurement with `profile`.
-KernelValidation validate_kernels(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& profile);
+KernelValidation validate_kernels(const std::vector<calibrate::KernelMeasurement>& kernels,
+                                  const ComputeProfile& profile);
 
 /// Absolute-error statistics of a kind ("gemm", ...) or of all entries ("all").
 struct KernelSummary {

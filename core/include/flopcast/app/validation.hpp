@@ -50,8 +50,8 @@ InputFiles split_input_files(const std::vector<std::string>& files);
 std::vector<Scenario> load_measured_runs(const std::vector<std::string>& files, const io::Catalog& catalog,
                                          InputProblems& problems);
 /// The measurements of kernel files; bad entries are recorded, the others load.
-std::vector<KernelMeasurement> load_kernel_measurements(const std::vector<std::pair<std::string, std::string>>& files,
-                                                        const io::Catalog& catalog, InputProblems& problems);
+std::vector<calibrate::KernelMeasurement> load_kernel_measurements(
+    const std::vector<std::pair<std::string, std::string>>& files, const io::Catalog& catalog, InputProblems& problems);
 /// The points of one collective benchmark file; bad entries are recorded.
 std::vector<io::CollectiveRun> load_collective_points(const std::string& file, const std::string& text,
                                                       const io::Catalog& catalog, InputProblems& problems);
@@ -83,7 +83,7 @@ struct ValidationRequest {
 
 /// Everything validate found.
 struct Validation {
-  std::vector<FigureComparison> rows;
+  std::vector<calibrate::FigureComparison> rows;
   std::vector<Scenario> runs;  ///< as predicted (open settings resolved with the profile)
   std::vector<MemoryFailure> memory_failures;
   std::vector<FlopsConversion> conversions;

@@ -10,7 +10,7 @@
 #include "flopcast/compute/compute_profile.hpp"
 #include "flopcast/scenario/scenario.hpp"
 
-namespace flopcast {
+namespace flopcast::calibrate {
 
 /// What to fit and how.
 struct CalibrationOptions {
@@ -60,4 +60,4 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const Com
 /// Each run's weight when none are given: 1 / (runs of its source group).
 std::vector<double> source_group_weights(const std::vector<Scenario>& runs);
 
-}  // namespace flopcast
+}  // namespace flopcast::calibrate

@@ -11,7 +11,7 @@
 #include "flopcast/calibrate/calibrate.hpp"
 #include "flopcast/compute/prediction_band.hpp"
 
-namespace flopcast {
+namespace flopcast::calibrate {
 
 struct CrossValidationOptions {
   /// How each fold is fitted (its run weights are recomputed per fold: each training group
@@ -177,4 +177,4 @@ std::pair<double, double> log_normal_ends(const std::vector<std::pair<double, do
 /// (quantile()) when the weights are equal; 0 when empty.
 double weighted_quantile(std::vector<std::pair<double, double>> value_weight, double q);
 
-}  // namespace flopcast
+}  // namespace flopcast::calibrate

@@ -15,7 +15,7 @@
 #include "flopcast/hardware/gpu_spec.hpp"
 #include "flopcast/scenario/diagnostic.hpp"
 
-namespace flopcast {
+namespace flopcast::calibrate {
 
 /// What a kernel entry measures.
 enum class KernelKind { Gemm, GroupedGemm, Attention, Collective, MemoryBound, StepBreakdown };
@@ -115,4 +115,4 @@ struct KernelCvResult {
 };
 KernelCvResult cross_validate_kernels(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& start);
 
-}  // namespace flopcast
+}  // namespace flopcast::calibrate

@@ -11,7 +11,7 @@
 #include "flopcast/hardware/gpu_spec.hpp"
 #include "flopcast/scenario/diagnostic.hpp"
 
-namespace flopcast {
+namespace flopcast::calibrate {
 
 /// One measured figure of one run against its prediction.
 struct FigureComparison {
@@ -74,4 +74,4 @@ std::vector<FigureSummary> summarize(const std::vector<FigureComparison>& rows);
 /// The q-quantile (0..1) of `v` by linear interpolation; v need not be sorted. 0 when empty.
 double quantile(std::vector<double> v, double q);
 
-}  // namespace flopcast
+}  // namespace flopcast::calibrate

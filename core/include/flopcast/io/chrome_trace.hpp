@@ -13,6 +13,6 @@
 namespace flopcast::io {
 
 /// The trace as one JSON document. `title` names the trace in its metadata.
-std::string chrome_trace_json(const StepResult& r, const std::string& title);
+std::string chrome_trace_json(const step::StepResult& r, const std::string& title);
 
 }  // namespace flopcast::io

@@ -10,7 +10,7 @@
 namespace flopcast::io {
 
 /// One measured collective point (the struct lives in core, which predicts it).
-using CollectiveRun = MeasuredCollective;
+using CollectiveRun = calibrate::MeasuredCollective;
 
 /// True when the YAML list's entries are collective benchmarks (they carry `collective:`).
 bool is_collective_run_file(const std::string& text);

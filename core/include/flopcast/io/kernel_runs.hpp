@@ -17,7 +17,7 @@ bool is_kernel_file(const std::string& text);
 /// Parses a kernel measurement file. A bad entry (unknown kind, dtype or GPU, a key the format
 /// does not have, a figure that is not a positive number) is reported at its file:line with the
 /// key and a did-you-mean, and skipped; the other entries load.
-std::vector<KernelMeasurement> parse_kernel_file(const std::string& text, const std::string& file,
-                                                 const Catalog& catalog, Diagnostics& diags);
+std::vector<calibrate::KernelMeasurement> parse_kernel_file(const std::string& text, const std::string& file,
+                                                            const Catalog& catalog, Diagnostics& diags);
 
 }  // namespace flopcast::io

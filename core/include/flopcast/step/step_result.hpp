@@ -11,7 +11,7 @@
 
 #include "flopcast/estimate/step_estimate.hpp"
 
-namespace flopcast {
+namespace flopcast::step {
 
 /// What a timeline slice (and a breakdown entry) is.
 enum class SliceCategory : std::uint8_t {
@@ -87,4 +87,4 @@ struct StepResult {
   StepEstimate as_estimate() const;
 };
 
-}  // namespace flopcast
+}  // namespace flopcast::step

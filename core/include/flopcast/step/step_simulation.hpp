@@ -15,7 +15,7 @@
 #include "flopcast/scenario/scenario.hpp"
 #include "flopcast/step/step_result.hpp"
 
-namespace flopcast {
+namespace flopcast::step {
 
 struct StepSimOptions {
   /// Record the timeline (slices); the step time and breakdown do not need it.
@@ -30,4 +30,4 @@ struct StepSimOptions {
 /// Simulates one step. The scenario must have passed check_scenario.
 StepResult simulate_step(const Scenario& s, const ComputeProfile& profile, const StepSimOptions& options = {});
 
-}  // namespace flopcast
+}  // namespace flopcast::step
