@@ -714,7 +714,7 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   double act = 0;
   auto add = [&](int layer, int n) {
     act += n * layer_activation_bytes(m, p, layer, s.precision).value;
-    if (is_fine_tuning(s) && p.recompute != Recompute::Full)  // the adapters' r-wide intermediates
+    if (is_fine_tuning(s) && p.recompute != Recompute::Full)  // adapters: r-wide intermediates, dropout copies
       act += n * adapter_activation_bytes(s, layer).value;
   };
   for (const auto& [first, n] : slice.chunks) for_each_layer_kind(m, first, n, add);
