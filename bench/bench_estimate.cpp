@@ -28,14 +28,14 @@ precision: bf16
   }
   double sink = 0;
   const int warm = 200;
-  for (int i = 0; i < warm; ++i) sink += estimate_step(*s, cat->profile).step.seconds();
+  for (int i = 0; i < warm; ++i) sink += estimate::estimate_step(*s, cat->profile).step.seconds();
   int n = 0;
   const auto t0 = std::chrono::steady_clock::now();
   double elapsed = 0;
   do {
     for (int i = 0; i < 1000; ++i) {
       s->plan.micro_batch = 1 + (i & 1);  // vary the plan so nothing is hoisted out of the loop
-      sink += estimate_step(*s, cat->profile).step.seconds();
+      sink += estimate::estimate_step(*s, cat->profile).step.seconds();
     }
     n += 1000;
     elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -37,7 +37,7 @@ const io::Catalog& embedded_catalog() {
 void estimate_checked(const Scenario& s, std::int64_t& gpu_budget) {
   if (s.cluster.gpus > gpu_budget) return;
   gpu_budget -= s.cluster.gpus;
-  const StepEstimate e = estimate_step(s, embedded_catalog().profile);
+  const estimate::StepEstimate e = estimate::estimate_step(s, embedded_catalog().profile);
   // Time is integer nanoseconds and saturates; the double figures must stay finite
   // (no NaN or infinity reaches an output).
   require_finite("model_flops", e.model_flops.value);

@@ -31,7 +31,7 @@ void BreakdownChart::set_result(const app::ComputeResult& r) {
     c->setTitle(tr("No breakdown: the scenario has errors"));
     return;
   }
-  const StepBreakdown& b = r.report.est.breakdown;
+  const estimate::StepBreakdown& b = r.report.est.breakdown;
   const double step_ms = b.total().ms();
   // Milliseconds, or seconds for steps of two seconds and more.
   const bool seconds = step_ms >= 2'000;

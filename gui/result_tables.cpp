@@ -53,7 +53,7 @@ std::optional<std::size_t> recommended_row(const app::ComputeResult& r) {
 
 QString plan_name(const PlanOption& o) { return QStringLiteral("%1 (%2)").arg(q(o.label), q(o.id)); }
 
-std::vector<TimePartValue> time_parts(const StepBreakdown& b) {
+std::vector<TimePartValue> time_parts(const estimate::StepBreakdown& b) {
   return {
       {TimePart::Compute, QStringLiteral("Compute"), b.compute},
       {TimePart::Recompute, QStringLiteral("Recompute"), b.recompute},
@@ -106,7 +106,7 @@ std::vector<TableRow> stage_rows(const app::ComputeResult& r) {
   Time slowest{0};
   for (const auto& st : stages) slowest = std::max(slowest, st.per_microbatch() + Time{2 * st.p2p.ns});
   for (std::size_t i = 0; i < stages.size(); ++i) {
-    const StageTimes& st = stages[i];
+    const cost::StageTimes& st = stages[i];
     const Time per = st.per_microbatch() + Time{2 * st.p2p.ns};
     TableRow t;
     t.cells = {QStringLiteral("stage %1").arg(i),
@@ -130,7 +130,7 @@ std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
   if (!r.ok()) return rows;
   const Scenario& s = *r.scenario;
   const app::SimReport& rep = r.report;
-  const StepEstimate& e = rep.est;
+  const estimate::StepEstimate& e = rep.est;
   const double gpus = static_cast<double>(s.cluster.gpus);
   const auto params = parameter_count(s.model);
 
@@ -220,7 +220,7 @@ std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
 std::vector<TableRow> breakdown_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
-  const StepBreakdown& b = r.report.est.breakdown;
+  const estimate::StepBreakdown& b = r.report.est.breakdown;
   const double total = b.total().seconds();
   for (const auto& p : time_parts(b)) {
     TableRow t;

@@ -21,7 +21,7 @@ struct TimePartValue {
   Time time;
 };
 /// The ten parts of StepBreakdown, in the order the simulate report prints them.
-std::vector<TimePartValue> time_parts(const StepBreakdown& b);
+std::vector<TimePartValue> time_parts(const estimate::StepBreakdown& b);
 
 /// One part of a GPU's memory: label and size.
 struct MemoryPartValue {

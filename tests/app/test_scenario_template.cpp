@@ -30,7 +30,7 @@ TEST_SUITE("app.scenario_template") {
       Diagnostics d;
       const auto s = io::parse_scenario(template_yaml(*t, cat), "init.yaml", cat, d);
       REQUIRE_MESSAGE(s, d.str());
-      const StepEstimate e = estimate_step(*s, cat.profile);
+      const estimate::StepEstimate e = estimate::estimate_step(*s, cat.profile);
       CHECK(e.memory.total().value <= 0.92 * e.memory.capacity.value);
       CHECK(t->memory_gib <= 0.92 * t->capacity_gib);
     }

@@ -47,7 +47,7 @@ std::vector<Scenario> measured_runs(bool state_mb) {
   for (int hidden : {1024, 2048, 3072}) {
     const Scenario at4 = run(hidden, 4);
     Scenario r = run(hidden, state_mb ? 4 : 0);
-    r.measured["iteration_time_s"] = estimate_step(at4, truth()).step.seconds();
+    r.measured["iteration_time_s"] = estimate::estimate_step(at4, truth()).step.seconds();
     out.push_back(r);
   }
   return out;
@@ -87,7 +87,7 @@ TEST_CASE("calibrate recovers an 8-bit GEMM efficiency apart from the 16-bit one
   for (int hidden : {2048, 4096, 6144})
     for (const char* precision : {"bf16", "fp8"}) {
       Scenario r = h100_run(hidden, precision);
-      r.measured["iteration_time_s"] = estimate_step(r, truth_apart).step.seconds();
+      r.measured["iteration_time_s"] = estimate::estimate_step(r, truth_apart).step.seconds();
       runs.push_back(r);
     }
   ComputeProfile start = truth_apart;
@@ -120,9 +120,9 @@ TEST_CASE("calibrate: an unstated micro-batch is resolved as the fastest that fi
     r.open_settings.micro_batch = true;
     r.source_group = "synthetic";
     Scenario t = r;
-    resolve_open_settings(t, truth());
+    estimate::resolve_open_settings(t, truth());
     truth_mb.push_back(t.plan.micro_batch);
-    r.measured["iteration_time_s"] = estimate_step(t, truth()).step.seconds();
+    r.measured["iteration_time_s"] = estimate::estimate_step(t, truth()).step.seconds();
     runs.push_back(r);
   }
   // The rule picks more than the default 1 here (host-bound small micro-batches are slower).
@@ -139,7 +139,7 @@ TEST_CASE("calibrate: an unstated micro-batch is resolved as the fastest that fi
   for (std::size_t i = 0; i < runs.size(); ++i) {
     CAPTURE(i);
     Scenario r = runs[i];
-    resolve_open_settings(r, res.profile);
+    estimate::resolve_open_settings(r, res.profile);
     CHECK(r.plan.micro_batch == truth_mb[i]);
   }
   CHECK(res.profile.fitted_runs[static_cast<std::size_t>(GpuArch::Ampere)] == 3);
@@ -249,7 +249,7 @@ TEST_CASE(
       io::parse_profile("hopper: {gemm: 0.7, flash_attention: 0.5, hbm: 0.6}\n", "old.yaml", ComputeProfile{}, old);
   REQUIRE_MESSAGE(before.has_value(), old.str());
   CHECK_FALSE(before->of(GpuArch::Hopper).fp8_apart);
-  CHECK(gemm_efficiency(before->of(GpuArch::Hopper), Precision::FP8) == doctest::Approx(0.7));
+  CHECK(cost::gemm_efficiency(before->of(GpuArch::Hopper), Precision::FP8) == doctest::Approx(0.7));
   // Ampere has no 8-bit tensor cores: the key is an error at its line.
   Diagnostics bad;
   CHECK_FALSE(io::parse_profile("ampere: {gemm: 0.7, gemm_fp8: 0.6}\n", "bad.yaml", ComputeProfile{}, bad).has_value());

@@ -25,7 +25,7 @@ Scenario run(int hidden, const std::string& group, const ComputeProfile& truth) 
   REQUIRE_MESSAGE(s.has_value(), d.str());
   s->id = group + "-" + std::to_string(hidden);
   s->source_group = group;
-  s->measured["iteration_time_s"] = estimate_step(*s, truth).step.seconds();
+  s->measured["iteration_time_s"] = estimate::estimate_step(*s, truth).step.seconds();
   return *s;
 }
 

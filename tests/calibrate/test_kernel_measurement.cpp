@@ -111,8 +111,8 @@ TEST_CASE("a GEMM entry's TFLOP/s is 2 m n k over the cost layer's time") {
   std::string why;
   const auto c = calibrate::compare_kernel(k, p, why);
   REQUIRE_MESSAGE(c.has_value(), why);
-  const OpContext ctx{&k.gpu, &p, Precision::BF16};
-  const double t = gemm_time(ctx, {8192, 8192, 8192, 1}).seconds();
+  const cost::OpContext ctx{&k.gpu, &p, Precision::BF16};
+  const double t = cost::gemm_time(ctx, {8192, 8192, 8192, 1}).seconds();
   CHECK(c->figure == "tflops");
   CHECK(c->predicted == doctest::Approx(2.0 * 8192 * 8192 * 8192 / t / 1e12));
   // 16 waves of 256x128 tiles at 0.75 of 989.4 TFLOP/s (tests/cost): 2 x 8192^3 / (16 / 15.5) /
@@ -165,8 +165,8 @@ TEST_CASE("MoE dispatch: a token reaches the distinct ranks of its experts, dedu
   // probability C(224, 8) / C(256, 8) = prod_{i<8} (224 - i)/(256 - i) = 0.3406.
   double none = 1;
   for (int i = 0; i < 8; ++i) none *= (224.0 - i) / (256.0 - i);
-  CHECK(expected_holders(256, 8, 8) == doctest::Approx(8 * (1 - none)));
-  CHECK(expected_holders(256, 1, 8) == 1.0);
+  CHECK(cost::expected_holders(256, 8, 8) == doctest::Approx(8 * (1 - none)));
+  CHECK(cost::expected_holders(256, 1, 8) == 1.0);
   // Inside one node of 8 H800: each of 4096 tokens goes to 5.27 ranks, all but its own share over
   // NVLink, at the dispatch efficiency of the 200 GB/s one-way NVLink.
   const auto& cat = test::shipped_catalog();
@@ -174,7 +174,7 @@ TEST_CASE("MoE dispatch: a token reaches the distinct ranks of its experts, dedu
   ComputeProfile p;
   p.dispatch_efficiency = 0.8;
   p.dispatch_sm_gbps = 0;
-  MoeDispatch d;
+  cost::MoeDispatch d;
   d.ranks = 8;
   d.ranks_per_node = 8;
   d.tokens = 4096;
@@ -182,7 +182,7 @@ TEST_CASE("MoE dispatch: a token reaches the distinct ranks of its experts, dedu
   d.top_k = 8;
   d.experts = 256;
   d.bytes_per_value = 2;
-  const auto c = moe_dispatch_cost(h800, *cat.find_fabric(h800.default_fabric), 8, p, d);
+  const auto c = cost::moe_dispatch_cost(h800, *cat.find_fabric(h800.default_fabric), 8, p, d);
   const double hit = 8 * (1 - none);
   CHECK(c.received_bytes == doctest::Approx(4096 * hit * 7168 * 2));
   CHECK(c.nvlink_bytes == doctest::Approx(4096 * hit * 7 / 8 * 7168 * 2));
@@ -194,9 +194,9 @@ TEST_CASE("MoE dispatch: a token reaches the distinct ranks of its experts, dedu
   // link sets the time (NVLink here: 6.2 copies per token at 160 GB/s against one at 40 GB/s).
   d.ranks = 16;
   d.nic_gbps = 400;
-  const auto x = moe_dispatch_cost(h800, *cat.find_fabric(h800.default_fabric), 8, p, d);
-  const double hit16 = expected_holders(256, 16, 8);
-  CHECK(x.rdma_bytes == doctest::Approx(4096 * expected_holders(256, 2, 8) / 2 * 7168 * 2));
+  const auto x = cost::moe_dispatch_cost(h800, *cat.find_fabric(h800.default_fabric), 8, p, d);
+  const double hit16 = cost::expected_holders(256, 16, 8);
+  CHECK(x.rdma_bytes == doctest::Approx(4096 * cost::expected_holders(256, 2, 8) / 2 * 7168 * 2));
   CHECK(x.nvlink_bytes == doctest::Approx(4096 * hit16 * 15 / 16 * 7168 * 2));
   CHECK(x.time.seconds() ==
         doctest::Approx(std::max(x.nvlink_bytes / (200e9 * 0.8), x.rdma_bytes / (50e9 * 0.8))).epsilon(1e-6));

@@ -26,7 +26,7 @@ CommModel shipped(const std::string& gpu, int gpus = 8) {
 }
 
 /// A LoRA step of Llama 3 8B with TP 8 on one node of `gpu` (its catalog node), closed form.
-StepEstimate tp8_step(const std::string& gpu) {
+estimate::StepEstimate tp8_step(const std::string& gpu) {
   const std::string yaml = R"(
 model: {preset: llama3-8b, seq_len: 4096}
 cluster: {gpu: )" + gpu + R"(, gpus: 8}
@@ -37,7 +37,7 @@ training: {tokens: 1B, method: lora, lora: {rank: 16, targets: [qkv, proj, gate,
   Diagnostics d;
   const auto s = io::parse_scenario(yaml, "tp8.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(s, d.str());
-  return estimate_step(*s, test::shipped_catalog().profile);
+  return estimate::estimate_step(*s, test::shipped_catalog().profile);
 }
 
 }  // namespace
@@ -75,8 +75,8 @@ TEST_CASE("comm: RTX 4090s without peer-to-peer all-reduce through host memory, 
 TEST_CASE("comm: an 8-way TP step on 8 L40S exposes at least 5x the TP communication of one on 8 H800") {
   // Same model, plan and messages; the TP all-reduces ride PCIe (20 GB/s ring) on the L40S node
   // and NVLink SHARP (about 218 GB/s busbw) on the H800 node: about 10x, at least 5x.
-  const StepEstimate l40s = tp8_step("L40S");
-  const StepEstimate h800 = tp8_step("H800");
+  const estimate::StepEstimate l40s = tp8_step("L40S");
+  const estimate::StepEstimate h800 = tp8_step("H800");
   REQUIRE(h800.breakdown.tp_comm.ns > 0);
   const double ratio = l40s.breakdown.tp_comm.seconds() / h800.breakdown.tp_comm.seconds();
   CAPTURE(ratio);

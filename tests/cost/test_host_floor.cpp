@@ -42,14 +42,14 @@ TEST_CASE("host floor: a tiny model is host-bound, each micro-batch costs its ke
   // (5 forward, 4 backward). With 1 ms per kernel the host dominates any device time here.
   const int L = 3;
   const auto s = small(L, 256, 128, 1, 4);
-  const auto e = estimate_step(s, host_profile(1000.0));
+  const auto e = estimate::estimate_step(s, host_profile(1000.0));
   REQUIRE(e.stages.size() == 1);
   CHECK(e.stages[0].forward == Time::from_us(1000.0 * (14 * L + 7)));
   CHECK(e.stages[0].backward == Time::from_us(1000.0 * (28 * L + 6)));
   // Four micro-batches of one: the step is four times the per-micro-batch host time (plus the
   // optimizer), and doubling the micro-batch (same global batch) halves it: host-bound time
   // follows the number of micro-batches, not the tokens.
-  const auto e2 = estimate_step(small(L, 256, 128, 2, 4), host_profile(1000.0));
+  const auto e2 = estimate::estimate_step(small(L, 256, 128, 2, 4), host_profile(1000.0));
   const Time per_mb = e.stages[0].forward + e.stages[0].backward;
   CHECK(e.breakdown.compute == Time::from_seconds(4 * per_mb.seconds()));
   CHECK(e2.breakdown.compute == Time::from_seconds(2 * per_mb.seconds()));
@@ -59,10 +59,10 @@ TEST_CASE("host floor: no effect where kernels are longer than the host's dispat
   // Hidden 4096, 4 x 4096 tokens per micro-batch: every GEMM takes hundreds of microseconds,
   // so a 45 us host cost per kernel hides behind the device work.
   const auto s = small(2, 4096, 4096, 4, 8);
-  const auto device_only = estimate_step(s, host_profile(0.0));
-  const auto with_host = estimate_step(s, host_profile(45.0));
+  const auto device_only = estimate::estimate_step(s, host_profile(0.0));
+  const auto with_host = estimate::estimate_step(s, host_profile(45.0));
   CHECK(with_host.step == device_only.step);
   // The same host cost on a tiny model does show.
   const auto tiny = small(2, 256, 128, 1, 4);
-  CHECK(estimate_step(tiny, host_profile(45.0)).step > estimate_step(tiny, host_profile(0.0)).step);
+  CHECK(estimate::estimate_step(tiny, host_profile(45.0)).step > estimate::estimate_step(tiny, host_profile(0.0)).step);
 }

@@ -64,10 +64,10 @@ TEST_CASE("square 8192^3 BF16 GEMM on A100: 19 waves of 256x128 tiles") {
   // 0.26 ms) does not bind.
   const auto gpu = a100();
   const auto prof = profile();
-  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
   const double k = 8192, per_sm = 312e12 / 108, eff = 0.80 * k / (k + 64);
   const double expected = 19 * 2 * 256 * 128 * k / (per_sm * eff) + 6e-6;  // = 4.454 ms
-  const auto t = gemm_time(ctx, GemmShape{8192, 8192, 8192, 1});
+  const auto t = cost::gemm_time(ctx, cost::GemmShape{8192, 8192, 8192, 1});
   CHECK(t.seconds() == doctest::Approx(expected).epsilon(0.01));
   CHECK(t.seconds() == doctest::Approx(4.454e-3).epsilon(0.01));
   // Against the ideal 2 m n k / (peak x eff): the wave tail costs 19 x 108 / 2048 - 1 = 0.2%.
@@ -80,17 +80,18 @@ TEST_CASE("square 8192^3 BF16 GEMM on H100: 16 waves of 256x128 tiles") {
   // 2,048 tiles over 132 SMs: ceil(15.5) = 16 waves; Hopper GEMM efficiency 0.75 in this profile.
   const auto gpu = h100();
   const auto prof = profile();
-  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
   const double k = 8192, per_sm = 989.4e12 / 132, eff = 0.75 * k / (k + 64);
   const double expected = 16 * 2 * 256 * 128 * k / (per_sm * eff) + 6e-6;  // = 1.546 ms
-  const auto t = gemm_time(ctx, GemmShape{8192, 8192, 8192, 1});
+  const auto t = cost::gemm_time(ctx, cost::GemmShape{8192, 8192, 8192, 1});
   CHECK(t.seconds() == doctest::Approx(expected).epsilon(0.01));
   CHECK(t.seconds() == doctest::Approx(1.546e-3).epsilon(0.01));
   // A100 over H100 on this GEMM, from the two derivations: (19 / (312/108 x 0.80)) /
   // (16 / (989.4/132 x 0.75)) = 2.88.
   const auto a = a100();
-  const OpContext actx{&a, &prof, Precision::BF16};
-  CHECK(gemm_time(actx, GemmShape{8192, 8192, 8192, 1}).seconds() / t.seconds() == doctest::Approx(2.88).epsilon(0.01));
+  const cost::OpContext actx{&a, &prof, Precision::BF16};
+  CHECK(cost::gemm_time(actx, cost::GemmShape{8192, 8192, 8192, 1}).seconds() / t.seconds() ==
+        doctest::Approx(2.88).epsilon(0.01));
 }
 
 TEST_CASE("an 8-bit GEMM runs at the profile's gemm_fp8 of the FP8 peak, a 16-bit one at gemm") {
@@ -101,24 +102,26 @@ TEST_CASE("an 8-bit GEMM runs at the profile's gemm_fp8 of the FP8 peak, a 16-bi
   auto prof = profile();
   prof.of(GpuArch::Hopper).gemm_fp8 = 0.60;
   prof.of(GpuArch::Hopper).fp8_apart = true;
-  const OpContext fp8{&gpu, &prof, Precision::FP8};
+  const cost::OpContext fp8{&gpu, &prof, Precision::FP8};
   const double k = 8192, per_sm = 1978.9e12 / 132, eff = 0.60 * k / (k + 64);
   const double expected = 16 * 2 * 256 * 128 * k / (per_sm * eff) + 6e-6;
   CHECK(expected == doctest::Approx(0.9684e-3).epsilon(0.001));
-  CHECK(gemm_time(fp8, GemmShape{8192, 8192, 8192, 1}).seconds() == doctest::Approx(expected).epsilon(1e-6));
+  CHECK(cost::gemm_time(fp8, cost::GemmShape{8192, 8192, 8192, 1}).seconds() ==
+        doctest::Approx(expected).epsilon(1e-6));
   // The BF16 GEMM keeps gemm (1.546 ms, above), whatever gemm_fp8 is.
-  const OpContext bf16{&gpu, &prof, Precision::BF16};
-  CHECK(gemm_time(bf16, GemmShape{8192, 8192, 8192, 1}).seconds() == doctest::Approx(1.546e-3).epsilon(0.01));
-  CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::FP8) == 0.60);
-  CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::MXFP8) == 0.60);
-  CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::BF16) == 0.75);
+  const cost::OpContext bf16{&gpu, &prof, Precision::BF16};
+  CHECK(cost::gemm_time(bf16, cost::GemmShape{8192, 8192, 8192, 1}).seconds() ==
+        doctest::Approx(1.546e-3).epsilon(0.01));
+  CHECK(cost::gemm_efficiency(prof.of(GpuArch::Hopper), Precision::FP8) == 0.60);
+  CHECK(cost::gemm_efficiency(prof.of(GpuArch::Hopper), Precision::MXFP8) == 0.60);
+  CHECK(cost::gemm_efficiency(prof.of(GpuArch::Hopper), Precision::BF16) == 0.75);
   // A 4-bit GEMM without a coefficient of its own (gemm_fp4 tied) runs at the 8-bit one's.
-  CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::NVFP4) == 0.60);
+  CHECK(cost::gemm_efficiency(prof.of(GpuArch::Hopper), Precision::NVFP4) == 0.60);
   // Tied (a profile that does not set it apart), an 8-bit GEMM runs at gemm; the memo keys on the
   // efficiency used, so the same shape is recomputed.
   prof.of(GpuArch::Hopper).fp8_apart = false;
-  CHECK(gemm_efficiency(prof.of(GpuArch::Hopper), Precision::FP8) == 0.75);
-  CHECK(gemm_time(fp8, GemmShape{8192, 8192, 8192, 1}).seconds() ==
+  CHECK(cost::gemm_efficiency(prof.of(GpuArch::Hopper), Precision::FP8) == 0.75);
+  CHECK(cost::gemm_time(fp8, cost::GemmShape{8192, 8192, 8192, 1}).seconds() ==
         doctest::Approx(16 * 2 * 256 * 128 * k / (per_sm * 0.75 * k / (k + 64)) + 6e-6).epsilon(1e-6));
 }
 
@@ -129,9 +132,9 @@ TEST_CASE("wave quantization: SMs + 1 tiles take two waves, twice the time of SM
   // stay compute-bound (59 MB / 2.5 TB/s = 23 us against 48 us per wave).
   const auto gpu = h100();
   const auto prof = profile(0.0);
-  const OpContext ctx{&gpu, &prof, Precision::BF16};
-  const auto full = gemm_time(ctx, GemmShape{1536, 1408, 8192, 1});
-  const auto tail = gemm_time(ctx, GemmShape{896, 2432, 8192, 1});
+  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
+  const auto full = cost::gemm_time(ctx, cost::GemmShape{1536, 1408, 8192, 1});
+  const auto tail = cost::gemm_time(ctx, cost::GemmShape{896, 2432, 8192, 1});
   // 896 x 2432 is only 0.8% more work than 1536 x 1408, yet takes twice the time.
   CHECK(tail.seconds() / full.seconds() == doctest::Approx(2.0).epsilon(1e-6));
   // One wave of 128x128 tiles: 2 x 128 x 128 x k / (peak/132 x 0.75 x k/(k+64)).
@@ -145,9 +148,9 @@ TEST_CASE("a shallow GEMM is bound by HBM") {
   // 2.039 TB/s x 0.75 = 88 us: the roofline binds.
   const auto gpu = a100();
   const auto prof = profile(0.0);
-  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
   const double bytes = 2.0 * (8192.0 * 16 + 16.0 * 8192 + 8192.0 * 8192);
-  const auto t = gemm_time(ctx, GemmShape{8192, 8192, 16, 1});
+  const auto t = cost::gemm_time(ctx, cost::GemmShape{8192, 8192, 16, 1});
   CHECK(t.seconds() == doctest::Approx(bytes / (2.039e12 * 0.75)).epsilon(1e-6));
   const double math = 19 * 2 * 256 * 128 * 16.0 / (312e12 / 108 * 0.16);
   CHECK(t.seconds() > 2 * math);
@@ -159,12 +162,12 @@ TEST_CASE("memory-bound layer norm: bytes / (HBM x eff) + launch overhead, exact
   // plus one 6 us launch = 93,767 ns.
   const auto gpu = a100();
   const auto prof = profile();
-  const OpContext ctx{&gpu, &prof, Precision::BF16};
-  CHECK(memory_bound_time(ctx, Bytes{134217728.0}, 1).ns == 93'767);
+  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
+  CHECK(cost::memory_bound_time(ctx, Bytes{134217728.0}, 1).ns == 93'767);
   // Three kernels: three launches.
-  CHECK(memory_bound_time(ctx, Bytes{134217728.0}, 3).ns == 87'767 + 3 * 6'000);
-  CHECK(launch_overhead(prof, 4).ns == 24'000);
-  CHECK(memory_bound_time(ctx, Bytes{0}, 1).ns == 6'000);
+  CHECK(cost::memory_bound_time(ctx, Bytes{134217728.0}, 3).ns == 87'767 + 3 * 6'000);
+  CHECK(cost::launch_overhead(prof, 4).ns == 24'000);
+  CHECK(cost::memory_bound_time(ctx, Bytes{0}, 1).ns == 6'000);
 }
 
 TEST_CASE("attention: causal is about half of non-causal for long sequences, backward 2.5x forward") {
@@ -174,33 +177,34 @@ TEST_CASE("attention: causal is about half of non-causal for long sequences, bac
   // square; backward 2.5x the forward (Dao 2023, arXiv 2307.08691).
   const auto gpu = h100();
   const auto prof = profile(0.0);
-  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
   const double heads = 32, seq = 16384, hd = 128;
-  const AttentionShape full_shape{heads, seq, seq, hd, hd, false, 0}, causal_shape{heads, seq, seq, hd, hd, true, 0};
-  const auto full = attention_time(ctx, full_shape, false);
-  const auto causal = attention_time(ctx, causal_shape, false);
+  const cost::AttentionShape full_shape{heads, seq, seq, hd, hd, false, 0},
+      causal_shape{heads, seq, seq, hd, hd, true, 0};
+  const auto full = cost::attention_time(ctx, full_shape, false);
+  const auto causal = cost::attention_time(ctx, causal_shape, false);
   const double fwd = 4 * heads * seq * seq * hd / (989.4e12 * 0.55);
   CHECK(full.seconds() == doctest::Approx(fwd).epsilon(1e-6));
   // 128 blocks: 129/256 = 0.504.
   CHECK(causal.seconds() / full.seconds() == doctest::Approx(129.0 / 256).epsilon(1e-6));
   CHECK(causal.seconds() / full.seconds() > 0.5);
   CHECK(causal.seconds() / full.seconds() < 0.51);
-  const auto bwd = attention_time(ctx, causal_shape, true);
+  const auto bwd = cost::attention_time(ctx, causal_shape, true);
   CHECK(bwd.seconds() / causal.seconds() == doctest::Approx(2.5).epsilon(1e-6));
   // With the default 6 us launches, long sequences still give ~half.
   const auto prof6 = profile(6.0);
-  const OpContext ctx6{&gpu, &prof6, Precision::BF16};
-  const double r =
-      attention_time(ctx6, causal_shape, false).seconds() / attention_time(ctx6, full_shape, false).seconds();
+  const cost::OpContext ctx6{&gpu, &prof6, Precision::BF16};
+  const double r = cost::attention_time(ctx6, causal_shape, false).seconds() /
+                   cost::attention_time(ctx6, full_shape, false).seconds();
   CHECK(r == doctest::Approx(0.5).epsilon(0.02));
 }
 
 TEST_CASE("degenerate shapes cost one launch, never a crash") {
   const auto gpu = a100();
   const auto prof = profile();
-  const OpContext ctx{&gpu, &prof, Precision::BF16};
-  CHECK(gemm_time(ctx, GemmShape{0, 8192, 8192, 1}).ns == 6'000);
-  CHECK(attention_time(ctx, AttentionShape{0, 2048, 2048, 128, 128, true, 0}, false).ns == 0);
+  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
+  CHECK(cost::gemm_time(ctx, cost::GemmShape{0, 8192, 8192, 1}).ns == 6'000);
+  CHECK(cost::attention_time(ctx, cost::AttentionShape{0, 2048, 2048, 128, 128, true, 0}, false).ns == 0);
 }
 
 TEST_CASE("the GEMM memo never answers for another GPU that reuses a spec's address") {
@@ -210,19 +214,19 @@ TEST_CASE("the GEMM memo never answers for another GPU that reuses a spec's addr
   // GPU's time, which made `flopcast calibrate` differ from run to run. Same storage here, so
   // the address is reused for certain: an HBM-bound shape must follow each GPU's bandwidth.
   const auto prof = profile();
-  const GemmShape skinny{8192, 8192, 16, 1};  // bound by HBM (see "a shallow GEMM is bound by HBM")
+  const cost::GemmShape skinny{8192, 8192, 16, 1};  // bound by HBM (see "a shallow GEMM is bound by HBM")
   std::optional<GpuSpec> slot;
   slot.emplace(a100());
-  const Time fast = gemm_time(OpContext{&*slot, &prof, Precision::BF16}, skinny);
+  const Time fast = cost::gemm_time(cost::OpContext{&*slot, &prof, Precision::BF16}, skinny);
   slot.reset();
   GpuSpec slower = a100();
   slower.name = "A100-40G-test";
   slower.hbm_bandwidth = Bandwidth{1.555e12};  // A100 40GB datasheet: 1,555 GB/s HBM2
   slot.emplace(slower);
-  const Time slow = gemm_time(OpContext{&*slot, &prof, Precision::BF16}, skinny);
+  const Time slow = cost::gemm_time(cost::OpContext{&*slot, &prof, Precision::BF16}, skinny);
   // A copy at another address, computed with a cold key: what the memo must agree with.
   const GpuSpec elsewhere = slower;
-  const Time expected = gemm_time(OpContext{&elsewhere, &prof, Precision::BF16}, skinny);
+  const Time expected = cost::gemm_time(cost::OpContext{&elsewhere, &prof, Precision::BF16}, skinny);
   CHECK(slow.ns == expected.ns);
   CHECK(slow > fast);
   // The ratio of the HBM-bound parts is the bandwidth ratio (times rounded to the ns).
@@ -253,12 +257,12 @@ TEST_CASE("split-K: a GEMM whose tiles leave SMs idle splits its depth and pays 
   // depth the unsplit GEMM takes; the search may find better still.
   const auto gpu = h100();
   const auto prof = profile(0.0);
-  const OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
   const double per_sm = 989.4e12 / 132;
   const double unsplit = 2 * 128 * 128 * 16384.0 / (per_sm * 0.75 * 16384 / (16384 + 64));
   const double split8 =
       2 * 128 * 128 * 2048.0 / (per_sm * 0.75 * 2048 / (2048 + 64)) + 16 * 128 * 128 * 8 * 8.0 / (3.35e12 * 0.75);
-  const double t = gemm_time(ctx, GemmShape{512, 512, 16384, 1}).seconds();
+  const double t = cost::gemm_time(ctx, cost::GemmShape{512, 512, 16384, 1}).seconds();
   CHECK(t < unsplit / 4);
   CHECK(t <= split8 * (1 + 1e-9));
 }
@@ -267,21 +271,23 @@ TEST_CASE("a grouped GEMM runs at the generation's grouped_gemm rate, a dense on
   const auto gpu = h100();
   auto prof = profile(0.0);
   prof.of(GpuArch::Hopper).grouped_gemm = 0.5;
-  const OpContext ctx{&gpu, &prof, Precision::BF16};
-  const GemmShape dense{8192, 8192, 8192, 4, false}, grouped{8192, 8192, 8192, 4, true};
+  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::GemmShape dense{8192, 8192, 8192, 4, false}, grouped{8192, 8192, 8192, 4, true};
   // Compute-bound: the grouped kernel takes twice the dense batch's time.
-  CHECK(gemm_time(ctx, grouped).seconds() == doctest::Approx(2 * gemm_time(ctx, dense).seconds()).epsilon(1e-6));
+  CHECK(cost::gemm_time(ctx, grouped).seconds() ==
+        doctest::Approx(2 * cost::gemm_time(ctx, dense).seconds()).epsilon(1e-6));
 }
 
 TEST_CASE("attended keys: causal about half the square plus the diagonal half block, a window its width") {
   // Causal self-attention of 4096: 4096^2 / 2 + 64 x 4096. A window of 1024 (causal): each query's
   // last 1024 keys, fewer for the first 1024 queries: 4096 x 1024 - 1024^2 / 2 + 64 x 4096.
-  CHECK(attended_keys({1, 4096, 4096, 128, 128, true, 0}) == doctest::Approx(4096.0 * 4096 / 2 + 64 * 4096));
-  CHECK(attended_keys({1, 4096, 4096, 128, 128, false, 0}) == doctest::Approx(4096.0 * 4096));
-  CHECK(attended_keys({1, 4096, 4096, 64, 64, true, 1024}) ==
+  CHECK(cost::attended_keys({1, 4096, 4096, 128, 128, true, 0}) == doctest::Approx(4096.0 * 4096 / 2 + 64 * 4096));
+  CHECK(cost::attended_keys({1, 4096, 4096, 128, 128, false, 0}) == doctest::Approx(4096.0 * 4096));
+  CHECK(cost::attended_keys({1, 4096, 4096, 64, 64, true, 1024}) ==
         doctest::Approx(4096.0 * 1024 - 1024.0 * 1024 / 2 + 64 * 4096));
   // A window wider than the sequence is no window.
-  CHECK(attended_keys({1, 4096, 4096, 64, 64, true, 8192}) == attended_keys({1, 4096, 4096, 64, 64, true, 0}));
+  CHECK(cost::attended_keys({1, 4096, 4096, 64, 64, true, 8192}) ==
+        cost::attended_keys({1, 4096, 4096, 64, 64, true, 0}));
 }
 
 TEST_CASE("a cast reads its 16-bit input and writes each quantised copy with its scales") {
@@ -289,9 +295,9 @@ TEST_CASE("a cast reads its 16-bit input and writes each quantised copy with its
   // HBM efficiency (0.75 in this profile) of H100's 3.35 TB/s.
   const auto gpu = h100();
   const auto prof = profile(0.0);
-  const OpContext ctx{&gpu, &prof, Precision::MXFP8};
+  const cost::OpContext ctx{&gpu, &prof, Precision::MXFP8};
   const double bytes = 1e6 * (2 + 2 * (1 + 1.0 / 32));
-  CHECK(cast_time(ctx, 1e6, 2, 2).seconds() == doctest::Approx(bytes / (3.35e12 * 0.75)).epsilon(1e-6));
-  CHECK(quantised_bytes_per_value(Precision::NVFP4) == doctest::Approx(0.5 + 1.0 / 16));
-  CHECK(quantised_bytes_per_value(Precision::FP8) == doctest::Approx(1 + 4.0 / 128));
+  CHECK(cost::cast_time(ctx, 1e6, 2, 2).seconds() == doctest::Approx(bytes / (3.35e12 * 0.75)).epsilon(1e-6));
+  CHECK(cost::quantised_bytes_per_value(Precision::NVFP4) == doctest::Approx(0.5 + 1.0 / 16));
+  CHECK(cost::quantised_bytes_per_value(Precision::FP8) == doctest::Approx(1 + 4.0 / 128));
 }

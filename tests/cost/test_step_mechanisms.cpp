@@ -42,15 +42,15 @@ ComputeProfile no_host_profile() {
 /// at T = 2048 tokens, hidden 1024, ffn 4096, TP 1, in `ctx`'s precision, with the casts of
 /// their 16-bit operands under FP8 (the input's T x k in the forward, the output gradient's
 /// T x n in the backward, each row- and column-wise: op_cost.hpp, cast_time).
-std::pair<double, double> layer_gemms(const OpContext& ctx) {
+std::pair<double, double> layer_gemms(const cost::OpContext& ctx) {
   const double T = 2048, h = 1024, f = 4096;
-  const GemmShape fwd[] = {{T, 3 * h, h}, {T, h, h}, {T, f, h}, {T, h, f}};
+  const cost::GemmShape fwd[] = {{T, 3 * h, h}, {T, h, h}, {T, f, h}, {T, h, f}};
   const bool cast = ctx.precision == Precision::FP8;
   double tf = 0, tb = 0;
   for (const auto& g : fwd) {
-    tf += gemm_time(ctx, g).seconds() + (cast ? cast_time(ctx, g.m * g.k, 2, 2).seconds() : 0.0);
-    tb += gemm_time(ctx, {g.m, g.k, g.n}).seconds() + gemm_time(ctx, {g.k, g.n, g.m}).seconds() +
-          (cast ? cast_time(ctx, g.m * g.n, 2, 2).seconds() : 0.0);
+    tf += cost::gemm_time(ctx, g).seconds() + (cast ? cost::cast_time(ctx, g.m * g.k, 2, 2).seconds() : 0.0);
+    tb += cost::gemm_time(ctx, {g.m, g.k, g.n}).seconds() + cost::gemm_time(ctx, {g.k, g.n, g.m}).seconds() +
+          (cast ? cost::cast_time(ctx, g.m * g.n, 2, 2).seconds() : 0.0);
   }
   return {tf, tb};
 }
@@ -58,11 +58,11 @@ std::pair<double, double> layer_gemms(const OpContext& ctx) {
 }  // namespace
 
 TEST_CASE("fp8 scope: attention, the LM head and the router stay in 16 bits") {
-  CHECK(non_gemm_precision(Precision::FP8) == Precision::BF16);
-  CHECK(non_gemm_precision(Precision::MXFP8) == Precision::BF16);
-  CHECK(non_gemm_precision(Precision::NVFP4) == Precision::BF16);
-  CHECK(non_gemm_precision(Precision::BF16) == Precision::BF16);
-  CHECK(non_gemm_precision(Precision::FP16) == Precision::FP16);
+  CHECK(cost::non_gemm_precision(Precision::FP8) == Precision::BF16);
+  CHECK(cost::non_gemm_precision(Precision::MXFP8) == Precision::BF16);
+  CHECK(cost::non_gemm_precision(Precision::NVFP4) == Precision::BF16);
+  CHECK(cost::non_gemm_precision(Precision::BF16) == Precision::BF16);
+  CHECK(cost::non_gemm_precision(Precision::FP16) == Precision::FP16);
 }
 
 TEST_CASE("fp8 scope: an fp8 run differs from its bf16 twin by the four layer GEMMs and their casts only") {
@@ -75,12 +75,12 @@ TEST_CASE("fp8 scope: an fp8 run differs from its bf16 twin by the four layer GE
   const auto prof = no_host_profile();
   const auto bf = dense_h100("bf16");
   const auto f8 = dense_h100("fp8");
-  const auto e_bf = estimate_step(bf, prof);
-  const auto e_f8 = estimate_step(f8, prof);
+  const auto e_bf = estimate::estimate_step(bf, prof);
+  const auto e_f8 = estimate::estimate_step(f8, prof);
   REQUIRE(e_bf.stages.size() == 1);
   REQUIRE(e_f8.stages.size() == 1);
-  const OpContext c_bf{&bf.cluster.gpu, &prof, Precision::BF16};
-  const OpContext c_f8{&f8.cluster.gpu, &prof, Precision::FP8};
+  const cost::OpContext c_bf{&bf.cluster.gpu, &prof, Precision::BF16};
+  const cost::OpContext c_f8{&f8.cluster.gpu, &prof, Precision::FP8};
   const auto [bf_f, bf_b] = layer_gemms(c_bf);
   const auto [f8_f, f8_b] = layer_gemms(c_f8);
   const double want_f = 2 * (bf_f - f8_f), want_b = 2 * (bf_b - f8_b);
@@ -96,16 +96,16 @@ TEST_CASE("moe dispatch: node deduplication of the bytes that cross the NIC") {
   // DeepSeek-V3 on B200 with EP 32 over 4 nodes of 8, top-8: a token misses a node with
   // probability (3/4)^8 = 0.100113, so it reaches 3 x 0.899887 = 2.699661 remote nodes against
   // 8 x 3/4 = 6 remote copies: factor 4 x 0.899887 / 8 = 0.449944.
-  CHECK(moe_dispatch_internode_factor(8, 4) == doctest::Approx(0.449944).epsilon(1e-5));
+  CHECK(cost::moe_dispatch_internode_factor(8, 4) == doctest::Approx(0.449944).epsilon(1e-5));
   // Two nodes (EP 16 on 2 x 8 H100): 2 x (1 - 1/256) / 8 = 0.249023.
-  CHECK(moe_dispatch_internode_factor(8, 2) == doctest::Approx(0.2490234375));
+  CHECK(cost::moe_dispatch_internode_factor(8, 2) == doctest::Approx(0.2490234375));
   // One node, or one expert per token: nothing to deduplicate.
-  CHECK(moe_dispatch_internode_factor(8, 1) == 1.0);
-  CHECK(moe_dispatch_internode_factor(1, 16) == 1.0);
+  CHECK(cost::moe_dispatch_internode_factor(8, 1) == 1.0);
+  CHECK(cost::moe_dispatch_internode_factor(1, 16) == 1.0);
   // Many nodes: the copies rarely share a node, the factor tends to 1 (64 nodes, top-8:
   // 64 x (1 - (63/64)^8) / 8 = 0.946).
-  CHECK(moe_dispatch_internode_factor(8, 64) == doctest::Approx(64 * (1 - std::pow(63.0 / 64, 8)) / 8));
-  CHECK(moe_dispatch_internode_factor(8, 64) > 0.94);
+  CHECK(cost::moe_dispatch_internode_factor(8, 64) == doctest::Approx(64 * (1 - std::pow(63.0 / 64, 8)) / 8));
+  CHECK(cost::moe_dispatch_internode_factor(8, 64) > 0.94);
 }
 
 TEST_CASE("tp comm overlap: what Transformer Engine's comm-GEMM overlap leaves exposed") {
@@ -113,37 +113,37 @@ TEST_CASE("tp comm overlap: what Transformer Engine's comm-GEMM overlap leaves e
   // GEMM-bound: one all-gather 1 ms and one reduce-scatter 1 ms, so 4 ms of collectives per
   // direction, under 10 ms of forward and 20 ms of backward GEMMs. Forward: max(0, 4 - 10) + the
   // last quarter of the two pipelined reduce-scatters, 2 x 1 / 4 = 0.5 ms; backward: 0.
-  CHECK(tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::None, 0.0).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::None, 0.0).seconds() ==
         doctest::Approx(0.5e-3).epsilon(1e-6));
   // Full recompute replays the forward's collectives: 2 x 0.5 = 1 ms.
-  CHECK(tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::Full, 0.0).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::Full, 0.0).seconds() ==
         doctest::Approx(1.0e-3).epsilon(1e-6));
   // Communication-bound: ag = rs = 3 ms (12 ms per direction) under 8 ms forward and 10 ms
   // backward GEMMs. Forward: (12 - 8) + 2 x 3 / 4 = 5.5 ms; backward: 12 - 10 = 2 ms; 7.5 ms.
-  CHECK(tp_overlap_exposed(ms(3), ms(3), ms(8), ms(10), Recompute::None, 0.0).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(3), ms(3), ms(8), ms(10), Recompute::None, 0.0).seconds() ==
         doctest::Approx(7.5e-3).epsilon(1e-6));
   // No GEMM to hide under: never more than the collectives themselves (12 + 12 ms).
-  CHECK(tp_overlap_exposed(ms(3), ms(3), ms(0), ms(0), Recompute::None, 0.0).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(3), ms(3), ms(0), ms(0), Recompute::None, 0.0).seconds() ==
         doctest::Approx(24e-3).epsilon(1e-6));
 }
 
 TEST_CASE("tp comm overlap: the SMs the pipeline and bulk kernels take from the GEMMs") {
   const auto ms = [](double v) { return Time::from_seconds(v * 1e-3); };
   // Transformer Engine's add_ub default num_sm = 16 of an H100's 132 SMs.
-  CHECK(tp_overlap_sm_share(132) == doctest::Approx(16.0 / 132));
-  const double s = tp_overlap_sm_share(132);
+  CHECK(cost::tp_overlap_sm_share(132) == doctest::Approx(16.0 / 132));
+  const double s = cost::tp_overlap_sm_share(132);
   // GEMM-bound (ag = rs = 1 ms under 10 ms forward, 20 ms backward GEMMs): the forward's two
   // pipelined reduce-scatters hold 16 SMs for 2 ms, slowing the GEMMs by s x 2 ms = 0.242 ms,
   // plus the 0.5 ms pipeline tail; the backward's bulk all-gathers and reduce-scatters hold them
   // for 4 ms: s x 4 = 0.485 ms. 0.5 + 6 x 16 / 132 = 1.227 ms in all, against 0.5 ms with no SM cost.
-  CHECK(tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::None, s).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::None, s).seconds() ==
         doctest::Approx((0.5 + 6 * 16.0 / 132) * 1e-3).epsilon(1e-6));
   // Communication-bound (ag = rs = 3 ms under 8 and 10 ms): the GEMMs finish inside the
   // communication even at 116 SMs (8 / (1 - s) = 9.1 < 12 ms), so the SM share adds nothing: 7.5 ms.
-  CHECK(tp_overlap_exposed(ms(3), ms(3), ms(8), ms(10), Recompute::None, s).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(3), ms(3), ms(8), ms(10), Recompute::None, s).seconds() ==
         doctest::Approx(7.5e-3).epsilon(1e-6));
   // Never more than the collectives unoverlapped (12 + 12 ms).
-  CHECK(tp_overlap_exposed(ms(3), ms(3), ms(0), ms(0), Recompute::None, s).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(3), ms(3), ms(0), ms(0), Recompute::None, s).seconds() ==
         doctest::Approx(24e-3).epsilon(1e-6));
 }
 
@@ -164,8 +164,8 @@ TEST_CASE("tp comm overlap: the estimate charges the exposed part, not zero and 
   REQUIRE_MESSAGE(on.has_value(), d.str());
   REQUIRE_MESSAGE(off.has_value(), d.str());
   const auto prof = no_host_profile();
-  const double tp_on = estimate_step(*on, prof).stages[0].tp_comm.seconds();
-  const double tp_off = estimate_step(*off, prof).stages[0].tp_comm.seconds();
+  const double tp_on = estimate::estimate_step(*on, prof).stages[0].tp_comm.seconds();
+  const double tp_off = estimate::estimate_step(*off, prof).stages[0].tp_comm.seconds();
   CHECK(tp_on > 0);
   CHECK(tp_on < tp_off);
   // GEMM-bound at this size: each layer keeps the last quarter of its two forward
@@ -191,7 +191,7 @@ TEST_CASE("stage times: the middle stages follow their own dense and MoE layer c
   auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   std::vector<Time> tp_alt;
-  const auto st = stage_costs(*s, no_host_profile(), &tp_alt);
+  const auto st = cost::stage_costs(*s, no_host_profile(), &tp_alt);
   REQUIRE(st.size() == 8);
   for (const auto& x : st) CHECK(x.layers == 4);
   auto check_mixed = [](Time dense, Time mixed, Time moe) { CHECK(mixed * 2 == dense + moe); };
@@ -228,7 +228,7 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
   };
   const ComputeProfile profile = no_host_profile();
   auto ep_comm = [&](const Scenario& s) {
-    const auto st = stage_costs(s, profile);
+    const auto st = cost::stage_costs(s, profile);
     REQUIRE(st.size() == 1);
     return st[0].ep_comm;
   };
@@ -241,9 +241,10 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
   CHECK(alltoall.seconds() / deepep.seconds() < 2.3);
   const Scenario gather = scenario("allgather");
   const Bytes group_tokens{4096.0 * 2048 * 2 * 32};
-  const Time one_layer = (collective_time(gather, profile, CollectiveKind::AllGather, 32, 1, group_tokens) +
-                          collective_time(gather, profile, CollectiveKind::ReduceScatter, 32, 1, group_tokens)) *
-                         2;
+  const Time one_layer =
+      (cost::collective_time(gather, profile, cost::CollectiveKind::AllGather, 32, 1, group_tokens) +
+       cost::collective_time(gather, profile, cost::CollectiveKind::ReduceScatter, 32, 1, group_tokens)) *
+      2;
   CHECK(ep_comm(gather) == one_layer * 4);
 }
 
@@ -253,14 +254,14 @@ TEST_CASE("ep overlap: what Megatron-core's batch-level overlap leaves of the al
   // backward, costing 0.15 x 5 = 0.75 ms of SM time; the backward's 5 ms exceed the 3 ms of
   // forward by 2 ms, which is more than its SM cost: 2.75 ms in all.
   const Time exposed =
-      ep_overlap_exposed(Time::from_seconds(0.010), Time::from_seconds(0.003), Time::from_seconds(0.006), 0.15);
+      cost::ep_overlap_exposed(Time::from_seconds(0.010), Time::from_seconds(0.003), Time::from_seconds(0.006), 0.15);
   CHECK(exposed.seconds() == doctest::Approx(0.00275));
   // Nothing to hide behind: all of it; no SM share and ample compute: nothing.
-  CHECK(ep_overlap_exposed(Time::from_seconds(0.01), Time{0}, Time{0}, 0.15).seconds() == doctest::Approx(0.01));
-  CHECK(ep_overlap_exposed(Time::from_seconds(0.01), Time::from_seconds(1), Time::from_seconds(1), 0.0).ns == 0);
+  CHECK(cost::ep_overlap_exposed(Time::from_seconds(0.01), Time{0}, Time{0}, 0.15).seconds() == doctest::Approx(0.01));
+  CHECK(cost::ep_overlap_exposed(Time::from_seconds(0.01), Time::from_seconds(1), Time::from_seconds(1), 0.0).ns == 0);
   // Megatron-core's 20 DeepEP SMs of a B200's 148; a GPU of 30 SMs gives half.
-  CHECK(ep_overlap_sm_share(148) == doctest::Approx(20.0 / 148));
-  CHECK(ep_overlap_sm_share(30) == doctest::Approx(0.5));
+  CHECK(cost::ep_overlap_sm_share(148) == doctest::Approx(20.0 / 148));
+  CHECK(cost::ep_overlap_sm_share(30) == doctest::Approx(0.5));
   // Where Megatron-core refuses the overlap (transformer_config.py).
   ParallelPlan p;
   p.ep = 8;
@@ -291,11 +292,11 @@ TEST_CASE("ep overlap: a stage's exposed all-to-all shrinks by what the overlap 
     Diagnostics d;
     auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
     REQUIRE_MESSAGE(s.has_value(), d.str());
-    const auto st = stage_costs(*s, no_host_profile());
+    const auto st = cost::stage_costs(*s, no_host_profile());
     REQUIRE(st.size() == 1);
     return st[0];
   };
-  const StageTimes off = stage(false), on = stage(true);
+  const cost::StageTimes off = stage(false), on = stage(true);
   CHECK(on.forward == off.forward);  // the compute is the same
   CHECK(on.ep_comm < off.ep_comm);
   // At least the dispatch kernels' SM share of the all-to-all stays (H100: 20 of 132 SMs).

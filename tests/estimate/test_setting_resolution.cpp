@@ -22,7 +22,7 @@ Scenario must_parse(const std::string& text) {
   Diagnostics d;
   auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
-  if (s->open_settings.any()) resolve_open_settings(*s, test::shipped_catalog().profile);
+  if (s->open_settings.any()) estimate::resolve_open_settings(*s, test::shipped_catalog().profile);
   return *s;
 }
 
@@ -39,9 +39,9 @@ precision: bf16
   const ComputeProfile& prof = test::shipped_catalog().profile;
   const auto chosen = s.plan;
   REQUIRE(s.resolved_settings.fits);
-  const Time best = estimate_step(s, prof).step;
+  const Time best = estimate::estimate_step(s, prof).step;
   // Every combination of the choices: none that fits is faster.
-  const auto choices = setting_choices(s);
+  const auto choices = estimate::setting_choices(s);
   CHECK(choices.micro_batch == std::vector<std::int64_t>{1, 2, 4, 8});  // divisors of 32 / dp 4
   CHECK(choices.zero == std::vector<int>{0, 1, 2, 3});                  // no pipeline: ZeRO 0-3
   CHECK(choices.sequence_parallel == std::vector<bool>{false, true});
@@ -58,14 +58,14 @@ precision: bf16
           c.plan.recompute = rc;
           if (!memory_per_gpu(c, prof).fits()) continue;
           ++fitting;
-          CHECK(estimate_step(c, prof).step >= best);
+          CHECK(estimate::estimate_step(c, prof).step >= best);
         }
   CHECK(fitting > 1);
   // The choice is listed as resolved, and resolving again changes nothing.
   CHECK(std::count_if(s.defaults_applied.begin(), s.defaults_applied.end(), [](const std::string& x) {
           return x.find("(resolved: the fastest choice that fits)") != std::string::npos;
         }) == 4);
-  resolve_open_settings(s, prof);
+  estimate::resolve_open_settings(s, prof);
   CHECK(s.plan.micro_batch == chosen.micro_batch);
   CHECK(s.plan.recompute == chosen.recompute);
   CHECK(s.resolved_settings.chosen.size() == 4);
@@ -113,7 +113,7 @@ parallel: {pp: 4, dp: 2, global_batch: 64, micro_batch: 1, zero: 1, recompute: n
 precision: bf16
 )");
   // 32 layers over pp 4: vpp 1 (1F1B) and 2, 4, 8 (interleaved) divide the layers.
-  const auto choices = setting_choices(s);
+  const auto choices = estimate::setting_choices(s);
   CHECK(choices.vpp == std::vector<int>{1, 2, 4, 8});
   CHECK(choices.zero == std::vector<int>{1});  // stated
   CHECK((s.plan.vpp == 1) == (s.plan.schedule == Schedule::OneFOneB));
@@ -144,14 +144,14 @@ precision: fp8
 )";
   auto s = must_parse(head + "grad_reduce: auto\nfp8_params: auto\n");
   const ComputeProfile& prof = test::shipped_catalog().profile;
-  const auto choices = setting_choices(s);
+  const auto choices = estimate::setting_choices(s);
   CHECK(choices.grad_reduce == std::vector<GradReduce>{GradReduce::FP32, GradReduce::Half});
   CHECK(choices.fp8_params == std::vector<bool>{false, true});
   REQUIRE(s.resolved_settings.fits);
   CHECK(s.plan.recompute == Recompute::None);
   CHECK(s.grad_reduce == GradReduce::Half);
   // Every fitting combination is at least as slow as the choice.
-  const Time best = estimate_step(s, prof).step;
+  const Time best = estimate::estimate_step(s, prof).step;
   for (const auto rc : choices.recompute)
     for (const auto g : choices.grad_reduce)
       for (const bool f : choices.fp8_params) {
@@ -159,7 +159,7 @@ precision: fp8
         c.plan.recompute = rc;
         c.grad_reduce = g;
         c.fp8_params = f;
-        if (memory_per_gpu(c, prof).fits()) CHECK(estimate_step(c, prof).step >= best);
+        if (memory_per_gpu(c, prof).fits()) CHECK(estimate::estimate_step(c, prof).step >= best);
       }
   // The defaults (fp32 grads, 16-bit weights kept) need full recompute to fit.
   Scenario none = s;
@@ -175,8 +175,8 @@ precision: fp8
   CHECK(std::any_of(s.defaults_applied.begin(), s.defaults_applied.end(), [](const std::string& x) {
     return x == "grad_reduce = bf16 (resolved: the fastest choice that fits)";
   }));
-  CHECK(grad_reduce_text(Precision::FP16, GradReduce::Half) == "fp16");
-  CHECK(grad_reduce_text(Precision::BF16, GradReduce::Default) == "fp32");
+  CHECK(estimate::grad_reduce_text(Precision::FP16, GradReduce::Half) == "fp16");
+  CHECK(estimate::grad_reduce_text(Precision::BF16, GradReduce::Default) == "fp32");
 }
 
 TEST_CASE("grad_reduce and fp8_params: stated values, open when a measured run leaves them out, bad values refused") {
@@ -230,7 +230,7 @@ TEST_CASE("resolution: TP comm overlap is an open setting, taken only with seque
   // Open with sequence parallelism open: the overlap hides most of the TP collectives
   // (tp_overlap_exposed), so the fastest choice is sequence parallelism with the overlap.
   auto s = must_parse(llama8b_h100x8(8, "sequence_parallel: auto, overlap_tp_comm: auto"));
-  CHECK(setting_choices(s).overlap_tp_comm == std::vector<bool>{false, true});
+  CHECK(estimate::setting_choices(s).overlap_tp_comm == std::vector<bool>{false, true});
   CHECK(s.plan.sequence_parallel);
   CHECK(s.plan.overlap_tp_comm);
   const auto& chosen = s.resolved_settings.chosen;
@@ -241,7 +241,7 @@ TEST_CASE("resolution: TP comm overlap is an open setting, taken only with seque
   CHECK_FALSE(off.plan.overlap_tp_comm);
   // tp 1: nothing to overlap, one choice.
   auto tp1 = must_parse(llama8b_h100x8(1, "overlap_tp_comm: auto"));
-  CHECK(setting_choices(tp1).overlap_tp_comm == std::vector<bool>{false});
+  CHECK(estimate::setting_choices(tp1).overlap_tp_comm == std::vector<bool>{false});
   CHECK_FALSE(tp1.plan.overlap_tp_comm);
   // Stated, it is kept, and the scenario has nothing open.
   auto stated = must_parse(llama8b_h100x8(8, "sequence_parallel: true, overlap_tp_comm: false"));

@@ -27,8 +27,8 @@ int distinct_colours(const QImage& image, int stop_at) {
   return static_cast<int>(colours.size());
 }
 
-StageTimes stage(double f_ms, double b_ms, double p2p_ms) {
-  StageTimes s;
+cost::StageTimes stage(double f_ms, double b_ms, double p2p_ms) {
+  cost::StageTimes s;
   s.forward = Time::from_seconds(f_ms * 1e-3);
   s.backward = Time::from_seconds(b_ms * 1e-3);
   s.p2p = Time::from_seconds(p2p_ms * 1e-3);

@@ -69,7 +69,7 @@ bool write_all(const QString& path, const std::string& text);
 /// Distinct colours in `image`, counted up to `stop_at`.
 int distinct_colours(const QImage& image, int stop_at);
 /// A pipeline stage's forward, backward and send times, in milliseconds.
-StageTimes stage(double f_ms, double b_ms, double p2p_ms);
+cost::StageTimes stage(double f_ms, double b_ms, double p2p_ms);
 
 /// The base of each GUI test object: its initTestCase calls init_environment().
 class GuiTestBase : public QObject {

@@ -169,7 +169,7 @@ void GuiModelsTest::custom_model_keeps_the_preset_architecture() {
 
 void GuiModelsTest::timeline_lays_out_1f1b() {
   // 4 equal stages, F 1 ms, B 2 ms, p2p 0.1 ms; 8 micro-batches.
-  StepEstimate est;
+  estimate::StepEstimate est;
   for (int i = 0; i < 4; ++i) est.stages.push_back(stage(1, 2, 0.1));
   est.breakdown.optimizer = Time::from_seconds(0.5e-3);
   ParallelPlan plan;
@@ -207,7 +207,7 @@ void GuiModelsTest::timeline_lays_out_1f1b() {
 }
 
 void GuiModelsTest::timeline_lays_out_gpipe() {
-  StepEstimate est;
+  estimate::StepEstimate est;
   for (int i = 0; i < 2; ++i) est.stages.push_back(stage(1, 2, 0));
   ParallelPlan plan;
   plan.pp = 2;
@@ -222,7 +222,7 @@ void GuiModelsTest::timeline_lays_out_gpipe() {
     if (x.kind == SliceKind::Forward) QVERIFY(!seen_backward);
   }
   // A scenario without stages lays out nothing.
-  QVERIFY(build_timeline(StepEstimate{}, plan).empty());
+  QVERIFY(build_timeline(estimate::StepEstimate{}, plan).empty());
 }
 
 void GuiModelsTest::csv_parser_reads_quotes_and_names_bad_lines() {

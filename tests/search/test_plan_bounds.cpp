@@ -132,7 +132,7 @@ TEST_CASE("planner: the shape lower bound never exceeds the step of a plan of th
                   for (const int zero : a.zero)
                     for (const Recompute rc : a.rc) {
                       const Scenario x = with_plan(s, {tp, cp, pp, dp, mb, batch, vpp, sch, spar, zero, rc});
-                      const StepEstimate e = estimate_step(x, profile);
+                      const estimate::StepEstimate e = estimate::estimate_step(x, profile);
                       if (e.step.ns <= 0) continue;
                       CAPTURE(model);
                       CAPTURE(gpu);
@@ -174,9 +174,9 @@ TEST_CASE(
             Scenario x = with_plan(s, {tp, 1, pp, gpus / (tp * pp), 1, batch, 1, Schedule::OneFOneB, true, 1, rc});
             x.plan.overlap_tp_comm = overlap;
             std::vector<Time> without;
-            const std::vector<StageTimes> with_sp = stage_costs(x, profile, &without);
+            const std::vector<cost::StageTimes> with_sp = cost::stage_costs(x, profile, &without);
             x.plan.sequence_parallel = false;
-            const std::vector<StageTimes> second = stage_costs(x, profile);
+            const std::vector<cost::StageTimes> second = cost::stage_costs(x, profile);
             CAPTURE(model);
             CAPTURE(plan_label(x.plan));
             REQUIRE(without.size() == second.size());

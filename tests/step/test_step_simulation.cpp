@@ -36,13 +36,13 @@ std::string plan(int tp, int pp, int dp, int mb_per_dp, const std::string& extra
 }
 
 /// p identical stages: forward f, backward 2f (half of it input gradient), no communication.
-std::vector<StageTimes> uniform(int p, Time f) {
-  StageTimes st;
+std::vector<cost::StageTimes> uniform(int p, Time f) {
+  cost::StageTimes st;
   st.layers = 1;
   st.forward = f;
   st.backward = Time{2 * f.ns};
   st.backward_input = f;
-  return std::vector<StageTimes>(static_cast<std::size_t>(p), st);
+  return std::vector<cost::StageTimes>(static_cast<std::size_t>(p), st);
 }
 
 double rel(double a, double b) { return std::fabs(a - b) / b; }
@@ -87,7 +87,7 @@ TEST_SUITE("step") {
     // One stage, DP across nodes, nothing overlapped: the step is m x (f + b + exposed TP) +
     // DP sync + optimizer + overhead in both.
     const Scenario s = scenario(64, plan(8, 1, 8, 4, "  overlap_dp_comm: false\n  recompute: full\n"));
-    const auto est = estimate_step(s, ComputeProfile{});
+    const auto est = estimate::estimate_step(s, ComputeProfile{});
     const auto r = step::simulate_step(s, ComputeProfile{});
     CHECK(rel(r.step.seconds(), est.step.seconds()) < 0.005);
     CHECK(rel(r.breakdown.dp_comm.seconds(), est.breakdown.dp_comm.seconds()) < 0.01);
@@ -97,7 +97,7 @@ TEST_SUITE("step") {
 
   TEST_CASE("simulation is within a few percent of the closed form on a real pipeline") {
     const Scenario s = scenario(64, plan(2, 4, 8, 8, "  overlap_dp_comm: false\n"));
-    const auto est = estimate_step(s, ComputeProfile{});
+    const auto est = estimate::estimate_step(s, ComputeProfile{});
     const auto r = step::simulate_step(s, ComputeProfile{});
     CAPTURE(est.step.seconds());
     CAPTURE(r.step.seconds());
@@ -259,7 +259,7 @@ TEST_SUITE("step") {
       const double bubble = ex.second;
       CAPTURE(schedule);
       const Scenario s = scenario(32, plan(8, 4, 1, 8, std::string("  schedule: ") + schedule + "\n"));
-      const auto e = estimate_over(s, ComputeProfile{}, uniform(4, Time::from_seconds(1e-3)));
+      const auto e = estimate::estimate_over(s, ComputeProfile{}, uniform(4, Time::from_seconds(1e-3)));
       CHECK(e.breakdown.bubble.seconds() == doctest::Approx(bubble));
       CHECK(e.breakdown.compute.seconds() == doctest::Approx(8 * 3e-3));  // m (F + B)
     }
@@ -268,9 +268,10 @@ TEST_SUITE("step") {
     auto stages = uniform(4, Time::from_seconds(1e-3));
     const Scenario s = scenario(32, plan(8, 4, 1, 8, "  schedule: dualpipe\n"));
     for (auto& st : stages) st.ep_comm = Time::from_seconds(1e-3);
-    CHECK(estimate_over(s, ComputeProfile{}, stages).breakdown.ep_comm.ns == 0);
+    CHECK(estimate::estimate_over(s, ComputeProfile{}, stages).breakdown.ep_comm.ns == 0);
     for (auto& st : stages) st.ep_comm = Time::from_seconds(5e-3);
-    CHECK(estimate_over(s, ComputeProfile{}, stages).breakdown.ep_comm.seconds() == doctest::Approx(8 * 2e-3));
+    CHECK(estimate::estimate_over(s, ComputeProfile{}, stages).breakdown.ep_comm.seconds() ==
+          doctest::Approx(8 * 2e-3));
   }
 
   TEST_CASE("DualPipeV in the discrete-event step: dualpipev.py's order, worked by hand on 2 ranks") {

@@ -74,7 +74,7 @@ TEST_CASE("LoRA 70B FLOPs per token: 307.46 GFLOP against full training's 444.49
   CHECK((training_hardware_flops(lora).value - training_model_flops(lora).value) / tokens ==
         doctest::Approx(147770572800.0).epsilon(1e-12));
   // The estimate reports these FLOPs, and MFU divides them (the convention is printed with it).
-  const auto e = estimate_step(lora, catalog().profile);
+  const auto e = estimate::estimate_step(lora, catalog().profile);
   CHECK(e.model_flops.value == training_model_flops(lora).value);
   const double peak = lora.cluster.gpu.peak(Precision::BF16)->flops_per_s;
   CHECK(e.mfu == doctest::Approx(e.model_flops.value / (e.step.seconds() * 8 * peak)).epsilon(1e-12));
@@ -118,18 +118,18 @@ TEST_CASE("a LoRA step: no weight-gradient GEMMs for frozen weights, adapters-on
   REQUIRE(lora.training.lora.targets.size() == 4);
   CHECK(lora.training.lora.targets[2] == LoraTarget::Fc1);
   const auto& prof = catalog().profile;
-  const auto ef = estimate_step(full, prof);
-  const auto el = estimate_step(lora, prof);
+  const auto ef = estimate::estimate_step(full, prof);
+  const auto el = estimate::estimate_step(lora, prof);
   // Forward: the base GEMMs plus small adapters, so a little longer; backward: without the
   // weight gradients (a third of the GEMM work), clearly shorter.
   CHECK(el.stages[0].forward > ef.stages[0].forward);
   CHECK(el.stages[0].backward < ef.stages[0].backward);
   CHECK(el.step < ef.step);
   // Parameters synchronised and stepped: the adapters' TP share, not the model's.
-  const auto pl = stage_parameters(lora, 0);
+  const auto pl = cost::stage_parameters(lora, 0);
   CHECK(pl.dense == doctest::Approx(trainable_params(lora) / 8).epsilon(1e-12));
   CHECK(pl.frozen_bytes > 2 * 68e9 / 8);
-  CHECK(optimizer_time(lora, prof, pl) < optimizer_time(full, prof, stage_parameters(full, 0)));
+  CHECK(cost::optimizer_time(lora, prof, pl) < cost::optimizer_time(full, prof, cost::stage_parameters(full, 0)));
   // Memory: no optimizer state or gradients for the frozen weights.
   CHECK(el.memory.optimizer.value == doctest::Approx(12.0 * trainable_params(lora) / 8).epsilon(1e-12));
   CHECK(el.memory.optimizer.value < ef.memory.optimizer.value / 100);
@@ -142,8 +142,8 @@ TEST_CASE("QLoRA's dequantization costs time: the same job is slower than LoRA")
   const auto lora = parse(base + "training: {method: lora, lora: {rank: 16}}\n");
   const auto qlora = parse(base + "training: {method: qlora, lora: {rank: 16}}\n");
   const auto& prof = catalog().profile;
-  const auto el = estimate_step(lora, prof);
-  const auto eq = estimate_step(qlora, prof);
+  const auto el = estimate::estimate_step(lora, prof);
+  const auto eq = estimate::estimate_step(qlora, prof);
   CHECK(eq.stages[0].forward > el.stages[0].forward);
   CHECK(eq.step > el.step);
   // Same FLOPs (dequantization is memory traffic, not model FLOPs), less memory.
@@ -161,18 +161,19 @@ TEST_CASE("an adapter's output is scaled in a kernel of its own, then added: fiv
       "model: llama2-70b\ncluster: {gpu: H100, gpus: 1}\nparallel: {micro_batch: 1, global_batch: 1}\n"
       "precision: bf16\ntraining: {method: lora, lora: {rank: 16, targets: [o_proj]}}\n");
   const ComputeProfile& prof = catalog().profile;
-  const OpContext ctx{&s.cluster.gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&s.cluster.gpu, &prof, Precision::BF16};
   const double T = 4096, r = 16, w = 8192;
-  const FineTuningLayerCost c = fine_tuning_layer_cost(ctx, s, 0, T);
-  const Time gemms_f = gemm_time(ctx, {T, r, w}) + gemm_time(ctx, {T, w, r});
-  const Time gemms_b = gemm_time(ctx, {T, r, w}) + gemm_time(ctx, {T, w, r});
+  const cost::FineTuningLayerCost c = cost::fine_tuning_layer_cost(ctx, s, 0, T);
+  const Time gemms_f = cost::gemm_time(ctx, {T, r, w}) + cost::gemm_time(ctx, {T, w, r});
+  const Time gemms_b = cost::gemm_time(ctx, {T, r, w}) + cost::gemm_time(ctx, {T, w, r});
   const double pass = T * w * 2;
-  CHECK(c.fwd.seconds() == doctest::Approx((gemms_f + memory_bound_time(ctx, Bytes{5 * pass}, 2)).seconds()));
-  CHECK(c.bwd_input.seconds() == doctest::Approx((gemms_b + memory_bound_time(ctx, Bytes{5 * pass}, 2)).seconds()));
+  CHECK(c.fwd.seconds() == doctest::Approx((gemms_f + cost::memory_bound_time(ctx, Bytes{5 * pass}, 2)).seconds()));
+  CHECK(c.bwd_input.seconds() ==
+        doctest::Approx((gemms_b + cost::memory_bound_time(ctx, Bytes{5 * pass}, 2)).seconds()));
   CHECK(c.kernels_f == 4);  // two GEMMs, the scale, the add
   CHECK(c.kernels_b == 6);  // four GEMMs, the scale's gradient, the add
   // The memory-bound passes are a visible share of a thin adapter's forward.
-  CHECK(memory_bound_time(ctx, Bytes{5 * pass}, 2).seconds() > 0.5 * gemms_f.seconds());
+  CHECK(cost::memory_bound_time(ctx, Bytes{5 * pass}, 2).seconds() > 0.5 * gemms_f.seconds());
 }
 
 TEST_CASE("LoRA dropout: one pass writing a dropped copy and a mask per adapter input, kept for backward") {
@@ -189,16 +190,17 @@ TEST_CASE("LoRA dropout: one pass writing a dropped copy and a mask per adapter 
   const Scenario dropped =
       parse(head + "training: {method: lora, lora: {rank: 16, dropout: 0.1, targets: [q_proj, down_proj]}}\n");
   const ComputeProfile& prof = catalog().profile;
-  const OpContext ctx{&plain.cluster.gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&plain.cluster.gpu, &prof, Precision::BF16};
   const double T = 4096;
   const double q_in = T * 8192, down_in = T * 28672 / 2;
   const auto shapes = adapter_shapes(dropped.model, dropped.training.lora, 0);
   REQUIRE(shapes.count == 2);
   CHECK(adapter_input_elements(dropped, shapes.items[0], T) == q_in);
   CHECK(adapter_input_elements(dropped, shapes.items[1], T) == down_in);
-  const FineTuningLayerCost a = fine_tuning_layer_cost(ctx, plain, 0, T);
-  const FineTuningLayerCost b = fine_tuning_layer_cost(ctx, dropped, 0, T);
-  const Time pass = memory_bound_time(ctx, Bytes{q_in * 5}, 1) + memory_bound_time(ctx, Bytes{down_in * 5}, 1);
+  const cost::FineTuningLayerCost a = cost::fine_tuning_layer_cost(ctx, plain, 0, T);
+  const cost::FineTuningLayerCost b = cost::fine_tuning_layer_cost(ctx, dropped, 0, T);
+  const Time pass =
+      cost::memory_bound_time(ctx, Bytes{q_in * 5}, 1) + cost::memory_bound_time(ctx, Bytes{down_in * 5}, 1);
   CHECK((b.fwd - a.fwd).seconds() == doctest::Approx(pass.seconds()));
   CHECK((b.bwd_input - a.bwd_input).seconds() == doctest::Approx(pass.seconds()));
   CHECK(b.bwd_weight.seconds() == a.bwd_weight.seconds());
@@ -212,6 +214,6 @@ TEST_CASE("LoRA dropout: one pass writing a dropped copy and a mask per adapter 
   CHECK(adapter_input_elements(sp, shapes.items[0], T) == q_in / 2);
   CHECK(adapter_input_elements(sp, shapes.items[1], T) == down_in);
   // The step is slower and the model FLOPs unchanged (dropout is memory traffic).
-  CHECK(estimate_step(dropped, prof).step > estimate_step(plain, prof).step);
+  CHECK(estimate::estimate_step(dropped, prof).step > estimate::estimate_step(plain, prof).step);
   CHECK(training_model_flops(dropped).value == training_model_flops(plain).value);
 }

@@ -399,7 +399,7 @@ TEST_CASE("MoE activations and parameters under expert tensor parallelism (MoE p
   s.cluster.gpus = 8;
   s.plan = p;
   s.plan.global_batch = 16;
-  const auto st = stage_parameters(s, 0);
+  const auto st = cost::stage_parameters(s, 0);
   CHECK(st.expert == doctest::Approx(4 * 3 * 1024.0 * 2048).epsilon(1e-12));  // 4 layers x one expert
 }
 
@@ -528,24 +528,24 @@ TEST_CASE("gradient dtype sets the bytes of the data-parallel reduce-scatter: 4 
   // moves the bf16 parameters (2 B) either way. Llama 3 8B, dp 64, ZeRO-1.
   Scenario s = llama8b_dp64(Precision::BF16);
   const ComputeProfile& prof = catalog().profile;
-  const auto params = stage_parameters(s, 0);
+  const auto params = cost::stage_parameters(s, 0);
   CHECK(params.dense == 8'030'261'248.0);
   const double P = params.dense;
   auto expected = [&](double gbytes) {
-    return (collective_time(s, prof, CollectiveKind::ReduceScatter, 64, 1, Bytes{P * gbytes}) +
-            collective_time(s, prof, CollectiveKind::AllGather, 64, 1, Bytes{P * 2}))
+    return (cost::collective_time(s, prof, cost::CollectiveKind::ReduceScatter, 64, 1, Bytes{P * gbytes}) +
+            cost::collective_time(s, prof, cost::CollectiveKind::AllGather, 64, 1, Bytes{P * 2}))
         .seconds();
   };
-  const double fp32 = dp_sync_time(s, prof, params).seconds();
+  const double fp32 = cost::dp_sync_time(s, prof, params).seconds();
   CHECK(fp32 == doctest::Approx(expected(4)).epsilon(1e-12));
   s.grad_reduce = GradReduce::Half;
-  const double half = dp_sync_time(s, prof, params).seconds();
+  const double half = cost::dp_sync_time(s, prof, params).seconds();
   CHECK(half == doctest::Approx(expected(2)).epsilon(1e-12));
   CHECK(half < fp32);
   // Without a distributed optimizer: one all-reduce of the gradients.
   s.plan.zero = 0;
-  CHECK(dp_sync_time(s, prof, params).seconds() ==
-        doctest::Approx(collective_time(s, prof, CollectiveKind::AllReduce, 64, 1, Bytes{P * 2}).seconds())
+  CHECK(cost::dp_sync_time(s, prof, params).seconds() ==
+        doctest::Approx(cost::collective_time(s, prof, cost::CollectiveKind::AllReduce, 64, 1, Bytes{P * 2}).seconds())
             .epsilon(1e-12));
 }
 
@@ -558,25 +558,27 @@ TEST_CASE(
   // + 218,103,808.
   Scenario s = llama8b_dp64(Precision::FP8);
   const ComputeProfile& prof = catalog().profile;
-  const auto params = stage_parameters(s, 0);
+  const auto params = cost::stage_parameters(s, 0);
   CHECK(params.gemm == 6'979'321'856.0);
-  CHECK(parameter_gather_bytes(s, params, false).value == 16'060'522'496.0);
-  const double bf16_gather = dp_sync_time(s, prof, params).seconds();
+  CHECK(cost::parameter_gather_bytes(s, params, false).value == 16'060'522'496.0);
+  const double bf16_gather = cost::dp_sync_time(s, prof, params).seconds();
   s.fp8_params = true;
-  CHECK(parameter_gather_bytes(s, params, false).value == 9'081'200'640.0);
-  const double fp8_gather = dp_sync_time(s, prof, params).seconds();
+  CHECK(cost::parameter_gather_bytes(s, params, false).value == 9'081'200'640.0);
+  const double fp8_gather = cost::dp_sync_time(s, prof, params).seconds();
   CHECK(fp8_gather ==
-        doctest::Approx((collective_time(s, prof, CollectiveKind::ReduceScatter, 64, 1, Bytes{params.dense * 4}) +
-                         collective_time(s, prof, CollectiveKind::AllGather, 64, 1, Bytes{9'081'200'640.0}))
-                            .seconds())
+        doctest::Approx(
+            (cost::collective_time(s, prof, cost::CollectiveKind::ReduceScatter, 64, 1, Bytes{params.dense * 4}) +
+             cost::collective_time(s, prof, cost::CollectiveKind::AllGather, 64, 1, Bytes{9'081'200'640.0}))
+                .seconds())
             .epsilon(1e-12));
   CHECK(fp8_gather < bf16_gather);
   s.precision = Precision::MXFP8;
-  CHECK(parameter_gather_bytes(s, params, false).value == 9'081'200'640.0 + 218'103'808.0);
+  CHECK(cost::parameter_gather_bytes(s, params, false).value == 9'081'200'640.0 + 218'103'808.0);
   // Without a distributed optimizer nothing is gathered: the all-reduce of the gradients alone.
   s.precision = Precision::FP8;
   s.plan.zero = 0;
-  CHECK(dp_sync_time(s, prof, params).seconds() ==
-        doctest::Approx(collective_time(s, prof, CollectiveKind::AllReduce, 64, 1, Bytes{params.dense * 4}).seconds())
+  CHECK(cost::dp_sync_time(s, prof, params).seconds() ==
+        doctest::Approx(
+            cost::collective_time(s, prof, cost::CollectiveKind::AllReduce, 64, 1, Bytes{params.dense * 4}).seconds())
             .epsilon(1e-12));
 }

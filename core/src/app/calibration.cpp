@@ -150,7 +150,7 @@ ComputeProfile fitted_profile(const calibrate::CalibrationResult& res, const std
 
 std::string fit_report(const ComputeProfile& profile, const calibrate::CalibrationResult& res,
                        std::vector<Scenario>& runs, const std::string& output, bool json) {
-  for (auto& s : runs) resolve_open_settings(s, profile);  // the choices the fitted profile makes
+  for (auto& s : runs) estimate::resolve_open_settings(s, profile);  // the choices the fitted profile makes
   if (json) {
     nlohmann::ordered_json j;
     j["profile"] = output;

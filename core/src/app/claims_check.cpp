@@ -47,7 +47,7 @@ claims::ScenarioOutcome run_scenario_for_claims(const claims::ScenarioRef& ref, 
     }
     profile = *p;
   }
-  if (s->open_settings.any()) resolve_open_settings(*s, profile);
+  if (s->open_settings.any()) estimate::resolve_open_settings(*s, profile);
   const SimReport r = make_report(*s, profile);
   o.status = Status::Simulated;
   o.engine = r.sim ? "discrete-event simulation" : "closed-form estimate";

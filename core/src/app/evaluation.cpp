@@ -87,7 +87,7 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngi
     r.est = r.sim->as_estimate();
     r.closed_form_step = r.sim->estimate.step;
   } else {
-    r.est = estimate_step(s, profile);
+    r.est = estimate::estimate_step(s, profile);
     r.closed_form_step = r.est.step;
   }
   r.fits_memory = r.est.memory.fits();

@@ -35,7 +35,7 @@ struct Planned {
 Planned plan_variant(Scenario s, const ComputeProfile& profile) {
   Planned out;
   // Settings left open in the scenario are resolved for this variant's GPUs and count.
-  if (s.open_settings.any()) resolve_open_settings(s, profile);
+  if (s.open_settings.any()) estimate::resolve_open_settings(s, profile);
   const SimReport r = make_report(s, profile);
   if (!r.fits_memory) {
     out.why =

@@ -25,7 +25,7 @@ void add_profile(SessionOutcome& out, Scenario&& s, const io::Catalog& catalog, 
   }
   // Settings left `auto` are resolved with the profile the session predicts with (the loader
   // resolved them with the scenario's own, which a --profile override replaces).
-  resolve_open_settings(session.scenario, session.profile);
+  estimate::resolve_open_settings(session.scenario, session.profile);
   out.session = std::move(session);
 }
 

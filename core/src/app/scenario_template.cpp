@@ -66,8 +66,8 @@ std::optional<Evaluated> evaluate(const io::ScenarioForm& f, const io::Catalog& 
   Diagnostics diags;
   auto s = io::parse_scenario(io::compose_scenario_yaml("", f, catalog), "<init>", catalog, diags);
   if (!s) return std::nullopt;
-  if (s->open_settings.any()) resolve_open_settings(*s, catalog.profile);
-  const StepEstimate e = estimate_step(*s, catalog.profile);
+  if (s->open_settings.any()) estimate::resolve_open_settings(*s, catalog.profile);
+  const estimate::StepEstimate e = estimate::estimate_step(*s, catalog.profile);
   const bool headroom =
       e.memory.fits() && e.memory.total().value <= (1 - kFreeHbmShare) * static_cast<double>(e.memory.capacity.value);
   return Evaluated{f, e.step.seconds(), e.memory.total(), e.memory.capacity, e.memory.fits(), headroom};

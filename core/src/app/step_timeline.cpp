@@ -77,7 +77,7 @@ void add(TimelineRow& row, SliceKind kind, int stage, int mb, Time& cursor, Time
 
 }  // namespace
 
-Timeline build_timeline(const StepEstimate& est, const ParallelPlan& plan) {
+Timeline build_timeline(const estimate::StepEstimate& est, const ParallelPlan& plan) {
   Timeline t;
   t.estimate_step = est.step;
   const int stages = static_cast<int>(est.stages.size());
@@ -124,7 +124,7 @@ Timeline build_timeline(const StepEstimate& est, const ParallelPlan& plan) {
     progress = false;
     for (int s = 0; s < stages; ++s) {
       const auto si = static_cast<std::size_t>(s);
-      const StageTimes& st = est.stages[si];
+      const cost::StageTimes& st = est.stages[si];
       const Time comm = st.tp_comm + st.cp_comm + st.ep_comm;
       const Time work = st.forward + st.backward + st.recompute;
       while (next[si] < orders[si].size()) {
@@ -166,7 +166,7 @@ Timeline build_timeline(const StepEstimate& est, const ParallelPlan& plan) {
   }
 
   // After the last backward: exposed DP gradient sync, optimizer, host overhead.
-  const StepBreakdown& br = est.breakdown;
+  const estimate::StepBreakdown& br = est.breakdown;
   for (int s = 0; s < stages; ++s) {
     const auto si = static_cast<std::size_t>(s);
     Time cursor = free_at[si];

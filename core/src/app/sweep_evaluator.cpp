@@ -195,7 +195,7 @@ void SweepEvaluator::evaluate(std::int64_t index, std::vector<std::string>& used
   }
   // Open settings (`auto` micro-batch, ZeRO, recompute, ...) are resolved with the profile the
   // point is evaluated with, as `simulate` does; their cells hold the values chosen.
-  if (s->open_settings.any()) resolve_open_settings(*s, *prof);
+  if (s->open_settings.any()) estimate::resolve_open_settings(*s, *prof);
   fill_resolved(spec_.keys(), s->resolved_settings, used);
   SimReport r = make_report(*s, *prof, engine_);
   r.scenario = &*s;

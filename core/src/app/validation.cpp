@@ -110,10 +110,11 @@ Validation validate_measurements(const ValidationRequest& request, const io::Cat
   const auto inputs = split_input_files(request.files);
   v.runs = load_measured_runs(inputs.runs, catalog, v.problems);
   for (auto& s : v.runs) {
-    resolve_open_settings(s, profile);
+    estimate::resolve_open_settings(s, profile);
     step::StepSimOptions sim;
     sim.timeline = false;
-    const auto e = request.estimate ? estimate_step(s, profile) : step::simulate_step(s, profile, sim).as_estimate();
+    const auto e =
+        request.estimate ? estimate::estimate_step(s, profile) : step::simulate_step(s, profile, sim).as_estimate();
     for (auto& c : calibrate::compare_run(s, e)) {
       // A run that says which peak memory it measured is compared with that one (allocated
       // tensors, or reserved with the allocator's slack, context and NCCL buffers: workload.hpp).

@@ -98,7 +98,8 @@ struct Problem {
       if (figure.empty()) continue;
       step::StepSimOptions sim;
       sim.timeline = false;
-      const auto e = simulate ? step::simulate_step(runs[i], prof, sim).as_estimate() : estimate_step(runs[i], prof);
+      const auto e =
+          simulate ? step::simulate_step(runs[i], prof, sim).as_estimate() : estimate::estimate_step(runs[i], prof);
       for (const auto& c : compare_run(runs[i], e))
         if (c.figure == figure) r.push_back(transform(w, c.error_pct));
     }
@@ -143,7 +144,7 @@ bool informed(const ProfileParameter& p, const std::vector<Scenario>& runs, cons
     const bool fp8 = generation_coefficient(p, ".gemm_fp8").has_value();
     return arch && std::any_of(runs.begin(), runs.end(), [&](const Scenario& s) {
              return s.cluster.gpu.arch == *arch && (!attention || s.plan.flash_attention) &&
-                    (!fp8 || is_8bit_gemm(s.precision));
+                    (!fp8 || cost::is_8bit_gemm(s.precision));
            });
   }
   if (p.name == "nic_efficiency")
@@ -227,7 +228,7 @@ bool resolve_all(std::vector<Scenario>& runs, const ComputeProfile& profile) {
   for (auto& s : runs) {
     if (!s.open_settings.any()) continue;
     const auto before = s.resolved_settings.chosen;
-    resolve_open_settings(s, profile);
+    estimate::resolve_open_settings(s, profile);
     changed = changed || s.resolved_settings.chosen != before;
   }
   return changed;

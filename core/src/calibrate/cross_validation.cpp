@@ -32,11 +32,11 @@ CvFold fit_fold(const std::vector<Scenario>& runs, const std::string& group, con
   for (auto& s : held) {
     const auto figure = primary_figure(s);
     if (figure.empty()) continue;
-    resolve_open_settings(s, fold.fit.profile);
+    estimate::resolve_open_settings(s, fold.fit.profile);
     step::StepSimOptions sim;
     sim.timeline = false;
     const auto e = options.simulate_predictions ? step::simulate_step(s, fold.fit.profile, sim).as_estimate()
-                                                : estimate_step(s, fold.fit.profile);
+                                                : estimate::estimate_step(s, fold.fit.profile);
     for (const auto& c : compare_run(s, e)) {
       if (c.figure != figure) continue;
       out.push_back({s.id, group, s.cluster.gpu.arch, figure, c.measured, c.predicted, c.error_pct, s.resolved_settings,

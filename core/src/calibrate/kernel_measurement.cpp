@@ -63,8 +63,8 @@ struct Predicted {
   double bytes = 0;  ///< bytes the source's bandwidth divides (0: not a bandwidth)
 };
 
-OpContext context_of(const KernelMeasurement& k, const ComputeProfile& p) {
-  return OpContext{&k.gpu, &p, k.dtype.value_or(Precision::BF16)};
+cost::OpContext context_of(const KernelMeasurement& k, const ComputeProfile& p) {
+  return cost::OpContext{&k.gpu, &p, k.dtype.value_or(Precision::BF16)};
 }
 
 std::optional<Predicted> predict_gemm(const KernelMeasurement& k, const ComputeProfile& p, std::string& why) {
@@ -74,7 +74,7 @@ std::optional<Predicted> predict_gemm(const KernelMeasurement& k, const ComputeP
     return std::nullopt;
   }
   Predicted out;
-  out.time = gemm_time(context_of(k, p), {*m, *n, *kk});
+  out.time = cost::gemm_time(context_of(k, p), {*m, *n, *kk});
   out.flops = 2 * *m * *n * *kk;
   return out;
 }
@@ -87,29 +87,30 @@ std::optional<Predicted> predict_grouped_gemm(const KernelMeasurement& k, const 
     why = "a grouped GEMM needs shape groups, n, k and tokens_per_group (or total_m)";
     return std::nullopt;
   }
-  const OpContext ctx = context_of(k, p);
+  const cost::OpContext ctx = context_of(k, p);
   const double g = *groups, m = *per_group;
   const std::string dir = k.text("direction");
-  const GemmShape fwd{m, *n, *kk, g, true}, dgrad{m, *kk, *n, g, true}, wgrad{*n, *kk, m, g, true};
+  const cost::GemmShape fwd{m, *n, *kk, g, true}, dgrad{m, *kk, *n, g, true}, wgrad{*n, *kk, m, g, true};
   Predicted out;
   const double one = 2 * g * m * *n * *kk;
   if (dir.empty() || dir == "fwd") {
-    out.time = gemm_time(ctx, fwd);
+    out.time = cost::gemm_time(ctx, fwd);
     out.flops = one;
   } else if (dir == "dgrad") {
-    out.time = gemm_time(ctx, dgrad);
+    out.time = cost::gemm_time(ctx, dgrad);
     out.flops = one;
   } else if (dir == "wgrad") {
-    out.time = gemm_time(ctx, wgrad);
+    out.time = cost::gemm_time(ctx, wgrad);
     out.flops = one;
   } else if (dir == "fwd+bwd") {
-    out.time = gemm_time(ctx, fwd) + gemm_time(ctx, dgrad) + gemm_time(ctx, wgrad);
+    out.time = cost::gemm_time(ctx, fwd) + cost::gemm_time(ctx, dgrad) + cost::gemm_time(ctx, wgrad);
     // An MXFP8 training step's grouped GEMMs quantise their inputs as they go: the tokens (m x k),
     // the expert weights (n x k) and the output gradient (m x n), each along both dimensions for
     // the forward and the two backward GEMMs (torchao's _scaled_grouped_mm training function,
     // torchao/prototype/moe_training/scaled_grouped_mm.py; its README times fwd + bwd with them).
     if (ctx.precision == Precision::MXFP8)
-      for (const double elements : {g * m * *kk, g * *n * *kk, g * m * *n}) out.time += cast_time(ctx, elements, 2, 2);
+      for (const double elements : {g * m * *kk, g * *n * *kk, g * m * *n})
+        out.time += cost::cast_time(ctx, elements, 2, 2);
     out.flops = 3 * one;
   } else {
     why = "unknown grouped GEMM direction '" + dir + "' (fwd, dgrad, wgrad, fwd+bwd)";
@@ -131,13 +132,13 @@ std::optional<Predicted> predict_attention(const KernelMeasurement& k, const Com
     why = "attention needs shape direction fwd, bwd or fwd+bwd";
     return std::nullopt;
   }
-  const OpContext ctx = context_of(k, p);
+  const cost::OpContext ctx = context_of(k, p);
   const double bh = *batch * *heads;
   const double window = k.number("sliding_window").value_or(0);
-  const AttentionShape a{bh, *seq, *seq, *hd, hdv, causal, window};
+  const cost::AttentionShape a{bh, *seq, *seq, *hd, hdv, causal, window};
   Predicted out;
-  const Time f = attention_time(ctx, a, false);
-  const Time b = attention_time(ctx, a, true);
+  const Time f = cost::attention_time(ctx, a, false);
+  const Time b = cost::attention_time(ctx, a, true);
   out.time = dir == "fwd" ? f : dir == "bwd" ? b : f + b;
   // FlashAttention's and cuDNN's benchmark count: 2 b h s^2 (d_qk + d_v) for the forward's two
   // matmuls, halved when causal; backward 2.5 x forward (flash-attention benchmarks/
@@ -220,7 +221,7 @@ std::optional<Predicted> predict_memory_bound(const KernelMeasurement& k, const 
   if (has(op, "stream_triad")) {
     // A long stream (STREAM's arrays are hundreds of MB): the HBM efficiency itself.
     out.bytes = 3.0 * (1u << 30);
-    out.time = memory_bound_time(context_of(k, p), Bytes{out.bytes}, 1);
+    out.time = cost::memory_bound_time(context_of(k, p), Bytes{out.bytes}, 1);
     return out;
   }
   const auto bytes = memory_bytes(k, why);
@@ -229,16 +230,16 @@ std::optional<Predicted> predict_memory_bound(const KernelMeasurement& k, const 
     return std::nullopt;
   }
   out.bytes = *bytes;
-  const OpContext ctx = context_of(k, p);
+  const cost::OpContext ctx = context_of(k, p);
   // An NVFP4 cast (with its Hadamard transform, amax and 2D block scales) runs at the
   // generation's NVFP4 cast efficiency; every other kernel here streams at its HBM efficiency.
   const bool nvfp4_cast = k.dtype == Precision::NVFP4 && !has(op, "rearrange");
   if (nvfp4_cast) {
     const auto& eff = p.of(p.coefficients_of(k.gpu.arch));
     out.time = Time::from_seconds(*bytes / (k.gpu.hbm_bandwidth.bytes_per_s * eff.cast_of(Precision::NVFP4))) +
-               launch_overhead(p, 1);
+               cost::launch_overhead(p, 1);
   } else {
-    out.time = memory_bound_time(ctx, Bytes{*bytes}, 1);
+    out.time = cost::memory_bound_time(ctx, Bytes{*bytes}, 1);
   }
   return out;
 }
@@ -293,18 +294,18 @@ std::optional<FigureComparison> compare_nccl(const KernelMeasurement& k, const C
 /// which its notes call upper bounds), is not predicted.
 std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const ComputeProfile& p, std::string& why) {
   const std::string op = k.text("op");
-  const OpContext ctx = context_of(k, p);
+  const cost::OpContext ctx = context_of(k, p);
   Predicted out;
   if (has(op, "core attention") && k.number("heads") && k.number("head_dim") && k.number("seq")) {
     const double tokens = k.number("micro_batch_tokens").value_or(*k.number("seq"));
-    const AttentionShape a{tokens / *k.number("seq") * *k.number("heads"),
-                           *k.number("seq"),
-                           *k.number("seq"),
-                           *k.number("head_dim"),
-                           k.number("head_dim_v").value_or(0),
-                           k.flag("causal", true),
-                           0};
-    out.time = attention_time(ctx, a, has(op, "backward"));
+    const cost::AttentionShape a{tokens / *k.number("seq") * *k.number("heads"),
+                                 *k.number("seq"),
+                                 *k.number("seq"),
+                                 *k.number("head_dim"),
+                                 k.number("head_dim_v").value_or(0),
+                                 k.flag("causal", true),
+                                 0};
+    out.time = cost::attention_time(ctx, a, has(op, "backward"));
     return out;
   }
   if (has(op, "grouped") && k.number("local_experts") && k.number("rows_per_rank") && k.number("hidden") &&
@@ -313,9 +314,9 @@ std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const Compu
                  f = *k.number("moe_intermediate");
     // SwiGLU experts: gate and up fused (h -> 2f), down (f -> h); dgrad the transposes.
     if (has(op, "dgrad"))
-      out.time = gemm_time(ctx, {m, h, 2 * f, e, true}) + gemm_time(ctx, {m, f, h, e, true});
+      out.time = cost::gemm_time(ctx, {m, h, 2 * f, e, true}) + cost::gemm_time(ctx, {m, f, h, e, true});
     else
-      out.time = gemm_time(ctx, {m, 2 * f, h, e, true}) + gemm_time(ctx, {m, h, f, e, true});
+      out.time = cost::gemm_time(ctx, {m, 2 * f, h, e, true}) + cost::gemm_time(ctx, {m, h, f, e, true});
     return out;
   }
   if (has(op, "single MoE layer") && k.number("total_m") && k.number("n") && k.number("k") &&
@@ -323,16 +324,16 @@ std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const Compu
     const double e = *k.number("local_experts"), rows = *k.number("total_m"), f = *k.number("n"), h = *k.number("k"),
                  m = rows / e;
     // Gate and up (h -> 2f) and down (f -> h), each forward, input gradient and weight gradient.
-    for (const GemmShape g : {GemmShape{m, 2 * f, h, e, true}, GemmShape{m, h, f, e, true}})
-      out.time +=
-          gemm_time(ctx, g) + gemm_time(ctx, {g.m, g.k, g.n, e, true}) + gemm_time(ctx, {g.n, g.k, g.m, e, true});
+    for (const cost::GemmShape g : {cost::GemmShape{m, 2 * f, h, e, true}, cost::GemmShape{m, h, f, e, true}})
+      out.time += cost::gemm_time(ctx, g) + cost::gemm_time(ctx, {g.m, g.k, g.n, e, true}) +
+                  cost::gemm_time(ctx, {g.n, g.k, g.m, e, true});
     if (ctx.precision == Precision::MXFP8)  // each GEMM's operands cast along both dimensions
       for (const double elements : {rows * h, e * 2 * f * h, rows * 2 * f, rows * f, e * f * h, rows * h})
-        out.time += cast_time(ctx, elements, 2, 2);
+        out.time += cost::cast_time(ctx, elements, 2, 2);
     // Token permutation into expert order and back, forward and backward: each a read and a
     // write of the tokens in 16 bits.
-    const OpContext bf16{ctx.gpu, ctx.profile, Precision::BF16};
-    out.time += memory_bound_time(bf16, Bytes{4 * 2 * rows * h * 2}, 4);
+    const cost::OpContext bf16{ctx.gpu, ctx.profile, Precision::BF16};
+    out.time += cost::memory_bound_time(bf16, Bytes{4 * 2 * rows * h * 2}, 4);
     return out;
   }
   why = has(op, "DeepEP") ? "a communication kernel's duration in a trace includes its waiting (the entry's notes)"
@@ -355,7 +356,7 @@ std::optional<FigureComparison> compare_dispatch(const KernelMeasurement& k, con
     why = "a dispatch needs shape gpus, nodes, tokens_per_rank, hidden and topk";
     return std::nullopt;
   }
-  MoeDispatch d;
+  cost::MoeDispatch d;
   d.ranks = static_cast<std::int64_t>(*gpus);
   d.ranks_per_node = static_cast<std::int64_t>(*gpus / *nodes);
   d.tokens = *tokens;
@@ -374,7 +375,7 @@ std::optional<FigureComparison> compare_dispatch(const KernelMeasurement& k, con
   d.nic_gbps = k.number("nic_gbps").value_or(0);
   // DeepEP's tests route to at most 4 nodes (num_topk_groups = min(num_nodes, 4)), as DeepSeek-V3 does.
   d.node_limit = static_cast<int>(k.number("node_limit").value_or(0));
-  const MoeDispatchCost c = moe_dispatch_cost(k.gpu, k.fabric, d.ranks_per_node, p, d);
+  const cost::MoeDispatchCost c = cost::moe_dispatch_cost(k.gpu, k.fabric, d.ranks_per_node, p, d);
   if (const auto it = k.measured.find("latency_us"); it != k.measured.end())
     return comparison(k, "latency_us", it->second, c.time.us());
   // DeepEP V1's bottleneck bandwidth: RDMA bytes across nodes, NVLink bytes received inside one;

@@ -9,7 +9,7 @@
 
 namespace flopcast::calibrate {
 
-double predicted_figure(const Scenario& s, const StepEstimate& e, const std::string& figure) {
+double predicted_figure(const Scenario& s, const estimate::StepEstimate& e, const std::string& figure) {
   const double gpus = static_cast<double>(s.cluster.gpus);
   if (figure == "iteration_time_s") return e.step.seconds();
   if (figure == "tokens_per_gpu_s") return e.tokens_per_s / gpus;
@@ -30,7 +30,7 @@ std::string primary_figure(const Scenario& s) {
   return "";
 }
 
-std::vector<FigureComparison> compare_run(const Scenario& s, const StepEstimate& e) {
+std::vector<FigureComparison> compare_run(const Scenario& s, const estimate::StepEstimate& e) {
   std::vector<FigureComparison> out;
   for (const char* fig : {"iteration_time_s", "tokens_per_gpu_s", "mfu", "tflops_per_gpu", "memory_gib"}) {
     auto it = s.measured.find(fig);

@@ -12,7 +12,7 @@
 #include "flopcast/topology/group_shape.hpp"
 #include "flopcast/units/hash.hpp"
 
-namespace flopcast {
+namespace flopcast::cost {
 namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
@@ -340,4 +340,4 @@ MoeDispatchCost moe_dispatch_cost(const GpuSpec& gpu, const FabricSpec& fabric, 
   return c;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::cost

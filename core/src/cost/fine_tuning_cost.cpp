@@ -5,7 +5,7 @@
 
 #include "flopcast/workload/fine_tuning.hpp"
 
-namespace flopcast {
+namespace flopcast::cost {
 namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
@@ -80,4 +80,4 @@ FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario&
   return c;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::cost

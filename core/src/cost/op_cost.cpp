@@ -10,7 +10,7 @@
 
 #include "flopcast/units/hash.hpp"
 
-namespace flopcast {
+namespace flopcast::cost {
 namespace {
 
 struct Tile {
@@ -215,4 +215,4 @@ Time cast_time(const OpContext& c, double elements, double in_bytes, int outputs
          launch_overhead(*c.profile, 1);
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::cost

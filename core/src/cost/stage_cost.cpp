@@ -13,7 +13,7 @@
 #include "flopcast/workload/fine_tuning.hpp"
 #include "flopcast/workload/workload.hpp"
 
-namespace flopcast {
+namespace flopcast::cost {
 namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
@@ -632,4 +632,4 @@ Precision non_gemm_precision(Precision run) {
   }
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::cost

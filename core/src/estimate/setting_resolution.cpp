@@ -7,7 +7,7 @@
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/workload/workload.hpp"
 
-namespace flopcast {
+namespace flopcast::estimate {
 namespace {
 
 constexpr const char* kResolvedMark = " (resolved: ";
@@ -240,4 +240,4 @@ const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile&
   return s.resolved_settings;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::estimate

@@ -6,7 +6,7 @@
 
 #include "flopcast/workload/fine_tuning.hpp"
 
-namespace flopcast {
+namespace flopcast::estimate {
 namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
@@ -21,7 +21,7 @@ struct DualPair {
   double pair = 0;  ///< seconds per micro-batch
   double exposed_ep = 0, exposed_pp = 0;
 };
-DualPair dual_pair(const StageTimes& st) {
+DualPair dual_pair(const cost::StageTimes& st) {
   const double work = (st.forward + st.backward + st.recompute + st.tp_comm + st.cp_comm).seconds();
   const double ep = st.ep_comm.seconds(), pp = 2 * st.p2p.seconds();
   DualPair d;
@@ -36,7 +36,7 @@ DualPair dual_pair(const StageTimes& st) {
 /// backward chunk overlapped, B a full backward chunk, W its weight-gradient part. DualPipe: PP =
 /// pp stages of the rank's size. DualPipeV: PP = 2 pp half-size stages, so in the rank's units
 /// (pp - 1)(F&B + B - 3W) / 2.
-double dual_bubble(const ParallelPlan& p, const StageTimes& st) {
+double dual_bubble(const ParallelPlan& p, const cost::StageTimes& st) {
   const double pair = dual_pair(st).pair;
   const double b = (st.backward + st.recompute).seconds(), w = (st.backward - st.backward_input).seconds();
   const double chunk = pair + b - 3 * w;
@@ -46,7 +46,8 @@ double dual_bubble(const ParallelPlan& p, const StageTimes& st) {
 
 /// The pipeline's time for `micro` micro-batches under the plan's schedule, and its critical
 /// (slowest) stage.
-std::pair<Time, std::size_t> pipeline_time(const ParallelPlan& p, const std::vector<StageTimes>& stages, double micro) {
+std::pair<Time, std::size_t> pipeline_time(const ParallelPlan& p, const std::vector<cost::StageTimes>& stages,
+                                           double micro) {
   Time crit{0};
   std::size_t crit_i = 0;
   Time sum_stages{0};
@@ -96,15 +97,15 @@ std::pair<Time, std::size_t> pipeline_time(const ParallelPlan& p, const std::vec
 /// Data-parallel gradient sync of the critical stage (into est.dp_sync) and what of it stays
 /// exposed; ZeRO-3's per-micro-batch gathers beyond the compute they hide under are added to
 /// `pipeline`.
-Time exposed_dp_sync(const Scenario& s, const ClusterCollectives& coll, StepEstimate& est, std::size_t crit_i,
-                     const StageParameters& params, double micro, Time& pipeline) {
+Time exposed_dp_sync(const Scenario& s, const cost::ClusterCollectives& coll, StepEstimate& est, std::size_t crit_i,
+                     const cost::StageParameters& params, double micro, Time& pipeline) {
   const auto& p = s.plan;
   const std::int64_t dp_group = p.dp * p.cp;
-  const Time dp_sync = dp_sync_time(s, coll, params);
+  const Time dp_sync = cost::dp_sync_time(s, coll, params);
   if (dp_group > 1 && p.zero == 3) {
     // ZeRO-3 gathers every layer's parameters for forward and again for backward in each
     // micro-batch; prefetch hides them under compute where compute is longer.
-    const Time per_mb = zero3_gather_time(s, coll, params) * 2;
+    const Time per_mb = cost::zero3_gather_time(s, coll, params) * 2;
     const Time compute_mb = est.stages[crit_i].forward + est.stages[crit_i].backward;
     if (per_mb > compute_mb) pipeline += Time::from_seconds(micro * (per_mb - compute_mb).seconds());
   }
@@ -157,21 +158,22 @@ void finish_estimate(const Scenario& s, const ComputeProfile& prof, StepEstimate
 }  // namespace
 
 StepEstimate estimate_step(const Scenario& s, const ComputeProfile& prof) {
-  return estimate_over(s, prof, stage_costs(s, prof));
+  return estimate_over(s, prof, cost::stage_costs(s, prof));
 }
 
-StepEstimate estimate_over(const Scenario& s, const ComputeProfile& prof, std::vector<StageTimes> stages) {
+StepEstimate estimate_over(const Scenario& s, const ComputeProfile& prof, std::vector<cost::StageTimes> stages) {
   StepEstimate est;
   est.stages = std::move(stages);
   const double micro = d(std::max<std::int64_t>(1, s.plan.microbatches()));
   auto [pipeline, crit_i] = pipeline_time(s.plan, est.stages, micro);
   est.memory = memory_per_gpu(s, prof);
   // Parameters on the critical stage's GPU (dense split by TP, experts by EP x TP).
-  const StageParameters crit_params = stage_parameters(s, crit_i);
-  const Time dp_exposed = exposed_dp_sync(s, ClusterCollectives(s, prof), est, crit_i, crit_params, micro, pipeline);
-  const Time optimizer = optimizer_time(s, prof, crit_params);
+  const cost::StageParameters crit_params = cost::stage_parameters(s, crit_i);
+  const Time dp_exposed =
+      exposed_dp_sync(s, cost::ClusterCollectives(s, prof), est, crit_i, crit_params, micro, pipeline);
+  const Time optimizer = cost::optimizer_time(s, prof, crit_params);
   finish_estimate(s, prof, est, crit_i, micro, pipeline, dp_exposed, optimizer);
   return est;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::estimate

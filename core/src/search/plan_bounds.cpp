@@ -38,7 +38,7 @@ namespace flopcast::search::detail {
 namespace {
 
 /// Per-stage lower times of `s`'s plan: forward + backward + CP + EP (host floor off).
-std::vector<double> stage_floor(const std::vector<StageTimes>& stages) {
+std::vector<double> stage_floor(const std::vector<cost::StageTimes>& stages) {
   std::vector<double> v;
   v.reserve(stages.size());
   for (const auto& st : stages) v.push_back((st.forward + st.backward + st.cp_comm + st.ep_comm).seconds());
@@ -66,7 +66,7 @@ Time shape_step_lower_bound_in(Scenario& s, const ComputeProfile& prof, const Ax
   // The stages alone (stage_costs): the terms after them are not in the bound. With
   // tp > 1 the same call gives each stage's TP time without sequence parallelism too.
   std::vector<Time> tp_without_sp;
-  const std::vector<StageTimes> with_sp = stage_costs(s, prof, sh.tp > 1 ? &tp_without_sp : nullptr);
+  const std::vector<cost::StageTimes> with_sp = cost::stage_costs(s, prof, sh.tp > 1 ? &tp_without_sp : nullptr);
   std::vector<double> floor = stage_floor(with_sp);
   std::vector<double> tp(with_sp.size(), 0.0);
   for (std::size_t i = 0; i < tp.size(); ++i) tp[i] = with_sp[i].tp_comm.seconds();

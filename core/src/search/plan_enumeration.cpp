@@ -216,7 +216,7 @@ void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, 
     ++ir.counts[kMemory];
     return;
   }
-  const StepEstimate e = estimate_step(s, ctx.profile);
+  const estimate::StepEstimate e = estimate::estimate_step(s, ctx.profile);
   ++ir.estimated;
   if (e.step.ns <= 0) {
     if (ir.error.empty()) ir.error = "the estimate gave no step time for " + plan_label(s.plan);

@@ -55,7 +55,7 @@ CompareOptions search_compare_options(const PricingSpec& pricing, Currency curre
 
 namespace {
 /// Where a re-simulated step's time goes, one line.
-std::string breakdown_line(const StepBreakdown& b) {
+std::string breakdown_line(const estimate::StepBreakdown& b) {
   return sfmt(
       "compute %.3f s, recompute %.3f s, bubble %.3f s, exposed communication %.3f s (TP %.3f, DP %.3f, PP %.3f)",
       b.compute.seconds(), b.recompute.seconds(), b.bubble.seconds(),
@@ -66,7 +66,7 @@ std::string breakdown_line(const StepBreakdown& b) {
 
 StepSimulation estimate_step_simulation(const Scenario& s, const ComputeProfile& profile) {
   StepSimulation r;
-  const StepEstimate e = estimate_step(s, profile);
+  const estimate::StepEstimate e = estimate::estimate_step(s, profile);
   r.step = e.step;
   r.mfu = e.mfu;
   r.method = "closed-form estimate";

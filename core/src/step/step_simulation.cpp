@@ -53,8 +53,8 @@ const char* to_string(StreamKind k) {
   return "?";
 }
 
-StepEstimate StepResult::as_estimate() const {
-  StepEstimate e = estimate;
+estimate::StepEstimate StepResult::as_estimate() const {
+  estimate::StepEstimate e = estimate;
   e.step = step;
   e.breakdown = breakdown;
   e.mfu = mfu;
@@ -355,10 +355,10 @@ struct PassTimes {
   Time z3;                      ///< one ZeRO-3 gather
 };
 
-PassTimes pass_times(const Scenario& s, const ComputeProfile& prof, const StageTimes& st, const StageParameters& P,
-                     double cf) {
+PassTimes pass_times(const Scenario& s, const ComputeProfile& prof, const cost::StageTimes& st,
+                     const cost::StageParameters& P, double cf) {
   const auto& plan = s.plan;
-  const double tp_count = tp_collectives_per_layer(plan.recompute);
+  const double tp_count = cost::tp_collectives_per_layer(plan.recompute);
   // cf: each chunk holds 1/v of the stage's layers (SimShape::chunk_share)
   PassTimes t;
   t.f = scale(st.forward, cf);
@@ -373,7 +373,7 @@ PassTimes pass_times(const Scenario& s, const ComputeProfile& prof, const StageT
   t.cp_b = scale(st.cp_comm, cf) - t.cp_f;
   t.ep_f = scale(st.ep_comm, cf / 2);
   t.ep_b = scale(st.ep_comm, cf) - t.ep_f;
-  t.z3 = scale(zero3_gather_time(s, prof, P), cf);
+  t.z3 = scale(cost::zero3_gather_time(s, prof, P), cf);
   return t;
 }
 
@@ -381,12 +381,12 @@ PassTimes pass_times(const Scenario& s, const ComputeProfile& prof, const StageT
 class RankBuilder {
  public:
   RankBuilder(StepGraph& g, PipelineCells& cells, const SimShape& sh, const Placement& pl, const Scenario& s,
-              const ComputeProfile& prof, const StepSimOptions& options, int r, const StageTimes& st,
-              const StageParameters& P)
+              const ComputeProfile& prof, const StepSimOptions& options, int r, const cost::StageTimes& st,
+              const cost::StageParameters& P)
       : g_(g), cells_(cells), sh_(sh), pl_(pl), s_(s), prof_(prof), options_(options), r_(r), st_(st), P_(P) {
     dual_ = is_dual_pipe(sh.sched);
     t_ = pass_times(s, prof, st, P, sh.chunk_share);
-    dp_sync_ = options.dp_sync ? *options.dp_sync : dp_sync_time(s, prof, P);
+    dp_sync_ = options.dp_sync ? *options.dp_sync : cost::dp_sync_time(s, prof, P);
     ops_ = dual_ ? dual_schedule_ops(sh, r) : schedule_ops(sh.sched, sh.p, r, sh.m, sh.v);
     // The last op that finishes this rank's weight gradients: where DP buckets start.
     for (std::size_t i = 0; i < ops_.size(); ++i)
@@ -505,11 +505,11 @@ class RankBuilder {
         if (options_.dp_sync) {
           t = scale(dp_sync_, 1.0 / nb);
         } else {
-          StageParameters share = P_;
+          cost::StageParameters share = P_;
           share.dense /= nb;
           share.expert /= nb;
           share.gemm /= nb;
-          t = dp_sync_time(s_, prof_, share);
+          t = cost::dp_sync_time(s_, prof_, share);
         }
       }
       const des::TaskId b =
@@ -530,8 +530,8 @@ class RankBuilder {
   const ComputeProfile& prof_;
   const StepSimOptions& options_;
   int r_;
-  const StageTimes& st_;
-  const StageParameters& P_;
+  const cost::StageTimes& st_;
+  const cost::StageParameters& P_;
   bool dual_ = false;
   PassTimes t_;
   Time dp_sync_;
@@ -547,7 +547,8 @@ class RankBuilder {
 /// Cross-stage dependencies, then the optimizer after every stage's gradients are synchronised.
 void link_stages_and_optimizer(StepGraph& g, const PipelineCells& cells, const SimShape& sh, const Scenario& s,
                                const ComputeProfile& prof, const std::vector<des::TaskId>& rank_last,
-                               const std::vector<des::TaskId>& dp_last, const std::vector<StageParameters>& params) {
+                               const std::vector<des::TaskId>& dp_last,
+                               const std::vector<cost::StageParameters>& params) {
   // Forward of virtual stage vs after the previous one's send, backward after the next one's
   // backward send (the last virtual stage after its forward, which its compute stream orders
   // already).
@@ -570,8 +571,9 @@ void link_stages_and_optimizer(StepGraph& g, const PipelineCells& cells, const S
     g.eng.add_dependency(barrier, dp_last[static_cast<std::size_t>(r)]);
   }
   for (int r = 0; r < sh.p; ++r) {
-    const des::TaskId opt = g.add(r, StreamKind::Compute, optimizer_time(s, prof, params[static_cast<std::size_t>(r)]),
-                                  SliceCategory::Optimizer, "optimizer", -1, 0);
+    const des::TaskId opt =
+        g.add(r, StreamKind::Compute, cost::optimizer_time(s, prof, params[static_cast<std::size_t>(r)]),
+              SliceCategory::Optimizer, "optimizer", -1, 0);
     g.eng.add_dependency(opt, barrier);
   }
 }
@@ -631,7 +633,7 @@ int stage_utilisation(StepResult& res, const StepGraph& g, int p) {
   return crit;
 }
 
-void charge(StepBreakdown& br, SliceCategory c, Time t) {
+void charge(estimate::StepBreakdown& br, SliceCategory c, Time t) {
   switch (c) {
     case SliceCategory::Compute:
       br.compute += t;
@@ -666,11 +668,11 @@ void charge(StepBreakdown& br, SliceCategory c, Time t) {
 /// Breakdown on the critical stage: its compute stream's busy time by category; each idle gap
 /// before a task is charged to the communication the task waited on (the part of that
 /// transfer inside the gap), the rest of the gap to the bubble.
-StepBreakdown critical_breakdown(const StepGraph& g, int crit, Time end, Time overhead) {
+estimate::StepBreakdown critical_breakdown(const StepGraph& g, int crit, Time end, Time overhead) {
   const auto& eng = g.eng;
   const auto& info = g.info;
   const std::size_t n = eng.tasks();
-  StepBreakdown br;
+  estimate::StepBreakdown br;
   Time cursor{0};
   for (std::size_t i = 0; i < n; ++i) {
     const auto id = static_cast<des::TaskId>(i);
@@ -763,10 +765,10 @@ void set_throughput(StepResult& res, const Scenario& s) {
 /// Simulates the step with `micro` micro-batches per pipeline over the stage costs `priced`
 /// (stage_costs; options.stages replaces them in the simulation, not in the closed form beside it).
 StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options, std::int64_t micro,
-                    const std::vector<StageTimes>& priced) {
+                    const std::vector<cost::StageTimes>& priced) {
   StepResult res;
-  res.estimate = estimate_over(s, prof, priced);
-  std::vector<StageTimes> stages = options.stages.empty() ? priced : options.stages;
+  res.estimate = estimate::estimate_over(s, prof, priced);
+  std::vector<cost::StageTimes> stages = options.stages.empty() ? priced : options.stages;
   const int p = std::max(1, static_cast<int>(stages.size()));
   stages.resize(static_cast<std::size_t>(p));
   const SimShape sh = sim_shape(s.plan, p, micro);
@@ -775,10 +777,10 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
   PipelineCells cells(sh.V, sh.m);
   std::vector<des::TaskId> dp_last(static_cast<std::size_t>(p), des::kNoTask);
   std::vector<des::TaskId> rank_last(static_cast<std::size_t>(p), des::kNoTask);
-  std::vector<StageParameters> params(static_cast<std::size_t>(p));
+  std::vector<cost::StageParameters> params(static_cast<std::size_t>(p));
   for (int r = 0; r < p; ++r) {
     const auto ri = static_cast<std::size_t>(r);
-    params[ri] = stage_parameters(s, ri);
+    params[ri] = cost::stage_parameters(s, ri);
     RankBuilder rank(g, cells, sh, pl, s, prof, options, r, stages[ri], params[ri]);
     rank.build();
     rank_last[ri] = rank.rank_last;
@@ -812,7 +814,7 @@ StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const St
   constexpr std::int64_t kMaxPasses = 65536;
   std::int64_t cap = std::max<std::int64_t>(2 * V, kMaxPasses / V);
   cap = (cap + p - 1) / p * p;
-  const std::vector<StageTimes> priced = stage_costs(s, prof);
+  const std::vector<cost::StageTimes> priced = cost::stage_costs(s, prof);
   if (m <= cap) return simulate(s, prof, options, m, priced);
   const std::int64_t half = std::max<std::int64_t>(V, cap / 2 / p * p);
   StepResult a = simulate(s, prof, options, half, priced);

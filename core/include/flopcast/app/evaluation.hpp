@@ -75,7 +75,7 @@ struct SimReport {
   std::string coefficients_basis;
   /// The step: the simulation's step time, breakdown, MFU and throughput over the estimate's
   /// memory and FLOPs (StepResult::as_estimate), or the closed form's alone.
-  StepEstimate est;
+  estimate::StepEstimate est;
   std::optional<step::StepResult> sim;  ///< the simulated step (timeline, utilisation); absent for Estimate
   Time closed_form_step;                ///< the closed-form estimate's step time, for comparison
   bool fits_memory = true;

@@ -73,6 +73,6 @@ struct Timeline {
 inline constexpr std::int64_t kMaxTimelinePasses = 200'000;
 
 /// Lays out one step of `plan` with the estimate's stage times.
-Timeline build_timeline(const StepEstimate& est, const ParallelPlan& plan);
+Timeline build_timeline(const estimate::StepEstimate& est, const ParallelPlan& plan);
 
 }  // namespace flopcast::app

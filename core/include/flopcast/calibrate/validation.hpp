@@ -23,11 +23,11 @@ struct FigureComparison {
 };
 
 /// The predicted value of `figure` ("iteration_time_s", ...) for a run; NaN when unknown.
-double predicted_figure(const Scenario& s, const StepEstimate& e, const std::string& figure);
+double predicted_figure(const Scenario& s, const estimate::StepEstimate& e, const std::string& figure);
 
 /// Every measured figure of `s` against `e`, in the order iteration_time_s, tokens_per_gpu_s,
 /// mfu, tflops_per_gpu, memory_gib (peak memory per GPU against the memory model's total).
-std::vector<FigureComparison> compare_run(const Scenario& s, const StepEstimate& e);
+std::vector<FigureComparison> compare_run(const Scenario& s, const estimate::StepEstimate& e);
 
 /// The figures that measure speed (all follow from the step time), in the order above.
 const std::vector<std::string>& time_figures();

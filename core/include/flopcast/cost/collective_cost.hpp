@@ -9,8 +9,10 @@
 #include "flopcast/scenario/scenario.hpp"
 
 namespace flopcast {
+class CommModel;  // core/comm
+}  // namespace flopcast
 
-class CommModel;
+namespace flopcast::cost {
 
 /// Collective kinds the step needs.
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv };
@@ -91,4 +93,4 @@ double expected_holders(double experts, double holders, int top_k);
 MoeDispatchCost moe_dispatch_cost(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t gpus_per_node,
                                   const ComputeProfile& profile, const MoeDispatch& d);
 
-}  // namespace flopcast
+}  // namespace flopcast::cost

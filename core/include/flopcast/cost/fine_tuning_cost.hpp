@@ -4,7 +4,7 @@
 #include "flopcast/cost/op_cost.hpp"
 #include "flopcast/scenario/scenario.hpp"
 
-namespace flopcast {
+namespace flopcast::cost {
 
 /// The extra work of one layer of a fine-tuning job for one micro-batch of `tokens` tokens on
 /// one GPU: the adapters' GEMMs (each split by TP like its base GEMM), the scale and the add of
@@ -15,4 +15,4 @@ struct FineTuningLayerCost {
 };
 FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario& s, int layer, double tokens);
 
-}  // namespace flopcast
+}  // namespace flopcast::cost

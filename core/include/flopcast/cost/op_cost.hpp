@@ -7,7 +7,7 @@
 #include "flopcast/compute/compute_profile.hpp"
 #include "flopcast/hardware/gpu_spec.hpp"
 
-namespace flopcast {
+namespace flopcast::cost {
 
 /// C[m x n] = A[m x k] B[k x n], `batch` independent instances (batched GEMM), or `batch`
 /// problems of one grouped GEMM kernel (MoE experts: `grouped`, priced at the generation's
@@ -82,4 +82,4 @@ double quantised_bytes_per_value(Precision p);
 /// Launch and host overhead of `kernels` kernels.
 Time launch_overhead(const ComputeProfile& p, int kernels);
 
-}  // namespace flopcast
+}  // namespace flopcast::cost

@@ -11,7 +11,7 @@
 #include "flopcast/cost/collective_cost.hpp"
 #include "flopcast/scenario/scenario.hpp"
 
-namespace flopcast {
+namespace flopcast::cost {
 
 /// Per-micro-batch times of one pipeline stage.
 struct StageTimes {
@@ -125,4 +125,4 @@ Time zero3_gather_time(const Scenario& s, const ClusterCollectives& collectives,
 /// The optimizer step over the stage's local shard.
 Time optimizer_time(const Scenario& s, const ComputeProfile& profile, const StageParameters& params);
 
-}  // namespace flopcast
+}  // namespace flopcast::cost

@@ -10,7 +10,7 @@
 #include "flopcast/compute/compute_profile.hpp"
 #include "flopcast/scenario/scenario.hpp"
 
-namespace flopcast {
+namespace flopcast::estimate {
 
 /// The choices resolution considers for one open setting; a stated setting has one, its value.
 /// - micro_batch: the divisors of global_batch / dp, ascending (up to kMaxResolvedMicroBatch);
@@ -62,4 +62,4 @@ inline constexpr std::int64_t kMaxResolvedMicroBatch = 512;
 /// plan is final. Deterministic.
 const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile& profile);
 
-}  // namespace flopcast
+}  // namespace flopcast::estimate

@@ -10,7 +10,7 @@
 #include "flopcast/scenario/scenario.hpp"
 #include "flopcast/workload/workload.hpp"
 
-namespace flopcast {
+namespace flopcast::estimate {
 
 /// Where one step's time goes, on the critical path. Sums to the step time.
 struct StepBreakdown {
@@ -33,7 +33,7 @@ struct StepBreakdown {
 struct StepEstimate {
   Time step;
   StepBreakdown breakdown;
-  std::vector<StageTimes> stages;
+  std::vector<cost::StageTimes> stages;
   Time dp_sync;       ///< the full DP gradient sync (before overlap)
   Flops model_flops;  ///< per step, whole job
   Flops hardware_flops;
@@ -50,6 +50,6 @@ StepEstimate estimate_step(const Scenario& s, const ComputeProfile& profile);
 /// The closed-form step over given stage costs (one per pipeline stage, as stage_costs returns
 /// them): what the discrete-event step reports beside its own time, without pricing the stages
 /// twice.
-StepEstimate estimate_over(const Scenario& s, const ComputeProfile& profile, std::vector<StageTimes> stages);
+StepEstimate estimate_over(const Scenario& s, const ComputeProfile& profile, std::vector<cost::StageTimes> stages);
 
-}  // namespace flopcast
+}  // namespace flopcast::estimate

@@ -69,7 +69,7 @@ struct StepResult {
   /// Where the critical stage's time goes: its compute stream busy (compute, recompute,
   /// optimizer), idle while waiting on its own communication (exposed comm by kind), idle
   /// waiting on other stages (bubble), plus host overhead. Sums to `step`.
-  StepBreakdown breakdown;
+  estimate::StepBreakdown breakdown;
   int critical_stage = 0;  ///< the stage the breakdown describes (most compute)
   std::vector<StageUtilisation> stages;
   std::vector<TimelineTrack> tracks;
@@ -80,11 +80,11 @@ struct StepResult {
   std::uint64_t events = 0;  ///< events the engine processed
   /// The closed-form estimate whose op and collective costs the simulation used (memory,
   /// FLOPs and per-stage costs come from it; its step time is the closed form's).
-  StepEstimate estimate;
+  estimate::StepEstimate estimate;
 
   /// The closed-form estimate with step time, breakdown, MFU/HFU and throughput replaced by
   /// the simulation's: what reports and validation consume.
-  StepEstimate as_estimate() const;
+  estimate::StepEstimate as_estimate() const;
 };
 
 }  // namespace flopcast::step

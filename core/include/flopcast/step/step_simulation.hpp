@@ -22,7 +22,7 @@ struct StepSimOptions {
   bool timeline = true;
   /// Replaces the per-stage costs (one entry per pipeline stage): for tests and what-if studies
   /// of uneven stages. Empty = stage_costs'.
-  std::vector<StageTimes> stages;
+  std::vector<cost::StageTimes> stages;
   /// Replaces each stage's DP gradient sync (before bucketing). Unset = dp_sync_time.
   std::optional<Time> dp_sync;
 };
