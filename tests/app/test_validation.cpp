@@ -82,7 +82,7 @@ TEST_SUITE("app.validation") {
     test::TempDir tmp("app-validation");
     const auto good = write(tmp, "good.yaml", kGoodRun);
     const auto& cat = test::shipped_catalog();
-    const auto in = calibration_inputs({good, std::string(FLOPCAST_DATA_DIR) + "/calibration/mlperf-lora.yaml"}, cat);
+    const auto in = calibration_inputs({good, std::string(FLOPCAST_TESTS_DIR) + "/io/data/lora-runs.yaml"}, cat);
     REQUIRE(in.runs.size() == 1);
     CHECK(in.runs[0].id == "good");
     CHECK(in.fine_tuning_held_out > 0);

@@ -297,7 +297,7 @@ TEST_CASE("exit codes: a missing run file is an I/O error for validate and calib
 // out, and with nothing else to fit writes no profile.
 TEST_CASE("calibrate holds fine-tuning runs out of the fit, validate predicts them") {
   TempDir tmp;
-  const auto file = data("calibration/mlperf-lora.yaml");
+  const auto file = std::string(FLOPCAST_TESTS_DIR) + "/io/data/lora-runs.yaml";
   const auto c = run_cli({"calibrate", file, "-o", (tmp.path / "p.yaml").string()});
   CHECK(c.code == cli::kBadInput);
   CHECK_MESSAGE(contains(c.err, "3 fine-tuning runs (training.method lora or qlora) held out of the fit"), c.err);

@@ -41,7 +41,7 @@ namespace {
 // NeMo (Megatron-core)
 // - LoRA adapters on Megatron-core's parallel linear layers (nemo/collections/llm/peft/lora.py,
 //   ParallelLinearAdapter): every parallelism of full training; MLPerf Training v4.0's Llama 2
-//   70B LoRA runs on it with TP 4 + SP and CP 2 (data/calibration/mlperf-lora.yaml).
+//   70B LoRA runs on it with TP 4 + SP and CP 2 (MLPERF-T40 in docs/references.md).
 // - QLoRA: NF4LinearWrapper replaces Transformer Engine's parallel linear layers and "Tensor
 //   Parallel is not supported" (nemo/collections/nlp/modules/common/megatron/adapters/qlora.py).
 // DeepSpeed (Hugging Face PEFT)
