@@ -13,34 +13,34 @@ using namespace flopcast;
 namespace {
 
 // H100 SXM (GK-H100, NCCL topo.h) on DGX H100 nodes with 8 x NDR 400G (NV-BASEPOD), 2:1 spine.
-GpuSpec h100() { return fixtures::h100_nvlink(); }
-FabricSpec dgx_h100() { return fixtures::node8(400.0, 8, 2.0); }
+hardware::GpuSpec h100() { return fixtures::h100_nvlink(); }
+hardware::FabricSpec dgx_h100() { return fixtures::node8(400.0, 8, 2.0); }
 
 struct Query {
-  Collective op;
-  GroupShape group;
+  comm::Collective op;
+  topology::GroupShape group;
   std::int64_t concurrent;
 };
 
 // The mix a planner asks for on a 1,024-GPU cluster: TP, CP, EP, DP and PP communicators.
 std::vector<Query> planner_mix() {
   return {
-      {Collective::AllReduce, {8, 8, 1}, 128},                                               // TP 8
-      {Collective::AllGather, {4, 4, 1}, 256},                                               // TP 4 (sequence parallel)
-      {Collective::ReduceScatter, {4, 4, 1}, 256}, {Collective::AllToAll, {16, 8, 1}, 64},   // EP 16
-      {Collective::AllReduce, {64, 1, 1}, 16},                                               // DP 64 under TP 8 x PP 2
-      {Collective::ReduceScatter, {128, 1, 1}, 8}, {Collective::AllGather, {32, 1, 2}, 32},  // DP with CP 2
-      {Collective::SendRecv, {2, 1, 8}, 512},                                                // PP neighbours
+      {comm::Collective::AllReduce, {8, 8, 1}, 128},  // TP 8
+      {comm::Collective::AllGather, {4, 4, 1}, 256},  // TP 4 (sequence parallel)
+      {comm::Collective::ReduceScatter, {4, 4, 1}, 256}, {comm::Collective::AllToAll, {16, 8, 1}, 64},  // EP 16
+      {comm::Collective::AllReduce, {64, 1, 1}, 16},  // DP 64 under TP 8 x PP 2
+      {comm::Collective::ReduceScatter, {128, 1, 1}, 8}, {comm::Collective::AllGather, {32, 1, 2}, 32},  // DP with CP 2
+      {comm::Collective::SendRecv, {2, 1, 8}, 512},  // PP neighbours
   };
 }
 
-double run(const CommModel& m, const std::vector<Query>& qs, long iterations, double& sink) {
+double run(const comm::CommModel& m, const std::vector<Query>& qs, long iterations, double& sink) {
   const auto t0 = std::chrono::steady_clock::now();
   double bytes = 4096.0;
   for (long i = 0; i < iterations; ++i) {
     const Query& q = qs[static_cast<std::size_t>(i) % qs.size()];
     bytes = bytes > 4e9 ? 4096.0 : bytes * 1.37;  // sweep sizes 4 KiB .. 4 GB
-    sink += m.cost(q.op, q.group, Bytes{bytes}, q.concurrent).time.us();
+    sink += m.cost(q.op, q.group, units::Bytes{bytes}, q.concurrent).time.us();
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return static_cast<double>(iterations) / s;
@@ -51,13 +51,13 @@ double run(const CommModel& m, const std::vector<Query>& qs, long iterations, do
 int main() {
   const auto qs = planner_mix();
   const auto build0 = std::chrono::steady_clock::now();
-  const CommModel m(h100(), dgx_h100(), 1024);
+  const comm::CommModel m(h100(), dgx_h100(), 1024);
   const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - build0).count();
 
   // First touch of each (collective, shape, concurrency): routes and fair shares computed.
   double sink = 0.0;
   const auto warm0 = std::chrono::steady_clock::now();
-  for (const Query& q : qs) sink += m.cost(q.op, q.group, Bytes{1e6}, q.concurrent).time.us();
+  for (const Query& q : qs) sink += m.cost(q.op, q.group, units::Bytes{1e6}, q.concurrent).time.us();
   const double warm_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - warm0).count();
 
   const long iterations = 4'000'000;
@@ -73,7 +73,7 @@ int main() {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
   const double total = static_cast<double>(threads) * static_cast<double>(iterations / 4) / wall;
 
-  std::printf("bench_collective (%s)\n", nccl::kVersion);
+  std::printf("bench_collective (%s)\n", comm::nccl::kVersion);
   std::printf("  cluster: 1024 x H100, 8 x NDR per node, 2:1 spine; %zu query shapes\n", qs.size());
   std::printf("  graph build:                 %10.2f ms\n", build_ms);
   std::printf("  first query of each shape:   %10.2f ms total (%zu cache entries)\n", warm_ms, m.cache_size());

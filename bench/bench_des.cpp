@@ -37,7 +37,8 @@ void engine_bench() {
     for (int j = 0; j < per_stream; ++j)
       for (int i = 0; i < streams; ++i) {
         const int link = (i + j) % 3 == 0 ? links[static_cast<std::size_t>(i % 8)] : -1;
-        const auto t = e.add_task(st[static_cast<std::size_t>(i)], Time{1000 + (i * 7919 + j * 104729) % 5000}, link);
+        const auto t =
+            e.add_task(st[static_cast<std::size_t>(i)], units::Time{1000 + (i * 7919 + j * 104729) % 5000}, link);
         e.add_dependency(t, prev[static_cast<std::size_t>((i + streams - 1) % streams)]);
         prev[static_cast<std::size_t>(i)] = t;
       }
@@ -59,7 +60,7 @@ void engine_bench() {
 void step_bench() {
   using namespace flopcast;
   const std::string path = std::string(FLOPCAST_SCENARIOS_DIR) + "/published/llama3-405b-16384xh100.yaml";
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto cat = io::load_catalog("", d);
   auto s = cat ? io::load_scenario_file(path, *cat, d) : std::nullopt;
   if (!s) {

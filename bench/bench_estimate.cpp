@@ -9,7 +9,7 @@
 
 int main() {
   using namespace flopcast;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   const auto cat = io::load_catalog("", diags);
   if (!cat) {
     std::fprintf(stderr, "%s", diags.str().c_str());

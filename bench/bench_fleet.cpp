@@ -25,12 +25,12 @@ RunProfile profile(const std::string& gpu, std::int64_t gpus, double mean_h) {
   const int n = 200;
   for (int i = 0; i < n; ++i) {
     const double q = (i + 0.5) / n;
-    p.spans.push_back(Time::from_seconds(mean_h * 3600.0 * (0.7 + 0.6 * q)));
+    p.spans.push_back(units::Time::from_seconds(mean_h * 3600.0 * (0.7 + 0.6 * q)));
     p.failures.push_back(i % 3);
   }
-  p.estimate = Time::from_seconds(mean_h * 3600.0 * 1.24);  // the P90 span
-  p.checkpoint_interval = Time::from_seconds(1800);
-  p.restart = Time::from_seconds(600);
+  p.estimate = units::Time::from_seconds(mean_h * 3600.0 * 1.24);  // the P90 span
+  p.checkpoint_interval = units::Time::from_seconds(1800);
+  p.restart = units::Time::from_seconds(600);
   return p;
 }
 
@@ -40,10 +40,10 @@ Pool pool(const std::string& name, const std::string& gpu, std::int64_t nodes) {
   p.gpu = gpu;
   p.nodes = nodes;
   p.kind = PoolKind::Owned;
-  p.owned.capex_per_node = Money::of_minor(300'000'00, Currency::of("USD"));
-  p.owned.amortisation = Time::from_seconds(4 * 365 * 86400.0);
+  p.owned.capex_per_node = units::Money::of_minor(300'000'00, units::Currency::of("USD"));
+  p.owned.amortisation = units::Time::from_seconds(4 * 365 * 86400.0);
   p.owned.node_power_kw = 10.2;
-  p.owned.price_per_kwh = PriceRate::of_micro(80'000, Currency::of("USD"));
+  p.owned.price_per_kwh = units::PriceRate::of_micro(80'000, units::Currency::of("USD"));
   return p;
 }
 
@@ -80,13 +80,13 @@ Fleet bench_fleet(int seeds, bool overloaded = false) {
     m.job_class = i;
     m.weight = t.weight;
     m.priority = t.priority;
-    m.deadline = Time::from_seconds(t.hours * 3600.0 * 4);
+    m.deadline = units::Time::from_seconds(t.hours * 3600.0 * 4);
     g.mix.push_back(m);
   }
   g.rate_per_day = 10000.0 / 90.0;
   g.max_jobs = 10000;
   f.generator = g;
-  f.horizon = Time::from_seconds(90 * 86400.0);
+  f.horizon = units::Time::from_seconds(90 * 86400.0);
   f.seeds = seeds;
   f.policy.order = QueueOrder::Priority;
   f.policy.backfill = Backfill::Easy;

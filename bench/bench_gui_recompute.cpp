@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   const int edits = argc > 1 ? std::max(1, std::atoi(argv[1])) : 20;
-  flopcast::Diagnostics d;
+  flopcast::scenario::Diagnostics d;
   auto cat = flopcast::io::load_catalog("", d);
   if (!cat) {
     std::fprintf(stderr, "%s", d.str().c_str());

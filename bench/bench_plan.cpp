@@ -57,10 +57,10 @@ std::int64_t pruned_by_bound(const search::PlanResult& r) {
 std::string g_only;
 
 int bench(const char* title, const char* yaml, const std::vector<std::string>& gpus, std::int64_t gpus_max,
-          const io::Catalog& cat, const std::vector<std::shared_ptr<const PriceCatalog>>& prices, int threads,
-          std::optional<Time> deadline = std::nullopt, const char* currency = "USD") {
+          const io::Catalog& cat, const std::vector<std::shared_ptr<const pricing::PriceCatalog>>& prices, int threads,
+          std::optional<units::Time> deadline = std::nullopt, const char* currency = "USD") {
   if (!g_only.empty() && std::string(title).find(g_only) == std::string::npos) return 0;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   auto s = io::parse_scenario(yaml, "bench", cat, diags);
   if (!s) {
     std::fprintf(stderr, "%s", diags.str().c_str());
@@ -69,13 +69,13 @@ int bench(const char* title, const char* yaml, const std::vector<std::string>& g
   search::PlanSpace space;
   space.gpus_max = gpus_max;
   for (const auto& g : gpus) {
-    const GpuSpec* spec = cat.find_gpu(g);
-    const FabricSpec* fab = spec ? cat.find_fabric(spec->default_fabric) : nullptr;
+    const hardware::GpuSpec* spec = cat.find_gpu(g);
+    const hardware::FabricSpec* fab = spec ? cat.find_fabric(spec->default_fabric) : nullptr;
     if (!spec || !fab) {
       std::fprintf(stderr, "unknown GPU %s\n", g.c_str());
       return 1;
     }
-    ClusterSpec c;
+    scenario::ClusterSpec c;
     c.gpu = *spec;
     c.fabric = *fab;
     c.gpus_per_node = fab->gpus_per_node;
@@ -111,13 +111,15 @@ int bench(const char* title, const char* yaml, const std::vector<std::string>& g
     std::printf(
         "  recommended: %lld x %s %s, %.1f / %.1f days P50/P90 (simulated); checked at %s: %.1f days, %s under %s\n",
         static_cast<long long>(x.chosen->plan.candidate.gpus), x.chosen->plan.candidate.gpu.c_str(),
-        plan_label(x.chosen->plan.candidate.plan).c_str(), x.chosen->wall_p50.days(), x.chosen->wall_p90.days(),
+        parallel::plan_label(x.chosen->plan.candidate.plan).c_str(), x.chosen->wall_p50.days(),
+        x.chosen->wall_p90.days(),
         search::confidence_words(search::Confidence::P90, x.chosen->band, x.chosen->arch).c_str(),
         x.chosen->wall.days(), x.chosen->cost.str().c_str(), x.chosen->plan.price_option.c_str());
   if (!x.top.empty())
     std::printf("  fewest GPU-hours: %lld x %s %s, step %.2f s, MFU %.1f%%\n",
                 static_cast<long long>(x.top.front().gpus), x.top.front().gpu.c_str(),
-                plan_label(x.top.front().plan).c_str(), x.top.front().step.seconds(), 100 * x.top.front().mfu);
+                parallel::plan_label(x.top.front().plan).c_str(), x.top.front().step.seconds(),
+                100 * x.top.front().mfu);
   return 0;
 }
 
@@ -133,16 +135,16 @@ int main(int argc, char** argv) {
   const int threads =
       argc > 1 ? std::atoi(argv[1]) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (argc > 2) g_only = argv[2];  // e.g. "405B": that case alone
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   const auto cat = io::load_catalog("", diags);
   if (!cat) {
     std::fprintf(stderr, "%s", diags.str().c_str());
     return 1;
   }
-  std::vector<std::shared_ptr<const PriceCatalog>> prices;
+  std::vector<std::shared_ptr<const pricing::PriceCatalog>> prices;
   for (const auto& n : io::price_catalog_names()) {
     auto pc = io::load_price_catalog(n, "", diags);
-    if (pc) prices.push_back(std::make_shared<const PriceCatalog>(std::move(*pc)));
+    if (pc) prices.push_back(std::make_shared<const pricing::PriceCatalog>(std::move(*pc)));
   }
   // The base plan only has to be valid (no plan uses exactly 5,128 = 8 x 641 GPUs with global
   // batch 2,520); the search replaces it and goes up to 5,128.
@@ -180,14 +182,14 @@ reliability: {failures_per_gpu_hour: 1.97e-5, restart_time: 10min, checkpoint_in
               async_checkpoint: true, storage_write: 5 GB/s, trials: 100, seed: 1}
 pricing: {catalog: seed-vendor}
 )";
-  std::vector<std::shared_ptr<const PriceCatalog>> billable;
+  std::vector<std::shared_ptr<const pricing::PriceCatalog>> billable;
   for (const auto& pc : prices) {
-    PriceCatalog c = *pc;
-    std::erase_if(c.plans, [](const Plan& p) { return !billable_by_default(p.kind); });
-    billable.push_back(std::make_shared<const PriceCatalog>(std::move(c)));
+    pricing::PriceCatalog c = *pc;
+    std::erase_if(c.plans, [](const pricing::Plan& p) { return !pricing::billable_by_default(p.kind); });
+    billable.push_back(std::make_shared<const pricing::PriceCatalog>(std::move(c)));
   }
   rc |= bench("72B dense, 2T tokens, <= 2,048 H800, deadline 45 days (whole plan command)", q72, {"H800"}, 2048, *cat,
-              billable, threads, Time::from_seconds(45 * 86400.0), "CNY");
+              billable, threads, units::Time::from_seconds(45 * 86400.0), "CNY");
   const char* l405 = R"(
 model: llama3-405b
 cluster: {gpu: H100, gpus: 14336}

@@ -9,7 +9,7 @@ namespace flopcast::cli {
 const io::Catalog* CliContext::catalog() {
   if (catalog_) return &*catalog_;
   if (catalog_failed_) return nullptr;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   catalog_ = io::load_catalog(data_dir, diags);
   if (!catalog_) {
     catalog_failed_ = true;
@@ -29,7 +29,7 @@ void CliContext::fail(int code, const std::string& message) {
 
 void CliContext::warn(const std::string& message) { err << who() << ": warning: " << message << "\n"; }
 
-bool CliContext::report(const Diagnostics& diags) {
+bool CliContext::report(const scenario::Diagnostics& diags) {
   if (!diags.empty()) err << diags.str();
   if (!diags.has_errors()) return false;
   exit_code = io::any_unreadable_file(diags) ? kIoError : kBadInput;

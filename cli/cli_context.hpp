@@ -67,7 +67,7 @@ struct CliContext {
   /// Prints every diagnostic of `diags` (each as file:line:col: error|warning: key: message).
   /// When one is an error, sets exit_code: kIoError when a file could not be read at all
   /// (io::is_unreadable_file), else kBadInput; returns whether there were errors.
-  bool report(const Diagnostics& diags);
+  bool report(const scenario::Diagnostics& diags);
 
  private:
   std::optional<io::Catalog> catalog_;

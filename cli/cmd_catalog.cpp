@@ -26,9 +26,9 @@ void register_catalog(CLI::App& app, CliContext& ctx) {
     const auto* cat = ctx.catalog();
     if (!cat) return;
     const auto kind = *app::parse_catalog_kind(o->what);  // IsMember above admits only the four
-    std::vector<PriceCatalog> prices;
+    std::vector<pricing::PriceCatalog> prices;
     if (kind == app::CatalogKind::Prices) {
-      Diagnostics diags;
+      scenario::Diagnostics diags;
       auto loaded = app::load_price_listing(ctx.data_dir, diags);
       if (ctx.report(diags) || !loaded) return;
       prices = std::move(*loaded);

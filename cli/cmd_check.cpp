@@ -38,7 +38,7 @@ void register_check(CLI::App& app, CliContext& ctx) {
     const std::string format = o->json ? "json" : o->format;
     const auto* cat = ctx.catalog();
     if (cat == nullptr) return;
-    Diagnostics diags;
+    scenario::Diagnostics diags;
     auto report = app::check_claims_file(o->file, *cat, ctx.data_dir, diags);
     if (!diags.empty()) ctx.err << diags.str();
     if (!report) {

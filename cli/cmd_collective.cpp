@@ -27,7 +27,7 @@ struct Opts {
   std::int64_t node_stride = 1;
   std::int64_t concurrent = 0;
   std::string group;
-  std::string order{kMegatronRankOrder};
+  std::string order{topology::kMegatronRankOrder};
   std::string profile;
   int nodes_per_leaf = 0;
   bool json = false;
@@ -41,11 +41,11 @@ bool fail(CliContext& ctx, int code, const std::string& msg) {
   return false;
 }
 
-bool resolve_cluster(CliContext& ctx, const Opts& o, Cluster& c, CommEfficiency& eff) {
+bool resolve_cluster(CliContext& ctx, const Opts& o, Cluster& c, comm::CommEfficiency& eff) {
   if (!o.scenario.empty()) {
     auto loaded = load_scenario_for_command(ctx, o.scenario, o.profile);
     if (!loaded) return false;
-    const Scenario& s = loaded->scenario;
+    const scenario::Scenario& s = loaded->scenario;
     c.gpu = s.cluster.gpu;
     c.fabric = s.cluster.fabric;
     if (s.cluster.gpus_per_node > 0 && s.cluster.gpus_per_node != c.fabric.gpus_per_node) {
@@ -55,18 +55,18 @@ bool resolve_cluster(CliContext& ctx, const Opts& o, Cluster& c, CommEfficiency&
     c.gpus = s.cluster.gpus;
     c.plan = s.plan;
     if (!o.profile.empty() || !s.calibration.empty()) {
-      eff = comm_efficiency(loaded->profile);
+      eff = comm::comm_efficiency(loaded->profile);
     }
   } else {
     const auto* cat = ctx.catalog();
     if (!cat) return false;
     if (o.gpu.empty()) return fail(ctx, kUsage, "--gpu is required without a scenario file");
     if (o.gpus <= 0) return fail(ctx, kUsage, "--gpus N (N >= 1) is required without a scenario file");
-    const GpuSpec* g = cat->find_gpu(o.gpu);
+    const hardware::GpuSpec* g = cat->find_gpu(o.gpu);
     if (!g) return fail(ctx, kUsage, "unknown GPU '" + o.gpu + "' (" + io::unknown_gpu_hint(*cat, o.gpu) + ")");
     c.gpu = *g;
     const std::string fabric_name = o.fabric.empty() ? g->default_fabric : o.fabric;
-    const FabricSpec* f = cat->find_fabric(fabric_name);
+    const hardware::FabricSpec* f = cat->find_fabric(fabric_name);
     if (!f) {
       std::string names;
       for (const auto& n : cat->fabric_names()) names += (names.empty() ? "" : ", ") + n;
@@ -75,14 +75,14 @@ bool resolve_cluster(CliContext& ctx, const Opts& o, Cluster& c, CommEfficiency&
     c.fabric = *f;
     c.gpus = o.gpus;
     if (!o.profile.empty()) {
-      Diagnostics pd;
+      scenario::Diagnostics pd;
       const auto p = io::load_profile(o.profile, *cat, pd);
       if (!p) {
         ctx.err << pd.str();
         ctx.exit_code = kBadInput;
         return false;
       }
-      eff = comm_efficiency(*p);
+      eff = comm::comm_efficiency(*p);
     }
   }
   if (o.gpus_per_node > 0) {
@@ -93,15 +93,16 @@ bool resolve_cluster(CliContext& ctx, const Opts& o, Cluster& c, CommEfficiency&
 }
 
 // The group the table is for, and how many such groups run at once.
-bool resolve_group(CliContext& ctx, const Opts& o, const Cluster& c, GroupShape& shape, std::int64_t& concurrent) {
+bool resolve_group(CliContext& ctx, const Opts& o, const Cluster& c, topology::GroupShape& shape,
+                   std::int64_t& concurrent) {
   const int gpn = std::max(1, c.fabric.gpus_per_node);
   concurrent = 1;
   if (!o.group.empty()) {
     if (!c.plan) return fail(ctx, kUsage, "--group needs a scenario file (its parallel plan defines the groups)");
-    const auto dim = parse_parallel_dim(o.group);
+    const auto dim = topology::parse_parallel_dim(o.group);
     if (!dim) return fail(ctx, kUsage, "--group '" + o.group + "': expected tp, cp, ep, dp or pp");
     std::string err;
-    const auto layout = RankLayout::create(*c.plan, o.order, &err);
+    const auto layout = topology::RankLayout::create(*c.plan, o.order, &err);
     if (!layout) return fail(ctx, kUsage, err);
     shape = layout->shape(*dim, gpn);
     concurrent = layout->group_count(*dim);
@@ -121,17 +122,17 @@ void run_collective(CliContext& ctx, const Opts& o) {
   const auto req = app::collective_table_request(o.table, error);
   if (!req) return ctx.fail(kUsage, error);
   Cluster cl;
-  CommOptions opts;
+  comm::CommOptions opts;
   if (!resolve_cluster(ctx, o, cl, opts.efficiency)) return;
   if (o.nodes_per_leaf > 0) opts.topology.nodes_per_leaf = o.nodes_per_leaf;
-  GroupShape shape;
+  topology::GroupShape shape;
   std::int64_t concurrent = 1;
   if (!resolve_group(ctx, o, cl, shape, concurrent)) return;
-  if (req->op == Collective::SendRecv && o.ranks <= 0 && o.group.empty()) {
+  if (req->op == comm::Collective::SendRecv && o.ranks <= 0 && o.group.empty()) {
     // A pair: inside one node when it holds two GPUs, else one GPU on each of two nodes.
-    shape = GroupShape{2, cl.gpus > cl.fabric.gpus_per_node || cl.fabric.gpus_per_node < 2 ? 1 : 2, 1};
+    shape = topology::GroupShape{2, cl.gpus > cl.fabric.gpus_per_node || cl.fabric.gpus_per_node < 2 ? 1 : 2, 1};
   }
-  const CommModel model(cl.gpu, cl.fabric, cl.gpus, opts);
+  const comm::CommModel model(cl.gpu, cl.fabric, cl.gpus, opts);
   if (const std::string why = model.check(req->op, shape); !why.empty()) return ctx.fail(kUsage, why);
   const auto t = app::collective_table(*req, model, shape, concurrent);
   write_output(ctx, o.out,

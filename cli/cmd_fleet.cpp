@@ -45,7 +45,7 @@ std::string names_of(const std::vector<std::string>& v) {
 
 /// The --size-pool and --class indices in the fleet; nullopt with the usage error printed.
 std::optional<fleet::SizeSweepSpec> sweep_spec(CliContext& ctx, const FleetOpts& o, const fleet::Fleet& f,
-                                               Time target) {
+                                               units::Time target) {
   const std::string me = "flopcast fleet: error: ";
   fleet::SizeSweepSpec spec;
   spec.pool = o.size_pool;
@@ -98,7 +98,7 @@ bool ends_in_unit(const std::string& v) {
 
 void run_fleet(CliContext& ctx, const FleetOpts& o) {
   const std::string me = "flopcast fleet: error: ";
-  std::optional<Time> horizon;
+  std::optional<units::Time> horizon;
   if (!o.horizon.empty()) {
     if (!ends_in_unit(o.horizon)) {
       ctx.err << me << "--horizon '" << o.horizon << "' has no unit (write e.g. --horizon " << o.horizon << "d)\n";
@@ -113,14 +113,14 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
       return;
     }
   }
-  std::optional<Currency> currency;
+  std::optional<units::Currency> currency;
   if (!o.currency.empty()) {
-    if (!is_currency_code(o.currency)) {
+    if (!units::is_currency_code(o.currency)) {
       ctx.err << me << "--currency '" << o.currency << "' is not a currency code (write e.g. --currency CNY or USD)\n";
       ctx.exit_code = kUsage;
       return;
     }
-    currency = Currency::of(o.currency);
+    currency = units::Currency::of(o.currency);
   }
   if (!o.job_class.empty() && o.size_pool.empty()) {
     ctx.err << me
@@ -128,7 +128,7 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
     ctx.exit_code = kUsage;
     return;
   }
-  std::optional<Time> target;
+  std::optional<units::Time> target;
   if (!o.size_pool.empty() || !o.target_wait.empty()) {
     if (o.size_pool.empty() || o.target_wait.empty()) {
       ctx.err << me << "--size-pool and --target-p90-wait go together\n";
@@ -150,7 +150,7 @@ void run_fleet(CliContext& ctx, const FleetOpts& o) {
   }
   const auto* cat = ctx.catalog();
   if (!cat) return;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   bool io_error = false;
   app::FleetOverrides overrides;
   overrides.horizon = horizon;

@@ -48,7 +48,7 @@ app::PlanRequest request_of(const PlanOpts& o) {
 /// Builds the search from the flags (printing the problem and setting the exit code when it
 /// cannot be built): a flag that cannot be read is a usage error naming it, a catalog that
 /// cannot be read is bad input.
-bool prepare(CliContext& ctx, const Scenario& s, const app::PlanRequest& req, search::PlanSpace& space,
+bool prepare(CliContext& ctx, const scenario::Scenario& s, const app::PlanRequest& req, search::PlanSpace& space,
              search::PlannerOptions& opt) {
   const io::Catalog* cat = ctx.catalog();
   if (!cat) return false;
@@ -63,7 +63,7 @@ bool prepare(CliContext& ctx, const Scenario& s, const app::PlanRequest& req, se
       ctx.fail(kUsage, "--gpu: " + why);
       return false;
   }
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   const app::PlanProblem problem = app::prepare_plan_options(s, req, ctx.data_dir, opt, why, diags);
   const char* flag = nullptr;
   switch (problem) {
@@ -91,7 +91,7 @@ bool prepare(CliContext& ctx, const Scenario& s, const app::PlanRequest& req, se
 }
 
 /// Writes the recommended plan as a scenario (never over a file without --force).
-bool emit_scenario(CliContext& ctx, const PlanOpts& o, const Scenario& s, const search::PlanSpace& space,
+bool emit_scenario(CliContext& ctx, const PlanOpts& o, const scenario::Scenario& s, const search::PlanSpace& space,
                    const search::PlanResult& r) {
   if (!r.chosen) {
     ctx.fail(kInfeasible, "--emit-scenario: no plan meets the constraints; nothing written");
@@ -113,7 +113,7 @@ bool emit_scenario(CliContext& ctx, const PlanOpts& o, const Scenario& s, const 
 void run_plan(CliContext& ctx, const PlanOpts& o) {
   auto loaded = load_scenario_for_command(ctx, o.scenario, o.profile);
   if (!loaded) return;
-  const Scenario& s = loaded->scenario;
+  const scenario::Scenario& s = loaded->scenario;
   const app::PlanRequest req = request_of(o);
   search::PlanSpace space;
   search::PlannerOptions opt;

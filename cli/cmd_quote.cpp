@@ -51,8 +51,8 @@ struct QuoteOpts {
 /// (the frameworks that run it, its spot plan's id when it is priced at a spot price and the
 /// other GPU types searched go to `qo`); with --allow-miss and none meeting, the closest plan;
 /// nullopt with the exit code set when there is none.
-std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Scenario& s, const ComputeProfile& prof,
-                                  app::QuoteOptions& qo) {
+std::optional<scenario::Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const scenario::Scenario& s,
+                                            const compute::ComputeProfile& prof, app::QuoteOptions& qo) {
   app::PlanRequest req;
   req.gpu_types = app::split_list(o.gpus);
   req.gpus_max = o.gpus_max;
@@ -66,7 +66,7 @@ std::optional<Scenario> best_plan(CliContext& ctx, const QuoteOpts& o, const Sce
   search::PlanSpace space;
   search::PlannerOptions opt;
   std::string why;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   const io::Catalog* cat = ctx.catalog();
   if (!cat) return std::nullopt;
   if (app::prepare_plan_space(*cat, s, req, space, why) != app::PlanProblem::None ||
@@ -132,16 +132,16 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
                     "this build has no PDF support (it was configured with FLOPCAST_PDF=OFF); use --format html or md");
   if (o.format == "pdf" && o.out.path.empty())
     return ctx.fail(kUsage, "--format pdf needs -o FILE (PDF is not written to the terminal)");
-  if (o.format == "xlsx" && !quote_xlsx_supported())
+  if (o.format == "xlsx" && !quote::quote_xlsx_supported())
     return ctx.fail(
         kUsage, "this build has no XLSX support (it was configured with FLOPCAST_XLSX=OFF); use --format html or md");
   if (o.format == "xlsx" && o.out.path.empty())
     return ctx.fail(kUsage, "--format xlsx needs -o FILE (a workbook is not written to the terminal)");
   std::string lang_error;
-  const auto lang = parse_quote_language(o.lang, lang_error);
+  const auto lang = quote::parse_quote_language(o.lang, lang_error);
   if (!lang) return ctx.fail(kUsage, "--lang: " + lang_error);
   const std::string date = o.date.empty() ? today() : o.date;
-  if (!add_days(date, 0))
+  if (!quote::add_days(date, 0))
     return ctx.fail(kUsage, "--date '" + date + "' is not a calendar date in the form YYYY-MM-DD");
 
   auto loaded = load_scenario_for_command(ctx, o.scenario, o.profile);
@@ -155,7 +155,7 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   qo.p50 = o.confidence == "p50";
   qo.compare = o.compare;
   qo.language = *lang;
-  Scenario chosen = loaded->scenario;
+  scenario::Scenario chosen = loaded->scenario;
   if (o.plan == "best") {
     auto best = best_plan(ctx, o, loaded->scenario, loaded->profile, qo);
     if (!best) return;
@@ -168,7 +168,7 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
     report_problem(ctx, o, prepared, report);
     return;
   }
-  const Quote& q = *prepared.quote;
+  const quote::Quote& q = *prepared.quote;
 
   std::string content, error;
   if (o.format != "pdf") {
@@ -180,11 +180,11 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
     if (!html_to_pdf)
       return ctx.fail(kIoError, "PDF support is not installed (the module flopcast-quote-pdf.so could not be loaded: " +
                                     error + "); use --format html or md");
-    if (!html_to_pdf(render_quote_html(q), quote_title(q), content, error))
+    if (!html_to_pdf(quote::render_quote_html(q), quote::quote_title(q), content, error))
       return ctx.fail(kInternalError, "cannot make the PDF: " + error);
     // Qt stamps the PDF with the time it was written: the issue date instead, so that the same
     // inputs and --date give the same bytes.
-    content = pdf_with_creation_date(std::move(content), q.input.issue_date);
+    content = quote::pdf_with_creation_date(std::move(content), q.input.issue_date);
   }
   // A quote that misses a requirement says so on its first page; unless asked, it exits 5.
   const bool miss = !q.meets() && !o.allow_miss;
@@ -196,7 +196,7 @@ void run_quote(CliContext& ctx, const QuoteOpts& o) {
   if (!write_output(ctx, o.out, content)) return;
   if (miss) ctx.exit_code = kInfeasible;
   if (o.out.path.empty()) return;
-  const ComparisonRow* best = q.recommended ? &q.input.plans.rows[*q.recommended] : nullptr;
+  const pricing::ComparisonRow* best = q.recommended ? &q.input.plans.rows[*q.recommended] : nullptr;
   ctx.out << "wrote " << o.out.path << ": quote " << q.id << ", valid until " << q.valid_until;
   if (best) ctx.out << ", " << best->option.label << " " << best->p50.total.str() << " (P50)";
   ctx.out << "\n";

@@ -42,7 +42,7 @@ void register_simulate(CLI::App& app, CliContext& ctx) {
       ctx.warn("no whole-run figures (days, GPU-hours, bills): set training.tokens, e.g. training: {tokens: 1T}");
     auto report = app::make_report(loaded->scenario, loaded->profile,
                                    opts->estimate ? app::StepEngine::Estimate : app::StepEngine::Simulation);
-    Diagnostics diags;
+    scenario::Diagnostics diags;
     const bool priced = app::add_whole_run(report, ctx.data_dir, diags);
     if (!diags.empty()) ctx.err << diags.str();
     if (!priced) {

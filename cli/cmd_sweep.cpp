@@ -115,7 +115,7 @@ void run_sweep_command(CliContext& ctx, const SweepOpts& o) {
   if (out_is_folder(ctx, o.out)) return;
   const io::Catalog* cat = ctx.catalog();
   if (!cat) return;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   auto spec = io::load_sweep_file(o.file, diags);
   if (spec && !io::check_sweep_keys(*spec, *cat, diags)) spec.reset();  // a typo fails before any point runs
   if (!diags.empty()) ctx.err << diags.str();

@@ -22,9 +22,9 @@ void report_inputs(CliContext& ctx, const app::InputProblems& problems) {
 }
 
 /// Loads --profile, or the catalog's default.
-std::optional<ComputeProfile> profile_for(CliContext& ctx, const io::Catalog& cat, const std::string& name) {
+std::optional<compute::ComputeProfile> profile_for(CliContext& ctx, const io::Catalog& cat, const std::string& name) {
   if (name.empty()) return cat.profile;
-  Diagnostics pd;
+  scenario::Diagnostics pd;
   auto p = io::load_profile(name, cat, pd);
   if (!p) {
     ctx.err << pd.str();
@@ -34,7 +34,7 @@ std::optional<ComputeProfile> profile_for(CliContext& ctx, const io::Catalog& ca
 }
 
 /// Writes `profile` to `output`; on failure says why (exit 4).
-bool write_profile(CliContext& ctx, const ComputeProfile& profile, const std::string& output, bool force) {
+bool write_profile(CliContext& ctx, const compute::ComputeProfile& profile, const std::string& output, bool force) {
   std::string error;
   if (io::write_file_atomically(output, io::profile_to_yaml(profile), force, error)) return true;
   ctx.err << "flopcast calibrate: " << error << "\n";
@@ -87,9 +87,9 @@ bool calibrate_usage_ok(CliContext& ctx, const CalibrateOpts& c) {
     ctx.exit_code = kUsage;
     return false;
   }
-  const auto& all = profile_parameters();
+  const auto& all = compute::profile_parameters();
   for (const auto& name : c.params)
-    if (std::none_of(all.begin(), all.end(), [&](const ProfileParameter& p) { return p.name == name; })) {
+    if (std::none_of(all.begin(), all.end(), [&](const compute::ProfileParameter& p) { return p.name == name; })) {
       ctx.err << "flopcast calibrate: unknown parameter '" << name << "'\n";
       ctx.exit_code = kUsage;
       return false;

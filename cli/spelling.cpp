@@ -14,7 +14,7 @@ std::string_view bare(std::string_view s) {
 }  // namespace
 
 std::optional<std::string> closest_spelling(std::string_view word, const std::vector<std::string>& candidates) {
-  if (auto near = nearest_spelling(word, candidates, bare(word).size())) return near;
+  if (auto near = units::nearest_spelling(word, candidates, bare(word).size())) return near;
   if (bare(word).size() < 3) return std::nullopt;
   for (const auto& c : candidates) {
     const std::string_view w = bare(word), b = bare(c);

@@ -7,7 +7,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace flopcast;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   const auto catalog = io::parse_price_catalog(fuzz::input_text(data, size), "fuzz.yaml", diags);
   (void)catalog;
   (void)diags.str();

@@ -8,7 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace flopcast;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   const auto s = io::parse_scenario(fuzz::input_text(data, size), "fuzz.yaml", fuzz::embedded_catalog(), diags);
   std::int64_t budget = fuzz::kEstimateGpuBudget;
   if (s) fuzz::estimate_checked(*s, budget);

@@ -23,7 +23,7 @@ void require_finite(const char* what, double value) {
 
 const io::Catalog& embedded_catalog() {
   static const io::Catalog catalog = [] {
-    Diagnostics diags;
+    scenario::Diagnostics diags;
     auto c = io::load_catalog("", diags);
     if (!c) {
       std::fprintf(stderr, "the embedded catalog does not load:\n%s\n", diags.str().c_str());
@@ -34,7 +34,7 @@ const io::Catalog& embedded_catalog() {
   return catalog;
 }
 
-void estimate_checked(const Scenario& s, std::int64_t& gpu_budget) {
+void estimate_checked(const scenario::Scenario& s, std::int64_t& gpu_budget) {
   if (s.cluster.gpus > gpu_budget) return;
   gpu_budget -= s.cluster.gpus;
   const estimate::StepEstimate e = estimate::estimate_step(s, embedded_catalog().profile);
@@ -49,7 +49,7 @@ void estimate_checked(const Scenario& s, std::int64_t& gpu_budget) {
 
   // The discrete-event step over the same costs, when the pipeline is small enough to simulate
   // well inside the timeout. Its breakdown sums to the step by construction (step_result.hpp).
-  const ParallelPlan& p = s.plan;
+  const parallel::ParallelPlan& p = s.plan;
   if (p.microbatches() > kSimulateSlotBudget / (static_cast<std::int64_t>(p.pp) * p.vpp)) return;
   step::StepSimOptions options;
   options.timeline = false;

@@ -29,7 +29,7 @@ inline constexpr std::int64_t kSimulateSlotBudget = 4096;
 /// `gpu_budget` (which it then reduces), then simulate_step when its pipeline fits in
 /// kSimulateSlotBudget, and aborts (a fuzz finding) when a figure is NaN or infinite or the
 /// simulated breakdown does not sum to the simulated step.
-void estimate_checked(const Scenario& s, std::int64_t& gpu_budget);
+void estimate_checked(const scenario::Scenario& s, std::int64_t& gpu_budget);
 
 /// The fuzz input as text. YAML needs no terminating NUL, but yaml-cpp reads std::string.
 std::string input_text(const unsigned char* data, std::size_t size);

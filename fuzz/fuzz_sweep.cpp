@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace flopcast;
   const std::string text = fuzz::input_text(data, size);
   if (!base_inside_scenarios(text)) return 0;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   const auto spec = io::parse_sweep(text, kSweepFile, diags);
   if (spec) {
     const std::int64_t n = spec->points();
@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::int64_t budget = fuzz::kEstimateGpuBudget;
     for (const std::int64_t i : {std::int64_t{0}, n - 1}) {
       (void)spec->point_values(i);
-      Diagnostics point_diags;
+      scenario::Diagnostics point_diags;
       if (const auto s = io::sweep_point_scenario(*spec, i, fuzz::embedded_catalog(), point_diags))
         fuzz::estimate_checked(*s, budget);
       (void)point_diags.str();

@@ -63,7 +63,7 @@ void BreakdownChart::set_result(const app::ComputeResult& r) {
   c->addAxis(values, Qt::AlignBottom);
   series->attachAxis(values);
   c->setTitle(tr("Where the step time goes: %1 per step, MFU %2")
-                  .arg(QString::fromStdString(format_time(b.total())), percent_text(r.report.est.mfu)));
+                  .arg(QString::fromStdString(units::format_time(b.total())), percent_text(r.report.est.mfu)));
 }
 
 }  // namespace flopcast::gui

@@ -40,7 +40,7 @@ QString summary(const claims::ClaimsReport& r) {
 
 ClaimsOutcome check_claims(const std::string& path, const io::Catalog& catalog) {
   ClaimsOutcome out;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   auto report = app::check_claims_file(path, catalog, catalog.data_dir, diags);
   out.diagnostics = diags.str();
   if (report) out.report = std::make_shared<const claims::ClaimsReport>(std::move(*report));

@@ -82,7 +82,7 @@ void CostChart::set_result(const app::ComputeResult& r) {
     c->setTitle(tr("Bill per plan at the P50 and P90 run"));
   }
   if (!bills_) {
-    const Scenario& s = *r.scenario;
+    const scenario::Scenario& s = *r.scenario;
     if (s.training.tokens <= 0) {
       delete series;
       c->setTitle(tr("No whole-run figures: give training tokens"));

@@ -54,7 +54,7 @@ void clear_chart(QChart* c) {
 FleetOutcome simulate_fleet_file(const std::string& path, const io::Catalog& catalog, int threads) {
   FleetOutcome out;
   // Loaded, planned and validated as `flopcast fleet` does (app/fleet_request.hpp).
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   auto prepared = app::prepare_fleet_file(path, catalog, app::FleetOverrides{}, diags);
   if (!prepared) {
     out.errors = diags.str();
@@ -171,18 +171,19 @@ void FleetView::show_result(const fleet::FleetResult& r, const QString& name) {
   const auto& s = r.summary;
   QString text = tr("%1: %2 over %3 days, %4 seeds; %5 jobs per seed, utilisation %6%, wait P50 %7 h / P90 %8 h")
                      .arg(name, q(r.name))
-                     .arg(q(format_grouped_half_up(r.horizon.seconds() / kSecondsPerDay, 0)))
+                     .arg(q(units::format_grouped_half_up(r.horizon.seconds() / kSecondsPerDay, 0)))
                      .arg(r.seeds)
                      .arg(s.jobs)
-                     .arg(q(format_grouped_half_up(100.0 * s.utilisation, 1)))
-                     .arg(q(format_grouped_half_up(s.wait.p50.seconds() / 3600.0, 1)))
-                     .arg(q(format_grouped_half_up(s.wait.p90.seconds() / 3600.0, 1)));
+                     .arg(q(units::format_grouped_half_up(100.0 * s.utilisation, 1)))
+                     .arg(q(units::format_grouped_half_up(s.wait.p50.seconds() / 3600.0, 1)))
+                     .arg(q(units::format_grouped_half_up(s.wait.p90.seconds() / 3600.0, 1)));
   text += tr(", cost %1").arg(q(s.cost.str()));
   if (s.margin) text += tr(", revenue %1, margin %2").arg(q(s.revenue->str()), q(s.margin->str()));
   if (s.unstarted > 0)
-    text += tr(", %1 jobs per seed never start within the horizon").arg(q(format_grouped_half_up(s.unstarted, 1)));
+    text +=
+        tr(", %1 jobs per seed never start within the horizon").arg(q(units::format_grouped_half_up(s.unstarted, 1)));
   if (s.deadline_misses > 0)
-    text += tr(", %1 deadline misses per seed").arg(q(format_grouped_half_up(s.deadline_misses, 1)));
+    text += tr(", %1 deadline misses per seed").arg(q(units::format_grouped_half_up(s.deadline_misses, 1)));
   text += QLatin1Char('.');
   for (const auto& w : r.warnings) text += QStringLiteral(" %1.").arg(q(w));
   info_->setText(text);
@@ -305,8 +306,8 @@ void FleetView::show_money(const fleet::FleetResult& r) {
   margin->setColor(series_color(1));
   QStringList names;
   double lo = 0, hi = 1;
-  const auto add = [&](const QString& name, const Money& k, const std::optional<Money>& v,
-                       const std::optional<Money>& m) {
+  const auto add = [&](const QString& name, const units::Money& k, const std::optional<units::Money>& v,
+                       const std::optional<units::Money>& m) {
     names << name;
     cost->append(k.major());
     rev->append(v ? v->major() : 0.0);

@@ -110,7 +110,7 @@ bool apply_planner_flags(MainWindow& window, const QString& max_gpus, const QStr
     planner->set_gpus_max(n);
   }
   if (!deadline.isEmpty()) {
-    std::optional<Time> d;
+    std::optional<units::Time> d;
     QString why;
     if (!PlannerView::parse_deadline(deadline, d, why)) {
       print_error(QStringLiteral("--deadline: %1").arg(why));
@@ -286,7 +286,7 @@ int run_gui(int argc, char** argv) {
   QCoreApplication::setApplicationName(QStringLiteral("flopcast-gui"));
   QCoreApplication::setApplicationVersion(QStringLiteral(FLOPCAST_GUI_VERSION));
 
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   auto catalog = io::load_catalog(parser.value(data_dir).toStdString(), diags);
   if (!catalog) {
     const QString text = QString::fromStdString(diags.str()).trimmed();

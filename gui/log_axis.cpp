@@ -31,7 +31,7 @@ QString log_tick_label(double v) {
   int decimals = 0;
   while (decimals < 6 && std::abs(v * std::pow(10.0, decimals) - std::round(v * std::pow(10.0, decimals))) > 1e-6 * v)
     ++decimals;
-  return QString::fromStdString(format_grouped_half_up(v, decimals));
+  return QString::fromStdString(units::format_grouped_half_up(v, decimals));
 }
 
 double log_coord(double v) { return std::log10(v); }
@@ -93,9 +93,9 @@ QCategoryAxis* make_value_axis(std::vector<double> values, const QString& title)
   const double lo = values.front() - pad, hi = values.back() + pad;
   axis->setRange(lo, hi);
   for (const double t : linear_ticks(lo, hi))
-    axis->append(
-        QString::fromStdString((t < 0 ? "-" : "") + format_grouped_half_up(std::abs(t), t == std::round(t) ? 0 : 2)),
-        t);
+    axis->append(QString::fromStdString((t < 0 ? "-" : "") +
+                                        units::format_grouped_half_up(std::abs(t), t == std::round(t) ? 0 : 2)),
+                 t);
   return axis;
 }
 

@@ -121,12 +121,12 @@ void fit_height(QTableView* view, int max_rows) { static_cast<FittedTable*>(view
 /// "error: parallel.tp: tp 3 does not divide heads 32 (hint: ...)": the diagnostic without its
 /// location when it points into the composed text rather than a file the user has; with it
 /// ("quickstart.yaml:12:7: ...") when `file_text` (the unedited file itself was loaded).
-QString problem_text(const Diagnostic& d, bool file_text) {
+QString problem_text(const scenario::Diagnostic& d, bool file_text) {
   if (file_text) return q(d.str());
-  Diagnostic copy = d;
+  scenario::Diagnostic copy = d;
   copy.where = {};
   const std::string full = copy.str();
-  const std::string prefix = SourceLocation{}.str() + ": ";
+  const std::string prefix = scenario::SourceLocation{}.str() + ": ";
   return q(full.rfind(prefix, 0) == 0 ? full.substr(prefix.size()) : full);
 }
 
@@ -136,9 +136,9 @@ std::vector<TableRow> problem_rows(const app::ComputeResult& r, bool file_text) 
   std::vector<TableRow> rows;
   for (const auto& d : r.diags.items()) {
     TableRow t;
-    t.cells = {d.severity == Severity::Error ? QStringLiteral("Error") : QStringLiteral("Warning"), q(d.key),
+    t.cells = {d.severity == scenario::Severity::Error ? QStringLiteral("Error") : QStringLiteral("Warning"), q(d.key),
                q(d.message) + (d.hint.empty() ? QString() : QStringLiteral(" (hint: %1)").arg(q(d.hint)))};
-    t.emphasis = d.severity == Severity::Error;
+    t.emphasis = d.severity == scenario::Severity::Error;
     t.tooltip = problem_text(d, file_text);
     rows.push_back(t);
   }
@@ -376,10 +376,11 @@ void MainWindow::build_menus() {
   QMenu* exports = file->addMenu(tr("&Export"));
   exports->addAction(tr("Chart as &PNG..."), this, [this] { action_export_chart(false); });
   exports->addAction(tr("Chart as &SVG..."), this, [this] { action_export_chart(true); });
-  QAction* pdf = exports->addAction(tr("&Quote as PDF..."), this, [this] { action_export_quote(QuoteLanguage::En); });
+  QAction* pdf =
+      exports->addAction(tr("&Quote as PDF..."), this, [this] { action_export_quote(quote::QuoteLanguage::En); });
   pdf->setToolTip(tr("The quote `flopcast quote --format pdf` writes for this scenario"));
   QAction* zh = exports->addAction(tr("Quote as PDF in &Chinese (中文)..."), this,
-                                   [this] { action_export_quote(QuoteLanguage::ZhCn); });
+                                   [this] { action_export_quote(quote::QuoteLanguage::ZhCn); });
   zh->setToolTip(tr("The quote `flopcast quote --format pdf --lang zh-CN` writes for this scenario"));
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
@@ -468,7 +469,7 @@ void MainWindow::show_result() {
   const bool file_text = !base_yaml_.empty() && r->yaml == base_yaml_;
   for (const auto& d : r->diags.items()) {
     auto* item = new QListWidgetItem(problem_text(d, file_text), problems_);
-    item->setForeground(d.severity == Severity::Error ? QColor(0xB0, 0x00, 0x20) : QColor(0x8A, 0x5A, 0x00));
+    item->setForeground(d.severity == scenario::Severity::Error ? QColor(0xB0, 0x00, 0x20) : QColor(0x8A, 0x5A, 0x00));
     item->setData(Qt::UserRole, q(d.key));
   }
   if (r->diags.empty()) {
@@ -501,28 +502,29 @@ void MainWindow::show_result() {
   timeline_detail_->setVisible(detail);
   timeline_detail_label_->setVisible(detail);
   if (detail) {
-    Time per{0};
-    for (const auto& st : r->report.est.stages) per = std::max(per, st.per_microbatch() + Time{2 * st.p2p.ns});
+    units::Time per{0};
+    for (const auto& st : r->report.est.stages) per = std::max(per, st.per_microbatch() + units::Time{2 * st.p2p.ns});
     const double window = 2.2 * static_cast<double>(per.ns) * static_cast<double>(r->report.est.stages.size());
     timeline_detail_->set_timeline(r->timeline);
     if (window > 0) timeline_detail_->set_zoom(static_cast<double>(r->timeline.end.ns) / window, 0);
   }
 
   int errors = 0;
-  for (const auto& d : r->diags.items()) errors += d.severity == Severity::Error ? 1 : 0;
+  for (const auto& d : r->diags.items()) errors += d.severity == scenario::Severity::Error ? 1 : 0;
   if (r->ok()) {
     const auto& e = r->report.est;
-    const Scenario& s = *r->scenario;
-    QString title = QStringLiteral("%1: step %2, MFU %3")
-                        .arg(q(s.name.empty() ? s.model.display : s.name), q(format_time(e.step)), percent_text(e.mfu));
+    const scenario::Scenario& s = *r->scenario;
+    QString title =
+        QStringLiteral("%1: step %2, MFU %3")
+            .arg(q(s.name.empty() ? s.model.display : s.name), q(units::format_time(e.step)), percent_text(e.mfu));
     if (s.training.tokens > 0)
-      title += QStringLiteral(", %1 to train").arg(days_text(Time::from_seconds(r->report.train_seconds)));
+      title += QStringLiteral(", %1 to train").arg(days_text(units::Time::from_seconds(r->report.train_seconds)));
     if (!r->report.fits_memory) title += tr(" (does not fit memory)");
     summary_title_->setText(title);
     summary_title_->setStyleSheet(r->report.fits_memory ? QString() : QStringLiteral("color: #b00020;"));
     status_text_->setText(tr("step %1, MFU %2, %3 tokens/s")
-                              .arg(q(format_time(e.step)), percent_text(e.mfu))
-                              .arg(q(format_grouped_half_up(e.tokens_per_s, 0))));
+                              .arg(q(units::format_time(e.step)), percent_text(e.mfu))
+                              .arg(q(units::format_grouped_half_up(e.tokens_per_s, 0))));
     const app::Timeline& t = r->timeline;
     QString info =
         t.simulated
@@ -534,7 +536,7 @@ void MainWindow::show_result() {
     info = info.arg(q(t.schedule).toUpper())
                .arg(t.microbatches)
                .arg(s.plan.pp)
-               .arg(q(format_time(t.simulated ? e.step : t.end)), q(format_time(t.estimate_step)));
+               .arg(q(units::format_time(t.simulated ? e.step : t.end)), q(units::format_time(t.estimate_step)));
     for (const auto& n : t.notes) info += QStringLiteral(" Note: %1.").arg(q(n));
     timeline_info_->setText(info);
   } else {

@@ -121,7 +121,7 @@ class MainWindow : public QMainWindow {
   /// The quote of the current result, issued on `date` in `language` (make_quote_document).
   /// Synchronous.
   QuoteDocument quote_document(const std::string& date, const std::string& customer = {},
-                               QuoteLanguage language = QuoteLanguage::En) const;
+                               quote::QuoteLanguage language = quote::QuoteLanguage::En) const;
 
   /// The recent files, newest first (from QSettings), and the titles of the File > Open
   /// Recent entries built from them.
@@ -176,7 +176,7 @@ class MainWindow : public QMainWindow {
   void action_open_sweep();
   void action_open_fleet();
   /// File > Export > Quote as PDF (English) or Quote as PDF in Chinese.
-  void action_export_quote(QuoteLanguage language);
+  void action_export_quote(quote::QuoteLanguage language);
 
   std::shared_ptr<const io::Catalog> catalog_;
   ScenarioComputer* computer_ = nullptr;

@@ -86,7 +86,7 @@ void MainWindow::action_export_chart(bool svg) {
 }
 
 QuoteDocument MainWindow::quote_document(const std::string& date, const std::string& customer,
-                                         QuoteLanguage language) const {
+                                         quote::QuoteLanguage language) const {
   const auto r = result();
   if (!r) {
     QuoteDocument none;
@@ -96,7 +96,7 @@ QuoteDocument MainWindow::quote_document(const std::string& date, const std::str
   return make_quote_document(*r, *catalog_, date, customer, language);
 }
 
-void MainWindow::action_export_quote(QuoteLanguage language) {
+void MainWindow::action_export_quote(quote::QuoteLanguage language) {
   const auto r = result();
   if (quote_running_) return;
   if (!r || !r->ok() || computing()) {
@@ -107,12 +107,12 @@ void MainWindow::action_export_quote(QuoteLanguage language) {
   }
   QSettings settings;
   const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
-  QString path =
-      QFileDialog::getSaveFileName(this, tr("Export quote as PDF"),
-                                   QDir(dir).filePath(QFileInfo(document_label()).completeBaseName() +
-                                                      (language == QuoteLanguage::ZhCn ? QStringLiteral("-quote-zh.pdf")
-                                                                                       : QStringLiteral("-quote.pdf"))),
-                                   tr("PDF documents (*.pdf)"));
+  QString path = QFileDialog::getSaveFileName(
+      this, tr("Export quote as PDF"),
+      QDir(dir).filePath(QFileInfo(document_label()).completeBaseName() + (language == quote::QuoteLanguage::ZhCn
+                                                                               ? QStringLiteral("-quote-zh.pdf")
+                                                                               : QStringLiteral("-quote.pdf"))),
+      tr("PDF documents (*.pdf)"));
   if (path.isEmpty()) return;
   if (!path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive)) path += QStringLiteral(".pdf");
   const std::string date = QDate::currentDate().toString(Qt::ISODate).toStdString();

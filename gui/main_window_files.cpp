@@ -52,7 +52,7 @@ void MainWindow::new_document() {
 }
 
 bool MainWindow::open_file(const QString& path, QString* error, bool allow_errors) {
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   const std::string file = path.toStdString();
   const auto text = io::read_text_file(file, diags);
   if (text && io::looks_like_fleet_file(*text)) {
@@ -60,7 +60,7 @@ bool MainWindow::open_file(const QString& path, QString* error, bool allow_error
       *error = tr("%1: this is a fleet file: open it with --fleet (File > Open Fleet...), not as a scenario").arg(path);
     return false;
   }
-  std::optional<Scenario> s;
+  std::optional<scenario::Scenario> s;
   if (text) s = io::parse_scenario(*text, file, *catalog_, diags);
   if (!s && (!text || !allow_errors)) {
     if (error) *error = q(diags.str()).trimmed();

@@ -33,9 +33,9 @@ void MemoryChart::set_result(const app::ComputeResult& r) {
     c->setTitle(tr("No memory figures: the scenario has errors"));
     return;
   }
-  std::vector<MemoryBreakdown> stages = r.stage_memory;
+  std::vector<workload::MemoryBreakdown> stages = r.stage_memory;
   if (stages.empty()) stages.push_back(r.report.est.memory);
-  const MemoryBreakdown& worst = r.report.est.memory;
+  const workload::MemoryBreakdown& worst = r.report.est.memory;
   const double cap = worst.capacity.gib();
 
   auto* series = new QStackedBarSeries();

@@ -59,8 +59,8 @@ QString describe_plan(const search::PricedPlan& p) {
   QString text = QStringLiteral("%1 x %2, %3: %4 days")
                      .arg(q(c.gpu))
                      .arg(c.gpus)
-                     .arg(q(plan_label(c.plan)))
-                     .arg(q(format_grouped_half_up(days_of(p), 1)));
+                     .arg(q(parallel::plan_label(c.plan)))
+                     .arg(q(units::format_grouped_half_up(days_of(p), 1)));
   if (!p.price_option.empty())
     text += QStringLiteral(", %1 (%2)").arg(q(p.cost.str()), q(p.price_label.empty() ? p.price_option : p.price_label));
   return text;
@@ -73,11 +73,11 @@ namespace {
 /// its bill paired on each footing the search used.
 QString describe_simulated(const search::Resimulated& x, search::Confidence confidence) {
   const auto& c = x.plan.candidate;
-  const auto days = [](Time t) { return QString::number(t.days(), 'f', 1) + QStringLiteral(" days"); };
+  const auto days = [](units::Time t) { return QString::number(t.days(), 'f', 1) + QStringLiteral(" days"); };
   QString text = QStringLiteral("%1 x %2, %3: %4 and %5 at P50")
                      .arg(q(c.gpu))
                      .arg(c.gpus)
-                     .arg(q(plan_label(c.plan)), days(x.wall_p50), q(x.cost_p50.str()));
+                     .arg(q(parallel::plan_label(c.plan)), days(x.wall_p50), q(x.cost_p50.str()));
   if (confidence == search::Confidence::P90 || x.band_factor != 1) {
     text += QStringLiteral("; %1 and %2 at %3").arg(days(x.wall), q(x.cost.str()), q(to_string(confidence)));
     if (x.band_factor != 1) text += QStringLiteral(" with the step at the band's x%1").arg(x.band_factor, 0, 'f', 2);
@@ -89,8 +89,8 @@ QString describe_simulated(const search::Resimulated& x, search::Confidence conf
 
 QString planner_summary(const search::PlanResult& r, bool constrained, search::Confidence confidence) {
   QString text = PlannerView::tr("%1 plans considered, %2 estimated in %3 s; %4 on the front.")
-                     .arg(q(format_grouped(r.enumerated)))
-                     .arg(q(format_grouped(r.estimated)))
+                     .arg(q(units::format_grouped(r.enumerated)))
+                     .arg(q(units::format_grouped(r.estimated)))
                      .arg(r.seconds, 0, 'f', 1)
                      .arg(r.pareto.size());
   // "Best" as `flopcast plan` chooses it, on its simulated run; the fastest plan apart.
@@ -123,7 +123,7 @@ PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog
       out.errors.push_back("the scenario has errors: fix them in the editor first");
     return out;
   }
-  const Scenario& s = loaded.session->scenario;
+  const scenario::Scenario& s = loaded.session->scenario;
   // The space and the options as `flopcast plan` builds them (app/plan_request.hpp): each GPU
   // type on its usual fabric (the scenario's cluster for its own GPU), the scenario's price
   // catalog first (its currency is the default) and then every shipped one.
@@ -142,7 +142,7 @@ PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog
     out.errors.push_back(why);
     return out;
   }
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   if (const auto problem = app::prepare_plan_options(s, request, catalog.data_dir, opt, why, diags);
       problem != app::PlanProblem::None) {
     out.errors.push_back(problem == app::PlanProblem::BadBudget ? "budget: " + why
@@ -157,8 +157,9 @@ PlannerOutcome run_planner(const PlannerRequest& req, const io::Catalog& catalog
   out.result = std::move(found.result);
   for (const auto* list : {&out.result->pareto, &out.result->fastest_per_count})
     for (const auto& p : *list)
-      if (const GpuSpec* g = catalog.find_gpu(p.candidate.gpu); g && !out.bands.count(p.candidate.gpu))
-        out.bands[p.candidate.gpu] = find_band(loaded.session->profile.bands, g->arch, band_regime(s));
+      if (const hardware::GpuSpec* g = catalog.find_gpu(p.candidate.gpu); g && !out.bands.count(p.candidate.gpu))
+        out.bands[p.candidate.gpu] =
+            compute::find_band(loaded.session->profile.bands, g->arch, compute::band_regime(s));
   return out;
 }
 
@@ -319,7 +320,7 @@ search::Confidence PlannerView::confidence() const {
   return static_cast<search::Confidence>(confidence_->currentData().toInt());
 }
 
-bool PlannerView::parse_deadline(const QString& text, std::optional<Time>& out, QString& why) {
+bool PlannerView::parse_deadline(const QString& text, std::optional<units::Time>& out, QString& why) {
   const QString t = text.trimmed();
   out.reset();
   if (t.isEmpty() || t.compare(QLatin1String("none"), Qt::CaseInsensitive) == 0) return true;
@@ -424,7 +425,7 @@ void PlannerView::show_result(const search::PlanResult& r, bool constrained, sea
     };
     cell(0, q(p.candidate.gpu), false);
     cell(1, QString::number(p.candidate.gpus), true);
-    cell(2, q(plan_label(p.candidate.plan)), false);
+    cell(2, q(parallel::plan_label(p.candidate.plan)), false);
     cell(3, QString::number(days_of(p), 'f', 1), true);
     cell(4, has_cost(r) ? q(p.cost.str()) : QString(), true);
     cell(5, q(p.price_label.empty() ? p.price_option : p.price_label), false);

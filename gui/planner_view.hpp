@@ -37,10 +37,10 @@ namespace flopcast::gui {
 struct PlannerRequest {
   std::string yaml;  ///< the editor's scenario (model, batch, tokens, pricing)
   std::string file;
-  std::vector<std::string> gpu_types;  ///< catalog GPU names; empty = the scenario's GPU
-  std::int64_t gpus_max = 0;           ///< 0 = the scenario's GPU count
-  std::optional<Time> deadline;        ///< longest wall time of the whole run; none = no deadline
-  std::string budget;                  ///< largest bill as written ("2.5M USD"); "" = none
+  std::vector<std::string> gpu_types;   ///< catalog GPU names; empty = the scenario's GPU
+  std::int64_t gpus_max = 0;            ///< 0 = the scenario's GPU count
+  std::optional<units::Time> deadline;  ///< longest wall time of the whole run; none = no deadline
+  std::string budget;                   ///< largest bill as written ("2.5M USD"); "" = none
   /// The simulated percentile that must meet the deadline and budget (`flopcast plan --confidence`).
   search::Confidence confidence = search::Confidence::P90;
   int threads = 1;
@@ -56,7 +56,7 @@ struct PlannerOutcome {
   std::vector<std::string> errors;
   /// Per GPU type in the result: the profile's 80% prediction band of its generation (and the
   /// model's regime), drawn as each front point's range of days.
-  std::map<std::string, PredictionBand> bands;
+  std::map<std::string, compute::PredictionBand> bands;
 };
 
 /// The Planner tab's summary of a search `r`: the plans considered, the choice, the fastest
@@ -101,14 +101,14 @@ class PlannerView : public QWidget {
   search::Confidence confidence() const;
   /// The deadline field parsed: nullopt for none; false with `why` when it is not a duration
   /// with a unit.
-  static bool parse_deadline(const QString& text, std::optional<Time>& out, QString& why);
+  static bool parse_deadline(const QString& text, std::optional<units::Time>& out, QString& why);
 
   /// Shows a finished search (also used by tests); `constrained`: a deadline or a budget was
   /// given; `confidence`: the percentile it was checked at.
   void show_result(const search::PlanResult& r, bool constrained = true,
                    search::Confidence confidence = search::Confidence::P90);
   /// The bands of the last search's GPU types (PlannerOutcome::bands).
-  const std::map<std::string, PredictionBand>& bands() const { return bands_; }
+  const std::map<std::string, compute::PredictionBand>& bands() const { return bands_; }
   const std::optional<search::PlanResult>& result() const { return result_; }
   /// The plans drawn as points, in series order (front first per GPU type).
   const std::vector<search::PricedPlan>& points() const { return points_; }
@@ -135,7 +135,7 @@ class PlannerView : public QWidget {
   bool cancelled_ = false;
   std::shared_ptr<std::atomic<bool>> running_cancel_;  ///< the running search's stop flag
   std::optional<search::PlanResult> result_;
-  std::map<std::string, PredictionBand> bands_;
+  std::map<std::string, compute::PredictionBand> bands_;
   std::vector<search::PricedPlan> points_;
 
   QListWidget* gpu_list_ = nullptr;

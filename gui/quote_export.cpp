@@ -10,7 +10,7 @@
 namespace flopcast::gui {
 
 QuoteDocument make_quote_document(const app::ComputeResult& r, const io::Catalog& catalog, const std::string& date,
-                                  const std::string& customer, QuoteLanguage language) {
+                                  const std::string& customer, quote::QuoteLanguage language) {
   QuoteDocument doc;
   if (!r.ok()) {
     doc.errors.push_back("the scenario has errors: fix them in the editor first");
@@ -49,14 +49,14 @@ QuoteDocument make_quote_document(const app::ComputeResult& r, const io::Catalog
     }
     return doc;
   }
-  const Quote& q = *prepared.quote;
+  const quote::Quote& q = *prepared.quote;
   doc.id = q.id;
-  doc.title = quote_title(q);
-  doc.html = render_quote_html(q);
-  doc.markdown = render_quote_markdown(q);
+  doc.title = quote::quote_title(q);
+  doc.html = quote::render_quote_html(q);
+  doc.markdown = quote::render_quote_markdown(q);
   doc.summary = q.id + ", valid until " + q.valid_until;
   if (q.recommended) {
-    const ComparisonRow& best = q.input.plans.rows[*q.recommended];
+    const pricing::ComparisonRow& best = q.input.plans.rows[*q.recommended];
     doc.summary += ", " + best.option.label + " " + best.p50.total.str() + " (P50)";
   }
   return doc;

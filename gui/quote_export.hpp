@@ -27,7 +27,8 @@ struct QuoteDocument {
 /// in `language` (`flopcast quote --lang`). Runs the whole-run Monte Carlo again, as the CLI
 /// does: call it off the UI thread. Thread-safe for a shared const catalog.
 QuoteDocument make_quote_document(const app::ComputeResult& r, const io::Catalog& catalog, const std::string& date,
-                                  const std::string& customer, QuoteLanguage language = QuoteLanguage::En);
+                                  const std::string& customer,
+                                  quote::QuoteLanguage language = quote::QuoteLanguage::En);
 
 /// Prints the quote's HTML to PDF bytes (on the UI thread: QTextDocument needs the GUI).
 bool quote_pdf_bytes(const QuoteDocument& q, std::string& pdf, QString* error);

@@ -11,9 +11,9 @@
 namespace flopcast::gui {
 namespace {
 
-QString time_text(Time t) { return t.ns == 0 ? QStringLiteral("0") : q(format_time(t)); }
-QString gib_text(Bytes b) { return q(format_fixed_half_up(b.gib(), 1) + " GiB"); }
-QString grouped(double v, int decimals = 0) { return q(format_grouped_half_up(v, decimals)); }
+QString time_text(units::Time t) { return t.ns == 0 ? QStringLiteral("0") : q(units::format_time(t)); }
+QString gib_text(units::Bytes b) { return q(units::format_fixed_half_up(b.gib(), 1) + " GiB"); }
+QString grouped(double v, int decimals = 0) { return q(units::format_grouped_half_up(v, decimals)); }
 
 TableRow row(QString label, QString value, QString detail = {}, double number = 0.0) {
   TableRow r;
@@ -43,15 +43,15 @@ void add_band_rows(const app::SimReport& rep, std::vector<TableRow>& rows) {
 
 }  // namespace
 
-QString percent_text(double fraction) { return q(format_fixed_half_up(fraction * 100.0, 1) + " %"); }
+QString percent_text(double fraction) { return q(units::format_fixed_half_up(fraction * 100.0, 1) + " %"); }
 
-QString days_text(Time t) { return q(format_days_or_hours_half_up(t)); }
+QString days_text(units::Time t) { return q(units::format_days_or_hours_half_up(t)); }
 
 std::optional<std::size_t> recommended_row(const app::ComputeResult& r) {
   return r.plans() ? r.plans()->cheapest_offered : std::nullopt;
 }
 
-QString plan_name(const PlanOption& o) { return QStringLiteral("%1 (%2)").arg(q(o.label), q(o.id)); }
+QString plan_name(const pricing::PlanOption& o) { return QStringLiteral("%1 (%2)").arg(q(o.label), q(o.id)); }
 
 std::vector<TimePartValue> time_parts(const estimate::StepBreakdown& b) {
   return {
@@ -68,7 +68,7 @@ std::vector<TimePartValue> time_parts(const estimate::StepBreakdown& b) {
   };
 }
 
-std::vector<MemoryPartValue> memory_parts(const MemoryBreakdown& m) {
+std::vector<MemoryPartValue> memory_parts(const workload::MemoryBreakdown& m) {
   return {
       {MemoryPart::Weights, QStringLiteral("Weights"), m.weights},
       {MemoryPart::Gradients, QStringLiteral("Gradients"), m.gradients},
@@ -103,11 +103,11 @@ std::vector<TableRow> stage_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
   const auto& stages = r.report.est.stages;
-  Time slowest{0};
-  for (const auto& st : stages) slowest = std::max(slowest, st.per_microbatch() + Time{2 * st.p2p.ns});
+  units::Time slowest{0};
+  for (const auto& st : stages) slowest = std::max(slowest, st.per_microbatch() + units::Time{2 * st.p2p.ns});
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const cost::StageTimes& st = stages[i];
-    const Time per = st.per_microbatch() + Time{2 * st.p2p.ns};
+    const units::Time per = st.per_microbatch() + units::Time{2 * st.p2p.ns};
     TableRow t;
     t.cells = {QStringLiteral("stage %1").arg(i),
                QString::number(st.layers),
@@ -128,15 +128,15 @@ std::vector<TableRow> stage_rows(const app::ComputeResult& r) {
 std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
-  const Scenario& s = *r.scenario;
+  const scenario::Scenario& s = *r.scenario;
   const app::SimReport& rep = r.report;
   const estimate::StepEstimate& e = rep.est;
   const double gpus = static_cast<double>(s.cluster.gpus);
-  const auto params = parameter_count(s.model);
+  const auto params = workload::parameter_count(s.model);
 
   rows.push_back(row(QStringLiteral("Model"), q(s.model.display.empty() ? s.model.name : s.model.display),
                      QStringLiteral("%1 parameters, %2 layers, seq %3")
-                         .arg(q(format_count(params.total)))
+                         .arg(q(units::format_count(params.total)))
                          .arg(s.model.layers)
                          .arg(s.model.seq_len),
                      params.total));
@@ -147,7 +147,7 @@ std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
                          .arg(s.cluster.gpus_per_node)
                          .arg(q(s.cluster.fabric.name)),
                      gpus));
-  rows.push_back(row(QStringLiteral("Plan"), q(plan_label(s.plan)),
+  rows.push_back(row(QStringLiteral("Plan"), q(parallel::plan_label(s.plan)),
                      QStringLiteral("micro-batch %1, global batch %2, %3 micro-batches per step, %4")
                          .arg(s.plan.micro_batch)
                          .arg(s.plan.global_batch)
@@ -176,7 +176,7 @@ std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
   rows.push_back(mfu);
   rows.push_back(
       row(QStringLiteral("HFU"), percent_text(e.hfu), QStringLiteral("hardware FLOPs, recompute counted"), e.hfu));
-  const MemoryBreakdown& m = e.memory;
+  const workload::MemoryBreakdown& m = e.memory;
   TableRow mem = row(
       QStringLiteral("Memory per GPU"), QStringLiteral("%1 of %2").arg(gib_text(m.total())).arg(gib_text(m.capacity)),
       m.fits() ? QStringLiteral("fits (stage %1, %2 micro-batches in flight)").arg(m.stage).arg(m.in_flight, 0, 'f', 0)
@@ -186,12 +186,12 @@ std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
   rows.push_back(mem);
   if (s.training.tokens > 0) {
     rows.push_back(
-        row(QStringLiteral("Training tokens"), q(format_count(s.training.tokens)),
+        row(QStringLiteral("Training tokens"), q(units::format_count(s.training.tokens)),
             QStringLiteral("%1 steps of %2 tokens")
                 .arg(grouped(rep.steps))
                 .arg(grouped(static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len))),
             s.training.tokens));
-    const Time ideal = Time::from_seconds(rep.train_seconds);
+    const units::Time ideal = units::Time::from_seconds(rep.train_seconds);
     TableRow days =
         row(QStringLiteral("Time to train"), days_text(ideal), QStringLiteral("failure-free"), rep.train_seconds);
     days.emphasis = true;
@@ -207,7 +207,7 @@ std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
     // The plan the quote recommends: the provider's cheapest (a competitor's reference price
     // is never the recommendation), named as the Cost tab and the quote name it.
     if (const auto rec = recommended_row(r)) {
-      const ComparisonRow& c = r.plans()->rows[*rec];
+      const pricing::ComparisonRow& c = r.plans()->rows[*rec];
       TableRow cost =
           row(QStringLiteral("Recommended plan (P50)"), q(c.p50.total.str()), plan_name(c.option), c.p50.total.major());
       cost.emphasis = true;
@@ -240,9 +240,9 @@ std::vector<TableRow> breakdown_rows(const app::ComputeResult& r) {
 std::vector<TableRow> memory_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
-  const MemoryBreakdown& m = r.report.est.memory;
+  const workload::MemoryBreakdown& m = r.report.est.memory;
   const double cap = m.capacity.value;
-  auto share = [&](Bytes b) { return percent_text(cap > 0 ? b.value / cap : 0); };
+  auto share = [&](units::Bytes b) { return percent_text(cap > 0 ? b.value / cap : 0); };
   for (const auto& p : memory_parts(m)) {
     TableRow t;
     t.cells = {p.label, gib_text(p.bytes), share(p.bytes)};
@@ -260,9 +260,9 @@ std::vector<TableRow> memory_rows(const app::ComputeResult& r) {
   hbm.value = cap;
   rows.push_back(hbm);
   TableRow head;
-  const Bytes headroom = m.capacity - m.total();
+  const units::Bytes headroom = m.capacity - m.total();
   head.cells = {headroom.value >= 0 ? QStringLiteral("Headroom") : QStringLiteral("Over capacity"),
-                gib_text(Bytes{std::fabs(headroom.value)}), share(Bytes{std::fabs(headroom.value)})};
+                gib_text(units::Bytes{std::fabs(headroom.value)}), share(units::Bytes{std::fabs(headroom.value)})};
   head.value = headroom.value;
   head.emphasis = headroom.value < 0;
   rows.push_back(head);
@@ -272,20 +272,21 @@ std::vector<TableRow> memory_rows(const app::ComputeResult& r) {
 std::vector<TableRow> run_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.ok()) return rows;
-  const Scenario& s = *r.scenario;
+  const scenario::Scenario& s = *r.scenario;
   const app::SimReport& rep = r.report;
   if (s.training.tokens <= 0) return rows;
-  rows.push_back(row(QStringLiteral("Training tokens"), q(format_count(s.training.tokens)),
+  rows.push_back(row(QStringLiteral("Training tokens"), q(units::format_count(s.training.tokens)),
                      QStringLiteral("%1 steps").arg(grouped(rep.steps)), s.training.tokens));
   rows.push_back(row(QStringLiteral("Step time"), time_text(rep.est.step), {}, rep.est.step.seconds()));
-  TableRow ideal = row(QStringLiteral("Training time, failure-free"), days_text(Time::from_seconds(rep.train_seconds)),
-                       QStringLiteral("steps x step time"), rep.train_seconds);
+  TableRow ideal =
+      row(QStringLiteral("Training time, failure-free"), days_text(units::Time::from_seconds(rep.train_seconds)),
+          QStringLiteral("steps x step time"), rep.train_seconds);
   ideal.emphasis = true;
   rows.push_back(ideal);
   rows.push_back(row(QStringLiteral("GPU-hours, failure-free"), grouped(rep.gpu_hours),
                      QStringLiteral("%1 node-hours").arg(grouped(rep.node_hours)), rep.gpu_hours));
   if (r.job()) {
-    const JobResult& j = *r.job();
+    const job::JobResult& j = *r.job();
     TableRow wall =
         row(QStringLiteral("Wall time P50 / P90"),
             QStringLiteral("%1 / %2").arg(days_text(j.wall_p50)).arg(days_text(j.wall_p90)),
@@ -305,10 +306,10 @@ std::vector<TableRow> run_rows(const app::ComputeResult& r) {
                        QStringLiteral("mean per run"), (j.lost_work_mean + j.restart_mean).seconds()));
     // Worded as `flopcast simulate` prints it (units/format.hpp): "every 4.0 min".
     rows.push_back(row(QStringLiteral("Checkpoint interval"),
-                       QStringLiteral("every %1").arg(q(format_duration(j.checkpoint_interval))),
+                       QStringLiteral("every %1").arg(q(units::format_duration(j.checkpoint_interval))),
                        QStringLiteral("%1 steps, write %2 (%3)")
-                           .arg(q(format_grouped(j.steps_per_checkpoint)))
-                           .arg(q(format_duration(j.checkpoint_write)))
+                           .arg(q(units::format_grouped(j.steps_per_checkpoint)))
+                           .arg(q(units::format_duration(j.checkpoint_write)))
                            .arg(j.async_checkpoint ? QStringLiteral("async") : QStringLiteral("sync")),
                        j.checkpoint_interval.seconds()));
     rows.push_back(row(QStringLiteral("Energy"),
@@ -323,7 +324,7 @@ std::vector<TableRow> bill_rows(const app::ComputeResult& r) {
   std::vector<TableRow> rows;
   if (!r.plans()) return rows;
   for (std::size_t i = 0; i < r.plans()->rows.size(); ++i) {
-    const ComparisonRow& c = r.plans()->rows[i];
+    const pricing::ComparisonRow& c = r.plans()->rows[i];
     TableRow t;
     const bool ok = c.p50.ok() && c.p90.ok();
     QStringList notes;

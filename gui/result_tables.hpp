@@ -18,7 +18,7 @@ namespace flopcast::gui {
 struct TimePartValue {
   TimePart part;
   QString label;
-  Time time;
+  units::Time time;
 };
 /// The ten parts of StepBreakdown, in the order the simulate report prints them.
 std::vector<TimePartValue> time_parts(const estimate::StepBreakdown& b);
@@ -27,10 +27,10 @@ std::vector<TimePartValue> time_parts(const estimate::StepBreakdown& b);
 struct MemoryPartValue {
   MemoryPart part;
   QString label;
-  Bytes bytes;
+  units::Bytes bytes;
 };
 /// The seven parts of MemoryBreakdown.
-std::vector<MemoryPartValue> memory_parts(const MemoryBreakdown& m);
+std::vector<MemoryPartValue> memory_parts(const workload::MemoryBreakdown& m);
 
 QStringList summary_headers();    ///< Figure, Value, Detail
 QStringList breakdown_headers();  ///< Part, Time, Share of step
@@ -56,11 +56,11 @@ std::vector<TableRow> stage_rows(const app::ComputeResult& r);
 /// "41.2 %"
 QString percent_text(double fraction);
 /// "12.3 days", "4.5 h"
-QString days_text(Time t);
+QString days_text(units::Time t);
 /// The row of the comparison the quote recommends (the provider's cheapest plan; competitor
 /// plans are references, never recommended); nullopt without pricing.
 std::optional<std::size_t> recommended_row(const app::ComputeResult& r);
 /// A plan as every tab names it: "H800 80G, daily, 200G RDMA included (h800-daily)".
-QString plan_name(const PlanOption& o);
+QString plan_name(const pricing::PlanOption& o);
 
 }  // namespace flopcast::gui

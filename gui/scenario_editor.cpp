@@ -118,7 +118,7 @@ ScenarioEditor::ScenarioEditor(const io::Catalog& catalog, QWidget* parent) : QW
   connect(fabric_, &QComboBox::currentIndexChanged, this, [this] {
     if (updating_) return;
     // A node type fixes its GPU count: follow it (the user may still override it).
-    if (const FabricSpec* f = catalog_.find_fabric(s(data_of(fabric_))); f && f->gpus_per_node > 0) {
+    if (const hardware::FabricSpec* f = catalog_.find_fabric(s(data_of(fabric_))); f && f->gpus_per_node > 0) {
       updating_ = true;
       gpus_per_node_->setValue(f->gpus_per_node);
       updating_ = false;
@@ -271,7 +271,7 @@ void ScenarioEditor::changed(const QString& key) {
 }
 
 void ScenarioEditor::fill_from_preset(const QString& preset) {
-  const ModelSpec* m = catalog_.find_model(s(preset));
+  const workload::ModelSpec* m = catalog_.find_model(s(preset));
   if (!m) return;
   const bool was = updating_;
   updating_ = true;
@@ -286,7 +286,7 @@ void ScenarioEditor::fill_from_preset(const QString& preset) {
 }
 
 void ScenarioEditor::update_fabric_default_text() {
-  const GpuSpec* g = catalog_.find_gpu(s(data_of(gpu_)));
+  const hardware::GpuSpec* g = catalog_.find_gpu(s(data_of(gpu_)));
   const QString usual = g && !g->default_fabric.empty() ? q(g->default_fabric) : tr("none");
   fabric_->setItemText(0, tr("usual for the GPU (%1)").arg(usual));
 }
@@ -402,7 +402,7 @@ QLabel* ScenarioEditor::message_label(const QString& key) const {
   return it == fields_.end() ? nullptr : it->message;
 }
 
-int ScenarioEditor::show_diagnostics(const Diagnostics& diags) {
+int ScenarioEditor::show_diagnostics(const scenario::Diagnostics& diags) {
   struct Lines {
     QStringList text;
     bool error = false;
@@ -411,10 +411,10 @@ int ScenarioEditor::show_diagnostics(const Diagnostics& diags) {
   for (const auto& d : diags.items()) {
     const QString key = field_key_for(q(d.key));
     Lines& l = by_field[key];
-    QString line = d.severity == Severity::Warning ? tr("warning: %1").arg(q(d.message)) : q(d.message);
+    QString line = d.severity == scenario::Severity::Warning ? tr("warning: %1").arg(q(d.message)) : q(d.message);
     if (!d.hint.empty()) line += QStringLiteral("\n") + tr("hint: %1").arg(q(d.hint));
     l.text << line;
-    l.error = l.error || d.severity == Severity::Error;
+    l.error = l.error || d.severity == scenario::Severity::Error;
   }
   int placed = 0;
   for (auto it = fields_.begin(); it != fields_.end(); ++it) {

@@ -33,7 +33,7 @@ class ScenarioEditor : public QWidget {
   /// Puts each diagnostic under the field of its key, or of the key's nearest parent (the
   /// group: "parallel" for the tp*pp*dp*cp check), replacing the previous ones. Returns how
   /// many diagnostics were placed.
-  int show_diagnostics(const Diagnostics& diags);
+  int show_diagnostics(const scenario::Diagnostics& diags);
 
   /// The scenario key whose field shows diagnostics of `key` ("parallel.tp" -> itself,
   /// "model.moe.top_k" -> "model", unknown -> "").

@@ -60,7 +60,7 @@ QString short_label(const app::TimelineSlice& s) {
   return QString();
 }
 
-QString time_text(Time t) { return QString::fromStdString(format_time(t)); }
+QString time_text(units::Time t) { return QString::fromStdString(units::format_time(t)); }
 
 }  // namespace
 

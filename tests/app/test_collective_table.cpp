@@ -48,10 +48,10 @@ TEST_SUITE("app.collective_table") {
     const auto req = collective_table_request(f, error);
     REQUIRE_MESSAGE(req.has_value(), error);
     const auto& cat = test::shipped_catalog();
-    const GpuSpec& gpu = *cat.find_gpu("H800");
-    const FabricSpec& fabric = *cat.find_fabric(gpu.default_fabric);
-    const CommModel model(gpu, fabric, 8, CommOptions{});
-    const GroupShape shape{8, 8, 1};
+    const hardware::GpuSpec& gpu = *cat.find_gpu("H800");
+    const hardware::FabricSpec& fabric = *cat.find_fabric(gpu.default_fabric);
+    const comm::CommModel model(gpu, fabric, 8, comm::CommOptions{});
+    const topology::GroupShape shape{8, 8, 1};
     const auto t = collective_table(*req, model, shape, 1);
     REQUIRE(t.rows.size() == 5);  // 1, 2, 4, 8, 16 MiB
     CHECK(t.rows[0]["size_bytes"].get<double>() == 1024.0 * 1024.0);

@@ -41,14 +41,14 @@ TEST_SUITE("app.evaluation") {
   TEST_CASE("a scenario session resolves the settings its file leaves `auto`, which the loader leaves open") {
     const std::string yaml =
         quickstart_with("  micro_batch:", "  micro_batch: auto");  // quickstart states micro_batch: 1
-    Diagnostics loaded;
+    scenario::Diagnostics loaded;
     const auto raw = io::parse_scenario(yaml, "auto.yaml", test::shipped_catalog(), loaded);
     REQUIRE_MESSAGE(raw.has_value(), loaded.str());
     CHECK(raw->open_settings.micro_batch);
     CHECK_FALSE(raw->resolved_settings.resolved);
     const SessionOutcome out = parse_scenario_session(yaml, "auto.yaml", test::shipped_catalog());
     REQUIRE_MESSAGE(out.ok(), out.diags.str());
-    const Scenario& s = out.session->scenario;
+    const scenario::Scenario& s = out.session->scenario;
     CHECK(s.resolved_settings.resolved);
     REQUIRE(s.resolved_settings.chosen.size() == 1);
     CHECK(s.resolved_settings.chosen[0].first == "parallel.micro_batch");
@@ -94,9 +94,9 @@ TEST_SUITE("app.evaluation") {
   TEST_CASE("the prediction band scales the step, the MFU and the whole run, none without cross-validated data") {
     const SessionOutcome out = load_scenario_session(kQuickstart, test::shipped_catalog());
     REQUIRE(out.ok());
-    ComputeProfile profile = out.session->profile;
-    const GpuArch arch = out.session->scenario.cluster.gpu.arch;
-    BandQuantiles q;
+    compute::ComputeProfile profile = out.session->profile;
+    const hardware::GpuArch arch = out.session->scenario.cluster.gpu.arch;
+    compute::BandQuantiles q;
     q.arch = arch;
     q.runs = 20;
     q.groups = 4;
@@ -141,7 +141,7 @@ TEST_SUITE("app.evaluation") {
     const SessionOutcome out = parse_scenario_session(yaml, "long.yaml", test::shipped_catalog());
     REQUIRE_MESSAGE(out.ok(), out.diags.str());
     SimReport r = make_report(out.session->scenario, out.session->profile, StepEngine::Estimate);
-    Diagnostics d;
+    scenario::Diagnostics d;
     REQUIRE(add_whole_run(r, "", d));
     REQUIRE(r.run);
     REQUIRE_FALSE(r.run->ok());
@@ -152,16 +152,16 @@ TEST_SUITE("app.evaluation") {
   TEST_CASE("a run on a generation with no measured runs says so in text and JSON, with its stand-in's band widened") {
     const SessionOutcome out = load_scenario_session(kQuickstart, test::shipped_catalog());
     REQUIRE(out.ok());
-    Scenario s = out.session->scenario;
-    s.cluster.gpu.arch = GpuArch::Ada;  // the shipped profile lists no Ada: Ampere's coefficients and band
-    const ComputeProfile& profile = out.session->profile;
+    scenario::Scenario s = out.session->scenario;
+    s.cluster.gpu.arch = hardware::GpuArch::Ada;  // the shipped profile lists no Ada: Ampere's coefficients and band
+    const compute::ComputeProfile& profile = out.session->profile;
     SimReport r = make_report(s, profile, StepEngine::Estimate);
     CHECK(r.coefficients_basis ==
           "ada coefficients: prior only: no measured runs of this generation (ampere's coefficients)");
     REQUIRE(r.band.known);
     REQUIRE(r.band.stand_in.has_value());
-    const auto ampere = find_band(profile.bands, GpuArch::Ampere, false);
-    CHECK(r.band.p90 == doctest::Approx(ampere.p90 * kStandInBandWidening));
+    const auto ampere = compute::find_band(profile.bands, hardware::GpuArch::Ampere, false);
+    CHECK(r.band.p90 == doctest::Approx(ampere.p90 * compute::kStandInBandWidening));
     std::ostringstream text;
     print_text(r, text);
     CHECK(text.str().find("prior only: no measured runs of this generation") != std::string::npos);
@@ -182,7 +182,7 @@ TEST_SUITE("app.evaluation") {
     const SessionOutcome out = load_scenario_session(kQuickstart, test::shipped_catalog());
     REQUIRE(out.ok());
     SimReport cli = make_report(out.session->scenario, out.session->profile);
-    Diagnostics d;
+    scenario::Diagnostics d;
     REQUIRE(add_whole_run(cli, "", d));
     REQUIRE(cli.bills);
     CHECK(gui->job()->wall_p90 == cli.run->result.wall_p90);
@@ -195,8 +195,8 @@ TEST_SUITE("app.evaluation") {
     // for the run at the band's P10 and P90 step, as `simulate` bills it.
     REQUIRE(cli.bills->model_uncertainty);
     REQUIRE(gui->report.bills->model_uncertainty);
-    const PlanComparison& gui_band = *gui->report.bills->model_uncertainty;
-    const PlanComparison& cli_band = *cli.bills->model_uncertainty;
+    const pricing::PlanComparison& gui_band = *gui->report.bills->model_uncertainty;
+    const pricing::PlanComparison& cli_band = *cli.bills->model_uncertainty;
     REQUIRE(gui_band.rows.size() == cli_band.rows.size());
     for (std::size_t i = 0; i < cli_band.rows.size(); ++i) {
       CHECK(gui_band.rows[i].p50.total.minor == cli_band.rows[i].p50.total.minor);

@@ -28,8 +28,8 @@ io::LoggedInterval interval(std::int64_t iteration, double seconds, std::int64_t
 }
 
 /// The one run of `yaml`, loaded as `validate` loads a run file.
-Scenario load_single_run(const std::string& yaml) {
-  Diagnostics diags;
+scenario::Scenario load_single_run(const std::string& yaml) {
+  scenario::Diagnostics diags;
   auto entries = io::parse_run_file(yaml, "runs.yaml", test::shipped_catalog(), diags);
   REQUIRE_MESSAGE(!diags.has_errors(), diags.str());
   REQUIRE(entries.size() == 1);
@@ -63,7 +63,7 @@ TEST_SUITE("app.log_import") {
     const auto r = import_logs(req, test::shipped_catalog());
     REQUIRE_MESSAGE(r.ok(), (r.diags.str() + r.message));
     REQUIRE(r.runs.size() == 1);
-    const Scenario s = load_single_run(r.yaml);
+    const scenario::Scenario s = load_single_run(r.yaml);
     CHECK(s.id == "megatron-llama3-70b-h100x64");
     CHECK(s.model.layers == 80);
     CHECK(s.model.hidden == 8192);
@@ -81,8 +81,8 @@ TEST_SUITE("app.log_import") {
     CHECK(s.plan.zero == 1);
     CHECK(s.plan.micro_batch == 1);
     CHECK(s.plan.global_batch == 128);
-    CHECK(s.plan.recompute == Recompute::Selective);
-    CHECK(s.precision == Precision::BF16);
+    CHECK(s.plan.recompute == parallel::Recompute::Selective);
+    CHECK(s.precision == hardware::Precision::BF16);
     // Steady state: iterations 3-30 without 17 (29811.4 ms > 1.5 x the median), 27 intervals;
     // their median, the 14th smallest, is iteration 10's 17476.5 ms (line 254).
     CHECK(r.runs[0].steady.kept.size() == 27);
@@ -92,8 +92,8 @@ TEST_SUITE("app.log_import") {
     // The log's TFLOP/s counts FLOPs Megatron-LM's way: kept with its convention, which the loader reads.
     CHECK(s.measured.size() == 3);
     CHECK(s.measured_as_stated.at("tflops_per_gpu") == doctest::Approx(420.1));
-    CHECK(s.flops_convention == FlopsConvention::Megatron);
-    CHECK(s.memory_kind == MemoryKind::Reserved);
+    CHECK(s.flops_convention == scenario::FlopsConvention::Megatron);
+    CHECK(s.memory_kind == scenario::MemoryKind::Reserved);
     CHECK(test::contains(r.yaml, "    tflops_per_gpu: 420.1\n    flops_convention: megatron\n"));
     CHECK(test::contains(r.yaml, "    memory_kind: reserved\n"));
     CHECK(import_summary(r.runs[0]) ==
@@ -106,7 +106,7 @@ TEST_SUITE("app.log_import") {
     req.logs = {test_data("torchtitan-llama3-70b-h100x64.log")};
     const auto r = import_logs(req, test::shipped_catalog());
     REQUIRE_MESSAGE(r.ok(), (r.diags.str() + r.message));
-    const Scenario s = load_single_run(r.yaml);
+    const scenario::Scenario s = load_single_run(r.yaml);
     CHECK(s.cluster.gpu.name == "H100");  // "CUDA capacity: NVIDIA H100 80GB HBM3", a catalog alias
     CHECK(s.plan.zero == 3);
     // Steps 20-100 but 50 (tps 512: 16 s > 1.5 x 10.45 s): tps 779 781 783 784 785 786 788 790,
@@ -114,7 +114,7 @@ TEST_SUITE("app.log_import") {
     CHECK(s.measured.at("tokens_per_gpu_s") == doctest::Approx(784.5));
     CHECK(s.measured.at("memory_gib") == doctest::Approx(61.38));
     CHECK(test::contains(r.yaml, "    flops_convention: model_full_attention\n"));
-    CHECK(s.flops_convention == FlopsConvention::ModelFullAttention);
+    CHECK(s.flops_convention == scenario::FlopsConvention::ModelFullAttention);
   }
 
   TEST_CASE("a log that names no GPU needs one from the request, and an unknown one is refused") {

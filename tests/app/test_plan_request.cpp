@@ -11,7 +11,7 @@
 namespace flopcast::app {
 namespace {
 
-Scenario quickstart() {
+scenario::Scenario quickstart() {
   SessionOutcome out =
       load_scenario_session(std::string(FLOPCAST_SCENARIOS_DIR) + "/quickstart.yaml", test::shipped_catalog());
   REQUIRE_MESSAGE(out.ok(), out.diags.str());
@@ -22,7 +22,7 @@ Scenario quickstart() {
 
 TEST_SUITE("app.plan_request") {
   TEST_CASE("the space: the scenario's own cluster for its GPU, the usual fabric for another") {
-    const Scenario s = quickstart();
+    const scenario::Scenario s = quickstart();
     PlanRequest req;
     req.gpu_types = {"H800", "B200"};
     req.gpus_max = 128;
@@ -60,7 +60,7 @@ TEST_SUITE("app.plan_request") {
     req.threads = 0;  // at least one worker
     search::PlannerOptions opt;
     std::string why;
-    Diagnostics d;
+    scenario::Diagnostics d;
     REQUIRE(prepare_plan_options(quickstart(), req, "", opt, why, d) == PlanProblem::None);
     REQUIRE(opt.budget);
     CHECK(opt.budget->minor == 250'000'000);
@@ -72,7 +72,7 @@ TEST_SUITE("app.plan_request") {
   TEST_CASE("a budget needs its currency, a deadline its unit (the fix is in why)") {
     search::PlannerOptions opt;
     std::string why;
-    Diagnostics d;
+    scenario::Diagnostics d;
     PlanRequest req;
     req.budget = "800k ";  // once a crash: nothing after the space
     CHECK(prepare_plan_options(quickstart(), req, "", opt, why, d) == PlanProblem::BadBudget);
@@ -115,7 +115,7 @@ TEST_SUITE("app.plan_request") {
     req.currency = "CNY";
     search::PlannerOptions opt;
     std::string why;
-    Diagnostics d;
+    scenario::Diagnostics d;
     REQUIRE(prepare_plan_options(quickstart(), req, "", opt, why, d) == PlanProblem::None);
     REQUIRE(opt.budget);
     CHECK(opt.budget->currency.str() == "CNY");
@@ -127,11 +127,11 @@ TEST_SUITE("app.plan_request") {
     req.catalogs = {"public-cloud", "seed-vendor"};
     search::PlannerOptions opt;
     std::string why;
-    Diagnostics d;
+    scenario::Diagnostics d;
     REQUIRE(prepare_plan_options(quickstart(), req, "", opt, why, d) == PlanProblem::None);
     for (const auto& c : opt.catalogs)
       for (const auto& p : c->plans) {
-        CHECK(billable_by_default(p.kind));
+        CHECK(pricing::billable_by_default(p.kind));
         CHECK(p.id != "deepseek-h800-assumption");  // once the default H800 price
       }
     req.allow_spot = true;
@@ -140,9 +140,9 @@ TEST_SUITE("app.plan_request") {
     bool any_spot = false;
     for (const auto& c : spot.catalogs)
       for (const auto& p : c->plans) {
-        any_spot = any_spot || p.kind == PriceKind::Spot;
-        CHECK(p.kind != PriceKind::Assumption);
-        CHECK(p.kind != PriceKind::Competitor);
+        any_spot = any_spot || p.kind == pricing::PriceKind::Spot;
+        CHECK(p.kind != pricing::PriceKind::Assumption);
+        CHECK(p.kind != pricing::PriceKind::Competitor);
       }
     CHECK(any_spot);
   }
@@ -152,7 +152,7 @@ TEST_SUITE("app.plan_request") {
     req.budget = "lots CNY";
     search::PlannerOptions opt;
     std::string why;
-    Diagnostics d;
+    scenario::Diagnostics d;
     CHECK(prepare_plan_options(quickstart(), req, "", opt, why, d) == PlanProblem::BadBudget);
     PlanRequest other;
     other.catalogs = {"no-such-catalog"};

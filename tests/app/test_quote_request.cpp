@@ -41,7 +41,7 @@ TEST_SUITE("app.quote_request") {
     const auto html = quote_document(*q.quote, "html", error);
     REQUIRE(html.has_value());
     CHECK(html->find("<html") != std::string::npos);
-    if (quote_xlsx_supported()) {
+    if (quote::quote_xlsx_supported()) {
       const auto xlsx = quote_document(*q.quote, "xlsx", error);
       REQUIRE_MESSAGE(xlsx.has_value(), error);
       CHECK(xlsx->rfind("PK", 0) == 0);
@@ -60,14 +60,14 @@ TEST_SUITE("app.quote_request") {
     // A deadline just above the point prediction's P90 calendar time: met by the point run,
     // missed once the step is at the band's slow end.
     SimReport probe = r;
-    Diagnostics diags;
+    scenario::Diagnostics diags;
     REQUIRE(add_whole_run(probe, "", diags));
     REQUIRE(probe.run);
     const double hours = probe.run->result.wall_p90.seconds() / 3600 * 1.01;
     o.deadline_text = fmt::format("{:.3f}h", hours);
     const QuoteOutcome q = prepare_quote(r, "", o);
     REQUIRE(q.ok());
-    const Quote& quote = *q.quote;
+    const quote::Quote& quote = *q.quote;
     REQUIRE(quote.input.band_check);
     CHECK(quote.input.band_check->step_factor == doctest::Approx(r.band.p90));
     CHECK(quote.input.band_check->wall_p90 > quote.input.run.wall_p90);

@@ -27,7 +27,7 @@ TEST_SUITE("app.scenario_template") {
       REQUIRE_MESSAGE(t, why);
       REQUIRE(t->fits);
       // The written file, read back and estimated as `simulate --estimate` would.
-      Diagnostics d;
+      scenario::Diagnostics d;
       const auto s = io::parse_scenario(template_yaml(*t, cat), "init.yaml", cat, d);
       REQUIRE_MESSAGE(s, d.str());
       const estimate::StepEstimate e = estimate::estimate_step(*s, cat.profile);

@@ -9,7 +9,7 @@ namespace flopcast::app {
 namespace {
 
 io::SweepSpec load(const std::string& name) {
-  Diagnostics d;
+  scenario::Diagnostics d;
   auto spec = io::load_sweep_file(std::string(FLOPCAST_SCENARIOS_DIR) + "/sweeps/" + name, d);
   REQUIRE_MESSAGE(spec.has_value(), d.str());
   return std::move(*spec);
@@ -41,12 +41,12 @@ TEST_SUITE("app.sweep_evaluator") {
     CHECK_FALSE(cell("cheapest_plan").empty());
     CHECK(cell("costs").find(cell("cheapest_plan") + "=") != std::string::npos);
     // The band columns: the step at the profile's band for the point's GPU, and the run there.
-    Diagnostics d;
+    scenario::Diagnostics d;
     std::vector<std::string> used;
     const auto s = io::sweep_point_scenario(spec, 0, test::shipped_catalog(), d, &used);
     REQUIRE(s);
-    const PredictionBand band =
-        find_band(test::shipped_catalog().profile.bands, s->cluster.gpu.arch, s->model.moe.has_value());
+    const compute::PredictionBand band =
+        compute::find_band(test::shipped_catalog().profile.bands, s->cluster.gpu.arch, s->model.moe.has_value());
     REQUIRE(band.known);
     const double step = std::stod(cell("step_time_s"));
     CHECK(std::stod(cell("step_p10_s")) == doctest::Approx(step * band.p10).epsilon(1e-5));
@@ -82,7 +82,7 @@ TEST_SUITE("app.sweep_evaluator") {
   }
 
   TEST_CASE("swept auto settings are written as the values used: dp and checkpoint_interval") {
-    Diagnostics d;
+    scenario::Diagnostics d;
     const auto spec = io::parse_sweep(
         "scenario:\n  model: llama3-8b\n  cluster: {gpu: H800, gpus: 16}\n"
         "  parallel: {tp: 2, pp: 1, dp: auto, micro_batch: 1, global_batch: 64, recompute: selective, "
@@ -105,7 +105,7 @@ TEST_SUITE("app.sweep_evaluator") {
   }
 
   TEST_CASE("swept open settings (auto micro-batch and ZeRO) are written as the values resolution chose") {
-    Diagnostics d;
+    scenario::Diagnostics d;
     const auto spec = io::parse_sweep(
         "scenario:\n  model: llama3-8b\n  cluster: {gpu: H800, gpus: 16}\n"
         "  parallel: {tp: 2, pp: 1, dp: 8, micro_batch: 1, global_batch: 64, recompute: selective, "

@@ -16,11 +16,11 @@ using namespace flopcast;
 namespace {
 
 /// A small GPT run on 8 A100, all settings stated, "measured" with `truth`.
-Scenario run(int hidden, const std::string& group, const ComputeProfile& truth) {
+scenario::Scenario run(int hidden, const std::string& group, const compute::ComputeProfile& truth) {
   const std::string text = "model:\n  layers: 4\n  hidden: " + std::to_string(hidden) +
                            "\n  heads: 16\n  vocab: 32000\n  seq_len: 2048\ncluster:\n  gpu: A100-80G\n  gpus: 8\n"
                            "parallel:\n  tp: 2\n  dp: 4\n  global_batch: 64\n  micro_batch: 4\nprecision: bf16\n";
-  Diagnostics d;
+  scenario::Diagnostics d;
   auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   s->id = group + "-" + std::to_string(hidden);
@@ -29,9 +29,9 @@ Scenario run(int hidden, const std::string& group, const ComputeProfile& truth) 
   return *s;
 }
 
-ComputeProfile with_gemm(double g) {
-  ComputeProfile p;
-  p.of(GpuArch::Ampere).gemm = g;
+compute::ComputeProfile with_gemm(double g) {
+  compute::ComputeProfile p;
+  p.of(hardware::GpuArch::Ampere).gemm = g;
   p.host_overhead_us = 40;
   return p;
 }
@@ -52,7 +52,7 @@ TEST_CASE("weighted_quantile: numpy's linear rule for equal weights, a heavy val
 
 TEST_CASE("cross-validation needs two source groups") {
   const auto truth = with_gemm(0.75);
-  const std::vector<Scenario> runs = {run(1024, "only", truth), run(2048, "only", truth)};
+  const std::vector<scenario::Scenario> runs = {run(1024, "only", truth), run(2048, "only", truth)};
   calibrate::CrossValidationOptions o;
   o.fit.parameters = {"ampere.gemm"};
   const auto r = calibrate::cross_validate(runs, with_gemm(0.5), o);
@@ -64,8 +64,8 @@ TEST_CASE("cross-validation predicts each group with a profile fitted on the oth
   // Group a was measured with GEMM efficiency 0.75, group b with 0.60 (a slower testbed).
   // Fitted without b, the profile learns 0.75 from a and predicts b's runs too fast; fitted
   // without a, it learns 0.60 and predicts a's too slow. In-sample either group alone would fit.
-  const std::vector<Scenario> runs = {run(1024, "a", with_gemm(0.75)), run(2048, "a", with_gemm(0.75)),
-                                      run(1024, "b", with_gemm(0.60)), run(2048, "b", with_gemm(0.60))};
+  const std::vector<scenario::Scenario> runs = {run(1024, "a", with_gemm(0.75)), run(2048, "a", with_gemm(0.75)),
+                                                run(1024, "b", with_gemm(0.60)), run(2048, "b", with_gemm(0.60))};
   calibrate::CrossValidationOptions o;
   o.fit.parameters = {"ampere.gemm"};
   o.simulate_predictions = false;
@@ -74,8 +74,8 @@ TEST_CASE("cross-validation predicts each group with a profile fitted on the oth
   REQUIRE(r.error.empty());
   REQUIRE(r.groups == std::vector<std::string>{"a", "b"});
   REQUIRE(r.folds.size() == 2);
-  CHECK(r.folds[0].fit.profile.of(GpuArch::Ampere).gemm == doctest::Approx(0.60).epsilon(0.01));  // without a
-  CHECK(r.folds[1].fit.profile.of(GpuArch::Ampere).gemm == doctest::Approx(0.75).epsilon(0.01));  // without b
+  CHECK(r.folds[0].fit.profile.of(hardware::GpuArch::Ampere).gemm == doctest::Approx(0.60).epsilon(0.01));  // without a
+  CHECK(r.folds[1].fit.profile.of(hardware::GpuArch::Ampere).gemm == doctest::Approx(0.75).epsilon(0.01));  // without b
   CHECK(r.folds[0].trained == 2);
   CHECK(r.folds[0].held_out == 2);
   REQUIRE(r.predictions.size() == 4);
@@ -110,7 +110,7 @@ calibrate::CvPrediction held_out(const std::string& group, double factor) {
   p.id = group;
   p.group = group;
   p.source_group = group;
-  p.arch = GpuArch::Hopper;
+  p.arch = hardware::GpuArch::Hopper;
   p.figure = "iteration_time_s";
   p.predicted = 1.0;
   p.measured = factor;
@@ -139,8 +139,8 @@ TEST_CASE("band quantiles and their coverage on held-out groups, worked by hand"
   // (1.2 + 0.7 x 0.2 = 1.34). Every run is dense: a "dense" entry as well as the pooled one.
   const auto q = calibrate::cv_band_quantiles(r);
   REQUIRE(q.size() == 2);
-  CHECK(q[0].regime == std::string(kBandRegimeAll));
-  CHECK(q[1].regime == std::string(kBandRegimeDense));
+  CHECK(q[0].regime == std::string(compute::kBandRegimeAll));
+  CHECK(q[1].regime == std::string(compute::kBandRegimeDense));
   CHECK(q[0].runs == 4);
   CHECK(q[0].groups == 4);
   CHECK(q[0].p10 == doctest::Approx(0.86));
@@ -171,7 +171,7 @@ TEST_CASE("band quantiles and their coverage on held-out groups, worked by hand"
   const auto lc3 = calibrate::cv_band_coverage(r, calibrate::BandTails{ln, ln, ln});
   CHECK(lc3[0].covered_pct == doctest::Approx(75));
   CHECK(lc3[0].below_pct == doctest::Approx(25));
-  CHECK(calibrate::choose_band_tails(r)[static_cast<std::size_t>(GpuArch::Hopper)] == ln);
+  CHECK(calibrate::choose_band_tails(r)[static_cast<std::size_t>(hardware::GpuArch::Hopper)] == ln);
   CHECK(to_string(ln) == "lognormal 0.025");
   const auto [lo, hi] = calibrate::log_normal_ends({{0.8, 1}, {1.0, 1}, {1.2, 1}}, 3, 0.025);
   CHECK(lo == doctest::Approx(0.6626).epsilon(1e-3));

@@ -16,24 +16,24 @@ using namespace flopcast;
 
 namespace {
 
-std::vector<calibrate::KernelMeasurement> parse(const std::string& text, Diagnostics& d) {
+std::vector<calibrate::KernelMeasurement> parse(const std::string& text, scenario::Diagnostics& d) {
   return io::parse_kernel_file(text, "k.yaml", test::shipped_catalog(), d);
 }
 
 calibrate::KernelMeasurement one(const std::string& text) {
-  Diagnostics d;
+  scenario::Diagnostics d;
   auto v = parse(text, d);
   REQUIRE_MESSAGE(v.size() == 1, d.str());
   return v[0];
 }
 
 /// A profile with round numbers and no benchmark overhead, so predictions are worked by hand.
-ComputeProfile round_profile() {
-  ComputeProfile p;
+compute::ComputeProfile round_profile() {
+  compute::ComputeProfile p;
   p.kernel_overhead_us = 0;
   p.benchmark_overhead_us = 0;
   p.gemm_k_half = 0;
-  auto& h = p.of(GpuArch::Hopper);
+  auto& h = p.of(hardware::GpuArch::Hopper);
   h.gemm = 0.75;
   h.hbm = 0.80;
   h.flash_attention = 0.60;
@@ -44,7 +44,7 @@ ComputeProfile round_profile() {
 }  // namespace
 
 TEST_CASE("a kernel file: bad entries are reported at their line with a did-you-mean, the others load") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto v = parse(R"(
 - id: good
   source: a benchmark
@@ -107,11 +107,11 @@ TEST_CASE("a GEMM entry's TFLOP/s is 2 m n k over the cost layer's time") {
   shape: {m: 8192, n: 8192, k: 8192}
   measured: {tflops: 700}
 )");
-  const ComputeProfile p = round_profile();
+  const compute::ComputeProfile p = round_profile();
   std::string why;
   const auto c = calibrate::compare_kernel(k, p, why);
   REQUIRE_MESSAGE(c.has_value(), why);
-  const cost::OpContext ctx{&k.gpu, &p, Precision::BF16};
+  const cost::OpContext ctx{&k.gpu, &p, hardware::Precision::BF16};
   const double t = cost::gemm_time(ctx, {8192, 8192, 8192, 1}).seconds();
   CHECK(c->figure == "tflops");
   CHECK(c->predicted == doctest::Approx(2.0 * 8192 * 8192 * 8192 / t / 1e12));
@@ -133,7 +133,7 @@ TEST_CASE("an attention entry counts FLOPs as FlashAttention's benchmarks do, ca
   shape: {batch: 1, seq: 4096, heads: 16, head_dim: 128, causal: true, direction: fwd}
   measured: {tflops: 500}
 )");
-  const ComputeProfile p = round_profile();
+  const compute::ComputeProfile p = round_profile();
   std::string why;
   const auto c = calibrate::compare_kernel(k, p, why);
   REQUIRE_MESSAGE(c.has_value(), why);
@@ -170,8 +170,8 @@ TEST_CASE("MoE dispatch: a token reaches the distinct ranks of its experts, dedu
   // Inside one node of 8 H800: each of 4096 tokens goes to 5.27 ranks, all but its own share over
   // NVLink, at the dispatch efficiency of the 200 GB/s one-way NVLink.
   const auto& cat = test::shipped_catalog();
-  const GpuSpec& h800 = *cat.find_gpu("H800");
-  ComputeProfile p;
+  const hardware::GpuSpec& h800 = *cat.find_gpu("H800");
+  compute::ComputeProfile p;
   p.dispatch_efficiency = 0.8;
   p.dispatch_sm_gbps = 0;
   cost::MoeDispatch d;
@@ -205,9 +205,9 @@ TEST_CASE("MoE dispatch: a token reaches the distinct ranks of its experts, dedu
 TEST_CASE("fit_kernel_profile recovers the coefficients that made the measurements") {
   // Measurements made by the cost layer itself with hopper.gemm 0.70 and hopper.hbm 0.85: a fit
   // from 0.80 / 0.75 must find them again (Cauchy loss, no noise: exactly, to the fit's tolerance).
-  ComputeProfile truth = round_profile();
-  truth.of(GpuArch::Hopper).gemm = 0.70;
-  truth.of(GpuArch::Hopper).hbm = 0.85;
+  compute::ComputeProfile truth = round_profile();
+  truth.of(hardware::GpuArch::Hopper).gemm = 0.70;
+  truth.of(hardware::GpuArch::Hopper).hbm = 0.85;
   std::vector<calibrate::KernelMeasurement> ks;
   const int shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {16384, 2048, 8192}, {2048, 16384, 4096}};
   for (const auto& s : shapes) {
@@ -227,17 +227,17 @@ TEST_CASE("fit_kernel_profile recovers the coefficients that made the measuremen
     k.measured["time_us"] = calibrate::compare_kernel(k, truth, why)->predicted;
     ks.push_back(k);
   }
-  ComputeProfile start = round_profile();
-  start.of(GpuArch::Hopper).gemm = 0.80;
-  start.of(GpuArch::Hopper).hbm = 0.75;
+  compute::ComputeProfile start = round_profile();
+  start.of(hardware::GpuArch::Hopper).gemm = 0.80;
+  start.of(hardware::GpuArch::Hopper).hbm = 0.75;
   calibrate::KernelFitOptions o;
   o.parameters = {"hopper.gemm", "hopper.hbm"};
   const auto r = calibrate::fit_kernel_profile(ks, start, o);
   CHECK(r.fitted == std::vector<std::string>{"hopper.gemm", "hopper.hbm"});
   CHECK(r.informed.at("hopper.gemm") == 4);
   CHECK(r.informed.at("hopper.hbm") == 3);
-  CHECK(r.profile.of(GpuArch::Hopper).gemm == doctest::Approx(0.70).epsilon(1e-3));
-  CHECK(r.profile.of(GpuArch::Hopper).hbm == doctest::Approx(0.85).epsilon(1e-3));
+  CHECK(r.profile.of(hardware::GpuArch::Hopper).gemm == doctest::Approx(0.70).epsilon(1e-3));
+  CHECK(r.profile.of(hardware::GpuArch::Hopper).hbm == doctest::Approx(0.85).epsilon(1e-3));
   CHECK(r.median_after_pct < 0.1);
   CHECK(r.at_bound.empty());
 }
@@ -260,8 +260,8 @@ TEST_CASE("the whole-step glue is never fitted on kernels: host overheads and th
   shape: {m: 8192, n: 8192, k: 8192}
   measured: {tflops: 700}
 )");
-  ComputeProfile slow = round_profile();
-  slow.of(GpuArch::Hopper).sustained_clock = 0.7;
+  compute::ComputeProfile slow = round_profile();
+  slow.of(hardware::GpuArch::Hopper).sustained_clock = 0.7;
   std::string why;
   CHECK(calibrate::compare_kernel(k, slow, why)->predicted ==
         calibrate::compare_kernel(k, round_profile(), why)->predicted);

@@ -15,34 +15,36 @@ using namespace flopcast::claims;
 
 namespace {
 
-const Currency kUsd = Currency::of("USD");
-const Currency kCny = Currency::of("CNY");
+const units::Currency kUsd = units::Currency::of("USD");
+const units::Currency kCny = units::Currency::of("CNY");
 
-Plan plan(std::string id, BillingUnit unit, PriceBasis basis, std::int64_t micro, Currency c) {
-  Plan p;
+pricing::Plan plan(std::string id, pricing::BillingUnit unit, pricing::PriceBasis basis, std::int64_t micro,
+                   units::Currency c) {
+  pricing::Plan p;
   p.id = std::move(id);
   p.gpus = {"X100"};
   p.unit = unit;
   p.basis = basis;
-  p.price = PriceRate::of_micro(micro, c);
+  p.price = units::PriceRate::of_micro(micro, c);
   p.claim = true;
   return p;
 }
 
 /// A catalog in USD with 1 USD = 7.2 CNY: X100 at 2.00 USD/GPU-hour, at 7.20 CNY/GPU-hour
 /// (= 1.00 USD, half), 10,000 USD per 8-GPU node-month, a competitor, a 10 USD credit.
-std::shared_ptr<const PriceCatalog> catalog() {
-  auto c = std::make_shared<PriceCatalog>();
+std::shared_ptr<const pricing::PriceCatalog> catalog() {
+  auto c = std::make_shared<pricing::PriceCatalog>();
   c->name = "test";
   c->currency = kUsd;
-  c->fx.push_back(FxRate{kUsd, kCny, 7'200'000, "assumption"});
-  c->plans.push_back(plan("x-hourly", BillingUnit::Hour, PriceBasis::PerGpu, 2'000'000, kUsd));
-  c->plans.push_back(plan("x-hourly-cny", BillingUnit::Hour, PriceBasis::PerGpu, 7'200'000, kCny));
-  c->plans.push_back(plan("x-month-node", BillingUnit::Month, PriceBasis::PerNode, 10'000'000'000, kUsd));
-  Plan comp = plan("rival", BillingUnit::Hour, PriceBasis::PerGpu, 3'000'000, kUsd);
+  c->fx.push_back(units::FxRate{kUsd, kCny, 7'200'000, "assumption"});
+  c->plans.push_back(plan("x-hourly", pricing::BillingUnit::Hour, pricing::PriceBasis::PerGpu, 2'000'000, kUsd));
+  c->plans.push_back(plan("x-hourly-cny", pricing::BillingUnit::Hour, pricing::PriceBasis::PerGpu, 7'200'000, kCny));
+  c->plans.push_back(
+      plan("x-month-node", pricing::BillingUnit::Month, pricing::PriceBasis::PerNode, 10'000'000'000, kUsd));
+  pricing::Plan comp = plan("rival", pricing::BillingUnit::Hour, pricing::PriceBasis::PerGpu, 3'000'000, kUsd);
   comp.competitor = true;
   c->plans.push_back(comp);
-  c->new_user_credit = Credit{Money::of_minor(1000, kUsd), "", ""};
+  c->new_user_credit = pricing::Credit{units::Money::of_minor(1000, kUsd), "", ""};
   return c;
 }
 
@@ -55,15 +57,15 @@ ClaimedValue value(Dimension d, double v, std::string unit = {}) {
   return c;
 }
 
-ClaimedValue money(std::int64_t minor, Currency cur) {
+ClaimedValue money(std::int64_t minor, units::Currency cur) {
   ClaimedValue c = value(Dimension::Money, static_cast<double>(minor) / 100, cur.str());
-  c.money = Money::of_minor(minor, cur);
+  c.money = units::Money::of_minor(minor, cur);
   return c;
 }
 
-ClaimedValue price(std::int64_t micro, Currency cur, PriceBasis basis, BillingUnit unit) {
+ClaimedValue price(std::int64_t micro, units::Currency cur, pricing::PriceBasis basis, pricing::BillingUnit unit) {
   ClaimedValue c = value(Dimension::Price, static_cast<double>(micro) / 1e6);
-  c.price = ClaimedPrice{PriceRate::of_micro(micro, cur), basis, unit};
+  c.price = ClaimedPrice{units::PriceRate::of_micro(micro, cur), basis, unit};
   return c;
 }
 
@@ -79,7 +81,7 @@ Claim claim(std::string id, ClaimKind kind, std::string figure, std::optional<Cl
   return c;
 }
 
-PriceNeeds price_needs(const std::shared_ptr<const PriceCatalog>& cat, PriceFigure f, const char* plan_id,
+PriceNeeds price_needs(const std::shared_ptr<const pricing::PriceCatalog>& cat, PriceFigure f, const char* plan_id,
                        PriceUse use) {
   PriceNeeds n;
   n.figure = f;
@@ -89,7 +91,7 @@ PriceNeeds price_needs(const std::shared_ptr<const PriceCatalog>& cat, PriceFigu
   return n;
 }
 
-constexpr Time kHour{3'600'000'000'000};
+constexpr units::Time kHour{3'600'000'000'000};
 
 ClaimsReport judge(std::vector<Claim> claims, ScenarioRunner runner = {}) {
   ClaimsFile f;
@@ -104,13 +106,13 @@ TEST_CASE("claims: a price rate is billed through the plan, and two prices for o
   const auto cat = catalog();
   std::vector<Claim> cs;
   cs.push_back(claim("usd-rate", ClaimKind::Price, "rate",
-                     price(2'000'000, kUsd, PriceBasis::PerGpu, BillingUnit::Hour),
+                     price(2'000'000, kUsd, pricing::PriceBasis::PerGpu, pricing::BillingUnit::Hour),
                      price_needs(cat, PriceFigure::Rate, "x-hourly", {8, kHour})));
   cs.push_back(claim("cny-rate", ClaimKind::Price, "rate",
-                     price(7'200'000, kCny, PriceBasis::PerGpu, BillingUnit::Hour),
+                     price(7'200'000, kCny, pricing::PriceBasis::PerGpu, pricing::BillingUnit::Hour),
                      price_needs(cat, PriceFigure::Rate, "x-hourly-cny", {1, kHour})));
   cs.push_back(claim("rival-rate", ClaimKind::Price, "rate",
-                     price(3'000'000, kUsd, PriceBasis::PerGpu, BillingUnit::Hour),
+                     price(3'000'000, kUsd, pricing::PriceBasis::PerGpu, pricing::BillingUnit::Hour),
                      price_needs(cat, PriceFigure::Rate, "rival", {1, kHour})));
   const auto r = judge(std::move(cs));
   // 8 GPU x 1 h x 2.00 USD = 16.00 USD over 8 GPU-hours; 7.20 CNY = 1.00 USD at the stated 7.2: half.
@@ -125,9 +127,9 @@ TEST_CASE("claims: a price rate is billed through the plan, and two prices for o
 }
 
 TEST_CASE("claims: a contradiction names the plan when no claim of the file states it") {
-  const auto r =
-      judge({claim("usd-rate", ClaimKind::Price, "rate", price(2'000'000, kUsd, PriceBasis::PerGpu, BillingUnit::Hour),
-                   price_needs(catalog(), PriceFigure::Rate, "x-hourly", {1, kHour}))});
+  const auto r = judge({claim("usd-rate", ClaimKind::Price, "rate",
+                              price(2'000'000, kUsd, pricing::PriceBasis::PerGpu, pricing::BillingUnit::Hour),
+                              price_needs(catalog(), PriceFigure::Rate, "x-hourly", {1, kHour}))});
   CHECK(r.results.front().verdict.word() == "contradicts x-hourly-cny");
 }
 
@@ -166,7 +168,7 @@ TEST_CASE("claims: a total in another currency converts at the catalog's stated 
 TEST_CASE("claims: a credit buys its amount over the plan's hourly price") {
   // 10.00 USD / (8 GPU x 2.00 USD/GPU-hour) = 0.625 h; a claimed 1 h is 1/0.625 - 1 = 60% optimistic.
   const auto r = judge({claim("credit", ClaimKind::Price, "credit_hours", value(Dimension::Time, 3600, "h"),
-                              price_needs(catalog(), PriceFigure::CreditHours, "x-hourly", {8, Time{0}}))});
+                              price_needs(catalog(), PriceFigure::CreditHours, "x-hourly", {8, units::Time{0}}))});
   CHECK(r.results.front().verdict.figure.value == doctest::Approx(0.625));
   CHECK(r.results.front().verdict.word() == "optimistic by 60%");
 }
@@ -207,13 +209,13 @@ TEST_CASE("claims: a collective claim is CommModel's cost, as flopcast collectiv
   n.gpu = *cat.find_gpu("H800");
   n.fabric = *cat.find_fabric("hgx-h800-roce200");
   n.gpus = 16;
-  n.group = GroupShape{2, 1, 1};
+  n.group = topology::GroupShape{2, 1, 1};
   n.figure = "latency";
   ClaimedValue lat = value(Dimension::Time, 3e-6, "us");
   lat.bound = Bound::AtMost;
   const auto r = judge({claim("lat", ClaimKind::Collective, "latency", lat, n)});
-  const CommModel model(n.gpu, n.fabric, n.gpus, CommOptions{});
-  const double us = model.cost(Collective::AllReduce, n.group, Bytes{8}).time.us();
+  const comm::CommModel model(n.gpu, n.fabric, n.gpus, comm::CommOptions{});
+  const double us = model.cost(comm::Collective::AllReduce, n.group, units::Bytes{8}).time.us();
   CHECK(r.results.front().verdict.figure.value == doctest::Approx(us));
   // NCCL's ring LL base latency 6.6 us + 2 network hops x 5.0 us (NCCL src/graph/tuning.cc).
   CHECK(us == doctest::Approx(16.6).epsilon(1e-3));
@@ -224,9 +226,9 @@ TEST_CASE("claims: hardware claims name the sparse and bidirectional traps, and 
   HardwareNeeds tf;
   tf.figure = "dense_tflops";
   tf.gpu = *cat.find_gpu("A100-80G");
-  tf.precision = Precision::FP16;
+  tf.precision = hardware::Precision::FP16;
   HardwareNeeds fp8 = tf;
-  fp8.precision = Precision::FP8;
+  fp8.precision = hardware::Precision::FP8;
   HardwareNeeds nv;
   nv.figure = "nvlink_bandwidth";
   nv.gpu = tf.gpu;
@@ -246,7 +248,7 @@ TEST_CASE("claims: hardware claims name the sparse and bidirectional traps, and 
 TEST_CASE("claims: a catalog figure taken from the claim's own source cannot judge it") {
   HardwareNeeds n;
   n.figure = "nic_bandwidth";
-  FabricSpec f;
+  hardware::FabricSpec f;
   f.name = "vendor-roce";
   f.nic_gbps = 200;
   f.source = "SEED (CLAIM: RoCE v2 at 200 Gbps); nics_per_node ASSUMED";
@@ -271,7 +273,7 @@ TEST_CASE("claims: energy is core/job's fleet power times PUE and tariff, and a 
   n.fleet = fleet;
   n.period = kHour;
   n.pue = 1.5;
-  n.tariff = PriceRate::of_micro(1'000'000, kUsd);
+  n.tariff = units::PriceRate::of_micro(1'000'000, kUsd);
   n.tariff_from = "the test";
   // One 10.2 kW node for 1 h = 10.2 kWh x PUE 1.5 = 15.3 kWh x 1.00 USD = 15.30 USD.
   auto r = judge({claim("cost", ClaimKind::Energy, "cost", money(1530, kUsd), n)});
@@ -298,7 +300,7 @@ TEST_CASE("claims: checkpoints use core/job's size, write, stall and rollback") 
   n.model = "1B";
   n.params = 1e9;
   n.gpus = 8;
-  n.storage_write = Bandwidth::from_gbytes_per_s(1.0);
+  n.storage_write = units::Bandwidth::from_gbytes_per_s(1.0);
   // 1e9 parameters x 14 B = 14 GB at 1 GB/s: 14 s per write.
   n.figure = "interval";
   auto r = judge({claim("short", ClaimKind::Checkpoint, "interval", value(Dimension::Time, 10, "s"), n),
@@ -312,7 +314,7 @@ TEST_CASE("claims: checkpoints use core/job's size, write, stall and rollback") 
   CHECK(r.results.front().verdict.word() == "optimistic by 100%");
   // Every 60 s, async: 30 s of training lost on average plus the 14 s write window.
   n.figure = "lost_work";
-  n.interval = Time::from_seconds(60);
+  n.interval = units::Time::from_seconds(60);
   Claim lost = claim("lost", ClaimKind::Checkpoint, "lost_work", value(Dimension::Time, 0, "s"), n);
   r = judge({lost});
   CHECK(r.results.front().verdict.kind == VerdictKind::Impossible);
@@ -321,7 +323,7 @@ TEST_CASE("claims: checkpoints use core/job's size, write, stall and rollback") 
   CHECK(judge({lost}).results.front().verdict.word() == "contradicts every-minute");
   // 1 GB/s against 0.5 GB/s is 2x: "100% faster" holds, "40% faster" is 1 - 1.4/2 = 30% pessimistic.
   n.figure = "save_speedup";
-  n.baseline_write = Bandwidth::from_gbytes_per_s(0.5);
+  n.baseline_write = units::Bandwidth::from_gbytes_per_s(0.5);
   r = judge({claim("x2", ClaimKind::Checkpoint, "save_speedup", value(Dimension::Fraction, 1.0), n),
              claim("x14", ClaimKind::Checkpoint, "save_speedup", value(Dimension::Fraction, 0.4), n)});
   CHECK(r.find("x2")->verdict.kind == VerdictKind::Holds);

@@ -24,14 +24,14 @@ using test::contains;
 using test::data;
 using test::read_file;
 using test::run_cli;
-using test::scenario;
+using test::scenario_file;
 using test::scenario_files;
 using test::TempDir;
 
 }  // namespace
 
 TEST_CASE("simulate quickstart: exit 0, prints the step time and MFU") {
-  const auto r = run_cli({"simulate", scenario("quickstart.yaml")});
+  const auto r = run_cli({"simulate", scenario_file("quickstart.yaml")});
   CHECK_MESSAGE(r.code == cli::kOk, r.err);
   CHECK(contains(r.out, "MFU"));
   CHECK(contains(r.out, "step time"));
@@ -41,7 +41,7 @@ TEST_CASE("simulate quickstart: exit 0, prints the step time and MFU") {
 }
 
 TEST_CASE("simulate --json: one document with the step, memory and breakdown") {
-  const auto r = run_cli({"simulate", "--json", scenario("quickstart.yaml")});
+  const auto r = run_cli({"simulate", "--json", scenario_file("quickstart.yaml")});
   REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
   const auto j = json::parse(r.out);
   REQUIRE(j.contains("step"));
@@ -233,7 +233,7 @@ TEST_CASE("validate: a bad entry is named by id and file:line, the other runs ar
 }
 
 TEST_CASE("catalog gpus|fabrics|models lists every entry") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto cat = io::load_catalog(FLOPCAST_DATA_DIR, d);
   REQUIRE_MESSAGE(cat.has_value(), d.str());
   struct Case {
@@ -265,7 +265,7 @@ TEST_CASE("exit codes: missing file 4, unknown flag 2, bad input 3") {
   CHECK(contains(missing.err, "/nonexistent/flopcast/none.yaml: error: file not found"));
   CHECK(missing.out.empty());
 
-  const auto flag = run_cli({"simulate", "--no-such-flag", scenario("quickstart.yaml")});
+  const auto flag = run_cli({"simulate", "--no-such-flag", scenario_file("quickstart.yaml")});
   CHECK(flag.code == cli::kUsage);
   CHECK(contains(flag.err, "--no-such-flag"));
   CHECK(run_cli({}).code == cli::kUsage);  // a subcommand is required

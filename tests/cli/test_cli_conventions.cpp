@@ -25,12 +25,12 @@ namespace {
 using test::contains;
 using test::read_file;
 using test::run_cli;
-using test::scenario;
+using test::scenario_file;
 using test::TempDir;
 
 void spit(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
 
-const std::string kFleet = scenario("fleets/provider-month.yaml");
+const std::string kFleet = scenario_file("fleets/provider-month.yaml");
 
 /// A small scenario with `cluster` and `extra` filled in (64 H800 unless `cluster` says otherwise).
 std::string small_scenario(const std::string& cluster, const std::string& extra = "training: {tokens: 1B}\n") {
@@ -74,7 +74,7 @@ TEST_CASE("a mistyped command or flag: did you mean and exit 2") {
   CHECK(far.code == cli::kUsage);
   CHECK_MESSAGE(contains(far.err, "unknown command 'frobnicate' (the commands: init, simulate"), far.err);
 
-  const auto flag = run_cli({"simulate", scenario("quickstart.yaml"), "--jsn"});
+  const auto flag = run_cli({"simulate", scenario_file("quickstart.yaml"), "--jsn"});
   CHECK(flag.code == cli::kUsage);
   CHECK_MESSAGE(contains(flag.err, "flopcast simulate: error: unknown flag '--jsn' (did you mean '--json'?)"),
                 flag.err);
@@ -101,7 +101,7 @@ TEST_CASE("-j and --jobs on every threaded command: --threads kept one release w
 
 TEST_CASE("-o and --out for every primary output: --csv and --json are format switches") {
   TempDir t;
-  const std::string q = scenario("quickstart.yaml");
+  const std::string q = scenario_file("quickstart.yaml");
   // quote and check had -o,--output: -o and --out now, --output warns.
   const auto quote = run_cli({"quote", q, "--date", "2026-01-05", "--out", (t.path / "q.md").string()});
   CHECK_MESSAGE(quote.code == cli::kOk, quote.err);
@@ -140,14 +140,14 @@ TEST_CASE("-o and --out for every primary output: --csv and --json are format sw
 }
 
 TEST_CASE("one message prefix: flopcast CMD: error:") {
-  const auto plan = run_cli({"plan", scenario("quickstart.yaml"), "--deadline", "soon"});
+  const auto plan = run_cli({"plan", scenario_file("quickstart.yaml"), "--deadline", "soon"});
   CHECK(plan.code == cli::kUsage);
   CHECK_MESSAGE(plan.err.rfind("flopcast plan: error: --deadline: 'soon'", 0) == 0, plan.err);
   const auto fleet = run_cli({"fleet", kFleet, "--horizon", "soon"});
   CHECK(fleet.err.rfind("flopcast fleet: error: --horizon 'soon'", 0) == 0);
   const auto sweep = run_cli({"sweep", "s.yml", "-o", "x.csv", "--shard", "3/2"});
   CHECK(sweep.err.rfind("flopcast sweep: error: --shard '3/2'", 0) == 0);
-  const auto quote = run_cli({"quote", scenario("quickstart.yaml"), "--date", "soon"});
+  const auto quote = run_cli({"quote", scenario_file("quickstart.yaml"), "--date", "soon"});
   CHECK(quote.err.rfind("flopcast quote: error: --date 'soon'", 0) == 0);
 }
 
@@ -174,7 +174,7 @@ TEST_CASE("a folder given as input or a missing file is exit 4 on every command"
 TEST_CASE("-o naming a folder: exit 4 and 'it is a folder' with or without --force") {
   TempDir t;
   const std::string dir = t.path.string();
-  const std::string q = scenario("quickstart.yaml");
+  const std::string q = scenario_file("quickstart.yaml");
   for (const auto& args : std::vector<std::vector<std::string>>{{"simulate", q, "-o", dir},
                                                                 {"simulate", q, "-o", dir, "--force"},
                                                                 {"init", "-o", dir, "--force"},
@@ -296,10 +296,10 @@ TEST_CASE("catalog: prices and --json for every catalog") {
       CHECK_MESSAGE(e.contains(k), k);
   // Each plan's kind as its catalog records it (once offers read "claim" and an assumption "list").
   for (const char* name : {"seed-vendor", "public-cloud"}) {
-    Diagnostics d;
+    scenario::Diagnostics d;
     const auto cat = io::load_price_catalog(name, "", d);
     REQUIRE_MESSAGE(cat, d.str());
-    for (const Plan& p : cat->plans) {
+    for (const pricing::Plan& p : cat->plans) {
       CAPTURE(p.id);
       const auto e =
           std::find_if(pj.begin(), pj.end(), [&](const json& x) { return x["catalog"] == name && x["plan"] == p.id; });

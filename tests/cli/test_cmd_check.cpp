@@ -22,8 +22,8 @@ namespace {
 
 const claims::ClaimsReport& seed_report() {
   static const claims::ClaimsReport report = [] {
-    Diagnostics d;
-    auto r = app::check_claims_file(scenario("seed-claims/claims.yaml"), shipped_catalog(), "", d);
+    scenario::Diagnostics d;
+    auto r = app::check_claims_file(scenario_file("seed-claims/claims.yaml"), shipped_catalog(), "", d);
     REQUIRE_MESSAGE(r.has_value(), d.str());
     return *r;
   }();
@@ -162,7 +162,7 @@ TEST_CASE("check: the seed file holds a claim of every kind and the training cla
 
 TEST_CASE("check: training verdicts are simulate's own check, figure for figure") {
   // simulate prints "memory_gb  claimed 74.5  simulated 170.5  optimistic by 129%" for this scenario.
-  const auto sim = run_cli({"simulate", scenario("seed-claims/65b-8xa100-tp1pp8-zero3.yaml")});
+  const auto sim = run_cli({"simulate", scenario_file("seed-claims/65b-8xa100-tp1pp8-zero3.yaml")});
   REQUIRE(contains(sim.out, "optimistic by 129%"));
   CHECK(result("65b-tp1pp8-memory").verdict.word() == "optimistic by 129%");
   CHECK(contains(sim.out, "impossible: the plan needs 158.8 GiB per GPU but the A100-80G has 80.0 GiB"));
@@ -184,7 +184,7 @@ TEST_CASE("check: training verdicts are simulate's own check, figure for figure"
 
 TEST_CASE("check: a run cost is the simulated run billed under the cheapest plan named") {
   claims::ScenarioRef ref;
-  ref.path = scenario("seed-claims/65b-1t-tokens-8xa100-30days.yaml");
+  ref.path = scenario_file("seed-claims/65b-1t-tokens-8xa100-30days.yaml");
   ref.set = {{"cluster.gpu", "B200"}, {"cluster.fabric", "dgx-b200-ndr"}};
   const auto o = app::run_scenario_for_claims(ref, shipped_catalog());
   REQUIRE(o.status == claims::ScenarioOutcome::Status::Simulated);
@@ -212,7 +212,7 @@ TEST_CASE("check: a collective claim's figure is what flopcast collective prints
 }
 
 TEST_CASE("check: the report is byte-identical run to run, in every format") {
-  const std::string file = scenario("seed-claims/claims.yaml");
+  const std::string file = scenario_file("seed-claims/claims.yaml");
   for (const char* format : {"text", "json", "md", "html"}) {
     CAPTURE(format);
     const auto a = run_cli({"check", file, "--format", format});
@@ -225,7 +225,7 @@ TEST_CASE("check: the report is byte-identical run to run, in every format") {
 }
 
 TEST_CASE("check: JSON has stable keys and typed numbers") {
-  const auto r = run_cli({"check", scenario("seed-claims/claims.yaml"), "--json"});
+  const auto r = run_cli({"check", scenario_file("seed-claims/claims.yaml"), "--json"});
   REQUIRE(r.code == 0);
   const auto doc = nlohmann::ordered_json::parse(r.out);  // keeps the printed key order
   CHECK(doc["summary"]["claims"].get<int>() == static_cast<int>(std::size(kSeed)));
@@ -246,7 +246,7 @@ TEST_CASE("check: JSON has stable keys and typed numbers") {
 }
 
 TEST_CASE("check: the HTML page is self-contained") {
-  const auto r = run_cli({"check", scenario("seed-claims/claims.yaml"), "--format", "html"});
+  const auto r = run_cli({"check", scenario_file("seed-claims/claims.yaml"), "--format", "html"});
   REQUIRE(r.code == 0);
   CHECK(r.out.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(contains(r.out, "<style>"));
@@ -259,7 +259,7 @@ TEST_CASE("check: the HTML page is self-contained") {
 TEST_CASE("check: -o writes the report and refuses to overwrite it without --force") {
   TempDir tmp("check");
   const auto out = (tmp.path / "report.md").string();
-  const std::string file = scenario("seed-claims/claims.yaml");
+  const std::string file = scenario_file("seed-claims/claims.yaml");
   const auto first = run_cli({"check", file, "--format", "md", "-o", out});
   CHECK(first.code == cli::kOk);
   CHECK(contains(read_file(out), "| claim | kind | claimed | verdict | flopcast's figure | how |"));
@@ -272,7 +272,7 @@ TEST_CASE("check: -o writes the report and refuses to overwrite it without --for
 TEST_CASE("check: exit codes") {
   // A missing file is an I/O error; a file with bad claims is bad input (3), the rest still judged.
   CHECK(run_cli({"check", "/nonexistent/flopcast/claims.yaml"}).code == cli::kIoError);
-  CHECK(run_cli({"check", scenario("seed-claims/claims.yaml"), "--json", "--format", "md"}).code == cli::kUsage);
+  CHECK(run_cli({"check", scenario_file("seed-claims/claims.yaml"), "--json", "--format", "md"}).code == cli::kUsage);
   const auto bad = run_cli({"check", std::string(FLOPCAST_TESTS_DIR) + "/negative/claims-unknown-kind.yaml"});
   CHECK(bad.code == cli::kBadInput);
   CHECK(contains(bad.err, "claims-unknown-kind.yaml:"));

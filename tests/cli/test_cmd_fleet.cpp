@@ -49,7 +49,7 @@ TEST_CASE("plan_fleet plans each class's variants: as written and re-planned on 
   Loaded l = parse(kGood);
   REQUIRE_MESSAGE(l.ff.has_value(), l.d.str());
   FleetFile& ff = *l.ff;
-  Diagnostics d;
+  scenario::Diagnostics d;
   std::vector<std::string> notes;
   REQUIRE_MESSAGE(app::plan_fleet(ff, catalog(), d, notes), d.str());
   // As written (32 x A100-80G), then re-planned on the H800 pool's GPU.
@@ -65,7 +65,7 @@ TEST_CASE("plan_fleet plans each class's variants: as written and re-planned on 
 TEST_CASE("the shipped fleets load and plan") {
   for (const char* name : {"provider-month.yaml", "company-quarter.yaml"}) {
     CAPTURE(name);
-    Diagnostics d;
+    scenario::Diagnostics d;
     auto ff = load_fleet_file(std::string(FLOPCAST_SCENARIOS_DIR) + "/fleets/" + name, catalog(), d);
     REQUIRE_MESSAGE(ff.has_value(), d.str());
     std::vector<std::string> notes;
@@ -100,7 +100,7 @@ TEST_CASE("re-planning scales DP, a count the plan cannot take is dropped with a
                                    "replan: {gpu_types: [H800]}", "replan: {gpu_counts: [128, 48]}");
   Loaded l = parse(replace(text, "nodes: 4", "nodes: 16"));
   REQUIRE_MESSAGE(l.ff.has_value(), l.d.str());
-  Diagnostics d;
+  scenario::Diagnostics d;
   std::vector<std::string> notes;
   REQUIRE_MESSAGE(app::plan_fleet(*l.ff, catalog(), d, notes), d.str());
   const auto& v = l.ff->fleet.classes[0].variants;
@@ -132,7 +132,7 @@ TEST_CASE("rented pools: the plan's bill for the horizon, and the same usage und
                  "nodes: 2\n    rented: {catalog: seed-vendor, plan: a100-80g-monthly-node, billing: reserved}");
   Loaded l = parse(text);
   REQUIRE_MESSAGE(l.ff.has_value(), l.d.str());
-  Diagnostics d;
+  scenario::Diagnostics d;
   std::vector<std::string> notes;
   REQUIRE(app::plan_fleet(*l.ff, catalog(), d, notes));
   const auto r = fleet::simulate_fleet(l.ff->fleet);
@@ -161,10 +161,10 @@ int line_of(const std::string& text, const std::string& needle) {
 }
 
 /// The warnings of `d`.
-std::vector<Diagnostic> warnings_of(const Diagnostics& d) {
-  std::vector<Diagnostic> out;
+std::vector<scenario::Diagnostic> warnings_of(const scenario::Diagnostics& d) {
+  std::vector<scenario::Diagnostic> out;
   for (const auto& i : d.items())
-    if (i.severity == Severity::Warning) out.push_back(i);
+    if (i.severity == scenario::Severity::Warning) out.push_back(i);
   return out;
 }
 
@@ -222,20 +222,20 @@ TEST_CASE("fleet size sweep: today's size listed with cost, and a P90 set by ano
 TEST_CASE("a deadline shorter than the job's run is warned at load, at its line, with both durations") {
   Loaded l = parse(kGood);
   REQUIRE(l.ff.has_value());
-  Diagnostics d;
+  scenario::Diagnostics d;
   std::vector<std::string> notes;
   REQUIRE(app::plan_fleet(*l.ff, catalog(), d, notes));
   const auto& v = l.ff->fleet.classes[0].variants;
   REQUIRE(v.size() == 2);  // 32 x A100-80G as written, 32 x H800 re-planned (faster)
-  std::vector<Time> a100 = v[0].spans, h800 = v[1].spans;
-  const Time slow = fleet::percentiles_of(a100).p50, fast = fleet::percentiles_of(h800).p50;
+  std::vector<units::Time> a100 = v[0].spans, h800 = v[1].spans;
+  const units::Time slow = fleet::percentiles_of(a100).p50, fast = fleet::percentiles_of(h800).p50;
   REQUIRE(fast < slow);
   const auto warned = [&](double deadline_s) {
     const std::string text =
         replace(kGood, "deadline: 3d", "deadline: " + std::to_string(static_cast<long long>(deadline_s)) + "s");
     Loaded m = parse(text);
     REQUIRE_MESSAGE(m.ff.has_value(), m.d.str());
-    Diagnostics md;
+    scenario::Diagnostics md;
     REQUIRE(app::plan_fleet(*m.ff, catalog(), md, notes));
     app::warn_short_deadlines(*m.ff, md);
     const auto w = warnings_of(md);
@@ -247,14 +247,15 @@ TEST_CASE("a deadline shorter than the job's run is warned at load, at its line,
     REQUIRE(w.size() == 1);
     CHECK(w[0].key == "jobs[0].deadline");
     CHECK(w[0].message.find("job 'a' (small): deadline ") == 0);
-    CHECK(w[0].message.find("is shorter than its run, " + format_duration_with_hours(fast)) != std::string::npos);
+    CHECK(w[0].message.find("is shorter than its run, " + units::format_duration_with_hours(fast)) !=
+          std::string::npos);
   }
   SUBCASE("met on H800, not on the A100 it was written for") {
     const auto w = warned(0.5 * (fast.seconds() + slow.seconds()));
     REQUIRE(w.size() == 1);
-    CHECK(w[0].message.find("is shorter than its run as 32 x A100-80G, " + format_duration_with_hours(slow)) !=
+    CHECK(w[0].message.find("is shorter than its run as 32 x A100-80G, " + units::format_duration_with_hours(slow)) !=
           std::string::npos);
-    CHECK(w[0].message.find("as 32 x H800 it runs " + format_duration_with_hours(fast)) != std::string::npos);
+    CHECK(w[0].message.find("as 32 x H800 it runs " + units::format_duration_with_hours(fast)) != std::string::npos);
   }
   SUBCASE("longer than every run: no warning") { CHECK(warned(1.5 * slow.seconds()).empty()); }
 }

@@ -28,9 +28,9 @@ using test::CliResult;
 using test::contains;
 using test::read_file;
 using test::run_cli;
-using test::scenario;
+using test::scenario_file;
 
-const std::string kQuickstart = scenario("quickstart.yaml");
+const std::string kQuickstart = scenario_file("quickstart.yaml");
 
 /// The text from the line starting with `title` to the next blank line.
 std::string section(const std::string& text, const std::string& title) {
@@ -106,12 +106,13 @@ TEST_SUITE("cli-quote") {
   }
 
   TEST_CASE("simulate: a scenario without reliability: or pricing: uses the defaults and prints no bill") {
-    const auto r = run_cli({"simulate", scenario("published/llama3-8b-1024xh100.yaml")});
+    const auto r = run_cli({"simulate", scenario_file("published/llama3-8b-1024xh100.yaml")});
     REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
     CHECK(contains(r.out, "reliability: defaults"));
     CHECK(contains(r.out, "USD at 0.08 USD/kWh"));  // EnergySpec's default price (EIA)
     CHECK(!contains(r.out, "Bills under"));
-    const auto j = json::parse(run_cli({"simulate", "--json", scenario("published/llama3-8b-1024xh100.yaml")}).out);
+    const auto j =
+        json::parse(run_cli({"simulate", "--json", scenario_file("published/llama3-8b-1024xh100.yaml")}).out);
     CHECK(j["whole_run"]["reliability"] == "defaults");
     CHECK(!j.contains("bills"));
   }
@@ -251,7 +252,7 @@ TEST_SUITE("cli-quote") {
     // The seed vendor's 70B claim (1.2T tokens per day on 64 H800), priced under its catalog.
     TempDir tmp;
     const auto file = tmp.path / "claim.yaml";
-    std::ofstream(file) << read_file(scenario("seed-claims/70b-64xh800-zero3.yaml"))
+    std::ofstream(file) << read_file(scenario_file("seed-claims/70b-64xh800-zero3.yaml"))
                         << "\npricing: {catalog: seed-vendor}\n";
     const auto sim = run_cli({"simulate", file.string()});
     REQUIRE_MESSAGE(sim.code == cli::kOk, sim.err);
@@ -331,21 +332,21 @@ TEST_SUITE("cli-quote") {
   }
 
   TEST_CASE("quote --plan best: plans and quotes in one step") {
-    const auto r = run_cli({"quote", scenario("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d", "--gpu",
-                            "H800", "--gpus-max", "2048", "--date", "2026-12-01", "--customer", "Acme AI"});
+    const auto r = run_cli({"quote", scenario_file("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d",
+                            "--gpu", "H800", "--gpus-max", "2048", "--date", "2026-12-01", "--customer", "Acme AI"});
     REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
     CHECK(contains(r.out, "| Deadline | 45.0 days |"));
     CHECK(contains(r.out, "| yes |"));
     CHECK(contains(r.out, "Runs on: "));
     CHECK_FALSE(contains(r.out, "512 x H800 (64 nodes"));  // not the scenario's starting plan
     // The customer's budget cannot buy it: no plan, exit 5 with what would.
-    const auto poor = run_cli({"quote", scenario("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d",
+    const auto poor = run_cli({"quote", scenario_file("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d",
                                "--budget", "5M CNY", "--gpu", "H800", "--gpus-max", "2048", "--date", "2026-12-01"});
     CHECK(poor.code == cli::kInfeasible);
     CHECK(contains(poor.err, "what would make one work: a budget of "));
     // --allow-miss quotes the closest plan, saying what it misses, with exit 0 (it was ignored).
     const auto miss =
-        run_cli({"quote", scenario("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d", "--budget",
+        run_cli({"quote", scenario_file("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d", "--budget",
                  "5M CNY", "--gpu", "H800", "--gpus-max", "2048", "--date", "2026-12-01", "--allow-miss"});
     CHECK(miss.code == cli::kOk);
     CHECK(contains(miss.out, "This plan does not meet every requirement. Deadline: asked 45.0 days"));
@@ -353,7 +354,7 @@ TEST_SUITE("cli-quote") {
     CHECK(contains(miss.err, "quoting the closest"));
     CHECK(contains(miss.err, "what would make one work: a budget of "));
     // The same budget in RMB: the same search (never "no price plan" and a budget of 0.00 USD).
-    const auto rmb = run_cli({"quote", scenario("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d",
+    const auto rmb = run_cli({"quote", scenario_file("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d",
                               "--budget", "5M RMB", "--gpu", "H800", "--gpus-max", "2048", "--date", "2026-12-01"});
     CHECK(rmb == poor);
   }
@@ -362,8 +363,8 @@ TEST_SUITE("cli-quote") {
     // Once the requirements row said "82.7 days at P90, model uncertainty included" while the
     // duration table's P90 was 75.6 days and the bill's P90 column equalled its P50: one name
     // for two figures, and the band's low end nowhere.
-    const auto r = run_cli({"quote", scenario("plan-72b-2t-h800.yaml"), "--date", "2026-01-10", "--deadline", "90d",
-                            "--budget", "20M CNY", "--allow-miss"});
+    const auto r = run_cli({"quote", scenario_file("plan-72b-2t-h800.yaml"), "--date", "2026-01-10", "--deadline",
+                            "90d", "--budget", "20M CNY", "--allow-miss"});
     REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
     CHECK_FALSE(contains(r.out, "model uncertainty included"));
     std::smatch m;
@@ -396,9 +397,9 @@ TEST_SUITE("cli-quote") {
     for (const char* name : {"quickstart.yaml", "plan-72b-2t-h800.yaml", "plan-70b-1t.yaml",
                              "finetune-llama2-70b-lora.yaml", "finetune-llama2-70b-qlora.yaml"}) {
       CAPTURE(name);
-      const auto sim = run_cli({"simulate", scenario(name)});
+      const auto sim = run_cli({"simulate", scenario_file(name)});
       REQUIRE_MESSAGE(sim.code == cli::kOk, sim.err);
-      const auto q = run_cli({"quote", scenario(name), "--date", "2026-01-10"});
+      const auto q = run_cli({"quote", scenario_file(name), "--date", "2026-01-10"});
       REQUIRE_MESSAGE(q.code == cli::kOk, q.err);
       std::smatch m;
       // simulate: the provider's own cheapest plan, on its own line when a competitor's is cheaper.
@@ -420,7 +421,7 @@ TEST_SUITE("cli-quote") {
   TEST_CASE("quote --plan best over several GPU types: each other type's cheapest simulated plan, as plan finds it") {
     // Once the quote listed the winning type's plans only: the customer's preferred H800 was nowhere.
     const std::vector<std::string> search{
-        scenario("plan-70b-1t.yaml"), "--gpu", "A100-80G,H800,B200", "--gpus-max", "1024", "--deadline", "60d"};
+        scenario_file("plan-70b-1t.yaml"), "--gpu", "A100-80G,H800,B200", "--gpus-max", "1024", "--deadline", "60d"};
     std::vector<std::string> quote{"quote", "--plan", "best", "--date", "2026-01-10"};
     quote.insert(quote.end(), search.begin(), search.end());
     const auto q = run_cli(quote);
@@ -501,13 +502,14 @@ TEST_SUITE("cli-quote") {
     CHECK(bad_date.code == cli::kUsage);
     CHECK(contains(bad_date.err, "--date '2026-02-30' is not a calendar date"));
     // No pricing: block: nothing to quote.
-    const auto unpriced = run_cli({"quote", scenario("published/llama3-8b-1024xh100.yaml"), "--date", "2026-07-01"});
+    const auto unpriced =
+        run_cli({"quote", scenario_file("published/llama3-8b-1024xh100.yaml"), "--date", "2026-07-01"});
     CHECK(unpriced.code == cli::kBadInput);
     CHECK(unpriced.out.empty());
     CHECK(contains(unpriced.err, "no pricing: block"));
     // A plan that does not fit memory is not quoted.
     const auto infeasible =
-        run_cli({"quote", scenario("seed-claims/65b-8xa100-tp1pp8-zero3.yaml"), "--date", "2026-07-01"});
+        run_cli({"quote", scenario_file("seed-claims/65b-8xa100-tp1pp8-zero3.yaml"), "--date", "2026-07-01"});
     CHECK(infeasible.code == cli::kInfeasible);
     CHECK(contains(infeasible.err, "does not fit"));
   }
@@ -542,7 +544,7 @@ TEST_SUITE("cli-quote") {
 
   TEST_CASE(
       "quote --lang zh-CN: the quote in Chinese, the same bytes twice, --lang fr refused with the accepted values") {
-    const std::vector<std::string> base{"quote",       scenario("plan-72b-2t-h800.yaml"),
+    const std::vector<std::string> base{"quote",       scenario_file("plan-72b-2t-h800.yaml"),
                                         "--customer",  "Acme AI",
                                         "--date",      "2026-12-01",
                                         "--deadline",  "45d",
@@ -626,7 +628,7 @@ TEST_SUITE("cli-quote") {
 #endif
 
   TEST_CASE("quote of a LoRA job: method, rank, targets and the model-FLOPs convention, in English and Chinese") {
-    const std::string file = scenario("finetune-llama2-70b-lora.yaml");
+    const std::string file = scenario_file("finetune-llama2-70b-lora.yaml");
     const auto en = run_cli({"quote", file, "--date", "2026-12-01"});
     REQUIRE_MESSAGE(en.code == 0, en.err);
     CHECK(contains(en.out, ", LoRA rank 16"));
@@ -645,7 +647,7 @@ TEST_SUITE("cli-quote") {
 
   TEST_CASE("quote on a compilation of public prices: no issuer unless --issuer names one") {
     // public-cloud lists other providers' prices (issues_quotes: false): the list is nobody's offer to sign.
-    const std::string file = scenario("finetune-llama2-70b-lora.yaml");
+    const std::string file = scenario_file("finetune-llama2-70b-lora.yaml");
     const auto none = run_cli({"quote", file, "--date", "2026-12-01"});
     REQUIRE_MESSAGE(none.code == 0, none.err);
     CHECK(contains(none.out, "| Issued by | - |"));

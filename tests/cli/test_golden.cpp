@@ -154,9 +154,9 @@ void check_breakdown(const json& j) {
 /// the same figures; hardware FLOPs (recompute counted) are never below model FLOPs.
 void check_mfu(const json& j) {
   const auto& cat = test::shipped_catalog();
-  const GpuSpec* gpu = cat.find_gpu(j["cluster"]["gpu"].get<std::string>());
+  const hardware::GpuSpec* gpu = cat.find_gpu(j["cluster"]["gpu"].get<std::string>());
   REQUIRE(gpu != nullptr);
-  const auto precision = parse_precision(j["precision"].get<std::string>());
+  const auto precision = hardware::parse_precision(j["precision"].get<std::string>());
   REQUIRE(precision.has_value());
   const auto peak = gpu->peak(*precision);
   REQUIRE(peak.has_value());
@@ -236,7 +236,7 @@ void check_memory(const json& j, int code) {
   }
   const double total = num(mem, "total");
   CHECK(sum == doctest::Approx(total).epsilon(kRoundingRel));
-  const GpuSpec* gpu = test::shipped_catalog().find_gpu(j["cluster"]["gpu"].get<std::string>());
+  const hardware::GpuSpec* gpu = test::shipped_catalog().find_gpu(j["cluster"]["gpu"].get<std::string>());
   REQUIRE(gpu != nullptr);
   CHECK(num(mem, "capacity") == doctest::Approx(gpu->hbm.value / 1073741824.0).epsilon(kRoundingRel));
   const bool fits = total <= num(mem, "capacity");
@@ -255,7 +255,7 @@ void check_invariants(const json& j, int code) {
 
 /// One shipped scenario: exit code and message, snapshot, and the invariants of its report.
 void check_shipped(const std::string& rel, int code, const std::string& message) {
-  const std::string file = test::scenario(rel);
+  const std::string file = test::scenario_file(rel);
   REQUIRE(fs::exists(file));
   const auto text = test::run_cli({"simulate", file});
   CHECK_MESSAGE(text.code == code, text.err);
@@ -295,7 +295,7 @@ TEST_CASE("golden: every shipped scenario has a golden case, and every snapshot 
 TEST_CASE("golden: the bubble check holds for the interleaved schedule and fails for a wrong formula") {
   // The shipped scenarios have no interleaved plan: Megatron-LM GPT-3 175B (TP8 PP16, 192
   // micro-batches) with v = 2 and 3 model chunks per rank, the paper's interleaved schedule.
-  const std::string base = test::read_file(test::scenario("published/megatron-gpt3-175b-1024xa100.yaml"));
+  const std::string base = test::read_file(test::scenario_file("published/megatron-gpt3-175b-1024xa100.yaml"));
   REQUIRE(test::contains(base, "  vpp: 1\n"));
   REQUIRE(test::contains(base, "  schedule: 1f1b\n"));
   test::TempDir tmp("golden");

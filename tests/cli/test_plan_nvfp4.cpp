@@ -19,9 +19,9 @@ namespace {
 
 using test::contains;
 using test::run_cli;
-using test::scenario;
+using test::scenario_file;
 
-const std::string kPlan70b = scenario("plan-70b-1t.yaml");
+const std::string kPlan70b = scenario_file("plan-70b-1t.yaml");
 
 }  // namespace
 
@@ -55,13 +55,13 @@ TEST_SUITE("cli.plan_nvfp4") {
   }
 
   TEST_CASE("an NVFP4 plan's MFU is against the B200's dense NVFP4 peak of data/gpus.yaml") {
-    const GpuSpec* b200 = test::shipped_catalog().find_gpu("B200");
+    const hardware::GpuSpec* b200 = test::shipped_catalog().find_gpu("B200");
     REQUIRE(b200 != nullptr);
-    const auto peak = b200->peak(Precision::NVFP4);
+    const auto peak = b200->peak(hardware::Precision::NVFP4);
     REQUIRE(peak);
     // GK-B200 / NV-GB200TBL: dense FP4 9,000 TFLOPS per B200 (half the 18 PFLOPS sparse figure).
     CHECK(peak->tflops() == doctest::Approx(9000));
-    CHECK(b200->peak(Precision::BF16)->tflops() == doctest::Approx(2250));
+    CHECK(b200->peak(hardware::Precision::BF16)->tflops() == doctest::Approx(2250));
 
     test::TempDir tmp("plan-nvfp4");
     const auto emitted = tmp.path / "b200-nvfp4.yaml";

@@ -30,9 +30,9 @@ namespace {
 using test::contains;
 using test::read_file;
 using test::run_cli;
-using test::scenario;
+using test::scenario_file;
 
-const std::string kQuickstart = scenario("quickstart.yaml");
+const std::string kQuickstart = scenario_file("quickstart.yaml");
 const std::string kDate = "2026-07-01";
 
 #if FLOPCAST_TEST_HAS_XLSX
@@ -145,7 +145,7 @@ std::vector<int> rows_labelled(const Cells& cells, const std::string& sheet, con
 }
 
 /// The quickstart's quote as `flopcast quote` makes it, in-process.
-Quote quickstart_quote() {
+quote::Quote quickstart_quote() {
   app::SessionOutcome s = app::load_scenario_session(kQuickstart, test::shipped_catalog());
   REQUIRE_MESSAGE(s.ok(), s.diags.str());
   app::SimReport r = app::make_report(s.session->scenario, s.session->profile);
@@ -160,9 +160,9 @@ Quote quickstart_quote() {
 /// Checks one bill block (P50 or P90) of sheet Bill from its subtotal row: each line's number is
 /// the Money amount exactly, each formula recomputes to it, and subtotal, tax and total recompute
 /// to the quote's.
-void check_block(const Cells& cells, int subtotal_row, const Bill& bill, const Money& tax) {
-  std::vector<const LineItem*> lines;
-  for (const LineItem& i : bill.items)
+void check_block(const Cells& cells, int subtotal_row, const pricing::Bill& bill, const units::Money& tax) {
+  std::vector<const pricing::LineItem*> lines;
+  for (const pricing::LineItem& i : bill.items)
     if (i.in_total) lines.push_back(&i);
   REQUIRE(lines.size() >= 1);
   const int first = subtotal_row - static_cast<int>(lines.size());
@@ -221,10 +221,10 @@ TEST_SUITE("cli.quote_xlsx") {
     const auto r = run_cli(
         {"quote", kQuickstart, "--customer", "Example Labs", "--date", kDate, "--format", "xlsx", "-o", file.string()});
     REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
-    const Quote q = quickstart_quote();
+    const quote::Quote q = quickstart_quote();
     REQUIRE(q.recommended);
     REQUIRE(q.input.tax);
-    const ComparisonRow& best = q.input.plans.rows[*q.recommended];
+    const pricing::ComparisonRow& best = q.input.plans.rows[*q.recommended];
     const Cells cells = read_cells(file);
 
     // Sheet Quote: the header and the requirements.
@@ -272,9 +272,9 @@ TEST_SUITE("cli.quote_xlsx") {
     const auto r = run_cli({"quote", kQuickstart, "--customer", "Example Labs", "--date", kDate, "--lang", "zh-CN",
                             "--format", "xlsx", "-o", file.string()});
     REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
-    const Quote q = quickstart_quote();
+    const quote::Quote q = quickstart_quote();
     REQUIRE(q.recommended);
-    const ComparisonRow& best = q.input.plans.rows[*q.recommended];
+    const pricing::ComparisonRow& best = q.input.plans.rows[*q.recommended];
     const Cells cells = read_cells(file);
     CHECK(cells.at("报价单!A2").value == "报价单编号");
     CHECK(cells.at("报价单!B2").value == q.id);  // the id does not depend on the language

@@ -35,15 +35,15 @@ TEST_SUITE("cli-quote-pdf-layout") {
   TEST_CASE("quote PDF: the shipped quotes keep their rows whole") {
     // The A100 plan's bill once ended page 1 with "VAT 6% ... on the total before" and began page 2
     // with "tax".
-    const auto p70 =
-        test::run_cli({"quote", test::scenario("plan-70b-1t.yaml"), "--plan", "best", "--gpu", "A100-80G,H800,B200",
-                       "--gpus-max", "1024", "--deadline", "60d", "--date", "2026-12-01", "--format", "html"});
+    const auto p70 = test::run_cli({"quote", test::scenario_file("plan-70b-1t.yaml"), "--plan", "best", "--gpu",
+                                    "A100-80G,H800,B200", "--gpus-max", "1024", "--deadline", "60d", "--date",
+                                    "2026-12-01", "--format", "html"});
     REQUIRE_MESSAGE(p70.code == cli::kOk, p70.err);
     std::string why;
     CHECK(quote_pdf::broken_table_rows(p70.out, why) == 0);
     for (const char* name : {"quickstart.yaml", "finetune-llama2-70b-lora.yaml", "plan-72b-2t-h800.yaml"}) {
       CAPTURE(name);
-      const auto q = test::run_cli({"quote", test::scenario(name), "--date", "2026-12-01", "--format", "html"});
+      const auto q = test::run_cli({"quote", test::scenario_file(name), "--date", "2026-12-01", "--format", "html"});
       REQUIRE_MESSAGE(q.code == cli::kOk, q.err);
       CHECK(quote_pdf::broken_table_rows(q.out, why) == 0);
     }

@@ -51,8 +51,8 @@ TEST_SUITE("cli-quote-pdf-module") {
     const auto file = tmp.path / "quote.pdf";
     const std::string missing = (tmp.path / "no-such-module.so").string();
     const ScopedEnv env(cli::kQuotePdfModuleEnv, missing);
-    const auto r = test::run_cli(
-        {"quote", test::scenario("quickstart.yaml"), "--date", "2026-07-01", "--format", "pdf", "-o", file.string()});
+    const auto r = test::run_cli({"quote", test::scenario_file("quickstart.yaml"), "--date", "2026-07-01", "--format",
+                                  "pdf", "-o", file.string()});
     CHECK(r.code == cli::kIoError);
     CHECK(r.out.empty());
     CHECK(test::contains(r.err,
@@ -62,7 +62,7 @@ TEST_SUITE("cli-quote-pdf-module") {
     CHECK(test::contains(r.err, "use --format html or md"));
     CHECK(!std::filesystem::exists(file));
     // The other formats do not need it.
-    const auto md = test::run_cli({"quote", test::scenario("quickstart.yaml"), "--date", "2026-07-01"});
+    const auto md = test::run_cli({"quote", test::scenario_file("quickstart.yaml"), "--date", "2026-07-01"});
     CHECK(md.code == cli::kOk);
   }
 

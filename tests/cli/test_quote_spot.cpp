@@ -20,9 +20,9 @@ namespace {
 
 using test::contains;
 using test::run_cli;
-using test::scenario;
+using test::scenario_file;
 
-const std::string kPlan70b = scenario("plan-70b-1t.yaml");
+const std::string kPlan70b = scenario_file("plan-70b-1t.yaml");
 
 /// The first number after `prefix` in `text` (commas dropped), or -1.
 double number_after(const std::string& text, const std::string& prefix) {

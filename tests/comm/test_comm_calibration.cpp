@@ -19,27 +19,27 @@ namespace {
 
 // GPU figures of data/gpus.yaml's sources (NCCL-effective NVLink = links x topo.h
 // per-link constant: SM80 20.0, SM90 20.6, SM100 40.1 GB/s; NVLS on Hopper and later).
-std::optional<GpuSpec> gpu_named(const std::string& name) {
-  GpuSpec g;
+std::optional<hardware::GpuSpec> gpu_named(const std::string& name) {
+  hardware::GpuSpec g;
   g.name = name;
   if (name == "A100-80G" || name == "A100-40G") {
-    g.arch = GpuArch::Ampere;
+    g.arch = hardware::GpuArch::Ampere;
     g.nvlink_links = 12;
-    g.nccl_nvlink = Bandwidth::from_gbytes_per_s(240.0);
+    g.nccl_nvlink = units::Bandwidth::from_gbytes_per_s(240.0);
   } else if (name == "H100" || name == "H200") {
-    g.arch = GpuArch::Hopper;
+    g.arch = hardware::GpuArch::Hopper;
     g.nvlink_links = 18;
-    g.nccl_nvlink = Bandwidth::from_gbytes_per_s(370.8);
+    g.nccl_nvlink = units::Bandwidth::from_gbytes_per_s(370.8);
     g.nvls = true;
   } else if (name == "H800") {
-    g.arch = GpuArch::Hopper;
+    g.arch = hardware::GpuArch::Hopper;
     g.nvlink_links = 8;
-    g.nccl_nvlink = Bandwidth::from_gbytes_per_s(164.8);
+    g.nccl_nvlink = units::Bandwidth::from_gbytes_per_s(164.8);
     g.nvls = true;
   } else if (name == "B200") {
-    g.arch = GpuArch::Blackwell;
+    g.arch = hardware::GpuArch::Blackwell;
     g.nvlink_links = 18;
-    g.nccl_nvlink = Bandwidth::from_gbytes_per_s(721.8);
+    g.nccl_nvlink = units::Bandwidth::from_gbytes_per_s(721.8);
     g.nvls = true;
   } else {
     return std::nullopt;
@@ -66,29 +66,30 @@ Row evaluate(const YAML::Node& r) {
   REQUIRE_MESSAGE(gpu, "no GPU figures for " << r["gpu"].as<std::string>());
   const auto gpus = r["gpus"].as<std::int64_t>();
   const int per_node = r["gpus_per_node"].as<int>();
-  FabricSpec f;
+  hardware::FabricSpec f;
   f.gpus_per_node = per_node;
   f.nvlink_domain = per_node;
-  f.intra = IntraNode::NVSwitch;
+  f.intra = hardware::IntraNode::NVSwitch;
   if (const auto fab = r["fabric"]) {
     f.nic_gbps = fab["nic_gbps"].as<double>();
     f.nics_per_node = fab["nics_per_node"].as<int>();
-    f.kind = fab["kind"].as<std::string>() == "roce" ? NetKind::RoCE : NetKind::InfiniBand;
+    f.kind = fab["kind"].as<std::string>() == "roce" ? hardware::NetKind::RoCE : hardware::NetKind::InfiniBand;
   }
-  const auto op = parse_collective(r["collective"].as<std::string>());
+  const auto op = comm::parse_collective(r["collective"].as<std::string>());
   REQUIRE(op);
   const double bytes = r["message_bytes"].IsNull() ? kPlateauBytes : r["message_bytes"].as<double>();
   // Points recorded with NCCL_ALGO=RING (stated in their notes) are evaluated the same way.
-  CommOverride force;
+  comm::CommOverride force;
   if (r["notes"] && r["notes"].as<std::string>().find("NCCL_ALGO=RING") != std::string::npos)
-    force.algorithm = CommAlgorithm::Ring;
+    force.algorithm = comm::CommAlgorithm::Ring;
 
-  const CommModel m(*gpu, f, gpus);
+  const comm::CommModel m(*gpu, f, gpus);
   // Send/recv pairs two GPUs: in one node, or (more GPUs than a node) in two.
-  const GroupShape shape = *op == Collective::SendRecv
-                               ? GroupShape{2, gpus > per_node ? 1 : 2, 1}
-                               : GroupShape{gpus, static_cast<int>(std::min<std::int64_t>(gpus, per_node)), 1};
-  const auto c = m.cost(*op, shape, Bytes{bytes}, 1, force);
+  const topology::GroupShape shape =
+      *op == comm::Collective::SendRecv
+          ? topology::GroupShape{2, gpus > per_node ? 1 : 2, 1}
+          : topology::GroupShape{gpus, static_cast<int>(std::min<std::int64_t>(gpus, per_node)), 1};
+  const auto c = m.cost(*op, shape, units::Bytes{bytes}, 1, force);
   const auto& meas = r["measured"];
   const bool alg = static_cast<bool>(meas["algbw_gbytes_s"]);
   row.measured = alg ? meas["algbw_gbytes_s"].as<double>() : meas["busbw_gbytes_s"].as<double>();

@@ -13,20 +13,20 @@ using namespace flopcast;
 namespace {
 
 /// A dense GELU model on one A100: `layers` layers of hidden `hidden`, seq `seq`.
-Scenario small(int layers, int hidden, int seq, int micro_batch, int global_batch) {
+scenario::Scenario small(int layers, int hidden, int seq, int micro_batch, int global_batch) {
   const std::string text =
       "model:\n  layers: " + std::to_string(layers) + "\n  hidden: " + std::to_string(hidden) +
       "\n  heads: 8\n  vocab: 1024\n  seq_len: " + std::to_string(seq) +
       "\ncluster:\n  gpu: A100-80G\n  gpus: 1\nparallel:\n  micro_batch: " + std::to_string(micro_batch) +
       "\n  global_batch: " + std::to_string(global_batch) + "\nprecision: bf16\n";
-  Diagnostics d;
+  scenario::Diagnostics d;
   auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   return *s;
 }
 
-ComputeProfile host_profile(double host_us) {
-  ComputeProfile p;
+compute::ComputeProfile host_profile(double host_us) {
+  compute::ComputeProfile p;
   p.host_overhead_us = host_us;
   p.microbatch_overhead_ms = 0;
   p.iteration_overhead_ms = 0;
@@ -44,15 +44,15 @@ TEST_CASE("host floor: a tiny model is host-bound, each micro-batch costs its ke
   const auto s = small(L, 256, 128, 1, 4);
   const auto e = estimate::estimate_step(s, host_profile(1000.0));
   REQUIRE(e.stages.size() == 1);
-  CHECK(e.stages[0].forward == Time::from_us(1000.0 * (14 * L + 7)));
-  CHECK(e.stages[0].backward == Time::from_us(1000.0 * (28 * L + 6)));
+  CHECK(e.stages[0].forward == units::Time::from_us(1000.0 * (14 * L + 7)));
+  CHECK(e.stages[0].backward == units::Time::from_us(1000.0 * (28 * L + 6)));
   // Four micro-batches of one: the step is four times the per-micro-batch host time (plus the
   // optimizer), and doubling the micro-batch (same global batch) halves it: host-bound time
   // follows the number of micro-batches, not the tokens.
   const auto e2 = estimate::estimate_step(small(L, 256, 128, 2, 4), host_profile(1000.0));
-  const Time per_mb = e.stages[0].forward + e.stages[0].backward;
-  CHECK(e.breakdown.compute == Time::from_seconds(4 * per_mb.seconds()));
-  CHECK(e2.breakdown.compute == Time::from_seconds(2 * per_mb.seconds()));
+  const units::Time per_mb = e.stages[0].forward + e.stages[0].backward;
+  CHECK(e.breakdown.compute == units::Time::from_seconds(4 * per_mb.seconds()));
+  CHECK(e2.breakdown.compute == units::Time::from_seconds(2 * per_mb.seconds()));
 }
 
 TEST_CASE("host floor: no effect where kernels are longer than the host's dispatch time") {

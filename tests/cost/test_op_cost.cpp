@@ -18,37 +18,37 @@ namespace {
 
 /// NVIDIA A100 SXM4 80GB datasheet: 108 SMs, 312 TFLOP/s dense BF16 tensor core,
 /// 2,039 GB/s HBM2e.
-GpuSpec a100() {
-  GpuSpec g;
+hardware::GpuSpec a100() {
+  hardware::GpuSpec g;
   g.name = "A100-test";
-  g.arch = GpuArch::Ampere;
+  g.arch = hardware::GpuArch::Ampere;
   g.sm_count = 108;
-  g.dense_peak[Precision::BF16] = FlopRate::from_tflops(312);
-  g.dense_peak[Precision::FP16] = FlopRate::from_tflops(312);
-  g.hbm = gib(80);
-  g.hbm_bandwidth = Bandwidth{2.039e12};
+  g.dense_peak[hardware::Precision::BF16] = units::FlopRate::from_tflops(312);
+  g.dense_peak[hardware::Precision::FP16] = units::FlopRate::from_tflops(312);
+  g.hbm = units::gib(80);
+  g.hbm_bandwidth = units::Bandwidth{2.039e12};
   return g;
 }
 
 /// NVIDIA H100 SXM5 datasheet: 132 SMs, 989.4 TFLOP/s dense BF16 (1,979 with 2:4
 /// sparsity / 2), 3.35 TB/s HBM3.
-GpuSpec h100() {
-  GpuSpec g;
+hardware::GpuSpec h100() {
+  hardware::GpuSpec g;
   g.name = "H100-test";
-  g.arch = GpuArch::Hopper;
+  g.arch = hardware::GpuArch::Hopper;
   g.sm_count = 132;
-  g.dense_peak[Precision::BF16] = FlopRate::from_tflops(989.4);
-  g.dense_peak[Precision::FP8] = FlopRate::from_tflops(1978.9);
-  g.hbm = gib(79.65);
-  g.hbm_bandwidth = Bandwidth{3.35e12};
+  g.dense_peak[hardware::Precision::BF16] = units::FlopRate::from_tflops(989.4);
+  g.dense_peak[hardware::Precision::FP8] = units::FlopRate::from_tflops(1978.9);
+  g.hbm = units::gib(79.65);
+  g.hbm_bandwidth = units::Bandwidth{3.35e12};
   return g;
 }
 
 /// The profile values the expectations below are derived with.
-ComputeProfile profile(double overhead_us = 6.0) {
-  ComputeProfile p;
-  p.of(GpuArch::Ampere) = ArchEfficiency{0.80, 0.55, 0.75};
-  p.of(GpuArch::Hopper) = ArchEfficiency{0.75, 0.55, 0.75};
+compute::ComputeProfile profile(double overhead_us = 6.0) {
+  compute::ComputeProfile p;
+  p.of(hardware::GpuArch::Ampere) = compute::ArchEfficiency{0.80, 0.55, 0.75};
+  p.of(hardware::GpuArch::Hopper) = compute::ArchEfficiency{0.75, 0.55, 0.75};
   p.gemm_k_half = 64;
   p.kernel_overhead_us = overhead_us;
   return p;
@@ -64,7 +64,7 @@ TEST_CASE("square 8192^3 BF16 GEMM on A100: 19 waves of 256x128 tiles") {
   // 0.26 ms) does not bind.
   const auto gpu = a100();
   const auto prof = profile();
-  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::BF16};
   const double k = 8192, per_sm = 312e12 / 108, eff = 0.80 * k / (k + 64);
   const double expected = 19 * 2 * 256 * 128 * k / (per_sm * eff) + 6e-6;  // = 4.454 ms
   const auto t = cost::gemm_time(ctx, cost::GemmShape{8192, 8192, 8192, 1});
@@ -80,7 +80,7 @@ TEST_CASE("square 8192^3 BF16 GEMM on H100: 16 waves of 256x128 tiles") {
   // 2,048 tiles over 132 SMs: ceil(15.5) = 16 waves; Hopper GEMM efficiency 0.75 in this profile.
   const auto gpu = h100();
   const auto prof = profile();
-  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::BF16};
   const double k = 8192, per_sm = 989.4e12 / 132, eff = 0.75 * k / (k + 64);
   const double expected = 16 * 2 * 256 * 128 * k / (per_sm * eff) + 6e-6;  // = 1.546 ms
   const auto t = cost::gemm_time(ctx, cost::GemmShape{8192, 8192, 8192, 1});
@@ -89,7 +89,7 @@ TEST_CASE("square 8192^3 BF16 GEMM on H100: 16 waves of 256x128 tiles") {
   // A100 over H100 on this GEMM, from the two derivations: (19 / (312/108 x 0.80)) /
   // (16 / (989.4/132 x 0.75)) = 2.88.
   const auto a = a100();
-  const cost::OpContext actx{&a, &prof, Precision::BF16};
+  const cost::OpContext actx{&a, &prof, hardware::Precision::BF16};
   CHECK(cost::gemm_time(actx, cost::GemmShape{8192, 8192, 8192, 1}).seconds() / t.seconds() ==
         doctest::Approx(2.88).epsilon(0.01));
 }
@@ -100,27 +100,27 @@ TEST_CASE("an 8-bit GEMM runs at the profile's gemm_fp8 of the FP8 peak, a 16-bi
   // (1978.9e12 / 132 x 0.60 x 8192/8256) + 6 us = 0.9684 ms.
   const auto gpu = h100();
   auto prof = profile();
-  prof.of(GpuArch::Hopper).gemm_fp8 = 0.60;
-  prof.of(GpuArch::Hopper).fp8_apart = true;
-  const cost::OpContext fp8{&gpu, &prof, Precision::FP8};
+  prof.of(hardware::GpuArch::Hopper).gemm_fp8 = 0.60;
+  prof.of(hardware::GpuArch::Hopper).fp8_apart = true;
+  const cost::OpContext fp8{&gpu, &prof, hardware::Precision::FP8};
   const double k = 8192, per_sm = 1978.9e12 / 132, eff = 0.60 * k / (k + 64);
   const double expected = 16 * 2 * 256 * 128 * k / (per_sm * eff) + 6e-6;
   CHECK(expected == doctest::Approx(0.9684e-3).epsilon(0.001));
   CHECK(cost::gemm_time(fp8, cost::GemmShape{8192, 8192, 8192, 1}).seconds() ==
         doctest::Approx(expected).epsilon(1e-6));
   // The BF16 GEMM keeps gemm (1.546 ms, above), whatever gemm_fp8 is.
-  const cost::OpContext bf16{&gpu, &prof, Precision::BF16};
+  const cost::OpContext bf16{&gpu, &prof, hardware::Precision::BF16};
   CHECK(cost::gemm_time(bf16, cost::GemmShape{8192, 8192, 8192, 1}).seconds() ==
         doctest::Approx(1.546e-3).epsilon(0.01));
-  CHECK(cost::gemm_efficiency(prof.of(GpuArch::Hopper), Precision::FP8) == 0.60);
-  CHECK(cost::gemm_efficiency(prof.of(GpuArch::Hopper), Precision::MXFP8) == 0.60);
-  CHECK(cost::gemm_efficiency(prof.of(GpuArch::Hopper), Precision::BF16) == 0.75);
+  CHECK(cost::gemm_efficiency(prof.of(hardware::GpuArch::Hopper), hardware::Precision::FP8) == 0.60);
+  CHECK(cost::gemm_efficiency(prof.of(hardware::GpuArch::Hopper), hardware::Precision::MXFP8) == 0.60);
+  CHECK(cost::gemm_efficiency(prof.of(hardware::GpuArch::Hopper), hardware::Precision::BF16) == 0.75);
   // A 4-bit GEMM without a coefficient of its own (gemm_fp4 tied) runs at the 8-bit one's.
-  CHECK(cost::gemm_efficiency(prof.of(GpuArch::Hopper), Precision::NVFP4) == 0.60);
+  CHECK(cost::gemm_efficiency(prof.of(hardware::GpuArch::Hopper), hardware::Precision::NVFP4) == 0.60);
   // Tied (a profile that does not set it apart), an 8-bit GEMM runs at gemm; the memo keys on the
   // efficiency used, so the same shape is recomputed.
-  prof.of(GpuArch::Hopper).fp8_apart = false;
-  CHECK(cost::gemm_efficiency(prof.of(GpuArch::Hopper), Precision::FP8) == 0.75);
+  prof.of(hardware::GpuArch::Hopper).fp8_apart = false;
+  CHECK(cost::gemm_efficiency(prof.of(hardware::GpuArch::Hopper), hardware::Precision::FP8) == 0.75);
   CHECK(cost::gemm_time(fp8, cost::GemmShape{8192, 8192, 8192, 1}).seconds() ==
         doctest::Approx(16 * 2 * 256 * 128 * k / (per_sm * 0.75 * k / (k + 64)) + 6e-6).epsilon(1e-6));
 }
@@ -132,7 +132,7 @@ TEST_CASE("wave quantization: SMs + 1 tiles take two waves, twice the time of SM
   // stay compute-bound (59 MB / 2.5 TB/s = 23 us against 48 us per wave).
   const auto gpu = h100();
   const auto prof = profile(0.0);
-  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::BF16};
   const auto full = cost::gemm_time(ctx, cost::GemmShape{1536, 1408, 8192, 1});
   const auto tail = cost::gemm_time(ctx, cost::GemmShape{896, 2432, 8192, 1});
   // 896 x 2432 is only 0.8% more work than 1536 x 1408, yet takes twice the time.
@@ -148,7 +148,7 @@ TEST_CASE("a shallow GEMM is bound by HBM") {
   // 2.039 TB/s x 0.75 = 88 us: the roofline binds.
   const auto gpu = a100();
   const auto prof = profile(0.0);
-  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::BF16};
   const double bytes = 2.0 * (8192.0 * 16 + 16.0 * 8192 + 8192.0 * 8192);
   const auto t = cost::gemm_time(ctx, cost::GemmShape{8192, 8192, 16, 1});
   CHECK(t.seconds() == doctest::Approx(bytes / (2.039e12 * 0.75)).epsilon(1e-6));
@@ -162,12 +162,12 @@ TEST_CASE("memory-bound layer norm: bytes / (HBM x eff) + launch overhead, exact
   // plus one 6 us launch = 93,767 ns.
   const auto gpu = a100();
   const auto prof = profile();
-  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
-  CHECK(cost::memory_bound_time(ctx, Bytes{134217728.0}, 1).ns == 93'767);
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::BF16};
+  CHECK(cost::memory_bound_time(ctx, units::Bytes{134217728.0}, 1).ns == 93'767);
   // Three kernels: three launches.
-  CHECK(cost::memory_bound_time(ctx, Bytes{134217728.0}, 3).ns == 87'767 + 3 * 6'000);
+  CHECK(cost::memory_bound_time(ctx, units::Bytes{134217728.0}, 3).ns == 87'767 + 3 * 6'000);
   CHECK(cost::launch_overhead(prof, 4).ns == 24'000);
-  CHECK(cost::memory_bound_time(ctx, Bytes{0}, 1).ns == 6'000);
+  CHECK(cost::memory_bound_time(ctx, units::Bytes{0}, 1).ns == 6'000);
 }
 
 TEST_CASE("attention: causal is about half of non-causal for long sequences, backward 2.5x forward") {
@@ -177,7 +177,7 @@ TEST_CASE("attention: causal is about half of non-causal for long sequences, bac
   // square; backward 2.5x the forward (Dao 2023, arXiv 2307.08691).
   const auto gpu = h100();
   const auto prof = profile(0.0);
-  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::BF16};
   const double heads = 32, seq = 16384, hd = 128;
   const cost::AttentionShape full_shape{heads, seq, seq, hd, hd, false, 0},
       causal_shape{heads, seq, seq, hd, hd, true, 0};
@@ -193,7 +193,7 @@ TEST_CASE("attention: causal is about half of non-causal for long sequences, bac
   CHECK(bwd.seconds() / causal.seconds() == doctest::Approx(2.5).epsilon(1e-6));
   // With the default 6 us launches, long sequences still give ~half.
   const auto prof6 = profile(6.0);
-  const cost::OpContext ctx6{&gpu, &prof6, Precision::BF16};
+  const cost::OpContext ctx6{&gpu, &prof6, hardware::Precision::BF16};
   const double r = cost::attention_time(ctx6, causal_shape, false).seconds() /
                    cost::attention_time(ctx6, full_shape, false).seconds();
   CHECK(r == doctest::Approx(0.5).epsilon(0.02));
@@ -202,7 +202,7 @@ TEST_CASE("attention: causal is about half of non-causal for long sequences, bac
 TEST_CASE("degenerate shapes cost one launch, never a crash") {
   const auto gpu = a100();
   const auto prof = profile();
-  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::BF16};
   CHECK(cost::gemm_time(ctx, cost::GemmShape{0, 8192, 8192, 1}).ns == 6'000);
   CHECK(cost::attention_time(ctx, cost::AttentionShape{0, 2048, 2048, 128, 128, true, 0}, false).ns == 0);
 }
@@ -215,18 +215,18 @@ TEST_CASE("the GEMM memo never answers for another GPU that reuses a spec's addr
   // the address is reused for certain: an HBM-bound shape must follow each GPU's bandwidth.
   const auto prof = profile();
   const cost::GemmShape skinny{8192, 8192, 16, 1};  // bound by HBM (see "a shallow GEMM is bound by HBM")
-  std::optional<GpuSpec> slot;
+  std::optional<hardware::GpuSpec> slot;
   slot.emplace(a100());
-  const Time fast = cost::gemm_time(cost::OpContext{&*slot, &prof, Precision::BF16}, skinny);
+  const units::Time fast = cost::gemm_time(cost::OpContext{&*slot, &prof, hardware::Precision::BF16}, skinny);
   slot.reset();
-  GpuSpec slower = a100();
+  hardware::GpuSpec slower = a100();
   slower.name = "A100-40G-test";
-  slower.hbm_bandwidth = Bandwidth{1.555e12};  // A100 40GB datasheet: 1,555 GB/s HBM2
+  slower.hbm_bandwidth = units::Bandwidth{1.555e12};  // A100 40GB datasheet: 1,555 GB/s HBM2
   slot.emplace(slower);
-  const Time slow = cost::gemm_time(cost::OpContext{&*slot, &prof, Precision::BF16}, skinny);
+  const units::Time slow = cost::gemm_time(cost::OpContext{&*slot, &prof, hardware::Precision::BF16}, skinny);
   // A copy at another address, computed with a cold key: what the memo must agree with.
-  const GpuSpec elsewhere = slower;
-  const Time expected = cost::gemm_time(cost::OpContext{&elsewhere, &prof, Precision::BF16}, skinny);
+  const hardware::GpuSpec elsewhere = slower;
+  const units::Time expected = cost::gemm_time(cost::OpContext{&elsewhere, &prof, hardware::Precision::BF16}, skinny);
   CHECK(slow.ns == expected.ns);
   CHECK(slow > fast);
   // The ratio of the HBM-bound parts is the bandwidth ratio (times rounded to the ns).
@@ -242,7 +242,7 @@ TEST_CASE("mix64 spreads byte sizes a power of two apart over the memo's slots")
     std::uint64_t bits;
     std::memcpy(&bits, &bytes, sizeof bits);
     raw.insert(bits & 1023);
-    mixed.insert(mix64(bits) & 1023);
+    mixed.insert(units::mix64(bits) & 1023);
   }
   CHECK(raw.size() == 1);
   // 31 keys in 1,024 slots: a uniform hash collides about 0.45 times on average (birthday
@@ -257,7 +257,7 @@ TEST_CASE("split-K: a GEMM whose tiles leave SMs idle splits its depth and pays 
   // depth the unsplit GEMM takes; the search may find better still.
   const auto gpu = h100();
   const auto prof = profile(0.0);
-  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::BF16};
   const double per_sm = 989.4e12 / 132;
   const double unsplit = 2 * 128 * 128 * 16384.0 / (per_sm * 0.75 * 16384 / (16384 + 64));
   const double split8 =
@@ -270,8 +270,8 @@ TEST_CASE("split-K: a GEMM whose tiles leave SMs idle splits its depth and pays 
 TEST_CASE("a grouped GEMM runs at the generation's grouped_gemm rate, a dense one does not") {
   const auto gpu = h100();
   auto prof = profile(0.0);
-  prof.of(GpuArch::Hopper).grouped_gemm = 0.5;
-  const cost::OpContext ctx{&gpu, &prof, Precision::BF16};
+  prof.of(hardware::GpuArch::Hopper).grouped_gemm = 0.5;
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::BF16};
   const cost::GemmShape dense{8192, 8192, 8192, 4, false}, grouped{8192, 8192, 8192, 4, true};
   // Compute-bound: the grouped kernel takes twice the dense batch's time.
   CHECK(cost::gemm_time(ctx, grouped).seconds() ==
@@ -295,9 +295,9 @@ TEST_CASE("a cast reads its 16-bit input and writes each quantised copy with its
   // HBM efficiency (0.75 in this profile) of H100's 3.35 TB/s.
   const auto gpu = h100();
   const auto prof = profile(0.0);
-  const cost::OpContext ctx{&gpu, &prof, Precision::MXFP8};
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::MXFP8};
   const double bytes = 1e6 * (2 + 2 * (1 + 1.0 / 32));
   CHECK(cost::cast_time(ctx, 1e6, 2, 2).seconds() == doctest::Approx(bytes / (3.35e12 * 0.75)).epsilon(1e-6));
-  CHECK(cost::quantised_bytes_per_value(Precision::NVFP4) == doctest::Approx(0.5 + 1.0 / 16));
-  CHECK(cost::quantised_bytes_per_value(Precision::FP8) == doctest::Approx(1 + 4.0 / 128));
+  CHECK(cost::quantised_bytes_per_value(hardware::Precision::NVFP4) == doctest::Approx(0.5 + 1.0 / 16));
+  CHECK(cost::quantised_bytes_per_value(hardware::Precision::FP8) == doctest::Approx(1 + 4.0 / 128));
 }

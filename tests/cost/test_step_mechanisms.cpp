@@ -18,20 +18,20 @@ using namespace flopcast;
 namespace {
 
 /// A dense GELU model on one H100: 2 layers, hidden 1024 (8 heads), ffn 4096, seq 2048.
-Scenario dense_h100(const std::string& precision) {
+scenario::Scenario dense_h100(const std::string& precision) {
   const std::string text =
       "model:\n  layers: 2\n  hidden: 1024\n  heads: 8\n  ffn: 4096\n  vocab: 4096\n  seq_len: 2048\n"
       "cluster:\n  gpu: H100\n  gpus: 1\nparallel:\n  micro_batch: 1\n  global_batch: 1\n  recompute: none\n"
       "precision: " +
       precision + "\n";
-  Diagnostics d;
+  scenario::Diagnostics d;
   auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   return *s;
 }
 
-ComputeProfile no_host_profile() {
-  ComputeProfile p;
+compute::ComputeProfile no_host_profile() {
+  compute::ComputeProfile p;
   p.host_overhead_us = 0;
   p.microbatch_overhead_ms = 0;
   p.iteration_overhead_ms = 0;
@@ -45,7 +45,7 @@ ComputeProfile no_host_profile() {
 std::pair<double, double> layer_gemms(const cost::OpContext& ctx) {
   const double T = 2048, h = 1024, f = 4096;
   const cost::GemmShape fwd[] = {{T, 3 * h, h}, {T, h, h}, {T, f, h}, {T, h, f}};
-  const bool cast = ctx.precision == Precision::FP8;
+  const bool cast = ctx.precision == hardware::Precision::FP8;
   double tf = 0, tb = 0;
   for (const auto& g : fwd) {
     tf += cost::gemm_time(ctx, g).seconds() + (cast ? cost::cast_time(ctx, g.m * g.k, 2, 2).seconds() : 0.0);
@@ -58,11 +58,11 @@ std::pair<double, double> layer_gemms(const cost::OpContext& ctx) {
 }  // namespace
 
 TEST_CASE("fp8 scope: attention, the LM head and the router stay in 16 bits") {
-  CHECK(cost::non_gemm_precision(Precision::FP8) == Precision::BF16);
-  CHECK(cost::non_gemm_precision(Precision::MXFP8) == Precision::BF16);
-  CHECK(cost::non_gemm_precision(Precision::NVFP4) == Precision::BF16);
-  CHECK(cost::non_gemm_precision(Precision::BF16) == Precision::BF16);
-  CHECK(cost::non_gemm_precision(Precision::FP16) == Precision::FP16);
+  CHECK(cost::non_gemm_precision(hardware::Precision::FP8) == hardware::Precision::BF16);
+  CHECK(cost::non_gemm_precision(hardware::Precision::MXFP8) == hardware::Precision::BF16);
+  CHECK(cost::non_gemm_precision(hardware::Precision::NVFP4) == hardware::Precision::BF16);
+  CHECK(cost::non_gemm_precision(hardware::Precision::BF16) == hardware::Precision::BF16);
+  CHECK(cost::non_gemm_precision(hardware::Precision::FP16) == hardware::Precision::FP16);
 }
 
 TEST_CASE("fp8 scope: an fp8 run differs from its bf16 twin by the four layer GEMMs and their casts only") {
@@ -79,8 +79,8 @@ TEST_CASE("fp8 scope: an fp8 run differs from its bf16 twin by the four layer GE
   const auto e_f8 = estimate::estimate_step(f8, prof);
   REQUIRE(e_bf.stages.size() == 1);
   REQUIRE(e_f8.stages.size() == 1);
-  const cost::OpContext c_bf{&bf.cluster.gpu, &prof, Precision::BF16};
-  const cost::OpContext c_f8{&f8.cluster.gpu, &prof, Precision::FP8};
+  const cost::OpContext c_bf{&bf.cluster.gpu, &prof, hardware::Precision::BF16};
+  const cost::OpContext c_f8{&f8.cluster.gpu, &prof, hardware::Precision::FP8};
   const auto [bf_f, bf_b] = layer_gemms(c_bf);
   const auto [f8_f, f8_b] = layer_gemms(c_f8);
   const double want_f = 2 * (bf_f - f8_f), want_b = 2 * (bf_b - f8_b);
@@ -109,26 +109,26 @@ TEST_CASE("moe dispatch: node deduplication of the bytes that cross the NIC") {
 }
 
 TEST_CASE("tp comm overlap: what Transformer Engine's comm-GEMM overlap leaves exposed") {
-  const auto ms = [](double v) { return Time::from_seconds(v * 1e-3); };
+  const auto ms = [](double v) { return units::Time::from_seconds(v * 1e-3); };
   // GEMM-bound: one all-gather 1 ms and one reduce-scatter 1 ms, so 4 ms of collectives per
   // direction, under 10 ms of forward and 20 ms of backward GEMMs. Forward: max(0, 4 - 10) + the
   // last quarter of the two pipelined reduce-scatters, 2 x 1 / 4 = 0.5 ms; backward: 0.
-  CHECK(cost::tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::None, 0.0).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), parallel::Recompute::None, 0.0).seconds() ==
         doctest::Approx(0.5e-3).epsilon(1e-6));
   // Full recompute replays the forward's collectives: 2 x 0.5 = 1 ms.
-  CHECK(cost::tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::Full, 0.0).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), parallel::Recompute::Full, 0.0).seconds() ==
         doctest::Approx(1.0e-3).epsilon(1e-6));
   // Communication-bound: ag = rs = 3 ms (12 ms per direction) under 8 ms forward and 10 ms
   // backward GEMMs. Forward: (12 - 8) + 2 x 3 / 4 = 5.5 ms; backward: 12 - 10 = 2 ms; 7.5 ms.
-  CHECK(cost::tp_overlap_exposed(ms(3), ms(3), ms(8), ms(10), Recompute::None, 0.0).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(3), ms(3), ms(8), ms(10), parallel::Recompute::None, 0.0).seconds() ==
         doctest::Approx(7.5e-3).epsilon(1e-6));
   // No GEMM to hide under: never more than the collectives themselves (12 + 12 ms).
-  CHECK(cost::tp_overlap_exposed(ms(3), ms(3), ms(0), ms(0), Recompute::None, 0.0).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(3), ms(3), ms(0), ms(0), parallel::Recompute::None, 0.0).seconds() ==
         doctest::Approx(24e-3).epsilon(1e-6));
 }
 
 TEST_CASE("tp comm overlap: the SMs the pipeline and bulk kernels take from the GEMMs") {
-  const auto ms = [](double v) { return Time::from_seconds(v * 1e-3); };
+  const auto ms = [](double v) { return units::Time::from_seconds(v * 1e-3); };
   // Transformer Engine's add_ub default num_sm = 16 of an H100's 132 SMs.
   CHECK(cost::tp_overlap_sm_share(132) == doctest::Approx(16.0 / 132));
   const double s = cost::tp_overlap_sm_share(132);
@@ -136,14 +136,14 @@ TEST_CASE("tp comm overlap: the SMs the pipeline and bulk kernels take from the 
   // pipelined reduce-scatters hold 16 SMs for 2 ms, slowing the GEMMs by s x 2 ms = 0.242 ms,
   // plus the 0.5 ms pipeline tail; the backward's bulk all-gathers and reduce-scatters hold them
   // for 4 ms: s x 4 = 0.485 ms. 0.5 + 6 x 16 / 132 = 1.227 ms in all, against 0.5 ms with no SM cost.
-  CHECK(cost::tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), Recompute::None, s).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(1), ms(1), ms(10), ms(20), parallel::Recompute::None, s).seconds() ==
         doctest::Approx((0.5 + 6 * 16.0 / 132) * 1e-3).epsilon(1e-6));
   // Communication-bound (ag = rs = 3 ms under 8 and 10 ms): the GEMMs finish inside the
   // communication even at 116 SMs (8 / (1 - s) = 9.1 < 12 ms), so the SM share adds nothing: 7.5 ms.
-  CHECK(cost::tp_overlap_exposed(ms(3), ms(3), ms(8), ms(10), Recompute::None, s).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(3), ms(3), ms(8), ms(10), parallel::Recompute::None, s).seconds() ==
         doctest::Approx(7.5e-3).epsilon(1e-6));
   // Never more than the collectives unoverlapped (12 + 12 ms).
-  CHECK(cost::tp_overlap_exposed(ms(3), ms(3), ms(0), ms(0), Recompute::None, s).seconds() ==
+  CHECK(cost::tp_overlap_exposed(ms(3), ms(3), ms(0), ms(0), parallel::Recompute::None, s).seconds() ==
         doctest::Approx(24e-3).epsilon(1e-6));
 }
 
@@ -158,7 +158,7 @@ TEST_CASE("tp comm overlap: the estimate charges the exposed part, not zero and 
       "cluster:\n  gpu: H100\n  gpus: 2\n  gpus_per_node: 8\n"
       "parallel:\n  tp: 2\n  sequence_parallel: true\n  micro_batch: 1\n  global_batch: 8\n  recompute: none\n"
       "  zero: 0\n  overlap_tp_comm: ";
-  Diagnostics d;
+  scenario::Diagnostics d;
   auto on = io::parse_scenario(text + "true\nprecision: bf16\n", "on.yaml", test::shipped_catalog(), d);
   auto off = io::parse_scenario(text + "false\nprecision: bf16\n", "off.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(on.has_value(), d.str());
@@ -187,14 +187,14 @@ TEST_CASE("stage times: the middle stages follow their own dense and MoE layer c
       "  moe: {experts: 8, top_k: 2, expert_ffn: 2048, dense_layers: 10}\n"
       "cluster:\n  gpu: H100\n  gpus: 64\nparallel:\n  pp: 8\n  ep: 8\n  micro_batch: 1\n  global_batch: 64\n"
       "  recompute: none\nprecision: bf16\n";
-  Diagnostics d;
+  scenario::Diagnostics d;
   auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
-  std::vector<Time> tp_alt;
+  std::vector<units::Time> tp_alt;
   const auto st = cost::stage_costs(*s, no_host_profile(), &tp_alt);
   REQUIRE(st.size() == 8);
   for (const auto& x : st) CHECK(x.layers == 4);
-  auto check_mixed = [](Time dense, Time mixed, Time moe) { CHECK(mixed * 2 == dense + moe); };
+  auto check_mixed = [](units::Time dense, units::Time mixed, units::Time moe) { CHECK(mixed * 2 == dense + moe); };
   check_mixed(st[1].forward, st[2].forward, st[3].forward);
   check_mixed(st[1].backward, st[2].backward, st[3].backward);
   check_mixed(st[1].ep_comm, st[2].ep_comm, st[3].ep_comm);
@@ -221,27 +221,27 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
         "cluster:\n  gpu: H100\n  gpus: 32\n  gpus_per_node: 8\nparallel:\n  ep: 32\n  micro_batch: 1\n"
         "  global_batch: 32\n  recompute: none\n" +
         (dispatcher.empty() ? std::string() : "  moe_dispatcher: " + dispatcher + "\n") + "precision: bf16\n";
-    Diagnostics d;
+    scenario::Diagnostics d;
     auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
     REQUIRE_MESSAGE(s.has_value(), d.str());
     return *s;
   };
-  const ComputeProfile profile = no_host_profile();
-  auto ep_comm = [&](const Scenario& s) {
+  const compute::ComputeProfile profile = no_host_profile();
+  auto ep_comm = [&](const scenario::Scenario& s) {
     const auto st = cost::stage_costs(s, profile);
     REQUIRE(st.size() == 1);
     return st[0].ep_comm;
   };
-  const Time unstated = ep_comm(scenario("")), deepep = ep_comm(scenario("deepep")),
-             alltoall = ep_comm(scenario("alltoall"));
+  const units::Time unstated = ep_comm(scenario("")), deepep = ep_comm(scenario("deepep")),
+                    alltoall = ep_comm(scenario("alltoall"));
   CHECK(unstated == deepep);
   CHECK(deepep.seconds() > 0);
   // The NIC sets the time at this span: the ratio is near 1 / 0.45, less the NVLink share.
   CHECK(alltoall.seconds() / deepep.seconds() > 1.8);
   CHECK(alltoall.seconds() / deepep.seconds() < 2.3);
-  const Scenario gather = scenario("allgather");
-  const Bytes group_tokens{4096.0 * 2048 * 2 * 32};
-  const Time one_layer =
+  const scenario::Scenario gather = scenario("allgather");
+  const units::Bytes group_tokens{4096.0 * 2048 * 2 * 32};
+  const units::Time one_layer =
       (cost::collective_time(gather, profile, cost::CollectiveKind::AllGather, 32, 1, group_tokens) +
        cost::collective_time(gather, profile, cost::CollectiveKind::ReduceScatter, 32, 1, group_tokens)) *
       2;
@@ -253,32 +253,35 @@ TEST_CASE("ep overlap: what Megatron-core's batch-level overlap leaves of the al
   // SMs to the dispatch kernels: the forward's 5 ms hide under the other micro-batch's 6 ms of
   // backward, costing 0.15 x 5 = 0.75 ms of SM time; the backward's 5 ms exceed the 3 ms of
   // forward by 2 ms, which is more than its SM cost: 2.75 ms in all.
-  const Time exposed =
-      cost::ep_overlap_exposed(Time::from_seconds(0.010), Time::from_seconds(0.003), Time::from_seconds(0.006), 0.15);
+  const units::Time exposed = cost::ep_overlap_exposed(
+      units::Time::from_seconds(0.010), units::Time::from_seconds(0.003), units::Time::from_seconds(0.006), 0.15);
   CHECK(exposed.seconds() == doctest::Approx(0.00275));
   // Nothing to hide behind: all of it; no SM share and ample compute: nothing.
-  CHECK(cost::ep_overlap_exposed(Time::from_seconds(0.01), Time{0}, Time{0}, 0.15).seconds() == doctest::Approx(0.01));
-  CHECK(cost::ep_overlap_exposed(Time::from_seconds(0.01), Time::from_seconds(1), Time::from_seconds(1), 0.0).ns == 0);
+  CHECK(cost::ep_overlap_exposed(units::Time::from_seconds(0.01), units::Time{0}, units::Time{0}, 0.15).seconds() ==
+        doctest::Approx(0.01));
+  CHECK(cost::ep_overlap_exposed(units::Time::from_seconds(0.01), units::Time::from_seconds(1),
+                                 units::Time::from_seconds(1), 0.0)
+            .ns == 0);
   // Megatron-core's 20 DeepEP SMs of a B200's 148; a GPU of 30 SMs gives half.
   CHECK(cost::ep_overlap_sm_share(148) == doctest::Approx(20.0 / 148));
   CHECK(cost::ep_overlap_sm_share(30) == doctest::Approx(0.5));
   // Where Megatron-core refuses the overlap (transformer_config.py).
-  ParallelPlan p;
+  parallel::ParallelPlan p;
   p.ep = 8;
-  CHECK(ep_overlap_allowed(p));
-  p.recompute = Recompute::Full;
-  CHECK(!ep_overlap_allowed(p));
-  p.recompute = Recompute::Selective;
+  CHECK(parallel::ep_overlap_allowed(p));
+  p.recompute = parallel::Recompute::Full;
+  CHECK(!parallel::ep_overlap_allowed(p));
+  p.recompute = parallel::Recompute::Selective;
   p.pp = 2;
-  CHECK(!ep_overlap_allowed(p));
+  CHECK(!parallel::ep_overlap_allowed(p));
   p.vpp = 2;
-  p.schedule = Schedule::Interleaved;
-  CHECK(ep_overlap_allowed(p));
-  p.moe_dispatcher = MoeDispatcher::AllGather;
-  CHECK(!ep_overlap_allowed(p));
-  p.moe_dispatcher = MoeDispatcher::DeepEP;
+  p.schedule = parallel::Schedule::Interleaved;
+  CHECK(parallel::ep_overlap_allowed(p));
+  p.moe_dispatcher = parallel::MoeDispatcher::AllGather;
+  CHECK(!parallel::ep_overlap_allowed(p));
+  p.moe_dispatcher = parallel::MoeDispatcher::DeepEP;
   p.ep = 1;
-  CHECK(!ep_overlap_allowed(p));
+  CHECK(!parallel::ep_overlap_allowed(p));
 }
 
 TEST_CASE("ep overlap: a stage's exposed all-to-all shrinks by what the overlap hides") {
@@ -289,7 +292,7 @@ TEST_CASE("ep overlap: a stage's exposed all-to-all shrinks by what the overlap 
         "cluster:\n  gpu: H100\n  gpus: 32\n  gpus_per_node: 8\nparallel:\n  ep: 32\n  micro_batch: 1\n"
         "  global_batch: 32\n  recompute: none\n  overlap_ep_comm: " +
         std::string(overlap ? "true" : "false") + "\nprecision: bf16\n";
-    Diagnostics d;
+    scenario::Diagnostics d;
     auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
     REQUIRE_MESSAGE(s.has_value(), d.str());
     const auto st = cost::stage_costs(*s, no_host_profile());

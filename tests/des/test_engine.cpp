@@ -2,8 +2,8 @@
 
 #include "flopcast/des/engine.hpp"
 
-using flopcast::Time;
 using flopcast::des::Engine;
+using flopcast::units::Time;
 
 TEST_SUITE("des") {
   TEST_CASE("engine: a stream runs its tasks in order, after their dependencies") {

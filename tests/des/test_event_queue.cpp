@@ -5,8 +5,8 @@
 
 #include "flopcast/des/event_queue.hpp"
 
-using flopcast::Time;
 using flopcast::des::EventQueue;
+using flopcast::units::Time;
 
 TEST_CASE("event queue pops by time, then priority, then insertion order") {
   EventQueue<std::string> q;

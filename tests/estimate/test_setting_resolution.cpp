@@ -18,8 +18,8 @@ namespace {
 
 /// The scenario as a command evaluates it: parsed, its open settings resolved with the shipped
 /// profile (what app::ScenarioSession does).
-Scenario must_parse(const std::string& text) {
-  Diagnostics d;
+scenario::Scenario must_parse(const std::string& text) {
+  scenario::Diagnostics d;
   auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   if (s->open_settings.any()) estimate::resolve_open_settings(*s, test::shipped_catalog().profile);
@@ -36,10 +36,10 @@ cluster: {gpu: H100, gpus: 8}
 parallel: {tp: 2, pp: 1, global_batch: 32, micro_batch: auto, zero: auto, recompute: auto, sequence_parallel: auto}
 precision: bf16
 )");
-  const ComputeProfile& prof = test::shipped_catalog().profile;
+  const compute::ComputeProfile& prof = test::shipped_catalog().profile;
   const auto chosen = s.plan;
   REQUIRE(s.resolved_settings.fits);
-  const Time best = estimate::estimate_step(s, prof).step;
+  const units::Time best = estimate::estimate_step(s, prof).step;
   // Every combination of the choices: none that fits is faster.
   const auto choices = estimate::setting_choices(s);
   CHECK(choices.micro_batch == std::vector<std::int64_t>{1, 2, 4, 8});  // divisors of 32 / dp 4
@@ -51,12 +51,12 @@ precision: bf16
     for (int z : choices.zero)
       for (bool sp : choices.sequence_parallel)
         for (auto rc : choices.recompute) {
-          Scenario c = s;
+          scenario::Scenario c = s;
           c.plan.micro_batch = mb;
           c.plan.zero = z;
           c.plan.sequence_parallel = sp;
           c.plan.recompute = rc;
-          if (!memory_per_gpu(c, prof).fits()) continue;
+          if (!workload::memory_per_gpu(c, prof).fits()) continue;
           ++fitting;
           CHECK(estimate::estimate_step(c, prof).step >= best);
         }
@@ -81,11 +81,11 @@ cluster: {gpu: H100, gpus: 256}
 parallel: {tp: 8, dp: 32, sequence_parallel: true, zero: 1, micro_batch: 1, global_batch: 1024, recompute: auto}
 precision: bf16
 )");
-  CHECK(s.plan.recompute == Recompute::Full);
+  CHECK(s.plan.recompute == parallel::Recompute::Full);
   CHECK(s.resolved_settings.fits);
-  Scenario selective = s;
-  selective.plan.recompute = Recompute::Selective;
-  CHECK_FALSE(memory_per_gpu(selective, test::shipped_catalog().profile).fits());
+  scenario::Scenario selective = s;
+  selective.plan.recompute = parallel::Recompute::Selective;
+  CHECK_FALSE(workload::memory_per_gpu(selective, test::shipped_catalog().profile).fits());
 }
 
 TEST_CASE("resolution: when no choice fits, the leanest is taken and the result says it does not fit") {
@@ -97,7 +97,7 @@ parallel: {global_batch: 8, zero: 0, recompute: auto, micro_batch: auto}
 precision: bf16
 )");
   CHECK_FALSE(s.resolved_settings.fits);
-  CHECK(s.plan.recompute == Recompute::Full);  // the least activation memory
+  CHECK(s.plan.recompute == parallel::Recompute::Full);  // the least activation memory
   CHECK(s.plan.micro_batch == 1);
   CHECK(s.resolved_settings.memory_gib > s.resolved_settings.capacity_gib);
   CHECK(std::any_of(s.defaults_applied.begin(), s.defaults_applied.end(), [](const std::string& x) {
@@ -116,8 +116,8 @@ precision: bf16
   const auto choices = estimate::setting_choices(s);
   CHECK(choices.vpp == std::vector<int>{1, 2, 4, 8});
   CHECK(choices.zero == std::vector<int>{1});  // stated
-  CHECK((s.plan.vpp == 1) == (s.plan.schedule == Schedule::OneFOneB));
-  if (s.plan.vpp > 1) CHECK(s.plan.schedule == Schedule::Interleaved);
+  CHECK((s.plan.vpp == 1) == (s.plan.schedule == parallel::Schedule::OneFOneB));
+  if (s.plan.vpp > 1) CHECK(s.plan.schedule == parallel::Schedule::Interleaved);
   auto stated = must_parse(R"(
 model: llama3-8b
 cluster: {gpu: H100, gpus: 8}
@@ -126,7 +126,7 @@ precision: bf16
 )");
   CHECK_FALSE(stated.resolved_settings.resolved);
   CHECK(stated.plan.vpp == 2);
-  CHECK(stated.plan.schedule == Schedule::Interleaved);
+  CHECK(stated.plan.schedule == parallel::Schedule::Interleaved);
 }
 
 TEST_CASE("resolution: the gradient dtype and FP8 parameters are open settings, and recompute none fits with them") {
@@ -143,40 +143,41 @@ parallel: {tp: 1, dp: 64, zero: 1, micro_batch: 1, global_batch: 64, sequence_pa
 precision: fp8
 )";
   auto s = must_parse(head + "grad_reduce: auto\nfp8_params: auto\n");
-  const ComputeProfile& prof = test::shipped_catalog().profile;
+  const compute::ComputeProfile& prof = test::shipped_catalog().profile;
   const auto choices = estimate::setting_choices(s);
-  CHECK(choices.grad_reduce == std::vector<GradReduce>{GradReduce::FP32, GradReduce::Half});
+  CHECK(choices.grad_reduce ==
+        std::vector<scenario::GradReduce>{scenario::GradReduce::FP32, scenario::GradReduce::Half});
   CHECK(choices.fp8_params == std::vector<bool>{false, true});
   REQUIRE(s.resolved_settings.fits);
-  CHECK(s.plan.recompute == Recompute::None);
-  CHECK(s.grad_reduce == GradReduce::Half);
+  CHECK(s.plan.recompute == parallel::Recompute::None);
+  CHECK(s.grad_reduce == scenario::GradReduce::Half);
   // Every fitting combination is at least as slow as the choice.
-  const Time best = estimate::estimate_step(s, prof).step;
+  const units::Time best = estimate::estimate_step(s, prof).step;
   for (const auto rc : choices.recompute)
     for (const auto g : choices.grad_reduce)
       for (const bool f : choices.fp8_params) {
-        Scenario c = s;
+        scenario::Scenario c = s;
         c.plan.recompute = rc;
         c.grad_reduce = g;
         c.fp8_params = f;
-        if (memory_per_gpu(c, prof).fits()) CHECK(estimate::estimate_step(c, prof).step >= best);
+        if (workload::memory_per_gpu(c, prof).fits()) CHECK(estimate::estimate_step(c, prof).step >= best);
       }
   // The defaults (fp32 grads, 16-bit weights kept) need full recompute to fit.
-  Scenario none = s;
-  none.grad_reduce = GradReduce::FP32;
+  scenario::Scenario none = s;
+  none.grad_reduce = scenario::GradReduce::FP32;
   none.fp8_params = false;
-  CHECK_FALSE(memory_per_gpu(none, prof).fits());
+  CHECK_FALSE(workload::memory_per_gpu(none, prof).fits());
   const auto defaults = must_parse(head);
   CHECK_FALSE(defaults.open_settings.grad_reduce);
   CHECK_FALSE(defaults.open_settings.fp8_params);
-  CHECK(defaults.grad_reduce == GradReduce::Default);
-  CHECK(defaults.plan.recompute == Recompute::Full);
+  CHECK(defaults.grad_reduce == scenario::GradReduce::Default);
+  CHECK(defaults.plan.recompute == parallel::Recompute::Full);
   // Each choice is listed, in the key's own words.
   CHECK(std::any_of(s.defaults_applied.begin(), s.defaults_applied.end(), [](const std::string& x) {
     return x == "grad_reduce = bf16 (resolved: the fastest choice that fits)";
   }));
-  CHECK(estimate::grad_reduce_text(Precision::FP16, GradReduce::Half) == "fp16");
-  CHECK(estimate::grad_reduce_text(Precision::BF16, GradReduce::Default) == "fp32");
+  CHECK(estimate::grad_reduce_text(hardware::Precision::FP16, scenario::GradReduce::Half) == "fp16");
+  CHECK(estimate::grad_reduce_text(hardware::Precision::BF16, scenario::GradReduce::Default) == "fp32");
 }
 
 TEST_CASE("grad_reduce and fp8_params: stated values, open when a measured run leaves them out, bad values refused") {
@@ -187,7 +188,7 @@ parallel: {global_batch: 8, micro_batch: 1, zero: 1, recompute: none}
 precision: bf16
 grad_reduce: bf16
 )");
-  CHECK(stated.grad_reduce == GradReduce::Half);
+  CHECK(stated.grad_reduce == scenario::GradReduce::Half);
   CHECK_FALSE(stated.open_settings.any());
   // Two runs that state every parallel setting; they differ in precision and grad_reduce.
   auto entry = [](const std::string& id, const std::string& rest) {
@@ -196,7 +197,7 @@ grad_reduce: bf16
            "  parallel: {global_batch: 8, micro_batch: 1, zero: 1, recompute: full, sequence_parallel: false, vpp: 1}\n" +
            rest + "  measured: {iteration_time_s: 1}\n";
   };
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto runs = io::parse_run_file(
       entry("fp8-unstated", "  precision: fp8\n") + entry("bf16-stated", "  precision: bf16\n  grad_reduce: fp32\n"),
       "runs.yaml", test::shipped_catalog(), d);
@@ -206,9 +207,9 @@ grad_reduce: bf16
   CHECK(runs[0].scenario->open_settings.grad_reduce);
   CHECK(runs[0].scenario->open_settings.fp8_params);
   CHECK_FALSE(runs[1].scenario->open_settings.any());  // bf16: no fp8_params to choose; grad_reduce stated
-  CHECK(runs[1].scenario->grad_reduce == GradReduce::FP32);
+  CHECK(runs[1].scenario->grad_reduce == scenario::GradReduce::FP32);
   auto refused = [](const std::string& text, const std::string& fix) {
-    Diagnostics diags;
+    scenario::Diagnostics diags;
     const auto s = io::parse_scenario(text, "bad.yaml", test::shipped_catalog(), diags);
     CHECK_FALSE(s.has_value());
     CHECK_MESSAGE(diags.str().find(fix) != std::string::npos, diags.str());

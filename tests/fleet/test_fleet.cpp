@@ -28,7 +28,7 @@ RunProfile fixed_profile(const std::string& gpu, std::int64_t gpus, double h) {
   p.failures = {0};
   p.estimate = hours(h);
   p.checkpoint_interval = hours(1);
-  p.restart = Time::from_seconds(360);
+  p.restart = units::Time::from_seconds(360);
   return p;
 }
 
@@ -222,7 +222,7 @@ TEST_CASE("owned pool costs: amortised capex and energy from busy and idle time"
   CHECK(r.costs[0].energy.minor == 6600);
   CHECK(r.costs[0].utilisation == doctest::Approx(0.5));
   CHECK(r.summary.cost.minor == 28539 + 6600);
-  CHECK(r.summary.cost.currency == Currency::of("USD"));
+  CHECK(r.summary.cost.currency == units::Currency::of("USD"));
 }
 
 TEST_CASE("size sweep finds the smallest pool meeting the P90 wait target") {
@@ -273,7 +273,7 @@ TEST_CASE("unstarted jobs count: a censored wait of at least horizon - arrival, 
   REQUIRE(validate_fleet(f).empty());
   const FleetResult r = simulate_fleet(f);
   CHECK(r.summary.unstarted == 0);
-  CHECK(r.summary.wait.p90 == Time{});
+  CHECK(r.summary.wait.p90 == units::Time{});
   CHECK_FALSE(r.summary.wait.p90_lower_bound);
   REQUIRE(r.what_ifs.size() == 1);
   const FleetSummary& s = r.what_ifs[0].summary;

@@ -20,12 +20,12 @@ using namespace flopcast::test::fleet_text;
 namespace {
 
 /// The single error of `text`: its line, key, message and hint.
-Diagnostic only_error(const std::string& text) {
+scenario::Diagnostic only_error(const std::string& text) {
   const Loaded l = parse(text);
   CHECK_FALSE(l.ff.has_value());
-  std::vector<Diagnostic> errors;
+  std::vector<scenario::Diagnostic> errors;
   for (const auto& d : l.d.items())
-    if (d.severity == Severity::Error) errors.push_back(d);
+    if (d.severity == scenario::Severity::Error) errors.push_back(d);
   REQUIRE_MESSAGE(errors.size() == 1, l.d.str());
   return errors.front();
 }
@@ -36,14 +36,14 @@ TEST_CASE("a good fleet file loads and resolves names") {
   Loaded l = parse(kGood);
   REQUIRE_MESSAGE(l.ff.has_value(), l.d.str());
   FleetFile& ff = *l.ff;
-  CHECK(ff.fleet.horizon == Time::from_seconds(10 * 86400.0));
+  CHECK(ff.fleet.horizon == units::Time::from_seconds(10 * 86400.0));
   REQUIRE(ff.fleet.pools.size() == 2);
   CHECK(ff.fleet.pools[0].kind == fleet::PoolKind::Rented);
   CHECK(ff.fleet.pools[1].fabric == "hgx-h800-roce200");                  // the H800's default fabric
   CHECK(ff.fleet.pools[1].owned.node_power_kw == doctest::Approx(10.2));  // from that fabric
   CHECK(ff.fleet.pools[1].owned.capex_per_node.minor == 200000'00);
   REQUIRE(ff.fleet.jobs.size() == 2);
-  CHECK(ff.fleet.jobs[0].deadline == Time::from_seconds(3 * 86400.0));
+  CHECK(ff.fleet.jobs[0].deadline == units::Time::from_seconds(3 * 86400.0));
   REQUIRE(ff.fleet.what_ifs.size() == 1);
   CHECK(ff.fleet.what_ifs[0].pool == "h800");
 }
@@ -160,7 +160,7 @@ TEST_CASE("with revenue, a pool without a revenue plan is an error unless it is 
   CHECK(ok.ff->fleet.pools[2].internal);
   // Without internal: the B200 pool has no revenue plan: an error at its line, naming the fix.
   const std::string broken = replace(text.str(), internal, "");
-  const Diagnostic e = only_error(broken);
+  const scenario::Diagnostic e = only_error(broken);
   CHECK(e.key == "pools[2]");
   CHECK(e.where.line ==
         1 + static_cast<int>(

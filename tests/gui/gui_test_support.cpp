@@ -29,9 +29,9 @@ int distinct_colours(const QImage& image, int stop_at) {
 
 cost::StageTimes stage(double f_ms, double b_ms, double p2p_ms) {
   cost::StageTimes s;
-  s.forward = Time::from_seconds(f_ms * 1e-3);
-  s.backward = Time::from_seconds(b_ms * 1e-3);
-  s.p2p = Time::from_seconds(p2p_ms * 1e-3);
+  s.forward = units::Time::from_seconds(f_ms * 1e-3);
+  s.backward = units::Time::from_seconds(b_ms * 1e-3);
+  s.p2p = units::Time::from_seconds(p2p_ms * 1e-3);
   return s;
 }
 
@@ -42,7 +42,7 @@ void GuiTestBase::init_environment() {
   QCoreApplication::setApplicationName(QStringLiteral("flopcast-gui-tests"));
   QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, tmp_.path());
   QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, tmp_.path());
-  Diagnostics d;
+  scenario::Diagnostics d;
   auto cat = io::load_catalog("", d);
   QVERIFY2(cat.has_value(), d.str().c_str());
   catalog_ = std::make_shared<const io::Catalog>(std::move(*cat));

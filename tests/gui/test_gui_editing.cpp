@@ -94,7 +94,7 @@ void GuiEditingTest::invalid_field_shows_cli_message_inline() {
   QVERIFY2(tp_message->text().startsWith(QStringLiteral("tp 3 does not divide heads 32")),
            qPrintable(tp_message->text()));
   // The same message the CLI prints for the same text.
-  Diagnostics d;
+  scenario::Diagnostics d;
   QVERIFY(!io::parse_scenario(w.current_yaml(), "cli.yaml", *catalog_, d).has_value());
   bool found = false;
   for (const auto& x : d.items())
@@ -187,7 +187,7 @@ void GuiEditingTest::save_keeps_a_backup() {
   QVERIFY2(w.save_to(path, &error), qPrintable(error));
   QVERIFY(!w.is_modified());
   QCOMPARE(read_all(path + QStringLiteral(".bak")), original);
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto saved = io::load_scenario_file(path.toStdString(), *catalog_, d);
   QVERIFY2(saved.has_value(), d.str().c_str());
   QCOMPARE(saved->plan.tp, 4);
@@ -271,7 +271,7 @@ void GuiEditingTest::unsaved_edits_are_never_dropped_without_asking() {
   QVERIFY(w.close());
   QVERIFY(!w.is_modified());
   QVERIFY(QFileInfo::exists(path + QStringLiteral(".bak")));
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto saved = io::load_scenario_file(path.toStdString(), *catalog_, d);
   QVERIFY2(saved.has_value(), d.str().c_str());
   QCOMPARE(saved->plan.tp, 4);

@@ -243,7 +243,7 @@ void GuiFilesTest::saved_edit_keeps_comments_and_key_order() {
   QVERIFY(!edited.empty());
   QCOMPARE(read_all(path), edited);
   QCOMPARE(read_all(path + QStringLiteral(".bak")), original);
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto saved = io::load_scenario_file(path.toStdString(), *catalog_, d);
   QVERIFY2(saved.has_value(), d.str().c_str());
   QCOMPARE(saved->plan.tp, 4);
@@ -313,7 +313,7 @@ void GuiFilesTest::summary_shows_the_step_time_band() {
     if (label == QStringLiteral("Step time 80% band")) {
       ++band_rows;
       QCOMPARE(summary->index(row, 1).data().toString(),
-               QString::fromStdString(format_time(lo) + " to " + format_time(hi)));
+               QString::fromStdString(units::format_time(lo) + " to " + units::format_time(hi)));
       QVERIFY(summary->index(row, 2).data().toString().contains(QString::fromStdString(r->report.band.basis)));
     }
     if (label == QStringLiteral("Coefficients")) {
@@ -409,7 +409,7 @@ void GuiFilesTest::planner_takes_the_scenario_size_deadline_and_budget() {
   QVERIFY(big.open_file(kScenarios + QStringLiteral("/published/llama3-405b-16384xh100.yaml")));
   QCOMPARE(big.planner_view()->gpus_max(), 16384);
   // The deadline needs a unit; none is allowed.
-  std::optional<Time> d;
+  std::optional<units::Time> d;
   QString why;
   QVERIFY(PlannerView::parse_deadline(QStringLiteral("30d"), d, why));
   QVERIFY(d && std::abs(d->seconds() - 30 * 86400.0) < 1e-6);
@@ -448,7 +448,7 @@ void GuiFilesTest::planner_takes_the_scenario_size_deadline_and_budget() {
   QVERIFY(file.open(QIODevice::ReadOnly));
   req.yaml = file.readAll().toStdString();
   req.file = (kScenarios + QStringLiteral("/quickstart.yaml")).toStdString();
-  req.deadline = Time::from_seconds(30 * 86400.0);
+  req.deadline = units::Time::from_seconds(30 * 86400.0);
   req.threads = 2;
   const PlannerOutcome at90 = run_planner(req, *catalog_);
   req.confidence = search::Confidence::P50;

@@ -94,7 +94,7 @@ void GuiImportTest::saved_runs_load_as_a_run_file() {
            qPrintable(message));
   QVERIFY2(message.startsWith(QStringLiteral("wrote ")), qPrintable(message));
   QVERIFY(message.contains(QStringLiteral("17.48 s per iteration (median of 27)")));
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto runs = io::load_run_file(path.toStdString(), *catalog_, d);
   QVERIFY2(!d.has_errors(), d.str().c_str());
   QCOMPARE(runs.size(), std::size_t{1});

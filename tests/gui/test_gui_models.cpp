@@ -59,12 +59,12 @@ void GuiModelsTest::form_round_trips_shipped_scenarios() {
   while (it.hasNext()) {
     const QString path = it.next();
     const std::string text = read_all(path);
-    Diagnostics d;
+    scenario::Diagnostics d;
     const auto s = io::parse_scenario(text, path.toStdString(), *catalog_, d);
     if (!s) continue;  // scenarios that are meant to fail, or need blocks this build lacks
     const io::ScenarioForm f = io::form_from_scenario(*s, text);
     const std::string yaml = io::compose_scenario_yaml(text, f, *catalog_);
-    Diagnostics d2;
+    scenario::Diagnostics d2;
     const auto back = io::parse_scenario(yaml, "composed.yaml", *catalog_, d2);
     QVERIFY2(back.has_value(), (path.toStdString() + "\n" + yaml + d2.str()).c_str());
     QCOMPARE(back->model.layers, s->model.layers);
@@ -73,7 +73,7 @@ void GuiModelsTest::form_round_trips_shipped_scenarios() {
     QCOMPARE(back->model.kv_heads, s->model.kv_heads);
     QCOMPARE(back->model.ffn, s->model.ffn);
     QCOMPARE(back->model.seq_len, s->model.seq_len);
-    QCOMPARE(parameter_count(back->model).total, parameter_count(s->model).total);
+    QCOMPARE(workload::parameter_count(back->model).total, workload::parameter_count(s->model).total);
     QCOMPARE(back->cluster.gpu.name, s->cluster.gpu.name);
     QCOMPARE(back->cluster.gpus, s->cluster.gpus);
     QCOMPARE(back->cluster.gpus_per_node, s->cluster.gpus_per_node);
@@ -112,7 +112,7 @@ parallel: {tp: 2, pp: 1, dp: 32, global_batch: 512, overlap_dp_comm: true}
 precision: bf16
 claimed: {mfu: 0.5}
 )";
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = io::parse_scenario(base, "base.yaml", *catalog_, d);
   QVERIFY2(s.has_value(), d.str().c_str());
   io::ScenarioForm f = io::form_from_scenario(*s, base);
@@ -121,7 +121,7 @@ claimed: {mfu: 0.5}
   f.tp = 4;
   f.dp = 16;
   const std::string yaml = io::compose_scenario_yaml(base, f, *catalog_);
-  Diagnostics d2;
+  scenario::Diagnostics d2;
   const auto back = io::parse_scenario(yaml, "composed.yaml", *catalog_, d2);
   QVERIFY2(back.has_value(), (yaml + d2.str()).c_str());
   QCOMPARE(back->plan.tp, 4);
@@ -139,16 +139,16 @@ claimed: {mfu: 0.5}
 
 void GuiModelsTest::custom_model_keeps_the_preset_architecture() {
   io::ScenarioForm f = app::default_form(*catalog_);
-  const ModelSpec* preset = catalog_->find_model(f.model_preset);
+  const workload::ModelSpec* preset = catalog_->find_model(f.model_preset);
   QVERIFY(preset);
   f.model_base = f.model_preset;  // "Custom shape" chosen while the preset was shown
   f.model_preset.clear();
   const std::string yaml = io::compose_scenario_yaml("", f, *catalog_);
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = io::parse_scenario(yaml, "custom.yaml", *catalog_, d);
   QVERIFY2(s.has_value(), (yaml + d.str()).c_str());
   QCOMPARE(s->model.name, std::string("custom"));
-  QCOMPARE(parameter_count(s->model).total, parameter_count(*preset).total);
+  QCOMPARE(workload::parameter_count(s->model).total, workload::parameter_count(*preset).total);
   QCOMPARE(s->model.ffn_kind, preset->ffn_kind);
   // Through the editor: choosing "Custom shape" records the preset it came from.
   ScenarioEditor editor(*catalog_);
@@ -171,8 +171,8 @@ void GuiModelsTest::timeline_lays_out_1f1b() {
   // 4 equal stages, F 1 ms, B 2 ms, p2p 0.1 ms; 8 micro-batches.
   estimate::StepEstimate est;
   for (int i = 0; i < 4; ++i) est.stages.push_back(stage(1, 2, 0.1));
-  est.breakdown.optimizer = Time::from_seconds(0.5e-3);
-  ParallelPlan plan;
+  est.breakdown.optimizer = units::Time::from_seconds(0.5e-3);
+  parallel::ParallelPlan plan;
   plan.pp = 4;
   plan.dp = 1;
   plan.micro_batch = 1;
@@ -209,10 +209,10 @@ void GuiModelsTest::timeline_lays_out_1f1b() {
 void GuiModelsTest::timeline_lays_out_gpipe() {
   estimate::StepEstimate est;
   for (int i = 0; i < 2; ++i) est.stages.push_back(stage(1, 2, 0));
-  ParallelPlan plan;
+  parallel::ParallelPlan plan;
   plan.pp = 2;
   plan.global_batch = 4;
-  plan.schedule = Schedule::GPipe;
+  plan.schedule = parallel::Schedule::GPipe;
   const Timeline t = build_timeline(est, plan);
   QCOMPARE(t.schedule, std::string("gpipe"));
   // Stage 0 runs every forward before any backward.

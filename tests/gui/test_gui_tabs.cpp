@@ -149,7 +149,7 @@ void GuiTabsTest::quote_pdf_has_the_cli_quote_content() {
   QVERIFY(bytes.rfind("%PDF-", 0) == 0);
   QVERIFY(bytes.size() > 2000);
   // In Chinese: the HTML of `flopcast quote --lang zh-CN`, the same quote id, a Chinese title.
-  const QuoteDocument zh = w.quote_document(date, "ACME", QuoteLanguage::ZhCn);
+  const QuoteDocument zh = w.quote_document(date, "ACME", quote::QuoteLanguage::ZhCn);
   QVERIFY2(zh.ok(), zh.errors.empty() ? "no html" : zh.errors.front().c_str());
   const char* argv_zh[] = {"flopcast",   "quote",      file.c_str(), "--format", "html", "--date",
                            date.c_str(), "--customer", "ACME",       "--lang",   "zh-CN"};
@@ -270,7 +270,7 @@ void GuiTabsTest::planner_best_is_the_simulated_run_it_names() {
   req.file = "quickstart.yaml";
   req.gpu_types = {"H800"};
   req.gpus_max = 64;
-  req.deadline = Time::from_seconds(60.0 * 86'400);
+  req.deadline = units::Time::from_seconds(60.0 * 86'400);
   const PlannerOutcome out = run_planner(req, *catalog_);
   QVERIFY(out.result.has_value());
   const search::PlanResult& r = *out.result;
@@ -278,7 +278,7 @@ void GuiTabsTest::planner_best_is_the_simulated_run_it_names() {
   const search::Resimulated& x = *r.chosen;
   const QString text = planner_summary(r, true);
   // The days and the bill of the same simulated run, each named: P50, and P90 at the band's factor.
-  const auto days = [](Time t) { return QString::number(t.days(), 'f', 1) + QStringLiteral(" days"); };
+  const auto days = [](units::Time t) { return QString::number(t.days(), 'f', 1) + QStringLiteral(" days"); };
   QVERIFY2(text.contains(days(x.wall_p50) + QStringLiteral(" and ") + QString::fromStdString(x.cost_p50.str()) +
                          QStringLiteral(" at P50")),
            qPrintable(text));

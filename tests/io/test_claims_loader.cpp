@@ -65,8 +65,8 @@ TEST_CASE("claims loader: money and prices are exact") {
   REQUIRE(v);
   CHECK(v->dimension == Dimension::Price);
   CHECK(v->price->rate.micro == 57'600'000'000);
-  CHECK(v->price->basis == PriceBasis::PerNode);
-  CHECK(v->price->unit == BillingUnit::Month);
+  CHECK(v->price->basis == pricing::PriceBasis::PerNode);
+  CHECK(v->price->unit == pricing::BillingUnit::Month);
   v = parse_claimed_value("$1.89/GPU-hour");
   REQUIRE(v);
   CHECK(v->price->rate.micro == 1'890'000);
@@ -76,7 +76,7 @@ TEST_CASE("claims loader: money and prices are exact") {
     CAPTURE(text);
     v = parse_claimed_value(text);
     REQUIRE(v);
-    CHECK(v->price->rate == PriceRate::of_micro(6'800'000, Currency::of("CNY")));
+    CHECK(v->price->rate == units::PriceRate::of_micro(6'800'000, units::Currency::of("CNY")));
   }
   // A unit of three letters is no currency.
   v = parse_claimed_value("3 GiB");
@@ -92,8 +92,8 @@ TEST_CASE("claims loader: text that is no figure is refused") {
 }
 
 TEST_CASE("claims loader: the seed file loads every claim") {
-  Diagnostics d;
-  const auto f = io::load_claims_file(test::scenario("seed-claims/claims.yaml"), test::shipped_catalog(), "", d);
+  scenario::Diagnostics d;
+  const auto f = io::load_claims_file(test::scenario_file("seed-claims/claims.yaml"), test::shipped_catalog(), "", d);
   REQUIRE_MESSAGE(f.has_value(), d.str());
   CHECK(d.empty());
   CHECK(f->rejected.empty());
@@ -109,16 +109,16 @@ TEST_CASE("claims loader: the seed file loads every claim") {
 
 TEST_CASE("claims loader: problems of the file as a whole stop it, with file:line and a hint") {
   const auto& cat = test::shipped_catalog();
-  Diagnostics d;
+  scenario::Diagnostics d;
   CHECK_FALSE(io::parse_claims_file("- a\n- b\n", "list.yaml", cat, "", d));
   CHECK(d.str() ==
         "list.yaml:1:1: error: a claims file must be a YAML mapping (hint: see docs/claims.md and "
         "scenarios/seed-claims/claims.yaml for the format)\n");
-  Diagnostics e;
+  scenario::Diagnostics e;
   CHECK_FALSE(io::parse_claims_file("title: x\n", "none.yaml", cat, "", e));
   CHECK(e.items().front().message == "missing required key 'claims'");
   // An unknown top-level key is named with a did-you-mean; the claims still load.
-  Diagnostics u;
+  scenario::Diagnostics u;
   const auto f = io::parse_claims_file(
       "titel: x\nclaims:\n  - {id: a, kind: hardware, figure: power, quote: q, source: S, claimed: 400 W, needs: "
       "{gpu: A100-80G}}\n",
@@ -130,7 +130,7 @@ TEST_CASE("claims loader: problems of the file as a whole stop it, with file:lin
 
 TEST_CASE("claims loader: duplicate ids and a training claim with its own claimed figure are refused") {
   const auto& cat = test::shipped_catalog();
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto f = io::parse_claims_file(
       "claims:\n"
       "  - {id: a, kind: hardware, figure: power, quote: q, source: S, claimed: 400 W, needs: {gpu: A100-80G}}\n"

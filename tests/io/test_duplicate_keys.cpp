@@ -30,7 +30,7 @@ const std::string kScenario =
     "precision: bf16\n";
 
 std::string errors_of(const std::string& text) {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse_scenario(text, "t.yaml", test::shipped_catalog(), d);
   CHECK_FALSE(s.has_value());
   return d.str();
@@ -44,7 +44,7 @@ void spit(const fs::path& p, const std::string& text) {
 }  // namespace
 
 TEST_CASE("duplicate keys: the scenario without them loads (the cases below differ by the duplicate only)") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   CHECK_MESSAGE(parse_scenario(kScenario, "t.yaml", test::shipped_catalog(), d).has_value(), d.str());
 }
 
@@ -63,7 +63,7 @@ TEST_CASE("duplicate keys: every one is reported, at every depth, block or flow"
 }
 
 TEST_CASE("duplicate keys: a flow mapping inside a list inside a mapping") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto spec = parse_sweep(
       "scenario: {model: llama3-8b}\n"
       "axes:\n"
@@ -77,7 +77,7 @@ TEST_CASE("duplicate keys: a flow mapping inside a list inside a mapping") {
 TEST_CASE("duplicate keys: quoting does not make another key, the same key in two mappings is no duplicate") {
   CHECK(test::contains(errors_of(kScenario + "\"precision\": fp8\n"), "duplicate key 'precision'"));
   // `key` and `values` in each of two axes (two mappings): legal, and the sweep loads.
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto spec = parse_sweep(
       "scenario: {model: llama3-8b}\naxes:\n  - {key: parallel.tp, values: [1, 2]}\n"
       "  - {key: parallel.pp, values: [1, 2]}\n",
@@ -108,7 +108,7 @@ TEST_CASE("duplicate keys: the data catalogs of --data-dir are refused too") {
   const auto eol = gpus.find('\n', at + 1);
   gpus.insert(eol, gpus.substr(at, eol - at));  // the first GPU's tdp_w twice
   spit(t.path / "gpus.yaml", gpus);
-  Diagnostics d;
+  scenario::Diagnostics d;
   CHECK_FALSE(load_catalog(t.path.string(), d).has_value());
   CHECK(test::contains(d.str(), "gpus.yaml:"));
   CHECK(test::contains(d.str(), "error: gpus[0].tdp_w: duplicate key 'tdp_w' (first at line "));
@@ -118,7 +118,7 @@ TEST_CASE("duplicate keys: a sweep's base scenario is refused at its own file:li
   test::TempDir t("dupkeys");
   spit(t.path / "base.yaml", kScenario + "precision: fp8\n");
   spit(t.path / "s.sweep.yml", "base: base.yaml\naxes:\n  - key: parallel.tp\n    values: [1]\n");
-  Diagnostics d;
+  scenario::Diagnostics d;
   CHECK_FALSE(load_sweep_file((t.path / "s.sweep.yml").string(), d).has_value());
   CHECK(test::contains(d.str(), "base.yaml:5:1: error: precision: duplicate key 'precision' (first at line 4)"));
 }

@@ -11,11 +11,11 @@ TEST_CASE("an unknown GPU is suggested a name only of its own part family") {
   // A catalog without the H20: "H20" must not become the H200, a part with about 7x its compute.
   io::Catalog cat;
   for (const char* name : {"H200", "H800", "GB300", "B300"}) {
-    GpuSpec g;
+    hardware::GpuSpec g;
     g.name = name;
     cat.gpus.push_back(g);
   }
-  GpuSpec rtx;
+  hardware::GpuSpec rtx;
   rtx.name = "RTX4090";
   rtx.aliases = {"NVIDIA GeForce RTX 4090"};
   cat.gpus.push_back(rtx);
@@ -46,10 +46,10 @@ TEST_CASE("the shipped catalog resolves the new GPUs by their usual spellings") 
   CHECK_FALSE(cat.find_gpu("RTX4090")->peer_to_peer);
   CHECK(cat.find_gpu("L40S")->peer_to_peer);
   // Dense peaks only where the part has the path: no FP8 on the A800, no FP4 on the H20.
-  CHECK_FALSE(cat.find_gpu("A800-80G")->peak(Precision::FP8).has_value());
-  CHECK(cat.find_gpu("H20")->peak(Precision::FP8).has_value());
-  CHECK_FALSE(cat.find_gpu("H20")->peak(Precision::FP4).has_value());
-  CHECK(cat.find_gpu("B300")->peak(Precision::NVFP4).has_value());
+  CHECK_FALSE(cat.find_gpu("A800-80G")->peak(hardware::Precision::FP8).has_value());
+  CHECK(cat.find_gpu("H20")->peak(hardware::Precision::FP8).has_value());
+  CHECK_FALSE(cat.find_gpu("H20")->peak(hardware::Precision::FP4).has_value());
+  CHECK(cat.find_gpu("B300")->peak(hardware::Precision::NVFP4).has_value());
   // One-way NVLink: A800 8 links x 25 = 200, H20 18 x 25 = 450; none on the Ada cards.
   CHECK(cat.find_gpu("A800-80G")->nvlink_one_way.gbytes_per_s() == doctest::Approx(200.0));
   CHECK(cat.find_gpu("H20")->nvlink_one_way.gbytes_per_s() == doctest::Approx(450.0));

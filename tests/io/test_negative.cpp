@@ -322,9 +322,9 @@ std::string read(const std::string& name) {
   return ss.str();
 }
 
-const Diagnostic* first_error(const Diagnostics& d) {
+const scenario::Diagnostic* first_error(const scenario::Diagnostics& d) {
   for (const auto& x : d.items())
-    if (x.severity == Severity::Error) return &x;
+    if (x.severity == scenario::Severity::Error) return &x;
   return nullptr;
 }
 
@@ -334,7 +334,7 @@ TEST_CASE("negative scenario files: each is rejected with its exact first error"
   for (const auto& c : kScenarioCases) {
     const std::string file = c.file;
     CAPTURE(file);
-    Diagnostics d;
+    scenario::Diagnostics d;
     const auto s = parse_scenario(read(c.file), c.file, catalog(), d);
     CHECK_FALSE(s.has_value());
     const auto* e = first_error(d);
@@ -359,7 +359,7 @@ TEST_CASE("negative catalog files: a GPU or fabric entry is rejected with its ex
     for (const char* f : {"gpus.yaml", "fabrics.yaml", "models.yaml", "profiles/default.yaml"})
       fs::copy_file(data / f, dir / f);
     { std::ofstream(dir / c.replaces, std::ios::binary | std::ios::trunc) << read(c.file); }
-    Diagnostics d;
+    scenario::Diagnostics d;
     CHECK_FALSE(load_catalog(dir.string(), d).has_value());
     const auto* e = first_error(d);
     REQUIRE(e != nullptr);
@@ -375,7 +375,7 @@ TEST_CASE("negative run files: the bad entry is rejected with its exact first er
   for (const auto& c : kRunFileCases) {
     const std::string file = c.file;
     CAPTURE(file);
-    Diagnostics d;
+    scenario::Diagnostics d;
     const auto entries = parse_run_file(read(c.file), c.file, catalog(), d);
     CHECK(d.empty());
     const RunEntry* bad = nullptr;
@@ -399,7 +399,7 @@ TEST_CASE("negative claims files: the bad claim is rejected with its exact first
   for (const auto& c : kClaimsCases) {
     const std::string file = c.file;
     CAPTURE(file);
-    Diagnostics d;
+    scenario::Diagnostics d;
     const auto claims = parse_claims_file(read(c.file), c.file, catalog(), "", d);
     REQUIRE(claims.has_value());
     const auto* e = first_error(d);
@@ -416,7 +416,7 @@ TEST_CASE("negative claims files: the bad claim is rejected with its exact first
 namespace {
 
 /// Loads `text` as a file of `kind` named `name`; true when it loads without an error.
-bool load_as(FileKind kind, const std::string& text, const std::string& name, Diagnostics& d) {
+bool load_as(FileKind kind, const std::string& text, const std::string& name, scenario::Diagnostics& d) {
   switch (kind) {
     case FileKind::Scenario:
       return parse_scenario(text, name, catalog(), d).has_value() && !d.has_errors();
@@ -451,7 +451,7 @@ TEST_CASE("negative files with a key written twice: each kind of file refuses th
     const std::string file = c.file;
     CAPTURE(file);
     const std::string text = read(c.file);
-    Diagnostics d;
+    scenario::Diagnostics d;
     CHECK_FALSE(load_as(c.kind, text, c.file, d));
     const auto* e = first_error(d);
     REQUIRE(e != nullptr);
@@ -463,7 +463,7 @@ TEST_CASE("negative files with a key written twice: each kind of file refuses th
     REQUIRE(text.find(c.fix, at + 1) == std::string::npos);
     std::string fixed = text;
     fixed.erase(at, std::string(c.fix).size());
-    Diagnostics fd;
+    scenario::Diagnostics fd;
     CHECK_MESSAGE(load_as(c.kind, fixed, negative_dir() + "/" + c.file, fd), fd.str());
   }
 }
@@ -472,7 +472,7 @@ TEST_CASE("negative sweep files: each is rejected with its exact first error") {
   for (const auto& c : kSweepCases) {
     const std::string file = c.file;
     CAPTURE(file);
-    Diagnostics d;
+    scenario::Diagnostics d;
     const auto spec = parse_sweep(read(c.file), c.file, d);
     REQUIRE_MESSAGE(spec, d.str());
     CHECK_FALSE(check_sweep_keys(*spec, catalog(), d));

@@ -19,21 +19,21 @@ constexpr const char* kThreeGenerations =
 }  // namespace
 
 TEST_CASE("a profile without Blackwell Ultra or Ada gives them Blackwell's and Ampere's coefficients, prior only") {
-  Diagnostics d;
-  const auto p = io::parse_profile(kThreeGenerations, "p.yaml", ComputeProfile{}, d);
+  scenario::Diagnostics d;
+  const auto p = io::parse_profile(kThreeGenerations, "p.yaml", compute::ComputeProfile{}, d);
   REQUIRE_MESSAGE(p.has_value(), d.str());
   // Blackwell Ultra <- Blackwell (same SM design); Ada <- Ampere (mma.sync kernels, no wgmma).
-  CHECK(p->of(GpuArch::BlackwellUltra).gemm == doctest::Approx(0.5));
-  CHECK(p->of(GpuArch::BlackwellUltra).hbm == doctest::Approx(0.92));
-  CHECK(p->of(GpuArch::Ada).gemm == doctest::Approx(0.78));
-  CHECK(p->of(GpuArch::Ada).flash_attention == doctest::Approx(0.6));
-  CHECK(p->coefficients_of(GpuArch::BlackwellUltra) == GpuArch::Blackwell);
-  CHECK(p->coefficients_of(GpuArch::Ada) == GpuArch::Ampere);
-  CHECK(p->coefficients_of(GpuArch::Hopper) == GpuArch::Hopper);
+  CHECK(p->of(hardware::GpuArch::BlackwellUltra).gemm == doctest::Approx(0.5));
+  CHECK(p->of(hardware::GpuArch::BlackwellUltra).hbm == doctest::Approx(0.92));
+  CHECK(p->of(hardware::GpuArch::Ada).gemm == doctest::Approx(0.78));
+  CHECK(p->of(hardware::GpuArch::Ada).flash_attention == doctest::Approx(0.6));
+  CHECK(p->coefficients_of(hardware::GpuArch::BlackwellUltra) == hardware::GpuArch::Blackwell);
+  CHECK(p->coefficients_of(hardware::GpuArch::Ada) == hardware::GpuArch::Ampere);
+  CHECK(p->coefficients_of(hardware::GpuArch::Hopper) == hardware::GpuArch::Hopper);
   // No run of either generation informed them: 0, "prior only".
-  CHECK(p->fitted_runs[static_cast<std::size_t>(GpuArch::BlackwellUltra)] == 0);
-  CHECK(p->fitted_runs[static_cast<std::size_t>(GpuArch::Ada)] == 0);
-  CHECK(p->fitted_runs[static_cast<std::size_t>(GpuArch::Blackwell)] == 13);
+  CHECK(p->fitted_runs[static_cast<std::size_t>(hardware::GpuArch::BlackwellUltra)] == 0);
+  CHECK(p->fitted_runs[static_cast<std::size_t>(hardware::GpuArch::Ada)] == 0);
+  CHECK(p->fitted_runs[static_cast<std::size_t>(hardware::GpuArch::Blackwell)] == 13);
   // Written back, the profile still lists only what it stated.
   const std::string yaml = io::profile_to_yaml(*p);
   CHECK(yaml.find("blackwell_ultra") == std::string::npos);
@@ -43,8 +43,8 @@ TEST_CASE("a profile without Blackwell Ultra or Ada gives them Blackwell's and A
 
 TEST_CASE(
     "a profile that lists a new generation keeps its own coefficients, and a user profile's stand-in is its own") {
-  Diagnostics d;
-  const auto base = io::parse_profile(kThreeGenerations, "base.yaml", ComputeProfile{}, d);
+  scenario::Diagnostics d;
+  const auto base = io::parse_profile(kThreeGenerations, "base.yaml", compute::ComputeProfile{}, d);
   REQUIRE_MESSAGE(base.has_value(), d.str());
   // A user profile over the base: its own Ada, and a Blackwell of its own that Blackwell Ultra follows.
   const auto p = io::parse_profile(
@@ -52,11 +52,11 @@ TEST_CASE(
       "blackwell: {gemm: 0.55}\n",
       "user.yaml", *base, d);
   REQUIRE_MESSAGE(p.has_value(), d.str());
-  CHECK(p->of(GpuArch::Ada).gemm == doctest::Approx(0.7));
-  CHECK(p->of(GpuArch::Ada).fp8_apart);  // Ada has FP8 tensor cores: gemm_fp8 is allowed
-  CHECK(p->coefficients_of(GpuArch::Ada) == GpuArch::Ada);
-  CHECK(p->fitted_runs[static_cast<std::size_t>(GpuArch::Ada)] == -1);  // stated by hand: not recorded
-  CHECK(p->of(GpuArch::BlackwellUltra).gemm == doctest::Approx(0.55));
+  CHECK(p->of(hardware::GpuArch::Ada).gemm == doctest::Approx(0.7));
+  CHECK(p->of(hardware::GpuArch::Ada).fp8_apart);  // Ada has FP8 tensor cores: gemm_fp8 is allowed
+  CHECK(p->coefficients_of(hardware::GpuArch::Ada) == hardware::GpuArch::Ada);
+  CHECK(p->fitted_runs[static_cast<std::size_t>(hardware::GpuArch::Ada)] == -1);  // stated by hand: not recorded
+  CHECK(p->of(hardware::GpuArch::BlackwellUltra).gemm == doctest::Approx(0.55));
   const std::string yaml = io::profile_to_yaml(*p);
   // Written back with the coefficients the file left at the built-in values (grouped_gemm 1,
   // sustained_clock 1), the tied ones (NaN) left out.
@@ -66,10 +66,10 @@ TEST_CASE(
 }
 
 TEST_CASE("fitted_runs of a generation the profile gives no coefficients of is an error at its line") {
-  Diagnostics bad;
-  CHECK_FALSE(
-      io::parse_profile("ampere: {gemm: 0.78}\nfitted_runs: {ampere: 3, ada: 5}\n", "bad.yaml", ComputeProfile{}, bad)
-          .has_value());
+  scenario::Diagnostics bad;
+  CHECK_FALSE(io::parse_profile("ampere: {gemm: 0.78}\nfitted_runs: {ampere: 3, ada: 5}\n", "bad.yaml",
+                                compute::ComputeProfile{}, bad)
+                  .has_value());
   CHECK_MESSAGE(bad.str().find("bad.yaml:2") != std::string::npos, bad.str());
   CHECK_MESSAGE(bad.str().find("fitted_runs.ada") != std::string::npos, bad.str());
   CHECK_MESSAGE(bad.str().find("the profile gives no ada coefficients") != std::string::npos, bad.str());

@@ -24,8 +24,8 @@ bool has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-Scenario must_parse(const std::string& text) {
-  Diagnostics d;
+scenario::Scenario must_parse(const std::string& text) {
+  scenario::Diagnostics d;
   auto s = parse_scenario(text, "test.yaml", catalog(), d);
   const std::string why = d.str() + "\n" + text;
   REQUIRE_MESSAGE(s.has_value(), why);
@@ -33,10 +33,10 @@ Scenario must_parse(const std::string& text) {
 }
 
 std::string first_error(const std::string& text) {
-  Diagnostics d;
+  scenario::Diagnostics d;
   (void)parse_scenario(text, "test.yaml", catalog(), d);
   for (const auto& x : d.items())
-    if (x.severity == Severity::Error) return x.str();
+    if (x.severity == scenario::Severity::Error) return x.str();
   return "";
 }
 
@@ -72,12 +72,12 @@ const char* kRun = R"(- id: ds-v3-like
 }  // namespace
 
 TEST_CASE("2026 keys: a run file with MLA, MTP, windows, MoE every other layer, an uneven pipeline and DeepEP") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   auto entries = parse_run_file(kRun, "runs.yaml", catalog(), d);
   REQUIRE(entries.size() == 1);
   REQUIRE_MESSAGE(entries[0].scenario.has_value(), entries[0].diags.str());
-  const Scenario& s = *entries[0].scenario;
-  const ModelSpec& m = s.model;
+  const scenario::Scenario& s = *entries[0].scenario;
+  const workload::ModelSpec& m = s.model;
   REQUIRE(m.mla);
   CHECK(m.mla->q_lora_rank == 0);  // unstated: queries not compressed, listed
   CHECK(has(s.defaults_applied, "model.mla.q_lora_rank = 0 (queries not compressed)"));
@@ -96,10 +96,10 @@ TEST_CASE("2026 keys: a run file with MLA, MTP, windows, MoE every other layer, 
   REQUIRE(s.plan.pipeline_layout);
   CHECK(s.plan.pipeline_layout->first_stage_layers == 2);
   CHECK(s.plan.pipeline_layout->last_stage_layers == 2);
-  CHECK(s.plan.moe_dispatcher == MoeDispatcher::DeepEP);
-  CHECK(s.flops_convention == FlopsConvention::Megatron);
+  CHECK(s.plan.moe_dispatcher == parallel::MoeDispatcher::DeepEP);
+  CHECK(s.flops_convention == scenario::FlopsConvention::Megatron);
   CHECK(s.flops_convention_stated);
-  CHECK(s.memory_kind == MemoryKind::Allocated);
+  CHECK(s.memory_kind == scenario::MemoryKind::Allocated);
   CHECK(s.measured_as_stated.at("tflops_per_gpu") == 900);
   // The EP overlap is a recipe setting sources rarely publish: open in a run with ep > 1.
   CHECK(s.open_settings.overlap_ep_comm);
@@ -112,14 +112,14 @@ model: {layers: 8, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, seq_len: 40
         moe: {experts: 64, top_k: 4, expert_ffn: 1024}}
 cluster: {gpu: H100, gpus: 16}
 )";
-  const Scenario on =
+  const scenario::Scenario on =
       must_parse(base + "parallel: {ep: 16, global_batch: 64, overlap_ep_comm: true}\nprecision: bf16\n");
   CHECK(on.plan.overlap_ep_comm);
   CHECK(!on.open_settings.overlap_ep_comm);
-  const Scenario unstated = must_parse(base + "parallel: {ep: 16, global_batch: 64}\nprecision: bf16\n");
+  const scenario::Scenario unstated = must_parse(base + "parallel: {ep: 16, global_batch: 64}\nprecision: bf16\n");
   CHECK(!unstated.plan.overlap_ep_comm);  // a scenario is what its user wrote: off unless asked
   CHECK(!unstated.open_settings.overlap_ep_comm);
-  const Scenario open =
+  const scenario::Scenario open =
       must_parse(base + "parallel: {ep: 16, global_batch: 64, overlap_ep_comm: auto}\nprecision: bf16\n");
   CHECK(open.open_settings.overlap_ep_comm);
   const std::string full = first_error(
@@ -136,7 +136,7 @@ cluster: {gpu: H100, gpus: 16}
 }
 
 TEST_CASE("2026 keys: FSDP2 implies ZeRO-3, schedules dualpipe and dualpipev, base weights at training level") {
-  const Scenario f = must_parse(R"(
+  const scenario::Scenario f = must_parse(R"(
 model: llama3-8b
 cluster: {gpu: H100, gpus: 8}
 parallel: {global_batch: 64, fsdp: {}}
@@ -149,29 +149,29 @@ precision: bf16
   CHECK(has(f.defaults_applied, "parallel.fsdp.reshard_after_forward = true"));
   CHECK(!has(f.defaults_applied, "parallel.zero = 0"));
   for (const char* schedule : {"dualpipe", "dualpipev"}) {
-    const Scenario p = must_parse(std::string(R"(
+    const scenario::Scenario p = must_parse(std::string(R"(
 model: llama3-8b
 cluster: {gpu: H100, gpus: 32}
 parallel: {pp: 4, global_batch: 64, schedule: )") +
-                                  schedule + "}\nprecision: bf16\n");
+                                            schedule + "}\nprecision: bf16\n");
     CHECK(std::string(to_string(p.plan.schedule)) == schedule);
   }
-  const Scenario lora = must_parse(R"(
+  const scenario::Scenario lora = must_parse(R"(
 model: llama3-8b
 cluster: {gpu: B200, gpus: 8}
 parallel: {global_batch: 64}
 precision: nvfp4
 training: {method: lora, lora: {rank: 16}, base_weights: nvfp4}
 )");
-  CHECK(lora.training.lora.base_weights == BaseWeights::NVFP4);
-  const Scenario fp8 = must_parse(R"(
+  CHECK(lora.training.lora.base_weights == workload::BaseWeights::NVFP4);
+  const scenario::Scenario fp8 = must_parse(R"(
 model: llama3-8b
 cluster: {gpu: H100, gpus: 8}
 parallel: {global_batch: 64}
 precision: bf16
 training: {method: lora, lora: {rank: 16, base_weights: bf16}}
 )");
-  CHECK(fp8.training.lora.base_weights == BaseWeights::BF16);  // lora.base_weights still reads
+  CHECK(fp8.training.lora.base_weights == workload::BaseWeights::BF16);  // lora.base_weights still reads
   CHECK(first_error(R"(
 model: llama3-8b
 cluster: {gpu: H100, gpus: 8}
@@ -231,14 +231,14 @@ parallel:
   pipeline_layout: {first_stage_layers: 8, last_stage_layers: 8}
 precision: bf16
 )";
-  const Scenario s = must_parse(text);
+  const scenario::Scenario s = must_parse(text);
   ScenarioForm f = form_from_scenario(s, text);
   CHECK(f.first_stage_layers == 8);
   CHECK(f.last_stage_layers == 8);
   f.schedule = "1f1b";
   f.fsdp = "keep";
   f.zero = 3;
-  const Scenario back = must_parse(compose_scenario_yaml(text, f, catalog()));
+  const scenario::Scenario back = must_parse(compose_scenario_yaml(text, f, catalog()));
   REQUIRE(back.plan.pipeline_layout);
   CHECK(back.plan.pipeline_layout->first_stage_layers == 8);
   REQUIRE(back.plan.fsdp);
@@ -260,7 +260,7 @@ precision: bf16
   c.layers = 62;
   const std::string custom = compose_scenario_yaml(ds, c, catalog());
   CHECK(custom.find("kv_heads") == std::string::npos);
-  const Scenario cs = must_parse(custom);
+  const scenario::Scenario cs = must_parse(custom);
   CHECK(cs.model.layers == 62);
   CHECK(cs.model.mla.has_value());
   CHECK(cs.model.mtp_layers == 1);
@@ -268,7 +268,7 @@ precision: bf16
 }
 
 TEST_CASE("2026 keys as sweep axes: the schedule, the MoE layer frequency and the window are swept keys") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto spec = parse_sweep(R"(scenario:
   model: {layers: 8, hidden: 1024, heads: 8, vocab: 32000, seq_len: 2048, sliding_window: {size: 128, every: 2},
           moe: {experts: 8, top_k: 2, expert_ffn: 2048}}
@@ -286,7 +286,7 @@ axes:
   CHECK(spec->points() == 12);
   const auto last = sweep_point_scenario(*spec, 11, catalog(), d);
   REQUIRE_MESSAGE(last.has_value(), d.str());
-  CHECK(last->plan.schedule == Schedule::DualPipeV);
+  CHECK(last->plan.schedule == parallel::Schedule::DualPipeV);
   CHECK(last->model.moe->layer_freq == 2);
   CHECK(last->model.sliding_window->size == 1024);
 }

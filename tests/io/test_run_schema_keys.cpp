@@ -22,8 +22,8 @@ bool has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-Scenario must_parse(const std::string& text) {
-  Diagnostics d;
+scenario::Scenario must_parse(const std::string& text) {
+  scenario::Diagnostics d;
   auto s = parse_scenario(text, "test.yaml", catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   return *s;
@@ -115,10 +115,10 @@ precision: mxfp8
 fp8_params: true
 training: {method: full, tokens: 1T}
 )");
-  CHECK(s.precision == Precision::MXFP8);
+  CHECK(s.precision == hardware::Precision::MXFP8);
   CHECK(s.fp8_params);
-  CHECK(s.cluster.gpu.peak(Precision::MXFP8)->flops_per_s == doctest::Approx(4.5e15));  // datasheet, dense
-  Diagnostics d;
+  CHECK(s.cluster.gpu.peak(hardware::Precision::MXFP8)->flops_per_s == doctest::Approx(4.5e15));  // datasheet, dense
+  scenario::Diagnostics d;
   CHECK_FALSE(parse_scenario(R"(
 model: llama3-8b
 cluster: {gpu: H100, gpus: 8}
@@ -134,7 +134,7 @@ fp8_params: true
 }
 
 TEST_CASE("open settings: unstated in a measured run, `auto` in a scenario, unstated in a scenario a default") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto entries = parse_run_file(R"(
 - id: sparse
   source: test

@@ -26,12 +26,13 @@ bool has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-std::size_t errors(const Diagnostics& d) {
-  return static_cast<std::size_t>(std::count_if(d.items().begin(), d.items().end(),
-                                                [](const Diagnostic& x) { return x.severity == Severity::Error; }));
+std::size_t errors(const scenario::Diagnostics& d) {
+  return static_cast<std::size_t>(std::count_if(d.items().begin(), d.items().end(), [](const scenario::Diagnostic& x) {
+    return x.severity == scenario::Severity::Error;
+  }));
 }
 
-std::optional<Scenario> parse(const std::string& text, Diagnostics& d) {
+std::optional<scenario::Scenario> parse(const std::string& text, scenario::Diagnostics& d) {
   return parse_scenario(text, "test.yaml", catalog(), d);
 }
 
@@ -50,7 +51,7 @@ std::vector<std::string> yaml_files_under(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("a minimal scenario gets every run-schema default, and each one is listed") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse(R"(
 model:
   layers: 24
@@ -73,7 +74,7 @@ precision: bf16
   CHECK(m.name == "custom");
   CHECK(m.kv_heads == 16);
   CHECK(m.ffn == 4 * 2048);
-  CHECK(m.ffn_kind == FfnKind::Gelu);
+  CHECK(m.ffn_kind == workload::FfnKind::Gelu);
   const auto& p = s->plan;
   CHECK(p.tp == 1);
   CHECK(p.pp == 1);
@@ -84,8 +85,8 @@ precision: bf16
   CHECK(p.micro_batch == 1);
   CHECK_FALSE(p.sequence_parallel);
   CHECK(p.zero == 0);
-  CHECK(p.recompute == Recompute::None);
-  CHECK(p.schedule == Schedule::OneFOneB);
+  CHECK(p.recompute == parallel::Recompute::None);
+  CHECK(p.schedule == parallel::Schedule::OneFOneB);
   CHECK(s->cluster.gpus_per_node == 8);
   CHECK(s->cluster.fabric.name == "dgx-h100-ndr");  // data/gpus.yaml H100 default_fabric
 
@@ -119,7 +120,7 @@ precision: bf16
 }
 
 TEST_CASE("keys that are given are not listed as defaults") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse(R"(
 model: llama3-8b
 cluster: {gpu: H100, gpus: 16, gpus_per_node: 8, fabric: dgx-h100-ndr}
@@ -137,7 +138,7 @@ grad_reduce: fp32
 }
 
 TEST_CASE("vpp > 1 defaults the schedule to interleaved") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse(R"(
 model: llama3-8b
 cluster: {gpu: H100, gpus: 16}
@@ -146,13 +147,13 @@ precision: bf16
 )",
                        d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
-  CHECK(s->plan.schedule == Schedule::Interleaved);
+  CHECK(s->plan.schedule == parallel::Schedule::Interleaved);
   CHECK(has(s->defaults_applied, "parallel.schedule = interleaved"));
   CHECK(s->plan.dp == 4);
 }
 
 TEST_CASE("a model preset with overrides keeps the preset's other keys") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse(R"(
 model: {preset: llama-65b, seq_len: 4096}
 cluster: {gpu: A100-80G, gpus: 8}
@@ -171,7 +172,7 @@ precision: bf16
   CHECK(m.heads == 64);
   CHECK(m.kv_heads == 64);
   CHECK(m.ffn == 22016);
-  CHECK(m.ffn_kind == FfnKind::SwiGlu);
+  CHECK(m.ffn_kind == workload::FfnKind::SwiGlu);
   CHECK(m.vocab == 32000);
   CHECK_FALSE(m.tied_embeddings);
   CHECK(m.rmsnorm);
@@ -181,7 +182,7 @@ precision: bf16
 }
 
 TEST_CASE("a model preset is found by its name and display name, any case") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   for (const std::string name : {"llama3-8b", "LLAMA3-8B", "Llama 3 8B"}) {
     CAPTURE(name);
     const auto s = parse(
@@ -221,7 +222,7 @@ TEST_CASE("a GPU is found by name or alias, any case") {
 }
 
 TEST_CASE("a fabric by catalog name") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse(R"(
 model: llama3-8b
 cluster: {gpu: H800, gpus: 64, fabric: hgx-h800-roce200}
@@ -243,7 +244,7 @@ precision: bf16
 }
 
 TEST_CASE("an inline fabric (run-schema keys) over the GPU's usual node") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse(R"(
 model: llama3-8b
 cluster:
@@ -261,7 +262,7 @@ precision: bf16
   REQUIRE_MESSAGE(s.has_value(), d.str());
   const auto& f = s->cluster.fabric;
   CHECK(f.name == "custom");
-  CHECK(f.kind == NetKind::RoCE);
+  CHECK(f.kind == hardware::NetKind::RoCE);
   CHECK(f.nic_gbps == 100.0);
   CHECK(f.nics_per_node == 4);
   CHECK(f.gpus_per_node == 8);
@@ -270,7 +271,7 @@ precision: bf16
 }
 
 TEST_CASE("an inline fabric with a unit string and a preset base") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse(R"(
 model: llama3-8b
 cluster:
@@ -292,7 +293,7 @@ precision: bf16
 }
 
 TEST_CASE("count suffixes in integer and number keys") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse(R"(
 model: llama3-8b
 cluster: {gpu: H100, gpus: 2K}
@@ -309,7 +310,7 @@ training: {tokens: 15.6T}
 }
 
 TEST_CASE("claimed figures and run metadata are carried") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse(R"(
 model: llama3-8b
 cluster: {gpu: H100, gpus: 8}
@@ -332,7 +333,7 @@ notes: ["one", "two"]
 }
 
 TEST_CASE("every problem of a file is reported at once") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse(R"(
 model: llama3-8b
 cluster: {gpu: H10O, gpus: 0}
@@ -351,7 +352,7 @@ parallel: {tp: eight, global_batch: 64, bogus: 1}
 }
 
 TEST_CASE("a measured-run file: a bad entry is reported and the others still load") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto entries = parse_run_file(R"(- id: run-a
   source: "test"
   model: llama3-8b
@@ -406,7 +407,7 @@ TEST_CASE("a measured-run file: a bad entry is reported and the others still loa
 }
 
 TEST_CASE("a measured-run file must be a list") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto entries = parse_run_file("id: x\nsource: y\n", "runs.yaml", catalog(), d);
   CHECK(entries.empty());
   REQUIRE(errors(d) == 1);
@@ -414,7 +415,7 @@ TEST_CASE("a measured-run file must be a list") {
 }
 
 TEST_CASE("a run entry needs id, source and measured") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto entries = parse_run_file(R"(- model: llama3-8b
   cluster: {gpu: H100, gpus: 8}
   parallel: {global_batch: 64}
@@ -436,7 +437,7 @@ TEST_CASE("every scenario in scenarios/ loads, the inconsistent seed claim is re
   int loaded = 0;
   for (const auto& f : files) {
     CAPTURE(f);
-    Diagnostics d;
+    scenario::Diagnostics d;
     const auto s = load_scenario_file(f, catalog(), d);
     if (f.find("650b-2048xa100-tp8pp16dp128.yaml") != std::string::npos) {
       // scenarios/README.md: flopcast must reject it and report that the product is 16,384.
@@ -471,7 +472,7 @@ TEST_CASE("the calibration run files (vtrain-*, published-*) load with zero erro
   REQUIRE(files.size() >= 3);
   for (const auto& f : files) {
     CAPTURE(f);
-    Diagnostics d;
+    scenario::Diagnostics d;
     const auto entries = load_run_file(f, catalog(), d);
     CHECK_MESSAGE(d.empty(), d.str());
     CHECK(!entries.empty());
@@ -500,7 +501,7 @@ TEST_CASE("GPU catalog: sm_count must exceed the 16 SMs of Transformer Engine's 
   REQUIRE(at != std::string::npos);
   gpus.replace(at, 13, "sm_count: 16");
   std::ofstream(t.path / "gpus.yaml", std::ios::binary | std::ios::trunc) << gpus;
-  Diagnostics d;
+  scenario::Diagnostics d;
   CHECK_FALSE(io::load_catalog(t.path.string(), d).has_value());
   CHECK_MESSAGE(d.str().find("gpus[0].sm_count: value 16 is out of range: expected 17 to 10000") != std::string::npos,
                 d.str());

@@ -29,24 +29,24 @@ precision: bf16
 
 /// The first error of `training` under kHead, or "" when it loads.
 std::string first_error(const std::string& training, const std::string& head = kHead) {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse_scenario(head + training, "t.yaml", catalog(), d);
   if (s) return "";
   for (const auto& e : d.items())
-    if (e.severity == Severity::Error) return e.str();
+    if (e.severity == scenario::Severity::Error) return e.str();
   return "?";
 }
 
 }  // namespace
 
 TEST_CASE("a LoRA block: rank, alpha, targets by any of their names, listed defaults") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s =
       parse_scenario(std::string(kHead) + "training: {method: lora, lora: {rank: 8}}\n", "t.yaml", catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   CHECK(s->training.lora.rank == 8);
-  CHECK(s->training.lora.targets == default_lora_targets());
-  CHECK(s->training.lora.base_weights == BaseWeights::BF16);
+  CHECK(s->training.lora.targets == workload::default_lora_targets());
+  CHECK(s->training.lora.base_weights == workload::BaseWeights::BF16);
   const auto& def = s->defaults_applied;
   CHECK(std::find(def.begin(), def.end(),
                   "training.lora.targets = [qkv, proj, fc1, fc2] (default: NeMo's LoRA targets, the attention and MLP "
@@ -58,23 +58,25 @@ TEST_CASE("a LoRA block: rank, alpha, targets by any of their names, listed defa
                                     "t.yaml", catalog(), d);
   REQUIRE_MESSAGE(named.has_value(), d.str());
   CHECK(named->training.lora.alpha == 16);
-  CHECK(named->training.lora.base_weights == BaseWeights::NF4);
+  CHECK(named->training.lora.base_weights == workload::BaseWeights::NF4);
   CHECK(named->training.lora.targets ==
-        std::vector<LoraTarget>{LoraTarget::Qkv, LoraTarget::Proj, LoraTarget::Gate, LoraTarget::Up, LoraTarget::Fc2});
+        std::vector<workload::LoraTarget>{workload::LoraTarget::Qkv, workload::LoraTarget::Proj,
+                                          workload::LoraTarget::Gate, workload::LoraTarget::Up,
+                                          workload::LoraTarget::Fc2});
 }
 
 TEST_CASE("LoRA dropout: a probability read as written, refused outside 0 to 0.9, named in the summary") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse_scenario(std::string(kHead) + "training: {method: lora, lora: {rank: 16, dropout: 0.1}}\n",
                                 "t.yaml", catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   CHECK(s->training.lora.dropout == doctest::Approx(0.1));
-  CHECK(fine_tuning_summary(*s).find(", dropout 0.1 on the adapters' inputs") != std::string::npos);
+  CHECK(workload::fine_tuning_summary(*s).find(", dropout 0.1 on the adapters' inputs") != std::string::npos);
   const auto none =
       parse_scenario(std::string(kHead) + "training: {method: lora, lora: {rank: 16}}\n", "t.yaml", catalog(), d);
   REQUIRE(none.has_value());
   CHECK(none->training.lora.dropout == 0);
-  CHECK(fine_tuning_summary(*none).find("dropout") == std::string::npos);
+  CHECK(workload::fine_tuning_summary(*none).find("dropout") == std::string::npos);
   const std::string high = first_error("training: {method: lora, lora: {rank: 16, dropout: 1}}\n");
   CHECK(high.find("t.yaml:5:") == 0);
   CHECK(high.find("training.lora.dropout") != std::string::npos);
@@ -108,11 +110,11 @@ TEST_CASE("LoRA targets that would double an adapter, split MLP targets on a GeL
 TEST_CASE("writing a LoRA scenario back (editor, plan --emit-scenario) keeps its training block") {
   const std::string text =
       std::string(kHead) + "training:\n  tokens: 1B\n  method: lora\n  lora:\n    rank: 16\n    targets: [qkv, proj]\n";
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = parse_scenario(text, "t.yaml", catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   auto form = form_from_scenario(*s, text);
-  ParallelPlan p = s->plan;
+  parallel::ParallelPlan p = s->plan;
   p.tp = 2;
   p.dp = 4;
   set_parallel_plan(form, p);
@@ -120,8 +122,9 @@ TEST_CASE("writing a LoRA scenario back (editor, plan --emit-scenario) keeps its
   const auto back = parse_scenario(out, "back.yaml", catalog(), d);
   REQUIRE_MESSAGE(back.has_value(), out);
   CHECK(back->plan.tp == 2);
-  CHECK(back->training.method == TrainingMethod::Lora);
+  CHECK(back->training.method == workload::TrainingMethod::Lora);
   CHECK(back->training.lora.rank == 16);
-  CHECK(back->training.lora.targets == std::vector<LoraTarget>{LoraTarget::Qkv, LoraTarget::Proj});
+  CHECK(back->training.lora.targets ==
+        std::vector<workload::LoraTarget>{workload::LoraTarget::Qkv, workload::LoraTarget::Proj});
   CHECK(back->training.tokens == 1e9);
 }

@@ -23,7 +23,7 @@ namespace {
 std::string test_data(const std::string& name) { return std::string(FLOPCAST_TESTS_DIR) + "/io/data/" + name; }
 
 LoggedRun read_ok(const std::string& name, const TrainingLogOptions& options = {}) {
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   auto run = read_training_log(test_data(name), options, diags);
   REQUIRE_MESSAGE(run.has_value(), diags.str());
   CHECK_MESSAGE(diags.empty(), diags.str());
@@ -135,7 +135,7 @@ TEST_CASE("training log: a torchtitan job config given with the log agrees with 
   const auto other = (dir.path / "other.toml").string();
   std::ofstream(other) << "[parallelism]\ntensor_parallel_degree = 4\n";
   options.torchtitan_config = other;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   CHECK_FALSE(read_training_log(test_data("torchtitan-llama3-70b-h100x64.log"), options, diags));
   REQUIRE(diags.has_errors());
   CHECK(diags.items().front().str() ==
@@ -163,7 +163,7 @@ TEST_CASE("training log: torchtitan v0.2.0's forms: the printed config, the N-D 
       "[titan] 2025-10-20 08:00:03,000 - root - INFO - Float8 training active with recipe rowwise\n"
       "[titan] 2025-10-20 08:01:00,000 - root - INFO - step:  1  loss: 12.0000  memory: 30.00GiB(37.93%)  tps: 100  "
       "tflops: 4.00  mfu: N/A\n";
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   const auto run = parse_training_log(log, "titan.log", {}, diags);
   REQUIRE_MESSAGE(run, diags.str());
   const auto& d = run->draft;
@@ -184,7 +184,7 @@ TEST_CASE("training log: torchtitan v0.2.0's forms: the printed config, the N-D 
 
 TEST_CASE("training log: the TOML subset reads tables, numbers, strings and arrays, and refuses the rest") {
   detail::Settings s;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   const std::string toml =
       "# comment\n[training]\nseq_len = 8_192 # eight K\nname = \"a # b\"\nlit = 'x'\nok = true\n"
       "[a.b]\nlist = [\n  \"x\",\n  \"y\",\n]\n";
@@ -290,7 +290,7 @@ TEST_CASE("training log: a Megatron-LM MoE job with latent attention and FP8 wri
                                         {"decoder_first_pipeline_num_layers", "4"},
                                         {"accumulate_allreduce_grads_in_fp32", "True"},
                                         {"a_name_of_forty_eight_characters_or_more_here_xyz", "kept"}});
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   const auto run = parse_training_log(log, "ds.log", {}, diags);
   REQUIRE_MESSAGE(run, diags.str());
   const auto& d = run->draft;

@@ -95,9 +95,9 @@ TEST_CASE("yaml_set refuses a path through a flow mapping, a scalar or a sequenc
 
 TEST_CASE("patch_scenario_text keeps the scenario's comments and key order and loads as the form") {
   const auto& catalog = test::shipped_catalog();
-  const std::string path = test::scenario("quickstart.yaml");
+  const std::string path = test::scenario_file("quickstart.yaml");
   const std::string text = test::read_file(path);
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = io::parse_scenario(text, path, catalog, d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   const io::ScenarioForm from = io::form_from_scenario(*s, text);
@@ -108,7 +108,7 @@ TEST_CASE("patch_scenario_text keeps the scenario's comments and key order and l
   const auto patched = io::patch_scenario_text(text, from, to, catalog, why);
   REQUIRE_MESSAGE(patched.has_value(), why);
   CHECK(*patched == replace(replace(text, "  tp: 2\n", "  tp: 4\n"), "  dp: 32\n", "  dp: 16\n"));
-  Diagnostics d2;
+  scenario::Diagnostics d2;
   const auto again = io::parse_scenario(*patched, path, catalog, d2);
   REQUIRE_MESSAGE(again.has_value(), d2.str());
   CHECK(io::form_from_scenario(*again, *patched) == to);
@@ -122,7 +122,7 @@ TEST_CASE("patch_scenario_text turns a flow mapping it edits into a block and ke
   const std::string text =
       "# flow style\nmodel: llama3-8b\ncluster: {gpu: H800, gpus: 64}\nparallel: {tp: 2, global_batch: 512}\n"
       "precision: bf16  # kept\n";
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = io::parse_scenario(text, "flow.yaml", catalog, d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   const io::ScenarioForm from = io::form_from_scenario(*s, text);
@@ -133,7 +133,7 @@ TEST_CASE("patch_scenario_text turns a flow mapping it edits into a block and ke
   REQUIRE_MESSAGE(patched.has_value(), why);
   CHECK(patched->rfind("# flow style\nmodel: llama3-8b\ncluster:\n", 0) == 0);
   CHECK(patched->find("parallel: {tp: 2, global_batch: 512}\nprecision: bf16  # kept\n") != std::string::npos);
-  Diagnostics d2;
+  scenario::Diagnostics d2;
   const auto again = io::parse_scenario(*patched, "flow.yaml", catalog, d2);
   REQUIRE_MESSAGE(again.has_value(), d2.str());
   CHECK(again->cluster.gpus == 128);

@@ -14,9 +14,9 @@ using namespace flopcast;
 namespace {
 
 /// 8 A100 (400 W TDP) in one DGX A100 (6,500 W, NV-DGXA100), 1 B params.
-JobInput small_job() {
-  JobInput in;
-  in.step_time = Time::from_seconds(10);
+job::JobInput small_job() {
+  job::JobInput in;
+  in.step_time = units::Time::from_seconds(10);
   in.steps = 1000;
   in.gpus = 8;
   in.gpus_per_node = 8;
@@ -24,30 +24,30 @@ JobInput small_job() {
   in.gpu_tdp_w = 400;
   in.node_power_w = 6500;
   in.reliability.failures_per_gpu_hour = 0.0;
-  in.reliability.checkpoint_interval = Time::from_seconds(1000);  // 100 steps
+  in.reliability.checkpoint_interval = units::Time::from_seconds(1000);  // 100 steps
   in.reliability.trials = 5;
   return in;
 }
 
 /// Failures at lambda = 1/h (1,000 GPUs x 1e-3 per GPU-hour), 36 s steps, 60 s sync
 /// checkpoints every 50 steps (1,800 s), restart 600 s: the run of the closed-form test.
-JobInput failing_job() {
-  JobInput in;
-  in.step_time = Time::from_seconds(36);
+job::JobInput failing_job() {
+  job::JobInput in;
+  in.step_time = units::Time::from_seconds(36);
   in.steps = 1000;
   in.gpus = 1000;
   in.params = 15e9 / 14.0 * 20.0;  // 21.43e9 params x 14 B = 300 GB; at 5 GB/s = 60 s
   in.gpu_tdp_w = 700;
   in.reliability.failures_per_gpu_hour = 1e-3;
-  in.reliability.restart_time = Time::from_seconds(600);
-  in.reliability.checkpoint_interval = Time::from_seconds(1800);
+  in.reliability.restart_time = units::Time::from_seconds(600);
+  in.reliability.checkpoint_interval = units::Time::from_seconds(1800);
   in.reliability.async_checkpoint = false;
   in.reliability.trials = 4000;
   in.reliability.seed = 2024;
   return in;
 }
 
-bool same(const JobTrial& a, const JobTrial& b) {
+bool same(const job::JobTrial& a, const job::JobTrial& b) {
   return a.gpu_span == b.gpu_span && a.wall == b.wall && a.training == b.training && a.lost_work == b.lost_work &&
          a.checkpoint_stall == b.checkpoint_stall && a.restart == b.restart && a.failures == b.failures &&
          a.checkpoints == b.checkpoints && a.checkpoints_skipped == b.checkpoints_skipped &&
@@ -57,13 +57,13 @@ bool same(const JobTrial& a, const JobTrial& b) {
 }  // namespace
 
 TEST_CASE("job: without failures the span is the work plus sync checkpoint stalls") {
-  JobInput in = small_job();
+  job::JobInput in = small_job();
   in.reliability.async_checkpoint = false;
-  in.reliability.provisioning = Time::from_seconds(3 * 86400);  // H100 "3-day queue"
-  in.reliability.debug_phase = Time::from_seconds(7200);
-  const JobOutcome out = simulate_job(in);
+  in.reliability.provisioning = units::Time::from_seconds(3 * 86400);  // H100 "3-day queue"
+  in.reliability.debug_phase = units::Time::from_seconds(7200);
+  const job::JobOutcome out = job::simulate_job(in);
   REQUIRE(out.ok());
-  const JobResult& r = out.result;
+  const job::JobResult& r = out.result;
   // Checkpoint: 1e9 params x 14 B = 14 GB; 14e9 B / 5e9 B/s = 2.8 s.
   CHECK(r.checkpoint_size.value == doctest::Approx(14e9));
   CHECK(r.checkpoint_write.ns == 2'800'000'000);
@@ -84,34 +84,34 @@ TEST_CASE("job: without failures the span is the work plus sync checkpoint stall
 }
 
 TEST_CASE("job: async checkpoints cost only their snapshot stall") {
-  JobInput in = small_job();
+  job::JobInput in = small_job();
   // Derived stall: each GPU's share of the 14 GB checkpoint over PCIe Gen4 x16 (24 GB/s, NCCL
   // topo model): 14e9 / 8 / 24e9 = 0.0729167 s -> 72,916,667 ns; 9 checkpoints:
   // span = 10,000 s + 9 x 72,916,667 ns.
-  const JobOutcome out = simulate_job(in);
+  const job::JobOutcome out = job::simulate_job(in);
   REQUIRE(out.ok());
   CHECK(out.result.checkpoint_stall.ns == 72'916'667);
   CHECK(out.result.gpu_span_p50.ns == 10'000'000'000'000 + 9 * 72'916'667);
   CHECK(out.result.samples[0].checkpoints == 9);
   // Stall 0: span = 1,000 x 10 s exactly; the 9 writes of 2.8 s all finish inside the run.
-  in.reliability.async_stall = Time{0};
-  const JobResult r0 = simulate_job(in).result;
+  in.reliability.async_stall = units::Time{0};
+  const job::JobResult r0 = job::simulate_job(in).result;
   CHECK(r0.gpu_span_p50.ns == 10'000'000'000'000);
   CHECK(r0.samples[0].checkpoints == 9);
   CHECK(r0.goodput_mean == 1.0);
   // An async stall of 1 s costs 9 s.
-  in.reliability.async_stall = Time::from_seconds(1);
-  CHECK(simulate_job(in).result.gpu_span_p50.ns == 10'009'000'000'000);
+  in.reliability.async_stall = units::Time::from_seconds(1);
+  CHECK(job::simulate_job(in).result.gpu_span_p50.ns == 10'009'000'000'000);
 }
 
 TEST_CASE("job: energy from GPU power, node overhead and PUE") {
-  JobInput in = small_job();
+  job::JobInput in = small_job();
   in.steps = 36000;  // 100 h of 10 s steps
   in.params = 0;     // free checkpoints: the span is exactly 100 h
   in.energy.pue = 1.5;
-  const JobOutcome out = simulate_job(in);
+  const job::JobOutcome out = job::simulate_job(in);
   REQUIRE(out.ok());
-  const EnergyResult& e = out.result.energy;
+  const job::EnergyResult& e = out.result.energy;
   // DGX A100 6,500 W, 8 x 400 W GPUs: overhead 3,300 W; at utilisation 1.0 the node draws
   // 3,200 + 3,300 = 6,500 W; 100 h -> 650 kWh IT, x PUE 1.5 = 975 kWh, x $0.08 = $78.00.
   CHECK(e.it_kwh == doctest::Approx(650.0));
@@ -122,18 +122,18 @@ TEST_CASE("job: energy from GPU power, node overhead and PUE") {
   // Utilisation 0.5 with idle at 15 % of TDP: GPU 400 x (0.15 + 0.85 x 0.5) = 230 W;
   // 8 x 230 + 3,300 = 5,140 W -> 514 kWh IT.
   in.gpu_utilisation = 0.5;
-  CHECK(simulate_job(in).result.energy.it_kwh == doctest::Approx(514.0));
+  CHECK(job::simulate_job(in).result.energy.it_kwh == doctest::Approx(514.0));
   // Unknown node power: overhead 0.8 x 8 x 400 = 2,560 W; 3,200 + 2,560 = 5,760 W -> 576 kWh.
   in.gpu_utilisation = 1.0;
   in.node_power_w = 0;
-  CHECK(simulate_job(in).result.energy.it_kwh == doctest::Approx(576.0));
+  CHECK(job::simulate_job(in).result.energy.it_kwh == doctest::Approx(576.0));
 }
 
 TEST_CASE("job: Monte Carlo matches the closed-form expectation for exponential failures") {
-  const JobInput in = failing_job();
-  const JobOutcome out = simulate_job(in);
+  const job::JobInput in = failing_job();
+  const job::JobOutcome out = job::simulate_job(in);
   REQUIRE(out.ok());
-  const JobResult& r = out.result;
+  const job::JobResult& r = out.result;
   REQUIRE(r.checkpoint_write.ns == 60'000'000'000);
   REQUIRE(r.steps_per_checkpoint == 50);
   // Closed form (test_young_daly.cpp): 19 x 2,876.79 + 2,758.95 = 57,417.9 s.
@@ -168,14 +168,14 @@ TEST_CASE("job: segment batching is exact (same trials as one event per segment)
   // during a 10-minute restart and many do not.
   for (bool async : {false, true}) {
     for (double rate : {2e-4, 5e-3}) {
-      JobInput in = failing_job();
+      job::JobInput in = failing_job();
       in.reliability.async_checkpoint = async;
-      in.reliability.async_stall = Time::from_seconds(3);
-      in.reliability.checkpoint_interval = Time::from_seconds(360);  // 10 steps, write 60 s fits
+      in.reliability.async_stall = units::Time::from_seconds(3);
+      in.reliability.checkpoint_interval = units::Time::from_seconds(360);  // 10 steps, write 60 s fits
       in.reliability.failures_per_gpu_hour = rate;
       for (std::uint64_t seed = 0; seed < 50; ++seed) {
-        const JobTrial a = simulate_trial(in, 10, seed, JobSimOptions{true});
-        const JobTrial b = simulate_trial(in, 10, seed, JobSimOptions{false});
+        const job::JobTrial a = job::simulate_trial(in, 10, seed, job::JobSimOptions{true});
+        const job::JobTrial b = job::simulate_trial(in, 10, seed, job::JobSimOptions{false});
         CAPTURE(async);
         CAPTURE(rate);
         CAPTURE(seed);
@@ -190,15 +190,15 @@ namespace {
 /// The trial of a job without checkpoint or restart cost (a failure only loses the step it
 /// strikes), computed here from Rng(seed) directly: each failure strikes `Rng::exponential`
 /// after the previous one; a failure at the instant a step ends strikes after it.
-JobTrial reference_trial(const JobInput& in, std::uint64_t seed) {
-  Rng rng(seed);
-  const double rate = job_failure_rate_per_s(in);
-  Time now{0};
-  Time next = rng.exponential(rate);
+job::JobTrial reference_trial(const job::JobInput& in, std::uint64_t seed) {
+  job::Rng rng(seed);
+  const double rate = job::job_failure_rate_per_s(in);
+  units::Time now{0};
+  units::Time next = rng.exponential(rate);
   std::int64_t progress = 0;
-  JobTrial t;
+  job::JobTrial t;
   while (progress < in.steps) {
-    const Time end = now + in.step_time;
+    const units::Time end = now + in.step_time;
     if (next < end) {
       ++t.failures;
       now = next;
@@ -218,15 +218,16 @@ TEST_CASE("job: a trial's failures are its seed's exponential draws, whatever ra
   // The failure draws of a seed are kept per thread and shared by every trial with that seed
   // (another rate, step time or interval): each trial must still strike where Rng(seed) says,
   // including past the kept draws (at 20 per GPU-hour on 8 GPUs a trial fails about 13,000 times).
-  JobInput in = small_job();
+  job::JobInput in = small_job();
   in.params = 0;  // no checkpoint write
   in.steps = 20000;
-  in.reliability.restart_time = Time{0};
-  std::vector<std::pair<double, Time>> runs = {{0.1, Time::from_seconds(10)},   // ~45 failures
-                                               {20.0, Time::from_seconds(10)},  // ~13,000: past the kept
-                                               {0.5, Time::from_seconds(7)},    // a shorter prefix again
-                                               {25.0, Time::from_seconds(9)},   // past the kept, from the cache
-                                               {0.1, Time::from_seconds(10)}};  // the first one again
+  in.reliability.restart_time = units::Time{0};
+  std::vector<std::pair<double, units::Time>> runs = {
+      {0.1, units::Time::from_seconds(10)},   // ~45 failures
+      {20.0, units::Time::from_seconds(10)},  // ~13,000: past the kept
+      {0.5, units::Time::from_seconds(7)},    // a shorter prefix again
+      {25.0, units::Time::from_seconds(9)},   // past the kept, from the cache
+      {0.1, units::Time::from_seconds(10)}};  // the first one again
   for (const auto& run : runs) {
     const auto per_gpu_hour = run.first;  // not a structured binding: CAPTURE's lambda takes it (clang 14)
     const auto step = run.second;
@@ -234,8 +235,8 @@ TEST_CASE("job: a trial's failures are its seed's exponential draws, whatever ra
     in.step_time = step;
     for (std::uint64_t seed : {3u, 4u, 3u}) {
       for (bool batch : {true, false}) {
-        const JobTrial a = simulate_trial(in, 1, seed, JobSimOptions{batch});
-        const JobTrial ref = reference_trial(in, seed);
+        const job::JobTrial a = job::simulate_trial(in, 1, seed, job::JobSimOptions{batch});
+        const job::JobTrial ref = reference_trial(in, seed);
         CAPTURE(per_gpu_hour);
         CAPTURE(seed);
         CAPTURE(batch);
@@ -246,36 +247,36 @@ TEST_CASE("job: a trial's failures are its seed's exponential draws, whatever ra
   }
   // The second and the fourth run have more than the kept draws' worth of failures.
   in.reliability.failures_per_gpu_hour = 20.0;
-  in.step_time = Time::from_seconds(10);
+  in.step_time = units::Time::from_seconds(10);
   CHECK(reference_trial(in, 3).failures > 5000);
 }
 
 TEST_CASE("job: same seed, identical results, different seed, different results") {
-  JobInput in = failing_job();
+  job::JobInput in = failing_job();
   in.reliability.trials = 100;
-  const JobResult a = simulate_job(in).result;
-  const JobResult b = simulate_job(in).result;
+  const job::JobResult a = job::simulate_job(in).result;
+  const job::JobResult b = job::simulate_job(in).result;
   REQUIRE(a.samples.size() == b.samples.size());
   for (std::size_t i = 0; i < a.samples.size(); ++i) REQUIRE(same(a.samples[i], b.samples[i]));
   CHECK(a.gpu_span_p90 == b.gpu_span_p90);
   in.reliability.seed = 2025;
-  CHECK(simulate_job(in).result.gpu_span_mean != a.gpu_span_mean);
+  CHECK(job::simulate_job(in).result.gpu_span_mean != a.gpu_span_mean);
   // Trial i does not depend on the number of trials.
   in.reliability.seed = 2024;
   in.reliability.trials = 10;
-  const JobResult c = simulate_job(in).result;
+  const job::JobResult c = job::simulate_job(in).result;
   for (std::size_t i = 0; i < c.samples.size(); ++i) REQUIRE(same(c.samples[i], a.samples[i]));
 }
 
 TEST_CASE("job: trials spread over threads give the same samples as one thread") {
-  JobInput in = failing_job();
+  job::JobInput in = failing_job();
   in.reliability.trials = 200;
-  JobSimOptions one;
+  job::JobSimOptions one;
   one.threads = 1;
-  JobSimOptions four;
+  job::JobSimOptions four;
   four.threads = 4;
-  const JobResult a = simulate_job(in, one).result;
-  const JobResult b = simulate_job(in, four).result;
+  const job::JobResult a = job::simulate_job(in, one).result;
+  const job::JobResult b = job::simulate_job(in, four).result;
   REQUIRE(a.samples.size() == 200);
   REQUIRE(b.samples.size() == a.samples.size());
   for (std::size_t i = 0; i < a.samples.size(); ++i) REQUIRE(same(a.samples[i], b.samples[i]));
@@ -283,9 +284,9 @@ TEST_CASE("job: trials spread over threads give the same samples as one thread")
 }
 
 TEST_CASE("job: P50/P90 are nearest-rank percentiles of the GPU span") {
-  JobInput in = failing_job();
+  job::JobInput in = failing_job();
   in.reliability.trials = 10;
-  const JobResult r = simulate_job(in).result;
+  const job::JobResult r = job::simulate_job(in).result;
   // N = 10: P50 = 5th smallest, P90 = 9th smallest.
   std::vector<std::int64_t> spans;
   for (const auto& t : r.samples) spans.push_back(t.gpu_span.ns);
@@ -296,12 +297,12 @@ TEST_CASE("job: P50/P90 are nearest-rank percentiles of the GPU span") {
 }
 
 TEST_CASE("job: Young/Daly advice and its simulated saving") {
-  JobInput in = failing_job();
+  job::JobInput in = failing_job();
   in.reliability.trials = 500;
-  in.reliability.checkpoint_interval = Time::from_seconds(4 * 3600);  // 400 steps: too long
-  const JobOutcome out = simulate_job(in);
+  in.reliability.checkpoint_interval = units::Time::from_seconds(4 * 3600);  // 400 steps: too long
+  const job::JobOutcome out = job::simulate_job(in);
   REQUIRE(out.ok());
-  const CheckpointAdvice& a = out.result.advice;
+  const job::CheckpointAdvice& a = out.result.advice;
   // M = 1 h = 3,600 s, C = 60 s: Young sqrt(2 x 60 x 3,600) = 657.27 s; Daly:
   // x = 60/7,200 = 0.008333; 657.27 x (1 + 0.091287/3 + 0.008333/9) - 60 = 617.87 s,
   // rounded to whole 36 s steps: 17 steps = 612 s.
@@ -321,28 +322,28 @@ TEST_CASE("job: Young/Daly advice and its simulated saving") {
   // ~9.5 s; but a checkpoint protects nothing before its 60 s write ends, so the suggestion is
   // the write time, rounded to 2 steps = 72 s. Waste there: 0.0125/72 + (36 + 60 + 600)/3,600
   // = 0.00017 + 0.19333 = 0.19351.
-  JobInput async = in;
+  job::JobInput async = in;
   async.reliability.async_checkpoint = true;
-  const CheckpointAdvice b = simulate_job(async).result.advice;
+  const job::CheckpointAdvice b = job::simulate_job(async).result.advice;
   CHECK(b.checkpoint_cost.ns == 12'500'000);
   CHECK(b.daly.seconds() == doctest::Approx(9.4785).epsilon(1e-4));
   CHECK(b.suggested.ns == 72'000'000'000);
   CHECK(b.waste_suggested == doctest::Approx(0.19351).epsilon(1e-4));
   CHECK(b.gpu_hours_saved > 0.0);
   // Interval 0 = use the suggestion; nothing to save then.
-  in.reliability.checkpoint_interval = Time{0};
-  const JobResult r = simulate_job(in).result;
+  in.reliability.checkpoint_interval = units::Time{0};
+  const job::JobResult r = job::simulate_job(in).result;
   CHECK(r.steps_per_checkpoint == 17);
   CHECK_FALSE(r.advice.simulated);
   CHECK(r.advice.gpu_hours_saved == 0.0);
 }
 
 TEST_CASE("job: async writes longer than the interval skip checkpoints and warn") {
-  JobInput in = small_job();
+  job::JobInput in = small_job();
   in.params = 1e10;  // 140 GB at 5 GB/s = 28 s > 2 steps of 10 s
-  in.reliability.checkpoint_interval = Time::from_seconds(20);
-  in.reliability.async_stall = Time{0};
-  const JobResult r = simulate_job(in).result;
+  in.reliability.checkpoint_interval = units::Time::from_seconds(20);
+  in.reliability.async_stall = units::Time{0};
+  const job::JobResult r = job::simulate_job(in).result;
   REQUIRE(r.warnings.size() == 1);
   // Checkpoints fall due at steps 2, 4, ..., 998 (499). A write takes 28 s = 2.8 steps, so the
   // one due while a write runs is skipped: writes start at steps 2, 6, ..., 998 (250), 249 are
@@ -353,14 +354,14 @@ TEST_CASE("job: async writes longer than the interval skip checkpoints and warn"
 }
 
 TEST_CASE("job: the suggested async interval is never shorter than the write (rounded up, not to the nearest step)") {
-  JobInput in = small_job();
+  job::JobInput in = small_job();
   in.params = 7.5e9;                            // 105 GB at 5 GB/s = 21 s = 2.1 steps of 10 s
   in.reliability.failures_per_gpu_hour = 1e-2;  // 8 GPUs: MTBF 12.5 h
   in.reliability.async_checkpoint = true;
-  in.reliability.async_stall = Time::from_seconds(1e-3);  // Daly ~9.5 s: the write bounds the suggestion
-  in.reliability.checkpoint_interval = Time{0};           // checkpoint at the suggestion
+  in.reliability.async_stall = units::Time::from_seconds(1e-3);  // Daly ~9.5 s: the write bounds the suggestion
+  in.reliability.checkpoint_interval = units::Time{0};           // checkpoint at the suggestion
   in.reliability.trials = 20;
-  const JobResult r = simulate_job(in).result;
+  const job::JobResult r = job::simulate_job(in).result;
   REQUIRE(r.checkpoint_write.ns == 21'000'000'000);
   REQUIRE(r.advice.daly.seconds() < 21.0);
   // 2 steps (20 s, the nearest) would be shorter than the write and skip every other checkpoint.
@@ -371,30 +372,30 @@ TEST_CASE("job: the suggested async interval is never shorter than the write (ro
 }
 
 TEST_CASE("job: bad input is reported, never simulated") {
-  JobInput in = small_job();
+  job::JobInput in = small_job();
   in.steps = 0;
   in.gpus = -1;
-  const JobOutcome out = simulate_job(in);
+  const job::JobOutcome out = job::simulate_job(in);
   CHECK_FALSE(out.ok());
   CHECK(out.errors.size() == 2);
   CHECK(out.errors[0] == "steps must be > 0 (got 0)");
   // An interval far above the MTBF would practically never finish: refused.
-  JobInput slow = failing_job();
-  slow.reliability.checkpoint_interval = Time::from_seconds(200 * 3600);
+  job::JobInput slow = failing_job();
+  slow.reliability.checkpoint_interval = units::Time::from_seconds(200 * 3600);
   slow.steps = 100000;
-  const JobOutcome o2 = simulate_job(slow);
+  const job::JobOutcome o2 = job::simulate_job(slow);
   REQUIRE_FALSE(o2.ok());
   CHECK(o2.errors[0].find("practically never finish") != std::string::npos);
 }
 
 TEST_CASE("job: without the advice's simulation the run is the same and only the suggested interval is not simulated") {
-  JobInput in = failing_job();
+  job::JobInput in = failing_job();
   in.reliability.trials = 200;  // suggested interval (Young/Daly) differs from the 50 steps asked
-  const JobResult with = simulate_job(in).result;
+  const job::JobResult with = job::simulate_job(in).result;
   REQUIRE(with.advice.simulated);
-  JobSimOptions opt;
+  job::JobSimOptions opt;
   opt.simulate_advice = false;
-  const JobResult without = simulate_job(in, opt).result;
+  const job::JobResult without = job::simulate_job(in, opt).result;
   CHECK_FALSE(without.advice.simulated);
   CHECK(without.advice.gpu_span_mean_suggested.ns == 0);
   CHECK(without.advice.gpu_hours_saved == 0.0);

@@ -9,16 +9,17 @@
 namespace flopcast {
 
 TEST_CASE("parallel plan: recompute modes and schedules parse back from their names, other words do not") {
-  for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full})
-    CHECK(parse_recompute(to_string(r)) == r);
-  for (Schedule s : {Schedule::GPipe, Schedule::OneFOneB, Schedule::Interleaved, Schedule::ZeroBubble})
-    CHECK(parse_schedule(to_string(s)) == s);
-  CHECK_FALSE(parse_recompute("partial").has_value());
-  CHECK_FALSE(parse_schedule("1F1B").has_value());  // names are lower case, as scenarios write them
+  for (parallel::Recompute r : {parallel::Recompute::None, parallel::Recompute::Selective, parallel::Recompute::Full})
+    CHECK(parallel::parse_recompute(to_string(r)) == r);
+  for (parallel::Schedule s : {parallel::Schedule::GPipe, parallel::Schedule::OneFOneB, parallel::Schedule::Interleaved,
+                               parallel::Schedule::ZeroBubble})
+    CHECK(parallel::parse_schedule(to_string(s)) == s);
+  CHECK_FALSE(parallel::parse_recompute("partial").has_value());
+  CHECK_FALSE(parallel::parse_schedule("1F1B").has_value());  // names are lower case, as scenarios write them
 }
 
 TEST_CASE("parallel plan: micro-batches per step, expert groups under folding, and a GPU product that saturates") {
-  ParallelPlan p;
+  parallel::ParallelPlan p;
   p.tp = 8;
   p.pp = 4;
   p.dp = 16;
@@ -34,7 +35,7 @@ TEST_CASE("parallel plan: micro-batches per step, expert groups under folding, a
   p.etp = 1;
   CHECK(p.expert_dp() == 128 / 4);
   // 10^6 in each of the four degrees is 10^24 GPUs: no int64 holds it, so gpus() saturates.
-  ParallelPlan huge;
+  parallel::ParallelPlan huge;
   huge.tp = huge.pp = huge.cp = 1'000'000;
   huge.dp = 1'000'000;
   CHECK_FALSE(huge.gpus_checked().has_value());

@@ -6,36 +6,36 @@ using namespace flopcast;
 
 namespace {
 
-const Currency kCny = Currency::of("CNY");
+const units::Currency kCny = units::Currency::of("CNY");
 constexpr std::int64_t kHourNs = 3'600'000'000'000;
 
-Plan plan(std::string id, BillingUnit unit, const char* price) {
-  Plan p;
+pricing::Plan plan(std::string id, pricing::BillingUnit unit, const char* price) {
+  pricing::Plan p;
   p.id = std::move(id);
   p.name = p.id;
   p.gpus = {"A100-80G"};
   p.unit = unit;
-  p.price = PriceRate{*parse_micro_units(price), kCny};
+  p.price = units::PriceRate{*units::parse_micro_units(price), kCny};
   return p;
 }
 
-PriceCatalog catalog() {
-  PriceCatalog c;
+pricing::PriceCatalog catalog() {
+  pricing::PriceCatalog c;
   c.name = "mix";
   c.currency = kCny;
-  c.plans.push_back(plan("hourly", BillingUnit::Hour, "10"));
-  c.plans.push_back(plan("daily", BillingUnit::Day, "220"));
-  c.plans.push_back(plan("monthly", BillingUnit::Month, "4500"));
-  Plan any = plan("idc", BillingUnit::Month, "96000");
+  c.plans.push_back(plan("hourly", pricing::BillingUnit::Hour, "10"));
+  c.plans.push_back(plan("daily", pricing::BillingUnit::Day, "220"));
+  c.plans.push_back(plan("monthly", pricing::BillingUnit::Month, "4500"));
+  pricing::Plan any = plan("idc", pricing::BillingUnit::Month, "96000");
   any.gpus = {"*"};
-  any.basis = PriceBasis::PerNode;
+  any.basis = pricing::PriceBasis::PerNode;
   c.plans.push_back(any);
   return c;
 }
 
-BillUsage run(std::int64_t hours) {
-  BillUsage u;
-  u.gpu_span = Time{hours * kHourNs};
+pricing::BillUsage run(std::int64_t hours) {
+  pricing::BillUsage u;
+  u.gpu_span = units::Time{hours * kHourNs};
   u.gpus = 8;
   return u;
 }
@@ -43,9 +43,9 @@ BillUsage run(std::int64_t hours) {
 }  // namespace
 
 TEST_CASE("pricing: plan comparison at P50 and P90 with mixes, cheapest marked") {
-  const PriceCatalog c = catalog();
+  const pricing::PriceCatalog c = catalog();
   // P50 800 h, P90 1,000 h on 8 GPUs. Each figure: GPUs x billed units x price.
-  const PlanComparison cmp = compare_plans(c, {"a100 80g"}, run(800), run(1000));
+  const pricing::PlanComparison cmp = pricing::compare_plans(c, {"a100 80g"}, run(800), run(1000));
   REQUIRE(cmp.errors.empty());
   REQUIRE(cmp.rows.size() == 7);
   struct Expect {
@@ -86,12 +86,12 @@ TEST_CASE("pricing: plan comparison at P50 and P90 with mixes, cheapest marked")
 }
 
 TEST_CASE("pricing: a mix that its committed units already cover is not listed") {
-  const PriceCatalog c = catalog();
+  const pricing::PriceCatalog c = catalog();
   // P50 = P90 = 100 h. Monthly + anything: 1 month covers 100 h, so the mix is the monthly plan
   // alone and is left out; daily + hourly commits 4 days (96 h; 5 days would cover the run):
   // 4 x 8 x 220 = 7,040 + 4 h x 8 x 10 = 320 -> 7,360, below hourly (8 x 100 x 10 = 8,000)
   // and daily (5 days = 8,800).
-  const PlanComparison cmp = compare_plans(c, {"A100-80G"}, run(100), run(100));
+  const pricing::PlanComparison cmp = pricing::compare_plans(c, {"A100-80G"}, run(100), run(100));
   REQUIRE(cmp.rows.size() == 5);
   CHECK(cmp.rows[4].option.id == "daily+hourly");
   CHECK(cmp.rows[4].option.committed_units == 4);
@@ -100,34 +100,34 @@ TEST_CASE("pricing: a mix that its committed units already cover is not listed")
 }
 
 TEST_CASE("pricing: plan selection errors") {
-  const PriceCatalog c = catalog();
-  CompareOptions opt;
+  const pricing::PriceCatalog c = catalog();
+  pricing::CompareOptions opt;
   opt.plan_ids = {"hourly", "weekly"};
-  const PlanComparison cmp = compare_plans(c, {"A100-80G"}, run(10), run(12), opt);
+  const pricing::PlanComparison cmp = pricing::compare_plans(c, {"A100-80G"}, run(10), run(12), opt);
   REQUIRE(cmp.errors.size() == 1);
   CHECK(cmp.errors[0] == "unknown plan 'weekly' in catalog 'mix' (known: hourly, daily, monthly, idc)");
   CHECK(cmp.rows.size() == 1);
   // A plan for another GPU is refused, and a GPU without plans (only "*" plans apply) gets those.
   opt.plan_ids = {"hourly"};
-  const PlanComparison h800 = compare_plans(c, {"H800"}, run(10), run(12), opt);
+  const pricing::PlanComparison h800 = pricing::compare_plans(c, {"H800"}, run(10), run(12), opt);
   REQUIRE(h800.errors.size() == 1);
   CHECK(h800.errors[0] == "plan 'hourly' is for A100-80G, not H800");
-  const PlanComparison any = compare_plans(c, {"H800"}, run(10), run(12));
+  const pricing::PlanComparison any = pricing::compare_plans(c, {"H800"}, run(10), run(12));
   REQUIRE(any.rows.size() == 1);
   CHECK(any.rows[0].option.id == "idc");
 }
 
 TEST_CASE("pricing: a competitor's price is compared but never mixed or offered") {
-  PriceCatalog c;
+  pricing::PriceCatalog c;
   c.name = "vendor";
   c.currency = kCny;
-  c.plans.push_back(plan("hourly", BillingUnit::Hour, "10"));
-  Plan rival = plan("rival-monthly", BillingUnit::Month, "1000");
+  c.plans.push_back(plan("hourly", pricing::BillingUnit::Hour, "10"));
+  pricing::Plan rival = plan("rival-monthly", pricing::BillingUnit::Month, "1000");
   rival.competitor = true;
   c.plans.push_back(rival);
   // 100 h on 8 GPUs: hourly 8 x 100 x 10 = 8,000; the rival's month 8 x 1,000 = 8,000 - 1 cent
   // would tie, so make it clearly cheaper: 8 x 1,000 = 8,000 vs hourly at 120 h = 9,600.
-  const PlanComparison cmp = compare_plans(c, {"A100-80G"}, run(120), run(120));
+  const pricing::PlanComparison cmp = pricing::compare_plans(c, {"A100-80G"}, run(120), run(120));
   // No "rival-monthly+hourly" mix: one contract cannot span two providers.
   REQUIRE(cmp.rows.size() == 2);
   CHECK(cmp.rows[0].p50.total.minor == 960000);
@@ -140,13 +140,13 @@ TEST_CASE("pricing: a competitor's price is compared but never mixed or offered"
 }
 
 TEST_CASE("pricing: cost over the calendar steps by whole units and ends at the bill") {
-  const PriceCatalog c = catalog();
+  const pricing::PriceCatalog c = catalog();
   // 1,000 h on 8 GPUs, 10 points (every 100 h).
-  const BillUsage u = run(1000);
-  PlanOption hourly{"hourly", "hourly", c.find_plan("hourly")};
-  PlanOption monthly{"monthly", "monthly", c.find_plan("monthly")};
-  const auto h = cost_over_calendar(c, hourly, u, 10);
-  const auto m = cost_over_calendar(c, monthly, u, 10);
+  const pricing::BillUsage u = run(1000);
+  pricing::PlanOption hourly{"hourly", "hourly", c.find_plan("hourly")};
+  pricing::PlanOption monthly{"monthly", "monthly", c.find_plan("monthly")};
+  const auto h = pricing::cost_over_calendar(c, hourly, u, 10);
+  const auto m = pricing::cost_over_calendar(c, monthly, u, 10);
   REQUIRE(h.size() == 11);
   REQUIRE(m.size() == 11);
   CHECK(h.front().span.ns == 0);

@@ -13,8 +13,8 @@ namespace {
 
 constexpr std::int64_t kHourNs = 3'600'000'000'000;
 
-PriceCatalog shipped(const char* name) {
-  Diagnostics d;
+pricing::PriceCatalog shipped(const char* name) {
+  scenario::Diagnostics d;
   auto c = io::load_price_catalog(name, FLOPCAST_DATA_DIR, d);
   INFO(d.str());
   REQUIRE(c.has_value());
@@ -23,7 +23,7 @@ PriceCatalog shipped(const char* name) {
 }
 
 std::string first_error(const std::string& yaml) {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto c = io::parse_price_catalog(yaml, "bad.yaml", d);
   CHECK_FALSE(c.has_value());
   REQUIRE_FALSE(d.items().empty());
@@ -42,17 +42,17 @@ plans:
 }  // namespace
 
 TEST_CASE("pricing: shipped catalogs load without diagnostics and keep prices as stated") {
-  const PriceCatalog seed = shipped("seed-vendor");
+  const pricing::PriceCatalog seed = shipped("seed-vendor");
   CHECK(seed.name == "seed-vendor");
   CHECK(seed.currency.str() == "CNY");
   CHECK(seed.plans.size() == 9);
-  const Plan* hourly = seed.find_plan("a100-80g-hourly");
+  const pricing::Plan* hourly = seed.find_plan("a100-80g-hourly");
   REQUIRE(hourly != nullptr);
   CHECK(hourly->price.micro == 6'800'000);
   CHECK(hourly->claim);
-  const Plan* usd = seed.find_plan("a100-80g-hourly-usd");
+  const pricing::Plan* usd = seed.find_plan("a100-80g-hourly-usd");
   REQUIRE(usd != nullptr);
-  CHECK(usd->price == PriceRate{1'890'000, Currency::of("USD")});
+  CHECK(usd->price == units::PriceRate{1'890'000, units::Currency::of("USD")});
   CHECK(seed.find_plan("a100-80g-monthly-node")->price.micro == 57'600'000'000);
   CHECK(seed.find_plan("idc-node-monthly")->deposit.minor == 3'000'000);
   CHECK(seed.find_plan("h100-hourly")->queue.ns == 3 * 24 * kHourNs);
@@ -62,12 +62,12 @@ TEST_CASE("pricing: shipped catalogs load without diagnostics and keep prices as
   REQUIRE(seed.fx.size() == 1);
   CHECK(seed.fx[0].micro == 7'200'000);
 
-  const PriceCatalog cloud = shipped("public-cloud");
+  const pricing::PriceCatalog cloud = shipped("public-cloud");
   CHECK(cloud.currency.str() == "USD");
   CHECK(cloud.find_plan("aws-p5-capacity-block")->price.micro == 4'916'000);
   CHECK(cloud.find_plan("spheron-gb200-superchip")->gpus_per_node == 2);
   CHECK(cloud.find_plan("coreweave-h100-contract-low")->minimum_units == 8640);
-  for (const Plan& p : cloud.plans) {
+  for (const pricing::Plan& p : cloud.plans) {
     CAPTURE(p.id);
     CHECK_FALSE(p.source.empty());
     CHECK_FALSE(p.date.empty());
@@ -75,13 +75,13 @@ TEST_CASE("pricing: shipped catalogs load without diagnostics and keep prices as
 }
 
 TEST_CASE("pricing: the seed vendor's A100 plans for 8 GPUs over 100 hours") {
-  const PriceCatalog seed = shipped("seed-vendor");
-  BillUsage u;
-  u.gpu_span = Time{100 * kHourNs};
+  const pricing::PriceCatalog seed = shipped("seed-vendor");
+  pricing::BillUsage u;
+  u.gpu_span = units::Time{100 * kHourNs};
   u.gpus = 8;
-  CompareOptions opt;
+  pricing::CompareOptions opt;
   opt.mixes = false;
-  const PlanComparison cmp = compare_plans(seed, {"A100-80G", "A100"}, u, u, opt);
+  const pricing::PlanComparison cmp = pricing::compare_plans(seed, {"A100-80G", "A100"}, u, u, opt);
   REQUIRE(cmp.errors.empty());
   auto total = [&](const char* id) {
     for (const auto& r : cmp.rows)
@@ -108,7 +108,7 @@ TEST_CASE("pricing: the seed vendor's A100 plans for 8 GPUs over 100 hours") {
 }
 
 TEST_CASE("pricing: a catalog's Chinese names are read where it gives them") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto c = io::parse_price_catalog(R"(currency: CNY
 cpu_instances:
   - {id: cpu, name: CPU debug, name_zh: CPU 调试实例, price_per_hour: 0.4}
@@ -139,12 +139,12 @@ plans:
   CHECK(c->plans[1].name_zh.empty());  // none given: the quote writes the name as is
   CHECK(c->cpu_instances[0].name_zh == "CPU 调试实例");
   // The seed vendor's own offers carry their Chinese names.
-  for (const Plan& p : shipped("seed-vendor").plans)
-    if (p.kind == PriceKind::Offer) CHECK_MESSAGE(!p.name_zh.empty(), p.id);
+  for (const pricing::Plan& p : shipped("seed-vendor").plans)
+    if (p.kind == pricing::PriceKind::Offer) CHECK_MESSAGE(!p.name_zh.empty(), p.id);
 }
 
 TEST_CASE("pricing: catalog diagnostics name file:line:col, key, value and a hint") {
-  Diagnostics ok;
+  scenario::Diagnostics ok;
   CHECK(io::parse_price_catalog(kMinimal, "min.yaml", ok).has_value());
   CHECK(ok.empty());
 
@@ -173,7 +173,7 @@ TEST_CASE("pricing: catalog diagnostics name file:line:col, key, value and a hin
           "currency: CNY\nplans:\n  - id: p\n    kind: offer\n    gpus: [A100-80G]\n    unit: hour\n    price: 1\n  - id: p\n    kind: offer\n    gpus: [A100-80G]\n    unit: hour\n    price: 2\n") ==
       "bad.yaml:8:9: error: plans[1].id: duplicate plan id 'p' (hint: plan ids must be unique in a catalog)");
   CHECK(first_error("currency: CNY\nplans: [\n").find("bad.yaml:3:1: error: malformed YAML") == 0);
-  Diagnostics d;
+  scenario::Diagnostics d;
   CHECK_FALSE(io::load_price_catalog("seed-vendr", FLOPCAST_DATA_DIR, d).has_value());
   CHECK(d.items().at(0).message == "unknown price catalog 'seed-vendr'");
   CHECK(d.items().at(0).hint ==
@@ -184,9 +184,9 @@ TEST_CASE("pricing: scenario reliability and pricing blocks") {
   const YAML::Node rel = YAML::Load(
       "failures_per_gpu_hour: 1.97e-5\nrestart_time: 90s\ncheckpoint_interval: 30min\nasync_checkpoint: true\n"
       "storage_write: 5 GB/s\nprovisioning: 3d\ndebug_phase: 2.5 h\ntrials: 500\nseed: 7\n");
-  Diagnostics d;
-  LocationMap locs;
-  ReliabilitySpec r;
+  scenario::Diagnostics d;
+  scenario::LocationMap locs;
+  job::ReliabilitySpec r;
   io::parse_reliability_block(rel, "s.yaml", d, r, locs);
   INFO(d.str());
   CHECK(d.empty());
@@ -199,7 +199,7 @@ TEST_CASE("pricing: scenario reliability and pricing blocks") {
   CHECK(r.seed == 7);
   CHECK(locs.count("reliability.restart_time") == 1);
 
-  Diagnostics bad;
+  scenario::Diagnostics bad;
   io::parse_reliability_block(YAML::Load("restart_tme: 90s\nrestart_time: soon\n"), "s.yaml", bad, r, locs);
   REQUIRE(bad.items().size() == 2);
   CHECK(bad.items()[0].str() ==
@@ -208,8 +208,8 @@ TEST_CASE("pricing: scenario reliability and pricing blocks") {
         "s.yaml:2:15: error: reliability.restart_time: expected a duration >= 0, got 'soon' "
         "(hint: write e.g. \"90s\", \"10min\", \"2.5 h\" or \"3d\")");
 
-  PricingSpec p;
-  Diagnostics pd;
+  pricing::PricingSpec p;
+  scenario::Diagnostics pd;
   io::parse_pricing_block(YAML::Load("catalog: seed-vendor\nplans: [a100-80g-hourly]\ncurrency: USD\nnew_user: true\n"
                                      "electricity_per_kwh: 0.6 CNY\npue: 1.25\n"),
                           "s.yaml", pd, p, locs);
@@ -219,48 +219,48 @@ TEST_CASE("pricing: scenario reliability and pricing blocks") {
   CHECK(p.plans == std::vector<std::string>{"a100-80g-hourly"});
   CHECK(p.currency == "USD");
   CHECK(p.new_user);
-  CHECK(p.electricity_per_kwh == PriceRate{600'000, Currency::of("CNY")});
+  CHECK(p.electricity_per_kwh == units::PriceRate{600'000, units::Currency::of("CNY")});
   CHECK(p.pue == 1.25);
-  Diagnostics pbad;
+  scenario::Diagnostics pbad;
   io::parse_pricing_block(YAML::Load("catalog: x\nelectricity_per_kwh: 0.6\n"), "s.yaml", pbad, p, locs);
   REQUIRE(pbad.items().size() == 1);
   CHECK(pbad.items()[0].str() ==
         "s.yaml:2:22: error: pricing.electricity_per_kwh: expected a price per kWh with its currency, got '0.6' "
         "(hint: write e.g. \"0.6 CNY\" or \"0.08 USD\")");
   // The currency words users write: RMB is CNY (ISO 4217), as everywhere an amount is read.
-  PricingSpec rmb;
-  Diagnostics rd;
+  pricing::PricingSpec rmb;
+  scenario::Diagnostics rd;
   io::parse_pricing_block(YAML::Load("catalog: seed-vendor\ncurrency: RMB\nelectricity_per_kwh: 0.6 RMB\n"), "s.yaml",
                           rd, rmb, locs);
   INFO(rd.str());
   CHECK(rd.empty());
   CHECK(rmb.currency == "CNY");
-  CHECK(rmb.electricity_per_kwh == PriceRate{600'000, Currency::of("CNY")});
-  PricingSpec bare;
-  Diagnostics bd;
+  CHECK(rmb.electricity_per_kwh == units::PriceRate{600'000, units::Currency::of("CNY")});
+  pricing::PricingSpec bare;
+  scenario::Diagnostics bd;
   io::parse_pricing_block(YAML::Load("public-cloud"), "s.yaml", bd, bare, locs);
   CHECK(bare.catalog == "public-cloud");
 }
 
 TEST_CASE("pricing: energy assumptions from the catalog and the scenario") {
-  const PriceCatalog seed = shipped("seed-vendor");
-  PricingSpec spec;
+  const pricing::PriceCatalog seed = shipped("seed-vendor");
+  pricing::PricingSpec spec;
   // Seed catalog: 0.65 CNY/kWh (assumption, no source), PUE 1.58.
-  EnergySpec e = energy_spec(seed, spec);
-  CHECK(e.price_per_kwh == PriceRate{650'000, Currency::of("CNY")});
+  job::EnergySpec e = pricing::energy_spec(seed, spec);
+  CHECK(e.price_per_kwh == units::PriceRate{650'000, units::Currency::of("CNY")});
   CHECK(e.pue == 1.58);
   spec.pue = 1.25;
-  spec.electricity_per_kwh = PriceRate{500'000, Currency::of("CNY")};
-  e = energy_spec(seed, spec);
+  spec.electricity_per_kwh = units::PriceRate{500'000, units::Currency::of("CNY")};
+  e = pricing::energy_spec(seed, spec);
   CHECK(e.pue == 1.25);
   CHECK(e.price_per_kwh.micro == 500'000);
 }
 
 TEST_CASE("pricing: a scenario's reliability and pricing blocks through the scenario loader, billed") {
-  Diagnostics cd;
+  scenario::Diagnostics cd;
   const auto cat = io::load_catalog(FLOPCAST_DATA_DIR, cd);
   REQUIRE_MESSAGE(cat.has_value(), cd.str());
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = io::parse_scenario(R"(name: e2e
 model: llama3-8b
 cluster: {gpu: H800, gpus: 64, gpus_per_node: 8, fabric: hgx-h800-roce200}
@@ -283,23 +283,23 @@ pricing:
   CHECK(s->has_pricing);
   CHECK(s->reliability.restart_time.ns == 90'000'000'000);
 
-  Diagnostics pd;
+  scenario::Diagnostics pd;
   const auto prices = io::load_price_catalog(s->pricing.catalog, FLOPCAST_DATA_DIR, pd);
   REQUIRE(prices.has_value());
-  JobInput in;
-  in.step_time = Time::from_seconds(10);  // stands in for the simulated step
-  in.steps = 100'000;                     // 1,000,000 s = 277.8 h without failures
+  job::JobInput in;
+  in.step_time = units::Time::from_seconds(10);  // stands in for the simulated step
+  in.steps = 100'000;                            // 1,000,000 s = 277.8 h without failures
   in.gpus = s->cluster.gpus;
   in.params = 8.03e9;
   in.gpu_tdp_w = 700;
   in.reliability = s->reliability;
-  in.energy = energy_spec(*prices, s->pricing);
-  const JobOutcome o = simulate_job(in);
+  in.energy = pricing::energy_spec(*prices, s->pricing);
+  const job::JobOutcome o = job::simulate_job(in);
   REQUIRE(o.ok());
-  CompareOptions opt;
+  pricing::CompareOptions opt;
   opt.plan_ids = s->pricing.plans;
-  const BillUsage p50 = usage_of_trial(o.result, o.result.p50_trial, s->pricing.checkpoints_kept);
-  const PlanComparison cmp = compare_plans(*prices, {"H800"}, p50, p50, opt);
+  const pricing::BillUsage p50 = pricing::usage_of_trial(o.result, o.result.p50_trial, s->pricing.checkpoints_kept);
+  const pricing::PlanComparison cmp = pricing::compare_plans(*prices, {"H800"}, p50, p50, opt);
   REQUIRE(cmp.errors.empty());
   REQUIRE(cmp.rows.size() == 1);
   // GPU time: started days x 64 GPUs x 680 CNY; debug: 3 started hours x 0.40 CNY.
@@ -328,14 +328,14 @@ TEST_CASE("pricing: every plan states its price kind, spot plans their interrupt
       "    gpus: [A100-80G]\n    unit: hour\n    price: 6.8\n");
   CHECK(e4.find("only a spot plan has 'spot:'") != std::string::npos);
 
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto c = io::parse_price_catalog(
       "currency: CNY\nplans:\n  - id: p\n    kind: spot\n    spot: {interruptions_per_hour: 0.0003, restart: 30min, "
       "source: \"a cited rate\"}\n    gpus: [A100-80G]\n    unit: hour\n    price: 6.8\n",
       "ok.yaml", d);
   REQUIRE_MESSAGE(c, d.str());
   REQUIRE(c->plans.size() == 1);
-  CHECK(c->plans[0].kind == PriceKind::Spot);
+  CHECK(c->plans[0].kind == pricing::PriceKind::Spot);
   CHECK(c->plans[0].interruptions_per_hour == doctest::Approx(0.0003));
   CHECK(c->plans[0].interruption_restart.ns == 1800LL * 1'000'000'000);
   CHECK(c->plans[0].interruption_source == "a cited rate");
@@ -343,18 +343,19 @@ TEST_CASE("pricing: every plan states its price kind, spot plans their interrupt
 
 TEST_CASE("pricing: the shipped catalogs say what each price is") {
   // The DeepSeek H800 figure is an assumption in a paper, not an offer; spot prices are spot.
-  const PriceCatalog pub = shipped("public-cloud");
+  const pricing::PriceCatalog pub = shipped("public-cloud");
   for (const auto& p : pub.plans) {
-    if (p.id == "deepseek-h800-assumption") CHECK(p.kind == PriceKind::Assumption);
+    if (p.id == "deepseek-h800-assumption") CHECK(p.kind == pricing::PriceKind::Assumption);
     if (p.id.find("spot") != std::string::npos) {
-      CHECK(p.kind == PriceKind::Spot);
+      CHECK(p.kind == pricing::PriceKind::Spot);
       CHECK(p.interruptions_per_hour > 0);
       CHECK_FALSE(p.interruption_source.empty());
     }
-    CHECK(billable_by_default(p.kind) ==
-          (p.kind != PriceKind::Assumption && p.kind != PriceKind::Spot && p.kind != PriceKind::Competitor));
+    CHECK(pricing::billable_by_default(p.kind) ==
+          (p.kind != pricing::PriceKind::Assumption && p.kind != pricing::PriceKind::Spot &&
+           p.kind != pricing::PriceKind::Competitor));
   }
-  const PriceCatalog seed = shipped("seed-vendor");
-  for (const auto& p : seed.plans) CHECK((p.kind == PriceKind::Competitor) == p.competitor);
+  const pricing::PriceCatalog seed = shipped("seed-vendor");
+  for (const auto& p : seed.plans) CHECK((p.kind == pricing::PriceKind::Competitor) == p.competitor);
   CHECK(seed.provider.find("seed vendor") == std::string::npos);  // customer-facing words only
 }

@@ -15,8 +15,8 @@ namespace {
 
 /// Llama 3 8B (32 heads, 8 KV heads, 32 layers, FFN 14336) on 64 H800 with tp 2, dp 32, as
 /// the quickstart runs it.
-Scenario llama8b_on_64() {
-  Diagnostics d;
+scenario::Scenario llama8b_on_64() {
+  scenario::Diagnostics d;
   const auto s = io::parse_scenario(R"(
 model: llama3-8b
 cluster: {gpu: H800, gpus: 64}
@@ -28,27 +28,28 @@ precision: bf16
   return *s;
 }
 
-bool has(const Diagnostics& d, const std::string& line) {
-  return std::any_of(d.items().begin(), d.items().end(), [&](const Diagnostic& x) { return x.str() == line; });
+bool has(const scenario::Diagnostics& d, const std::string& line) {
+  return std::any_of(d.items().begin(), d.items().end(),
+                     [&](const scenario::Diagnostic& x) { return x.str() == line; });
 }
 
 }  // namespace
 
 TEST_CASE("scenario check: a consistent scenario passes without a word") {
-  Diagnostics d;
-  check_scenario(llama8b_on_64(), d);
+  scenario::Diagnostics d;
+  scenario::check_scenario(llama8b_on_64(), d);
   CHECK_MESSAGE(d.empty(), d.str());
 }
 
 TEST_CASE("scenario check: tp 3 breaks the GPU product, the heads and the FFN, each reported at its key") {
-  Scenario s = llama8b_on_64();
+  scenario::Scenario s = llama8b_on_64();
   s.plan.tp = 3;
-  Diagnostics d;
-  check_scenario(s, d);
+  scenario::Diagnostics d;
+  scenario::check_scenario(s, d);
   // 3 x 1 x 32 x 1 = 96 GPUs against 64; 64 is no multiple of 3, so no dp is suggested.
   // 32 heads % 3 = 2 and 14336 % 3 = 2; the KV-head check is not reached once the heads fail.
-  const std::string tp_at = locate(s.locations, "parallel.tp").str();
-  const std::string plan_at = locate(s.locations, "parallel").str();
+  const std::string tp_at = scenario::locate(s.locations, "parallel.tp").str();
+  const std::string plan_at = scenario::locate(s.locations, "parallel").str();
   CHECK(tp_at == "s.yaml:4:16");  // line 4 of the text (it opens with a newline), the value after "parallel: {tp: "
   CHECK_MESSAGE(
       has(d, plan_at + ": error: parallel: tp*pp*dp*cp = 3*1*32*1 = 96 but cluster.gpus is 64 (hint: make the "
@@ -62,11 +63,11 @@ TEST_CASE("scenario check: tp 3 breaks the GPU product, the heads and the FFN, e
 }
 
 TEST_CASE("scenario check: uneven pipeline stages are a warning, not an error") {
-  Scenario s = llama8b_on_64();
+  scenario::Scenario s = llama8b_on_64();
   s.plan.pp = 3;                // 32 layers over 3 stages: 11, 11, 10
   s.cluster.gpus = 2 * 3 * 32;  // keep tp*pp*dp*cp equal to the GPU count
-  Diagnostics d;
-  check_scenario(s, d);
+  scenario::Diagnostics d;
+  scenario::check_scenario(s, d);
   CHECK_FALSE(d.has_errors());
   REQUIRE(d.items().size() == 1);
   CHECK(d.items()[0].key == "parallel.pp");

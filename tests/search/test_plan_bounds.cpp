@@ -23,8 +23,9 @@ namespace {
 
 const io::Catalog& catalog() { return test::shipped_catalog(); }
 
-Scenario scenario(const std::string& model, const std::string& gpu, std::int64_t gpus, std::int64_t global_batch) {
-  Diagnostics d;
+scenario::Scenario make_scenario(const std::string& model, const std::string& gpu, std::int64_t gpus,
+                                 std::int64_t global_batch) {
+  scenario::Diagnostics d;
   const std::string yaml = "model: " + model + "\ncluster: {gpu: " + gpu + ", gpus: " + std::to_string(gpus) +
                            "}\nparallel: {tp: 1, pp: 1, dp: " + std::to_string(gpus) +
                            ", micro_batch: 1, global_batch: " + std::to_string(global_batch) +
@@ -34,12 +35,12 @@ Scenario scenario(const std::string& model, const std::string& gpu, std::int64_t
   return *s;
 }
 
-ClusterSpec cluster(const std::string& gpu) {
-  const GpuSpec* g = catalog().find_gpu(gpu);
+scenario::ClusterSpec cluster(const std::string& gpu) {
+  const hardware::GpuSpec* g = catalog().find_gpu(gpu);
   REQUIRE(g);
-  const FabricSpec* f = catalog().find_fabric(g->default_fabric);
+  const hardware::FabricSpec* f = catalog().find_fabric(g->default_fabric);
   REQUIRE(f);
-  ClusterSpec c;
+  scenario::ClusterSpec c;
   c.gpu = *g;
   c.fabric = *f;
   c.gpus_per_node = f->gpus_per_node;
@@ -47,8 +48,9 @@ ClusterSpec cluster(const std::string& gpu) {
 }
 
 /// scenario() on `gpus` GPUs of the GPU's default cluster (fabric and node size from the catalog).
-Scenario scenario_on(const std::string& model, const std::string& gpu, std::int64_t gpus, std::int64_t batch) {
-  Scenario s = scenario(model, gpu, gpus, batch);
+scenario::Scenario scenario_on(const std::string& model, const std::string& gpu, std::int64_t gpus,
+                               std::int64_t batch) {
+  scenario::Scenario s = make_scenario(model, gpu, gpus, batch);
   s.cluster = cluster(gpu);
   s.cluster.gpus = gpus;
   return s;
@@ -65,9 +67,10 @@ detail::Axes axes() {
   a.zero = {0, 1, 2, 3};
   a.mb = {1, 2, 4};
   a.sp = {false, true};
-  a.rc = {Recompute::None, Recompute::Selective, Recompute::Full};
-  a.sched = {Schedule::OneFOneB, Schedule::Interleaved, Schedule::ZeroBubble, Schedule::GPipe};
-  a.flat_schedule = Schedule::OneFOneB;
+  a.rc = {parallel::Recompute::None, parallel::Recompute::Selective, parallel::Recompute::Full};
+  a.sched = {parallel::Schedule::OneFOneB, parallel::Schedule::Interleaved, parallel::Schedule::ZeroBubble,
+             parallel::Schedule::GPipe};
+  a.flat_schedule = parallel::Schedule::OneFOneB;
   return a;
 }
 
@@ -76,14 +79,14 @@ struct PlanPoint {
   int tp = 1, cp = 1, pp = 1;
   std::int64_t dp = 1, mb = 1, batch = 1;
   int vpp = 1;
-  Schedule sched = Schedule::OneFOneB;
+  parallel::Schedule sched = parallel::Schedule::OneFOneB;
   bool sp = false;  ///< sequence parallelism, taken only where there is TP
   int zero = 0;
-  Recompute rc = Recompute::None;
+  parallel::Recompute rc = parallel::Recompute::None;
 };
 
-Scenario with_plan(const Scenario& s, const PlanPoint& p) {
-  Scenario x = s;
+scenario::Scenario with_plan(const scenario::Scenario& s, const PlanPoint& p) {
+  scenario::Scenario x = s;
   x.plan.tp = p.tp;
   x.plan.cp = p.cp;
   x.plan.pp = p.pp;
@@ -102,7 +105,7 @@ Scenario with_plan(const Scenario& s, const PlanPoint& p) {
 
 TEST_CASE("planner: the shape lower bound never exceeds the step of a plan of the shape") {
   const detail::Axes a = axes();
-  const ComputeProfile& profile = catalog().profile;
+  const compute::ComputeProfile& profile = catalog().profile;
   int compared = 0, tight = 0;
   for (const auto& row : {std::tuple<const char*, const char*, std::int64_t, std::int64_t>{"llama3-8b", "H800", 16, 64},
                           {"llama3-8b", "H100", 64, 256},
@@ -114,7 +117,7 @@ TEST_CASE("planner: the shape lower bound never exceeds the step of a plan of th
     const char* model = std::get<0>(row);
     const char* gpu = std::get<1>(row);
     const std::int64_t gpus = std::get<2>(row), batch = std::get<3>(row);
-    Scenario s = scenario_on(model, gpu, gpus, batch);
+    scenario::Scenario s = scenario_on(model, gpu, gpus, batch);
     for (const int tp : a.tp)
       for (const int cp : a.cp)
         for (const int pp : a.pp)
@@ -123,20 +126,20 @@ TEST_CASE("planner: the shape lower bound never exceeds the step of a plan of th
             const std::int64_t dp = gpus / (tp * cp * pp);
             if (batch % (mb * dp) != 0) continue;
             const detail::Shape sh{tp, cp, pp, 1, dp, mb};
-            const Time lb = detail::shape_step_lower_bound(s, profile, a, sh);
-            for (const Schedule sch : a.sched)
-              for (const int vpp : sch == Schedule::Interleaved ? a.vpp_interleaved : std::vector<int>{1}) {
-                if (pp == 1 && sch != Schedule::OneFOneB) continue;
+            const units::Time lb = detail::shape_step_lower_bound(s, profile, a, sh);
+            for (const parallel::Schedule sch : a.sched)
+              for (const int vpp : sch == parallel::Schedule::Interleaved ? a.vpp_interleaved : std::vector<int>{1}) {
+                if (pp == 1 && sch != parallel::Schedule::OneFOneB) continue;
                 if (pp * vpp > s.model.layers) continue;
                 for (const bool spar : a.sp)
                   for (const int zero : a.zero)
-                    for (const Recompute rc : a.rc) {
-                      const Scenario x = with_plan(s, {tp, cp, pp, dp, mb, batch, vpp, sch, spar, zero, rc});
+                    for (const parallel::Recompute rc : a.rc) {
+                      const scenario::Scenario x = with_plan(s, {tp, cp, pp, dp, mb, batch, vpp, sch, spar, zero, rc});
                       const estimate::StepEstimate e = estimate::estimate_step(x, profile);
                       if (e.step.ns <= 0) continue;
                       CAPTURE(model);
                       CAPTURE(gpu);
-                      CAPTURE(plan_label(x.plan));
+                      CAPTURE(parallel::plan_label(x.plan));
                       CHECK(lb <= e.step);
                       ++compared;
                       if (lb.seconds() > 0.9 * e.step.seconds()) ++tight;
@@ -154,7 +157,7 @@ TEST_CASE(
     "estimate's") {
   // The bound takes both TP times from one stage_costs call; they must be exactly what
   // an estimate of the plan with sequence parallelism off gives, TP overlap and recompute included.
-  const ComputeProfile& profile = catalog().profile;
+  const compute::ComputeProfile& profile = catalog().profile;
   int compared = 0, differ = 0;
   for (const auto& row :
        {std::tuple<const char*, const char*, std::int64_t, std::int64_t>{"llama3-70b", "H800", 64, 256},
@@ -165,20 +168,22 @@ TEST_CASE(
     const char* model = std::get<0>(row);
     const char* gpu = std::get<1>(row);
     const std::int64_t gpus = std::get<2>(row), batch = std::get<3>(row);
-    Scenario s = scenario_on(model, gpu, gpus, batch);
+    scenario::Scenario s = scenario_on(model, gpu, gpus, batch);
     for (const int tp : {2, 4, 8, 16})
       for (const int pp : {1, 2, 4})
         for (const bool overlap : {false, true})
-          for (const Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+          for (const parallel::Recompute rc :
+               {parallel::Recompute::None, parallel::Recompute::Selective, parallel::Recompute::Full}) {
             if (gpus % (tp * pp) != 0 || s.model.heads % tp != 0) continue;
-            Scenario x = with_plan(s, {tp, 1, pp, gpus / (tp * pp), 1, batch, 1, Schedule::OneFOneB, true, 1, rc});
+            scenario::Scenario x =
+                with_plan(s, {tp, 1, pp, gpus / (tp * pp), 1, batch, 1, parallel::Schedule::OneFOneB, true, 1, rc});
             x.plan.overlap_tp_comm = overlap;
-            std::vector<Time> without;
+            std::vector<units::Time> without;
             const std::vector<cost::StageTimes> with_sp = cost::stage_costs(x, profile, &without);
             x.plan.sequence_parallel = false;
             const std::vector<cost::StageTimes> second = cost::stage_costs(x, profile);
             CAPTURE(model);
-            CAPTURE(plan_label(x.plan));
+            CAPTURE(parallel::plan_label(x.plan));
             REQUIRE(without.size() == second.size());
             REQUIRE(with_sp.size() == second.size());
             for (std::size_t i = 0; i < second.size(); ++i) {
@@ -195,23 +200,24 @@ TEST_CASE(
 TEST_CASE("planner: pruning against every count's and type's lists keeps what the unpruned search keeps") {
   // Eight counts of two GPU types: the second pass prunes items against each other's lists.
   for (const bool deadline : {false, true}) {
-    Scenario s = scenario("llama3-8b", "H800", 8, 64);
+    scenario::Scenario s = make_scenario("llama3-8b", "H800", 8, 64);
     PlanSpace sp;
     sp.clusters = {cluster("H800"), cluster("B200")};
     sp.gpu_counts = {8, 16, 24, 32, 40, 48, 56, 64};
-    sp.recompute = {Recompute::None, Recompute::Full};
+    sp.recompute = {parallel::Recompute::None, parallel::Recompute::Full};
     PlannerOptions on;
-    Diagnostics d;
+    scenario::Diagnostics d;
     auto seed = io::load_price_catalog("seed-vendor", "", d);
     auto cloud = io::load_price_catalog("public-cloud", "", d);
     REQUIRE(seed);
     REQUIRE(cloud);
-    on.catalogs = {std::make_shared<const PriceCatalog>(*seed), std::make_shared<const PriceCatalog>(*cloud)};
+    on.catalogs = {std::make_shared<const pricing::PriceCatalog>(*seed),
+                   std::make_shared<const pricing::PriceCatalog>(*cloud)};
     on.simulator = estimate_step_simulation;
     on.candidates_per_gpu = 6;
     on.rounds = 2;
     on.top_k = 5;
-    if (deadline) on.deadline = Time::from_seconds(86400.0 * 3);
+    if (deadline) on.deadline = units::Time::from_seconds(86400.0 * 3);
     PlannerOptions off = on;
     off.prune = false;
     const auto a = search_plans(s, catalog().profile, sp, on);
@@ -241,7 +247,7 @@ TEST_CASE("planner: the memory shortcuts, first stage and ZeRO-2 with SP for ZeR
   // counts every ZeRO 0-2 plan of a (shape, schedule, vpp, recompute) pruned when the first
   // stage of that plan at ZeRO-2 with SP does not fit: it must need no more memory.
   const detail::Axes a = axes();
-  const ComputeProfile& profile = catalog().profile;
+  const compute::ComputeProfile& profile = catalog().profile;
   int compared = 0, shortcut = 0, later_stage = 0, probe_decided = 0;
   for (const auto& row :
        {std::tuple<const char*, const char*, std::int64_t, std::int64_t>{"llama3-70b", "H800", 64, 128},
@@ -252,33 +258,33 @@ TEST_CASE("planner: the memory shortcuts, first stage and ZeRO-2 with SP for ZeR
     const char* model = std::get<0>(row);
     const char* gpu = std::get<1>(row);
     const std::int64_t gpus = std::get<2>(row), batch = std::get<3>(row);
-    Scenario s = scenario_on(model, gpu, gpus, batch);
+    scenario::Scenario s = scenario_on(model, gpu, gpus, batch);
     for (const int tp : a.tp)
       for (const int pp : a.pp)
         for (const std::int64_t mb : a.mb) {
           if (gpus % (tp * pp) != 0 || s.model.heads % tp != 0) continue;
           const std::int64_t dp = gpus / (tp * pp);
           if (batch % (mb * dp) != 0) continue;
-          for (const Schedule sch : a.sched)
-            for (const int vpp : sch == Schedule::Interleaved ? a.vpp_interleaved : std::vector<int>{1})
+          for (const parallel::Schedule sch : a.sched)
+            for (const int vpp : sch == parallel::Schedule::Interleaved ? a.vpp_interleaved : std::vector<int>{1})
               for (const bool spar : a.sp)
                 for (const int zero : a.zero)
-                  for (const Recompute rc : a.rc) {
+                  for (const parallel::Recompute rc : a.rc) {
                     if (pp * vpp > s.model.layers) continue;
-                    const Scenario x = with_plan(s, {tp, 1, pp, dp, mb, batch, vpp, sch, spar, zero, rc});
-                    const MemoryBreakdown first = memory_of_stage(x, profile, 0);
-                    const MemoryBreakdown worst = memory_per_gpu(x, profile);
+                    const scenario::Scenario x = with_plan(s, {tp, 1, pp, dp, mb, batch, vpp, sch, spar, zero, rc});
+                    const workload::MemoryBreakdown first = workload::memory_of_stage(x, profile, 0);
+                    const workload::MemoryBreakdown worst = workload::memory_per_gpu(x, profile);
                     CAPTURE(model);
                     CAPTURE(gpu);
-                    CAPTURE(plan_label(x.plan));
+                    CAPTURE(parallel::plan_label(x.plan));
                     CHECK(first.total().value <= worst.total().value);
                     if (zero <= 2) {
                       // The search's probe for ZeRO 0-2: ZeRO-2 with sequence parallelism (when
                       // there is TP) needs no more memory in its first stage.
-                      Scenario probe = x;
+                      scenario::Scenario probe = x;
                       probe.plan.zero = 2;
                       probe.plan.sequence_parallel = tp > 1;
-                      const MemoryBreakdown light = memory_of_stage(probe, profile, 0);
+                      const workload::MemoryBreakdown light = workload::memory_of_stage(probe, profile, 0);
                       CHECK(light.total().value <= worst.total().value * (1 + 1e-12));
                       if (light.total().value > light.capacity.value * (1 + 1e-9)) {
                         CHECK_FALSE(worst.fits());

@@ -20,8 +20,8 @@ namespace {
 
 const io::Catalog& catalog() { return test::shipped_catalog(); }
 
-Scenario scenario(std::int64_t global_batch, const std::string& tokens = "10B") {
-  Diagnostics d;
+scenario::Scenario make_scenario(std::int64_t global_batch, const std::string& tokens = "10B") {
+  scenario::Diagnostics d;
   const std::string yaml = R"(
 model: llama3-8b
 cluster: {gpu: H800, gpus: 8}
@@ -38,15 +38,15 @@ pricing: {catalog: seed-vendor}
   return *s;
 }
 
-std::shared_ptr<const PriceCatalog> seed_vendor() {
-  Diagnostics d;
+std::shared_ptr<const pricing::PriceCatalog> seed_vendor() {
+  scenario::Diagnostics d;
   auto c = io::load_price_catalog("seed-vendor", "", d);
   REQUIRE(c);
-  return std::make_shared<const PriceCatalog>(*c);
+  return std::make_shared<const pricing::PriceCatalog>(*c);
 }
 
-ParallelPlan plan(int tp, int pp, int zero, Schedule sch, bool sp = true, int cp = 1, int vpp = 1) {
-  ParallelPlan p;
+parallel::ParallelPlan plan(int tp, int pp, int zero, parallel::Schedule sch, bool sp = true, int cp = 1, int vpp = 1) {
+  parallel::ParallelPlan p;
   p.tp = tp;
   p.pp = pp;
   p.zero = zero;
@@ -60,9 +60,9 @@ ParallelPlan plan(int tp, int pp, int zero, Schedule sch, bool sp = true, int cp
 /// A step simulator slower than the closed form by `factor` (the DES differs from it by up to
 /// 12% on the shipped examples): what the closed form ranks first may then miss.
 StepSimulator slower(double factor) {
-  return [factor](const Scenario& sc, const ComputeProfile& p) {
+  return [factor](const scenario::Scenario& sc, const compute::ComputeProfile& p) {
     StepSimulation r = estimate_step_simulation(sc, p);
-    r.step = Time::from_seconds(r.step.seconds() * factor);
+    r.step = units::Time::from_seconds(r.step.seconds() * factor);
     r.method = "closed form x factor";
     return r;
   };
@@ -71,30 +71,30 @@ StepSimulator slower(double factor) {
 }  // namespace
 
 TEST_CASE("framework rules: each framework's limits, cited") {
-  const ModelSpec m;
+  const workload::ModelSpec m;
   // ZeRO-3 with a pipeline: DeepSpeed's PipelineEngine refuses ZeRO-2/3; Megatron's
   // distributed optimizer is ZeRO-1; FSDP2 with torch.distributed.pipelining runs it.
-  const FrameworkSet z3pp = frameworks_for(plan(1, 2, 3, Schedule::OneFOneB), m);
+  const FrameworkSet z3pp = frameworks_for(plan(1, 2, 3, parallel::Schedule::OneFOneB), m);
   CHECK_FALSE(z3pp.has(Framework::DeepSpeed));
   CHECK_FALSE(z3pp.has(Framework::MegatronCore));
   CHECK(z3pp.has(Framework::TorchTitan));
-  const auto why = framework_exclusions(plan(1, 2, 3, Schedule::OneFOneB), m);
+  const auto why = framework_exclusions(plan(1, 2, 3, parallel::Schedule::OneFOneB), m);
   REQUIRE(why.size() == 2);
   CHECK(why[0].find("megatron/core/optimizer/distrib_optimizer.py") != std::string::npos);
   CHECK(why[1].find("deepspeed/runtime/pipe/engine.py") != std::string::npos);
   // ZeRO-1 with 1F1B: Megatron-core and DeepSpeed; FSDP2 has no optimizer-only sharding.
-  const FrameworkSet z1 = frameworks_for(plan(2, 2, 1, Schedule::OneFOneB), m);
+  const FrameworkSet z1 = frameworks_for(plan(2, 2, 1, parallel::Schedule::OneFOneB), m);
   CHECK(z1.has(Framework::MegatronCore));
   CHECK(z1.has(Framework::DeepSpeed));
   CHECK_FALSE(z1.has(Framework::TorchTitan));
   // Context parallelism: not DeepSpeed (Ulysses is not ring attention).
-  CHECK_FALSE(frameworks_for(plan(1, 1, 1, Schedule::OneFOneB, false, 2), m).has(Framework::DeepSpeed));
+  CHECK_FALSE(frameworks_for(plan(1, 1, 1, parallel::Schedule::OneFOneB, false, 2), m).has(Framework::DeepSpeed));
   // Interleaved virtual stages: Megatron-core and torchtitan, not DeepSpeed's TrainSchedule.
-  const FrameworkSet inter = frameworks_for(plan(2, 4, 0, Schedule::Interleaved, true, 1, 2), m);
+  const FrameworkSet inter = frameworks_for(plan(2, 4, 0, parallel::Schedule::Interleaved, true, 1, 2), m);
   CHECK(inter.has(Framework::MegatronCore));
   CHECK_FALSE(inter.has(Framework::DeepSpeed));
   // ZeRO-2 with a zero-bubble pipeline and TP without sequence parallelism: none runs it.
-  const ParallelPlan none = plan(2, 2, 2, Schedule::ZeroBubble, false);
+  const parallel::ParallelPlan none = plan(2, 2, 2, parallel::Schedule::ZeroBubble, false);
   CHECK(frameworks_for(none, m).empty());
   CHECK(frameworks_for(none, m).str() == "none");
   CHECK(framework_exclusions(none, m).size() == 3);
@@ -103,44 +103,47 @@ TEST_CASE("framework rules: each framework's limits, cited") {
 TEST_CASE("framework rules for LoRA and QLoRA: each framework's fine-tuning route and its limits, cited") {
   // Once a LoRA plan was named with the full-training frameworks (torchtitan has no adapters;
   // QLoRA's NF4 layers in NeMo have no tensor parallelism).
-  const ModelSpec m;
+  const workload::ModelSpec m;
   // TP 4 + SP, 1F1B, no ZeRO (MLPerf's Llama 2 70B LoRA on NeMo): NeMo only.
-  const ParallelPlan mlperf = plan(4, 1, 0, Schedule::OneFOneB, true);
-  const FrameworkSet lora = frameworks_for(mlperf, m, TrainingMethod::Lora);
+  const parallel::ParallelPlan mlperf = plan(4, 1, 0, parallel::Schedule::OneFOneB, true);
+  const FrameworkSet lora = frameworks_for(mlperf, m, workload::TrainingMethod::Lora);
   CHECK(lora.has(Framework::MegatronCore));
   CHECK_FALSE(lora.has(Framework::DeepSpeed));
   CHECK_FALSE(lora.has(Framework::TorchTitan));
   CHECK(lora.str() == "NeMo (Megatron-core)");
   // The same plan in QLoRA: NeMo's NF4 linear layers have no tensor parallelism, so nothing runs it.
-  CHECK(frameworks_for(mlperf, m, TrainingMethod::QLora).empty());
-  const auto why = framework_exclusions(mlperf, m, TrainingMethod::QLora);
+  CHECK(frameworks_for(mlperf, m, workload::TrainingMethod::QLora).empty());
+  const auto why = framework_exclusions(mlperf, m, workload::TrainingMethod::QLora);
   REQUIRE(why.size() == 3);
   CHECK(why[0].find("adapters/qlora.py") != std::string::npos);
   CHECK(why[1].find("peft") != std::string::npos);
   CHECK(why[2].find("lora_finetune_distributed.py") != std::string::npos);
   // Data parallelism with ZeRO-3: Hugging Face PEFT under DeepSpeed and torchtune's FSDP2, not
   // Megatron's distributed optimizer (ZeRO-1).
-  const FrameworkSet dp = frameworks_for(plan(1, 1, 3, Schedule::OneFOneB), m, TrainingMethod::QLora);
+  const FrameworkSet dp =
+      frameworks_for(plan(1, 1, 3, parallel::Schedule::OneFOneB), m, workload::TrainingMethod::QLora);
   CHECK_FALSE(dp.has(Framework::MegatronCore));
   CHECK(dp.has(Framework::DeepSpeed));
   CHECK(dp.has(Framework::TorchTitan));
   CHECK(dp.str() == "DeepSpeed (Hugging Face PEFT), torchtune (FSDP2)");
   // Context parallelism: NeMo and torchtune, not a Transformers model under DeepSpeed.
-  const FrameworkSet cp = frameworks_for(plan(1, 1, 3, Schedule::OneFOneB, false, 2), m, TrainingMethod::Lora);
+  const FrameworkSet cp =
+      frameworks_for(plan(1, 1, 3, parallel::Schedule::OneFOneB, false, 2), m, workload::TrainingMethod::Lora);
   CHECK_FALSE(cp.has(Framework::DeepSpeed));
   CHECK(cp.has(Framework::TorchTitan));
   // A pipeline: NeMo only (neither route pipelines a Transformers model).
-  const FrameworkSet pp = frameworks_for(plan(1, 4, 1, Schedule::OneFOneB), m, TrainingMethod::Lora);
+  const FrameworkSet pp =
+      frameworks_for(plan(1, 4, 1, parallel::Schedule::OneFOneB), m, workload::TrainingMethod::Lora);
   CHECK(pp.str() == "NeMo (Megatron-core)");
   // Full training keeps its rules and names.
-  CHECK(frameworks_for(plan(1, 1, 3, Schedule::OneFOneB), m).str() == "DeepSpeed, torchtitan (FSDP2)");
+  CHECK(frameworks_for(plan(1, 1, 3, parallel::Schedule::OneFOneB), m).str() == "DeepSpeed, torchtitan (FSDP2)");
 }
 
 TEST_CASE("planner: a LoRA search keeps only plans a fine-tuning route runs, and names the route") {
-  Scenario s = scenario(64);
-  s.training.method = TrainingMethod::Lora;
+  scenario::Scenario s = make_scenario(64);
+  s.training.method = workload::TrainingMethod::Lora;
   s.training.lora.rank = 16;
-  s.training.lora.targets = {LoraTarget::Qkv, LoraTarget::Proj};
+  s.training.lora.targets = {workload::LoraTarget::Qkv, workload::LoraTarget::Proj};
   PlanSpace sp;
   sp.clusters = {s.cluster};
   sp.gpu_counts = {8, 16};
@@ -151,7 +154,7 @@ TEST_CASE("planner: a LoRA search keeps only plans a fine-tuning route runs, and
   REQUIRE(r.ok());
   REQUIRE_FALSE(r.result.top.empty());
   for (const auto& c : r.result.top) {
-    CHECK_FALSE(frameworks_for(c.plan, s.model, TrainingMethod::Lora).empty());
+    CHECK_FALSE(frameworks_for(c.plan, s.model, workload::TrainingMethod::Lora).empty());
     const std::string names = c.frameworks.str();
     CHECK((names.find("NeMo") != std::string::npos || names.find("PEFT") != std::string::npos ||
            names.find("torchtune") != std::string::npos));
@@ -160,7 +163,7 @@ TEST_CASE("planner: a LoRA search keeps only plans a fine-tuning route runs, and
 }
 
 TEST_CASE("planner: every plan kept runs on a named framework, the rest are counted") {
-  const Scenario s = scenario(64);
+  const scenario::Scenario s = make_scenario(64);
   PlanSpace sp;
   sp.clusters = {s.cluster};
   sp.gpu_counts = {8, 16};
@@ -186,18 +189,18 @@ TEST_CASE("planner: pruning by the lower bound never changes the result (random 
   std::mt19937 rng(20261201);
   for (int trial = 0; trial < 6; ++trial) {
     const std::int64_t gb = std::vector<std::int64_t>{16, 32, 48, 64}[rng() % 4];
-    const Scenario s = scenario(gb);
+    const scenario::Scenario s = make_scenario(gb);
     PlanSpace sp;
     sp.clusters = {s.cluster};
     const std::vector<std::int64_t> counts{8, 16, 24, 32};
     sp.gpu_counts = {counts[rng() % 4], counts[rng() % 4]};
-    if (rng() % 2) sp.recompute = {Recompute::None, Recompute::Full};
+    if (rng() % 2) sp.recompute = {parallel::Recompute::None, parallel::Recompute::Full};
     if (rng() % 2) sp.zero = {0, 1, 3};
     PlannerOptions on;
     on.catalogs = {seed_vendor()};
     on.simulator = estimate_step_simulation;
     on.top_k = 5;
-    if (rng() % 2) on.deadline = Time::from_seconds(86400.0 * static_cast<double>(2 + rng() % 20));
+    if (rng() % 2) on.deadline = units::Time::from_seconds(86400.0 * static_cast<double>(2 + rng() % 20));
     PlannerOptions off = on;
     off.prune = false;
     const auto a = search_plans(s, catalog().profile, sp, on);
@@ -220,7 +223,7 @@ TEST_CASE("planner: pruning by the lower bound never changes the result (random 
 }
 
 TEST_CASE("planner: the recommended plan's simulated P90 meets the deadline, not just the closed form") {
-  const Scenario s = scenario(64, "20B");
+  const scenario::Scenario s = make_scenario(64, "20B");
   PlanSpace sp;
   sp.clusters = {s.cluster};
   sp.gpu_counts = {8, 16, 32};
@@ -235,7 +238,7 @@ TEST_CASE("planner: the recommended plan's simulated P90 meets the deadline, not
   for (const auto& p : free.result.fastest_per_count)
     if (p.candidate.gpus == 16) sixteen = &p;
   REQUIRE(sixteen);
-  opt.deadline = Time::from_seconds(sixteen->candidate.wall.seconds() * 1.03);
+  opt.deadline = units::Time::from_seconds(sixteen->candidate.wall.seconds() * 1.03);
   opt.simulator = slower(1.12);
   const auto r = search_plans(s, catalog().profile, sp, opt);
   REQUIRE(r.ok());
@@ -263,7 +266,7 @@ TEST_CASE("planner: the recommended plan's simulated P90 meets the deadline, not
 }
 
 TEST_CASE("planner: nothing meets -> the closest plans and remedies that are computed and do work") {
-  const Scenario s = scenario(64, "20B");
+  const scenario::Scenario s = make_scenario(64, "20B");
   PlanSpace sp;
   sp.clusters = {s.cluster};
   sp.gpu_counts = {8, 16};
@@ -273,12 +276,12 @@ TEST_CASE("planner: nothing meets -> the closest plans and remedies that are com
   opt.simulator = estimate_step_simulation;
   const auto free = search_plans(s, catalog().profile, sp, opt);
   REQUIRE(free.result.chosen);
-  Time fastest = free.result.chosen->wall_p90;
+  units::Time fastest = free.result.chosen->wall_p90;
   for (const auto& x : free.result.resimulated)
     if (x.run_ok && x.wall_p90 < fastest) fastest = x.wall_p90;
   // Half the fastest simulated time on 16 GPUs, and a budget far below any bill.
-  opt.deadline = Time::from_seconds(fastest.seconds() * 0.5);
-  opt.budget = Money::of_minor(100, Currency::of("CNY"));
+  opt.deadline = units::Time::from_seconds(fastest.seconds() * 0.5);
+  opt.budget = units::Money::of_minor(100, units::Currency::of("CNY"));
   const auto r = search_plans(s, catalog().profile, sp, opt);
   REQUIRE(r.ok());
   CHECK_FALSE(r.result.chosen);
@@ -299,20 +302,20 @@ TEST_CASE("planner: nothing meets -> the closest plans and remedies that are com
     if (m.rfind("a deadline of ", 0) == 0) deadline_remedy = m;
   REQUIRE_FALSE(deadline_remedy.empty());
   const double days = std::stod(deadline_remedy.substr(14));
-  d.deadline = Time::from_seconds(days * 86400.0);
+  d.deadline = units::Time::from_seconds(days * 86400.0);
   const auto fixed = search_plans(s, catalog().profile, sp, d);
   REQUIRE(fixed.result.chosen);
   CHECK(fixed.result.chosen->wall_p90 <= *d.deadline);
   // The budget remedy: the cheapest simulated bill; with it as the budget a plan meets.
   PlannerOptions b = opt;
   b.deadline.reset();
-  b.budget = Money::of_minor(100, Currency::of("CNY"));
+  b.budget = units::Money::of_minor(100, units::Currency::of("CNY"));
   const auto rb = search_plans(s, catalog().profile, sp, b);
   REQUIRE_FALSE(rb.result.chosen);
   bool budget_said = false;
   for (const auto& m : rb.result.remedies) budget_said = budget_said || m.rfind("a budget of ", 0) == 0;
   CHECK(budget_said);
-  Money cheapest = rb.result.closest.front().cost;
+  units::Money cheapest = rb.result.closest.front().cost;
   for (const auto& x : rb.result.resimulated)
     if (x.run_ok && x.cost.minor < cheapest.minor) cheapest = x.cost;
   b.budget = cheapest;
@@ -322,7 +325,7 @@ TEST_CASE("planner: nothing meets -> the closest plans and remedies that are com
 }
 
 TEST_CASE("planner: a budget without a deadline buys the shortest run, --tokens max the most tokens") {
-  const Scenario s = scenario(64, "20B");
+  const scenario::Scenario s = make_scenario(64, "20B");
   PlanSpace sp;
   sp.clusters = {s.cluster};
   sp.gpu_counts = {8, 16, 32};
@@ -332,7 +335,7 @@ TEST_CASE("planner: a budget without a deadline buys the shortest run, --tokens 
   const auto cheap = search_plans(s, catalog().profile, sp, opt);
   REQUIRE(cheap.result.chosen);
   // A budget 30% above the cheapest bill: the fastest plan within it.
-  opt.budget = Money::of_minor(cheap.result.chosen->cost.minor * 13 / 10, cheap.result.chosen->cost.currency);
+  opt.budget = units::Money::of_minor(cheap.result.chosen->cost.minor * 13 / 10, cheap.result.chosen->cost.currency);
   opt.objective = Objective::Fastest;
   const auto fast = search_plans(s, catalog().profile, sp, opt);
   REQUIRE(fast.result.chosen);
@@ -349,7 +352,7 @@ TEST_CASE("planner: a budget without a deadline buys the shortest run, --tokens 
 }
 
 TEST_CASE("planner: the deadline is checked with the candidate's prediction band, per confidence") {
-  const Scenario s = scenario(64, "20B");
+  const scenario::Scenario s = make_scenario(64, "20B");
   PlanSpace sp;
   sp.clusters = {s.cluster};
   sp.gpu_counts = {16};
@@ -359,10 +362,10 @@ TEST_CASE("planner: the deadline is checked with the candidate's prediction band
   sp.micro_batch = {1};
   sp.zero = {1};
   sp.sequence_parallel = {true};
-  sp.recompute = {Recompute::Selective};
+  sp.recompute = {parallel::Recompute::Selective};
   // A Hopper band with no median bias and a P90 30% slower than predicted (H800 is Hopper).
-  ComputeProfile prof = catalog().profile;
-  prof.bands = {BandQuantiles{GpuArch::Hopper, kBandRegimeAll, 30, 6, 0.8, 1.0, 1.3}};
+  compute::ComputeProfile prof = catalog().profile;
+  prof.bands = {compute::BandQuantiles{hardware::GpuArch::Hopper, compute::kBandRegimeAll, 30, 6, 0.8, 1.0, 1.3}};
   PlannerOptions opt;
   opt.catalogs = {seed_vendor()};
   opt.simulator = estimate_step_simulation;
@@ -376,7 +379,7 @@ TEST_CASE("planner: the deadline is checked with the candidate's prediction band
   CHECK(p.band_factor == 1);
   CHECK(p.wall == p.wall_p90);
   // A deadline the point prediction's P90 meets with 5% to spare.
-  opt.deadline = Time::from_seconds(p.wall_p90.seconds() * 1.05);
+  opt.deadline = units::Time::from_seconds(p.wall_p90.seconds() * 1.05);
   CHECK(search_plans(s, prof, sp, opt).result.chosen);
   // With the band, at P90 the run is checked with the step at x1.3: the same plan misses.
   opt.bands = true;
@@ -413,6 +416,6 @@ TEST_CASE("planner: the deadline is checked with the candidate's prediction band
   // A median bias of 1.3 makes P50 miss as well.
   prof.bands[0].p50 = 1.3;
   CHECK_FALSE(search_plans(s, prof, sp, opt).result.chosen);
-  CHECK(confidence_words(Confidence::P90, c.band, GpuArch::Hopper) ==
+  CHECK(confidence_words(Confidence::P90, c.band, hardware::GpuArch::Hopper) ==
         "P90 of failures, the step at the model band's slow end (hopper band x0.80 to x1.30)");
 }

@@ -23,8 +23,8 @@ namespace {
 
 const io::Catalog& catalog() { return test::shipped_catalog(); }
 
-Scenario base_scenario(std::int64_t global_batch = 12) {
-  Diagnostics d;
+scenario::Scenario base_scenario(std::int64_t global_batch = 12) {
+  scenario::Diagnostics d;
   const std::string yaml = R"(
 model: llama3-8b
 cluster: {gpu: H800, gpus: 8}
@@ -39,11 +39,11 @@ pricing: {catalog: seed-vendor}
   return *s;
 }
 
-std::shared_ptr<const PriceCatalog> seed_vendor() {
-  Diagnostics d;
+std::shared_ptr<const pricing::PriceCatalog> seed_vendor() {
+  scenario::Diagnostics d;
   auto c = io::load_price_catalog("seed-vendor", "", d);
   REQUIRE(c);
-  return std::make_shared<const PriceCatalog>(*c);
+  return std::make_shared<const pricing::PriceCatalog>(*c);
 }
 
 std::int64_t pruned(const PlanResult& r, const std::string& reason_start) {
@@ -55,7 +55,7 @@ std::int64_t pruned(const PlanResult& r, const std::string& reason_start) {
 }  // namespace
 
 TEST_CASE("planner: pruning counts on a hand-checkable space") {
-  const Scenario s = base_scenario(12);
+  const scenario::Scenario s = base_scenario(12);
   PlanSpace sp;
   sp.clusters = {s.cluster};
   sp.gpu_counts = {8};
@@ -65,8 +65,8 @@ TEST_CASE("planner: pruning counts on a hand-checkable space") {
   sp.micro_batch = {1};
   sp.zero = {1};
   sp.sequence_parallel = {false};
-  sp.recompute = {Recompute::Full};
-  sp.schedule = {Schedule::OneFOneB};
+  sp.recompute = {parallel::Recompute::Full};
+  sp.schedule = {parallel::Schedule::OneFOneB};
   sp.vpp = {1};
   PlannerOptions opt;
   opt.top_k = 100;
@@ -88,7 +88,7 @@ TEST_CASE("planner: pruning counts on a hand-checkable space") {
 }
 
 TEST_CASE("planner: a model too big for one GPU is pruned for memory, and said so") {
-  Scenario s = base_scenario(16);
+  scenario::Scenario s = base_scenario(16);
   PlanSpace sp;
   sp.clusters = {s.cluster};
   sp.gpu_counts = {1};
@@ -107,7 +107,7 @@ TEST_CASE("planner: a model too big for one GPU is pruned for memory, and said s
 }
 
 TEST_CASE("planner: every plan kept is a valid scenario and fits memory") {
-  const Scenario s = base_scenario(64);
+  const scenario::Scenario s = base_scenario(64);
   PlanSpace sp;
   sp.clusters = {s.cluster};
   sp.gpu_counts = {8, 16};
@@ -118,12 +118,12 @@ TEST_CASE("planner: every plan kept is a valid scenario and fits memory") {
   REQUIRE(r.result.top.size() == static_cast<std::size_t>(r.result.estimated));
   CHECK(r.result.estimated > 100);
   for (const auto& c : r.result.top) {
-    Scenario x = s;
+    scenario::Scenario x = s;
     x.cluster.gpus = c.gpus;
     x.plan = c.plan;
-    Diagnostics d;
-    check_scenario(x, d);
-    INFO(plan_label(c.plan), " on ", c.gpus, ": ", d.str());
+    scenario::Diagnostics d;
+    scenario::check_scenario(x, d);
+    INFO(parallel::plan_label(c.plan), " on ", c.gpus, ": ", d.str());
     CHECK(!d.has_errors());
     CHECK(c.memory.value <= c.capacity.value);
   }
@@ -133,12 +133,12 @@ TEST_CASE("planner: every plan kept is a valid scenario and fits memory") {
 }
 
 TEST_CASE("planner: Pareto front, deadline and budget selection, thread independence") {
-  const Scenario s = base_scenario(64);
+  const scenario::Scenario s = base_scenario(64);
   PlanSpace sp;
   sp.clusters = {s.cluster};
   sp.gpu_counts = {8, 16, 32, 64};
   sp.cp = {1};
-  sp.recompute = {Recompute::Selective, Recompute::Full};
+  sp.recompute = {parallel::Recompute::Selective, parallel::Recompute::Full};
   PlannerOptions opt;
   opt.catalogs = {seed_vendor()};
   // The selection at the point prediction (the check with the prediction band has its own
@@ -175,10 +175,10 @@ TEST_CASE("planner: Pareto front, deadline and budget selection, thread independ
 
   // A deadline between the fastest and the slowest front point: the cheapest simulated plan
   // whose P90 meets it (brute force over the simulated candidates agrees).
-  const Time fastest = front.front().candidate.wall, slowest = front.back().candidate.wall;
+  const units::Time fastest = front.front().candidate.wall, slowest = front.back().candidate.wall;
   REQUIRE(fastest < slowest);
   PlannerOptions o2 = opt;
-  o2.deadline = Time{(fastest.ns + slowest.ns) / 2};
+  o2.deadline = units::Time{(fastest.ns + slowest.ns) / 2};
   const auto r2 = search_plans(s, catalog().profile, sp, o2);
   REQUIRE(r2.result.chosen);
   const Resimulated* want = nullptr;
@@ -196,7 +196,7 @@ TEST_CASE("planner: Pareto front, deadline and budget selection, thread independ
   // A budget below the deadline's cheapest simulated bill: what is chosen (if a later round
   // finds one) is within it; else the budget that would do is said.
   PlannerOptions o3 = o2;
-  o3.budget = Money::of_minor(want->cost.minor - 1, want->cost.currency);
+  o3.budget = units::Money::of_minor(want->cost.minor - 1, want->cost.currency);
   const auto r3 = search_plans(s, catalog().profile, sp, o3);
   if (r3.result.chosen) {
     CHECK(r3.result.chosen->cost.minor <= o3.budget->minor);
@@ -207,7 +207,7 @@ TEST_CASE("planner: Pareto front, deadline and budget selection, thread independ
   }
   // A deadline nothing meets.
   PlannerOptions o4 = opt;
-  o4.deadline = Time{fastest.ns / 2};
+  o4.deadline = units::Time{fastest.ns / 2};
   const auto r4 = search_plans(s, catalog().profile, sp, o4);
   CHECK(!r4.result.best);
   CHECK(!r4.result.chosen);
@@ -231,7 +231,7 @@ TEST_CASE("planner: on one 8 x L40S PCIe server it keeps a model that fits a GPU
   // Llama 3 8B LoRA: 16 GB of frozen BF16 weights fit one 45 GiB L40S, so data parallelism (and
   // ZeRO) needs no activation all-reduce per layer. TP 8 would all-reduce over the PCIe tree at
   // about 20 GB/s (tests/comm/test_pcie_collectives.cpp): nothing makes it worth that.
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto s = io::parse_scenario(R"(
 model: {preset: llama3-8b, seq_len: 4096}
 cluster: {gpu: L40S, gpus: 8}
@@ -246,10 +246,10 @@ pricing: {catalog: public-cloud}
   sp.clusters = {s->cluster};
   sp.gpu_counts = {8};
   PlannerOptions opt;
-  Diagnostics cd;
+  scenario::Diagnostics cd;
   auto prices = io::load_price_catalog("public-cloud", "", cd);
   REQUIRE(prices);
-  opt.catalogs = {std::make_shared<const PriceCatalog>(*prices)};
+  opt.catalogs = {std::make_shared<const pricing::PriceCatalog>(*prices)};
   const auto r = search_plans(*s, catalog().profile, sp, opt);
   REQUIRE(r.ok());
   REQUIRE(r.result.chosen);
@@ -287,7 +287,7 @@ TEST_CASE("planner: streaming top-K keeps the K smallest") {
 }
 
 TEST_CASE("planner: the re-simulation goes through the injected step simulator") {
-  const Scenario s = base_scenario(64);
+  const scenario::Scenario s = base_scenario(64);
   PlanSpace sp;
   sp.clusters = {s.cluster};
   sp.gpu_counts = {8, 16};
@@ -295,10 +295,10 @@ TEST_CASE("planner: the re-simulation goes through the injected step simulator")
   PlannerOptions opt;
   opt.catalogs = {seed_vendor()};
   int calls = 0;
-  opt.simulator = [&calls](const Scenario& sc, const ComputeProfile& p) {
+  opt.simulator = [&calls](const scenario::Scenario& sc, const compute::ComputeProfile& p) {
     ++calls;
     StepSimulation r = estimate_step_simulation(sc, p);
-    r.step = Time{r.step.ns * 2};
+    r.step = units::Time{r.step.ns * 2};
     r.method = "test double";
     return r;
   };
@@ -315,7 +315,7 @@ TEST_CASE("planner: the re-simulation goes through the injected step simulator")
 }
 
 TEST_CASE("planner: a set cancel flag stops the search, a clear one changes nothing") {
-  const Scenario s = base_scenario(64);
+  const scenario::Scenario s = base_scenario(64);
   PlanSpace sp;
   sp.clusters = {s.cluster};
   sp.gpu_counts = {8, 16};
@@ -334,7 +334,7 @@ TEST_CASE("planner: a set cancel flag stops the search, a clear one changes noth
 
 TEST_CASE("max_concurrent_groups: the O(1) block count equals counting blocks one by one") {
   // The counting loop max_concurrent_groups used before (the planner made it O(1)).
-  auto counted = [](const GroupShape& s, int gpn, std::int64_t total) -> std::int64_t {
+  auto counted = [](const topology::GroupShape& s, int gpn, std::int64_t total) -> std::int64_t {
     const std::int64_t span = s.nodes(), stride = span > 1 ? s.node_stride : 1;
     const std::int64_t lanes = std::max<std::int64_t>(1, gpn / s.ranks_per_node);
     const std::int64_t nodes = (total + gpn - 1) / gpn;
@@ -342,7 +342,7 @@ TEST_CASE("max_concurrent_groups: the O(1) block count equals counting blocks on
     std::int64_t blocks = 0;
     while (base(blocks) + (span - 1) * stride < nodes) ++blocks;
     std::int64_t count = blocks * lanes;
-    while (count > 0 && place_group(s, count - 1, gpn, total).empty()) --count;
+    while (count > 0 && topology::place_group(s, count - 1, gpn, total).empty()) --count;
     return count;
   };
   int checked = 0;
@@ -352,7 +352,7 @@ TEST_CASE("max_concurrent_groups: the O(1) block count equals counting blocks on
         for (int rpn = 1; rpn <= gpn; rpn *= 2) {
           if (ranks % rpn != 0) continue;
           for (std::int64_t stride = 1; stride <= 9; ++stride) {
-            GroupShape s;
+            topology::GroupShape s;
             s.ranks = ranks;
             s.ranks_per_node = rpn;
             s.node_stride = stride;
@@ -361,7 +361,7 @@ TEST_CASE("max_concurrent_groups: the O(1) block count equals counting blocks on
             CAPTURE(ranks);
             CAPTURE(rpn);
             CAPTURE(stride);
-            CHECK(max_concurrent_groups(s, gpn, total) == counted(s, gpn, total));
+            CHECK(topology::max_concurrent_groups(s, gpn, total) == counted(s, gpn, total));
             ++checked;
           }
         }

@@ -20,10 +20,10 @@ namespace {
 const io::Catalog& catalog() { return test::shipped_catalog(); }
 
 /// Llama 3 8B on H100 nodes; `parallel` is the YAML body of the parallel block.
-Scenario scenario(int gpus, const std::string& parallel) {
+scenario::Scenario make_scenario(int gpus, const std::string& parallel) {
   const std::string text = "model: llama3-8b\ncluster:\n  gpu: H100\n  gpus: " + std::to_string(gpus) +
                            "\n  gpus_per_node: 8\n  fabric: dgx-h100-ndr\nparallel:\n" + parallel + "precision: bf16\n";
-  Diagnostics d;
+  scenario::Diagnostics d;
   auto s = io::parse_scenario(text, "test.yaml", catalog(), d);
   const std::string why = d.str() + "\n" + text;
   REQUIRE_MESSAGE(s.has_value(), why);
@@ -36,11 +36,11 @@ std::string plan(int tp, int pp, int dp, int mb_per_dp, const std::string& extra
 }
 
 /// p identical stages: forward f, backward 2f (half of it input gradient), no communication.
-std::vector<cost::StageTimes> uniform(int p, Time f) {
+std::vector<cost::StageTimes> uniform(int p, units::Time f) {
   cost::StageTimes st;
   st.layers = 1;
   st.forward = f;
-  st.backward = Time{2 * f.ns};
+  st.backward = units::Time{2 * f.ns};
   st.backward_input = f;
   return std::vector<cost::StageTimes>(static_cast<std::size_t>(p), st);
 }
@@ -55,12 +55,12 @@ TEST_SUITE("step") {
       const int p = pm.first, m = pm.second;  // no structured bindings: CAPTURE's lambda cannot take them in clang 14
       CAPTURE(p);
       CAPTURE(m);
-      const Scenario s = scenario(8 * p, plan(8, p, 1, m, "  schedule: 1f1b\n"));
+      const scenario::Scenario s = make_scenario(8 * p, plan(8, p, 1, m, "  schedule: 1f1b\n"));
       step::StepSimOptions o;
-      o.stages = uniform(p, Time::from_seconds(1e-3));
-      o.dp_sync = Time{0};
-      const auto r = step::simulate_step(s, ComputeProfile{}, o);
-      const Time pipeline = r.step - r.breakdown.optimizer - r.breakdown.overhead;
+      o.stages = uniform(p, units::Time::from_seconds(1e-3));
+      o.dp_sync = units::Time{0};
+      const auto r = step::simulate_step(s, compute::ComputeProfile{}, o);
+      const units::Time pipeline = r.step - r.breakdown.optimizer - r.breakdown.overhead;
       // (m + p - 1) slots of f + b = 3 ms: exact for equal stages.
       CHECK(rel(pipeline.seconds(), (m + p - 1) * 3e-3) < 0.01);
       CHECK(rel(r.breakdown.bubble.seconds() / pipeline.seconds(), (p - 1.0) / (m + p - 1.0)) < 0.01);
@@ -71,13 +71,13 @@ TEST_SUITE("step") {
 
   TEST_CASE("very many micro-batches: two shorter simulations extended linearly stay exact") {
     const int p = 4, m = 100000;  // past the 65,536-pass cap
-    const Scenario s = scenario(8 * p, plan(8, p, 1, m, "  schedule: 1f1b\n"));
+    const scenario::Scenario s = make_scenario(8 * p, plan(8, p, 1, m, "  schedule: 1f1b\n"));
     step::StepSimOptions o;
-    o.stages = uniform(p, Time::from_seconds(1e-3));
-    o.dp_sync = Time{0};
+    o.stages = uniform(p, units::Time::from_seconds(1e-3));
+    o.dp_sync = units::Time{0};
     o.timeline = false;
-    const auto r = step::simulate_step(s, ComputeProfile{}, o);
-    const Time pipeline = r.step - r.breakdown.optimizer - r.breakdown.overhead;
+    const auto r = step::simulate_step(s, compute::ComputeProfile{}, o);
+    const units::Time pipeline = r.step - r.breakdown.optimizer - r.breakdown.overhead;
     CHECK(rel(pipeline.seconds(), (m + p - 1) * 3e-3) < 1e-4);
     CHECK(rel(r.breakdown.bubble.seconds(), (p - 1) * 3e-3) < 1e-3);
     CHECK(r.events < 700000);  // a full run: 100,000 x 4 stages x (F, B, 2 sends) = 1.4 million
@@ -86,9 +86,9 @@ TEST_SUITE("step") {
   TEST_CASE("simulation equals the closed form without pipeline or overlap") {
     // One stage, DP across nodes, nothing overlapped: the step is m x (f + b + exposed TP) +
     // DP sync + optimizer + overhead in both.
-    const Scenario s = scenario(64, plan(8, 1, 8, 4, "  overlap_dp_comm: false\n  recompute: full\n"));
-    const auto est = estimate::estimate_step(s, ComputeProfile{});
-    const auto r = step::simulate_step(s, ComputeProfile{});
+    const scenario::Scenario s = make_scenario(64, plan(8, 1, 8, 4, "  overlap_dp_comm: false\n  recompute: full\n"));
+    const auto est = estimate::estimate_step(s, compute::ComputeProfile{});
+    const auto r = step::simulate_step(s, compute::ComputeProfile{});
     CHECK(rel(r.step.seconds(), est.step.seconds()) < 0.005);
     CHECK(rel(r.breakdown.dp_comm.seconds(), est.breakdown.dp_comm.seconds()) < 0.01);
     CHECK(rel(r.breakdown.tp_comm.seconds(), est.breakdown.tp_comm.seconds()) < 0.01);
@@ -96,9 +96,9 @@ TEST_SUITE("step") {
   }
 
   TEST_CASE("simulation is within a few percent of the closed form on a real pipeline") {
-    const Scenario s = scenario(64, plan(2, 4, 8, 8, "  overlap_dp_comm: false\n"));
-    const auto est = estimate::estimate_step(s, ComputeProfile{});
-    const auto r = step::simulate_step(s, ComputeProfile{});
+    const scenario::Scenario s = make_scenario(64, plan(2, 4, 8, 8, "  overlap_dp_comm: false\n"));
+    const auto est = estimate::estimate_step(s, compute::ComputeProfile{});
+    const auto r = step::simulate_step(s, compute::ComputeProfile{});
     CAPTURE(est.step.seconds());
     CAPTURE(r.step.seconds());
     CHECK(rel(r.step.seconds(), est.step.seconds()) < 0.05);
@@ -106,16 +106,16 @@ TEST_SUITE("step") {
 
   TEST_CASE("overlap hides the data-parallel gradient sync") {
     const std::string base = "  sequence_parallel: true\n  zero: 1\n";
-    const Scenario off = scenario(128, plan(2, 2, 32, 4, base + "  overlap_dp_comm: false\n"));
-    const Scenario on = scenario(128, plan(2, 2, 32, 4, base + "  overlap_dp_comm: true\n"));
-    const auto r_off = step::simulate_step(off, ComputeProfile{});
-    const auto r_on = step::simulate_step(on, ComputeProfile{});
+    const scenario::Scenario off = make_scenario(128, plan(2, 2, 32, 4, base + "  overlap_dp_comm: false\n"));
+    const scenario::Scenario on = make_scenario(128, plan(2, 2, 32, 4, base + "  overlap_dp_comm: true\n"));
+    const auto r_off = step::simulate_step(off, compute::ComputeProfile{});
+    const auto r_on = step::simulate_step(on, compute::ComputeProfile{});
     REQUIRE(r_off.breakdown.dp_comm.ns > 0);
     CHECK(r_on.step < r_off.step);
     CHECK(r_on.breakdown.dp_comm.ns < r_off.breakdown.dp_comm.ns / 2);
     // The buckets run while the last backward is still computing.
     bool overlapped = false;
-    Time last_b_end{0};
+    units::Time last_b_end{0};
     for (const auto& sl : r_on.timeline)
       if (r_on.tracks[static_cast<std::size_t>(sl.track)].stream == step::StreamKind::Compute &&
           sl.name.rfind("B ", 0) == 0)
@@ -127,15 +127,15 @@ TEST_SUITE("step") {
 
   TEST_CASE("an uneven last stage lengthens the step") {
     const int p = 4, m = 8;
-    const Scenario s = scenario(32, plan(8, p, 1, m));
+    const scenario::Scenario s = make_scenario(32, plan(8, p, 1, m));
     step::StepSimOptions even;
-    even.stages = uniform(p, Time::from_seconds(1e-3));
-    even.dp_sync = Time{0};
+    even.stages = uniform(p, units::Time::from_seconds(1e-3));
+    even.dp_sync = units::Time{0};
     step::StepSimOptions uneven = even;
-    uneven.stages.back().forward = Time::from_seconds(1.5e-3);  // logits on the last stage
-    uneven.stages.back().backward = Time::from_seconds(3e-3);
-    const auto a = step::simulate_step(s, ComputeProfile{}, even);
-    const auto b = step::simulate_step(s, ComputeProfile{}, uneven);
+    uneven.stages.back().forward = units::Time::from_seconds(1.5e-3);  // logits on the last stage
+    uneven.stages.back().backward = units::Time::from_seconds(3e-3);
+    const auto a = step::simulate_step(s, compute::ComputeProfile{}, even);
+    const auto b = step::simulate_step(s, compute::ComputeProfile{}, uneven);
     // The slowest stage sets the steady state: about m x 1.5 ms longer.
     CHECK(b.step > a.step);
     CHECK(rel((b.step - a.step).seconds(), m * 1.5e-3) < 0.1);
@@ -145,11 +145,11 @@ TEST_SUITE("step") {
   TEST_CASE("schedules: interleaving and ZB-H1 shrink the 1F1B bubble, GPipe matches 1F1B without memory limits") {
     const int p = 4, m = 8;
     auto run = [&](const std::string& sched) {
-      const Scenario s = scenario(32, plan(8, p, 1, m, sched));
+      const scenario::Scenario s = make_scenario(32, plan(8, p, 1, m, sched));
       step::StepSimOptions o;
-      o.stages = uniform(p, Time::from_seconds(1e-3));
-      o.dp_sync = Time{0};
-      return step::simulate_step(s, ComputeProfile{}, o);
+      o.stages = uniform(p, units::Time::from_seconds(1e-3));
+      o.dp_sync = units::Time{0};
+      return step::simulate_step(s, compute::ComputeProfile{}, o);
     };
     const auto f1b = run("  schedule: 1f1b\n");
     const auto il = run("  schedule: interleaved\n  vpp: 2\n");
@@ -176,9 +176,10 @@ TEST_SUITE("step") {
   }
 
   TEST_CASE("the simulation is deterministic") {
-    const Scenario s = scenario(128, plan(2, 4, 16, 8, "  overlap_dp_comm: true\n  schedule: interleaved\n  vpp: 2\n"));
-    const auto a = step::simulate_step(s, ComputeProfile{});
-    const auto b = step::simulate_step(s, ComputeProfile{});
+    const scenario::Scenario s =
+        make_scenario(128, plan(2, 4, 16, 8, "  overlap_dp_comm: true\n  schedule: interleaved\n  vpp: 2\n"));
+    const auto a = step::simulate_step(s, compute::ComputeProfile{});
+    const auto b = step::simulate_step(s, compute::ComputeProfile{});
     CHECK(a.step == b.step);
     CHECK(a.events == b.events);
     REQUIRE(a.timeline.size() == b.timeline.size());
@@ -190,8 +191,8 @@ TEST_SUITE("step") {
   }
 
   TEST_CASE("utilisation and breakdown are consistent") {
-    const Scenario s = scenario(64, plan(2, 4, 8, 8, "  recompute: full\n"));
-    const auto r = step::simulate_step(s, ComputeProfile{});
+    const scenario::Scenario s = make_scenario(64, plan(2, 4, 8, 8, "  recompute: full\n"));
+    const auto r = step::simulate_step(s, compute::ComputeProfile{});
     CHECK(r.breakdown.total() == r.step);
     REQUIRE(r.stages.size() == 4);
     for (const auto& u : r.stages) {
@@ -215,18 +216,18 @@ TEST_SUITE("step") {
          {std::string("  schedule: 1f1b\n"), std::string("  schedule: zero-bubble\n  zero: 1\n"),
           std::string("  schedule: interleaved\n  vpp: 2\n  recompute: full\n")}) {
       CAPTURE(extra);
-      const Scenario s = scenario(128, plan(4, 4, 8, 8, "  sequence_parallel: true\n" + extra));
-      const auto r = step::simulate_step(s, ComputeProfile{});
+      const scenario::Scenario s = make_scenario(128, plan(4, 4, 8, 8, "  sequence_parallel: true\n" + extra));
+      const auto r = step::simulate_step(s, compute::ComputeProfile{});
       REQUIRE(r.stages.size() == 4);
       for (std::size_t stage = 0; stage < r.stages.size(); ++stage) {
-        std::vector<std::pair<Time, Time>> iv;
+        std::vector<std::pair<units::Time, units::Time>> iv;
         for (const auto& sl : r.timeline) {
           const auto& tr = r.tracks[static_cast<std::size_t>(sl.track)];
           if (tr.stage == static_cast<int>(stage) && tr.stream != step::StreamKind::Compute && sl.end > sl.start)
             iv.push_back({sl.start, sl.end});
         }
         std::sort(iv.begin(), iv.end());
-        Time sum{0}, busy{0}, cur_s{-1}, cur_e{-1};
+        units::Time sum{0}, busy{0}, cur_s{-1}, cur_e{-1};
         for (const auto& [a, b] : iv) {
           sum += b - a;
           if (a > cur_e) {
@@ -258,19 +259,19 @@ TEST_SUITE("step") {
       const char* schedule = ex.first;
       const double bubble = ex.second;
       CAPTURE(schedule);
-      const Scenario s = scenario(32, plan(8, 4, 1, 8, std::string("  schedule: ") + schedule + "\n"));
-      const auto e = estimate::estimate_over(s, ComputeProfile{}, uniform(4, Time::from_seconds(1e-3)));
+      const scenario::Scenario s = make_scenario(32, plan(8, 4, 1, 8, std::string("  schedule: ") + schedule + "\n"));
+      const auto e = estimate::estimate_over(s, compute::ComputeProfile{}, uniform(4, units::Time::from_seconds(1e-3)));
       CHECK(e.breakdown.bubble.seconds() == doctest::Approx(bubble));
       CHECK(e.breakdown.compute.seconds() == doctest::Approx(8 * 3e-3));  // m (F + B)
     }
     // The all-to-all of one micro-batch hides under the other's computation of the pair: 1 ms of it
     // under 3 ms of work is hidden; 5 ms leaves 5 - 3 = 2 ms exposed per micro-batch, 16 ms in all.
-    auto stages = uniform(4, Time::from_seconds(1e-3));
-    const Scenario s = scenario(32, plan(8, 4, 1, 8, "  schedule: dualpipe\n"));
-    for (auto& st : stages) st.ep_comm = Time::from_seconds(1e-3);
-    CHECK(estimate::estimate_over(s, ComputeProfile{}, stages).breakdown.ep_comm.ns == 0);
-    for (auto& st : stages) st.ep_comm = Time::from_seconds(5e-3);
-    CHECK(estimate::estimate_over(s, ComputeProfile{}, stages).breakdown.ep_comm.seconds() ==
+    auto stages = uniform(4, units::Time::from_seconds(1e-3));
+    const scenario::Scenario s = make_scenario(32, plan(8, 4, 1, 8, "  schedule: dualpipe\n"));
+    for (auto& st : stages) st.ep_comm = units::Time::from_seconds(1e-3);
+    CHECK(estimate::estimate_over(s, compute::ComputeProfile{}, stages).breakdown.ep_comm.ns == 0);
+    for (auto& st : stages) st.ep_comm = units::Time::from_seconds(5e-3);
+    CHECK(estimate::estimate_over(s, compute::ComputeProfile{}, stages).breakdown.ep_comm.seconds() ==
           doctest::Approx(8 * 2e-3));
   }
 
@@ -282,21 +283,21 @@ TEST_SUITE("step") {
     // finishes its last W at unit 25: 12.5 ms, of which 12 ms compute (4 x 2 chunks x 1.5 ms) and
     // 0.5 ms bubble (the README's (PP/2 - 1)(F&B + B - 3W) gives 1 ms: the order does better than
     // its bound with nothing to overlap).
-    const Scenario s = scenario(16, plan(8, 2, 1, 4, "  schedule: dualpipev\n"));
+    const scenario::Scenario s = make_scenario(16, plan(8, 2, 1, 4, "  schedule: dualpipev\n"));
     step::StepSimOptions o;
-    o.stages = uniform(2, Time::from_seconds(1e-3));
-    o.dp_sync = Time{0};
-    const auto r = step::simulate_step(s, ComputeProfile{}, o);
-    const Time pipeline = r.step - r.breakdown.optimizer - r.breakdown.overhead;
+    o.stages = uniform(2, units::Time::from_seconds(1e-3));
+    o.dp_sync = units::Time{0};
+    const auto r = step::simulate_step(s, compute::ComputeProfile{}, o);
+    const units::Time pipeline = r.step - r.breakdown.optimizer - r.breakdown.overhead;
     CHECK(pipeline.seconds() == doctest::Approx(12.5e-3));
     CHECK(r.breakdown.compute.seconds() == doctest::Approx(12e-3));
     CHECK(r.breakdown.bubble.seconds() == doctest::Approx(0.5e-3));
     // DualPipe on 4 ranks, 8 micro-batches (4 per direction) runs the same order per half-rank: below
     // 1F1B's 33 ms (8 + 4 - 1 slots of 3 ms) with the same 24 ms of compute.
-    const Scenario d = scenario(32, plan(8, 4, 1, 8, "  schedule: dualpipe\n"));
-    o.stages = uniform(4, Time::from_seconds(1e-3));
-    const auto rd = step::simulate_step(d, ComputeProfile{}, o);
-    const Time pd = rd.step - rd.breakdown.optimizer - rd.breakdown.overhead;
+    const scenario::Scenario d = make_scenario(32, plan(8, 4, 1, 8, "  schedule: dualpipe\n"));
+    o.stages = uniform(4, units::Time::from_seconds(1e-3));
+    const auto rd = step::simulate_step(d, compute::ComputeProfile{}, o);
+    const units::Time pd = rd.step - rd.breakdown.optimizer - rd.breakdown.overhead;
     CHECK(rd.breakdown.compute.seconds() == doctest::Approx(24e-3));
     CHECK(pd.seconds() < 33e-3);
     CHECK(pd.seconds() >= 24e-3);

@@ -14,7 +14,7 @@ using namespace flopcast::fleet;
 
 inline constexpr double kHour = 3600.0;
 
-inline Time hours(double h) { return Time::from_seconds(h * kHour); }
+inline units::Time hours(double h) { return units::Time::from_seconds(h * kHour); }
 
 /// A profile whose trials are the n quantiles (i + 1/2) / n of an exponential with mean
 /// `mean_h` hours: the engine draws one uniformly per job, so run times are (to within the
@@ -41,11 +41,11 @@ inline Pool owned_pool(const std::string& name, const std::string& gpu, std::int
   p.nodes = nodes;
   p.gpus_per_node = gpn;
   p.kind = PoolKind::Owned;
-  p.owned.capex_per_node = Money::of_minor(100'000'00, Currency::of("USD"));
+  p.owned.capex_per_node = units::Money::of_minor(100'000'00, units::Currency::of("USD"));
   p.owned.amortisation = hours(4 * 8760);
   p.owned.node_power_kw = 10.0;
   p.owned.idle_fraction = 0.1;
-  p.owned.price_per_kwh = PriceRate::of_micro(80'000, Currency::of("USD"));
+  p.owned.price_per_kwh = units::PriceRate::of_micro(80'000, units::Currency::of("USD"));
   p.owned.pue = 1.5;
   return p;
 }

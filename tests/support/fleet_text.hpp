@@ -42,7 +42,7 @@ inline const std::string kFile = std::string(FLOPCAST_SCENARIOS_DIR) + "/fleets/
 
 struct Loaded {
   std::optional<io::FleetFile> ff;
-  Diagnostics d;
+  scenario::Diagnostics d;
 };
 
 inline Loaded parse(const std::string& text) {

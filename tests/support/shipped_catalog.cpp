@@ -6,7 +6,7 @@ namespace flopcast::test {
 
 const io::Catalog& shipped_catalog() {
   static const io::Catalog cat = [] {
-    Diagnostics d;
+    scenario::Diagnostics d;
     auto c = io::load_catalog(FLOPCAST_DATA_DIR, d);
     REQUIRE_MESSAGE(c.has_value(), d.str());
     return *c;

@@ -7,7 +7,7 @@
 
 namespace flopcast::test {
 
-std::string scenario(const std::string& rel) { return std::string(FLOPCAST_SCENARIOS_DIR) + "/" + rel; }
+std::string scenario_file(const std::string& rel) { return std::string(FLOPCAST_SCENARIOS_DIR) + "/" + rel; }
 std::string data(const std::string& rel) { return std::string(FLOPCAST_DATA_DIR) + "/" + rel; }
 
 bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }

@@ -9,7 +9,7 @@
 namespace flopcast::test {
 
 /// A file under scenarios/ of the source tree.
-std::string scenario(const std::string& rel);
+std::string scenario_file(const std::string& rel);
 /// A file under data/ of the source tree.
 std::string data(const std::string& rel);
 

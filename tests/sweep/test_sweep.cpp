@@ -12,7 +12,7 @@
 using namespace flopcast;
 
 TEST_CASE("sweep loader: values, ranges, factor ranges and zipped axes") {
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto spec = io::parse_sweep(R"(
 scenario:
   model: llama3-8b
@@ -49,12 +49,12 @@ axes:
   CHECK(spec->point_values(1)[3].second == "2");
   CHECK(spec->point_values(1)[4].second == "true");
 
-  Diagnostics cd;
+  scenario::Diagnostics cd;
   auto cat = io::load_catalog("", cd);
   REQUIRE(cat);
   // dp auto: 24 GPUs, tp 2 -> dp 12.
   const std::int64_t idx = (0 * 4 + 2) * 3 * 2 + 0 * 2 + 1;  // H800, 24 GPUs, mb 1, tp 2
-  Diagnostics pd;
+  scenario::Diagnostics pd;
   const auto s = io::sweep_point_scenario(*spec, idx, *cat, pd);
   REQUIRE_MESSAGE(s, pd.str());
   CHECK(s->cluster.gpus == 24);
@@ -62,7 +62,7 @@ axes:
   CHECK(s->plan.dp == 12);
   CHECK(s->plan.sequence_parallel);
   // 24 GPUs, mb 4: 4 x 12 does not divide 72: a point error naming the sweep file and values.
-  Diagnostics bad;
+  scenario::Diagnostics bad;
   const auto s2 = io::sweep_point_scenario(*spec, idx + 4, *cat, bad);
   CHECK(!s2);
   CHECK(bad.str().find("mem.sweep.yml") != std::string::npos);
@@ -71,7 +71,7 @@ axes:
 
 TEST_CASE("sweep loader: diagnostics name file:line, key and fix") {
   auto err = [](const std::string& text) {
-    Diagnostics d;
+    scenario::Diagnostics d;
     auto s = io::parse_sweep(text, "bad.sweep.yml", d);
     CHECK(!s);
     return d.str();
@@ -100,11 +100,11 @@ TEST_CASE("sweep loader: diagnostics name file:line, key and fix") {
 TEST_CASE("sweep point: dp auto with degrees whose product passes 64 bits is an error, not overflow") {
   // The sweep fuzzer's finding: tp 8888888888888888888 x pp 4 overflowed int64 in the
   // dp-auto division (undefined behaviour); now the point is refused with the degrees named.
-  Diagnostics cd;
+  scenario::Diagnostics cd;
   auto cat = io::load_catalog("", cd);
   REQUIRE(cat);
   auto point_error = [&](const std::string& tp, const std::string& pp) {
-    Diagnostics d;
+    scenario::Diagnostics d;
     const auto spec = io::parse_sweep(
         "scenario:\n  model: llama3-8b\n  cluster: {gpu: H800, gpus: 64}\n"
         "  parallel: {tp: " +
@@ -113,7 +113,7 @@ TEST_CASE("sweep point: dp auto with degrees whose product passes 64 bits is an 
             "axes:\n  - key: parallel.cp\n    values: [1]\n",
         "big.sweep.yml", d);
     REQUIRE_MESSAGE(spec, d.str());
-    Diagnostics pd;
+    scenario::Diagnostics pd;
     CHECK(!io::sweep_point_scenario(*spec, 0, *cat, pd));
     return pd.str();
   };
@@ -128,10 +128,10 @@ TEST_CASE("sweep point: dp auto with degrees whose product passes 64 bits is an 
 }
 
 TEST_CASE("sweep point: the values as used, dp auto resolved to the number (never 'auto' in a column)") {
-  Diagnostics cd;
+  scenario::Diagnostics cd;
   auto cat = io::load_catalog("", cd);
   REQUIRE(cat);
-  Diagnostics d;
+  scenario::Diagnostics d;
   const auto spec = io::parse_sweep(
       "scenario:\n  model: llama3-8b\n  cluster: {gpu: H800, gpus: 8}\n"
       "  parallel: {tp: 1, pp: 1, dp: 8, micro_batch: 1, global_batch: 48}\n  precision: bf16\n"
@@ -141,7 +141,7 @@ TEST_CASE("sweep point: the values as used, dp auto resolved to the number (neve
   REQUIRE_MESSAGE(spec, d.str());
   auto used_at = [&](std::int64_t i) {
     std::vector<std::string> used;
-    Diagnostics pd;
+    scenario::Diagnostics pd;
     (void)io::sweep_point_scenario(*spec, i, *cat, pd, &used);
     return used;
   };

@@ -10,12 +10,12 @@ using namespace flopcast;
 
 namespace {
 
-GpuSpec a100() { return fixtures::a100_nvlink(); }
-GpuSpec gb200() { return fixtures::gb200_nvlink(); }
+hardware::GpuSpec a100() { return fixtures::a100_nvlink(); }
+hardware::GpuSpec gb200() { return fixtures::gb200_nvlink(); }
 // DGX A100: 8 GPUs on NVSwitch, 8 x 200 Gb/s HDR InfiniBand (SB, ISS nccl#812).
-FabricSpec dgx_a100(double oversubscription = 1.0) { return fixtures::node8(200.0, 8, oversubscription); }
+hardware::FabricSpec dgx_a100(double oversubscription = 1.0) { return fixtures::node8(200.0, 8, oversubscription); }
 
-bool has_kind(const ClusterTopology& t, const std::vector<std::int32_t>& route, LinkKind k) {
+bool has_kind(const topology::ClusterTopology& t, const std::vector<std::int32_t>& route, topology::LinkKind k) {
   return std::any_of(route.begin(), route.end(),
                      [&](std::int32_t l) { return t.links()[static_cast<std::size_t>(l)].kind == k; });
 }
@@ -23,7 +23,7 @@ bool has_kind(const ClusterTopology& t, const std::vector<std::int32_t>& route, 
 }  // namespace
 
 TEST_CASE("topology: DGX A100 cluster graph has the expected vertices and rates") {
-  const ClusterTopology t(a100(), dgx_a100(), 16);
+  const topology::ClusterTopology t(a100(), dgx_a100(), 16);
   CHECK(t.nodes() == 2);
   CHECK(t.domain_size() == 8);
   CHECK(t.domains() == 2);
@@ -37,42 +37,42 @@ TEST_CASE("topology: DGX A100 cluster graph has the expected vertices and rates"
 }
 
 TEST_CASE("topology: routes stay on NVLink inside a node and on one rail across nodes") {
-  const ClusterTopology t(a100(), dgx_a100(), 16);
+  const topology::ClusterTopology t(a100(), dgx_a100(), 16);
   const auto inside = t.gpu_route(0, 5);
   REQUIRE(inside.size() == 2);  // GPU0 -> NVSwitch -> GPU5
-  CHECK(t.links()[static_cast<std::size_t>(inside[0])].kind == LinkKind::NvLinkToSwitch);
-  CHECK(t.links()[static_cast<std::size_t>(inside[1])].kind == LinkKind::NvLinkFromSwitch);
+  CHECK(t.links()[static_cast<std::size_t>(inside[0])].kind == topology::LinkKind::NvLinkToSwitch);
+  CHECK(t.links()[static_cast<std::size_t>(inside[1])].kind == topology::LinkKind::NvLinkFromSwitch);
 
   // GPU0 (node 0) -> GPU9 (node 1, local 1): PCIe to NIC0, leaf of rail 0, NIC0 of node 1,
   // PCIe to GPU8 (owner of NIC0), NVLink GPU8 -> GPU9 (PXN): 6 links. One SU: no spine hop.
   const auto across = t.gpu_route(0, 9);
   CHECK(across.size() == 6);
-  CHECK(t.links()[static_cast<std::size_t>(across[0])].kind == LinkKind::GpuToNic);
-  CHECK(t.links()[static_cast<std::size_t>(across[1])].kind == LinkKind::NicToLeaf);
-  CHECK(t.links()[static_cast<std::size_t>(across[2])].kind == LinkKind::LeafToNic);
-  CHECK(t.links()[static_cast<std::size_t>(across[3])].kind == LinkKind::NicToGpu);
+  CHECK(t.links()[static_cast<std::size_t>(across[0])].kind == topology::LinkKind::GpuToNic);
+  CHECK(t.links()[static_cast<std::size_t>(across[1])].kind == topology::LinkKind::NicToLeaf);
+  CHECK(t.links()[static_cast<std::size_t>(across[2])].kind == topology::LinkKind::LeafToNic);
+  CHECK(t.links()[static_cast<std::size_t>(across[3])].kind == topology::LinkKind::NicToGpu);
   CHECK(t.links()[static_cast<std::size_t>(across[3])].to == t.gpu_vertex(8));
-  CHECK_FALSE(has_kind(t, across, LinkKind::LeafToSpine));
+  CHECK_FALSE(has_kind(t, across, topology::LinkKind::LeafToSpine));
   CHECK(t.leaf_of(0, 0) == t.leaf_of(1, 0));
   CHECK(t.leaf_of(0, 0) != t.leaf_of(0, 1));
 }
 
 TEST_CASE("topology: traffic between scalable units crosses the oversubscribed spine") {
-  TopologyOptions o;
+  topology::TopologyOptions o;
   o.nodes_per_leaf = 1;  // every node its own SU
-  const ClusterTopology t(a100(), dgx_a100(2.0), 16, o);
+  const topology::ClusterTopology t(a100(), dgx_a100(2.0), 16, o);
   const auto r = t.nic_route(0, 3, 1, 3);
   REQUIRE(r.size() == 4);  // NIC -> leaf -> spine -> leaf -> NIC
-  CHECK(has_kind(t, r, LinkKind::LeafToSpine));
-  CHECK(has_kind(t, r, LinkKind::SpineToLeaf));
+  CHECK(has_kind(t, r, topology::LinkKind::LeafToSpine));
+  CHECK(has_kind(t, r, topology::LinkKind::SpineToLeaf));
   // A leaf of 1 node x 24 GB/s with 2:1 oversubscription has 12 GB/s of uplink.
   CHECK(t.links()[static_cast<std::size_t>(r[1])].capacity.gbytes_per_s() == doctest::Approx(12.0));
 }
 
 TEST_CASE("topology: leaf uplinks carry the leaf's NICs divided by the oversubscription") {
-  TopologyOptions o;
+  topology::TopologyOptions o;
   o.nodes_per_leaf = 8;
-  const ClusterTopology t(a100(), dgx_a100(2.0), 128, o);
+  const topology::ClusterTopology t(a100(), dgx_a100(2.0), 128, o);
   // 8 nodes per rail leaf x 24 GB/s / 2 = 96 GB/s.
   CHECK(t.rates().leaf_uplink.gbytes_per_s() == doctest::Approx(96.0));
   CHECK(t.scalable_unit_of(7) == 0);
@@ -80,47 +80,47 @@ TEST_CASE("topology: leaf uplinks carry the leaf's NICs divided by the oversubsc
 }
 
 TEST_CASE("topology: NICs are shared or split when a node has fewer or more NICs than GPUs") {
-  FabricSpec four = dgx_a100();
+  hardware::FabricSpec four = dgx_a100();
   four.nics_per_node = 4;  // HGX A100 with 4 x HDR (ISS nccl-tests#100)
-  const ClusterTopology t4(a100(), four, 16);
+  const topology::ClusterTopology t4(a100(), four, 16);
   CHECK(t4.nics_of(0) == std::vector<int>{0});
   CHECK(t4.nics_of(1) == std::vector<int>{0});
   CHECK(t4.nics_of(7) == std::vector<int>{3});
-  FabricSpec sixteen = dgx_a100();
+  hardware::FabricSpec sixteen = dgx_a100();
   sixteen.nics_per_node = 16;  // 8 x 2 x 200G RoCE (ISS nccl#1031)
-  const ClusterTopology t16(a100(), sixteen, 16);
+  const topology::ClusterTopology t16(a100(), sixteen, 16);
   CHECK(t16.nics_of(0) == std::vector<int>{0, 1});
   CHECK(t16.nics_of(7) == std::vector<int>{14, 15});
 }
 
 TEST_CASE("topology: a GB200 NVL72 rack is one 72-GPU NVLink domain across 18 trays") {
-  FabricSpec nvl72;
+  hardware::FabricSpec nvl72;
   nvl72.name = "gb200-nvl72";
   nvl72.gpus_per_node = 4;  // compute tray (NV-SPOD-GB200: 18 trays x 4 GPUs)
   nvl72.nvlink_domain = 72;
-  nvl72.intra = IntraNode::NVSwitch;
+  nvl72.intra = hardware::IntraNode::NVSwitch;
   nvl72.nic_gbps = 400.0;
   nvl72.nics_per_node = 4;  // one ConnectX-7 per GPU
-  const ClusterTopology t(gb200(), nvl72, 144);
+  const topology::ClusterTopology t(gb200(), nvl72, 144);
   CHECK(t.nodes() == 36);
   CHECK(t.domain_size() == 72);
   CHECK(t.domains() == 2);
   const auto same_rack = t.gpu_route(0, 71);  // trays 0 and 17 of rack 0
   CHECK(same_rack.size() == 2);
-  CHECK_FALSE(has_kind(t, same_rack, LinkKind::GpuToNic));
+  CHECK_FALSE(has_kind(t, same_rack, topology::LinkKind::GpuToNic));
   const auto other_rack = t.gpu_route(0, 72);
-  CHECK(has_kind(t, other_rack, LinkKind::GpuToNic));
+  CHECK(has_kind(t, other_rack, topology::LinkKind::GpuToNic));
 }
 
 TEST_CASE("topology: a GPU without NVLink falls back to PCIe inside the node") {
-  GpuSpec pcie_gpu = a100();
+  hardware::GpuSpec pcie_gpu = a100();
   pcie_gpu.nvlink_links = 0;
-  pcie_gpu.nccl_nvlink = Bandwidth{0.0};
-  const ClusterTopology t(pcie_gpu, dgx_a100(), 8);
-  CHECK(t.intra() == IntraNode::PCIe);
+  pcie_gpu.nccl_nvlink = units::Bandwidth{0.0};
+  const topology::ClusterTopology t(pcie_gpu, dgx_a100(), 8);
+  CHECK(t.intra() == hardware::IntraNode::PCIe);
   const auto r = t.gpu_route(0, 1);
   REQUIRE(r.size() == 2);
-  CHECK(t.links()[static_cast<std::size_t>(r[0])].kind == LinkKind::PcieToRoot);
+  CHECK(t.links()[static_cast<std::size_t>(r[0])].kind == topology::LinkKind::PcieToRoot);
 }
 
 TEST_CASE("topology: a route never reads another topology's switch trees") {
@@ -130,14 +130,14 @@ TEST_CASE("topology: a route never reads another topology's switch trees") {
   // checked to be a chain of this topology's links from one NIC to the other. The same runs
   // with a topology built where a freed one was (under AddressSanitizer, reading a freed tree
   // is a use after free).
-  TopologyOptions o;
+  topology::TopologyOptions o;
   o.nodes_per_leaf = 1;  // every node its own leaf: every route between nodes crosses the spine
-  auto chain_ok = [](const ClusterTopology& t, std::int64_t a, int ka, std::int64_t b, int kb) {
+  auto chain_ok = [](const topology::ClusterTopology& t, std::int64_t a, int ka, std::int64_t b, int kb) {
     const auto r = t.nic_route(a, ka, b, kb);
     std::int32_t at = t.nic_vertex(a, ka);
     bool ok = r.size() == 4;  // NIC -> leaf -> spine -> leaf -> NIC
     for (const std::int32_t l : r) {
-      const TopoLink& link = t.links()[static_cast<std::size_t>(l)];
+      const topology::TopoLink& link = t.links()[static_cast<std::size_t>(l)];
       ok = ok && link.from == at;
       at = link.to;
     }
@@ -145,8 +145,8 @@ TEST_CASE("topology: a route never reads another topology's switch trees") {
   };
   int shared_ids = 0;
   for (int rebuilt = 0; rebuilt < 2; ++rebuilt) {
-    const ClusterTopology big(a100(), dgx_a100(2.0), 64, o);
-    const ClusterTopology small(a100(), dgx_a100(2.0), 48, o);
+    const topology::ClusterTopology big(a100(), dgx_a100(2.0), 64, o);
+    const topology::ClusterTopology small(a100(), dgx_a100(2.0), 48, o);
     for (std::int64_t n = 0; n < big.nodes(); ++n)
       for (int k = 0; k < 8; ++k)
         for (std::int64_t m = 0; m < small.nodes(); ++m)

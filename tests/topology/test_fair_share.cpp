@@ -14,9 +14,9 @@ using namespace flopcast;
 
 TEST_CASE("topology: max-min fair share of one link splits it evenly") {
   // Two flows on one 100 B/s link: 50 each.
-  const std::vector<Bandwidth> cap{Bandwidth{100.0}};
-  const std::vector<NetworkFlow> flows{{{{0, 1.0}}}, {{{0, 1.0}}}};
-  const FairShare fs = max_min_fair_share(flows, cap);
+  const std::vector<units::Bandwidth> cap{units::Bandwidth{100.0}};
+  const std::vector<topology::NetworkFlow> flows{{{{0, 1.0}}}, {{{0, 1.0}}}};
+  const topology::FairShare fs = topology::max_min_fair_share(flows, cap);
   CHECK(fs.rate[0].bytes_per_s == doctest::Approx(50.0));
   CHECK(fs.rate[1].bytes_per_s == doctest::Approx(50.0));
   CHECK(fs.link_load[0].bytes_per_s == doctest::Approx(100.0));
@@ -25,9 +25,9 @@ TEST_CASE("topology: max-min fair share of one link splits it evenly") {
 TEST_CASE("topology: max-min fair share gives a bottlenecked flow's leftover to the others") {
   // Link A 10, link B 4. f0 on A, f1 on A and B, f2 on B. B is the tighter link: f1 = f2 = 2;
   // then A has 10 - 2 = 8 left for f0 (Bertsekas & Gallager's progressive filling).
-  const std::vector<Bandwidth> cap{Bandwidth{10.0}, Bandwidth{4.0}};
-  const std::vector<NetworkFlow> flows{{{{0, 1.0}}}, {{{0, 1.0}, {1, 1.0}}}, {{{1, 1.0}}}};
-  const FairShare fs = max_min_fair_share(flows, cap);
+  const std::vector<units::Bandwidth> cap{units::Bandwidth{10.0}, units::Bandwidth{4.0}};
+  const std::vector<topology::NetworkFlow> flows{{{{0, 1.0}}}, {{{0, 1.0}, {1, 1.0}}}, {{{1, 1.0}}}};
+  const topology::FairShare fs = topology::max_min_fair_share(flows, cap);
   CHECK(fs.rate[0].bytes_per_s == doctest::Approx(8.0));
   CHECK(fs.rate[1].bytes_per_s == doctest::Approx(2.0));
   CHECK(fs.rate[2].bytes_per_s == doctest::Approx(2.0));
@@ -38,9 +38,9 @@ TEST_CASE("topology: max-min fair share gives a bottlenecked flow's leftover to 
 TEST_CASE("topology: a flow that crosses a link twice gets half of it") {
   // A ring of two ranks over one shared link direction (weight 2): 10 / 2 = 5. Repeated uses
   // of the same link are summed.
-  const std::vector<Bandwidth> cap{Bandwidth{10.0}, Bandwidth{100.0}};
-  const std::vector<NetworkFlow> flows{{{{0, 1.0}, {1, 1.0}, {0, 1.0}}}};
-  const FairShare fs = max_min_fair_share(flows, cap);
+  const std::vector<units::Bandwidth> cap{units::Bandwidth{10.0}, units::Bandwidth{100.0}};
+  const std::vector<topology::NetworkFlow> flows{{{{0, 1.0}, {1, 1.0}, {0, 1.0}}}};
+  const topology::FairShare fs = topology::max_min_fair_share(flows, cap);
   CHECK(fs.rate[0].bytes_per_s == doctest::Approx(5.0));
   CHECK(fs.link_load[1].bytes_per_s == doctest::Approx(5.0));
 }
@@ -49,9 +49,9 @@ TEST_CASE("topology: fractional weights (all-to-all spreading) load links propor
   // f0 puts 1/2 of its bytes on link 0 (cap 10) and all of them on link 1 (cap 30); f1 only
   // uses link 1. Growing both at rate x: link 0 binds at 0.5x = 10 (x = 20), link 1 at
   // 2x = 30 (x = 15). Link 1 binds first: both flows get 15.
-  const std::vector<Bandwidth> cap{Bandwidth{10.0}, Bandwidth{30.0}};
-  const std::vector<NetworkFlow> flows{{{{0, 0.5}, {1, 1.0}}}, {{{1, 1.0}}}};
-  const FairShare fs = max_min_fair_share(flows, cap);
+  const std::vector<units::Bandwidth> cap{units::Bandwidth{10.0}, units::Bandwidth{30.0}};
+  const std::vector<topology::NetworkFlow> flows{{{{0, 0.5}, {1, 1.0}}}, {{{1, 1.0}}}};
+  const topology::FairShare fs = topology::max_min_fair_share(flows, cap);
   CHECK(fs.rate[0].bytes_per_s == doctest::Approx(15.0));
   CHECK(fs.rate[1].bytes_per_s == doctest::Approx(15.0));
 }
@@ -61,17 +61,18 @@ namespace {
 // The straightforward progressive filling (one std::vector per flow and per link, every link
 // visited every round): the form max_min_fair_share had before its flat-array bookkeeping,
 // kept here as the reference it must match bit for bit.
-FairShare reference_fair_share(const std::vector<NetworkFlow>& flows, const std::vector<Bandwidth>& capacity) {
+topology::FairShare reference_fair_share(const std::vector<topology::NetworkFlow>& flows,
+                                         const std::vector<units::Bandwidth>& capacity) {
   const std::size_t n_links = capacity.size();
-  FairShare out;
-  out.rate.assign(flows.size(), Bandwidth{0.0});
-  out.link_load.assign(n_links, Bandwidth{0.0});
+  topology::FairShare out;
+  out.rate.assign(flows.size(), units::Bandwidth{0.0});
+  out.link_load.assign(n_links, units::Bandwidth{0.0});
   if (flows.empty()) return out;
   std::vector<std::int32_t> local_of(n_links, -1);
   std::vector<std::int32_t> used_links;
   std::vector<std::vector<std::pair<std::int32_t, double>>> flow_uses(flows.size());
   for (std::size_t f = 0; f < flows.size(); ++f) {
-    for (const LinkUse& u : flows[f].uses) {
+    for (const topology::LinkUse& u : flows[f].uses) {
       std::int32_t& l = local_of[static_cast<std::size_t>(u.link)];
       if (l < 0) {
         l = static_cast<std::int32_t>(used_links.size());
@@ -123,7 +124,7 @@ FairShare reference_fair_share(const std::vector<NetworkFlow>& flows, const std:
     }
   }
   for (std::size_t f = 0; f < flows.size(); ++f) {
-    out.rate[f] = Bandwidth{rate[f]};
+    out.rate[f] = units::Bandwidth{rate[f]};
     for (const auto& [l, w] : flow_uses[f])
       out.link_load[static_cast<std::size_t>(used_links[static_cast<std::size_t>(l)])].bytes_per_s += w * rate[f];
   }
@@ -133,7 +134,7 @@ FairShare reference_fair_share(const std::vector<NetworkFlow>& flows, const std:
 // Bit-for-bit equality (doubles compared as their bytes: -0.0 != 0.0 here).
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-void check_identical(const FairShare& got, const FairShare& want) {
+void check_identical(const topology::FairShare& got, const topology::FairShare& want) {
   REQUIRE(got.rate.size() == want.rate.size());
   REQUIRE(got.link_load.size() == want.link_load.size());
   for (std::size_t f = 0; f < got.rate.size(); ++f) CHECK(same_bits(got.rate[f].bytes_per_s, want.rate[f].bytes_per_s));
@@ -142,11 +143,11 @@ void check_identical(const FairShare& got, const FairShare& want) {
 }
 
 // FairRates against the full answer: the same rates and the highest of its link loads.
-void check_identical(const FairRates& got, const FairShare& want) {
+void check_identical(const topology::FairRates& got, const topology::FairShare& want) {
   REQUIRE(got.rate.size() == want.rate.size());
   for (std::size_t f = 0; f < got.rate.size(); ++f) CHECK(same_bits(got.rate[f].bytes_per_s, want.rate[f].bytes_per_s));
-  Bandwidth worst;
-  for (const Bandwidth& b : want.link_load) worst = std::max(worst, b);
+  units::Bandwidth worst;
+  for (const units::Bandwidth& b : want.link_load) worst = std::max(worst, b);
   CHECK(same_bits(got.worst_link_load.bytes_per_s, worst.bytes_per_s));
 }
 
@@ -162,39 +163,41 @@ TEST_CASE("topology: the flat fair share equals the straightforward progressive 
   const double weights[] = {1.0, 1.0, 1.0, 0.5, 2.0, 1.0 / 3.0, 1.0 / 127.0};
   for (int trial = 0; trial < 300; ++trial) {
     const std::size_t n_links = 1 + pick(60);
-    std::vector<Bandwidth> cap(n_links);
-    for (auto& c : cap) c = Bandwidth{caps[pick(std::size(caps))] * static_cast<double>(1 + pick(4))};
+    std::vector<units::Bandwidth> cap(n_links);
+    for (auto& c : cap) c = units::Bandwidth{caps[pick(std::size(caps))] * static_cast<double>(1 + pick(4))};
     const std::size_t n_flows = 1 + pick(40);
-    std::vector<NetworkFlow> flows(n_flows);
-    FlowTable table;
+    std::vector<topology::NetworkFlow> flows(n_flows);
+    topology::FlowTable table;
     for (auto& f : flows) {
       const std::size_t n_uses = 1 + pick(12);
       for (std::size_t k = 0; k < n_uses; ++k)
-        f.uses.push_back(LinkUse{static_cast<std::int32_t>(pick(n_links)), weights[pick(std::size(weights))]});
+        f.uses.push_back(
+            topology::LinkUse{static_cast<std::int32_t>(pick(n_links)), weights[pick(std::size(weights))]});
       table.uses.insert(table.uses.end(), f.uses.begin(), f.uses.end());
       table.end_flow();
     }
     CAPTURE(trial);
-    const FairShare want = reference_fair_share(flows, cap);
-    check_identical(max_min_fair_share(flows, cap), want);
-    check_identical(max_min_fair_share(table, cap), want);
+    const topology::FairShare want = reference_fair_share(flows, cap);
+    check_identical(topology::max_min_fair_share(flows, cap), want);
+    check_identical(topology::max_min_fair_share(table, cap), want);
     // A range of the table is the problem of those flows alone.
     const std::size_t first = pick(n_flows), last = first + pick(n_flows - first + 1);
-    const std::vector<NetworkFlow> part(flows.begin() + static_cast<std::ptrdiff_t>(first),
-                                        flows.begin() + static_cast<std::ptrdiff_t>(last));
-    const FairShare want_part = reference_fair_share(part, cap);
-    check_identical(max_min_fair_share(table, first, last, cap), want_part);
-    check_identical(max_min_fair_rates(table, first, last, cap), want_part);
+    const std::vector<topology::NetworkFlow> part(flows.begin() + static_cast<std::ptrdiff_t>(first),
+                                                  flows.begin() + static_cast<std::ptrdiff_t>(last));
+    const topology::FairShare want_part = reference_fair_share(part, cap);
+    check_identical(topology::max_min_fair_share(table, first, last, cap), want_part);
+    check_identical(topology::max_min_fair_rates(table, first, last, cap), want_part);
     // Several problems in one call (shared scratch): each as if asked alone.
-    const FlowRange problems[] = {{0, n_flows}, {first, last}, {0, n_flows}};
-    const auto several = max_min_fair_rates(table, problems, cap);
+    const topology::FlowRange problems[] = {{0, n_flows}, {first, last}, {0, n_flows}};
+    const auto several = topology::max_min_fair_rates(table, problems, cap);
     REQUIRE(several.size() == 3);
     check_identical(several[0], want);
     check_identical(several[1], want_part);
     check_identical(several[2], want);
   }
-  CHECK(FlowTable{}.empty());
-  CHECK(max_min_fair_share(FlowTable{}, std::vector<Bandwidth>{Bandwidth{1.0}}).rate.empty());
+  CHECK(topology::FlowTable{}.empty());
+  CHECK(topology::max_min_fair_share(topology::FlowTable{}, std::vector<units::Bandwidth>{units::Bandwidth{1.0}})
+            .rate.empty());
 }
 
 TEST_CASE("topology: a fair share of many copies of one component equals the straightforward filling bit for bit") {
@@ -213,35 +216,36 @@ TEST_CASE("topology: a fair share of many copies of one component equals the str
     const std::size_t n_links = 2 + pick(12);
     std::vector<double> cap(n_links);
     for (auto& c : cap) c = caps[pick(std::size(caps))];
-    std::vector<std::vector<LinkUse>> base(1 + pick(6));
-    for (std::size_t l = 0; l < n_links; ++l) base[0].push_back(LinkUse{static_cast<std::int32_t>(l), 1.0});
+    std::vector<std::vector<topology::LinkUse>> base(1 + pick(6));
+    for (std::size_t l = 0; l < n_links; ++l) base[0].push_back(topology::LinkUse{static_cast<std::int32_t>(l), 1.0});
     for (std::size_t f = 1; f < base.size(); ++f)
       for (std::size_t k = 0, n = 1 + pick(5); k < n; ++k)
-        base[f].push_back(LinkUse{static_cast<std::int32_t>(pick(n_links)), weights[pick(std::size(weights))]});
+        base[f].push_back(
+            topology::LinkUse{static_cast<std::int32_t>(pick(n_links)), weights[pick(std::size(weights))]});
     // Copies on disjoint links, numbered in a shuffled order across the whole cluster; their flows
     // interleaved (flow f of every copy, then flow f + 1) or one copy after another.
     const std::size_t copies = 2 + pick(7);
     std::vector<std::int32_t> slot(copies * n_links);
     for (std::size_t i = 0; i < slot.size(); ++i) slot[i] = static_cast<std::int32_t>(i);
     std::shuffle(slot.begin(), slot.end(), rng);
-    std::vector<Bandwidth> capacity(slot.size());
+    std::vector<units::Bandwidth> capacity(slot.size());
     for (std::size_t c = 0; c < copies; ++c)
       for (std::size_t l = 0; l < n_links; ++l)
-        capacity[static_cast<std::size_t>(slot[c * n_links + l])] = Bandwidth{cap[l]};
+        capacity[static_cast<std::size_t>(slot[c * n_links + l])] = units::Bandwidth{cap[l]};
     // Sometimes one copy differs a little.
     const std::size_t odd = pick(copies);
     const int change = static_cast<int>(pick(4));  // 0: none, 1: a capacity, 2: a weight, 3: one more use
     auto copy_flow = [&](std::size_t c, std::size_t f) {
-      NetworkFlow out;
-      for (const LinkUse& u : base[f])
-        out.uses.push_back(LinkUse{slot[c * n_links + static_cast<std::size_t>(u.link)], u.weight});
+      topology::NetworkFlow out;
+      for (const topology::LinkUse& u : base[f])
+        out.uses.push_back(topology::LinkUse{slot[c * n_links + static_cast<std::size_t>(u.link)], u.weight});
       if (c == odd && f == 0 && change == 2) out.uses.back().weight *= 1.5;
       if (c == odd && f == base.size() - 1 && change == 3) out.uses.push_back(out.uses.front());
       return out;
     };
     if (change == 1) capacity[static_cast<std::size_t>(slot[odd * n_links + pick(n_links)])].bytes_per_s *= 0.75;
     near_copies += change != 0 ? 1 : 0;
-    std::vector<NetworkFlow> flows;
+    std::vector<topology::NetworkFlow> flows;
     if (pick(2) == 0) {
       for (std::size_t f = 0; f < base.size(); ++f)
         for (std::size_t c = 0; c < copies; ++c) flows.push_back(copy_flow(c, f));
@@ -251,18 +255,18 @@ TEST_CASE("topology: a fair share of many copies of one component equals the str
     }
     // And a component of another shape sharing nothing with them, sometimes.
     if (pick(2) == 0) {
-      capacity.push_back(Bandwidth{caps[pick(std::size(caps))]});
-      flows.push_back(NetworkFlow{{LinkUse{static_cast<std::int32_t>(capacity.size() - 1), 1.0}}});
+      capacity.push_back(units::Bandwidth{caps[pick(std::size(caps))]});
+      flows.push_back(topology::NetworkFlow{{topology::LinkUse{static_cast<std::int32_t>(capacity.size() - 1), 1.0}}});
     }
-    FlowTable table;
+    topology::FlowTable table;
     for (const auto& f : flows) {
       table.uses.insert(table.uses.end(), f.uses.begin(), f.uses.end());
       table.end_flow();
     }
-    const FairShare want = reference_fair_share(flows, capacity);
-    check_identical(max_min_fair_share(flows, capacity), want);
-    check_identical(max_min_fair_share(table, capacity), want);
-    check_identical(max_min_fair_rates(table, 0, table.size(), capacity), want);
+    const topology::FairShare want = reference_fair_share(flows, capacity);
+    check_identical(topology::max_min_fair_share(flows, capacity), want);
+    check_identical(topology::max_min_fair_share(table, capacity), want);
+    check_identical(topology::max_min_fair_rates(table, 0, table.size(), capacity), want);
   }
   CHECK(near_copies > 100);
 }

@@ -8,12 +8,14 @@ using namespace flopcast;
 
 namespace {
 
-GpuSpec a100() { return fixtures::a100_nvlink(); }
+hardware::GpuSpec a100() { return fixtures::a100_nvlink(); }
 // DGX A100 nodes, 8 x HDR 200 Gb/s per node (ISS nccl#812); NIC path 24 GB/s (25 x 0.96, PCIe Gen4 24).
-FabricSpec hdr(double oversubscription, int nics = 8) { return fixtures::node8(200.0, nics, oversubscription); }
+hardware::FabricSpec hdr(double oversubscription, int nics = 8) {
+  return fixtures::node8(200.0, nics, oversubscription);
+}
 
-TopologyOptions su(int nodes_per_leaf) {
-  TopologyOptions o;
+topology::TopologyOptions su(int nodes_per_leaf) {
+  topology::TopologyOptions o;
   o.nodes_per_leaf = nodes_per_leaf;
   return o;
 }
@@ -21,8 +23,8 @@ TopologyOptions su(int nodes_per_leaf) {
 }  // namespace
 
 TEST_CASE("topology: a DP ring with one GPU per node gets about one NIC") {
-  const ClusterTopology t(a100(), hdr(1.0), 64, su(32));
-  const auto s = network_share(t, GroupShape{8, 1, 1}, 1, TrafficPattern::Ring);
+  const topology::ClusterTopology t(a100(), hdr(1.0), 64, su(32));
+  const auto s = topology::network_share(t, topology::GroupShape{8, 1, 1}, 1, topology::TrafficPattern::Ring);
   CHECK(s.domains == 8);
   CHECK(s.channels == 1);
   CHECK(s.per_group.gbytes_per_s() == doctest::Approx(24.0));
@@ -30,14 +32,14 @@ TEST_CASE("topology: a DP ring with one GPU per node gets about one NIC") {
 
 TEST_CASE("topology: a ring over all 8 GPUs of each node gets the sum of the NICs") {
   // 8 channels, one per rail, 24 GB/s each = 192 GB/s (ISS nccl#812: 192 measured on DGX A100).
-  const ClusterTopology t(a100(), hdr(1.0), 16, su(32));
-  const auto s = network_share(t, GroupShape{16, 8, 1}, 1, TrafficPattern::Ring);
+  const topology::ClusterTopology t(a100(), hdr(1.0), 16, su(32));
+  const auto s = topology::network_share(t, topology::GroupShape{16, 8, 1}, 1, topology::TrafficPattern::Ring);
   CHECK(s.channels == 8);
   CHECK(s.per_group.gbytes_per_s() == doctest::Approx(192.0));
   // Four NICs shared by 8 GPUs: 4 channels = 96 GB/s (ISS nccl-tests#100 measured 91).
-  const ClusterTopology t4(a100(), hdr(1.0, 4), 16, su(32));
-  CHECK(network_share(t4, GroupShape{16, 8, 1}, 1, TrafficPattern::Ring).per_group.gbytes_per_s() ==
-        doctest::Approx(96.0));
+  const topology::ClusterTopology t4(a100(), hdr(1.0, 4), 16, su(32));
+  CHECK(topology::network_share(t4, topology::GroupShape{16, 8, 1}, 1, topology::TrafficPattern::Ring)
+            .per_group.gbytes_per_s() == doctest::Approx(96.0));
 }
 
 TEST_CASE("topology: 8 DP groups crossing a 2:1 oversubscribed spine get half the bandwidth of one") {
@@ -46,16 +48,17 @@ TEST_CASE("topology: 8 DP groups crossing a 2:1 oversubscribed spine get half th
   // hop crosses the spine. The 8 pipeline stages' DP groups on rail r all go through the
   // rail-r leaf of SU 0, whose uplinks carry 8 NICs x 24 GB/s / 2 = 96 GB/s: 12 GB/s each,
   // half of the 24 GB/s a group gets alone.
-  ParallelPlan p;
+  parallel::ParallelPlan p;
   p.tp = 8;
   p.pp = 8;
   p.dp = 2;
-  const auto layout = RankLayout::create(p, "tp-pp-dp-cp");
+  const auto layout = topology::RankLayout::create(p, "tp-pp-dp-cp");
   REQUIRE(layout);
-  const GroupShape dp = layout->shape(ParallelDim::DP, 8);
-  CHECK(dp == GroupShape{2, 1, 8});
-  const ClusterTopology t(a100(), hdr(2.0), 128, su(8));
-  const auto all = network_share(t, dp, layout->group_count(ParallelDim::DP), TrafficPattern::Ring);
+  const topology::GroupShape dp = layout->shape(topology::ParallelDim::DP, 8);
+  CHECK(dp == topology::GroupShape{2, 1, 8});
+  const topology::ClusterTopology t(a100(), hdr(2.0), 128, su(8));
+  const auto all =
+      topology::network_share(t, dp, layout->group_count(topology::ParallelDim::DP), topology::TrafficPattern::Ring);
   CHECK(all.groups == 64);
   CHECK(all.alone.gbytes_per_s() == doctest::Approx(24.0));
   CHECK(all.per_group.gbytes_per_s() == doctest::Approx(12.0));
@@ -63,30 +66,32 @@ TEST_CASE("topology: 8 DP groups crossing a 2:1 oversubscribed spine get half th
   CHECK(all.worst_link_load.gbytes_per_s() == doctest::Approx(96.0));
 
   // The same 64 groups on a non-blocking spine do not slow down.
-  const ClusterTopology full(a100(), hdr(1.0), 128, su(8));
-  CHECK(network_share(full, dp, 64, TrafficPattern::Ring).per_group.gbytes_per_s() == doctest::Approx(24.0));
+  const topology::ClusterTopology full(a100(), hdr(1.0), 128, su(8));
+  CHECK(topology::network_share(full, dp, 64, topology::TrafficPattern::Ring).per_group.gbytes_per_s() ==
+        doctest::Approx(24.0));
   // Rail-optimised cabling: 8 groups of one pipeline stage use 8 different rails (8 leaves),
   // so they do not contend even on the 2:1 spine.
-  CHECK(network_share(t, dp, 8, TrafficPattern::Ring).per_group.gbytes_per_s() == doctest::Approx(24.0));
+  CHECK(topology::network_share(t, dp, 8, topology::TrafficPattern::Ring).per_group.gbytes_per_s() ==
+        doctest::Approx(24.0));
 }
 
 TEST_CASE("topology: DP groups that share a NIC split it") {
   // 4 NICs for 8 GPUs: DP groups of GPU 0 and GPU 1 (lanes 0, 1) share NIC 0: 12 GB/s each.
-  const ClusterTopology t(a100(), hdr(1.0, 4), 64, su(32));
-  const auto s = network_share(t, GroupShape{8, 1, 1}, 8, TrafficPattern::Ring);
+  const topology::ClusterTopology t(a100(), hdr(1.0, 4), 64, su(32));
+  const auto s = topology::network_share(t, topology::GroupShape{8, 1, 1}, 8, topology::TrafficPattern::Ring);
   CHECK(s.alone.gbytes_per_s() == doctest::Approx(24.0));
   CHECK(s.per_group.gbytes_per_s() == doctest::Approx(12.0));
 }
 
 TEST_CASE("topology: all-to-all uses each GPU's own NIC and loads the spine with cross-SU shares") {
   // 4 nodes, all 8 GPUs each: every domain sends through its 8 NICs at 24 GB/s = 192 GB/s.
-  const ClusterTopology t(a100(), hdr(1.0), 32, su(32));
-  const auto s = network_share(t, GroupShape{32, 8, 1}, 1, TrafficPattern::AllToAll);
+  const topology::ClusterTopology t(a100(), hdr(1.0), 32, su(32));
+  const auto s = topology::network_share(t, topology::GroupShape{32, 8, 1}, 1, topology::TrafficPattern::AllToAll);
   CHECK(s.per_group.gbytes_per_s() == doctest::Approx(192.0));
   // Two SUs of 2 nodes with 4:1 oversubscription: a rail leaf has 2 x 24 / 4 = 12 GB/s of
   // uplink; each source sends 2/3 of its bytes to the other SU (2 of 3 peers), so the 2 NICs
   // of a rail leaf can push 12 / (2 x 2/3) = 9 GB/s each: 8 rails x 9 = 72 GB/s per node.
-  const ClusterTopology t2(a100(), hdr(4.0), 32, su(2));
-  CHECK(network_share(t2, GroupShape{32, 8, 1}, 1, TrafficPattern::AllToAll).per_group.gbytes_per_s() ==
-        doctest::Approx(72.0));
+  const topology::ClusterTopology t2(a100(), hdr(4.0), 32, su(2));
+  CHECK(topology::network_share(t2, topology::GroupShape{32, 8, 1}, 1, topology::TrafficPattern::AllToAll)
+            .per_group.gbytes_per_s() == doctest::Approx(72.0));
 }

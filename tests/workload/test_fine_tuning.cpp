@@ -20,8 +20,8 @@ namespace {
 
 const io::Catalog& catalog() { return test::shipped_catalog(); }
 
-Scenario parse(const std::string& text) {
-  Diagnostics d;
+scenario::Scenario parse(const std::string& text) {
+  scenario::Diagnostics d;
   auto s = io::parse_scenario(text, "lora.yaml", catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   return *s;
@@ -44,13 +44,13 @@ TEST_CASE("Llama 2 70B, rank 16 on q, k, v, o: 65,536,000 adapter parameters (GQ
   // 16 x 16384 x 4 x 80 = 83,886,080.
   const auto s =
       parse(llama2_70b("training: {method: lora, lora: {rank: 16, targets: [q_proj, k_proj, v, o_proj]}}\n"));
-  CHECK(s.training.method == TrainingMethod::Lora);
-  CHECK(adapter_params_of_layer(s.model, s.training.lora, 0) == 819200.0);
-  CHECK(trainable_params(s) == 65536000.0);
+  CHECK(s.training.method == workload::TrainingMethod::Lora);
+  CHECK(workload::adapter_params_of_layer(s.model, s.training.lora, 0) == 819200.0);
+  CHECK(workload::trainable_params(s) == 65536000.0);
   // Fused qkv (Megatron-core's linear_qkv: one adapter h -> q + 2 kv) and proj, MLPerf's targets:
   // 16 (8192 + 10240) + 16 (8192 + 8192) = 294,912 + 262,144 = 557,056 per layer, 44,564,480 in all.
   const auto fused = parse(llama2_70b("training: {method: lora, lora: {rank: 16, targets: [qkv, proj]}}\n"));
-  CHECK(trainable_params(fused) == 44564480.0);
+  CHECK(workload::trainable_params(fused) == 44564480.0);
 }
 
 TEST_CASE("LoRA 70B FLOPs per token: 307.46 GFLOP against full training's 444.49 (frozen weights: 4N, not 6N)") {
@@ -65,20 +65,20 @@ TEST_CASE("LoRA 70B FLOPs per token: 307.46 GFLOP against full training's 444.49
   const auto full = parse(llama2_70b(""));
   const auto lora = parse(llama2_70b("training: {method: lora, lora: {rank: 16, targets: [q, k, v, proj]}}\n"));
   const double tokens = 8.0 * 4096;
-  CHECK(training_model_flops(full).value / tokens == doctest::Approx(444491366400.0).epsilon(1e-12));
-  CHECK(training_model_flops(lora).value / tokens == doctest::Approx(307458211840.0).epsilon(1e-12));
+  CHECK(workload::training_model_flops(full).value / tokens == doctest::Approx(444491366400.0).epsilon(1e-12));
+  CHECK(workload::training_model_flops(lora).value / tokens == doctest::Approx(307458211840.0).epsilon(1e-12));
   // Full training's figure is Megatron's (model_flops_per_step), unchanged.
-  CHECK(training_model_flops(full).value == model_flops_per_step(full.model, 8).value);
+  CHECK(workload::training_model_flops(full).value == workload::model_flops_per_step(full.model, 8).value);
   // Full recompute replays the layers' forward (not the logits'), adapters included, per token:
   // 2 x 68,451,041,280 + 80 x 134,217,728 + 2 x 65,536,000 = 147,770,572,800.
-  CHECK((training_hardware_flops(lora).value - training_model_flops(lora).value) / tokens ==
+  CHECK((workload::training_hardware_flops(lora).value - workload::training_model_flops(lora).value) / tokens ==
         doctest::Approx(147770572800.0).epsilon(1e-12));
   // The estimate reports these FLOPs, and MFU divides them (the convention is printed with it).
   const auto e = estimate::estimate_step(lora, catalog().profile);
-  CHECK(e.model_flops.value == training_model_flops(lora).value);
-  const double peak = lora.cluster.gpu.peak(Precision::BF16)->flops_per_s;
+  CHECK(e.model_flops.value == workload::training_model_flops(lora).value);
+  const double peak = lora.cluster.gpu.peak(hardware::Precision::BF16)->flops_per_s;
   CHECK(e.mfu == doctest::Approx(e.model_flops.value / (e.step.seconds() * 8 * peak)).epsilon(1e-12));
-  CHECK(model_flops_convention(lora).find("4 FLOPs per parameter per token, not 6") != std::string::npos);
+  CHECK(workload::model_flops_convention(lora).find("4 FLOPs per parameter per token, not 6") != std::string::npos);
 }
 
 TEST_CASE("QLoRA 70B on one H100: NF4 weights 38.02 GB, adapter state 13.25 GB, fits 80 GB with full recompute") {
@@ -97,18 +97,18 @@ TEST_CASE("QLoRA 70B on one H100: NF4 weights 38.02 GB, adapter state 13.25 GB, 
       "parallel: {micro_batch: 1, global_batch: 16, recompute: full}\nprecision: bf16\n"
       "training: {method: qlora, lora: {rank: 64, targets: [q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, "
       "down_proj]}}\n");
-  CHECK(s.training.lora.base_weights == BaseWeights::NF4);  // qlora's default
-  CHECK(trainable_params(s) == 828375040.0);
-  const auto mb = memory_per_gpu(s, catalog().profile);
+  CHECK(s.training.lora.base_weights == workload::BaseWeights::NF4);  // qlora's default
+  CHECK(workload::trainable_params(s) == 828375040.0);
+  const auto mb = workload::memory_per_gpu(s, catalog().profile);
   CHECK(mb.weights.value == doctest::Approx(38019743744.0).epsilon(1e-12));
   CHECK(mb.gradients.value == doctest::Approx(3313500160.0).epsilon(1e-12));
   CHECK(mb.optimizer.value == doctest::Approx(9940500480.0).epsilon(1e-12));
   CHECK(mb.fits());
   // The same job with 16-bit base weights (LoRA) needs 2 x 68.45e9 B of GEMM weights: no fit.
   auto lora = s;
-  lora.training.method = TrainingMethod::Lora;
-  lora.training.lora.base_weights = BaseWeights::BF16;
-  CHECK_FALSE(memory_per_gpu(lora, catalog().profile).fits());
+  lora.training.method = workload::TrainingMethod::Lora;
+  lora.training.lora.base_weights = workload::BaseWeights::BF16;
+  CHECK_FALSE(workload::memory_per_gpu(lora, catalog().profile).fits());
 }
 
 TEST_CASE("a LoRA step: no weight-gradient GEMMs for frozen weights, adapters-only DP sync and optimizer") {
@@ -116,7 +116,7 @@ TEST_CASE("a LoRA step: no weight-gradient GEMMs for frozen weights, adapters-on
   const auto lora = parse(llama2_70b("training: {method: lora, lora: {rank: 16}}\n"));
   // Default targets: NeMo's qkv, proj, fc1, fc2.
   REQUIRE(lora.training.lora.targets.size() == 4);
-  CHECK(lora.training.lora.targets[2] == LoraTarget::Fc1);
+  CHECK(lora.training.lora.targets[2] == workload::LoraTarget::Fc1);
   const auto& prof = catalog().profile;
   const auto ef = estimate::estimate_step(full, prof);
   const auto el = estimate::estimate_step(lora, prof);
@@ -127,11 +127,11 @@ TEST_CASE("a LoRA step: no weight-gradient GEMMs for frozen weights, adapters-on
   CHECK(el.step < ef.step);
   // Parameters synchronised and stepped: the adapters' TP share, not the model's.
   const auto pl = cost::stage_parameters(lora, 0);
-  CHECK(pl.dense == doctest::Approx(trainable_params(lora) / 8).epsilon(1e-12));
+  CHECK(pl.dense == doctest::Approx(workload::trainable_params(lora) / 8).epsilon(1e-12));
   CHECK(pl.frozen_bytes > 2 * 68e9 / 8);
   CHECK(cost::optimizer_time(lora, prof, pl) < cost::optimizer_time(full, prof, cost::stage_parameters(full, 0)));
   // Memory: no optimizer state or gradients for the frozen weights.
-  CHECK(el.memory.optimizer.value == doctest::Approx(12.0 * trainable_params(lora) / 8).epsilon(1e-12));
+  CHECK(el.memory.optimizer.value == doctest::Approx(12.0 * workload::trainable_params(lora) / 8).epsilon(1e-12));
   CHECK(el.memory.optimizer.value < ef.memory.optimizer.value / 100);
 }
 
@@ -157,23 +157,24 @@ TEST_CASE("an adapter's output is scaled in a kernel of its own, then added: fiv
   // 4096 x 8192) and the add into the base output (read two, write one): 5 x 4096 x 8192 x 2 B.
   // Backward (input gradient): the scale's gradient over the output (read and write) and A's input
   // gradient added into the base's (read two, write one, 4096 x 8192): (2 + 3) x 4096 x 8192 x 2 B.
-  Scenario s = parse(
+  scenario::Scenario s = parse(
       "model: llama2-70b\ncluster: {gpu: H100, gpus: 1}\nparallel: {micro_batch: 1, global_batch: 1}\n"
       "precision: bf16\ntraining: {method: lora, lora: {rank: 16, targets: [o_proj]}}\n");
-  const ComputeProfile& prof = catalog().profile;
-  const cost::OpContext ctx{&s.cluster.gpu, &prof, Precision::BF16};
+  const compute::ComputeProfile& prof = catalog().profile;
+  const cost::OpContext ctx{&s.cluster.gpu, &prof, hardware::Precision::BF16};
   const double T = 4096, r = 16, w = 8192;
   const cost::FineTuningLayerCost c = cost::fine_tuning_layer_cost(ctx, s, 0, T);
-  const Time gemms_f = cost::gemm_time(ctx, {T, r, w}) + cost::gemm_time(ctx, {T, w, r});
-  const Time gemms_b = cost::gemm_time(ctx, {T, r, w}) + cost::gemm_time(ctx, {T, w, r});
+  const units::Time gemms_f = cost::gemm_time(ctx, {T, r, w}) + cost::gemm_time(ctx, {T, w, r});
+  const units::Time gemms_b = cost::gemm_time(ctx, {T, r, w}) + cost::gemm_time(ctx, {T, w, r});
   const double pass = T * w * 2;
-  CHECK(c.fwd.seconds() == doctest::Approx((gemms_f + cost::memory_bound_time(ctx, Bytes{5 * pass}, 2)).seconds()));
+  CHECK(c.fwd.seconds() ==
+        doctest::Approx((gemms_f + cost::memory_bound_time(ctx, units::Bytes{5 * pass}, 2)).seconds()));
   CHECK(c.bwd_input.seconds() ==
-        doctest::Approx((gemms_b + cost::memory_bound_time(ctx, Bytes{5 * pass}, 2)).seconds()));
+        doctest::Approx((gemms_b + cost::memory_bound_time(ctx, units::Bytes{5 * pass}, 2)).seconds()));
   CHECK(c.kernels_f == 4);  // two GEMMs, the scale, the add
   CHECK(c.kernels_b == 6);  // four GEMMs, the scale's gradient, the add
   // The memory-bound passes are a visible share of a thin adapter's forward.
-  CHECK(cost::memory_bound_time(ctx, Bytes{5 * pass}, 2).seconds() > 0.5 * gemms_f.seconds());
+  CHECK(cost::memory_bound_time(ctx, units::Bytes{5 * pass}, 2).seconds() > 0.5 * gemms_f.seconds());
 }
 
 TEST_CASE("LoRA dropout: one pass writing a dropped copy and a mask per adapter input, kept for backward") {
@@ -186,34 +187,35 @@ TEST_CASE("LoRA dropout: one pass writing a dropped copy and a mask per adapter 
   const std::string head =
       "model: llama2-70b\ncluster: {gpu: H100, gpus: 2}\nparallel: {tp: 2, micro_batch: 1, global_batch: 1}\n"
       "precision: bf16\n";
-  const Scenario plain = parse(head + "training: {method: lora, lora: {rank: 16, targets: [q_proj, down_proj]}}\n");
-  const Scenario dropped =
+  const scenario::Scenario plain =
+      parse(head + "training: {method: lora, lora: {rank: 16, targets: [q_proj, down_proj]}}\n");
+  const scenario::Scenario dropped =
       parse(head + "training: {method: lora, lora: {rank: 16, dropout: 0.1, targets: [q_proj, down_proj]}}\n");
-  const ComputeProfile& prof = catalog().profile;
-  const cost::OpContext ctx{&plain.cluster.gpu, &prof, Precision::BF16};
+  const compute::ComputeProfile& prof = catalog().profile;
+  const cost::OpContext ctx{&plain.cluster.gpu, &prof, hardware::Precision::BF16};
   const double T = 4096;
   const double q_in = T * 8192, down_in = T * 28672 / 2;
-  const auto shapes = adapter_shapes(dropped.model, dropped.training.lora, 0);
+  const auto shapes = workload::adapter_shapes(dropped.model, dropped.training.lora, 0);
   REQUIRE(shapes.count == 2);
-  CHECK(adapter_input_elements(dropped, shapes.items[0], T) == q_in);
-  CHECK(adapter_input_elements(dropped, shapes.items[1], T) == down_in);
+  CHECK(workload::adapter_input_elements(dropped, shapes.items[0], T) == q_in);
+  CHECK(workload::adapter_input_elements(dropped, shapes.items[1], T) == down_in);
   const cost::FineTuningLayerCost a = cost::fine_tuning_layer_cost(ctx, plain, 0, T);
   const cost::FineTuningLayerCost b = cost::fine_tuning_layer_cost(ctx, dropped, 0, T);
-  const Time pass =
-      cost::memory_bound_time(ctx, Bytes{q_in * 5}, 1) + cost::memory_bound_time(ctx, Bytes{down_in * 5}, 1);
+  const units::Time pass = cost::memory_bound_time(ctx, units::Bytes{q_in * 5}, 1) +
+                           cost::memory_bound_time(ctx, units::Bytes{down_in * 5}, 1);
   CHECK((b.fwd - a.fwd).seconds() == doctest::Approx(pass.seconds()));
   CHECK((b.bwd_input - a.bwd_input).seconds() == doctest::Approx(pass.seconds()));
   CHECK(b.bwd_weight.seconds() == a.bwd_weight.seconds());
   CHECK(b.kernels_f == a.kernels_f + 2);
   CHECK(b.kernels_b == a.kernels_b + 2);
-  CHECK(adapter_activation_bytes(dropped, 0).value - adapter_activation_bytes(plain, 0).value ==
+  CHECK(workload::adapter_activation_bytes(dropped, 0).value - workload::adapter_activation_bytes(plain, 0).value ==
         doctest::Approx((q_in + down_in) * 3));
   // With sequence parallelism the column-parallel adapter's input is split along the sequence.
-  Scenario sp = dropped;
+  scenario::Scenario sp = dropped;
   sp.plan.sequence_parallel = true;
-  CHECK(adapter_input_elements(sp, shapes.items[0], T) == q_in / 2);
-  CHECK(adapter_input_elements(sp, shapes.items[1], T) == down_in);
+  CHECK(workload::adapter_input_elements(sp, shapes.items[0], T) == q_in / 2);
+  CHECK(workload::adapter_input_elements(sp, shapes.items[1], T) == down_in);
   // The step is slower and the model FLOPs unchanged (dropout is memory traffic).
   CHECK(estimate::estimate_step(dropped, prof).step > estimate::estimate_step(plain, prof).step);
-  CHECK(training_model_flops(dropped).value == training_model_flops(plain).value);
+  CHECK(workload::training_model_flops(dropped).value == workload::training_model_flops(plain).value);
 }

@@ -17,12 +17,12 @@ namespace flopcast::app {
 namespace {
 
 /// The coefficients of a profile, name -> value (profile_parameters()' order).
-nlohmann::ordered_json coefficients_json(const ComputeProfile& p) {
+nlohmann::ordered_json coefficients_json(const compute::ComputeProfile& p) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  ComputeProfile copy = p;
-  for (const auto& param : profile_parameters()) {
+  compute::ComputeProfile copy = p;
+  for (const auto& param : compute::profile_parameters()) {
     // Coefficients of a generation on a stand-in's are the stand-in's, listed under its name.
-    const auto arch = parse_gpu_arch(param.name.substr(0, param.name.find('.')));
+    const auto arch = hardware::parse_gpu_arch(param.name.substr(0, param.name.find('.')));
     if (arch && p.coefficients_of(*arch) != *arch) continue;
     j[param.name] = *param.slot(copy);
   }
@@ -30,9 +30,9 @@ nlohmann::ordered_json coefficients_json(const ComputeProfile& p) {
 }
 
 /// "ampere 1555 runs, hopper 25 runs, blackwell prior only"
-std::string fitted_runs_text(const ComputeProfile& p) {
+std::string fitted_runs_text(const compute::ComputeProfile& p) {
   std::string out;
-  for (GpuArch a : kGpuArchs) {
+  for (hardware::GpuArch a : hardware::kGpuArchs) {
     // A generation on a stand-in's coefficients is not one of the profile's.
     if (p.coefficients_of(a) != a) continue;
     const int n = p.fitted_runs[static_cast<std::size_t>(a)];
@@ -66,8 +66,8 @@ CalibrationInputs calibration_inputs(const std::vector<std::string>& files, cons
   in.kernels = load_kernel_measurements(split.kernels, catalog, in.problems);
   // Fine-tuning runs (LoRA, QLoRA) are held out: the coefficients are fitted on full training, and
   // `validate` checks the fine-tuning mechanisms against these runs without having seen them.
-  const auto held =
-      std::stable_partition(in.runs.begin(), in.runs.end(), [](const Scenario& s) { return !is_fine_tuning(s); });
+  const auto held = std::stable_partition(in.runs.begin(), in.runs.end(),
+                                          [](const scenario::Scenario& s) { return !workload::is_fine_tuning(s); });
   if (const auto n = std::distance(held, in.runs.end()); n > 0) {
     in.fine_tuning_held_out = static_cast<std::size_t>(n);
     in.problems.text += fmt::format(
@@ -93,7 +93,7 @@ CalibrationInputs calibration_inputs(const std::vector<std::string>& files, cons
   return in;
 }
 
-KernelStage fit_kernel_stage(const CalibrationInputs& in, const ComputeProfile& start) {
+KernelStage fit_kernel_stage(const CalibrationInputs& in, const compute::ComputeProfile& start) {
   KernelStage stage{start, ""};
   if (in.kernels.empty()) return stage;
   calibrate::KernelFitOptions ko;
@@ -103,7 +103,7 @@ KernelStage fit_kernel_stage(const CalibrationInputs& in, const ComputeProfile& 
   // Every coefficient of the cost layer stays as the kernels left it (fitted, or a prior no
   // measurement informs): the runs fit the whole-step glue alone.
   stage.profile.held.clear();
-  for (const auto& q : profile_parameters())
+  for (const auto& q : compute::profile_parameters())
     if (!calibrate::is_glue_parameter(q.name)) stage.profile.held.push_back(q.name);
   for (const auto& name : start.held)
     if (calibrate::is_glue_parameter(name)) stage.profile.held.push_back(name);
@@ -111,8 +111,8 @@ KernelStage fit_kernel_stage(const CalibrationInputs& in, const ComputeProfile& 
   return stage;
 }
 
-CalibrationCv cross_validate_fit(const CalibrationInputs& in, const ComputeProfile& first, const ComputeProfile& start,
-                                 bool simulate_predictions, int jobs) {
+CalibrationCv cross_validate_fit(const CalibrationInputs& in, const compute::ComputeProfile& first,
+                                 const compute::ComputeProfile& start, bool simulate_predictions, int jobs) {
   calibrate::CrossValidationOptions options;
   options.fit = in.options;
   options.simulate_predictions = simulate_predictions;
@@ -125,7 +125,8 @@ CalibrationCv cross_validate_fit(const CalibrationInputs& in, const ComputeProfi
   return cv;
 }
 
-ComputeProfile profile_with_bands(ComputeProfile start, const CalibrationCv& cv, const std::string& command) {
+compute::ComputeProfile profile_with_bands(compute::ComputeProfile start, const CalibrationCv& cv,
+                                           const std::string& command) {
   const calibrate::BandTails tails = calibrate::choose_band_tails(cv.by_source, &cv.by_regime);
   start.bands = calibrate::cv_band_quantiles(cv.by_source, "", tails, &cv.by_regime);
   start.bands_provenance = fmt::format(
@@ -135,9 +136,9 @@ ComputeProfile profile_with_bands(ComputeProfile start, const CalibrationCv& cv,
   return start;
 }
 
-ComputeProfile fitted_profile(const calibrate::CalibrationResult& res, const std::string& kernel_stage,
-                              const std::string& command, const std::string& output) {
-  ComputeProfile p = res.profile;
+compute::ComputeProfile fitted_profile(const calibrate::CalibrationResult& res, const std::string& kernel_stage,
+                                       const std::string& command, const std::string& output) {
+  compute::ComputeProfile p = res.profile;
   p.name = std::filesystem::path(output).stem().string();
   p.provenance = fmt::format(
       "{}\n{}fitted: {}\nper generation: {}\nat a bound: {}\n{} residuals; RMS relative error {:.1f}% -> {:.1f}%, median "
@@ -148,8 +149,8 @@ ComputeProfile fitted_profile(const calibrate::CalibrationResult& res, const std
   return p;
 }
 
-std::string fit_report(const ComputeProfile& profile, const calibrate::CalibrationResult& res,
-                       std::vector<Scenario>& runs, const std::string& output, bool json) {
+std::string fit_report(const compute::ComputeProfile& profile, const calibrate::CalibrationResult& res,
+                       std::vector<scenario::Scenario>& runs, const std::string& output, bool json) {
   for (auto& s : runs) estimate::resolve_open_settings(s, profile);  // the choices the fitted profile makes
   if (json) {
     nlohmann::ordered_json j;
@@ -248,15 +249,15 @@ std::string cross_validation_text(const CalibrationCv& cv, bool estimate) {
       "\nPrediction bands (quantiles of measured / predicted step time of the held-out runs, groups-equal; a "
       "regime's own band needs {} runs of {} groups, else its generation's novel-regime spread, a log-normal's "
       "10-90% of the runs predicted with their regime left out)\n",
-      kRegimeMinRuns, kRegimeMinGroups);
+      compute::kRegimeMinRuns, compute::kRegimeMinGroups);
   out += fmt::format("{:<42} {:>5} {:>6} {:>15} {:>7} {:>7} {:>7}\n", "band", "runs", "groups", "ends", "p10", "p50",
                      "p90");
   for (const auto& q : calibrate::cv_band_quantiles(r, "", tails, loro))
     out += fmt::format("{:<42} {:>5} {:>6} {:>15} {:>7.3f} {:>7.3f} {:>7.3f}\n",
-                       std::string(to_string(q.arch)) + (q.regime == kBandRegimeAll ? "" : "." + q.regime), q.runs,
-                       q.groups,
-                       q.regime == kBandRegimeNovel ? std::string("lognormal 0.1")
-                                                    : to_string(tails[static_cast<std::size_t>(q.arch)]),
+                       std::string(to_string(q.arch)) + (q.regime == compute::kBandRegimeAll ? "" : "." + q.regime),
+                       q.runs, q.groups,
+                       q.regime == compute::kBandRegimeNovel ? std::string("lognormal 0.1")
+                                                             : to_string(tails[static_cast<std::size_t>(q.arch)]),
                        q.p10, q.p50, q.p90);
   out += "\nBand coverage (each run's band made from the other source groups' residuals; target 75-85%)\n";
   out += fmt::format("{:<18} {:>5} {:>6} {:>9} {:>9} {:>9} {:>9} {:>8}\n", "generation", "runs", "groups", "covered",

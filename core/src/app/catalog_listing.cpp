@@ -12,12 +12,12 @@ namespace {
 using nlohmann::ordered_json;
 
 /// A dense peak in TFLOP/s, or "-" when the GPU has no tensor-core path for it.
-std::string tflops(const GpuSpec& g, Precision p) {
+std::string tflops(const hardware::GpuSpec& g, hardware::Precision p) {
   return g.peak(p) ? fmt::format("{:.1f}", g.peak(p)->tflops()) : std::string("-");
 }
 
 /// "Gen4 x16", or "-" when the catalog states none.
-std::string pcie_text(const GpuSpec& g) {
+std::string pcie_text(const hardware::GpuSpec& g) {
   return g.pcie_generation > 0 ? fmt::format("Gen{} x{}", g.pcie_generation, g.pcie_lanes) : std::string("-");
 }
 
@@ -30,11 +30,11 @@ std::string gpus_text(const io::Catalog& cat) {
         g.nvlink_links > 0 ? fmt::format("{:.0f}", g.nvlink_one_way.gbytes_per_s()) : std::string("none");
     // PCIe peer-to-peer refused by the driver (GeForce): NCCL goes through host memory.
     const std::string pcie = pcie_text(g) + (g.peer_to_peer ? "" : " no-P2P");
-    o +=
-        fmt::format("{:<15} {:<15} {:>4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9.1f} {:>8.2f} {:>11} {:>14}  {:>6.0f}  {}\n",
-                    g.name, to_string(g.arch), g.sm_count, tflops(g, Precision::FP32), tflops(g, Precision::TF32),
-                    tflops(g, Precision::BF16), tflops(g, Precision::FP8), tflops(g, Precision::FP4), g.hbm.gib(),
-                    g.hbm_bandwidth.bytes_per_s / 1e12, nvlink, pcie, g.tdp_w, g.default_fabric);
+    o += fmt::format(
+        "{:<15} {:<15} {:>4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9.1f} {:>8.2f} {:>11} {:>14}  {:>6.0f}  {}\n", g.name,
+        to_string(g.arch), g.sm_count, tflops(g, hardware::Precision::FP32), tflops(g, hardware::Precision::TF32),
+        tflops(g, hardware::Precision::BF16), tflops(g, hardware::Precision::FP8), tflops(g, hardware::Precision::FP4),
+        g.hbm.gib(), g.hbm_bandwidth.bytes_per_s / 1e12, nvlink, pcie, g.tdp_w, g.default_fabric);
   }
   return o +
          "(dense tensor-core TFLOP/s; NVLink one-way per GPU; HBM columns are the GPU's memory, GDDR on Ada cards)\n";
@@ -54,26 +54,27 @@ std::string models_text(const io::Catalog& cat) {
   std::string o = fmt::format("{:<16} {:<22} {:>9} {:>6} {:>7} {:>6} {:>6} {:>7} {:>7}  {}\n", "name", "display",
                               "params", "layers", "hidden", "heads", "kv", "ffn", "vocab", "ffn kind");
   for (const auto& m : cat.models)
-    o += fmt::format("{:<16} {:<22} {:>9} {:>6} {:>7} {:>6} {:>6} {:>7} {:>7}  {}{}\n", m.name, m.display,
-                     format_count(parameter_count(m).total), m.layers, m.hidden, m.heads, m.kv_heads, m.ffn, m.vocab,
-                     m.ffn_kind == FfnKind::SwiGlu ? "swiglu" : "gelu", m.moe ? " (MoE)" : "");
+    o +=
+        fmt::format("{:<16} {:<22} {:>9} {:>6} {:>7} {:>6} {:>6} {:>7} {:>7}  {}{}\n", m.name, m.display,
+                    units::format_count(workload::parameter_count(m).total), m.layers, m.hidden, m.heads, m.kv_heads,
+                    m.ffn, m.vocab, m.ffn_kind == workload::FfnKind::SwiGlu ? "swiglu" : "gelu", m.moe ? " (MoE)" : "");
   return o;
 }
 
 /// What a plan is, as its catalog records it (`kind`), and whether the price is a claim of the
 /// provider's articles not verified: "offer, claimed".
-std::string plan_kind(const Plan& p) { return std::string(to_string(p.kind)) + (p.claim ? ", claimed" : ""); }
+std::string plan_kind(const pricing::Plan& p) { return std::string(to_string(p.kind)) + (p.claim ? ", claimed" : ""); }
 
 /// "GPU-hour", "node-month".
-std::string billing_unit(const Plan& p) { return std::string(to_string(p.basis)) + "-" + to_string(p.unit); }
+std::string billing_unit(const pricing::Plan& p) { return std::string(to_string(p.basis)) + "-" + to_string(p.unit); }
 
-std::string gpus_of(const Plan& p) {
+std::string gpus_of(const pricing::Plan& p) {
   std::string s;
   for (const auto& g : p.gpus) s += (s.empty() ? "" : ",") + (g == "*" ? std::string("any") : g);
   return s;
 }
 
-std::string prices_text(const std::vector<PriceCatalog>& prices) {
+std::string prices_text(const std::vector<pricing::PriceCatalog>& prices) {
   std::string o =
       fmt::format("{:<44} {:<19} {:<10} {:>14} {:<10}  {}\n", "catalog/plan", "kind", "GPUs", "price", "per", "source");
   for (const auto& c : prices)
@@ -91,8 +92,8 @@ ordered_json gpus_json(const io::Catalog& cat) {
   ordered_json a = ordered_json::array();
   for (const auto& g : cat.gpus) {
     ordered_json peaks = ordered_json::object();
-    for (const Precision p :
-         {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8, Precision::FP4})
+    for (const hardware::Precision p : {hardware::Precision::FP32, hardware::Precision::TF32, hardware::Precision::FP16,
+                                        hardware::Precision::BF16, hardware::Precision::FP8, hardware::Precision::FP4})
       if (g.peak(p)) peaks[to_string(p)] = g.peak(p)->tflops();
     a.push_back({{"name", g.name},
                  {"arch", to_string(g.arch)},
@@ -131,7 +132,7 @@ ordered_json models_json(const io::Catalog& cat) {
   for (const auto& m : cat.models)
     a.push_back({{"name", m.name},
                  {"display", m.display},
-                 {"parameters", parameter_count(m).total},
+                 {"parameters", workload::parameter_count(m).total},
                  {"layers", m.layers},
                  {"hidden", m.hidden},
                  {"heads", m.heads},
@@ -139,12 +140,12 @@ ordered_json models_json(const io::Catalog& cat) {
                  {"ffn", m.ffn},
                  {"vocab", m.vocab},
                  {"seq_len", m.seq_len},
-                 {"ffn_kind", m.ffn_kind == FfnKind::SwiGlu ? "swiglu" : "gelu"},
+                 {"ffn_kind", m.ffn_kind == workload::FfnKind::SwiGlu ? "swiglu" : "gelu"},
                  {"moe", m.moe.has_value()}});
   return a;
 }
 
-ordered_json prices_json(const std::vector<PriceCatalog>& prices) {
+ordered_json prices_json(const std::vector<pricing::PriceCatalog>& prices) {
   ordered_json a = ordered_json::array();
   for (const auto& c : prices)
     for (const auto& p : c.plans)
@@ -175,8 +176,9 @@ std::optional<CatalogKind> parse_catalog_kind(const std::string& name) {
   return std::nullopt;
 }
 
-std::optional<std::vector<PriceCatalog>> load_price_listing(const std::string& data_dir, Diagnostics& diags) {
-  std::vector<PriceCatalog> out;
+std::optional<std::vector<pricing::PriceCatalog>> load_price_listing(const std::string& data_dir,
+                                                                     scenario::Diagnostics& diags) {
+  std::vector<pricing::PriceCatalog> out;
   for (const auto& name : io::price_catalog_names()) {
     auto c = io::load_price_catalog(name, data_dir, diags);
     if (!c) return std::nullopt;
@@ -185,7 +187,8 @@ std::optional<std::vector<PriceCatalog>> load_price_listing(const std::string& d
   return out;
 }
 
-std::string catalog_text(const io::Catalog& catalog, CatalogKind kind, const std::vector<PriceCatalog>& prices) {
+std::string catalog_text(const io::Catalog& catalog, CatalogKind kind,
+                         const std::vector<pricing::PriceCatalog>& prices) {
   switch (kind) {
     case CatalogKind::Gpus:
       return gpus_text(catalog);
@@ -199,7 +202,8 @@ std::string catalog_text(const io::Catalog& catalog, CatalogKind kind, const std
   return prices_text(prices);
 }
 
-ordered_json catalog_json(const io::Catalog& catalog, CatalogKind kind, const std::vector<PriceCatalog>& prices) {
+ordered_json catalog_json(const io::Catalog& catalog, CatalogKind kind,
+                          const std::vector<pricing::PriceCatalog>& prices) {
   switch (kind) {
     case CatalogKind::Gpus:
       return gpus_json(catalog);

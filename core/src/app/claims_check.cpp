@@ -13,12 +13,12 @@ namespace flopcast::app {
 claims::ScenarioOutcome run_scenario_for_claims(const claims::ScenarioRef& ref, const io::Catalog& catalog) {
   using Status = claims::ScenarioOutcome::Status;
   claims::ScenarioOutcome o;
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   auto s = io::load_scenario_unchecked(ref.path, ref.set, catalog, diags);
   if (!s) {
     o.status = Status::BadInput;
     for (const auto& d : diags.items())
-      if (d.severity == Severity::Error) o.problems.push_back(d.str());
+      if (d.severity == scenario::Severity::Error) o.problems.push_back(d.str());
     return o;
   }
   o.name = s->name;
@@ -28,17 +28,18 @@ claims::ScenarioOutcome run_scenario_for_claims(const claims::ScenarioRef& ref, 
   o.gpus = s->cluster.gpus;
   o.plan_gpus = s->plan.gpus_checked() ? s->plan.gpus() : 0;
   o.claimed = s->claimed.figures;
-  Diagnostics checks;
-  check_scenario(*s, checks);
+  scenario::Diagnostics checks;
+  scenario::check_scenario(*s, checks);
   if (checks.has_errors()) {
     o.status = Status::Inconsistent;
     for (const auto& d : checks.items())
-      if (d.severity == Severity::Error) o.problems.push_back(d.key + ": " + d.message + " (" + d.where.str() + ")");
+      if (d.severity == scenario::Severity::Error)
+        o.problems.push_back(d.key + ": " + d.message + " (" + d.where.str() + ")");
     return o;
   }
-  ComputeProfile profile = catalog.profile;
+  compute::ComputeProfile profile = catalog.profile;
   if (!s->calibration.empty()) {
-    Diagnostics pd;
+    scenario::Diagnostics pd;
     auto p = io::load_profile(s->calibration, catalog, pd);
     if (!p) {
       o.status = Status::BadInput;
@@ -54,8 +55,8 @@ claims::ScenarioOutcome run_scenario_for_claims(const claims::ScenarioRef& ref, 
   o.checks = r.claims;
   o.fits_memory = r.fits_memory;
   if (!r.fits_memory)
-    o.memory_problem = "the plan needs " + format_gib(r.est.memory.total()) + " per GPU but the " + o.gpu + " has " +
-                       format_gib(r.est.memory.capacity);
+    o.memory_problem = "the plan needs " + units::format_gib(r.est.memory.total()) + " per GPU but the " + o.gpu +
+                       " has " + units::format_gib(r.est.memory.capacity);
   o.mfu = r.est.mfu;
   o.step_time = r.est.step;
   o.train_seconds = r.train_seconds;
@@ -64,15 +65,15 @@ claims::ScenarioOutcome run_scenario_for_claims(const claims::ScenarioRef& ref, 
 }
 
 std::optional<claims::ClaimsReport> check_claims_file(const std::string& path, const io::Catalog& catalog,
-                                                      const std::string& data_dir, Diagnostics& diags) {
-  Diagnostics load;
+                                                      const std::string& data_dir, scenario::Diagnostics& diags) {
+  scenario::Diagnostics load;
   auto file = io::load_claims_file(path, catalog, data_dir, load);
   diags.append(load);
   if (!file) return std::nullopt;
   claims::ClaimsReport report = claims::evaluate_claims(
       *file, [&](const claims::ScenarioRef& ref) { return run_scenario_for_claims(ref, catalog); });
   for (const auto& d : load.items())
-    if (d.severity == Severity::Error) report.errors.push_back(d);
+    if (d.severity == scenario::Severity::Error) report.errors.push_back(d);
   return report;
 }
 

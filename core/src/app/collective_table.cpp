@@ -37,7 +37,7 @@ std::optional<double> nccl_size_bytes(const std::string& s) {
 
 std::optional<CollectiveTableRequest> collective_table_request(const CollectiveTableFlags& f, std::string& error) {
   CollectiveTableRequest req;
-  const auto op = parse_collective(f.op);
+  const auto op = comm::parse_collective(f.op);
   if (!op) {
     error = "--op '" + f.op + "': expected all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or send_recv";
     return std::nullopt;
@@ -77,28 +77,28 @@ std::optional<CollectiveTableRequest> collective_table_request(const CollectiveT
   req.min_bytes = *lo;
   req.max_bytes = *hi;
   req.step_factor = f.step_factor;
-  if (!f.algo.empty() && !(req.force.algorithm = parse_comm_algorithm(f.algo))) {
+  if (!f.algo.empty() && !(req.force.algorithm = comm::parse_comm_algorithm(f.algo))) {
     error = "--algo '" + f.algo + "': expected Ring, Tree, NVLS, NVLSTree or PAT";
     return std::nullopt;
   }
-  if (!f.proto.empty() && !(req.force.protocol = parse_comm_protocol(f.proto))) {
+  if (!f.proto.empty() && !(req.force.protocol = comm::parse_comm_protocol(f.proto))) {
     error = "--proto '" + f.proto + "': expected LL, LL128 or Simple";
     return std::nullopt;
   }
   return req;
 }
 
-CollectiveTable collective_table(const CollectiveTableRequest& req, const CommModel& model, const GroupShape& shape,
-                                 std::int64_t concurrent) {
+CollectiveTable collective_table(const CollectiveTableRequest& req, const comm::CommModel& model,
+                                 const topology::GroupShape& shape, std::int64_t concurrent) {
   // Per-rank element counts as nccl-tests prints them: AG/RS/A2A sizes are whole arrays of n pieces.
-  const bool per_rank =
-      req.op == Collective::AllGather || req.op == Collective::ReduceScatter || req.op == Collective::AllToAll;
+  const bool per_rank = req.op == comm::Collective::AllGather || req.op == comm::Collective::ReduceScatter ||
+                        req.op == comm::Collective::AllToAll;
   const double granule = req.type_bytes * (per_rank ? static_cast<double>(shape.ranks) : 1.0);
   CollectiveTable t;
   for (double size = req.min_bytes; size <= req.max_bytes * (1.0 + 1e-12); size *= req.step_factor) {
     const double bytes = std::floor(size / granule) * granule;
     if (bytes <= 0.0 && size > 0.0) continue;
-    const auto c = model.cost(req.op, shape, Bytes{bytes}, concurrent, req.force);
+    const auto c = model.cost(req.op, shape, units::Bytes{bytes}, concurrent, req.force);
     t.groups_used = c.concurrent_groups;
     const double count = bytes / req.type_bytes / (per_rank ? static_cast<double>(shape.ranks) : 1.0);
     const std::string algo = fmt::format("{}/{}", to_string(c.algorithm), to_string(c.protocol));
@@ -115,22 +115,23 @@ CollectiveTable collective_table(const CollectiveTableRequest& req, const CommMo
                       {"channels", c.channels}});
     if (size <= 0.0) size = 1.0;  // a zero minimum still advances
   }
-  t.domains_spanned = model.cost(req.op, shape, Bytes{0.0}, concurrent, req.force).nodes;
+  t.domains_spanned = model.cost(req.op, shape, units::Bytes{0.0}, concurrent, req.force).nodes;
   return t;
 }
 
 std::string collective_table_json(const CollectiveTableRequest& req, const CollectiveCluster& cl,
-                                  const CommModel& model, const GroupShape& shape, const CollectiveTable& t) {
-  const ClusterTopology& topo = model.topology();
+                                  const comm::CommModel& model, const topology::GroupShape& shape,
+                                  const CollectiveTable& t) {
+  const topology::ClusterTopology& topo = model.topology();
   nlohmann::ordered_json doc;
-  doc["nccl_version"] = nccl::kVersion;
+  doc["nccl_version"] = comm::nccl::kVersion;
   doc["collective"] = to_string(req.op);
   doc["gpu"] = cl.gpu.name;
   doc["fabric"] = cl.fabric.name;
   doc["gpus"] = cl.gpus;
   doc["gpus_per_node"] = topo.gpus_per_node();
   doc["nvlink_domain"] = topo.domain_size();
-  doc["host_cpu"] = nccl::to_string(model.host_cpu());
+  doc["host_cpu"] = comm::nccl::to_string(model.host_cpu());
   doc["group"] = {{"ranks", shape.ranks},
                   {"ranks_per_node", shape.ranks_per_node},
                   {"node_stride", shape.node_stride},
@@ -141,8 +142,9 @@ std::string collective_table_json(const CollectiveTableRequest& req, const Colle
 }
 
 std::string collective_table_text(const CollectiveTableRequest& req, const CollectiveCluster& cl,
-                                  const CommModel& model, const GroupShape& shape, const CollectiveTable& t) {
-  const ClusterTopology& topo = model.topology();
+                                  const comm::CommModel& model, const topology::GroupShape& shape,
+                                  const CollectiveTable& t) {
+  const topology::ClusterTopology& topo = model.topology();
   std::string out = fmt::format(
       "# flopcast collective: {} on {} x {} ({} nodes of {}, fabric {}: {} x {:.0f} Gb/s {}, {:.1f}:1 spine)\n",
       to_string(req.op), cl.gpus, cl.gpu.name, topo.nodes(), topo.gpus_per_node(), cl.fabric.name, topo.nics_per_node(),
@@ -150,12 +152,12 @@ std::string collective_table_text(const CollectiveTableRequest& req, const Colle
   out += fmt::format("# group: {} ranks, {} per node, node stride {}, {} NVLink domain(s); {} group(s) at once\n",
                      shape.ranks, shape.ranks_per_node, shape.node_stride, t.domains_spanned, t.groups_used);
   // A node without NVLink: its GPUs' PCIe links instead (docs/simulation.md, PCIe-only servers).
-  const std::string intra = topo.intra() == IntraNode::PCIe
+  const std::string intra = topo.intra() == hardware::IntraNode::PCIe
                                 ? fmt::format("no NVLink: PCIe {:.1f} GB/s per GPU", topo.rates().pcie.gbytes_per_s())
                                 : fmt::format("NVLink {:.1f} GB/s per GPU", topo.rates().nvlink_per_gpu.gbytes_per_s());
   out += fmt::format(
       "# model: algorithm chosen by {} tuning; bandwidth from the topology ({}, NIC {:.1f} GB/s, host {})\n",
-      nccl::kVersion, intra, topo.rates().nic_path.gbytes_per_s(), nccl::to_string(model.host_cpu()));
+      comm::nccl::kVersion, intra, topo.rates().nic_path.gbytes_per_s(), comm::nccl::to_string(model.host_cpu()));
   out += fmt::format("#{:>11}  {:>12}  {:>8}  {:>10}  {:>7}  {:>7}  {}\n", "size", "count", "type", "time", "algbw",
                      "busbw", "algo/proto");
   out += fmt::format("#{:>11}  {:>12}  {:>8}  {:>10}  {:>7}  {:>7}\n", "(B)", "(elements)", "", "(us)", "(GB/s)",

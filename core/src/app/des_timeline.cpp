@@ -28,7 +28,7 @@ SliceKind kind_of(const ::flopcast::step::TimelineSlice& s) {
   return SliceKind::Forward;
 }
 
-Timeline timeline_from_step(const step::StepResult& r, const ParallelPlan& plan) {
+Timeline timeline_from_step(const step::StepResult& r, const parallel::ParallelPlan& plan) {
   Timeline t;
   t.simulated = true;
   t.schedule = to_string(plan.schedule);

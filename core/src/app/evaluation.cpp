@@ -41,46 +41,46 @@ ClaimCheck check(const std::string& figure, double claimed, double simulated, bo
   return c;
 }
 
-std::string coefficients_basis(const ComputeProfile& p, GpuArch a) {
+std::string coefficients_basis(const compute::ComputeProfile& p, hardware::GpuArch a) {
   const int n = p.fitted_runs[static_cast<std::size_t>(a)];
   if (n < 0)
     return fmt::format("{} coefficients: not recorded (the profile does not say how they were obtained)", to_string(a));
   if (n == 0 && p.coefficients_of(a) != a)
-    return fmt::format("{} coefficients: {} ({}'s coefficients)", to_string(a), kPriorOnlyWords,
+    return fmt::format("{} coefficients: {} ({}'s coefficients)", to_string(a), compute::kPriorOnlyWords,
                        to_string(p.coefficients_of(a)));
-  if (n == 0) return fmt::format("{} coefficients: {}", to_string(a), kPriorOnlyWords);
+  if (n == 0) return fmt::format("{} coefficients: {}", to_string(a), compute::kPriorOnlyWords);
   return fmt::format("{} coefficients fitted on {} measured runs", to_string(a), n);
 }
 
 /// The run's Monte Carlo again with the step time scaled by `factor` (same seed).
-std::optional<JobResult> run_at(const WholeRun& run, double factor) {
-  JobInput in = run.input;
-  in.step_time = Time::from_seconds(in.step_time.seconds() * factor);
-  if (!job_too_big_to_simulate(in).empty()) return std::nullopt;
-  JobOutcome outcome = simulate_job(in);
+std::optional<job::JobResult> run_at(const WholeRun& run, double factor) {
+  job::JobInput in = run.input;
+  in.step_time = units::Time::from_seconds(in.step_time.seconds() * factor);
+  if (!job::job_too_big_to_simulate(in).empty()) return std::nullopt;
+  job::JobOutcome outcome = job::simulate_job(in);
   if (!outcome.ok()) return std::nullopt;
   return std::move(outcome.result);
 }
 
-void drop_samples(JobResult& j) {
+void drop_samples(job::JobResult& j) {
   j.samples.clear();
   j.samples.shrink_to_fit();
 }
 
 }  // namespace
 
-std::pair<Time, Time> step_band(const SimReport& r) {
+std::pair<units::Time, units::Time> step_band(const SimReport& r) {
   const double t = r.est.step.seconds();
-  return {Time::from_seconds(t * r.band.p10), Time::from_seconds(t * r.band.p90)};
+  return {units::Time::from_seconds(t * r.band.p10), units::Time::from_seconds(t * r.band.p90)};
 }
 
 std::pair<double, double> mfu_band(const SimReport& r) { return {r.est.mfu / r.band.p90, r.est.mfu / r.band.p10}; }
 
-SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngine engine) {
+SimReport make_report(const scenario::Scenario& s, const compute::ComputeProfile& profile, StepEngine engine) {
   SimReport r;
   r.scenario = &s;
   r.profile_name = profile.name;
-  r.band = band_of(profile.bands, s);
+  r.band = compute::band_of(profile.bands, s);
   r.coefficients_basis = coefficients_basis(profile, s.cluster.gpu.arch);
   if (engine == StepEngine::Simulation) {
     r.sim = step::simulate_step(s, profile);
@@ -100,8 +100,8 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngi
   }
   const std::string no_fit = r.fits_memory
                                  ? ""
-                                 : "the plan needs " + format_gib(r.est.memory.total()) + " per GPU but the " +
-                                       s.cluster.gpu.name + " has " + format_gib(r.est.memory.capacity);
+                                 : "the plan needs " + units::format_gib(r.est.memory.total()) + " per GPU but the " +
+                                       s.cluster.gpu.name + " has " + units::format_gib(r.est.memory.capacity);
   const double peak = s.cluster.gpu.peak(s.precision) ? s.cluster.gpu.peak(s.precision)->flops_per_s : 0;
   const double flops_per_token = r.est.model_flops.value / tokens_per_step;
   for (const auto& [fig, claimed] : s.claimed.figures) {
@@ -123,7 +123,7 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngi
       if (imp.empty() && peak > 0) {
         const double needed_mfu = claimed / 86400 * flops_per_token / (static_cast<double>(s.cluster.gpus) * peak);
         if (needed_mfu > 1)
-          imp = fmt::format("{} tokens/day on {} GPUs needs {:.0f}% MFU", format_count(claimed), s.cluster.gpus,
+          imp = fmt::format("{} tokens/day on {} GPUs needs {:.0f}% MFU", units::format_count(claimed), s.cluster.gpus,
                             needed_mfu * 100);
       }
       r.claims.push_back(check(fig, claimed, r.est.tokens_per_s * 86400, true, imp));
@@ -156,38 +156,40 @@ SimReport make_report(const Scenario& s, const ComputeProfile& profile, StepEngi
   return r;
 }
 
-JobInput job_input_of(const Scenario& s, const SimReport& r, const EnergySpec& energy) {
-  return job_input_for(s, r.est.step, static_cast<std::int64_t>(r.steps), energy);
+job::JobInput job_input_of(const scenario::Scenario& s, const SimReport& r, const job::EnergySpec& energy) {
+  return job::job_input_for(s, r.est.step, static_cast<std::int64_t>(r.steps), energy);
 }
 
-WholeRun simulate_whole_run(const SimReport& r, const PriceCatalog* catalog) {
-  const Scenario& s = *r.scenario;
+WholeRun simulate_whole_run(const SimReport& r, const pricing::PriceCatalog* catalog) {
+  const scenario::Scenario& s = *r.scenario;
   WholeRun run;
   run.reliability_defaults = !s.has_reliability;
-  run.input = job_input_of(s, r, catalog ? energy_spec(*catalog, s.pricing) : EnergySpec{});
+  run.input = job_input_of(s, r, catalog ? pricing::energy_spec(*catalog, s.pricing) : job::EnergySpec{});
   // As the planner's run under a spot plan (search/plan_choice.cpp).
-  if (const Plan* spot = !r.spot_plan.empty() && catalog ? catalog->find_plan(r.spot_plan) : nullptr)
+  if (const pricing::Plan* spot = !r.spot_plan.empty() && catalog ? catalog->find_plan(r.spot_plan) : nullptr)
     spot->add_interruptions(run.input);
-  if (const std::string why = job_too_big_to_simulate(run.input); !why.empty()) {
+  if (const std::string why = job::job_too_big_to_simulate(run.input); !why.empty()) {
     run.errors.push_back(why);
   } else {
-    JobOutcome outcome = simulate_job(run.input);
+    job::JobOutcome outcome = job::simulate_job(run.input);
     run.errors = std::move(outcome.errors);
     run.result = std::move(outcome.result);
   }
   return run;
 }
 
-RunBills bill_whole_run(const Scenario& s, const WholeRun& run, std::shared_ptr<const PriceCatalog> catalog) {
+RunBills bill_whole_run(const scenario::Scenario& s, const WholeRun& run,
+                        std::shared_ptr<const pricing::PriceCatalog> catalog) {
   FLOPCAST_ASSERT(run.ok() && catalog, "bill_whole_run needs a simulated run and a price catalog");
-  const JobResult& job = run.result;
+  const job::JobResult& job = run.result;
   RunBills bills;
   bills.catalog = std::move(catalog);
   bills.gpu_names.push_back(s.cluster.gpu.name);
   bills.gpu_names.insert(bills.gpu_names.end(), s.cluster.gpu.aliases.begin(), s.cluster.gpu.aliases.end());
   const int kept = s.pricing.checkpoints_kept;
-  bills.comparison = compare_plans(*bills.catalog, bills.gpu_names, usage_of_trial(job, job.p50_trial, kept),
-                                   usage_of_trial(job, job.p90_trial, kept), compare_options(s.pricing));
+  bills.comparison =
+      pricing::compare_plans(*bills.catalog, bills.gpu_names, pricing::usage_of_trial(job, job.p50_trial, kept),
+                             pricing::usage_of_trial(job, job.p90_trial, kept), pricing::compare_options(s.pricing));
   return bills;
 }
 
@@ -200,19 +202,20 @@ void add_band_runs(const SimReport& r, WholeRun& run) {
 
 std::optional<BandedRun> banded_run(const SimReport& r, double factor) {
   if (!r.run || !r.run->ok() || !r.bills) return std::nullopt;
-  std::optional<JobResult> job = run_at(*r.run, factor);
+  std::optional<job::JobResult> job = run_at(*r.run, factor);
   if (!job) return std::nullopt;
   const int kept = r.scenario->pricing.checkpoints_kept;
   BandedRun out;
-  out.bills = compare_plans(*r.bills->catalog, r.bills->gpu_names, usage_of_trial(*job, job->p50_trial, kept),
-                            usage_of_trial(*job, job->p90_trial, kept), compare_options(r.scenario->pricing));
+  out.bills = pricing::compare_plans(
+      *r.bills->catalog, r.bills->gpu_names, pricing::usage_of_trial(*job, job->p50_trial, kept),
+      pricing::usage_of_trial(*job, job->p90_trial, kept), pricing::compare_options(r.scenario->pricing));
   drop_samples(*job);
   out.result = std::move(*job);
   return out;
 }
 
-void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog, TrialSamples samples) {
-  const Scenario& s = *r.scenario;
+void add_whole_run(SimReport& r, std::shared_ptr<const pricing::PriceCatalog> catalog, TrialSamples samples) {
+  const scenario::Scenario& s = *r.scenario;
   if (s.training.tokens <= 0 || r.steps <= 0) return;
   r.bills.reset();
   WholeRun run = simulate_whole_run(r, catalog.get());
@@ -221,9 +224,9 @@ void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog, Tr
     r.bills = bill_whole_run(s, run, catalog);
     if (run.band_p10 && run.band_p90) {
       const int kept = s.pricing.checkpoints_kept;
-      r.bills->model_uncertainty = compare_plans(
-          *r.bills->catalog, r.bills->gpu_names, usage_of_trial(*run.band_p10, run.band_p10->p50_trial, kept),
-          usage_of_trial(*run.band_p90, run.band_p90->p50_trial, kept), compare_options(s.pricing));
+      r.bills->model_uncertainty = pricing::compare_plans(
+          *r.bills->catalog, r.bills->gpu_names, pricing::usage_of_trial(*run.band_p10, run.band_p10->p50_trial, kept),
+          pricing::usage_of_trial(*run.band_p90, run.band_p90->p50_trial, kept), pricing::compare_options(s.pricing));
     }
   }
   // The per-trial records are not printed; the bills above were their last user.
@@ -233,8 +236,8 @@ void add_whole_run(SimReport& r, std::shared_ptr<const PriceCatalog> catalog, Tr
   r.run = std::move(run);
 }
 
-bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags) {
-  const Scenario& s = *r.scenario;
+bool add_whole_run(SimReport& r, const std::string& data_dir, scenario::Diagnostics& diags) {
+  const scenario::Scenario& s = *r.scenario;
   if (s.training.tokens <= 0 || r.steps <= 0) return true;
   auto catalog = load_scenario_prices(s, data_dir, diags);
   if (!catalog) return false;
@@ -242,18 +245,18 @@ bool add_whole_run(SimReport& r, const std::string& data_dir, Diagnostics& diags
   return true;
 }
 
-QuoteInput quote_input_of(const SimReport& r) {
+quote::QuoteInput quote_input_of(const SimReport& r) {
   FLOPCAST_ASSERT(r.run && r.run->ok() && r.bills, "quote_input_of needs a simulated run and bills");
-  const Scenario& s = *r.scenario;
-  QuoteInput in;
-  QuoteJob& j = in.job;
+  const scenario::Scenario& s = *r.scenario;
+  quote::QuoteInput in;
+  quote::QuoteJob& j = in.job;
   j.model_name = s.model.display;
-  j.params = parameter_count(s.model).total;
+  j.params = workload::parameter_count(s.model).total;
   j.tokens = s.training.tokens;
   j.gpu_name = s.cluster.gpu.name;
   j.gpus = s.cluster.gpus;
   j.gpus_per_node = s.cluster.gpus_per_node;
-  j.parallel_plan = plan_summary(s.plan) + ", " + to_string(s.precision);
+  j.parallel_plan = parallel::plan_summary(s.plan) + ", " + to_string(s.precision);
   j.step_time = r.est.step;
   j.mfu = r.est.mfu;
   j.layers = s.model.layers;
@@ -265,28 +268,28 @@ QuoteInput quote_input_of(const SimReport& r) {
     j.experts = s.model.moe->experts;
     j.experts_per_token = s.model.moe->top_k;
     j.shared_experts = s.model.moe->shared_experts;
-    j.active_params = parameter_count(s.model).active;
+    j.active_params = workload::parameter_count(s.model).active;
   }
-  if (is_fine_tuning(s)) {
-    j.parallel_plan += ", " + fine_tuning_label(s);
-    j.checkpoint_params = trainable_params(s);
+  if (workload::is_fine_tuning(s)) {
+    j.parallel_plan += ", " + workload::fine_tuning_label(s);
+    j.checkpoint_params = workload::trainable_params(s);
   }
   in.run = r.run->result;
   in.plans = r.bills->comparison;
-  in.catalog = QuoteCatalog::of(*r.bills->catalog);
+  in.catalog = quote::QuoteCatalog::of(*r.bills->catalog);
   in.extra_assumptions.push_back("Step time from flopcast's step model with calibration profile '" + r.profile_name +
                                  "' (" + r.coefficients_basis + ").");
   if (r.band.known) {
     const auto [lo, hi] = step_band(r);
     in.extra_assumptions.push_back(fmt::format(
         "Model band: the step time has an 80% interval of {} to {} (x{:.2f} to x{:.2f}; cross-validated on {}).",
-        format_time(lo), format_time(hi), r.band.p10, r.band.p90, r.band.basis));
+        units::format_time(lo), units::format_time(hi), r.band.p10, r.band.p90, r.band.basis));
   }
-  if (is_fine_tuning(s))
-    in.extra_assumptions.push_back("Fine-tuning: " + fine_tuning_summary(s) +
+  if (workload::is_fine_tuning(s))
+    in.extra_assumptions.push_back("Fine-tuning: " + workload::fine_tuning_summary(s) +
                                    "; only the adapters have gradients, optimizer state and checkpoints. MFU counts "
                                    "as model FLOPs: " +
-                                   model_flops_convention(s) + ".");
+                                   workload::model_flops_convention(s) + ".");
   if (r.run->reliability_defaults)
     in.extra_assumptions.push_back("Reliability: flopcast's defaults (the scenario gives no reliability block).");
   for (const auto& c : r.claims)

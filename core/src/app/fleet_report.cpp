@@ -13,7 +13,7 @@ namespace {
 
 using fleet::Percentiles;
 
-double hours(Time t) { return std::round(t.hours() * 1000.0) / 1000.0; }
+double hours(units::Time t) { return std::round(t.hours() * 1000.0) / 1000.0; }
 
 nlohmann::ordered_json pj(const Percentiles& p) {
   nlohmann::ordered_json j{
@@ -27,16 +27,18 @@ nlohmann::ordered_json pj(const Percentiles& p) {
   return j;
 }
 
-nlohmann::ordered_json money_json(const Money& m) {
+nlohmann::ordered_json money_json(const units::Money& m) {
   return {{"amount", m.amount_str()}, {"currency", m.currency.str()}, {"minor", m.minor}};
 }
 
-nlohmann::ordered_json opt_money_json(const std::optional<Money>& m) {
+nlohmann::ordered_json opt_money_json(const std::optional<units::Money>& m) {
   return m ? money_json(*m) : nlohmann::ordered_json(nullptr);
 }
 
 /// A duration, ">=" in front when it is a lower bound (censored waits at or below its rank).
-std::string bound(Time t, bool lower_bound) { return (lower_bound ? ">=" : "") + format_duration_brief(t); }
+std::string bound(units::Time t, bool lower_bound) {
+  return (lower_bound ? ">=" : "") + units::format_duration_brief(t);
+}
 
 std::string policy_str(const fleet::Policy& p) {
   return fmt::format("{}, backfill {}, gang {}, preemption {}", to_string(p.order), to_string(p.backfill),
@@ -44,17 +46,17 @@ std::string policy_str(const fleet::Policy& p) {
 }
 
 /// "the month", "the quarter", "the 45-day horizon": what a total is over.
-std::string horizon_phrase(Time h) {
+std::string horizon_phrase(units::Time h) {
   const double d = h.days();
   if (std::abs(d - 7) < 0.5) return "the week";
   if (d >= 28 && d <= 31.5) return "the month";
   if (d >= 89 && d <= 92.5) return "the quarter";
   if (d >= 364.5 && d <= 366.5) return "the year";
-  return "the " + format_decimal(d, 1) + "-day horizon";
+  return "the " + units::format_decimal(d, 1) + "-day horizon";
 }
 
 /// One sentence: what the fleet earns or loses over the horizon.
-std::string verdict(const fleet::FleetSummary& s, Time horizon) {
+std::string verdict(const fleet::FleetSummary& s, units::Time horizon) {
   const std::string over = horizon_phrase(horizon);
   if (!s.margin) return over + " costs " + s.cost.str() + " (the fleet file has no revenue: costs only)";
   const std::string parts = " (revenue " + s.revenue->str() + " - cost " + s.cost.str() + ")";
@@ -112,7 +114,7 @@ nlohmann::ordered_json costs_json(const std::vector<fleet::PoolCost>& costs) {
 }
 
 /// `m` as billed, and in the reporting currency when that differs: "82,083.20 USD = 591,000.00 CNY".
-std::string as_billed(const Money& m, const fleet::FleetResult& r) {
+std::string as_billed(const units::Money& m, const fleet::FleetResult& r) {
   const auto converted = fleet::convert_money(m, r.currency, r.fx);
   if (m.currency == r.currency || !converted) return m.str();
   return m.str() + " = " + converted->str();
@@ -123,7 +125,8 @@ void print_pool_details(const fleet::FleetResult& r, std::ostream& o) {
   for (const auto& c : r.costs) {
     if (c.kind == fleet::PoolKind::Owned) {
       o << fmt::format("  {:<16} owned   energy {} kWh = {}, capex (amortised) {}\n", c.pool,
-                       format_grouped(std::llround(c.energy_kwh)), as_billed(c.energy, r), as_billed(c.capex, r));
+                       units::format_grouped(std::llround(c.energy_kwh)), as_billed(c.energy, r),
+                       as_billed(c.capex, r));
     } else {
       o << fmt::format("  {:<16} rented  plan {} ({}): {}\n", c.pool, c.plan, to_string(c.billing),
                        as_billed(c.bill, r));
@@ -146,17 +149,18 @@ void print_money(const FleetReport& rep, std::ostream& o) {
     o << fmt::format("  {:<16} {:>6}  {:>16}  {:>16}  {:>16}  {}\n", "pool", "util", "cost", "revenue", "margin",
                      "revenue plan");
     for (const auto& c : r.costs)
-      o << fmt::format("  {:<16} {:>6}  {:>16}  {:>16}  {:>16}  {}\n", c.pool, format_percent(c.utilisation, 1),
+      o << fmt::format("  {:<16} {:>6}  {:>16}  {:>16}  {:>16}  {}\n", c.pool, units::format_percent(c.utilisation, 1),
                        c.cost.amount_str(), c.revenue ? c.revenue->amount_str() : "-",
                        c.margin ? c.margin->amount_str() : "-",
                        c.internal ? std::string("internal: earns nothing") : c.revenue_plan);
-    o << fmt::format("  {:<16} {:>6}  {:>16}  {:>16}  {:>16}\n", "total", format_percent(s.utilisation, 1),
+    o << fmt::format("  {:<16} {:>6}  {:>16}  {:>16}  {:>16}\n", "total", units::format_percent(s.utilisation, 1),
                      s.cost.amount_str(), s.revenue->amount_str(), s.margin->amount_str());
   } else {
     o << fmt::format("  {:<16} {:>6}  {:>16}\n", "pool", "util", "cost");
     for (const auto& c : r.costs)
-      o << fmt::format("  {:<16} {:>6}  {:>16}\n", c.pool, format_percent(c.utilisation, 1), c.cost.amount_str());
-    o << fmt::format("  {:<16} {:>6}  {:>16}\n", "total", format_percent(s.utilisation, 1), s.cost.amount_str());
+      o << fmt::format("  {:<16} {:>6}  {:>16}\n", c.pool, units::format_percent(c.utilisation, 1),
+                       c.cost.amount_str());
+    o << fmt::format("  {:<16} {:>6}  {:>16}\n", "total", units::format_percent(s.utilisation, 1), s.cost.amount_str());
   }
   o << "  " << verdict(s, r.horizon) << "\n";
   if (r.revenue) {
@@ -172,13 +176,13 @@ void print_classes(const FleetReport& r, std::ostream& o) {
     o << fmt::format(
         "  {:<22} jobs {:>6}  wait P50 {:>10} P90 {:>10}  run P50 {:>8} P90 {:>8}  deadline miss {:>6}  re-planned {:>6}\n",
         c.name, c.jobs, bound(c.wait.p50, c.wait.p50_lower_bound), bound(c.wait.p90, c.wait.p90_lower_bound),
-        format_duration_brief(c.run.p50), format_duration_brief(c.run.p90), format_percent(c.deadline_miss_rate, 1),
-        format_percent(c.replanned_rate, 1));
+        units::format_duration_brief(c.run.p50), units::format_duration_brief(c.run.p90),
+        units::format_percent(c.deadline_miss_rate, 1), units::format_percent(c.replanned_rate, 1));
     if (i < r.class_variants.size()) o << "    runs as: " << r.class_variants[i] << "\n";
     if (c.unstarted > 0)
-      o << "    " << format_decimal(c.unstarted, 2) << " jobs per seed never start within the horizon"
+      o << "    " << units::format_decimal(c.unstarted, 2) << " jobs per seed never start within the horizon"
         << (c.never_started > 0
-                ? fmt::format(" ({} never start at all: waits censored)", format_decimal(c.never_started, 2))
+                ? fmt::format(" ({} never start at all: waits censored)", units::format_decimal(c.never_started, 2))
                 : std::string())
         << "\n";
   }
@@ -190,13 +194,14 @@ void print_jobs(const fleet::FleetResult& res, std::ostream& o) {
   for (const auto& j : res.jobs)
     o << fmt::format(
         "  {:<20} {:<18} prio {:>3}  arrives {:>8}  wait {:>10} / {:>10}  run {:>8} / {:>8}  finish {:>8} / {:>8}{}{}\n",
-        j.name, j.job_class, j.priority, format_duration_brief(j.arrival), bound(j.wait.p50, j.wait.p50_lower_bound),
-        bound(j.wait.p90, j.wait.p90_lower_bound), format_duration_brief(j.run.p50), format_duration_brief(j.run.p90),
-        format_duration_brief(j.finish.p50), format_duration_brief(j.finish.p90),
-        j.deadline ? fmt::format("  deadline {} missed {}", format_duration_brief(*j.deadline),
-                                 format_percent(j.deadline_miss_rate, 1))
+        j.name, j.job_class, j.priority, units::format_duration_brief(j.arrival),
+        bound(j.wait.p50, j.wait.p50_lower_bound), bound(j.wait.p90, j.wait.p90_lower_bound),
+        units::format_duration_brief(j.run.p50), units::format_duration_brief(j.run.p90),
+        units::format_duration_brief(j.finish.p50), units::format_duration_brief(j.finish.p90),
+        j.deadline ? fmt::format("  deadline {} missed {}", units::format_duration_brief(*j.deadline),
+                                 units::format_percent(j.deadline_miss_rate, 1))
                    : "",
-        j.unstarted_rate > 0 ? "  unstarted in " + format_percent(j.unstarted_rate, 0) + " of seeds" : "");
+        j.unstarted_rate > 0 ? "  unstarted in " + units::format_percent(j.unstarted_rate, 0) + " of seeds" : "");
 }
 
 /// "3/seed (llama3-70b 3)": jobs per seed not started within the horizon, by class.
@@ -204,14 +209,15 @@ std::string unstarted_str(const fleet::FleetSummary& s, const fleet::FleetResult
   std::string by_class;
   for (std::size_t c = 0; c < s.class_unstarted.size() && c < res.classes.size(); ++c)
     if (s.class_unstarted[c] > 0)
-      by_class += (by_class.empty() ? "" : ", ") + res.classes[c].name + " " + format_decimal(s.class_unstarted[c], 2);
-  return format_decimal(s.unstarted, 2) + "/seed" + (by_class.empty() ? "" : " (" + by_class + ")");
+      by_class +=
+          (by_class.empty() ? "" : ", ") + res.classes[c].name + " " + units::format_decimal(s.class_unstarted[c], 2);
+  return units::format_decimal(s.unstarted, 2) + "/seed" + (by_class.empty() ? "" : " (" + by_class + ")");
 }
 
 void print_what_ifs(const fleet::FleetResult& res, std::ostream& o) {
   if (res.what_ifs.empty()) return;
   const auto& s = res.summary;
-  const auto opt = [](const std::optional<Money>& m) { return m ? m->str() : std::string("-"); };
+  const auto opt = [](const std::optional<units::Money>& m) { return m ? m->str() : std::string("-"); };
   o << "\nWhat if\n";
   for (const auto& w : res.what_ifs) {
     const auto& ws = w.summary;
@@ -220,8 +226,8 @@ void print_what_ifs(const fleet::FleetResult& res, std::ostream& o) {
         "(base {:.2f}), unstarted {} (base {})\n",
         w.what_if.label, bound(ws.wait.p90, ws.wait.p90_lower_bound), bound(s.wait.p90, s.wait.p90_lower_bound),
         bound(ws.wait.mean, ws.wait.mean_lower_bound), bound(s.wait.mean, s.wait.mean_lower_bound),
-        format_percent(ws.utilisation, 1), format_percent(s.utilisation, 1), ws.deadline_misses, s.deadline_misses,
-        unstarted_str(ws, res), unstarted_str(s, res));
+        units::format_percent(ws.utilisation, 1), units::format_percent(s.utilisation, 1), ws.deadline_misses,
+        s.deadline_misses, unstarted_str(ws, res), unstarted_str(s, res));
     o << fmt::format("  {:<32} cost {} (base {})", "", ws.cost.str(), s.cost.str());
     if (ws.revenue)
       o << fmt::format(", revenue {} (base {}), margin {} (base {})", opt(ws.revenue), opt(s.revenue), opt(ws.margin),
@@ -233,7 +239,7 @@ void print_what_ifs(const fleet::FleetResult& res, std::ostream& o) {
 void print_sweep(const fleet::SizeSweepResult& sw, std::ostream& o) {
   const std::string whose = sw.job_class ? "the jobs of " + sw.classes[*sw.job_class] : std::string("all jobs");
   o << fmt::format("\nSize sweep of pool {} (today {} nodes) for a P90 wait <= {} over {}\n", sw.pool, sw.today_nodes,
-                   format_duration_brief(sw.target_p90_wait), whose);
+                   units::format_duration_brief(sw.target_p90_wait), whose);
   std::string head = fmt::format("  {:>12}  {:>10}", "nodes", "P90 wait");
   for (const auto& c : sw.classes) head += fmt::format("  {:>10}", c.size() > 10 ? c.substr(0, 10) : c);
   head += fmt::format("  {:>9}  {:>16}  {:>16}  {:>16}", "unstarted", "cost", "revenue", "margin");
@@ -243,7 +249,7 @@ void print_sweep(const fleet::SizeSweepResult& sw, std::ostream& o) {
         fmt::format("  {:>12}  {:>10}", std::to_string(p.nodes) + (p.nodes == sw.today_nodes ? " today" : ""),
                     bound(p.wait.p90, p.wait.p90_lower_bound));
     for (const auto& w : p.summary.class_wait) line += fmt::format("  {:>10}", bound(w.p90, w.p90_lower_bound));
-    line += fmt::format("  {:>9}  {:>16}  {:>16}  {:>16}  {}", format_decimal(p.summary.unstarted, 2),
+    line += fmt::format("  {:>9}  {:>16}  {:>16}  {:>16}  {}", units::format_decimal(p.summary.unstarted, 2),
                         p.summary.cost.str(), p.summary.revenue ? p.summary.revenue->str() : "-",
                         p.summary.margin ? p.summary.margin->str() : "-", p.meets_target ? "meets" : "misses");
     o << line << "\n";
@@ -252,7 +258,7 @@ void print_sweep(const fleet::SizeSweepResult& sw, std::ostream& o) {
   std::string others;
   double share = 0;
   for (const auto& x : sw.other_pools_over) {
-    others += (others.empty() ? "" : ", ") + x.job_class + " " + format_percent(x.share, 1);
+    others += (others.empty() ? "" : ", ") + x.job_class + " " + units::format_percent(x.share, 1);
     share += x.share;
   }
   switch (sw.verdict) {
@@ -272,9 +278,10 @@ void print_sweep(const fleet::SizeSweepResult& sw, std::ostream& o) {
       o << "  not met up to " << largest << " nodes, the largest size tried (--max-nodes N tries larger ones)\n";
       break;
     case fleet::SizeSweepVerdict::SetByOtherPools:
-      o << "  cannot be met by resizing " << sw.pool << ": at " << largest << " nodes " << format_percent(share, 1)
-        << " of " << whose << " wait longer than " << format_duration_brief(sw.target_p90_wait)
-        << " in classes that never run on it (" << others << "), more than the " << format_percent(sw.allowed_share, 1)
+      o << "  cannot be met by resizing " << sw.pool << ": at " << largest << " nodes "
+        << units::format_percent(share, 1) << " of " << whose << " wait longer than "
+        << units::format_duration_brief(sw.target_p90_wait) << " in classes that never run on it (" << others
+        << "), more than the " << units::format_percent(sw.allowed_share, 1)
         << " a P90 allows; resize their pools, or target one class with --class\n";
       break;
   }
@@ -286,16 +293,17 @@ void print_fleet_text(const FleetReport& r, std::ostream& o) {
   const auto& res = r.result;
   const auto& s = res.summary;
   o << fmt::format("Fleet {} ({}): horizon {}, {} seeds from {}, policy {}\n", res.name, r.file,
-                   format_duration_brief(res.horizon), res.seeds, res.seed, policy_str(res.policy));
+                   units::format_duration_brief(res.horizon), res.seeds, res.seed, policy_str(res.policy));
   o << fmt::format(
       "  jobs per seed {}, utilisation {}, deadline misses {:.2f}/seed, unstarted {:.2f}/seed (not started within "
       "the horizon), unfinished {:.2f}/seed, preemptions {:.2f}/seed\n",
-      s.jobs, format_percent(s.utilisation, 1), s.deadline_misses, s.unstarted, s.unfinished, s.preemptions);
+      s.jobs, units::format_percent(s.utilisation, 1), s.deadline_misses, s.unstarted, s.unfinished, s.preemptions);
   o << fmt::format("  wait P50 {}, P90 {}, mean {} (all jobs, all seeds); P90 wait over seeds: P50 {}, P90 {}\n",
                    bound(s.wait.p50, s.wait.p50_lower_bound), bound(s.wait.p90, s.wait.p90_lower_bound),
-                   bound(s.wait.mean, s.wait.mean_lower_bound), format_duration_brief(s.wait_p90_over_seeds.p50),
-                   format_duration_brief(s.wait_p90_over_seeds.p90));
-  o << fmt::format("  run P50 {}, P90 {}\n", format_duration_brief(s.run.p50), format_duration_brief(s.run.p90));
+                   bound(s.wait.mean, s.wait.mean_lower_bound), units::format_duration_brief(s.wait_p90_over_seeds.p50),
+                   units::format_duration_brief(s.wait_p90_over_seeds.p90));
+  o << fmt::format("  run P50 {}, P90 {}\n", units::format_duration_brief(s.run.p50),
+                   units::format_duration_brief(s.run.p90));
   print_money(r, o);
   print_pool_details(res, o);
   print_classes(r, o);
@@ -306,7 +314,7 @@ void print_fleet_text(const FleetReport& r, std::ostream& o) {
   for (const auto& w : res.warnings) o << "warning: " << w << "\n";
   o << fmt::format("({} jobs and {} events simulated; time series: {} bins of {}, in --json and --csv)\n",
                    res.simulated_jobs, res.events, res.series.bin_start.size(),
-                   format_duration_brief(res.series.interval));
+                   units::format_duration_brief(res.series.interval));
 }
 
 namespace {
@@ -340,7 +348,7 @@ nlohmann::ordered_json series_json(const fleet::TimeSeries& ts) {
   nlohmann::ordered_json series;
   series["interval_h"] = hours(ts.interval);
   std::vector<double> t;
-  for (Time b : ts.bin_start) t.push_back(hours(b));
+  for (units::Time b : ts.bin_start) t.push_back(hours(b));
   series["bin_start_h"] = t;
   const auto r4 = [](const std::vector<double>& v) {
     std::vector<double> o;
@@ -374,7 +382,7 @@ nlohmann::ordered_json fleet_to_json(const FleetReport& r) {
   for (const auto& q : res.fx)
     j["fx"].push_back({{"from", q.rate.from.str()},
                        {"to", q.rate.to.str()},
-                       {"rate", format_micro(q.rate.micro, 0)},
+                       {"rate", units::format_micro(q.rate.micro, 0)},
                        {"catalog", q.catalog},
                        {"note", q.rate.note}});
   j["summary"] = summary_json(res.summary);

@@ -23,7 +23,7 @@ namespace {
 /// The first pool of `gpu`, or nullptr.
 const fleet::Pool* pool_of(const fleet::Fleet& f, const std::string& gpu) {
   for (const auto& p : f.pools)
-    if (normalize_gpu_name(p.gpu) == normalize_gpu_name(gpu)) return &p;
+    if (pricing::normalize_gpu_name(p.gpu) == pricing::normalize_gpu_name(gpu)) return &p;
   return nullptr;
 }
 
@@ -32,7 +32,7 @@ struct Planned {
   std::string why;
 };
 
-Planned plan_variant(Scenario s, const ComputeProfile& profile) {
+Planned plan_variant(scenario::Scenario s, const compute::ComputeProfile& profile) {
   Planned out;
   // Settings left open in the scenario are resolved for this variant's GPUs and count.
   if (s.open_settings.any()) estimate::resolve_open_settings(s, profile);
@@ -46,19 +46,19 @@ Planned plan_variant(Scenario s, const ComputeProfile& profile) {
     out.why = "no optimizer steps (tokens too few for one global batch)";
     return out;
   }
-  const JobInput in = job_input_of(s, r, EnergySpec{});
+  const job::JobInput in = job_input_of(s, r, job::EnergySpec{});
   // The one job-size guard (job_size.hpp), as `simulate` applies it.
-  if (out.why = job_too_big_to_simulate(in); !out.why.empty()) return out;
-  JobOutcome o = simulate_job(in);
+  if (out.why = job::job_too_big_to_simulate(in); !out.why.empty()) return out;
+  job::JobOutcome o = job::simulate_job(in);
   if (!o.ok()) {
     out.why = o.errors.front();
     return out;
   }
-  const JobResult& jr = o.result;
+  const job::JobResult& jr = o.result;
   fleet::RunProfile rp;
   rp.gpu = s.cluster.gpu.name;
   rp.gpus = s.cluster.gpus;
-  for (const JobTrial& t : jr.samples) {
+  for (const job::JobTrial& t : jr.samples) {
     rp.spans.push_back(t.gpu_span);
     rp.failures.push_back(t.failures);
   }
@@ -72,9 +72,10 @@ Planned plan_variant(Scenario s, const ComputeProfile& profile) {
 
 }  // namespace
 
-Scenario replan_scenario(const io::FleetClassInput& c, const GpuSpec& gpu, const FabricSpec& fabric, int gpus_per_node,
-                         std::int64_t gpus, std::string& why) {
-  Scenario s = c.scenario;
+scenario::Scenario replan_scenario(const io::FleetClassInput& c, const hardware::GpuSpec& gpu,
+                                   const hardware::FabricSpec& fabric, int gpus_per_node, std::int64_t gpus,
+                                   std::string& why) {
+  scenario::Scenario s = c.scenario;
   s.training.tokens = c.tokens;
   s.cluster.gpu = gpu;
   s.cluster.fabric = fabric;
@@ -91,10 +92,10 @@ Scenario replan_scenario(const io::FleetClassInput& c, const GpuSpec& gpu, const
                       s.plan.micro_batch);
     return s;
   }
-  Diagnostics d;
-  check_scenario(s, d);
+  scenario::Diagnostics d;
+  scenario::check_scenario(s, d);
   for (const auto& item : d.items())
-    if (item.severity == Severity::Error) {
+    if (item.severity == scenario::Severity::Error) {
       why = item.message;
       return s;
     }
@@ -102,15 +103,16 @@ Scenario replan_scenario(const io::FleetClassInput& c, const GpuSpec& gpu, const
   return s;
 }
 
-bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, Diagnostics& diags, std::vector<std::string>& notes) {
+bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, scenario::Diagnostics& diags,
+                std::vector<std::string>& notes) {
   fleet::Fleet& f = ff.fleet;
   std::map<std::string, Planned> cache;  // (scenario file, tokens, GPU, count, fabric, gpus/node) -> profile
   bool ok = true;
   for (std::size_t ci = 0; ci < ff.classes.size(); ++ci) {
     const io::FleetClassInput& c = ff.classes[ci];
-    ComputeProfile profile = catalog.profile;
+    compute::ComputeProfile profile = catalog.profile;
     if (!c.scenario.calibration.empty()) {
-      Diagnostics pd;
+      scenario::Diagnostics pd;
       if (auto p = io::load_profile(c.scenario.calibration, catalog, pd))
         profile = *p;
       else {
@@ -130,12 +132,12 @@ bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, Diagnostics& diag
     fleet::JobClass& jc = f.classes[ci];
     jc.variants.clear();
     for (std::size_t ti = 0; ti < types.size(); ++ti) {
-      const GpuSpec* gpu = catalog.find_gpu(types[ti]);
+      const hardware::GpuSpec* gpu = catalog.find_gpu(types[ti]);
       const fleet::Pool* pool = pool_of(f, types[ti]);
       for (std::size_t ni = 0; ni < counts.size(); ++ni) {
         const bool as_written = ti == 0 && ni == 0;
         if (!pool && !as_written) continue;  // no pool could run it
-        const FabricSpec* fabric = pool ? catalog.find_fabric(pool->fabric) : &c.scenario.cluster.fabric;
+        const hardware::FabricSpec* fabric = pool ? catalog.find_fabric(pool->fabric) : &c.scenario.cluster.fabric;
         if (!fabric) fabric = &c.scenario.cluster.fabric;
         const int gpn = pool ? pool->gpus_per_node : c.scenario.cluster.gpus_per_node;
         const std::string key =
@@ -143,7 +145,7 @@ bool plan_fleet(io::FleetFile& ff, const io::Catalog& catalog, Diagnostics& diag
         auto it = cache.find(key);
         if (it == cache.end()) {
           Planned p;
-          const Scenario s = replan_scenario(c, *gpu, *fabric, gpn, counts[ni], p.why);
+          const scenario::Scenario s = replan_scenario(c, *gpu, *fabric, gpn, counts[ni], p.why);
           if (p.why.empty()) p = plan_variant(s, profile);
           it = cache.emplace(key, std::move(p)).first;
         }
@@ -170,7 +172,7 @@ namespace {
 
 /// A run a pool can give a class: its median whole-run span and "64 x H800".
 struct VariantRun {
-  Time median;
+  units::Time median;
   std::string label;
 };
 
@@ -182,10 +184,10 @@ std::vector<std::vector<VariantRun>> runnable_variants(const fleet::Fleet& f) {
     for (const fleet::RunProfile& v : jc.variants) {
       if (f.policy.gang && v.gpus < jc.gpus) continue;
       const bool has_pool = std::any_of(f.pools.begin(), f.pools.end(), [&](const fleet::Pool& p) {
-        return normalize_gpu_name(p.gpu) == normalize_gpu_name(v.gpu) && v.gpus <= p.gpus();
+        return pricing::normalize_gpu_name(p.gpu) == pricing::normalize_gpu_name(v.gpu) && v.gpus <= p.gpus();
       });
       if (!has_pool || v.spans.empty()) continue;
-      std::vector<Time> spans = v.spans;
+      std::vector<units::Time> spans = v.spans;
       out[c].push_back({fleet::percentiles_of(spans).p50, fmt::format("{} x {}", v.gpus, v.gpu)});
     }
   }
@@ -194,30 +196,32 @@ std::vector<std::vector<VariantRun>> runnable_variants(const fleet::Fleet& f) {
 
 }  // namespace
 
-void warn_short_deadlines(const io::FleetFile& ff, Diagnostics& diags) {
+void warn_short_deadlines(const io::FleetFile& ff, scenario::Diagnostics& diags) {
   const fleet::Fleet& f = ff.fleet;
   const auto runs = runnable_variants(f);
-  const auto check = [&](const std::string& key, const std::string& who, std::size_t c, std::optional<Time> deadline) {
+  const auto check = [&](const std::string& key, const std::string& who, std::size_t c,
+                         std::optional<units::Time> deadline) {
     if (!deadline || runs[c].empty()) return;
     const auto by_median = [](const VariantRun& a, const VariantRun& b) { return a.median < b.median; };
     const VariantRun& fastest = *std::min_element(runs[c].begin(), runs[c].end(), by_median);
     const VariantRun& slowest = *std::max_element(runs[c].begin(), runs[c].end(), by_median);
-    const std::string head = who + " (" + f.classes[c].name + "): deadline " + format_duration_with_hours(*deadline);
+    const std::string head =
+        who + " (" + f.classes[c].name + "): deadline " + units::format_duration_with_hours(*deadline);
     if (*deadline < fastest.median) {
-      diags.warning(locate(ff.locations, key), key,
-                    head + " is shorter than its run, " + format_duration_with_hours(fastest.median) +
+      diags.warning(scenario::locate(ff.locations, key), key,
+                    head + " is shorter than its run, " + units::format_duration_with_hours(fastest.median) +
                         " (the median whole run as " + fastest.label +
                         ", the fastest it runs as): it misses the deadline even if it starts at once",
-                    "give it a deadline of at least " + format_duration_with_hours(fastest.median) +
+                    "give it a deadline of at least " + units::format_duration_with_hours(fastest.median) +
                         ", or let the class run on more GPUs (replan: gpu_counts)");
     } else if (*deadline < slowest.median) {
       // It can make the deadline, but not on every variant the scheduler may start it on.
-      diags.warning(locate(ff.locations, key), key,
+      diags.warning(scenario::locate(ff.locations, key), key,
                     head + " is shorter than its run as " + slowest.label + ", " +
-                        format_duration_with_hours(slowest.median) + " (the median whole run; as " + fastest.label +
-                        " it runs " + format_duration_with_hours(fastest.median) + "): a job started as " +
-                        slowest.label + " misses the deadline even if it starts at once",
-                    "give it a deadline of at least " + format_duration_with_hours(slowest.median) +
+                        units::format_duration_with_hours(slowest.median) + " (the median whole run; as " +
+                        fastest.label + " it runs " + units::format_duration_with_hours(fastest.median) +
+                        "): a job started as " + slowest.label + " misses the deadline even if it starts at once",
+                    "give it a deadline of at least " + units::format_duration_with_hours(slowest.median) +
                         ", or drop that GPU type or count from the class's replan");
     }
   };
@@ -231,7 +235,8 @@ void warn_short_deadlines(const io::FleetFile& ff, Diagnostics& diags) {
 }
 
 std::optional<PreparedFleet> prepare_fleet_file(const std::string& path, const io::Catalog& catalog,
-                                                const FleetOverrides& overrides, Diagnostics& diags, bool* io_error) {
+                                                const FleetOverrides& overrides, scenario::Diagnostics& diags,
+                                                bool* io_error) {
   if (io_error) *io_error = false;
   io::FleetLoadOptions load;
   load.currency = overrides.currency;

@@ -20,7 +20,7 @@ std::string dtype_text(const calibrate::KernelMeasurement& k) { return k.dtype ?
 }  // namespace
 
 KernelValidation validate_kernels(const std::vector<calibrate::KernelMeasurement>& kernels,
-                                  const ComputeProfile& profile) {
+                                  const compute::ComputeProfile& profile) {
   KernelValidation v;
   for (const auto& k : kernels) {
     std::string why;

@@ -67,7 +67,7 @@ bool resolve_gpu(const ImportRequest& request, const io::Catalog& catalog, Impor
 }
 
 /// The steady state, or an error naming file:line.
-bool find_steady_state(ImportedRun& run, Diagnostics& diags) {
+bool find_steady_state(ImportedRun& run, scenario::Diagnostics& diags) {
   const auto& log = run.log;
   run.steady = steady_state(log.intervals, log.global_batch);
   if (!run.steady.empty()) return true;
@@ -211,7 +211,7 @@ ImportResult import_logs(const ImportRequest& request, const io::Catalog& catalo
   options.torchtitan_config = request.torchtitan_config;
   std::set<std::string> taken;
   for (const auto& file : request.logs) {
-    Diagnostics diags;
+    scenario::Diagnostics diags;
     auto log = io::read_training_log(file, options, diags);
     ImportedRun run;
     run.file = file;

@@ -16,7 +16,7 @@ J candidate_json(const search::PlanCandidate& c) {
   J j;
   j["gpu"] = c.gpu;
   j["gpus"] = c.gpus;
-  j["plan"] = plan_label(c.plan);
+  j["plan"] = parallel::plan_label(c.plan);
   j["tp"] = c.plan.tp;
   j["pp"] = c.plan.pp;
   j["dp"] = c.plan.dp;
@@ -52,8 +52,8 @@ J priced_json(const search::PricedPlan& p) {
 std::string row_text(const search::PricedPlan& p) {
   const auto& c = p.candidate;
   return fmt::format("{:>9.1f} d  {:>16}  {:>5} x {:<9} {:<46} {:>7.3f} s  MFU {:>4.1f}%  {}/{}", c.wall.days(),
-                     p.cost.str(), c.gpus, c.gpu, plan_label(c.plan), c.step.seconds(), 100 * c.mfu, p.catalog,
-                     p.price_option);
+                     p.cost.str(), c.gpus, c.gpu, parallel::plan_label(c.plan), c.step.seconds(), 100 * c.mfu,
+                     p.catalog, p.price_option);
 }
 
 /// Wall time of the search, re-simulation included, and plans estimated per second.
@@ -64,13 +64,14 @@ double plans_per_second(const search::PlanResult& r) {
 }
 
 void print_header(const PlanReport& rep, std::ostream& out) {
-  const Scenario& s = *rep.scenario;
+  const scenario::Scenario& s = *rep.scenario;
   const search::PlannerOptions& opt = *rep.options;
   const search::PlanResult& r = *rep.result;
   out << "Plan search: " << s.name << "\n";
   out << fmt::format("  {} tokens, global batch {} x {} tokens; deadline {}; budget {}\n",
-                     format_count(s.training.tokens), s.plan.global_batch, s.model.seq_len,
-                     opt.deadline ? format_duration(*opt.deadline) : "none", opt.budget ? opt.budget->str() : "none");
+                     units::format_count(s.training.tokens), s.plan.global_batch, s.model.seq_len,
+                     opt.deadline ? units::format_duration(*opt.deadline) : "none",
+                     opt.budget ? opt.budget->str() : "none");
   std::string gpus;
   for (const auto& c : rep.space->clusters)
     gpus += (gpus.empty() ? "" : ", ") + c.gpu.name + " (" + c.fabric.name + ")";
@@ -91,7 +92,7 @@ void print_ranked(const search::PlanResult& r, std::ostream& out) {
       out << fmt::format(
           "  {:>5} x {:<9} {:<46} step {:>7.3f} s  MFU {:>4.1f}%  {:>5.1f} GiB  {:>7.1f} days  {:>10.0f} "
           "GPU-h\n",
-          c.gpus, c.gpu, plan_label(c.plan), c.step.seconds(), 100 * c.mfu, c.memory.value / 1073741824.0,
+          c.gpus, c.gpu, parallel::plan_label(c.plan), c.step.seconds(), 100 * c.mfu, c.memory.value / 1073741824.0,
           c.wall.days(), c.gpu_hours);
   }
   if (!r.pareto.empty()) {
@@ -117,14 +118,15 @@ std::string simulated_line(const search::PlannerOptions& o, const search::Resimu
   const auto& c = x.plan.candidate;
   std::string line =
       fmt::format("{} x {} {}{} under {}/{}: step {:.3f} s; {:.1f} / {:.1f} days, {} / {} P50/P90", c.gpus, c.gpu,
-                  plan_label(c.plan), c.precision == Precision::BF16 ? "" : std::string(" ") + to_string(c.precision),
+                  parallel::plan_label(c.plan),
+                  c.precision == hardware::Precision::BF16 ? "" : std::string(" ") + to_string(c.precision),
                   x.plan.catalog, x.plan.price_option, x.step.step.seconds(), x.wall_p50.days(), x.wall_p90.days(),
                   x.cost_p50.str(), x.cost_p90.str());
   if (x.spot) line += " (spot: its interruptions simulated)";
   if (x.band_factor != 1)
     line += fmt::format("; with the step at the band's x{:.2f}: {:.1f} days, {} at {}", x.band_factor, x.wall.days(),
                         x.cost.str(), to_string(o.confidence));
-  if (o.objective == search::Objective::MostTokens) line += fmt::format("; {} tokens", format_count(x.tokens));
+  if (o.objective == search::Objective::MostTokens) line += fmt::format("; {} tokens", units::format_count(x.tokens));
   if (!x.meets_deadline) line += fmt::format("; misses the deadline at {}", to_string(o.confidence));
   if (!x.meets_budget) line += fmt::format("; over the budget at {}", to_string(o.confidence));
   return line;
@@ -175,7 +177,7 @@ void print_checked(const PlanReport& rep, std::ostream& out) {
         std::string why;
         for (const auto& e : x.errors) why += (why.empty() ? "" : "; ") + e;
         out << "  " << x.plan.candidate.gpus << " x " << x.plan.candidate.gpu << " "
-            << plan_label(x.plan.candidate.plan) << ": not simulated: " << why << "\n";
+            << parallel::plan_label(x.plan.candidate.plan) << ": not simulated: " << why << "\n";
         continue;
       }
       out << "  " << simulated_line(*rep.options, x) << "\n";
@@ -272,8 +274,8 @@ std::string plan_csv(const search::PlanResult& r) {
     });
     const auto& c = p.candidate;
     text += fmt::format("{},{},{},{:.6f},{:.4f},{:.2f},{:.3f},{:.1f},{},{},{:.2f},{},{},{},{}\n", c.gpu, c.gpus,
-                        plan_label(c.plan), c.step.seconds(), c.mfu, c.memory.value / 1073741824.0, c.wall.days(),
-                        c.gpu_hours, p.catalog, p.price_option, p.cost.major(), p.cost.currency.str(),
+                        parallel::plan_label(c.plan), c.step.seconds(), c.mfu, c.memory.value / 1073741824.0,
+                        c.wall.days(), c.gpu_hours, p.catalog, p.price_option, p.cost.major(), p.cost.currency.str(),
                         p.meets_deadline ? "yes" : "no", p.meets_budget ? "yes" : "no", on_front ? "yes" : "no");
   }
   return text;

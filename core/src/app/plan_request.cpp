@@ -9,15 +9,15 @@
 
 namespace flopcast::app {
 
-bool plan_clusters(const io::Catalog& cat, const Scenario& s, const std::vector<std::string>& gpus,
-                   std::vector<ClusterSpec>& out, std::string& why) {
+bool plan_clusters(const io::Catalog& cat, const scenario::Scenario& s, const std::vector<std::string>& gpus,
+                   std::vector<scenario::ClusterSpec>& out, std::string& why) {
   out.clear();
   if (gpus.empty()) {
     out.push_back(s.cluster);
     return true;
   }
   for (const auto& name : gpus) {
-    const GpuSpec* g = cat.find_gpu(name);
+    const hardware::GpuSpec* g = cat.find_gpu(name);
     if (!g) {
       why = "unknown GPU '" + name + "' (" + io::unknown_gpu_hint(cat, name) + ")";
       return false;
@@ -26,9 +26,9 @@ bool plan_clusters(const io::Catalog& cat, const Scenario& s, const std::vector<
       out.push_back(s.cluster);
       continue;
     }
-    ClusterSpec c;
+    scenario::ClusterSpec c;
     c.gpu = *g;
-    const FabricSpec* f = g->default_fabric.empty() ? nullptr : cat.find_fabric(g->default_fabric);
+    const hardware::FabricSpec* f = g->default_fabric.empty() ? nullptr : cat.find_fabric(g->default_fabric);
     if (!f) {
       why = "the GPU '" + g->name +
             "' has no usual fabric in data/gpus.yaml; plan it from a scenario naming its cluster.fabric";
@@ -41,7 +41,7 @@ bool plan_clusters(const io::Catalog& cat, const Scenario& s, const std::vector<
   return true;
 }
 
-std::vector<std::string> default_plan_catalogs(const Scenario& s) {
+std::vector<std::string> default_plan_catalogs(const scenario::Scenario& s) {
   std::vector<std::string> names;
   if (s.has_pricing && !s.pricing.catalog.empty()) names.push_back(s.pricing.catalog);
   for (const auto& n : io::price_catalog_names())
@@ -49,13 +49,13 @@ std::vector<std::string> default_plan_catalogs(const Scenario& s) {
   return names;
 }
 
-PlanProblem prepare_plan_space(const io::Catalog& cat, const Scenario& s, const PlanRequest& request,
+PlanProblem prepare_plan_space(const io::Catalog& cat, const scenario::Scenario& s, const PlanRequest& request,
                                search::PlanSpace& space, std::string& why) {
   space.gpus_max = request.gpus_max;
   space.gpus_min = request.gpus_min;
   if (!plan_clusters(cat, s, request.gpu_types, space.clusters, why)) return PlanProblem::UnknownGpu;
   for (const auto& p : request.precisions) {
-    const auto prec = parse_precision(p);
+    const auto prec = hardware::parse_precision(p);
     if (!prec) {
       why = "unknown precision '" + p + "' (known: fp32, tf32, fp16, bf16, fp8, fp4, mxfp8, nvfp4)";
       return PlanProblem::BadPrecision;
@@ -95,10 +95,11 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-PriceCatalog billable_catalog(PriceCatalog catalog, bool allow_spot) {
-  std::vector<Plan> kept;
+pricing::PriceCatalog billable_catalog(pricing::PriceCatalog catalog, bool allow_spot) {
+  std::vector<pricing::Plan> kept;
   for (auto& p : catalog.plans)
-    if (billable_by_default(p.kind) || (allow_spot && p.kind == PriceKind::Spot)) kept.push_back(std::move(p));
+    if (pricing::billable_by_default(p.kind) || (allow_spot && p.kind == pricing::PriceKind::Spot))
+      kept.push_back(std::move(p));
   catalog.plans = std::move(kept);
   return catalog;
 }
@@ -106,7 +107,7 @@ PriceCatalog billable_catalog(PriceCatalog catalog, bool allow_spot) {
 namespace {
 
 /// The deadline of the request: its text (a unit required) or its Time.
-PlanProblem request_deadline(const PlanRequest& request, std::optional<Time>& out, std::string& why) {
+PlanProblem request_deadline(const PlanRequest& request, std::optional<units::Time>& out, std::string& why) {
   out = request.deadline;
   if (request.deadline_text.empty()) return PlanProblem::None;
   io::UnitProblem problem = io::UnitProblem::None;
@@ -124,17 +125,17 @@ PlanProblem request_deadline(const PlanRequest& request, std::optional<Time>& ou
 }
 
 /// Whether a catalog bills in `c` or states a rate between `c` and its own currency.
-bool catalogs_know(const std::vector<std::shared_ptr<const PriceCatalog>>& catalogs, Currency c) {
+bool catalogs_know(const std::vector<std::shared_ptr<const pricing::PriceCatalog>>& catalogs, units::Currency c) {
   for (const auto& cat : catalogs) {
     if (cat->currency == c) return true;
-    for (const FxRate& r : cat->fx)
+    for (const units::FxRate& r : cat->fx)
       if (r.from == c || r.to == c) return true;
   }
   return false;
 }
 
 /// "CNY or USD": the currencies the catalogs bill in.
-std::string catalog_currencies(const std::vector<std::shared_ptr<const PriceCatalog>>& catalogs) {
+std::string catalog_currencies(const std::vector<std::shared_ptr<const pricing::PriceCatalog>>& catalogs) {
   std::vector<std::string> codes;
   for (const auto& cat : catalogs)
     if (std::find(codes.begin(), codes.end(), cat->currency.str()) == codes.end()) codes.push_back(cat->currency.str());
@@ -145,8 +146,8 @@ std::string catalog_currencies(const std::vector<std::shared_ptr<const PriceCata
 }
 
 /// The budget of the request in the search's currency (`currency`; empty = the budget's own).
-PlanProblem request_budget(const PlanRequest& request, const search::PlannerOptions& options, std::optional<Money>& out,
-                           std::string& why) {
+PlanProblem request_budget(const PlanRequest& request, const search::PlannerOptions& options,
+                           std::optional<units::Money>& out, std::string& why) {
   io::UnitProblem problem = io::UnitProblem::None;
   const auto b = io::parse_money(request.budget, &problem);
   const std::string& t = request.budget;
@@ -162,10 +163,10 @@ PlanProblem request_budget(const PlanRequest& request, const search::PlannerOpti
   }
   out = *b;
   if (options.currency.empty() || options.currency == b->currency.str()) return PlanProblem::None;
-  const Currency to = Currency::of(options.currency);
+  const units::Currency to = units::Currency::of(options.currency);
   for (const auto& cat : options.catalogs) {
-    if (const auto micro = convert_micro(*cat, b->minor * 10'000, b->currency, to)) {
-      out = Money::of_minor((*micro + (*micro >= 0 ? 5'000 : -5'000)) / 10'000, to);
+    if (const auto micro = pricing::convert_micro(*cat, b->minor * 10'000, b->currency, to)) {
+      out = units::Money::of_minor((*micro + (*micro >= 0 ? 5'000 : -5'000)) / 10'000, to);
       return PlanProblem::None;
     }
   }
@@ -177,7 +178,7 @@ PlanProblem request_budget(const PlanRequest& request, const search::PlannerOpti
 /// The search's currency as the request writes it (a word such as RMB read as its code), or
 /// "" with `why` when it names none the catalogs know.
 std::optional<std::string> request_currency(const PlanRequest& request,
-                                            const std::vector<std::shared_ptr<const PriceCatalog>>& catalogs,
+                                            const std::vector<std::shared_ptr<const pricing::PriceCatalog>>& catalogs,
                                             std::string& why) {
   const auto c = io::parse_currency(request.currency);
   if (c && catalogs_know(catalogs, *c)) return c->str();
@@ -190,8 +191,8 @@ std::optional<std::string> request_currency(const PlanRequest& request,
 
 }  // namespace
 
-PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, const std::string& data_dir,
-                                 search::PlannerOptions& options, std::string& why, Diagnostics& diags) {
+PlanProblem prepare_plan_options(const scenario::Scenario& s, const PlanRequest& request, const std::string& data_dir,
+                                 search::PlannerOptions& options, std::string& why, scenario::Diagnostics& diags) {
   options.top_k = request.top_k;
   options.threads = std::max(1, request.threads);
   options.cancel = request.cancel;
@@ -204,7 +205,7 @@ PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, 
   options.currency = s.has_pricing ? s.pricing.currency : std::string();
   const std::vector<std::string> names = request.catalogs.empty() ? default_plan_catalogs(s) : request.catalogs;
   for (const auto& n : names) {
-    Diagnostics d;  // a catalog that loads says nothing
+    scenario::Diagnostics d;  // a catalog that loads says nothing
     auto pc = io::load_price_catalog(n, data_dir, d);
     if (!pc) {
       for (const auto& x : d.items()) diags.add(x);
@@ -212,7 +213,7 @@ PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, 
       return PlanProblem::CatalogUnreadable;
     }
     options.catalogs.push_back(
-        std::make_shared<const PriceCatalog>(billable_catalog(std::move(*pc), request.allow_spot)));
+        std::make_shared<const pricing::PriceCatalog>(billable_catalog(std::move(*pc), request.allow_spot)));
   }
   if (!request.currency.empty()) {
     const auto c = request_currency(request, options.catalogs, why);
@@ -232,11 +233,12 @@ PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, 
 
 namespace {
 
-QuoteAlternative alternative_of(const search::Resimulated& x) {
+quote::QuoteAlternative alternative_of(const search::Resimulated& x) {
   const search::PlanCandidate& c = x.plan.candidate;
-  std::string plan = plan_label(c.plan);
-  if (c.precision != Precision::BF16) plan += std::string(" ") + to_string(c.precision);
-  return QuoteAlternative{c.gpu, c.gpus, plan, x.plan.price_label, x.wall, x.cost, x.meets_deadline, x.meets_budget};
+  std::string plan = parallel::plan_label(c.plan);
+  if (c.precision != hardware::Precision::BF16) plan += std::string(" ") + to_string(c.precision);
+  return quote::QuoteAlternative{c.gpu,  c.gpus,           plan,          x.plan.price_label, x.wall,
+                                 x.cost, x.meets_deadline, x.meets_budget};
 }
 
 /// How many of the two constraints (deadline, budget) `x` misses.
@@ -270,9 +272,10 @@ QuotePlanChoice quote_plan_choice(const search::PlanResult& r, const search::Pla
   return out;
 }
 
-Scenario plan_scenario(const Scenario& base, const search::PlanSpace& space, const search::Resimulated& chosen) {
+scenario::Scenario plan_scenario(const scenario::Scenario& base, const search::PlanSpace& space,
+                                 const search::Resimulated& chosen) {
   const search::PlanCandidate& c = chosen.plan.candidate;
-  Scenario s = base;
+  scenario::Scenario s = base;
   s.locations = {};
   s.cluster = space.clusters.at(c.cluster);
   s.cluster.gpus = c.gpus;
@@ -285,9 +288,10 @@ Scenario plan_scenario(const Scenario& base, const search::PlanSpace& space, con
   return s;
 }
 
-std::string plan_scenario_yaml(const std::string& base_yaml, const Scenario& base, const search::PlanSpace& space,
-                               const search::Resimulated& chosen, const io::Catalog& catalog) {
-  const Scenario s = plan_scenario(base, space, chosen);
+std::string plan_scenario_yaml(const std::string& base_yaml, const scenario::Scenario& base,
+                               const search::PlanSpace& space, const search::Resimulated& chosen,
+                               const io::Catalog& catalog) {
+  const scenario::Scenario s = plan_scenario(base, space, chosen);
   io::ScenarioForm form = io::form_from_scenario(base, base_yaml);
   form.gpu = s.cluster.gpu.name;
   form.gpus = s.cluster.gpus;

@@ -12,8 +12,8 @@ namespace flopcast::app {
 namespace {
 
 /// The requirements of `o` in the bill's currency; false with `why` when one cannot be read.
-bool read_requirements(const QuoteOptions& o, const PriceCatalog& cat, Currency bill, QuoteRequirements& rq,
-                       QuoteProblem& problem, std::string& why) {
+bool read_requirements(const QuoteOptions& o, const pricing::PriceCatalog& cat, units::Currency bill,
+                       quote::QuoteRequirements& rq, QuoteProblem& problem, std::string& why) {
   rq.p50 = o.p50;
   io::UnitProblem up = io::UnitProblem::None;
   if (!o.deadline_text.empty()) {
@@ -34,29 +34,29 @@ bool read_requirements(const QuoteOptions& o, const PriceCatalog& cat, Currency 
       why = "--budget: " + money_problem_text(o.budget_text, up, bill.str());
       return false;
     }
-    const auto micro = convert_micro(cat, b->minor * 10'000, b->currency, bill);
+    const auto micro = pricing::convert_micro(cat, b->minor * 10'000, b->currency, bill);
     if (!micro) {
       problem = QuoteProblem::BadBudget;
       why = "--budget: '" + o.budget_text + "' is in " + b->currency.str() + " but the bill is in " + bill.str() +
             " and the price list states no rate between them";
       return false;
     }
-    rq.budget = Money::of_minor((*micro + (*micro >= 0 ? 5'000 : -5'000)) / 10'000, bill);
+    rq.budget = units::Money::of_minor((*micro + (*micro >= 0 ? 5'000 : -5'000)) / 10'000, bill);
   }
   return true;
 }
 
 /// The run of the model band at `factor` as a quote shows it (`done`: that run, when simulated already).
-std::optional<QuoteBandRun> band_run_of(const SimReport& r, double factor, const BandedRun* done) {
+std::optional<quote::QuoteBandRun> band_run_of(const SimReport& r, double factor, const BandedRun* done) {
   std::optional<BandedRun> run;
   if (!done) {
     run = banded_run(r, factor);
     if (!run) return std::nullopt;
     done = &*run;
   }
-  const JobResult& j = done->result;
-  return QuoteBandRun{factor,         j.wall_p50,      j.wall_p90,      j.gpu_span_p50,
-                      j.gpu_span_p90, j.gpu_hours_p50, j.gpu_hours_p90, done->bills};
+  const job::JobResult& j = done->result;
+  return quote::QuoteBandRun{factor,         j.wall_p50,      j.wall_p90,      j.gpu_span_p50,
+                             j.gpu_span_p90, j.gpu_hours_p50, j.gpu_hours_p90, done->bills};
 }
 
 }  // namespace
@@ -95,11 +95,11 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
     out.problem = QuoteProblem::NoPricing;
     return out;
   }
-  QuoteInput in = quote_input_of(r);
+  quote::QuoteInput in = quote_input_of(r);
   in.customer = customer;
   in.issuer = o.issuer;
   in.issue_date = date;
-  const PriceCatalog& cat = *r.bills->catalog;
+  const pricing::PriceCatalog& cat = *r.bills->catalog;
   std::string why;
   if (!read_requirements(o, cat, in.plans.currency, in.requirements, out.problem, why)) {
     out.details.push_back(why);
@@ -110,7 +110,7 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
   if (r.band.known) {
     const double factor = in.requirements.p50 ? r.band.p50 : r.band.p90;
     if (auto b = banded_run(r, factor)) {
-      QuoteBandCheck check{factor, r.band.basis, b->result.wall_p50, b->result.wall_p90, b->bills, {}, {}};
+      quote::QuoteBandCheck check{factor, r.band.basis, b->result.wall_p50, b->result.wall_p90, b->bills, {}, {}};
       // The band's ends, shown beside P50 and P90: the slow end is the checked run at P90.
       check.low = band_run_of(r, r.band.p10, nullptr);
       check.high = band_run_of(r, r.band.p90, factor == r.band.p90 ? &*b : nullptr);
@@ -131,7 +131,7 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
   for (auto& a : in.extra_assumptions)
     if (a.rfind("Step time from flopcast's step model", 0) == 0)
       a = "Step time from flopcast's step model, calibrated on published training runs.";
-  Quote q = make_quote(std::move(in));
+  quote::Quote q = quote::make_quote(std::move(in));
   if (!q.ok()) {
     out.problem = QuoteProblem::QuoteInvalid;
     out.details = q.errors;
@@ -145,8 +145,8 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
 std::string quote_problem_text(QuoteProblem problem, const SimReport& r) {
   switch (problem) {
     case QuoteProblem::DoesNotFit:
-      return "no quote for a plan that does not fit: it needs " + format_gib(r.est.memory.total()) + " per GPU, the " +
-             r.scenario->cluster.gpu.name + " has " + format_gib(r.est.memory.capacity);
+      return "no quote for a plan that does not fit: it needs " + units::format_gib(r.est.memory.total()) +
+             " per GPU, the " + r.scenario->cluster.gpu.name + " has " + units::format_gib(r.est.memory.capacity);
     case QuoteProblem::NoTokens:
       return "the scenario gives no training.tokens; a quote needs the length of the run";
     case QuoteProblem::RunNotSimulated:
@@ -164,10 +164,10 @@ std::string quote_problem_text(QuoteProblem problem, const SimReport& r) {
   return "";
 }
 
-std::optional<std::string> quote_document(const Quote& q, const std::string& format, std::string& error) {
-  if (format == "md") return render_quote_markdown(q);
-  if (format == "html") return render_quote_html(q);
-  if (format == "xlsx") return render_quote_xlsx(q, error);
+std::optional<std::string> quote_document(const quote::Quote& q, const std::string& format, std::string& error) {
+  if (format == "md") return quote::render_quote_markdown(q);
+  if (format == "html") return quote::render_quote_html(q);
+  if (format == "xlsx") return quote::render_quote_xlsx(q, error);
   error = "no document format '" + format + "' (md, html or xlsx)";
   return std::nullopt;
 }

@@ -9,7 +9,7 @@ namespace {
 
 using J = nlohmann::ordered_json;
 
-J money_json(const Money& m) {
+J money_json(const units::Money& m) {
   return {{"minor", m.minor}, {"currency", m.currency.str()}, {"amount", m.amount_str()}};
 }
 
@@ -20,7 +20,7 @@ J whole_run_json(const SimReport& r) {
     j["errors"] = run.errors;
     return j;
   }
-  const JobResult& x = run.result;
+  const job::JobResult& x = run.result;
   const double gpus = static_cast<double>(x.gpus);
   j["trials"] = x.trials;
   j["seed"] = x.seed;
@@ -48,7 +48,7 @@ J whole_run_json(const SimReport& r) {
                      {"stall_s", x.checkpoint_stall.seconds()},
                      {"interval_s", x.checkpoint_interval.seconds()},
                      {"steps_per_checkpoint", x.steps_per_checkpoint}};
-  const CheckpointAdvice& a = x.advice;
+  const job::CheckpointAdvice& a = x.advice;
   j["young_daly"] = {{"job_mtbf_hours", a.job_mtbf_hours},
                      {"checkpoint_cost_s", a.checkpoint_cost.seconds()},
                      {"young_s", a.young.seconds()},
@@ -60,7 +60,7 @@ J whole_run_json(const SimReport& r) {
                      {"simulated", a.simulated},
                      {"gpu_hours_saved", a.gpu_hours_saved},
                      {"gpu_span_saved_hours", a.span_saved.hours()}};
-  const EnergyResult& e = x.energy;
+  const job::EnergyResult& e = x.energy;
   j["energy"] = {{"it_kwh", e.it_kwh},
                  {"facility_kwh", e.facility_kwh},
                  {"pue", e.pue},
@@ -70,8 +70,8 @@ J whole_run_json(const SimReport& r) {
   j["gpu_span_closed_form_days"] = x.gpu_span_expected_closed_form.days();
   if (run.band_p10 && run.band_p90) {
     // The run at the step-time band's ends, failures at their P50 trial (apart from failures).
-    const JobResult& lo = *run.band_p10;
-    const JobResult& hi = *run.band_p90;
+    const job::JobResult& lo = *run.band_p10;
+    const job::JobResult& hi = *run.band_p90;
     j["model_uncertainty"] = {{"wall_days", {{"p10", lo.wall_p50.days()}, {"p90", hi.wall_p50.days()}}},
                               {"gpu_span_days", {{"p10", lo.gpu_span_p50.days()}, {"p90", hi.gpu_span_p50.days()}}},
                               {"gpu_hours", {{"p10", lo.gpu_hours_p50}, {"p90", hi.gpu_hours_p50}}}};
@@ -81,7 +81,7 @@ J whole_run_json(const SimReport& r) {
   return j;
 }
 
-J bill_json(const Bill& b) {
+J bill_json(const pricing::Bill& b) {
   J j;
   j["ok"] = b.ok();
   j["total"] = money_json(b.total);
@@ -104,7 +104,7 @@ J bill_json(const Bill& b) {
 
 J bills_json(const SimReport& r) {
   const RunBills& b = *r.bills;
-  const PlanComparison& c = b.comparison;
+  const pricing::PlanComparison& c = b.comparison;
   J j;
   j["catalog"] = {{"name", b.catalog->name},
                   {"provider", b.catalog->provider},
@@ -143,7 +143,7 @@ J bills_json(const SimReport& r) {
 nlohmann::ordered_json to_json(const SimReport& r) {
   const auto& s = *r.scenario;
   const auto& e = r.est;
-  const auto pc = parameter_count(s.model);
+  const auto pc = workload::parameter_count(s.model);
   const double gpus = static_cast<double>(s.cluster.gpus);
   J j;
   j["scenario"] = s.name;
@@ -200,15 +200,18 @@ nlohmann::ordered_json to_json(const SimReport& r) {
                {"hardware_flops", e.hardware_flops.value},
                {"engine", r.sim ? "simulation" : "estimate"},
                {"estimate_time_s", r.closed_form_step.seconds()}};
-  j["step"]["flops_convention"] = to_string(kFlopcastFlopsConvention);
-  j["step"]["model_flops_convention"] = model_flops_convention(s);
-  if (is_fine_tuning(s)) {
+  j["step"]["flops_convention"] = to_string(scenario::kFlopcastFlopsConvention);
+  j["step"]["model_flops_convention"] = workload::model_flops_convention(s);
+  if (workload::is_fine_tuning(s)) {
     const auto& l = s.training.lora;
     J targets = J::array();
     for (const auto t : l.targets) targets.push_back(to_string(t));
-    j["training"] = {
-        {"method", to_string(s.training.method)},    {"rank", l.rank},       {"targets", targets},
-        {"base_weights", to_string(l.base_weights)}, {"dropout", l.dropout}, {"trainable_params", trainable_params(s)}};
+    j["training"] = {{"method", to_string(s.training.method)},
+                     {"rank", l.rank},
+                     {"targets", targets},
+                     {"base_weights", to_string(l.base_weights)},
+                     {"dropout", l.dropout},
+                     {"trainable_params", workload::trainable_params(s)}};
   }
   if (r.sim) {
     J st = J::array();

@@ -5,13 +5,13 @@ namespace flopcast::app {
 io::ScenarioForm default_form(const io::Catalog& catalog) {
   io::ScenarioForm f;
   f.name = "Llama 3 8B on 64 H800";
-  const ModelSpec* m = catalog.find_model("llama3-8b");
+  const workload::ModelSpec* m = catalog.find_model("llama3-8b");
   if (!m && !catalog.models.empty()) m = &catalog.models.front();
   if (m) {
     f.model_preset = m->name;
     io::set_model_shape(f, *m);
   }
-  const GpuSpec* g = catalog.find_gpu("H800");
+  const hardware::GpuSpec* g = catalog.find_gpu("H800");
   if (!g && !catalog.gpus.empty()) g = &catalog.gpus.front();
   if (g) f.gpu = g->name;
   f.gpus = 64;

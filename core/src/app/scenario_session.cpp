@@ -8,16 +8,18 @@ namespace flopcast::app {
 namespace {
 
 /// The scenario file could not be read at all: nothing was parsed, or the loader said so.
-bool file_unreadable(const Diagnostics& diags) { return diags.items().empty() || io::any_unreadable_file(diags); }
+bool file_unreadable(const scenario::Diagnostics& diags) {
+  return diags.items().empty() || io::any_unreadable_file(diags);
+}
 
 /// Adds the profile (`name`, or the catalog's default when empty) to a loaded scenario.
-void add_profile(SessionOutcome& out, Scenario&& s, const io::Catalog& catalog, const std::string& name) {
+void add_profile(SessionOutcome& out, scenario::Scenario&& s, const io::Catalog& catalog, const std::string& name) {
   ScenarioSession session{std::move(s), catalog.profile};
   if (!name.empty()) {
-    Diagnostics pd;
+    scenario::Diagnostics pd;
     auto p = io::load_profile(name, catalog, pd);
     for (auto d : pd.items()) {
-      if (d.where.file.empty()) d.where = locate(session.scenario.locations, "calibration");
+      if (d.where.file.empty()) d.where = scenario::locate(session.scenario.locations, "calibration");
       out.profile_diags.add(d);
     }
     if (!p) return;
@@ -53,18 +55,19 @@ SessionOutcome parse_scenario_session(const std::string& yaml, const std::string
   return out;
 }
 
-std::optional<std::shared_ptr<const PriceCatalog>> load_scenario_prices(const Scenario& s, const std::string& data_dir,
-                                                                        Diagnostics& diags) {
-  if (!s.has_pricing) return std::shared_ptr<const PriceCatalog>();
-  Diagnostics pd;
+std::optional<std::shared_ptr<const pricing::PriceCatalog>> load_scenario_prices(const scenario::Scenario& s,
+                                                                                 const std::string& data_dir,
+                                                                                 scenario::Diagnostics& diags) {
+  if (!s.has_pricing) return std::shared_ptr<const pricing::PriceCatalog>();
+  scenario::Diagnostics pd;
   auto loaded = io::load_price_catalog(s.pricing.catalog, data_dir, pd);
   for (auto d : pd.items()) {
     // "not found" has no line in the catalog: point at the scenario key that names it.
-    if (d.where.line == 0) d.where = locate(s.locations, "pricing.catalog");
+    if (d.where.line == 0) d.where = scenario::locate(s.locations, "pricing.catalog");
     diags.add(d);
   }
   if (!loaded) return std::nullopt;
-  return std::make_shared<const PriceCatalog>(std::move(*loaded));
+  return std::make_shared<const pricing::PriceCatalog>(std::move(*loaded));
 }
 
 }  // namespace flopcast::app

@@ -33,10 +33,10 @@ constexpr double kFreeHbmShare = 0.08;
 std::string two_digit_count(double v) {
   if (v <= 0) return "1";
   const double scale = std::pow(10.0, std::floor(std::log10(v)) - 1);
-  return format_count(std::round(v / scale) * scale);
+  return units::format_count(std::round(v / scale) * scale);
 }
 
-void set_model(io::ScenarioForm& f, const ModelSpec& m) {
+void set_model(io::ScenarioForm& f, const workload::ModelSpec& m) {
   f.model_preset = m.name;
   io::set_model_shape(f, m);
 }
@@ -44,7 +44,7 @@ void set_model(io::ScenarioForm& f, const ModelSpec& m) {
 /// The first shipped price catalog with a plan that names `gpu`, or "".
 std::string price_catalog_for(const std::string& data_dir, const std::string& gpu) {
   for (const auto& name : io::price_catalog_names()) {
-    Diagnostics d;
+    scenario::Diagnostics d;
     const auto c = io::load_price_catalog(name, data_dir, d);
     if (!c) continue;
     for (const auto& p : c->plans)
@@ -57,13 +57,13 @@ std::string price_catalog_for(const std::string& data_dir, const std::string& gp
 struct Evaluated {
   io::ScenarioForm form;
   double step_s = 0;
-  Bytes memory, capacity;
+  units::Bytes memory, capacity;
   bool fits = false;
   bool headroom = false;  ///< fits with kFreeHbmShare of the HBM free
 };
 
 std::optional<Evaluated> evaluate(const io::ScenarioForm& f, const io::Catalog& catalog) {
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   auto s = io::parse_scenario(io::compose_scenario_yaml("", f, catalog), "<init>", catalog, diags);
   if (!s) return std::nullopt;
   if (s->open_settings.any()) estimate::resolve_open_settings(*s, catalog.profile);
@@ -87,30 +87,30 @@ std::optional<ScenarioTemplate> make_scenario_template(const io::Catalog& catalo
                                                        std::string& why) {
   io::ScenarioForm f = default_form(catalog);
   if (!request.model.empty()) {
-    const ModelSpec* m = catalog.find_model(request.model);
+    const workload::ModelSpec* m = catalog.find_model(request.model);
     if (!m) {
       why = "unknown model preset '" + request.model + "'";
       return std::nullopt;
     }
     set_model(f, *m);
   }
-  const GpuSpec* g = catalog.find_gpu(request.gpu.empty() ? f.gpu : request.gpu);
+  const hardware::GpuSpec* g = catalog.find_gpu(request.gpu.empty() ? f.gpu : request.gpu);
   if (!g) {
     why = "unknown GPU '" + request.gpu + "' (" + io::unknown_gpu_hint(catalog, request.gpu) + ")";
     return std::nullopt;
   }
-  const ModelSpec* model = catalog.find_model(f.model_preset);
+  const workload::ModelSpec* model = catalog.find_model(f.model_preset);
   if (!model) {
     why = "the catalog has no models";
     return std::nullopt;
   }
   f.gpu = g->name;
   f.gpus = request.gpus > 0 ? request.gpus : 64;
-  const FabricSpec* node = catalog.find_fabric(g->default_fabric);
+  const hardware::FabricSpec* node = catalog.find_fabric(g->default_fabric);
   f.gpus_per_node = node && node->gpus_per_node > 0 ? node->gpus_per_node : 8;
   f.fabric.clear();  // the GPU's usual node
   f.name = fmt::format("{} on {} x {}", model->display, f.gpus, g->name);
-  f.tokens = two_digit_count(kTokensPerParameter * parameter_count(*model).active);
+  f.tokens = two_digit_count(kTokensPerParameter * workload::parameter_count(*model).active);
   f.pricing_catalog = price_catalog_for(catalog.data_dir, g->name);
   f.dp_auto = false;
   f.cp = f.ep = f.vpp = 1;

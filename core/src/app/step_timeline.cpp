@@ -37,9 +37,9 @@ const char* slice_label(SliceKind k) {
 namespace {
 
 /// `total` x `part` / `whole`, in double to avoid int64 overflow of the product.
-Time share(Time total, Time part, Time whole) {
-  if (whole.ns <= 0) return Time{0};
-  return Time::from_ns(
+units::Time share(units::Time total, units::Time part, units::Time whole) {
+  if (whole.ns <= 0) return units::Time{0};
+  return units::Time::from_ns(
       std::llround(static_cast<double>(total.ns) * static_cast<double>(part.ns) / static_cast<double>(whole.ns)));
 }
 
@@ -49,10 +49,10 @@ struct Pass {
 };
 
 /// The order in which one stage runs its passes.
-std::vector<Pass> stage_order(Schedule schedule, int stage, int stages, int microbatches) {
+std::vector<Pass> stage_order(parallel::Schedule schedule, int stage, int stages, int microbatches) {
   std::vector<Pass> order;
   order.reserve(static_cast<std::size_t>(2 * microbatches));
-  if (schedule == Schedule::GPipe) {
+  if (schedule == parallel::Schedule::GPipe) {
     for (int m = 0; m < microbatches; ++m) order.push_back({true, m});
     for (int m = 0; m < microbatches; ++m) order.push_back({false, m});
     return order;
@@ -69,7 +69,8 @@ std::vector<Pass> stage_order(Schedule schedule, int stage, int stages, int micr
   return order;
 }
 
-void add(TimelineRow& row, SliceKind kind, int stage, int mb, Time& cursor, Time duration, int to_stage = -1) {
+void add(TimelineRow& row, SliceKind kind, int stage, int mb, units::Time& cursor, units::Time duration,
+         int to_stage = -1) {
   if (duration.ns <= 0) return;
   row.slices.push_back({kind, stage, mb, to_stage, cursor, cursor + duration, {}});
   cursor += duration;
@@ -77,7 +78,7 @@ void add(TimelineRow& row, SliceKind kind, int stage, int mb, Time& cursor, Time
 
 }  // namespace
 
-Timeline build_timeline(const estimate::StepEstimate& est, const ParallelPlan& plan) {
+Timeline build_timeline(const estimate::StepEstimate& est, const parallel::ParallelPlan& plan) {
   Timeline t;
   t.estimate_step = est.step;
   const int stages = static_cast<int>(est.stages.size());
@@ -89,12 +90,13 @@ Timeline build_timeline(const estimate::StepEstimate& est, const ParallelPlan& p
   if (mbs < t.microbatches)
     t.notes.push_back("showing the first " + std::to_string(mbs) + " of " + std::to_string(t.microbatches) +
                       " micro-batches");
-  const Schedule drawn = plan.schedule == Schedule::GPipe ? Schedule::GPipe : Schedule::OneFOneB;
+  const parallel::Schedule drawn =
+      plan.schedule == parallel::Schedule::GPipe ? parallel::Schedule::GPipe : parallel::Schedule::OneFOneB;
   t.schedule = to_string(drawn);
-  if (plan.schedule == Schedule::Interleaved && stages > 1)
+  if (plan.schedule == parallel::Schedule::Interleaved && stages > 1)
     t.notes.push_back("interleaved schedule (vpp " + std::to_string(plan.vpp) +
                       ") drawn as 1F1B over whole stages: its bubble is larger than the estimate's");
-  if (plan.schedule == Schedule::ZeroBubble && stages > 1)
+  if (plan.schedule == parallel::Schedule::ZeroBubble && stages > 1)
     t.notes.push_back("zero-bubble schedule drawn as 1F1B: its bubble is larger than the estimate's");
 
   // Rows: each stage's compute stream, then its communication stream (dropped when empty).
@@ -108,13 +110,13 @@ Timeline build_timeline(const estimate::StepEstimate& est, const ParallelPlan& p
 
   const auto n = static_cast<std::size_t>(mbs);
   // End of each pass including its send, when the neighbour may start: [stage][microbatch].
-  std::vector<std::vector<std::optional<Time>>> f_ready(static_cast<std::size_t>(stages),
-                                                        std::vector<std::optional<Time>>(n));
-  std::vector<std::vector<std::optional<Time>>> b_ready = f_ready;
+  std::vector<std::vector<std::optional<units::Time>>> f_ready(static_cast<std::size_t>(stages),
+                                                               std::vector<std::optional<units::Time>>(n));
+  std::vector<std::vector<std::optional<units::Time>>> b_ready = f_ready;
   std::vector<std::vector<Pass>> orders;
   for (int s = 0; s < stages; ++s) orders.push_back(stage_order(drawn, s, stages, mbs));
   std::vector<std::size_t> next(static_cast<std::size_t>(stages), 0);
-  std::vector<Time> free_at(static_cast<std::size_t>(stages), Time{0});
+  std::vector<units::Time> free_at(static_cast<std::size_t>(stages), units::Time{0});
 
   // List scheduling: each stage runs its passes in order as soon as their inputs arrive.
   // Sends block the sender, as in the estimate, which counts 2 p2p per micro-batch on the
@@ -125,18 +127,18 @@ Timeline build_timeline(const estimate::StepEstimate& est, const ParallelPlan& p
     for (int s = 0; s < stages; ++s) {
       const auto si = static_cast<std::size_t>(s);
       const cost::StageTimes& st = est.stages[si];
-      const Time comm = st.tp_comm + st.cp_comm + st.ep_comm;
-      const Time work = st.forward + st.backward + st.recompute;
+      const units::Time comm = st.tp_comm + st.cp_comm + st.ep_comm;
+      const units::Time work = st.forward + st.backward + st.recompute;
       while (next[si] < orders[si].size()) {
         const Pass pass = orders[si][next[si]];
         const auto mi = static_cast<std::size_t>(pass.microbatch);
-        std::optional<Time> ready;
+        std::optional<units::Time> ready;
         if (pass.forward)
-          ready = s == 0 ? std::optional<Time>(Time{0}) : f_ready[si - 1][mi];
+          ready = s == 0 ? std::optional<units::Time>(units::Time{0}) : f_ready[si - 1][mi];
         else
           ready = s == stages - 1 ? f_ready[si][mi] : b_ready[si + 1][mi];
         if (!ready) break;
-        Time cursor = std::max(free_at[si], *ready);
+        units::Time cursor = std::max(free_at[si], *ready);
         TimelineRow& row = t.rows[compute_row[si]];
         TimelineRow& crow = t.rows[comm_row[si]];
         if (pass.forward) {
@@ -151,7 +153,7 @@ Timeline build_timeline(const estimate::StepEstimate& est, const ParallelPlan& p
         // Forward sends go to s+1 (the boundary's p2p is stage s's); backward sends to s-1.
         const int to = pass.forward ? s + 1 : s - 1;
         if (to >= 0 && to < stages) {
-          const Time p2p = est.stages[static_cast<std::size_t>(std::min(s, to))].p2p;
+          const units::Time p2p = est.stages[static_cast<std::size_t>(std::min(s, to))].p2p;
           add(crow, SliceKind::P2P, s, pass.microbatch, cursor, p2p, to);
         }
         if (pass.forward)
@@ -169,7 +171,7 @@ Timeline build_timeline(const estimate::StepEstimate& est, const ParallelPlan& p
   const estimate::StepBreakdown& br = est.breakdown;
   for (int s = 0; s < stages; ++s) {
     const auto si = static_cast<std::size_t>(s);
-    Time cursor = free_at[si];
+    units::Time cursor = free_at[si];
     TimelineRow& row = t.rows[compute_row[si]];
     add(t.rows[comm_row[si]], SliceKind::DpSync, s, -1, cursor, br.dp_comm);
     add(row, SliceKind::Optimizer, s, -1, cursor, br.optimizer);

@@ -55,7 +55,7 @@ std::string explanation(const CheckFinding& f) {
   const char* better = sweep::better_name(f.better);
   const std::string dir = *better ? fmt::format("{} is better", better) : "";
   if (f.relative) {
-    const std::string pct = fmt::format("{}{}%", *f.relative > 0 ? "+" : "", format_fixed(100 * *f.relative, 1));
+    const std::string pct = fmt::format("{}{}%", *f.relative > 0 ? "+" : "", units::format_fixed(100 * *f.relative, 1));
     return dir.empty() ? pct : pct + ", " + dir;
   }
   if (f.baseline == "0" || (f.baseline.find_first_not_of("0.") == std::string::npos && !f.baseline.empty()))
@@ -101,17 +101,17 @@ std::string sweep_check_text(const sweep::CheckResult& cr, const std::string& cu
     }
     if (left > 0)
       out += fmt::format("{}: ... and {} more {} (the first {} are listed)\n", kind_word(c),
-                         format_grouped(static_cast<std::int64_t>(left)),
+                         units::format_grouped(static_cast<std::int64_t>(left)),
                          kind_plural(c, static_cast<std::int64_t>(left)), shown);
   }
   std::string counts;
   for (const Change c : {Change::Regression, Change::Improvement, Change::New, Change::Changed}) {
     const std::int64_t n = cr.count(c);
-    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", format_grouped(n), kind_plural(c, n));
+    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", units::format_grouped(n), kind_plural(c, n));
   }
-  const std::string tol = format_decimal(100 * cr.rtol, 4) + "%";
+  const std::string tol = units::format_decimal(100 * cr.rtol, 4) + "%";
   out += fmt::format("check: {} against {}: {} points compared at {} tolerance: {}", current, baseline,
-                     format_grouped(cr.compared), tol, counts);
+                     units::format_grouped(cr.compared), tol, counts);
   out += cr.failed() ? " -> fails (regressions beyond the tolerance)\n" : " -> passes (no regression)\n";
   return out;
 }
@@ -151,7 +151,7 @@ std::optional<double> check_tolerance(const std::string& tolerance, const std::s
       return fail(
           fmt::format("--tolerance '{0}': a bare number is ambiguous (a percentage or a fraction?): write "
                       "--tolerance {0}% for {0} percent, or --rtol {0} for the fraction {0} ({1}%)",
-                      tolerance, format_decimal(*v * 100, 6)));
+                      tolerance, units::format_decimal(*v * 100, 6)));
     return fail("--tolerance '" + tolerance + "': expected a percentage, e.g. --tolerance 2%");
   }
   const auto v = plain_number(tolerance.substr(0, tolerance.size() - 1));

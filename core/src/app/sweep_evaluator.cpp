@@ -31,10 +31,10 @@ enum Cell : int {
 };
 
 /// First errors of a diagnostics list, on one line.
-std::string first_error(const Diagnostics& d) {
+std::string first_error(const scenario::Diagnostics& d) {
   std::string out;
   for (const auto& x : d.items()) {
-    if (x.severity != Severity::Error) continue;
+    if (x.severity != scenario::Severity::Error) continue;
     if (!out.empty()) out += "; ";
     out += (x.key.empty() ? "" : x.key + ": ") + x.message;
     if (out.size() > 300) break;
@@ -104,7 +104,7 @@ std::string fnv1a(const std::string& text) {
 }
 
 /// The swept keys whose value was `auto` and that resolution chose (`used` empty there).
-void fill_resolved(const std::vector<std::string>& keys, const ResolvedSettings& resolved,
+void fill_resolved(const std::vector<std::string>& keys, const parallel::ResolvedSettings& resolved,
                    std::vector<std::string>& used) {
   for (const auto& [key, value] : resolved.chosen)
     for (std::size_t i = 0; i < keys.size() && i < used.size(); ++i)
@@ -157,12 +157,12 @@ std::vector<sweep::Column> SweepEvaluator::columns() const {
   return cols;
 }
 
-std::optional<ComputeProfile> SweepEvaluator::profile_for(const std::string& name) {
+std::optional<compute::ComputeProfile> SweepEvaluator::profile_for(const std::string& name) {
   if (name.empty()) return catalog_.profile;
   std::lock_guard lk(profiles_mu_);
   auto it = profiles_.find(name);
   if (it == profiles_.end()) {
-    Diagnostics pd;
+    scenario::Diagnostics pd;
     it = profiles_.emplace(name, io::load_profile(name, catalog_, pd)).first;
   }
   return it->second;
@@ -180,7 +180,7 @@ std::vector<std::string> SweepEvaluator::cells(std::int64_t index) {
 
 void SweepEvaluator::evaluate(std::int64_t index, std::vector<std::string>& used, std::string* out) {
   out[kMethod] = engine_ == StepEngine::Estimate ? "estimate" : "simulation";
-  Diagnostics d;
+  scenario::Diagnostics d;
   auto s = io::sweep_point_scenario(spec_, index, catalog_, d, &used);
   if (!s) {
     out[kFeasible] = "false";
@@ -215,7 +215,7 @@ void SweepEvaluator::evaluate(std::int64_t index, std::vector<std::string>& used
                     s->cluster.gpu.name, r.est.memory.capacity.value / 1073741824.0);
     return;
   }
-  Diagnostics wd;
+  scenario::Diagnostics wd;
   if (!add_whole_run(r, data_dir_, wd)) {
     out[kFeasible] = "false";
     out[kWhy] = "invalid: " + first_error(wd);

@@ -17,7 +17,7 @@ namespace flopcast::app {
 InputFiles split_input_files(const std::vector<std::string>& files) {
   InputFiles in;
   for (const auto& f : files) {
-    Diagnostics rd;
+    scenario::Diagnostics rd;
     auto text = io::read_text_file(f, rd);
     if (text && io::is_collective_run_file(*text))
       in.collectives.emplace_back(f, std::move(*text));
@@ -29,11 +29,11 @@ InputFiles split_input_files(const std::vector<std::string>& files) {
   return in;
 }
 
-std::vector<Scenario> load_measured_runs(const std::vector<std::string>& files, const io::Catalog& catalog,
-                                         InputProblems& problems) {
-  std::vector<Scenario> runs;
+std::vector<scenario::Scenario> load_measured_runs(const std::vector<std::string>& files, const io::Catalog& catalog,
+                                                   InputProblems& problems) {
+  std::vector<scenario::Scenario> runs;
   for (const auto& f : files) {
-    Diagnostics diags;
+    scenario::Diagnostics diags;
     auto entries = io::load_run_file(f, catalog, diags);
     if (diags.has_errors()) {
       problems.text += diags.str();
@@ -59,7 +59,7 @@ std::vector<Scenario> load_measured_runs(const std::vector<std::string>& files, 
 namespace {
 
 /// Records a parsed file's diagnostics (warnings printed too; errors make the input bad).
-void record(const Diagnostics& diags, InputProblems& problems) {
+void record(const scenario::Diagnostics& diags, InputProblems& problems) {
   if (diags.empty()) return;
   problems.text += diags.str();
   for (const auto& d : diags.items()) problems.errors.push_back(d.str());
@@ -73,7 +73,7 @@ std::vector<calibrate::KernelMeasurement> load_kernel_measurements(
     InputProblems& problems) {
   std::vector<calibrate::KernelMeasurement> out;
   for (const auto& [file, text] : files) {
-    Diagnostics diags;
+    scenario::Diagnostics diags;
     auto entries = io::parse_kernel_file(text, file, catalog, diags);
     record(diags, problems);
     std::move(entries.begin(), entries.end(), std::back_inserter(out));
@@ -83,13 +83,13 @@ std::vector<calibrate::KernelMeasurement> load_kernel_measurements(
 
 std::vector<io::CollectiveRun> load_collective_points(const std::string& file, const std::string& text,
                                                       const io::Catalog& catalog, InputProblems& problems) {
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   auto points = io::parse_collective_runs(text, file, catalog, diags);
   record(diags, problems);
   return points;
 }
 
-std::string resolved_settings_text(const ResolvedSettings& r) {
+std::string resolved_settings_text(const parallel::ResolvedSettings& r) {
   std::string out;
   for (const auto& [key, value] : r.chosen) {
     const auto dot = key.find('.');
@@ -98,14 +98,14 @@ std::string resolved_settings_text(const ResolvedSettings& r) {
   return out;
 }
 
-nlohmann::ordered_json resolved_settings_json(const ResolvedSettings& r) {
+nlohmann::ordered_json resolved_settings_json(const parallel::ResolvedSettings& r) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& [key, value] : r.chosen) j[key] = value;
   return j;
 }
 
 Validation validate_measurements(const ValidationRequest& request, const io::Catalog& catalog,
-                                 const ComputeProfile& profile) {
+                                 const compute::ComputeProfile& profile) {
   Validation v;
   const auto inputs = split_input_files(request.files);
   v.runs = load_measured_runs(inputs.runs, catalog, v.problems);
@@ -118,13 +118,13 @@ Validation validate_measurements(const ValidationRequest& request, const io::Cat
     for (auto& c : calibrate::compare_run(s, e)) {
       // A run that says which peak memory it measured is compared with that one (allocated
       // tensors, or reserved with the allocator's slack, context and NCCL buffers: workload.hpp).
-      if (c.figure == "memory_gib" && s.memory_kind != MemoryKind::Unstated) {
-        c.predicted = memory_of_kind(e.memory, s.memory_kind).gib();
+      if (c.figure == "memory_gib" && s.memory_kind != scenario::MemoryKind::Unstated) {
+        c.predicted = workload::memory_of_kind(e.memory, s.memory_kind).gib();
         c.error_pct = (c.predicted - c.measured) / c.measured * 100.0;
       }
       v.rows.push_back(c);
     }
-    if (const double factor = convert_measured_flops(s); factor != 1.0)
+    if (const double factor = workload::convert_measured_flops(s); factor != 1.0)
       v.conversions.push_back({s.id, s.flops_convention, factor});
     if (!e.memory.fits())
       v.memory_failures.push_back({s.id, e.memory, s.resolved_settings.resolved && !s.resolved_settings.fits});
@@ -147,7 +147,7 @@ Validation validate_measurements(const ValidationRequest& request, const io::Cat
 
 namespace {
 
-nlohmann::ordered_json memory_json(const MemoryBreakdown& m) {
+nlohmann::ordered_json memory_json(const workload::MemoryBreakdown& m) {
   return {{"total_gib", m.total().gib()},
           {"capacity_gib", m.capacity.gib()},
           {"stage", m.stage},
@@ -162,7 +162,7 @@ nlohmann::ordered_json memory_json(const MemoryBreakdown& m) {
           {"fragmentation_gib", m.fragmentation.gib()}};
 }
 
-std::string memory_text(const MemoryBreakdown& m) {
+std::string memory_text(const workload::MemoryBreakdown& m) {
   return fmt::format(
       "{:.1f} GiB of {:.1f} (stage {}, {:g} micro-batches in flight: weights {:.1f}, gradients {:.1f}, optimizer "
       "{:.1f}, activations {:.1f}, logits {:.1f}, workspace {:.1f}, NCCL {:.1f}, fragmentation {:.1f})",
@@ -173,9 +173,9 @@ std::string memory_text(const MemoryBreakdown& m) {
 /// The rows of validate's JSON document, each with its prediction's 80% band in the unit of
 /// `measured`: a time scales by the band's factors, a speed (tokens/s, TFLOP/s, MFU) by their
 /// inverses; memory has no band.
-nlohmann::ordered_json rows_json(const ComputeProfile& profile, const Validation& v) {
+nlohmann::ordered_json rows_json(const compute::ComputeProfile& profile, const Validation& v) {
   auto rows = nlohmann::ordered_json::array();
-  std::map<std::string, const Scenario*> by_id;
+  std::map<std::string, const scenario::Scenario*> by_id;
   for (const auto& s : v.runs) by_id[s.id] = &s;
   for (const auto& r : v.rows) {
     nlohmann::ordered_json row = {{"id", r.id},
@@ -185,7 +185,7 @@ nlohmann::ordered_json rows_json(const ComputeProfile& profile, const Validation
                                   {"error_pct", r.error_pct}};
     const auto it = by_id.find(r.id);
     if (it != by_id.end() && r.figure != "memory_gib") {
-      const PredictionBand band = band_of(profile.bands, *it->second);
+      const compute::PredictionBand band = compute::band_of(profile.bands, *it->second);
       if (band.known) {
         const bool time = r.figure == "iteration_time_s";
         row["band_low"] = time ? r.predicted * band.p10 : r.predicted / band.p90;
@@ -201,7 +201,7 @@ nlohmann::ordered_json rows_json(const ComputeProfile& profile, const Validation
 /// The notes under validate's text summary: settings resolved, FLOP conversions, memory misfits.
 std::string validation_notes(const Validation& v) {
   std::string out;
-  std::vector<const Scenario*> resolved;
+  std::vector<const scenario::Scenario*> resolved;
   for (const auto& s : v.runs)
     if (s.resolved_settings.resolved) resolved.push_back(&s);
   if (!resolved.empty()) {
@@ -232,7 +232,7 @@ std::string validation_notes(const Validation& v) {
 
 }  // namespace
 
-std::string validation_json(const ComputeProfile& profile, const Validation& v, bool estimate) {
+std::string validation_json(const compute::ComputeProfile& profile, const Validation& v, bool estimate) {
   nlohmann::ordered_json j;
   j["profile"] = profile.name;
   j["engine"] = estimate ? "estimate" : "simulation";
@@ -273,7 +273,8 @@ std::string validation_json(const ComputeProfile& profile, const Validation& v, 
   return j.dump(2) + "\n";
 }
 
-std::string validation_text(const ComputeProfile& profile, const Validation& v, bool estimate, bool summary_only) {
+std::string validation_text(const compute::ComputeProfile& profile, const Validation& v, bool estimate,
+                            bool summary_only) {
   std::string out;
   if (v.kernels.entries() > 0) {
     out += kernel_validation_text(v.kernels, summary_only);

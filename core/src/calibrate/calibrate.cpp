@@ -23,7 +23,8 @@ namespace {
 /// The figures of a collective point the fit uses: its time when measured (the bandwidths
 /// nccl-tests prints beside it are the same measurement divided into the size), else each
 /// bandwidth it gives.
-std::vector<FigureComparison> collective_residual_figures(const MeasuredCollective& pt, const ComputeProfile& prof) {
+std::vector<FigureComparison> collective_residual_figures(const MeasuredCollective& pt,
+                                                          const compute::ComputeProfile& prof) {
   std::string why;
   auto c = compare_collective(pt, prof, why);
   const auto time = std::find_if(c.begin(), c.end(), [](const FigureComparison& f) { return f.figure == "time_us"; });
@@ -58,12 +59,12 @@ const GluePrior* glue_prior(const std::string& name) {
 }
 
 struct Problem {
-  const std::vector<Scenario>& runs;
+  const std::vector<scenario::Scenario>& runs;
   const std::vector<double>& weights;
   const std::vector<MeasuredCollective>& collectives;
   const std::vector<double>& collective_weights;
-  std::vector<const ProfileParameter*> params;
-  ComputeProfile base;
+  std::vector<const compute::ProfileParameter*> params;
+  compute::ComputeProfile base;
   bool simulate = false;
   bool robust = true;  ///< soft-L1 loss on the relative errors (false: plain least squares)
   bool priors = true;  ///< the glue's priors as residuals (false: the data's residuals alone)
@@ -78,8 +79,8 @@ struct Problem {
     return std::copysign(std::sqrt(rho), e);
   }
 
-  ComputeProfile with(const Eigen::VectorXd& x) const {
-    ComputeProfile p = base;
+  compute::ComputeProfile with(const Eigen::VectorXd& x) const {
+    compute::ComputeProfile p = base;
     for (std::size_t i = 0; i < params.size(); ++i) *params[i]->slot(p) = x[static_cast<Eigen::Index>(i)];
     return p;
   }
@@ -126,30 +127,31 @@ double median_abs(const Eigen::VectorXd& r) {
 
 /// The generation of a per-generation coefficient whose name ends in `suffix` ("hopper.gemm_fp8",
 /// ".gemm_fp8"); none for any other.
-std::optional<GpuArch> generation_coefficient(const ProfileParameter& p, std::string_view suffix) {
+std::optional<hardware::GpuArch> generation_coefficient(const compute::ProfileParameter& p, std::string_view suffix) {
   const auto dot = p.name.find('.');
   if (dot == std::string::npos || std::string_view(p.name).substr(dot) != suffix) return std::nullopt;
-  return parse_gpu_arch(p.name.substr(0, dot));
+  return hardware::parse_gpu_arch(p.name.substr(0, dot));
 }
 
 /// Whether the data can inform parameter `p`: a generation's coefficients need runs on it (a
 /// fused-attention efficiency, runs with fused attention); the NIC efficiency multi-node runs or
 /// points; the collective latency points with a message size; collective points alone inform
 /// only the collective knobs.
-bool informed(const ProfileParameter& p, const std::vector<Scenario>& runs, const CalibrationOptions& options) {
+bool informed(const compute::ProfileParameter& p, const std::vector<scenario::Scenario>& runs,
+              const CalibrationOptions& options) {
   const auto dot = p.name.find('.');
   if (dot != std::string::npos) {
-    const auto arch = parse_gpu_arch(p.name.substr(0, dot));
+    const auto arch = hardware::parse_gpu_arch(p.name.substr(0, dot));
     const bool attention = generation_coefficient(p, ".flash_attention").has_value();
     const bool fp8 = generation_coefficient(p, ".gemm_fp8").has_value();
-    return arch && std::any_of(runs.begin(), runs.end(), [&](const Scenario& s) {
+    return arch && std::any_of(runs.begin(), runs.end(), [&](const scenario::Scenario& s) {
              return s.cluster.gpu.arch == *arch && (!attention || s.plan.flash_attention) &&
                     (!fp8 || cost::is_8bit_gemm(s.precision));
            });
   }
   if (p.name == "nic_efficiency")
     return std::any_of(runs.begin(), runs.end(),
-                       [](const Scenario& s) { return s.cluster.gpus > s.cluster.gpus_per_node; }) ||
+                       [](const scenario::Scenario& s) { return s.cluster.gpus > s.cluster.gpus_per_node; }) ||
            std::any_of(options.collectives.begin(), options.collectives.end(),
                        [](const MeasuredCollective& c) { return c.gpus > c.gpus_per_node; });
   if (p.name == "collective_latency_us")
@@ -159,10 +161,11 @@ bool informed(const ProfileParameter& p, const std::vector<Scenario>& runs, cons
   return true;
 }
 
-std::vector<const ProfileParameter*> chosen_parameters(const std::vector<Scenario>& runs, const ComputeProfile& start,
-                                                       const CalibrationOptions& options) {
-  std::vector<const ProfileParameter*> out;
-  for (const auto& p : profile_parameters()) {
+std::vector<const compute::ProfileParameter*> chosen_parameters(const std::vector<scenario::Scenario>& runs,
+                                                                const compute::ComputeProfile& start,
+                                                                const CalibrationOptions& options) {
+  std::vector<const compute::ProfileParameter*> out;
+  for (const auto& p : compute::profile_parameters()) {
     const bool named =
         std::find(options.parameters.begin(), options.parameters.end(), p.name) != options.parameters.end();
     if (!options.parameters.empty() && !named) continue;
@@ -223,7 +226,7 @@ int levenberg_marquardt(const Residuals& residuals, Eigen::VectorXd& x, const Ei
 namespace {
 
 /// Resolves every run's open settings with `profile`; returns whether any choice changed.
-bool resolve_all(std::vector<Scenario>& runs, const ComputeProfile& profile) {
+bool resolve_all(std::vector<scenario::Scenario>& runs, const compute::ComputeProfile& profile) {
   bool changed = false;
   for (auto& s : runs) {
     if (!s.open_settings.any()) continue;
@@ -236,7 +239,7 @@ bool resolve_all(std::vector<Scenario>& runs, const ComputeProfile& profile) {
 
 }  // namespace
 
-std::vector<double> source_group_weights(const std::vector<Scenario>& runs) {
+std::vector<double> source_group_weights(const std::vector<scenario::Scenario>& runs) {
   std::map<std::string, std::size_t> count;
   for (const auto& s : runs) ++count[s.source_group];
   std::vector<double> w;
@@ -248,8 +251,9 @@ namespace {
 
 /// `start`, with each generation's 8-bit GEMM efficiency among `params` set apart from its
 /// 16-bit one (from the same value, when it was tied): fitting it is what sets it apart.
-ComputeProfile with_fitted_fp8_apart(const ComputeProfile& start, const std::vector<const ProfileParameter*>& params) {
-  ComputeProfile p = start;
+compute::ComputeProfile with_fitted_fp8_apart(const compute::ComputeProfile& start,
+                                              const std::vector<const compute::ProfileParameter*>& params) {
+  compute::ComputeProfile p = start;
   for (const auto* q : params) {
     const auto arch = generation_coefficient(*q, ".gemm_fp8");
     if (!arch) continue;
@@ -262,19 +266,19 @@ ComputeProfile with_fitted_fp8_apart(const ComputeProfile& start, const std::vec
 
 }  // namespace
 
-CalibrationResult calibrate_profile(const std::vector<Scenario>& input_runs, const ComputeProfile& given_start,
-                                    const CalibrationOptions& options) {
-  std::vector<Scenario> runs = input_runs;
+CalibrationResult calibrate_profile(const std::vector<scenario::Scenario>& input_runs,
+                                    const compute::ComputeProfile& given_start, const CalibrationOptions& options) {
+  std::vector<scenario::Scenario> runs = input_runs;
   resolve_all(runs, given_start);
   const std::vector<double> weights = options.run_weights.empty() ? source_group_weights(runs) : options.run_weights;
   const auto params = chosen_parameters(runs, given_start, options);
-  const ComputeProfile start = with_fitted_fp8_apart(given_start, params);
+  const compute::ComputeProfile start = with_fitted_fp8_apart(given_start, params);
   Problem prob{runs, weights, options.collectives, options.collective_weights, params, start, options.simulate};
   const auto n = static_cast<Eigen::Index>(prob.params.size());
   Eigen::VectorXd x(n), lo(n), hi(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const auto* p = prob.params[static_cast<std::size_t>(i)];
-    ComputeProfile tmp = start;
+    compute::ComputeProfile tmp = start;
     lo[i] = p->lower;
     hi[i] = p->upper;
     x[i] = std::clamp(*p->slot(tmp), lo[i], hi[i]);
@@ -312,11 +316,11 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& input_runs, con
     if (x[i] >= hi[i] - 1e-6 * span) res.at_bound.push_back(p->name + " upper");
   }
   // Per generation, the runs its coefficients were fitted on (0: they kept the start's values).
-  for (GpuArch a : kGpuArchs) {
+  for (hardware::GpuArch a : hardware::kGpuArchs) {
     const bool fitted = std::any_of(res.fitted.begin(), res.fitted.end(), [&](const std::string& name) {
       return name.rfind(std::string(to_string(a)) + ".", 0) == 0;
     });
-    const auto on = std::count_if(runs.begin(), runs.end(), [&](const Scenario& s) {
+    const auto on = std::count_if(runs.begin(), runs.end(), [&](const scenario::Scenario& s) {
       return s.cluster.gpu.arch == a && !primary_figure(s).empty();
     });
     res.profile.fitted_runs[static_cast<std::size_t>(a)] = fitted ? static_cast<int>(on) : 0;
@@ -327,8 +331,8 @@ CalibrationResult calibrate_profile(const std::vector<Scenario>& input_runs, con
   // kernel measurements but without runs takes its stand-in's sustained clock (whole-step glue,
   // which only runs inform).
   res.profile.fill_stand_ins();
-  for (GpuArch a : kGpuArchs) {
-    const auto stand_in = coefficient_stand_in(a);
+  for (hardware::GpuArch a : hardware::kGpuArchs) {
+    const auto stand_in = hardware::coefficient_stand_in(a);
     if (stand_in && res.profile.fitted_runs[static_cast<std::size_t>(a)] <= 0)
       res.profile.of(a).sustained_clock = res.profile.of(*stand_in).sustained_clock;
   }

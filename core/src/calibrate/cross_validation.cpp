@@ -19,9 +19,10 @@ namespace flopcast::calibrate {
 namespace {
 
 /// Fits the fold of `group` and predicts its runs.
-CvFold fit_fold(const std::vector<Scenario>& runs, const std::string& group, const ComputeProfile& start,
-                const CrossValidationOptions& options, std::vector<CvPrediction>& out) {
-  std::vector<Scenario> train, held;
+CvFold fit_fold(const std::vector<scenario::Scenario>& runs, const std::string& group,
+                const compute::ComputeProfile& start, const CrossValidationOptions& options,
+                std::vector<CvPrediction>& out) {
+  std::vector<scenario::Scenario> train, held;
   for (const auto& s : runs) (cv_group_of(s, options.by_regime) == group ? held : train).push_back(s);
   CalibrationOptions fit = options.fit;
   fit.run_weights.clear();  // each training group weighs the same
@@ -40,7 +41,7 @@ CvFold fit_fold(const std::vector<Scenario>& runs, const std::string& group, con
     for (const auto& c : compare_run(s, e)) {
       if (c.figure != figure) continue;
       out.push_back({s.id, group, s.cluster.gpu.arch, figure, c.measured, c.predicted, c.error_pct, s.resolved_settings,
-                     e.memory.fits(), s.model.moe.has_value(), band_regime(s), s.source_group});
+                     e.memory.fits(), s.model.moe.has_value(), compute::band_regime(s), s.source_group});
     }
   }
   fold.held_out = out.size();
@@ -70,8 +71,9 @@ double normal_quantile_upper(double tail) {
   return 0;
 }
 
-std::optional<BandQuantiles> quantiles_of(const std::vector<const CvPrediction*>& preds, GpuArch arch,
-                                          const std::string& regime, const BandRule& rule) {
+std::optional<compute::BandQuantiles> quantiles_of(const std::vector<const CvPrediction*>& preds,
+                                                   hardware::GpuArch arch, const std::string& regime,
+                                                   const BandRule& rule) {
   if (preds.empty()) return std::nullopt;
   const auto w = group_weights(preds);
   std::vector<std::pair<double, double>> vw;
@@ -80,7 +82,7 @@ std::optional<BandQuantiles> quantiles_of(const std::vector<const CvPrediction*>
     vw.push_back({time_factor(*preds[i]), w[i]});
     ++groups[preds[i]->source_group];
   }
-  BandQuantiles q;
+  compute::BandQuantiles q;
   q.arch = arch;
   q.regime = regime;
   q.runs = static_cast<int>(preds.size());
@@ -154,10 +156,10 @@ std::vector<BandRule> band_rules() {
   return out;
 }
 
-std::vector<BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, const std::string& exclude,
-                                             const BandTails& tails, const CrossValidationResult* loro) {
-  std::vector<BandQuantiles> out;
-  for (GpuArch a : kGpuArchs) {
+std::vector<compute::BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, const std::string& exclude,
+                                                      const BandTails& tails, const CrossValidationResult* loro) {
+  std::vector<compute::BandQuantiles> out;
+  for (hardware::GpuArch a : hardware::kGpuArchs) {
     std::vector<const CvPrediction*> all, dense, moe;
     std::map<std::string, std::vector<const CvPrediction*>> regimes;
     for (const auto& p : r.predictions) {
@@ -167,8 +169,8 @@ std::vector<BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, con
       regimes[p.regime.key()].push_back(&p);
     }
     const BandRule& rule = tails[static_cast<std::size_t>(a)];
-    for (auto [preds, regime] :
-         {std::pair{&all, kBandRegimeAll}, std::pair{&dense, kBandRegimeDense}, std::pair{&moe, kBandRegimeMoe}})
+    for (auto [preds, regime] : {std::pair{&all, compute::kBandRegimeAll}, std::pair{&dense, compute::kBandRegimeDense},
+                                 std::pair{&moe, compute::kBandRegimeMoe}})
       if (auto q = quantiles_of(*preds, a, regime, rule)) out.push_back(*q);
     if (!loro) continue;
     for (const auto& [key, preds] : regimes)
@@ -180,14 +182,14 @@ std::vector<BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, con
   std::vector<const CvPrediction*> pooled;
   for (const auto& p : loro->predictions)
     if (exclude.empty() || p.source_group != exclude) pooled.push_back(&p);
-  for (GpuArch a : kGpuArchs) {
+  for (hardware::GpuArch a : hardware::kGpuArchs) {
     std::vector<const CvPrediction*> own;
     for (const auto* p : pooled)
       if (p->arch == a) own.push_back(p);
     if (own.empty()) continue;
-    auto q = quantiles_of(own, a, kBandRegimeNovel, novel_rule);
-    if (q && (q->runs < kRegimeMinRuns || q->groups < kRegimeMinGroups))
-      q = quantiles_of(pooled, a, kBandRegimeNovel, novel_rule);
+    auto q = quantiles_of(own, a, compute::kBandRegimeNovel, novel_rule);
+    if (q && (q->runs < compute::kRegimeMinRuns || q->groups < compute::kRegimeMinGroups))
+      q = quantiles_of(pooled, a, compute::kBandRegimeNovel, novel_rule);
     if (q) out.push_back(*q);
   }
   return out;
@@ -196,7 +198,7 @@ std::vector<BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, con
 std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const BandTails& tails,
                                            const CrossValidationResult* loro) {
   // Each run's band, from the other source groups' residuals.
-  std::map<std::string, std::vector<BandQuantiles>> without;
+  std::map<std::string, std::vector<compute::BandQuantiles>> without;
   for (const auto& p : r.predictions)
     if (!without.count(p.source_group)) without[p.source_group] = cv_band_quantiles(r, p.source_group, tails, loro);
   auto cover = [&](const std::string& name, const std::vector<const CvPrediction*>& preds) {
@@ -211,9 +213,10 @@ std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const
       const auto& p = *preds[i];
       ++groups[p.source_group];
       total += w[i];
-      const auto band = loro ? widened_for_open_settings(find_band(without[p.source_group], p.arch, p.regime),
-                                                         p.settings.spread_p50, p.settings.spread_p90)
-                             : find_band(without[p.source_group], p.arch, p.moe);
+      const auto band =
+          loro ? compute::widened_for_open_settings(compute::find_band(without[p.source_group], p.arch, p.regime),
+                                                    p.settings.spread_p50, p.settings.spread_p90)
+               : compute::find_band(without[p.source_group], p.arch, p.moe);
       const double f = time_factor(p);
       if (!band.known) {
         ++c.no_band;
@@ -237,7 +240,7 @@ std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const
   };
   std::vector<BandCoverage> out;
   std::vector<const CvPrediction*> everything;
-  for (GpuArch a : kGpuArchs) {
+  for (hardware::GpuArch a : hardware::kGpuArchs) {
     std::vector<const CvPrediction*> preds;
     for (const auto& p : r.predictions)
       if (p.arch == a) preds.push_back(&p);
@@ -250,12 +253,12 @@ std::vector<BandCoverage> cv_band_coverage(const CrossValidationResult& r, const
 
 BandTails choose_band_tails(const CrossValidationResult& r, const CrossValidationResult* loro) {
   BandTails best = kTenNinety;
-  std::array<double, kGpuArchCount> gap;
+  std::array<double, hardware::kGpuArchCount> gap;
   gap.fill(1e9);
   for (const BandRule& rule : band_rules()) {
     // A generation's coverage depends only on its own rule: one pass per candidate serves all three.
     for (const auto& c : cv_band_coverage(r, uniform_band_tails(rule), loro)) {
-      for (GpuArch a : kGpuArchs) {
+      for (hardware::GpuArch a : hardware::kGpuArchs) {
         const auto i = static_cast<std::size_t>(a);
         if (c.name != to_string(a)) continue;
         const double g = std::fabs(c.covered_pct - 80.0);
@@ -290,11 +293,11 @@ double weighted_quantile(std::vector<std::pair<double, double>> vw, double q) {
   return vw.back().first;
 }
 
-std::string cv_group_of(const Scenario& s, bool by_regime) {
-  return by_regime ? std::string(to_string(s.cluster.gpu.arch)) + "." + band_regime(s).key() : s.source_group;
+std::string cv_group_of(const scenario::Scenario& s, bool by_regime) {
+  return by_regime ? std::string(to_string(s.cluster.gpu.arch)) + "." + compute::band_regime(s).key() : s.source_group;
 }
 
-CrossValidationResult cross_validate(const std::vector<Scenario>& runs, const ComputeProfile& start,
+CrossValidationResult cross_validate(const std::vector<scenario::Scenario>& runs, const compute::ComputeProfile& start,
                                      const CrossValidationOptions& options) {
   CrossValidationResult res;
   for (const auto& s : runs) {
@@ -333,7 +336,7 @@ std::vector<CvSummary> cv_by_group(const CrossValidationResult& r) {
 
 std::vector<CvSummary> cv_by_generation(const CrossValidationResult& r) {
   std::vector<CvSummary> out;
-  for (GpuArch a : kGpuArchs) {
+  for (hardware::GpuArch a : hardware::kGpuArchs) {
     std::vector<const CvPrediction*> preds;
     for (const auto& p : r.predictions)
       if (p.arch == a) preds.push_back(&p);

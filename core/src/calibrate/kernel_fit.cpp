@@ -16,7 +16,7 @@ namespace {
 
 /// The logarithm of predicted over measured speed of an entry's figure, or nullopt when the cost
 /// layer does not predict it.
-std::optional<double> log_speed_ratio(const KernelMeasurement& k, const ComputeProfile& p) {
+std::optional<double> log_speed_ratio(const KernelMeasurement& k, const compute::ComputeProfile& p) {
   std::string why;
   const auto c = compare_kernel(k, p, why);
   if (!c || !(c->predicted > 0) || !(c->measured > 0)) return std::nullopt;
@@ -25,7 +25,7 @@ std::optional<double> log_speed_ratio(const KernelMeasurement& k, const ComputeP
 }
 
 /// The logarithm of predicted over measured speed of a collective point's first figure.
-std::optional<double> log_speed_ratio(const MeasuredCollective& c, const ComputeProfile& p) {
+std::optional<double> log_speed_ratio(const MeasuredCollective& c, const compute::ComputeProfile& p) {
   std::string why;
   const auto rows = compare_collective(c, p, why);
   if (rows.empty()) return std::nullopt;
@@ -45,17 +45,18 @@ double cauchy(double e) {
 
 /// `p` with the coefficient `q` at `value`; a tied coefficient set this way is apart (for
 /// gemm_fp8, its flag says so).
-void set(ComputeProfile& p, const ProfileParameter& q, double value) {
+void set(compute::ComputeProfile& p, const compute::ProfileParameter& q, double value) {
   *q.slot(p) = value;
   constexpr std::string_view fp8 = ".gemm_fp8";
   if (q.name.size() > fp8.size() && q.name.compare(q.name.size() - fp8.size(), fp8.size(), fp8) == 0)
-    if (const auto arch = parse_gpu_arch(q.name.substr(0, q.name.size() - fp8.size()))) p.of(*arch).fp8_apart = true;
+    if (const auto arch = hardware::parse_gpu_arch(q.name.substr(0, q.name.size() - fp8.size())))
+      p.of(*arch).fp8_apart = true;
 }
 
 struct Summary {
   double median = 0, p90 = 0;
 };
-Summary summary(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& p) {
+Summary summary(const std::vector<KernelMeasurement>& kernels, const compute::ComputeProfile& p) {
   std::vector<double> err;
   for (const auto& k : kernels)
     if (const auto r = log_speed_ratio(k, p)) err.push_back(std::fabs(std::exp(*r) - 1) * 100);
@@ -71,29 +72,30 @@ bool is_glue_parameter(const std::string& name) {
          name.find(".sustained_clock") != std::string::npos;
 }
 
-KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& given,
+KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels, const compute::ComputeProfile& given,
                                    const KernelFitOptions& options) {
   KernelFitResult res;
   // A generation the profile runs on a stand-in's coefficients gets coefficients of its own where
   // its kernels are measured: listed, it starts from the stand-in's values, and those its
   // measurements inform are fitted on them alone.
-  ComputeProfile start = given;
+  compute::ComputeProfile start = given;
   for (const auto& k : kernels) start.listed[static_cast<std::size_t>(k.gpu.arch)] = true;
   res.profile = start;
   // Which coefficients the measurements inform: those whose change moves an entry's prediction.
   // Every measurement, kernels then collective points, as one evaluator each.
-  std::vector<std::function<std::optional<double>(const ComputeProfile&)>> items;
-  for (const auto& k : kernels) items.push_back([&k](const ComputeProfile& p) { return log_speed_ratio(k, p); });
+  std::vector<std::function<std::optional<double>(const compute::ComputeProfile&)>> items;
+  for (const auto& k : kernels)
+    items.push_back([&k](const compute::ComputeProfile& p) { return log_speed_ratio(k, p); });
   for (const auto& c : options.collectives)
-    items.push_back([&c](const ComputeProfile& p) { return log_speed_ratio(c, p); });
+    items.push_back([&c](const compute::ComputeProfile& p) { return log_speed_ratio(c, p); });
   std::vector<std::optional<double>> base;
   for (const auto& item : items) base.push_back(item(start));
   res.entries =
       static_cast<std::size_t>(std::count_if(base.begin(), base.end(), [](auto& b) { return b.has_value(); }));
   // The entries whose prediction moves when `q` moves in `from` (q set apart).
-  auto moved_by = [&](const ProfileParameter& q, const ComputeProfile& from) {
+  auto moved_by = [&](const compute::ProfileParameter& q, const compute::ComputeProfile& from) {
     std::vector<std::size_t> out;
-    ComputeProfile moved = from;
+    compute::ComputeProfile moved = from;
     set(moved, q, std::clamp(q.value(from) * 1.05 + 1e-3 * (q.upper - q.lower), q.lower, q.upper));
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (!base[i]) continue;
@@ -102,8 +104,8 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
     }
     return out;
   };
-  std::vector<const ProfileParameter*> params;
-  for (const auto& q : profile_parameters()) {
+  std::vector<const compute::ProfileParameter*> params;
+  for (const auto& q : compute::profile_parameters()) {
     const bool named =
         std::find(options.parameters.begin(), options.parameters.end(), q.name) != options.parameters.end();
     if (!options.parameters.empty() && !named) continue;
@@ -116,11 +118,11 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
     // the other: Ampere's attention measured forward and backward together cannot tell the two
     // directions apart.
     if (!q.tied_to.empty()) {
-      ComputeProfile apart = start;
+      compute::ComputeProfile apart = start;
       set(apart, q, q.value(start));
-      const auto target = std::find_if(profile_parameters().begin(), profile_parameters().end(),
-                                       [&](const ProfileParameter& t) { return t.name == q.tied_to; });
-      if (target != profile_parameters().end()) {
+      const auto target = std::find_if(compute::profile_parameters().begin(), compute::profile_parameters().end(),
+                                       [&](const compute::ProfileParameter& t) { return t.name == q.tied_to; });
+      if (target != compute::profile_parameters().end()) {
         const std::vector<std::size_t> both = moved_by(*target, apart);
         std::vector<std::size_t> alone;
         std::set_difference(informs.begin(), informs.end(), both.begin(), both.end(), std::back_inserter(alone));
@@ -140,12 +142,12 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
     x[i] = std::clamp(q->value(start), lo[i], hi[i]);
   }
   auto profile_at = [&](const Eigen::VectorXd& v) {
-    ComputeProfile p = start;
+    compute::ComputeProfile p = start;
     for (Eigen::Index i = 0; i < n; ++i) set(p, *params[static_cast<std::size_t>(i)], v[i]);
     return p;
   };
   const Residuals residuals = [&](const Eigen::VectorXd& v) {
-    const ComputeProfile p = profile_at(v);
+    const compute::ComputeProfile p = profile_at(v);
     Eigen::VectorXd r(static_cast<Eigen::Index>(res.entries));
     Eigen::Index j = 0;
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -162,16 +164,16 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
   res.profile = profile_at(x);
   // A generation listed here for its own measurements keeps its stand-in's fitted values for the
   // coefficients none of its measurements informs.
-  for (GpuArch a : kGpuArchs) {
-    const auto stand_in = coefficient_stand_in(a);
+  for (hardware::GpuArch a : hardware::kGpuArchs) {
+    const auto stand_in = hardware::coefficient_stand_in(a);
     if (given.listed[static_cast<std::size_t>(a)] || !start.listed[static_cast<std::size_t>(a)] || !stand_in) continue;
     const std::string own = std::string(to_string(a)) + ".", theirs = std::string(to_string(*stand_in)) + ".";
-    for (const auto& q : profile_parameters()) {
+    for (const auto& q : compute::profile_parameters()) {
       if (q.name.rfind(own, 0) != 0 || std::find(params.begin(), params.end(), &q) != params.end()) continue;
-      const auto from =
-          std::find_if(profile_parameters().begin(), profile_parameters().end(),
-                       [&](const ProfileParameter& t) { return t.name == theirs + q.name.substr(own.size()); });
-      if (from != profile_parameters().end()) *q.slot(res.profile) = *from->slot(res.profile);
+      const auto from = std::find_if(
+          compute::profile_parameters().begin(), compute::profile_parameters().end(),
+          [&](const compute::ProfileParameter& t) { return t.name == theirs + q.name.substr(own.size()); });
+      if (from != compute::profile_parameters().end()) *q.slot(res.profile) = *from->slot(res.profile);
     }
     res.profile.of(a).fp8_apart = res.profile.of(*stand_in).fp8_apart;
   }
@@ -197,7 +199,8 @@ std::string kernel_source_group(const KernelMeasurement& k) {
   return s;
 }
 
-KernelCvResult cross_validate_kernels(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& start) {
+KernelCvResult cross_validate_kernels(const std::vector<KernelMeasurement>& kernels,
+                                      const compute::ComputeProfile& start) {
   KernelCvResult r;
   for (const auto& k : kernels) {
     const std::string g = kernel_source_group(k);

@@ -58,16 +58,16 @@ namespace {
 /// What the cost layer predicts for an entry: the time of the measured work, and the amount of
 /// it (FLOPs as the source counts them, or bytes as it counts them) that its rate figures divide.
 struct Predicted {
-  Time time;
+  units::Time time;
   double flops = 0;  ///< FLOPs the source's TFLOP/s divides (0: not a FLOP rate)
   double bytes = 0;  ///< bytes the source's bandwidth divides (0: not a bandwidth)
 };
 
-cost::OpContext context_of(const KernelMeasurement& k, const ComputeProfile& p) {
-  return cost::OpContext{&k.gpu, &p, k.dtype.value_or(Precision::BF16)};
+cost::OpContext context_of(const KernelMeasurement& k, const compute::ComputeProfile& p) {
+  return cost::OpContext{&k.gpu, &p, k.dtype.value_or(hardware::Precision::BF16)};
 }
 
-std::optional<Predicted> predict_gemm(const KernelMeasurement& k, const ComputeProfile& p, std::string& why) {
+std::optional<Predicted> predict_gemm(const KernelMeasurement& k, const compute::ComputeProfile& p, std::string& why) {
   const auto m = k.number("m"), n = k.number("n"), kk = k.number("k");
   if (!m || !n || !kk) {
     why = "a GEMM needs shape m, n and k";
@@ -79,7 +79,8 @@ std::optional<Predicted> predict_gemm(const KernelMeasurement& k, const ComputeP
   return out;
 }
 
-std::optional<Predicted> predict_grouped_gemm(const KernelMeasurement& k, const ComputeProfile& p, std::string& why) {
+std::optional<Predicted> predict_grouped_gemm(const KernelMeasurement& k, const compute::ComputeProfile& p,
+                                              std::string& why) {
   const auto groups = k.number("groups"), n = k.number("n"), kk = k.number("k");
   auto per_group = k.number("tokens_per_group");
   if (!per_group && groups && k.number("total_m")) per_group = *k.number("total_m") / *groups;
@@ -108,7 +109,7 @@ std::optional<Predicted> predict_grouped_gemm(const KernelMeasurement& k, const 
     // the expert weights (n x k) and the output gradient (m x n), each along both dimensions for
     // the forward and the two backward GEMMs (torchao's _scaled_grouped_mm training function,
     // torchao/prototype/moe_training/scaled_grouped_mm.py; its README times fwd + bwd with them).
-    if (ctx.precision == Precision::MXFP8)
+    if (ctx.precision == hardware::Precision::MXFP8)
       for (const double elements : {g * m * *kk, g * *n * *kk, g * m * *n})
         out.time += cost::cast_time(ctx, elements, 2, 2);
     out.flops = 3 * one;
@@ -119,7 +120,8 @@ std::optional<Predicted> predict_grouped_gemm(const KernelMeasurement& k, const 
   return out;
 }
 
-std::optional<Predicted> predict_attention(const KernelMeasurement& k, const ComputeProfile& p, std::string& why) {
+std::optional<Predicted> predict_attention(const KernelMeasurement& k, const compute::ComputeProfile& p,
+                                           std::string& why) {
   const auto batch = k.number("batch"), seq = k.number("seq"), heads = k.number("heads"), hd = k.number("head_dim");
   if (!batch || !seq || !heads || !hd) {
     why = "attention needs shape batch, seq, heads and head_dim";
@@ -137,8 +139,8 @@ std::optional<Predicted> predict_attention(const KernelMeasurement& k, const Com
   const double window = k.number("sliding_window").value_or(0);
   const cost::AttentionShape a{bh, *seq, *seq, *hd, hdv, causal, window};
   Predicted out;
-  const Time f = cost::attention_time(ctx, a, false);
-  const Time b = cost::attention_time(ctx, a, true);
+  const units::Time f = cost::attention_time(ctx, a, false);
+  const units::Time b = cost::attention_time(ctx, a, true);
   out.time = dir == "fwd" ? f : dir == "bwd" ? b : f + b;
   // FlashAttention's and cuDNN's benchmark count: 2 b h s^2 (d_qk + d_v) for the forward's two
   // matmuls, halved when causal; backward 2.5 x forward (flash-attention benchmarks/
@@ -175,7 +177,7 @@ std::optional<double> memory_bytes(const KernelMeasurement& k, std::string& why)
   if (has(op, "relu") || has(op, "elementwise")) {
     const auto n = k.number("elements");
     if (!n) return std::nullopt;
-    return 2 * *n * bytes_per_element(k.dtype.value_or(Precision::BF16));
+    return 2 * *n * hardware::bytes_per_element(k.dtype.value_or(hardware::Precision::BF16));
   }
   const auto rc = rows_cols(k);
   if (!rc) {
@@ -183,9 +185,10 @@ std::optional<double> memory_bytes(const KernelMeasurement& k, std::string& why)
     return std::nullopt;
   }
   const double n = rc->first * rc->second;
-  const double e = bytes_per_element(k.dtype.value_or(Precision::BF16));
+  const double e = hardware::bytes_per_element(k.dtype.value_or(hardware::Precision::BF16));
   const std::string in = k.text("input_dtype");
-  const double in_e = in.empty() ? e : bytes_per_element(parse_precision(in).value_or(Precision::BF16));
+  const double in_e =
+      in.empty() ? e : hardware::bytes_per_element(hardware::parse_precision(in).value_or(hardware::Precision::BF16));
   if (has(op, "rms_norm_fwd") || has(op, "rmsnorm_fwd") || has(op, "layer_norm_fwd")) {
     if (has(op, "fused_add")) return 4 * n * e;  // reads x and the residual, writes both
     return 2 * n * e;                            // reads x, writes y
@@ -201,27 +204,28 @@ std::optional<double> memory_bytes(const KernelMeasurement& k, std::string& why)
     return std::nullopt;
   }
   if (has(op, "amax")) return n * in_e;  // read only
-  if (k.dtype == Precision::NVFP4) {
+  if (k.dtype == hardware::Precision::NVFP4) {
     // Input read; FP4 elements (half a byte) and one FP8 scale per 16 written, in both
     // orientations for a row-and-column quantization.
     const double out = n * (0.5 + 1.0 / 16);
     return n * in_e + (has(op, "row_col") ? 2 : 1) * out;
   }
-  if (k.dtype == Precision::MXFP8 || k.dtype == Precision::FP8) {
-    const double scale = k.dtype == Precision::MXFP8 ? 1.0 / 32 : 4.0 / 128;
+  if (k.dtype == hardware::Precision::MXFP8 || k.dtype == hardware::Precision::FP8) {
+    const double scale = k.dtype == hardware::Precision::MXFP8 ? 1.0 / 32 : 4.0 / 128;
     return n * in_e + n * (1 + scale);
   }
   why = "no byte count known for memory-bound op '" + op + "'";
   return std::nullopt;
 }
 
-std::optional<Predicted> predict_memory_bound(const KernelMeasurement& k, const ComputeProfile& p, std::string& why) {
+std::optional<Predicted> predict_memory_bound(const KernelMeasurement& k, const compute::ComputeProfile& p,
+                                              std::string& why) {
   const std::string op = k.text("op");
   Predicted out;
   if (has(op, "stream_triad")) {
     // A long stream (STREAM's arrays are hundreds of MB): the HBM efficiency itself.
     out.bytes = 3.0 * (1u << 30);
-    out.time = cost::memory_bound_time(context_of(k, p), Bytes{out.bytes}, 1);
+    out.time = cost::memory_bound_time(context_of(k, p), units::Bytes{out.bytes}, 1);
     return out;
   }
   const auto bytes = memory_bytes(k, why);
@@ -233,22 +237,23 @@ std::optional<Predicted> predict_memory_bound(const KernelMeasurement& k, const 
   const cost::OpContext ctx = context_of(k, p);
   // An NVFP4 cast (with its Hadamard transform, amax and 2D block scales) runs at the
   // generation's NVFP4 cast efficiency; every other kernel here streams at its HBM efficiency.
-  const bool nvfp4_cast = k.dtype == Precision::NVFP4 && !has(op, "rearrange");
+  const bool nvfp4_cast = k.dtype == hardware::Precision::NVFP4 && !has(op, "rearrange");
   if (nvfp4_cast) {
     const auto& eff = p.of(p.coefficients_of(k.gpu.arch));
-    out.time = Time::from_seconds(*bytes / (k.gpu.hbm_bandwidth.bytes_per_s * eff.cast_of(Precision::NVFP4))) +
+    out.time = units::Time::from_seconds(*bytes /
+                                         (k.gpu.hbm_bandwidth.bytes_per_s * eff.cast_of(hardware::Precision::NVFP4))) +
                cost::launch_overhead(p, 1);
   } else {
-    out.time = cost::memory_bound_time(ctx, Bytes{*bytes}, 1);
+    out.time = cost::memory_bound_time(ctx, units::Bytes{*bytes}, 1);
   }
   return out;
 }
 
-std::optional<Collective> collective_of(const std::string& op) {
-  if (op == "all_reduce") return Collective::AllReduce;
-  if (op == "all_gather") return Collective::AllGather;
-  if (op == "reduce_scatter") return Collective::ReduceScatter;
-  if (op == "all_to_all") return Collective::AllToAll;
+std::optional<comm::Collective> collective_of(const std::string& op) {
+  if (op == "all_reduce") return comm::Collective::AllReduce;
+  if (op == "all_gather") return comm::Collective::AllGather;
+  if (op == "reduce_scatter") return comm::Collective::ReduceScatter;
+  if (op == "all_to_all") return comm::Collective::AllToAll;
   return std::nullopt;
 }
 
@@ -260,8 +265,8 @@ std::optional<std::pair<std::string, double>> first_measured(const KernelMeasure
   return std::nullopt;
 }
 
-std::optional<FigureComparison> compare_nccl(const KernelMeasurement& k, const ComputeProfile& p, Collective op,
-                                             std::string& why) {
+std::optional<FigureComparison> compare_nccl(const KernelMeasurement& k, const compute::ComputeProfile& p,
+                                             comm::Collective op, std::string& why) {
   MeasuredCollective pt;
   pt.id = k.id;
   pt.gpu = k.gpu;
@@ -292,7 +297,8 @@ std::optional<FigureComparison> compare_nccl(const KernelMeasurement& k, const C
 /// layer (expert GEMMs forward and backward, MXFP8 casts, token permutation). A breakdown entry
 /// without its op's shape, or one whose time includes waiting (the trace's communication kernels,
 /// which its notes call upper bounds), is not predicted.
-std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const ComputeProfile& p, std::string& why) {
+std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const compute::ComputeProfile& p,
+                                         std::string& why) {
   const std::string op = k.text("op");
   const cost::OpContext ctx = context_of(k, p);
   Predicted out;
@@ -327,13 +333,13 @@ std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const Compu
     for (const cost::GemmShape g : {cost::GemmShape{m, 2 * f, h, e, true}, cost::GemmShape{m, h, f, e, true}})
       out.time += cost::gemm_time(ctx, g) + cost::gemm_time(ctx, {g.m, g.k, g.n, e, true}) +
                   cost::gemm_time(ctx, {g.n, g.k, g.m, e, true});
-    if (ctx.precision == Precision::MXFP8)  // each GEMM's operands cast along both dimensions
+    if (ctx.precision == hardware::Precision::MXFP8)  // each GEMM's operands cast along both dimensions
       for (const double elements : {rows * h, e * 2 * f * h, rows * 2 * f, rows * f, e * f * h, rows * h})
         out.time += cost::cast_time(ctx, elements, 2, 2);
     // Token permutation into expert order and back, forward and backward: each a read and a
     // write of the tokens in 16 bits.
-    const cost::OpContext bf16{ctx.gpu, ctx.profile, Precision::BF16};
-    out.time += cost::memory_bound_time(bf16, Bytes{4 * 2 * rows * h * 2}, 4);
+    const cost::OpContext bf16{ctx.gpu, ctx.profile, hardware::Precision::BF16};
+    out.time += cost::memory_bound_time(bf16, units::Bytes{4 * 2 * rows * h * 2}, 4);
     return out;
   }
   why = has(op, "DeepEP") ? "a communication kernel's duration in a trace includes its waiting (the entry's notes)"
@@ -348,7 +354,7 @@ FigureComparison comparison(const KernelMeasurement& k, const std::string& figur
 /// MoE dispatch and combine (DeepEP, Hybrid-EP): its time, or its bandwidth as the source
 /// defines it, bytes over the bottleneck link per time (deepseek-ai/DeepEP README: the NVLink
 /// bytes a rank receives inside a node, the RDMA bytes it sends across nodes).
-std::optional<FigureComparison> compare_dispatch(const KernelMeasurement& k, const ComputeProfile& p,
+std::optional<FigureComparison> compare_dispatch(const KernelMeasurement& k, const compute::ComputeProfile& p,
                                                  std::string& why) {
   const auto gpus = k.number("gpus"), nodes = k.number("nodes"), tokens = k.number("tokens_per_rank"),
              hidden = k.number("hidden"), topk = k.number("topk");
@@ -368,7 +374,7 @@ std::optional<FigureComparison> compare_dispatch(const KernelMeasurement& k, con
     d.experts = *local * *gpus;
   // FP8 dispatch carries one FP32 scale per 128 values (DeepEP's per-token-group quantisation);
   // combine is BF16.
-  d.bytes_per_value = k.dtype == Precision::FP8 ? 1.0 + 4.0 / 128 : 2.0;
+  d.bytes_per_value = k.dtype == hardware::Precision::FP8 ? 1.0 + 4.0 / 128 : 2.0;
   d.low_latency = k.measured.count("latency_us") > 0;
   d.rdma_inside_node = has(k.text("transport"), "pure RDMA");
   d.sms = static_cast<int>(k.number("sms").value_or(0));
@@ -397,7 +403,8 @@ std::optional<FigureComparison> compare_dispatch(const KernelMeasurement& k, con
 
 /// A copy-engine copy between two GPUs of one node (nvbandwidth): NVLink's one-way rate at the
 /// profile's NVLink efficiency, both ways for a bidirectional figure.
-std::optional<FigureComparison> compare_copy(const KernelMeasurement& k, const ComputeProfile& p, std::string& why) {
+std::optional<FigureComparison> compare_copy(const KernelMeasurement& k, const compute::ComputeProfile& p,
+                                             std::string& why) {
   const auto it = k.measured.find("bandwidth_gbytes_s");
   if (it == k.measured.end() || k.gpu.nvlink_one_way.bytes_per_s <= 0) {
     why = "a copy needs a measured bandwidth_gbytes_s on an NVLink GPU";
@@ -412,11 +419,11 @@ std::optional<FigureComparison> compare_copy(const KernelMeasurement& k, const C
 
 }  // namespace
 
-std::optional<FigureComparison> compare_kernel(const KernelMeasurement& k, const ComputeProfile& profile,
+std::optional<FigureComparison> compare_kernel(const KernelMeasurement& k, const compute::ComputeProfile& profile,
                                                std::string& why_not) {
   why_not.clear();
   // A kernel benchmark runs at the boost clock its datasheet peak assumes, and times one call.
-  ComputeProfile p = profile;
+  compute::ComputeProfile p = profile;
   for (auto& e : p.arch) e.sustained_clock = 1.0;
   std::optional<Predicted> pred;
   switch (k.kind) {
@@ -451,7 +458,7 @@ std::optional<FigureComparison> compare_kernel(const KernelMeasurement& k, const
     return std::nullopt;
   }
   double predicted = 0;
-  pred->time += Time::from_us(p.benchmark_overhead_us);
+  pred->time += units::Time::from_us(p.benchmark_overhead_us);
   if (fig->first == "time_us" || fig->first == "time_us_per_layer") {
     predicted = pred->time.us();
   } else if (fig->first == "tflops") {

@@ -9,7 +9,7 @@
 
 namespace flopcast::calibrate {
 
-double predicted_figure(const Scenario& s, const estimate::StepEstimate& e, const std::string& figure) {
+double predicted_figure(const scenario::Scenario& s, const estimate::StepEstimate& e, const std::string& figure) {
   const double gpus = static_cast<double>(s.cluster.gpus);
   if (figure == "iteration_time_s") return e.step.seconds();
   if (figure == "tokens_per_gpu_s") return e.tokens_per_s / gpus;
@@ -24,13 +24,13 @@ const std::vector<std::string>& time_figures() {
   return figures;
 }
 
-std::string primary_figure(const Scenario& s) {
+std::string primary_figure(const scenario::Scenario& s) {
   for (const auto& f : time_figures())
     if (s.measured.count(f)) return f;
   return "";
 }
 
-std::vector<FigureComparison> compare_run(const Scenario& s, const estimate::StepEstimate& e) {
+std::vector<FigureComparison> compare_run(const scenario::Scenario& s, const estimate::StepEstimate& e) {
   std::vector<FigureComparison> out;
   for (const char* fig : {"iteration_time_s", "tokens_per_gpu_s", "mfu", "tflops_per_gpu", "memory_gib"}) {
     auto it = s.measured.find(fig);
@@ -46,23 +46,23 @@ std::vector<FigureComparison> compare_run(const Scenario& s, const estimate::Ste
   return out;
 }
 
-std::vector<FigureComparison> compare_collective(const MeasuredCollective& pt, const ComputeProfile& profile,
+std::vector<FigureComparison> compare_collective(const MeasuredCollective& pt, const compute::ComputeProfile& profile,
                                                  std::string& error) {
   // A large-message plateau (message_bytes: null) is evaluated at nccl-tests' -e 8G.
   constexpr double kPlateauBytes = 8.0 * 1073741824.0;
-  CommOptions opts;
-  opts.efficiency = comm_efficiency(profile);
-  const CommModel model(pt.gpu, pt.fabric, pt.gpus, opts);
+  comm::CommOptions opts;
+  opts.efficiency = comm::comm_efficiency(profile);
+  const comm::CommModel model(pt.gpu, pt.fabric, pt.gpus, opts);
   // Send/recv pairs two GPUs: in one node, or (more GPUs than a node) in two.
-  const GroupShape shape =
-      pt.op == Collective::SendRecv
-          ? GroupShape{2, pt.gpus > pt.gpus_per_node ? 1 : 2, 1}
-          : GroupShape{pt.gpus, static_cast<int>(std::min<std::int64_t>(pt.gpus, pt.gpus_per_node)), 1};
+  const topology::GroupShape shape =
+      pt.op == comm::Collective::SendRecv
+          ? topology::GroupShape{2, pt.gpus > pt.gpus_per_node ? 1 : 2, 1}
+          : topology::GroupShape{pt.gpus, static_cast<int>(std::min<std::int64_t>(pt.gpus, pt.gpus_per_node)), 1};
   error = model.check(pt.op, shape);
   if (!error.empty()) return {};
-  CommOverride force;
-  if (pt.force_ring) force.algorithm = CommAlgorithm::Ring;
-  const auto c = model.cost(pt.op, shape, Bytes{pt.message_bytes.value_or(kPlateauBytes)}, 1, force);
+  comm::CommOverride force;
+  if (pt.force_ring) force.algorithm = comm::CommAlgorithm::Ring;
+  const auto c = model.cost(pt.op, shape, units::Bytes{pt.message_bytes.value_or(kPlateauBytes)}, 1, force);
   std::vector<FigureComparison> out;
   for (const auto& [figure, measured] : pt.measured) {
     double predicted = 0;

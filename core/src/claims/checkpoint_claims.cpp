@@ -10,14 +10,14 @@
 namespace flopcast::claims::detail {
 
 Verdict judge_checkpoint(const Claim& c, const CheckpointNeeds& n) {
-  JobInput in;
+  job::JobInput in;
   in.params = n.params;
   in.gpus = n.gpus;
   in.reliability.storage_write = n.storage_write;
   in.reliability.async_checkpoint = n.async;
-  const Bytes size = checkpoint_size(in);
-  const Time write = checkpoint_write_time(in);
-  const Time stall = checkpoint_stall_time(in);
+  const units::Bytes size = job::checkpoint_size(in);
+  const units::Time write = job::checkpoint_write_time(in);
+  const units::Time stall = job::checkpoint_stall_time(in);
   const std::string ckpt =
       fmt::format("the {} checkpoint of {} ({:.3g}B parameters x {:g} B)", fmt::format("{:.1f} GB", size.gb()), n.model,
                   n.params / 1e9, in.reliability.checkpoint_bytes_per_param);
@@ -45,9 +45,9 @@ Verdict judge_checkpoint(const Claim& c, const CheckpointNeeds& n) {
       v.how = write_how;
       return v;
     }
-    JobInput base = in;
+    job::JobInput base = in;
     base.reliability.storage_write = *n.baseline_write;
-    const Time base_write = checkpoint_write_time(base);
+    const units::Time base_write = job::checkpoint_write_time(base);
     const double speedup = base_write.seconds() / write.seconds();
     Verdict v = compare(1.0 + c.claimed->value, speedup, Better::Higher, c.claimed->bound);
     v.figure = {true, (speedup - 1) * 100, "%",
@@ -61,7 +61,7 @@ Verdict judge_checkpoint(const Claim& c, const CheckpointNeeds& n) {
   }
   if (f == "interval") {
     Verdict v;
-    const Time interval = Time::from_seconds(c.claimed->value);
+    const units::Time interval = units::Time::from_seconds(c.claimed->value);
     v.figure = write_fig;
     v.how = fmt::format(
         "{}; one every {} stalls training {} each ({} of the interval, {})", write_how, duration(interval),
@@ -82,8 +82,8 @@ Verdict judge_checkpoint(const Claim& c, const CheckpointNeeds& n) {
     return v;
   }
   if (f == "restart_time") {
-    const Bandwidth read = n.storage_read.value_or(n.storage_write);
-    const Time load = transfer_time(size, read);
+    const units::Bandwidth read = n.storage_read.value_or(n.storage_write);
+    const units::Time load = units::transfer_time(size, read);
     Verdict v = compare(c.claimed->value, load.seconds(), Better::Lower, c.claimed->bound);
     v.figure = {true, load.seconds(), "s", duration(load) + " to reload the checkpoint alone"};
     v.how = fmt::format(
@@ -94,8 +94,8 @@ Verdict judge_checkpoint(const Claim& c, const CheckpointNeeds& n) {
     return v;
   }
   // lost_work: training redone after a failure, on average.
-  const Time window = n.async ? write : Time{0};
-  const Time lost = Time::from_seconds(n.interval.seconds() / 2) + window;
+  const units::Time window = n.async ? write : units::Time{0};
+  const units::Time lost = units::Time::from_seconds(n.interval.seconds() / 2) + window;
   Verdict v = compare(c.claimed->value, lost.seconds(), Better::Lower, c.claimed->bound);
   v.figure = {true, lost.seconds(), "s", duration(lost) + " of training redone per failure (mean)"};
   v.how = fmt::format("a restart resumes from the last durable checkpoint: half the {} interval{} = {}",

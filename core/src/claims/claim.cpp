@@ -69,7 +69,7 @@ const char* to_string(PriceFigure f) {
 }
 
 std::string ClaimedPrice::per() const {
-  return std::string(basis == PriceBasis::PerGpu ? "GPU-" : "node-") + flopcast::to_string(unit);
+  return std::string(basis == pricing::PriceBasis::PerGpu ? "GPU-" : "node-") + pricing::to_string(unit);
 }
 
 std::string ScenarioRef::key() const {

@@ -31,7 +31,7 @@ std::string duration_s(double s) {
   return fmt::format("{:.1f} us", s * 1e6);
 }
 
-std::string duration(Time t) { return duration_s(t.seconds()); }
+std::string duration(units::Time t) { return duration_s(t.seconds()); }
 
 std::string percent(double fraction, int decimals) { return fmt::format("{:.{}f}%", fraction * 100, decimals); }
 
@@ -41,7 +41,7 @@ bool is_bits(const std::string& unit) {
 }
 }  // namespace
 
-double in_claim_unit(Bandwidth b, const std::string& u) {
+double in_claim_unit(units::Bandwidth b, const std::string& u) {
   const double bits = b.bytes_per_s * 8;
   if (u.rfind("Tb", 0) == 0) return bits / 1e12;
   if (u.rfind("Gb", 0) == 0) return bits / 1e9;
@@ -51,12 +51,12 @@ double in_claim_unit(Bandwidth b, const std::string& u) {
   return b.gbytes_per_s();
 }
 
-std::string bandwidth(Bandwidth b, const std::string& claim_unit) {
+std::string bandwidth(units::Bandwidth b, const std::string& claim_unit) {
   if (is_bits(claim_unit)) return fmt::format("{:.1f} Gbps ({:.2f} GB/s)", b.bytes_per_s * 8 / 1e9, b.gbytes_per_s());
   return fmt::format("{:.2f} GB/s ({:.1f} Gbps)", b.gbytes_per_s(), b.bytes_per_s * 8 / 1e9);
 }
 
-double in_claim_unit(Time t, const std::string& u) {
+double in_claim_unit(units::Time t, const std::string& u) {
   const double s = t.seconds();
   if (u == "ns") return s * 1e9;
   if (u == "us" || u == "µs") return s * 1e6;
@@ -67,7 +67,7 @@ double in_claim_unit(Time t, const std::string& u) {
   return s;
 }
 
-std::string money(Money m) { return m.str(); }
+std::string money(units::Money m) { return m.str(); }
 
 std::string price(const ClaimedPrice& p) { return p.rate.amount_str() + " " + p.rate.currency.str() + "/" + p.per(); }
 

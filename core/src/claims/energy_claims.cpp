@@ -15,15 +15,15 @@ namespace {
 struct FleetEnergy {
   bool ok = false;
   std::string error;
-  EnergyResult energy;
+  job::EnergyResult energy;
   std::string how;
 };
 
 FleetEnergy energy_of(const FleetPower& f, const EnergyNeeds& n) {
   FleetEnergy out;
   constexpr std::int64_t kHourNs = 3'600'000'000'000;
-  JobInput in;
-  in.step_time = Time{kHourNs};  // one "step" per hour of the period
+  job::JobInput in;
+  in.step_time = units::Time{kHourNs};  // one "step" per hour of the period
   in.steps = std::max<std::int64_t>(1, n.period.ns / kHourNs);
   in.gpus = f.gpus;
   in.gpus_per_node = f.fabric.gpus_per_node;
@@ -35,9 +35,9 @@ FleetEnergy energy_of(const FleetPower& f, const EnergyNeeds& n) {
   in.energy.price_per_kwh = n.tariff;
   in.reliability.failures_per_gpu_hour = 0.0;
   in.reliability.trials = 1;
-  JobSimOptions opt;
+  job::JobSimOptions opt;
   opt.threads = 1;
-  JobOutcome o = simulate_job(in, opt);
+  job::JobOutcome o = job::simulate_job(in, opt);
   if (!o.ok()) {
     out.error = o.errors.front();
     return out;
@@ -52,7 +52,7 @@ FleetEnergy energy_of(const FleetPower& f, const EnergyNeeds& n) {
           ? fmt::format("{} nodes x {:.1f} kW for the rest of each {:.1f} kW {} node", nodes,
                         std::max(0.0, f.fabric.node_power_kw - gpus_per_node_kw), f.fabric.node_power_kw, f.fabric.name)
           : fmt::format("{} nodes x {:.1f} kW for the rest of each node (0.8 x its GPUs' TDP: node power unknown)",
-                        nodes, kNodeOverheadFraction * gpus_per_node_kw);
+                        nodes, job::kNodeOverheadFraction * gpus_per_node_kw);
   out.how = fmt::format(
       "{} x {} at {:.0f} W ({:.0f}% of TDP) = {:.0f} kW, plus {} = {} kW IT x {} h = {} kWh x PUE {:g} = {} kWh x "
       "{}/kWh = {}",
@@ -67,7 +67,7 @@ FleetEnergy energy_of(const FleetPower& f, const EnergyNeeds& n) {
 Verdict judge_energy(const Claim& c, const EnergyNeeds& n) {
   const FleetEnergy fleet = energy_of(n.fleet, n);
   if (!fleet.ok) return cannot_judge(fleet.error);
-  const Money cost = fleet.energy.cost;
+  const units::Money cost = fleet.energy.cost;
   const std::string tariff = fmt::format("tariff {}/kWh and PUE {:g} from {}", n.tariff.str(), n.pue, n.tariff_from);
   const std::string per = n.period.ns == 8760 * 3'600'000'000'000 ? "year" : duration(n.period);
   if (n.figure == "cost") {
@@ -88,7 +88,7 @@ Verdict judge_energy(const Claim& c, const EnergyNeeds& n) {
   }
   const FleetEnergy base = energy_of(*n.baseline, n);
   if (!base.ok) return cannot_judge(base.error);
-  const Money saving = base.energy.cost - cost;
+  const units::Money saving = base.energy.cost - cost;
   Verdict v = compare(c.claimed->money->major(), saving.major(), Better::Higher, c.claimed->bound);
   v.figure = {true, saving.major(), saving.currency.str(), saving.str() + " per " + per};
   v.how = "baseline: " + base.how + "; claimed fleet: " + fleet.how + "; saving = " + base.energy.cost.amount_str() +

@@ -13,7 +13,7 @@ namespace {
 
 bool near(double a, double b) { return b > 0 && std::fabs(a / b - 1.0) <= kTolerance; }
 
-Verdict dense_tflops(const Claim& c, const GpuSpec& g, Precision p) {
+Verdict dense_tflops(const Claim& c, const hardware::GpuSpec& g, hardware::Precision p) {
   const auto peak = g.peak(p);
   if (!peak) {
     Verdict v;
@@ -38,7 +38,7 @@ Verdict dense_tflops(const Claim& c, const GpuSpec& g, Precision p) {
   return v;
 }
 
-Verdict peak_vs(const Claim& c, const GpuSpec& g, const GpuSpec& other, Precision p) {
+Verdict peak_vs(const Claim& c, const hardware::GpuSpec& g, const hardware::GpuSpec& other, hardware::Precision p) {
   const auto a = g.peak(p), b = other.peak(p);
   if (!a || !b)
     return cannot_judge(fmt::format("no dense {} peak for both the {} and the {}", to_string(p), g.name, other.name));
@@ -53,8 +53,8 @@ Verdict peak_vs(const Claim& c, const GpuSpec& g, const GpuSpec& other, Precisio
   return v;
 }
 
-Verdict nvlink(const Claim& c, const GpuSpec& g) {
-  const Bandwidth one_way = g.nvlink_one_way;
+Verdict nvlink(const Claim& c, const hardware::GpuSpec& g) {
+  const units::Bandwidth one_way = g.nvlink_one_way;
   if (one_way.bytes_per_s <= 0) return cannot_judge("data/gpus.yaml gives the " + g.name + " no NVLink");
   Verdict v = compare(c.claimed->value, one_way.bytes_per_s, Better::Higher, c.claimed->bound);
   v.figure = {true, in_claim_unit(one_way, c.claimed->unit), c.claimed->unit,
@@ -81,8 +81,8 @@ Verdict judge_hardware(const Claim& c, const HardwareNeeds& n) {
     return v;
   }
   if (f == "nic_bandwidth") {
-    const FabricSpec& fab = *n.fabric;
-    const Bandwidth nic = fab.nic_line_rate();
+    const hardware::FabricSpec& fab = *n.fabric;
+    const units::Bandwidth nic = fab.nic_line_rate();
     Verdict v;
     if (cites_source(fab.source, c.source)) {
       v = cannot_judge("data/fabrics.yaml takes this figure from " + c.source +
@@ -96,9 +96,9 @@ Verdict judge_hardware(const Claim& c, const HardwareNeeds& n) {
                         fab.nic_gbps, to_string(fab.kind));
     return v;
   }
-  const GpuSpec& g = *n.gpu;
-  if (f == "dense_tflops") return dense_tflops(c, g, n.precision.value_or(Precision::BF16));
-  if (f == "peak_vs") return peak_vs(c, g, *n.compared_with, n.precision.value_or(Precision::BF16));
+  const hardware::GpuSpec& g = *n.gpu;
+  if (f == "dense_tflops") return dense_tflops(c, g, n.precision.value_or(hardware::Precision::BF16));
+  if (f == "peak_vs") return peak_vs(c, g, *n.compared_with, n.precision.value_or(hardware::Precision::BF16));
   if (f == "nvlink_bandwidth") return nvlink(c, g);
   Verdict v;
   if (f == "memory") {

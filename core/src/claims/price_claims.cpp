@@ -17,35 +17,35 @@ constexpr std::int64_t kHourNs = 3'600'000'000'000;
 /// What one option costs for a use, in one currency.
 struct Cost {
   bool ok = false;
-  Money total;
+  units::Money total;
   std::string how;    ///< "8 GPU x 1 hour at 6.80 CNY / GPU-hour (a100-80g-hourly)"
   std::string error;  ///< why there is no cost
   std::string fx;     ///< "converted at 1 USD = 7.2 CNY" when a conversion was needed
-  Money deposit;
+  units::Money deposit;
 };
 
-std::string fx_text(const PriceCatalog& cat, Currency from, Currency to) {
+std::string fx_text(const pricing::PriceCatalog& cat, units::Currency from, units::Currency to) {
   if (from == to) return "";
-  const FxRate* r = cat.fx_between(from, to);
+  const units::FxRate* r = cat.fx_between(from, to);
   return r == nullptr ? "" : "converted at " + r->str() + " (catalog " + cat.name + "'s stated rate)";
 }
 
-Cost cost_of(const PriceCatalog& cat, const PriceOption& o, const PriceUse& use, Currency cur) {
+Cost cost_of(const pricing::PriceCatalog& cat, const PriceOption& o, const PriceUse& use, units::Currency cur) {
   Cost k;
-  k.deposit = Money::zero(cur);
+  k.deposit = units::Money::zero(cur);
   if (o.plan != nullptr) {
-    BillUsage u;
+    pricing::BillUsage u;
     u.gpu_span = use.span;
     u.gpus = use.gpus;
-    BillOptions opt;
+    pricing::BillOptions opt;
     opt.currency = cur;
-    Bill b = bill_plan(cat, *o.plan, u, opt);
+    pricing::Bill b = pricing::bill_plan(cat, *o.plan, u, opt);
     if (!b.ok()) {
       k.error = b.errors.front();
       return k;
     }
-    for (const LineItem& item : b.items)
-      if (item.kind == LineKind::GpuTime) k.how = item.quantity + " at " + item.unit_price;
+    for (const pricing::LineItem& item : b.items)
+      if (item.kind == pricing::LineKind::GpuTime) k.how = item.quantity + " at " + item.unit_price;
     k.how += " (" + o.plan->id + ")";
     k.fx = fx_text(cat, o.plan->price.currency, cur);
     k.total = b.total;
@@ -53,16 +53,17 @@ Cost cost_of(const PriceCatalog& cat, const PriceOption& o, const PriceUse& use,
     k.ok = true;
     return k;
   }
-  const CpuInstance& cpu = *o.cpu;
+  const pricing::CpuInstance& cpu = *o.cpu;
   const std::int64_t started = use.span.ns / kHourNs + (use.span.ns % kHourNs != 0 ? 1 : 0);
   const std::int64_t hours = std::max(started, cpu.minimum_hours);
-  const auto converted = convert_micro(cat, checked_mul(cpu.per_hour.micro, hours), cpu.per_hour.currency, cur);
+  const auto converted =
+      pricing::convert_micro(cat, units::checked_mul(cpu.per_hour.micro, hours), cpu.per_hour.currency, cur);
   if (!converted) {
     k.error = "no exchange rate between " + cpu.per_hour.currency.str() + " and " + cur.str() + " in catalog '" +
               cat.name + "'";
     return k;
   }
-  k.total = Money::of_micro(*converted, cur);
+  k.total = units::Money::of_micro(*converted, cur);
   k.how = fmt::format("{} hour at {} / hour ({}; started hours billed whole, at least {})", hours, cpu.per_hour.str(),
                       cpu.id, cpu.minimum_hours);
   k.fx = fx_text(cat, cpu.per_hour.currency, cur);
@@ -70,7 +71,7 @@ Cost cost_of(const PriceCatalog& cat, const PriceOption& o, const PriceUse& use,
   return k;
 }
 
-Currency currency_of(const Claim& c, const PriceCatalog& cat) {
+units::Currency currency_of(const Claim& c, const pricing::PriceCatalog& cat) {
   if (c.claimed && c.claimed->money) return c.claimed->money->currency;
   if (c.claimed && c.claimed->price) return c.claimed->price->rate.currency;
   return cat.currency;
@@ -78,41 +79,42 @@ Currency currency_of(const Claim& c, const PriceCatalog& cat) {
 
 std::string with_fx(std::string how, const std::string& fx) { return fx.empty() ? how : how + "; " + fx; }
 
-ComputedFigure money_figure(Money m) { return {true, m.major(), m.currency.str(), m.str()}; }
+ComputedFigure money_figure(units::Money m) { return {true, m.major(), m.currency.str(), m.str()}; }
 
 /// A plan's price per GPU-hour in `cur` (micro-units, as a double), or nullopt without a rate.
-std::optional<double> per_gpu_hour(const PriceCatalog& cat, const Plan& p, Currency cur) {
-  const auto micro = convert_micro(cat, p.price.micro, p.price.currency, cur);
+std::optional<double> per_gpu_hour(const pricing::PriceCatalog& cat, const pricing::Plan& p, units::Currency cur) {
+  const auto micro = pricing::convert_micro(cat, p.price.micro, p.price.currency, cur);
   if (!micro) return std::nullopt;
-  const double hours = billing_unit_length(p.unit).hours();
-  const double gpus = p.basis == PriceBasis::PerGpu ? 1.0 : std::max(1, p.gpus_per_node);
+  const double hours = pricing::billing_unit_length(p.unit).hours();
+  const double gpus = p.basis == pricing::PriceBasis::PerGpu ? 1.0 : std::max(1, p.gpus_per_node);
   return static_cast<double>(*micro) / hours / gpus;
 }
 
 /// "GPU" or "node", as a price is quoted.
-const char* basis_word(PriceBasis b) { return b == PriceBasis::PerGpu ? "GPU" : "node"; }
+const char* basis_word(pricing::PriceBasis b) { return b == pricing::PriceBasis::PerGpu ? "GPU" : "node"; }
 
 /// GPUs a plan names explicitly (not "*").
-std::vector<std::string> named_gpus(const Plan& p) {
+std::vector<std::string> named_gpus(const pricing::Plan& p) {
   std::vector<std::string> out;
   for (const auto& g : p.gpus)
     if (g != "*") out.push_back(g);
   return out;
 }
 
-bool same_gpu(const Plan& a, const Plan& b) {
+bool same_gpu(const pricing::Plan& a, const pricing::Plan& b) {
   const auto gpus = named_gpus(a);
   return std::any_of(gpus.begin(), gpus.end(), [&](const std::string& g) { return b.names_gpu(g); });
 }
 
 /// Other plans of the same seller for the same GPU, unit and basis at another price: two
 /// prices for one product.
-void find_contradictions(const Plan& plan, const PriceCatalog& cat, Currency cur, EvalContext& ctx, Verdict& v) {
+void find_contradictions(const pricing::Plan& plan, const pricing::PriceCatalog& cat, units::Currency cur,
+                         EvalContext& ctx, Verdict& v) {
   const auto mine = per_gpu_hour(cat, plan, cur);
   if (!mine || *mine <= 0) return;
   std::vector<std::string> others;
   std::string reasons;
-  for (const Plan& p : cat.plans) {
+  for (const pricing::Plan& p : cat.plans) {
     if (&p == &plan || p.competitor || p.unit != plan.unit || p.basis != plan.basis || !same_gpu(plan, p)) continue;
     const auto theirs = per_gpu_hour(cat, p, cur);
     if (!theirs) continue;
@@ -122,13 +124,14 @@ void find_contradictions(const Plan& plan, const PriceCatalog& cat, Currency cur
     if (ids.empty()) ids.push_back(p.id);
     for (const auto& id : ids)
       if (std::find(others.begin(), others.end(), id) == others.end()) others.push_back(id);
-    const std::string conv = p.price.currency == cur
-                                 ? ""
-                                 : " = " +
-                                       grouped(*theirs * billing_unit_length(p.unit).hours() *
-                                                   (p.basis == PriceBasis::PerGpu ? 1.0 : p.gpus_per_node) / 1e6,
-                                               3) +
-                                       " " + cur.str() + " " + fx_text(cat, p.price.currency, cur);
+    const std::string conv =
+        p.price.currency == cur
+            ? ""
+            : " = " +
+                  grouped(*theirs * pricing::billing_unit_length(p.unit).hours() *
+                              (p.basis == pricing::PriceBasis::PerGpu ? 1.0 : p.gpus_per_node) / 1e6,
+                          3) +
+                  " " + cur.str() + " " + fx_text(cat, p.price.currency, cur);
     reasons += fmt::format("{}the same product ({}, per {}-{}) is also listed at {}{} (plan {}): {:.2f}x this price",
                            reasons.empty() ? "" : "; ", named_gpus(plan).front(), basis_word(plan.basis),
                            to_string(plan.unit), p.price.str(), conv, p.id, ratio);
@@ -145,13 +148,14 @@ void find_contradictions(const Plan& plan, const PriceCatalog& cat, Currency cur
 
 /// Notes when `plan` has a longer unit than another plan of the same catalog, GPU and basis and
 /// costs more than the same span under it (a commitment dearer than paying as you go).
-void longer_but_dearer(const Plan& plan, const PriceCatalog& cat, Currency cur, Verdict& v) {
-  for (const Plan& p : cat.plans) {
+void longer_but_dearer(const pricing::Plan& plan, const pricing::PriceCatalog& cat, units::Currency cur, Verdict& v) {
+  for (const pricing::Plan& p : cat.plans) {
     if (&p == &plan || p.competitor || p.basis != plan.basis || !same_gpu(plan, p)) continue;
-    if (billing_unit_length(p.unit) >= billing_unit_length(plan.unit)) continue;
-    const Plan& longer = plan;
-    const Plan& shorter = p;
-    PriceUse use{longer.basis == PriceBasis::PerGpu ? 1 : longer.gpus_per_node, billing_unit_length(longer.unit)};
+    if (pricing::billing_unit_length(p.unit) >= pricing::billing_unit_length(plan.unit)) continue;
+    const pricing::Plan& longer = plan;
+    const pricing::Plan& shorter = p;
+    PriceUse use{longer.basis == pricing::PriceBasis::PerGpu ? 1 : longer.gpus_per_node,
+                 pricing::billing_unit_length(longer.unit)};
     const Cost a = cost_of(cat, {&longer, nullptr}, use, cur), b = cost_of(cat, {&shorter, nullptr}, use, cur);
     if (!a.ok || !b.ok || b.total.minor <= 0) continue;
     const double ratio = static_cast<double>(a.total.minor) / static_cast<double>(b.total.minor);
@@ -164,16 +168,17 @@ void longer_but_dearer(const Plan& plan, const PriceCatalog& cat, Currency cur, 
 }
 
 Verdict judge_rate(const Claim& c, const PriceNeeds& n, EvalContext& ctx) {
-  const PriceCatalog& cat = *n.catalog;
-  const Plan& plan = *n.options.front().plan;
+  const pricing::PriceCatalog& cat = *n.catalog;
+  const pricing::Plan& plan = *n.options.front().plan;
   const ClaimedPrice& cp = *c.claimed->price;
-  const Currency cur = cp.rate.currency;
+  const units::Currency cur = cp.rate.currency;
   const Cost k = cost_of(cat, n.options.front(), n.use, cur);
   if (!k.ok) return cannot_judge(k.error);
-  const double count = cp.basis == PriceBasis::PerGpu
+  const double count = cp.basis == pricing::PriceBasis::PerGpu
                            ? static_cast<double>(n.use.gpus)
                            : std::ceil(static_cast<double>(n.use.gpus) / std::max(1, plan.gpus_per_node));
-  const double units = static_cast<double>(n.use.span.ns) / static_cast<double>(billing_unit_length(cp.unit).ns);
+  const double units =
+      static_cast<double>(n.use.span.ns) / static_cast<double>(pricing::billing_unit_length(cp.unit).ns);
   const double per = k.total.major() / (count * units);
   Verdict v = compare(cp.rate.major(), per, Better::Lower, c.claimed->bound);
   const std::string unit = cur.str() + "/" + cp.per();
@@ -198,7 +203,7 @@ Verdict judge_rate(const Claim& c, const PriceNeeds& n, EvalContext& ctx) {
 }
 
 Verdict judge_total(const Claim& c, const PriceNeeds& n) {
-  const PriceCatalog& cat = *n.catalog;
+  const pricing::PriceCatalog& cat = *n.catalog;
   const Cost k = cost_of(cat, n.options.front(), n.use, currency_of(c, cat));
   if (!k.ok) return cannot_judge(k.error);
   Verdict v = compare(c.claimed->money->major(), k.total.major(), Better::Lower, c.claimed->bound);
@@ -209,8 +214,8 @@ Verdict judge_total(const Claim& c, const PriceNeeds& n) {
 }
 
 Verdict judge_saving(const Claim& c, const PriceNeeds& n) {
-  const PriceCatalog& cat = *n.catalog;
-  const Currency cur = currency_of(c, cat);
+  const pricing::PriceCatalog& cat = *n.catalog;
+  const units::Currency cur = currency_of(c, cat);
   const Cost a = cost_of(cat, n.options.front(), n.use, cur);
   if (!a.ok) return cannot_judge(a.error);
   const std::string a_how = with_fx(a.how + " = " + a.total.str(), a.fx);
@@ -237,7 +242,7 @@ Verdict judge_saving(const Claim& c, const PriceNeeds& n) {
     v.figure = {true, saving * 100, "%", saving_text};
     v.how = how + fmt::format(": 1 - {} / {} = {}", a.total.amount_str(), b.total.amount_str(), percent(saving));
   } else {
-    const Money saving = b.total - a.total;
+    const units::Money saving = b.total - a.total;
     v = compare(c.claimed->money->major(), saving.major(), Better::Higher, c.claimed->bound);
     saving_text = saving.str();
     v.figure = money_figure(saving);
@@ -252,13 +257,13 @@ Verdict judge_saving(const Claim& c, const PriceNeeds& n) {
 }
 
 Verdict judge_credit(const Claim& c, const PriceNeeds& n) {
-  const PriceCatalog& cat = *n.catalog;
+  const pricing::PriceCatalog& cat = *n.catalog;
   if (!cat.new_user_credit) return cannot_judge("catalog " + cat.name + " states no new-user credit");
-  const Money credit = cat.new_user_credit->amount;
+  const units::Money credit = cat.new_user_credit->amount;
   const std::int64_t gpus = std::max<std::int64_t>(1, n.use.gpus);
-  const Plan* plan = n.options.empty() ? nullptr : n.options.front().plan;
+  const pricing::Plan* plan = n.options.empty() ? nullptr : n.options.front().plan;
   if (plan == nullptr) {
-    for (const Plan& p : cat.plans)
+    for (const pricing::Plan& p : cat.plans)
       if (!p.competitor && p.names_gpu(n.gpu)) plan = &p;
   }
   if (plan == nullptr) {
@@ -283,7 +288,7 @@ Verdict judge_credit(const Claim& c, const PriceNeeds& n) {
   v.how = with_fx(fmt::format("the {} credit / ({} GPU x {:.2f} {}/GPU-hour under {}) = {:.2f} h, prorated",
                               credit.str(), gpus, *rate / 1e6, credit.currency.str(), plan->id, hours),
                   fx_text(cat, plan->price.currency, credit.currency));
-  if (plan->rounding == Rounding::StartedUnit && hours < 1.0 && plan->unit == BillingUnit::Hour)
+  if (plan->rounding == pricing::Rounding::StartedUnit && hours < 1.0 && plan->unit == pricing::BillingUnit::Hour)
     v.notes.push_back(
         fmt::format("{} bills started hours whole: the first hour of {} GPU costs {:.2f} {}, more than "
                     "the credit",
@@ -296,7 +301,7 @@ Verdict judge_credit(const Claim& c, const PriceNeeds& n) {
 }
 
 Verdict judge_run_cost(const Claim& c, const PriceNeeds& n, EvalContext& ctx) {
-  const PriceCatalog& cat = *n.catalog;
+  const pricing::PriceCatalog& cat = *n.catalog;
   const ScenarioOutcome& o = ctx.run(*n.run);
   const std::string& file = n.run->name;
   if (o.status == ScenarioOutcome::Status::BadInput)
@@ -308,8 +313,8 @@ Verdict judge_run_cost(const Claim& c, const PriceNeeds& n, EvalContext& ctx) {
     return v;
   }
   if (o.train_seconds <= 0) return cannot_judge("scenario " + file + " states no training.tokens: no run to price");
-  const Currency cur = currency_of(c, cat);
-  const PriceUse use{o.gpus, Time::from_seconds(o.train_seconds)};
+  const units::Currency cur = currency_of(c, cat);
+  const PriceUse use{o.gpus, units::Time::from_seconds(o.train_seconds)};
   const Cost* best = nullptr;
   std::vector<Cost> costs;
   costs.reserve(n.options.size());

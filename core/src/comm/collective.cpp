@@ -3,7 +3,7 @@
 #include <cctype>
 #include <string>
 
-namespace flopcast {
+namespace flopcast::comm {
 
 namespace {
 
@@ -113,4 +113,4 @@ double bus_bandwidth_factor(Collective op, std::int64_t ranks) {
   return 1.0;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::comm

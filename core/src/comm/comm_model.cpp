@@ -9,23 +9,24 @@
 #include "flopcast/topology/group_traffic.hpp"
 #include "flopcast/units/assert.hpp"
 
-namespace flopcast {
+namespace flopcast::comm {
 
-nccl::CpuVendor default_host_cpu(const GpuSpec& gpu, const FabricSpec& fabric) {
+nccl::CpuVendor default_host_cpu(const hardware::GpuSpec& gpu, const hardware::FabricSpec& fabric) {
   switch (fabric.cpu) {
-    case HostCpu::IntelSkylake:
-    case HostCpu::IntelSapphireRapids:
-    case HostCpu::IntelEmeraldRapids:
+    case hardware::HostCpu::IntelSkylake:
+    case hardware::HostCpu::IntelSapphireRapids:
+    case hardware::HostCpu::IntelEmeraldRapids:
       return nccl::CpuVendor::Intel;
-    case HostCpu::Amd:
+    case hardware::HostCpu::Amd:
       return nccl::CpuVendor::Amd;
-    case HostCpu::Arm:
+    case hardware::HostCpu::Arm:
       return nccl::CpuVendor::Other;
-    case HostCpu::Unstated:
+    case hardware::HostCpu::Unstated:
       break;
   }
-  if (fabric.intra == IntraNode::NVSwitch && fabric.nvlink_domain > fabric.gpus_per_node) return nccl::CpuVendor::Other;
-  if (gpu.arch == GpuArch::Ampere) return nccl::CpuVendor::Amd;
+  if (fabric.intra == hardware::IntraNode::NVSwitch && fabric.nvlink_domain > fabric.gpus_per_node)
+    return nccl::CpuVendor::Other;
+  if (gpu.arch == hardware::GpuArch::Ampere) return nccl::CpuVendor::Amd;
   return nccl::CpuVendor::Intel;
 }
 
@@ -88,24 +89,24 @@ constexpr CommProtocol kProtocols[] = {CommProtocol::LL, CommProtocol::LL128, Co
 
 struct CommModel::Impl {
   CommOptions opt;
-  ClusterTopology topo;
+  topology::ClusterTopology topo;
   nccl::CpuVendor cpu;
   mutable std::shared_mutex mu;
   mutable std::unordered_map<Key, std::unique_ptr<const Entry>, KeyHash> cache;
 
-  Impl(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t total, CommOptions o)
+  Impl(const hardware::GpuSpec& gpu, const hardware::FabricSpec& fabric, std::int64_t total, CommOptions o)
       : opt(o),
         topo(gpu, fabric, total, topology_options(o)),
         cpu(o.host_cpu ? *o.host_cpu : default_host_cpu(gpu, fabric)) {}
 
-  static TopologyOptions topology_options(const CommOptions& o) {
-    TopologyOptions t = o.topology;
+  static topology::TopologyOptions topology_options(const CommOptions& o) {
+    topology::TopologyOptions t = o.topology;
     t.nic_fraction = o.efficiency.nic_fraction;
     t.nvlink_fraction = o.efficiency.nvlink_fraction > 0.0 ? o.efficiency.nvlink_fraction : 1.0;
     return t;
   }
 
-  const Entry& entry(Collective op, const GroupShape& g, std::int64_t concurrent) const {
+  const Entry& entry(Collective op, const topology::GroupShape& g, std::int64_t concurrent) const {
     const Key key{static_cast<int>(op), g.ranks, g.ranks_per_node, g.nodes() > 1 ? g.node_stride : 1, concurrent};
     {
       std::shared_lock lock(mu);
@@ -118,11 +119,11 @@ struct CommModel::Impl {
     return *it->second;
   }
 
-  std::unique_ptr<const Entry> build(Collective op, const GroupShape& g, std::int64_t concurrent) const;
+  std::unique_ptr<const Entry> build(Collective op, const topology::GroupShape& g, std::int64_t concurrent) const;
 
   // PCIe nodes: the ring (members in ring order) of group 0 on its first node, then those of
   // the other groups running at once on that node.
-  std::vector<std::vector<std::int64_t>> pcie_node_rings(const GroupShape& g, std::int64_t concurrent,
+  std::vector<std::vector<std::int64_t>> pcie_node_rings(const topology::GroupShape& g, std::int64_t concurrent,
                                                          const std::vector<std::int64_t>& members) const {
     const int gpn = topo.gpus_per_node();
     const std::int64_t node = topo.node_of(members.front());
@@ -134,10 +135,10 @@ struct CommModel::Impl {
     };
     std::vector<std::vector<std::int64_t>> rings{on_node(members)};
     const std::int64_t groups =
-        std::min<std::int64_t>({std::max<std::int64_t>(1, concurrent), max_concurrent_groups(g, gpn, topo.gpus()),
-                                static_cast<std::int64_t>(gpn)});
+        std::min<std::int64_t>({std::max<std::int64_t>(1, concurrent),
+                                topology::max_concurrent_groups(g, gpn, topo.gpus()), static_cast<std::int64_t>(gpn)});
     for (std::int64_t k = 1; k < groups; ++k) {
-      auto ring = on_node(place_group(g, k, gpn, topo.gpus()));
+      auto ring = on_node(topology::place_group(g, k, gpn, topo.gpus()));
       if (ring.size() >= 2) rings.push_back(std::move(ring));
     }
     return rings;
@@ -147,9 +148,10 @@ struct CommModel::Impl {
   // reduce-scatter and all-reduce of one DP group route the same rings): the fair share of
   // thousands of flows is the most expensive part of a cold entry.
   mutable std::mutex share_mu;
-  mutable std::unordered_map<ShareKey, GroupNetworkShare, KeyHash> shares;
+  mutable std::unordered_map<ShareKey, topology::GroupNetworkShare, KeyHash> shares;
 
-  GroupNetworkShare share(const GroupShape& g, std::int64_t concurrent, TrafficPattern pattern) const {
+  topology::GroupNetworkShare share(const topology::GroupShape& g, std::int64_t concurrent,
+                                    topology::TrafficPattern pattern) const {
     const ShareKey key{static_cast<int>(pattern), g.ranks, g.ranks_per_node, g.node_stride, concurrent};
     {
       std::lock_guard lock(share_mu);
@@ -158,7 +160,7 @@ struct CommModel::Impl {
     }
     // Process-wide second level: models of other cluster sizes' threads, GPU types with the same
     // network and other precisions ask the same questions.
-    const GroupNetworkShare s = network_share_cached(topo, g, concurrent, pattern);
+    const topology::GroupNetworkShare s = topology::network_share_cached(topo, g, concurrent, pattern);
     std::lock_guard lock(share_mu);
     shares.try_emplace(key, s);
     return s;
@@ -212,10 +214,11 @@ void add_tuned_candidates(Entry& e, Collective op, const TunedViews& v, double n
 
 }  // namespace
 
-std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupShape& g, std::int64_t concurrent) const {
+std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const topology::GroupShape& g,
+                                                    std::int64_t concurrent) const {
   auto e = std::make_unique<Entry>();
   const int gpn = topo.gpus_per_node();
-  const auto members = place_group(g, 0, gpn, topo.gpus());
+  const auto members = topology::place_group(g, 0, gpn, topo.gpus());
   FLOPCAST_ASSERT(!members.empty(), "group shape does not fit (call CommModel::check first)");
 
   // Domains (NCCL nodes) and local ranks per domain (the minimum, as NCCL's minLocalRanks).
@@ -236,8 +239,8 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
   const std::int64_t nodes = e->nodes;
   const std::int64_t ppd = min_local;
 
-  const LinkRates& r = topo.rates();
-  const IntraNode intra = topo.intra();
+  const topology::LinkRates& r = topo.rates();
+  const hardware::IntraNode intra = topo.intra();
   const double nvl_fraction = topo.options().nvlink_fraction > 0.0 ? topo.options().nvlink_fraction : 1.0;
   const double nvl_phys = r.nvlink_per_gpu.bytes_per_s / kGB;
   const double nvl_ncc = nvl_phys / nvl_fraction;
@@ -246,12 +249,12 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
 
   // Intra-domain bandwidth of a ring over `ppd` GPUs: NCCL's view (total, per path) and flopcast's.
   double ncc_total = nvl_ncc, ncc_max = nvl_ncc, phys_ring_intra = nvl_phys, phys_p2p_intra = nvl_phys;
-  if (intra == IntraNode::NVLinkDirect) {
+  if (intra == hardware::IntraNode::NVLinkDirect) {
     ncc_max = nvl_ncc / per_peer_den;
     ncc_total = ncc_max * static_cast<double>(std::max<std::int64_t>(1, ppd - 1));
     phys_p2p_intra = nvl_phys / per_peer_den;
     phys_ring_intra = phys_p2p_intra * static_cast<double>(std::max<std::int64_t>(1, ppd - 1));
-  } else if (intra == IntraNode::PCIe) {
+  } else if (intra == hardware::IntraNode::PCIe) {
     // The node's PCIe tree (ClusterTopology::pcie_ring_rate): NCCL sees the group's own ring;
     // flopcast also the rings of the other groups on the same node, which share its switch
     // uplinks and socket link.
@@ -273,13 +276,14 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
   // Point-to-point collectives replace all of it below with their own pattern's share (their
   // entries use neither NCCL's ring view nor ring channels): they skip the ring share.
   const bool p2p = op == Collective::AllToAll || op == Collective::SendRecv;
-  GroupNetworkShare ring_share;
+  topology::GroupNetworkShare ring_share;
   if (nodes > 1 && !p2p) {
-    ring_share = share(g, concurrent, TrafficPattern::Ring);
+    ring_share = share(g, concurrent, topology::TrafficPattern::Ring);
     e->net_channels = ring_share.channels;
   }
-  e->groups = nodes > 1 && !p2p ? ring_share.groups
-                                : std::clamp<std::int64_t>(concurrent, 1, max_concurrent_groups(g, gpn, topo.gpus()));
+  e->groups = nodes > 1 && !p2p
+                  ? ring_share.groups
+                  : std::clamp<std::int64_t>(concurrent, 1, topology::max_concurrent_groups(g, gpn, topo.gpus()));
   const double net = nodes > 1 ? ring_share.per_group.bytes_per_s / kGB : kInf;
 
   nccl::CommTopo t;
@@ -288,9 +292,9 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
   t.ranks_per_node = ppd;
   t.arch_index = nccl::arch_index(topo.gpu().arch);
   t.cpu = cpu;
-  t.intra_hw = intra == IntraNode::PCIe ? nccl::HwClass::Pci : nccl::HwClass::NvLink;
+  t.intra_hw = intra == hardware::IntraNode::PCIe ? nccl::HwClass::Pci : nccl::HwClass::NvLink;
   t.ll128 = t.intra_hw == nccl::HwClass::NvLink || ppd == 1;
-  t.nvls = topo.gpu().nvls && intra == IntraNode::NVSwitch && ppd >= 2 &&
+  t.nvls = topo.gpu().nvls && intra == hardware::IntraNode::NVSwitch && ppd >= 2 &&
            nccl::kNvlsEfficiency[static_cast<std::size_t>(t.arch_index)] > 0.0;
   t.ring =
       nccl::search_ring_graph(topo.gpu().arch, ppd, nodes, ncc_total, ncc_max, nic_ncc, std::max(1, e->net_channels));
@@ -326,7 +330,7 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
       e->p2p_intra_fraction = 1.0;
       e->p2p_intra_gbs = phys_p2p_intra;
     } else {
-      const auto one_way = share(g, concurrent, TrafficPattern::OneWay);
+      const auto one_way = share(g, concurrent, topology::TrafficPattern::OneWay);
       e->p2p_hw = nccl::HwClass::Net;
       e->p2p_inter_fraction = 1.0;
       e->p2p_inter_gbs = one_way.per_group.bytes_per_s / kGB;
@@ -340,11 +344,11 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
   e->p2p_hw = nodes > 1 ? nccl::HwClass::Net : hw_intra;
   e->p2p_intra_fraction = static_cast<double>(ppd - 1) / dn;
   e->p2p_inter_fraction = static_cast<double>(n - ppd) / dn;
-  e->p2p_intra_gbs = intra == IntraNode::NVSwitch ? nvl_phys
-                     : intra == IntraNode::PCIe   ? phys_p2p_intra
-                                                  : phys_ring_intra;
+  e->p2p_intra_gbs = intra == hardware::IntraNode::NVSwitch ? nvl_phys
+                     : intra == hardware::IntraNode::PCIe   ? phys_p2p_intra
+                                                            : phys_ring_intra;
   if (nodes > 1) {
-    const auto all_to_all = share(g, concurrent, TrafficPattern::AllToAll);
+    const auto all_to_all = share(g, concurrent, topology::TrafficPattern::AllToAll);
     e->p2p_inter_gbs = all_to_all.per_group.bytes_per_s / kGB / static_cast<double>(ppd);
     e->net_channels = all_to_all.channels;
     e->groups = all_to_all.groups;
@@ -352,13 +356,14 @@ std::unique_ptr<const Entry> CommModel::Impl::build(Collective op, const GroupSh
   return e;
 }
 
-CommModel::CommModel(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t total_gpus, CommOptions options)
+CommModel::CommModel(const hardware::GpuSpec& gpu, const hardware::FabricSpec& fabric, std::int64_t total_gpus,
+                     CommOptions options)
     : impl_(std::make_unique<Impl>(gpu, fabric, total_gpus, options)) {}
 CommModel::~CommModel() = default;
 CommModel::CommModel(CommModel&&) noexcept = default;
 CommModel& CommModel::operator=(CommModel&&) noexcept = default;
 
-const ClusterTopology& CommModel::topology() const { return impl_->topo; }
+const topology::ClusterTopology& CommModel::topology() const { return impl_->topo; }
 nccl::CpuVendor CommModel::host_cpu() const { return impl_->cpu; }
 const CommOptions& CommModel::options() const { return impl_->opt; }
 std::size_t CommModel::cache_size() const {
@@ -366,24 +371,25 @@ std::size_t CommModel::cache_size() const {
   return impl_->cache.size();
 }
 
-std::string CommModel::check(Collective op, const GroupShape& group) const {
+std::string CommModel::check(Collective op, const topology::GroupShape& group) const {
   if (op == Collective::SendRecv && group.ranks != 2 && group.ranks != 1)
     return "send_recv is between 2 ranks (got " + std::to_string(group.ranks) + ")";
-  return check_group_shape(group, impl_->topo.gpus_per_node(), impl_->topo.gpus());
+  return topology::check_group_shape(group, impl_->topo.gpus_per_node(), impl_->topo.gpus());
 }
 
 namespace {
 
 CollectiveCost finish(Collective op, std::int64_t ranks, double bytes, double time_us, double latency_us) {
   CollectiveCost c;
-  c.time = Time::from_us(time_us);
-  c.latency = Time::from_us(latency_us);
-  if (time_us > 0.0) c.algbw = Bandwidth{bytes / (time_us * 1e-6)};
-  c.busbw = Bandwidth{c.algbw.bytes_per_s * bus_bandwidth_factor(op, ranks)};
+  c.time = units::Time::from_us(time_us);
+  c.latency = units::Time::from_us(latency_us);
+  if (time_us > 0.0) c.algbw = units::Bandwidth{bytes / (time_us * 1e-6)};
+  c.busbw = units::Bandwidth{c.algbw.bytes_per_s * bus_bandwidth_factor(op, ranks)};
   return c;
 }
 
-CollectiveCost p2p_cost(Collective op, const GroupShape& g, const Entry& e, double bytes, const CommEfficiency& eff) {
+CollectiveCost p2p_cost(Collective op, const topology::GroupShape& g, const Entry& e, double bytes,
+                        const CommEfficiency& eff) {
   // NCCL sends with LL below NCCL_P2P_LL_THRESHOLD per peer, with Simple above; one Ring step's
   // latency constants (NCCL has no p2p entry in tuning.cc).
   const double per_peer = op == Collective::AllToAll ? bytes / static_cast<double>(g.ranks) : bytes;
@@ -405,7 +411,8 @@ CollectiveCost p2p_cost(Collective op, const GroupShape& g, const Entry& e, doub
   return c;
 }
 
-CollectiveCost tuned_cost(Collective op, const GroupShape& g, const Entry& e, const Candidate& c, double bytes) {
+CollectiveCost tuned_cost(Collective op, const topology::GroupShape& g, const Entry& e, const Candidate& c,
+                          double bytes) {
   const double time_us = nccl::algo_time_us(e.phys_view, op, c.algo, c.proto, c.predict, bytes);
   CollectiveCost out = finish(op, g.ranks, bytes, time_us, c.predict.latency_us);
   out.algorithm = c.algo;
@@ -418,8 +425,8 @@ CollectiveCost tuned_cost(Collective op, const GroupShape& g, const Entry& e, co
 
 }  // namespace
 
-CollectiveCost CommModel::cost(Collective op, const GroupShape& group, Bytes message, std::int64_t concurrent_groups,
-                               const CommOverride& force) const {
+CollectiveCost CommModel::cost(Collective op, const topology::GroupShape& group, units::Bytes message,
+                               std::int64_t concurrent_groups, const CommOverride& force) const {
   if (group.ranks <= 1) {
     CollectiveCost none;
     none.nodes = 1;
@@ -451,7 +458,7 @@ CollectiveCost CommModel::cost(Collective op, const GroupShape& group, Bytes mes
   return tuned_cost(op, group, e, *chosen, bytes);
 }
 
-std::vector<CandidateCost> CommModel::candidates(Collective op, const GroupShape& group, Bytes message,
+std::vector<CandidateCost> CommModel::candidates(Collective op, const topology::GroupShape& group, units::Bytes message,
                                                  std::int64_t concurrent_groups) const {
   std::vector<CandidateCost> out;
   if (group.ranks <= 1) return out;
@@ -470,11 +477,11 @@ std::vector<CandidateCost> CommModel::candidates(Collective op, const GroupShape
     CandidateCost cc;
     cc.algorithm = c.algo;
     cc.protocol = c.proto;
-    cc.nccl_time = Time::from_us(nccl::algo_time_us(e.nccl_view, op, c.algo, c.proto, c.choice, bytes));
+    cc.nccl_time = units::Time::from_us(nccl::algo_time_us(e.nccl_view, op, c.algo, c.proto, c.choice, bytes));
     cc.cost = tuned_cost(op, group, e, c, bytes);
     out.push_back(cc);
   }
   return out;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::comm

@@ -9,7 +9,7 @@
 
 #include "flopcast/units/hash.hpp"
 
-namespace flopcast::nccl {
+namespace flopcast::comm::nccl {
 
 const char* to_string(CpuVendor v) {
   switch (v) {
@@ -23,9 +23,9 @@ const char* to_string(CpuVendor v) {
   return "?";
 }
 
-int arch_index(GpuArch arch) {
+int arch_index(hardware::GpuArch arch) {
   // tuning.cc: compCapIndex = minCompCap >= 100 ? Blackwell : >= 90 ? Hopper : >= 80 ? Ampere.
-  const int cc = compute_capability(arch);
+  const int cc = hardware::compute_capability(arch);
   return cc >= 100 ? 3 : cc >= 90 ? 2 : cc >= 80 ? 1 : 0;
 }
 
@@ -51,14 +51,14 @@ constexpr double kSpeedInterSm100[] = {96, 86,   80, 48, 45.1, 42, 40,  30,  24,
                                        20, 17.5, 15, 12, 6,    3,  2.4, 1.2, 0.24, 0.12};
 
 // search.cc picks the array by ccMin: >= 100 the SM100 one, >= 90 the SM90 one, else the first.
-std::span<const double> intra_speeds(GpuArch a) {
-  const int cc = compute_capability(a);
+std::span<const double> intra_speeds(hardware::GpuArch a) {
+  const int cc = hardware::compute_capability(a);
   if (cc >= 100) return kSpeedIntraSm100;
   if (cc >= 90) return kSpeedIntraSm90;
   return kSpeedIntraPreHopper;
 }
-std::span<const double> inter_speeds(GpuArch a) {
-  const int cc = compute_capability(a);
+std::span<const double> inter_speeds(hardware::GpuArch a) {
+  const int cc = hardware::compute_capability(a);
   if (cc >= 100) return kSpeedInterSm100;
   if (cc >= 90) return kSpeedInterSm90;
   return kSpeedInterPreHopper;
@@ -74,9 +74,9 @@ int fit(double total, double speed) {
 // ncclTopoDupChannels (search.cc): double the channels at half the speed when the speed is
 // high, except above SM80 (ccMin > 80: Ada's 8.9 included) for mid speeds with more than 4
 // channels.
-void dup_channels(GpuArch arch, TopoGraph& g) {
+void dup_channels(hardware::GpuArch arch, TopoGraph& g) {
   if (g.channels == 0 || g.bw_intra_gbs < kDupChannelsMinBw) return;
-  if (compute_capability(arch) > 80 && g.bw_intra_gbs < kDupChannelsHopperMaxBw &&
+  if (hardware::compute_capability(arch) > 80 && g.bw_intra_gbs < kDupChannelsHopperMaxBw &&
       g.channels > kDupChannelsHopperMaxChannels)
     return;
   const int dup = std::min(g.channels * 2, kMaxRingChannels);
@@ -233,7 +233,7 @@ namespace {
 
 /// The ring search proper. It depends on the rank counts only through local_ranks > 1 and
 /// nodes > 1 (the speeds tried and the limits), which search_ring_graph's memo relies on.
-TopoGraph search_ring_graph_uncached(GpuArch arch, bool local, bool multi, double nvlink_total_gbs,
+TopoGraph search_ring_graph_uncached(hardware::GpuArch arch, bool local, bool multi, double nvlink_total_gbs,
                                      double nvlink_max_gbs, double nic_gbs, int nics) {
   TopoGraph best;
   const std::int64_t local_ranks = local ? 2 : 1;
@@ -276,7 +276,7 @@ TopoGraph search_ring_graph_uncached(GpuArch arch, bool local, bool multi, doubl
 /// buffers of every plan's groups, core/src/workload).
 struct RingMemo {
   bool used = false;
-  GpuArch arch = GpuArch::Ampere;
+  hardware::GpuArch arch = hardware::GpuArch::Ampere;
   bool local = false, multi = false;
   double nvlink_total = 0, nvlink_max = 0, nic = 0;
   int nics = 0;
@@ -285,8 +285,8 @@ struct RingMemo {
 
 }  // namespace
 
-TopoGraph search_ring_graph(GpuArch arch, std::int64_t local_ranks, std::int64_t nodes, double nvlink_total_gbs,
-                            double nvlink_max_gbs, double nic_gbs, int nics) {
+TopoGraph search_ring_graph(hardware::GpuArch arch, std::int64_t local_ranks, std::int64_t nodes,
+                            double nvlink_total_gbs, double nvlink_max_gbs, double nic_gbs, int nics) {
   const bool local = local_ranks > 1, multi = nodes > 1;
   // Direct-mapped, per thread (no locks): a slot per hash of the question, overwritten on a miss.
   thread_local std::array<RingMemo, 64> memo{};
@@ -295,7 +295,7 @@ TopoGraph search_ring_graph(GpuArch arch, std::int64_t local_ranks, std::int64_t
                           std::bit_cast<std::uint64_t>(nic_gbs) * 0xC2B2AE3D27D4EB4Full ^
                           (static_cast<std::uint64_t>(nics) << 8 | static_cast<std::uint64_t>(arch) << 2 |
                            static_cast<std::uint64_t>(local) << 1 | static_cast<std::uint64_t>(multi));
-  RingMemo& m = memo[mix64(h) & (memo.size() - 1)];
+  RingMemo& m = memo[units::mix64(h) & (memo.size() - 1)];
   if (m.used && m.arch == arch && m.local == local && m.multi == multi && m.nvlink_total == nvlink_total_gbs &&
       m.nvlink_max == nvlink_max_gbs && m.nic == nic_gbs && m.nics == nics)
     return m.graph;
@@ -311,7 +311,8 @@ TopoGraph search_ring_graph(GpuArch arch, std::int64_t local_ranks, std::int64_t
   return m.graph;
 }
 
-TopoGraph search_nvls_graph(GpuArch arch, std::int64_t local_ranks, double nvlink_total_gbs, double nic_gbs, int nics) {
+TopoGraph search_nvls_graph(hardware::GpuArch arch, std::int64_t local_ranks, double nvlink_total_gbs, double nic_gbs,
+                            int nics) {
   TopoGraph g;
   g.channels = static_cast<int>(std::min<std::int64_t>(kMaxNvlsArity, local_ranks));
   if (g.channels < 1) return TopoGraph{};
@@ -438,4 +439,4 @@ double algo_time_us(const CommTopo& t, Collective op, CommAlgorithm a, CommProto
   return lat_us + bytes / (1000.0 * bw_gbs);
 }
 
-}  // namespace flopcast::nccl
+}  // namespace flopcast::comm::nccl

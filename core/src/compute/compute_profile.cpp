@@ -3,30 +3,30 @@
 #include <cmath>
 #include <string>
 
-namespace flopcast {
+namespace flopcast::compute {
 
 namespace {
 
-bool is_8bit(Precision p) { return p == Precision::FP8 || p == Precision::MXFP8; }
-bool is_4bit(Precision p) { return p == Precision::FP4 || p == Precision::NVFP4; }
+bool is_8bit(hardware::Precision p) { return p == hardware::Precision::FP8 || p == hardware::Precision::MXFP8; }
+bool is_4bit(hardware::Precision p) { return p == hardware::Precision::FP4 || p == hardware::Precision::NVFP4; }
 double or_else(double v, double fallback) { return std::isnan(v) ? fallback : v; }
 
 }  // namespace
 
-double ArchEfficiency::gemm_of(Precision p) const {
+double ArchEfficiency::gemm_of(hardware::Precision p) const {
   const double eight = fp8_apart ? gemm_fp8 : gemm;
   if (is_8bit(p)) return eight;
   if (is_4bit(p)) return or_else(gemm_fp4, eight);
   return gemm;
 }
 
-double ArchEfficiency::attention_of(Precision p, bool backward) const {
+double ArchEfficiency::attention_of(hardware::Precision p, bool backward) const {
   const double bwd16 = or_else(flash_attention_bwd, flash_attention);
   if (!is_8bit(p)) return backward ? bwd16 : flash_attention;
   return backward ? or_else(attention_fp8_bwd, bwd16) : or_else(attention_fp8, flash_attention);
 }
 
-double ArchEfficiency::cast_of(Precision p) const { return is_4bit(p) ? or_else(cast_fp4, hbm) : hbm; }
+double ArchEfficiency::cast_of(hardware::Precision p) const { return is_4bit(p) ? or_else(cast_fp4, hbm) : hbm; }
 
 double ProfileParameter::value(const ComputeProfile& p) const {
   ComputeProfile copy = p;
@@ -48,8 +48,10 @@ struct ArchCoefficient {
   const char* tied_to;  ///< the coefficient it falls back to ("" when never tied)
 };
 
-bool has_fp8(GpuArch a) { return a != GpuArch::Ampere; }
-bool has_fp4(GpuArch a) { return a == GpuArch::Blackwell || a == GpuArch::BlackwellUltra; }
+bool has_fp8(hardware::GpuArch a) { return a != hardware::GpuArch::Ampere; }
+bool has_fp4(hardware::GpuArch a) {
+  return a == hardware::GpuArch::Blackwell || a == hardware::GpuArch::BlackwellUltra;
+}
 
 }  // namespace
 
@@ -70,7 +72,7 @@ const std::vector<ProfileParameter>& profile_parameters() {
         {"gemm", 0.20, 1.00, &ArchEfficiency::gemm, false, false, nullptr, ""},
         {"gemm_fp8", 0.20, 1.00, &ArchEfficiency::gemm_fp8, true, false, nullptr, ""},
         {"gemm_fp4", 0.20, 1.00, &ArchEfficiency::gemm_fp4, true, true,
-         [](const ArchEfficiency& e) { return e.gemm_of(Precision::FP8); }, "gemm_fp8"},
+         [](const ArchEfficiency& e) { return e.gemm_of(hardware::Precision::FP8); }, "gemm_fp8"},
         {"grouped_gemm", 0.20, 1.20, &ArchEfficiency::grouped_gemm, false, false, nullptr, ""},
         {"flash_attention", 0.20, 1.00, &ArchEfficiency::flash_attention, false, false, nullptr, ""},
         {"flash_attention_bwd", 0.20, 1.00, &ArchEfficiency::flash_attention_bwd, false, false,
@@ -78,7 +80,8 @@ const std::vector<ProfileParameter>& profile_parameters() {
         {"attention_fp8", 0.10, 1.00, &ArchEfficiency::attention_fp8, true, false,
          [](const ArchEfficiency& e) { return e.flash_attention; }, "flash_attention"},
         {"attention_fp8_bwd", 0.10, 1.00, &ArchEfficiency::attention_fp8_bwd, true, false,
-         [](const ArchEfficiency& e) { return e.attention_of(Precision::BF16, true); }, "flash_attention_bwd"},
+         [](const ArchEfficiency& e) { return e.attention_of(hardware::Precision::BF16, true); },
+         "flash_attention_bwd"},
         {"hbm", 0.30, 0.97, &ArchEfficiency::hbm, false, false, nullptr, ""},
         {"cast_fp4", 0.05, 1.00, &ArchEfficiency::cast_fp4, true, true, [](const ArchEfficiency& e) { return e.hbm; },
          "hbm"},
@@ -88,7 +91,7 @@ const std::vector<ProfileParameter>& profile_parameters() {
         {"sustained_clock", 0.60, 1.00, &ArchEfficiency::sustained_clock, false, false, nullptr, ""},
     };
     std::vector<ProfileParameter> out;
-    for (GpuArch a : kGpuArchs)
+    for (hardware::GpuArch a : hardware::kGpuArchs)
       for (const auto& c : coefficients) {
         if ((c.fp8 && !has_fp8(a)) || (c.fp4 && !has_fp4(a))) continue;
         ProfileParameter q;
@@ -140,12 +143,12 @@ const std::vector<ProfileParameter>& profile_parameters() {
 }
 
 void ComputeProfile::fill_stand_ins() {
-  for (GpuArch a : kGpuArchs) {
+  for (hardware::GpuArch a : hardware::kGpuArchs) {
     const auto i = static_cast<std::size_t>(a);
-    if (listed[i] || !coefficient_stand_in(a)) continue;
-    arch[i] = of(*coefficient_stand_in(a));
+    if (listed[i] || !hardware::coefficient_stand_in(a)) continue;
+    arch[i] = of(*hardware::coefficient_stand_in(a));
     fitted_runs[i] = 0;
   }
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::compute

@@ -7,10 +7,10 @@
 
 #include "flopcast/workload/fine_tuning.hpp"
 
-namespace flopcast {
+namespace flopcast::compute {
 namespace {
 
-const BandQuantiles* entry(const std::vector<BandQuantiles>& q, GpuArch arch, const std::string& regime) {
+const BandQuantiles* entry(const std::vector<BandQuantiles>& q, hardware::GpuArch arch, const std::string& regime) {
   for (const auto& e : q)
     if (e.arch == arch && e.regime == regime) return &e;
   return nullptr;
@@ -22,13 +22,13 @@ bool mentions_torchtitan(const std::string& text) {
   return lower.find("torchtitan") != std::string::npos;
 }
 
-std::string precision_class(Precision p) {
+std::string precision_class(hardware::Precision p) {
   switch (p) {
-    case Precision::FP8:
-    case Precision::MXFP8:
+    case hardware::Precision::FP8:
+    case hardware::Precision::MXFP8:
       return "8bit";
-    case Precision::FP4:
-    case Precision::NVFP4:
+    case hardware::Precision::FP4:
+    case hardware::Precision::NVFP4:
       return "4bit";
     default:
       return "16bit";
@@ -51,17 +51,18 @@ std::string BandRegime::words() const {
                                                : "Megatron-core");
 }
 
-BandRegime band_regime(const Scenario& s) {
+BandRegime band_regime(const scenario::Scenario& s) {
   BandRegime r;
   r.moe = s.model.moe.has_value();
-  r.fine_tuning = is_fine_tuning(s);
+  r.fine_tuning = workload::is_fine_tuning(s);
   r.precision = precision_class(s.precision);
   const auto& p = s.plan;
   // Megatron-core shards at most the optimizer state (its distributed optimizer) and pipelines
   // with 1F1B or interleaved 1F1B only (framework_rules.cpp, megatron_runs): a plan beyond that is
   // another framework's, whose runs the bands have not seen.
   const bool megatron_can =
-      p.zero <= 1 && !p.fsdp && (p.pp == 1 || p.schedule == Schedule::OneFOneB || p.schedule == Schedule::Interleaved);
+      p.zero <= 1 && !p.fsdp &&
+      (p.pp == 1 || p.schedule == parallel::Schedule::OneFOneB || p.schedule == parallel::Schedule::Interleaved);
   r.framework = mentions_torchtitan(s.source_group) || mentions_torchtitan(s.id) || p.fsdp ? "torchtitan"
                 : megatron_can                                                             ? "megatron"
                                                                                            : "other";
@@ -80,7 +81,8 @@ bool is_regime_key(const std::string& key) {
          (parts[3] == "megatron" || parts[3] == "torchtitan" || parts[3] == "other");
 }
 
-PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, GpuArch arch, const BandRegime& regime) {
+PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, hardware::GpuArch arch,
+                         const BandRegime& regime) {
   const BandQuantiles* own = entry(quantiles, arch, regime.key());
   if (own && own->runs >= kRegimeMinRuns && own->groups >= kRegimeMinGroups) {
     PredictionBand b{own->p10, own->p50, own->p90, true, std::nullopt, ""};
@@ -92,7 +94,7 @@ PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, GpuArch ar
   const bool any_own =
       std::any_of(quantiles.begin(), quantiles.end(), [&](const BandQuantiles& q) { return q.arch == arch; });
   if (!any_own) {
-    const auto stand_in = coefficient_stand_in(arch);
+    const auto stand_in = hardware::coefficient_stand_in(arch);
     if (!stand_in) return find_band(quantiles, arch, regime.moe);
     PredictionBand b = find_band(quantiles, *stand_in, regime);
     if (!b.known) return b;
@@ -122,15 +124,15 @@ PredictionBand widened_for_open_settings(PredictionBand band, double spread_p50,
   return band;
 }
 
-PredictionBand band_of(const std::vector<BandQuantiles>& quantiles, const Scenario& s) {
+PredictionBand band_of(const std::vector<BandQuantiles>& quantiles, const scenario::Scenario& s) {
   const PredictionBand b = find_band(quantiles, s.cluster.gpu.arch, band_regime(s));
   const auto& r = s.resolved_settings;
   return r.resolved ? widened_for_open_settings(b, r.spread_p50, r.spread_p90) : b;
 }
 
-PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, GpuArch arch, bool moe) {
+PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, hardware::GpuArch arch, bool moe) {
   PredictionBand b;
-  auto lookup = [&](GpuArch a) {
+  auto lookup = [&](hardware::GpuArch a) {
     const BandQuantiles* e = entry(quantiles, a, moe ? kBandRegimeMoe : kBandRegimeDense);
     if (e && (e->runs < kBandMinRuns || e->groups < kBandMinGroups)) e = nullptr;
     if (!e) e = entry(quantiles, a, kBandRegimeAll);
@@ -138,7 +140,7 @@ PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, GpuArch ar
   };
   const BandQuantiles* e = lookup(arch);
   if (!e) {
-    const auto stand_in = coefficient_stand_in(arch);
+    const auto stand_in = hardware::coefficient_stand_in(arch);
     const BandQuantiles* s = stand_in ? lookup(*stand_in) : nullptr;
     if (!s) {
       b.basis = fmt::format("no band: the profile has no cross-validated residuals for {}", to_string(arch));
@@ -164,4 +166,4 @@ PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, GpuArch ar
   return b;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::compute

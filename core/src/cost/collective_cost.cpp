@@ -26,14 +26,14 @@ constexpr double kNetLatRing = 14.0, kNetLatTree = 14.0;
 constexpr double kPcieGen4GBps = 24.0;
 
 /// Bus bandwidth inside a node for ring collectives, bytes/s.
-double intra_bus_bw(const Scenario& s, const ComputeProfile& p) {
+double intra_bus_bw(const scenario::Scenario& s, const compute::ComputeProfile& p) {
   const auto& g = s.cluster.gpu;
-  if (s.cluster.fabric.intra == IntraNode::PCIe || g.nccl_nvlink.bytes_per_s <= 0) return kPcieGen4GBps * 1e9;
+  if (s.cluster.fabric.intra == hardware::IntraNode::PCIe || g.nccl_nvlink.bytes_per_s <= 0) return kPcieGen4GBps * 1e9;
   return g.nccl_nvlink.bytes_per_s * p.nvlink_efficiency;
 }
 
 /// Scale-out bandwidth share of one GPU (the node's NICs split over its GPUs), bytes/s.
-double nic_share_per_gpu(const Scenario& s, const ComputeProfile& p) {
+double nic_share_per_gpu(const scenario::Scenario& s, const compute::ComputeProfile& p) {
   const auto& f = s.cluster.fabric;
   const double node_bw = f.nics_per_node * f.nic_line_rate().bytes_per_s * p.nic_efficiency;
   return node_bw / std::max(1, s.cluster.gpus_per_node) / std::max(1.0, f.oversubscription);
@@ -48,9 +48,9 @@ namespace {
 constexpr std::int64_t kMaxGraphGpus = 131072;
 
 /// Alpha-beta fallback for a group shape the topology model cannot place.
-Time alpha_beta_time(const Scenario& s, const ComputeProfile& p, CollectiveKind op, std::int64_t ranks,
-                     std::int64_t ranks_per_node, Bytes bytes, int concurrent) {
-  if (ranks <= 1 || bytes.value <= 0) return Time{0};
+units::Time alpha_beta_time(const scenario::Scenario& s, const compute::ComputeProfile& p, CollectiveKind op,
+                            std::int64_t ranks, std::int64_t ranks_per_node, units::Bytes bytes, int concurrent) {
+  if (ranks <= 1 || bytes.value <= 0) return units::Time{0};
   ranks_per_node = std::clamp<std::int64_t>(ranks_per_node, 1, ranks);
   const double n = d(ranks);
   const double nodes = std::ceil(n / d(ranks_per_node));
@@ -90,7 +90,7 @@ Time alpha_beta_time(const Scenario& s, const ComputeProfile& p, CollectiveKind 
   double lat = op == CollectiveKind::AllReduce ? std::min(ring_lat, tree_lat) : ring_lat;
   if (op == CollectiveKind::SendRecv) lat = kBaseLatRing + (nodes > 1 ? kNetLatRing : kNvlinkLatRing);
   lat += p.collective_latency_us;
-  return Time::from_seconds(bw_time + lat * 1e-6);
+  return units::Time::from_seconds(bw_time + lat * 1e-6);
 }
 
 /// What a CommModel depends on: the GPU, the fabric, the node size, the cluster size and the
@@ -103,7 +103,7 @@ struct CommKey {
   int cpu = 0, cpu_sockets = 0, pcie_switches = 0, pcie_uplink = 0;
   double nic_gbps = 0, oversubscription = 0, nic_eff = 0, nvlink_eff = 0, latency_us = 0;
   std::int64_t gpus = 0;
-  bool matches(const Scenario& s, const ComputeProfile& p) const {
+  bool matches(const scenario::Scenario& s, const compute::ComputeProfile& p) const {
     const auto& f = s.cluster.fabric;
     return gpus == s.cluster.gpus && gpus_per_node == s.cluster.gpus_per_node && intra == static_cast<int>(f.intra) &&
            nvlink_domain == f.nvlink_domain && kind == static_cast<int>(f.kind) && nics_per_node == f.nics_per_node &&
@@ -113,7 +113,7 @@ struct CommKey {
            nvlink_eff == p.nvlink_efficiency && latency_us == p.collective_latency_us && gpu == s.cluster.gpu.name &&
            fabric == f.name;
   }
-  static CommKey of(const Scenario& s, const ComputeProfile& p) {
+  static CommKey of(const scenario::Scenario& s, const compute::ComputeProfile& p) {
     const auto& f = s.cluster.fabric;
     return {s.cluster.gpu.name,
             f.name,
@@ -139,7 +139,7 @@ struct CommKey {
 /// collective of every estimate, and check() places a group (allocates), so it is memoised per
 /// thread. Cleared whenever this thread's model cache changes (a pointer may then be reused).
 struct CheckMemo {
-  const CommModel* model = nullptr;
+  const comm::CommModel* model = nullptr;
   int op = 0;
   std::int64_t ranks = 0, ranks_per_node = 0, node_stride = 0;
   bool ok = false;
@@ -150,21 +150,21 @@ thread_local std::vector<CheckMemo> check_memo;
 /// Memo of collective costs on a model (the planner asks for the same few again and again),
 /// direct-mapped like check_memo and cleared with it.
 struct CostMemo {
-  const CommModel* model = nullptr;
+  const comm::CommModel* model = nullptr;
   int op = 0;
   std::int64_t ranks = 0, ranks_per_node = 0, node_stride = 0;
   double bytes = 0;
   std::int64_t concurrent = 0;
-  Time time{};
+  units::Time time{};
 };
 thread_local std::vector<CostMemo> cost_memo;
 
-bool shape_ok(const CommModel& model, Collective c, const GroupShape& g) {
+bool shape_ok(const comm::CommModel& model, comm::Collective c, const topology::GroupShape& g) {
   if (check_memo.empty()) check_memo.resize(512);
   const auto h = static_cast<std::uint64_t>(g.ranks) * 0x9E3779B97F4A7C15ull ^
                  static_cast<std::uint64_t>(g.ranks_per_node) * 0xC2B2AE3D27D4EB4Full ^
                  static_cast<std::uint64_t>(g.node_stride) * 0x165667B19E3779F9ull ^ static_cast<std::uint64_t>(c);
-  CheckMemo& m = check_memo[mix64(h) & 511];
+  CheckMemo& m = check_memo[units::mix64(h) & 511];
   if (m.model == &model && m.op == static_cast<int>(c) && m.ranks == g.ranks && m.ranks_per_node == g.ranks_per_node &&
       m.node_stride == g.node_stride)
     return m.ok;
@@ -173,10 +173,10 @@ bool shape_ok(const CommModel& model, Collective c, const GroupShape& g) {
 }
 
 /// The topology-based NCCL model of a cluster, built once per cluster and profile.
-const CommModel& comm_model_for(const Scenario& s, const ComputeProfile& p) {
+const comm::CommModel& comm_model_for(const scenario::Scenario& s, const compute::ComputeProfile& p) {
   struct Entry {
     CommKey key;
-    std::unique_ptr<CommModel> model;
+    std::unique_ptr<comm::CommModel> model;
   };
   thread_local std::vector<Entry> cache;
   thread_local std::size_t last = 0;
@@ -190,11 +190,11 @@ const CommModel& comm_model_for(const Scenario& s, const ComputeProfile& p) {
   if (cache.size() >= 16) cache.erase(cache.begin());
   check_memo.assign(check_memo.size(), CheckMemo{});
   cost_memo.assign(cost_memo.size(), CostMemo{});
-  CommOptions opts;
-  opts.efficiency = comm_efficiency(p);
-  FabricSpec fab = f;
+  comm::CommOptions opts;
+  opts.efficiency = comm::comm_efficiency(p);
+  hardware::FabricSpec fab = f;
   fab.gpus_per_node = s.cluster.gpus_per_node;
-  cache.push_back({CommKey::of(s, p), std::make_unique<CommModel>(s.cluster.gpu, fab, s.cluster.gpus, opts)});
+  cache.push_back({CommKey::of(s, p), std::make_unique<comm::CommModel>(s.cluster.gpu, fab, s.cluster.gpus, opts)});
   last = cache.size() - 1;
   return *cache.back().model;
 }
@@ -203,14 +203,15 @@ const CommModel& comm_model_for(const Scenario& s, const ComputeProfile& p) {
 
 namespace {
 
-Time collective_time_on(const CommModel& model, const Scenario& s, const ComputeProfile& p, CollectiveKind op,
-                        std::int64_t ranks, std::int64_t rank_stride, Bytes bytes) {
-  if (ranks <= 1 || bytes.value <= 0) return Time{0};
+units::Time collective_time_on(const comm::CommModel& model, const scenario::Scenario& s,
+                               const compute::ComputeProfile& p, CollectiveKind op, std::int64_t ranks,
+                               std::int64_t rank_stride, units::Bytes bytes) {
+  if (ranks <= 1 || bytes.value <= 0) return units::Time{0};
   const std::int64_t gpn = std::max(1, s.cluster.gpus_per_node);
   rank_stride = std::max<std::int64_t>(1, rank_stride);
   // Megatron's rank order: members `rank_stride` ranks apart. Inside a node while the
   // stride is below the node size, then one member per node, `stride / gpn` nodes apart.
-  GroupShape g;
+  topology::GroupShape g;
   g.ranks = ranks;
   if (rank_stride < gpn) {
     std::int64_t per_node = std::min<std::int64_t>(ranks, std::max<std::int64_t>(1, gpn / rank_stride));
@@ -221,22 +222,22 @@ Time collective_time_on(const CommModel& model, const Scenario& s, const Compute
     g.ranks_per_node = 1;
     g.node_stride = std::max<std::int64_t>(1, rank_stride / gpn);
   }
-  Collective c = Collective::AllReduce;
+  comm::Collective c = comm::Collective::AllReduce;
   switch (op) {
     case CollectiveKind::AllReduce:
-      c = Collective::AllReduce;
+      c = comm::Collective::AllReduce;
       break;
     case CollectiveKind::AllGather:
-      c = Collective::AllGather;
+      c = comm::Collective::AllGather;
       break;
     case CollectiveKind::ReduceScatter:
-      c = Collective::ReduceScatter;
+      c = comm::Collective::ReduceScatter;
       break;
     case CollectiveKind::AllToAll:
-      c = Collective::AllToAll;
+      c = comm::Collective::AllToAll;
       break;
     case CollectiveKind::SendRecv:
-      c = Collective::SendRecv;
+      c = comm::Collective::SendRecv;
       break;
   }
   // Every group of this kind communicates at once (each TP rank's DP group, each stage's).
@@ -250,12 +251,12 @@ Time collective_time_on(const CommModel& model, const Scenario& s, const Compute
              (static_cast<std::uint64_t>(g.node_stride) * 0x165667B19E3779F9ull) ^ (bits * 0xFF51AFD7ED558CCDull) ^
              (static_cast<std::uint64_t>(concurrent) << 8) ^ static_cast<std::uint64_t>(c);
     // Sizes a power of two apart differ only in their exponent bits: mix them into the slot bits.
-    CostMemo& m = cost_memo[mix64(h) & 1023];
+    CostMemo& m = cost_memo[units::mix64(h) & 1023];
     if (m.model == &model && m.op == static_cast<int>(c) && m.ranks == g.ranks &&
         m.ranks_per_node == g.ranks_per_node && m.node_stride == g.node_stride && m.bytes == bytes.value &&
         m.concurrent == concurrent)
       return m.time;
-    const Time t = model.cost(c, g, bytes, concurrent).time;
+    const units::Time t = model.cost(c, g, bytes, concurrent).time;
     m = {&model, static_cast<int>(c), g.ranks, g.ranks_per_node, g.node_stride, bytes.value, concurrent, t};
     return t;
   }
@@ -264,8 +265,8 @@ Time collective_time_on(const CommModel& model, const Scenario& s, const Compute
 
 }  // namespace
 
-Time collective_time(const Scenario& s, const ComputeProfile& p, CollectiveKind op, std::int64_t ranks,
-                     std::int64_t rank_stride, Bytes bytes) {
+units::Time collective_time(const scenario::Scenario& s, const compute::ComputeProfile& p, CollectiveKind op,
+                            std::int64_t ranks, std::int64_t rank_stride, units::Bytes bytes) {
   if (s.cluster.gpus > kMaxGraphGpus) {
     const std::int64_t gpn = std::max(1, s.cluster.gpus_per_node), stride = std::max<std::int64_t>(1, rank_stride);
     const std::int64_t per_node = stride < gpn ? std::min<std::int64_t>(ranks, gpn / stride) : 1;
@@ -274,11 +275,11 @@ Time collective_time(const Scenario& s, const ComputeProfile& p, CollectiveKind 
   return collective_time_on(comm_model_for(s, p), s, p, op, ranks, rank_stride, bytes);
 }
 
-ClusterCollectives::ClusterCollectives(const Scenario& s, const ComputeProfile& profile)
+ClusterCollectives::ClusterCollectives(const scenario::Scenario& s, const compute::ComputeProfile& profile)
     : s_(s), profile_(profile), model_(s.cluster.gpus <= kMaxGraphGpus ? &comm_model_for(s, profile) : nullptr) {}
 
-Time ClusterCollectives::operator()(CollectiveKind op, std::int64_t ranks, std::int64_t rank_stride,
-                                    Bytes bytes) const {
+units::Time ClusterCollectives::operator()(CollectiveKind op, std::int64_t ranks, std::int64_t rank_stride,
+                                           units::Bytes bytes) const {
   return model_ ? collective_time_on(*model_, s_, profile_, op, ranks, rank_stride, bytes)
                 : collective_time(s_, profile_, op, ranks, rank_stride, bytes);
 }
@@ -299,8 +300,8 @@ double expected_holders(double experts, double holders, int top_k) {
   return holders * (1 - none);
 }
 
-MoeDispatchCost moe_dispatch_cost(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t gpus_per_node,
-                                  const ComputeProfile& p, const MoeDispatch& d) {
+MoeDispatchCost moe_dispatch_cost(const hardware::GpuSpec& gpu, const hardware::FabricSpec& fabric,
+                                  std::int64_t gpus_per_node, const compute::ComputeProfile& p, const MoeDispatch& d) {
   MoeDispatchCost c;
   const double ranks = static_cast<double>(std::max<std::int64_t>(1, d.ranks));
   const double per_node = static_cast<double>(std::clamp<std::int64_t>(d.ranks_per_node, 1, d.ranks));
@@ -336,7 +337,7 @@ MoeDispatchCost moe_dispatch_cost(const GpuSpec& gpu, const FabricSpec& fabric, 
   double seconds = std::max(c.nvlink_bytes / (nvlink * eff), c.rdma_bytes / (nic * eff));
   if (d.sms > 0 && p.dispatch_sm_gbps > 0)
     seconds = std::max(seconds, (c.nvlink_bytes + c.rdma_bytes) / (d.sms * p.dispatch_sm_gbps * 1e9));
-  c.time = Time::from_seconds(seconds);
+  c.time = units::Time::from_seconds(seconds);
   return c;
 }
 

@@ -12,13 +12,14 @@ double d(std::int64_t v) { return static_cast<double>(v); }
 
 }  // namespace
 
-FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario& s, int layer, double tokens) {
+FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const scenario::Scenario& s, int layer,
+                                           double tokens) {
   const auto& m = s.model;
   const auto& p = s.plan;
   const double t = p.tp, r = s.training.lora.rank;
-  const double elt = bytes_per_element(ctx.precision) >= 2 ? bytes_per_element(ctx.precision) : 2.0;
+  const double elt = hardware::bytes_per_element(ctx.precision) >= 2 ? hardware::bytes_per_element(ctx.precision) : 2.0;
   FineTuningLayerCost c;
-  for (const auto& a : adapter_shapes(m, s.training.lora, layer)) {
+  for (const auto& a : workload::adapter_shapes(m, s.training.lora, layer)) {
     // Both adapter matrices split by TP like their base GEMM (an approximation: frameworks
     // replicate one of the two, which differs by r x width, r << width). A routed expert's
     // adapters see the tokens routed to it: per_token / copies of T per copy, batched.
@@ -35,8 +36,8 @@ FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario&
     // self.dim)`, PEFT lora/layer.py `* scaling`, torchtune LoRALinear): read and written once
     // forward, and again for its gradient backward. Then added to the base output (read both,
     // write one); backward adds A's input gradient into the base's.
-    c.fwd += memory_bound_time(ctx, Bytes{(2 + 3) * rows * copies * out * elt}, 2);
-    c.bwd_input += memory_bound_time(ctx, Bytes{(2 * out + 3 * in) * rows * copies * elt}, 2);
+    c.fwd += memory_bound_time(ctx, units::Bytes{(2 + 3) * rows * copies * out * elt}, 2);
+    c.bwd_input += memory_bound_time(ctx, units::Bytes{(2 * out + 3 * in) * rows * copies * elt}, 2);
     c.kernels_f += 4;
     c.kernels_b += 6;
     if (s.training.lora.dropout > 0) {
@@ -44,15 +45,15 @@ FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario&
       // ParallelLinearAdapter dropout_position 'pre'): torch's native_dropout reads the input and
       // writes the dropped copy and a 1-byte mask; its backward reads the gradient and the mask
       // and writes the input's gradient (native_dropout_backward). One kernel each way.
-      const double x = adapter_input_elements(s, a, tokens);
-      c.fwd += memory_bound_time(ctx, Bytes{x * (2 * elt + 1)}, 1);
-      c.bwd_input += memory_bound_time(ctx, Bytes{x * (2 * elt + 1)}, 1);
+      const double x = workload::adapter_input_elements(s, a, tokens);
+      c.fwd += memory_bound_time(ctx, units::Bytes{x * (2 * elt + 1)}, 1);
+      c.bwd_input += memory_bound_time(ctx, units::Bytes{x * (2 * elt + 1)}, 1);
       c.kernels_f += 1;
       c.kernels_b += 1;
     }
   }
-  const BaseWeights base = s.training.lora.base_weights;
-  if (base_weights_dequantized(base, s.precision)) {
+  const workload::BaseWeights base = s.training.lora.base_weights;
+  if (workload::base_weights_dequantized(base, s.precision)) {
     // bitsandbytes dequantizes each NF4 weight to bf16 before the forward GEMM and again before
     // the input-gradient GEMM (autograd/_functions.py, MatMul4Bit forward and backward): one
     // memory-bound kernel per weight per pass, reading NF4 and writing 2 B. Frozen FP8 or NVFP4
@@ -70,8 +71,8 @@ FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario&
       gemm = (gemm + m.ffn_matrices() * h * d(m.ffn)) / t;
       kernels += m.ffn_matrices();
     }
-    const Time dq =
-        memory_bound_time(ctx, Bytes{gemm * (base_weight_bytes(base) + 2.0)}, static_cast<int>(std::min(kernels, 1e6)));
+    const units::Time dq = memory_bound_time(ctx, units::Bytes{gemm * (workload::base_weight_bytes(base) + 2.0)},
+                                             static_cast<int>(std::min(kernels, 1e6)));
     c.fwd += dq;
     c.bwd_input += dq;
     c.kernels_f += kernels;

@@ -32,21 +32,25 @@ double peak_flops(const OpContext& c) {
   const double clock = c.profile->of(c.profile->coefficients_of(c.gpu->arch)).sustained_clock;
   if (auto p = c.gpu->peak(c.precision)) return p->flops_per_s * clock;
   // No tensor-core path for this precision (e.g. fp8 on A100): the caller rejected it at load.
-  return (c.gpu->peak(Precision::BF16) ? c.gpu->peak(Precision::BF16)->flops_per_s : 1e12) * clock;
+  return (c.gpu->peak(hardware::Precision::BF16) ? c.gpu->peak(hardware::Precision::BF16)->flops_per_s : 1e12) * clock;
 }
 
 }  // namespace
 
-Time launch_overhead(const ComputeProfile& p, int kernels) { return Time::from_us(p.kernel_overhead_us * kernels); }
+units::Time launch_overhead(const compute::ComputeProfile& p, int kernels) {
+  return units::Time::from_us(p.kernel_overhead_us * kernels);
+}
 
-bool is_8bit_gemm(Precision p) { return p == Precision::FP8 || p == Precision::MXFP8; }
+bool is_8bit_gemm(hardware::Precision p) { return p == hardware::Precision::FP8 || p == hardware::Precision::MXFP8; }
 
-double gemm_efficiency(const ArchEfficiency& eff, Precision p) { return eff.gemm_of(p); }
+double gemm_efficiency(const compute::ArchEfficiency& eff, hardware::Precision p) { return eff.gemm_of(p); }
 
 namespace {
 
 /// The generation's coefficients (its stand-in's when the profile does not list it).
-const ArchEfficiency& arch_of(const OpContext& c) { return c.profile->of(c.profile->coefficients_of(c.gpu->arch)); }
+const compute::ArchEfficiency& arch_of(const OpContext& c) {
+  return c.profile->of(c.profile->coefficients_of(c.gpu->arch));
+}
 
 }  // namespace
 
@@ -80,15 +84,15 @@ struct GemmKeyHash {
                             bits(k.peak) * 0x85EBCA77C2B2AE63ull + bits(k.hbm_bw) * 0xFF51AFD7ED558CCDull +
                             bits(k.gemm_eff) * 0xC4CEB9FE1A85EC53ull;
     // Shapes a power of two apart differ only in their exponent bits: mix them into the slot bits.
-    return static_cast<std::size_t>(mix64(h));
+    return static_cast<std::size_t>(units::mix64(h));
   }
 };
 
-Time gemm_time_uncached(const OpContext& c, const GemmShape& g);
+units::Time gemm_time_uncached(const OpContext& c, const GemmShape& g);
 
 }  // namespace
 
-Time gemm_time(const OpContext& c, const GemmShape& g) {
+units::Time gemm_time(const OpContext& c, const GemmShape& g) {
   if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return launch_overhead(*c.profile, 1);
   const auto& eff = arch_of(c);
   const GemmKey key{g.m,
@@ -98,7 +102,7 @@ Time gemm_time(const OpContext& c, const GemmShape& g) {
                     static_cast<double>(c.gpu->sm_count),
                     peak_flops(c),
                     c.gpu->hbm_bandwidth.bytes_per_s,
-                    bytes_per_element(c.precision),
+                    hardware::bytes_per_element(c.precision),
                     eff.gemm_of(c.precision) * (g.grouped ? eff.grouped_gemm : 1.0),
                     eff.hbm,
                     c.profile->gemm_k_half,
@@ -106,21 +110,21 @@ Time gemm_time(const OpContext& c, const GemmShape& g) {
   // Direct-mapped: one slot per hash, overwritten on a miss (no allocation, no chains).
   struct Slot {
     GemmKey key{};
-    Time t{};
+    units::Time t{};
     bool used = false;
   };
   constexpr std::size_t kSlots = 1u << 12;
   thread_local std::vector<Slot> memo(kSlots);
   Slot& slot = memo[GemmKeyHash{}(key) & (kSlots - 1)];
   if (slot.used && slot.key == key) return slot.t;
-  const Time t = gemm_time_uncached(c, g);
+  const units::Time t = gemm_time_uncached(c, g);
   slot = {key, t, true};
   return t;
 }
 
 namespace {
 
-Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
+units::Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
   const auto& eff = arch_of(c);
   const double sms = std::max(1, c.gpu->sm_count);
   const double per_sm = peak_flops(c) / sms;
@@ -144,10 +148,10 @@ Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
       best = std::min(best, time);
     }
   }
-  const double elt = bytes_per_element(c.precision);
+  const double elt = hardware::bytes_per_element(c.precision);
   const double out = std::max(elt, 2.0);
   const double bytes = g.batch * (elt * (g.m * g.k + g.k * g.n) + out * g.m * g.n);
-  return Time::from_seconds(std::max(best, bytes / hbm)) + launch_overhead(*c.profile, 1);
+  return units::Time::from_seconds(std::max(best, bytes / hbm)) + launch_overhead(*c.profile, 1);
 }
 
 }  // namespace
@@ -173,8 +177,8 @@ double attended_keys(const AttentionShape& a) {
   return std::min(keys, q * kv);
 }
 
-Time attention_time(const OpContext& c, const AttentionShape& a, bool backward) {
-  if (a.batch_heads <= 0 || a.q_len <= 0 || a.kv_len <= 0) return Time{0};
+units::Time attention_time(const OpContext& c, const AttentionShape& a, bool backward) {
+  if (a.batch_heads <= 0 || a.q_len <= 0 || a.kv_len <= 0) return units::Time{0};
   const auto& eff = arch_of(c);
   const double dv = a.head_dim_v > 0 ? a.head_dim_v : a.head_dim;
   const double keys = attended_keys(a);
@@ -185,33 +189,33 @@ Time attention_time(const OpContext& c, const AttentionShape& a, bool backward) 
   const double mean_keys = keys / a.q_len;
   const double kv_eff = mean_keys / (mean_keys + c.profile->attention_kv_half);
   const double rate = peak_flops(c) * eff.attention_of(c.precision, backward) * hd_eff * kv_eff;
-  return Time::from_seconds(flops / rate) + launch_overhead(*c.profile, backward ? 2 : 1);
+  return units::Time::from_seconds(flops / rate) + launch_overhead(*c.profile, backward ? 2 : 1);
 }
 
-Time memory_bound_time(const OpContext& c, Bytes bytes, int kernels) {
+units::Time memory_bound_time(const OpContext& c, units::Bytes bytes, int kernels) {
   const auto& eff = arch_of(c);
-  return Time::from_seconds(bytes.value / (c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm)) +
+  return units::Time::from_seconds(bytes.value / (c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm)) +
          launch_overhead(*c.profile, kernels);
 }
 
-double quantised_bytes_per_value(Precision p) {
+double quantised_bytes_per_value(hardware::Precision p) {
   switch (p) {
-    case Precision::FP8:
+    case hardware::Precision::FP8:
       return 1.0 + 4.0 / 128;  // FP32 scale per 128 values (blockwise FP8; per-tensor: fewer)
-    case Precision::MXFP8:
+    case hardware::Precision::MXFP8:
       return 1.0 + 1.0 / 32;  // E8M0 scale per 32 (OCP Microscaling v1.0)
-    case Precision::NVFP4:
-    case Precision::FP4:
+    case hardware::Precision::NVFP4:
+    case hardware::Precision::FP4:
       return 0.5 + 1.0 / 16;  // E4M3 scale per 16 (NVIDIA NVFP4)
     default:
-      return bytes_per_element(p);
+      return hardware::bytes_per_element(p);
   }
 }
 
-Time cast_time(const OpContext& c, double elements, double in_bytes, int outputs) {
-  if (elements <= 0) return Time{0};
+units::Time cast_time(const OpContext& c, double elements, double in_bytes, int outputs) {
+  if (elements <= 0) return units::Time{0};
   const double bytes = elements * (in_bytes + outputs * quantised_bytes_per_value(c.precision));
-  return Time::from_seconds(bytes / (c.gpu->hbm_bandwidth.bytes_per_s * arch_of(c).cast_of(c.precision))) +
+  return units::Time::from_seconds(bytes / (c.gpu->hbm_bandwidth.bytes_per_s * arch_of(c).cast_of(c.precision))) +
          launch_overhead(*c.profile, 1);
 }
 

@@ -20,14 +20,14 @@ double d(std::int64_t v) { return static_cast<double>(v); }
 
 }  // namespace
 
-StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
+StageParameters stage_parameters(const scenario::Scenario& s, std::size_t stage) {
   const auto& m = s.model;
   const auto& p = s.plan;
   const double t = p.tp;
-  const auto pc = parameter_count(m);
+  const auto pc = workload::parameter_count(m);
   StageParameters out;
   if (stage >= static_cast<std::size_t>(std::max(1, p.pp))) return out;
-  const StageSlice slice = pipeline_stage(m, p, static_cast<int>(stage));
+  const workload::StageSlice slice = workload::pipeline_stage(m, p, static_cast<int>(stage));
   auto add = [&](int layer, int n) {
     if (m.is_moe_layer(layer)) {
       out.dense += n * pc.moe_layer_shared / t;
@@ -36,24 +36,24 @@ StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
       out.dense += n * pc.dense_layer / t;
     }
   };
-  for (const auto& [first, n] : slice.chunks) for_each_layer_kind(m, first, n, add);
+  for (const auto& [first, n] : slice.chunks) workload::for_each_layer_kind(m, first, n, add);
   if (slice.head && m.mtp_layers > 0) {  // the MTP modules: layers, projections and norms
     add(m.layers, m.mtp_layers);
-    out.dense += m.mtp_layers * mtp_module_extra_params(m) / t;
+    out.dense += m.mtp_layers * workload::mtp_module_extra_params(m) / t;
   }
   if (slice.embedding) out.dense += pc.embedding / t;
   if (slice.head) out.dense += (pc.output_head + pc.final_norm) / t;
-  out.gemm = stage_gemm_parameters(s, static_cast<int>(stage));
-  if (is_fine_tuning(s)) {
+  out.gemm = workload::stage_gemm_parameters(s, static_cast<int>(stage));
+  if (workload::is_fine_tuning(s)) {
     // LoRA: the adapters are what is synchronised and stepped; the frozen weights only gathered
     // by ZeRO-3 (at their storage bytes: NF4 GEMM weights for QLoRA, roughly all of them).
-    LocalAdapters a;
+    workload::LocalAdapters a;
     for (const auto& [first, n] : slice.chunks) {
-      const LocalAdapters chunk = local_adapter_params(s, first, n);
+      const workload::LocalAdapters chunk = workload::local_adapter_params(s, first, n);
       a.dense += chunk.dense;
       a.expert += chunk.expert;
     }
-    out.frozen_bytes = (out.dense + out.expert) * base_weight_bytes(s.training.lora.base_weights);
+    out.frozen_bytes = (out.dense + out.expert) * workload::base_weight_bytes(s.training.lora.base_weights);
     out.dense = a.dense;
     out.expert = a.expert;
     out.gemm = 0;
@@ -61,31 +61,31 @@ StageParameters stage_parameters(const Scenario& s, std::size_t stage) {
   return out;
 }
 
-Bytes parameter_gather_bytes(const Scenario& s, const StageParameters& params, bool expert_only) {
+units::Bytes parameter_gather_bytes(const scenario::Scenario& s, const StageParameters& params, bool expert_only) {
   const double parameters = expert_only ? params.expert : params.dense;
-  if (!s.fp8_params) return Bytes{parameters * 2};
+  if (!s.fp8_params) return units::Bytes{parameters * 2};
   const double gemm = expert_only ? params.expert : std::clamp(params.gemm - params.expert, 0.0, params.dense);
-  return Bytes{(parameters - gemm) * 2 + gemm * fp8_weight_copy_bytes(s.precision) / 2};
+  return units::Bytes{(parameters - gemm) * 2 + gemm * workload::fp8_weight_copy_bytes(s.precision) / 2};
 }
 
-Time dp_sync_time(const Scenario& s, const ClusterCollectives& coll, const StageParameters& params) {
+units::Time dp_sync_time(const scenario::Scenario& s, const ClusterCollectives& coll, const StageParameters& params) {
   const auto& p = s.plan;
   // Gradients are reduced in the dtype they accumulate in: Megatron-core's grad buffer is fp32
   // under grad_reduce_in_fp32 ("If true, reduce grads in fp32",
   // megatron/core/distributed/distributed_data_parallel_config.py; param_and_grad_buffer.py
   // reduces the buffer as it is), which Megatron-LM turns on for bf16 (arguments.py): 4 B per
   // gradient, 2 B with --grad-reduce-in-bf16 or fp16 grads (workload.hpp, grad_bytes).
-  const double gbytes = grad_bytes(s.precision, s.grad_reduce);
+  const double gbytes = workload::grad_bytes(s.precision, s.grad_reduce);
   const std::int64_t dp_group = p.dp * p.cp;
   // One group's sync: all-reduce, or with a distributed optimizer / ZeRO-1,2 reduce-scatter of
   // the gradients and all-gather of the parameters (parameter_gather_bytes).
   auto sync = [&](std::int64_t ranks, std::int64_t stride, bool expert) {
-    const Bytes grads{(expert ? params.expert : params.dense) * gbytes};
+    const units::Bytes grads{(expert ? params.expert : params.dense) * gbytes};
     if (p.zero == 0) return coll(CollectiveKind::AllReduce, ranks, stride, grads);
     return coll(CollectiveKind::ReduceScatter, ranks, stride, grads) +
            coll(CollectiveKind::AllGather, ranks, stride, parameter_gather_bytes(s, params, expert));
   };
-  Time dp_sync{0};
+  units::Time dp_sync{0};
   if (dp_group > 1) dp_sync = sync(dp_group, p.tp, false);
   // Routed experts sync over the expert-data-parallel group: the stage's tp*dp*cp GPUs regrouped
   // as etp x ep x edp, etp innermost (Megatron-core parallel_state.py, the expert RankGenerator's
@@ -95,29 +95,33 @@ Time dp_sync_time(const Scenario& s, const ClusterCollectives& coll, const Stage
   return dp_sync;
 }
 
-Time zero3_gather_time(const Scenario& s, const ClusterCollectives& coll, const StageParameters& params) {
+units::Time zero3_gather_time(const scenario::Scenario& s, const ClusterCollectives& coll,
+                              const StageParameters& params) {
   const auto& p = s.plan;
   const std::int64_t dp_group = p.dp * p.cp;
-  if (dp_group <= 1 || p.zero != 3) return Time{0};
+  if (dp_group <= 1 || p.zero != 3) return units::Time{0};
   return coll(CollectiveKind::AllGather, dp_group, p.tp,
-              Bytes{parameter_gather_bytes(s, params, false).value + params.frozen_bytes});
+              units::Bytes{parameter_gather_bytes(s, params, false).value + params.frozen_bytes});
 }
 
-Time dp_sync_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+units::Time dp_sync_time(const scenario::Scenario& s, const compute::ComputeProfile& prof,
+                         const StageParameters& params) {
   return dp_sync_time(s, ClusterCollectives(s, prof), params);
 }
 
-Time zero3_gather_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+units::Time zero3_gather_time(const scenario::Scenario& s, const compute::ComputeProfile& prof,
+                              const StageParameters& params) {
   return zero3_gather_time(s, ClusterCollectives(s, prof), params);
 }
 
-Time optimizer_time(const Scenario& s, const ComputeProfile& prof, const StageParameters& params) {
+units::Time optimizer_time(const scenario::Scenario& s, const compute::ComputeProfile& prof,
+                           const StageParameters& params) {
   const OpContext ctx{&s.cluster.gpu, &prof, s.precision};
   // Adam over the local shard: fp32 master, m, v read and written, gradient read, 16-bit
   // weights written: 4*3*2 + 2 + 2 = 28 bytes per parameter (memory-bound).
   const double shard = s.plan.zero >= 1 ? d(s.plan.dp * s.plan.cp) : 1.0;
   const double local = (params.dense + params.expert) / shard;
-  return memory_bound_time(ctx, Bytes{local * 28.0}, 8);
+  return memory_bound_time(ctx, units::Bytes{local * 28.0}, 8);
 }
 
 namespace {
@@ -125,8 +129,8 @@ namespace {
 /// What every stage's cost reads: the scenario, its profile and op context, the cluster's
 /// collectives, and the shape of one micro-batch on one GPU.
 struct StageInputs {
-  const Scenario& s;
-  const ComputeProfile& prof;
+  const scenario::Scenario& s;
+  const compute::ComputeProfile& prof;
   OpContext ctx;
   OpContext ctx16;                      ///< the ops FP8 recipes keep in 16 bits (non_gemm_precision)
   ClusterCollectives coll;              ///< collectives on the cluster's model, looked up once
@@ -146,12 +150,12 @@ struct StageInputs {
   bool tp_without_sp = false;
 };
 
-StageInputs stage_inputs(const Scenario& s, const ComputeProfile& prof) {
+StageInputs stage_inputs(const scenario::Scenario& s, const compute::ComputeProfile& prof) {
   const auto& m = s.model;
   const auto& p = s.plan;
   StageInputs in{s, prof, OpContext{&s.cluster.gpu, &prof, s.precision},
                  OpContext{&s.cluster.gpu, &prof, non_gemm_precision(s.precision)}, ClusterCollectives(s, prof)};
-  in.elt = bytes_per_element(s.precision) >= 2 ? bytes_per_element(s.precision) : 2.0;
+  in.elt = hardware::bytes_per_element(s.precision) >= 2 ? hardware::bytes_per_element(s.precision) : 2.0;
   in.t = p.tp;
   in.b = d(p.micro_batch);
   in.seq = d(m.seq_len) / p.cp;
@@ -170,8 +174,8 @@ StageInputs stage_inputs(const Scenario& s, const ComputeProfile& prof) {
 
 /// One layer, one micro-batch.
 struct LayerCost {
-  Time fwd, bwd, bwd_input, recompute, tp, cp, ep;
-  Time tp_without_sp;  ///< tp with sequence parallelism off (only when asked: StageInputs)
+  units::Time fwd, bwd, bwd_input, recompute, tp, cp, ep;
+  units::Time tp_without_sp;  ///< tp with sequence parallelism off (only when asked: StageInputs)
   // Kernels the host issues per micro-batch (compute kernels and collective calls), forward
   // and backward; recompute issues the forward's again.
   double kernels_f = 0, kernels_b = 0;
@@ -180,7 +184,7 @@ struct LayerCost {
 /// The GEMM times of one layer: forward (m, n, k) and its two backward GEMMs: dgrad (m, k, n),
 /// wgrad (k, n, m).
 struct LayerGemms {
-  Time fwd{0}, bwd_in{0}, bwd_w{0};
+  units::Time fwd{0}, bwd_in{0}, bwd_w{0};
   int count = 0;  ///< GEMMs added (each issues one weight-gradient kernel)
   void add(const StageInputs& in, LayerCost& c, double mm, double nn, double kk, double batch = 1,
            bool grouped = false) {
@@ -209,13 +213,14 @@ struct LayerGemms {
       c.kernels_b += 1;
     }
   }
-  static bool quantised(Precision p) {
-    return p == Precision::FP8 || p == Precision::MXFP8 || p == Precision::NVFP4 || p == Precision::FP4;
+  static bool quantised(hardware::Precision p) {
+    return p == hardware::Precision::FP8 || p == hardware::Precision::MXFP8 || p == hardware::Precision::NVFP4 ||
+           p == hardware::Precision::FP4;
   }
 };
 
 /// Core attention of one layer, forward and backward.
-std::pair<Time, Time> attention_cost(const StageInputs& in, LayerCost& c, int layer) {
+std::pair<units::Time, units::Time> attention_cost(const StageInputs& in, LayerCost& c, int layer) {
   const auto& m = in.s.model;
   const auto& p = in.s.plan;
   const double heads_local = m.heads / in.t;
@@ -223,7 +228,7 @@ std::pair<Time, Time> attention_cost(const StageInputs& in, LayerCost& c, int la
   // the causal half of the sequence.
   const bool windowed = m.is_windowed_layer(layer);
   const double kv_len = windowed ? std::min(d(m.sliding_window->size), in.seq * p.cp) : in.seq * p.cp;
-  Time attn_f, attn_b;
+  units::Time attn_f, attn_b;
   if (p.flash_attention) {
     // Queries and keys at the query/key head width, values at theirs (MLA: 192 and 128); a windowed
     // layer attends its last window keys, causally (attended_keys).
@@ -241,10 +246,10 @@ std::pair<Time, Time> attention_cost(const StageInputs& in, LayerCost& c, int la
     const double batch = in.b * heads_local, seq = in.seq, hd = in.hd, hd_v = in.hd_v, elt = in.elt;
     const double scores = batch * seq * kv_len;
     attn_f = gemm_time(in.ctx16, {seq, kv_len, hd, batch}) + gemm_time(in.ctx16, {seq, hd_v, kv_len, batch}) +
-             memory_bound_time(in.ctx16, Bytes{scores * (4 * elt + 1)}, 2);
+             memory_bound_time(in.ctx16, units::Bytes{scores * (4 * elt + 1)}, 2);
     attn_b = gemm_time(in.ctx16, {seq, kv_len, hd_v, batch}) + gemm_time(in.ctx16, {kv_len, hd_v, seq, batch}) +
              gemm_time(in.ctx16, {seq, hd, kv_len, batch}) + gemm_time(in.ctx16, {kv_len, hd, seq, batch}) +
-             memory_bound_time(in.ctx16, Bytes{scores * (5 * elt + 1)}, 2);
+             memory_bound_time(in.ctx16, units::Bytes{scores * (5 * elt + 1)}, 2);
     c.kernels_f += 4;
     c.kernels_b += 6;
   }
@@ -296,21 +301,21 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
       // nodes, so at most node_limit of its top_k copies cross the NIC.
       double dedup = moe_dispatch_internode_factor(e.top_k, nodes);
       if (e.node_limit > 0) dedup = std::min(dedup, static_cast<double>(e.node_limit) / e.top_k);
-      const auto dispatcher = p.moe_dispatcher.value_or(MoeDispatcher::DeepEP);
-      if (dispatcher == MoeDispatcher::AllGather) {
+      const auto dispatcher = p.moe_dispatcher.value_or(parallel::MoeDispatcher::DeepEP);
+      if (dispatcher == parallel::MoeDispatcher::AllGather) {
         // Megatron-core's allgather dispatcher (MoEAllGatherTokenDispatcher): every EP rank gathers
         // the group's tokens and keeps those routed to its experts; combine reduce-scatters them.
         // Forward and backward each pay one all-gather and one reduce-scatter of the group's tokens.
-        const Bytes gathered{T * h * in.elt * token_share * p.ep};
+        const units::Bytes gathered{T * h * in.elt * token_share * p.ep};
         c.ep = (in.coll(CollectiveKind::AllGather, p.ep, p.expert_tp(), gathered) +
                 in.coll(CollectiveKind::ReduceScatter, p.ep, p.expert_tp(), gathered)) *
                2;
       } else {
         // Megatron-core's alltoall dispatcher (MoEAlltoAllTokenDispatcher) sends one copy per
         // routed expert, across nodes too; DeepEP (the flex dispatcher) one per remote node.
-        if (dispatcher == MoeDispatcher::AllToAll) dedup = 1;
-        const Bytes a2a{T * e.top_k * h * in.elt * token_share * dedup};
-        const Time one = in.coll(CollectiveKind::AllToAll, p.ep, p.expert_tp(), a2a);
+        if (dispatcher == parallel::MoeDispatcher::AllToAll) dedup = 1;
+        const units::Bytes a2a{T * e.top_k * h * in.elt * token_share * dedup};
+        const units::Time one = in.coll(CollectiveKind::AllToAll, p.ep, p.expert_tp(), a2a);
         c.ep = one * 4;
       }
     }
@@ -322,20 +327,20 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
 }
 
 /// TP and CP communication of one layer, given its attention times.
-void layer_comm(const StageInputs& in, LayerCost& c, const LayerGemms& gemms, Time attn_f, Time attn_b) {
+void layer_comm(const StageInputs& in, LayerCost& c, const LayerGemms& gemms, units::Time attn_f, units::Time attn_b) {
   const auto& p = in.s.plan;
   // TP: two all-reduces forward, two backward (Megatron f/g operators); with sequence
   // parallelism each becomes an all-gather + reduce-scatter pair of the same volume.
   if (p.tp > 1) {
-    const Bytes act{in.T * in.h * in.elt};
+    const units::Bytes act{in.T * in.h * in.elt};
     auto tp_time = [&](bool sequence_parallel) {
-      Time ag, rs;
+      units::Time ag, rs;
       if (sequence_parallel) {
         ag = in.coll(CollectiveKind::AllGather, p.tp, 1, act);
         rs = in.coll(CollectiveKind::ReduceScatter, p.tp, 1, act);
       } else {  // an all-reduce is a reduce-scatter and an all-gather of the same volume
-        const Time all_reduce = in.coll(CollectiveKind::AllReduce, p.tp, 1, act);
-        ag = Time{all_reduce.ns / 2};
+        const units::Time all_reduce = in.coll(CollectiveKind::AllReduce, p.tp, 1, act);
+        ag = units::Time{all_reduce.ns / 2};
         rs = all_reduce - ag;
       }
       return p.overlap_tp_comm ? tp_overlap_exposed(ag, rs, gemms.fwd, gemms.bwd_in + gemms.bwd_w, p.recompute,
@@ -350,10 +355,10 @@ void layer_comm(const StageInputs& in, LayerCost& c, const LayerGemms& gemms, Ti
   }
   // CP: ring exchange of K and V chunks, hidden under attention except what exceeds it.
   if (p.cp > 1) {
-    const Bytes kv_chunk{2 * in.T * in.kv / in.t * in.elt};
-    const Time ring = in.coll(CollectiveKind::SendRecv, 2, p.tp, kv_chunk) * (p.cp - 1);
-    const Time exposed_f = ring > attn_f ? ring - attn_f : Time{0};
-    const Time exposed_b = ring * 2 > attn_b ? ring * 2 - attn_b : Time{0};
+    const units::Bytes kv_chunk{2 * in.T * in.kv / in.t * in.elt};
+    const units::Time ring = in.coll(CollectiveKind::SendRecv, 2, p.tp, kv_chunk) * (p.cp - 1);
+    const units::Time exposed_f = ring > attn_f ? ring - attn_f : units::Time{0};
+    const units::Time exposed_b = ring * 2 > attn_b ? ring * 2 - attn_b : units::Time{0};
     c.cp = exposed_f + exposed_b;
   }
 }
@@ -387,7 +392,7 @@ LayerCost layer_cost(const StageInputs& in, int layer) {
   double elementwise = (2 * 2 + 2 * 3) * h / in.sp_div + (m.learned_positions ? 0.0 : 4 * (q + kv) / t);
   int kernels_f = 9;
   ffn_cost(in, layer, c, gemms, elementwise, kernels_f);
-  if (is_fine_tuning(in.s)) {
+  if (workload::is_fine_tuning(in.s)) {
     // Frozen base weights: no weight-gradient GEMMs; the adapters' GEMMs and QLoRA's
     // dequantization instead (workload/fine_tuning.cpp).
     const FineTuningLayerCost ft = fine_tuning_layer_cost(in.ctx, in.s, layer, T);
@@ -399,14 +404,14 @@ LayerCost layer_cost(const StageInputs& in, int layer) {
   }
   c.kernels_f += kernels_f;
   c.kernels_b += 2 * kernels_f;
-  const Time ew_f = memory_bound_time(in.ctx, Bytes{T * elementwise * in.elt}, kernels_f);
-  const Time ew_b = memory_bound_time(in.ctx, Bytes{2 * T * elementwise * in.elt}, 2 * kernels_f);
+  const units::Time ew_f = memory_bound_time(in.ctx, units::Bytes{T * elementwise * in.elt}, kernels_f);
+  const units::Time ew_b = memory_bound_time(in.ctx, units::Bytes{2 * T * elementwise * in.elt}, 2 * kernels_f);
   c.fwd = gemms.fwd + attn_f + ew_f;
   c.bwd_input = gemms.bwd_in + attn_b + ew_b;
   c.bwd = c.bwd_input + gemms.bwd_w;
-  if (p.recompute == Recompute::Full)
+  if (p.recompute == parallel::Recompute::Full)
     c.recompute = c.fwd;
-  else if (p.recompute == Recompute::Selective)
+  else if (p.recompute == parallel::Recompute::Selective)
     c.recompute = attn_f;
   layer_comm(in, c, gemms, attn_f, attn_b);
   if (p.overlap_ep_comm && c.ep.ns > 0)
@@ -419,37 +424,37 @@ LayerCost layer_cost(const StageInputs& in, int layer) {
 /// (small micro-batches, wide TP) the GPU waits for the host. Per micro-batch and direction the
 /// stage takes max(device time, kernels x host_overhead_us); the excess is charged to the
 /// compute it delays.
-void apply_host_floor(const ComputeProfile& prof, const ParallelPlan& p, StageTimes& st, double kernels_f,
-                      double kernels_b) {
+void apply_host_floor(const compute::ComputeProfile& prof, const parallel::ParallelPlan& p, StageTimes& st,
+                      double kernels_f, double kernels_b) {
   if (prof.host_overhead_us <= 0) return;
   const double tp_f_share = p.tp > 1 ? 2.0 / tp_collectives_per_layer(p.recompute) : 0.0;
-  const Time tp_f = Time::from_seconds(st.tp_comm.seconds() * tp_f_share);
-  const Time tp_b = st.tp_comm - tp_f;
-  const double kernels_r = p.recompute == Recompute::Full ? kernels_f : 0.0;
-  const Time host_f = Time::from_us(prof.host_overhead_us * kernels_f);
-  const Time host_b = Time::from_us(prof.host_overhead_us * (kernels_b + kernels_r));
-  const Time dev_f = st.forward + tp_f;
-  const Time dev_b = st.backward + st.recompute + tp_b;
+  const units::Time tp_f = units::Time::from_seconds(st.tp_comm.seconds() * tp_f_share);
+  const units::Time tp_b = st.tp_comm - tp_f;
+  const double kernels_r = p.recompute == parallel::Recompute::Full ? kernels_f : 0.0;
+  const units::Time host_f = units::Time::from_us(prof.host_overhead_us * kernels_f);
+  const units::Time host_b = units::Time::from_us(prof.host_overhead_us * (kernels_b + kernels_r));
+  const units::Time dev_f = st.forward + tp_f;
+  const units::Time dev_b = st.backward + st.recompute + tp_b;
   if (host_f > dev_f) st.forward += host_f - dev_f;
   if (host_b > dev_b) {
-    const Time extra = host_b - dev_b;
+    const units::Time extra = host_b - dev_b;
     st.backward += extra;
     // Half of it delays the input-gradient kernels (ZB-H1 schedules them apart): the
     // backward issues as many data-gradient as weight-gradient GEMMs.
-    st.backward_input += Time::from_seconds(extra.seconds() * 0.5);
+    st.backward_input += units::Time::from_seconds(extra.seconds() * 0.5);
   }
 }
 
 /// Per-micro-batch times of every pipeline stage: its layers, the embedding on the first, the
 /// logits and loss on the last, the host floor and the per-micro-batch overhead.
 /// `tp_without_sp` (when in.tp_without_sp): each stage's tp_comm with sequence parallelism off.
-std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp_without_sp = nullptr) {
+std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Time>* tp_without_sp = nullptr) {
   const auto& m = in.s.model;
   const auto& p = in.s.plan;
   const double T = in.T, h = in.h, t = in.t, elt = in.elt;
   const auto ranks = static_cast<std::size_t>(std::max(1, p.pp));
   std::vector<StageTimes> stages(ranks);
-  if (tp_without_sp) tp_without_sp->assign(ranks, Time{0});
+  if (tp_without_sp) tp_without_sp->assign(ranks, units::Time{0});
   // Layers of a kind (dense or MoE, full or windowed attention) cost the same: compute one of
   // each kind once and reuse (the planner calls this millions of times).
   std::optional<LayerCost> kind_cost[4];
@@ -461,9 +466,10 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
   // Activations to the next stage (Megatron's scatter/gather sends 1/t of them per rank when
   // sequence parallel or scatter-gather is on; all TP ranks send at once). The same message
   // between every pair of neighbouring stages: costed once.
-  const Time p2p =
-      p.pp > 1 ? in.coll(CollectiveKind::SendRecv, 2, in.dp_stride * p.dp, Bytes{T * h * elt / t}) : Time{0};
-  const bool frozen = is_fine_tuning(in.s);  // LoRA: embedding and output head frozen
+  const units::Time p2p = p.pp > 1
+                              ? in.coll(CollectiveKind::SendRecv, 2, in.dp_stride * p.dp, units::Bytes{T * h * elt / t})
+                              : units::Time{0};
+  const bool frozen = workload::is_fine_tuning(in.s);  // LoRA: embedding and output head frozen
   // A middle stage (neither the first nor the last) with the layer kinds of the last middle stage
   // computed is that stage again, sum for sum: copied (a 126-stage pipeline has at most a few
   // distinct stages).
@@ -471,18 +477,18 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
   std::array<int, 4> like_kinds{};
   // Handed to for_each_pipeline_stage by reference: std::function keeps a reference_wrapper
   // without allocating, where this lambda's many captures would make it allocate per estimate.
-  const auto visit = [&](std::size_t i, const StageSlice& slice) {
+  const auto visit = [&](std::size_t i, const workload::StageSlice& slice) {
     auto& st = stages[i];
     st.layers = slice.layers();
     std::array<int, 4> kinds{};
     std::array<int, 4> first_of{-1, -1, -1, -1};
     for (const auto& [first, n] : slice.chunks)
-      for_each_layer_kind(m, first, n, [&](int layer, int count) {
+      workload::for_each_layer_kind(m, first, n, [&](int layer, int count) {
         const int k = (m.is_moe_layer(layer) ? 2 : 0) + (m.is_windowed_layer(layer) ? 1 : 0);
         kinds[static_cast<std::size_t>(k)] += count;
         if (first_of[static_cast<std::size_t>(k)] < 0) first_of[static_cast<std::size_t>(k)] = layer;
       });
-    Time* tp_alt = tp_without_sp ? &(*tp_without_sp)[i] : nullptr;
+    units::Time* tp_alt = tp_without_sp ? &(*tp_without_sp)[i] : nullptr;
     const bool middle = !slice.embedding && !slice.head && slice.pass_share == 1;
     if (middle && like != 0 && like_kinds == kinds) {
       st = stages[like];
@@ -509,8 +515,8 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
     for (std::size_t k = 0; k < kinds.size(); ++k)
       if (kinds[k] > 0) add(cost_of(first_of[k]), kinds[k]);
     if (slice.embedding) {  // embedding lookup forward, scatter-add backward (none when frozen)
-      st.forward += memory_bound_time(in.ctx, Bytes{2 * T * h * elt}, 2);
-      if (!frozen) st.backward += memory_bound_time(in.ctx, Bytes{3 * T * h * 4}, 2);
+      st.forward += memory_bound_time(in.ctx, units::Bytes{2 * T * h * elt}, 2);
+      if (!frozen) st.backward += memory_bound_time(in.ctx, units::Bytes{3 * T * h * 4}, 2);
       kernels_f += 2;
       kernels_b += frozen ? 0 : 2;
     }
@@ -519,15 +525,15 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
       const int heads = 1 + m.mtp_layers;
       // The LM head stays in 16 bits under FP8 (non_gemm_precision).
       st.forward += (gemm_time(in.ctx16, {T, vocab_local, h}) +
-                     memory_bound_time(in.ctx, Bytes{T * vocab_local * (elt + 2 * 4)}, 4)) *
+                     memory_bound_time(in.ctx, units::Bytes{T * vocab_local * (elt + 2 * 4)}, 4)) *
                     heads;
-      const Time bi = gemm_time(in.ctx16, {T, h, vocab_local});
-      st.backward += (bi + (frozen ? Time{0} : gemm_time(in.ctx16, {h, vocab_local, T})) +
-                      memory_bound_time(in.ctx, Bytes{T * vocab_local * (4 + elt)}, 2)) *
+      const units::Time bi = gemm_time(in.ctx16, {T, h, vocab_local});
+      st.backward += (bi + (frozen ? units::Time{0} : gemm_time(in.ctx16, {h, vocab_local, T})) +
+                      memory_bound_time(in.ctx, units::Bytes{T * vocab_local * (4 + elt)}, 2)) *
                      heads;
       st.backward_input += bi * heads;
       if (p.tp > 1 && !p.overlap_tp_comm) {  // vocab-parallel cross-entropy: small all-reduces of max and sum
-        const Time ce = in.coll(CollectiveKind::AllReduce, p.tp, 1, Bytes{T * 4}) * 3 * heads;
+        const units::Time ce = in.coll(CollectiveKind::AllReduce, p.tp, 1, units::Bytes{T * 4}) * 3 * heads;
         st.tp_comm += ce;
         if (tp_alt) *tp_alt += ce;
       }
@@ -541,7 +547,7 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
         LayerGemms g;
         g.add(in, proj, T, h / t, 2 * h);
         st.forward += g.fwd * m.mtp_layers;
-        st.backward += (g.bwd_in + (frozen ? Time{0} : g.bwd_w)) * m.mtp_layers;
+        st.backward += (g.bwd_in + (frozen ? units::Time{0} : g.bwd_w)) * m.mtp_layers;
         st.backward_input += g.bwd_in * m.mtp_layers;
         kernels_f += proj.kernels_f * m.mtp_layers;
         kernels_b += proj.kernels_b * m.mtp_layers;
@@ -551,32 +557,32 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<Time>* tp
       // DualPipe: each micro-batch crosses one of the rank's two stages (of its direction); per
       // micro-batch the rank's work is their mean.
       const double f = slice.pass_share;
-      for (Time* x :
+      for (units::Time* x :
            {&st.forward, &st.backward, &st.backward_input, &st.recompute, &st.tp_comm, &st.cp_comm, &st.ep_comm})
-        *x = Time::from_seconds(x->seconds() * f);
-      if (tp_alt) *tp_alt = Time::from_seconds(tp_alt->seconds() * f);
+        *x = units::Time::from_seconds(x->seconds() * f);
+      if (tp_alt) *tp_alt = units::Time::from_seconds(tp_alt->seconds() * f);
       kernels_f *= f;
       kernels_b *= f;
     }
     apply_host_floor(in.prof, p, st, kernels_f, kernels_b);
-    st.forward += Time::from_seconds(in.prof.microbatch_overhead_ms * 1e-3);
+    st.forward += units::Time::from_seconds(in.prof.microbatch_overhead_ms * 1e-3);
     st.p2p = p2p;
   };
-  for_each_pipeline_stage(m, p, std::cref(visit));
+  workload::for_each_pipeline_stage(m, p, std::cref(visit));
   return stages;
 }
 
 }  // namespace
 
-std::vector<StageTimes> stage_costs(const Scenario& s, const ComputeProfile& prof,
-                                    std::vector<Time>* tp_comm_without_sp) {
+std::vector<StageTimes> stage_costs(const scenario::Scenario& s, const compute::ComputeProfile& prof,
+                                    std::vector<units::Time>* tp_comm_without_sp) {
   StageInputs in = stage_inputs(s, prof);
   in.tp_without_sp = tp_comm_without_sp != nullptr;
   return stage_times(in, tp_comm_without_sp);
 }
 
-Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Time gemm_bwd, Recompute recompute,
-                        double comm_sm_share) {
+units::Time tp_overlap_exposed(units::Time all_gather, units::Time reduce_scatter, units::Time gemm_fwd,
+                               units::Time gemm_bwd, parallel::Recompute recompute, double comm_sm_share) {
   // Transformer Engine userbuffers defaults (transformer_engine/pytorch/module/base.py,
   // initialize_ub): ring_exchange for qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad; pipeline
   // with num_splits 4 for proj_fprop and fc2_fprop; bulk for the qkv and fc1 dgrad / wgrad.
@@ -593,16 +599,16 @@ Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Tim
   const double sm_bwd = comm_sm_share * 2 * (ag + rs);  // the bulk all-gathers and reduce-scatters
   const double fwd = std::min(comm, std::max(comm - gemm_fwd.seconds(), sm_fwd) + 2 * rs / kPipelineSplits);
   const double bwd = std::min(comm, std::max({0.0, comm - gemm_bwd.seconds(), sm_bwd}));
-  const double replays = recompute == Recompute::Full ? 2.0 : 1.0;
-  return Time::from_seconds(replays * fwd + bwd);
+  const double replays = recompute == parallel::Recompute::Full ? 2.0 : 1.0;
+  return units::Time::from_seconds(replays * fwd + bwd);
 }
 
-Time ep_overlap_exposed(Time ep, Time fwd, Time bwd, double comm_sm_share) {
+units::Time ep_overlap_exposed(units::Time ep, units::Time fwd, units::Time bwd, double comm_sm_share) {
   FLOPCAST_ASSERT(comm_sm_share >= 0.0 && comm_sm_share < 1.0, "SM share must lie in [0, 1)");
   const double half = ep.seconds() / 2;
   const double under_bwd = std::max(half - bwd.seconds(), comm_sm_share * half);
   const double under_fwd = std::max(half - fwd.seconds(), comm_sm_share * half);
-  return Time::from_seconds(under_bwd + under_fwd);
+  return units::Time::from_seconds(under_bwd + under_fwd);
 }
 
 double ep_overlap_sm_share(int sm_count) {
@@ -620,13 +626,13 @@ double tp_overlap_sm_share(int sm_count) {
   return kUbCommSms / sm_count;
 }
 
-Precision non_gemm_precision(Precision run) {
+hardware::Precision non_gemm_precision(hardware::Precision run) {
   switch (run) {
-    case Precision::FP8:
-    case Precision::MXFP8:
-    case Precision::FP4:
-    case Precision::NVFP4:
-      return Precision::BF16;
+    case hardware::Precision::FP8:
+    case hardware::Precision::MXFP8:
+    case hardware::Precision::FP4:
+    case hardware::Precision::NVFP4:
+      return hardware::Precision::BF16;
     default:
       return run;
   }

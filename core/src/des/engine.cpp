@@ -10,10 +10,10 @@ namespace flopcast::des {
 namespace {
 
 /// now + d, saturating at the largest time (absurd inputs must not wrap into the past).
-Time later(Time now, double d_ns) {
+units::Time later(units::Time now, double d_ns) {
   constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
   const double v = static_cast<double>(now.ns) + std::ceil(d_ns);
-  return v >= 9.2e18 ? Time{kMax} : Time{static_cast<std::int64_t>(v)};
+  return v >= 9.2e18 ? units::Time{kMax} : units::Time{static_cast<std::int64_t>(v)};
 }
 
 template <class T>
@@ -74,9 +74,9 @@ int Engine::add_link() {
   return static_cast<int>(links_.size()) - 1;
 }
 
-TaskId Engine::add_task(int stream, Time duration, int link) {
+TaskId Engine::add_task(int stream, units::Time duration, int link) {
   Task t;
-  t.duration = duration.ns > 0 ? duration : Time{0};
+  t.duration = duration.ns > 0 ? duration : units::Time{0};
   t.stream = stream;
   t.link = link;
   tasks_.push_back(t);
@@ -108,12 +108,12 @@ void Engine::reserve(std::size_t tasks, std::size_t edges) {
   edges_.reserve(edges);
 }
 
-void Engine::link_advance(Link& l, Time now) {
+void Engine::link_advance(Link& l, units::Time now) {
   if (!l.active.empty()) l.v += static_cast<double>(now.ns - l.t_last.ns) / static_cast<double>(l.active.size());
   l.t_last = now;
 }
 
-void Engine::link_schedule(int link, Time now) {
+void Engine::link_schedule(int link, units::Time now) {
   Link& l = links_[static_cast<std::size_t>(link)];
   ++l.gen;
   if (l.active.empty()) return;
@@ -123,7 +123,7 @@ void Engine::link_schedule(int link, Time now) {
   queue_.push(later(now, wait - 1e-6), Event{~link, l.gen});
 }
 
-void Engine::begin(TaskId id, Time now) {
+void Engine::begin(TaskId id, units::Time now) {
   Task& t = tasks_[static_cast<std::size_t>(id)];
   t.start = now;
   // What finish() will read of other tasks (the stream's next task, the successors): fetched
@@ -150,7 +150,7 @@ void Engine::begin(TaskId id, Time now) {
   }
 }
 
-void Engine::try_start(int stream, Time now) {
+void Engine::try_start(int stream, units::Time now) {
   Stream& s = streams_[static_cast<std::size_t>(stream)];
   if (s.busy || s.head == kNoTask) return;
   const TaskId head = s.head;
@@ -160,7 +160,7 @@ void Engine::try_start(int stream, Time now) {
   begin(head, now);
 }
 
-void Engine::finish(TaskId id, Time now) {
+void Engine::finish(TaskId id, units::Time now) {
   Task& t = tasks_[static_cast<std::size_t>(id)];
   t.end = now;
   ++finished_;
@@ -200,8 +200,8 @@ bool Engine::run() {
   }
   events_ = 0;
   finished_ = 0;
-  makespan_ = Time{0};
-  const Time zero{0};
+  makespan_ = units::Time{0};
+  const units::Time zero{0};
   for (const TaskId t : unstreamed_)
     if (tasks_[static_cast<std::size_t>(t)].pending == 0) begin(t, zero);
   for (std::size_t s = 0; s < streams_.size(); ++s) try_start(static_cast<int>(s), zero);
@@ -210,7 +210,7 @@ bool Engine::run() {
     const auto popped = queue_.pop();
     const Event e = popped.payload;
     ++events_;
-    const Time now = popped.key.at;
+    const units::Time now = popped.key.at;
     if (e.id >= 0) {
       finish(e.id, now);
       continue;

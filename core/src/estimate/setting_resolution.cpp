@@ -21,35 +21,36 @@ std::vector<std::int64_t> divisors_up_to(std::int64_t n, std::int64_t cap) {
 
 /// One combination of choices applied to the plan and the training state's dtypes.
 struct Candidate {
-  ParallelPlan plan;
-  GradReduce grad_reduce = GradReduce::Default;
+  parallel::ParallelPlan plan;
+  scenario::GradReduce grad_reduce = scenario::GradReduce::Default;
   bool fp8_params = false;
-  Time step{0};
-  Bytes memory;
+  units::Time step{0};
+  units::Bytes memory;
 };
 
 /// One choice of the training state's dtypes (grad_reduce, fp8_params).
 struct StateChoice {
-  GradReduce grad_reduce;
+  scenario::GradReduce grad_reduce;
   bool fp8_params;
 };
 
 std::vector<StateChoice> state_choices(const SettingChoices& c) {
   std::vector<StateChoice> out;
-  for (const GradReduce g : c.grad_reduce)
+  for (const scenario::GradReduce g : c.grad_reduce)
     for (const bool f : c.fp8_params) out.push_back({g, f});
   return out;
 }
 
 /// `base` with one combination of choices. An open vpp brings its schedule: interleaved above 1,
 /// else the stated schedule or 1F1B; a stated vpp keeps the stated schedule.
-ParallelPlan apply(const ParallelPlan& base, const OpenSettings& open, std::int64_t mb, int vpp, int zero, bool sp,
-                   Recompute rc, bool tp_overlap, bool ep_overlap) {
-  ParallelPlan p = base;
+parallel::ParallelPlan apply(const parallel::ParallelPlan& base, const parallel::OpenSettings& open, std::int64_t mb,
+                             int vpp, int zero, bool sp, parallel::Recompute rc, bool tp_overlap, bool ep_overlap) {
+  parallel::ParallelPlan p = base;
   p.micro_batch = mb;
   p.vpp = vpp;
   if (open.vpp)
-    p.schedule = vpp > 1 ? Schedule::Interleaved : (open.schedule_stated ? base.schedule : Schedule::OneFOneB);
+    p.schedule = vpp > 1 ? parallel::Schedule::Interleaved
+                         : (open.schedule_stated ? base.schedule : parallel::Schedule::OneFOneB);
   p.zero = zero;
   p.sequence_parallel = sp;
   p.recompute = rc;
@@ -66,17 +67,17 @@ struct Search {
   std::vector<double> fitting_steps;  ///< step time of every choice that fits, seconds
 };
 
-Search search(const Scenario& s, const SettingChoices& choices, const ComputeProfile& profile) {
+Search search(const scenario::Scenario& s, const SettingChoices& choices, const compute::ComputeProfile& profile) {
   const auto& open = s.open_settings;
   Search out;
-  Scenario trial = s;
+  scenario::Scenario trial = s;
   const auto states = state_choices(choices);
   for (const std::int64_t mb : choices.micro_batch) {
     bool any_fits = false;
     for (const int v : choices.vpp)
       for (const int z : choices.zero)
         for (const bool sp : choices.sequence_parallel)
-          for (const Recompute rc : choices.recompute)
+          for (const parallel::Recompute rc : choices.recompute)
             for (const bool ov : choices.overlap_tp_comm)
               for (const bool ep_ov : choices.overlap_ep_comm)
                 for (const StateChoice& st : states) {
@@ -84,26 +85,26 @@ Search search(const Scenario& s, const SettingChoices& choices, const ComputePro
                   // sequence parallelism is enabled" (arguments.py).
                   if (ov && !sp) continue;
                   trial.plan = apply(s.plan, open, mb, v, z, sp, rc, ov, ep_ov);
-                  if (ep_ov && !ep_overlap_allowed(trial.plan)) continue;
+                  if (ep_ov && !parallel::ep_overlap_allowed(trial.plan)) continue;
                   trial.grad_reduce = st.grad_reduce;
                   trial.fp8_params = st.fp8_params;
                   // Megatron's interleaved schedule needs the micro-batches to be a multiple of pp.
-                  if ((open.micro_batch || open.vpp) && trial.plan.schedule == Schedule::Interleaved &&
+                  if ((open.micro_batch || open.vpp) && trial.plan.schedule == parallel::Schedule::Interleaved &&
                       trial.plan.microbatches() % trial.plan.pp != 0)
                     continue;
                   // DualPipe needs an even number of at least 2 pp micro-batches, DualPipeV at least
                   // 2 pp (deepseek-ai/DualPipe dualpipe.py, dualpipev.py).
-                  if (open.micro_batch && is_dual_pipe(trial.plan.schedule) &&
+                  if (open.micro_batch && parallel::is_dual_pipe(trial.plan.schedule) &&
                       (trial.plan.microbatches() < 2 * trial.plan.pp ||
-                       (trial.plan.schedule == Schedule::DualPipe && trial.plan.microbatches() % 2 != 0)))
+                       (trial.plan.schedule == parallel::Schedule::DualPipe && trial.plan.microbatches() % 2 != 0)))
                     continue;
                   ++out.candidates;
-                  const Bytes mem = memory_per_gpu(trial, profile).total();
+                  const units::Bytes mem = workload::memory_per_gpu(trial, profile).total();
                   if (!out.leanest || mem.value < out.leanest->memory.value)
-                    out.leanest = Candidate{trial.plan, st.grad_reduce, st.fp8_params, Time{0}, mem};
+                    out.leanest = Candidate{trial.plan, st.grad_reduce, st.fp8_params, units::Time{0}, mem};
                   if (mem.value > s.cluster.gpu.hbm.value) continue;
                   any_fits = true;
-                  const Time step = estimate_step(trial, profile).step;
+                  const units::Time step = estimate_step(trial, profile).step;
                   out.fitting_steps.push_back(step.seconds());
                   if (!out.best || step < out.best->step)
                     out.best = Candidate{trial.plan, st.grad_reduce, st.fp8_params, step, mem};
@@ -127,12 +128,12 @@ double quantile_of(std::vector<double> v, double q) {
 
 }  // namespace
 
-std::string grad_reduce_text(Precision p, GradReduce g) {
-  if (grad_bytes(p, g) >= 4) return "fp32";
-  return p == Precision::FP16 ? "fp16" : "bf16";
+std::string grad_reduce_text(hardware::Precision p, scenario::GradReduce g) {
+  if (workload::grad_bytes(p, g) >= 4) return "fp32";
+  return p == hardware::Precision::FP16 ? "fp16" : "bf16";
 }
 
-SettingChoices setting_choices(const Scenario& s) {
+SettingChoices setting_choices(const scenario::Scenario& s) {
   const auto& p = s.plan;
   const auto& open = s.open_settings;
   SettingChoices c;
@@ -140,14 +141,15 @@ SettingChoices setting_choices(const Scenario& s) {
     c.micro_batch = divisors_up_to(p.global_batch / p.dp, kMaxResolvedMicroBatch);
   if (c.micro_batch.empty()) c.micro_batch = {p.micro_batch};
   if (open.vpp) {
-    const bool only_interleaved = open.schedule_stated && p.schedule == Schedule::Interleaved;
-    const bool only_flat = open.schedule_stated && p.schedule != Schedule::Interleaved;
+    const bool only_interleaved = open.schedule_stated && p.schedule == parallel::Schedule::Interleaved;
+    const bool only_flat = open.schedule_stated && p.schedule != parallel::Schedule::Interleaved;
     if (!only_interleaved) c.vpp.push_back(1);
-    if (!only_flat && p.pp > 1 && !is_dual_pipe(p.schedule))
+    if (!only_flat && p.pp > 1 && !parallel::is_dual_pipe(p.schedule))
       for (int v = 2; p.pp * v <= s.model.layers + 2; ++v) {
         // With a pipeline_layout, the virtual stages its split allows (Megatron-LM's rules).
-        const bool splits = p.pipeline_layout ? pipeline_layout_splits(s.model.layers, p.pp, v, *p.pipeline_layout)
-                                              : p.pp * v <= s.model.layers && s.model.layers % (p.pp * v) == 0;
+        const bool splits = p.pipeline_layout
+                                ? workload::pipeline_layout_splits(s.model.layers, p.pp, v, *p.pipeline_layout)
+                                : p.pp * v <= s.model.layers && s.model.layers % (p.pp * v) == 0;
         if (splits) c.vpp.push_back(v);
       }
   }
@@ -164,15 +166,15 @@ SettingChoices setting_choices(const Scenario& s) {
   else
     c.sequence_parallel = {p.sequence_parallel};
   if (open.recompute)
-    c.recompute = {Recompute::None, Recompute::Selective, Recompute::Full};
+    c.recompute = {parallel::Recompute::None, parallel::Recompute::Selective, parallel::Recompute::Full};
   else
     c.recompute = {p.recompute};
   // The framework default first (Megatron-LM: fp32 for bf16 and FP8, fp16 for fp16), so that it
   // wins a tie (no data parallelism: nothing to reduce, and both fit).
-  if (open.grad_reduce && grad_bytes(s.precision, GradReduce::Default) < 4)
-    c.grad_reduce = {GradReduce::Half, GradReduce::FP32};
+  if (open.grad_reduce && workload::grad_bytes(s.precision, scenario::GradReduce::Default) < 4)
+    c.grad_reduce = {scenario::GradReduce::Half, scenario::GradReduce::FP32};
   else if (open.grad_reduce)
-    c.grad_reduce = {GradReduce::FP32, GradReduce::Half};
+    c.grad_reduce = {scenario::GradReduce::FP32, scenario::GradReduce::Half};
   else
     c.grad_reduce = {s.grad_reduce};
   if (open.fp8_params)
@@ -190,14 +192,14 @@ SettingChoices setting_choices(const Scenario& s) {
   return c;
 }
 
-const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile& profile) {
+const parallel::ResolvedSettings& resolve_open_settings(scenario::Scenario& s, const compute::ComputeProfile& profile) {
   if (!s.open_settings.any()) {
-    convert_measured_flops(s);
+    workload::convert_measured_flops(s);
     return s.resolved_settings;
   }
   const auto& open = s.open_settings;
   const Search found = search(s, setting_choices(s), profile);
-  ResolvedSettings out;
+  parallel::ResolvedSettings out;
   out.resolved = true;
   out.candidates = found.candidates;
   out.fits = found.best.has_value();
@@ -211,7 +213,7 @@ const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile&
     out.spread_p50 = quantile_of(found.fitting_steps, 0.5) / best;
     out.spread_p90 = quantile_of(found.fitting_steps, 0.9) / best;
   }
-  out.memory_gib = memory_per_gpu(s, profile).total().gib();
+  out.memory_gib = workload::memory_per_gpu(s, profile).total().gib();
   out.capacity_gib = s.cluster.gpu.hbm.gib();
   if (!found.leanest) out.fits = out.memory_gib <= out.capacity_gib;  // no valid combination: as written
   const auto& p = s.plan;
@@ -236,7 +238,7 @@ const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile&
   s.resolved_settings = std::move(out);
   // A run's TFLOP/s or MFU in its source's count, converted for the plan as resolved (a hardware
   // count depends on the recompute chosen).
-  convert_measured_flops(s);
+  workload::convert_measured_flops(s);
   return s.resolved_settings;
 }
 

@@ -44,25 +44,27 @@ Percentiles percentiles_of(std::vector<SampleValue>& values) {
   // Mean in long double: 200k waits of up to 1e17 ns would overflow an int64 sum.
   long double sum = 0;
   for (const SampleValue& v : values) sum += static_cast<long double>(v.value.ns);
-  p.mean = Time{static_cast<std::int64_t>(std::llround(sum / static_cast<long double>(n)))};
+  p.mean = units::Time{static_cast<std::int64_t>(std::llround(sum / static_cast<long double>(n)))};
   return p;
 }
 
-Percentiles percentiles_of(std::vector<Time>& values) {
+Percentiles percentiles_of(std::vector<units::Time>& values) {
   std::vector<SampleValue> v;
   v.reserve(values.size());
-  for (Time t : values) v.push_back(SampleValue{t, false});
+  for (units::Time t : values) v.push_back(SampleValue{t, false});
   std::sort(values.begin(), values.end());
   return percentiles_of(v);
 }
 
 namespace {
 
-const Plan* find_plan(const std::shared_ptr<const PriceCatalog>& catalog, const std::string& id) {
+const pricing::Plan* find_plan(const std::shared_ptr<const pricing::PriceCatalog>& catalog, const std::string& id) {
   return catalog ? catalog->find_plan(id) : nullptr;
 }
 
-bool same_gpu(const std::string& a, const std::string& b) { return normalize_gpu_name(a) == normalize_gpu_name(b); }
+bool same_gpu(const std::string& a, const std::string& b) {
+  return pricing::normalize_gpu_name(a) == pricing::normalize_gpu_name(b);
+}
 
 void validate_pools(const Fleet& f, std::vector<std::string>& e) {
   std::set<std::string> names;
@@ -74,7 +76,7 @@ void validate_pools(const Fleet& f, std::vector<std::string>& e) {
       if (p.owned.amortisation.ns <= 0) e.push_back("pool '" + p.name + "': amortisation must be > 0");
       if (p.owned.node_power_kw < 0) e.push_back("pool '" + p.name + "': node_power must be >= 0");
     } else {
-      const Plan* plan = find_plan(p.rented.catalog, p.rented.plan);
+      const pricing::Plan* plan = find_plan(p.rented.catalog, p.rented.plan);
       if (!plan)
         e.push_back("pool '" + p.name + "': plan '" + p.rented.plan + "' is not in its catalog");
       else if (!plan->applies_to(p.gpu))
@@ -91,7 +93,7 @@ void validate_classes(const Fleet& f, std::vector<std::string>& e) {
       if (v.spans.empty()) e.push_back("job class '" + c.name + "': a variant has no trials");
       if (!v.failures.empty() && v.failures.size() != v.spans.size())
         e.push_back("job class '" + c.name + "': failures and spans differ in length");
-      for (Time s : v.spans)
+      for (units::Time s : v.spans)
         if (s.ns <= 0) {
           e.push_back("job class '" + c.name + "': a trial span is <= 0");
           break;
@@ -118,8 +120,8 @@ void validate_stream(const Fleet& f, std::vector<std::string>& e) {
 
 /// Every amount converts into the reporting currency; every pool earns under a plan or is internal.
 void validate_money(const Fleet& f, std::vector<std::string>& e) {
-  const auto convertible = [&](Currency c, const std::string& what) {
-    if (!convert_money(Money::zero(c), f.currency, f.fx))
+  const auto convertible = [&](units::Currency c, const std::string& what) {
+    if (!convert_money(units::Money::zero(c), f.currency, f.fx))
       e.push_back(what + " in " + c.str() + ": no exchange rate into the reporting currency " + f.currency.str());
   };
   for (const Pool& p : f.pools) {
@@ -192,7 +194,7 @@ FleetSummary summary_of(const Fleet& f, const std::vector<SeedRun>& runs, const 
                         const std::optional<RevenueResult>& revenue) {
   FleetSummary s;
   std::vector<SampleValue> waits;
-  std::vector<Time> runs_t, seed_p90;
+  std::vector<units::Time> runs_t, seed_p90;
   std::vector<std::vector<SampleValue>> class_waits(f.classes.size());
   std::vector<double> class_unstarted(f.classes.size(), 0.0);
   double misses = 0, unfinished = 0, unstarted = 0, preemptions = 0, busy = 0, jobs = 0;
@@ -231,7 +233,7 @@ FleetSummary summary_of(const Fleet& f, const std::vector<SeedRun>& runs, const 
   s.unfinished = unfinished / n;
   s.unstarted = unstarted / n;
   s.preemptions = preemptions / n;
-  s.cost = Money::zero(f.currency);
+  s.cost = units::Money::zero(f.currency);
   for (const PoolCost& c : costs) s.cost += c.cost;
   if (revenue) {
     s.revenue = revenue->total.mean;
@@ -270,7 +272,7 @@ TimeSeries series_of(const Fleet& f, const std::vector<SeedRun>& runs) {
   const double n = static_cast<double>(runs.size());
   std::vector<double> per_seed(runs.size());
   for (std::size_t b = 0; b < bins.count; ++b) {
-    const Time start{static_cast<std::int64_t>(b) * bins.interval.ns};
+    const units::Time start{static_cast<std::int64_t>(b) * bins.interval.ns};
     ts.bin_start.push_back(start);
     const double len = static_cast<double>(std::min(bins.interval.ns, f.horizon.ns - start.ns));
     for (std::size_t p = 0; p < f.pools.size(); ++p) {
@@ -315,7 +317,7 @@ std::vector<ClassStats> class_stats(const Fleet& f, const std::vector<SeedRun>& 
     ClassStats cs;
     cs.name = f.classes[c].name;
     std::vector<SampleValue> w;
-    std::vector<Time> rt;
+    std::vector<units::Time> rt;
     double with_deadline = 0, missed = 0, replanned = 0, started = 0, unstarted = 0, never = 0;
     for (const SeedRun& s : runs)
       for (const JobRecord& j : s.jobs) {
@@ -361,7 +363,7 @@ std::vector<JobStats> job_stats(const Fleet& f, const std::vector<SeedRun>& runs
     js.arrival = spec.arrival;
     js.deadline = spec.deadline;
     std::vector<SampleValue> w;
-    std::vector<Time> rt, fin;
+    std::vector<units::Time> rt, fin;
     double missed = 0, unfinished = 0, unstarted = 0;
     for (const JobRecord* j : by_index[i]) {
       w.push_back(SampleValue{j->wait, j->censored});

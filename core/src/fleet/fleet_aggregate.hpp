@@ -14,7 +14,7 @@ namespace flopcast::fleet::detail {
 std::vector<SeedRun> run_seeds(const Fleet& fleet, const FleetOptions& options);
 
 /// `m` in the fleet's reporting currency. The fleet is valid (validate_fleet): a rate exists.
-Money to_reporting(const Fleet& fleet, Money m);
+units::Money to_reporting(const Fleet& fleet, units::Money m);
 
 /// The plan id the revenue bills pool `pool`'s runs under; nullptr when the fleet has no
 /// revenue, the pool is internal or no plan names its GPU.

@@ -20,14 +20,14 @@ Bins bins_of(const Fleet& fleet) {
   constexpr std::int64_t kDefaultBins = 360;
   Bins b;
   b.interval = fleet.sample_interval.ns > 0 ? fleet.sample_interval
-                                            : Time{std::max<std::int64_t>(1, fleet.horizon.ns / kDefaultBins)};
+                                            : units::Time{std::max<std::int64_t>(1, fleet.horizon.ns / kDefaultBins)};
   b.count = static_cast<std::size_t>((fleet.horizon.ns + b.interval.ns - 1) / b.interval.ns);
   return b;
 }
 
 namespace {
 
-constexpr Time kNever{std::numeric_limits<std::int64_t>::max()};
+constexpr units::Time kNever{std::numeric_limits<std::int64_t>::max()};
 
 /// Uniform in [0, 1) from a 64-bit hash (top 53 bits, as Rng::uniform).
 double to_uniform(std::uint64_t x) {
@@ -46,26 +46,26 @@ struct Candidate {
 /// quantile on every variant (a re-planned job is as lucky on H800 as on A100), and what-ifs
 /// see the same draws as the base case (common random numbers).
 struct SortedTrials {
-  std::vector<Time> spans;
+  std::vector<units::Time> spans;
   std::vector<std::int64_t> failures;
 };
 
 struct JobState {
   std::size_t cls = 0;
   int priority = 0;
-  Time arrival;
-  std::optional<Time> deadline;  // absolute
-  double u = 0.0;                // quantile of the whole-run trial
-  double remaining = 1.0;        // fraction of the drawn run still to do
-  bool resumed = false;          // preempted at least once: the next attempt restarts first
+  units::Time arrival;
+  std::optional<units::Time> deadline;  // absolute
+  double u = 0.0;                       // quantile of the whole-run trial
+  double remaining = 1.0;               // fraction of the drawn run still to do
+  bool resumed = false;                 // preempted at least once: the next attempt restarts first
   bool running = false;
   bool done = false;
   bool started = false;
   bool unrunnable = false;
-  Time first_start, finish;
+  units::Time first_start, finish;
   std::size_t variant = 0, pool = 0;
   std::int64_t gpus = 0;
-  Time attempt_start, est_end;
+  units::Time attempt_start, est_end;
   std::uint32_t epoch = 0;
   std::int64_t preemptions = 0;
   std::int64_t failures = 0;
@@ -76,7 +76,7 @@ struct JobState {
 /// Queue order: (key, arrival, job index); key = 0 (FIFO) or -priority.
 struct QueueKey {
   std::int64_t key = 0;
-  Time arrival;
+  units::Time arrival;
   std::size_t job = 0;
   auto operator<=>(const QueueKey&) const = default;
 };
@@ -93,7 +93,7 @@ class Engine {
  public:
   Engine(const Fleet& fleet, std::uint64_t seed_index, const FleetOptions& options)
       : fleet_(fleet), options_(options), bins_(bins_of(fleet)) {
-    key_ = mix_seed(fleet.seed, seed_index);
+    key_ = job::mix_seed(fleet.seed, seed_index);
     prepare();
   }
 
@@ -109,9 +109,9 @@ class Engine {
     for (std::size_t p = 0; p < np; ++p) free_[p] = fleet_.pools[p].gpus();
     for (std::size_t j = 0; j < jobs_.size(); ++j) queue_events_.push(jobs_[j].arrival, Event{j, 0}, kArrivalPriority);
 
-    const Time stop = Time{fleet_.horizon.ns +
-                           static_cast<std::int64_t>(static_cast<double>(fleet_.horizon.ns) * options_.drain_factor)};
-    Time now{0};
+    const units::Time stop = units::Time{
+        fleet_.horizon.ns + static_cast<std::int64_t>(static_cast<double>(fleet_.horizon.ns) * options_.drain_factor)};
+    units::Time now{0};
     bool cut = false;
     while (!queue_events_.empty()) {
       now = queue_events_.top().key.at;
@@ -132,7 +132,7 @@ class Engine {
       }
       schedule(now);
     }
-    const Time end = cut ? stop : now;
+    const units::Time end = cut ? stop : now;
     advance(std::max(end, fleet_.horizon));
     out_.drain_end = end;
     out_.events = queue_events_.popped();
@@ -164,9 +164,9 @@ class Engine {
         }
         trials_[c].push_back(std::move(st));
         if (f.policy.gang && rp.gpus < jc.gpus) continue;  // gang: never fewer GPUs than asked
-        const std::string g = normalize_gpu_name(rp.gpu);
+        const std::string g = pricing::normalize_gpu_name(rp.gpu);
         for (std::size_t p = 0; p < f.pools.size(); ++p) {
-          if (normalize_gpu_name(f.pools[p].gpu) != g || rp.gpus > f.pools[p].gpus()) continue;
+          if (pricing::normalize_gpu_name(f.pools[p].gpu) != g || rp.gpus > f.pools[p].gpus()) continue;
           candidates_[c].push_back(Candidate{v, p, rp.gpus});
           min_request_ = std::min(min_request_, rp.gpus);
         }
@@ -191,24 +191,24 @@ class Engine {
         j.arrival = s.arrival;
         if (s.deadline) j.deadline = s.arrival + *s.deadline;
         // Draws keyed by the job's list index: reordering the list does not change them.
-        j.u = to_uniform(mix_seed(key_, 1 + i));
+        j.u = to_uniform(job::mix_seed(key_, 1 + i));
         jobs_.push_back(std::move(j));
       }
       return;
     }
     const StreamGenerator& g = *f.generator;
-    Rng rng(mix_seed(key_, 0));
+    job::Rng rng(job::mix_seed(key_, 0));
     double total_weight = 0;
     for (const auto& m : g.mix) total_weight += m.weight;
-    const Time end = g.end.value_or(f.horizon);
+    const units::Time end = g.end.value_or(f.horizon);
     const double mean_gap_s = 86400.0 / g.rate_per_day;
     std::vector<std::int64_t> per_class(f.classes.size(), 0);
-    Time t = g.start;
+    units::Time t = g.start;
     for (std::int64_t n = 0; g.max_jobs == 0 || n < g.max_jobs; ++n) {
       if (g.process == ArrivalProcess::Poisson)
         t += rng.exponential(1.0 / mean_gap_s);
       else if (n > 0)
-        t = g.start + Time::from_seconds(mean_gap_s * static_cast<double>(n));
+        t = g.start + units::Time::from_seconds(mean_gap_s * static_cast<double>(n));
       if (t > end) break;
       double pick = rng.uniform() * total_weight;
       std::size_t m = 0;
@@ -230,16 +230,16 @@ class Engine {
   }
 
   /// Integrates the piecewise-constant state from the last change up to `now` (clipped to the horizon).
-  void advance(Time now) {
-    const Time t1 = std::min(now, fleet_.horizon);
-    Time t0 = last_;
+  void advance(units::Time now) {
+    const units::Time t1 = std::min(now, fleet_.horizon);
+    units::Time t0 = last_;
     if (now > last_) last_ = now;
     if (t1 <= t0) return;
     const std::int64_t w = bins_.interval.ns;
     const double q = static_cast<double>(queue_.size());
     const double r = static_cast<double>(running_count_);
     for (std::size_t b = static_cast<std::size_t>(t0.ns / w); b < bins_.count && t0 < t1; ++b) {
-      const Time bin_end{std::min<std::int64_t>((static_cast<std::int64_t>(b) + 1) * w, t1.ns)};
+      const units::Time bin_end{std::min<std::int64_t>((static_cast<std::int64_t>(b) + 1) * w, t1.ns)};
       const double seg = static_cast<double>((bin_end - t0).ns);
       out_.queue_ns[b] += q * seg;
       out_.running_ns[b] += r * seg;
@@ -271,21 +271,24 @@ class Engine {
     const std::size_t n = trials(j, v).spans.size();
     return std::min(n - 1, static_cast<std::size_t>(j.u * static_cast<double>(n)));
   }
-  Time scaled(Time full, double fraction) const { return Time::from_seconds(full.seconds() * fraction); }
+  units::Time scaled(units::Time full, double fraction) const {
+    return units::Time::from_seconds(full.seconds() * fraction);
+  }
   /// The scheduler's estimate of the job's next attempt on variant v.
-  Time estimate(const JobState& j, std::size_t v) const {
+  units::Time estimate(const JobState& j, std::size_t v) const {
     const RunProfile& rp = fleet_.classes[j.cls].variants[v];
-    return scaled(rp.estimate, j.remaining) + (j.resumed ? rp.restart : Time{0});
+    return scaled(rp.estimate, j.remaining) + (j.resumed ? rp.restart : units::Time{0});
   }
 
-  void start(std::size_t ji, const Candidate& c, Time now) {
+  void start(std::size_t ji, const Candidate& c, units::Time now) {
     JobState& j = jobs_[ji];
     const RunProfile& rp = fleet_.classes[j.cls].variants[c.variant];
     queue_.erase(queue_key(ji));
     free_[c.pool] -= c.gpus;
     ++running_count_;
     const std::size_t ti = trial_index(j, c.variant);
-    const Time duration = scaled(trials(j, c.variant).spans[ti], j.remaining) + (j.resumed ? rp.restart : Time{0});
+    const units::Time duration =
+        scaled(trials(j, c.variant).spans[ti], j.remaining) + (j.resumed ? rp.restart : units::Time{0});
     j.running = true;
     if (!j.started) {
       j.started = true;
@@ -299,10 +302,10 @@ class Engine {
     j.est_end = now + estimate(j, c.variant);
     ++j.epoch;
     running_[c.pool].insert({j.est_end, ji});
-    queue_events_.push(now + std::max(duration, Time{1}), Event{ji, j.epoch}, kFinishPriority);
+    queue_events_.push(now + std::max(duration, units::Time{1}), Event{ji, j.epoch}, kFinishPriority);
   }
 
-  void stop_running(std::size_t ji, Time now) {
+  void stop_running(std::size_t ji, units::Time now) {
     JobState& j = jobs_[ji];
     running_[j.pool].erase({j.est_end, ji});
     free_[j.pool] += j.gpus;
@@ -311,20 +314,20 @@ class Engine {
     out_.attempts.push_back(Attempt{ji, j.pool, j.variant, j.gpus, j.attempt_start, now});
   }
 
-  void finish(std::size_t ji, Time now) {
+  void finish(std::size_t ji, units::Time now) {
     stop_running(ji, now);
     jobs_[ji].done = true;
     jobs_[ji].finish = now;
   }
 
   /// Preempts a running job: it keeps the work of its whole checkpoint intervals and waits again.
-  void preempt(std::size_t ji, Time now) {
+  void preempt(std::size_t ji, units::Time now) {
     JobState& j = jobs_[ji];
     const RunProfile& rp = fleet_.classes[j.cls].variants[j.variant];
-    const Time work = now - j.attempt_start - (j.resumed ? rp.restart : Time{0});
-    const Time span = trials(j, j.variant).spans[trial_index(j, j.variant)];
+    const units::Time work = now - j.attempt_start - (j.resumed ? rp.restart : units::Time{0});
+    const units::Time span = trials(j, j.variant).spans[trial_index(j, j.variant)];
     if (work.ns > 0 && rp.checkpoint_interval.ns > 0 && span.ns > 0) {
-      const Time kept{work.ns / rp.checkpoint_interval.ns * rp.checkpoint_interval.ns};
+      const units::Time kept{work.ns / rp.checkpoint_interval.ns * rp.checkpoint_interval.ns};
       j.remaining = std::max(0.0, j.remaining - kept.seconds() / span.seconds());
     }
     stop_running(ji, now);
@@ -334,7 +337,7 @@ class Engine {
     queue_.insert(queue_key(ji));
   }
 
-  bool try_start(std::size_t ji, Time now) {
+  bool try_start(std::size_t ji, units::Time now) {
     for (const Candidate& c : candidates_[jobs_[ji].cls]) {
       if (free_[c.pool] >= c.gpus) {
         start(ji, c, now);
@@ -346,7 +349,7 @@ class Engine {
 
   /// Frees GPUs for `ji` by preempting strictly lower priority jobs in one pool (lowest
   /// priority first, then the most recently started: they lose the least work).
-  bool try_preempt(std::size_t ji, Time now) {
+  bool try_preempt(std::size_t ji, units::Time now) {
     const JobState& head = jobs_[ji];
     for (const Candidate& c : candidates_[head.cls]) {
       std::vector<std::size_t> victims;
@@ -376,7 +379,7 @@ class Engine {
     return s;
   }
 
-  void schedule(Time now) {
+  void schedule(units::Time now) {
     while (!queue_.empty()) {
       const std::size_t head = queue_.begin()->job;
       if (try_start(head, now)) continue;
@@ -387,7 +390,7 @@ class Engine {
     if (free_total() < min_request_) return;
     // EASY: the head's reservation is the earliest estimated time one of its candidates fits.
     const std::size_t head = queue_.begin()->job;
-    Time shadow = kNever;
+    units::Time shadow = kNever;
     std::size_t res_pool = 0;
     std::int64_t extra = 0;
     for (const Candidate& c : candidates_[jobs_[head].cls]) {
@@ -395,7 +398,7 @@ class Engine {
       for (const auto& [end, r] : running_[c.pool]) {
         fr += jobs_[r].gpus;
         if (fr >= c.gpus) {
-          const Time s = std::max(end, now);
+          const units::Time s = std::max(end, now);
           if (s < shadow) {
             shadow = s;
             res_pool = c.pool;
@@ -425,7 +428,7 @@ class Engine {
     }
   }
 
-  JobRecord record_of(const JobState& j, Time end) const {
+  JobRecord record_of(const JobState& j, units::Time end) const {
     JobRecord r;
     r.name = j.name;
     r.index = j.index;
@@ -441,7 +444,7 @@ class Engine {
     // Never started: it waited at least until the simulation stopped (censored).
     r.wait = j.started ? j.first_start - j.arrival : std::max(end, j.arrival) - j.arrival;
     r.censored = !j.started;
-    r.run = j.done ? j.finish - j.first_start : Time{0};
+    r.run = j.done ? j.finish - j.first_start : units::Time{0};
     r.gpus = j.gpus;
     r.variant = j.variant;
     r.pool = j.started ? fleet_.pools[j.pool].name : std::string{};
@@ -461,11 +464,11 @@ class Engine {
   std::vector<JobState> jobs_;
   std::vector<std::int64_t> free_;
   /// Per pool: running jobs by (estimated end, job).
-  std::vector<std::set<std::pair<Time, std::size_t>>> running_;
+  std::vector<std::set<std::pair<units::Time, std::size_t>>> running_;
   std::set<QueueKey> queue_;
   std::int64_t running_count_ = 0;
   des::EventQueue<Event> queue_events_;
-  Time last_{0};
+  units::Time last_{0};
   SeedRun out_;
 };
 

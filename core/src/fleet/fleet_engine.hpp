@@ -13,7 +13,7 @@ struct Attempt {
   std::size_t pool = 0;
   std::size_t variant = 0;
   std::int64_t gpus = 0;
-  Time start, end;  ///< end: finish or preemption
+  units::Time start, end;  ///< end: finish or preemption
 };
 
 /// What one seed produced.
@@ -26,12 +26,12 @@ struct SeedRun {
   std::vector<double> running_ns;        ///< [bin]: running jobs x ns
   std::vector<double> pool_busy_gpu_ns;  ///< [pool]: whole horizon
   std::uint64_t events = 0;
-  Time drain_end;  ///< when the simulation stopped
+  units::Time drain_end;  ///< when the simulation stopped
 };
 
 /// Bin layout of the time series.
 struct Bins {
-  Time interval;
+  units::Time interval;
   std::size_t count = 0;
 };
 Bins bins_of(const Fleet& fleet);

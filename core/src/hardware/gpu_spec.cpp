@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-namespace flopcast {
+namespace flopcast::hardware {
 
 const char* to_string(Precision p) {
   switch (p) {
@@ -165,4 +165,4 @@ double nccl_inter_socket_gbs(HostCpu c) {
   return 0.0;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::hardware

@@ -25,7 +25,7 @@ bool iequal(std::string_view a, std::string_view b) {
          });
 }
 
-YAML::Node parse_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
+YAML::Node parse_yaml(const std::string& text, const std::string& file, scenario::Diagnostics& diags) {
   return detail::load_yaml(text, file, diags);
 }
 
@@ -53,7 +53,7 @@ std::string read_source(const YAML::Node& n, const std::string& p, Reader& r, co
   return {};
 }
 
-void read_dense_peaks(const YAML::Node& n, const std::string& p, Reader& r, GpuSpec& g) {
+void read_dense_peaks(const YAML::Node& n, const std::string& p, Reader& r, hardware::GpuSpec& g) {
   if (n["sparse_tflops"])
     r.error(n["sparse_tflops"], child(p, "sparse_tflops"), "sparse peaks are not used",
             "give dense_tflops: the dense peak is half of NVIDIA's 'with sparsity' figure (H100 BF16: 1,979 sparse = "
@@ -72,7 +72,7 @@ void read_dense_peaks(const YAML::Node& n, const std::string& p, Reader& r, GpuS
               "give " + key.substr(0, key.size() - 7) + ": half of the sparse figure");
       continue;
     }
-    const auto prec = parse_precision(key);
+    const auto prec = hardware::parse_precision(key);
     if (!prec) {
       r.error(kv.first, path, "unknown precision '" + key + "'",
               "expected fp32, tf32, fp16, bf16, fp8, fp4, mxfp8 or nvfp4");
@@ -83,7 +83,7 @@ void read_dense_peaks(const YAML::Node& n, const std::string& p, Reader& r, GpuS
               "give the dense peak: half of NVIDIA's 'with sparsity' figure, as a plain number of TFLOP/s");
       continue;
     }
-    if (auto v = r.number(kv.second, path, 0.001, 1e6)) g.dense_peak[*prec] = FlopRate::from_tflops(*v);
+    if (auto v = r.number(kv.second, path, 0.001, 1e6)) g.dense_peak[*prec] = units::FlopRate::from_tflops(*v);
   }
 }
 
@@ -91,7 +91,7 @@ void read_dense_peaks(const YAML::Node& n, const std::string& p, Reader& r, GpuS
 // 450 one way), 50 for NVLink 5 (B200 18 links = 900; NVIDIA's 1.8 TB/s counts both directions).
 double nvlink_link_one_way_gbs(int generation) { return generation >= 5 ? 50.0 : 25.0; }
 
-void read_nvlink(const YAML::Node& nv, const std::string& p, Reader& r, GpuSpec& g) {
+void read_nvlink(const YAML::Node& nv, const std::string& p, Reader& r, hardware::GpuSpec& g) {
   const std::string path = child(p, "nvlink");
   r.check_keys(nv, path,
                {"generation", "links", "one_way_gbps", "nccl_gbps_per_link", "bidirectional_gbps", "bidir_gbps"});
@@ -111,20 +111,20 @@ void read_nvlink(const YAML::Node& nv, const std::string& p, Reader& r, GpuSpec&
             "give one way: half of the bidirectional figure, as a plain number of GB/s");
   } else if (auto v = detail::read_quantity(r, nv["one_way_gbps"], child(path, "one_way_gbps"), detail::kGBytePerS, 0,
                                             1e5)) {
-    g.nvlink_one_way = Bandwidth::from_gbytes_per_s(*v);
+    g.nvlink_one_way = units::Bandwidth::from_gbytes_per_s(*v);
     const double most = g.nvlink_links * nvlink_link_one_way_gbs(g.nvlink_generation);
     if (g.nvlink_links > 0 && *v > most * 1.001)
       r.error(nv["one_way_gbps"], child(path, "one_way_gbps"),
-              "one_way_gbps " + format_decimal(*v, 2) + " is more than " + std::to_string(g.nvlink_links) + " NVLink " +
-                  std::to_string(g.nvlink_generation) + " links carry one way (" + format_decimal(most, 2) +
-                  " GB/s): it reads as the bidirectional figure",
-              "give one way: half of NVIDIA's figure (" + format_decimal(*v / 2, 2) + ")");
+              "one_way_gbps " + units::format_decimal(*v, 2) + " is more than " + std::to_string(g.nvlink_links) +
+                  " NVLink " + std::to_string(g.nvlink_generation) + " links carry one way (" +
+                  units::format_decimal(most, 2) + " GB/s): it reads as the bidirectional figure",
+              "give one way: half of NVIDIA's figure (" + units::format_decimal(*v / 2, 2) + ")");
   }
   if (auto v = r.number(nv["nccl_gbps_per_link"], child(path, "nccl_gbps_per_link"), 0, 1e4))
-    g.nccl_nvlink = Bandwidth::from_gbytes_per_s(*v * g.nvlink_links);
+    g.nccl_nvlink = units::Bandwidth::from_gbytes_per_s(*v * g.nvlink_links);
 }
 
-void read_pcie(const YAML::Node& pc, const std::string& p, Reader& r, GpuSpec& g) {
+void read_pcie(const YAML::Node& pc, const std::string& p, Reader& r, hardware::GpuSpec& g) {
   const std::string path = child(p, "pcie");
   if (!r.expect_map(pc, path)) return;
   r.check_keys(pc, path, {"generation", "lanes", "peer_to_peer"});
@@ -135,7 +135,7 @@ void read_pcie(const YAML::Node& pc, const std::string& p, Reader& r, GpuSpec& g
     if (auto v = r.boolean(pc["peer_to_peer"], child(path, "peer_to_peer"))) g.peer_to_peer = *v;
 }
 
-void load_gpus(const YAML::Node& root, Reader& r, std::vector<GpuSpec>& out) {
+void load_gpus(const YAML::Node& root, Reader& r, std::vector<hardware::GpuSpec>& out) {
   if (!r.expect_map(root, "")) return;
   r.check_keys(root, "", {"gpus"});
   const auto list = root["gpus"];
@@ -150,22 +150,23 @@ void load_gpus(const YAML::Node& root, Reader& r, std::vector<GpuSpec>& out) {
     r.check_keys(n, p,
                  {"name", "aliases", "arch", "sm_count", "dense_tflops", "sparse_tflops", "hbm_gib", "hbm_tbps",
                   "l2_mib", "nvlink", "pcie", "nvls", "tdp_w", "default_fabric", "source", "notes"});
-    GpuSpec g;
+    hardware::GpuSpec g;
     if (auto v = r.string(n["name"], child(p, "name"))) g.name = *v;
     if (n["aliases"] && n["aliases"].IsSequence())
       for (const auto& a : n["aliases"]) g.aliases.push_back(a.as<std::string>());
     if (auto v = r.choice(n["arch"], child(p, "arch"), {"ampere", "hopper", "blackwell", "blackwell_ultra", "ada"}))
-      g.arch = *parse_gpu_arch(*v);
+      g.arch = *hardware::parse_gpu_arch(*v);
     // Above 16: Transformer Engine's TP comm-GEMM overlap runs its kernels on 16 SMs
     // (tp_overlap_sm_share); every training GPU has far more (A100 108, H100 132).
     if (auto v = r.integer(n["sm_count"], child(p, "sm_count"), 17, 10000)) g.sm_count = static_cast<int>(*v);
     read_dense_peaks(n, p, r, g);
-    if (auto v = detail::read_quantity(r, n["hbm_gib"], child(p, "hbm_gib"), detail::kGiB, 1, 1e5)) g.hbm = gib(*v);
+    if (auto v = detail::read_quantity(r, n["hbm_gib"], child(p, "hbm_gib"), detail::kGiB, 1, 1e5))
+      g.hbm = units::gib(*v);
     if (auto v = detail::read_quantity(r, n["hbm_tbps"], child(p, "hbm_tbps"), detail::kTBytePerS, 0.01, 1e3))
-      g.hbm_bandwidth = Bandwidth{*v * 1e12};
+      g.hbm_bandwidth = units::Bandwidth{*v * 1e12};
     if (n["l2_mib"]) {
       if (auto v = detail::read_quantity(r, n["l2_mib"], child(p, "l2_mib"), detail::kMiB, 0, 1e5))
-        g.l2 = Bytes{*v * 1048576.0};
+        g.l2 = units::Bytes{*v * 1048576.0};
     }
     if (const auto nv = n["nvlink"]; nv && nv.IsMap()) read_nvlink(nv, p, r, g);
     if (n["pcie"]) read_pcie(n["pcie"], p, r, g);
@@ -182,13 +183,13 @@ void load_gpus(const YAML::Node& root, Reader& r, std::vector<GpuSpec>& out) {
 }
 
 // The host side of a node: CPU family and sockets, and a PCIe node's switches.
-void read_host(const YAML::Node& n, const std::string& p, Reader& r, FabricSpec& f) {
+void read_host(const YAML::Node& n, const std::string& p, Reader& r, hardware::FabricSpec& f) {
   // The key's node for a message's line, or the entry's when the key is absent.
   const auto at = [&](const char* key) { return n[key] ? n[key] : n; };
   if (n["cpu"])
     if (auto v = r.choice(n["cpu"], child(p, "cpu"),
                           {"intel-skylake", "intel-sapphire-rapids", "intel-emerald-rapids", "amd", "arm"}))
-      f.cpu = *parse_host_cpu(*v);
+      f.cpu = *hardware::parse_host_cpu(*v);
   if (n["cpu_sockets"])
     if (auto v = r.integer(n["cpu_sockets"], child(p, "cpu_sockets"), 1, 8)) f.cpu_sockets = static_cast<int>(*v);
   if (n["pcie_switches"])
@@ -205,7 +206,7 @@ void read_host(const YAML::Node& n, const std::string& p, Reader& r, FabricSpec&
     }
   }
   const int sockets = std::max(1, f.cpu_sockets);
-  if (sockets > 1 && f.cpu == HostCpu::Unstated)
+  if (sockets > 1 && f.cpu == hardware::HostCpu::Unstated)
     r.error(at("cpu_sockets"), child(p, "cpu"),
             std::to_string(sockets) + " CPU sockets need the CPU family: the link between them depends on it",
             "add cpu: intel-skylake, intel-sapphire-rapids, intel-emerald-rapids, amd or arm");
@@ -215,7 +216,7 @@ void read_host(const YAML::Node& n, const std::string& p, Reader& r, FabricSpec&
                 " CPU sockets",
             "give a multiple of cpu_sockets");
   const int groups = f.pcie_switches > 0 ? f.pcie_switches : sockets;
-  if (f.intra == IntraNode::PCIe && f.gpus_per_node % groups != 0)
+  if (f.intra == hardware::IntraNode::PCIe && f.gpus_per_node % groups != 0)
     r.error(at("gpus_per_node"), child(p, "gpus_per_node"),
             std::to_string(f.gpus_per_node) + " GPUs do not spread evenly over " + std::to_string(groups) +
                 (f.pcie_switches > 0 ? " PCIe switches" : " CPU sockets"),
@@ -225,7 +226,7 @@ void read_host(const YAML::Node& n, const std::string& p, Reader& r, FabricSpec&
             "add pcie_uplink: {generation: 5, lanes: 16} (the switch's link to its CPU)");
 }
 
-void load_fabrics(const YAML::Node& root, Reader& r, std::vector<FabricSpec>& out) {
+void load_fabrics(const YAML::Node& root, Reader& r, std::vector<hardware::FabricSpec>& out) {
   if (!r.expect_map(root, "")) return;
   r.check_keys(root, "", {"fabrics"});
   const auto list = root["fabrics"];
@@ -241,20 +242,22 @@ void load_fabrics(const YAML::Node& root, Reader& r, std::vector<FabricSpec>& ou
         n, p,
         {"name", "description", "gpus_per_node", "intra", "nvlink_domain", "kind", "nic_gbps", "nics_per_node",
          "oversubscription", "node_power_kw", "cpu", "cpu_sockets", "pcie_switches", "pcie_uplink", "source", "notes"});
-    FabricSpec f;
+    hardware::FabricSpec f;
     if (auto v = r.string(n["name"], child(p, "name"))) f.name = *v;
     if (n["description"]) f.description = n["description"].as<std::string>();
     if (auto v = r.integer(n["gpus_per_node"], child(p, "gpus_per_node"), 1, 1024))
       f.gpus_per_node = static_cast<int>(*v);
     if (auto v = r.choice(n["intra"], child(p, "intra"), {"nvswitch", "nvlink-direct", "pcie"}))
-      f.intra = *v == "nvswitch" ? IntraNode::NVSwitch : *v == "pcie" ? IntraNode::PCIe : IntraNode::NVLinkDirect;
+      f.intra = *v == "nvswitch" ? hardware::IntraNode::NVSwitch
+                : *v == "pcie"   ? hardware::IntraNode::PCIe
+                                 : hardware::IntraNode::NVLinkDirect;
     f.nvlink_domain = f.gpus_per_node;
     if (n["nvlink_domain"]) {
       if (auto v = r.integer(n["nvlink_domain"], child(p, "nvlink_domain"), 1, 100000))
         f.nvlink_domain = static_cast<int>(*v);
     }
     if (auto v = r.choice(n["kind"], child(p, "kind"), {"infiniband", "roce", "ethernet"}))
-      f.kind = *parse_net_kind(*v);
+      f.kind = *hardware::parse_net_kind(*v);
     if (auto v = detail::read_quantity(r, n["nic_gbps"], child(p, "nic_gbps"), detail::kGbitPerS, 1, 1e5))
       f.nic_gbps = *v;
     if (auto v = r.integer(n["nics_per_node"], child(p, "nics_per_node"), 1, 1024))
@@ -276,12 +279,12 @@ void load_fabrics(const YAML::Node& root, Reader& r, std::vector<FabricSpec>& ou
 }  // namespace
 
 // Defined in model_io.cpp: parses one model mapping (preset catalog entry or inline).
-void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, ModelSpec& m, bool catalog_entry,
-                       std::vector<std::string>* defaults);
+void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, workload::ModelSpec& m,
+                       bool catalog_entry, std::vector<std::string>* defaults);
 
 namespace {
 
-void load_models(const YAML::Node& root, Reader& r, std::vector<ModelSpec>& out) {
+void load_models(const YAML::Node& root, Reader& r, std::vector<workload::ModelSpec>& out) {
   if (!r.expect_map(root, "")) return;
   r.check_keys(root, "", {"models"});
   const auto list = root["models"];
@@ -293,7 +296,7 @@ void load_models(const YAML::Node& root, Reader& r, std::vector<ModelSpec>& out)
     const auto n = list[i];
     const std::string p = "models[" + std::to_string(i) + "]";
     if (!r.expect_map(n, p)) continue;
-    ModelSpec m;
+    workload::ModelSpec m;
     read_model_fields(n, p, r, m, true, nullptr);
     out.push_back(std::move(m));
   }
@@ -301,7 +304,7 @@ void load_models(const YAML::Node& root, Reader& r, std::vector<ModelSpec>& out)
 
 }  // namespace
 
-const GpuSpec* Catalog::find_gpu(std::string_view name) const {
+const hardware::GpuSpec* Catalog::find_gpu(std::string_view name) const {
   for (const auto& g : gpus) {
     if (iequal(g.name, name)) return &g;
     for (const auto& a : g.aliases)
@@ -310,13 +313,13 @@ const GpuSpec* Catalog::find_gpu(std::string_view name) const {
   return nullptr;
 }
 
-const FabricSpec* Catalog::find_fabric(std::string_view name) const {
+const hardware::FabricSpec* Catalog::find_fabric(std::string_view name) const {
   for (const auto& f : fabrics)
     if (iequal(f.name, name)) return &f;
   return nullptr;
 }
 
-const ModelSpec* Catalog::find_model(std::string_view name) const {
+const workload::ModelSpec* Catalog::find_model(std::string_view name) const {
   for (const auto& m : models) {
     if (iequal(m.name, name) || iequal(m.display, name)) return &m;
     for (const auto& a : m.aliases)
@@ -378,7 +381,7 @@ std::optional<std::string> same_family_gpu(const Catalog& catalog, std::string_v
     spellings.insert(spellings.end(), g.aliases.begin(), g.aliases.end());
     for (const auto& spelling : spellings) {
       if (!same_family(want, part_number(spelling))) continue;
-      const std::size_t d = edit_distance(name, spelling);
+      const std::size_t d = units::edit_distance(name, spelling);
       if (!best || d < best_d) {
         best = g.name;
         best_d = d;
@@ -428,7 +431,7 @@ std::optional<std::string> read_data_file(const std::string& data_dir, const std
   return std::nullopt;
 }
 
-std::optional<Catalog> load_catalog(const std::string& data_dir, Diagnostics& diags) {
+std::optional<Catalog> load_catalog(const std::string& data_dir, scenario::Diagnostics& diags) {
   Catalog c;
   c.data_dir = data_dir;
   const std::string prefix = data_dir.empty() ? "<embedded>/data/" : data_dir + "/";
@@ -449,7 +452,8 @@ std::optional<Catalog> load_catalog(const std::string& data_dir, Diagnostics& di
   load("fabrics.yaml", [&](const YAML::Node& root, Reader& r) { load_fabrics(root, r, c.fabrics); });
   load("models.yaml", [&](const YAML::Node& root, Reader& r) { load_models(root, r, c.models); });
   if (auto text = read_data_file(data_dir, "profiles/default.yaml")) {
-    if (auto p = parse_profile(*text, prefix + "profiles/default.yaml", ComputeProfile{}, diags)) c.profile = *p;
+    if (auto p = parse_profile(*text, prefix + "profiles/default.yaml", compute::ComputeProfile{}, diags))
+      c.profile = *p;
   } else {
     diags.error({prefix + "profiles/default.yaml", 0, 0}, "", "calibration profile not found");
   }
@@ -459,7 +463,7 @@ std::optional<Catalog> load_catalog(const std::string& data_dir, Diagnostics& di
                   "use a name from fabrics.yaml");
   }
   for (std::size_t i = before; i < diags.items().size(); ++i)
-    if (diags.items()[i].severity == Severity::Error) return std::nullopt;
+    if (diags.items()[i].severity == scenario::Severity::Error) return std::nullopt;
   return c;
 }
 

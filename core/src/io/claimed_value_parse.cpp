@@ -47,7 +47,7 @@ std::optional<double> number(std::string n) {
 
 /// "57,600", "1.2M", "10,900" as micro-units (exact for up to six decimals).
 std::optional<std::int64_t> amount_micro(const std::string& text) {
-  if (auto exact = parse_micro_units(text)) return exact;
+  if (auto exact = units::parse_micro_units(text)) return exact;
   const auto v = number(text);
   if (!v || std::fabs(*v) > 9e12) return std::nullopt;
   return std::llround(*v * 1e6);
@@ -56,9 +56,9 @@ std::optional<std::int64_t> amount_micro(const std::string& text) {
 /// "6.8 CNY", "$1.89", "¥6.8", "1.2M CNY", "10,900 USD", "6.8 RMB": an amount and its currency
 /// (io::parse_currency in upper case: a sign before the amount or a word after it; "3 GiB" is no
 /// amount).
-std::optional<std::pair<std::int64_t, Currency>> money(const std::string& s) {
+std::optional<std::pair<std::int64_t, units::Currency>> money(const std::string& s) {
   std::string t = s;
-  std::optional<Currency> cur;
+  std::optional<units::Currency> cur;
   std::size_t digits = 0;
   while (digits < t.size() && !std::isdigit(static_cast<unsigned char>(t[digits])) && t[digits] != '.' &&
          t[digits] != '-')
@@ -83,8 +83,8 @@ std::optional<std::pair<std::int64_t, Currency>> money(const std::string& s) {
 bool price_per(const std::string& per, claims::ClaimedPrice& p) {
   const auto dash = per.find('-');
   if (dash == std::string::npos) return false;
-  const auto basis = parse_price_basis(per.substr(0, dash));
-  const auto unit = parse_billing_unit(per.substr(dash + 1));
+  const auto basis = pricing::parse_price_basis(per.substr(0, dash));
+  const auto unit = pricing::parse_billing_unit(per.substr(dash + 1));
   if (!basis || !unit) return false;
   p.basis = *basis;
   p.unit = *unit;
@@ -96,7 +96,7 @@ bool read_price_or_money(const std::string& s, ClaimedValue& v) {
     const auto m = money(trim(std::string_view(s).substr(0, slash)));
     claims::ClaimedPrice p;
     if (!m || !price_per(trim(std::string_view(s).substr(slash + 1)), p)) return false;
-    p.rate = PriceRate::of_micro(m->first, m->second);
+    p.rate = units::PriceRate::of_micro(m->first, m->second);
     v.dimension = Dimension::Price;
     v.price = p;
     v.value = p.rate.major();
@@ -106,7 +106,7 @@ bool read_price_or_money(const std::string& s, ClaimedValue& v) {
   const auto m = money(s);
   if (!m) return false;
   v.dimension = Dimension::Money;
-  v.money = Money::of_micro(m->first, m->second);
+  v.money = units::Money::of_micro(m->first, m->second);
   v.value = v.money->major();
   v.unit = m->second.str();
   return true;

@@ -141,7 +141,7 @@ std::optional<Claim> read_claim(Loader& l, const YAML::Node& n, std::size_t inde
       c.needs = std::move(*needs);
   }
   for (std::size_t i = before; i < l.r.diags().items().size(); ++i)
-    if (l.r.diags().items()[i].severity == Severity::Error) return std::nullopt;
+    if (l.r.diags().items()[i].severity == scenario::Severity::Error) return std::nullopt;
   return c;
 }
 
@@ -172,14 +172,14 @@ void check_relies_on(Loader& l, const YAML::Node& list, ClaimsFile& out, const s
   out.claims = std::move(kept);
 }
 
-YAML::Node parse_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
+YAML::Node parse_yaml(const std::string& text, const std::string& file, scenario::Diagnostics& diags) {
   return detail::load_yaml(text, file, diags);
 }
 
 }  // namespace
 
 std::optional<ClaimsFile> parse_claims_file(const std::string& text, const std::string& file, const Catalog& catalog,
-                                            const std::string& data_dir, Diagnostics& diags) {
+                                            const std::string& data_dir, scenario::Diagnostics& diags) {
   const YAML::Node root = parse_yaml(text, file, diags);
   if (!root.IsDefined()) return std::nullopt;
   const char* format_hint = "see docs/claims.md and scenarios/seed-claims/claims.yaml for the format";
@@ -225,7 +225,7 @@ std::optional<ClaimsFile> parse_claims_file(const std::string& text, const std::
 }
 
 std::optional<ClaimsFile> load_claims_file(const std::string& path, const Catalog& catalog, const std::string& data_dir,
-                                           Diagnostics& diags) {
+                                           scenario::Diagnostics& diags) {
   const auto text = read_text_file(path, diags);
   if (!text) return std::nullopt;
   return parse_claims_file(*text, path, catalog, data_dir, diags);

@@ -38,7 +38,7 @@ struct Loader {
   std::filesystem::path dir;  ///< the claims file's folder (scenario paths are relative to it)
   std::string default_catalog;
   std::string default_source;
-  std::map<std::string, std::shared_ptr<const PriceCatalog>> catalogs;
+  std::map<std::string, std::shared_ptr<const pricing::PriceCatalog>> catalogs;
 
   void error(const YAML::Node& at, const std::string& key, std::string msg, std::string hint = {}) {
     r.error(at, key, std::move(msg), std::move(hint));
@@ -49,15 +49,15 @@ struct Loader {
     return std::nullopt;
   }
 
-  std::shared_ptr<const PriceCatalog> price_catalog(const YAML::Node& at, const std::string& key,
-                                                    const std::string& name);
-  const GpuSpec* gpu(const YAML::Node& n, const std::string& key);
-  const FabricSpec* fabric(const YAML::Node& n, const std::string& key);
+  std::shared_ptr<const pricing::PriceCatalog> price_catalog(const YAML::Node& at, const std::string& key,
+                                                             const std::string& name);
+  const hardware::GpuSpec* gpu(const YAML::Node& n, const std::string& key);
+  const hardware::FabricSpec* fabric(const YAML::Node& n, const std::string& key);
   std::optional<std::string> scenario_path(const YAML::Node& n, const std::string& key);
   std::optional<ScenarioRef> scenario_ref(const YAML::Node& needs, const std::string& key);
-  std::optional<Time> duration(const YAML::Node& n, const std::string& key, const char* example);
-  std::optional<Bandwidth> bandwidth(const YAML::Node& n, const std::string& key);
-  std::optional<PriceOption> option(const YAML::Node& map, const std::string& key, const PriceCatalog& cat,
+  std::optional<units::Time> duration(const YAML::Node& n, const std::string& key, const char* example);
+  std::optional<units::Bandwidth> bandwidth(const YAML::Node& n, const std::string& key);
+  std::optional<PriceOption> option(const YAML::Node& map, const std::string& key, const pricing::PriceCatalog& cat,
                                     bool required);
 };
 

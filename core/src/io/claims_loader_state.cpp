@@ -53,10 +53,10 @@ const std::map<ClaimKind, std::vector<FigureRule>>& figure_rules() {
   return rules;
 }
 
-std::shared_ptr<const PriceCatalog> Loader::price_catalog(const YAML::Node& at, const std::string& key,
-                                                          const std::string& name) {
+std::shared_ptr<const pricing::PriceCatalog> Loader::price_catalog(const YAML::Node& at, const std::string& key,
+                                                                   const std::string& name) {
   if (auto it = catalogs.find(name); it != catalogs.end()) return it->second;
-  Diagnostics pd;
+  scenario::Diagnostics pd;
   auto loaded = load_price_catalog(name, data_dir, pd);
   for (auto d : pd.items()) {
     if (d.where.line == 0) {  // "not found": point at the key that names it
@@ -65,24 +65,24 @@ std::shared_ptr<const PriceCatalog> Loader::price_catalog(const YAML::Node& at, 
     }
     r.diags().add(d);
   }
-  std::shared_ptr<const PriceCatalog> out;
-  if (loaded) out = std::make_shared<const PriceCatalog>(std::move(*loaded));
+  std::shared_ptr<const pricing::PriceCatalog> out;
+  if (loaded) out = std::make_shared<const pricing::PriceCatalog>(std::move(*loaded));
   catalogs[name] = out;
   return out;
 }
 
-const GpuSpec* Loader::gpu(const YAML::Node& n, const std::string& key) {
+const hardware::GpuSpec* Loader::gpu(const YAML::Node& n, const std::string& key) {
   const auto name = r.string(n, key);
   if (!name) return nullptr;
-  if (const GpuSpec* g = catalog.find_gpu(*name)) return g;
+  if (const hardware::GpuSpec* g = catalog.find_gpu(*name)) return g;
   error(n, key, "unknown GPU '" + *name + "'", unknown_gpu_hint(catalog, *name));
   return nullptr;
 }
 
-const FabricSpec* Loader::fabric(const YAML::Node& n, const std::string& key) {
+const hardware::FabricSpec* Loader::fabric(const YAML::Node& n, const std::string& key) {
   const auto name = r.string(n, key);
   if (!name) return nullptr;
-  if (const FabricSpec* f = catalog.find_fabric(*name)) return f;
+  if (const hardware::FabricSpec* f = catalog.find_fabric(*name)) return f;
   const auto names = catalog.fabric_names();
   std::string hint = "known fabrics: " + join(names);
   if (auto m = did_you_mean(*name, names)) hint = "did you mean '" + *m + "'? (" + hint + ")";
@@ -128,7 +128,7 @@ std::optional<ScenarioRef> Loader::scenario_ref(const YAML::Node& needs, const s
   return ref;
 }
 
-std::optional<Time> Loader::duration(const YAML::Node& n, const std::string& key, const char* example) {
+std::optional<units::Time> Loader::duration(const YAML::Node& n, const std::string& key, const char* example) {
   const auto s = r.string(n, key);
   if (!s) return std::nullopt;
   const auto t = parse_duration(*s);
@@ -139,7 +139,7 @@ std::optional<Time> Loader::duration(const YAML::Node& n, const std::string& key
   return t;
 }
 
-std::optional<Bandwidth> Loader::bandwidth(const YAML::Node& n, const std::string& key) {
+std::optional<units::Bandwidth> Loader::bandwidth(const YAML::Node& n, const std::string& key) {
   const auto s = r.string(n, key);
   if (!s) return std::nullopt;
   const auto b = parse_bandwidth(*s);
@@ -150,8 +150,8 @@ std::optional<Bandwidth> Loader::bandwidth(const YAML::Node& n, const std::strin
   return b;
 }
 
-std::optional<PriceOption> Loader::option(const YAML::Node& map, const std::string& key, const PriceCatalog& cat,
-                                          bool required) {
+std::optional<PriceOption> Loader::option(const YAML::Node& map, const std::string& key,
+                                          const pricing::PriceCatalog& cat, bool required) {
   PriceOption o;
   if (const auto p = map["plan"]) {
     const auto id = r.string(p, child(key, "plan"));
@@ -159,7 +159,7 @@ std::optional<PriceOption> Loader::option(const YAML::Node& map, const std::stri
     o.plan = cat.find_plan(*id);
     if (o.plan == nullptr) {
       std::vector<std::string> ids;
-      for (const Plan& pl : cat.plans) ids.push_back(pl.id);
+      for (const pricing::Plan& pl : cat.plans) ids.push_back(pl.id);
       std::string hint = "plans of catalog " + cat.name + ": " + join(ids);
       if (auto m = did_you_mean(*id, ids)) hint = "did you mean '" + *m + "'? (" + hint + ")";
       error(p, child(key, "plan"), "unknown plan '" + *id + "' in catalog " + cat.name, hint);
@@ -170,11 +170,11 @@ std::optional<PriceOption> Loader::option(const YAML::Node& map, const std::stri
   if (const auto c = map["cpu_instance"]) {
     const auto id = r.string(c, child(key, "cpu_instance"));
     if (!id) return std::nullopt;
-    for (const CpuInstance& ci : cat.cpu_instances)
+    for (const pricing::CpuInstance& ci : cat.cpu_instances)
       if (ci.id == *id) o.cpu = &ci;
     if (o.cpu == nullptr) {
       std::vector<std::string> ids;
-      for (const CpuInstance& ci : cat.cpu_instances) ids.push_back(ci.id);
+      for (const pricing::CpuInstance& ci : cat.cpu_instances) ids.push_back(ci.id);
       error(c, child(key, "cpu_instance"), "unknown CPU instance '" + *id + "' in catalog " + cat.name,
             ids.empty() ? "the catalog lists no CPU instance" : "CPU instances: " + join(ids));
       return std::nullopt;

@@ -70,7 +70,7 @@ std::optional<PriceNeeds> read_price(Loader& l, const std::string& figure, const
   }
   p.catalog = l.price_catalog(cat_at, child(key, "catalog"), cat_name);
   if (!p.catalog) return std::nullopt;
-  const PriceCatalog& cat = *p.catalog;
+  const pricing::PriceCatalog& cat = *p.catalog;
   if (p.figure == PriceFigure::RunCost && n["plans"]) {
     if (!n["plans"].IsSequence() || n["plans"].size() == 0) {
       l.error(n["plans"], child(key, "plans"), "expected a list of plan ids, got " + describe(n["plans"]),
@@ -115,9 +115,9 @@ std::optional<PriceNeeds> read_price(Loader& l, const std::string& figure, const
   }
   if (p.figure == PriceFigure::Rate && claimed && claimed->price) {  // default use: one unit of the claimed price
     const ClaimedPrice& cp = *claimed->price;
-    const Plan& plan = *p.options.front().plan;
-    if (p.use.gpus <= 0) p.use.gpus = cp.basis == PriceBasis::PerNode ? plan.gpus_per_node : 1;
-    if (p.use.span.ns <= 0) p.use.span = billing_unit_length(cp.unit);
+    const pricing::Plan& plan = *p.options.front().plan;
+    if (p.use.gpus <= 0) p.use.gpus = cp.basis == pricing::PriceBasis::PerNode ? plan.gpus_per_node : 1;
+    if (p.use.span.ns <= 0) p.use.span = pricing::billing_unit_length(cp.unit);
   }
   if (p.figure == PriceFigure::RunCost) {
     auto ref = l.scenario_ref(n, key);
@@ -134,10 +134,10 @@ std::optional<CollectiveNeeds> read_collective(Loader& l, const std::string& fig
   c.figure = figure;
   if (!n["gpu"]) return l.missing(n, key, "gpu", "the GPU of the cluster, e.g. gpu: H800");
   if (!n["gpus"]) return l.missing(n, key, "gpus", "GPUs of the cluster, e.g. gpus: 16 (two 8-GPU nodes)");
-  const GpuSpec* g = l.gpu(n["gpu"], child(key, "gpu"));
+  const hardware::GpuSpec* g = l.gpu(n["gpu"], child(key, "gpu"));
   if (g == nullptr) return std::nullopt;
   c.gpu = *g;
-  const FabricSpec* f =
+  const hardware::FabricSpec* f =
       n["fabric"] ? l.fabric(n["fabric"], child(key, "fabric")) : l.catalog.find_fabric(g->default_fabric);
   if (f == nullptr) return std::nullopt;
   c.fabric = *f;
@@ -147,7 +147,7 @@ std::optional<CollectiveNeeds> read_collective(Loader& l, const std::string& fig
   if (n["op"]) {
     const auto op = l.r.string(n["op"], child(key, "op"));
     if (!op) return std::nullopt;
-    const auto parsed = parse_collective(*op);
+    const auto parsed = comm::parse_collective(*op);
     if (!parsed) {
       l.error(n["op"], child(key, "op"), "unknown collective '" + *op + "'",
               "one of all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, send_recv");
@@ -167,7 +167,7 @@ std::optional<CollectiveNeeds> read_collective(Loader& l, const std::string& fig
     if (!v) return std::nullopt;
     c.group.ranks_per_node = static_cast<int>(*v);
   }
-  if (const std::string why = check_group_shape(c.group, c.fabric.gpus_per_node, c.gpus); !why.empty()) {
+  if (const std::string why = topology::check_group_shape(c.group, c.fabric.gpus_per_node, c.gpus); !why.empty()) {
     l.error(n["ranks"] ? n["ranks"] : n, child(key, n["ranks"] ? "ranks" : "gpus"), why,
             "the group must fit the cluster: ranks <= gpus, ranks_per_node <= the node's GPUs");
     return std::nullopt;
@@ -192,7 +192,7 @@ std::optional<HardwareNeeds> read_hardware(Loader& l, const std::string& figure,
   h.figure = figure;
   if (figure == "nic_bandwidth") {
     if (!n["fabric"]) return l.missing(n, key, "fabric", "the node type, e.g. fabric: hgx-h800-roce200");
-    const FabricSpec* f = l.fabric(n["fabric"], child(key, "fabric"));
+    const hardware::FabricSpec* f = l.fabric(n["fabric"], child(key, "fabric"));
     if (f == nullptr) return std::nullopt;
     h.fabric = *f;
     return h;
@@ -201,19 +201,19 @@ std::optional<HardwareNeeds> read_hardware(Loader& l, const std::string& figure,
     if (figure == "software") return h;
     return l.missing(n, key, "gpu", "a GPU of data/gpus.yaml, e.g. gpu: A100-80G");
   }
-  const GpuSpec* g = l.gpu(n["gpu"], child(key, "gpu"));
+  const hardware::GpuSpec* g = l.gpu(n["gpu"], child(key, "gpu"));
   if (g == nullptr) return std::nullopt;
   h.gpu = *g;
   if (figure == "dense_tflops" || figure == "peak_vs") {
     if (!n["precision"]) return l.missing(n, key, "precision", "the number format of the peak, e.g. precision: fp16");
     const auto p = l.r.choice(n["precision"], child(key, "precision"), {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"});
     if (!p) return std::nullopt;
-    h.precision = parse_precision(*p);
+    h.precision = hardware::parse_precision(*p);
   }
   if (figure == "peak_vs") {
     if (!n["compared_with"])
       return l.missing(n, key, "compared_with", "the GPU the claim compares with, e.g. compared_with: A100-80G");
-    const GpuSpec* o = l.gpu(n["compared_with"], child(key, "compared_with"));
+    const hardware::GpuSpec* o = l.gpu(n["compared_with"], child(key, "compared_with"));
     if (o == nullptr) return std::nullopt;
     h.compared_with = *o;
   }
@@ -224,10 +224,10 @@ std::optional<FleetPower> read_fleet(Loader& l, const YAML::Node& n, const std::
   FleetPower f;
   if (!n["gpu"]) return l.missing(n, key, "gpu", "the fleet's GPU, e.g. gpu: H800");
   if (!n["gpus"]) return l.missing(n, key, "gpus", "the fleet's size in GPUs, e.g. gpus: 1000");
-  const GpuSpec* g = l.gpu(n["gpu"], child(key, "gpu"));
+  const hardware::GpuSpec* g = l.gpu(n["gpu"], child(key, "gpu"));
   if (g == nullptr) return std::nullopt;
   f.gpu = *g;
-  const FabricSpec* fab =
+  const hardware::FabricSpec* fab =
       n["fabric"] ? l.fabric(n["fabric"], child(key, "fabric")) : l.catalog.find_fabric(g->default_fabric);
   if (fab == nullptr) return std::nullopt;
   f.fabric = *fab;
@@ -254,7 +254,7 @@ std::optional<EnergyNeeds> read_energy(Loader& l, const std::string& figure, con
     if (!u) return std::nullopt;
     e.utilisation = *u;
   }
-  std::shared_ptr<const PriceCatalog> cat;
+  std::shared_ptr<const pricing::PriceCatalog> cat;
   if (n["catalog"] || (!n["tariff"] && !l.default_catalog.empty())) {
     const YAML::Node at = n["catalog"] ? n["catalog"] : n;
     const auto name = n["catalog"] ? l.r.string(n["catalog"], child(key, "catalog")) : l.default_catalog;
@@ -270,7 +270,7 @@ std::optional<EnergyNeeds> read_energy(Loader& l, const std::string& figure, con
       l.error(n["tariff"], child(key, "tariff"), "bad tariff " + describe(n["tariff"]), "write e.g. \"0.65 CNY/kWh\"");
       return std::nullopt;
     }
-    e.tariff = PriceRate::of_micro(v->money->micro(), v->money->currency);
+    e.tariff = units::PriceRate::of_micro(v->money->micro(), v->money->currency);
     e.tariff_from = "the claims file";
   } else if (cat && cat->electricity) {
     e.tariff = cat->electricity->per_kwh;
@@ -314,7 +314,7 @@ std::optional<CheckpointNeeds> read_checkpoint(Loader& l, const std::string& fig
     return l.missing(n, key, "storage_write", "the storage's write bandwidth, e.g. storage_write: 5 GB/s");
   const auto model = l.r.string(n["model"], child(key, "model"));
   if (!model) return std::nullopt;
-  const ModelSpec* m = l.catalog.find_model(*model);
+  const workload::ModelSpec* m = l.catalog.find_model(*model);
   if (m == nullptr) {
     const auto names = l.catalog.model_names();
     std::string hint = "known models: " + join(names);
@@ -323,7 +323,7 @@ std::optional<CheckpointNeeds> read_checkpoint(Loader& l, const std::string& fig
     return std::nullopt;
   }
   c.model = *model;
-  c.params = parameter_count(*m).total;
+  c.params = workload::parameter_count(*m).total;
   const auto gpus = l.r.integer(n["gpus"], child(key, "gpus"), 1, 1'000'000);
   const auto write = l.bandwidth(n["storage_write"], child(key, "storage_write"));
   if (!gpus || !write) return std::nullopt;

@@ -178,24 +178,25 @@ const char* css_class(VerdictKind k) {
 }  // namespace
 
 std::string claims_markdown(const ClaimsReport& r) {
-  std::string out = "# Claims check: " + markdown_cell(r.title.empty() ? r.file : r.title) + "\n\n";
+  std::string out = "# Claims check: " + units::markdown_cell(r.title.empty() ? r.file : r.title) + "\n\n";
   out += "`" + r.file + "`: " + summary_line(r) + fmt::format(" (tolerance {:.0f}%).\n\n", claims::kTolerance * 100);
   out += "| claim | kind | claimed | verdict | flopcast's figure | how |\n|---|---|---|---|---|---|\n";
   for (const auto& c : r.results)
-    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_cell(c.id), to_string(c.kind),
-                       markdown_cell(c.claimed.empty() ? "-" : c.claimed), markdown_cell(c.verdict.word()),
-                       markdown_cell(figure_or_dash(c)), markdown_cell(c.verdict.how));
+    out +=
+        fmt::format("| {} | {} | {} | {} | {} | {} |\n", units::markdown_cell(c.id), to_string(c.kind),
+                    units::markdown_cell(c.claimed.empty() ? "-" : c.claimed), units::markdown_cell(c.verdict.word()),
+                    units::markdown_cell(figure_or_dash(c)), units::markdown_cell(c.verdict.how));
   out += "\n## Reasons and notes\n\n";
   for (const auto& c : r.results) {
-    out += fmt::format("- **{}** ({}, {}): \"{}\"  \n  {}{}\n", markdown_cell(c.id), to_string(c.kind),
-                       markdown_cell(c.source), markdown_cell(c.quote),
-                       c.reading.empty() ? "" : "reading: " + markdown_cell(c.reading) + "  \n  ",
-                       markdown_cell(c.verdict.line()));
-    for (const auto& n : c.verdict.notes) out += "  - " + markdown_cell(n) + "\n";
+    out += fmt::format("- **{}** ({}, {}): \"{}\"  \n  {}{}\n", units::markdown_cell(c.id), to_string(c.kind),
+                       units::markdown_cell(c.source), units::markdown_cell(c.quote),
+                       c.reading.empty() ? "" : "reading: " + units::markdown_cell(c.reading) + "  \n  ",
+                       units::markdown_cell(c.verdict.line()));
+    for (const auto& n : c.verdict.notes) out += "  - " + units::markdown_cell(n) + "\n";
   }
   if (!r.errors.empty()) {
     out += "\n## Not judged (bad input)\n\n";
-    for (const auto& e : r.errors) out += "- `" + markdown_cell(e.str()) + "`\n";
+    for (const auto& e : r.errors) out += "- `" + units::markdown_cell(e.str()) + "`\n";
   }
   return out;
 }
@@ -203,31 +204,31 @@ std::string claims_markdown(const ClaimsReport& r) {
 std::string claims_html(const ClaimsReport& r) {
   const std::string title = "Claims check: " + (r.title.empty() ? r.file : r.title);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-                    html_escape(title) + "</title>\n";
+                    units::html_escape(title) + "</title>\n";
   out +=
       "<style>\nbody{font-family:sans-serif;margin:2em;color:#222}\ntable{border-collapse:collapse;font-size:90%}\n"
       "th,td{border:1px solid #ccc;padding:4px 6px;vertical-align:top;text-align:left}\nth{background:#eee}\n"
       ".holds{background:#e3f4e1}\n.off{background:#fdf2d0}\n.contradicts{background:#f9dcc4}\n"
       ".impossible{background:#f6c9c9}\n.unknown{background:#e8e8e8}\nli{margin-bottom:.4em}\n</style>\n";
-  out += "</head>\n<body>\n<h1>" + html_escape(title) + "</h1>\n<p><code>" + html_escape(r.file) +
-         "</code>: " + html_escape(summary_line(r)) +
+  out += "</head>\n<body>\n<h1>" + units::html_escape(title) + "</h1>\n<p><code>" + units::html_escape(r.file) +
+         "</code>: " + units::html_escape(summary_line(r)) +
          fmt::format(" (tolerance {:.0f}%).</p>\n", claims::kTolerance * 100);
   out +=
       "<table>\n<tr><th>claim</th><th>kind</th><th>claimed</th><th>verdict</th><th>flopcast's figure</th><th>how</th></tr>\n";
   for (const auto& c : r.results)
     out += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       css_class(c.verdict.kind), html_escape(c.id), to_string(c.kind),
-                       html_escape(c.claimed.empty() ? "-" : c.claimed), html_escape(c.verdict.word()),
-                       html_escape(figure_or_dash(c)), html_escape(c.verdict.how));
+                       css_class(c.verdict.kind), units::html_escape(c.id), to_string(c.kind),
+                       units::html_escape(c.claimed.empty() ? "-" : c.claimed), units::html_escape(c.verdict.word()),
+                       units::html_escape(figure_or_dash(c)), units::html_escape(c.verdict.how));
   out += "</table>\n<h2>Reasons and notes</h2>\n<ul>\n";
   for (const auto& c : r.results) {
-    out += fmt::format("<li><b>{}</b> ({}, {}): &ldquo;{}&rdquo;<br>{}{}", html_escape(c.id), to_string(c.kind),
-                       html_escape(c.source), html_escape(c.quote),
-                       c.reading.empty() ? "" : "reading: " + html_escape(c.reading) + "<br>",
-                       html_escape(c.verdict.line()));
+    out += fmt::format("<li><b>{}</b> ({}, {}): &ldquo;{}&rdquo;<br>{}{}", units::html_escape(c.id), to_string(c.kind),
+                       units::html_escape(c.source), units::html_escape(c.quote),
+                       c.reading.empty() ? "" : "reading: " + units::html_escape(c.reading) + "<br>",
+                       units::html_escape(c.verdict.line()));
     if (!c.verdict.notes.empty()) {
       out += "<ul>";
-      for (const auto& n : c.verdict.notes) out += "<li>" + html_escape(n) + "</li>";
+      for (const auto& n : c.verdict.notes) out += "<li>" + units::html_escape(n) + "</li>";
       out += "</ul>";
     }
     out += "</li>\n";
@@ -235,7 +236,7 @@ std::string claims_html(const ClaimsReport& r) {
   out += "</ul>\n";
   if (!r.errors.empty()) {
     out += "<h2>Not judged (bad input)</h2>\n<ul>\n";
-    for (const auto& e : r.errors) out += "<li><code>" + html_escape(e.str()) + "</code></li>\n";
+    for (const auto& e : r.errors) out += "<li><code>" + units::html_escape(e.str()) + "</code></li>\n";
     out += "</ul>\n";
   }
   out += "</body>\n</html>\n";

@@ -19,7 +19,7 @@ bool is_collective_run_file(const std::string& text) {
 }
 
 std::vector<CollectiveRun> parse_collective_runs(const std::string& text, const std::string& file,
-                                                 const Catalog& catalog, Diagnostics& diags) {
+                                                 const Catalog& catalog, scenario::Diagnostics& diags) {
   std::vector<CollectiveRun> out;
   const YAML::Node root = detail::load_yaml(text, file, diags);
   if (!root.IsDefined()) return out;
@@ -58,7 +58,7 @@ std::vector<CollectiveRun> parse_collective_runs(const std::string& text, const 
     if (const auto fab = n["fabric"]; fab && fab.IsMap()) {
       if (fab["kind"])
         if (auto v = r.choice(fab["kind"], child(p, "fabric.kind"), {"infiniband", "roce", "ethernet"}))
-          run.fabric.kind = *parse_net_kind(*v);
+          run.fabric.kind = *hardware::parse_net_kind(*v);
       if (fab["nic_gbps"])
         if (auto v = r.number(fab["nic_gbps"], child(p, "fabric.nic_gbps"), 1, 1e5)) run.fabric.nic_gbps = *v;
       if (fab["nics_per_node"])
@@ -69,7 +69,7 @@ std::vector<CollectiveRun> parse_collective_runs(const std::string& text, const 
     if (run.fabric.nvlink_domain <= run.fabric.gpus_per_node || run.fabric.nvlink_domain < run.gpus_per_node)
       run.fabric.nvlink_domain = run.gpus_per_node;
     run.fabric.gpus_per_node = run.gpus_per_node;
-    if (auto op = parse_collective(n["collective"].as<std::string>("")))
+    if (auto op = comm::parse_collective(n["collective"].as<std::string>("")))
       run.op = *op;
     else
       r.error(n["collective"], child(p, "collective"),

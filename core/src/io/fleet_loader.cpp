@@ -36,7 +36,7 @@ std::string idx(const std::string& path, std::size_t i) { return path + "[" + st
 
 class FleetReader {
  public:
-  FleetReader(const std::string& file, const Catalog& cat, Diagnostics& diags, LocationMap& locs)
+  FleetReader(const std::string& file, const Catalog& cat, scenario::Diagnostics& diags, scenario::LocationMap& locs)
       : file_(file), cat_(cat), diags_(diags), r_(file, diags, &locs) {}
 
   std::optional<FleetFile> read(const YAML::Node& root) {
@@ -106,9 +106,9 @@ class FleetReader {
   }
 
  private:
-  std::optional<Time> duration(const YAML::Node& n, const std::string& path, bool positive) {
+  std::optional<units::Time> duration(const YAML::Node& n, const std::string& path, bool positive) {
     r_.note(path, n);
-    std::optional<Time> v;
+    std::optional<units::Time> v;
     if (n.IsScalar()) v = parse_duration(n.Scalar());
     if (!v || v->ns < 0 || (positive && v->ns == 0)) {
       r_.error(n, path, std::string("expected a duration ") + (positive ? "> 0" : ">= 0") + ", got " + describe(n),
@@ -122,7 +122,7 @@ class FleetReader {
   std::optional<std::int64_t> micro(const YAML::Node& n, const std::string& path) {
     r_.note(path, n);
     std::optional<std::int64_t> v;
-    if (n.IsScalar()) v = parse_micro_units(n.Scalar());
+    if (n.IsScalar()) v = units::parse_micro_units(n.Scalar());
     if (!v || *v < 0) {
       r_.error(n, path, "expected an amount >= 0 with at most 6 decimals, got " + describe(n),
                "write e.g. 250000 or \"0.08\" (no currency sign; the currency is a separate key)");
@@ -131,21 +131,21 @@ class FleetReader {
     return v;
   }
 
-  std::optional<Currency> currency(const YAML::Node& n, const std::string& path) {
+  std::optional<units::Currency> currency(const YAML::Node& n, const std::string& path) {
     auto s = r_.string(n, path);
     if (!s) return std::nullopt;
-    if (!is_currency_code(*s)) {
+    if (!units::is_currency_code(*s)) {
       r_.error(n, path, "expected a three-letter currency code, got " + describe(n), "write e.g. USD or CNY");
       return std::nullopt;
     }
-    return Currency::of(*s);
+    return units::Currency::of(*s);
   }
 
-  std::shared_ptr<const PriceCatalog> price_catalog(const YAML::Node& n, const std::string& path) {
+  std::shared_ptr<const pricing::PriceCatalog> price_catalog(const YAML::Node& n, const std::string& path) {
     auto name = r_.string(n, path);
     if (!name) return nullptr;
     if (auto it = catalogs_.find(*name); it != catalogs_.end()) return it->second;
-    Diagnostics pd;
+    scenario::Diagnostics pd;
     std::string target = *name;
     // A path is relative to the fleet file, like scenario paths.
     if (target.find('/') != std::string::npos || target.ends_with(".yaml")) target = resolve(target);
@@ -158,7 +158,7 @@ class FleetReader {
       diags_.add(d);
     }
     if (!loaded) return nullptr;
-    auto p = std::make_shared<const PriceCatalog>(std::move(*loaded));
+    auto p = std::make_shared<const pricing::PriceCatalog>(std::move(*loaded));
     catalogs_[*name] = p;
     return p;
   }
@@ -169,7 +169,7 @@ class FleetReader {
     return (std::filesystem::path(file_).parent_path() / p).lexically_normal().string();
   }
 
-  const GpuSpec* gpu(const YAML::Node& n, const std::string& path) {
+  const hardware::GpuSpec* gpu(const YAML::Node& n, const std::string& path) {
     auto s = r_.string(n, path);
     if (!s) return nullptr;
     if (const auto* g = cat_.find_gpu(*s)) return g;
@@ -213,7 +213,7 @@ class FleetReader {
           r_.error(pn["name"], child(path, "name"), "pool name '" + p.name + "' is used twice",
                    "pool names must be unique");
       }
-      const GpuSpec* g = nullptr;
+      const hardware::GpuSpec* g = nullptr;
       if (!pn["gpu"])
         r_.error(pn, child(path, "gpu"), "missing required key 'gpu'", "one of: " + detail::join(cat_.gpu_names()));
       else
@@ -226,7 +226,7 @@ class FleetReader {
         r_.error(pn, child(path, "nodes"), "missing required key 'nodes'", "how many nodes the pool has, e.g. 16");
       else if (auto v = r_.integer(pn["nodes"], child(path, "nodes"), 1, kMaxNodes))
         p.nodes = *v;
-      const FabricSpec* fab = nullptr;
+      const hardware::FabricSpec* fab = nullptr;
       if (pn["fabric"]) {
         if (auto s = r_.string(pn["fabric"], child(path, "fabric"))) {
           fab = cat_.find_fabric(*s);
@@ -259,14 +259,14 @@ class FleetReader {
     }
   }
 
-  void read_owned(const YAML::Node& n, const std::string& path, const GpuSpec* g, const FabricSpec* fab,
-                  fleet::Pool& p) {
+  void read_owned(const YAML::Node& n, const std::string& path, const hardware::GpuSpec* g,
+                  const hardware::FabricSpec* fab, fleet::Pool& p) {
     if (!r_.expect_map(n, path)) return;
     r_.check_keys(n, path,
                   {"capex_per_node", "currency", "amortisation_years", "node_power_kw", "idle_fraction",
                    "electricity_per_kwh", "pue"});
     fleet::OwnedCosts& o = p.owned;
-    Currency cur = Currency::of("USD");
+    units::Currency cur = units::Currency::of("USD");
     if (!n["currency"])
       r_.error(n, child(path, "currency"), "missing required key 'currency'", "write e.g. currency: USD");
     else if (auto c = currency(n["currency"], child(path, "currency")))
@@ -275,19 +275,19 @@ class FleetReader {
       r_.error(n, child(path, "capex_per_node"), "missing required key 'capex_per_node'",
                "purchase price of one node, e.g. 300000");
     else if (auto v = micro(n["capex_per_node"], child(path, "capex_per_node")))
-      o.capex_per_node = Money::of_micro(*v, cur);
+      o.capex_per_node = units::Money::of_micro(*v, cur);
     if (!n["amortisation_years"])
       r_.error(n, child(path, "amortisation_years"), "missing required key 'amortisation_years'",
                "write-off period, e.g. 4");
     else if (auto v = r_.number(n["amortisation_years"], child(path, "amortisation_years"), 0.1, 30))
-      o.amortisation = Time::from_seconds(*v * 365 * 86400.0);
+      o.amortisation = units::Time::from_seconds(*v * 365 * 86400.0);
     if (n["node_power_kw"]) {
       if (auto v = r_.number(n["node_power_kw"], child(path, "node_power_kw"), 0.01, 1000)) o.node_power_kw = *v;
     } else if (fab && fab->node_power_kw > 0) {
       o.node_power_kw = fab->node_power_kw;
     } else if (g) {
       // Unknown node power: the GPUs' TDP plus kNodeOverheadFraction for the rest (job_input.hpp).
-      o.node_power_kw = g->tdp_w * p.gpus_per_node * (1.0 + kNodeOverheadFraction) / 1000.0;
+      o.node_power_kw = g->tdp_w * p.gpus_per_node * (1.0 + job::kNodeOverheadFraction) / 1000.0;
     }
     if (n["idle_fraction"])
       if (auto v = r_.number(n["idle_fraction"], child(path, "idle_fraction"), 0, 1)) o.idle_fraction = *v;
@@ -295,7 +295,7 @@ class FleetReader {
       r_.error(n, child(path, "electricity_per_kwh"), "missing required key 'electricity_per_kwh'",
                "price of a kWh in the pool's currency, e.g. 0.08 (US industrial, EIA 2024)");
     } else if (auto v = micro(n["electricity_per_kwh"], child(path, "electricity_per_kwh"))) {
-      o.price_per_kwh = PriceRate::of_micro(*v, cur);
+      o.price_per_kwh = units::PriceRate::of_micro(*v, cur);
     }
     if (n["pue"])
       if (auto v = r_.number(n["pue"], child(path, "pue"), 1.0, 3.0)) o.pue = *v;
@@ -324,9 +324,9 @@ class FleetReader {
   }
 
   /// The plan exists in `catalog` and rents `gpu_name` (when known).
-  bool check_plan(const YAML::Node& at, const std::string& path, const PriceCatalog& catalog, const std::string& id,
-                  const std::string& gpu_name) {
-    const Plan* plan = catalog.find_plan(id);
+  bool check_plan(const YAML::Node& at, const std::string& path, const pricing::PriceCatalog& catalog,
+                  const std::string& id, const std::string& gpu_name) {
+    const pricing::Plan* plan = catalog.find_plan(id);
     if (!plan) {
       std::vector<std::string> ids;
       for (const auto& pl : catalog.plans)
@@ -373,7 +373,7 @@ class FleetReader {
                  "give each class a unique name");
       // Known from here on, even when its scenario does not load: jobs naming it get no second error.
       class_index_.emplace(c.name, out.classes.size());
-      Diagnostics sd;
+      scenario::Diagnostics sd;
       auto s = load_scenario_file(c.scenario_file, cat_, sd);
       for (auto d : sd.items()) {
         if (d.where.line == 0 && d.key.empty()) {  // file not found / unreadable: point at our key
@@ -557,7 +557,7 @@ class FleetReader {
     }
     for (const auto& kv : plans) {
       const std::string gpath = "revenue.plans." + kv.first.Scalar();
-      const GpuSpec* g = gpu(kv.first, gpath);
+      const hardware::GpuSpec* g = gpu(kv.first, gpath);
       auto id = r_.string(kv.second, gpath);
       if (!g || !id) continue;
       if (rs.catalog && check_plan(kv.second, gpath, *rs.catalog, *id, g->name))
@@ -570,11 +570,11 @@ class FleetReader {
 
   /// The provider's own plans bill its customers: a competitor's price is not revenue, and the
   /// catalog must convert the plan's prices into the customers' bill currency.
-  void check_revenue_plan(const YAML::Node& at, const std::string& path, const PriceCatalog& catalog, const Plan& plan,
-                          const std::string& gpu_name, Currency billed_in) {
+  void check_revenue_plan(const YAML::Node& at, const std::string& path, const pricing::PriceCatalog& catalog,
+                          const pricing::Plan& plan, const std::string& gpu_name, units::Currency billed_in) {
     if (plan.competitor) {
       std::vector<std::string> own;
-      for (const Plan* pl : catalog.plans_for({gpu_name}))
+      for (const pricing::Plan* pl : catalog.plans_for({gpu_name}))
         if (!pl->competitor) own.push_back(pl->id);
       r_.error(at, path,
                "plan '" + plan.id + "' is a competitor's price (competitor: true in " + catalog.name +
@@ -583,10 +583,10 @@ class FleetReader {
                            : "the provider's plans for " + gpu_name + ": " + detail::join(own));
       return;
     }
-    std::vector<Currency> priced_in{plan.price.currency};
-    for (const AddOn& a : plan.add_ons)
+    std::vector<units::Currency> priced_in{plan.price.currency};
+    for (const pricing::AddOn& a : plan.add_ons)
       if (!a.optional) priced_in.push_back(a.price.currency);
-    for (const Currency c : priced_in) {
+    for (const units::Currency c : priced_in) {
       if (c == billed_in || catalog.fx_between(c, billed_in)) continue;
       r_.error(at, path,
                "plan '" + plan.id + "' is priced in " + c.str() + " and catalog '" + catalog.name +
@@ -603,13 +603,13 @@ class FleetReader {
       const fleet::Pool& p = f.pools[i];
       if (p.internal || p.gpu.empty()) continue;
       const bool has_plan = std::any_of(rs.plans.begin(), rs.plans.end(), [&](const auto& gp) {
-        return normalize_gpu_name(gp.first) == normalize_gpu_name(p.gpu);
+        return pricing::normalize_gpu_name(gp.first) == pricing::normalize_gpu_name(p.gpu);
       });
       if (has_plan) continue;
       std::string hint = "add '" + p.gpu + ": PLAN' to revenue.plans";
       if (rs.catalog) {
         std::vector<std::string> own;
-        for (const Plan* pl : rs.catalog->plans_for({p.gpu}))
+        for (const pricing::Plan* pl : rs.catalog->plans_for({p.gpu}))
           if (!pl->competitor && pl->names_gpu(p.gpu)) own.push_back(pl->id);
         hint += own.empty() ? " (" + rs.catalog->name + " has no plan for " + p.gpu + ")"
                             : " (" + rs.catalog->name + "'s plans for " + p.gpu + ": " + detail::join(own) + ")";
@@ -647,9 +647,9 @@ class FleetReader {
           }
         }
       } else if (w["gpu"]) {
-        if (const GpuSpec* g = gpu(w["gpu"], child(path, "gpu"))) {
+        if (const hardware::GpuSpec* g = gpu(w["gpu"], child(path, "gpu"))) {
           for (const auto& p : f.pools)
-            if (!pool && normalize_gpu_name(p.gpu) == normalize_gpu_name(g->name)) pool = &p;
+            if (!pool && pricing::normalize_gpu_name(p.gpu) == pricing::normalize_gpu_name(g->name)) pool = &p;
           if (!pool) {
             r_.error(w["gpu"], child(path, "gpu"), "no pool of " + g->name,
                      "add a pool of it (nodes: 1) to grow it in a what-if");
@@ -703,16 +703,16 @@ class FleetReader {
 
   std::string file_;
   const Catalog& cat_;
-  Diagnostics& diags_;
+  scenario::Diagnostics& diags_;
   Reader r_;
-  std::map<std::string, std::shared_ptr<const PriceCatalog>> catalogs_;
+  std::map<std::string, std::shared_ptr<const pricing::PriceCatalog>> catalogs_;
   std::map<std::string, std::size_t> class_index_;
   std::vector<YAML::Node> pool_nodes_;  ///< pools[i] as written (for errors about a pool as a whole)
 };
 
 /// A currency something in the fleet bills in, and the key that says so.
 struct Billed {
-  Currency currency;
+  units::Currency currency;
   std::string what;  ///< "pool 'h100-owned': capex"
   std::string key;   ///< "pools[0].owned.currency"
 };
@@ -744,10 +744,10 @@ std::string catalog_names(const FleetFile& ff) {
 
 }  // namespace
 
-bool resolve_fleet_currency(FleetFile& ff, std::optional<Currency> asked, Diagnostics& diags) {
+bool resolve_fleet_currency(FleetFile& ff, std::optional<units::Currency> asked, scenario::Diagnostics& diags) {
   fleet::Fleet& f = ff.fleet;
   const auto billed = billed_currencies(f);
-  std::optional<Currency> r = asked ? asked : ff.currency;
+  std::optional<units::Currency> r = asked ? asked : ff.currency;
   std::string named_by = asked         ? "as asked, --currency " + asked->str()
                          : ff.currency ? "currency: " + ff.currency->str()
                                        : "";
@@ -769,7 +769,7 @@ bool resolve_fleet_currency(FleetFile& ff, std::optional<Currency> asked, Diagno
           "add currency: " + codes.front() + " (or another) to the fleet file, or pass --currency " + codes.front());
       return false;
     }
-    r = codes.empty() ? Currency::of("USD") : Currency::of(codes.front());
+    r = codes.empty() ? units::Currency::of("USD") : units::Currency::of(codes.front());
     named_by = "the pools' currency";
   }
   f.currency = *r;
@@ -783,12 +783,12 @@ bool resolve_fleet_currency(FleetFile& ff, std::optional<Currency> asked, Diagno
     if (known) continue;
     std::optional<fleet::FxQuote> first;
     for (const auto& cat : ff.catalogs) {
-      const FxRate* rate = cat->fx_between(b.currency, *r);
+      const units::FxRate* rate = cat->fx_between(b.currency, *r);
       if (!rate) continue;
       if (!first) {
         first = fleet::FxQuote{*rate, cat->name};
       } else if (rate->micro != first->rate.micro || !(rate->from == first->rate.from)) {
-        diags.warning(locate(ff.locations, b.key), b.key,
+        diags.warning(scenario::locate(ff.locations, b.key), b.key,
                       "catalogs disagree on " + b.currency.str() + "/" + r->str() + ": " + first->catalog + " states " +
                           first->rate.str() + ", " + cat->name + " " + rate->str() + "; " + first->catalog +
                           "'s rate is used",
@@ -815,7 +815,7 @@ bool resolve_fleet_currency(FleetFile& ff, std::optional<Currency> asked, Diagno
 }
 
 std::optional<FleetFile> parse_fleet(const std::string& text, const std::string& file, const Catalog& catalog,
-                                     Diagnostics& diags, const FleetLoadOptions& options) {
+                                     scenario::Diagnostics& diags, const FleetLoadOptions& options) {
   const YAML::Node root = detail::load_yaml(text, file, diags);
   if (!root.IsDefined()) return std::nullopt;
   if (root.IsNull()) {
@@ -823,8 +823,8 @@ std::optional<FleetFile> parse_fleet(const std::string& text, const std::string&
                 "see scenarios/fleets/ for examples and docs/fleet.md for the format");
     return std::nullopt;
   }
-  Diagnostics local;
-  LocationMap locs;
+  scenario::Diagnostics local;
+  scenario::LocationMap locs;
   std::optional<FleetFile> out;
   try {
     FleetReader reader(file, catalog, local, locs);
@@ -840,7 +840,7 @@ std::optional<FleetFile> parse_fleet(const std::string& text, const std::string&
   return out;
 }
 
-std::optional<FleetFile> load_fleet_file(const std::string& path, const Catalog& catalog, Diagnostics& diags,
+std::optional<FleetFile> load_fleet_file(const std::string& path, const Catalog& catalog, scenario::Diagnostics& diags,
                                          const FleetLoadOptions& options) {
   const auto text = read_text_file(path, diags);
   if (!text) return std::nullopt;

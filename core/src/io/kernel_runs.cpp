@@ -116,7 +116,7 @@ void read_entry(const YAML::Node& n, const std::string& p, Reader& r, const Cata
   }
   if (const auto dtype = r.string(n["dtype"], child(p, "dtype"))) {
     if (*dtype != "none") {
-      if (const auto pr = parse_precision(*dtype)) {
+      if (const auto pr = hardware::parse_precision(*dtype)) {
         k.dtype = *pr;
       } else {
         std::string hint = "expected fp32, tf32, fp16, bf16, fp8, fp4, mxfp8, nvfp4 or none";
@@ -149,7 +149,7 @@ bool is_kernel_file(const std::string& text) {
 }
 
 std::vector<calibrate::KernelMeasurement> parse_kernel_file(const std::string& text, const std::string& file,
-                                                            const Catalog& catalog, Diagnostics& diags) {
+                                                            const Catalog& catalog, scenario::Diagnostics& diags) {
   std::vector<calibrate::KernelMeasurement> out;
   const YAML::Node root = detail::load_yaml(text, file, diags);
   if (!root.IsDefined()) return out;

@@ -31,11 +31,12 @@ std::optional<std::int64_t> positive(const YAML::Node& n, const std::string& pat
 /// model.mla (DeepSeek-V2/V3 multi-head latent attention): kv_lora_rank and the three head widths
 /// are required, q_lora_rank defaults to 0 (queries not compressed, DeepSeek-V2-Lite).
 template <typename NoteDefault>
-void read_mla(const YAML::Node& n, const std::string& path, Reader& r, ModelSpec& m, NoteDefault&& note_default) {
+void read_mla(const YAML::Node& n, const std::string& path, Reader& r, workload::ModelSpec& m,
+              NoteDefault&& note_default) {
   r.note(path, n);
   if (!r.expect_map(n, path)) return;
   r.check_keys(n, path, {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
-  MlaSpec a;
+  workload::MlaSpec a;
   bool ok = true;
   auto need = [&](const char* key, std::int64_t& slot, const std::string& what, const std::string& hint) {
     if (!n[key]) {
@@ -75,12 +76,12 @@ void read_mla(const YAML::Node& n, const std::string& path, Reader& r, ModelSpec
 
 /// model.sliding_window: {size, every}; every defaults to 1 (every layer windowed).
 template <typename NoteDefault>
-void read_sliding_window(const YAML::Node& n, const std::string& path, Reader& r, ModelSpec& m,
+void read_sliding_window(const YAML::Node& n, const std::string& path, Reader& r, workload::ModelSpec& m,
                          NoteDefault&& note_default) {
   r.note(path, n);
   if (!r.expect_map(n, path)) return;
   r.check_keys(n, path, {"size", "every"});
-  SlidingWindow w;
+  workload::SlidingWindow w;
   if (!n["size"]) {
     r.error(n, child(path, "size"), "missing required key 'size'",
             "the keys each query of a windowed layer attends to, e.g. size: 128 (GPT-OSS)");
@@ -105,7 +106,7 @@ void read_sliding_window(const YAML::Node& n, const std::string& path, Reader& r
 
 /// The MoE keys of the run schema's 2026 additions: layer_freq, shared_expert_ffn, node_limit,
 /// capacity_factor.
-void read_moe_2026(const YAML::Node& moe, const std::string& mp, Reader& r, MoeSpec& s) {
+void read_moe_2026(const YAML::Node& moe, const std::string& mp, Reader& r, workload::MoeSpec& s) {
   if (moe["layer_freq"]) {
     if (auto v = positive(moe["layer_freq"], child(mp, "layer_freq"), r, "layer_freq",
                           "an MoE layer every N layers after the dense ones: 1 for every layer, 2 for every other "
@@ -134,12 +135,13 @@ void read_moe_2026(const YAML::Node& moe, const std::string& mp, Reader& r, MoeS
 
 /// model.moe: experts and top_k required, expert_ffn defaulting to ffn, the 2026 keys.
 template <typename NoteDefault>
-void read_moe(const YAML::Node& moe, const std::string& mp, Reader& r, ModelSpec& m, NoteDefault&& note_default) {
+void read_moe(const YAML::Node& moe, const std::string& mp, Reader& r, workload::ModelSpec& m,
+              NoteDefault&& note_default) {
   if (r.expect_map(moe, mp)) {
     r.check_keys(moe, mp,
                  {"experts", "top_k", "expert_ffn", "shared_experts", "dense_layers", "layer_freq", "shared_expert_ffn",
                   "node_limit", "capacity_factor"});
-    MoeSpec s;
+    workload::MoeSpec s;
     if (!moe["experts"])
       r.error(moe, child(mp, "experts"), "missing required key 'experts'",
               "routed experts per MoE layer, e.g. experts: 8");
@@ -175,8 +177,8 @@ void read_moe(const YAML::Node& moe, const std::string& mp, Reader& r, ModelSpec
 
 /// Reads the model keys of `n` into `m`. Catalog entries must give every shape key; inline
 /// models may omit the run schema's optional keys, whose defaults are appended to `defaults`.
-void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, ModelSpec& m, bool catalog_entry,
-                       std::vector<std::string>* defaults) {
+void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, workload::ModelSpec& m,
+                       bool catalog_entry, std::vector<std::string>* defaults) {
   if (catalog_entry) {
     r.check_keys(n, path, {"name",       "display",  "aliases",    "layers",         "hidden",  "heads",
                            "kv_heads",   "ffn",      "ffn_kind",   "vocab",          "seq_len", "head_dim",
@@ -234,9 +236,9 @@ void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, 
   }
   if (n["ffn_kind"]) {
     if (auto v = r.choice(n["ffn_kind"], child(path, "ffn_kind"), {"gelu", "swiglu"}))
-      m.ffn_kind = *v == "swiglu" ? FfnKind::SwiGlu : FfnKind::Gelu;
+      m.ffn_kind = *v == "swiglu" ? workload::FfnKind::SwiGlu : workload::FfnKind::Gelu;
   } else if (need) {
-    m.ffn_kind = FfnKind::Gelu;
+    m.ffn_kind = workload::FfnKind::Gelu;
     note_default("ffn_kind = gelu");
   }
   if (n["ffn"]) {
@@ -248,7 +250,7 @@ void read_model_fields(const YAML::Node& n, const std::string& path, Reader& r, 
   // Architecture details outside the run schema. Defaults follow the FFN kind: GeLU models
   // are GPT-style (tied embeddings, learned positions, LayerNorm, biases), SwiGLU models
   // Llama-style (untied head, RoPE, RMSNorm, no biases).
-  const bool gpt = m.ffn_kind == FfnKind::Gelu;
+  const bool gpt = m.ffn_kind == workload::FfnKind::Gelu;
   if (n["embeddings"]) {
     if (auto v = r.choice(n["embeddings"], child(path, "embeddings"), {"tied", "untied"}))
       m.tied_embeddings = *v == "tied";

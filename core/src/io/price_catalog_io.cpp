@@ -33,7 +33,7 @@ class PriceReader {
  public:
   explicit PriceReader(Reader& r) : r_(r) {}
 
-  std::optional<Currency> currency(const YAML::Node& n, const std::string& path) {
+  std::optional<units::Currency> currency(const YAML::Node& n, const std::string& path) {
     auto s = r_.string(n, path);
     if (!s) return std::nullopt;
     const auto c = parse_currency(*s, false);  // RMB, 元 and ¥ are CNY; $ is USD
@@ -51,7 +51,7 @@ class PriceReader {
       r_.error(n, path, "expected a price such as 6.8 or \"57,600\", got " + describe(n));
       return std::nullopt;
     }
-    const auto v = parse_micro_units(n.Scalar());
+    const auto v = units::parse_micro_units(n.Scalar());
     if (!v) {
       r_.error(n, path, "expected a decimal price with at most 6 decimals, got " + describe(n),
                "write e.g. 4.916 or \"57,600\" (no currency sign; the currency is a separate key)");
@@ -68,7 +68,7 @@ class PriceReader {
   std::optional<std::int64_t> minor(const YAML::Node& n, const std::string& path) {
     r_.note(path, n);
     std::optional<std::int64_t> v;
-    if (n.IsScalar()) v = parse_minor_units(n.Scalar());
+    if (n.IsScalar()) v = units::parse_minor_units(n.Scalar());
     if (!v || *v < 0) {
       r_.error(n, path, "expected an amount >= 0 with at most 2 decimals, got " + describe(n),
                "write e.g. 30000 or \"30,000.00\"");
@@ -77,9 +77,9 @@ class PriceReader {
     return v;
   }
 
-  std::optional<Time> duration(const YAML::Node& n, const std::string& path) {
+  std::optional<units::Time> duration(const YAML::Node& n, const std::string& path) {
     r_.note(path, n);
-    std::optional<Time> v;
+    std::optional<units::Time> v;
     if (n.IsScalar()) v = parse_duration(n.Scalar());
     if (!v || v->ns < 0) {
       r_.error(n, path, "expected a duration >= 0, got " + describe(n),
@@ -89,9 +89,9 @@ class PriceReader {
     return v;
   }
 
-  std::optional<Bandwidth> bandwidth(const YAML::Node& n, const std::string& path) {
+  std::optional<units::Bandwidth> bandwidth(const YAML::Node& n, const std::string& path) {
     r_.note(path, n);
-    std::optional<Bandwidth> v;
+    std::optional<units::Bandwidth> v;
     if (n.IsScalar()) v = parse_bandwidth(n.Scalar());
     if (!v || !(v->bytes_per_s > 0.0)) {
       r_.error(n, path, "expected a bandwidth > 0, got " + describe(n),
@@ -127,8 +127,8 @@ class PriceReader {
   Reader& r_;
 };
 
-void read_add_on(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr, Currency plan_currency,
-                 AddOn& a) {
+void read_add_on(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr,
+                 units::Currency plan_currency, pricing::AddOn& a) {
   if (!r.expect_map(n, path)) return;
   r.check_keys(n, path,
                {"id", "name", "name_zh", "kind", "price", "currency", "included", "optional", "note", "note_zh"});
@@ -140,7 +140,7 @@ void read_add_on(const YAML::Node& n, const std::string& path, Reader& r, PriceR
   if (a.id.empty()) r.error(n, path, "an add-on needs an 'id'");
   if (const YAML::Node k = n["kind"]) {
     if (auto v = r.choice(k, child(path, "kind"), {"gpu_unit", "node_unit", "storage_gb_month", "once"}))
-      a.kind = *parse_add_on_kind(*v);
+      a.kind = *pricing::parse_add_on_kind(*v);
   } else {
     r.error(n, child(path, "kind"), "missing 'kind'", "one of gpu_unit, node_unit, storage_gb_month, once");
   }
@@ -163,30 +163,31 @@ void read_add_on(const YAML::Node& n, const std::string& path, Reader& r, PriceR
 
 /// What the plan's price is (`kind:`, required) and, for spot plans, its interruptions
 /// (`spot: {interruptions_per_hour, restart, source}`, required for kind spot).
-void read_kind(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr, Plan& p) {
+void read_kind(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr, pricing::Plan& p) {
   if (const YAML::Node k = n["kind"]) {
     if (auto v = r.choice(k, child(path, "kind"), {"offer", "list", "contract", "spot", "assumption", "competitor"})) {
-      p.kind = *parse_price_kind(*v);
-      if (p.kind == PriceKind::Competitor) p.competitor = true;
+      p.kind = *pricing::parse_price_kind(*v);
+      if (p.kind == pricing::PriceKind::Competitor) p.competitor = true;
     }
   } else {
     r.error(n, child(path, "kind"), "missing 'kind'",
             "say what the price is: offer (the provider's own), list (a public price), contract, spot, "
             "assumption (a figure someone assumed) or competitor");
   }
-  if (p.competitor && p.kind != PriceKind::Competitor && n["kind"])
+  if (p.competitor && p.kind != pricing::PriceKind::Competitor && n["kind"])
     r.error(n["kind"], child(path, "kind"), "a plan with 'competitor: true' must have kind competitor",
             "drop 'competitor: true' (kind: competitor says it)");
   const YAML::Node sp = n["spot"];
   if (!sp) {
-    if (p.kind == PriceKind::Spot)
+    if (p.kind == pricing::PriceKind::Spot)
       r.error(n, child(path, "spot"), "a spot plan needs its interruptions",
               "spot: {interruptions_per_hour: 0.0003, restart: 30min, source: \"...\"} (per node of gpus_per_node "
               "GPUs, per hour of use)");
     return;
   }
   const std::string spath = child(path, "spot");
-  if (p.kind != PriceKind::Spot) r.error(sp, spath, "only a spot plan has 'spot:'", "set kind: spot, or drop it");
+  if (p.kind != pricing::PriceKind::Spot)
+    r.error(sp, spath, "only a spot plan has 'spot:'", "set kind: spot, or drop it");
   if (!r.expect_map(sp, spath)) return;
   r.check_keys(sp, spath, {"interruptions_per_hour", "restart", "source"});
   if (const YAML::Node x = sp["interruptions_per_hour"]) {
@@ -203,8 +204,8 @@ void read_kind(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
     r.error(sp, child(spath, "source"), "missing 'source'", "cite where the interruption rate comes from");
 }
 
-void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr, Currency catalog_currency,
-               Plan& p) {
+void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceReader& pr,
+               units::Currency catalog_currency, pricing::Plan& p) {
   if (!r.expect_map(n, path)) return;
   r.check_keys(n, path,
                {"id",
@@ -247,12 +248,13 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
             "list GPU catalog names such as [A100-80G], or [\"*\"] when the source does not say");
   }
   if (const YAML::Node u = n["unit"]) {
-    if (auto v = r.choice(u, child(path, "unit"), {"hour", "day", "month", "year"})) p.unit = *parse_billing_unit(*v);
+    if (auto v = r.choice(u, child(path, "unit"), {"hour", "day", "month", "year"}))
+      p.unit = *pricing::parse_billing_unit(*v);
   } else {
     r.error(n, child(path, "unit"), "missing 'unit'", "one of hour, day, month, year");
   }
   if (const YAML::Node b = n["basis"]) {
-    if (auto v = r.choice(b, child(path, "basis"), {"gpu", "node"})) p.basis = *parse_price_basis(*v);
+    if (auto v = r.choice(b, child(path, "basis"), {"gpu", "node"})) p.basis = *pricing::parse_price_basis(*v);
   }
   if (const YAML::Node g = n["gpus_per_node"]) {
     if (auto v = r.integer(g, child(path, "gpus_per_node"), 1, kMaxGpusPerNode)) p.gpus_per_node = static_cast<int>(*v);
@@ -268,18 +270,19 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
             "the price per unit per GPU (or node), as the source states it");
   }
   if (const YAML::Node rd = n["rounding"]) {
-    if (auto v = r.choice(rd, child(path, "rounding"), {"started_unit", "prorated"})) p.rounding = *parse_rounding(*v);
+    if (auto v = r.choice(rd, child(path, "rounding"), {"started_unit", "prorated"}))
+      p.rounding = *pricing::parse_rounding(*v);
   }
   if (const YAML::Node m = n["minimum_units"]) {
     if (auto v = r.integer(m, child(path, "minimum_units"), 1, kMaxUnits)) p.minimum_units = *v;
   }
-  p.deposit = Money::zero(p.price.currency);
+  p.deposit = units::Money::zero(p.price.currency);
   if (const YAML::Node d = n["deposit"]) {
     if (auto v = pr.minor(d, child(path, "deposit"))) p.deposit.minor = *v;
   }
   if (const YAML::Node d = n["discount_percent"]) {
     // Percent with two decimals = basis points; -1 marks a malformed value.
-    const std::int64_t bp = d.IsScalar() ? parse_minor_units(d.Scalar()).value_or(-1) : -1;
+    const std::int64_t bp = d.IsScalar() ? units::parse_minor_units(d.Scalar()).value_or(-1) : -1;
     r.note(child(path, "discount_percent"), d);
     if (bp < 0 || bp > 10'000)
       r.error(d, child(path, "discount_percent"),
@@ -296,7 +299,7 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
       r.error(a, apath, "expected a list of add-ons, got " + describe(a));
     } else {
       for (std::size_t i = 0; i < a.size(); ++i) {
-        AddOn addon;
+        pricing::AddOn addon;
         read_add_on(a[i], apath + "[" + std::to_string(i) + "]", r, pr, p.price.currency, addon);
         p.add_ons.push_back(std::move(addon));
       }
@@ -318,7 +321,7 @@ void read_plan(const YAML::Node& n, const std::string& path, Reader& r, PriceRea
 }
 
 /// The catalog's exchange rates (`fx:`), each from, to, rate > 0 and an optional note.
-void read_fx(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
+void read_fx(const YAML::Node& root, Reader& r, PriceReader& pr, pricing::PriceCatalog& c) {
   if (const YAML::Node fx = root["fx"]) {
     if (!fx.IsSequence()) {
       r.error(fx, "fx", "expected a list of rates, got " + describe(fx),
@@ -329,7 +332,7 @@ void read_fx(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c
         const YAML::Node e = fx[i];
         if (!r.expect_map(e, path)) continue;
         r.check_keys(e, path, {"from", "to", "rate", "note"});
-        FxRate rate;
+        units::FxRate rate;
         bool ok = true;
         for (const char* key : {"from", "to", "rate"}) {
           if (!e[key]) {
@@ -357,11 +360,11 @@ void read_fx(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c
 }
 
 /// The catalog's electricity figures (`electricity:`): price per kWh, PUE, source.
-void read_electricity(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
+void read_electricity(const YAML::Node& root, Reader& r, PriceReader& pr, pricing::PriceCatalog& c) {
   if (const YAML::Node el = root["electricity"]) {
     if (r.expect_map(el, "electricity")) {
       r.check_keys(el, "electricity", {"price_per_kwh", "currency", "pue", "source", "note"});
-      Electricity e;
+      pricing::Electricity e;
       e.per_kwh.currency = c.currency;
       if (const YAML::Node cur = el["currency"]) {
         if (auto v = pr.currency(cur, "electricity.currency")) e.per_kwh.currency = *v;
@@ -382,11 +385,11 @@ void read_electricity(const YAML::Node& root, Reader& r, PriceReader& pr, PriceC
 }
 
 /// The tax quotes add (`tax: {name, rate, basis, source}`; rate a percentage, e.g. 6%).
-void read_tax(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
+void read_tax(const YAML::Node& root, Reader& r, PriceReader& pr, pricing::PriceCatalog& c) {
   const YAML::Node t = root["tax"];
   if (!t || !r.expect_map(t, "tax")) return;
   r.check_keys(t, "tax", {"name", "rate", "basis", "source"});
-  Tax tax;
+  pricing::Tax tax;
   pr.text(t, "name", "tax", tax.name);
   pr.text(t, "basis", "tax", tax.basis);
   pr.text(t, "source", "tax", tax.source);
@@ -410,11 +413,11 @@ void read_tax(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& 
 }
 
 /// The catalog's credit for new customers (`new_user_credit:`).
-void read_new_user_credit(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
+void read_new_user_credit(const YAML::Node& root, Reader& r, PriceReader& pr, pricing::PriceCatalog& c) {
   if (const YAML::Node cr = root["new_user_credit"]) {
     if (r.expect_map(cr, "new_user_credit")) {
       r.check_keys(cr, "new_user_credit", {"amount", "currency", "source", "note"});
-      Credit credit;
+      pricing::Credit credit;
       credit.amount.currency = c.currency;
       if (const YAML::Node cur = cr["currency"]) {
         if (auto v = pr.currency(cur, "new_user_credit.currency")) credit.amount.currency = *v;
@@ -432,7 +435,7 @@ void read_new_user_credit(const YAML::Node& root, Reader& r, PriceReader& pr, Pr
 }
 
 /// The CPU instances a debug phase is billed on (`cpu_instances:`).
-void read_cpu_instances(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
+void read_cpu_instances(const YAML::Node& root, Reader& r, PriceReader& pr, pricing::PriceCatalog& c) {
   if (const YAML::Node cpus = root["cpu_instances"]) {
     if (!cpus.IsSequence()) {
       r.error(cpus, "cpu_instances", "expected a list, got " + describe(cpus));
@@ -443,7 +446,7 @@ void read_cpu_instances(const YAML::Node& root, Reader& r, PriceReader& pr, Pric
         if (!r.expect_map(e, path)) continue;
         r.check_keys(e, path,
                      {"id", "name", "name_zh", "price_per_hour", "currency", "minimum_hours", "source", "note"});
-        CpuInstance cpu;
+        pricing::CpuInstance cpu;
         pr.text(e, "id", path, cpu.id);
         pr.text(e, "name", path, cpu.name);
         pr.text(e, "name_zh", path, cpu.name_zh);
@@ -469,14 +472,14 @@ void read_cpu_instances(const YAML::Node& root, Reader& r, PriceReader& pr, Pric
 }
 
 /// The plans (`plans:`, required), with unique ids.
-void read_plans(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog& c) {
+void read_plans(const YAML::Node& root, Reader& r, PriceReader& pr, pricing::PriceCatalog& c) {
   if (const YAML::Node plans = root["plans"]) {
     if (!plans.IsSequence()) {
       r.error(plans, "plans", "expected a list of plans, got " + describe(plans));
     } else {
       for (std::size_t i = 0; i < plans.size(); ++i) {
         const std::string path = "plans[" + std::to_string(i) + "]";
-        Plan p;
+        pricing::Plan p;
         read_plan(plans[i], path, r, pr, c.currency, p);
         if (!p.id.empty() && c.find_plan(p.id) != nullptr)
           r.error(plans[i]["id"], child(path, "id"), "duplicate plan id '" + p.id + "'",
@@ -490,8 +493,8 @@ void read_plans(const YAML::Node& root, Reader& r, PriceReader& pr, PriceCatalog
 }
 
 /// Every currency a price uses must convert to the catalog's with a stated rate.
-void check_rates(const YAML::Node& root, Reader& r, const PriceCatalog& c) {
-  auto need_rate = [&](Currency cur, const YAML::Node& at, const std::string& path) {
+void check_rates(const YAML::Node& root, Reader& r, const pricing::PriceCatalog& c) {
+  auto need_rate = [&](units::Currency cur, const YAML::Node& at, const std::string& path) {
     if (cur == c.currency || c.fx_between(cur, c.currency) != nullptr) return;
     r.error(at, path,
             "priced in " + cur.str() + " but the catalog states no " + cur.str() + "/" + c.currency.str() + " rate",
@@ -501,7 +504,8 @@ void check_rates(const YAML::Node& root, Reader& r, const PriceCatalog& c) {
     const std::string path = "plans[" + std::to_string(i) + "]";
     need_rate(c.plans[i].price.currency, root["plans"][i], child(path, "currency"));
     if (c.plans[i].deposit.minor != 0) need_rate(c.plans[i].deposit.currency, root["plans"][i], child(path, "deposit"));
-    for (const AddOn& a : c.plans[i].add_ons) need_rate(a.price.currency, root["plans"][i], child(path, "add_ons"));
+    for (const pricing::AddOn& a : c.plans[i].add_ons)
+      need_rate(a.price.currency, root["plans"][i], child(path, "add_ons"));
   }
   for (std::size_t i = 0; i < c.cpu_instances.size(); ++i)
     need_rate(c.cpu_instances[i].per_hour.currency, root["cpu_instances"][i],
@@ -510,7 +514,7 @@ void check_rates(const YAML::Node& root, Reader& r, const PriceCatalog& c) {
     need_rate(c.new_user_credit->amount.currency, root["new_user_credit"], "new_user_credit.currency");
 }
 
-void read_catalog(const YAML::Node& root, Reader& r, PriceCatalog& c) {
+void read_catalog(const YAML::Node& root, Reader& r, pricing::PriceCatalog& c) {
   PriceReader pr(r);
   if (!r.expect_map(root, "")) return;
   r.check_keys(root, "",
@@ -548,10 +552,11 @@ std::string file_stem(const std::string& file) {
 
 }  // namespace
 
-std::optional<PriceCatalog> parse_price_catalog(const std::string& text, const std::string& file, Diagnostics& diags) {
-  Diagnostics local;
+std::optional<pricing::PriceCatalog> parse_price_catalog(const std::string& text, const std::string& file,
+                                                         scenario::Diagnostics& diags) {
+  scenario::Diagnostics local;
   const YAML::Node root = detail::load_yaml(text, file, local);
-  PriceCatalog c;
+  pricing::PriceCatalog c;
   if (root.IsDefined()) {
     Reader r(file, local, nullptr);
     read_catalog(root, r, c);
@@ -564,8 +569,8 @@ std::optional<PriceCatalog> parse_price_catalog(const std::string& text, const s
 
 std::vector<std::string> price_catalog_names() { return {std::begin(kShippedCatalogs), std::end(kShippedCatalogs)}; }
 
-std::optional<PriceCatalog> load_price_catalog(const std::string& name_or_path, const std::string& data_dir,
-                                               Diagnostics& diags) {
+std::optional<pricing::PriceCatalog> load_price_catalog(const std::string& name_or_path, const std::string& data_dir,
+                                                        scenario::Diagnostics& diags) {
   const bool is_path =
       name_or_path.find('/') != std::string::npos || (name_or_path.size() > 5 && name_or_path.ends_with(".yaml"));
   if (is_path) {
@@ -593,8 +598,8 @@ std::optional<PriceCatalog> load_price_catalog(const std::string& name_or_path, 
   return parse_price_catalog(*text, shown, diags);
 }
 
-void parse_reliability_block(const YAML::Node& node, const std::string& file, Diagnostics& diags, ReliabilitySpec& out,
-                             LocationMap& locs) {
+void parse_reliability_block(const YAML::Node& node, const std::string& file, scenario::Diagnostics& diags,
+                             job::ReliabilitySpec& out, scenario::LocationMap& locs) {
   Reader r(file, diags, &locs);
   PriceReader pr(r);
   const std::string base = "reliability";
@@ -613,7 +618,7 @@ void parse_reliability_block(const YAML::Node& node, const std::string& file, Di
   if (const YAML::Node n = node["checkpoint_interval"]) {
     if (n.IsScalar() && (n.Scalar() == "auto" || n.Scalar() == "young_daly")) {
       r.note(child(base, "checkpoint_interval"), n);
-      out.checkpoint_interval = Time{0};
+      out.checkpoint_interval = units::Time{0};
     } else if (auto v = pr.duration(n, child(base, "checkpoint_interval"))) {
       // Zero is how `auto` is stored: a written 0 is refused rather than read as it.
       if (v->ns == 0)
@@ -650,8 +655,8 @@ void parse_reliability_block(const YAML::Node& node, const std::string& file, Di
   }
 }
 
-void parse_pricing_block(const YAML::Node& node, const std::string& file, Diagnostics& diags, PricingSpec& out,
-                         LocationMap& locs) {
+void parse_pricing_block(const YAML::Node& node, const std::string& file, scenario::Diagnostics& diags,
+                         pricing::PricingSpec& out, scenario::LocationMap& locs) {
   Reader r(file, diags, &locs);
   PriceReader pr(r);
   const std::string base = "pricing";
@@ -692,7 +697,7 @@ void parse_pricing_block(const YAML::Node& node, const std::string& file, Diagno
     const std::string path = child(base, "electricity_per_kwh");
     r.note(path, n);
     // "0.6 CNY": a decimal and a currency code.
-    std::optional<PriceRate> rate;
+    std::optional<units::PriceRate> rate;
     if (n.IsScalar()) {
       const std::string s = n.Scalar();
       const auto space = s.find_last_of(' ');
@@ -700,9 +705,9 @@ void parse_pricing_block(const YAML::Node& node, const std::string& file, Diagno
         const std::string code = s.substr(space + 1);
         std::string number = s.substr(0, space);
         while (!number.empty() && number.back() == ' ') number.pop_back();
-        const auto micro = parse_micro_units(number);
+        const auto micro = units::parse_micro_units(number);
         const auto currency = parse_currency(code);  // "0.6 RMB" is CNY
-        if (micro && *micro >= 0 && currency) rate = PriceRate{*micro, *currency};
+        if (micro && *micro >= 0 && currency) rate = units::PriceRate{*micro, *currency};
       }
     }
     if (rate)

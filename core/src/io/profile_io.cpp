@@ -17,12 +17,12 @@ using detail::Reader;
 namespace {
 
 /// `prediction_bands:` {provenance: TEXT, GENERATION[.REGIME]: {runs, groups, p10, p50, p90}}.
-void parse_bands(Reader& r, const YAML::Node& node, ComputeProfile& p) {
+void parse_bands(Reader& r, const YAML::Node& node, compute::ComputeProfile& p) {
   if (!r.expect_map(node, "prediction_bands")) return;
   p.bands.clear();
   p.bands_provenance.clear();
   std::vector<std::string> keys{"provenance"};
-  for (GpuArch a : kGpuArchs)
+  for (hardware::GpuArch a : hardware::kGpuArchs)
     for (const char* regime : {"", ".dense", ".moe", ".novel"}) keys.push_back(std::string(to_string(a)) + regime);
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
@@ -33,8 +33,8 @@ void parse_bands(Reader& r, const YAML::Node& node, ComputeProfile& p) {
     }
     // GENERATION.REGIME with a regime key (dense.full.16bit.megatron) is a regime's own band.
     const auto first_dot = key.find('.');
-    const bool regime_key = first_dot != std::string::npos && parse_gpu_arch(key.substr(0, first_dot)) &&
-                            is_regime_key(key.substr(first_dot + 1));
+    const bool regime_key = first_dot != std::string::npos && hardware::parse_gpu_arch(key.substr(0, first_dot)) &&
+                            compute::is_regime_key(key.substr(first_dot + 1));
     if (!regime_key && std::find(keys.begin(), keys.end(), key) == keys.end()) {
       std::string hint =
           "keys are provenance, GENERATION, GENERATION.dense / .moe / .novel, or GENERATION.REGIME with a regime "
@@ -45,12 +45,12 @@ void parse_bands(Reader& r, const YAML::Node& node, ComputeProfile& p) {
     }
     if (!r.expect_map(kv.second, path)) continue;
     r.check_keys(kv.second, path, {"runs", "groups", "p10", "p50", "p90"});
-    BandQuantiles q;
+    compute::BandQuantiles q;
     const auto dot = key.find('.');
     const std::string arch = key.substr(0, dot);
-    for (GpuArch a : kGpuArchs)
+    for (hardware::GpuArch a : hardware::kGpuArchs)
       if (arch == to_string(a)) q.arch = a;
-    q.regime = dot == std::string::npos ? kBandRegimeAll : key.substr(dot + 1);
+    q.regime = dot == std::string::npos ? compute::kBandRegimeAll : key.substr(dot + 1);
     bool ok = true;
     auto count = [&](const char* k, int& slot) {
       if (!kv.second[k]) {
@@ -89,8 +89,9 @@ void parse_bands(Reader& r, const YAML::Node& node, ComputeProfile& p) {
 
 }  // namespace
 
-std::optional<ComputeProfile> parse_profile(const std::string& text, const std::string& file,
-                                            const ComputeProfile& base, Diagnostics& diags) {
+std::optional<compute::ComputeProfile> parse_profile(const std::string& text, const std::string& file,
+                                                     const compute::ComputeProfile& base,
+                                                     scenario::Diagnostics& diags) {
   const YAML::Node root = detail::load_yaml(text, file, diags);
   if (!root.IsDefined()) return std::nullopt;
   Reader r(file, diags, nullptr);
@@ -125,13 +126,13 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
                 "prediction_bands"});
   // `base: builtin` starts from the built-in defaults (ComputeProfile{}) instead of the catalog's
   // profile: a starting profile for calibrate whose meaning does not depend on the shipped one.
-  ComputeProfile p = base;
+  compute::ComputeProfile p = base;
   if (const auto b = root["base"]) {
-    if (auto v = r.choice(b, "base", {"builtin"})) p = ComputeProfile{};
+    if (auto v = r.choice(b, "base", {"builtin"})) p = compute::ComputeProfile{};
   }
   if (root["name"]) p.name = root["name"].as<std::string>();
   if (root["provenance"]) p.provenance = root["provenance"].as<std::string>();
-  for (GpuArch a : kGpuArchs) {
+  for (hardware::GpuArch a : hardware::kGpuArchs) {
     const std::string key = to_string(a);
     const auto n = root[key];
     if (!n) continue;
@@ -144,10 +145,10 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
     // gemm_fp8 or attention_fp8; only Blackwell's generations have 4-bit ones).
     std::vector<std::string> allowed;
     const std::string prefix = key + ".";
-    for (const auto& q : profile_parameters())
+    for (const auto& q : compute::profile_parameters())
       if (q.name.rfind(prefix, 0) == 0) allowed.push_back(q.name.substr(prefix.size()));
     r.check_keys(n, key, allowed);
-    for (const auto& q : profile_parameters()) {
+    for (const auto& q : compute::profile_parameters()) {
       if (q.name.rfind(prefix, 0) != 0) continue;
       const std::string coefficient = q.name.substr(prefix.size());
       if (!n[coefficient]) continue;
@@ -164,7 +165,7 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
       r.error(held, "held", "expected a list of coefficient names", "e.g. held: [kernel_overhead_us, hopper.hbm]");
     } else {
       std::vector<std::string> names;
-      for (const auto& q : profile_parameters()) names.push_back(q.name);
+      for (const auto& q : compute::profile_parameters()) names.push_back(q.name);
       p.held.clear();
       for (const auto& h : held) {
         const auto name = h.IsScalar() ? h.Scalar() : std::string();
@@ -181,7 +182,7 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
   if (const auto fr = root["fitted_runs"]) {
     if (r.expect_map(fr, "fitted_runs")) {
       r.check_keys(fr, "fitted_runs", {"ampere", "hopper", "blackwell", "blackwell_ultra", "ada"});
-      for (GpuArch a : kGpuArchs) {
+      for (hardware::GpuArch a : hardware::kGpuArchs) {
         const auto v = fr[to_string(a)];
         if (!v) continue;
         // A generation the profile gives no coefficients of runs on its stand-in's: it was
@@ -218,13 +219,13 @@ std::optional<ComputeProfile> parse_profile(const std::string& text, const std::
   num("workspace_gib", 0, 1024, p.workspace_gib);
   num("fragmentation", 0, 1, p.fragmentation);
   for (std::size_t i = before; i < diags.items().size(); ++i)
-    if (diags.items()[i].severity == Severity::Error) return std::nullopt;
+    if (diags.items()[i].severity == scenario::Severity::Error) return std::nullopt;
   p.fill_stand_ins();
   return p;
 }
 
-std::optional<ComputeProfile> load_profile(const std::string& name_or_path, const Catalog& catalog,
-                                           Diagnostics& diags) {
+std::optional<compute::ComputeProfile> load_profile(const std::string& name_or_path, const Catalog& catalog,
+                                                    scenario::Diagnostics& diags) {
   std::ifstream in(name_or_path, std::ios::binary);
   if (in) {
     std::ostringstream ss;
@@ -238,7 +239,7 @@ std::optional<ComputeProfile> load_profile(const std::string& name_or_path, cons
   return std::nullopt;
 }
 
-std::string profile_to_yaml(const ComputeProfile& p) {
+std::string profile_to_yaml(const compute::ComputeProfile& p) {
   std::ostringstream o;
   char buf[64];
   auto f = [&](double v) {
@@ -252,14 +253,14 @@ std::string profile_to_yaml(const ComputeProfile& p) {
   for (std::string line; std::getline(prov, line);) o << "  " << line << "\n";
   // A generation the profile does not list stays unlisted (it takes its stand-in's coefficients
   // when read back).
-  for (GpuArch a : kGpuArchs) {
+  for (hardware::GpuArch a : hardware::kGpuArchs) {
     if (!p.listed[static_cast<std::size_t>(a)]) continue;
     // Every coefficient the generation has, but a tied one (gemm_fp8 not apart, NaN).
     const std::string prefix = std::string(to_string(a)) + ".";
-    ComputeProfile copy = p;
+    compute::ComputeProfile copy = p;
     const char* sep = "";
     o << to_string(a) << ": {";
-    for (const auto& q : profile_parameters()) {
+    for (const auto& q : compute::profile_parameters()) {
       if (q.name.rfind(prefix, 0) != 0) continue;
       const std::string coefficient = q.name.substr(prefix.size());
       const double v = *q.slot(copy);
@@ -288,14 +289,14 @@ std::string profile_to_yaml(const ComputeProfile& p) {
     for (std::size_t i = 0; i < p.held.size(); ++i) o << (i ? ", " : "") << p.held[i];
     o << "]\n";
   }
-  const auto recorded = [&](GpuArch a) {
+  const auto recorded = [&](hardware::GpuArch a) {
     return p.listed[static_cast<std::size_t>(a)] && p.fitted_runs[static_cast<std::size_t>(a)] >= 0;
   };
-  if (std::any_of(kGpuArchs.begin(), kGpuArchs.end(), recorded)) {
+  if (std::any_of(hardware::kGpuArchs.begin(), hardware::kGpuArchs.end(), recorded)) {
     // Runs each generation's coefficients were fitted on (0: prior only).
     o << "fitted_runs: {";
     const char* sep = "";
-    for (GpuArch a : kGpuArchs) {
+    for (hardware::GpuArch a : hardware::kGpuArchs) {
       if (!recorded(a)) continue;
       const int n = p.fitted_runs[static_cast<std::size_t>(a)];
       o << sep << to_string(a) << ": " << n;
@@ -308,7 +309,7 @@ std::string profile_to_yaml(const ComputeProfile& p) {
     o << "prediction_bands:\n";
     if (!p.bands_provenance.empty()) o << "  provenance: \"" << p.bands_provenance << "\"\n";
     for (const auto& b : p.bands)
-      o << "  " << to_string(b.arch) << (b.regime == kBandRegimeAll ? std::string() : "." + b.regime)
+      o << "  " << to_string(b.arch) << (b.regime == compute::kBandRegimeAll ? std::string() : "." + b.regime)
         << ": {runs: " << b.runs << ", groups: " << b.groups << ", p10: " << f(b.p10) << ", p50: " << f(b.p50)
         << ", p90: " << f(b.p90) << "}\n";
   }

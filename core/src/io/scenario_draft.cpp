@@ -64,7 +64,7 @@ void read_shape(const YAML::Node& m, ScenarioForm& f) {
 void use_preset(const std::string& name, const Catalog& catalog, ScenarioForm& f) {
   f.model_preset = name;
   f.model_base.clear();
-  if (const ModelSpec* m = catalog.find_model(name)) set_model_shape(f, *m);
+  if (const workload::ModelSpec* m = catalog.find_model(name)) set_model_shape(f, *m);
 }
 
 void read_model(const YAML::Node& m, const Catalog& catalog, ScenarioForm& f) {

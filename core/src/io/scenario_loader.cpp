@@ -17,7 +17,7 @@
 
 namespace flopcast::io {
 
-void read_model_fields(const YAML::Node& n, const std::string& path, detail::Reader& r, ModelSpec& m,
+void read_model_fields(const YAML::Node& n, const std::string& path, detail::Reader& r, workload::ModelSpec& m,
                        bool catalog_entry, std::vector<std::string>* defaults);
 
 namespace {
@@ -27,7 +27,7 @@ using detail::Reader;
 
 constexpr std::int64_t kMaxGpus = 1'000'000;  // planning limit: 10^6 GPUs (docs/reliability.md, Limits)
 
-void read_model(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& s) {
+void read_model(const YAML::Node& n, Reader& r, const Catalog& cat, scenario::Scenario& s) {
   r.note("model", n);
   if (!n) {
     r.error(n, "model", "missing required key 'model'",
@@ -75,8 +75,8 @@ std::string number_text(double v) {
 /// replacing the base's. A partial block (a kind without a rate, say) takes the rest from the
 /// base, each such value listed as a default.
 /// Returns where the values it did not state came from ("" when nothing was taken from a base).
-std::string read_fabric_block(const YAML::Node& fab, Reader& r, const Catalog& cat, const FabricSpec* base,
-                              Scenario& s) {
+std::string read_fabric_block(const YAML::Node& fab, Reader& r, const Catalog& cat, const hardware::FabricSpec* base,
+                              scenario::Scenario& s) {
   auto& c = s.cluster;
   r.note("cluster.fabric", fab);
   r.check_keys(fab, "cluster.fabric", {"preset", "kind", "nic_gbps", "nic", "nics_per_node", "oversubscription"});
@@ -92,7 +92,7 @@ std::string read_fabric_block(const YAML::Node& fab, Reader& r, const Catalog& c
   c.fabric.description = "from the scenario's cluster.fabric";
   if (fab["kind"]) {
     if (auto v = r.choice(fab["kind"], "cluster.fabric.kind", {"infiniband", "roce", "ethernet"}))
-      c.fabric.kind = *parse_net_kind(*v);
+      c.fabric.kind = *hardware::parse_net_kind(*v);
   }
   // NIC line rate, Gb/s per NIC. Today's fastest port is InfiniBand XDR at 800 Gb/s (IB lane
   // rates EDR 100, HDR 200, NDR 400, XDR 800: SB, NCCL src/transport/net_ib/init.cc);
@@ -146,8 +146,8 @@ std::string read_fabric_block(const YAML::Node& fab, Reader& r, const Catalog& c
 /// base node the NIC count came from ("" when the scenario stated it); `node_type` the catalog's
 /// node type the scenario runs on ("" for a node it describes itself), which holds at most its
 /// gpus_per_node GPUs.
-void read_node_size(const YAML::Node& n, Reader& r, Scenario& s, const std::string& nics_from, bool from_block,
-                    const std::string& node_type) {
+void read_node_size(const YAML::Node& n, Reader& r, scenario::Scenario& s, const std::string& nics_from,
+                    bool from_block, const std::string& node_type) {
   auto& c = s.cluster;
   if (n["gpus_per_node"]) {
     if (auto v = r.integer(n["gpus_per_node"], "cluster.gpus_per_node", 1, 1024)) {
@@ -194,7 +194,7 @@ void read_node_size(const YAML::Node& n, Reader& r, Scenario& s, const std::stri
   c.fabric.gpus_per_node = c.gpus_per_node;
 }
 
-void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& s) {
+void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, scenario::Scenario& s) {
   r.note("cluster", n);
   if (!n) {
     r.error(n, "cluster", "missing required key 'cluster'", "add cluster: {gpu: H100, gpus: 64}");
@@ -217,7 +217,7 @@ void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& 
   } else if (auto v = r.integer(n["gpus"], "cluster.gpus", 1, kMaxGpus)) {
     c.gpus = *v;
   }
-  const FabricSpec* base = c.gpu.default_fabric.empty() ? nullptr : cat.find_fabric(c.gpu.default_fabric);
+  const hardware::FabricSpec* base = c.gpu.default_fabric.empty() ? nullptr : cat.find_fabric(c.gpu.default_fabric);
   const auto fab = n["fabric"];
   std::string nics_from;  // where an unstated NIC count came from
   std::string node_type;  // the catalog's node type the cluster is made of, if any
@@ -250,7 +250,7 @@ void read_cluster(const YAML::Node& n, Reader& r, const Catalog& cat, Scenario& 
 bool is_auto(const YAML::Node& n) { return n && n.IsScalar() && n.Scalar() == "auto"; }
 
 /// The degrees tp, pp, cp, ep, etp, dp (derived when absent).
-void read_degrees(const YAML::Node& n, Reader& r, Scenario& s) {
+void read_degrees(const YAML::Node& n, Reader& r, scenario::Scenario& s) {
   auto& p = s.plan;
   auto deg = [&](const char* key, auto& slot, std::int64_t hi) {
     if (n[key]) {
@@ -290,7 +290,7 @@ void read_degrees(const YAML::Node& n, Reader& r, Scenario& s) {
 /// sequence_parallel, vpp. Each is stated, `auto`, or absent. Absent in a measured run it is
 /// unknown (left open, like `auto`); absent in a scenario it takes its default. Open settings
 /// keep a valid placeholder until resolved (core/estimate/setting_resolution.hpp).
-void read_open_settings(const YAML::Node& n, Reader& r, Scenario& s, bool run_entry) {
+void read_open_settings(const YAML::Node& n, Reader& r, scenario::Scenario& s, bool run_entry) {
   auto& p = s.plan;
   auto& open = s.open_settings;
   // Returns true when the key is to be read as written; false when it is open or defaulted.
@@ -321,31 +321,31 @@ void read_open_settings(const YAML::Node& n, Reader& r, Scenario& s, bool run_en
   }
   if (stated("recompute", open.recompute, "none")) {
     if (auto v = r.choice(n["recompute"], "parallel.recompute", {"none", "selective", "full", "auto"}))
-      p.recompute = *parse_recompute(*v);
+      p.recompute = *parallel::parse_recompute(*v);
   }
   open.schedule_stated = static_cast<bool>(n["schedule"]);
   if (n["schedule"]) {
     if (auto v = r.choice(n["schedule"], "parallel.schedule",
                           {"gpipe", "1f1b", "interleaved", "zero-bubble", "dualpipe", "dualpipev"}))
-      p.schedule = *parse_schedule(*v);
+      p.schedule = *parallel::parse_schedule(*v);
     // An open vpp under a stated interleaved schedule starts at 2 (the resolution picks).
-    if (open.vpp && p.schedule == Schedule::Interleaved) p.vpp = 2;
+    if (open.vpp && p.schedule == parallel::Schedule::Interleaved) p.vpp = 2;
   } else {
-    p.schedule = p.vpp > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
+    p.schedule = p.vpp > 1 ? parallel::Schedule::Interleaved : parallel::Schedule::OneFOneB;
     if (!open.vpp) s.defaults_applied.push_back(std::string("parallel.schedule = ") + to_string(p.schedule));
   }
 }
 
 /// parallel.pipeline_layout, parallel.moe_dispatcher and parallel.fsdp (the run schema's 2026 keys).
 /// The layout's fit to the layers, pp and vpp is check_scenario's.
-void read_parallel_2026(const YAML::Node& n, Reader& r, Scenario& s) {
+void read_parallel_2026(const YAML::Node& n, Reader& r, scenario::Scenario& s) {
   auto& p = s.plan;
   if (const auto l = n["pipeline_layout"]) {
     r.note("parallel.pipeline_layout", l);
     if (r.expect_map(l, "parallel.pipeline_layout")) {
       r.check_keys(l, "parallel.pipeline_layout",
                    {"first_stage_layers", "last_stage_layers", "account_for_embedding", "account_for_loss"});
-      PipelineLayout layout;
+      parallel::PipelineLayout layout;
       const int layers = s.model.layers;
       auto stage_layers = [&](const char* key, int& slot, const char* which) {
         if (!l[key]) return;
@@ -379,13 +379,13 @@ void read_parallel_2026(const YAML::Node& n, Reader& r, Scenario& s) {
   }
   if (n["moe_dispatcher"]) {
     if (auto v = r.choice(n["moe_dispatcher"], "parallel.moe_dispatcher", {"alltoall", "allgather", "deepep"}))
-      p.moe_dispatcher = *parse_moe_dispatcher(*v);
+      p.moe_dispatcher = *parallel::parse_moe_dispatcher(*v);
   }
   if (const auto f = n["fsdp"]) {
     r.note("parallel.fsdp", f);
     if (r.expect_map(f, "parallel.fsdp")) {
       r.check_keys(f, "parallel.fsdp", {"reshard_after_forward"});
-      FsdpSpec fsdp;
+      parallel::FsdpSpec fsdp;
       if (f["reshard_after_forward"]) {
         if (auto v = r.boolean(f["reshard_after_forward"], "parallel.fsdp.reshard_after_forward"))
           fsdp.reshard_after_forward = *v;
@@ -411,7 +411,7 @@ void read_parallel_2026(const YAML::Node& n, Reader& r, Scenario& s) {
   }
 }
 
-void read_parallel(const YAML::Node& n, Reader& r, Scenario& s, bool run_entry) {
+void read_parallel(const YAML::Node& n, Reader& r, scenario::Scenario& s, bool run_entry) {
   r.note("parallel", n);
   if (!n) {
     r.error(n, "parallel", "missing required key 'parallel'", "at least parallel: {global_batch: N}");
@@ -489,7 +489,7 @@ void read_parallel(const YAML::Node& n, Reader& r, Scenario& s, bool run_entry) 
   }
 }
 
-void read_claimed(const YAML::Node& n, Reader& r, Scenario& s) {
+void read_claimed(const YAML::Node& n, Reader& r, scenario::Scenario& s) {
   r.note("claimed", n);
   if (!r.expect_map(n, "claimed")) return;
   r.check_keys(n, "claimed",
@@ -511,7 +511,7 @@ void read_claimed(const YAML::Node& n, Reader& r, Scenario& s) {
   }
 }
 
-void read_measured(const YAML::Node& n, Reader& r, Scenario& s) {
+void read_measured(const YAML::Node& n, Reader& r, scenario::Scenario& s) {
   r.note("measured", n);
   if (!r.expect_map(n, "measured")) return;
   r.check_keys(n, "measured",
@@ -527,14 +527,14 @@ void read_measured(const YAML::Node& n, Reader& r, Scenario& s) {
     if (s.measured.count(key)) s.measured_as_stated[key] = s.measured[key];
   if (const auto k = n["memory_kind"]) {
     if (auto v = r.choice(k, "measured.memory_kind", {"allocated", "reserved"}))
-      s.memory_kind = *v == "allocated" ? MemoryKind::Allocated : MemoryKind::Reserved;
+      s.memory_kind = *v == "allocated" ? scenario::MemoryKind::Allocated : scenario::MemoryKind::Reserved;
     if (!n["memory_gib"])
       r.error(k, "measured.memory_kind", "memory_kind says what memory_gib counts, but the run gives no memory_gib",
               "add memory_gib (the peak memory per GPU), or remove memory_kind");
   }
   if (const auto c = n["flops_convention"]) {
     if (auto v = r.choice(c, "measured.flops_convention", {"model", "model_full_attention", "hardware", "megatron"})) {
-      s.flops_convention = *parse_flops_convention(*v);
+      s.flops_convention = *scenario::parse_flops_convention(*v);
       s.flops_convention_stated = true;
     }
     if (!n["mfu"] && !n["tflops_per_gpu"])
@@ -550,8 +550,8 @@ void read_measured(const YAML::Node& n, Reader& r, Scenario& s) {
 
 /// fp8_params and grad_reduce: stated, `auto`, or absent (open in a measured run, as the
 /// parallel settings a source leaves out; the default in a scenario). Needs the precision.
-void read_state_dtypes(const YAML::Node& root, Reader& r, Scenario& s, bool run_entry) {
-  const bool fp8 = bytes_per_element(s.precision) < 2;
+void read_state_dtypes(const YAML::Node& root, Reader& r, scenario::Scenario& s, bool run_entry) {
+  const bool fp8 = hardware::bytes_per_element(s.precision) < 2;
   const auto f = root["fp8_params"];
   if (is_auto(f) || (!f && run_entry && fp8)) {
     if (f) r.note("fp8_params", f);
@@ -571,9 +571,9 @@ void read_state_dtypes(const YAML::Node& root, Reader& r, Scenario& s, bool run_
   }
   // Megatron-LM: --accumulate-allreduce-grads-in-fp32 (on for bf16, arguments.py) or
   // --grad-reduce-in-bf16; NeMo / Megatron-Bridge: grad_reduce_in_fp32.
-  const bool fp32_params = s.precision == Precision::FP32 || s.precision == Precision::TF32;
-  const std::string half = s.precision == Precision::FP16 ? "fp16" : "bf16";
-  const bool fp16_grads = s.precision == Precision::FP16;
+  const bool fp32_params = s.precision == hardware::Precision::FP32 || s.precision == hardware::Precision::TF32;
+  const std::string half = s.precision == hardware::Precision::FP16 ? "fp16" : "bf16";
+  const bool fp16_grads = s.precision == hardware::Precision::FP16;
   const auto g = root["grad_reduce"];
   if (is_auto(g) || (!g && run_entry && !fp32_params)) {
     if (g) r.note("grad_reduce", g);
@@ -587,21 +587,21 @@ void read_state_dtypes(const YAML::Node& root, Reader& r, Scenario& s, bool run_
   }
   if (auto v = r.choice(g, "grad_reduce", {"fp32", "bf16", "fp16", "auto"})) {
     if (*v == "fp32") {
-      s.grad_reduce = GradReduce::FP32;
+      s.grad_reduce = scenario::GradReduce::FP32;
     } else if (fp32_params || *v != half) {
       r.error(g, "grad_reduce",
               "grad_reduce " + *v + " needs " + *v + " parameters, got precision " + to_string(s.precision),
               fp32_params ? "fp32 training reduces fp32 gradients: drop grad_reduce or write fp32"
                           : "write grad_reduce: " + half + " (the parameters' 16-bit dtype) or fp32");
     } else {
-      s.grad_reduce = GradReduce::Half;
+      s.grad_reduce = scenario::GradReduce::Half;
     }
   }
 }
 
-std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string& file, const Catalog& cat,
-                                      Diagnostics& diags, bool run_entry, bool run_checks = true) {
-  Scenario s;
+std::optional<scenario::Scenario> read_scenario(const YAML::Node& root, const std::string& file, const Catalog& cat,
+                                                scenario::Diagnostics& diags, bool run_entry, bool run_checks = true) {
+  scenario::Scenario s;
   s.locations[""] = {file, 0, 0};
   Reader r(file, diags, &s.locations);
   const auto before = diags.items().size();
@@ -630,7 +630,7 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
   if (!root["precision"]) {
     r.error(root, "precision", "missing required key 'precision'", "one of fp32, fp16, bf16, fp8, mxfp8, nvfp4");
   } else if (auto v = r.choice(root["precision"], "precision", {"fp32", "fp16", "bf16", "fp8", "mxfp8", "nvfp4"})) {
-    s.precision = *parse_precision(*v);
+    s.precision = *hardware::parse_precision(*v);
   }
   read_state_dtypes(root, r, s, run_entry);
   if (root["attention"]) {
@@ -683,19 +683,19 @@ std::optional<Scenario> read_scenario(const YAML::Node& root, const std::string&
 
   bool structural_errors = false;
   for (std::size_t i = before; i < diags.items().size(); ++i)
-    if (diags.items()[i].severity == Severity::Error) structural_errors = true;
+    if (diags.items()[i].severity == scenario::Severity::Error) structural_errors = true;
   if (structural_errors) return std::nullopt;
   if (!run_checks) return s;
-  check_scenario(s, diags);
+  scenario::check_scenario(s, diags);
   for (std::size_t i = before; i < diags.items().size(); ++i)
-    if (diags.items()[i].severity == Severity::Error) return std::nullopt;
+    if (diags.items()[i].severity == scenario::Severity::Error) return std::nullopt;
   // Open settings (`auto`, or unstated in a measured run) stay open: they are resolved where the
   // scenario is evaluated, with the profile it is evaluated with (app::ScenarioSession,
   // resolve_open_settings).
   return s;
 }
 
-YAML::Node parse_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
+YAML::Node parse_yaml(const std::string& text, const std::string& file, scenario::Diagnostics& diags) {
   return detail::load_yaml(text, file, diags);
 }
 
@@ -709,7 +709,7 @@ constexpr const char* kTooLarge = "file is larger than 64 MiB";
 constexpr const char* kCannotRead = "cannot read file";
 }  // namespace
 
-std::optional<std::string> read_text_file(const std::string& path, Diagnostics& diags) {
+std::optional<std::string> read_text_file(const std::string& path, scenario::Diagnostics& diags) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     diags.error({path, 0, 0}, "", kFileNotFound, "check the path");
@@ -734,21 +734,21 @@ std::optional<std::string> read_text_file(const std::string& path, Diagnostics& 
   return ss.str();
 }
 
-bool is_unreadable_file(const Diagnostic& d) {
-  if (d.severity != Severity::Error || !d.key.empty() || d.where.line != 0) return false;
+bool is_unreadable_file(const scenario::Diagnostic& d) {
+  if (d.severity != scenario::Severity::Error || !d.key.empty() || d.where.line != 0) return false;
   for (const char* m : {kFileNotFound, kIsDirectory, kTooLarge, kCannotRead})
     if (d.message == m) return true;
   return false;
 }
 
-bool any_unreadable_file(const Diagnostics& diags) {
+bool any_unreadable_file(const scenario::Diagnostics& diags) {
   for (const auto& d : diags.items())
     if (is_unreadable_file(d)) return true;
   return false;
 }
 
-std::optional<Scenario> scenario_from_node(const YAML::Node& node, const std::string& file, const Catalog& catalog,
-                                           Diagnostics& diags) {
+std::optional<scenario::Scenario> scenario_from_node(const YAML::Node& node, const std::string& file,
+                                                     const Catalog& catalog, scenario::Diagnostics& diags) {
   try {
     return read_scenario(node, file, catalog, diags, false);
   } catch (const YAML::Exception& e) {
@@ -757,8 +757,8 @@ std::optional<Scenario> scenario_from_node(const YAML::Node& node, const std::st
   }
 }
 
-std::optional<Scenario> parse_scenario(const std::string& text, const std::string& file, const Catalog& catalog,
-                                       Diagnostics& diags) {
+std::optional<scenario::Scenario> parse_scenario(const std::string& text, const std::string& file,
+                                                 const Catalog& catalog, scenario::Diagnostics& diags) {
   const auto root = parse_yaml(text, file, diags);
   if (!root.IsDefined()) return std::nullopt;
   if (root.IsNull()) {
@@ -768,14 +768,15 @@ std::optional<Scenario> parse_scenario(const std::string& text, const std::strin
   return scenario_from_node(root, file, catalog, diags);
 }
 
-std::optional<Scenario> load_scenario_file(const std::string& path, const Catalog& catalog, Diagnostics& diags) {
+std::optional<scenario::Scenario> load_scenario_file(const std::string& path, const Catalog& catalog,
+                                                     scenario::Diagnostics& diags) {
   const auto text = read_text_file(path, diags);
   if (!text) return std::nullopt;
   return parse_scenario(*text, path, catalog, diags);
 }
 
 std::vector<RunEntry> parse_run_file(const std::string& text, const std::string& file, const Catalog& catalog,
-                                     Diagnostics& diags) {
+                                     scenario::Diagnostics& diags) {
   std::vector<RunEntry> out;
   const auto root = parse_yaml(text, file, diags);
   if (!root.IsDefined()) return out;
@@ -800,15 +801,15 @@ std::vector<RunEntry> parse_run_file(const std::string& text, const std::string&
   return out;
 }
 
-std::vector<RunEntry> load_run_file(const std::string& path, const Catalog& catalog, Diagnostics& diags) {
+std::vector<RunEntry> load_run_file(const std::string& path, const Catalog& catalog, scenario::Diagnostics& diags) {
   const auto text = read_text_file(path, diags);
   if (!text) return {};
   return parse_run_file(*text, path, catalog, diags);
 }
 
-std::optional<Scenario> load_scenario_unchecked(const std::string& path,
-                                                const std::vector<std::pair<std::string, std::string>>& set,
-                                                const Catalog& catalog, Diagnostics& diags) {
+std::optional<scenario::Scenario> load_scenario_unchecked(const std::string& path,
+                                                          const std::vector<std::pair<std::string, std::string>>& set,
+                                                          const Catalog& catalog, scenario::Diagnostics& diags) {
   const auto text = read_text_file(path, diags);
   if (!text) return std::nullopt;
   YAML::Node root = parse_yaml(*text, path, diags);

@@ -37,7 +37,7 @@ std::int64_t shape_value(const ScenarioForm& f, std::string_view key) {
   return f.seq_len;
 }
 
-std::int64_t shape_value(const ModelSpec& m, std::string_view key) {
+std::int64_t shape_value(const workload::ModelSpec& m, std::string_view key) {
   if (key == "layers") return m.layers;
   if (key == "hidden") return m.hidden;
   if (key == "heads") return m.heads;
@@ -80,8 +80,8 @@ void copy_other_keys(const YAML::Node& from, YAML::Node& to, Skip skip) {
 
 /// The architecture keys of a preset, written when the user turns a preset into a custom
 /// model, so the custom model stays the preset's architecture (model_io.cpp's vocabulary).
-void write_architecture(const ModelSpec& m, YAML::Node& out) {
-  out["ffn_kind"] = m.ffn_kind == FfnKind::SwiGlu ? "swiglu" : "gelu";
+void write_architecture(const workload::ModelSpec& m, YAML::Node& out) {
+  out["ffn_kind"] = m.ffn_kind == workload::FfnKind::SwiGlu ? "swiglu" : "gelu";
   out["embeddings"] = m.tied_embeddings ? "tied" : "untied";
   out["position"] = m.learned_positions ? "learned" : "rope";
   out["norm"] = m.rmsnorm ? "rmsnorm" : "layernorm";
@@ -121,7 +121,7 @@ void write_architecture(const ModelSpec& m, YAML::Node& out) {
 /// shape, the preset it was made from, or the file's own custom model).
 bool form_has_mla(const ScenarioForm& f, const Catalog& catalog, const YAML::Node& base) {
   const std::string& name = f.model_preset.empty() ? f.model_base : f.model_preset;
-  if (const ModelSpec* m = name.empty() ? nullptr : catalog.find_model(name)) return m->mla.has_value();
+  if (const workload::ModelSpec* m = name.empty() ? nullptr : catalog.find_model(name)) return m->mla.has_value();
   return f.model_preset.empty() && base.IsMap() && !base["preset"] && base["mla"];
 }
 
@@ -132,14 +132,14 @@ YAML::Node model_node(const YAML::Node& base, const ScenarioForm& f, const Catal
   else if (base.IsMap() && base["preset"] && base["preset"].IsScalar())
     base_preset = base["preset"].Scalar();
   const bool base_custom = base.IsMap() && !base["preset"];
-  const ModelSpec* base_spec = base_preset.empty() ? nullptr : catalog.find_model(base_preset);
+  const workload::ModelSpec* base_spec = base_preset.empty() ? nullptr : catalog.find_model(base_preset);
 
   YAML::Node m(YAML::NodeType::Map);
   // An MLA model's keys and values are MLA's: kv_heads is not written (the loader refuses it).
   const bool mla = form_has_mla(f, catalog, base);
   auto written = [&](std::string_view key) { return !(mla && key == "kv_heads"); };
   if (!f.model_preset.empty()) {
-    const ModelSpec* preset = catalog.find_model(f.model_preset);
+    const workload::ModelSpec* preset = catalog.find_model(f.model_preset);
     m["preset"] = f.model_preset;
     if (preset) {
       for (const char* key : kShapeKeys)
@@ -151,7 +151,7 @@ YAML::Node model_node(const YAML::Node& base, const ScenarioForm& f, const Catal
     if (m.size() == 1) return YAML::Node(f.model_preset);
     return m;
   }
-  const ModelSpec* from = f.model_base.empty() ? nullptr : catalog.find_model(f.model_base);
+  const workload::ModelSpec* from = f.model_base.empty() ? nullptr : catalog.find_model(f.model_base);
   if (from)
     m["name"] = from->display + " (custom)";
   else if (base_custom && base["name"])
@@ -232,7 +232,7 @@ YAML::Node pricing_node(const YAML::Node& base, const ScenarioForm& f) {
 
 }  // namespace
 
-void set_parallel_plan(ScenarioForm& f, const ParallelPlan& p) {
+void set_parallel_plan(ScenarioForm& f, const parallel::ParallelPlan& p) {
   f.tp = p.tp;
   f.pp = p.pp;
   f.dp = p.dp;
@@ -246,7 +246,7 @@ void set_parallel_plan(ScenarioForm& f, const ParallelPlan& p) {
   f.global_batch = p.global_batch;
   f.recompute = to_string(p.recompute);
   f.schedule = to_string(p.schedule);
-  const PipelineLayout layout = p.pipeline_layout.value_or(PipelineLayout{});
+  const parallel::PipelineLayout layout = p.pipeline_layout.value_or(parallel::PipelineLayout{});
   f.first_stage_layers = layout.first_stage_layers;
   f.last_stage_layers = layout.last_stage_layers;
   f.account_for_embedding = layout.account_for_embedding;
@@ -260,7 +260,7 @@ void set_parallel_plan(ScenarioForm& f, const ParallelPlan& p) {
     f.fsdp.clear();
 }
 
-void set_model_shape(ScenarioForm& f, const ModelSpec& m) {
+void set_model_shape(ScenarioForm& f, const workload::ModelSpec& m) {
   f.layers = m.layers;
   f.hidden = m.hidden;
   f.heads = m.heads;
@@ -270,7 +270,7 @@ void set_model_shape(ScenarioForm& f, const ModelSpec& m) {
   f.seq_len = m.seq_len;
 }
 
-ScenarioForm form_from_scenario(const Scenario& s, const std::string& yaml_text) {
+ScenarioForm form_from_scenario(const scenario::Scenario& s, const std::string& yaml_text) {
   ScenarioForm f;
   f.name = s.name;
   f.model_preset = s.model.name == "custom" ? "" : s.model.name;

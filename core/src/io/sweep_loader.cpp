@@ -41,7 +41,8 @@ std::string format_number(double v) {
   return fmt::format("{}", v);
 }
 
-bool read_axis(const YAML::Node& item, const std::string& file, std::size_t index, Diagnostics& d, SweepAxis& axis) {
+bool read_axis(const YAML::Node& item, const std::string& file, std::size_t index, scenario::Diagnostics& d,
+               SweepAxis& axis) {
   const std::string path = fmt::format("axes[{}]", index);
   axis.where = detail::loc_of(item, file);
   if (!item.IsMap()) {
@@ -76,7 +77,7 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
     std::vector<std::vector<std::string>> columns;
     for (const auto& kv : z) {
       const std::string k = kv.first.as<std::string>();
-      const SourceLocation at = detail::loc_of(kv.second, file);
+      const scenario::SourceLocation at = detail::loc_of(kv.second, file);
       if (!valid_key(k)) {
         d.error(detail::loc_of(kv.first, file), path + ".zip", "'" + k + "' is not a scenario key",
                 "use a dotted key such as parallel.tp or cluster.gpus");
@@ -206,7 +207,7 @@ void flatten(const YAML::Node& n, const std::string& path, const std::set<std::s
 /// The did-you-mean of a swept key from the scenario loader's "unknown key" diagnostic `e` (at
 /// key path `unknown`, the swept key itself or a section above it): the whole dotted key with the
 /// unknown part replaced ("parallel.micro_batch"), else the loader's own hint.
-std::string swept_key_hint(const std::string& key, const std::string& unknown, const Diagnostic& e) {
+std::string swept_key_hint(const std::string& key, const std::string& unknown, const scenario::Diagnostic& e) {
   const std::string lead = "did you mean '";
   if (e.hint.rfind(lead, 0) == 0 && e.hint.size() > lead.size() + 2) {
     const std::string word = e.hint.substr(lead.size(), e.hint.find('\'', lead.size()) - lead.size());
@@ -244,13 +245,13 @@ std::vector<std::string> SweepSpec::keys() const {
   return out;
 }
 
-std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string& file, Diagnostics& d) {
+std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string& file, scenario::Diagnostics& d) {
   const YAML::Node root = detail::load_yaml(text, file, d);
   if (!root.IsDefined()) return std::nullopt;
   const std::size_t before = d.items().size();
   auto failed = [&] {
     for (std::size_t i = before; i < d.items().size(); ++i)
-      if (d.items()[i].severity == Severity::Error) return true;
+      if (d.items()[i].severity == scenario::Severity::Error) return true;
     return false;
   };
   if (!root.IsMap()) {
@@ -275,7 +276,7 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
         std::filesystem::path p(b.Scalar());
         if (p.is_relative()) p = std::filesystem::path(file).parent_path() / p;
         spec.base_file = p.lexically_normal().string();
-        Diagnostics rdiags;
+        scenario::Diagnostics rdiags;
         if (auto t = read_text_file(spec.base_file, rdiags)) {
           spec.base_text = *t;
           const auto n = detail::load_yaml(spec.base_text, spec.base_file, d);
@@ -336,13 +337,13 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
   return spec;
 }
 
-std::optional<SweepSpec> load_sweep_file(const std::string& path, Diagnostics& diags) {
+std::optional<SweepSpec> load_sweep_file(const std::string& path, scenario::Diagnostics& diags) {
   const auto text = read_text_file(path, diags);
   if (!text) return std::nullopt;
   return parse_sweep(*text, path, diags);
 }
 
-bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, Diagnostics& d) {
+bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, scenario::Diagnostics& d) {
   if (spec.axes.empty()) return true;
   YAML::Node root;
   try {
@@ -353,7 +354,7 @@ bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, Diagnostics
   const auto values = spec.point_values(0);
   for (const auto& [key, value] : values)
     if (!detail::set_key(root, key, value)) return true;  // the points report it
-  Diagnostics inner;
+  scenario::Diagnostics inner;
   (void)scenario_from_node(root, spec.base_file.empty() ? spec.file : spec.base_file, catalog, inner);
   bool ok = true;
   for (std::size_t ai = 0; ai < spec.axes.size(); ++ai) {
@@ -362,7 +363,7 @@ bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, Diagnostics
       const std::string& key = axis.keys[k];
       for (const auto& e : inner.items()) {
         const bool above = e.key == key || key.rfind(e.key + ".", 0) == 0;
-        if (e.severity != Severity::Error || !above || e.message.rfind("unknown key '", 0) != 0) continue;
+        if (e.severity != scenario::Severity::Error || !above || e.message.rfind("unknown key '", 0) != 0) continue;
         d.error(k < axis.key_where.size() ? axis.key_where[k] : axis.where,
                 fmt::format("axes[{}].{}", ai, axis.zipped ? "zip" : "key"), "unknown scenario key '" + key + "'",
                 swept_key_hint(key, e.key, e));
@@ -374,8 +375,9 @@ bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, Diagnostics
   return ok;
 }
 
-std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t index, const Catalog& catalog,
-                                             Diagnostics& d, std::vector<std::string>* used) {
+std::optional<scenario::Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t index,
+                                                       const Catalog& catalog, scenario::Diagnostics& d,
+                                                       std::vector<std::string>* used) {
   const auto values = spec.point_values(index);
   if (used) {
     used->clear();
@@ -385,7 +387,7 @@ std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t
   std::string what;
   for (const auto& [k, v] : values) what += (what.empty() ? "" : ", ") + k + "=" + v;
   const std::string base_name = spec.base_file.empty() ? spec.file : spec.base_file;
-  SourceLocation where{spec.file, 0, 0};
+  scenario::SourceLocation where{spec.file, 0, 0};
   if (!spec.axes.empty()) where = spec.axes.front().where;
   YAML::Node root;
   try {
@@ -442,7 +444,7 @@ std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t
     d.error(where, "parallel", fmt::format("point {} ({}): {}", index, what, e.msg));
     return std::nullopt;
   }
-  Diagnostics inner;
+  scenario::Diagnostics inner;
   auto s = scenario_from_node(root, base_name, catalog, inner);
   if (!s) {
     d.error(where, "", fmt::format("point {} ({}) is not a valid scenario", index, what),

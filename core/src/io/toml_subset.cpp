@@ -75,7 +75,7 @@ std::optional<std::string> scalar(const std::string& v) {
 
 }  // namespace
 
-bool read_toml_subset(const std::string& text, const std::string& file, Settings& out, Diagnostics& diags) {
+bool read_toml_subset(const std::string& text, const std::string& file, Settings& out, scenario::Diagnostics& diags) {
   std::string table, pending_key, pending_value;
   int line_no = 0, pending_line = 0;
   std::size_t at = 0;

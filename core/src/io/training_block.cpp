@@ -14,10 +14,10 @@ constexpr double kMaxTokens = 1e16;  // 10^16 tokens
 
 /// training.lora.targets: known names, no duplicate, no fused target beside its parts, and split
 /// MLP targets only on a SwiGLU model.
-std::vector<LoraTarget> read_targets(const YAML::Node& n, Reader& r, const Scenario& s) {
+std::vector<workload::LoraTarget> read_targets(const YAML::Node& n, Reader& r, const scenario::Scenario& s) {
   const std::string path = "training.lora.targets";
   r.note(path, n);
-  std::vector<LoraTarget> out;
+  std::vector<workload::LoraTarget> out;
   if (!n.IsSequence() || n.size() == 0) {
     r.error(n, path, "expected a non-empty list of GEMM names, got " + describe(n),
             "write e.g. targets: [qkv, proj, fc1, fc2] (or leave the key out for those four)");
@@ -27,12 +27,13 @@ std::vector<LoraTarget> read_targets(const YAML::Node& n, Reader& r, const Scena
     const YAML::Node item = n[i];
     const std::string at = path + "[" + std::to_string(i) + "]";
     const std::string name = item.IsScalar() ? item.Scalar() : describe(item);
-    const auto t = item.IsScalar() ? parse_lora_target(name) : std::nullopt;
+    const auto t = item.IsScalar() ? workload::parse_lora_target(name) : std::nullopt;
     if (!t) {
       std::string hint =
           "targets are the model's GEMMs: qkv (or q, k, v), proj, fc1 (or gate, up), fc2; Hugging "
           "Face names (q_proj ... down_proj) are accepted";
-      if (auto m = did_you_mean(name, lora_target_names())) hint = "did you mean '" + *m + "'? (" + hint + ")";
+      if (auto m = did_you_mean(name, workload::lora_target_names()))
+        hint = "did you mean '" + *m + "'? (" + hint + ")";
       r.error(item, at, "unknown LoRA target '" + name + "'", hint);
       continue;
     }
@@ -42,25 +43,27 @@ std::vector<LoraTarget> read_targets(const YAML::Node& n, Reader& r, const Scena
     }
     out.push_back(*t);
   }
-  auto has = [&](LoraTarget t) { return std::find(out.begin(), out.end(), t) != out.end(); };
-  if (has(LoraTarget::Qkv) && (has(LoraTarget::Q) || has(LoraTarget::K) || has(LoraTarget::V)))
+  auto has = [&](workload::LoraTarget t) { return std::find(out.begin(), out.end(), t) != out.end(); };
+  if (has(workload::LoraTarget::Qkv) &&
+      (has(workload::LoraTarget::Q) || has(workload::LoraTarget::K) || has(workload::LoraTarget::V)))
     r.error(n, path, "qkv is the fused q, k and v projection: listing both gives the same GEMM two adapters",
             "use qkv (one fused adapter, as Megatron-core's linear_qkv) or q, k, v (one each, as q_proj, k_proj, "
             "v_proj)");
-  if (has(LoraTarget::Fc1) && (has(LoraTarget::Gate) || has(LoraTarget::Up)))
+  if (has(workload::LoraTarget::Fc1) && (has(workload::LoraTarget::Gate) || has(workload::LoraTarget::Up)))
     r.error(n, path, "fc1 is the fused gate and up projection: listing both gives the same GEMM two adapters",
             "use fc1 (as Megatron-core's linear_fc1) or gate, up (as gate_proj, up_proj)");
-  if ((has(LoraTarget::Gate) || has(LoraTarget::Up)) && s.model.ffn_kind != FfnKind::SwiGlu)
+  if ((has(workload::LoraTarget::Gate) || has(workload::LoraTarget::Up)) &&
+      s.model.ffn_kind != workload::FfnKind::SwiGlu)
     r.error(n, path, "gate and up exist only in a SwiGLU MLP; this model's MLP is GeLU (fc1, fc2)",
             "use fc1 for the up projection");
   return out;
 }
 
-void read_lora(const YAML::Node& n, Reader& r, Scenario& s) {
+void read_lora(const YAML::Node& n, Reader& r, scenario::Scenario& s) {
   r.note("training.lora", n);
   if (!r.expect_map(n, "training.lora")) return;
   r.check_keys(n, "training.lora", {"rank", "alpha", "dropout", "targets", "base_weights"});
-  LoraSpec& l = s.training.lora;
+  workload::LoraSpec& l = s.training.lora;
   const std::int64_t hidden = s.model.hidden;
   if (!n["rank"]) {
     r.error(n, "training.lora.rank", "missing required key 'rank': the adapters' rank sets their cost",
@@ -83,15 +86,15 @@ void read_lora(const YAML::Node& n, Reader& r, Scenario& s) {
   if (n["targets"]) {
     l.targets = read_targets(n["targets"], r, s);
   } else {
-    l.targets = default_lora_targets();
-    s.defaults_applied.push_back("training.lora.targets = [" + lora_target_list(l.targets) +
+    l.targets = workload::default_lora_targets();
+    s.defaults_applied.push_back("training.lora.targets = [" + workload::lora_target_list(l.targets) +
                                  "] (default: NeMo's LoRA targets, the attention and MLP projections)");
   }
 }
 
 /// The frozen base weights' storage: training.base_weights (the run schema's key) or, as before,
 /// training.lora.base_weights; one of the two. Unstated: nf4 for qlora, bf16 for lora.
-void read_base_weights(const YAML::Node& t, Reader& r, Scenario& s) {
+void read_base_weights(const YAML::Node& t, Reader& r, scenario::Scenario& s) {
   const YAML::Node undefined(YAML::NodeType::Undefined);
   const YAML::Node lora = t["lora"];
   const YAML::Node top = t["base_weights"];
@@ -103,32 +106,33 @@ void read_base_weights(const YAML::Node& t, Reader& r, Scenario& s) {
   }
   const YAML::Node n = top ? top : inner;
   const std::string path = top ? "training.base_weights" : "training.lora.base_weights";
-  LoraSpec& l = s.training.lora;
-  const bool qlora = s.training.method == TrainingMethod::QLora;
+  workload::LoraSpec& l = s.training.lora;
+  const bool qlora = s.training.method == workload::TrainingMethod::QLora;
   if (!n) {
-    l.base_weights = qlora ? BaseWeights::NF4 : BaseWeights::BF16;
+    l.base_weights = qlora ? workload::BaseWeights::NF4 : workload::BaseWeights::BF16;
     s.defaults_applied.push_back(std::string("training.base_weights = ") + to_string(l.base_weights) +
                                  " (default for method " + to_string(s.training.method) + ")");
     return;
   }
   const auto v = r.choice(n, path, {"bf16", "fp8", "nf4", "nvfp4"});
   if (!v) return;
-  l.base_weights = *parse_base_weights(*v);
-  const GpuSpec& gpu = s.cluster.gpu;
-  if (qlora && l.base_weights != BaseWeights::NF4) {
+  l.base_weights = *workload::parse_base_weights(*v);
+  const hardware::GpuSpec& gpu = s.cluster.gpu;
+  if (qlora && l.base_weights != workload::BaseWeights::NF4) {
     r.error(n, path, "method qlora stores the frozen base weights in 4-bit NF4, got base_weights " + *v,
             "use base_weights: nf4 (or leave it out), or method: lora for " + *v + " base weights");
-  } else if (!qlora && l.base_weights == BaseWeights::NF4) {
+  } else if (!qlora && l.base_weights == workload::BaseWeights::NF4) {
     r.error(n, path, "NF4 base weights are QLoRA", "use method: qlora, or base_weights: bf16");
-  } else if (l.base_weights == BaseWeights::NVFP4 && !gpu.name.empty() && !gpu.peak(Precision::NVFP4)) {
+  } else if (l.base_weights == workload::BaseWeights::NVFP4 && !gpu.name.empty() &&
+             !gpu.peak(hardware::Precision::NVFP4)) {
     // Transformer Engine's NVFP4 recipe runs on the FP4 tensor cores of Blackwell (SM100+).
     r.error(n, path,
             "the " + gpu.name +
                 " has no NVFP4 tensor cores: NVFP4 base weights are a Blackwell format (B200, GB200, "
                 "B300, GB300)",
-            std::string("use base_weights: ") + (gpu.peak(Precision::FP8) ? "fp8 or bf16" : "bf16") +
+            std::string("use base_weights: ") + (gpu.peak(hardware::Precision::FP8) ? "fp8 or bf16" : "bf16") +
                 " on this GPU (or method: qlora for 4-bit NF4 weights)");
-  } else if (l.base_weights == BaseWeights::FP8 && !gpu.name.empty() && !gpu.peak(Precision::FP8)) {
+  } else if (l.base_weights == workload::BaseWeights::FP8 && !gpu.name.empty() && !gpu.peak(hardware::Precision::FP8)) {
     r.error(n, path, "the " + gpu.name + " has no FP8 tensor cores: FP8 base weights need Hopper, Ada or Blackwell",
             "use base_weights: bf16 on this GPU (or method: qlora for 4-bit NF4 weights)");
   }
@@ -136,7 +140,7 @@ void read_base_weights(const YAML::Node& t, Reader& r, Scenario& s) {
 
 }  // namespace
 
-void read_training(const YAML::Node& t, Reader& r, Scenario& s) {
+void read_training(const YAML::Node& t, Reader& r, scenario::Scenario& s) {
   r.note("training", t);
   if (!r.expect_map(t, "training")) return;
   r.check_keys(t, "training", {"tokens", "method", "lora", "base_weights"});
@@ -145,10 +149,10 @@ void read_training(const YAML::Node& t, Reader& r, Scenario& s) {
   }
   if (t["method"]) {
     if (auto v = r.choice(t["method"], "training.method", {"full", "lora", "qlora"}))
-      s.training.method = *parse_training_method(*v);
+      s.training.method = *workload::parse_training_method(*v);
   }
-  const TrainingMethod method = s.training.method;
-  if (method == TrainingMethod::Full) {
+  const workload::TrainingMethod method = s.training.method;
+  if (method == workload::TrainingMethod::Full) {
     if (t["lora"])
       r.error(t["lora"], "training.lora", "a lora block needs method lora or qlora (method is full)",
               "set training.method: lora (or qlora), or remove the lora block");
@@ -164,7 +168,8 @@ void read_training(const YAML::Node& t, Reader& r, Scenario& s) {
             "add lora: {rank: 16} under training (targets default to qkv, proj, fc1, fc2)");
     return;
   }
-  if (method == TrainingMethod::QLora && s.precision != Precision::BF16 && s.precision != Precision::FP16)
+  if (method == workload::TrainingMethod::QLora && s.precision != hardware::Precision::BF16 &&
+      s.precision != hardware::Precision::FP16)
     r.error(t["method"], "training.method",
             std::string("QLoRA dequantizes its NF4 weights to 16 bits and computes in bf16, got precision ") +
                 to_string(s.precision),

@@ -7,6 +7,6 @@ namespace flopcast::io::detail {
 
 /// Reads `training:` (tokens, method, lora) into s.training. The model and precision must have
 /// been read (the rank is checked against the hidden size, QLoRA against the precision).
-void read_training(const YAML::Node& t, Reader& r, Scenario& s);
+void read_training(const YAML::Node& t, Reader& r, scenario::Scenario& s);
 
 }  // namespace flopcast::io::detail

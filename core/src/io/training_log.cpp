@@ -136,7 +136,7 @@ constexpr std::string_view kMegatronIteration = "elapsed time per iteration (ms)
 constexpr std::string_view kTitanPrefix = "[titan] ";
 
 std::optional<LoggedRun> parse_lines(std::istream& in, const std::string& file, const TrainingLogOptions& options,
-                                     Diagnostics& diags) {
+                                     scenario::Diagnostics& diags) {
   std::vector<detail::LogLine> lines;
   std::string raw;
   bool megatron = false, titan = false;
@@ -163,7 +163,7 @@ std::optional<LoggedRun> parse_lines(std::istream& in, const std::string& file, 
 }  // namespace
 
 std::optional<LoggedRun> read_training_log(const std::string& path, const TrainingLogOptions& options,
-                                           Diagnostics& diags) {
+                                           scenario::Diagnostics& diags) {
   std::error_code ec;
   std::ifstream in;
   if (std::filesystem::is_regular_file(path, ec)) in.open(path, std::ios::binary);
@@ -176,7 +176,7 @@ std::optional<LoggedRun> read_training_log(const std::string& path, const Traini
 }
 
 std::optional<LoggedRun> parse_training_log(const std::string& text, const std::string& file,
-                                            const TrainingLogOptions& options, Diagnostics& diags) {
+                                            const TrainingLogOptions& options, scenario::Diagnostics& diags) {
   std::istringstream in(text);
   return parse_lines(in, file, options, diags);
 }

@@ -56,16 +56,16 @@ class Settings {
 
 /// Reads a Megatron-LM log (training_log_megatron.cpp); nullopt with diagnostics on problems.
 std::optional<LoggedRun> read_megatron_log(const std::vector<LogLine>& lines, const std::string& file,
-                                           Diagnostics& diags);
+                                           scenario::Diagnostics& diags);
 /// Reads a torchtitan log (training_log_torchtitan.cpp), with its TOML config when given.
 std::optional<LoggedRun> read_torchtitan_log(const std::vector<LogLine>& lines, const std::string& file,
-                                             const TrainingLogOptions& options, Diagnostics& diags);
+                                             const TrainingLogOptions& options, scenario::Diagnostics& diags);
 
 /// The keys of a TOML document flattened to dotted names ("parallelism.tensor_parallel_degree"),
 /// values as written (strings without their quotes, arrays as "[...]"). Reads the subset job
 /// configs use (tables, key = value with strings, numbers, booleans and arrays, comments);
 /// anything else is an error at its line (toml_subset.cpp).
-bool read_toml_subset(const std::string& text, const std::string& file, Settings& out, Diagnostics& diags);
+bool read_toml_subset(const std::string& text, const std::string& file, Settings& out, scenario::Diagnostics& diags);
 
 /// The keys of a JSON object flattened as read_toml_subset flattens TOML, after `prefix`, each
 /// at `line` (torchtitan prints its config and its model's arguments as JSON). False when

@@ -58,7 +58,7 @@ bool argument_line(const std::string& text, std::string& name, std::string& valu
 
 struct Reader {
   const std::string& file;
-  Diagnostics& diags;
+  scenario::Diagnostics& diags;
   Settings args;
   int begin_line = 0, end_line = 0;
   bool failed = false;
@@ -333,7 +333,7 @@ void precision_keys(Reader& r, LoggedRun& run) {
 }  // namespace
 
 std::optional<LoggedRun> read_megatron_log(const std::vector<LogLine>& lines, const std::string& file,
-                                           Diagnostics& diags) {
+                                           scenario::Diagnostics& diags) {
   LoggedRun run;
   run.framework = LogFramework::MegatronLm;
   run.file = file;

@@ -44,7 +44,7 @@ constexpr std::int64_t kLlama3Vocab = 128256;
 
 struct Reader {
   const std::string& file;
-  Diagnostics& diags;
+  scenario::Diagnostics& diags;
   Settings cfg;    ///< the job config: --config's TOML, then the log's "Running with configs"
   Settings model;  ///< the model's arguments (dim, n_layers, ...)
   Settings facts;  ///< what the log's own lines say (mesh degrees, batch, recompute, precision)
@@ -400,7 +400,7 @@ void precision_keys(Reader& r, LoggedRun& run) {
 }  // namespace
 
 std::optional<LoggedRun> read_torchtitan_log(const std::vector<LogLine>& lines, const std::string& file,
-                                             const TrainingLogOptions& options, Diagnostics& diags) {
+                                             const TrainingLogOptions& options, scenario::Diagnostics& diags) {
   LoggedRun run;
   run.framework = LogFramework::Torchtitan;
   run.file = file;

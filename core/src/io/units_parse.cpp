@@ -77,7 +77,7 @@ std::optional<double> parse_count(std::string_view s) {
   return r;
 }
 
-std::optional<Bytes> parse_bytes(std::string_view s) {
+std::optional<units::Bytes> parse_bytes(std::string_view s) {
   double v = 0;
   std::string_view suf;
   if (!split_number(s, v, suf)) return std::nullopt;
@@ -102,13 +102,13 @@ std::optional<Bytes> parse_bytes(std::string_view s) {
     if (suf == u.name) {
       const double b = v * u.k;  // "1e308 TiB" is a finite number times a unit, but not a finite size
       if (!std::isfinite(b)) return std::nullopt;
-      return Bytes{b};
+      return units::Bytes{b};
     }
   }
   return std::nullopt;
 }
 
-std::optional<Bandwidth> parse_bandwidth(std::string_view s) {
+std::optional<units::Bandwidth> parse_bandwidth(std::string_view s) {
   double v = 0;
   std::string_view suf;
   if (!split_number(s, v, suf)) return std::nullopt;
@@ -123,13 +123,13 @@ std::optional<Bandwidth> parse_bandwidth(std::string_view s) {
     if (suf == u.name) {
       const double r = v * u.bytes_per_s;
       if (!std::isfinite(r)) return std::nullopt;
-      return Bandwidth{r};
+      return units::Bandwidth{r};
     }
   }
   return std::nullopt;
 }
 
-std::optional<Time> parse_duration(std::string_view s) {
+std::optional<units::Time> parse_duration(std::string_view s) {
   double v = 0;
   std::string_view suf;
   if (!split_number(s, v, suf)) return std::nullopt;
@@ -145,13 +145,14 @@ std::optional<Time> parse_duration(std::string_view s) {
     if (iequals(suf, u.name) || suf == u.name) {
       const double sec = v * u.seconds;
       if (!std::isfinite(sec) || std::fabs(sec) > 9.0e9) return std::nullopt;  // ~285 years
-      return Time::from_seconds(sec);
+      return units::Time::from_seconds(sec);
     }
   }
   return std::nullopt;
 }
 
-std::optional<Money> parse_budget(const std::string& text, const std::string& currency, const std::string& fallback) {
+std::optional<units::Money> parse_budget(const std::string& text, const std::string& currency,
+                                         const std::string& fallback) {
   std::string num = text, cur;
   const auto sp = text.find(' ');
   if (sp != std::string::npos) {
@@ -163,7 +164,7 @@ std::optional<Money> parse_budget(const std::string& text, const std::string& cu
   if (!v || !std::isfinite(*v) || *v < 0 || *v > 9e15) return std::nullopt;
   if (cur.empty()) cur = !currency.empty() ? currency : fallback;
   if (cur.size() != 3) return std::nullopt;
-  return Money::of_minor(static_cast<std::int64_t>(std::llround(*v * 100.0)), Currency::of(cur));
+  return units::Money::of_minor(static_cast<std::int64_t>(std::llround(*v * 100.0)), units::Currency::of(cur));
 }
 
 namespace {
@@ -172,7 +173,7 @@ void set(UnitProblem* p, UnitProblem v) {
 }
 }  // namespace
 
-std::optional<Time> parse_duration_with_unit(std::string_view s, UnitProblem* problem) {
+std::optional<units::Time> parse_duration_with_unit(std::string_view s, UnitProblem* problem) {
   set(problem, UnitProblem::None);
   double v = 0;
   std::string_view suf;
@@ -258,19 +259,19 @@ bool split_amount(std::string_view s, std::string_view& prefix, std::string& num
 
 }  // namespace
 
-std::optional<Currency> parse_currency(std::string_view word, bool any_case) {
+std::optional<units::Currency> parse_currency(std::string_view word, bool any_case) {
   word = trim(word);
   for (const auto& w : kCurrencyWords)
-    if (word == w.word || (any_case && iequals(word, w.word))) return Currency::of(w.code);
+    if (word == w.word || (any_case && iequals(word, w.word))) return units::Currency::of(w.code);
   if (word.size() != 3 || !ascii_letter(word[0]) || !ascii_letter(word[1]) || !ascii_letter(word[2]))
     return std::nullopt;
-  if (!any_case && !is_currency_code(word)) return std::nullopt;
+  if (!any_case && !units::is_currency_code(word)) return std::nullopt;
   std::string code;
   for (const char c : word) code += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return Currency::of(code);
+  return units::Currency::of(code);
 }
 
-std::optional<Money> parse_money(std::string_view text, UnitProblem* problem) {
+std::optional<units::Money> parse_money(std::string_view text, UnitProblem* problem) {
   set(problem, UnitProblem::None);
   std::string_view prefix, suffix;
   std::string number;
@@ -304,7 +305,7 @@ std::optional<Money> parse_money(std::string_view text, UnitProblem* problem) {
     set(problem, major <= 0 ? UnitProblem::Negative : UnitProblem::Malformed);
     return std::nullopt;
   }
-  return Money::of_minor(static_cast<std::int64_t>(std::llround(major * 100.0)), before ? *before : *after);
+  return units::Money::of_minor(static_cast<std::int64_t>(std::llround(major * 100.0)), before ? *before : *after);
 }
 
 }  // namespace flopcast::io

@@ -20,7 +20,7 @@ namespace {
 /// list or mapping as a key is legal YAML that no flopcast file uses; the loaders refuse it).
 class DuplicateKeyFinder : public YAML::EventHandler {
  public:
-  DuplicateKeyFinder(const std::string& file, Diagnostics& diags) : file_(file), diags_(diags) {}
+  DuplicateKeyFinder(const std::string& file, scenario::Diagnostics& diags) : file_(file), diags_(diags) {}
   int found() const { return found_; }
 
   void OnDocumentStart(const YAML::Mark&) override {}
@@ -102,12 +102,12 @@ class DuplicateKeyFinder : public YAML::EventHandler {
   }
 
   const std::string& file_;
-  Diagnostics& diags_;
+  scenario::Diagnostics& diags_;
   std::vector<Frame> frames_;
   int found_ = 0;
 };
 
-void report_malformed(const YAML::Exception& e, const std::string& file, Diagnostics& diags) {
+void report_malformed(const YAML::Exception& e, const std::string& file, scenario::Diagnostics& diags) {
   diags.error({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
               "check indentation, colons and quoting near this line");
 }
@@ -163,7 +163,7 @@ std::size_t first_bad_utf8(std::string_view t) {
 /// False, with an error naming the encoding and the fix, when `text` is not UTF-8: every file
 /// flopcast reads is UTF-8 (YAML 1.2, section 5.2, allows UTF-16 and UTF-32 too, but the
 /// editor's save, --emit-scenario and the line and column of every message work on UTF-8 text).
-bool check_encoding(const std::string& text, const std::string& file, Diagnostics& diags) {
+bool check_encoding(const std::string& text, const std::string& file, scenario::Diagnostics& diags) {
   const std::string name = file.empty() ? "FILE" : file;
   if (const std::string wide = wide_encoding(text); !wide.empty()) {
     diags.error({file, 1, 1}, "", "the file is " + wide + ", not UTF-8",
@@ -190,7 +190,7 @@ bool check_encoding(const std::string& text, const std::string& file, Diagnostic
 
 }  // namespace
 
-YAML::Node load_yaml(const std::string& text, const std::string& file, Diagnostics& diags) {
+YAML::Node load_yaml(const std::string& text, const std::string& file, scenario::Diagnostics& diags) {
   if (!check_encoding(text, file, diags)) return YAML::Node(YAML::NodeType::Undefined);
   try {
     std::istringstream in(text);
@@ -205,8 +205,8 @@ YAML::Node load_yaml(const std::string& text, const std::string& file, Diagnosti
   return YAML::Node(YAML::NodeType::Undefined);
 }
 
-SourceLocation loc_of(const YAML::Node& node, const std::string& file) {
-  SourceLocation l{file, 0, 0};
+scenario::SourceLocation loc_of(const YAML::Node& node, const std::string& file) {
+  scenario::SourceLocation l{file, 0, 0};
   if (node.IsDefined()) {
     const auto m = node.Mark();
     if (m.line >= 0) {
@@ -218,7 +218,7 @@ SourceLocation loc_of(const YAML::Node& node, const std::string& file) {
 }
 
 std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
-  return nearest_spelling(word, candidates, word.size());
+  return units::nearest_spelling(word, candidates, word.size());
 }
 
 std::string join(const std::vector<std::string>& items, std::string_view sep) {

@@ -21,10 +21,10 @@ namespace flopcast::io::detail {
 /// a document of nested aliases costs no more to check than to read). Every duplicate is
 /// reported. Returns an undefined node when the text is refused, else the document (a null
 /// node for an empty text).
-YAML::Node load_yaml(const std::string& text, const std::string& file, Diagnostics& diags);
+YAML::Node load_yaml(const std::string& text, const std::string& file, scenario::Diagnostics& diags);
 
 /// Where `node` is written (yaml-cpp marks are 0-based).
-SourceLocation loc_of(const YAML::Node& node, const std::string& file);
+scenario::SourceLocation loc_of(const YAML::Node& node, const std::string& file);
 
 /// The closest of `candidates` to `word` when it is close enough to be a likely typo.
 std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
@@ -34,11 +34,11 @@ std::string join(const std::vector<std::string>& items, std::string_view sep = "
 /// Reads values out of YAML maps, recording each problem and each key's location.
 class Reader {
  public:
-  Reader(std::string file, Diagnostics& diags, LocationMap* locs)
+  Reader(std::string file, scenario::Diagnostics& diags, scenario::LocationMap* locs)
       : file_(std::move(file)), diags_(diags), locs_(locs) {}
 
   const std::string& file() const { return file_; }
-  Diagnostics& diags() { return diags_; }
+  scenario::Diagnostics& diags() { return diags_; }
 
   /// Records where `path` is written.
   void note(const std::string& path, const YAML::Node& node);
@@ -63,8 +63,8 @@ class Reader {
 
  private:
   std::string file_;
-  Diagnostics& diags_;
-  LocationMap* locs_;
+  scenario::Diagnostics& diags_;
+  scenario::LocationMap* locs_;
 };
 
 /// "path.key" (or "key" when path is empty).

@@ -18,22 +18,22 @@
 #include "flopcast/units/assert.hpp"
 #include "flopcast/units/format.hpp"
 
-namespace flopcast {
+namespace flopcast::job {
 namespace {
 
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 constexpr double kJoulesPerKwh = 3.6e6;
 
-Time sat_add(Time a, Time b) {
+units::Time sat_add(units::Time a, units::Time b) {
   std::int64_t r = 0;
-  if (__builtin_add_overflow(a.ns, b.ns, &r)) return Time{kNever};
-  return Time{r};
+  if (__builtin_add_overflow(a.ns, b.ns, &r)) return units::Time{kNever};
+  return units::Time{r};
 }
 
-Time times(Time t, std::int64_t k) {
+units::Time times(units::Time t, std::int64_t k) {
   std::int64_t r = 0;
   FLOPCAST_ASSERT(!__builtin_mul_overflow(t.ns, k, &r), "time overflow");
-  return Time{r};
+  return units::Time{r};
 }
 
 /// Power draw of the job's nodes, W.
@@ -60,7 +60,7 @@ enum class Phase { Training, Stall, Restarting, Done };
 
 /// An event; the queue orders by (time, priority, sequence) so ties are deterministic.
 struct Event {
-  Time at;
+  units::Time at;
   int priority = 0;
   std::uint64_t seq = 0;
   EventKind kind = EventKind::StepsDone;
@@ -161,14 +161,14 @@ class FailureDraws {
   /// the largest Time). The gaps of the last rate asked are kept too (a candidate's point and
   /// checked runs, and candidates of the same GPU count, share the rate). Precondition:
   /// i < kMaxKept.
-  Time gap(std::size_t i, double rate_per_s) {
+  units::Time gap(std::size_t i, double rate_per_s) {
     if (rate_per_s != gap_rate_) {
       gap_rate_ = rate_per_s;
       gaps_.clear();
     }
     while (gaps_.size() <= i) {
       const double e = draw(gaps_.size());
-      gaps_.push_back(rate_per_s > 0.0 ? Time::from_seconds(e / rate_per_s) : Time{kNever});
+      gaps_.push_back(rate_per_s > 0.0 ? units::Time::from_seconds(e / rate_per_s) : units::Time{kNever});
     }
     return gaps_[i];
   }
@@ -182,7 +182,7 @@ class FailureDraws {
   Rng rng_;
   std::vector<double> draws_;
   double gap_rate_ = -1.0;  ///< the rate of gaps_
-  std::vector<Time> gaps_;
+  std::vector<units::Time> gaps_;
 };
 
 /// This thread's draws for `seed`. The kept seeds are forgotten when there are many (a search
@@ -243,20 +243,20 @@ class TrialSim {
  private:
   /// The gap to the next failure: the trial's next draw over the failure rate, as
   /// Rng::exponential would give it from Rng(seed); a rate <= 0 gives the largest Time (never).
-  Time next_gap() {
+  units::Time next_gap() {
     const std::size_t i = draws_used_++;
     if (i < FailureDraws::kMaxKept) return draws_.gap(i, rate_per_s_);
     if (!own_) own_.emplace(draws_.after_kept());
     const double e = own_->standard_exponential();
-    if (!(rate_per_s_ > 0.0)) return Time{kNever};
-    return Time::from_seconds(e / rate_per_s_);
+    if (!(rate_per_s_ > 0.0)) return units::Time{kNever};
+    return units::Time::from_seconds(e / rate_per_s_);
   }
 
-  void schedule(Time at, EventKind kind) { queue_.push(Event{at, priority_of(kind), seq_++, kind, epoch_}); }
+  void schedule(units::Time at, EventKind kind) { queue_.push(Event{at, priority_of(kind), seq_++, kind, epoch_}); }
 
   /// Leaves the current phase (adding its time to its account) and enters `p`.
   void enter(Phase p) {
-    const Time spent = now_ - phase_start_;
+    const units::Time spent = now_ - phase_start_;
     switch (phase_) {
       case Phase::Training:
         training_ += spent;
@@ -286,14 +286,14 @@ class TrialSim {
   /// Sync: each ends with a durable checkpoint. Async: valid when a write fits in k steps, so
   /// no checkpoint is skipped; the last write is still in flight after the jump.
   void jump_segments() {
-    const Time work = times(in_.step_time, k_);
+    const units::Time work = times(in_.step_time, k_);
     const bool async = in_.reliability.async_checkpoint;
     if (async && write_ > work) return;
-    const Time segment = work + stall_;
+    const units::Time segment = work + stall_;
     if (segment.ns <= 0) return;
     const std::int64_t with_checkpoint = (in_.steps - progress_ - 1) / k_;
     if (with_checkpoint <= 0) return;
-    const Time gap = next_failure_ - now_;
+    const units::Time gap = next_failure_ - now_;
     if (gap.ns <= 0) return;
     const std::int64_t n = std::min(with_checkpoint, (gap.ns - 1) / segment.ns);
     if (n <= 0) return;
@@ -408,8 +408,8 @@ class TrialSim {
 
   const JobInput& in_;
   const std::int64_t k_;
-  const Time write_;
-  const Time stall_;
+  const units::Time write_;
+  const units::Time stall_;
   const double rate_per_s_;
   const bool batch_;
   FailureDraws& draws_;
@@ -418,16 +418,16 @@ class TrialSim {
   EventList queue_;
   std::uint64_t seq_ = 0;
   std::uint64_t epoch_ = 0;
-  Time now_;
+  units::Time now_;
   Phase phase_ = Phase::Training;
-  Time phase_start_;
-  Time next_failure_;
+  units::Time phase_start_;
+  units::Time next_failure_;
   std::int64_t progress_ = 0;     ///< steps done since the start (rolled back on failure)
   std::int64_t durable_ = 0;      ///< steps protected by the last durable checkpoint
   std::int64_t pending_ = 0;      ///< steps the async write in flight will protect
   std::int64_t macro_steps_ = 0;  ///< steps of the running macro-step
   bool write_in_flight_ = false;
-  Time training_, stall_time_, restart_time_;
+  units::Time training_, stall_time_, restart_time_;
   std::int64_t failures_ = 0, checkpoints_ = 0, skipped_ = 0;
 };
 
@@ -469,7 +469,7 @@ Summary run_trials(const JobInput& in, std::int64_t k, const JobSimOptions& opti
 /// expected span exceeds a century, or its trials would need more than 1e8 failure events.
 std::string practically_endless(const JobInput& in, std::int64_t k) {
   const double rate = job_failure_rate_per_s(in);
-  const Time c = checkpoint_stall_time(in);
+  const units::Time c = checkpoint_stall_time(in);
   const std::int64_t segments = (in.steps + k - 1) / k;
   const double seg_s = static_cast<double>(std::min(k, in.steps)) * in.step_time.seconds() + c.seconds();
   const double span_s =
@@ -478,7 +478,7 @@ std::string practically_endless(const JobInput& in, std::int64_t k) {
   const double events = rate * span_s * static_cast<double>(std::max(1, in.reliability.trials));
   if (std::isfinite(span_s) && span_s < kCenturyS && events < 1e8) return {};
   return "checkpoint interval of " + std::to_string(k) + " steps (" +
-         format_seconds(times(in.step_time, std::min(k, in.steps))) +
+         units::format_seconds(times(in.step_time, std::min(k, in.steps))) +
          ") is far above the job's mean time between failures: the run would practically never "
          "finish (expected span > 100 years or > 1e8 simulated failures); shorten the interval";
 }
@@ -505,7 +505,7 @@ std::vector<std::string> validate_job_input(const JobInput& in) {
   need(r.checkpoint_interval.ns >= 0, "checkpoint_interval must be >= 0");
   need(r.storage_write.bytes_per_s >= 0.0, "storage_write must be >= 0");
   need(r.checkpoint_bytes_per_param >= 0.0, "checkpoint_bytes_per_param must be >= 0");
-  need(r.async_stall.value_or(Time{0}).ns >= 0 && r.provisioning.ns >= 0 && r.debug_phase.ns >= 0,
+  need(r.async_stall.value_or(units::Time{0}).ns >= 0 && r.provisioning.ns >= 0 && r.debug_phase.ns >= 0,
        "async_stall, provisioning and debug_phase must be >= 0");
   need(in.host_link.bytes_per_s >= 0.0, "host_link must be >= 0");
   need(r.trials >= 1, "trials must be >= 1 (got " + std::to_string(r.trials) + ")");
@@ -517,19 +517,21 @@ std::vector<std::string> validate_job_input(const JobInput& in) {
   return errors;
 }
 
-Bytes checkpoint_size(const JobInput& in) { return Bytes{in.params * in.reliability.checkpoint_bytes_per_param}; }
-
-Time checkpoint_write_time(const JobInput& in) {
-  return transfer_time(checkpoint_size(in), in.reliability.storage_write);
+units::Bytes checkpoint_size(const JobInput& in) {
+  return units::Bytes{in.params * in.reliability.checkpoint_bytes_per_param};
 }
 
-Time async_stall_time(const JobInput& in) {
+units::Time checkpoint_write_time(const JobInput& in) {
+  return units::transfer_time(checkpoint_size(in), in.reliability.storage_write);
+}
+
+units::Time async_stall_time(const JobInput& in) {
   if (in.reliability.async_stall) return *in.reliability.async_stall;
-  if (in.gpus <= 0) return Time{0};
-  return transfer_time(checkpoint_size(in) / static_cast<double>(in.gpus), in.host_link);
+  if (in.gpus <= 0) return units::Time{0};
+  return units::transfer_time(checkpoint_size(in) / static_cast<double>(in.gpus), in.host_link);
 }
 
-Time checkpoint_stall_time(const JobInput& in) {
+units::Time checkpoint_stall_time(const JobInput& in) {
   return in.reliability.async_checkpoint ? async_stall_time(in) : checkpoint_write_time(in);
 }
 
@@ -537,7 +539,7 @@ double job_failure_rate_per_s(const JobInput& in) {
   return in.reliability.failures_per_gpu_hour * static_cast<double>(in.gpus) / 3600.0;
 }
 
-std::int64_t steps_per_checkpoint(Time interval, Time step_time) {
+std::int64_t steps_per_checkpoint(units::Time interval, units::Time step_time) {
   if (step_time.ns <= 0) return 1;
   const double k = std::round(static_cast<double>(interval.ns) / static_cast<double>(step_time.ns));
   if (!(k >= 1.0)) return 1;
@@ -554,7 +556,7 @@ std::int64_t suggested_steps_per_checkpoint(const JobInput& in) {
     // An async checkpoint protects nothing before its write ends: no point checkpointing
     // faster. Whole steps, rounded up: an interval a fraction of a step shorter than the write
     // skips every other checkpoint (on_steps_done), doubling the work a failure loses.
-    const Time write = checkpoint_write_time(in);
+    const units::Time write = checkpoint_write_time(in);
     k = std::max(k, write.ns / in.step_time.ns + (write.ns % in.step_time.ns != 0 ? 1 : 0));
   }
   return k;
@@ -601,15 +603,16 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   adv.scenario = times(in.step_time, std::min(k_scenario, in.steps));
   // Waste: what a checkpoint stalls training (sync write, async snapshot) plus, for async,
   // the write window during which a failure still rolls back to the previous checkpoint.
-  const Time window = rel.async_checkpoint ? res.checkpoint_write : Time{0};
+  const units::Time window = rel.async_checkpoint ? res.checkpoint_write : units::Time{0};
   adv.waste_scenario = waste_fraction(adv.scenario, res.checkpoint_stall, window, rel.restart_time, mtbf_s);
   adv.waste_suggested = waste_fraction(adv.suggested, res.checkpoint_stall, window, rel.restart_time, mtbf_s);
 
   res.steps_per_checkpoint = k_scenario;
   res.checkpoint_interval = adv.scenario;
   if (rel.async_checkpoint && res.checkpoint_write > times(in.step_time, k_scenario) && k_scenario < in.steps) {
-    res.warnings.push_back("checkpoint write (" + format_seconds(res.checkpoint_write) +
-                           ") is longer than the checkpoint interval (" + format_seconds(res.checkpoint_interval) +
+    res.warnings.push_back("checkpoint write (" + units::format_seconds(res.checkpoint_write) +
+                           ") is longer than the checkpoint interval (" +
+                           units::format_seconds(res.checkpoint_interval) +
                            "): checkpoints are skipped while a write is running");
   }
 
@@ -647,16 +650,16 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   }
   const double dn = static_cast<double>(n);
   const double gpus = static_cast<double>(in.gpus);
-  res.gpu_span_mean = Time::from_seconds(s.span_mean_s);
-  res.wall_mean = Time::from_seconds(wall / dn);
+  res.gpu_span_mean = units::Time::from_seconds(s.span_mean_s);
+  res.wall_mean = units::Time::from_seconds(wall / dn);
   res.gpu_hours_mean = gpus * s.span_mean_s / 3600.0;
   res.gpu_hours_p50 = gpus * res.gpu_span_p50.hours();
   res.gpu_hours_p90 = gpus * res.gpu_span_p90.hours();
   res.goodput_mean = goodput / dn;
   res.failures_mean = failures / dn;
-  res.lost_work_mean = Time::from_seconds(lost / dn);
-  res.restart_mean = Time::from_seconds(restart / dn);
-  res.checkpoint_stall_mean = Time::from_seconds(stall / dn);
+  res.lost_work_mean = units::Time::from_seconds(lost / dn);
+  res.restart_mean = units::Time::from_seconds(restart / dn);
+  res.checkpoint_stall_mean = units::Time::from_seconds(stall / dn);
   res.gpu_span_expected_closed_form =
       expected_gpu_span_sync(in.step_time, in.steps, k_scenario, res.checkpoint_stall, rel.restart_time, rate);
 
@@ -667,14 +670,14 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   e.avg_it_power_kw = s.span_mean_s > 0.0 ? e.it_kwh / (s.span_mean_s / 3600.0) : 0.0;
   // kWh is a physical estimate (a double); the cost is rounded once to the minor unit.
   const double cost_micro = std::round(e.facility_kwh * static_cast<double>(in.energy.price_per_kwh.micro));
-  e.cost = Money::of_micro(cost_micro < 9.0e18 ? static_cast<std::int64_t>(cost_micro) : 0,
-                           in.energy.price_per_kwh.currency);
+  e.cost = units::Money::of_micro(cost_micro < 9.0e18 ? static_cast<std::int64_t>(cost_micro) : 0,
+                                  in.energy.price_per_kwh.currency);
 
   if (k_suggested != k_scenario && options.simulate_advice) {
     const Summary alt = run_trials(in, k_suggested, options);
     adv.simulated = true;
-    adv.gpu_span_mean_suggested = Time::from_seconds(alt.span_mean_s);
-    adv.span_saved = Time::from_seconds(s.span_mean_s - alt.span_mean_s);
+    adv.gpu_span_mean_suggested = units::Time::from_seconds(alt.span_mean_s);
+    adv.span_saved = units::Time::from_seconds(s.span_mean_s - alt.span_mean_s);
     adv.gpu_hours_saved = gpus * (s.span_mean_s - alt.span_mean_s) / 3600.0;
   } else if (k_suggested == k_scenario) {
     adv.gpu_span_mean_suggested = res.gpu_span_mean;
@@ -683,4 +686,4 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   return out;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::job

@@ -5,7 +5,7 @@
 
 #include "flopcast/job/job_simulation.hpp"
 
-namespace flopcast {
+namespace flopcast::job {
 namespace {
 
 constexpr double kSecondsPerYear = 365 * 86400.0;
@@ -38,4 +38,4 @@ std::string job_too_big_to_simulate(const JobInput& in) {
   return "";
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::job

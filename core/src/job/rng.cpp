@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-namespace flopcast {
+namespace flopcast::job {
 
 double Rng::uniform() {
   // 2^-53: a double holds 53 significant bits, so every value is exact and < 1.
@@ -11,10 +11,10 @@ double Rng::uniform() {
   return static_cast<double>(engine_() >> 11) * kTwoPowMinus53;
 }
 
-Time Rng::exponential(double rate_per_s) {
+units::Time Rng::exponential(double rate_per_s) {
   const double e = standard_exponential();
-  if (!(rate_per_s > 0.0)) return Time{std::numeric_limits<std::int64_t>::max()};
-  return Time::from_seconds(e / rate_per_s);
+  if (!(rate_per_s > 0.0)) return units::Time{std::numeric_limits<std::int64_t>::max()};
+  return units::Time::from_seconds(e / rate_per_s);
 }
 
 double Rng::standard_exponential() {
@@ -30,4 +30,4 @@ std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t stream) {
   return z ^ (z >> 31);
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::job

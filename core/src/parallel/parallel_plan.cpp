@@ -1,6 +1,6 @@
 #include "flopcast/parallel/parallel_plan.hpp"
 
-namespace flopcast {
+namespace flopcast::parallel {
 
 const char* to_string(Recompute r) {
   switch (r) {
@@ -72,4 +72,4 @@ const char* ep_overlap_refusal(const ParallelPlan& p) {
   return nullptr;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::parallel

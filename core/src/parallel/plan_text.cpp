@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace flopcast {
+namespace flopcast::parallel {
 
 std::string plan_degrees(const ParallelPlan& p) {
   std::string s = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
@@ -26,4 +26,4 @@ std::string plan_summary(const ParallelPlan& p) {
                      to_string(p.schedule));
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::parallel

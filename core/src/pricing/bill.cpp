@@ -7,7 +7,7 @@
 #include "flopcast/units/assert.hpp"
 #include "flopcast/units/format.hpp"
 
-namespace flopcast {
+namespace flopcast::pricing {
 namespace {
 
 constexpr std::int64_t kHourNs = 3'600'000'000'000;
@@ -34,7 +34,7 @@ std::int64_t nodes_for(std::int64_t gpus, int gpus_per_node) {
 /// One plan's share of a bill: the span it covers and the units it bills.
 struct Part {
   const Plan* plan = nullptr;
-  Time cover;                               ///< used time this part pays for
+  units::Time cover;                        ///< used time this part pays for
   std::optional<std::int64_t> fixed_units;  ///< committed units of a mix
   std::string role;                         ///< "", "committed", "overflow"
 };
@@ -45,14 +45,14 @@ class BillBuilder {
   BillBuilder(const PriceCatalog& catalog, const BillUsage& usage, const BillOptions& options)
       : catalog_(catalog), usage_(usage), options_(options) {
     bill_.currency = options.currency.value_or(catalog.currency);
-    bill_.total = Money::zero(bill_.currency);
-    bill_.deposit = Money::zero(bill_.currency);
-    gpu_total_ = Money::zero(bill_.currency);
+    bill_.total = units::Money::zero(bill_.currency);
+    bill_.deposit = units::Money::zero(bill_.currency);
+    gpu_total_ = units::Money::zero(bill_.currency);
     bill_.used_gpu_time = usage.gpu_span;
   }
 
   /// Converts `micro` of `from` into the bill currency and rounds to the minor unit.
-  std::optional<Money> to_bill(std::int64_t micro, Currency from, std::string* note) {
+  std::optional<units::Money> to_bill(std::int64_t micro, units::Currency from, std::string* note) {
     const auto converted = convert_micro(catalog_, micro, from, bill_.currency);
     if (!converted) {
       const std::string err = "no exchange rate between " + from.str() + " and " + bill_.currency.str() +
@@ -61,14 +61,14 @@ class BillBuilder {
       return std::nullopt;
     }
     if (note != nullptr && !(from == bill_.currency)) {
-      const FxRate* r = catalog_.fx_between(from, bill_.currency);
-      *note = format_micro(micro) + ' ' + from.str() + " converted at " + r->str();
+      const units::FxRate* r = catalog_.fx_between(from, bill_.currency);
+      *note = units::format_micro(micro) + ' ' + from.str() + " converted at " + r->str();
     }
-    return Money::of_micro(*converted, bill_.currency);
+    return units::Money::of_micro(*converted, bill_.currency);
   }
 
   void add(LineKind kind, std::string label, std::string quantity, std::string unit_price, std::int64_t micro,
-           Currency from, std::string note = {}) {
+           units::Currency from, std::string note = {}) {
     std::string fx_note;
     const auto amount = to_bill(micro, from, &fx_note);
     if (!amount) return;
@@ -87,7 +87,7 @@ class BillBuilder {
 
   /// Marks the line just added as `quantity` x `price` per `unit` (LineItem::quantity_value)
   /// when that product is its amount exactly: the price is in the bill's currency.
-  void as_product(std::int64_t quantity, std::string unit, const PriceRate& price) {
+  void as_product(std::int64_t quantity, std::string unit, const units::PriceRate& price) {
     if (just_added_ != bill_.items.size() || !(price.currency == bill_.currency)) return;
     LineItem& item = bill_.items.back();
     item.quantity_value = static_cast<double>(quantity);
@@ -97,7 +97,7 @@ class BillBuilder {
 
   void bill_part(const Part& part) {
     const Plan& plan = *part.plan;
-    const Time unit = billing_unit_length(plan.unit);
+    const units::Time unit = billing_unit_length(plan.unit);
     const std::int64_t gpus = usage_.gpus;
     const std::int64_t nodes = nodes_for(gpus, plan.gpus_per_node);
     const bool per_gpu = plan.basis == PriceBasis::PerGpu;
@@ -109,28 +109,29 @@ class BillBuilder {
     }
 
     // Billed time: whole units (fixed, or started units), or prorated; at least the minimum term.
-    const Time minimum = Time{checked_mul(unit.ns, plan.minimum_units)};
+    const units::Time minimum = units::Time{units::checked_mul(unit.ns, plan.minimum_units)};
     std::int64_t units = 0;  // whole units billed (StartedUnit or fixed)
-    Time billed;
+    units::Time billed;
     const bool prorated = plan.rounding == Rounding::Prorated && !part.fixed_units;
     if (part.fixed_units) {
       units = *part.fixed_units;
-      billed = Time{checked_mul(unit.ns, units)};
+      billed = units::Time{units::checked_mul(unit.ns, units)};
     } else if (!prorated) {
       units = std::max(ceil_div(part.cover.ns, unit.ns), plan.minimum_units);
-      billed = Time{checked_mul(unit.ns, units)};
+      billed = units::Time{units::checked_mul(unit.ns, units)};
     } else {
       billed = std::max(part.cover, minimum);
     }
     billed_gpu_ += billed;
     // Amount for `price_micro` per counted thing per unit over the billed time.
     auto over_billed = [&](std::int64_t price_micro, std::int64_t things) {
-      const std::int64_t per_unit_all = checked_mul(price_micro, things);
-      return prorated ? mul_div_round(per_unit_all, billed.ns, unit.ns) : checked_mul(per_unit_all, units);
+      const std::int64_t per_unit_all = units::checked_mul(price_micro, things);
+      return prorated ? units::mul_div_round(per_unit_all, billed.ns, unit.ns)
+                      : units::checked_mul(per_unit_all, units);
     };
-    const std::string units_str = prorated
-                                      ? format_decimal(static_cast<double>(billed.ns) / static_cast<double>(unit.ns), 4)
-                                      : std::to_string(units);
+    const std::string units_str =
+        prorated ? units::format_decimal(static_cast<double>(billed.ns) / static_cast<double>(unit.ns), 4)
+                 : std::to_string(units);
     const std::string what = per_gpu ? "GPU" : "node";
     std::string label = "GPU time, " + (plan.name.empty() ? plan.id : plan.name);
     if (!part.role.empty()) label += " (" + part.role + ")";
@@ -140,13 +141,13 @@ class BillBuilder {
     const std::int64_t gpu_micro = over_billed(plan.price.micro, count);
     add(LineKind::GpuTime, label, count_str(count, what.c_str()) + " x " + units_str + ' ' + to_string(plan.unit),
         plan.price.str() + " / " + per_unit(plan.basis, plan.unit), gpu_micro, plan.price.currency, note);
-    if (!prorated) as_product(checked_mul(count, units), what + "-" + to_string(plan.unit), plan.price);
+    if (!prorated) as_product(units::checked_mul(count, units), what + "-" + to_string(plan.unit), plan.price);
 
     if (plan.discount_bp > 0 && !prorated && units >= plan.discount_min_units) {
       add(LineKind::Discount,
-          "Commitment discount " + format_decimal(static_cast<double>(plan.discount_bp) / 100.0, 4) + " %",
+          "Commitment discount " + units::format_decimal(static_cast<double>(plan.discount_bp) / 100.0, 4) + " %",
           ">= " + std::to_string(plan.discount_min_units) + ' ' + to_string(plan.unit), {},
-          -mul_div_round(gpu_micro, plan.discount_bp, kBasisPointsPerOne), plan.price.currency);
+          -units::mul_div_round(gpu_micro, plan.discount_bp, kBasisPointsPerOne), plan.price.currency);
     }
 
     for (const AddOn& a : plan.add_ons) {
@@ -161,13 +162,15 @@ class BillBuilder {
           add(LineKind::AddOn, name, count_str(gpus, "GPU") + " x " + units_str + ' ' + to_string(plan.unit),
               a.price.str() + " / GPU-" + to_string(plan.unit), over_billed(a.price.micro, gpus), a.price.currency,
               a.note);
-          if (!prorated) as_product(checked_mul(gpus, units), std::string("GPU-") + to_string(plan.unit), a.price);
+          if (!prorated)
+            as_product(units::checked_mul(gpus, units), std::string("GPU-") + to_string(plan.unit), a.price);
           break;
         case AddOnKind::PerNodeUnit:
           add(LineKind::AddOn, name, count_str(nodes, "node") + " x " + units_str + ' ' + to_string(plan.unit),
               a.price.str() + " / node-" + to_string(plan.unit), over_billed(a.price.micro, nodes), a.price.currency,
               a.note);
-          if (!prorated) as_product(checked_mul(nodes, units), std::string("node-") + to_string(plan.unit), a.price);
+          if (!prorated)
+            as_product(units::checked_mul(nodes, units), std::string("node-") + to_string(plan.unit), a.price);
           break;
         case AddOnKind::Once:
           add(LineKind::AddOn, name, "once", a.price.str(), a.price.micro, a.price.currency, a.note);
@@ -203,12 +206,12 @@ class BillBuilder {
       }
       add(LineKind::Storage, name,
           std::to_string(gb) + " GB x " + std::to_string(hours) + " h (" +
-              format_decimal(static_cast<double>(hours) / kHoursPerMonth, 4) + " month)",
-          a.price.str() + " / GB-month", mul_div_round(checked_mul(a.price.micro, gb), hours, kHoursPerMonth),
-          a.price.currency, a.note);
+              units::format_decimal(static_cast<double>(hours) / kHoursPerMonth, 4) + " month)",
+          a.price.str() + " / GB-month",
+          units::mul_div_round(units::checked_mul(a.price.micro, gb), hours, kHoursPerMonth), a.price.currency, a.note);
     }
     if (!priced)
-      bill_.notes.push_back("checkpoint storage (" + format_decimal(usage_.storage.value / kBytesPerGb, 4) +
+      bill_.notes.push_back("checkpoint storage (" + units::format_decimal(usage_.storage.value / kBytesPerGb, 4) +
                             " GB) is not priced by plan '" + plan.id + "'");
   }
 
@@ -221,7 +224,7 @@ class BillBuilder {
     const CpuInstance& cpu = catalog_.cpu_instances.front();
     const std::int64_t hours = std::max(ceil_div(usage_.debug_phase.ns, kHourNs), cpu.minimum_hours);
     add(LineKind::DebugPhase, "Debug phase, " + (cpu.name.empty() ? cpu.id : cpu.name), count_str(hours, "hour"),
-        cpu.per_hour.str() + " / hour", checked_mul(cpu.per_hour.micro, hours), cpu.per_hour.currency, cpu.note);
+        cpu.per_hour.str() + " / hour", units::checked_mul(cpu.per_hour.micro, hours), cpu.per_hour.currency, cpu.note);
     as_product(hours, "hour", cpu.per_hour);
   }
 
@@ -231,7 +234,7 @@ class BillBuilder {
     std::string fx_note;
     const auto credit = to_bill(c.amount.micro(), c.amount.currency, &fx_note);
     if (!credit) return;
-    Money subtotal = Money::zero(bill_.currency);
+    units::Money subtotal = units::Money::zero(bill_.currency);
     for (const LineItem& i : bill_.items)
       if (i.in_total) subtotal += i.amount;
     const std::int64_t used = std::clamp<std::int64_t>(subtotal.minor, 0, credit->minor);
@@ -240,7 +243,7 @@ class BillBuilder {
     item.label = "New-user credit";
     item.quantity = "once";
     item.unit_price = c.amount.str();
-    item.amount = Money{-used, bill_.currency};
+    item.amount = units::Money{-used, bill_.currency};
     item.note = used < credit->minor ? "capped at the subtotal" : c.note;
     if (!fx_note.empty()) item.note += (item.note.empty() ? "" : "; ") + fx_note;
     bill_.items.push_back(std::move(item));
@@ -251,24 +254,24 @@ class BillBuilder {
   void bill_info() {
     if (billed_gpu_.ns <= 0 || gpu_total_.minor == 0) return;
     bill_.billed_gpu_time = billed_gpu_;
-    const Time idle = std::min(usage_.restart_idle, usage_.gpu_span);
+    const units::Time idle = std::min(usage_.restart_idle, usage_.gpu_span);
     if (idle.ns > 0) {
       LineItem item;
       item.kind = LineKind::Info;
       item.label = "of which idle during restarts";
-      item.quantity = format_hours_or_minutes(idle) + " x " + std::to_string(usage_.gpus) + " GPU";
-      item.amount = Money{mul_div_round(gpu_total_.minor, idle.ns, billed_gpu_.ns), bill_.currency};
+      item.quantity = units::format_hours_or_minutes(idle) + " x " + std::to_string(usage_.gpus) + " GPU";
+      item.amount = units::Money{units::mul_div_round(gpu_total_.minor, idle.ns, billed_gpu_.ns), bill_.currency};
       item.in_total = false;
       item.note = "included in GPU time";
       bill_.items.push_back(std::move(item));
     }
-    const Time unused = billed_gpu_ - usage_.gpu_span;
+    const units::Time unused = billed_gpu_ - usage_.gpu_span;
     if (unused.ns > 0) {
       LineItem item;
       item.kind = LineKind::Info;
       item.label = "of which billed but unused (rounding up, minimum term)";
-      item.quantity = format_hours_or_minutes(unused);
-      item.amount = Money{mul_div_round(gpu_total_.minor, unused.ns, billed_gpu_.ns), bill_.currency};
+      item.quantity = units::format_hours_or_minutes(unused);
+      item.amount = units::Money{units::mul_div_round(gpu_total_.minor, unused.ns, billed_gpu_.ns), bill_.currency};
       item.in_total = false;
       item.note = "included in GPU time";
       bill_.items.push_back(std::move(item));
@@ -294,9 +297,9 @@ class BillBuilder {
   const BillUsage& usage_;
   const BillOptions& options_;
   Bill bill_;
-  Money gpu_total_;
+  units::Money gpu_total_;
   std::size_t just_added_ = 0;  ///< items.size() right after add() pushed a line
-  Time billed_gpu_;
+  units::Time billed_gpu_;
   std::vector<const Plan*> deposit_plans_;
 };
 
@@ -318,9 +321,9 @@ Bill build(const PriceCatalog& catalog, const std::vector<Part>& parts, const Bi
 
 }  // namespace
 
-BillUsage usage_of_trial(const JobResult& job, std::size_t trial, int checkpoints_kept) {
+BillUsage usage_of_trial(const job::JobResult& job, std::size_t trial, int checkpoints_kept) {
   FLOPCAST_ASSERT(trial < job.samples.size(), "trial index out of range");
-  const JobTrial& t = job.samples[trial];
+  const job::JobTrial& t = job.samples[trial];
   BillUsage u;
   u.gpu_span = t.gpu_span;
   u.restart_idle = t.restart;
@@ -340,7 +343,7 @@ Bill bill_plan(const PriceCatalog& catalog, const Plan& plan, const BillUsage& u
 Bill bill_mix(const PriceCatalog& catalog, const Plan& committed, std::int64_t committed_units, const Plan& overflow,
               const BillUsage& usage, const BillOptions& options) {
   const std::int64_t units = std::max(committed_units, committed.minimum_units);
-  const Time committed_time{checked_mul(billing_unit_length(committed.unit).ns, units)};
+  const units::Time committed_time{units::checked_mul(billing_unit_length(committed.unit).ns, units)};
   std::vector<Part> parts;
   Part first;
   first.plan = &committed;
@@ -361,4 +364,4 @@ Bill bill_mix(const PriceCatalog& catalog, const Plan& committed, std::int64_t c
   return build(catalog, parts, usage, options, committed.id + '+' + overflow.id, label);
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::pricing

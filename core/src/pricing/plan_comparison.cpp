@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-namespace flopcast {
+namespace flopcast::pricing {
 namespace {
 
 std::string plan_label(const Plan& p) { return p.name.empty() ? p.id : p.name; }
@@ -154,8 +154,8 @@ std::vector<CostPoint> cost_over_calendar(const PriceCatalog& catalog, const Pla
   for (int i = 0; i <= points; ++i) {
     const std::int64_t ns = q * i + r * i / points;
     BillUsage u = usage;  // storage: the checkpoints kept, billed for the span so far
-    u.gpu_span = Time{ns};
-    u.restart_idle = Time{std::min(usage.restart_idle.ns, ns)};
+    u.gpu_span = units::Time{ns};
+    u.restart_idle = units::Time{std::min(usage.restart_idle.ns, ns)};
     const Bill b = bill_option(catalog, option, u, options);
     if (b.ok()) out.push_back({u.gpu_span, b.total});
   }
@@ -164,7 +164,7 @@ std::vector<CostPoint> cost_over_calendar(const PriceCatalog& catalog, const Pla
 
 CompareOptions compare_options(const PricingSpec& pricing) {
   CompareOptions opt;
-  if (!pricing.currency.empty()) opt.bill.currency = Currency::of(pricing.currency);
+  if (!pricing.currency.empty()) opt.bill.currency = units::Currency::of(pricing.currency);
   opt.bill.new_user = pricing.new_user;
   opt.bill.add_ons = pricing.add_ons;
   opt.plan_ids = pricing.plans;
@@ -172,4 +172,4 @@ CompareOptions compare_options(const PricingSpec& pricing) {
   return opt;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::pricing

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-namespace flopcast {
+namespace flopcast::pricing {
 
 const char* to_string(PriceKind k) {
   switch (k) {
@@ -67,19 +67,19 @@ std::optional<BillingUnit> parse_billing_unit(std::string_view s) {
   return std::nullopt;
 }
 
-Time billing_unit_length(BillingUnit u) {
+units::Time billing_unit_length(BillingUnit u) {
   constexpr std::int64_t kHourNs = 3'600'000'000'000;
   switch (u) {
     case BillingUnit::Hour:
-      return Time{kHourNs};
+      return units::Time{kHourNs};
     case BillingUnit::Day:
-      return Time{24 * kHourNs};
+      return units::Time{24 * kHourNs};
     case BillingUnit::Month:
-      return Time{720 * kHourNs};
+      return units::Time{720 * kHourNs};
     case BillingUnit::Year:
-      return Time{8760 * kHourNs};
+      return units::Time{8760 * kHourNs};
   }
-  return Time{kHourNs};
+  return units::Time{kHourNs};
 }
 
 const char* to_string(PriceBasis b) { return b == PriceBasis::PerGpu ? "gpu" : "node"; }
@@ -138,7 +138,7 @@ bool Plan::names_gpu(std::string_view gpu) const {
                      [&](const std::string& g) { return g != "*" && normalize_gpu_name(g) == want; });
 }
 
-void Plan::add_interruptions(JobInput& in) const {
+void Plan::add_interruptions(job::JobInput& in) const {
   in.reliability.failures_per_gpu_hour += interruptions_per_hour / std::max(1, gpus_per_node);
   if (interruption_restart > in.reliability.restart_time) in.reliability.restart_time = interruption_restart;
 }
@@ -153,8 +153,8 @@ const Plan* PriceCatalog::find_plan(std::string_view id) const {
   return nullptr;
 }
 
-const FxRate* PriceCatalog::fx_between(Currency a, Currency b) const {
-  for (const FxRate& r : fx)
+const units::FxRate* PriceCatalog::fx_between(units::Currency a, units::Currency b) const {
+  for (const units::FxRate& r : fx)
     if ((r.from == a && r.to == b) || (r.from == b && r.to == a)) return &r;
   return nullptr;
 }
@@ -168,8 +168,8 @@ std::vector<const Plan*> PriceCatalog::plans_for(const std::vector<std::string>&
   return out;
 }
 
-EnergySpec energy_spec(const PriceCatalog& catalog, const PricingSpec& spec) {
-  EnergySpec e;
+job::EnergySpec energy_spec(const PriceCatalog& catalog, const PricingSpec& spec) {
+  job::EnergySpec e;
   if (catalog.electricity) {
     e.price_per_kwh = catalog.electricity->per_kwh;
     e.pue = catalog.electricity->pue;
@@ -179,12 +179,12 @@ EnergySpec energy_spec(const PriceCatalog& catalog, const PricingSpec& spec) {
   return e;
 }
 
-std::optional<std::int64_t> convert_micro(const PriceCatalog& catalog, std::int64_t amount_micro, Currency from,
-                                          Currency to) {
+std::optional<std::int64_t> convert_micro(const PriceCatalog& catalog, std::int64_t amount_micro, units::Currency from,
+                                          units::Currency to) {
   if (from == to) return amount_micro;
-  const FxRate* rate = catalog.fx_between(from, to);
+  const units::FxRate* rate = catalog.fx_between(from, to);
   if (rate == nullptr) return std::nullopt;
   return rate->convert_micro(amount_micro, from);
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::pricing

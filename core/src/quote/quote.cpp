@@ -6,10 +6,10 @@
 
 #include "quote_format.hpp"
 
-namespace flopcast {
+namespace flopcast::quote {
 namespace {
 
-using namespace quote_detail;
+using namespace detail;
 
 /// Llama 3 405B interruption rate (L3 Table 5: 419 / (16,384 x 1,296 h)), the ReliabilitySpec default.
 constexpr double kLlama3FailuresPerGpuHour = 1.97e-5;
@@ -22,51 +22,52 @@ void line(std::string& out, const std::string& key, const std::string& value) {
   out += '\n';
 }
 
-std::string money_key(const Money& m) { return std::to_string(m.minor) + ' ' + m.currency.str(); }
+std::string money_key(const units::Money& m) { return std::to_string(m.minor) + ' ' + m.currency.str(); }
 
 std::string checkpoint_assumption(const QuoteInput& in, QuoteLanguage l) {
-  const JobResult& r = in.run;
+  const job::JobResult& r = in.run;
   std::string per_param;
   const double checkpointed = in.job.checkpoint_params > 0.0 ? in.job.checkpoint_params : in.job.params;
   if (checkpointed > 0.0) {
     const double bpp = r.checkpoint_size.value / checkpointed;
-    per_param = tr(l, "a.ckpt.per_param", fmt::arg("bpp", format_fixed(bpp, 0)),
+    per_param = tr(l, "a.ckpt.per_param", fmt::arg("bpp", units::format_fixed(bpp, 0)),
                    fmt::arg("optimizer", bpp == 14.0 ? quote_text(l, "a.ckpt.optimizer") : ""));
   }
   return tr(l, r.steps_per_checkpoint == 1 ? "a.ckpt.one" : "a.ckpt.many",
             fmt::arg("mode", quote_text(l, r.async_checkpoint ? "a.ckpt.async" : "a.ckpt.sync")),
-            fmt::arg("interval", quote_units(l, format_duration_with_hours(r.checkpoint_interval))),
-            fmt::arg("steps", format_grouped(r.steps_per_checkpoint)),
-            fmt::arg("size", format_fixed(r.checkpoint_size.gb(), 1)), fmt::arg("per_param", per_param),
-            fmt::arg("write", format_fixed(r.checkpoint_write.seconds(), 1)),
-            fmt::arg("suggested", quote_units(l, format_duration_with_hours(r.advice.suggested))));
+            fmt::arg("interval", quote_units(l, units::format_duration_with_hours(r.checkpoint_interval))),
+            fmt::arg("steps", units::format_grouped(r.steps_per_checkpoint)),
+            fmt::arg("size", units::format_fixed(r.checkpoint_size.gb(), 1)), fmt::arg("per_param", per_param),
+            fmt::arg("write", units::format_fixed(r.checkpoint_write.seconds(), 1)),
+            fmt::arg("suggested", quote_units(l, units::format_duration_with_hours(r.advice.suggested))));
 }
 
 std::vector<std::string> make_assumptions(const QuoteInput& in) {
-  const JobResult& r = in.run;
+  const job::JobResult& r = in.run;
   const QuoteLanguage l = in.language;
   std::vector<std::string> a;
   a.push_back(tr(l, "a.mfu", fmt::arg("mfu", percent(in.job.mfu)),
-                 fmt::arg("step", format_fixed(in.job.step_time.seconds(), 3))));
+                 fmt::arg("step", units::format_fixed(in.job.step_time.seconds(), 3))));
   char rate[32];
   std::snprintf(rate, sizeof rate, "%.3g", r.failures_per_gpu_hour);
   std::string mtbf;
   if (r.advice.job_mtbf_hours > 0.0)
     mtbf = tr(l, "a.failures.mtbf",
               fmt::arg("hours", r.advice.job_mtbf_hours >= 100.0
-                                    ? format_grouped(static_cast<std::int64_t>(r.advice.job_mtbf_hours + 0.5))
-                                    : format_fixed(r.advice.job_mtbf_hours, 1)));
-  a.push_back(
-      tr(l, "a.failures", fmt::arg("rate", rate),
-         fmt::arg("source", r.failures_per_gpu_hour == kLlama3FailuresPerGpuHour ? quote_text(l, "a.failures.llama3")
-                                                                                 : std::string_view()),
-         fmt::arg("mtbf", mtbf), fmt::arg("restart", quote_units(l, format_duration_with_hours(r.restart_time)))));
+                                    ? units::format_grouped(static_cast<std::int64_t>(r.advice.job_mtbf_hours + 0.5))
+                                    : units::format_fixed(r.advice.job_mtbf_hours, 1)));
+  a.push_back(tr(
+      l, "a.failures", fmt::arg("rate", rate),
+      fmt::arg("source", r.failures_per_gpu_hour == kLlama3FailuresPerGpuHour ? quote_text(l, "a.failures.llama3")
+                                                                              : std::string_view()),
+      fmt::arg("mtbf", mtbf), fmt::arg("restart", quote_units(l, units::format_duration_with_hours(r.restart_time)))));
   a.push_back(checkpoint_assumption(in, l));
   a.push_back(tr(l, "a.duration", fmt::arg("trials", r.trials), fmt::arg("seed", r.seed)));
   if (r.provisioning.ns > 0)
-    a.push_back(tr(l, "a.provisioning", fmt::arg("time", quote_units(l, format_duration_with_hours(r.provisioning)))));
+    a.push_back(
+        tr(l, "a.provisioning", fmt::arg("time", quote_units(l, units::format_duration_with_hours(r.provisioning)))));
   if (r.debug_phase.ns > 0)
-    a.push_back(tr(l, "a.debug", fmt::arg("time", quote_units(l, format_duration_with_hours(r.debug_phase)))));
+    a.push_back(tr(l, "a.debug", fmt::arg("time", quote_units(l, units::format_duration_with_hours(r.debug_phase)))));
   const std::string provider =
       in.catalog.provider.empty() ? std::string(quote_text(l, "a.provider")) : quote_provider(l, in.catalog.provider);
   const std::string dated = in.catalog.date.empty()
@@ -75,41 +76,42 @@ std::vector<std::string> make_assumptions(const QuoteInput& in) {
   a.push_back(tr(l, "a.prices", fmt::arg("provider", provider), fmt::arg("dated", dated)));
   if (in.band_check) {
     const bool p50 = in.requirements.p50;
-    a.push_back(tr(l, "a.band", fmt::arg("factor", format_fixed(in.band_check->step_factor, 2)),
-                   fmt::arg("which", quote_text(l, p50 ? "a.band.median" : "a.band.slow")),
-                   fmt::arg("pct", p50 ? "P50" : "P90"),
-                   fmt::arg("wall", quote_units(l, format_days_or_hours_half_up(p50 ? in.band_check->wall_p50
-                                                                                    : in.band_check->wall_p90)))));
+    a.push_back(tr(
+        l, "a.band", fmt::arg("factor", units::format_fixed(in.band_check->step_factor, 2)),
+        fmt::arg("which", quote_text(l, p50 ? "a.band.median" : "a.band.slow")), fmt::arg("pct", p50 ? "P50" : "P90"),
+        fmt::arg("wall", quote_units(l, units::format_days_or_hours_half_up(p50 ? in.band_check->wall_p50
+                                                                                : in.band_check->wall_p90)))));
   }
   a.push_back(std::string(quote_text(l, "a.billing")));
   if (r.energy.facility_kwh > 0.0)
-    a.push_back(tr(l, "a.energy", fmt::arg("mwh", format_fixed(r.energy.facility_kwh / 1000.0, 1)),
-                   fmt::arg("pue", format_fixed(r.energy.pue, 2)), fmt::arg("cost", quote_money(l, r.energy.cost))));
+    a.push_back(tr(l, "a.energy", fmt::arg("mwh", units::format_fixed(r.energy.facility_kwh / 1000.0, 1)),
+                   fmt::arg("pue", units::format_fixed(r.energy.pue, 2)),
+                   fmt::arg("cost", quote_money(l, r.energy.cost))));
   for (const std::string& s : in.extra_assumptions) a.push_back(quote_phrase(l, s));
   return a;
 }
 
 }  // namespace
 
-QuoteCatalog QuoteCatalog::of(const PriceCatalog& catalog) {
+QuoteCatalog QuoteCatalog::of(const pricing::PriceCatalog& catalog) {
   QuoteCatalog q;
   q.name = catalog.name;
   q.provider = catalog.provider;
   q.date = catalog.date;
   q.source = catalog.source;
   q.issues_quotes = catalog.issues_quotes;
-  for (const FxRate& r : catalog.fx) q.fx.push_back(r.str() + (r.note.empty() ? "" : " (" + r.note + ")"));
+  for (const units::FxRate& r : catalog.fx) q.fx.push_back(r.str() + (r.note.empty() ? "" : " (" + r.note + ")"));
   auto zh = [&](const std::string& text, const std::string& chinese) {
     if (!text.empty() && !chinese.empty()) q.zh.emplace_back(text, chinese);
   };
-  for (const Plan& p : catalog.plans) {
+  for (const pricing::Plan& p : catalog.plans) {
     zh(p.name, p.name_zh);
-    for (const AddOn& a : p.add_ons) {
+    for (const pricing::AddOn& a : p.add_ons) {
       zh(a.name, a.name_zh);
       zh(a.note, a.note_zh);
     }
   }
-  for (const CpuInstance& c : catalog.cpu_instances) zh(c.name, c.name_zh);
+  for (const pricing::CpuInstance& c : catalog.cpu_instances) zh(c.name, c.name_zh);
   std::stable_sort(q.zh.begin(), q.zh.end(),
                    [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   return q;
@@ -146,7 +148,7 @@ std::string canonical_quote_string(const QuoteInput& in) {
     line(s, "job.shape",
          fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", j.layers, j.hidden, j.heads, j.kv_heads, j.seq_len, j.experts,
                      j.experts_per_token, j.shared_experts, exact(j.active_params)));
-  const JobResult& r = in.run;
+  const job::JobResult& r = in.run;
   line(s, "run.trials", std::to_string(r.trials));
   line(s, "run.seed", std::to_string(r.seed));
   line(s, "run.steps", std::to_string(r.steps));
@@ -172,12 +174,12 @@ std::string canonical_quote_string(const QuoteInput& in) {
   line(s, "catalog.source", in.catalog.source);
   for (const auto& fx : in.catalog.fx) line(s, "catalog.fx", fx);
   line(s, "plans.currency", in.plans.currency.str());
-  for (const ComparisonRow& row : in.plans.rows) {
+  for (const pricing::ComparisonRow& row : in.plans.rows) {
     line(s, "plan", row.option.id + (row.cheapest ? " *" : ""));
-    for (const Bill* b : {&row.p50, &row.p90}) {
+    for (const pricing::Bill* b : {&row.p50, &row.p90}) {
       line(s, "bill.total", money_key(b->total));
       line(s, "bill.deposit", money_key(b->deposit));
-      for (const LineItem& i : b->items)
+      for (const pricing::LineItem& i : b->items)
         line(s, "item", i.label + '|' + i.quantity + '|' + i.unit_price + '|' + money_key(i.amount) + '|' + i.note);
       for (const auto& n : b->notes) line(s, "bill.note", n);
       for (const auto& e : b->errors) line(s, "bill.error", e);
@@ -199,7 +201,7 @@ std::string canonical_quote_string(const QuoteInput& in) {
     line(s, "band.basis", b->basis);
     line(s, "band.wall_p50_ns", std::to_string(b->wall_p50.ns));
     line(s, "band.wall_p90_ns", std::to_string(b->wall_p90.ns));
-    for (const ComparisonRow& row : b->plans.rows)
+    for (const pricing::ComparisonRow& row : b->plans.rows)
       line(s, "band.plan", row.option.id + '|' + money_key(row.p50.total) + '|' + money_key(row.p90.total));
     for (const auto* end : {&b->low, &b->high}) {
       if (!*end) continue;
@@ -208,7 +210,7 @@ std::string canonical_quote_string(const QuoteInput& in) {
       line(s, "band.end.wall_ns", std::to_string(e.wall_p50.ns) + '|' + std::to_string(e.wall_p90.ns));
       line(s, "band.end.span_ns", std::to_string(e.span_p50.ns) + '|' + std::to_string(e.span_p90.ns));
       line(s, "band.end.gpu_hours", exact(e.gpu_hours_p50) + '|' + exact(e.gpu_hours_p90));
-      for (const ComparisonRow& row : e.plans.rows)
+      for (const pricing::ComparisonRow& row : e.plans.rows)
         line(s, "band.end.plan", row.option.id + '|' + money_key(row.p50.total) + '|' + money_key(row.p90.total));
     }
   }
@@ -245,10 +247,10 @@ std::optional<std::string> add_days(const std::string& date, int days) {
   return std::string(buf);
 }
 
-Money tax_on(const Money& amount, std::int64_t rate_bp) {
+units::Money tax_on(const units::Money& amount, std::int64_t rate_bp) {
   const std::int64_t num = amount.minor * rate_bp;
   const std::int64_t q = (num >= 0 ? num + 5'000 : num - 5'000) / 10'000;
-  return Money::of_minor(q, amount.currency);
+  return units::Money::of_minor(q, amount.currency);
 }
 
 bool Quote::meets() const {
@@ -265,33 +267,34 @@ std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const std
   const char* pct = q.p50 ? "P50" : "P90";
   std::vector<RequirementCheck> out;
   const double asked = q.tokens > 0 ? q.tokens : in.job.tokens;
-  out.push_back({"Training tokens", format_count_fixed(asked), format_count_fixed(in.job.tokens),
+  out.push_back({"Training tokens", units::format_count_fixed(asked), units::format_count_fixed(in.job.tokens),
                  in.job.tokens >= asked * (1 - 1e-9)});
   const QuoteBandCheck* band = in.band_check ? &*in.band_check : nullptr;
   // P50 and P90 spread the run over failures; the model band is named apart ("slow end of the
   // model band (x1.09)"), never folded into a bare "P90".
   const std::string at = std::string(" at ") + pct +
                          (band ? fmt::format(", {} of the model band (x{})", q.p50 ? "median" : "slow end",
-                                             format_fixed(band->step_factor, 2))
+                                             units::format_fixed(band->step_factor, 2))
                                : std::string());
   if (q.deadline) {
-    const Time wall = band ? (q.p50 ? band->wall_p50 : band->wall_p90) : (q.p50 ? in.run.wall_p50 : in.run.wall_p90);
-    out.push_back({"Deadline", format_days_or_hours_half_up(*q.deadline), format_days_or_hours_half_up(wall) + at,
-                   wall <= *q.deadline});
+    const units::Time wall =
+        band ? (q.p50 ? band->wall_p50 : band->wall_p90) : (q.p50 ? in.run.wall_p50 : in.run.wall_p90);
+    out.push_back({"Deadline", units::format_days_or_hours_half_up(*q.deadline),
+                   units::format_days_or_hours_half_up(wall) + at, wall <= *q.deadline});
   }
   if (q.budget) {
     RequirementCheck c{"Budget (before tax)", q.budget->str(), "no plan can be billed", false};
-    const ComparisonRow* best =
+    const pricing::ComparisonRow* best =
         recommended && *recommended < in.plans.rows.size() ? &in.plans.rows[*recommended] : nullptr;
     // The recommended plan's row in the band's bills (same catalog, so the same option id).
     if (best && band) {
       const std::string& id = best->option.id;
       best = nullptr;
-      for (const ComparisonRow& row : band->plans.rows)
+      for (const pricing::ComparisonRow& row : band->plans.rows)
         if (row.option.id == id && row.p50.ok() && row.p90.ok()) best = &row;
     }
     if (best) {
-      const Money& total = q.p50 ? best->p50.total : best->p90.total;
+      const units::Money& total = q.p50 ? best->p50.total : best->p90.total;
       c.plan = total.str() + at;
       c.met = total.currency == q.budget->currency && total.minor <= q.budget->minor;
       if (total.currency != q.budget->currency) c.plan += " (another currency than the budget's)";
@@ -303,27 +306,27 @@ std::vector<RequirementCheck> check_requirements(const QuoteInput& in, const std
 
 }  // namespace
 
-bool quoted_kind(const QuoteInput& input, PriceKind kind) {
-  return billable_by_default(kind) || (input.allow_spot && kind == PriceKind::Spot);
+bool quoted_kind(const QuoteInput& input, pricing::PriceKind kind) {
+  return pricing::billable_by_default(kind) || (input.allow_spot && kind == pricing::PriceKind::Spot);
 }
 
 namespace {
 
 /// The spot plan's interruptions, their source and what they cost the simulated run.
-void spot_assumption(const QuoteInput& in, const ComparisonRow& best, Quote& q) {
+void spot_assumption(const QuoteInput& in, const pricing::ComparisonRow& best, Quote& q) {
   const QuoteLanguage l = in.language;
-  const Plan& p = *best.option.plan;
+  const pricing::Plan& p = *best.option.plan;
   const int gpn = std::max(1, p.gpus_per_node);
-  const JobResult& r = in.run;
+  const job::JobResult& r = in.run;
   q.assumptions.push_back(
       tr(l, "a.spot", fmt::arg("plan", quote_phrase(l, best.option.label)),
          fmt::arg("rate", fmt::format("{:.3g}", p.interruptions_per_hour)), fmt::arg("gpus", gpn),
          fmt::arg("source", p.interruption_source.empty() ? std::string() : " (" + p.interruption_source + ")"),
          fmt::arg("per_gpu", fmt::format("{:.3g}", p.interruptions_per_hour / gpn)),
-         fmt::arg("restart", quote_units(l, format_duration_with_hours(p.interruption_restart))),
-         fmt::arg("failures", format_fixed(r.failures_mean, 1)),
-         fmt::arg("lost", quote_units(l, format_duration_with_hours(r.lost_work_mean))),
-         fmt::arg("restarts", quote_units(l, format_duration_with_hours(r.restart_mean)))));
+         fmt::arg("restart", quote_units(l, units::format_duration_with_hours(p.interruption_restart))),
+         fmt::arg("failures", units::format_fixed(r.failures_mean, 1)),
+         fmt::arg("lost", quote_units(l, units::format_duration_with_hours(r.lost_work_mean))),
+         fmt::arg("restarts", quote_units(l, units::format_duration_with_hours(r.restart_mean)))));
 }
 
 /// `text` with every catalog text the catalog translates replaced by its Chinese, the longest first.
@@ -338,12 +341,12 @@ std::string with_catalog_chinese(const QuoteCatalog& c, std::string text) {
 /// catalog's own Chinese where it gives one (after the id, which does not depend on the language).
 void use_catalog_chinese(QuoteInput& in) {
   if (in.catalog.zh.empty()) return;
-  auto bills = [&](PlanComparison& plans) {
-    for (ComparisonRow& row : plans.rows) {
+  auto bills = [&](pricing::PlanComparison& plans) {
+    for (pricing::ComparisonRow& row : plans.rows) {
       row.option.label = with_catalog_chinese(in.catalog, row.option.label);
-      for (Bill* bill : {&row.p50, &row.p90}) {
+      for (pricing::Bill* bill : {&row.p50, &row.p90}) {
         bill->label = with_catalog_chinese(in.catalog, bill->label);
-        for (LineItem& i : bill->items) {
+        for (pricing::LineItem& i : bill->items) {
           i.label = with_catalog_chinese(in.catalog, i.label);
           i.note = with_catalog_chinese(in.catalog, i.note);
         }
@@ -376,19 +379,19 @@ Quote make_quote(QuoteInput input) {
   // price, and a spot price only when the customer allows it), never a competitor's price or an
   // assumption.
   for (std::size_t i = 0; i < input.plans.rows.size(); ++i) {
-    const ComparisonRow& row = input.plans.rows[i];
+    const pricing::ComparisonRow& row = input.plans.rows[i];
     if (!row.option.plan || row.option.plan->competitor || !quoted_kind(input, row.option.plan->kind) ||
         !row.p50.ok() || !row.p90.ok())
       continue;
     if (row.option.overflow && !quoted_kind(input, row.option.overflow->kind)) continue;
-    const ComparisonRow* cur = q.recommended ? &input.plans.rows[*q.recommended] : nullptr;
+    const pricing::ComparisonRow* cur = q.recommended ? &input.plans.rows[*q.recommended] : nullptr;
     if (!cur || row.p50.total.minor < cur->p50.total.minor ||
         (row.p50.total.minor == cur->p50.total.minor && row.p90.total.minor < cur->p90.total.minor))
       q.recommended = i;
   }
   if (!q.recommended && !input.plans.rows.empty())
     q.errors.push_back("no plan of the provider's own can be billed for this job (only competitor plans apply)");
-  const ComparisonRow* best =
+  const pricing::ComparisonRow* best =
       q.recommended && *q.recommended < input.plans.rows.size() ? &input.plans.rows[*q.recommended] : nullptr;
   q.requirements = check_requirements(input, q.recommended);
   if (best && input.tax) {
@@ -396,9 +399,10 @@ Quote make_quote(QuoteInput input) {
     q.tax_p90 = tax_on(best->p90.total, input.tax->rate_bp);
   }
   q.assumptions = make_assumptions(input);
-  if (best && best->option.plan && best->option.plan->kind == PriceKind::Spot) spot_assumption(input, *best, q);
+  if (best && best->option.plan && best->option.plan->kind == pricing::PriceKind::Spot)
+    spot_assumption(input, *best, q);
   q.input = std::move(input);
   return q;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::quote

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace flopcast::quote_detail {
+namespace flopcast::quote::detail {
 
 std::string exact(double v) {
   char buf[64];
@@ -10,6 +10,6 @@ std::string exact(double v) {
   return buf;
 }
 
-std::string percent(double fraction, int decimals) { return format_fixed(fraction * 100.0, decimals) + " %"; }
+std::string percent(double fraction, int decimals) { return units::format_fixed(fraction * 100.0, decimals) + " %"; }
 
-}  // namespace flopcast::quote_detail
+}  // namespace flopcast::quote::detail

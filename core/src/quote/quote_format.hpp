@@ -9,7 +9,7 @@
 #include "flopcast/quote/quote_text.hpp"
 #include "flopcast/units/format.hpp"
 
-namespace flopcast::quote_detail {
+namespace flopcast::quote::detail {
 
 /// Round-trip precision ("%.17g") for canonical strings.
 std::string exact(double v);
@@ -22,4 +22,4 @@ std::string tr(QuoteLanguage lang, std::string_view key, Args&&... args) {
   return fmt::format(fmt::runtime(quote_text(lang, key)), std::forward<Args>(args)...);
 }
 
-}  // namespace flopcast::quote_detail
+}  // namespace flopcast::quote::detail

@@ -3,10 +3,10 @@
 #include "flopcast/units/text.hpp"
 #include "quote_format.hpp"
 
-namespace flopcast {
+namespace flopcast::quote {
 namespace {
 
-using namespace quote_detail;
+using namespace detail;
 
 /// The HTML's font families. Chinese needs a CJK font: WenQuanYi Micro Hei (Debian's
 /// fonts-wqy-microhei), else Noto Sans CJK SC (fonts-noto-cjk); Latin text keeps DejaVu Sans.
@@ -43,11 +43,11 @@ void table(Doc& d, Table t) {
 }
 
 std::string gpu_hours(QuoteLanguage l, double h) {
-  return tr(l, "dur.gpu_hours.value", fmt::arg("hours", format_grouped(static_cast<std::int64_t>(h + 0.5))));
+  return tr(l, "dur.gpu_hours.value", fmt::arg("hours", units::format_grouped(static_cast<std::int64_t>(h + 0.5))));
 }
 
 /// A duration as `l` writes it.
-std::string dur(QuoteLanguage l, Time t) { return quote_units(l, format_duration_with_hours(t)); }
+std::string dur(QuoteLanguage l, units::Time t) { return quote_units(l, units::format_duration_with_hours(t)); }
 
 /// A bill note in the customer's words: the plan's catalog id becomes "this plan".
 std::string customer_note(std::string note, const std::string& plan_id) {
@@ -59,11 +59,11 @@ std::string customer_note(std::string note, const std::string& plan_id) {
 }
 
 /// The tax's name as `l` writes it: "VAT", "增值税".
-std::string tax_name(QuoteLanguage l, const Tax& t) { return quote_phrase(l, t.name); }
+std::string tax_name(QuoteLanguage l, const pricing::Tax& t) { return quote_phrase(l, t.name); }
 
-std::string tax_label(QuoteLanguage l, const Tax& t) {
+std::string tax_label(QuoteLanguage l, const pricing::Tax& t) {
   return tr(l, "bill.tax", fmt::arg("tax", tax_name(l, t)),
-            fmt::arg("rate", format_fixed(static_cast<double>(t.rate_bp) / 100, 0)));
+            fmt::arg("rate", units::format_fixed(static_cast<double>(t.rate_bp) / 100, 0)));
 }
 
 /// A list flopcast wrote with ", " between its items, with `zh_separator` between them in Chinese.
@@ -95,8 +95,8 @@ std::optional<BandEnds> band_ends(const QuoteInput& in) {
 }
 
 /// The total of option `id` in a band run's bills at the ends' percentile, when it could be billed.
-std::optional<Money> band_total(const BandEnds& b, const QuoteBandRun& r, const std::string& id) {
-  for (const ComparisonRow& row : r.plans.rows)
+std::optional<units::Money> band_total(const BandEnds& b, const QuoteBandRun& r, const std::string& id) {
+  for (const pricing::ComparisonRow& row : r.plans.rows)
     if (row.option.id == id && row.p50.ok() && row.p90.ok()) return b.p50 ? row.p50.total : row.p90.total;
   return std::nullopt;
 }
@@ -143,7 +143,7 @@ void layout_job(const Quote& q, Doc& d) {
   const QuoteInput& in = q.input;
   const QuoteLanguage l = in.language;
   const QuoteJob& j = in.job;
-  const JobResult& r = in.run;
+  const job::JobResult& r = in.run;
   heading(d, std::string(quote_text(l, "job.heading")));
   std::vector<std::string> job;
   // A model written inline without a name is "custom" in the scenario: the quote says so in
@@ -152,7 +152,7 @@ void layout_job(const Quote& q, Doc& d) {
       j.model_name.empty() || j.model_name == "custom" ? std::string(quote_text(l, "job.model.custom")) : j.model_name;
   job.push_back(
       tr(l, "job.model", fmt::arg("model", model),
-         fmt::arg("params", j.params > 0 ? tr(l, "job.params", fmt::arg("count", format_count_fixed(j.params)))
+         fmt::arg("params", j.params > 0 ? tr(l, "job.params", fmt::arg("count", units::format_count_fixed(j.params)))
                                          : std::string())));
   if (j.layers > 0) {
     std::string moe;
@@ -160,22 +160,23 @@ void layout_job(const Quote& q, Doc& d) {
       moe = tr(l, "job.shape.moe", fmt::arg("experts", j.experts), fmt::arg("per_token", j.experts_per_token),
                fmt::arg("shared", j.shared_experts > 0 ? tr(l, "job.shape.shared", fmt::arg("n", j.shared_experts))
                                                        : std::string()),
-               fmt::arg("active", format_count_fixed(j.active_params)));
+               fmt::arg("active", units::format_count_fixed(j.active_params)));
     job.push_back(tr(l, "job.shape", fmt::arg("layers", j.layers), fmt::arg("hidden", j.hidden),
                      fmt::arg("heads", j.heads), fmt::arg("kv", j.kv_heads), fmt::arg("seq", j.seq_len),
                      fmt::arg("moe", moe)));
   }
-  if (j.tokens > 0) job.push_back(tr(l, "job.tokens", fmt::arg("count", format_count_fixed(j.tokens))));
+  if (j.tokens > 0) job.push_back(tr(l, "job.tokens", fmt::arg("count", units::format_count_fixed(j.tokens))));
   const std::int64_t gpn = j.gpus_per_node > 0 ? j.gpus_per_node : 1;
   const std::int64_t nodes = (j.gpus + gpn - 1) / gpn;
-  job.push_back(tr(l, nodes == 1 ? "job.cluster.one" : "job.cluster.many", fmt::arg("gpus", format_grouped(j.gpus)),
-                   fmt::arg("gpu", j.gpu_name), fmt::arg("nodes", format_grouped(nodes)), fmt::arg("per_node", gpn)));
+  job.push_back(tr(l, nodes == 1 ? "job.cluster.one" : "job.cluster.many",
+                   fmt::arg("gpus", units::format_grouped(j.gpus)), fmt::arg("gpu", j.gpu_name),
+                   fmt::arg("nodes", units::format_grouped(nodes)), fmt::arg("per_node", gpn)));
   if (!j.parallel_plan.empty())
     job.push_back(tr(l, "job.plan", fmt::arg("plan", list_separators(l, quote_phrase(l, j.parallel_plan), "，"))));
   if (!in.frameworks.empty())
     job.push_back(tr(l, "job.frameworks", fmt::arg("frameworks", list_separators(l, in.frameworks, "、"))));
-  job.push_back(tr(l, "job.step", fmt::arg("step", format_fixed(j.step_time.seconds(), 3)),
-                   fmt::arg("steps", format_grouped(r.steps)), fmt::arg("mfu", percent(j.mfu))));
+  job.push_back(tr(l, "job.step", fmt::arg("step", units::format_fixed(j.step_time.seconds(), 3)),
+                   fmt::arg("steps", units::format_grouped(r.steps)), fmt::arg("mfu", percent(j.mfu))));
   list(d, job);
 
   heading(d, std::string(quote_text(l, "dur.heading")));
@@ -187,7 +188,7 @@ void layout_job(const Quote& q, Doc& d) {
       {std::string(quote_text(l, "dur.gpu_hours")), gpu_hours(l, r.gpu_hours_p50), gpu_hours(l, r.gpu_hours_p90)});
   if (band) {
     // The days as the requirements row writes them, so its figure is found here.
-    auto days = [&](Time t) { return quote_units(l, format_days_or_hours_half_up(t)); };
+    auto days = [&](units::Time t) { return quote_units(l, units::format_days_or_hours_half_up(t)); };
     const QuoteBandRun &lo = *band->low, &hi = *band->high;
     dur_t.header.push_back(tr(l, "dur.band", fmt::arg("pct", band->pct())));
     dur_t.right.push_back(true);
@@ -201,15 +202,15 @@ void layout_job(const Quote& q, Doc& d) {
   }
   table(d, dur_t);
   para(d, tr(l, "dur.summary", fmt::arg("useful", dur(l, r.useful)), fmt::arg("goodput", percent(r.goodput_mean)),
-             fmt::arg("failures", format_fixed(r.failures_mean, 1)), fmt::arg("lost", dur(l, r.lost_work_mean)),
+             fmt::arg("failures", units::format_fixed(r.failures_mean, 1)), fmt::arg("lost", dur(l, r.lost_work_mean)),
              fmt::arg("restarts", dur(l, r.restart_mean))));
   if (band)
-    para(d,
-         tr(l, "dur.band_note", fmt::arg("pct", band->pct()), fmt::arg("low", format_fixed(band->low->step_factor, 2)),
-            fmt::arg("high", format_fixed(band->high->step_factor, 2))));
+    para(d, tr(l, "dur.band_note", fmt::arg("pct", band->pct()),
+               fmt::arg("low", units::format_fixed(band->low->step_factor, 2)),
+               fmt::arg("high", units::format_fixed(band->high->step_factor, 2))));
 }
 
-void layout_bill_items(const Quote& q, const ComparisonRow& best, Doc& d) {
+void layout_bill_items(const Quote& q, const pricing::ComparisonRow& best, Doc& d) {
   const QuoteInput& in = q.input;
   const QuoteLanguage l = in.language;
   const std::string cur = best.p50.currency.str();
@@ -221,7 +222,7 @@ void layout_bill_items(const Quote& q, const ComparisonRow& best, Doc& d) {
               {false, false, true, true, false},
               {28, 16, 20, 16, 20}};
   const std::string id = best.option.plan ? best.option.plan->id : best.option.id;
-  for (const LineItem& i : best.p50.items) {
+  for (const pricing::LineItem& i : best.p50.items) {
     const std::string label = quote_phrase(l, i.label);
     items.rows.push_back({i.in_total ? label : "  " + label, quote_phrase(l, i.quantity), quote_phrase(l, i.unit_price),
                           i.in_total ? quote_amount(l, i.amount) : "(" + quote_amount(l, i.amount) + ")",
@@ -248,7 +249,7 @@ void layout_bill_items(const Quote& q, const ComparisonRow& best, Doc& d) {
   list(d, notes);
 }
 
-void layout_bill(const Quote& q, const ComparisonRow& best, Doc& d) {
+void layout_bill(const Quote& q, const pricing::ComparisonRow& best, Doc& d) {
   const QuoteInput& in = q.input;
   const QuoteLanguage l = in.language;
   std::string text =
@@ -256,7 +257,7 @@ void layout_bill(const Quote& q, const ComparisonRow& best, Doc& d) {
          fmt::arg("p90", quote_money(l, best.p90.total)));
   // The model band's bills of this plan, named apart from P50 and P90.
   const auto band = band_ends(in);
-  std::optional<Money> band_lo, band_hi;
+  std::optional<units::Money> band_lo, band_hi;
   if (band) {
     band_lo = band_total(*band, *band->low, best.option.id);
     band_hi = band_total(*band, *band->high, best.option.id);
@@ -286,10 +287,12 @@ void layout_bill(const Quote& q, const ComparisonRow& best, Doc& d) {
   if (show_band) {
     tot.header.push_back(tr(l, "bill.totals.band", fmt::arg("pct", band->pct()), fmt::arg("currency", cur)));
     tot.right.push_back(true);
-    auto amounts = [&](const Money& lo, const Money& hi) { return range(l, quote_amount(l, lo), quote_amount(l, hi)); };
+    auto amounts = [&](const units::Money& lo, const units::Money& hi) {
+      return range(l, quote_amount(l, lo), quote_amount(l, hi));
+    };
     tot.rows[0].push_back(amounts(*band_lo, *band_hi));
     if (in.tax) {
-      const Money tax_lo = tax_on(*band_lo, in.tax->rate_bp), tax_hi = tax_on(*band_hi, in.tax->rate_bp);
+      const units::Money tax_lo = tax_on(*band_lo, in.tax->rate_bp), tax_hi = tax_on(*band_hi, in.tax->rate_bp);
       tot.rows[1].push_back(amounts(tax_lo, tax_hi));
       tot.rows[2].push_back(amounts(*band_lo + tax_lo, *band_hi + tax_hi));
     }
@@ -311,7 +314,7 @@ void layout_comparison(const Quote& q, Doc& d) {
             {false, true, true, true},
             {46, 19, 19, 16}};
   for (std::size_t ri = 0; ri < rows.size(); ++ri) {
-    const ComparisonRow& row = rows[ri];
+    const pricing::ComparisonRow& row = rows[ri];
     const bool recommended = q.recommended && *q.recommended == ri;
     const bool competitor = row.option.plan && row.option.plan->competitor;
     if (competitor ? !in.compare : !(row.option.plan && quoted_kind(in, row.option.plan->kind))) continue;
@@ -347,8 +350,9 @@ void layout_alternatives(const Quote& q, Doc& d) {
                       : !a.meets_deadline && !a.meets_budget ? "alt.miss.both"
                       : !a.meets_deadline                    ? "alt.miss.deadline"
                                                              : "alt.miss.budget";
-    t.rows.push_back({a.gpu, quote_phrase(l, format_grouped(a.gpus) + " x " + a.gpu + ", " + a.plan + ", " + a.price),
-                      quote_units(l, format_days_or_hours_half_up(a.wall)), quote_money(l, a.cost),
+    t.rows.push_back({a.gpu,
+                      quote_phrase(l, units::format_grouped(a.gpus) + " x " + a.gpu + ", " + a.plan + ", " + a.price),
+                      quote_units(l, units::format_days_or_hours_half_up(a.wall)), quote_money(l, a.cost),
                       std::string(quote_text(l, met))});
   }
   table(d, t);
@@ -364,7 +368,7 @@ void layout_terms(const Quote& q, Doc& d) {
   if (in.tax)
     t.push_back(
         tr(l, "terms.tax", fmt::arg("tax", tax_name(l, *in.tax)),
-           fmt::arg("rate", format_fixed(static_cast<double>(in.tax->rate_bp) / 100, 0)),
+           fmt::arg("rate", units::format_fixed(static_cast<double>(in.tax->rate_bp) / 100, 0)),
            fmt::arg("basis",
                     in.tax->basis.empty() ? std::string() : tr(l, "terms.tax.basis", fmt::arg("basis", in.tax->basis))),
            fmt::arg("source", quote_phrase(l, in.tax->source))));
@@ -432,19 +436,19 @@ std::string render_quote_markdown(const Quote& q) {
         out += b.text + "\n";
         break;
       case Block::Kind::List:
-        for (const auto& i : b.items) out += "- " + markdown_cell(i) + "\n";
+        for (const auto& i : b.items) out += "- " + units::markdown_cell(i) + "\n";
         break;
       case Block::Kind::Table: {
         const Table& t = b.table;
         out += '|';
-        for (const auto& h : t.header) out += ' ' + markdown_cell(h) + " |";
+        for (const auto& h : t.header) out += ' ' + units::markdown_cell(h) + " |";
         out += "\n|";
         for (std::size_t c = 0; c < t.header.size(); ++c) out += t.right[c] ? "---:|" : "---|";
         out += '\n';
         for (std::size_t r = 0; r < t.rows.size(); ++r) {
           out += '|';
           for (const auto& cell : t.rows[r]) {
-            const std::string v = markdown_cell(cell);
+            const std::string v = units::markdown_cell(cell);
             out += ' ' + (t.strong[r] && !v.empty() ? "**" + v + "**" : v) + " |";
           }
           out += '\n';
@@ -460,7 +464,7 @@ std::string render_quote_html(const Quote& q) {
   const QuoteLanguage l = q.input.language;
   const std::string title = quote_title(q);
   std::string out = "<!DOCTYPE html>\n<html lang=\"" + std::string(to_string(l)) +
-                    "\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + html_escape(title) +
+                    "\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + units::html_escape(title) +
                     "</title>\n<style>\n"
                     "@page { size: A4; margin: 18mm; }\n"
                     "body { font-family: " +
@@ -477,20 +481,20 @@ std::string render_quote_html(const Quote& q) {
                     "p.foot { color: #555; font-size: 8pt; margin-top: 14pt; }\n"
                     "tr, li { page-break-inside: avoid; }\n"
                     "</style>\n</head>\n<body>\n<h1>" +
-                    html_escape(title) + "</h1>\n";
+                    units::html_escape(title) + "</h1>\n";
   const Doc doc = layout(q);
   for (std::size_t k = 0; k < doc.size(); ++k) {
     const Block& b = doc[k];
     switch (b.kind) {
       case Block::Kind::Heading:
-        out += "<h2>" + html_escape(b.text) + "</h2>\n";
+        out += "<h2>" + units::html_escape(b.text) + "</h2>\n";
         break;
       case Block::Kind::Paragraph:
-        out += (k + 1 == doc.size() ? "<p class=\"foot\">" : "<p>") + html_escape(b.text) + "</p>\n";
+        out += (k + 1 == doc.size() ? "<p class=\"foot\">" : "<p>") + units::html_escape(b.text) + "</p>\n";
         break;
       case Block::Kind::List:
         out += "<ul>\n";
-        for (const auto& i : b.items) out += "<li>" + html_escape(i) + "</li>\n";
+        for (const auto& i : b.items) out += "<li>" + units::html_escape(i) + "</li>\n";
         out += "</ul>\n";
         break;
       case Block::Kind::Table: {
@@ -508,7 +512,7 @@ std::string render_quote_html(const Quote& q) {
             out += "<th";
             if (c < t.width_pct.size()) out += " width=\"" + std::to_string(t.width_pct[c]) + "%\"";
             if (t.right[c]) out += " align=\"right\"";
-            out += ">" + html_escape(t.header[c]) + "</th>";
+            out += ">" + units::html_escape(t.header[c]) + "</th>";
           }
           out += "</tr></thead>\n";
         }
@@ -517,7 +521,7 @@ std::string render_quote_html(const Quote& q) {
           out += t.strong[r] ? "<tr class=\"strong\">" : "<tr>";
           for (std::size_t c = 0; c < t.rows[r].size(); ++c) {
             const bool right = c < t.right.size() && t.right[c];
-            std::string cell = html_escape(t.rows[r][c]);
+            std::string cell = units::html_escape(t.rows[r][c]);
             if (t.strong[r] && !cell.empty()) cell = "<b>" + cell + "</b>";
             out += std::string(right ? "<td class=\"num\" align=\"right\">" : "<td>") + cell + "</td>";
           }
@@ -548,4 +552,4 @@ std::string pdf_with_creation_date(std::string pdf, const std::string& date) {
   return pdf;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::quote

@@ -8,7 +8,7 @@
 #include "flopcast/units/assert.hpp"
 #include "flopcast/units/text.hpp"
 
-namespace flopcast {
+namespace flopcast::quote {
 namespace {
 
 struct Entry {
@@ -292,7 +292,7 @@ std::optional<QuoteLanguage> parse_quote_language(std::string_view value, std::s
   std::string_view best;
   std::size_t best_d = 3;  // suggest only within two edits
   for (std::string_view known : {"en", "zh-CN"}) {
-    const std::size_t d = edit_distance(value, known);
+    const std::size_t d = units::edit_distance(value, known);
     if (d < best_d) best = known, best_d = d;
   }
   if (value.substr(0, 2) == "zh" || value.substr(0, 2) == "ZH") best = "zh-CN";
@@ -307,13 +307,13 @@ std::string_view quote_text(QuoteLanguage lang, std::string_view key) {
   return lang == QuoteLanguage::ZhCn ? it->zh : it->en;
 }
 
-std::string quote_money(QuoteLanguage lang, const Money& m) {
+std::string quote_money(QuoteLanguage lang, const units::Money& m) {
   if (lang != QuoteLanguage::ZhCn || m.currency.str() != "CNY") return m.str();
-  const std::string a = Money::of_minor(m.minor < 0 ? -m.minor : m.minor, m.currency).amount_str();
+  const std::string a = units::Money::of_minor(m.minor < 0 ? -m.minor : m.minor, m.currency).amount_str();
   return (m.minor < 0 ? "-¥" : "¥") + a;
 }
 
-std::string quote_amount(QuoteLanguage lang, const Money& m) {
+std::string quote_amount(QuoteLanguage lang, const units::Money& m) {
   return lang == QuoteLanguage::ZhCn ? quote_money(lang, m) : m.amount_str();
 }
 
@@ -349,4 +349,4 @@ std::string quote_provider(QuoteLanguage lang, const std::string& provider) {
   return provider;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::quote

@@ -23,7 +23,7 @@
 #include "flopcast/units/format.hpp"
 #include "quote_format.hpp"
 
-namespace flopcast {
+namespace flopcast::quote {
 namespace {
 
 /// Every label the workbook shows. Those the other formats show too come from the quote's string
@@ -144,7 +144,7 @@ struct Formats {
   lxw_format* percent = nullptr;
   lxw_format* wrap = nullptr;
 
-  Formats(lxw_workbook* wb, const Currency& c) {
+  Formats(lxw_workbook* wb, const units::Currency& c) {
     const std::string code = c.str();
     const std::string prefix = code == "CNY" ? "\xC2\xA5" : code == "USD" ? "$" : code == "EUR" ? "\xE2\x82\xAC" : "";
     const std::string suffix = prefix.empty() ? " \"" + code + "\"" : "";
@@ -189,7 +189,7 @@ struct BillWriter {
   }
 
   /// One line: amount = ROUND(quantity x unit price, 2) when the line is such a product.
-  void line(const LineItem& i) {
+  void line(const pricing::LineItem& i) {
     const std::string label = quote_phrase(q.input.language, i.label);
     text(row, 0, i.in_total ? label : "  " + label);
     if (!i.unit.empty()) {
@@ -208,10 +208,10 @@ struct BillWriter {
     ++row;
   }
 
-  BlockRows block(const char* title, const Bill& bill, const Money& tax) {
+  BlockRows block(const char* title, const pricing::Bill& bill, const units::Money& tax) {
     text(row++, 0, title, f.bold);
     const int first = row;
-    for (const LineItem& i : bill.items)
+    for (const pricing::LineItem& i : bill.items)
       if (i.in_total) line(i);
     const int last = row - 1;
     BlockRows out;
@@ -233,7 +233,7 @@ struct BillWriter {
       formula(row, 4, "=" + cell(out.subtotal, 4) + "+" + cell(out.tax, 4), f.money_bold, (bill.total + tax).major());
       ++row;
     }
-    for (const LineItem& i : bill.items)
+    for (const pricing::LineItem& i : bill.items)
       if (!i.in_total) line(i);
     if (bill.deposit.minor != 0) {
       text(row, 0, text_of(q).deposit);
@@ -246,7 +246,7 @@ struct BillWriter {
 };
 
 std::pair<BlockRows, BlockRows> write_bill(lxw_worksheet* ws, const Formats& f, const Quote& q,
-                                           const ComparisonRow& best) {
+                                           const pricing::ComparisonRow& best) {
   BillWriter w{ws, f, q};
   worksheet_set_column(ws, 0, 0, 46, nullptr);
   worksheet_set_column(ws, 1, 1, 12, nullptr);
@@ -266,9 +266,9 @@ std::pair<BlockRows, BlockRows> write_bill(lxw_worksheet* ws, const Formats& f, 
     // Chinese the quote's own tax sentence (which words the basis and translates the source).
     if (q.input.language == QuoteLanguage::ZhCn)
       w.text(w.row, 5,
-             quote_detail::tr(q.input.language, "terms.tax", fmt::arg("tax", quote_phrase(q.input.language, tax->name)),
-                              fmt::arg("rate", format_fixed(static_cast<double>(tax->rate_bp) / 100, 0)),
-                              fmt::arg("basis", ""), fmt::arg("source", quote_phrase(q.input.language, tax->source))));
+             detail::tr(q.input.language, "terms.tax", fmt::arg("tax", quote_phrase(q.input.language, tax->name)),
+                        fmt::arg("rate", units::format_fixed(static_cast<double>(tax->rate_bp) / 100, 0)),
+                        fmt::arg("basis", ""), fmt::arg("source", quote_phrase(q.input.language, tax->source))));
     else if (!tax->basis.empty())
       w.text(w.row, 5, tax->basis);
     ++w.row;
@@ -288,15 +288,15 @@ std::pair<BlockRows, BlockRows> write_bill(lxw_worksheet* ws, const Formats& f, 
 /// The recommended plan's totals before tax at the model band's fast and slow ends, at the
 /// requirements' percentile, with their column labels; nullopt without the band's ends.
 struct BandTotals {
-  Money fast, slow;
+  units::Money fast, slow;
   std::string fast_label, slow_label;
 };
-std::optional<BandTotals> band_totals(const Quote& q, const ComparisonRow& best) {
+std::optional<BandTotals> band_totals(const Quote& q, const pricing::ComparisonRow& best) {
   const QuoteInput& in = q.input;
   if (!in.band_check || !in.band_check->low || !in.band_check->high) return std::nullopt;
   const bool p50 = in.requirements.p50;
-  auto total = [&](const QuoteBandRun& r) -> std::optional<Money> {
-    for (const ComparisonRow& row : r.plans.rows)
+  auto total = [&](const QuoteBandRun& r) -> std::optional<units::Money> {
+    for (const pricing::ComparisonRow& row : r.plans.rows)
       if (row.option.id == best.option.id && row.p50.ok() && row.p90.ok()) return p50 ? row.p50.total : row.p90.total;
     return std::nullopt;
   };
@@ -312,7 +312,7 @@ std::optional<BandTotals> band_totals(const Quote& q, const ComparisonRow& best)
                     label("slow end", "慢端", in.band_check->high->step_factor)};
 }
 
-void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, const ComparisonRow* best,
+void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, const pricing::ComparisonRow* best,
                        std::pair<BlockRows, BlockRows> bill_rows) {
   const QuoteInput& in = q.input;
   BillWriter w{ws, f, q};
@@ -331,7 +331,7 @@ void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, cons
   ++w.row;
   if (best) {
     pair(text_of(q).plan, best->option.label);
-    pair(text_of(q).cluster, format_grouped(in.job.gpus) + " x " + in.job.gpu_name);
+    pair(text_of(q).cluster, units::format_grouped(in.job.gpus) + " x " + in.job.gpu_name);
     if (!in.job.parallel_plan.empty()) pair(text_of(q).parallel_plan, quote_phrase(in.language, in.job.parallel_plan));
     pair(text_of(q).currency, best->p50.currency.str());
     w.text(w.row, 1, "P50", f.bold);
@@ -345,7 +345,8 @@ void write_quote_sheet(lxw_worksheet* ws, const Formats& f, const Quote& q, cons
     }
     ++w.row;
     const std::string bill = std::string("'") + text_of(q).sheet_bill + "'!";
-    auto totals = [&](const char* label, int r50, int r90, const Money& v50, const Money& v90, bool with_tax) {
+    auto totals = [&](const char* label, int r50, int r90, const units::Money& v50, const units::Money& v90,
+                      bool with_tax) {
       w.text(w.row, 0, label, f.bold);
       w.formula(w.row, 1, "=" + bill + cell(r50, 4), f.money, v50.major());
       w.formula(w.row, 2, "=" + bill + cell(r90, 4), f.money, v90.major());
@@ -490,7 +491,7 @@ std::string write_workbook(const Quote& q, const std::string& path) {
   props.company = company.data();
   props.created = epoch_of(q.input.issue_date);
   workbook_set_properties(wb, &props);
-  const ComparisonRow* best =
+  const pricing::ComparisonRow* best =
       q.recommended && *q.recommended < q.input.plans.rows.size() ? &q.input.plans.rows[*q.recommended] : nullptr;
   const Formats f(wb, best ? best->p50.currency : q.input.plans.currency);
   lxw_worksheet* quote_ws = workbook_add_worksheet(wb, text_of(q).sheet_quote);
@@ -542,4 +543,4 @@ std::optional<std::string> render_quote_xlsx(const Quote& quote, std::string& er
   return bytes;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::quote

@@ -1,7 +1,7 @@
 // XLSX quotes in a build configured with FLOPCAST_XLSX=OFF: none, said plainly.
 #include "flopcast/quote/quote_xlsx.hpp"
 
-namespace flopcast {
+namespace flopcast::quote {
 
 bool quote_xlsx_supported() { return false; }
 
@@ -10,4 +10,4 @@ std::optional<std::string> render_quote_xlsx(const Quote&, std::string& error) {
   return std::nullopt;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::quote

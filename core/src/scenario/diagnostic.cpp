@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace flopcast {
+namespace flopcast::scenario {
 
 std::string SourceLocation::str() const {
   std::string s = file.empty() ? "<input>" : file;
@@ -56,4 +56,4 @@ SourceLocation locate(const LocationMap& locs, const std::string& key) {
   return {};
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::scenario

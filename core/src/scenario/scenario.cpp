@@ -1,6 +1,6 @@
 #include "flopcast/scenario/scenario.hpp"
 
-namespace flopcast {
+namespace flopcast::scenario {
 
 const char* to_string(FlopsConvention c) {
   switch (c) {
@@ -35,4 +35,4 @@ const char* to_string(MemoryKind k) {
   return "unstated";
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::scenario

@@ -6,7 +6,7 @@
 
 #include "flopcast/workload/workload.hpp"
 
-namespace flopcast {
+namespace flopcast::scenario {
 namespace {
 std::string str(std::int64_t v) { return std::to_string(v); }
 std::string fmt_count(double v) {
@@ -65,7 +65,7 @@ void check_pipeline_layout(const Scenario& s, Diagnostics& d) {
                "set parallel.pp > 1, or remove pipeline_layout");
     return;
   }
-  if (is_dual_pipe(p.schedule)) {
+  if (parallel::is_dual_pipe(p.schedule)) {
     d.error_at(L, key,
                std::string("pipeline_layout is Megatron-LM's uneven split; schedule ") + to_string(p.schedule) +
                    " places its own stages (two per rank)",
@@ -127,12 +127,13 @@ void check_dual_pipe(const Scenario& s, Diagnostics& d) {
   const auto& L = s.locations;
   const auto& p = s.plan;
   const std::string name = to_string(p.schedule);
-  if (p.pp < 2 || (p.schedule == Schedule::DualPipe && p.pp % 2 != 0)) {
+  if (p.pp < 2 || (p.schedule == parallel::Schedule::DualPipe && p.pp % 2 != 0)) {
     d.error_at(L, "parallel.schedule",
-               "schedule " + name + " needs " + (p.schedule == Schedule::DualPipe ? "an even pp" : "pp") +
+               "schedule " + name + " needs " + (p.schedule == parallel::Schedule::DualPipe ? "an even pp" : "pp") +
                    " of at least 2, got pp " + str(p.pp),
-               p.schedule == Schedule::DualPipe ? "DualPipe feeds micro-batches from both ends of an even pipeline"
-                                                : "DualPipeV folds the pipeline into a V over at least two ranks");
+               p.schedule == parallel::Schedule::DualPipe
+                   ? "DualPipe feeds micro-batches from both ends of an even pipeline"
+                   : "DualPipeV folds the pipeline into a V over at least two ranks");
     return;
   }
   if (p.vpp > 1) {
@@ -141,7 +142,7 @@ void check_dual_pipe(const Scenario& s, Diagnostics& d) {
                "remove vpp (or set it to 1)");
     return;
   }
-  const int stages = p.schedule == Schedule::DualPipe ? p.pp : 2 * p.pp;
+  const int stages = p.schedule == parallel::Schedule::DualPipe ? p.pp : 2 * p.pp;
   if (s.model.layers < stages)
     d.error_at(L, "parallel.pp",
                "schedule " + name + " splits the model into " + str(stages) + " stages, more than its " +
@@ -149,9 +150,10 @@ void check_dual_pipe(const Scenario& s, Diagnostics& d) {
                "use a smaller pp");
   if (s.open_settings.micro_batch) return;  // resolution picks a micro-batch
   const std::int64_t m = p.microbatches();
-  if (m < 2 * p.pp || (p.schedule == Schedule::DualPipe && m % 2 != 0))
+  if (m < 2 * p.pp || (p.schedule == parallel::Schedule::DualPipe && m % 2 != 0))
     d.error_at(L, "parallel.global_batch",
-               "schedule " + name + " needs " + (p.schedule == Schedule::DualPipe ? "an even number of " : "") +
+               "schedule " + name + " needs " +
+                   (p.schedule == parallel::Schedule::DualPipe ? "an even number of " : "") +
                    "at least 2 x pp = " + str(2 * p.pp) + " micro-batches per step, got " + str(m),
                "raise global_batch or lower micro_batch (micro-batches = global_batch / (micro_batch x dp))");
 }
@@ -206,24 +208,24 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
   else if (p.pp * p.vpp > m.layers)
     d.error_at(L, "parallel.pp", "pp*vpp = " + str(p.pp * p.vpp) + " exceeds layers " + str(m.layers),
                "each pipeline stage needs at least one layer");
-  else if (m.layers % (p.pp * p.vpp) != 0 && !is_dual_pipe(p.schedule))
+  else if (m.layers % (p.pp * p.vpp) != 0 && !parallel::is_dual_pipe(p.schedule))
     d.warning(locate(L, "parallel.pp"), "parallel.pp",
               "layers " + str(m.layers) + " not divisible by pp*vpp = " + str(p.pp * p.vpp) +
                   ": stages get unequal layer counts (the most-loaded stage sets the pace)");
   if (p.vpp > 1 && p.pp == 1)
     d.error_at(L, "parallel.vpp", "vpp " + str(p.vpp) + " needs pipeline parallelism (pp > 1)");
   if (p.overlap_ep_comm) {
-    if (const char* why = ep_overlap_refusal(p))
+    if (const char* why = parallel::ep_overlap_refusal(p))
       d.error_at(L, "parallel.overlap_ep_comm",
                  std::string("overlap_ep_comm cannot run with this plan: ") + why +
                      " (Megatron-core's --overlap-moe-expert-parallel-comm)",
                  "set overlap_ep_comm: false, or change the plan as the message says");
   }
-  if (is_dual_pipe(p.schedule))
+  if (parallel::is_dual_pipe(p.schedule))
     check_dual_pipe(s, d);
-  else if (p.vpp > 1 && p.schedule != Schedule::Interleaved)
+  else if (p.vpp > 1 && p.schedule != parallel::Schedule::Interleaved)
     d.error_at(L, "parallel.schedule", std::string("vpp > 1 needs schedule interleaved, got ") + to_string(p.schedule));
-  if (p.schedule == Schedule::Interleaved && p.vpp == 1)
+  if (p.schedule == parallel::Schedule::Interleaved && p.vpp == 1)
     d.error_at(L, "parallel.vpp", "schedule interleaved needs vpp > 1",
                "set vpp to the model chunks per pipeline rank, e.g. 2");
   const std::int64_t per_step = p.micro_batch * p.dp;
@@ -258,20 +260,21 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
               "ZeRO-" + str(p.zero) +
                   " with pipeline parallelism: gradients are re-gathered every micro-batch (DeepSpeed disallows it)");
   if (!c.gpu.name.empty() && !c.gpu.peak(s.precision)) {
-    const bool block_scaled = s.precision == Precision::MXFP8 || s.precision == Precision::NVFP4;
+    const bool block_scaled = s.precision == hardware::Precision::MXFP8 || s.precision == hardware::Precision::NVFP4;
     d.error_at(L, "precision",
                std::string("the ") + c.gpu.name + " has no dense tensor-core " + to_string(s.precision) + " path",
-               block_scaled ? std::string("mxfp8 and nvfp4 are Blackwell formats (B200, GB200, B300, GB300); use ") +
-                                  (c.gpu.peak(Precision::FP8) ? "fp8 or bf16" : "bf16 or fp16") + " on this GPU"
-                            : "use bf16 or fp16 on this GPU");
+               block_scaled
+                   ? std::string("mxfp8 and nvfp4 are Blackwell formats (B200, GB200, B300, GB300); use ") +
+                         (c.gpu.peak(hardware::Precision::FP8) ? "fp8 or bf16" : "bf16 or fp16") + " on this GPU"
+                   : "use bf16 or fp16 on this GPU");
   }
   if (s.has_pricing || s.has_reliability || s.training.tokens > 0) {
     // Sizes must stay where the model computes them exactly (docs/reliability.md, Limits).
   }
-  const double params = parameter_count(m).total;
+  const double params = workload::parameter_count(m).total;
   if (params > 1e13)
     d.error_at(L, "model", "the model has " + std::to_string(params / 1e12) + " T parameters, above the 10^13 limit",
                "check hidden, layers and ffn");
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::scenario

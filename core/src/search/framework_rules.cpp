@@ -55,29 +55,31 @@ namespace {
 //   pipeline, dense models ("for dense transformer-based LLMs"). One GPU is its single-device
 //   recipe. torchtitan itself has no adapters.
 
-bool nemo_peft_runs(const ParallelPlan& p, TrainingMethod m) {
-  return (m != TrainingMethod::QLora || p.tp == 1) && (p.zero <= 1) &&
-         (p.pp == 1 || p.schedule == Schedule::OneFOneB || p.schedule == Schedule::Interleaved);
+bool nemo_peft_runs(const parallel::ParallelPlan& p, workload::TrainingMethod m) {
+  return (m != workload::TrainingMethod::QLora || p.tp == 1) && (p.zero <= 1) &&
+         (p.pp == 1 || p.schedule == parallel::Schedule::OneFOneB || p.schedule == parallel::Schedule::Interleaved);
 }
 
-bool hf_peft_deepspeed_runs(const ParallelPlan& p) { return p.tp == 1 && p.pp == 1 && p.cp == 1 && p.ep == 1; }
+bool hf_peft_deepspeed_runs(const parallel::ParallelPlan& p) {
+  return p.tp == 1 && p.pp == 1 && p.cp == 1 && p.ep == 1;
+}
 
-bool torchtune_runs(const ParallelPlan& p) {
+bool torchtune_runs(const parallel::ParallelPlan& p) {
   return p.tp == 1 && p.pp == 1 && p.ep == 1 && (p.zero >= 2 || p.dp * p.cp == 1);
 }
 
-bool megatron_runs(const ParallelPlan& p) {
+bool megatron_runs(const parallel::ParallelPlan& p) {
   if (p.zero > 1) return false;
-  return p.pp == 1 || p.schedule == Schedule::OneFOneB || p.schedule == Schedule::Interleaved;
+  return p.pp == 1 || p.schedule == parallel::Schedule::OneFOneB || p.schedule == parallel::Schedule::Interleaved;
 }
 
-bool deepspeed_runs(const ParallelPlan& p) {
+bool deepspeed_runs(const parallel::ParallelPlan& p) {
   if (p.cp > 1) return false;
-  if (p.pp > 1 && (p.zero >= 2 || p.schedule != Schedule::OneFOneB || p.vpp > 1)) return false;
+  if (p.pp > 1 && (p.zero >= 2 || p.schedule != parallel::Schedule::OneFOneB || p.vpp > 1)) return false;
   return true;
 }
 
-bool torchtitan_runs(const ParallelPlan& p) {
+bool torchtitan_runs(const parallel::ParallelPlan& p) {
   if (p.zero == 1) return false;
   if (p.tp > 1 && !p.sequence_parallel) return false;
   return true;
@@ -110,9 +112,10 @@ std::string FrameworkSet::str() const {
   return s.empty() ? "none" : s;
 }
 
-FrameworkSet frameworks_for(const ParallelPlan& plan, const ModelSpec& /*model*/, TrainingMethod method) {
+FrameworkSet frameworks_for(const parallel::ParallelPlan& plan, const workload::ModelSpec& /*model*/,
+                            workload::TrainingMethod method) {
   FrameworkSet s;
-  s.adapters = method != TrainingMethod::Full;
+  s.adapters = method != workload::TrainingMethod::Full;
   const bool megatron = s.adapters ? nemo_peft_runs(plan, method) : megatron_runs(plan);
   const bool deepspeed = s.adapters ? hf_peft_deepspeed_runs(plan) : deepspeed_runs(plan);
   const bool fsdp2 = s.adapters ? torchtune_runs(plan) : torchtitan_runs(plan);
@@ -125,9 +128,9 @@ FrameworkSet frameworks_for(const ParallelPlan& plan, const ModelSpec& /*model*/
 namespace {
 
 /// Why each fine-tuning route does not run `p` (framework_exclusions for LoRA and QLoRA).
-std::vector<std::string> adapter_exclusions(const ParallelPlan& p, TrainingMethod method) {
+std::vector<std::string> adapter_exclusions(const parallel::ParallelPlan& p, workload::TrainingMethod method) {
   std::vector<std::string> why;
-  if (method == TrainingMethod::QLora && p.tp > 1)
+  if (method == workload::TrainingMethod::QLora && p.tp > 1)
     why.push_back(
         "NeMo (Megatron-core): its QLoRA NF4 layers have no tensor parallelism "
         "(nemo/collections/nlp/modules/common/megatron/adapters/qlora.py)");
@@ -150,16 +153,16 @@ std::vector<std::string> adapter_exclusions(const ParallelPlan& p, TrainingMetho
 
 }  // namespace
 
-std::vector<std::string> framework_exclusions(const ParallelPlan& p, const ModelSpec& /*model*/,
-                                              TrainingMethod method) {
-  if (method != TrainingMethod::Full) return adapter_exclusions(p, method);
+std::vector<std::string> framework_exclusions(const parallel::ParallelPlan& p, const workload::ModelSpec& /*model*/,
+                                              workload::TrainingMethod method) {
+  if (method != workload::TrainingMethod::Full) return adapter_exclusions(p, method);
   std::vector<std::string> why;
   if (p.zero > 1)
     why.push_back(
         "Megatron-core: its distributed optimizer shards optimizer state only (ZeRO-1; "
         "megatron/core/optimizer/distrib_optimizer.py), not ZeRO-" +
         std::to_string(p.zero));
-  else if (p.pp > 1 && p.schedule != Schedule::OneFOneB && p.schedule != Schedule::Interleaved)
+  else if (p.pp > 1 && p.schedule != parallel::Schedule::OneFOneB && p.schedule != parallel::Schedule::Interleaved)
     why.push_back(std::string("Megatron-core: no ") + to_string(p.schedule) +
                   " schedule (megatron/core/pipeline_parallel/schedules.py has 1F1B and interleaved)");
   if (p.cp > 1)
@@ -170,7 +173,7 @@ std::vector<std::string> framework_exclusions(const ParallelPlan& p, const Model
     why.push_back(
         "DeepSpeed: ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism "
         "(deepspeed/runtime/pipe/engine.py)");
-  else if (p.pp > 1 && (p.schedule != Schedule::OneFOneB || p.vpp > 1))
+  else if (p.pp > 1 && (p.schedule != parallel::Schedule::OneFOneB || p.vpp > 1))
     why.push_back(std::string("DeepSpeed: no ") + to_string(p.schedule) +
                   " schedule (deepspeed/runtime/pipe/schedule.py TrainSchedule is 1F1B)");
   if (p.zero == 1)

@@ -47,25 +47,27 @@ std::vector<double> stage_floor(const std::vector<cost::StageTimes>& stages) {
 
 }  // namespace
 
-Time shape_step_lower_bound(const Scenario& scratch, const ComputeProfile& profile, const Axes& a, const Shape& sh) {
-  Scenario s = scratch;
-  ComputeProfile prof = profile;
+units::Time shape_step_lower_bound(const scenario::Scenario& scratch, const compute::ComputeProfile& profile,
+                                   const Axes& a, const Shape& sh) {
+  scenario::Scenario s = scratch;
+  compute::ComputeProfile prof = profile;
   prof.host_overhead_us = 0;
   return shape_step_lower_bound_in(s, prof, a, sh);
 }
 
-Time shape_step_lower_bound_in(Scenario& s, const ComputeProfile& prof, const Axes& a, const Shape& sh) {
+units::Time shape_step_lower_bound_in(scenario::Scenario& s, const compute::ComputeProfile& prof, const Axes& a,
+                                      const Shape& sh) {
   FLOPCAST_ASSERT(prof.host_overhead_us == 0, "the bound's profile has the host dispatch floor off");
-  ParallelPlan& p = s.plan;
+  parallel::ParallelPlan& p = s.plan;
   sh.apply_to(p);
   p.vpp = 1;
   p.zero = 0;
-  p.recompute = Recompute::None;
-  p.schedule = Schedule::OneFOneB;
+  p.recompute = parallel::Recompute::None;
+  p.schedule = parallel::Schedule::OneFOneB;
   p.sequence_parallel = sh.tp > 1;
   // The stages alone (stage_costs): the terms after them are not in the bound. With
   // tp > 1 the same call gives each stage's TP time without sequence parallelism too.
-  std::vector<Time> tp_without_sp;
+  std::vector<units::Time> tp_without_sp;
   const std::vector<cost::StageTimes> with_sp = cost::stage_costs(s, prof, sh.tp > 1 ? &tp_without_sp : nullptr);
   std::vector<double> floor = stage_floor(with_sp);
   std::vector<double> tp(with_sp.size(), 0.0);
@@ -84,21 +86,21 @@ Time shape_step_lower_bound_in(Scenario& s, const ComputeProfile& prof, const Ax
   if (sh.pp > 1) {
     double best = -1;
     auto consider = [&best](double v) { best = best < 0 ? v : std::min(best, v); };
-    for (const Schedule sch : a.sched) {
+    for (const parallel::Schedule sch : a.sched) {
       switch (sch) {
-        case Schedule::GPipe:
-        case Schedule::OneFOneB:
+        case parallel::Schedule::GPipe:
+        case parallel::Schedule::OneFOneB:
           consider((micro - 1) * crit + fill);
           break;
-        case Schedule::Interleaved:
+        case parallel::Schedule::Interleaved:
           for (const int v : a.vpp_interleaved)
             if (sh.pp * v <= s.model.layers) consider((micro - 1) * crit + fill / v);
           break;
-        case Schedule::ZeroBubble:
+        case parallel::Schedule::ZeroBubble:
           consider(micro * crit + (fill - crit) / 3.0);
           break;
-        case Schedule::DualPipe:
-        case Schedule::DualPipeV:
+        case parallel::Schedule::DualPipe:
+        case parallel::Schedule::DualPipeV:
           // Never enumerated (framework_rules.hpp); with its communication hidden a step takes
           // at least its computation, the floor alone.
           consider(micro * crit - micro * p2p);
@@ -109,7 +111,7 @@ Time shape_step_lower_bound_in(Scenario& s, const ComputeProfile& prof, const Ax
   }
   // Rounding slack: the estimate sums Time values rounded to the nanosecond.
   const double overhead = prof.iteration_overhead_ms * 1e-3;
-  return Time::from_seconds(std::max(0.0, (pipeline + overhead) * (1 - 1e-9) - 1e-6));
+  return units::Time::from_seconds(std::max(0.0, (pipeline + overhead) * (1 - 1e-9) - 1e-6));
 }
 
 }  // namespace flopcast::search::detail

@@ -18,8 +18,8 @@
 namespace flopcast::search::detail {
 namespace {
 
-CompareOptions compare_in(const PricingSpec& pricing, Currency currency) {
-  CompareOptions opt = compare_options(pricing);
+pricing::CompareOptions compare_in(const pricing::PricingSpec& pricing, units::Currency currency) {
+  pricing::CompareOptions opt = pricing::compare_options(pricing);
   opt.bill.currency = currency;
   opt.plan_ids.clear();
   opt.named_gpu_only = true;
@@ -27,51 +27,52 @@ CompareOptions compare_in(const PricingSpec& pricing, Currency currency) {
 }
 
 /// A usage with its GPU time stretched by the model's uncertainty band.
-BillUsage stretched(BillUsage u, double band) {
-  if (band > 0) u.gpu_span = Time::from_seconds(u.gpu_span.seconds() * (1 + band));
+pricing::BillUsage stretched(pricing::BillUsage u, double band) {
+  if (band > 0) u.gpu_span = units::Time::from_seconds(u.gpu_span.seconds() * (1 + band));
   return u;
 }
 
 /// The whole run of `s` at `step`, with a spot plan's interruptions added when `spot` is set.
-JobOutcome run_job(const SearchContext& ctx, const Scenario& s, Time step, std::int64_t steps, const Plan* spot) {
-  JobInput in = job_input_for(s, step, steps, ctx.energy);
+job::JobOutcome run_job(const SearchContext& ctx, const scenario::Scenario& s, units::Time step, std::int64_t steps,
+                        const pricing::Plan* spot) {
+  job::JobInput in = job::job_input_for(s, step, steps, ctx.energy);
   if (spot) spot->add_interruptions(in);
-  if (const std::string why = job_too_big_to_simulate(in); !why.empty()) return JobOutcome{{}, {why}};
+  if (const std::string why = job::job_too_big_to_simulate(in); !why.empty()) return job::JobOutcome{{}, {why}};
   // One thread: the candidates are re-simulated in parallel already (choose_by_simulation), and
   // the trials' result does not depend on the threads they are spread over.
-  JobSimOptions opt;
+  job::JobSimOptions opt;
   opt.threads = 1;
   opt.simulate_advice = false;  // the planner reads the run at its own interval only
-  return simulate_job(in, opt);
+  return job::simulate_job(in, opt);
 }
 
 /// What the run costs at the confidence percentile under each option of each catalog; the
 /// cheapest is kept in `r` (with its P50/P90 bills and whether it is a spot plan).
 struct Priced {
   bool ok = false;
-  Money p50, p90, conf;
+  units::Money p50, p90, conf;
   std::string catalog, option, label;
   bool spot = false;
 };
 
 /// `want` (optional): only that catalog's option is priced.
-void price_run(const SearchContext& ctx, const Scenario& s, const JobResult& job, bool spot_run, Priced& best,
-               const Priced* want = nullptr) {
+void price_run(const SearchContext& ctx, const scenario::Scenario& s, const job::JobResult& job, bool spot_run,
+               Priced& best, const Priced* want = nullptr) {
   const int kept = ctx.base.pricing.checkpoints_kept;
   const double band = ctx.options.model_uncertainty;
-  const BillUsage u50 = stretched(usage_of_trial(job, job.p50_trial, kept), band);
-  const BillUsage u90 = stretched(usage_of_trial(job, job.p90_trial, kept), band);
+  const pricing::BillUsage u50 = stretched(pricing::usage_of_trial(job, job.p50_trial, kept), band);
+  const pricing::BillUsage u90 = stretched(pricing::usage_of_trial(job, job.p90_trial, kept), band);
   for (const auto& cat : ctx.options.catalogs) {
     if (want && cat->name != want->catalog) continue;
-    const PlanComparison cmp =
-        compare_plans(*cat, gpu_names(s.cluster.gpu), u50, u90, compare_in(ctx.base.pricing, ctx.currency));
+    const pricing::PlanComparison cmp =
+        pricing::compare_plans(*cat, gpu_names(s.cluster.gpu), u50, u90, compare_in(ctx.base.pricing, ctx.currency));
     for (const auto& row : cmp.rows) {
       if (!row.p50.ok() || !row.p90.ok() || !row.option.plan) continue;
       if (want && row.option.id != want->option) continue;
-      const bool is_spot = row.option.plan->kind == PriceKind::Spot ||
-                           (row.option.overflow && row.option.overflow->kind == PriceKind::Spot);
+      const bool is_spot = row.option.plan->kind == pricing::PriceKind::Spot ||
+                           (row.option.overflow && row.option.overflow->kind == pricing::PriceKind::Spot);
       if (is_spot != spot_run) continue;
-      const Money conf = ctx.options.confidence == Confidence::P50 ? row.p50.total : row.p90.total;
+      const units::Money conf = ctx.options.confidence == Confidence::P50 ? row.p50.total : row.p90.total;
       if (best.ok && conf.minor >= best.conf.minor) continue;
       best = {true, row.p50.total, row.p90.total, conf, cat->name, row.option.id, row.option.label, is_spot};
     }
@@ -80,28 +81,28 @@ void price_run(const SearchContext& ctx, const Scenario& s, const JobResult& job
 
 /// The spot plan (with the highest interruption rate, to be safe) among the catalogs' plans for
 /// the GPU, or null.
-const Plan* spot_plan_for(const SearchContext& ctx, const GpuSpec& gpu) {
-  const Plan* worst = nullptr;
+const pricing::Plan* spot_plan_for(const SearchContext& ctx, const hardware::GpuSpec& gpu) {
+  const pricing::Plan* worst = nullptr;
   for (const auto& cat : ctx.options.catalogs)
-    for (const Plan* p : cat->plans_for(gpu_names(gpu)))
-      if (p->kind == PriceKind::Spot && (!worst || p->interruptions_per_hour > worst->interruptions_per_hour))
+    for (const pricing::Plan* p : cat->plans_for(gpu_names(gpu)))
+      if (p->kind == pricing::PriceKind::Spot && (!worst || p->interruptions_per_hour > worst->interruptions_per_hour))
         worst = p;
   return worst;
 }
 
 /// A simulated run and its cheapest price at the confidence percentile.
 struct PricedRun {
-  JobOutcome job;
+  job::JobOutcome job;
   Priced price;
 };
 
 /// The whole run of `s` at `step`: on demand and, when a catalog has a spot plan for the GPU,
 /// under spot; the one that bills less at the confidence percentile. `want`: only that option
 /// (and its kind of run).
-PricedRun priced_run(const SearchContext& ctx, const Scenario& s, Time step, std::int64_t steps,
+PricedRun priced_run(const SearchContext& ctx, const scenario::Scenario& s, units::Time step, std::int64_t steps,
                      const Priced* want = nullptr) {
   PricedRun best;
-  const Plan* spot = spot_plan_for(ctx, s.cluster.gpu);
+  const pricing::Plan* spot = spot_plan_for(ctx, s.cluster.gpu);
   const bool on_demand = !want || !want->spot || !spot;
   if (on_demand) {
     best.job = run_job(ctx, s, step, steps, nullptr);
@@ -122,14 +123,15 @@ PricedRun priced_run(const SearchContext& ctx, const Scenario& s, Time step, std
 /// checked run's (`checked`: the step at the band's factor, or the point run itself).
 void fill_run(const SearchContext& ctx, const PricedRun& point, const PricedRun& checked, Resimulated& r) {
   const PlannerOptions& o = ctx.options;
-  const JobResult& job = checked.job.result;
+  const job::JobResult& job = checked.job.result;
   r.run_ok = true;
   r.wall_p50 = point.job.result.wall_p50;
   r.wall_p90 = point.job.result.wall_p90;
-  const Time wall = o.confidence == Confidence::P50 ? job.wall_p50 : job.wall_p90;
-  const Time fixed = job.provisioning + job.debug_phase;
-  r.wall =
-      o.model_uncertainty > 0 ? fixed + Time::from_seconds((wall - fixed).seconds() * (1 + o.model_uncertainty)) : wall;
+  const units::Time wall = o.confidence == Confidence::P50 ? job.wall_p50 : job.wall_p90;
+  const units::Time fixed = job.provisioning + job.debug_phase;
+  r.wall = o.model_uncertainty > 0
+               ? fixed + units::Time::from_seconds((wall - fixed).seconds() * (1 + o.model_uncertainty))
+               : wall;
   r.p90_meets_deadline = !o.deadline || r.wall_p90 <= *o.deadline;
   r.meets_deadline = !o.deadline || r.wall <= *o.deadline;
   const Priced& price = checked.price;
@@ -149,8 +151,9 @@ void fill_run(const SearchContext& ctx, const PricedRun& point, const PricedRun&
 }
 
 /// The scenario of a re-simulated plan and its optimizer steps.
-std::pair<Scenario, std::int64_t> scenario_at(const SearchContext& ctx, const PlanCandidate& c, double tokens) {
-  Scenario s = scenario_of(ctx, c);
+std::pair<scenario::Scenario, std::int64_t> scenario_at(const SearchContext& ctx, const PlanCandidate& c,
+                                                        double tokens) {
+  scenario::Scenario s = scenario_of(ctx, c);
   if (tokens > 0) s.training.tokens = tokens;
   const double per_step = static_cast<double>(s.plan.global_batch) * static_cast<double>(s.model.seq_len);
   return {s, static_cast<std::int64_t>(std::ceil(s.training.tokens / per_step))};
@@ -170,12 +173,12 @@ Resimulated resimulate(const SearchContext& ctx, const StepSimulator& sim, const
     return r;
   }
   r.arch = s.cluster.gpu.arch;
-  if (ctx.options.bands) r.band = band_of(ctx.profile.bands, s);
+  if (ctx.options.bands) r.band = compute::band_of(ctx.profile.bands, s);
   if (r.band.known) r.band_factor = ctx.options.confidence == Confidence::P50 ? r.band.p50 : r.band.p90;
   // The constraints are checked on the run with the step at the band's factor; the point run
   // (the step as simulated) under the same price option gives the P50/P90 figures shown.
   const PricedRun checked =
-      priced_run(ctx, s, Time::from_seconds(r.step.step.seconds() * r.band_factor), steps, nullptr);
+      priced_run(ctx, s, units::Time::from_seconds(r.step.step.seconds() * r.band_factor), steps, nullptr);
   if (!checked.job.ok()) {
     r.errors = checked.job.errors;
     return r;
@@ -203,10 +206,10 @@ void add_band_ends(const SearchContext& ctx, Resimulated& r) {
   want.option = r.plan.price_option;
   want.spot = r.spot;
   const bool priced = !r.plan.price_option.empty();
-  const PricedRun lo =
-      priced_run(ctx, s, Time::from_seconds(r.step.step.seconds() * r.band.p10), steps, priced ? &want : nullptr);
-  const PricedRun hi =
-      priced_run(ctx, s, Time::from_seconds(r.step.step.seconds() * r.band.p90), steps, priced ? &want : nullptr);
+  const PricedRun lo = priced_run(ctx, s, units::Time::from_seconds(r.step.step.seconds() * r.band.p10), steps,
+                                  priced ? &want : nullptr);
+  const PricedRun hi = priced_run(ctx, s, units::Time::from_seconds(r.step.step.seconds() * r.band.p90), steps,
+                                  priced ? &want : nullptr);
   if (!lo.job.ok() || !hi.job.ok()) return;
   r.band_ends = true;
   r.band_wall_p10 = lo.job.result.wall_p50;
@@ -257,7 +260,7 @@ Resimulated most_tokens(const SearchContext& ctx, const StepSimulator& sim, cons
     double scale = std::numeric_limits<double>::infinity();
     if (o.budget && r.cost.minor > 0)
       scale = std::min(scale, static_cast<double>(o.budget->minor) / static_cast<double>(r.cost.minor));
-    const Time fixed = ctx.fixed_wall;
+    const units::Time fixed = ctx.fixed_wall;
     if (o.deadline && r.wall > fixed)
       scale = std::min(scale, (*o.deadline - fixed).seconds() / (r.wall - fixed).seconds());
     if (!std::isfinite(scale)) break;
@@ -282,10 +285,10 @@ std::string why_not(const SearchContext& ctx, const Resimulated& b, const Resimu
                        : 0;
   const std::string pct = at_pct(ctx, r);
   std::string why = sfmt("the runner-up (%s) costs %s at %s (%+.1f%%) and takes %s", describe(r.plan).c_str(),
-                         r.cost.str().c_str(), pct.c_str(), extra, format_days(r.wall).c_str());
+                         r.cost.str().c_str(), pct.c_str(), extra, units::format_days(r.wall).c_str());
   if (ctx.options.objective == Objective::MostTokens)
-    why += sfmt("; it trains %s tokens against %s", format_count_fixed(r.tokens).c_str(),
-                format_count_fixed(b.tokens).c_str());
+    why += sfmt("; it trains %s tokens against %s", units::format_count_fixed(r.tokens).c_str(),
+                units::format_count_fixed(b.tokens).c_str());
   return why;
 }
 
@@ -370,7 +373,7 @@ void remedies(const SearchContext& ctx, PlanResult& res) {
       if (r->meets_budget && (!fastest || r->wall < fastest->wall)) fastest = r;
     if (fastest)
       res.remedies.push_back(sfmt("a deadline of %.0f days: %s takes %s at %s%s", std::ceil(fastest->wall.days()),
-                                  describe(fastest->plan).c_str(), format_days(fastest->wall).c_str(),
+                                  describe(fastest->plan).c_str(), units::format_days(fastest->wall).c_str(),
                                   at_pct(ctx, *fastest).c_str(), o.budget ? ", within the budget" : ""));
   }
   if (o.budget) {
@@ -401,8 +404,8 @@ void remedies(const SearchContext& ctx, PlanResult& res) {
     res.remedies.push_back(sfmt("%lld GPUs (above the limit of %lld): %s takes %s at %s and costs %s",
                                 static_cast<long long>(r.result.chosen->plan.candidate.gpus),
                                 static_cast<long long>(limit), describe(r.result.chosen->plan).c_str(),
-                                format_days(r.result.chosen->wall).c_str(), at_pct(ctx, *r.result.chosen).c_str(),
-                                r.result.chosen->cost.str().c_str()));
+                                units::format_days(r.result.chosen->wall).c_str(),
+                                at_pct(ctx, *r.result.chosen).c_str(), r.result.chosen->cost.str().c_str()));
   else
     res.remedies.push_back(
         sfmt("no plan of up to %lld GPUs meets the deadline in simulation either", static_cast<long long>(limit * 4)));
@@ -412,8 +415,8 @@ void remedies(const SearchContext& ctx, PlanResult& res) {
 
 std::string describe(const PricedPlan& p) {
   std::string s = sfmt("%lld x %s %s", static_cast<long long>(p.candidate.gpus), p.candidate.gpu.c_str(),
-                       plan_label(p.candidate.plan).c_str());
-  if (p.candidate.precision != Precision::BF16) s += std::string(" ") + to_string(p.candidate.precision);
+                       parallel::plan_label(p.candidate.plan).c_str());
+  if (p.candidate.precision != hardware::Precision::BF16) s += std::string(" ") + to_string(p.candidate.precision);
   if (!p.price_option.empty()) s += " under " + p.price_option;
   return s;
 }

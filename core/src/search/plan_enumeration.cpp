@@ -30,7 +30,7 @@ const std::vector<int> kVppFlat{1};
 
 }  // namespace
 
-Axes resolve_axes(const PlanSpace& sp, const ModelSpec& m, int gpus_per_node) {
+Axes resolve_axes(const PlanSpace& sp, const workload::ModelSpec& m, int gpus_per_node) {
   Axes a;
   a.tp = !sp.tp.empty() ? sp.tp : powers_of_two_upto(std::max(1, gpus_per_node));
   if (!sp.pp.empty())
@@ -50,13 +50,16 @@ Axes resolve_axes(const PlanSpace& sp, const ModelSpec& m, int gpus_per_node) {
   a.zero = !sp.zero.empty() ? sp.zero : std::vector<int>{0, 1, 2, 3};
   a.mb = !sp.micro_batch.empty() ? sp.micro_batch : std::vector<std::int64_t>{1, 2, 4, 8};
   a.sp = !sp.sequence_parallel.empty() ? sp.sequence_parallel : std::vector<bool>{false, true};
-  a.rc = !sp.recompute.empty() ? sp.recompute
-                               : std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full};
-  a.sched = !sp.schedule.empty() ? sp.schedule
-                                 : std::vector<Schedule>{Schedule::OneFOneB, Schedule::Interleaved,
-                                                         Schedule::ZeroBubble, Schedule::GPipe};
-  for (const Schedule x : a.sched)
-    if (x != Schedule::Interleaved) {
+  a.rc = !sp.recompute.empty()
+             ? sp.recompute
+             : std::vector<parallel::Recompute>{parallel::Recompute::None, parallel::Recompute::Selective,
+                                                parallel::Recompute::Full};
+  a.sched = !sp.schedule.empty()
+                ? sp.schedule
+                : std::vector<parallel::Schedule>{parallel::Schedule::OneFOneB, parallel::Schedule::Interleaved,
+                                                  parallel::Schedule::ZeroBubble, parallel::Schedule::GPipe};
+  for (const parallel::Schedule x : a.sched)
+    if (x != parallel::Schedule::Interleaved) {
       a.flat_schedule = x;
       break;
     }
@@ -70,20 +73,20 @@ namespace {
 /// Expected GPU span of the run (closed form; exact for synchronous checkpoints, an
 /// approximation ignoring the write window for asynchronous ones), as simulate_job's
 /// gpu_span_expected_closed_form.
-Time expected_span(const JobInput& in) {
-  const double rate = job_failure_rate_per_s(in);
-  const Time stall = checkpoint_stall_time(in);
+units::Time expected_span(const job::JobInput& in) {
+  const double rate = job::job_failure_rate_per_s(in);
+  const units::Time stall = job::checkpoint_stall_time(in);
   const std::int64_t k = in.reliability.checkpoint_interval.ns > 0
-                             ? steps_per_checkpoint(in.reliability.checkpoint_interval, in.step_time)
-                             : suggested_steps_per_checkpoint(in);
-  return expected_gpu_span_sync(in.step_time, in.steps, k, stall, in.reliability.restart_time, rate);
+                             ? job::steps_per_checkpoint(in.reliability.checkpoint_interval, in.step_time)
+                             : job::suggested_steps_per_checkpoint(in);
+  return job::expected_gpu_span_sync(in.step_time, in.steps, k, stall, in.reliability.restart_time, rate);
 }
 
 }  // namespace
 
-std::vector<std::string> request_errors(const Scenario& base, const PlanSpace& space) {
+std::vector<std::string> request_errors(const scenario::Scenario& base, const PlanSpace& space) {
   std::vector<std::string> errors;
-  const ModelSpec& m = base.model;
+  const workload::ModelSpec& m = base.model;
   if (space.clusters.empty()) errors.push_back("no GPU type to search");
   if (base.training.tokens <= 0)
     errors.push_back("training.tokens is not given: the run length is needed to rank plans");
@@ -92,11 +95,11 @@ std::vector<std::string> request_errors(const Scenario& base, const PlanSpace& s
   return errors;
 }
 
-std::vector<Item> work_items(const Scenario& base, const PlanSpace& space, std::int64_t& no_peak,
+std::vector<Item> work_items(const scenario::Scenario& base, const PlanSpace& space, std::int64_t& no_peak,
                              std::string& missing) {
   std::vector<Item> items;
-  const std::vector<Precision> precisions =
-      space.precisions.empty() ? std::vector<Precision>{base.precision} : space.precisions;
+  const std::vector<hardware::Precision> precisions =
+      space.precisions.empty() ? std::vector<hardware::Precision>{base.precision} : space.precisions;
   for (std::size_t c = 0; c < space.clusters.size(); ++c) {
     const auto& cl = space.clusters[c];
     const std::int64_t gmax = space.gpus_max > 0 ? space.gpus_max : base.cluster.gpus;
@@ -107,7 +110,7 @@ std::vector<Item> work_items(const Scenario& base, const PlanSpace& space, std::
       for (std::int64_t g = 1; g < gpn && g <= gmax; g *= 2) counts.push_back(g);
       for (std::int64_t g = gpn; g <= gmax; g += gpn) counts.push_back(g);
     }
-    for (const Precision p : precisions) {
+    for (const hardware::Precision p : precisions) {
       if (!cl.gpu.peak(p)) {
         ++no_peak;
         const std::string name = cl.gpu.name + ": " + to_string(p);
@@ -123,12 +126,12 @@ std::vector<Item> work_items(const Scenario& base, const PlanSpace& space, std::
 
 namespace {
 
-bool tp_divides_model(const ModelSpec& m, int tp) {
+bool tp_divides_model(const workload::ModelSpec& m, int tp) {
   return tp >= 1 && m.heads % tp == 0 && (m.kv_heads % tp == 0 || tp % m.kv_heads == 0) && m.ffn % tp == 0 &&
          (m.vocab <= 0 || tp <= m.vocab);
 }
 
-bool ep_divides(const ModelSpec& m, int ep, std::int64_t dp, int cp) {
+bool ep_divides(const workload::ModelSpec& m, int ep, std::int64_t dp, int cp) {
   if (ep < 1) return false;
   if (!m.moe) return ep == 1;
   return (dp * cp) % ep == 0 && m.moe->experts % ep == 0;
@@ -147,8 +150,8 @@ void add_micro_batches(const Axes& a, Shape sh, std::int64_t global_batch, ItemR
 }
 
 /// The (tp, cp) choices' pipelines and expert splits that divide `n` GPUs.
-void add_pipelines(const ModelSpec& m, const Axes& a, int tp, int cp, std::int64_t n, std::int64_t global_batch,
-                   ItemResult& ir, std::vector<Shape>& out) {
+void add_pipelines(const workload::ModelSpec& m, const Axes& a, int tp, int cp, std::int64_t n,
+                   std::int64_t global_batch, ItemResult& ir, std::vector<Shape>& out) {
   for (const int pp : a.pp) {
     if (pp < 1 || n % (static_cast<std::int64_t>(tp) * cp * pp) != 0) {
       ++ir.counts[kTpGpus];
@@ -171,7 +174,7 @@ void add_pipelines(const ModelSpec& m, const Axes& a, int tp, int cp, std::int64
 
 /// The shapes of `n` GPUs along the axes, in enumeration order (tp, cp, pp, ep, micro-batch),
 /// counting the choices pruned on the way in `ir`.
-std::vector<Shape> valid_shapes(const ModelSpec& m, const Axes& a, std::int64_t n, std::int64_t global_batch,
+std::vector<Shape> valid_shapes(const workload::ModelSpec& m, const Axes& a, std::int64_t n, std::int64_t global_batch,
                                 ItemResult& ir) {
   std::vector<Shape> out;
   for (const int tp : a.tp) {
@@ -192,8 +195,8 @@ std::vector<Shape> valid_shapes(const ModelSpec& m, const Axes& a, std::int64_t 
 
 /// Ranks the plan in `s` (its cluster and plan set; `index` its enumeration order): the
 /// frameworks that run it, memory, then the closed-form step and the expected span of the run.
-void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, std::int64_t index, ItemResult& ir,
-                   bool known_unfit = false) {
+void evaluate_plan(const SearchContext& ctx, const scenario::Scenario& s, const Item& it, std::int64_t index,
+                   ItemResult& ir, bool known_unfit = false) {
   ++ir.enumerated;
   const FrameworkSet fw = frameworks_for(s.plan, s.model, s.training.method);
   if (fw.empty()) {
@@ -207,11 +210,11 @@ void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, 
   // memory_per_gpu is the most-loaded stage's, so at least the first stage's: a plan whose first
   // stage does not fit does not fit, and most plans that do not fit fail there (it holds the
   // most micro-batches in flight), without the other stages computed.
-  if (s.plan.pp > 1 && !memory_of_stage(s, ctx.profile, 0).fits()) {
+  if (s.plan.pp > 1 && !workload::memory_of_stage(s, ctx.profile, 0).fits()) {
     ++ir.counts[kMemory];
     return;
   }
-  const MemoryBreakdown mem = memory_per_gpu(s, ctx.profile);
+  const workload::MemoryBreakdown mem = workload::memory_per_gpu(s, ctx.profile);
   if (!mem.fits()) {
     ++ir.counts[kMemory];
     return;
@@ -219,7 +222,7 @@ void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, 
   const estimate::StepEstimate e = estimate::estimate_step(s, ctx.profile);
   ++ir.estimated;
   if (e.step.ns <= 0) {
-    if (ir.error.empty()) ir.error = "the estimate gave no step time for " + plan_label(s.plan);
+    if (ir.error.empty()) ir.error = "the estimate gave no step time for " + parallel::plan_label(s.plan);
     return;
   }
   PlanCandidate c;
@@ -234,7 +237,7 @@ void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, 
   c.memory = mem.total();
   c.capacity = mem.capacity;
   c.steps = ctx.steps;
-  const JobInput in = job_input_for(s, e.step, ctx.steps, ctx.energy);
+  const job::JobInput in = job::job_input_for(s, e.step, ctx.steps, ctx.energy);
   c.gpu_span = expected_span(in);
   c.wall = c.gpu_span + ctx.fixed_wall;
   c.gpu_hours = static_cast<double>(it.gpus) * c.gpu_span.hours();
@@ -248,7 +251,7 @@ void evaluate_plan(const SearchContext& ctx, const Scenario& s, const Item& it, 
 /// candidates. Each list only admits a plan strictly better than its threshold (ties go to the
 /// lower enumeration index, which a later plan of the subtree may have: so ">" prunes only
 /// when even the bound is strictly worse).
-bool subtree_may_matter(const SearchContext& ctx, const Item& it, Time lb, const ItemResult& ir,
+bool subtree_may_matter(const SearchContext& ctx, const Item& it, units::Time lb, const ItemResult& ir,
                         const GlobalLists* global) {
   if (!ir.fastest || lb <= ir.fastest->step) return true;
   PlanCandidate probe;  // the best any plan of the subtree could be
@@ -257,7 +260,7 @@ bool subtree_may_matter(const SearchContext& ctx, const Item& it, Time lb, const
   probe.precision = it.precision;
   probe.step = lb;
   probe.steps = ctx.steps;
-  probe.gpu_span = Time::from_seconds(static_cast<double>(ctx.steps) * lb.seconds() * (1 - 1e-9));
+  probe.gpu_span = units::Time::from_seconds(static_cast<double>(ctx.steps) * lb.seconds() * (1 - 1e-9));
   probe.wall = probe.gpu_span + ctx.fixed_wall;
   probe.gpu_hours = static_cast<double>(it.gpus) * probe.gpu_span.hours();
   // A list built over more plans keeps nothing worse than one built over fewer (the k-th best
@@ -273,9 +276,9 @@ bool subtree_may_matter(const SearchContext& ctx, const Item& it, Time lb, const
 }
 
 /// Sets the plan of the scratch scenario `s`: the shape and the choices of search_shape.
-void set_plan(const SearchContext& ctx, const Shape& sh, Schedule sch, int vpp, bool spar, int zero, Recompute rc,
-              Scenario& s) {
-  ParallelPlan& p = s.plan;
+void set_plan(const SearchContext& ctx, const Shape& sh, parallel::Schedule sch, int vpp, bool spar, int zero,
+              parallel::Recompute rc, scenario::Scenario& s) {
+  parallel::ParallelPlan& p = s.plan;
   p = ctx.base.plan;
   sh.apply_to(p);
   p.vpp = vpp;
@@ -292,13 +295,13 @@ void set_plan(const SearchContext& ctx, const Shape& sh, Schedule sch, int vpp, 
 /// The first stage bounds memory per GPU from below (the most-loaded stage's). Decided only with
 /// a margin of 1e-9 of the capacity, far above the rounding of the sums; never for fine-tuning,
 /// whose adapter terms are not covered by this argument.
-std::vector<char> unfit_without_zero3(const SearchContext& ctx, const Axes& a, const Shape& sh, Schedule sch, int vpp,
-                                      Scenario& s) {
+std::vector<char> unfit_without_zero3(const SearchContext& ctx, const Axes& a, const Shape& sh, parallel::Schedule sch,
+                                      int vpp, scenario::Scenario& s) {
   std::vector<char> unfit(a.rc.size(), 0);
-  if (is_fine_tuning(s)) return unfit;
+  if (workload::is_fine_tuning(s)) return unfit;
   for (std::size_t r = 0; r < a.rc.size(); ++r) {
     set_plan(ctx, sh, sch, vpp, sh.tp > 1, 2, a.rc[r], s);
-    const MemoryBreakdown m = memory_of_stage(s, ctx.profile, 0);
+    const workload::MemoryBreakdown m = workload::memory_of_stage(s, ctx.profile, 0);
     unfit[r] = m.total().value > m.capacity.value * (1 + 1e-9) ? 1 : 0;
   }
   return unfit;
@@ -308,13 +311,13 @@ std::vector<char> unfit_without_zero3(const SearchContext& ctx, const Axes& a, c
 /// index numbers the item, the shape (its place in enumeration order) and the plan in it, so
 /// that it does not depend on the order shapes are searched in.
 void search_shape(const SearchContext& ctx, const Axes& a, const Shape& sh, std::int64_t shape_index, std::size_t i,
-                  const Item& it, Scenario& s, ItemResult& ir) {
+                  const Item& it, scenario::Scenario& s, ItemResult& ir) {
   std::int64_t local = 0;
-  for (const Schedule sch : a.sched) {
+  for (const parallel::Schedule sch : a.sched) {
     // Without a pipeline every schedule is the same plan: keep the list's first flat one.
     if (sh.pp == 1 && sch != a.flat_schedule) continue;
     // vpp belongs to the interleaved schedule (vpp > 1); the others have vpp 1.
-    for (const int vpp : sch == Schedule::Interleaved ? a.vpp_interleaved : kVppFlat) {
+    for (const int vpp : sch == parallel::Schedule::Interleaved ? a.vpp_interleaved : kVppFlat) {
       if (sh.pp * vpp > ctx.base.model.layers) {
         ++ir.counts[kPpLayers];
         continue;
@@ -337,20 +340,22 @@ void search_shape(const SearchContext& ctx, const Axes& a, const Shape& sh, std:
 /// The shapes of item `it` (on the scratch scenario `s`, its cluster set) and their search
 /// order: (lower bound, shape index), best first (so the lists fill with good plans early).
 /// `ir` counts the choices pruned on the way (null: not counted again).
-std::vector<std::pair<Time, std::int64_t>> shape_order(const SearchContext& ctx, const Axes& a, const Item& it,
-                                                       Scenario& s, std::vector<Shape>& shapes, ItemResult* ir) {
+std::vector<std::pair<units::Time, std::int64_t>> shape_order(const SearchContext& ctx, const Axes& a, const Item& it,
+                                                              scenario::Scenario& s, std::vector<Shape>& shapes,
+                                                              ItemResult* ir) {
   ItemResult scratch_counts;
   shapes = valid_shapes(ctx.base.model, a, it.gpus, ctx.base.plan.global_batch, ir ? *ir : scratch_counts);
-  std::vector<std::pair<Time, std::int64_t>> order;
+  std::vector<std::pair<units::Time, std::int64_t>> order;
   order.reserve(shapes.size());
   for (std::size_t k = 0; k < shapes.size(); ++k)
-    order.emplace_back(ctx.options.prune ? shape_step_lower_bound_in(s, ctx.bound_profile, a, shapes[k]) : Time{0},
-                       static_cast<std::int64_t>(k));
+    order.emplace_back(
+        ctx.options.prune ? shape_step_lower_bound_in(s, ctx.bound_profile, a, shapes[k]) : units::Time{0},
+        static_cast<std::int64_t>(k));
   std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   return order;
 }
 
-void set_scratch(const SearchContext& ctx, const Item& it, Scenario& s) {
+void set_scratch(const SearchContext& ctx, const Item& it, scenario::Scenario& s) {
   s.cluster = ctx.space.clusters[it.cluster];
   s.cluster.gpus = it.gpus;
   s.precision = it.precision;
@@ -358,7 +363,8 @@ void set_scratch(const SearchContext& ctx, const Item& it, Scenario& s) {
 
 }  // namespace
 
-void search_item(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, Scenario& s, ItemResult& ir) {
+void search_item(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, scenario::Scenario& s,
+                 ItemResult& ir) {
   set_scratch(ctx, it, s);
   ir.top = TopK(ctx.top_k);
   ir.ranked = RankedList(static_cast<std::size_t>(std::max(0, ctx.options.candidates_per_count)),
@@ -379,7 +385,7 @@ void search_item(const SearchContext& ctx, const Axes& a, std::size_t i, const I
   }
 }
 
-void search_item_rest(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, Scenario& s,
+void search_item_rest(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, scenario::Scenario& s,
                       const GlobalLists& global, ItemResult& ir) {
   if (ir.remaining == 0) return;
   if (!subtree_may_matter(ctx, it, ir.next_bound, ir, &global)) {
@@ -441,7 +447,7 @@ ClusterTotals merge_items(const SearchContext& ctx, const std::vector<Item>& ite
   for (int r = 0; r < kReasonCount; ++r) {
     if (counts[r] == 0) continue;
     // Fine-tuning is judged by the families' fine-tuning routes (framework_rules.hpp).
-    const bool adapters = r == kFramework && ctx.base.training.method != TrainingMethod::Full;
+    const bool adapters = r == kFramework && ctx.base.training.method != workload::TrainingMethod::Full;
     res.pruned.push_back({adapters ? "no fine-tuning framework runs the combination (NeMo, DeepSpeed with Hugging Face "
                                      "PEFT, torchtune)"
                                    : kReasonText[r],

@@ -66,10 +66,10 @@ struct ItemResult {
   /// Where the first pass stopped (search_item): the position in the bound order of the first
   /// shape not searched, its bound, and the shapes from there on (0: the item is done).
   std::size_t resume = 0, remaining = 0;
-  Time next_bound;
+  units::Time next_bound;
   /// The bound order from `resume` on, (lower bound, shape index): the second pass reads it
   /// instead of bounding every shape of the item again.
-  std::vector<std::pair<Time, std::int64_t>> rest;
+  std::vector<std::pair<units::Time, std::int64_t>> rest;
 };
 
 /// What every item's first pass kept, merged: the final lists (over every item's plans) keep
@@ -86,27 +86,29 @@ struct ClusterTotals {
 
 /// The space's axes with the defaults filled in (TP in powers of two up to the node, every pipeline
 /// depth up to the layers, the expert counts that divide the experts, ...).
-Axes resolve_axes(const PlanSpace& sp, const ModelSpec& m, int gpus_per_node);
+Axes resolve_axes(const PlanSpace& sp, const workload::ModelSpec& m, int gpus_per_node);
 
 /// Why `base` and `space` cannot be searched (empty: they can).
-std::vector<std::string> request_errors(const Scenario& base, const PlanSpace& space);
+std::vector<std::string> request_errors(const scenario::Scenario& base, const PlanSpace& space);
 
 /// The work items: every GPU count of every cluster type in every precision, in the space's
 /// order; a precision the GPU has no peak for is counted and left out, and named in `missing`
 /// ("H100: nvfp4").
-std::vector<Item> work_items(const Scenario& base, const PlanSpace& space, std::int64_t& no_peak, std::string& missing);
+std::vector<Item> work_items(const scenario::Scenario& base, const PlanSpace& space, std::int64_t& no_peak,
+                             std::string& missing);
 
 /// Searches work item `i` on a worker's scratch scenario `s`, first pass: its shapes in order
 /// of their lower bound while the bound is no worse than the item's fastest plan (every plan
 /// that could be the item's fastest is searched here). With pruning on, it stops at the first
 /// shape past that and records where (ir.resume): the second pass (search_item_rest) goes on
 /// from there against every item's lists.
-void search_item(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, Scenario& s, ItemResult& ir);
+void search_item(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, scenario::Scenario& s,
+                 ItemResult& ir);
 
 /// The second pass of item `i`: the shapes after ir.resume, each subtree skipped when its bound
 /// cannot beat what the item's lists or every item's first-pass lists (`global`) keep. When
 /// even the first of them cannot, the whole rest is skipped without enumerating it again.
-void search_item_rest(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, Scenario& s,
+void search_item_rest(const SearchContext& ctx, const Axes& a, std::size_t i, const Item& it, scenario::Scenario& s,
                       const GlobalLists& global, ItemResult& ir);
 
 /// Every item's first-pass lists merged (lists as merge_items builds them).

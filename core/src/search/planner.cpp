@@ -43,8 +43,8 @@ namespace {
 
 /// The scenario's comparison settings billed in the search's one currency, over every plan
 /// that names the GPU type (the search compares GPU types; the scenario's plan ids do not apply).
-CompareOptions search_compare_options(const PricingSpec& pricing, Currency currency) {
-  CompareOptions opt = compare_options(pricing);
+pricing::CompareOptions search_compare_options(const pricing::PricingSpec& pricing, units::Currency currency) {
+  pricing::CompareOptions opt = pricing::compare_options(pricing);
   opt.bill.currency = currency;
   opt.plan_ids.clear();
   opt.named_gpu_only = true;
@@ -64,7 +64,7 @@ std::string breakdown_line(const estimate::StepBreakdown& b) {
 }
 }  // namespace
 
-StepSimulation estimate_step_simulation(const Scenario& s, const ComputeProfile& profile) {
+StepSimulation estimate_step_simulation(const scenario::Scenario& s, const compute::ComputeProfile& profile) {
   StepSimulation r;
   const estimate::StepEstimate e = estimate::estimate_step(s, profile);
   r.step = e.step;
@@ -78,7 +78,7 @@ StepSimulation estimate_step_simulation(const Scenario& s, const ComputeProfile&
   return r;
 }
 
-StepSimulation des_step_simulation(const Scenario& s, const ComputeProfile& profile) {
+StepSimulation des_step_simulation(const scenario::Scenario& s, const compute::ComputeProfile& profile) {
   StepSimulation r;
   step::StepSimOptions opt;
   opt.timeline = false;
@@ -96,12 +96,13 @@ StepSimulation des_step_simulation(const Scenario& s, const ComputeProfile& prof
 
 const char* to_string(Confidence c) { return c == Confidence::P50 ? "P50" : "P90"; }
 
-std::string confidence_words(Confidence c, const PredictionBand& band, GpuArch arch) {
+std::string confidence_words(Confidence c, const compute::PredictionBand& band, hardware::GpuArch arch) {
   if (!band.known) return sfmt("%s (point prediction: no band for %s)", to_string(c), to_string(arch));
   // P50 / P90 are percentiles over failures; the model band is named apart (its median, its slow end).
   // A generation without runs of its own says so, and whose band it borrowed.
-  const std::string prior =
-      band.stand_in ? sfmt("; %s, %s's band widened", kPriorOnlyWords, to_string(*band.stand_in)) : std::string();
+  const std::string prior = band.stand_in
+                                ? sfmt("; %s, %s's band widened", compute::kPriorOnlyWords, to_string(*band.stand_in))
+                                : std::string();
   if (c == Confidence::P50)
     return sfmt("P50 of failures, the step at the model band's median (%s band x%.2f to x%.2f, median x%.2f%s)",
                 to_string(arch), band.p10, band.p90, band.p50, prior.c_str());
@@ -111,14 +112,14 @@ std::string confidence_words(Confidence c, const PredictionBand& band, GpuArch a
 
 namespace detail {
 
-std::vector<std::string> gpu_names(const GpuSpec& g) {
+std::vector<std::string> gpu_names(const hardware::GpuSpec& g) {
   std::vector<std::string> names{g.name};
   names.insert(names.end(), g.aliases.begin(), g.aliases.end());
   return names;
 }
 
-Scenario scenario_of(const SearchContext& ctx, const PlanCandidate& c) {
-  Scenario s = ctx.base;
+scenario::Scenario scenario_of(const SearchContext& ctx, const PlanCandidate& c) {
+  scenario::Scenario s = ctx.base;
   s.locations = {};
   s.cluster = ctx.space.clusters[c.cluster];
   s.cluster.gpus = c.gpus;
@@ -147,14 +148,14 @@ double ranking_key(const SearchContext& ctx, const PlanCandidate& c) {
 
 namespace {
 /// What a candidate bills: its expected span, GPUs, debug phase and checkpoint storage.
-BillUsage usage_of(const SearchContext& ctx, const PlanCandidate& c) {
-  const Scenario s = scenario_of(ctx, c);
-  const JobInput in = job_input_for(s, c.step, ctx.steps, ctx.energy);
-  BillUsage usage;
+pricing::BillUsage usage_of(const SearchContext& ctx, const PlanCandidate& c) {
+  const scenario::Scenario s = scenario_of(ctx, c);
+  const job::JobInput in = job::job_input_for(s, c.step, ctx.steps, ctx.energy);
+  pricing::BillUsage usage;
   usage.gpu_span = c.gpu_span;
   usage.gpus = c.gpus;
   usage.debug_phase = ctx.base.reliability.debug_phase;
-  usage.storage = Bytes{checkpoint_size(in).value * std::max(0, ctx.base.pricing.checkpoints_kept)};
+  usage.storage = units::Bytes{job::checkpoint_size(in).value * std::max(0, ctx.base.pricing.checkpoints_kept)};
   return usage;
 }
 
@@ -166,14 +167,14 @@ void price_fastest(const SearchContext& ctx, const std::vector<ItemResult>& item
   for (const auto& ir : item_results) {
     if (!ir.fastest) continue;
     PlanCandidate c = *ir.fastest;
-    const ClusterSpec& cl = ctx.space.clusters[c.cluster];
+    const scenario::ClusterSpec& cl = ctx.space.clusters[c.cluster];
     c.gpu = cl.gpu.name;
     const std::vector<std::string> names = gpu_names(cl.gpu);
-    const BillUsage usage = usage_of(ctx, c);
+    const pricing::BillUsage usage = usage_of(ctx, c);
     for (const auto& cat : ctx.options.catalogs) {
       if (cat->plans_for(names).empty()) continue;
-      const PlanComparison cmp =
-          compare_plans(*cat, names, usage, usage, search_compare_options(ctx.base.pricing, ctx.currency));
+      const pricing::PlanComparison cmp =
+          pricing::compare_plans(*cat, names, usage, usage, search_compare_options(ctx.base.pricing, ctx.currency));
       for (const auto& row : cmp.rows) {
         if (!row.p50.ok()) {
           if (bill_problems.size() < 8) {
@@ -199,7 +200,7 @@ void price_fastest(const SearchContext& ctx, const std::vector<ItemResult>& item
   for (const auto& b : bill_problems) res.notes.push_back("not billed: " + b);
   std::string unnamed;
   for (const auto& cat : ctx.options.catalogs)
-    for (const Plan& p : cat->plans)
+    for (const pricing::Plan& p : cat->plans)
       if (std::find(p.gpus.begin(), p.gpus.end(), "*") != p.gpus.end())
         unnamed += (unnamed.empty() ? "" : ", ") + cat->name + "/" + p.id;
   if (!unnamed.empty())
@@ -221,8 +222,8 @@ void front_and_cheapest(const SearchContext& ctx, PlanResult& res) {
   const PlannerOptions& o = ctx.options;
   std::string why;
   if (!c.meets_deadline && o.deadline)
-    why =
-        sfmt("misses the deadline (%s > %s)", format_days(c.candidate.wall).c_str(), format_days(*o.deadline).c_str());
+    why = sfmt("misses the deadline (%s > %s)", units::format_days(c.candidate.wall).c_str(),
+               units::format_days(*o.deadline).c_str());
   if (!c.meets_budget && o.budget)
     why += (why.empty() ? "" : " and ") + std::string("exceeds the budget (") + c.cost.str() + " > " + o.budget->str() +
            ")";
@@ -260,8 +261,9 @@ void explain_cluster(const SearchContext& ctx, std::size_t c, const std::vector<
       fastest = &*ir.fastest;
   if (fastest && o.deadline && fastest->wall > *o.deadline)
     res.infeasible.push_back(sfmt("%s: even the fastest plan (%lld GPUs, %s) takes %s, over the deadline of %s",
-                                  g.c_str(), static_cast<long long>(fastest->gpus), plan_label(fastest->plan).c_str(),
-                                  format_days(fastest->wall).c_str(), format_days(*o.deadline).c_str()));
+                                  g.c_str(), static_cast<long long>(fastest->gpus),
+                                  parallel::plan_label(fastest->plan).c_str(),
+                                  units::format_days(fastest->wall).c_str(), units::format_days(*o.deadline).c_str()));
   if (o.budget && priced) {
     const PricedPlan* cheapest = cheapest_of(res, c, [](const PricedPlan& p) { return p.meets_deadline; });
     if (cheapest && !cheapest->meets_budget)
@@ -278,8 +280,8 @@ std::string band_words(const Resimulated& x) {
 /// "640 x H800 TP1 PP5 ... under seed-vendor/h800-daily": a plan as the simulated list names it.
 std::string simulated_name(const PricedPlan& p) {
   std::string s = sfmt("%lld x %s %s", static_cast<long long>(p.candidate.gpus), p.candidate.gpu.c_str(),
-                       plan_label(p.candidate.plan).c_str());
-  if (p.candidate.precision != Precision::BF16) s += std::string(" ") + to_string(p.candidate.precision);
+                       parallel::plan_label(p.candidate.plan).c_str());
+  if (p.candidate.precision != hardware::Precision::BF16) s += std::string(" ") + to_string(p.candidate.precision);
   return s + " under " + p.catalog + "/" + p.price_option;
 }
 
@@ -313,13 +315,13 @@ std::string compare_cluster(const SearchContext& ctx, std::size_t c, const PlanR
       return sfmt(
           "%s: no simulated plan meets the constraints; %s, the cheapest that meets them by the closed form "
           "(%s expected), %s in simulation: %.1f days, %s at %s%s",
-          g.c_str(), simulated_name(*closed).c_str(), format_days(closed->candidate.wall).c_str(),
+          g.c_str(), simulated_name(*closed).c_str(), units::format_days(closed->candidate.wall).c_str(),
           !x.meets_deadline ? "misses the deadline" : "is over the budget", x.wall.days(), x.cost.str().c_str(), pct,
           band_words(x).c_str());
   return sfmt(
       "%s: no simulated plan meets the constraints; %s meets them by the closed form only (%s expected, %s) "
       "and was not simulated",
-      g.c_str(), simulated_name(*closed).c_str(), format_days(closed->candidate.wall).c_str(),
+      g.c_str(), simulated_name(*closed).c_str(), units::format_days(closed->candidate.wall).c_str(),
       closed->cost.str().c_str());
 }
 
@@ -338,49 +340,50 @@ void explain_clusters(const SearchContext& ctx, const std::vector<ItemResult>& i
 /// The P50 and P90 bills of a re-simulated run under the plan's own price option.
 
 /// The search's one currency: the options', else the first catalog's, else USD.
-Currency search_currency(const PlannerOptions& options) {
-  return !options.currency.empty()   ? Currency::of(options.currency)
+units::Currency search_currency(const PlannerOptions& options) {
+  return !options.currency.empty()   ? units::Currency::of(options.currency)
          : !options.catalogs.empty() ? options.catalogs.front()->currency
-                                     : Currency::of("USD");
+                                     : units::Currency::of("USD");
 }
 
 /// The lowest price of one GPU-hour of `gpu` over the catalogs' plans that name it, in
 /// `currency` (0 when none can be converted): each plan's price per unit over its unit's hours
 /// and the GPUs it covers, less its commitment discount. A bill is never below it per GPU-hour
 /// of GPU time (started units and minimum terms only add), credits aside.
-double min_gpu_hour_price(const std::vector<std::shared_ptr<const PriceCatalog>>& catalogs, const GpuSpec& gpu,
-                          Currency currency) {
+double min_gpu_hour_price(const std::vector<std::shared_ptr<const pricing::PriceCatalog>>& catalogs,
+                          const hardware::GpuSpec& gpu, units::Currency currency) {
   double best = 0;
   const std::vector<std::string> names = gpu_names(gpu);
   for (const auto& cat : catalogs)
-    for (const Plan* p : cat->plans_for(names)) {
+    for (const pricing::Plan* p : cat->plans_for(names)) {
       bool named = false;
       for (const auto& n : names) named = named || p->names_gpu(n);
       if (!named) continue;
-      const auto micro = convert_micro(*cat, p->price.micro, p->price.currency, currency);
+      const auto micro = pricing::convert_micro(*cat, p->price.micro, p->price.currency, currency);
       if (!micro) continue;
-      const double gpus = p->basis == PriceBasis::PerNode ? std::max(1, p->gpus_per_node) : 1;
-      const double per_hour = static_cast<double>(*micro) / 1e6 / billing_unit_length(p->unit).hours() / gpus *
+      const double gpus = p->basis == pricing::PriceBasis::PerNode ? std::max(1, p->gpus_per_node) : 1;
+      const double per_hour = static_cast<double>(*micro) / 1e6 / pricing::billing_unit_length(p->unit).hours() / gpus *
                               (1.0 - static_cast<double>(p->discount_bp) / 10000.0);
       if (per_hour > 0 && (best == 0 || per_hour < best)) best = per_hour;
     }
   return best;
 }
 
-SearchContext make_context(const Scenario& base, const ComputeProfile& profile, const PlanSpace& space,
-                           const PlannerOptions& options) {
+SearchContext make_context(const scenario::Scenario& base, const compute::ComputeProfile& profile,
+                           const PlanSpace& space, const PlannerOptions& options) {
   const double tokens_per_step = static_cast<double>(base.plan.global_batch) * static_cast<double>(base.model.seq_len);
-  SearchContext ctx{base,
-                    profile,
-                    space,
-                    options,
-                    static_cast<std::int64_t>(std::ceil(base.training.tokens / tokens_per_step)),
-                    base.reliability.provisioning + base.reliability.debug_phase,
-                    options.catalogs.empty() ? EnergySpec{} : energy_spec(*options.catalogs.front(), base.pricing),
-                    search_currency(options),
-                    static_cast<std::size_t>(std::max(0, options.top_k)),
-                    {},
-                    profile};
+  SearchContext ctx{
+      base,
+      profile,
+      space,
+      options,
+      static_cast<std::int64_t>(std::ceil(base.training.tokens / tokens_per_step)),
+      base.reliability.provisioning + base.reliability.debug_phase,
+      options.catalogs.empty() ? job::EnergySpec{} : pricing::energy_spec(*options.catalogs.front(), base.pricing),
+      search_currency(options),
+      static_cast<std::size_t>(std::max(0, options.top_k)),
+      {},
+      profile};
   for (const auto& cl : space.clusters)
     ctx.min_gpu_hour_price.push_back(min_gpu_hour_price(options.catalogs, cl.gpu, ctx.currency));
   ctx.bound_profile.host_overhead_us = 0;
@@ -389,7 +392,7 @@ SearchContext make_context(const Scenario& base, const ComputeProfile& profile, 
 
 }  // namespace
 
-PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, const PlanSpace& space,
+PlanSearch search_plans(const scenario::Scenario& base, const compute::ComputeProfile& profile, const PlanSpace& space,
                         const PlannerOptions& options) {
   PlanSearch out;
   PlanResult& res = out.result;
@@ -415,7 +418,7 @@ PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, con
   for (const auto& cl : space.clusters) axes.push_back(resolve_axes(space, base.model, cl.gpus_per_node));
   const int threads = std::max(1, options.threads);
   std::vector<ItemResult> item_results(items.size());
-  std::vector<Scenario> scratch(static_cast<std::size_t>(threads), base);
+  std::vector<scenario::Scenario> scratch(static_cast<std::size_t>(threads), base);
   for (auto& s : scratch) s.locations = {};
   exec::parallel_for(
       items.size(), threads,

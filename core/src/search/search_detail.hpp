@@ -25,10 +25,10 @@ struct Axes {
   std::vector<int> tp, pp, cp, ep, vpp, zero;
   std::vector<std::int64_t> mb;
   std::vector<bool> sp;
-  std::vector<Recompute> rc;
-  std::vector<Schedule> sched;
-  Schedule flat_schedule = Schedule::OneFOneB;  ///< the schedule a plan without pipeline gets
-  std::vector<int> vpp_interleaved;             ///< the vpp values > 1
+  std::vector<parallel::Recompute> rc;
+  std::vector<parallel::Schedule> sched;
+  parallel::Schedule flat_schedule = parallel::Schedule::OneFOneB;  ///< the schedule a plan without pipeline gets
+  std::vector<int> vpp_interleaved;                                 ///< the vpp values > 1
 };
 
 /// A model-parallel shape that divides the job: what the outer axes (tp, cp, pp, ep,
@@ -38,7 +38,7 @@ struct Shape {
   std::int64_t dp = 1, mb = 1;
 
   /// Writes the shape's degrees and micro-batch into `p`; the plan's other choices stay.
-  void apply_to(ParallelPlan& p) const {
+  void apply_to(parallel::ParallelPlan& p) const {
     p.tp = tp;
     p.pp = pp;
     p.dp = dp;
@@ -52,7 +52,7 @@ struct Shape {
 struct Item {
   std::size_t cluster;
   std::int64_t gpus;
-  Precision precision;
+  hardware::Precision precision;
 };
 
 /// The candidates kept for the re-simulation of one GPU type: the `capacity` smallest by
@@ -76,20 +76,20 @@ class RankedList {
 
 /// What one search reads, shared by every worker (read-only).
 struct SearchContext {
-  const Scenario& base;
-  const ComputeProfile& profile;
+  const scenario::Scenario& base;
+  const compute::ComputeProfile& profile;
   const PlanSpace& space;
   const PlannerOptions& options;
-  std::int64_t steps = 0;  ///< optimizer steps of the run
-  Time fixed_wall;         ///< provisioning + debug phase
-  EnergySpec energy;       ///< energy figures do not change step or span: any catalog's serve
-  Currency currency;       ///< of every cost
+  std::int64_t steps = 0;    ///< optimizer steps of the run
+  units::Time fixed_wall;    ///< provisioning + debug phase
+  job::EnergySpec energy;    ///< energy figures do not change step or span: any catalog's serve
+  units::Currency currency;  ///< of every cost
   std::size_t top_k = 0;
   /// Per cluster type: the lowest price of one GPU-hour among the plans that name it, in the
   /// search currency (0 = none): a lower bound on what a GPU-hour bills.
   std::vector<double> min_gpu_hour_price;
   /// The profile with the host dispatch floor off, for shape_step_lower_bound_in.
-  ComputeProfile bound_profile;
+  compute::ComputeProfile bound_profile;
 };
 
 /// The ranking key of a candidate for the re-simulation (smaller is better): the objective's
@@ -108,18 +108,20 @@ inline constexpr double kRankSlack = 0.15;
 
 /// A lower bound on the closed-form step time of every plan of shape `sh` on the scratch
 /// scenario `s` (its cluster, GPU count and precision set): see plan_bounds.cpp.
-Time shape_step_lower_bound(const Scenario& s, const ComputeProfile& profile, const Axes& a, const Shape& sh);
+units::Time shape_step_lower_bound(const scenario::Scenario& s, const compute::ComputeProfile& profile, const Axes& a,
+                                   const Shape& sh);
 
 /// The same bound, computed in place: `s` (a worker's scratch scenario) has its plan
 /// overwritten; `no_host` is the profile with host_overhead_us = 0 (SearchContext::bound_profile).
 /// No copies: the planner asks once per shape of every GPU count.
-Time shape_step_lower_bound_in(Scenario& s, const ComputeProfile& no_host, const Axes& a, const Shape& sh);
+units::Time shape_step_lower_bound_in(scenario::Scenario& s, const compute::ComputeProfile& no_host, const Axes& a,
+                                      const Shape& sh);
 
 /// The catalog name and aliases of a GPU, as plans name it.
-std::vector<std::string> gpu_names(const GpuSpec& g);
+std::vector<std::string> gpu_names(const hardware::GpuSpec& g);
 
 /// The scenario of candidate `c`: the base with its cluster, GPU count, precision and plan.
-Scenario scenario_of(const SearchContext& ctx, const PlanCandidate& c);
+scenario::Scenario scenario_of(const SearchContext& ctx, const PlanCandidate& c);
 
 /// Re-simulates the ranked candidates of every GPU type in rounds, chooses the plan and, when
 /// none meets the constraints, the closest plans and the remedies (plan_choice.cpp).

@@ -80,7 +80,7 @@ struct SimShape {
   int m = 1;  ///< micro-batches per pipeline
   int v = 1;  ///< model chunks per stage
   int V = 1;  ///< virtual stages a micro-batch crosses: p * v; DualPipe p (per direction); DualPipeV 2p
-  Schedule sched = Schedule::OneFOneB;
+  parallel::Schedule sched = parallel::Schedule::OneFOneB;
   /// The share of a rank's per-micro-batch stage cost one pass carries: 1 / v for chunks, 1 under
   /// DualPipe (a rank's stage times are one stage's, the mean of its two: stage_cost.cpp).
   double chunk_share = 1;
@@ -88,14 +88,14 @@ struct SimShape {
   /// DualPipeV (down ranks 0 .. p-1, back up p-1 .. 0), DualPipe's two directions (the first half of
   /// the micro-batches from rank 0, the second from rank p-1).
   int rank_of(int vs, int mb) const {
-    if (sched == Schedule::DualPipeV) return vs < p ? vs : V - 1 - vs;
-    if (sched == Schedule::DualPipe) return mb < m / 2 ? vs : p - 1 - vs;
+    if (sched == parallel::Schedule::DualPipeV) return vs < p ? vs : V - 1 - vs;
+    if (sched == parallel::Schedule::DualPipe) return mb < m / 2 ? vs : p - 1 - vs;
     return vs % p;
   }
   /// The virtual stage rank `r` runs for `op`.
   int vs_of(const Op& op, int r) const {
-    if (sched == Schedule::DualPipeV) return op.chunk == 0 ? r : V - 1 - r;
-    if (sched == Schedule::DualPipe) return op.mb < m / 2 ? r : p - 1 - r;
+    if (sched == parallel::Schedule::DualPipeV) return op.chunk == 0 ? r : V - 1 - r;
+    if (sched == parallel::Schedule::DualPipe) return op.mb < m / 2 ? r : p - 1 - r;
     return op.chunk * p + r;
   }
 };
@@ -109,7 +109,7 @@ struct SimShape {
 /// (all of them, TP too) not holding the compute stream; the chunk-level interleaving of DeepSeek's
 /// kernels is not simulated.
 std::vector<Op> dual_schedule_ops(const SimShape& sh, int r) {
-  const bool v_shape = sh.sched == Schedule::DualPipeV;
+  const bool v_shape = sh.sched == parallel::Schedule::DualPipeV;
   const int P = v_shape ? sh.p : sh.p / 2;
   const bool second = !v_shape && r >= P;
   const int h = second ? sh.p - 1 - r : r;
@@ -160,14 +160,14 @@ std::vector<Op> dual_schedule_ops(const SimShape& sh, int r) {
 }
 
 /// The order one pipeline rank runs its forward/backward passes in.
-std::vector<Op> schedule_ops(Schedule sched, int p, int r, int m, int v) {
+std::vector<Op> schedule_ops(parallel::Schedule sched, int p, int r, int m, int v) {
   std::vector<Op> ops;
-  if (sched == Schedule::GPipe) {
+  if (sched == parallel::Schedule::GPipe) {
     for (int j = 0; j < m; ++j) ops.push_back({OpKind::F, j, 0});
     for (int j = 0; j < m; ++j) ops.push_back({OpKind::B, j, 0});
     return ops;
   }
-  if (sched == Schedule::Interleaved && v > 1) {
+  if (sched == parallel::Schedule::Interleaved && v > 1) {
     // Megatron-LM's interleaved 1F1B (megatron/core/pipeline_parallel/schedules.py,
     // forward_backward_pipelining_with_interleaving): virtual micro-batch k runs chunk
     // (k / p) % v forward and v-1-(k / p) % v backward, on micro-batch (k / (p v)) p + k % p;
@@ -188,7 +188,7 @@ std::vector<Op> schedule_ops(Schedule sched, int p, int r, int m, int v) {
   // 1F1B (PipeDream-Flush; Narayanan et al. 2021 §2.2): p - r - 1 warm-up forwards, then one
   // forward and one backward in turn, then the remaining backwards.
   const int warm = std::min(p - r - 1, m);
-  const bool zb = sched == Schedule::ZeroBubble;
+  const bool zb = sched == parallel::Schedule::ZeroBubble;
   // ZB-H1 (Qi et al. 2024, arXiv 2401.10241 §3): backward splits into B (input gradient,
   // sent upstream at once) and W (weight gradient, deferrable). Later stages, which 1F1B
   // leaves idle in the drain and whose activation memory has room (1F1B keeps p - r
@@ -233,35 +233,38 @@ struct TaskInfo {
   int bucket = -1;
 };
 
-Time scale(Time t, double f) { return Time{static_cast<std::int64_t>(std::llround(static_cast<double>(t.ns) * f))}; }
+units::Time scale(units::Time t, double f) {
+  return units::Time{static_cast<std::int64_t>(std::llround(static_cast<double>(t.ns) * f))};
+}
 
 }  // namespace
 
 namespace {
 
-Time sat_add(Time a, Time b) {
+units::Time sat_add(units::Time a, units::Time b) {
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  return b.ns > 0 && a.ns > kMax - b.ns ? Time{kMax} : a + b;
+  return b.ns > 0 && a.ns > kMax - b.ns ? units::Time{kMax} : a + b;
 }
 
-SimShape sim_shape(const ParallelPlan& plan, int p, std::int64_t micro) {
+SimShape sim_shape(const parallel::ParallelPlan& plan, int p, std::int64_t micro) {
   SimShape sh;
   sh.p = p;
   sh.m = static_cast<int>(std::max<std::int64_t>(1, micro));
-  sh.v = plan.schedule == Schedule::Interleaved ? std::max(1, plan.vpp) : 1;
+  sh.v = plan.schedule == parallel::Schedule::Interleaved ? std::max(1, plan.vpp) : 1;
   // Megatron's interleaved schedule needs the micro-batches to be a multiple of the stages;
   // otherwise the ranks run their v chunks as one (1F1B).
   if (sh.v > 1 && (sh.p == 1 || sh.m % sh.p != 0)) sh.v = 1;
   sh.V = sh.p * sh.v;
-  sh.sched =
-      sh.v > 1 ? Schedule::Interleaved : (plan.schedule == Schedule::Interleaved ? Schedule::OneFOneB : plan.schedule);
+  sh.sched = sh.v > 1
+                 ? parallel::Schedule::Interleaved
+                 : (plan.schedule == parallel::Schedule::Interleaved ? parallel::Schedule::OneFOneB : plan.schedule);
   sh.chunk_share = 1.0 / sh.v;
-  if (is_dual_pipe(sh.sched)) {
+  if (parallel::is_dual_pipe(sh.sched)) {
     // DualPipe needs an even pipeline and an even number of at least 2p micro-batches, DualPipeV
     // at least 2p (dualpipe.py, dualpipev.py asserts); otherwise 1F1B over the same stage costs.
-    const bool dual = sh.sched == Schedule::DualPipe;
+    const bool dual = sh.sched == parallel::Schedule::DualPipe;
     if (sh.p < 2 || sh.m < 2 * sh.p || (dual && (sh.p % 2 != 0 || sh.m % 2 != 0))) {
-      sh.sched = Schedule::OneFOneB;
+      sh.sched = parallel::Schedule::OneFOneB;
     } else {
       sh.V = dual ? sh.p : 2 * sh.p;
       sh.chunk_share = dual ? 1.0 : 0.5;
@@ -278,7 +281,7 @@ struct Placement {
   std::int64_t node_of(int r) const { return per_stage >= gpn ? r : r * per_stage / gpn; }
 };
 
-Placement placement(const Scenario& s) {
+Placement placement(const scenario::Scenario& s) {
   const auto& plan = s.plan;
   Placement pl;
   pl.gpn = std::max(1, s.cluster.gpus_per_node);
@@ -318,7 +321,7 @@ struct StepGraph {
   int link_for(int r, bool crosses) const {
     return crosses ? nic[static_cast<std::size_t>(r)] : nvl[static_cast<std::size_t>(r)];
   }
-  des::TaskId add(int r, StreamKind k, Time dur, SliceCategory cat, const char* label, int mb, int chunk,
+  des::TaskId add(int r, StreamKind k, units::Time dur, SliceCategory cat, const char* label, int mb, int chunk,
                   int link = -1) {
     const auto& st = rs[static_cast<std::size_t>(r)];
     const int stream = k == StreamKind::Compute ? st.compute
@@ -349,13 +352,13 @@ struct PipelineCells {
 
 /// One pass's share of a stage's per-micro-batch costs (1/v of them per model chunk).
 struct PassTimes {
-  Time f, b, bi, w, r;          ///< forward, backward, its input-gradient part (a split B), weight gradient, recompute
-  Time tp_f, tp_r, tp_b;        ///< TP collectives of forward, recompute, backward
-  Time cp_f, cp_b, ep_f, ep_b;  ///< CP and EP exchanges
-  Time z3;                      ///< one ZeRO-3 gather
+  units::Time f, b, bi, w, r;    ///< forward, backward, its input-gradient part (a split B), weight gradient, recompute
+  units::Time tp_f, tp_r, tp_b;  ///< TP collectives of forward, recompute, backward
+  units::Time cp_f, cp_b, ep_f, ep_b;  ///< CP and EP exchanges
+  units::Time z3;                      ///< one ZeRO-3 gather
 };
 
-PassTimes pass_times(const Scenario& s, const ComputeProfile& prof, const cost::StageTimes& st,
+PassTimes pass_times(const scenario::Scenario& s, const compute::ComputeProfile& prof, const cost::StageTimes& st,
                      const cost::StageParameters& P, double cf) {
   const auto& plan = s.plan;
   const double tp_count = cost::tp_collectives_per_layer(plan.recompute);
@@ -367,7 +370,7 @@ PassTimes pass_times(const Scenario& s, const ComputeProfile& prof, const cost::
   t.w = scale(st.backward - st.backward_input, cf);
   t.r = scale(st.recompute, cf);
   t.tp_f = scale(st.tp_comm, cf * 2 / tp_count);
-  t.tp_r = plan.recompute == Recompute::Full ? t.tp_f : Time{0};
+  t.tp_r = plan.recompute == parallel::Recompute::Full ? t.tp_f : units::Time{0};
   t.tp_b = scale(st.tp_comm, cf) - t.tp_f - t.tp_r;
   t.cp_f = scale(st.cp_comm, cf / 3);
   t.cp_b = scale(st.cp_comm, cf) - t.cp_f;
@@ -380,11 +383,11 @@ PassTimes pass_times(const Scenario& s, const ComputeProfile& prof, const cost::
 /// Emits one pipeline rank's passes, sends and data-parallel buckets into the graph.
 class RankBuilder {
  public:
-  RankBuilder(StepGraph& g, PipelineCells& cells, const SimShape& sh, const Placement& pl, const Scenario& s,
-              const ComputeProfile& prof, const StepSimOptions& options, int r, const cost::StageTimes& st,
+  RankBuilder(StepGraph& g, PipelineCells& cells, const SimShape& sh, const Placement& pl, const scenario::Scenario& s,
+              const compute::ComputeProfile& prof, const StepSimOptions& options, int r, const cost::StageTimes& st,
               const cost::StageParameters& P)
       : g_(g), cells_(cells), sh_(sh), pl_(pl), s_(s), prof_(prof), options_(options), r_(r), st_(st), P_(P) {
-    dual_ = is_dual_pipe(sh.sched);
+    dual_ = parallel::is_dual_pipe(sh.sched);
     t_ = pass_times(s, prof, st, P, sh.chunk_share);
     dp_sync_ = options.dp_sync ? *options.dp_sync : cost::dp_sync_time(s, prof, P);
     ops_ = dual_ ? dual_schedule_ops(sh, r) : schedule_ops(sh.sched, sh.p, r, sh.m, sh.v);
@@ -417,7 +420,7 @@ class RankBuilder {
   des::TaskId dp_last = des::kNoTask;    ///< its last data-parallel bucket
 
  private:
-  des::TaskId compute(const Op& op, Time t, SliceCategory cat, const char* label) {
+  des::TaskId compute(const Op& op, units::Time t, SliceCategory cat, const char* label) {
     const des::TaskId c = g_.add(r_, StreamKind::Compute, t, cat, label, op.mb, op.chunk);
     g_.eng.add_dependency(c, block_);
     g_.eng.add_dependency(c, gather_);
@@ -426,7 +429,8 @@ class RankBuilder {
     block_ = des::kNoTask;
     return c;
   }
-  des::TaskId comm_after(const Op& op, des::TaskId after, Time t, SliceCategory cat, const char* label, bool cross) {
+  des::TaskId comm_after(const Op& op, des::TaskId after, units::Time t, SliceCategory cat, const char* label,
+                         bool cross) {
     if (t.ns <= 0) return after;
     const des::TaskId c = g_.add(r_, StreamKind::Tp, t, cat, label, op.mb, op.chunk, g_.link_for(r_, cross));
     g_.eng.add_dependency(c, after);
@@ -441,7 +445,7 @@ class RankBuilder {
                        g_.link_for(r_, pl_.dp_cross));
     first_ = last_ = des::kNoTask;
     const char* name = op.kind == OpKind::F ? "F" : op.kind == OpKind::B ? "B" : "W";
-    auto pieces = [&](Time t) {
+    auto pieces = [&](units::Time t) {
       for (int k = 0; k < buckets_; ++k)
         grad_pieces_.push_back(compute(op, scale(t, 1.0 / buckets_), SliceCategory::Compute, name));
     };
@@ -456,7 +460,7 @@ class RankBuilder {
         block_ = comm_after(op, last_, t_.tp_r, SliceCategory::TpComm, "TP R", pl_.tp_cross);
         if (block_ == last_) block_ = des::kNoTask;
       }
-      const Time b = op.split ? t_.bi : t_.b;
+      const units::Time b = op.split ? t_.bi : t_.b;
       if (i == last_grad_ && buckets_ > 1 && !op.split)
         pieces(b);
       else
@@ -500,7 +504,7 @@ class RankBuilder {
     if (grad_pieces_.empty()) grad_pieces_.push_back(last_);
     const int nb = static_cast<int>(grad_pieces_.size());
     for (int k = 0; k < nb; ++k) {
-      Time t = dp_sync_;
+      units::Time t = dp_sync_;
       if (nb > 1) {
         if (options_.dp_sync) {
           t = scale(dp_sync_, 1.0 / nb);
@@ -526,15 +530,15 @@ class RankBuilder {
   PipelineCells& cells_;
   const SimShape& sh_;
   const Placement& pl_;
-  const Scenario& s_;
-  const ComputeProfile& prof_;
+  const scenario::Scenario& s_;
+  const compute::ComputeProfile& prof_;
   const StepSimOptions& options_;
   int r_;
   const cost::StageTimes& st_;
   const cost::StageParameters& P_;
   bool dual_ = false;
   PassTimes t_;
-  Time dp_sync_;
+  units::Time dp_sync_;
   std::vector<Op> ops_;
   std::size_t last_grad_ = 0;
   int buckets_ = 1;
@@ -545,9 +549,9 @@ class RankBuilder {
 };
 
 /// Cross-stage dependencies, then the optimizer after every stage's gradients are synchronised.
-void link_stages_and_optimizer(StepGraph& g, const PipelineCells& cells, const SimShape& sh, const Scenario& s,
-                               const ComputeProfile& prof, const std::vector<des::TaskId>& rank_last,
-                               const std::vector<des::TaskId>& dp_last,
+void link_stages_and_optimizer(StepGraph& g, const PipelineCells& cells, const SimShape& sh,
+                               const scenario::Scenario& s, const compute::ComputeProfile& prof,
+                               const std::vector<des::TaskId>& rank_last, const std::vector<des::TaskId>& dp_last,
                                const std::vector<cost::StageParameters>& params) {
   // Forward of virtual stage vs after the previous one's send, backward after the next one's
   // backward send (the last virtual stage after its forward, which its compute stream orders
@@ -564,7 +568,7 @@ void link_stages_and_optimizer(StepGraph& g, const PipelineCells& cells, const S
   // The optimizer: Megatron clips by the global gradient norm, an all-reduce over every
   // stage (megatron/core/optimizer/clip_grads.py), so each stage steps after all stages'
   // gradients are synchronised.
-  const des::TaskId barrier = g.eng.add_task(-1, Time{0});
+  const des::TaskId barrier = g.eng.add_task(-1, units::Time{0});
   g.info.push_back({0, StreamKind::Compute, SliceCategory::Optimizer, "", -1, 0, -1});
   for (int r = 0; r < sh.p; ++r) {
     g.eng.add_dependency(barrier, rank_last[static_cast<std::size_t>(r)]);
@@ -588,7 +592,7 @@ int stage_utilisation(StepResult& res, const StepGraph& g, int p) {
   // out sorted by start and by end, and a stage's three lists merge in linear time into the
   // order a sort would give.
   constexpr std::size_t kCommStreams = 3;
-  using Interval = std::pair<Time, Time>;
+  using Interval = std::pair<units::Time, units::Time>;
   thread_local std::vector<std::vector<Interval>> comm_iv;
   thread_local std::vector<Interval> merged, both;
   comm_iv.resize(static_cast<std::size_t>(p) * kCommStreams);
@@ -598,7 +602,7 @@ int stage_utilisation(StepResult& res, const StepGraph& g, int p) {
     if (eng.stream_of(id) < 0) continue;
     const TaskInfo& ti = g.info[i];
     auto& su = res.stages[static_cast<std::size_t>(ti.rank)];
-    const Time d = eng.end(id) - eng.start(id);
+    const units::Time d = eng.end(id) - eng.start(id);
     su.end = std::max(su.end, eng.end(id));
     if (ti.stream == StreamKind::Compute)
       su.compute_busy += d;
@@ -617,7 +621,7 @@ int stage_utilisation(StepResult& res, const StepGraph& g, int p) {
     std::merge(lists[0].begin(), lists[0].end(), lists[1].begin(), lists[1].end(), std::back_inserter(both));
     merged.clear();
     std::merge(both.begin(), both.end(), lists[2].begin(), lists[2].end(), std::back_inserter(merged));
-    Time cur_s{-1}, cur_e{-1};
+    units::Time cur_s{-1}, cur_e{-1};
     for (const auto& [a, b] : merged) {
       if (a > cur_e) {
         if (cur_e > cur_s) su.comm_busy += cur_e - cur_s;
@@ -633,7 +637,7 @@ int stage_utilisation(StepResult& res, const StepGraph& g, int p) {
   return crit;
 }
 
-void charge(estimate::StepBreakdown& br, SliceCategory c, Time t) {
+void charge(estimate::StepBreakdown& br, SliceCategory c, units::Time t) {
   switch (c) {
     case SliceCategory::Compute:
       br.compute += t;
@@ -668,26 +672,26 @@ void charge(estimate::StepBreakdown& br, SliceCategory c, Time t) {
 /// Breakdown on the critical stage: its compute stream's busy time by category; each idle gap
 /// before a task is charged to the communication the task waited on (the part of that
 /// transfer inside the gap), the rest of the gap to the bubble.
-estimate::StepBreakdown critical_breakdown(const StepGraph& g, int crit, Time end, Time overhead) {
+estimate::StepBreakdown critical_breakdown(const StepGraph& g, int crit, units::Time end, units::Time overhead) {
   const auto& eng = g.eng;
   const auto& info = g.info;
   const std::size_t n = eng.tasks();
   estimate::StepBreakdown br;
-  Time cursor{0};
+  units::Time cursor{0};
   for (std::size_t i = 0; i < n; ++i) {
     const auto id = static_cast<des::TaskId>(i);
     if (info[i].rank != crit || info[i].stream != StreamKind::Compute || eng.stream_of(id) < 0) continue;
-    const Time st = eng.start(id);
+    const units::Time st = eng.start(id);
     if (st > cursor) {
-      Time gap = st - cursor;
+      units::Time gap = st - cursor;
       // Follow the chain of waits back while it stays in this gap.
       des::TaskId w = eng.binding(id);
       while (w != des::kNoTask && gap.ns > 0) {
         const auto wi = static_cast<std::size_t>(w);
         if (eng.end(w) <= cursor) break;
         if (eng.stream_of(w) >= 0 && info[wi].stream != StreamKind::Compute) {
-          const Time a = std::max(eng.start(w), cursor);
-          const Time part = std::min(gap, eng.end(w) - a);
+          const units::Time a = std::max(eng.start(w), cursor);
+          const units::Time part = std::min(gap, eng.end(w) - a);
           charge(br, info[wi].category, part);
           gap -= part;
           if (eng.start(w) <= cursor) break;
@@ -751,7 +755,7 @@ void record_timeline(StepResult& res, const StepGraph& g, int p, int v) {
 }
 
 /// MFU, HFU and throughput from the simulated step time.
-void set_throughput(StepResult& res, const Scenario& s) {
+void set_throughput(StepResult& res, const scenario::Scenario& s) {
   const auto& gpu = s.cluster.gpu;
   const double peak = gpu.peak(s.precision) ? gpu.peak(s.precision)->flops_per_s : 0;
   const double denom = res.step.seconds() * static_cast<double>(s.cluster.gpus) * peak;
@@ -764,8 +768,8 @@ void set_throughput(StepResult& res, const Scenario& s) {
 
 /// Simulates the step with `micro` micro-batches per pipeline over the stage costs `priced`
 /// (stage_costs; options.stages replaces them in the simulation, not in the closed form beside it).
-StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options, std::int64_t micro,
-                    const std::vector<cost::StageTimes>& priced) {
+StepResult simulate(const scenario::Scenario& s, const compute::ComputeProfile& prof, const StepSimOptions& options,
+                    std::int64_t micro, const std::vector<cost::StageTimes>& priced) {
   StepResult res;
   res.estimate = estimate::estimate_over(s, prof, priced);
   std::vector<cost::StageTimes> stages = options.stages.empty() ? priced : options.stages;
@@ -791,23 +795,24 @@ StepResult simulate(const Scenario& s, const ComputeProfile& prof, const StepSim
   FLOPCAST_ASSERT(ran, "the step's task graph has a cycle");
   res.events = g.eng.events();
 
-  const Time end = g.eng.makespan();
-  const Time overhead = Time::from_seconds(prof.iteration_overhead_ms * 1e-3);
+  const units::Time end = g.eng.makespan();
+  const units::Time overhead = units::Time::from_seconds(prof.iteration_overhead_ms * 1e-3);
   res.step = sat_add(end, overhead);
   res.critical_stage = stage_utilisation(res, g, p);
   res.breakdown = critical_breakdown(g, res.critical_stage, end, overhead);
   set_throughput(res, s);
-  if (options.timeline) record_timeline(res, g, p, is_dual_pipe(sh.sched) ? 2 : sh.v);
+  if (options.timeline) record_timeline(res, g, p, parallel::is_dual_pipe(sh.sched) ? 2 : sh.v);
   return res;
 }
 
 }  // namespace
 
-StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const StepSimOptions& options) {
+StepResult simulate_step(const scenario::Scenario& s, const compute::ComputeProfile& prof,
+                         const StepSimOptions& options) {
   const std::int64_t m = std::max<std::int64_t>(1, s.plan.microbatches());
   const std::int64_t p =
       std::max<std::int64_t>(1, options.stages.empty() ? s.plan.pp : static_cast<std::int64_t>(options.stages.size()));
-  const std::int64_t V = p * (s.plan.schedule == Schedule::Interleaved ? std::max(1, s.plan.vpp) : 1);
+  const std::int64_t V = p * (s.plan.schedule == parallel::Schedule::Interleaved ? std::max(1, s.plan.vpp) : 1);
   // Past ~65k passes per pipeline the steady state has long repeated: simulate two shorter
   // steps (multiples of p, at least 2 V micro-batches) and extend the step and breakdown
   // linearly in the micro-batches (the timeline is the longer simulated one's).
@@ -820,14 +825,14 @@ StepResult simulate_step(const Scenario& s, const ComputeProfile& prof, const St
   StepResult a = simulate(s, prof, options, half, priced);
   StepResult b = simulate(s, prof, options, cap, priced);
   const double k = static_cast<double>(m - cap) / static_cast<double>(cap - half);
-  auto extend = [k](Time& tb, Time ta) {
+  auto extend = [k](units::Time& tb, units::Time ta) {
     const double v = static_cast<double>(tb.ns) + k * static_cast<double>(tb.ns - ta.ns);
-    tb =
-        v >= 9.2e18 ? Time{std::numeric_limits<std::int64_t>::max()} : Time{static_cast<std::int64_t>(std::llround(v))};
+    tb = v >= 9.2e18 ? units::Time{std::numeric_limits<std::int64_t>::max()}
+                     : units::Time{static_cast<std::int64_t>(std::llround(v))};
   };
   auto& x = b.breakdown;
   const auto& y = a.breakdown;
-  for (auto [tb, ta] : {std::pair<Time*, Time>{&x.compute, y.compute},
+  for (auto [tb, ta] : {std::pair<units::Time*, units::Time>{&x.compute, y.compute},
                         {&x.recompute, y.recompute},
                         {&x.tp_comm, y.tp_comm},
                         {&x.cp_comm, y.cp_comm},

@@ -13,7 +13,7 @@
 
 #include "flopcast/units/assert.hpp"
 
-namespace flopcast {
+namespace flopcast::topology {
 
 const char* to_string(VertexKind k) {
   switch (k) {
@@ -73,7 +73,7 @@ const char* to_string(LinkKind k) {
   return "?";
 }
 
-double nic_achievable_fraction(NetKind /*kind*/, double line_gbps) {
+double nic_achievable_fraction(hardware::NetKind /*kind*/, double line_gbps) {
   // See the declaration for the sources of each figure.
   if (line_gbps <= 100.0) return 12.2 / 12.5;  // EDR / 100GbE: ISS nccl-tests#29
   if (line_gbps <= 200.0) return 24.0 / 25.0;  // HDR / 200GbE: ISS nccl#412
@@ -85,16 +85,16 @@ namespace {
 // NCCL's per-link NVLink bandwidth, GB/s (src/graph/topo.h ncclTopoNVLinkBw: SM80_NVLINK_BW 20.0,
 // SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1 for compute capability 10.x, which includes Blackwell
 // Ultra's 10.3), used when the catalog gives no nccl_nvlink. Ada has no NVLink (0).
-double nccl_nvlink_per_link_gbs(GpuArch arch) {
+double nccl_nvlink_per_link_gbs(hardware::GpuArch arch) {
   switch (arch) {
-    case GpuArch::Ampere:
+    case hardware::GpuArch::Ampere:
       return 20.0;
-    case GpuArch::Hopper:
+    case hardware::GpuArch::Hopper:
       return 20.6;
-    case GpuArch::Blackwell:
-    case GpuArch::BlackwellUltra:
+    case hardware::GpuArch::Blackwell:
+    case hardware::GpuArch::BlackwellUltra:
       return 40.1;
-    case GpuArch::Ada:
+    case hardware::GpuArch::Ada:
       return 0.0;
   }
   return 20.0;
@@ -103,14 +103,14 @@ double nccl_nvlink_per_link_gbs(GpuArch arch) {
 // PCIe x16 bandwidth as NCCL models it (src/graph/topo.cc: width x {16 GT/s: 120,
 // 32 GT/s: 240} / 80): Gen4 24 GB/s (Ampere, Ada), Gen5 48 GB/s (Hopper, Blackwell, Blackwell
 // Ultra; GK-H100, GK-B200).
-double pcie_x16_gbs(GpuArch arch) {
+double pcie_x16_gbs(hardware::GpuArch arch) {
   switch (arch) {
-    case GpuArch::Ampere:
-    case GpuArch::Ada:
+    case hardware::GpuArch::Ampere:
+    case hardware::GpuArch::Ada:
       return 24.0;
-    case GpuArch::Hopper:
-    case GpuArch::Blackwell:
-    case GpuArch::BlackwellUltra:
+    case hardware::GpuArch::Hopper:
+    case hardware::GpuArch::Blackwell:
+    case hardware::GpuArch::BlackwellUltra:
       return 48.0;
   }
   return 24.0;
@@ -125,11 +125,11 @@ using Edge = boost::graph_traits<Graph>::edge_descriptor;
 }  // namespace
 
 struct ClusterTopology::Impl {
-  GpuSpec gpu;
-  FabricSpec fabric;
+  hardware::GpuSpec gpu;
+  hardware::FabricSpec fabric;
   TopologyOptions opt;
   LinkRates rates;
-  IntraNode intra = IntraNode::NVSwitch;
+  hardware::IntraNode intra = hardware::IntraNode::NVSwitch;
 
   std::int64_t n_gpus = 0;
   std::int64_t n_nodes = 0;
@@ -142,7 +142,7 @@ struct ClusterTopology::Impl {
 
   std::int32_t nic_base = 0, intra_base = 0, leaf_base = 0, spine = 0;
   std::vector<VertexKind> kinds;
-  std::vector<Bandwidth> caps;  // per link id
+  std::vector<units::Bandwidth> caps;  // per link id
   // Per-link records (kind, ends, capacity) for links(). Routes and fair shares need only
   // ids and caps, and a 16,384-GPU cluster has 10^5 links (2.4 MB of records, which a cold
   // `flopcast simulate` paid for in page faults): they are kept only by the copy of the
@@ -159,7 +159,7 @@ struct ClusterTopology::Impl {
   // PCIe nodes: sockets and switches per node; per (node, switch) the uplink ids; per (node,
   // socket a, socket b) the socket link id (-1 on the diagonal); the host CPU's NCCL class.
   int sockets = 1, switches = 0;
-  HostCpu cpu = HostCpu::Unstated;
+  hardware::HostCpu cpu = hardware::HostCpu::Unstated;
   bool intel_host = false;
   std::int32_t pcie_root_base = 0, pcie_switch_base = 0;
   std::vector<std::int32_t> sw_up, sw_down, cpu_link;
@@ -186,7 +186,7 @@ struct ClusterTopology::Impl {
     kinds.push_back(k);
     return static_cast<std::int32_t>(kinds.size() - 1);
   }
-  std::int32_t add_link(LinkKind k, std::int32_t from, std::int32_t to, Bandwidth cap) {
+  std::int32_t add_link(LinkKind k, std::int32_t from, std::int32_t to, units::Bandwidth cap) {
     const auto id = static_cast<std::int32_t>(caps.size());
     caps.push_back(cap);
     if (keep_links) links.push_back(TopoLink{k, from, to, cap});
@@ -249,20 +249,20 @@ struct ClusterTopology::Impl {
 // GPU's PCIe rate in GB/s.
 double ClusterTopology::Impl::set_pcie_host() {
   // A GPU's PCIe link: the catalog's generation and lanes, else its generation's usual x16.
-  const double stated_pcie = nccl_pcie_gbs(gpu.pcie_generation, gpu.pcie_lanes);
+  const double stated_pcie = hardware::nccl_pcie_gbs(gpu.pcie_generation, gpu.pcie_lanes);
   const double pcie_gbs = stated_pcie > 0.0 ? stated_pcie : pcie_x16_gbs(gpu.arch);
-  sockets = intra == IntraNode::PCIe ? std::max(1, fabric.cpu_sockets) : 1;
-  switches = intra == IntraNode::PCIe ? std::max(0, fabric.pcie_switches) : 0;
+  sockets = intra == hardware::IntraNode::PCIe ? std::max(1, fabric.cpu_sockets) : 1;
+  switches = intra == hardware::IntraNode::PCIe ? std::max(0, fabric.pcie_switches) : 0;
   if (switches > 0 && (switches % sockets != 0 || g % switches != 0)) switches = 0;  // the loader refuses these
   cpu = fabric.cpu;
-  intel_host =
-      cpu == HostCpu::IntelSkylake || cpu == HostCpu::IntelSapphireRapids || cpu == HostCpu::IntelEmeraldRapids;
-  rates.pcie_uplink = Bandwidth::from_gbytes_per_s(
-      switches > 0 ? nccl_pcie_gbs(fabric.pcie_uplink_generation, fabric.pcie_uplink_lanes) : 0.0);
+  intel_host = cpu == hardware::HostCpu::IntelSkylake || cpu == hardware::HostCpu::IntelSapphireRapids ||
+               cpu == hardware::HostCpu::IntelEmeraldRapids;
+  rates.pcie_uplink = units::Bandwidth::from_gbytes_per_s(
+      switches > 0 ? hardware::nccl_pcie_gbs(fabric.pcie_uplink_generation, fabric.pcie_uplink_lanes) : 0.0);
   // Sockets of an unstated CPU: NCCL's Skylake-class UPI figure (the loader asks for cpu when
   // a fabric states more than one socket).
-  rates.cpu_link =
-      Bandwidth::from_gbytes_per_s(sockets > 1 ? (cpu == HostCpu::Unstated ? 10.0 : nccl_inter_socket_gbs(cpu)) : 0.0);
+  rates.cpu_link = units::Bandwidth::from_gbytes_per_s(
+      sockets > 1 ? (cpu == hardware::HostCpu::Unstated ? 10.0 : hardware::nccl_inter_socket_gbs(cpu)) : 0.0);
   return pcie_gbs;
 }
 
@@ -276,9 +276,9 @@ void ClusterTopology::Impl::build() {
 
   double nvl_gbs = gpu.nccl_nvlink.gbytes_per_s();
   if (nvl_gbs <= 0.0) nvl_gbs = gpu.nvlink_links * nccl_nvlink_per_link_gbs(gpu.arch);
-  if (nvl_gbs <= 0.0 && intra != IntraNode::PCIe) intra = IntraNode::PCIe;  // no NVLink to use
+  if (nvl_gbs <= 0.0 && intra != hardware::IntraNode::PCIe) intra = hardware::IntraNode::PCIe;  // no NVLink to use
   domain = g;
-  if (intra == IntraNode::NVSwitch && fabric.nvlink_domain > g && fabric.nvlink_domain % g == 0)
+  if (intra == hardware::IntraNode::NVSwitch && fabric.nvlink_domain > g && fabric.nvlink_domain % g == 0)
     domain = fabric.nvlink_domain;
   n_domains = (n_gpus + domain - 1) / domain;
   npl = static_cast<int>(std::clamp<std::int64_t>(opt.nodes_per_leaf, 1, std::max<std::int64_t>(1, n_nodes)));
@@ -286,15 +286,15 @@ void ClusterTopology::Impl::build() {
 
   const double pcie_gbs = set_pcie_host();
   const double frac = opt.nic_fraction > 0.0 ? opt.nic_fraction : nic_achievable_fraction(fabric.kind, fabric.nic_gbps);
-  rates.nvlink_per_gpu = Bandwidth::from_gbytes_per_s(nvl_gbs * opt.nvlink_fraction);
-  rates.pcie = Bandwidth::from_gbytes_per_s(pcie_gbs);
+  rates.nvlink_per_gpu = units::Bandwidth::from_gbytes_per_s(nvl_gbs * opt.nvlink_fraction);
+  rates.pcie = units::Bandwidth::from_gbytes_per_s(pcie_gbs);
   rates.nic_line = fabric.nic_line_rate();
   rates.nic_fraction = frac;
-  rates.nic = Bandwidth{rates.nic_line.bytes_per_s * frac};
-  rates.nic_path = Bandwidth{std::min(rates.nic.bytes_per_s, rates.pcie.bytes_per_s)};
+  rates.nic = units::Bandwidth{rates.nic_line.bytes_per_s * frac};
+  rates.nic_path = units::Bandwidth{std::min(rates.nic.bytes_per_s, rates.pcie.bytes_per_s)};
   const double oversub = fabric.oversubscription >= 1.0 ? fabric.oversubscription : 1.0;
   const int nics_per_leaf = opt.rail_optimized ? npl : npl * nics;
-  rates.leaf_uplink = Bandwidth{nics_per_leaf * rates.nic.bytes_per_s / oversub};
+  rates.leaf_uplink = units::Bandwidth{nics_per_leaf * rates.nic.bytes_per_s / oversub};
 
   // Vertices: GPUs, NICs, NVSwitch per domain or PCIe root per node, leaves, spine.
   kinds.reserve(static_cast<std::size_t>(n_gpus + n_nodes * nics + n_nodes * (sockets + switches) + n_su * nics + 1));
@@ -302,9 +302,9 @@ void ClusterTopology::Impl::build() {
   nic_base = static_cast<std::int32_t>(kinds.size());
   for (std::int64_t i = 0; i < n_nodes * nics; ++i) add_vertex(VertexKind::Nic);
   intra_base = static_cast<std::int32_t>(kinds.size());
-  if (intra == IntraNode::NVSwitch) {
+  if (intra == hardware::IntraNode::NVSwitch) {
     for (std::int64_t d = 0; d < n_domains; ++d) add_vertex(VertexKind::NvSwitch);
-  } else if (intra == IntraNode::PCIe) {
+  } else if (intra == hardware::IntraNode::PCIe) {
     pcie_root_base = static_cast<std::int32_t>(kinds.size());
     for (std::int64_t n = 0; n < n_nodes * sockets; ++n) add_vertex(VertexKind::PcieRoot);
     pcie_switch_base = static_cast<std::int32_t>(kinds.size());
@@ -317,8 +317,8 @@ void ClusterTopology::Impl::build() {
 
   // Links, an upper bound (reserved once: a 16,384-GPU cluster has ~10^5 of them).
   for (int i = 0; i < g; ++i) nics_per_gpu_max = std::max(nics_per_gpu_max, static_cast<int>(nics_of(i).size()));
-  const std::int64_t intra_links = intra == IntraNode::NVLinkDirect ? n_nodes * g * (g - 1)
-                                   : intra == IntraNode::PCIe
+  const std::int64_t intra_links = intra == hardware::IntraNode::NVLinkDirect ? n_nodes * g * (g - 1)
+                                   : intra == hardware::IntraNode::PCIe
                                        ? 2 * n_gpus + n_nodes * (2 * switches + sockets * (sockets - 1))
                                        : 2 * n_gpus;
   const auto link_bound =
@@ -329,20 +329,20 @@ void ClusterTopology::Impl::build() {
   // Inside nodes and domains.
   gpu_up.assign(static_cast<std::size_t>(n_gpus), -1);
   gpu_down.assign(static_cast<std::size_t>(n_gpus), -1);
-  if (intra == IntraNode::NVSwitch) {
+  if (intra == hardware::IntraNode::NVSwitch) {
     for (std::int64_t i = 0; i < n_gpus; ++i) {
       const auto sw = intra_base + static_cast<std::int32_t>(i / domain);
       const auto v = static_cast<std::int32_t>(i);
       gpu_up[static_cast<std::size_t>(i)] = add_link(LinkKind::NvLinkToSwitch, v, sw, rates.nvlink_per_gpu);
       gpu_down[static_cast<std::size_t>(i)] = add_link(LinkKind::NvLinkFromSwitch, sw, v, rates.nvlink_per_gpu);
     }
-  } else if (intra == IntraNode::PCIe) {
+  } else if (intra == hardware::IntraNode::PCIe) {
     build_pcie();
   } else {
     // Direct NVLink: a GPU's links are split evenly over the other GPUs of its node
     // (e.g. HGX A100 4-GPU: 12 links, 4 to each of 3 peers).
     peer.assign(static_cast<std::size_t>(n_nodes * g * g), -1);
-    const Bandwidth per_peer{g > 1 ? rates.nvlink_per_gpu.bytes_per_s / (g - 1) : 0.0};
+    const units::Bandwidth per_peer{g > 1 ? rates.nvlink_per_gpu.bytes_per_s / (g - 1) : 0.0};
     for (std::int64_t n = 0; n < n_nodes; ++n) {
       for (int i = 0; i < g; ++i) {
         for (int j = 0; j < g; ++j) {
@@ -393,7 +393,7 @@ void ClusterTopology::Impl::build() {
     const std::int64_t su = opt.rail_optimized ? l / nics : l;
     const std::int64_t nodes_here = std::min<std::int64_t>(npl, n_nodes - su * npl);
     const std::int64_t nics_here = opt.rail_optimized ? nodes_here : nodes_here * nics;
-    const Bandwidth up{static_cast<double>(nics_here) * rates.nic.bytes_per_s / oversub};
+    const units::Bandwidth up{static_cast<double>(nics_here) * rates.nic.bytes_per_s / oversub};
     const auto lv = leaf_base + static_cast<std::int32_t>(l);
     const std::int32_t to_spine = add_link(LinkKind::LeafToSpine, lv, spine, up);
     boost::add_edge(sw(lv), sw(spine), EdgeProps{to_spine}, switch_graph);
@@ -498,7 +498,7 @@ PcieHop ClusterTopology::Impl::pcie_hop(std::int64_t a, std::int64_t b) const {
   // paths.cc: P2P up to PATH_PXB (one switch between them); on AMD with at most 2 GPUs up to
   // PATH_SYS.
   if (switches > 0 && switch_of(la) == switch_of(lb)) return PcieHop::PeerToPeer;
-  if (cpu == HostCpu::Amd && g <= 2) return PcieHop::PeerToPeer;
+  if (cpu == hardware::HostCpu::Amd && g <= 2) return PcieHop::PeerToPeer;
   return PcieHop::ThroughHost;
 }
 
@@ -519,11 +519,11 @@ void ClusterTopology::Impl::pcie_route(std::int64_t a, std::int64_t b, std::vect
 
 void ClusterTopology::Impl::intra_route(std::int64_t a, std::int64_t b, std::vector<std::int32_t>& out) const {
   if (a == b) return;
-  if (intra == IntraNode::PCIe) {
+  if (intra == hardware::IntraNode::PCIe) {
     pcie_route(a, b, out);
     return;
   }
-  if (intra == IntraNode::NVLinkDirect) {
+  if (intra == hardware::IntraNode::NVLinkDirect) {
     const std::int64_t node = a / g;
     out.push_back(peer[static_cast<std::size_t>((node * g + a % g) * g + b % g)]);
   } else {
@@ -532,8 +532,8 @@ void ClusterTopology::Impl::intra_route(std::int64_t a, std::int64_t b, std::vec
   }
 }
 
-ClusterTopology::ClusterTopology(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t total_gpus,
-                                 TopologyOptions options)
+ClusterTopology::ClusterTopology(const hardware::GpuSpec& gpu, const hardware::FabricSpec& fabric,
+                                 std::int64_t total_gpus, TopologyOptions options)
     : impl_(std::make_unique<Impl>()) {
   impl_->gpu = gpu;
   impl_->fabric = fabric;
@@ -545,11 +545,11 @@ ClusterTopology::~ClusterTopology() = default;
 ClusterTopology::ClusterTopology(ClusterTopology&&) noexcept = default;
 ClusterTopology& ClusterTopology::operator=(ClusterTopology&&) noexcept = default;
 
-const GpuSpec& ClusterTopology::gpu() const { return impl_->gpu; }
-const FabricSpec& ClusterTopology::fabric() const { return impl_->fabric; }
+const hardware::GpuSpec& ClusterTopology::gpu() const { return impl_->gpu; }
+const hardware::FabricSpec& ClusterTopology::fabric() const { return impl_->fabric; }
 const TopologyOptions& ClusterTopology::options() const { return impl_->opt; }
 const LinkRates& ClusterTopology::rates() const { return impl_->rates; }
-IntraNode ClusterTopology::intra() const { return impl_->intra; }
+hardware::IntraNode ClusterTopology::intra() const { return impl_->intra; }
 std::int64_t ClusterTopology::gpus() const { return impl_->n_gpus; }
 std::int64_t ClusterTopology::nodes() const { return impl_->n_nodes; }
 int ClusterTopology::gpus_per_node() const { return impl_->g; }
@@ -628,7 +628,7 @@ std::span<const TopoLink> ClusterTopology::links() const {
   });
   return m.links;
 }
-std::span<const Bandwidth> ClusterTopology::capacities() const { return impl_->caps; }
+std::span<const units::Bandwidth> ClusterTopology::capacities() const { return impl_->caps; }
 
 std::vector<std::int32_t> ClusterTopology::nic_route(std::int64_t a, int nic_a, std::int64_t b, int nic_b) const {
   std::vector<std::int32_t> out;
@@ -676,17 +676,17 @@ void add_pcie_flow(const ClusterTopology& t, std::int64_t a, std::int64_t b, boo
   }
 }
 
-Bandwidth rate_of(const ClusterTopology& t, const std::vector<std::pair<std::int32_t, double>>& load) {
+units::Bandwidth rate_of(const ClusterTopology& t, const std::vector<std::pair<std::int32_t, double>>& load) {
   if (load.empty()) return t.rates().pcie;
   double rate = std::numeric_limits<double>::infinity();
   const auto caps = t.capacities();
   for (const auto& [id, l] : load) rate = std::min(rate, caps[static_cast<std::size_t>(id)].bytes_per_s / l);
-  return Bandwidth{rate};
+  return units::Bandwidth{rate};
 }
 
 }  // namespace
 
-Bandwidth ClusterTopology::pcie_ring_rate(std::span<const std::vector<std::int64_t>> rings) const {
+units::Bandwidth ClusterTopology::pcie_ring_rate(std::span<const std::vector<std::int64_t>> rings) const {
   std::vector<std::pair<std::int32_t, double>> load;
   for (const auto& ring : rings) {
     if (ring.size() < 2) continue;
@@ -696,7 +696,7 @@ Bandwidth ClusterTopology::pcie_ring_rate(std::span<const std::vector<std::int64
   return rate_of(*this, load);
 }
 
-Bandwidth ClusterTopology::pcie_pairwise_rate(std::span<const std::int64_t> members) const {
+units::Bandwidth ClusterTopology::pcie_pairwise_rate(std::span<const std::int64_t> members) const {
   std::vector<std::pair<std::int32_t, double>> load;
   for (auto a : members)
     for (auto b : members)
@@ -730,4 +730,4 @@ std::vector<std::int32_t> ClusterTopology::gpu_route(std::int64_t a, std::int64_
   return out;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::topology

@@ -7,7 +7,7 @@
 
 #include "flopcast/units/assert.hpp"
 
-namespace flopcast {
+namespace flopcast::topology {
 
 namespace {
 
@@ -126,7 +126,7 @@ void compact(std::span<const std::size_t> start, std::span<const LinkUse> uses, 
 }
 
 // Progressive filling of a compacted problem: `rate` per flow, `load` per local link.
-void fill(const Compact& c, std::span<const Bandwidth> capacity, SolveScratch& w, std::vector<double>& rate,
+void fill(const Compact& c, std::span<const units::Bandwidth> capacity, SolveScratch& w, std::vector<double>& rate,
           std::vector<double>& load) {
   const std::vector<std::int32_t>& used_links = c.used_links;
   const std::vector<std::int32_t>& row = c.row;
@@ -250,7 +250,7 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 // Numbers the links of component `c` in order of first use (canon) and returns true, or, when
 // `like` >= 0, checks as it goes that `c` is an exact copy of component `like` (numbered
 // already); on a mismatch its numbering is undone and it returns false.
-bool number_component(const Compact& p, std::span<const Bandwidth> capacity, Decomposition& d, std::int32_t c,
+bool number_component(const Compact& p, std::span<const units::Bandwidth> capacity, Decomposition& d, std::int32_t c,
                       std::int32_t like) {
   const auto cs = static_cast<std::size_t>(c);
   const std::int32_t n_flows = d.comp_start[cs + 1] - d.comp_start[cs];
@@ -296,7 +296,7 @@ bool number_component(const Compact& p, std::span<const Bandwidth> capacity, Dec
 
 // Splits `p` into components and classes (d.rep, d.reps). Returns false when no two components
 // are copies (nothing to save).
-bool decompose(const Compact& p, std::span<const Bandwidth> capacity, Decomposition& d) {
+bool decompose(const Compact& p, std::span<const units::Bandwidth> capacity, Decomposition& d) {
   const std::size_t nf = p.flows();
   const std::size_t m = p.used_links.size();
   FLOPCAST_ASSERT(d.parent.size() == m, "decompose() needs compact()'s union-find forest");
@@ -354,8 +354,8 @@ bool decompose(const Compact& p, std::span<const Bandwidth> capacity, Decomposit
 // problem, whose rates (and loads) the copies take over: bit for bit what fill(p) gives. With
 // `loads` false, `load` is the smaller problem's: every link's load is among them (for their
 // maximum).
-void fill_by_class(const Compact& p, std::span<const Bandwidth> capacity, Decomposition& d, SolveScratch& w, bool loads,
-                   std::vector<double>& rate, std::vector<double>& load) {
+void fill_by_class(const Compact& p, std::span<const units::Bandwidth> capacity, Decomposition& d, SolveScratch& w,
+                   bool loads, std::vector<double>& rate, std::vector<double>& load) {
   const std::size_t nf = p.flows();
   const std::size_t m = p.used_links.size();
   Compact& r = d.reduced;
@@ -427,9 +427,9 @@ void fill_by_class(const Compact& p, std::span<const Bandwidth> capacity, Decomp
 // Solves the flows `start` over `uses` into `out` (its arrays reused). `local_of`: one int32 per
 // link, -1 everywhere on entry and on return (compact()). With `loads` false, out.used_links is
 // not set and out.load holds every link's load at least once, for their maximum (fill_by_class).
-void solve(std::span<const std::size_t> start, std::span<const LinkUse> uses, std::span<const Bandwidth> capacity,
-           bool loads, std::vector<std::int32_t>& local_of, SolveScratch& w, Compact& p, Decomposition& d,
-           Solution& out) {
+void solve(std::span<const std::size_t> start, std::span<const LinkUse> uses,
+           std::span<const units::Bandwidth> capacity, bool loads, std::vector<std::int32_t>& local_of, SolveScratch& w,
+           Compact& p, Decomposition& d, Solution& out) {
   out.rate.clear();
   out.used_links.clear();
   out.load.clear();
@@ -444,11 +444,11 @@ void solve(std::span<const std::size_t> start, std::span<const LinkUse> uses, st
 
 FairShare expand(const Solution& s, std::size_t n_flows, std::size_t n_links) {
   FairShare out;
-  out.rate.assign(n_flows, Bandwidth{0.0});
-  out.link_load.assign(n_links, Bandwidth{0.0});
-  for (std::size_t f = 0; f < s.rate.size(); ++f) out.rate[f] = Bandwidth{s.rate[f]};
+  out.rate.assign(n_flows, units::Bandwidth{0.0});
+  out.link_load.assign(n_links, units::Bandwidth{0.0});
+  for (std::size_t f = 0; f < s.rate.size(); ++f) out.rate[f] = units::Bandwidth{s.rate[f]};
   for (std::size_t i = 0; i < s.used_links.size(); ++i)
-    out.link_load[static_cast<std::size_t>(s.used_links[i])] = Bandwidth{s.load[i]};
+    out.link_load[static_cast<std::size_t>(s.used_links[i])] = units::Bandwidth{s.load[i]};
   return out;
 }
 
@@ -459,7 +459,7 @@ std::span<const std::size_t> rows_of(const FlowTable& flows, std::size_t first, 
 
 }  // namespace
 
-FairShare max_min_fair_share(std::span<const NetworkFlow> flows, std::span<const Bandwidth> capacity) {
+FairShare max_min_fair_share(std::span<const NetworkFlow> flows, std::span<const units::Bandwidth> capacity) {
   FlowTable t;
   t.start.reserve(flows.size() + 1);
   for (const NetworkFlow& f : flows) {
@@ -470,7 +470,7 @@ FairShare max_min_fair_share(std::span<const NetworkFlow> flows, std::span<const
 }
 
 FairShare max_min_fair_share(const FlowTable& flows, std::size_t first, std::size_t last,
-                             std::span<const Bandwidth> capacity) {
+                             std::span<const units::Bandwidth> capacity) {
   std::vector<std::int32_t> local_of;
   SolveScratch w;
   Compact p;
@@ -480,12 +480,12 @@ FairShare max_min_fair_share(const FlowTable& flows, std::size_t first, std::siz
   return expand(s, last - first, capacity.size());
 }
 
-FairShare max_min_fair_share(const FlowTable& flows, std::span<const Bandwidth> capacity) {
+FairShare max_min_fair_share(const FlowTable& flows, std::span<const units::Bandwidth> capacity) {
   return max_min_fair_share(flows, 0, flows.size(), capacity);
 }
 
 std::vector<FairRates> max_min_fair_rates(const FlowTable& flows, std::span<const FlowRange> problems,
-                                          std::span<const Bandwidth> capacity) {
+                                          std::span<const units::Bandwidth> capacity) {
   std::vector<FairRates> out;
   // Per thread: the planner's workers solve thousands of problems each.
   thread_local std::vector<std::int32_t> local_of;
@@ -497,16 +497,16 @@ std::vector<FairRates> max_min_fair_rates(const FlowTable& flows, std::span<cons
     solve(rows_of(flows, p.first, p.last), flows.uses, capacity, false, local_of, w, compacted, d, s);
     FairRates& r = out.emplace_back();
     r.rate.reserve(s.rate.size());
-    for (double x : s.rate) r.rate.push_back(Bandwidth{x});
-    for (double l : s.load) r.worst_link_load = std::max(r.worst_link_load, Bandwidth{l});
+    for (double x : s.rate) r.rate.push_back(units::Bandwidth{x});
+    for (double l : s.load) r.worst_link_load = std::max(r.worst_link_load, units::Bandwidth{l});
   }
   return out;
 }
 
 FairRates max_min_fair_rates(const FlowTable& flows, std::size_t first, std::size_t last,
-                             std::span<const Bandwidth> capacity) {
+                             std::span<const units::Bandwidth> capacity) {
   const FlowRange one{first, last};
   return std::move(max_min_fair_rates(flows, std::span<const FlowRange>(&one, 1), capacity).front());
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::topology

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace flopcast {
+namespace flopcast::topology {
 
 std::string check_group_shape(const GroupShape& s, int gpus_per_node, std::int64_t total_gpus) {
   if (s.ranks < 1) return "a group needs at least one rank (ranks = " + std::to_string(s.ranks) + ")";
@@ -123,4 +123,4 @@ GroupShape shape_of(const std::vector<std::int64_t>& gpus, int gpus_per_node) {
   return s;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::topology

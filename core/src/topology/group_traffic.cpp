@@ -9,7 +9,7 @@
 
 #include "flopcast/units/assert.hpp"
 
-namespace flopcast {
+namespace flopcast::topology {
 
 const char* to_string(TrafficPattern p) {
   switch (p) {
@@ -242,9 +242,9 @@ GroupNetworkShare network_share(const ClusterTopology& topo, const GroupShape& s
   const FairRates& all = shares[0];
   double slowest = group_rate(all, 0);
   for (std::size_t k = 1; k + 1 < first_flow.size(); ++k) slowest = std::min(slowest, group_rate(all, k));
-  out.per_group = Bandwidth{slowest};
+  out.per_group = units::Bandwidth{slowest};
   out.worst_link_load = all.worst_link_load;
-  out.alone = out.groups == 1 ? out.per_group : Bandwidth{group_rate(shares[1], 0)};
+  out.alone = out.groups == 1 ? out.per_group : units::Bandwidth{group_rate(shares[1], 0)};
   return out;
 }
 
@@ -341,4 +341,4 @@ std::size_t network_share_cache_size() {
   return cache.answers.size();
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::topology

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace flopcast {
+namespace flopcast::topology {
 
 const char* to_string(ParallelDim d) {
   switch (d) {
@@ -54,7 +54,8 @@ bool fail(std::string* error, std::string msg) {
 
 }  // namespace
 
-std::optional<RankLayout> RankLayout::create(const ParallelPlan& plan, std::string_view order, std::string* error) {
+std::optional<RankLayout> RankLayout::create(const parallel::ParallelPlan& plan, std::string_view order,
+                                             std::string* error) {
   RankLayout l;
   std::vector<ParallelDim> dims;
   std::size_t pos = 0;
@@ -191,4 +192,4 @@ std::vector<std::int64_t> RankLayout::group(ParallelDim d, std::int64_t rank) co
 
 GroupShape RankLayout::shape(ParallelDim d, int gpus_per_node) const { return shape_of(group(d, 0), gpus_per_node); }
 
-}  // namespace flopcast
+}  // namespace flopcast::topology

@@ -5,7 +5,7 @@
 
 #include "flopcast/units/assert.hpp"
 
-namespace flopcast {
+namespace flopcast::units {
 namespace {
 
 /// printf into a std::string (every format here fits 64 characters but the widest counts).
@@ -133,4 +133,4 @@ std::string format_days_or_hours_half_up(Time t) {
 
 std::string format_percent(double fraction, int decimals) { return format_fixed(fraction * 100, decimals) + "%"; }
 
-}  // namespace flopcast
+}  // namespace flopcast::units

@@ -5,7 +5,7 @@
 
 #include "flopcast/units/assert.hpp"
 
-namespace flopcast {
+namespace flopcast::units {
 namespace {
 
 // GCC and Clang provide a 128-bit integer; __extension__ keeps -Wpedantic quiet about it.
@@ -163,4 +163,4 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
   return r;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::units

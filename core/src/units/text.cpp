@@ -4,7 +4,7 @@
 #include <cctype>
 #include <vector>
 
-namespace flopcast {
+namespace flopcast::units {
 
 std::string markdown_cell(const std::string& s) {
   std::string out;
@@ -77,4 +77,4 @@ std::optional<std::string> nearest_spelling(std::string_view word, const std::ve
   return std::nullopt;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::units

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace flopcast {
+namespace flopcast::workload {
 namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
@@ -75,7 +75,7 @@ struct ForwardSplit {
   double gemm = 0, logits = 0, attention = 0, adapters = 0;
 };
 
-ForwardSplit forward_split(const Scenario& s) {
+ForwardSplit forward_split(const scenario::Scenario& s) {
   const auto& m = s.model;
   const double gb = d(s.plan.global_batch);
   const double tokens = gb * d(m.seq_len);
@@ -180,16 +180,16 @@ double base_weight_bytes(BaseWeights w) {
   return 2.0;
 }
 
-bool base_weights_dequantized(BaseWeights w, Precision run) {
+bool base_weights_dequantized(BaseWeights w, hardware::Precision run) {
   switch (w) {
     case BaseWeights::BF16:
       return false;
     case BaseWeights::FP8:
-      return bytes_per_element(run) >= 2;
+      return hardware::bytes_per_element(run) >= 2;
     case BaseWeights::NF4:
       return true;
     case BaseWeights::NVFP4:
-      return run != Precision::NVFP4;
+      return run != hardware::Precision::NVFP4;
   }
   return false;
 }
@@ -227,7 +227,7 @@ double adapter_params_of_layers(const ModelSpec& m, const LoraSpec& lora, int fi
   return p;
 }
 
-LocalAdapters local_adapter_params(const Scenario& s, int first, int n) {
+LocalAdapters local_adapter_params(const scenario::Scenario& s, int first, int n) {
   const auto& m = s.model;
   const auto& p = s.plan;
   LocalAdapters out;
@@ -243,31 +243,31 @@ LocalAdapters local_adapter_params(const Scenario& s, int first, int n) {
   return out;
 }
 
-double trainable_params(const Scenario& s) {
+double trainable_params(const scenario::Scenario& s) {
   if (!is_fine_tuning(s)) return parameter_count(s.model).total;
   return adapter_params_of_layers(s.model, s.training.lora, 0, s.model.layers);
 }
 
-Flops training_model_flops(const Scenario& s) {
+units::Flops training_model_flops(const scenario::Scenario& s) {
   if (!is_fine_tuning(s)) return model_flops_per_step(s.model, d(s.plan.global_batch));
   const ForwardSplit f = forward_split(s);
-  return Flops{2 * (f.gemm + f.logits) + 3 * f.attention + 3 * f.adapters};
+  return units::Flops{2 * (f.gemm + f.logits) + 3 * f.attention + 3 * f.adapters};
 }
 
-Flops training_hardware_flops(const Scenario& s) {
+units::Flops training_hardware_flops(const scenario::Scenario& s) {
   if (!is_fine_tuning(s)) return hardware_flops_per_step(s.model, s.plan);
   const ForwardSplit f = forward_split(s);
   double extra = 0;
-  if (s.plan.recompute == Recompute::Full) {
+  if (s.plan.recompute == parallel::Recompute::Full) {
     // The logits GEMM is not recomputed (it runs after the last checkpointed layer).
     extra = f.gemm + f.attention + f.adapters;
-  } else if (s.plan.recompute == Recompute::Selective) {
+  } else if (s.plan.recompute == parallel::Recompute::Selective) {
     extra = f.attention;
   }
-  return Flops{training_model_flops(s).value + extra};
+  return units::Flops{training_model_flops(s).value + extra};
 }
 
-std::string model_flops_convention(const Scenario& s) {
+std::string model_flops_convention(const scenario::Scenario& s) {
   if (!is_fine_tuning(s))
     return "forward and backward of every weight (6 FLOPs per parameter per token) and attention over every key "
            "(not halved for the causal mask; a window's keys on windowed layers); no recompute";
@@ -276,7 +276,7 @@ std::string model_flops_convention(const Scenario& s) {
          "key (not halved for the causal mask); no recompute";
 }
 
-double adapter_input_elements(const Scenario& s, const AdapterShape& a, double tokens) {
+double adapter_input_elements(const scenario::Scenario& s, const AdapterShape& a, double tokens) {
   const auto& p = s.plan;
   const bool row_parallel = a.target == LoraTarget::Proj || a.target == LoraTarget::Fc2;
   if (a.routed) {
@@ -288,7 +288,7 @@ double adapter_input_elements(const Scenario& s, const AdapterShape& a, double t
   return tokens * a.copies * width;
 }
 
-Bytes adapter_activation_bytes(const Scenario& s, int layer) {
+units::Bytes adapter_activation_bytes(const scenario::Scenario& s, int layer) {
   const auto& p = s.plan;
   const double tokens = d(s.model.seq_len) / p.cp * d(p.micro_batch);
   double bytes = 0;
@@ -296,10 +296,10 @@ Bytes adapter_activation_bytes(const Scenario& s, int layer) {
     bytes += tokens * a.per_token * s.training.lora.rank * 2.0;
     if (s.training.lora.dropout > 0) bytes += adapter_input_elements(s, a, tokens) * (2.0 + 1.0);
   }
-  return Bytes{bytes};
+  return units::Bytes{bytes};
 }
 
-void apply_fine_tuning_memory(const Scenario& s, const StageSlice& slice, const StageWeights& w, double shard,
+void apply_fine_tuning_memory(const scenario::Scenario& s, const StageSlice& slice, const StageWeights& w, double shard,
                               double expert_shard, MemoryBreakdown& mb) {
   const auto& p = s.plan;
   const double wb = base_weight_bytes(s.training.lora.base_weights);
@@ -321,12 +321,12 @@ void apply_fine_tuning_memory(const Scenario& s, const StageSlice& slice, const 
     return on ? adapters.dense * bytes_per_param / shard + adapters.expert * bytes_per_param / expert_shard
               : adapters.total() * bytes_per_param;
   };
-  mb.weights = Bytes{frozen + sharded(bytes.weights, p.zero >= 3)};
-  mb.gradients = Bytes{sharded(bytes.gradients, p.zero >= 2)};
-  mb.optimizer = Bytes{sharded(bytes.optimizer, p.zero >= 1)};
+  mb.weights = units::Bytes{frozen + sharded(bytes.weights, p.zero >= 3)};
+  mb.gradients = units::Bytes{sharded(bytes.gradients, p.zero >= 2)};
+  mb.optimizer = units::Bytes{sharded(bytes.optimizer, p.zero >= 1)};
 }
 
-std::string fine_tuning_summary(const Scenario& s) {
+std::string fine_tuning_summary(const scenario::Scenario& s) {
   if (!is_fine_tuning(s)) return {};
   const auto& l = s.training.lora;
   std::string out = fmt::format("{} on {} ({:.1f}M adapter parameters), frozen {} base weights", fine_tuning_label(s),
@@ -335,9 +335,9 @@ std::string fine_tuning_summary(const Scenario& s) {
   return out;
 }
 
-std::string fine_tuning_label(const Scenario& s) {
+std::string fine_tuning_label(const scenario::Scenario& s) {
   if (!is_fine_tuning(s)) return {};
   return fmt::format("{} rank {}", s.training.method == TrainingMethod::QLora ? "QLoRA" : "LoRA", s.training.lora.rank);
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::workload

@@ -6,7 +6,7 @@
 #include "flopcast/comm/nccl_tuning.hpp"
 #include "flopcast/workload/fine_tuning.hpp"
 
-namespace flopcast {
+namespace flopcast::workload {
 namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
@@ -173,46 +173,46 @@ double megatron_flops(const ModelSpec& m, double global_batch) {
 
 }  // namespace
 
-Flops model_flops_per_step(const ModelSpec& m, double global_batch) {
-  return Flops{model_flops(m, global_batch, AttentionCount::Full)};
+units::Flops model_flops_per_step(const ModelSpec& m, double global_batch) {
+  return units::Flops{model_flops(m, global_batch, AttentionCount::Full)};
 }
 
-Flops hardware_flops_per_step(const ModelSpec& m, const ParallelPlan& p) {
+units::Flops hardware_flops_per_step(const ModelSpec& m, const parallel::ParallelPlan& p) {
   const double gb = d(p.global_batch);
   double extra = 0;
   auto add = [&](int layer, int count) {
     if (count <= 0) return;
     const auto f = layer_forward_flops(m, layer, gb);
-    if (p.recompute == Recompute::Full)
+    if (p.recompute == parallel::Recompute::Full)
       extra += count * f.total();
-    else if (p.recompute == Recompute::Selective)
+    else if (p.recompute == parallel::Recompute::Selective)
       extra += count * f.attention;
   };
   for_each_layer_kind(m, 0, m.layers, add);
   if (m.mtp_layers > 0) add(m.layers, m.mtp_layers);
-  return Flops{model_flops_per_step(m, gb).value + extra};
+  return units::Flops{model_flops_per_step(m, gb).value + extra};
 }
 
-Flops flops_per_step(const ModelSpec& m, const ParallelPlan& p, FlopsConvention c) {
+units::Flops flops_per_step(const ModelSpec& m, const parallel::ParallelPlan& p, scenario::FlopsConvention c) {
   const double gb = d(p.global_batch);
   switch (c) {
-    case FlopsConvention::Model:
-      return Flops{model_flops(m, gb, AttentionCount::Causal)};
-    case FlopsConvention::ModelFullAttention:
+    case scenario::FlopsConvention::Model:
+      return units::Flops{model_flops(m, gb, AttentionCount::Causal)};
+    case scenario::FlopsConvention::ModelFullAttention:
       return model_flops_per_step(m, gb);
-    case FlopsConvention::Hardware:
+    case scenario::FlopsConvention::Hardware:
       return hardware_flops_per_step(m, p);
-    case FlopsConvention::Megatron:
-      return Flops{megatron_flops(m, gb)};
+    case scenario::FlopsConvention::Megatron:
+      return units::Flops{megatron_flops(m, gb)};
   }
   return model_flops_per_step(m, gb);
 }
 
-double convert_measured_flops(Scenario& s) {
+double convert_measured_flops(scenario::Scenario& s) {
   if (s.measured_as_stated.empty()) return 1;
-  const double ours = flops_per_step(s.model, s.plan, kFlopcastFlopsConvention).value;
+  const double ours = flops_per_step(s.model, s.plan, scenario::kFlopcastFlopsConvention).value;
   const double theirs = flops_per_step(s.model, s.plan, s.flops_convention).value;
-  const double factor = s.flops_convention == kFlopcastFlopsConvention || theirs <= 0 ? 1.0 : ours / theirs;
+  const double factor = s.flops_convention == scenario::kFlopcastFlopsConvention || theirs <= 0 ? 1.0 : ours / theirs;
   for (const auto& [key, stated] : s.measured_as_stated) s.measured[key] = stated * factor;
   return factor;
 }
@@ -237,7 +237,7 @@ namespace {
 
 /// Layers of each of Megatron-LM's pp * vpp virtual stages under `layout`
 /// (transformer_block.py, get_num_layers_to_build); empty when the layout does not add up.
-std::vector<int> virtual_stage_layers(int layers, int pp, int vpp, const PipelineLayout& layout) {
+std::vector<int> virtual_stage_layers(int layers, int pp, int vpp, const parallel::PipelineLayout& layout) {
   const int V = pp * vpp;
   std::vector<int> per_rank(static_cast<std::size_t>(pp), 0);
   if (layout.first_stage_layers > 0 || layout.last_stage_layers > 0) {
@@ -279,7 +279,7 @@ std::vector<std::pair<int, int>> ranges_of(const std::vector<int>& counts) {
 
 }  // namespace
 
-bool pipeline_layout_splits(int layers, int pp, int vpp, const PipelineLayout& layout) {
+bool pipeline_layout_splits(int layers, int pp, int vpp, const parallel::PipelineLayout& layout) {
   if (pp < 2 || vpp < 1) return false;
   const bool uneven = layout.first_stage_layers > 0 || layout.last_stage_layers > 0;
   if (uneven && (layout.account_for_embedding || layout.account_for_loss)) return false;
@@ -294,11 +294,11 @@ bool pipeline_layout_splits(int layers, int pp, int vpp, const PipelineLayout& l
   return !virtual_stage_layers(layers, pp, vpp, layout).empty();
 }
 
-std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const ParallelPlan& p) {
+std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const parallel::ParallelPlan& p) {
   const int pp = std::max(1, p.pp);
   std::vector<StageSlice> out(static_cast<std::size_t>(pp));
   auto at = [&](int r) -> StageSlice& { return out[static_cast<std::size_t>(r)]; };
-  if (p.schedule == Schedule::DualPipeV && pp > 1) {
+  if (p.schedule == parallel::Schedule::DualPipeV && pp > 1) {
     // A V of 2 pp virtual stages: down ranks 0 .. pp-1, back up pp-1 .. 0.
     const auto ranges = ranges_of(layers_per_stage(m.layers, 2 * pp));
     for (int r = 0; r < pp; ++r) {
@@ -307,7 +307,7 @@ std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const ParallelPlan& 
     at(0).embedding = at(0).head = true;
     return out;
   }
-  if (p.schedule == Schedule::DualPipe && pp > 1) {
+  if (p.schedule == parallel::Schedule::DualPipe && pp > 1) {
     // Two directions over the same pp stages: rank r is stage r of one and stage pp-1-r of the other.
     const auto ranges = ranges_of(layers_per_stage(m.layers, pp));
     for (int r = 0; r < pp; ++r) {
@@ -357,10 +357,10 @@ void even_split_stage(int layers, int pp, int rank, int first, StageSlice& out) 
 
 }  // namespace
 
-StageSlice pipeline_stage(const ModelSpec& m, const ParallelPlan& p, int rank) {
+StageSlice pipeline_stage(const ModelSpec& m, const parallel::ParallelPlan& p, int rank) {
   const int pp = std::max(1, p.pp);
   if (rank < 0 || rank >= pp) return {};
-  if ((is_dual_pipe(p.schedule) || p.pipeline_layout) && pp > 1)
+  if ((parallel::is_dual_pipe(p.schedule) || p.pipeline_layout) && pp > 1)
     return pipeline_stages(m, p)[static_cast<std::size_t>(rank)];
   int first = 0;
   for (int r = 0; r < rank; ++r) first += even_split_layers(m.layers, pp, r);
@@ -369,10 +369,10 @@ StageSlice pipeline_stage(const ModelSpec& m, const ParallelPlan& p, int rank) {
   return out;
 }
 
-void for_each_pipeline_stage(const ModelSpec& m, const ParallelPlan& p,
+void for_each_pipeline_stage(const ModelSpec& m, const parallel::ParallelPlan& p,
                              const std::function<void(std::size_t rank, const StageSlice& slice)>& fn) {
   const int pp = std::max(1, p.pp);
-  if ((is_dual_pipe(p.schedule) || p.pipeline_layout) && pp > 1) {
+  if ((parallel::is_dual_pipe(p.schedule) || p.pipeline_layout) && pp > 1) {
     const auto slices = pipeline_stages(m, p);
     for (std::size_t r = 0; r < slices.size(); ++r) fn(r, slices[r]);
     return;
@@ -386,13 +386,13 @@ void for_each_pipeline_stage(const ModelSpec& m, const ParallelPlan& p,
   }
 }
 
-StateBytes state_bytes(Precision p) {
+StateBytes state_bytes(hardware::Precision p) {
   switch (p) {
-    case Precision::FP32:
-    case Precision::TF32:
+    case hardware::Precision::FP32:
+    case hardware::Precision::TF32:
       // fp32 weights and gradients, Adam's two fp32 moments (no separate master copy).
       return {4, 4, 8};
-    case Precision::FP16:
+    case hardware::Precision::FP16:
       // Megatron-LM fp16: gradients in the parameters' dtype (--accumulate-allreduce-grads-in-fp32
       // is off unless asked for), fp32 master weights and moments (ZeRO, arXiv 1910.02054 §3: 16 B).
       return {2, 2, 12};
@@ -405,30 +405,30 @@ StateBytes state_bytes(Precision p) {
   }
 }
 
-double grad_bytes(Precision p, GradReduce g) {
-  if (p == Precision::FP32 || p == Precision::TF32) return 4;  // fp32 parameters: fp32 gradients
+double grad_bytes(hardware::Precision p, scenario::GradReduce g) {
+  if (p == hardware::Precision::FP32 || p == hardware::Precision::TF32) return 4;  // fp32 parameters: fp32 gradients
   switch (g) {
-    case GradReduce::FP32:
+    case scenario::GradReduce::FP32:
       return 4;
-    case GradReduce::Half:
+    case scenario::GradReduce::Half:
       // Megatron-LM --grad-reduce-in-bf16 (megatron/training/arguments.py turns
       // accumulate_allreduce_grads_in_fp32 off) or fp16 training without
       // --accumulate-allreduce-grads-in-fp32: the grad buffer is in the parameters' dtype
       // (megatron/core/distributed/param_and_grad_buffer.py, grad_dtype).
       return 2;
-    case GradReduce::Default:
+    case scenario::GradReduce::Default:
       break;
   }
   return state_bytes(p).gradients;
 }
 
-StateBytes state_bytes(Precision p, GradReduce g) {
+StateBytes state_bytes(hardware::Precision p, scenario::GradReduce g) {
   StateBytes b = state_bytes(p);
   b.gradients = grad_bytes(p, g);
   return b;
 }
 
-double fp8_weight_copy_bytes(Precision p) {
+double fp8_weight_copy_bytes(hardware::Precision p) {
   // Transformer Engine caches the quantized weight of each FP8 GEMM across the micro-batches of
   // a step (transformer_engine/pytorch/module/linear.py, `is_first_microbatch`: "allows caching
   // of the FP8 versions of the weights"), in the two layouts forward and backward read: on
@@ -436,32 +436,33 @@ double fp8_weight_copy_bytes(Precision p) {
   // the row-wise and column-wise block-scaled copies, each with its scales (MXFP8: one E8M0 byte
   // per 32 elements; NVFP4: one FP8 byte per 16 elements).
   switch (p) {
-    case Precision::FP8:
+    case hardware::Precision::FP8:
       return 2.0;
-    case Precision::MXFP8:
+    case hardware::Precision::MXFP8:
       return 2.0 * (1.0 + 1.0 / 32);
-    case Precision::NVFP4:
+    case hardware::Precision::NVFP4:
       return 2.0 * (0.5 + 1.0 / 16);
     default:
       return 0.0;
   }
 }
 
-Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, int layer, Precision prec) {
+units::Bytes layer_activation_bytes(const ModelSpec& m, const parallel::ParallelPlan& p, int layer,
+                                    hardware::Precision prec) {
   // Korthikanti et al. 2022 (arXiv 2205.05198) Table 2 and §4, per layer in units of s*b*h bytes
   // with 16-bit activations, generalised to GQA, wide heads, SwiGLU, MoE and FP8. s is the
   // local sequence (seq_len / cp, Megatron's context parallelism splits every activation).
   const double s = d(m.seq_len) / p.cp, b = d(p.micro_batch), h = d(m.hidden), t = p.tp;
   const double sbh = s * b * h;
-  const double elt = bytes_per_element(prec) >= 2 ? bytes_per_element(prec) / 2.0 : 1.0;
+  const double elt = hardware::bytes_per_element(prec) >= 2 ? hardware::bytes_per_element(prec) / 2.0 : 1.0;
   const double sp = p.sequence_parallel ? t : 1.0;
-  if (p.recompute == Recompute::Full) {
+  if (p.recompute == parallel::Recompute::Full) {
     // Only the layer input is kept (2sbh, split by t under sequence parallelism).
-    return Bytes{2 * sbh * elt / sp};
+    return units::Bytes{2 * sbh * elt / sp};
   }
   // FP8 GEMMs save their quantized inputs for the weight gradient (Transformer Engine
   // module/linear.py and layernorm_mlp.py save the FP8 input): 1 byte instead of 2.
-  const double g = bytes_per_element(prec) < 2 ? 0.5 : 1.0;
+  const double g = hardware::bytes_per_element(prec) < 2 ? 0.5 : 1.0;
   const double q = d(m.q_dim()) / h, kv = d(m.kv_dim()) / h, v = d(m.v_dim()) / h, o = d(m.attn_out_dim()) / h;
   // Replicated over TP (split by t under sequence parallelism): the two norms' inputs (2 + 2),
   // the QKV and FC1 inputs (the norms' outputs, 2 + 2), and with dropout its two 1-byte masks.
@@ -493,26 +494,26 @@ Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, int laye
     split += mlp(d(m.ffn));
   }
   double units = replicated / sp + split / t;
-  if (!p.flash_attention && p.recompute != Recompute::Selective) {
+  if (!p.flash_attention && p.recompute != parallel::Recompute::Selective) {
     // Unfused attention keeps the softmax output (2 bytes) and, with dropout, its mask (1) and
     // output (2) per score: 5 a s / h in s*b*h units (Korthikanti Table 2), split by TP.
     units += (m.dropout ? 5.0 : 2.0) * m.heads * s / h / t;
   }
-  return Bytes{units * sbh * elt};
+  return units::Bytes{units * sbh * elt};
 }
 
-double in_flight_microbatches(const ParallelPlan& p, int stage) {
+double in_flight_microbatches(const parallel::ParallelPlan& p, int stage) {
   const double micro = static_cast<double>(std::max<std::int64_t>(1, p.microbatches()));
   if (p.pp <= 1) return 1;
   switch (p.schedule) {
-    case Schedule::GPipe:
+    case parallel::Schedule::GPipe:
       return micro;
-    case Schedule::OneFOneB:
-    case Schedule::ZeroBubble:
+    case parallel::Schedule::OneFOneB:
+    case parallel::Schedule::ZeroBubble:
       // PipeDream-Flush: stage r runs p - r - 1 warm-up forwards, then one more before its
       // first backward (Narayanan et al. 2021 §2.2).
       return std::min(micro, static_cast<double>(p.pp - stage));
-    case Schedule::Interleaved: {
+    case parallel::Schedule::Interleaved: {
       // Megatron-core's interleaved 1F1B (pipeline_parallel/schedules.py,
       // forward_backward_pipelining_with_interleaving): (p - r - 1) * 2 + (v - 1) * p warm-up
       // chunk forwards, then one more, each chunk 1/v of the stage's layers.
@@ -520,11 +521,11 @@ double in_flight_microbatches(const ParallelPlan& p, int stage) {
       const double chunks = std::min(micro * v, (p.pp - stage - 1) * 2.0 + (v - 1) * p.pp + 1);
       return chunks / v;
     }
-    case Schedule::DualPipe:
+    case parallel::Schedule::DualPipe:
       // deepseek-ai/DualPipe README: activations of PP + 1 stages' micro-batches per device, PP =
       // pp stages; the rank holds two of them (each micro-batch of either direction is one).
       return std::min(micro, p.pp + 1.0) / 2;
-    case Schedule::DualPipeV:
+    case parallel::Schedule::DualPipeV:
       // The same README: PP + 1 with PP = 2 pp half-size stages, the rank holding two of them;
       // each micro-batch passes the rank twice.
       return std::min(2 * micro, 2.0 * p.pp + 1) / 2;
@@ -540,7 +541,7 @@ struct StageParams {
   double dense = 0, experts = 0, gemm = 0;
 };
 
-StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, const StageSlice& slice) {
+StageParams stage_params(const ModelSpec& m, const parallel::ParallelPlan& p, const StageSlice& slice) {
   const auto pc = parameter_count(m);
   const double h = d(m.hidden);
   const double attention_gemm = attention_gemm_weights(m);
@@ -579,7 +580,7 @@ StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, const StageS
 /// DEFAULT_BUFFSIZE, DEFAULT_LL128_BUFFSIZE, DEFAULT_LL_BUFFSIZE); memory grows with the
 /// channels and not with the ranks (sjeaugey in NVIDIA/nccl#986). The channels are those NCCL's
 /// topology search finds for the group's ring (nccl_tuning.hpp, search_ring_graph).
-Bytes nccl_buffers(const Scenario& s) {
+units::Bytes nccl_buffers(const scenario::Scenario& s) {
   constexpr double kPerConnection = 4194304.0 + 4915200.0 + 524288.0;
   const auto& p = s.plan;
   const auto& g = s.cluster.gpu;
@@ -593,8 +594,8 @@ Bytes nccl_buffers(const Scenario& s) {
     const std::int64_t local = stride < gpn ? std::min(ranks, std::max<std::int64_t>(1, gpn / stride)) : 1;
     const std::int64_t nodes = (ranks + local - 1) / local;
     const int local_nics = std::max(1, static_cast<int>(nics * local / gpn));
-    const auto ring = nccl::search_ring_graph(g.arch, local, nodes, nvlink > 0 ? nvlink : 24.0,
-                                              nvlink > 0 ? nvlink : 24.0, nic, local_nics);
+    const auto ring = comm::nccl::search_ring_graph(g.arch, local, nodes, nvlink > 0 ? nvlink : 24.0,
+                                                    nvlink > 0 ? nvlink : 24.0, nic, local_nics);
     return std::max(1, ring.channels) * 2 * kPerConnection;
   };
   const std::int64_t tp = p.tp, cp = p.cp, dp = p.dp;
@@ -602,12 +603,12 @@ Bytes nccl_buffers(const Scenario& s) {
   if (s.model.moe)  // the expert layers' own groups (Megatron-core creates them for MoE models)
     bytes += group(p.ep, p.expert_tp()) + group(p.expert_dp(), static_cast<std::int64_t>(p.expert_tp()) * p.ep);
   if (p.pp > 1) bytes += group(2, tp * cp * dp);  // send/recv with the neighbouring stages
-  return Bytes{bytes};
+  return units::Bytes{bytes};
 }
 
 }  // namespace
 
-double stage_gemm_parameters(const Scenario& s, int stage) {
+double stage_gemm_parameters(const scenario::Scenario& s, int stage) {
   if (stage < 0 || stage >= std::max(1, s.plan.pp)) return 0;
   return stage_params(s.model, s.plan, pipeline_stage(s.model, s.plan, stage)).gemm;
 }
@@ -615,7 +616,7 @@ double stage_gemm_parameters(const Scenario& s, int stage) {
 namespace {
 
 /// The largest layer this GPU gathers whole under ZeRO-3 / FSDP (its TP / EP shard), parameters.
-double largest_layer(const ModelSpec& m, const ParallelPlan& p, const StageSlice& slice) {
+double largest_layer(const ModelSpec& m, const parallel::ParallelPlan& p, const StageSlice& slice) {
   const auto pc = parameter_count(m);
   double largest = 0;
   auto consider = [&](int l, int) {
@@ -639,7 +640,7 @@ double largest_layer(const ModelSpec& m, const ParallelPlan& p, const StageSlice
 ///   all-gather, fp8_params), one layer ahead: two layers with reshard_after_forward, every layer
 ///   of the stage from its forward to its backward without; in backward the layer's unsharded
 ///   gradient (bf16) and its fp32 copy for the reduce-scatter (reduce_dtype float32) are live.
-void gathered_layers(const Scenario& s, const StageSlice& slice, const StageParams& params, double shard,
+void gathered_layers(const scenario::Scenario& s, const StageSlice& slice, const StageParams& params, double shard,
                      double expert_shard, MemoryBreakdown& mb) {
   const auto& m = s.model;
   const auto& p = s.plan;
@@ -648,33 +649,33 @@ void gathered_layers(const Scenario& s, const StageSlice& slice, const StagePara
   if (!p.fsdp || is_fine_tuning(s)) {
     const double gathered = is_fine_tuning(s) ? base_weight_bytes(s.training.lora.base_weights)
                                               : state_bytes(s.precision, s.grad_reduce).weights;
-    mb.weights += Bytes{2.0 * gathered * largest};
+    mb.weights += units::Bytes{2.0 * gathered * largest};
     return;
   }
   const double per_shard = params.dense / shard + params.experts / expert_shard;
-  mb.weights = Bytes{4.0 * per_shard};
-  mb.gradients = Bytes{4.0 * per_shard};
-  mb.optimizer = Bytes{8.0 * per_shard};
+  mb.weights = units::Bytes{4.0 * per_shard};
+  mb.gradients = units::Bytes{4.0 * per_shard};
+  mb.optimizer = units::Bytes{8.0 * per_shard};
   const double stage = params.dense + params.experts;
   const double gemm_share = stage > 0 ? std::clamp(params.gemm / stage, 0.0, 1.0) : 0.0;
   const double gather_bytes = s.fp8_params ? gemm_share * 1.0 + (1 - gemm_share) * 2.0 : 2.0;
   const double layers_held = p.fsdp->reshard_after_forward ? std::min(2, nlayers) : nlayers;
-  mb.weights += Bytes{gather_bytes * layers_held * largest};
+  mb.weights += units::Bytes{gather_bytes * layers_held * largest};
   const double reduce = grad_bytes(s.precision, s.grad_reduce) >= 4 ? 4.0 : 0.0;
-  mb.gradients += Bytes{(2.0 + reduce) * largest};
+  mb.gradients += units::Bytes{(2.0 + reduce) * largest};
 }
 
 /// Bytes an MTP module keeps for backward beyond its layer's: the inputs of its two RMSNorms
 /// (the previous depth's hidden state and the shifted tokens' embedding, 2 + 2 in s*b*h units)
 /// and the projection's 2h-wide input (4), replicated over TP (split by SP).
-double mtp_extra_activation_units(const ParallelPlan& p, Precision prec) {
-  const double g = bytes_per_element(prec) < 2 ? 0.5 : 1.0;
+double mtp_extra_activation_units(const parallel::ParallelPlan& p, hardware::Precision prec) {
+  const double g = hardware::bytes_per_element(prec) < 2 ? 0.5 : 1.0;
   return (4 + 4 * g) / (p.sequence_parallel ? p.tp : 1.0);
 }
 
 }  // namespace
 
-MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile, int stage) {
+MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::ComputeProfile& profile, int stage) {
   const auto& m = s.model;
   const auto& p = s.plan;
   const StageSlice slice = pipeline_stage(m, p, stage);
@@ -696,66 +697,67 @@ MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile
   MemoryBreakdown mb;
   mb.stage = stage;
   mb.capacity = s.cluster.gpu.hbm;
-  mb.weights = Bytes{sharded(bytes.weights, p.zero >= 3)};
-  mb.gradients = Bytes{sharded(bytes.gradients, p.zero >= 2)};
-  mb.optimizer = Bytes{sharded(bytes.optimizer, p.zero >= 1)};
+  mb.weights = units::Bytes{sharded(bytes.weights, p.zero >= 3)};
+  mb.gradients = units::Bytes{sharded(bytes.gradients, p.zero >= 2)};
+  mb.optimizer = units::Bytes{sharded(bytes.optimizer, p.zero >= 1)};
   // LoRA / QLoRA: frozen base weights, adapter states only (fine_tuning.cpp).
   if (is_fine_tuning(s)) apply_fine_tuning_memory(s, slice, {dense, experts, params.gemm}, shard, expert_shard, mb);
   if (p.zero >= 3 && nlayers > 0) {
     gathered_layers(s, slice, params, shard, expert_shard, mb);
   } else {
-    mb.weight_copies = Bytes{params.gemm * fp8_weight_copy_bytes(s.precision)};
+    mb.weight_copies = units::Bytes{params.gemm * fp8_weight_copy_bytes(s.precision)};
     mb.weights += mb.weight_copies;
     // FP8 parameters keep no 16-bit GEMM weights beside their FP8 copies.
-    if (s.fp8_params) mb.weights = Bytes{mb.weights.value - params.gemm * bytes.weights};
+    if (s.fp8_params) mb.weights = units::Bytes{mb.weights.value - params.gemm * bytes.weights};
   }
 
   mb.in_flight = in_flight_microbatches(p, stage);
   double act = 0;
   auto add = [&](int layer, int n) {
     act += n * layer_activation_bytes(m, p, layer, s.precision).value;
-    if (is_fine_tuning(s) && p.recompute != Recompute::Full)  // adapters: r-wide intermediates, dropout copies
+    if (is_fine_tuning(s) &&
+        p.recompute != parallel::Recompute::Full)  // adapters: r-wide intermediates, dropout copies
       act += n * adapter_activation_bytes(s, layer).value;
   };
   for (const auto& [first, n] : slice.chunks) for_each_layer_kind(m, first, n, add);
   const double sb = d(m.seq_len) / p.cp * d(p.micro_batch);
   if (slice.head && m.mtp_layers > 0) {
     add(m.layers, m.mtp_layers);
-    if (p.recompute != Recompute::Full)
+    if (p.recompute != parallel::Recompute::Full)
       act += m.mtp_layers * mtp_extra_activation_units(p, s.precision) * sb * d(m.hidden);
   }
   // The first stage's embedding dropout keeps a 1-byte mask per element of its output
   // (Megatron theoretical_memory_usage.py: s*b*h*pp).
   if (slice.embedding && m.dropout) act += sb * d(m.hidden) / (p.sequence_parallel ? p.tp : 1.0);
   act *= mb.in_flight;
-  if (p.recompute == Recompute::Full && nlayers > 0) {
+  if (p.recompute == parallel::Recompute::Full && nlayers > 0) {
     // Backward recomputes one layer at a time: its full activations are live once.
-    ParallelPlan none = p;
-    none.recompute = Recompute::None;
+    parallel::ParallelPlan none = p;
+    none.recompute = parallel::Recompute::None;
     act += layer_activation_bytes(m, none, slice.chunks.front().first, s.precision).value;
   }
-  mb.activations = Bytes{act};
+  mb.activations = units::Bytes{act};
   if (slice.head) {
     // fp32 logits and their gradient for one micro-batch, split over TP (Megatron
     // theoretical_memory_usage.py: 4*s*b*h*(1+V/h)/t), and as much again for each MTP module's
     // logits through the shared head (each depth's loss is computed in the same forward).
-    mb.logits = Bytes{(1 + m.mtp_layers) * 4.0 * sb * (d(m.hidden) + d(m.vocab)) / p.tp};
+    mb.logits = units::Bytes{(1 + m.mtp_layers) * 4.0 * sb * (d(m.hidden) + d(m.vocab)) / p.tp};
   }
   mb.nccl = nccl_buffers(s);
-  mb.workspace = gib(profile.workspace_gib) + mb.nccl;
+  mb.workspace = units::gib(profile.workspace_gib) + mb.nccl;
   // The caching allocator's slack: it rounds requests and splits cached blocks, and blocks of
   // different segments never merge (PyTorch documentation, "CUDA semantics: memory management").
   // An allowance from the profile, not a measured figure (docs/calibration.md).
   const double tensors = (mb.weights + mb.gradients + mb.optimizer + mb.activations + mb.logits).value;
-  mb.fragmentation = Bytes{tensors * profile.fragmentation};
+  mb.fragmentation = units::Bytes{tensors * profile.fragmentation};
   return mb;
 }
 
-Bytes memory_of_kind(const MemoryBreakdown& m, MemoryKind kind) {
-  return kind == MemoryKind::Allocated ? m.allocated() : m.reserved();
+units::Bytes memory_of_kind(const MemoryBreakdown& m, scenario::MemoryKind kind) {
+  return kind == scenario::MemoryKind::Allocated ? m.allocated() : m.reserved();
 }
 
-MemoryBreakdown memory_per_gpu(const Scenario& s, const ComputeProfile& profile) {
+MemoryBreakdown memory_per_gpu(const scenario::Scenario& s, const compute::ComputeProfile& profile) {
   MemoryBreakdown worst = memory_of_stage(s, profile, 0);
   for (int st = 1; st < s.plan.pp; ++st) {
     // Middle stages hold fewer in-flight micro-batches; only the first few and the last can be worst.
@@ -766,4 +768,4 @@ MemoryBreakdown memory_per_gpu(const Scenario& s, const ComputeProfile& profile)
   return worst;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::workload

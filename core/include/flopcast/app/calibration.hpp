@@ -18,7 +18,7 @@ namespace flopcast::app {
 /// fine-tuning mechanisms on them), nccl-tests points (each file weighing the same) and kernel
 /// measurements, with the problems met reading them.
 struct CalibrationInputs {
-  std::vector<Scenario> runs;
+  std::vector<scenario::Scenario> runs;
   calibrate::CalibrationOptions options;
   std::vector<calibrate::KernelMeasurement> kernels;
   std::size_t fine_tuning_held_out = 0;
@@ -32,10 +32,10 @@ CalibrationInputs calibration_inputs(const std::vector<std::string>& files, cons
 /// The kernel stage of a fit: the profile the runs start from (the cost layer's coefficients as
 /// the kernels left them, held) and its line in the provenance ("" without kernel measurements).
 struct KernelStage {
-  ComputeProfile profile;
+  compute::ComputeProfile profile;
   std::string provenance;
 };
-KernelStage fit_kernel_stage(const CalibrationInputs& in, const ComputeProfile& start);
+KernelStage fit_kernel_stage(const CalibrationInputs& in, const compute::ComputeProfile& start);
 
 /// Cross-validation of the fit: by source group, by regime, and of the kernel stage.
 struct CalibrationCv {
@@ -44,17 +44,18 @@ struct CalibrationCv {
   std::optional<calibrate::KernelCvResult> kernels;
 };
 /// `first` is the kernel stage's profile, `start` the profile the kernels were fitted from.
-CalibrationCv cross_validate_fit(const CalibrationInputs& in, const ComputeProfile& first, const ComputeProfile& start,
-                                 bool simulate_predictions, int jobs);
+CalibrationCv cross_validate_fit(const CalibrationInputs& in, const compute::ComputeProfile& first,
+                                 const compute::ComputeProfile& start, bool simulate_predictions, int jobs);
 
 /// `start` with its prediction bands replaced by the cross-validated quantiles, and their
 /// provenance naming `command`.
-ComputeProfile profile_with_bands(ComputeProfile start, const CalibrationCv& cv, const std::string& command);
+compute::ComputeProfile profile_with_bands(compute::ComputeProfile start, const CalibrationCv& cv,
+                                           const std::string& command);
 
 /// The fitted profile named after `output`'s file stem, with its provenance (`command`, the
 /// kernel stage, what was fitted and the error before and after).
-ComputeProfile fitted_profile(const calibrate::CalibrationResult& res, const std::string& kernel_stage,
-                              const std::string& command, const std::string& output);
+compute::ComputeProfile fitted_profile(const calibrate::CalibrationResult& res, const std::string& kernel_stage,
+                                       const std::string& command, const std::string& output);
 
 /// The text and JSON reports of a cross-validation (`estimate`: predicted with the closed form).
 std::string cross_validation_text(const CalibrationCv& cv, bool estimate);
@@ -62,8 +63,8 @@ std::string cross_validation_json(const CalibrationCv& cv, bool estimate);
 
 /// The report of a fit written to `output`: its provenance and the settings the runs left open as
 /// the fitted profile resolves them (`runs` are resolved here), or the JSON document.
-std::string fit_report(const ComputeProfile& profile, const calibrate::CalibrationResult& res,
-                       std::vector<Scenario>& runs, const std::string& output, bool json);
+std::string fit_report(const compute::ComputeProfile& profile, const calibrate::CalibrationResult& res,
+                       std::vector<scenario::Scenario>& runs, const std::string& output, bool json);
 
 /// Whether `output` can be written, checked before a fit that may take minutes: an existing file
 /// without `force`, a missing or unwritable folder. On failure `error` is the one writing would

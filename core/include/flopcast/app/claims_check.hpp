@@ -21,6 +21,6 @@ claims::ScenarioOutcome run_scenario_for_claims(const claims::ScenarioRef& ref, 
 /// Loads and judges `path`. nullopt when the file as a whole cannot be read (diagnostics in
 /// `diags`); otherwise the report, whose `errors` list the problems of the claims left out.
 std::optional<claims::ClaimsReport> check_claims_file(const std::string& path, const io::Catalog& catalog,
-                                                      const std::string& data_dir, Diagnostics& diags);
+                                                      const std::string& data_dir, scenario::Diagnostics& diags);
 
 }  // namespace flopcast::app

@@ -29,12 +29,12 @@ struct CollectiveTableFlags {
 /// The table's flags, checked: the collective, the element type, the sizes and any forced
 /// algorithm or protocol.
 struct CollectiveTableRequest {
-  Collective op = Collective::AllReduce;
+  comm::Collective op = comm::Collective::AllReduce;
   std::string dtype = "float";
   double type_bytes = 4.0;
   double min_bytes = 8.0, max_bytes = 8.0;
   double step_factor = 2.0;
-  CommOverride force;
+  comm::CommOverride force;
 };
 
 /// Checks `flags`; nullopt with `error` naming the flag and what it takes when one is wrong.
@@ -48,10 +48,10 @@ std::optional<double> nccl_size_bytes(const std::string& size);
 
 /// The cluster a table is for.
 struct CollectiveCluster {
-  GpuSpec gpu;
-  FabricSpec fabric;
+  hardware::GpuSpec gpu;
+  hardware::FabricSpec fabric;
   std::int64_t gpus = 0;
-  std::optional<ParallelPlan> plan;  ///< from a scenario: defines its groups
+  std::optional<parallel::ParallelPlan> plan;  ///< from a scenario: defines its groups
 };
 
 /// The table's rows, as text lines and as JSON objects.
@@ -64,14 +64,16 @@ struct CollectiveTable {
 
 /// One row per size from the request's smallest to its largest, `concurrent` groups of `shape`
 /// at once.
-CollectiveTable collective_table(const CollectiveTableRequest& request, const CommModel& model, const GroupShape& shape,
-                                 std::int64_t concurrent);
+CollectiveTable collective_table(const CollectiveTableRequest& request, const comm::CommModel& model,
+                                 const topology::GroupShape& shape, std::int64_t concurrent);
 
 /// The table as nccl-tests prints it, under a header naming the cluster, the group and the model.
 std::string collective_table_text(const CollectiveTableRequest& request, const CollectiveCluster& cluster,
-                                  const CommModel& model, const GroupShape& shape, const CollectiveTable& table);
+                                  const comm::CommModel& model, const topology::GroupShape& shape,
+                                  const CollectiveTable& table);
 /// The table as one JSON document.
 std::string collective_table_json(const CollectiveTableRequest& request, const CollectiveCluster& cluster,
-                                  const CommModel& model, const GroupShape& shape, const CollectiveTable& table);
+                                  const comm::CommModel& model, const topology::GroupShape& shape,
+                                  const CollectiveTable& table);
 
 }  // namespace flopcast::app

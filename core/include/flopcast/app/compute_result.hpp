@@ -25,22 +25,22 @@ struct ComputeResult {
   ComputeResult(const ComputeResult&) = delete;
   ComputeResult& operator=(const ComputeResult&) = delete;
 
-  std::string yaml;                    ///< the text that was loaded
-  Diagnostics diags;                   ///< the loader's (and the profile and price loaders') diagnostics
-  std::unique_ptr<Scenario> scenario;  ///< null when the text has errors
+  std::string yaml;                              ///< the text that was loaded
+  scenario::Diagnostics diags;                   ///< the loader's (and the profile and price loaders') diagnostics
+  std::unique_ptr<scenario::Scenario> scenario;  ///< null when the text has errors
   /// Valid when scenario is set, its whole run and bills added by add_whole_run as `simulate`
   /// adds them (model-uncertainty runs and bills included). Its `run` keeps the per-trial
   /// samples (the cost curves need them); `bills` holds the price catalog.
   SimReport report;
   Timeline timeline;
   /// Memory per GPU of each pipeline stage (the report's memory is the most loaded one).
-  std::vector<MemoryBreakdown> stage_memory;
+  std::vector<workload::MemoryBreakdown> stage_memory;
   /// What the P90 run has cost after each day, for the cheapest plans (cost_over_calendar).
   struct CostCurve {
     std::string id;            ///< the option's id (short: the legend)
     std::string label;         ///< its human name
     bool recommended = false;  ///< the comparison's cheapest row
-    std::vector<CostPoint> points;
+    std::vector<pricing::CostPoint> points;
   };
   std::vector<CostCurve> calendar;
   /// Why whole-run or cost figures are missing ("pricing is not loaded: ..."); empty = none missing.
@@ -48,9 +48,9 @@ struct ComputeResult {
 
   bool ok() const { return scenario != nullptr; }
   /// The whole-run Monte Carlo, when it ran (needs training.tokens and a run small enough).
-  const JobResult* job() const { return report.run && report.run->ok() ? &report.run->result : nullptr; }
+  const job::JobResult* job() const { return report.run && report.run->ok() ? &report.run->result : nullptr; }
   /// Bills per plan at P50 and P90, when the scenario has pricing and the run was simulated.
-  const PlanComparison* plans() const { return report.bills ? &report.bills->comparison : nullptr; }
+  const pricing::PlanComparison* plans() const { return report.bills ? &report.bills->comparison : nullptr; }
 };
 
 /// Told before each stage of compute_scenario: percent done (0..100) and what comes next

@@ -13,6 +13,6 @@ namespace flopcast::app {
 SliceKind kind_of(const ::flopcast::step::TimelineSlice& s);
 
 /// The simulated step as a Timeline (simulated = true; estimate_step = the closed form's).
-Timeline timeline_from_step(const step::StepResult& r, const ParallelPlan& plan);
+Timeline timeline_from_step(const step::StepResult& r, const parallel::ParallelPlan& plan);
 
 }  // namespace flopcast::app

@@ -35,7 +35,7 @@ struct KernelValidation {
 
 /// Predicts every measurement with `profile`.
 KernelValidation validate_kernels(const std::vector<calibrate::KernelMeasurement>& kernels,
-                                  const ComputeProfile& profile);
+                                  const compute::ComputeProfile& profile);
 
 /// Absolute-error statistics of a kind ("gemm", ...) or of all entries ("all").
 struct KernelSummary {

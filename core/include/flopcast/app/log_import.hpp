@@ -66,7 +66,7 @@ struct ImportedRun {
 struct ImportResult {
   std::string yaml;  ///< the measured-run file ("" on any problem: nothing is written)
   std::vector<ImportedRun> runs;
-  Diagnostics diags;  ///< every log's problems (errors make BadLog or Unreadable), and warnings
+  scenario::Diagnostics diags;  ///< every log's problems (errors make BadLog or Unreadable), and warnings
   ImportProblem problem = ImportProblem::None;
   std::string message;  ///< UnknownGpu, UnknownFabric, NoGpu: what to give
   bool ok() const { return problem == ImportProblem::None; }

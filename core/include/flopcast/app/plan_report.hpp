@@ -14,7 +14,7 @@ namespace flopcast::app {
 
 /// A finished search and what it was asked (the pointers outlive the report).
 struct PlanReport {
-  const Scenario* scenario = nullptr;
+  const scenario::Scenario* scenario = nullptr;
   const search::PlanSpace* space = nullptr;
   const search::PlannerOptions* options = nullptr;
   const search::PlanResult* result = nullptr;

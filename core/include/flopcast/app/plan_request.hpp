@@ -27,7 +27,7 @@ struct PlanRequest {
   /// Of every cost, as written (an ISO code, or a word such as RMB: io::parse_currency); "" = the
   /// scenario's pricing.currency, else the budget's.
   std::string currency;
-  std::optional<Time> deadline;  ///< longest wall time of the whole run
+  std::optional<units::Time> deadline;  ///< longest wall time of the whole run
   /// The deadline as written ("45d", "1080h"); a unit is required. Set, it replaces `deadline`.
   std::string deadline_text;
   /// Largest bill as written, with its currency ("5M CNY", "500万元", "$2M": io::parse_money); "" =
@@ -62,16 +62,16 @@ enum class PlanProblem {
 /// One cluster spec per GPU name: the scenario's cluster for its own GPU, else the GPU's usual
 /// fabric (data/gpus.yaml default_fabric). Empty `gpus` = the scenario's GPU only. False with
 /// `why` (the known names) for an unknown GPU or one without a usual fabric.
-bool plan_clusters(const io::Catalog& cat, const Scenario& s, const std::vector<std::string>& gpus,
-                   std::vector<ClusterSpec>& out, std::string& why);
+bool plan_clusters(const io::Catalog& cat, const scenario::Scenario& s, const std::vector<std::string>& gpus,
+                   std::vector<scenario::ClusterSpec>& out, std::string& why);
 
 /// The price catalogs a search prices with when none are named: the scenario's
 /// pricing.catalog first (its currency is the default), then every shipped one.
-std::vector<std::string> default_plan_catalogs(const Scenario& s);
+std::vector<std::string> default_plan_catalogs(const scenario::Scenario& s);
 
 /// Stage 1: the space of `request` (GPU types on their clusters, the count limits).
 /// UnknownGpu with `why` when a GPU type cannot be searched.
-PlanProblem prepare_plan_space(const io::Catalog& cat, const Scenario& s, const PlanRequest& request,
+PlanProblem prepare_plan_space(const io::Catalog& cat, const scenario::Scenario& s, const PlanRequest& request,
                                search::PlanSpace& space, std::string& why);
 
 /// Stage 2: the planner options of `request`: the catalogs loaded from `data_dir` (""
@@ -82,8 +82,8 @@ PlanProblem prepare_plan_space(const io::Catalog& cat, const Scenario& s, const 
 /// CatalogUnreadable (`why` = the catalog's name, `diags` its loader's diagnostics; those of
 /// catalogs that loaded are not kept), BadBudget, BadCurrency, BadDeadline (`why` says what to
 /// write) or NeedsBudget on failure.
-PlanProblem prepare_plan_options(const Scenario& s, const PlanRequest& request, const std::string& data_dir,
-                                 search::PlannerOptions& options, std::string& why, Diagnostics& diags);
+PlanProblem prepare_plan_options(const scenario::Scenario& s, const PlanRequest& request, const std::string& data_dir,
+                                 search::PlannerOptions& options, std::string& why, scenario::Diagnostics& diags);
 
 /// Why an amount of money as written (`text`) was refused by io::parse_money, and what to write
 /// instead; `example` is the currency a missing one is shown with ("CNY").
@@ -94,7 +94,7 @@ std::vector<std::string> split_list(const std::string& s);
 
 /// The catalog with only the plans of the kinds a plan or quote bills: offer, list, contract,
 /// and spot when `allow_spot`; assumptions and competitors' prices are left out.
-PriceCatalog billable_catalog(PriceCatalog catalog, bool allow_spot);
+pricing::PriceCatalog billable_catalog(pricing::PriceCatalog catalog, bool allow_spot);
 
 /// What `quote --plan best` quotes from a search.
 struct QuotePlanChoice {
@@ -105,18 +105,20 @@ struct QuotePlanChoice {
   /// Every other GPU type searched: its cheapest simulated plan that meets, else its closest
   /// (by how far it misses), at the confidence with the model band's factor. In the order of
   /// the space's GPU types.
-  std::vector<QuoteAlternative> alternatives;
+  std::vector<quote::QuoteAlternative> alternatives;
 };
 QuotePlanChoice quote_plan_choice(const search::PlanResult& r, const search::PlanSpace& space, bool allow_miss);
 
 /// The scenario of a search's recommended plan `chosen`: `base` (the searched scenario) with the
 /// plan's cluster, GPU count, precision, parallel plan and price catalog.
-Scenario plan_scenario(const Scenario& base, const search::PlanSpace& space, const search::Resimulated& chosen);
+scenario::Scenario plan_scenario(const scenario::Scenario& base, const search::PlanSpace& space,
+                                 const search::Resimulated& chosen);
 
 /// The recommended plan written as a scenario: `base_yaml` (the searched scenario's file text)
 /// with the plan's cluster, fabric, parallel plan, precision and price catalog, through the io
 /// scenario writer (every other key kept). Loads as the plan's scenario.
-std::string plan_scenario_yaml(const std::string& base_yaml, const Scenario& base, const search::PlanSpace& space,
-                               const search::Resimulated& chosen, const io::Catalog& catalog);
+std::string plan_scenario_yaml(const std::string& base_yaml, const scenario::Scenario& base,
+                               const search::PlanSpace& space, const search::Resimulated& chosen,
+                               const io::Catalog& catalog);
 
 }  // namespace flopcast::app

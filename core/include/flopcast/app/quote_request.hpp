@@ -28,29 +28,29 @@ enum class QuoteProblem {
 /// What the customer asked for and how the quote is to be made.
 struct QuoteOptions {
   std::string customer;
-  std::string issuer;                          ///< who quotes; "" = the catalog's provider, if it issues quotes
-  std::string date;                            ///< "YYYY-MM-DD"
-  std::string deadline_text;                   ///< "45d"; "" = none (a unit is required)
-  std::string budget_text;                     ///< "5M CNY"; "" = none (a currency is required)
-  bool p50 = false;                            ///< check the requirements at P50 instead of P90
-  bool compare = false;                        ///< show competitors' prices beside the provider's plans
-  std::string frameworks;                      ///< "" = the frameworks that run the scenario's plan
-  QuoteLanguage language = QuoteLanguage::En;  ///< the language the quote is written in
+  std::string issuer;         ///< who quotes; "" = the catalog's provider, if it issues quotes
+  std::string date;           ///< "YYYY-MM-DD"
+  std::string deadline_text;  ///< "45d"; "" = none (a unit is required)
+  std::string budget_text;    ///< "5M CNY"; "" = none (a currency is required)
+  bool p50 = false;           ///< check the requirements at P50 instead of P90
+  bool compare = false;       ///< show competitors' prices beside the provider's plans
+  std::string frameworks;     ///< "" = the frameworks that run the scenario's plan
+  quote::QuoteLanguage language = quote::QuoteLanguage::En;  ///< the language the quote is written in
   /// The spot plan the planner chose (its id in the scenario's catalog; "" = none): the run is
   /// simulated with its interruptions and the quote may recommend it.
   std::string spot_plan;
   /// The other GPU types the plan search considered (QuotePlanChoice::alternatives).
-  std::vector<QuoteAlternative> alternatives;
+  std::vector<quote::QuoteAlternative> alternatives;
 };
 
 /// A quote, or the problem that stops it.
 struct QuoteOutcome {
-  std::optional<Quote> quote;
+  std::optional<quote::Quote> quote;
   QuoteProblem problem = QuoteProblem::None;
   /// RunNotSimulated: the run's errors; QuoteInvalid: the quote's and the comparison's errors.
   std::vector<std::string> details;
   /// The catalog loader's diagnostics (warnings too); errors when CatalogUnreadable.
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   bool ok() const { return quote.has_value(); }
 };
 
@@ -73,6 +73,6 @@ std::string quote_problem_text(QuoteProblem problem, const SimReport& r);
 /// The quote as a document of `format`: "md" (Markdown), "html" or "xlsx" (the workbook's bytes);
 /// nullopt with `error` when the workbook cannot be made (or the format is none of these). PDF is
 /// made from the HTML by the fronts' Qt module.
-std::optional<std::string> quote_document(const Quote& q, const std::string& format, std::string& error);
+std::optional<std::string> quote_document(const quote::Quote& q, const std::string& format, std::string& error);
 
 }  // namespace flopcast::app

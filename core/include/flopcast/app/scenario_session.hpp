@@ -14,18 +14,18 @@ namespace flopcast::app {
 
 /// A loaded scenario and the profile it asks for.
 struct ScenarioSession {
-  Scenario scenario;
-  ComputeProfile profile;
+  scenario::Scenario scenario;
+  compute::ComputeProfile profile;
 };
 
 /// What loading a scenario gave: the session, or why there is none.
 struct SessionOutcome {
   std::optional<ScenarioSession> session;
   /// The scenario loader's diagnostics, warnings included (also when it loaded).
-  Diagnostics diags;
+  scenario::Diagnostics diags;
   /// The profile loader's diagnostics, located at the scenario's `calibration` key when they
   /// have no place of their own. Errors here mean the profile could not be loaded.
-  Diagnostics profile_diags;
+  scenario::Diagnostics profile_diags;
   /// The profile asked for: the override, else the scenario's `calibration`; "" = the
   /// catalog's default.
   std::string profile_name;
@@ -48,7 +48,8 @@ SessionOutcome parse_scenario_session(const std::string& yaml, const std::string
 /// null when the scenario has no `pricing:` block; nullopt when it cannot be loaded, with
 /// diagnostics in `diags` (those without a line of their own, "not found", are located at the
 /// scenario's `pricing.catalog` key).
-std::optional<std::shared_ptr<const PriceCatalog>> load_scenario_prices(const Scenario& s, const std::string& data_dir,
-                                                                        Diagnostics& diags);
+std::optional<std::shared_ptr<const pricing::PriceCatalog>> load_scenario_prices(const scenario::Scenario& s,
+                                                                                 const std::string& data_dir,
+                                                                                 scenario::Diagnostics& diags);
 
 }  // namespace flopcast::app

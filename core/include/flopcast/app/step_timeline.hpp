@@ -41,10 +41,10 @@ struct TimelineSlice {
   int stage = 0;
   int microbatch = -1;  ///< -1 for per-step slices (DP sync, optimizer)
   int to_stage = -1;    ///< P2P: the receiving stage
-  Time start;
-  Time end;
+  units::Time start;
+  units::Time end;
   std::string name;  ///< the simulator's own name ("send F mb3", "AR dp b2"); "" = from kind
-  Time duration() const { return end - start; }
+  units::Time duration() const { return end - start; }
 };
 
 /// One row: a stage's compute stream (F, B, R, optimizer) or its communication stream
@@ -59,8 +59,8 @@ struct TimelineRow {
 /// The laid-out step.
 struct Timeline {
   std::vector<TimelineRow> rows;
-  Time end;                             ///< last slice's end
-  Time estimate_step;                   ///< the closed-form estimate's step time, for comparison
+  units::Time end;                      ///< last slice's end
+  units::Time estimate_step;            ///< the closed-form estimate's step time, for comparison
   std::int64_t microbatches = 0;        ///< micro-batches per step of the plan
   std::int64_t microbatches_drawn = 0;  ///< fewer when capped (see note)
   std::string schedule;                 ///< schedule drawn ("1f1b", "gpipe")
@@ -73,6 +73,6 @@ struct Timeline {
 inline constexpr std::int64_t kMaxTimelinePasses = 200'000;
 
 /// Lays out one step of `plan` with the estimate's stage times.
-Timeline build_timeline(const estimate::StepEstimate& est, const ParallelPlan& plan);
+Timeline build_timeline(const estimate::StepEstimate& est, const parallel::ParallelPlan& plan);
 
 }  // namespace flopcast::app

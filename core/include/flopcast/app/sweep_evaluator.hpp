@@ -49,7 +49,7 @@ class SweepEvaluator {
   std::vector<std::string> cells(std::int64_t index);
 
  private:
-  std::optional<ComputeProfile> profile_for(const std::string& name);
+  std::optional<compute::ComputeProfile> profile_for(const std::string& name);
   void evaluate(std::int64_t index, std::vector<std::string>& used, std::string* out);
 
   const io::SweepSpec& spec_;
@@ -58,7 +58,7 @@ class SweepEvaluator {
   std::string profile_;
   StepEngine engine_;
   std::mutex profiles_mu_;
-  std::map<std::string, std::optional<ComputeProfile>> profiles_;
+  std::map<std::string, std::optional<compute::ComputeProfile>> profiles_;
 };
 
 }  // namespace flopcast::app

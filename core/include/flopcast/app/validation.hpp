@@ -47,8 +47,8 @@ struct InputFiles {
 InputFiles split_input_files(const std::vector<std::string>& files);
 
 /// Every run of every run file; bad entries are recorded in `problems` and left out.
-std::vector<Scenario> load_measured_runs(const std::vector<std::string>& files, const io::Catalog& catalog,
-                                         InputProblems& problems);
+std::vector<scenario::Scenario> load_measured_runs(const std::vector<std::string>& files, const io::Catalog& catalog,
+                                                   InputProblems& problems);
 /// The measurements of kernel files; bad entries are recorded, the others load.
 std::vector<calibrate::KernelMeasurement> load_kernel_measurements(
     const std::vector<std::pair<std::string, std::string>>& files, const io::Catalog& catalog, InputProblems& problems);
@@ -57,21 +57,21 @@ std::vector<io::CollectiveRun> load_collective_points(const std::string& file, c
                                                       const io::Catalog& catalog, InputProblems& problems);
 
 /// "micro_batch 2, zero 1": the settings a run left open, as resolved.
-std::string resolved_settings_text(const ResolvedSettings& r);
+std::string resolved_settings_text(const parallel::ResolvedSettings& r);
 /// {"parallel.micro_batch": "2", ...}
-nlohmann::ordered_json resolved_settings_json(const ResolvedSettings& r);
+nlohmann::ordered_json resolved_settings_json(const parallel::ResolvedSettings& r);
 
 /// A run the memory model says does not fit, although it ran.
 struct MemoryFailure {
   std::string id;
-  MemoryBreakdown memory;
+  workload::MemoryBreakdown memory;
   bool open = false;  ///< its settings were open and no choice fits
 };
 
 /// A run whose TFLOP/s or MFU its source counted in another convention than flopcast's.
 struct FlopsConversion {
   std::string id;
-  FlopsConvention convention = FlopsConvention::Model;
+  scenario::FlopsConvention convention = scenario::FlopsConvention::Model;
   double factor = 1;  ///< flopcast's count / the source's, for the run's plan
 };
 
@@ -84,7 +84,7 @@ struct ValidationRequest {
 /// Everything validate found.
 struct Validation {
   std::vector<calibrate::FigureComparison> rows;
-  std::vector<Scenario> runs;  ///< as predicted (open settings resolved with the profile)
+  std::vector<scenario::Scenario> runs;  ///< as predicted (open settings resolved with the profile)
   std::vector<MemoryFailure> memory_failures;
   std::vector<FlopsConversion> conversions;
   std::size_t collective_points = 0;
@@ -95,12 +95,13 @@ struct Validation {
 /// Predicts every run (its open settings resolved with `profile`), every collective point and
 /// every kernel measurement of the request's files.
 Validation validate_measurements(const ValidationRequest& request, const io::Catalog& catalog,
-                                 const ComputeProfile& profile);
+                                 const compute::ComputeProfile& profile);
 
 /// validate's text report: the rows (unless `summary_only`), the summary, the memory fit, the
 /// settings resolved, the FLOP conversions and the runs the memory model says do not fit.
-std::string validation_text(const ComputeProfile& profile, const Validation& v, bool estimate, bool summary_only);
+std::string validation_text(const compute::ComputeProfile& profile, const Validation& v, bool estimate,
+                            bool summary_only);
 /// validate's JSON document (with each prediction's 80% band in the unit of `measured`).
-std::string validation_json(const ComputeProfile& profile, const Validation& v, bool estimate);
+std::string validation_json(const compute::ComputeProfile& profile, const Validation& v, bool estimate);
 
 }  // namespace flopcast::app

@@ -39,7 +39,7 @@ struct CalibrationOptions {
 
 /// The fit's outcome.
 struct CalibrationResult {
-  ComputeProfile profile;           ///< with fitted_runs set per generation
+  compute::ComputeProfile profile;  ///< with fitted_runs set per generation
   std::vector<std::string> fitted;  ///< parameters that were fitted
   double rms_before_pct = 0;        ///< RMS relative error before, percent (unweighted, each run's speed figure)
   double rms_after_pct = 0;
@@ -54,10 +54,10 @@ struct CalibrationResult {
 
 /// Fits `start` to the speed figures of `runs` (each run's primary_figure) and to
 /// `options.collectives`. Parameters stay inside their bounds.
-CalibrationResult calibrate_profile(const std::vector<Scenario>& runs, const ComputeProfile& start,
+CalibrationResult calibrate_profile(const std::vector<scenario::Scenario>& runs, const compute::ComputeProfile& start,
                                     const CalibrationOptions& options);
 
 /// Each run's weight when none are given: 1 / (runs of its source group).
-std::vector<double> source_group_weights(const std::vector<Scenario>& runs);
+std::vector<double> source_group_weights(const std::vector<scenario::Scenario>& runs);
 
 }  // namespace flopcast::calibrate

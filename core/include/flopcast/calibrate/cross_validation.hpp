@@ -28,22 +28,22 @@ struct CrossValidationOptions {
 };
 
 /// The fold a run belongs to: its source group, or with by_regime "GENERATION.REGIME".
-std::string cv_group_of(const Scenario& s, bool by_regime);
+std::string cv_group_of(const scenario::Scenario& s, bool by_regime);
 
 /// One held-out run's prediction.
 struct CvPrediction {
   std::string id;
   std::string group;
-  GpuArch arch = GpuArch::Ampere;
+  hardware::GpuArch arch = hardware::GpuArch::Ampere;
   std::string figure;  ///< the run's primary_figure
   double measured = 0;
   double predicted = 0;
-  double error_pct = 0;       ///< (predicted - measured) / measured x 100
-  ResolvedSettings settings;  ///< its open settings as resolved with the fold's profile
-  bool fits_memory = true;    ///< the memory model says it fits (it ran)
-  bool moe = false;           ///< a mixture-of-experts model (its band regime)
-  BandRegime regime;          ///< its band regime
-  std::string source_group;   ///< its publication (== group when folds leave out source groups)
+  double error_pct = 0;                 ///< (predicted - measured) / measured x 100
+  parallel::ResolvedSettings settings;  ///< its open settings as resolved with the fold's profile
+  bool fits_memory = true;              ///< the memory model says it fits (it ran)
+  bool moe = false;                     ///< a mixture-of-experts model (its band regime)
+  compute::BandRegime regime;           ///< its band regime
+  std::string source_group;             ///< its publication (== group when folds leave out source groups)
 };
 
 /// Measured / predicted step time of a prediction, whichever speed figure it scores (a
@@ -68,7 +68,7 @@ struct CrossValidationResult {
 
 /// Leave-one-source-group-out cross-validation of calibrate_profile on `runs` from `start`.
 /// Needs at least two groups (else `error` says so and nothing runs). Deterministic.
-CrossValidationResult cross_validate(const std::vector<Scenario>& runs, const ComputeProfile& start,
+CrossValidationResult cross_validate(const std::vector<scenario::Scenario>& runs, const compute::ComputeProfile& start,
                                      const CrossValidationOptions& options);
 
 /// Absolute-error statistics of a set of predictions.
@@ -108,7 +108,7 @@ struct BandRule {
 /// "0.075" or "lognormal 0.05".
 std::string to_string(const BandRule& r);
 /// The rule of each generation's band (indexed by GpuArch).
-using BandTails = std::array<BandRule, kGpuArchCount>;
+using BandTails = std::array<BandRule, hardware::kGpuArchCount>;
 inline constexpr BandTails kTenNinety{};
 /// The same rule for every generation.
 inline BandTails uniform_band_tails(const BandRule& rule) {
@@ -132,9 +132,9 @@ inline BandTails uniform_band_tails(const BandRule& rule) {
 /// leave-one-regime-out residuals of its runs, at a log-normal's 10% / 90% (a spread from few
 /// regimes is a distribution's, not its samples'), or of all generations' runs when it has fewer
 /// than kRegimeMinRuns of kRegimeMinGroups groups.
-std::vector<BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, const std::string& exclude = "",
-                                             const BandTails& tails = kTenNinety,
-                                             const CrossValidationResult* loro = nullptr);
+std::vector<compute::BandQuantiles> cv_band_quantiles(const CrossValidationResult& r, const std::string& exclude = "",
+                                                      const BandTails& tails = kTenNinety,
+                                                      const CrossValidationResult* loro = nullptr);
 
 /// How often the 80% band holds the measured step time, on cross-validation: each held-out
 /// run is given the band made from the other source groups' held-out predictions

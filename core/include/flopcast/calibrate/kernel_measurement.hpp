@@ -28,13 +28,13 @@ const std::vector<std::string>& kernel_kind_names();
 struct KernelMeasurement {
   std::string id;
   std::string source;
-  SourceLocation where;
+  scenario::SourceLocation where;
   KernelKind kind = KernelKind::Gemm;
-  GpuSpec gpu;
-  FabricSpec fabric;  ///< the GPU's usual node (its NICs for an RDMA collective)
+  hardware::GpuSpec gpu;
+  hardware::FabricSpec fabric;  ///< the GPU's usual node (its NICs for an RDMA collective)
   /// The element type of the math (for a quantization kernel, its output type); nullopt for
   /// `none` (a copy or collective of untyped bytes).
-  std::optional<Precision> dtype;
+  std::optional<hardware::Precision> dtype;
   /// Shape keys as written: numbers and words (`op`, `layout`, `direction`, `transport`...) as
   /// text, booleans as "true" / "false". A list (`input_shape: [131072, 7168]`) is in `dims`.
   std::map<std::string, std::string> shape;
@@ -57,7 +57,7 @@ struct KernelMeasurement {
 /// `profile`: the first figure it measures of time_us, tflops and the bandwidths its kind
 /// reports. nullopt, with `why_not` set, when the cost layer cannot predict it (a kernel no
 /// mechanism of flopcast stands for, a figure whose byte count the source does not state).
-std::optional<FigureComparison> compare_kernel(const KernelMeasurement& k, const ComputeProfile& profile,
+std::optional<FigureComparison> compare_kernel(const KernelMeasurement& k, const compute::ComputeProfile& profile,
                                                std::string& why_not);
 
 /// Whether a coefficient is whole-step glue, fitted on measured runs only: the in-stream kernel
@@ -84,7 +84,7 @@ inline constexpr int kMinKernelEntries = 3;
 
 /// What fitting the cost layer on kernel measurements gave.
 struct KernelFitResult {
-  ComputeProfile profile;
+  compute::ComputeProfile profile;
   std::vector<std::string> fitted;                     ///< coefficients fitted, in profile_parameters() order
   std::map<std::string, int> informed;                 ///< measurements informing each coefficient (fitted or not)
   std::vector<std::string> at_bound;                   ///< fitted coefficients at a bound, "name lower|upper"
@@ -98,7 +98,7 @@ struct KernelFitResult {
 /// logarithm of predicted / measured speed of each entry's figure, under a Cauchy loss (scale 10%)
 /// so that a benchmark of an unusually slow or fast implementation does not move a coefficient
 /// the others agree on. Each entry weighs the same. Deterministic.
-KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& start,
+KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels, const compute::ComputeProfile& start,
                                    const KernelFitOptions& options = {});
 
 /// The publication a measurement comes from, for cross-validation: its source up to the first
@@ -113,6 +113,7 @@ struct KernelCvResult {
   std::vector<std::string> prediction_groups;  ///< the group of each prediction
   double median_abs_pct = 0, p90_abs_pct = 0;  ///< over the held-out predictions
 };
-KernelCvResult cross_validate_kernels(const std::vector<KernelMeasurement>& kernels, const ComputeProfile& start);
+KernelCvResult cross_validate_kernels(const std::vector<KernelMeasurement>& kernels,
+                                      const compute::ComputeProfile& start);
 
 }  // namespace flopcast::calibrate

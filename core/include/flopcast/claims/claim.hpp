@@ -46,7 +46,7 @@ struct TrainingNeeds {
 /// How much GPU time a price claim is about.
 struct PriceUse {
   std::int64_t gpus = 0;  ///< GPUs rented (0 = not stated)
-  Time span;              ///< how long (0 = not stated)
+  units::Time span;       ///< how long (0 = not stated)
 };
 
 /// Price figures: see docs/claims.md.
@@ -62,18 +62,18 @@ const char* to_string(PriceFigure f);
 
 /// The side of a price comparison: a plan, or the catalog's CPU debug instance.
 struct PriceOption {
-  const Plan* plan = nullptr;        ///< into the claim's catalog
-  const CpuInstance* cpu = nullptr;  ///< into the claim's catalog
-  std::string id() const;            ///< the plan or instance id ("" when none)
+  const pricing::Plan* plan = nullptr;        ///< into the claim's catalog
+  const pricing::CpuInstance* cpu = nullptr;  ///< into the claim's catalog
+  std::string id() const;                     ///< the plan or instance id ("" when none)
   bool empty() const { return plan == nullptr && cpu == nullptr; }
 };
 
 /// A price claim.
 struct PriceNeeds {
   PriceFigure figure = PriceFigure::Rate;
-  std::shared_ptr<const PriceCatalog> catalog;  ///< shared: plan pointers point into it
-  std::vector<PriceOption> options;             ///< the plan(s) the claim is about (RunCost: the cheapest)
-  std::optional<PriceOption> baseline;          ///< Saving: what it is cheaper than (absent: not stated)
+  std::shared_ptr<const pricing::PriceCatalog> catalog;  ///< shared: plan pointers point into it
+  std::vector<PriceOption> options;                      ///< the plan(s) the claim is about (RunCost: the cheapest)
+  std::optional<PriceOption> baseline;                   ///< Saving: what it is cheaper than (absent: not stated)
   PriceUse use;
   std::string gpu;                 ///< CreditHours/Purchase without a plan: the GPU the claim names
   std::optional<ScenarioRef> run;  ///< RunCost
@@ -81,14 +81,14 @@ struct PriceNeeds {
 
 /// A collective claim, costed as `flopcast collective` costs it.
 struct CollectiveNeeds {
-  Collective op = Collective::AllReduce;
-  GpuSpec gpu;
-  FabricSpec fabric;
-  std::int64_t gpus = 0;  ///< GPUs of the cluster
-  GroupShape group;       ///< the communicator (default: every GPU, as many per node as fit)
-  Bytes min_size{8.0};    ///< smallest message (nccl-tests' -b default 8 B): latency
+  comm::Collective op = comm::Collective::AllReduce;
+  hardware::GpuSpec gpu;
+  hardware::FabricSpec fabric;
+  std::int64_t gpus = 0;       ///< GPUs of the cluster
+  topology::GroupShape group;  ///< the communicator (default: every GPU, as many per node as fit)
+  units::Bytes min_size{8.0};  ///< smallest message (nccl-tests' -b default 8 B): latency
   /// Largest message (flopcast collective's --max default, 8 GiB): bus bandwidth.
-  Bytes max_size{8.0 * 1073741824.0};
+  units::Bytes max_size{8.0 * 1073741824.0};
   std::string figure;  ///< "latency", "busbw" or "algbw"
 };
 
@@ -96,16 +96,16 @@ struct CollectiveNeeds {
 struct HardwareNeeds {
   std::string
       figure;  ///< dense_tflops, peak_vs, nvlink_bandwidth, memory, memory_bandwidth, power, nic_bandwidth, software
-  std::optional<GpuSpec> gpu;
-  std::optional<Precision> precision;    ///< dense_tflops, peak_vs
-  std::optional<GpuSpec> compared_with;  ///< peak_vs
-  std::optional<FabricSpec> fabric;      ///< nic_bandwidth
+  std::optional<hardware::GpuSpec> gpu;
+  std::optional<hardware::Precision> precision;    ///< dense_tflops, peak_vs
+  std::optional<hardware::GpuSpec> compared_with;  ///< peak_vs
+  std::optional<hardware::FabricSpec> fabric;      ///< nic_bandwidth
 };
 
 /// A fleet that draws power for a period.
 struct FleetPower {
-  GpuSpec gpu;
-  FabricSpec fabric;  ///< its node power (0 = unknown: 0.8 x the GPUs' TDP for the rest of a node)
+  hardware::GpuSpec gpu;
+  hardware::FabricSpec fabric;  ///< its node power (0 = unknown: 0.8 x the GPUs' TDP for the rest of a node)
   std::int64_t gpus = 0;
 };
 
@@ -114,10 +114,10 @@ struct EnergyNeeds {
   std::string figure;  ///< "cost" or "saving"
   FleetPower fleet;
   std::optional<FleetPower> baseline;  ///< saving: what it is compared with (absent: not stated)
-  Time period;                         ///< e.g. a year of 8,760 h
+  units::Time period;                  ///< e.g. a year of 8,760 h
   double utilisation = 1.0;            ///< GPU board power as a fraction of TDP (1 = at TDP)
   double pue = 1.58;
-  PriceRate tariff;         ///< per kWh
+  units::PriceRate tariff;  ///< per kWh
   std::string tariff_from;  ///< where the tariff and PUE come from ("catalog seed-vendor", "the claims file")
 };
 
@@ -127,10 +127,10 @@ struct CheckpointNeeds {
   std::string model;   ///< the model's name, for messages
   double params = 0;   ///< its parameter count (sizes the checkpoint)
   std::int64_t gpus = 0;
-  Bandwidth storage_write;                  ///< the claim's storage write bandwidth
-  std::optional<Bandwidth> storage_read;    ///< restart: read bandwidth (absent: taken equal to the write)
-  std::optional<Bandwidth> baseline_write;  ///< save_speedup: what it is faster than (absent: not stated)
-  Time interval;                            ///< interval, lost_work: the checkpoint interval
+  units::Bandwidth storage_write;                  ///< the claim's storage write bandwidth
+  std::optional<units::Bandwidth> storage_read;    ///< restart: read bandwidth (absent: taken equal to the write)
+  std::optional<units::Bandwidth> baseline_write;  ///< save_speedup: what it is faster than (absent: not stated)
+  units::Time interval;                            ///< interval, lost_work: the checkpoint interval
   bool async = true;
 };
 
@@ -151,7 +151,7 @@ struct Claim {
   std::vector<std::string> relies_on;
   std::string note;
   ClaimNeeds needs;
-  SourceLocation where;  ///< where the claim starts
+  scenario::SourceLocation where;  ///< where the claim starts
 };
 
 /// A claims file: its claims (those that loaded) and the ids of those that did not.
@@ -160,7 +160,7 @@ struct ClaimsFile {
   std::string title;
   std::vector<Claim> claims;
   /// Claims left out because of bad input (their diagnostics went to the loader's Diagnostics).
-  std::vector<std::pair<std::string, SourceLocation>> rejected;
+  std::vector<std::pair<std::string, scenario::SourceLocation>> rejected;
 };
 
 }  // namespace flopcast::claims

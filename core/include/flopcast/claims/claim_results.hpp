@@ -21,7 +21,7 @@ struct ClaimResult {
   std::string claimed;  ///< the claimed figure as written (training: as the scenario states it)
   /// How the claims file reads the claim where its source leaves something open (its `note:`).
   std::string reading;
-  SourceLocation where;
+  scenario::SourceLocation where;
   Verdict verdict;
 };
 
@@ -30,7 +30,7 @@ struct ClaimsReport {
   std::string file;
   std::string title;
   std::vector<ClaimResult> results;
-  std::vector<Diagnostic> errors;  ///< problems of the claims that were not judged (bad input)
+  std::vector<scenario::Diagnostic> errors;  ///< problems of the claims that were not judged (bad input)
 
   /// Verdicts of kind `k`.
   std::size_t count(VerdictKind k) const;

@@ -37,9 +37,9 @@ enum class Bound {
 
 /// A price as a claim states it: an amount per GPU or node per billing unit.
 struct ClaimedPrice {
-  PriceRate rate;  ///< exact, in the claim's currency
-  PriceBasis basis = PriceBasis::PerGpu;
-  BillingUnit unit = BillingUnit::Hour;
+  units::PriceRate rate;  ///< exact, in the claim's currency
+  pricing::PriceBasis basis = pricing::PriceBasis::PerGpu;
+  pricing::BillingUnit unit = pricing::BillingUnit::Hour;
   /// "GPU-hour", "node-month".
   std::string per() const;
 };
@@ -51,7 +51,7 @@ struct ClaimedValue {
   /// amount in major units (display only: `money` and `price` are exact).
   double value = 0.0;
   Bound bound = Bound::Exact;
-  std::optional<Money> money;         ///< Dimension::Money
+  std::optional<units::Money> money;  ///< Dimension::Money
   std::optional<ClaimedPrice> price;  ///< Dimension::Price
   std::string unit;                   ///< the unit as written: "Gbps", "GB/s", "us", "TFLOPS", "W"
   std::string text;                   ///< the whole value as written: "< 3 us"

@@ -48,7 +48,7 @@ struct ScenarioOutcome {
   bool fits_memory = true;
   std::string memory_problem;  ///< "the plan needs 142.5 GiB per GPU but the A100-80G has 80.0 GiB"
   double mfu = 0.0;
-  Time step_time;
+  units::Time step_time;
   double train_seconds = 0.0;  ///< failure-free time to train `training.tokens` (0 = not given)
   double gpu_hours = 0.0;      ///< train_seconds x GPUs / 3600
 };

@@ -8,7 +8,7 @@
 
 #include "flopcast/units/units.hpp"
 
-namespace flopcast {
+namespace flopcast::comm {
 
 /// A communication operation of a group.
 ///
@@ -56,10 +56,10 @@ double bus_bandwidth_factor(Collective op, std::int64_t ranks);
 
 /// The cost of one collective.
 struct CollectiveCost {
-  Time time;        ///< predicted duration
-  Time latency;     ///< the fixed part of `time` (zero-byte limit)
-  Bandwidth algbw;  ///< message bytes / time (nccl-tests algbw)
-  Bandwidth busbw;  ///< algbw x bus_bandwidth_factor (nccl-tests busbw)
+  units::Time time;        ///< predicted duration
+  units::Time latency;     ///< the fixed part of `time` (zero-byte limit)
+  units::Bandwidth algbw;  ///< message bytes / time (nccl-tests algbw)
+  units::Bandwidth busbw;  ///< algbw x bus_bandwidth_factor (nccl-tests busbw)
   CommAlgorithm algorithm = CommAlgorithm::None;
   CommProtocol protocol = CommProtocol::Simple;
   int channels = 0;                    ///< NCCL channels of the chosen algorithm (0 for p2p)
@@ -67,4 +67,4 @@ struct CollectiveCost {
   std::int64_t concurrent_groups = 1;  ///< groups sharing the network in this estimate
 };
 
-}  // namespace flopcast
+}  // namespace flopcast::comm

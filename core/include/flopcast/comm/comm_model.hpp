@@ -28,7 +28,7 @@
 #include "flopcast/topology/group_shape.hpp"
 #include "flopcast/units/units.hpp"
 
-namespace flopcast {
+namespace flopcast::comm {
 
 /// Efficiency knobs that a calibration profile may override. Zero means "the sourced default".
 struct CommEfficiency {
@@ -46,7 +46,7 @@ struct CommEfficiency {
 
 /// Options of a CommModel.
 struct CommOptions {
-  TopologyOptions topology;  ///< scalable-unit size and cabling (its fractions are set from `efficiency`)
+  topology::TopologyOptions topology;  ///< scalable-unit size and cabling (its fractions are set from `efficiency`)
   CommEfficiency efficiency;
   /// Host CPU family (NCCL's multi-node LL caps and network overhead depend on it);
   /// nullopt = default_host_cpu().
@@ -56,7 +56,7 @@ struct CommOptions {
 /// The host CPU of the reference node designs: AMD for Ampere (DGX A100: 2 x EPYC 7742,
 /// NV-DGXA100), Other (Arm Grace) for GB200 NVL72 domains (NV-GB200TBL), Intel otherwise
 /// (as the worked H100 latency examples of tests/comm/test_nccl_tuning.cpp assume).
-nccl::CpuVendor default_host_cpu(const GpuSpec& gpu, const FabricSpec& fabric);
+nccl::CpuVendor default_host_cpu(const hardware::GpuSpec& gpu, const hardware::FabricSpec& fabric);
 
 /// NCCL_ALGO / NCCL_PROTO: restrict the choice; an unavailable restriction is ignored.
 struct CommOverride {
@@ -68,15 +68,16 @@ struct CommOverride {
 struct CandidateCost {
   CommAlgorithm algorithm = CommAlgorithm::Ring;
   CommProtocol protocol = CommProtocol::Simple;
-  Time nccl_time;       ///< NCCL's modelled time (what the choice minimises)
-  CollectiveCost cost;  ///< flopcast's predicted cost if this pair runs
+  units::Time nccl_time;  ///< NCCL's modelled time (what the choice minimises)
+  CollectiveCost cost;    ///< flopcast's predicted cost if this pair runs
 };
 
 /// Collective costs on one cluster.
 class CommModel {
  public:
   /// Builds the cluster graph once. `total_gpus` GPUs of `gpu` on `fabric` nodes.
-  CommModel(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t total_gpus, CommOptions options = {});
+  CommModel(const hardware::GpuSpec& gpu, const hardware::FabricSpec& fabric, std::int64_t total_gpus,
+            CommOptions options = {});
   /// Movable, not copyable (owns the cluster graph and the cache).
   ~CommModel();
   CommModel(CommModel&&) noexcept;
@@ -86,21 +87,21 @@ class CommModel {
 
   /// Why `op` over `group` cannot be costed on this cluster, or "" when it can
   /// (send_recv needs exactly 2 ranks; the shape must fit the cluster).
-  std::string check(Collective op, const GroupShape& group) const;
+  std::string check(Collective op, const topology::GroupShape& group) const;
 
   /// The cost of `op` moving `message` bytes (nccl-tests' S, see Collective) in `group`, while
   /// `concurrent_groups` groups of the same shape (placed as place_group() lays them out) do
   /// the same at once. More groups than fit the cluster are clamped. Precondition: check() is "".
-  CollectiveCost cost(Collective op, const GroupShape& group, Bytes message, std::int64_t concurrent_groups = 1,
-                      const CommOverride& force = {}) const;
+  CollectiveCost cost(Collective op, const topology::GroupShape& group, units::Bytes message,
+                      std::int64_t concurrent_groups = 1, const CommOverride& force = {}) const;
 
   /// Every algorithm/protocol pair NCCL would consider for the query, in NCCL's order
   /// (Tree, Ring, NVLS, NVLSTree, PAT x LL, LL128, Simple), with both models' times.
-  std::vector<CandidateCost> candidates(Collective op, const GroupShape& group, Bytes message,
+  std::vector<CandidateCost> candidates(Collective op, const topology::GroupShape& group, units::Bytes message,
                                         std::int64_t concurrent_groups = 1) const;
 
   /// The cluster graph the model routes on.
-  const ClusterTopology& topology() const;
+  const topology::ClusterTopology& topology() const;
   /// The host CPU family NCCL's constants are read for.
   nccl::CpuVendor host_cpu() const;
   /// The options the model was built with.
@@ -113,4 +114,4 @@ class CommModel {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace flopcast
+}  // namespace flopcast::comm

@@ -14,7 +14,7 @@
 #include "flopcast/comm/collective.hpp"
 #include "flopcast/hardware/gpu_spec.hpp"
 
-namespace flopcast::nccl {
+namespace flopcast::comm::nccl {
 
 /// The NCCL revision whose constants this file holds (printed by `flopcast collective`).
 inline constexpr const char* kVersion = "NCCL master 5067397c (2026-06-11; v2.28+ constants)";
@@ -158,7 +158,7 @@ struct AlgoProtoModel {
 };
 
 /// compCapIndex of a GPU architecture.
-int arch_index(GpuArch arch);
+int arch_index(hardware::GpuArch arch);
 /// baseLat[algo][proto], us (0 for algorithms NCCL does not tune, such as P2P).
 double base_latency_us(CommAlgorithm algo, CommProtocol proto);
 /// hwLat[hw][algo][proto], us (P2P reads the Ring row).
@@ -174,11 +174,12 @@ double ll_max_bw_gbs(const CommTopo& topo);
 /// most channels x speed, stops at an optimal one or below 0.49 x the best speed, then applies
 /// ncclTopoDupChannels.
 /// An approximation of search.cc, not a re-implementation of its path search.
-TopoGraph search_ring_graph(GpuArch arch, std::int64_t local_ranks, std::int64_t nodes, double nvlink_total_gbs,
-                            double nvlink_max_gbs, double nic_gbs, int nics);
+TopoGraph search_ring_graph(hardware::GpuArch arch, std::int64_t local_ranks, std::int64_t nodes,
+                            double nvlink_total_gbs, double nvlink_max_gbs, double nic_gbs, int nics);
 /// The NVLS graph: one channel per local GPU (search.cc: maxChannels = min(NCCL_MAX_NVLS_ARITY,
 /// GPUs), minChannels = maxChannels on one node) at the highest intra speed that fits.
-TopoGraph search_nvls_graph(GpuArch arch, std::int64_t local_ranks, double nvlink_total_gbs, double nic_gbs, int nics);
+TopoGraph search_nvls_graph(hardware::GpuArch arch, std::int64_t local_ranks, double nvlink_total_gbs, double nic_gbs,
+                            int nics);
 
 /// ncclTopoTuneModel for one (collective, algorithm, protocol). Collectives NCCL does not tune
 /// (all-to-all, send/recv) and algorithms that do not apply come back disabled.
@@ -192,4 +193,4 @@ double algo_time_us(const CommTopo& topo, Collective op, CommAlgorithm algo, Com
 /// floor(log2(v)) for v >= 1 (NCCL log2i); -1 for v < 1.
 int log2i(double v);
 
-}  // namespace flopcast::nccl
+}  // namespace flopcast::comm::nccl

@@ -4,11 +4,11 @@
 #include "flopcast/comm/comm_model.hpp"
 #include "flopcast/compute/compute_profile.hpp"
 
-namespace flopcast {
+namespace flopcast::comm {
 
 /// The profile's link efficiencies (fractions of NCCL's effective NVLink figure and of the NIC
 /// line rate) and its per-collective latency, as CommModel efficiencies.
-inline CommEfficiency comm_efficiency(const ComputeProfile& p) {
+inline CommEfficiency comm_efficiency(const compute::ComputeProfile& p) {
   CommEfficiency e;
   e.nvlink_fraction = p.nvlink_efficiency;
   e.nic_fraction = p.nic_efficiency;
@@ -16,4 +16,4 @@ inline CommEfficiency comm_efficiency(const ComputeProfile& p) {
   return e;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::comm

@@ -11,7 +11,7 @@
 #include "flopcast/compute/prediction_band.hpp"
 #include "flopcast/hardware/gpu_spec.hpp"
 
-namespace flopcast {
+namespace flopcast::compute {
 
 /// A coefficient that takes another's value until it is given or fitted (ArchEfficiency).
 inline constexpr double kTied = std::numeric_limits<double>::quiet_NaN();
@@ -58,16 +58,16 @@ struct ArchEfficiency {
   double sustained_clock = 1.0;
 
   /// The GEMM efficiency of a precision (gemm, gemm_fp8 when apart, gemm_fp4).
-  double gemm_of(Precision p) const;
+  double gemm_of(hardware::Precision p) const;
   /// The fused-attention efficiency of a precision and direction.
-  double attention_of(Precision p, bool backward) const;
+  double attention_of(hardware::Precision p, bool backward) const;
   /// The fraction of HBM bandwidth a cast kernel producing `p` reaches.
-  double cast_of(Precision p) const;
+  double cast_of(hardware::Precision p) const;
 };
 
 /// All calibrated coefficients.
 struct ComputeProfile {
-  std::array<ArchEfficiency, kGpuArchCount> arch{};  ///< indexed by GpuArch
+  std::array<ArchEfficiency, hardware::kGpuArchCount> arch{};  ///< indexed by GpuArch
   /// Reduction depth K at which GEMM efficiency halves: eff(K) = eff * K / (K + k_half)
   /// (prologue/epilogue cost of a tile; physical range 0..512).
   double gemm_k_half = 64.0;
@@ -123,13 +123,13 @@ struct ComputeProfile {
   std::string provenance;  ///< how the profile was made (command, data)
   /// Per generation (indexed by GpuArch), how many measured runs its coefficients were fitted
   /// on: 0 = prior only (no run on that generation), -1 = not recorded (a profile written by hand).
-  std::array<int, kGpuArchCount> fitted_runs{-1, -1, -1, -1, -1};
+  std::array<int, hardware::kGpuArchCount> fitted_runs{-1, -1, -1, -1, -1};
   /// Per generation, whether the profile states its coefficients itself (its YAML has the
   /// generation's key, or calibrate fitted them). A generation that is not listed and has a
   /// coefficient_stand_in() (gpu_spec.hpp) takes the stand-in's coefficients and counts as
   /// fitted on no run (fill_stand_ins). Ampere, Hopper and Blackwell are always listed: every
   /// profile has carried them, with the defaults above when it says nothing.
-  std::array<bool, kGpuArchCount> listed{true, true, true, false, false};
+  std::array<bool, hardware::kGpuArchCount> listed{true, true, true, false, false};
   /// Coefficients `calibrate` keeps at their values unless asked for by --param (names from
   /// profile_parameters()); which ones, and why, is decided by cross-validation
   /// (docs/calibration.md).
@@ -140,12 +140,12 @@ struct ComputeProfile {
   std::vector<BandQuantiles> bands;
   std::string bands_provenance;  ///< the command and data the quantiles come from
 
-  ArchEfficiency& of(GpuArch a) { return arch[static_cast<std::size_t>(a)]; }
-  const ArchEfficiency& of(GpuArch a) const { return arch[static_cast<std::size_t>(a)]; }
+  ArchEfficiency& of(hardware::GpuArch a) { return arch[static_cast<std::size_t>(a)]; }
+  const ArchEfficiency& of(hardware::GpuArch a) const { return arch[static_cast<std::size_t>(a)]; }
   /// The generation whose coefficients `a` runs on: its stand-in when the profile does not list
   /// `a`, else `a` itself.
-  GpuArch coefficients_of(GpuArch a) const {
-    const auto stand_in = coefficient_stand_in(a);
+  hardware::GpuArch coefficients_of(hardware::GpuArch a) const {
+    const auto stand_in = hardware::coefficient_stand_in(a);
     return stand_in && !listed[static_cast<std::size_t>(a)] ? *stand_in : a;
   }
   /// Copies each unlisted generation's coefficients from its stand-in and sets its fitted_runs
@@ -154,7 +154,7 @@ struct ComputeProfile {
   void fill_stand_ins();
 };
 
-static_assert(kGpuArchCount == 5, "fitted_runs and listed have one initialiser per GpuArch");
+static_assert(hardware::kGpuArchCount == 5, "fitted_runs and listed have one initialiser per GpuArch");
 
 /// A fitted coefficient: name in the profile YAML, bounds that keep it physical.
 struct ProfileParameter {
@@ -175,4 +175,4 @@ struct ProfileParameter {
 /// The coefficients `calibrate` may fit, with their physical bounds.
 const std::vector<ProfileParameter>& profile_parameters();
 
-}  // namespace flopcast
+}  // namespace flopcast::compute

@@ -13,7 +13,7 @@
 #include "flopcast/hardware/gpu_spec.hpp"
 #include "flopcast/scenario/scenario.hpp"
 
-namespace flopcast {
+namespace flopcast::compute {
 
 /// The regimes bands are kept for within a generation: the runs whose errors differ the most
 /// in the calibration data (mixture-of-experts against dense models). "all" pools both.
@@ -43,13 +43,13 @@ struct BandRegime {
   /// "dense, full training, 16-bit GEMMs, Megatron-core" for reports.
   std::string words() const;
 };
-BandRegime band_regime(const Scenario& s);
+BandRegime band_regime(const scenario::Scenario& s);
 /// Whether `key` is a regime key ("dense.full.16bit.megatron").
 bool is_regime_key(const std::string& key);
 
 /// The residual quantiles of one generation (and regime), fitted data stored in the profile.
 struct BandQuantiles {
-  GpuArch arch = GpuArch::Ampere;
+  hardware::GpuArch arch = hardware::GpuArch::Ampere;
   /// kBandRegimeAll, kBandRegimeDense, kBandRegimeMoe, a BandRegime key, or kBandRegimeNovel.
   std::string regime = kBandRegimeAll;
   int runs = 0;                      ///< held-out runs the quantiles come from
@@ -77,7 +77,7 @@ struct PredictionBand {
   bool known = false;  ///< false: the profile has no cross-validated quantiles for the generation
   /// Set when the generation has no quantiles of its own and the band is its stand-in
   /// generation's (coefficient_stand_in), widened by kStandInBandWidening: prior only.
-  std::optional<GpuArch> stand_in;
+  std::optional<hardware::GpuArch> stand_in;
   /// How the band was obtained: "hopper, dense: 21 held-out runs of 7 source groups" or why
   /// there is none.
   std::string basis;
@@ -99,13 +99,13 @@ inline constexpr double kStandInBandWidening = 1.3;
 /// regime's own entry when it has kBandMinRuns runs of kBandMinGroups groups, else the
 /// generation's "all" entry; for a generation with neither, its stand-in generation's band found
 /// the same way and widened by kStandInBandWidening; else unknown.
-PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, GpuArch arch, bool moe);
+PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, hardware::GpuArch arch, bool moe);
 
 /// The band of a run of `regime` on `arch`: its regime's own quantiles when they rest on
 /// kRegimeMinRuns runs of kRegimeMinGroups groups; else its generation's leave-one-regime-out
 /// spread (kBandRegimeNovel); else find_band(quantiles, arch, regime.moe) (a profile without
 /// regime bands).
-PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, GpuArch arch, const BandRegime& regime);
+PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, hardware::GpuArch arch, const BandRegime& regime);
 
 /// The band of a run whose settings were left open and resolved as the fastest choice that fits
 /// (resolve_open_settings): the other choices that fit would have run slower, so the band's median
@@ -115,6 +115,6 @@ PredictionBand widened_for_open_settings(PredictionBand band, double spread_p50,
 
 /// The band of a scenario's prediction: its regime's (find_band with band_regime(s)), widened
 /// for the settings it left open when they were resolved.
-PredictionBand band_of(const std::vector<BandQuantiles>& quantiles, const Scenario& s);
+PredictionBand band_of(const std::vector<BandQuantiles>& quantiles, const scenario::Scenario& s);
 
-}  // namespace flopcast
+}  // namespace flopcast::compute

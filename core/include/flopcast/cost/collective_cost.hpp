@@ -8,9 +8,9 @@
 #include "flopcast/compute/compute_profile.hpp"
 #include "flopcast/scenario/scenario.hpp"
 
-namespace flopcast {
+namespace flopcast::comm {
 class CommModel;  // core/comm
-}  // namespace flopcast
+}  // namespace flopcast::comm
 
 namespace flopcast::cost {
 
@@ -21,8 +21,8 @@ enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendR
 /// global ranks apart (Megatron order: TP 1, CP tp, DP tp*cp, PP tp*cp*dp), moving `bytes`
 /// (nccl-tests' size S), while every group of that kind runs at once. Costed by the
 /// topology-based NCCL model (core/comm), built once per cluster and cached per thread.
-Time collective_time(const Scenario& s, const ComputeProfile& profile, CollectiveKind op, std::int64_t ranks,
-                     std::int64_t rank_stride, Bytes bytes);
+units::Time collective_time(const scenario::Scenario& s, const compute::ComputeProfile& profile, CollectiveKind op,
+                            std::int64_t ranks, std::int64_t rank_stride, units::Bytes bytes);
 
 /// collective_time for one scenario with its cluster model looked up once: a step's cost asks
 /// for hundreds of collectives of the same cluster, and the planner for millions. Valid while no
@@ -30,14 +30,14 @@ Time collective_time(const Scenario& s, const ComputeProfile& profile, Collectiv
 /// the model); a value to keep for one estimate, not to store.
 class ClusterCollectives {
  public:
-  ClusterCollectives(const Scenario& s, const ComputeProfile& profile);
+  ClusterCollectives(const scenario::Scenario& s, const compute::ComputeProfile& profile);
   /// The same as collective_time(s, profile, op, ranks, rank_stride, bytes).
-  Time operator()(CollectiveKind op, std::int64_t ranks, std::int64_t rank_stride, Bytes bytes) const;
+  units::Time operator()(CollectiveKind op, std::int64_t ranks, std::int64_t rank_stride, units::Bytes bytes) const;
 
  private:
-  const Scenario& s_;
-  const ComputeProfile& profile_;
-  const CommModel* model_;  ///< null above the graph's size limit (alpha-beta model)
+  const scenario::Scenario& s_;
+  const compute::ComputeProfile& profile_;
+  const comm::CommModel* model_;  ///< null above the graph's size limit (alpha-beta model)
 };
 
 /// Share of the MoE dispatch (or combine) bytes that crosses the NIC under node-deduplicated
@@ -77,7 +77,7 @@ struct MoeDispatch {
 
 /// What one dispatch costs and moves, per rank.
 struct MoeDispatchCost {
-  Time time;
+  units::Time time;
   double nvlink_bytes = 0;    ///< sent over NVLink
   double rdma_bytes = 0;      ///< sent over the scale-out NICs
   double received_bytes = 0;  ///< received in all, its own tokens included (DeepEP's "NVL" figure)
@@ -90,7 +90,8 @@ double expected_holders(double experts, double holders, int top_k);
 
 /// The time of one dispatch: the slower of its NVLink and RDMA traffic at the profile's
 /// dispatch efficiency of each link (and the SMs' copy rate when `sms` is given).
-MoeDispatchCost moe_dispatch_cost(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t gpus_per_node,
-                                  const ComputeProfile& profile, const MoeDispatch& d);
+MoeDispatchCost moe_dispatch_cost(const hardware::GpuSpec& gpu, const hardware::FabricSpec& fabric,
+                                  std::int64_t gpus_per_node, const compute::ComputeProfile& profile,
+                                  const MoeDispatch& d);
 
 }  // namespace flopcast::cost

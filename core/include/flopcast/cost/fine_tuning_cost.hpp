@@ -10,9 +10,9 @@ namespace flopcast::cost {
 /// one GPU: the adapters' GEMMs (each split by TP like its base GEMM), the scale and the add of
 /// their output, QLoRA's dequantization. The base GEMMs' weight gradients are dropped by the caller.
 struct FineTuningLayerCost {
-  Time fwd{0}, bwd_input{0}, bwd_weight{0};
+  units::Time fwd{0}, bwd_input{0}, bwd_weight{0};
   double kernels_f = 0, kernels_b = 0;
 };
-FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const Scenario& s, int layer, double tokens);
+FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const scenario::Scenario& s, int layer, double tokens);
 
 }  // namespace flopcast::cost

@@ -31,16 +31,16 @@ struct AttentionShape {
 
 /// The hardware an op runs on and the profile that calibrates it.
 struct OpContext {
-  const GpuSpec* gpu = nullptr;
-  const ComputeProfile* profile = nullptr;
-  Precision precision = Precision::BF16;
+  const hardware::GpuSpec* gpu = nullptr;
+  const compute::ComputeProfile* profile = nullptr;
+  hardware::Precision precision = hardware::Precision::BF16;
 };
 
 /// Whether GEMMs in `p` are the 8-bit ones `gemm_fp8` is for (FP8, MXFP8).
-bool is_8bit_gemm(Precision p);
+bool is_8bit_gemm(hardware::Precision p);
 
 /// The GEMM efficiency of a precision (ArchEfficiency::gemm_of).
-double gemm_efficiency(const ArchEfficiency& eff, Precision p);
+double gemm_efficiency(const compute::ArchEfficiency& eff, hardware::Precision p);
 
 /// GEMM time: each SM computes one output tile per wave; time = waves x tile time, where a
 /// tile of (tm x tn) over depth k costs 2 tm tn k / (peak/SMs x eff(k) x tile_eff), eff(k) =
@@ -51,7 +51,7 @@ double gemm_efficiency(const ArchEfficiency& eff, Precision p);
 /// taken (as cuBLAS' heuristics would). Bounded below by the HBM roofline of reading A and B and
 /// writing C (in 16 bits for an 8- or 4-bit GEMM: Transformer Engine's GEMMs write BF16). Includes
 /// one kernel launch overhead.
-Time gemm_time(const OpContext& ctx, const GemmShape& g);
+units::Time gemm_time(const OpContext& ctx, const GemmShape& g);
 
 /// Keys the queries of one attention problem attend to, summed over its queries: q_len x kv_len
 /// without a mask; causal, about half of it plus the half block of 128 keys each query block
@@ -64,22 +64,22 @@ double attended_keys(const AttentionShape& a);
 /// that in the backward (five GEMMs against two; Dao 2023, arXiv 2307.08691), at the
 /// generation's attention efficiency for the precision and direction, shortened for short key
 /// ranges by attention_kv_half and for head dims below 128 (less work per loaded tile).
-Time attention_time(const OpContext& ctx, const AttentionShape& a, bool backward);
+units::Time attention_time(const OpContext& ctx, const AttentionShape& a, bool backward);
 
 /// Memory-bound kernel moving `bytes` through HBM, plus `kernels` launch overheads.
-Time memory_bound_time(const OpContext& ctx, Bytes bytes, int kernels = 1);
+units::Time memory_bound_time(const OpContext& ctx, units::Bytes bytes, int kernels = 1);
 
 /// A cast kernel quantising `elements` values of `in_bytes` each to ctx.precision (FP8 with one
 /// FP32 scale per 128 values as Transformer Engine's and DeepSeek's blockwise recipes keep them,
 /// MXFP8 with one E8M0 scale per 32, NVFP4 with one FP8 scale per 16), writing `outputs` copies
 /// (2: row- and column-wise, as the backward's GEMMs need the transpose): memory-bound at the
 /// generation's cast efficiency (ArchEfficiency::cast_of), plus one launch.
-Time cast_time(const OpContext& ctx, double elements, double in_bytes, int outputs = 1);
+units::Time cast_time(const OpContext& ctx, double elements, double in_bytes, int outputs = 1);
 
 /// Bytes of one value of `p` in a quantised tensor, its block scales included.
-double quantised_bytes_per_value(Precision p);
+double quantised_bytes_per_value(hardware::Precision p);
 
 /// Launch and host overhead of `kernels` kernels.
-Time launch_overhead(const ComputeProfile& p, int kernels);
+units::Time launch_overhead(const compute::ComputeProfile& p, int kernels);
 
 }  // namespace flopcast::cost

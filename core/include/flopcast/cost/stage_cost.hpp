@@ -16,15 +16,15 @@ namespace flopcast::cost {
 /// Per-micro-batch times of one pipeline stage.
 struct StageTimes {
   int layers = 0;
-  Time forward;         ///< compute of one micro-batch's forward
-  Time backward;        ///< compute of its backward (input + weight gradients)
-  Time backward_input;  ///< the input-gradient part of backward (zero-bubble's B)
-  Time recompute;       ///< recomputed forward before backward
-  Time tp_comm;         ///< exposed TP/SP collectives, forward + backward + recompute
-  Time cp_comm;
-  Time ep_comm;
-  Time p2p;  ///< one send/recv of activations to the next stage
-  Time per_microbatch() const { return forward + backward + recompute + tp_comm + cp_comm + ep_comm; }
+  units::Time forward;         ///< compute of one micro-batch's forward
+  units::Time backward;        ///< compute of its backward (input + weight gradients)
+  units::Time backward_input;  ///< the input-gradient part of backward (zero-bubble's B)
+  units::Time recompute;       ///< recomputed forward before backward
+  units::Time tp_comm;         ///< exposed TP/SP collectives, forward + backward + recompute
+  units::Time cp_comm;
+  units::Time ep_comm;
+  units::Time p2p;  ///< one send/recv of activations to the next stage
+  units::Time per_microbatch() const { return forward + backward + recompute + tp_comm + cp_comm + ep_comm; }
 };
 
 /// Per-micro-batch times of every pipeline stage: its layers' GEMMs, attention, elementwise
@@ -35,15 +35,15 @@ struct StageTimes {
 /// `tp_comm_without_sp` is given it receives each stage's tp_comm as it would be with sequence
 /// parallelism off and the rest of the plan as it is (the same sums as a second estimate of
 /// that plan, without the second estimate).
-std::vector<StageTimes> stage_costs(const Scenario& s, const ComputeProfile& profile,
-                                    std::vector<Time>* tp_comm_without_sp = nullptr);
+std::vector<StageTimes> stage_costs(const scenario::Scenario& s, const compute::ComputeProfile& profile,
+                                    std::vector<units::Time>* tp_comm_without_sp = nullptr);
 
 /// TP/SP collective calls one layer makes per micro-batch: 2 in the forward pass (after
 /// attention and after the MLP), 2 in the backward pass, and 2 more when full recompute replays
 /// the forward (Megatron-LM's f/g operators: Shoeybi et al. 2019, Fig. 3; with sequence
 /// parallelism each becomes an all-gather/reduce-scatter pair, counted once here). One figure
 /// for the estimate, its host floor and the discrete-event step.
-constexpr int tp_collectives_per_layer(Recompute r) { return 4 + (r == Recompute::Full ? 2 : 0); }
+constexpr int tp_collectives_per_layer(parallel::Recompute r) { return 4 + (r == parallel::Recompute::Full ? 2 : 0); }
 
 /// TP collective time one layer leaves exposed per micro-batch under Transformer Engine's
 /// comm-GEMM overlap (Megatron-LM --tp-comm-overlap, which requires sequence parallelism; TE
@@ -62,8 +62,8 @@ constexpr int tp_collectives_per_layer(Recompute r) { return 4 + (r == Recompute
 /// with ag and rs one all-gather and one reduce-scatter of the layer's activations, G_f the
 /// layer's forward GEMM time, G_b its data- plus weight-gradient GEMM time and s the SM share
 /// (tp_overlap_sm_share); full recompute replays the forward's. comm_sm_share is in [0, 1).
-Time tp_overlap_exposed(Time all_gather, Time reduce_scatter, Time gemm_fwd, Time gemm_bwd, Recompute recompute,
-                        double comm_sm_share);
+units::Time tp_overlap_exposed(units::Time all_gather, units::Time reduce_scatter, units::Time gemm_fwd,
+                               units::Time gemm_bwd, parallel::Recompute recompute, double comm_sm_share);
 
 /// The share of a GPU's SMs Transformer Engine's pipeline and bulk overlap kernels take:
 /// num_sm 16 (initialize_ub's add_ub default) over the GPU's sm_count (the GPU catalog keeps
@@ -79,7 +79,7 @@ double tp_overlap_sm_share(int sm_count);
 ///   exposed = max(ep / 2 - bwd, s ep / 2) + max(ep / 2 - fwd, s ep / 2),  s = comm_sm_share.
 /// The warm-up and cool-down micro-batches of a pipeline, which have no partner, are not set
 /// apart. comm_sm_share is in [0, 1).
-Time ep_overlap_exposed(Time ep, Time fwd, Time bwd, double comm_sm_share);
+units::Time ep_overlap_exposed(units::Time ep, units::Time fwd, units::Time bwd, double comm_sm_share);
 
 /// The share of a GPU's SMs the dispatch and combine kernels take: Megatron-core's
 /// moe_deepep_num_sms, 20 (transformer_config.py), over the GPU's sm_count (at most half of
@@ -93,7 +93,7 @@ double ep_overlap_sm_share(int sm_count);
 /// megatron/core/models/gpt/gpt_model.py) and the MoE router (a plain matmul of the hidden state
 /// with the gate weight: megatron/core/transformer/moe/router.py). BF16 for fp8, mxfp8, fp4 and
 /// nvfp4 runs; the run's own precision otherwise.
-Precision non_gemm_precision(Precision run);
+hardware::Precision non_gemm_precision(hardware::Precision run);
 
 /// Parameters held by one GPU of pipeline stage `stage` (dense split by TP; experts by EP x TP).
 struct StageParameters {
@@ -111,18 +111,23 @@ struct StageParameters {
 /// --fp8-param-gather: "perform the param all-gather in fp8", megatron/training/arguments.py;
 /// torchtitan's FSDP2 float8 all-gather likewise), the frozen bytes of fine-tuning as they are.
 /// `expert_only`: the routed experts' group (all GEMM weights).
-Bytes parameter_gather_bytes(const Scenario& s, const StageParameters& params, bool expert_only);
-StageParameters stage_parameters(const Scenario& s, std::size_t stage);
+units::Bytes parameter_gather_bytes(const scenario::Scenario& s, const StageParameters& params, bool expert_only);
+StageParameters stage_parameters(const scenario::Scenario& s, std::size_t stage);
 
 /// The stage's data-parallel gradient sync (all-reduce, or reduce-scatter + all-gather with a
 /// distributed optimizer; expert gradients over their own group) for `params` parameters.
-Time dp_sync_time(const Scenario& s, const ComputeProfile& profile, const StageParameters& params);
+units::Time dp_sync_time(const scenario::Scenario& s, const compute::ComputeProfile& profile,
+                         const StageParameters& params);
 /// One ZeRO-3 all-gather of the stage's parameters (zero unless ZeRO-3 and DP > 1).
-Time zero3_gather_time(const Scenario& s, const ComputeProfile& profile, const StageParameters& params);
+units::Time zero3_gather_time(const scenario::Scenario& s, const compute::ComputeProfile& profile,
+                              const StageParameters& params);
 /// dp_sync_time and zero3_gather_time on collectives already looked up.
-Time dp_sync_time(const Scenario& s, const ClusterCollectives& collectives, const StageParameters& params);
-Time zero3_gather_time(const Scenario& s, const ClusterCollectives& collectives, const StageParameters& params);
+units::Time dp_sync_time(const scenario::Scenario& s, const ClusterCollectives& collectives,
+                         const StageParameters& params);
+units::Time zero3_gather_time(const scenario::Scenario& s, const ClusterCollectives& collectives,
+                              const StageParameters& params);
 /// The optimizer step over the stage's local shard.
-Time optimizer_time(const Scenario& s, const ComputeProfile& profile, const StageParameters& params);
+units::Time optimizer_time(const scenario::Scenario& s, const compute::ComputeProfile& profile,
+                           const StageParameters& params);
 
 }  // namespace flopcast::cost

@@ -39,7 +39,7 @@ class Engine {
   int add_link();
   /// A task of `duration` (standalone) appended to `stream` (-1: no stream, starts when its
   /// dependencies are done), sharing `link` (-1: none) while it runs.
-  TaskId add_task(int stream, Time duration, int link = -1);
+  TaskId add_task(int stream, units::Time duration, int link = -1);
   /// `task` starts only after `before` has finished. Both are tasks already added (a negative
   /// id, or the same task twice, adds nothing).
   void add_dependency(TaskId task, TaskId before);
@@ -51,23 +51,23 @@ class Engine {
   bool run();
 
   std::size_t tasks() const { return tasks_.size(); }
-  Time start(TaskId t) const { return tasks_[static_cast<std::size_t>(t)].start; }
-  Time end(TaskId t) const { return tasks_[static_cast<std::size_t>(t)].end; }
+  units::Time start(TaskId t) const { return tasks_[static_cast<std::size_t>(t)].start; }
+  units::Time end(TaskId t) const { return tasks_[static_cast<std::size_t>(t)].end; }
   int stream_of(TaskId t) const { return tasks_[static_cast<std::size_t>(t)].stream; }
   /// The task whose finish let `t` start (its latest dependency or its stream predecessor,
   /// whichever finished later); kNoTask for tasks that started at time 0 unconstrained.
   TaskId binding(TaskId t) const { return tasks_[static_cast<std::size_t>(t)].binding; }
   /// The end of the last task.
-  Time makespan() const { return makespan_; }
+  units::Time makespan() const { return makespan_; }
   /// Events processed by the last run.
   std::uint64_t events() const { return events_; }
 
  private:
   struct Task {
-    Time duration;
-    Time start{-1};
-    Time end{-1};
-    Time ready{0};  ///< when its last dependency finished
+    units::Time duration;
+    units::Time start{-1};
+    units::Time end{-1};
+    units::Time ready{0};  ///< when its last dependency finished
     int stream = -1;
     int link = -1;
     std::int32_t pending = 0;  ///< unfinished dependencies
@@ -89,7 +89,7 @@ class Engine {
   struct Link {
     std::vector<Active> active;
     double v = 0;  ///< work (standalone ns) each active task has received so far
-    Time t_last{0};
+    units::Time t_last{0};
     std::uint32_t gen = 0;
   };
   /// A pending event's payload: a task's finish (id >= 0) or a check of link ~id (id < 0).
@@ -100,11 +100,11 @@ class Engine {
 
   struct Spare;  // the arrays engines leave to the next one on their thread (engine.cpp)
 
-  void try_start(int stream, Time now);
-  void begin(TaskId t, Time now);
-  void finish(TaskId t, Time now);
-  void link_advance(Link& l, Time now);
-  void link_schedule(int link, Time now);
+  void try_start(int stream, units::Time now);
+  void begin(TaskId t, units::Time now);
+  void finish(TaskId t, units::Time now);
+  void link_advance(Link& l, units::Time now);
+  void link_schedule(int link, units::Time now);
 
   std::vector<Task> tasks_;
   std::vector<Stream> streams_;
@@ -114,7 +114,7 @@ class Engine {
   std::vector<TaskId> succ_;
   std::vector<TaskId> unstreamed_;  ///< the tasks on no stream, in id order
   EventQueue<Event> queue_;
-  Time makespan_{0};
+  units::Time makespan_{0};
   std::uint64_t events_ = 0;
   std::size_t finished_ = 0;  ///< tasks finished by run()
 };

@@ -17,7 +17,7 @@ namespace flopcast::des {
 
 /// Orders events: time, then priority, then sequence (FIFO among equals).
 struct EventKey {
-  Time at;
+  units::Time at;
   std::int32_t priority = 0;
   std::uint64_t seq = 0;
   constexpr auto operator<=>(const EventKey&) const = default;
@@ -36,7 +36,7 @@ class EventQueue {
   /// Schedules `payload` at `at`. Events in the past of the last popped event are refused
   /// by the caller's contract (simulations never schedule backwards); this is checked in
   /// debug builds by the owner, not here, to keep push branch-free.
-  void push(Time at, T payload, std::int32_t priority = 0) {
+  void push(units::Time at, T payload, std::int32_t priority = 0) {
     heap_.push_back(Event{EventKey{at, priority, next_seq_++}, std::move(payload)});
     std::push_heap(heap_.begin(), heap_.end(), Later{});
   }

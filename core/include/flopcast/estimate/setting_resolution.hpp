@@ -35,16 +35,16 @@ struct SettingChoices {
   std::vector<int> vpp;
   std::vector<int> zero;
   std::vector<bool> sequence_parallel;
-  std::vector<Recompute> recompute;
-  std::vector<GradReduce> grad_reduce;
+  std::vector<parallel::Recompute> recompute;
+  std::vector<scenario::GradReduce> grad_reduce;
   std::vector<bool> fp8_params;
   std::vector<bool> overlap_tp_comm;
   std::vector<bool> overlap_ep_comm;
 };
-SettingChoices setting_choices(const Scenario& s);
+SettingChoices setting_choices(const scenario::Scenario& s);
 
 /// The gradient dtype as the `grad_reduce` key writes it: "fp32", "bf16" or "fp16".
-std::string grad_reduce_text(Precision p, GradReduce g);
+std::string grad_reduce_text(hardware::Precision p, scenario::GradReduce g);
 
 /// The largest micro-batch resolution considers, sequences. A bound on the search, not a
 /// setting: past it a larger micro-batch no longer shortens any calibration run's predicted
@@ -60,6 +60,6 @@ inline constexpr std::int64_t kMaxResolvedMicroBatch = 512;
 /// without open settings is left as it is. Either way, a measured run's mfu and tflops_per_gpu are
 /// then converted from its flops_convention to flopcast's count (convert_measured_flops), as the
 /// plan is final. Deterministic.
-const ResolvedSettings& resolve_open_settings(Scenario& s, const ComputeProfile& profile);
+const parallel::ResolvedSettings& resolve_open_settings(scenario::Scenario& s, const compute::ComputeProfile& profile);
 
 }  // namespace flopcast::estimate

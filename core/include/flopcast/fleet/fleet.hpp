@@ -38,14 +38,14 @@ namespace flopcast::fleet {
 struct RunProfile {
   std::string gpu;                     ///< GPU catalog name (data/gpus.yaml)
   std::int64_t gpus = 0;               ///< GPUs the run uses, > 0
-  std::vector<Time> spans;             ///< GPU span of each trial (failures, restarts included); non-empty
+  std::vector<units::Time> spans;      ///< GPU span of each trial (failures, restarts included); non-empty
   std::vector<std::int64_t> failures;  ///< failures of each trial (same length as spans)
   /// Run time the scheduler assumes (a user's wall-time request): the P90 span. EASY backfill
   /// reserves on it; the true run time is the drawn trial.
-  Time estimate;
+  units::Time estimate;
   /// Interval between durable checkpoints: a preempted job keeps whole intervals of work.
-  Time checkpoint_interval;
-  Time restart;  ///< time to restart after a preemption (reload state)
+  units::Time checkpoint_interval;
+  units::Time restart;  ///< time to restart after a preemption (reload state)
   /// Average IT power of the run's nodes while it runs, kW (GPU boards at the scenario's
   /// utilisation + node overhead): energy of owned pools.
   double it_power_kw = 0.0;
@@ -65,11 +65,11 @@ struct JobClass {
 
 /// One job of a list stream.
 struct JobSpec {
-  std::string name;              ///< unique in the stream
-  std::size_t job_class = 0;     ///< index into Fleet::classes
-  Time arrival;                  ///< since the start of the horizon
-  int priority = 0;              ///< higher runs first (priority order, preemption)
-  std::optional<Time> deadline;  ///< finish at most this long after arrival
+  std::string name;                     ///< unique in the stream
+  std::size_t job_class = 0;            ///< index into Fleet::classes
+  units::Time arrival;                  ///< since the start of the horizon
+  int priority = 0;                     ///< higher runs first (priority order, preemption)
+  std::optional<units::Time> deadline;  ///< finish at most this long after arrival
 };
 
 /// One template of a generated stream.
@@ -77,7 +77,7 @@ struct MixEntry {
   std::size_t job_class = 0;
   double weight = 1.0;  ///< relative frequency, > 0
   int priority = 0;
-  std::optional<Time> deadline;  ///< relative to arrival
+  std::optional<units::Time> deadline;  ///< relative to arrival
 };
 
 /// How arrivals are spaced.
@@ -91,11 +91,11 @@ const char* to_string(ArrivalProcess a);  ///< "poisson", "uniform"
 /// template drawn from `mix` by weight.
 struct StreamGenerator {
   ArrivalProcess process = ArrivalProcess::Poisson;
-  double rate_per_day = 0.0;  ///< mean arrivals per day, > 0
-  Time start;                 ///< first possible arrival
-  std::optional<Time> end;    ///< last possible arrival; default the horizon
-  std::int64_t max_jobs = 0;  ///< stop after this many jobs; 0 = no limit
-  std::vector<MixEntry> mix;  ///< non-empty
+  double rate_per_day = 0.0;       ///< mean arrivals per day, > 0
+  units::Time start;               ///< first possible arrival
+  std::optional<units::Time> end;  ///< last possible arrival; default the horizon
+  std::int64_t max_jobs = 0;       ///< stop after this many jobs; 0 = no limit
+  std::vector<MixEntry> mix;       ///< non-empty
 };
 
 /// Who pays for a pool's nodes.
@@ -104,12 +104,12 @@ const char* to_string(PoolKind k);  ///< "owned", "rented"
 
 /// Costs of an owned pool.
 struct OwnedCosts {
-  Money capex_per_node;         ///< purchase price of one node
-  Time amortisation;            ///< straight-line write-off period, > 0
-  double node_power_kw = 0.0;   ///< whole-node power at full load, kW (idle uses idle_fraction)
-  double idle_fraction = 0.15;  ///< idle node power / full power (EnergySpec's assumption)
-  PriceRate price_per_kwh;      ///< electricity
-  double pue = 1.58;            ///< facility / IT energy
+  units::Money capex_per_node;     ///< purchase price of one node
+  units::Time amortisation;        ///< straight-line write-off period, > 0
+  double node_power_kw = 0.0;      ///< whole-node power at full load, kW (idle uses idle_fraction)
+  double idle_fraction = 0.15;     ///< idle node power / full power (EnergySpec's assumption)
+  units::PriceRate price_per_kwh;  ///< electricity
+  double pue = 1.58;               ///< facility / IT energy
 };
 
 /// How a rented pool is billed.
@@ -121,7 +121,7 @@ const char* to_string(RentalBilling b);  ///< "reserved", "on_demand"
 
 /// A rented pool's plan.
 struct RentedCosts {
-  std::shared_ptr<const PriceCatalog> catalog;
+  std::shared_ptr<const pricing::PriceCatalog> catalog;
   std::string plan;  ///< plan id in the catalog
   RentalBilling billing = RentalBilling::Reserved;
 };
@@ -162,16 +162,16 @@ struct Policy {
 
 /// Revenue of a provider: each job run billed under a catalog plan for its GPU type.
 struct RevenueSpec {
-  std::shared_ptr<const PriceCatalog> catalog;
+  std::shared_ptr<const pricing::PriceCatalog> catalog;
   /// (GPU catalog name, plan id): the plan each GPU type's runs are billed under. Every pool
   /// that is not internal needs one for its GPU (validate_fleet).
   std::vector<std::pair<std::string, std::string>> plans;
-  std::optional<Currency> currency;  ///< customers' bill currency; default the catalog's
+  std::optional<units::Currency> currency;  ///< customers' bill currency; default the catalog's
 };
 
 /// An exchange rate a price catalog states, with the catalog's name: where a conversion comes from.
 struct FxQuote {
-  FxRate rate;
+  units::FxRate rate;
   std::string catalog;
   /// "1 USD = 7.2 CNY (seed-vendor: assumption, not sourced)".
   std::string str() const;
@@ -180,7 +180,7 @@ struct FxQuote {
 /// `m` in currency `to`: unchanged when it is already in `to`, else converted with the first
 /// quote of `fx` between the two currencies (either direction; exact in micro-units, rounded
 /// half away from zero to the minor unit, as bills convert). nullopt when no quote converts it.
-std::optional<Money> convert_money(Money m, Currency to, const std::vector<FxQuote>& fx);
+std::optional<units::Money> convert_money(units::Money m, units::Currency to, const std::vector<FxQuote>& fx);
 
 /// A change to the fleet whose effect is reported beside the base case.
 struct WhatIf {
@@ -204,17 +204,17 @@ struct Fleet {
   std::vector<JobClass> classes;  ///< non-empty, variants filled
   std::vector<JobSpec> jobs;      ///< list stream (empty when `generator` is set)
   std::optional<StreamGenerator> generator;
-  Time horizon = Time::from_seconds(90 * 86400.0);
+  units::Time horizon = units::Time::from_seconds(90 * 86400.0);
   int seeds = 20;  ///< seeds simulated: seed, seed+1, ... (mixed, see mix_seed)
   std::uint64_t seed = 1;
   Policy policy;
   std::optional<RevenueSpec> revenue;
   /// Reporting currency: every cost, revenue and margin is converted into it (never a mixed total).
-  Currency currency;
+  units::Currency currency;
   /// Rates for every other currency a pool or the revenue bills in (validate_fleet checks).
   std::vector<FxQuote> fx;
   std::vector<WhatIf> what_ifs;
-  Time sample_interval;  ///< time-series bin width; 0 = horizon / 360
+  units::Time sample_interval;  ///< time-series bin width; 0 = horizon / 360
 };
 
 /// Engine knobs.
@@ -241,19 +241,19 @@ struct JobRecord {
   std::size_t index = 0;  ///< list: index in Fleet::jobs; generated: arrival rank
   std::size_t job_class = 0;
   int priority = 0;
-  Time arrival;
-  std::optional<Time> deadline;  ///< absolute (arrival + the relative deadline)
-  bool started = false;          ///< started at some point of the simulation (the drain after the horizon included)
+  units::Time arrival;
+  std::optional<units::Time> deadline;  ///< absolute (arrival + the relative deadline)
+  bool started = false;  ///< started at some point of the simulation (the drain after the horizon included)
   bool finished = false;
   /// Started by the end of the horizon; a job that is not is counted as unstarted.
   bool started_in_horizon = false;
-  Time start;   ///< first start (valid when started)
-  Time finish;  ///< valid when finished
+  units::Time start;   ///< first start (valid when started)
+  units::Time finish;  ///< valid when finished
   /// start - arrival. Never started: the time from its arrival to the end of the simulation
   /// (horizon x (1 + drain_factor)), a lower bound of its wait (censored).
-  Time wait;
+  units::Time wait;
   bool censored = false;    ///< `wait` is a lower bound: the job never started
-  Time run;                 ///< finish - start, preemptions included
+  units::Time run;          ///< finish - start, preemptions included
   std::int64_t gpus = 0;    ///< GPUs of the variant it ran on (last start)
   std::string pool;         ///< pool it ran in (last start)
   std::size_t variant = 0;  ///< JobClass::variants index it ran on (last start); 0 = as written
@@ -265,7 +265,7 @@ struct JobRecord {
 /// Nearest-rank percentiles (the ceil(p N)-th smallest) and the mean of a sample, some of whose
 /// values may be censored (lower bounds: the waits of jobs that never started).
 struct Percentiles {
-  Time p50, p90, mean;
+  units::Time p50, p90, mean;
   std::int64_t count = 0;
   std::int64_t censored = 0;  ///< values that are lower bounds
   /// The figure is a lower bound: a censored value sorts at or below its rank (the mean: any
@@ -275,7 +275,7 @@ struct Percentiles {
 
 /// One value of a sample: exact, or censored (the true value is at least `value`).
 struct SampleValue {
-  Time value;
+  units::Time value;
   bool censored = false;
 };
 
@@ -284,12 +284,12 @@ struct JobStats {
   std::string name;
   std::string job_class;
   int priority = 0;
-  Time arrival;
-  std::optional<Time> deadline;     ///< relative
-  Percentiles wait, run, finish;    ///< finish: since the start of the horizon (finished seeds)
-  double deadline_miss_rate = 0.0;  ///< fraction of seeds
-  double unfinished_rate = 0.0;     ///< fraction of seeds
-  double unstarted_rate = 0.0;      ///< fraction of seeds it does not start within the horizon
+  units::Time arrival;
+  std::optional<units::Time> deadline;  ///< relative
+  Percentiles wait, run, finish;        ///< finish: since the start of the horizon (finished seeds)
+  double deadline_miss_rate = 0.0;      ///< fraction of seeds
+  double unfinished_rate = 0.0;         ///< fraction of seeds
+  double unstarted_rate = 0.0;          ///< fraction of seeds it does not start within the horizon
 };
 
 /// A job class over all its jobs and seeds.
@@ -305,9 +305,9 @@ struct ClassStats {
 
 /// Fixed-width bins over the horizon: what the GUI plots.
 struct TimeSeries {
-  Time interval;                   ///< bin width
-  std::vector<Time> bin_start;     ///< start of each bin
-  std::vector<std::string> pools;  ///< pool names, in fleet order
+  units::Time interval;                ///< bin width
+  std::vector<units::Time> bin_start;  ///< start of each bin
+  std::vector<std::string> pools;      ///< pool names, in fleet order
   /// [pool][bin]: busy GPUs / pool GPUs, time-averaged over the bin, mean over seeds (0..1).
   std::vector<std::vector<double>> utilisation;
   std::vector<double> queue_length;      ///< jobs waiting, time-averaged over the bin, mean over seeds
@@ -317,7 +317,7 @@ struct TimeSeries {
 
 /// Money over seeds: nearest-rank P50 and the mean (rounded half away from zero).
 struct MoneyStats {
-  Money mean, p50;
+  units::Money mean, p50;
 };
 
 /// What a pool costs and earns over the horizon (mean over seeds where it depends on the load).
@@ -331,27 +331,27 @@ struct PoolCost {
   double busy_gpu_hours = 0.0;  ///< mean over seeds
   // Owned
   double energy_kwh = 0.0;  ///< facility energy (IT x PUE), mean over seeds
-  Money energy;             ///< energy_kwh x price
-  Money capex;              ///< capex_per_node x nodes x horizon / amortisation
+  units::Money energy;      ///< energy_kwh x price
+  units::Money capex;       ///< capex_per_node x nodes x horizon / amortisation
   // Rented
   std::string plan;  ///< plan id
   RentalBilling billing = RentalBilling::Reserved;
-  Money bill;  ///< the plan's bill for the horizon (on demand: sum of runs), in the catalog's currency
+  units::Money bill;  ///< the plan's bill for the horizon (on demand: sum of runs), in the catalog's currency
   /// The same usage billed under every plan of the pool's catalog that rents its GPU, in
   /// catalog order (the pool's own plan included): which plan would have been cheapest.
-  std::vector<std::pair<std::string, Money>> plan_bills;
-  Money cost;  ///< energy + capex, or the bill
+  std::vector<std::pair<std::string, units::Money>> plan_bills;
+  units::Money cost;  ///< energy + capex, or the bill
   /// The pool's runs billed to customers under `revenue_plan`; zero when internal; nullopt
   /// when the fleet has no revenue.
-  std::optional<Money> revenue;
-  std::string revenue_plan;        ///< revenue plan id; empty when internal or without revenue
-  std::optional<Money> margin;     ///< revenue - cost (when revenue is set)
-  std::vector<std::string> notes;  ///< e.g. billed units
+  std::optional<units::Money> revenue;
+  std::string revenue_plan;            ///< revenue plan id; empty when internal or without revenue
+  std::optional<units::Money> margin;  ///< revenue - cost (when revenue is set)
+  std::vector<std::string> notes;      ///< e.g. billed units
 };
 
 /// Provider revenue from the jobs' runs billed under the revenue catalog, in the reporting currency.
 struct RevenueResult {
-  Currency currency;  ///< the reporting currency
+  units::Currency currency;  ///< the reporting currency
   /// Over seeds. The mean is the sum of the pools' mean revenues (PoolCost::revenue).
   MoneyStats total;
   std::vector<std::string> notes;  ///< how runs are billed; runs no plan could bill
@@ -370,9 +370,9 @@ struct FleetSummary {
   double unfinished = 0.0;              ///< mean per seed
   double unstarted = 0.0;               ///< mean per seed: jobs not started within the horizon
   double preemptions = 0.0;             ///< mean per seed
-  Money cost;                           ///< all pools (sum of PoolCost::cost)
-  std::optional<Money> revenue;         ///< mean revenue (when a RevenueSpec is given)
-  std::optional<Money> margin;          ///< revenue - cost
+  units::Money cost;                    ///< all pools (sum of PoolCost::cost)
+  std::optional<units::Money> revenue;  ///< mean revenue (when a RevenueSpec is given)
+  std::optional<units::Money> margin;   ///< revenue - cost
 };
 
 /// A what-if beside the base case.
@@ -385,12 +385,12 @@ struct WhatIfResult {
 /// Everything `flopcast fleet` reports.
 struct FleetResult {
   std::string name;
-  Time horizon;
+  units::Time horizon;
   int seeds = 0;
   std::uint64_t seed = 0;
   Policy policy;
-  Currency currency;        ///< reporting currency
-  std::vector<FxQuote> fx;  ///< the rates the figures were converted with (Fleet::fx)
+  units::Currency currency;  ///< reporting currency
+  std::vector<FxQuote> fx;   ///< the rates the figures were converted with (Fleet::fx)
   FleetSummary summary;
   std::vector<JobStats> jobs;       ///< list streams: one per job, in list order
   std::vector<ClassStats> classes;  ///< in Fleet::classes order
@@ -416,7 +416,7 @@ std::vector<JobRecord> simulate_fleet_seed(const Fleet& fleet, std::uint64_t see
 /// The smallest pool size that keeps a P90 wait under a target.
 struct SizeSweepSpec {
   std::string pool;                      ///< pool to resize
-  Time target_p90_wait;                  ///< the P90 wait (all jobs, or job_class's; all seeds) must be <= this
+  units::Time target_p90_wait;           ///< the P90 wait (all jobs, or job_class's; all seeds) must be <= this
   std::optional<std::size_t> job_class;  ///< target this class's P90 wait; nullopt = every job's
   std::int64_t min_nodes = 1;
   std::int64_t max_nodes = 0;  ///< 0 = 4 x the pool's nodes
@@ -454,7 +454,7 @@ struct OverTarget {
 struct SizeSweepResult {
   std::string pool;
   std::int64_t today_nodes = 0;
-  Time target_p90_wait;
+  units::Time target_p90_wait;
   std::optional<std::size_t> job_class;
   std::vector<std::string> classes;  ///< class names, in Fleet::classes order
   SizeSweepVerdict verdict = SizeSweepVerdict::NotMet;
@@ -474,7 +474,7 @@ SizeSweepResult sweep_pool_size(const Fleet& fleet, const SizeSweepSpec& spec, c
 bool class_runs_on_pool(const Fleet& fleet, std::size_t job_class, std::size_t pool);
 
 /// Nearest-rank percentiles and mean of `values` (sorted in place), all exact.
-Percentiles percentiles_of(std::vector<Time>& values);
+Percentiles percentiles_of(std::vector<units::Time>& values);
 /// The same with censored values (lower bounds), sorted in place (exact before censored at a tie).
 Percentiles percentiles_of(std::vector<SampleValue>& values);
 

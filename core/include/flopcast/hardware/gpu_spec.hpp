@@ -8,7 +8,7 @@
 
 #include "flopcast/units/units.hpp"
 
-namespace flopcast {
+namespace flopcast::hardware {
 
 /// Numeric formats for tensor-core math. FP8 is per-tensor scaled FP8 (Hopper and later);
 /// MXFP8 and NVFP4 are Blackwell's block-scaled formats (OCP Microscaling: 8-bit elements with
@@ -71,17 +71,17 @@ constexpr std::optional<GpuArch> coefficient_stand_in(GpuArch a) {
 class PeakTable {
  public:
   /// The slot for `p`, created (zero) when absent: `table[Precision::BF16] = rate`.
-  FlopRate& operator[](Precision p) {
+  units::FlopRate& operator[](Precision p) {
     auto& slot = slots_[index(p)];
     if (!slot) slot.emplace();
     return *slot;
   }
-  std::optional<FlopRate> find(Precision p) const { return slots_[index(p)]; }
+  std::optional<units::FlopRate> find(Precision p) const { return slots_[index(p)]; }
 
  private:
   static std::size_t index(Precision p) { return static_cast<std::size_t>(p); }
   static_assert(static_cast<std::size_t>(Precision::NVFP4) == 7, "one slot per Precision");
-  std::array<std::optional<FlopRate>, 8> slots_{};  // FP32, TF32, FP16, BF16, FP8, FP4, MXFP8, NVFP4
+  std::array<std::optional<units::FlopRate>, 8> slots_{};  // FP32, TF32, FP16, BF16, FP8, FP4, MXFP8, NVFP4
 };
 
 /// One GPU model.
@@ -89,16 +89,16 @@ struct GpuSpec {
   std::string name;                  ///< catalog name, e.g. "A100-80G"
   std::vector<std::string> aliases;  ///< other spellings accepted on input
   GpuArch arch = GpuArch::Ampere;
-  int sm_count = 0;           ///< streaming multiprocessors
-  PeakTable dense_peak;       ///< dense tensor-core peak per precision
-  Bytes hbm;                  ///< HBM capacity
-  Bandwidth hbm_bandwidth;    ///< HBM peak bandwidth
-  Bytes l2;                   ///< L2 cache size
-  int nvlink_generation = 0;  ///< 0 = no NVLink
-  int nvlink_links = 0;       ///< NVLink links per GPU
-  Bandwidth nvlink_one_way;   ///< one-way NVLink bandwidth per GPU (all links)
-  Bandwidth nccl_nvlink;      ///< links x NCCL per-link constant (topo.h)
-  bool nvls = false;          ///< NVLink SHARP in the NVSwitch (Hopper and later)
+  int sm_count = 0;                 ///< streaming multiprocessors
+  PeakTable dense_peak;             ///< dense tensor-core peak per precision
+  units::Bytes hbm;                 ///< HBM capacity
+  units::Bandwidth hbm_bandwidth;   ///< HBM peak bandwidth
+  units::Bytes l2;                  ///< L2 cache size
+  int nvlink_generation = 0;        ///< 0 = no NVLink
+  int nvlink_links = 0;             ///< NVLink links per GPU
+  units::Bandwidth nvlink_one_way;  ///< one-way NVLink bandwidth per GPU (all links)
+  units::Bandwidth nccl_nvlink;     ///< links x NCCL per-link constant (topo.h)
+  bool nvls = false;                ///< NVLink SHARP in the NVSwitch (Hopper and later)
   /// Host link: PCIe generation (0 = not stated: the generation's usual one, see
   /// ClusterTopology) and lanes.
   int pcie_generation = 0;
@@ -111,7 +111,7 @@ struct GpuSpec {
   std::string source;          ///< citation
 
   /// Dense peak for `p`, or nullopt when the GPU has no tensor-core path for it.
-  std::optional<FlopRate> peak(Precision p) const { return dense_peak.find(p); }
+  std::optional<units::FlopRate> peak(Precision p) const { return dense_peak.find(p); }
 };
 
 /// PCIe bandwidth of a link as NCCL models it, GB/s (src/graph/topo.cc ncclTopoAddPci: lanes x
@@ -166,7 +166,7 @@ struct FabricSpec {
   int pcie_uplink_lanes = 16;
   std::string source;  ///< citation
 
-  Bandwidth nic_line_rate() const { return Bandwidth::from_gbits_per_s(nic_gbps); }
+  units::Bandwidth nic_line_rate() const { return units::Bandwidth::from_gbits_per_s(nic_gbps); }
 };
 
-}  // namespace flopcast
+}  // namespace flopcast::hardware

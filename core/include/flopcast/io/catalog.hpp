@@ -14,16 +14,16 @@ namespace flopcast::io {
 
 /// Everything the loaders resolve names against.
 struct Catalog {
-  std::vector<GpuSpec> gpus;
-  std::vector<FabricSpec> fabrics;
-  std::vector<ModelSpec> models;
-  ComputeProfile profile;  ///< data/profiles/default.yaml
-  std::string data_dir;    ///< "" = the embedded copy
+  std::vector<hardware::GpuSpec> gpus;
+  std::vector<hardware::FabricSpec> fabrics;
+  std::vector<workload::ModelSpec> models;
+  compute::ComputeProfile profile;  ///< data/profiles/default.yaml
+  std::string data_dir;             ///< "" = the embedded copy
 
   /// Case-insensitive match on name or alias; nullptr when unknown.
-  const GpuSpec* find_gpu(std::string_view name) const;
-  const FabricSpec* find_fabric(std::string_view name) const;
-  const ModelSpec* find_model(std::string_view name) const;
+  const hardware::GpuSpec* find_gpu(std::string_view name) const;
+  const hardware::FabricSpec* find_fabric(std::string_view name) const;
+  const workload::ModelSpec* find_model(std::string_view name) const;
   std::vector<std::string> gpu_names() const;
   std::vector<std::string> fabric_names() const;
   std::vector<std::string> model_names() const;
@@ -44,14 +44,15 @@ std::string unknown_gpu_hint(const Catalog& catalog, std::string_view name);
 std::optional<std::string> read_data_file(const std::string& data_dir, const std::string& relative_path);
 
 /// Loads every catalog. Problems go to `diags`; nullopt when any is fatal.
-std::optional<Catalog> load_catalog(const std::string& data_dir, Diagnostics& diags);
+std::optional<Catalog> load_catalog(const std::string& data_dir, scenario::Diagnostics& diags);
 
 /// Parses a calibration profile (YAML text) over `base`.
-std::optional<ComputeProfile> parse_profile(const std::string& text, const std::string& file,
-                                            const ComputeProfile& base, Diagnostics& diags);
+std::optional<compute::ComputeProfile> parse_profile(const std::string& text, const std::string& file,
+                                                     const compute::ComputeProfile& base, scenario::Diagnostics& diags);
 /// Loads a profile by file path, or by name from data/profiles/<name>.yaml.
-std::optional<ComputeProfile> load_profile(const std::string& name_or_path, const Catalog& catalog, Diagnostics& diags);
+std::optional<compute::ComputeProfile> load_profile(const std::string& name_or_path, const Catalog& catalog,
+                                                    scenario::Diagnostics& diags);
 /// Writes a profile as YAML text (the format parse_profile reads).
-std::string profile_to_yaml(const ComputeProfile& p);
+std::string profile_to_yaml(const compute::ComputeProfile& p);
 
 }  // namespace flopcast::io

@@ -25,10 +25,10 @@ std::optional<claims::ClaimedValue> parse_claimed_value(std::string_view text);
 /// when the file as a whole cannot be read (malformed YAML, not a mapping, no claims list).
 std::optional<claims::ClaimsFile> parse_claims_file(const std::string& text, const std::string& file,
                                                     const Catalog& catalog, const std::string& data_dir,
-                                                    Diagnostics& diags);
+                                                    scenario::Diagnostics& diags);
 
 /// Reads and parses a claims file.
 std::optional<claims::ClaimsFile> load_claims_file(const std::string& path, const Catalog& catalog,
-                                                   const std::string& data_dir, Diagnostics& diags);
+                                                   const std::string& data_dir, scenario::Diagnostics& diags);
 
 }  // namespace flopcast::io

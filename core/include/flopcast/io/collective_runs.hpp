@@ -17,6 +17,6 @@ bool is_collective_run_file(const std::string& text);
 
 /// Parses a collective benchmark file; bad entries are reported and skipped.
 std::vector<CollectiveRun> parse_collective_runs(const std::string& text, const std::string& file,
-                                                 const Catalog& catalog, Diagnostics& diags);
+                                                 const Catalog& catalog, scenario::Diagnostics& diags);
 
 }  // namespace flopcast::io

@@ -22,11 +22,11 @@ namespace flopcast::io {
 /// A job class as the fleet file writes it.
 struct FleetClassInput {
   std::string name;
-  std::string scenario_path;  ///< as written
-  std::string scenario_file;  ///< resolved against the fleet file's folder
-  Scenario scenario;          ///< loaded; `tokens:` and `gpus:` overrides not yet applied
-  double tokens = 0.0;        ///< tokens of the run (the class's, else the scenario's)
-  std::int64_t gpus = 0;      ///< GPUs asked (the class's, else the scenario's)
+  std::string scenario_path;    ///< as written
+  std::string scenario_file;    ///< resolved against the fleet file's folder
+  scenario::Scenario scenario;  ///< loaded; `tokens:` and `gpus:` overrides not yet applied
+  double tokens = 0.0;          ///< tokens of the run (the class's, else the scenario's)
+  std::int64_t gpus = 0;        ///< GPUs asked (the class's, else the scenario's)
   /// Re-planning allowed: other GPU types (catalog names) and other GPU counts (data-parallel
   /// width scaled), each tried in the order written after the scenario as asked.
   std::vector<std::string> replan_gpus;
@@ -40,19 +40,19 @@ struct FleetFile {
   /// Everything resolved except classes[i].variants (empty: filled by the caller).
   fleet::Fleet fleet;
   std::vector<FleetClassInput> classes;  ///< same order as fleet.classes
-  LocationMap locations;                 ///< key path -> where it is written
+  scenario::LocationMap locations;       ///< key path -> where it is written
   /// The file's `currency:` (the reporting currency it asks for). fleet.currency and fleet.fx
   /// are resolved (resolve_fleet_currency) when the file is parsed.
-  std::optional<Currency> currency;
+  std::optional<units::Currency> currency;
   /// The price catalogs the fleet uses, where exchange rates are looked up: the revenue
   /// catalog first, then the rented pools' catalogs in pool order (each once).
-  std::vector<std::shared_ptr<const PriceCatalog>> catalogs;
+  std::vector<std::shared_ptr<const pricing::PriceCatalog>> catalogs;
 };
 
 /// How a fleet file is read.
 struct FleetLoadOptions {
   /// The reporting currency asked for (the command's --currency), over the file's `currency:`.
-  std::optional<Currency> currency;
+  std::optional<units::Currency> currency;
 };
 
 /// Sets ff.fleet.currency and ff.fleet.fx: the reporting currency is `asked`, else the file's
@@ -61,17 +61,17 @@ struct FleetLoadOptions {
 /// ff.catalogs (revenue catalog first); a catalog that states another rate for the same pair is
 /// warned about. false, with an error at the key that bills in it (naming the catalogs searched
 /// and the fix), where a rate is missing, or when the pools bill in several currencies and none is named.
-bool resolve_fleet_currency(FleetFile& ff, std::optional<Currency> asked, Diagnostics& diags);
+bool resolve_fleet_currency(FleetFile& ff, std::optional<units::Currency> asked, scenario::Diagnostics& diags);
 
 /// Parses a fleet document. Scenario paths are resolved against `file`'s folder; price
 /// catalogs by name from catalog.data_dir (or the embedded copy) or by path; the reporting
 /// currency and its rates by resolve_fleet_currency. Every problem goes to `diags`; nullopt
 /// when any is an error.
 std::optional<FleetFile> parse_fleet(const std::string& text, const std::string& file, const Catalog& catalog,
-                                     Diagnostics& diags, const FleetLoadOptions& options = {});
+                                     scenario::Diagnostics& diags, const FleetLoadOptions& options = {});
 
 /// Reads and parses a fleet file.
-std::optional<FleetFile> load_fleet_file(const std::string& path, const Catalog& catalog, Diagnostics& diags,
+std::optional<FleetFile> load_fleet_file(const std::string& path, const Catalog& catalog, scenario::Diagnostics& diags,
                                          const FleetLoadOptions& options = {});
 
 }  // namespace flopcast::io

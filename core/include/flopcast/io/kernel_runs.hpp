@@ -18,6 +18,6 @@ bool is_kernel_file(const std::string& text);
 /// does not have, a figure that is not a positive number) is reported at its file:line with the
 /// key and a did-you-mean, and skipped; the other entries load.
 std::vector<calibrate::KernelMeasurement> parse_kernel_file(const std::string& text, const std::string& file,
-                                                            const Catalog& catalog, Diagnostics& diags);
+                                                            const Catalog& catalog, scenario::Diagnostics& diags);
 
 }  // namespace flopcast::io

@@ -20,13 +20,14 @@ namespace flopcast::io {
 
 /// Parses a price catalog from YAML text. `file` names it in diagnostics; the catalog's
 /// name defaults to the file's stem. nullopt when any error was found (all are reported).
-std::optional<PriceCatalog> parse_price_catalog(const std::string& text, const std::string& file, Diagnostics& diags);
+std::optional<pricing::PriceCatalog> parse_price_catalog(const std::string& text, const std::string& file,
+                                                         scenario::Diagnostics& diags);
 
 /// Loads a catalog by name ("seed-vendor" -> prices/seed-vendor.yaml from `data_dir`, or the
 /// copy embedded in the binary when `data_dir` is empty) or by path (contains '/' or ends
 /// in ".yaml"). nullopt with a diagnostic naming the known catalogs when not found.
-std::optional<PriceCatalog> load_price_catalog(const std::string& name_or_path, const std::string& data_dir,
-                                               Diagnostics& diags);
+std::optional<pricing::PriceCatalog> load_price_catalog(const std::string& name_or_path, const std::string& data_dir,
+                                                        scenario::Diagnostics& diags);
 
 /// Names of the catalogs shipped in data/prices/ (embedded in the binary).
 std::vector<std::string> price_catalog_names();
@@ -36,13 +37,13 @@ std::vector<std::string> price_catalog_names();
 /// checkpoint_bytes_per_param, async_stall, provisioning, debug_phase, trials, seed) and
 /// records "reliability.<key>" locations in `locs`. Durations: "10min", "90s", "2.5 h", "3d";
 /// bandwidth: "5 GB/s", "200 Gbps".
-void parse_reliability_block(const YAML::Node& node, const std::string& file, Diagnostics& diags, ReliabilitySpec& out,
-                             LocationMap& locs);
+void parse_reliability_block(const YAML::Node& node, const std::string& file, scenario::Diagnostics& diags,
+                             job::ReliabilitySpec& out, scenario::LocationMap& locs);
 
 /// Reads the scenario's `pricing:` mapping into `out` (keys: catalog, plans, currency,
 /// new_user, mixes, add_ons, checkpoints_kept, pue, electricity_per_kwh ("0.6 CNY")) and
 /// records "pricing.<key>" locations. A bare string is taken as the catalog name.
-void parse_pricing_block(const YAML::Node& node, const std::string& file, Diagnostics& diags, PricingSpec& out,
-                         LocationMap& locs);
+void parse_pricing_block(const YAML::Node& node, const std::string& file, scenario::Diagnostics& diags,
+                         pricing::PricingSpec& out, scenario::LocationMap& locs);
 
 }  // namespace flopcast::io

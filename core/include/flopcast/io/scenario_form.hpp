@@ -63,9 +63,9 @@ struct ScenarioForm {
 /// Sets the form's parallel-plan fields (tp ... schedule, pipeline layout) to `p`, dp written out
 /// (dp_auto off); the MoE dispatcher and FSDP stay the form's when `p` states none (FSDP only while
 /// `p` is ZeRO-3).
-void set_parallel_plan(ScenarioForm& form, const ParallelPlan& p);
+void set_parallel_plan(ScenarioForm& form, const parallel::ParallelPlan& p);
 
 /// Sets the form's model-shape fields (layers ... seq_len) to `m`'s; the preset name is left as it is.
-void set_model_shape(ScenarioForm& form, const ModelSpec& m);
+void set_model_shape(ScenarioForm& form, const workload::ModelSpec& m);
 
 }  // namespace flopcast::io

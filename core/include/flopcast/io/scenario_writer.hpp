@@ -15,7 +15,7 @@ namespace flopcast::io {
 /// The form showing a loaded scenario `s`, whose file text is `yaml_text`. Values come from
 /// the resolved scenario; what the text alone says (tokens as written, whether dp was given,
 /// whether the fabric is a preset or an inline mapping) comes from the text.
-ScenarioForm form_from_scenario(const Scenario& s, const std::string& yaml_text);
+ScenarioForm form_from_scenario(const scenario::Scenario& s, const std::string& yaml_text);
 
 /// The YAML text of `form` laid over `base_yaml` (the opened file's text; "" for a new
 /// document). The form's keys (name, model, cluster, parallel, precision, training.tokens,

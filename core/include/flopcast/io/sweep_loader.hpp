@@ -32,9 +32,9 @@ namespace flopcast::io {
 struct SweepAxis {
   std::vector<std::string> keys;                 ///< dotted scenario keys, e.g. "parallel.tp"
   std::vector<std::vector<std::string>> values;  ///< values[i][k]: value i of key k
-  SourceLocation where;
-  std::vector<SourceLocation> key_where;  ///< where each key is written (keys order)
-  bool zipped = false;                    ///< written as `zip:` (else `key:`)
+  scenario::SourceLocation where;
+  std::vector<scenario::SourceLocation> key_where;  ///< where each key is written (keys order)
+  bool zipped = false;                              ///< written as `zip:` (else `key:`)
   std::size_t size() const { return values.size(); }
 };
 
@@ -63,15 +63,15 @@ struct SweepSpec {
 inline constexpr std::int64_t kMaxSweepPoints = 10'000'000;
 
 /// Parses a sweep document. `file` names it in diagnostics and anchors a relative `base:`.
-std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string& file, Diagnostics& diags);
+std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string& file, scenario::Diagnostics& diags);
 /// Reads and parses a sweep file.
-std::optional<SweepSpec> load_sweep_file(const std::string& path, Diagnostics& diags);
+std::optional<SweepSpec> load_sweep_file(const std::string& path, scenario::Diagnostics& diags);
 
 /// Checks every swept key against the scenario format before any point runs: a key the scenario
 /// does not have (`parallel.micro_bacth`, `paralel.tp`) is an error at the key's file:line with a
 /// did-you-mean naming the whole dotted key. Point 0 (the base with each axis's first value) is
 /// read for this; its other problems are left to the points. False when a key is unknown.
-bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, Diagnostics& diags);
+bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, scenario::Diagnostics& diags);
 
 /// The scenario of point `index`: the base with the point's values set, `parallel.dp: auto`
 /// resolved, parsed and checked (check_scenario). nullopt with diagnostics (naming the sweep
@@ -83,7 +83,8 @@ bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, Diagnostics
 /// only the evaluation knows it: reliability.checkpoint_interval `auto` / `young_daly` and the
 /// open settings (`auto` micro-batch, ZeRO, recompute, ...), which app::SweepEvaluator fills);
 /// any other value as written.
-std::optional<Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t index, const Catalog& catalog,
-                                             Diagnostics& diags, std::vector<std::string>* used = nullptr);
+std::optional<scenario::Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t index,
+                                                       const Catalog& catalog, scenario::Diagnostics& diags,
+                                                       std::vector<std::string>* used = nullptr);
 
 }  // namespace flopcast::io

@@ -76,9 +76,9 @@ struct TrainingLogOptions {
 /// file:line diagnostics to `diags` and returns nullopt. A file that cannot be read at all is
 /// reported as read_text_file reports it (is_unreadable_file).
 std::optional<LoggedRun> read_training_log(const std::string& path, const TrainingLogOptions& options,
-                                           Diagnostics& diags);
+                                           scenario::Diagnostics& diags);
 /// The same from the log's text; `file` names it in diagnostics.
 std::optional<LoggedRun> parse_training_log(const std::string& text, const std::string& file,
-                                            const TrainingLogOptions& options, Diagnostics& diags);
+                                            const TrainingLogOptions& options, scenario::Diagnostics& diags);
 
 }  // namespace flopcast::io

@@ -7,7 +7,7 @@
 #include "flopcast/units/money.hpp"
 #include "flopcast/units/units.hpp"
 
-namespace flopcast {
+namespace flopcast::job {
 
 /// Power and electricity assumptions for the energy estimate.
 struct EnergySpec {
@@ -21,12 +21,12 @@ struct EnergySpec {
   double gpu_idle_fraction = 0.15;
   /// Electricity price per kWh. $0.08 is the middle of the $0.07-0.09 US industrial
   /// planning range (EIA Table 5.6.B, Jan-Jul 2024).
-  PriceRate price_per_kwh{80'000, Currency::of("USD")};
+  units::PriceRate price_per_kwh{80'000, units::Currency::of("USD")};
 };
 
 /// One whole training run to simulate.
 struct JobInput {
-  Time step_time;          ///< one optimizer step (from `step` or `estimate`), > 0
+  units::Time step_time;   ///< one optimizer step (from `step` or `estimate`), > 0
   std::int64_t steps = 0;  ///< optimizer steps of the run, > 0
   std::int64_t gpus = 0;   ///< GPUs of the job (failures scale with this), > 0
   int gpus_per_node = 8;   ///< for node power and per-node bills
@@ -41,7 +41,7 @@ struct JobInput {
   /// GPU-to-host bandwidth an async checkpoint snapshot crosses. 24 GB/s is PCIe Gen4 x16 in
   /// NCCL's topology model (NCCL src/graph/topo.cc); Gen5 x16 hosts (H100,
   /// H800) reach 48 GB/s there.
-  Bandwidth host_link = Bandwidth::from_gbytes_per_s(24.0);
+  units::Bandwidth host_link = units::Bandwidth::from_gbytes_per_s(24.0);
   EnergySpec energy;
   ReliabilitySpec reliability;
 };
@@ -51,4 +51,4 @@ struct JobInput {
 /// (14.3 kW - 8 x 1,000 W) / 8 kW = 0.79 (FG-DGX, NV-DGXB200UG); 0.8 rounds both.
 inline constexpr double kNodeOverheadFraction = 0.8;
 
-}  // namespace flopcast
+}  // namespace flopcast::job

@@ -13,7 +13,7 @@
 #include "flopcast/job/job_input.hpp"
 #include "flopcast/job/job_result.hpp"
 
-namespace flopcast {
+namespace flopcast::job {
 
 /// Knobs for tests; the defaults are what `simulate_job` uses.
 struct JobSimOptions {
@@ -35,23 +35,23 @@ struct JobSimOptions {
 std::vector<std::string> validate_job_input(const JobInput& in);
 
 /// Restartable checkpoint size: params x reliability.checkpoint_bytes_per_param.
-Bytes checkpoint_size(const JobInput& in);
+units::Bytes checkpoint_size(const JobInput& in);
 
 /// Time to write one checkpoint: size / storage write bandwidth (0 when bandwidth is 0).
-Time checkpoint_write_time(const JobInput& in);
+units::Time checkpoint_write_time(const JobInput& in);
 
 /// Training stall of one async checkpoint: reliability.async_stall when set, else each GPU's
 /// share of the checkpoint (size / gpus, the fully sharded lower bound) over host_link.
-Time async_stall_time(const JobInput& in);
+units::Time async_stall_time(const JobInput& in);
 
 /// Training stall of one checkpoint: the write time (sync) or async_stall_time (async).
-Time checkpoint_stall_time(const JobInput& in);
+units::Time checkpoint_stall_time(const JobInput& in);
 
 /// Failures per second of the whole job: failures_per_gpu_hour x gpus / 3600.
 double job_failure_rate_per_s(const JobInput& in);
 
 /// Whole steps per checkpoint for an interval: round(interval / step_time), at least 1.
-std::int64_t steps_per_checkpoint(Time interval, Time step_time);
+std::int64_t steps_per_checkpoint(units::Time interval, units::Time step_time);
 
 /// The steps per checkpoint flopcast suggests (what `checkpoint_interval: auto` uses): the Daly
 /// interval for the checkpoint's cost (sync write or async stall) and the job's MTBF; for async
@@ -77,4 +77,4 @@ struct JobOutcome {
 /// Bad input: `errors` lists the problems and nothing else is filled.
 JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options = {});
 
-}  // namespace flopcast
+}  // namespace flopcast::job

@@ -6,7 +6,7 @@
 
 #include "flopcast/job/job_input.hpp"
 
-namespace flopcast {
+namespace flopcast::job {
 
 /// Longest failure-free run put on a calendar: 100 years. Time is int64 nanoseconds (292
 /// years) and failures, restarts and checkpoints stretch a run, so this keeps a factor of ~3
@@ -24,4 +24,4 @@ inline constexpr double kMaxFailureDraws = 5e6;
 /// validate_job_input rejects `in`: simulate_job reports that itself.
 std::string job_too_big_to_simulate(const JobInput& in);
 
-}  // namespace flopcast
+}  // namespace flopcast::job

@@ -5,7 +5,7 @@
 
 #include "flopcast/units/units.hpp"
 
-namespace flopcast {
+namespace flopcast::job {
 
 /// Inputs of the whole-run simulation (core/job). Defaults cite their sources.
 struct ReliabilitySpec {
@@ -15,15 +15,15 @@ struct ReliabilitySpec {
   /// Time from a failure to training again (detect, replace node, reload); 10 min is an
   /// assumption in the range the seed vendor (90 s) and large runs (tens of minutes) report.
   /// Failures can also strike during a restart, which then starts over.
-  Time restart_time = Time::from_seconds(600);
+  units::Time restart_time = units::Time::from_seconds(600);
   /// Checkpoint interval; zero = use the Young/Daly optimum. Rounded to whole steps (>= 1).
-  Time checkpoint_interval{0};
+  units::Time checkpoint_interval{0};
   /// Asynchronous checkpoints: training goes on while the state is written; a checkpoint
   /// protects work only once its write has finished. Synchronous: training stalls for the write.
   bool async_checkpoint = true;
   /// Aggregate write bandwidth of the checkpoint storage (default 5 GB/s: seed vendor's
   /// persistent disk figure, SEED).
-  Bandwidth storage_write = Bandwidth::from_gbytes_per_s(5.0);
+  units::Bandwidth storage_write = units::Bandwidth::from_gbytes_per_s(5.0);
   /// Bytes of restartable state per parameter: 2 (bf16 weights) + 4 (fp32 master) + 8 (Adam
   /// m, v) = 14 (ZERO's 16 B less the 16-bit gradients, which are not saved; BLOOM 176B x 14 B =
   /// 2.3 TB checks it).
@@ -31,11 +31,11 @@ struct ReliabilitySpec {
   /// Training stall of an asynchronous checkpoint (copying the state to host memory before
   /// the background write). Unset = derived: each GPU's share of the checkpoint over its host
   /// link (JobInput::host_link), see async_stall_time() in job_simulation.hpp.
-  std::optional<Time> async_stall;
-  Time provisioning{0};    ///< wait before the cluster is ready (queue, setup); not billed
-  Time debug_phase{0};     ///< CPU-only debug phase before training (billed as CPU time)
-  int trials = 200;        ///< Monte Carlo trials
-  std::uint64_t seed = 1;  ///< RNG seed
+  std::optional<units::Time> async_stall;
+  units::Time provisioning{0};  ///< wait before the cluster is ready (queue, setup); not billed
+  units::Time debug_phase{0};   ///< CPU-only debug phase before training (billed as CPU time)
+  int trials = 200;             ///< Monte Carlo trials
+  std::uint64_t seed = 1;       ///< RNG seed
 };
 
-}  // namespace flopcast
+}  // namespace flopcast::job

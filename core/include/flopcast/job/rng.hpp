@@ -7,7 +7,7 @@
 
 #include "flopcast/units/units.hpp"
 
-namespace flopcast {
+namespace flopcast::job {
 
 /// A seeded random source with explicit, portable distributions.
 class Rng {
@@ -18,7 +18,7 @@ class Rng {
   double uniform();
   /// Exponential with `rate_per_s` events per second, as a Time: -ln(1 - U) / rate.
   /// A rate <= 0 gives the largest Time (never).
-  Time exponential(double rate_per_s);
+  units::Time exponential(double rate_per_s);
   /// One standard exponential draw, -ln(1 - U): exponential(r) is this over r, so a stream of
   /// these serves every rate with the same numbers.
   double standard_exponential();
@@ -32,4 +32,4 @@ class Rng {
 /// numbers whatever the number of trials.
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t stream);
 
-}  // namespace flopcast
+}  // namespace flopcast::job

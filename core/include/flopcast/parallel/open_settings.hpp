@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace flopcast {
+namespace flopcast::parallel {
 
 /// The settings to resolve: in a measured-run file those the entry does not state, in a
 /// scenario those given as `auto`. Resolved (core/estimate/setting_resolution.hpp) as the
@@ -47,4 +47,4 @@ struct ResolvedSettings {
   double spread_p50 = 1, spread_p90 = 1;
 };
 
-}  // namespace flopcast
+}  // namespace flopcast::parallel

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-namespace flopcast {
+namespace flopcast::parallel {
 
 enum class Recompute { None, Selective, Full };
 /// Pipeline schedules. DualPipe (DeepSeek-V3, arXiv 2412.19437 §3.2.1; github deepseek-ai/DualPipe)
@@ -110,4 +110,4 @@ struct ParallelPlan {
 const char* ep_overlap_refusal(const ParallelPlan& p);
 inline bool ep_overlap_allowed(const ParallelPlan& p) { return ep_overlap_refusal(p) == nullptr; }
 
-}  // namespace flopcast
+}  // namespace flopcast::parallel

@@ -6,7 +6,7 @@
 
 #include "flopcast/parallel/parallel_plan.hpp"
 
-namespace flopcast {
+namespace flopcast::parallel {
 
 /// "TP8 PP2 DP4", with " CP2", " EP8" and " VPP4" for each of those degrees above 1.
 std::string plan_degrees(const ParallelPlan& p);
@@ -19,4 +19,4 @@ std::string plan_label(const ParallelPlan& p);
 /// 1f1b" (a quote's parallel plan; `simulate` adds the precision and the micro-batches per step).
 std::string plan_summary(const ParallelPlan& p);
 
-}  // namespace flopcast
+}  // namespace flopcast::parallel

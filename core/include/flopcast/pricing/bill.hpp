@@ -14,19 +14,19 @@
 #include "flopcast/units/money.hpp"
 #include "flopcast/units/units.hpp"
 
-namespace flopcast {
+namespace flopcast::pricing {
 
 /// What a run used: the input of a bill.
 struct BillUsage {
-  Time gpu_span;          ///< paid GPU time: GPUs ready -> last step (restarts included)
-  Time restart_idle;      ///< part of gpu_span spent restarting after failures (billed, idle)
-  std::int64_t gpus = 0;  ///< GPUs rented
-  Time debug_phase;       ///< CPU-only debug phase before training (0 = none)
-  Bytes storage;          ///< checkpoint storage kept for the span (0 = none)
+  units::Time gpu_span;      ///< paid GPU time: GPUs ready -> last step (restarts included)
+  units::Time restart_idle;  ///< part of gpu_span spent restarting after failures (billed, idle)
+  std::int64_t gpus = 0;     ///< GPUs rented
+  units::Time debug_phase;   ///< CPU-only debug phase before training (0 = none)
+  units::Bytes storage;      ///< checkpoint storage kept for the span (0 = none)
 };
 
 /// The usage of trial `trial` of a simulated run, keeping `checkpoints_kept` checkpoints.
-BillUsage usage_of_trial(const JobResult& job, std::size_t trial, int checkpoints_kept);
+BillUsage usage_of_trial(const job::JobResult& job, std::size_t trial, int checkpoints_kept);
 
 /// What a line of a bill is for.
 enum class LineKind {
@@ -45,7 +45,7 @@ struct LineItem {
   std::string label;       ///< "GPU time, A100 80G hourly"
   std::string quantity;    ///< "8 GPU x 100 hour"
   std::string unit_price;  ///< "6.80 CNY / GPU-hour" as the catalog states it
-  Money amount;            ///< in the bill's currency
+  units::Money amount;     ///< in the bill's currency
   bool in_total = true;    ///< false for Info lines
   std::string note;        ///< e.g. "converted at 1 USD = 7.2 CNY"
   /// The line as numbers, when its amount is exactly quantity x unit price rounded to the minor
@@ -61,12 +61,12 @@ struct LineItem {
 struct Bill {
   std::string option_id;  ///< plan id, or "<long>+<short>" for a mix
   std::string label;      ///< human description of the option
-  Currency currency;
+  units::Currency currency;
   std::vector<LineItem> items;
-  Money total;           ///< sum of the lines with in_total
-  Money deposit;         ///< refundable deposits, due upfront; not part of the total
-  Time used_gpu_time;    ///< the usage's gpu_span
-  Time billed_gpu_time;  ///< time the GPU lines pay for (>= used: rounding, minimum term)
+  units::Money total;           ///< sum of the lines with in_total
+  units::Money deposit;         ///< refundable deposits, due upfront; not part of the total
+  units::Time used_gpu_time;    ///< the usage's gpu_span
+  units::Time billed_gpu_time;  ///< time the GPU lines pay for (>= used: rounding, minimum term)
   std::vector<std::string> notes;
   std::vector<std::string> errors;  ///< e.g. no stated exchange rate: the bill is not usable
   bool ok() const { return errors.empty(); }
@@ -74,9 +74,9 @@ struct Bill {
 
 /// Bill settings.
 struct BillOptions {
-  std::optional<Currency> currency;  ///< bill currency; default the catalog's
-  bool new_user = false;             ///< deduct the catalog's new-user credit
-  std::vector<std::string> add_ons;  ///< ids of optional add-ons to include
+  std::optional<units::Currency> currency;  ///< bill currency; default the catalog's
+  bool new_user = false;                    ///< deduct the catalog's new-user credit
+  std::vector<std::string> add_ons;         ///< ids of optional add-ons to include
 };
 
 /// The bill of `usage` under `plan` alone: GPU time for the whole span (started units billed
@@ -91,4 +91,4 @@ Bill bill_plan(const PriceCatalog& catalog, const Plan& plan, const BillUsage& u
 Bill bill_mix(const PriceCatalog& catalog, const Plan& committed, std::int64_t committed_units, const Plan& overflow,
               const BillUsage& usage, const BillOptions& options = {});
 
-}  // namespace flopcast
+}  // namespace flopcast::pricing

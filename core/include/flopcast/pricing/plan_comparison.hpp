@@ -10,7 +10,7 @@
 #include "flopcast/pricing/price_catalog.hpp"
 #include "flopcast/pricing/pricing_spec.hpp"
 
-namespace flopcast {
+namespace flopcast::pricing {
 
 /// A way to pay for the run: one plan, or whole units of a long plan plus a short plan for
 /// the rest (`overflow` set). The plan pointers point into the catalog: valid while it lives.
@@ -53,7 +53,7 @@ CompareOptions compare_options(const PricingSpec& pricing);
 
 /// The comparison table.
 struct PlanComparison {
-  Currency currency;
+  units::Currency currency;
   std::vector<ComparisonRow> rows;      ///< plans in catalog order, then mixes
   std::optional<std::size_t> cheapest;  ///< lowest P50 total, then lowest P90 total, then first
   /// The same among the plans the provider's quote recommends: its own offers, list and contract
@@ -73,12 +73,12 @@ PlanComparison compare_plans(const PriceCatalog& catalog, const std::vector<std:
 /// once-only add-ons from the start). Shows a monthly plan's whole-unit steps against an
 /// hourly plan's line.
 struct CostPoint {
-  Time span;    ///< paid GPU time so far
-  Money total;  ///< the bill if the run stopped there
+  units::Time span;    ///< paid GPU time so far
+  units::Money total;  ///< the bill if the run stopped there
 };
 /// `points` + 1 evenly spaced points from 0 to `usage.gpu_span` (inclusive), each billed
 /// exactly; points whose bill fails are left out.
 std::vector<CostPoint> cost_over_calendar(const PriceCatalog& catalog, const PlanOption& option, const BillUsage& usage,
                                           int points, const BillOptions& options = {});
 
-}  // namespace flopcast
+}  // namespace flopcast::pricing

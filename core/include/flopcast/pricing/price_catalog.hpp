@@ -14,7 +14,7 @@
 #include "flopcast/units/money.hpp"
 #include "flopcast/units/units.hpp"
 
-namespace flopcast {
+namespace flopcast::pricing {
 
 /// The unit a plan bills GPU time in.
 enum class BillingUnit { Hour, Day, Month, Year };
@@ -26,7 +26,7 @@ std::optional<BillingUnit> parse_billing_unit(std::string_view s);
 /// Length of one unit: hour 3,600 s; day 24 h; month 720 h (30 days: the seed vendor's
 /// "monthly (720 h)", SEED, also used to compare monthly with hourly cloud prices);
 /// year 8,760 h (365 days).
-Time billing_unit_length(BillingUnit u);
+units::Time billing_unit_length(BillingUnit u);
 
 /// What one price unit covers.
 enum class PriceBasis { PerGpu, PerNode };
@@ -56,9 +56,9 @@ struct AddOn {
   std::string id;    ///< e.g. "rdma-200g"
   std::string name;  ///< e.g. "200 Gb/s RDMA network"
   AddOnKind kind = AddOnKind::PerGpuUnit;
-  PriceRate price;        ///< per kind's unit; zero when included
-  bool included = false;  ///< part of the plan price (shown as a zero line)
-  bool optional = false;  ///< billed only when asked for (not in the default bill)
+  units::PriceRate price;  ///< per kind's unit; zero when included
+  bool included = false;   ///< part of the plan price (shown as a zero line)
+  bool optional = false;   ///< billed only when asked for (not in the default bill)
   std::string note;
   /// The name and note in Simplified Chinese, for quotes in zh-CN ("" = none: written as is).
   std::string name_zh, note_zh;
@@ -87,18 +87,18 @@ struct Plan {
   std::vector<std::string> gpus;
   BillingUnit unit = BillingUnit::Hour;
   PriceBasis basis = PriceBasis::PerGpu;
-  int gpus_per_node = 8;  ///< for per-node prices: GPUs one node unit holds
-  PriceRate price;        ///< per GPU or per node, per unit, as stated
+  int gpus_per_node = 8;   ///< for per-node prices: GPUs one node unit holds
+  units::PriceRate price;  ///< per GPU or per node, per unit, as stated
   Rounding rounding = Rounding::StartedUnit;
   std::int64_t minimum_units = 1;  ///< minimum term in units (a shorter run pays the minimum)
-  Money deposit;                   ///< refundable, per contract (shown apart from the total)
+  units::Money deposit;            ///< refundable, per contract (shown apart from the total)
   /// Commitment discount in basis points (1/100 %) of the GPU time, granted when the billed
   /// units reach `discount_min_units`.
   std::int32_t discount_bp = 0;
   std::int64_t discount_min_units = 0;
   std::vector<AddOn> add_ons;
-  Time queue{0};       ///< typical wait before the GPUs are ready, as stated
-  bool claim = false;  ///< a vendor's claim, not independently verified
+  units::Time queue{0};  ///< typical wait before the GPUs are ready, as stated
+  bool claim = false;    ///< a vendor's claim, not independently verified
   /// A competitor's price the catalog records for comparison: billed and compared like any
   /// plan, never mixed with the provider's plans and never recommended in the provider's quote.
   bool competitor = false;
@@ -108,7 +108,7 @@ struct Plan {
   /// and train again, and the source of the rate. A run under the plan is simulated with these interruptions on top of
   /// failures.
   double interruptions_per_hour = 0;
-  Time interruption_restart{0};
+  units::Time interruption_restart{0};
   std::string interruption_source;
   std::string date;        ///< date of the price (YYYY-MM or as the source gives it)
   std::string source;      ///< citation
@@ -122,14 +122,14 @@ struct Plan {
   bool names_gpu(std::string_view gpu) const;
   /// Adds the plan's interruptions to `in`'s failures: per node-hour become per GPU-hour (a node
   /// of gpus_per_node GPUs), and the restart is the longer of the two.
-  void add_interruptions(JobInput& in) const;
+  void add_interruptions(job::JobInput& in) const;
 };
 
 /// A CPU-only instance for a debug phase.
 struct CpuInstance {
   std::string id;
   std::string name;
-  PriceRate per_hour;
+  units::PriceRate per_hour;
   std::int64_t minimum_hours = 1;  ///< started hours billed whole, at least this many
   std::string source;
   std::string note;
@@ -138,14 +138,14 @@ struct CpuInstance {
 
 /// A one-time credit for new customers.
 struct Credit {
-  Money amount;
+  units::Money amount;
   std::string source;
   std::string note;
 };
 
 /// Electricity for owned clusters and the energy line of quotes.
 struct Electricity {
-  PriceRate per_kwh;
+  units::PriceRate per_kwh;
   double pue = 1.58;
   std::string source;
   std::string note;
@@ -161,13 +161,13 @@ struct Tax {
 
 /// A provider's price list.
 struct PriceCatalog {
-  std::string name;      ///< file stem, e.g. "seed-vendor"
-  std::string provider;  ///< e.g. "Starverse (seed vendor)"
-  Currency currency;     ///< the currency bills are written in by default
-  std::string date;      ///< when the list was compiled
+  std::string name;          ///< file stem, e.g. "seed-vendor"
+  std::string provider;      ///< e.g. "Starverse (seed vendor)"
+  units::Currency currency;  ///< the currency bills are written in by default
+  std::string date;          ///< when the list was compiled
   std::string source;
   std::string note;
-  std::vector<FxRate> fx;
+  std::vector<units::FxRate> fx;
   std::vector<Plan> plans;
   std::vector<CpuInstance> cpu_instances;
   std::optional<Credit> new_user_credit;
@@ -182,21 +182,21 @@ struct PriceCatalog {
   /// The plan with that id, or nullptr.
   const Plan* find_plan(std::string_view id) const;
   /// The stated rate between `a` and `b` in either direction, or nullptr.
-  const FxRate* fx_between(Currency a, Currency b) const;
+  const units::FxRate* fx_between(units::Currency a, units::Currency b) const;
   /// Plans that apply to any of `gpu_names`, in catalog order.
   std::vector<const Plan*> plans_for(const std::vector<std::string>& gpu_names) const;
 };
 
 /// Converts `amount_micro` of currency `from` into currency `to` with the catalog's stated
 /// rate; nullopt when the catalog states none. Same currency: unchanged.
-std::optional<std::int64_t> convert_micro(const PriceCatalog& catalog, std::int64_t amount_micro, Currency from,
-                                          Currency to);
+std::optional<std::int64_t> convert_micro(const PriceCatalog& catalog, std::int64_t amount_micro, units::Currency from,
+                                          units::Currency to);
 
 /// Energy assumptions for a run billed under `catalog`: EnergySpec's defaults, then the
 /// catalog's electricity price and PUE, then the scenario's `pricing:` overrides.
-EnergySpec energy_spec(const PriceCatalog& catalog, const PricingSpec& spec);
+job::EnergySpec energy_spec(const PriceCatalog& catalog, const PricingSpec& spec);
 
 /// Lower-cases and drops '-', '_', ' ' and '.': "A100-80G" == "a100 80g".
 std::string normalize_gpu_name(std::string_view s);
 
-}  // namespace flopcast
+}  // namespace flopcast::pricing

@@ -6,7 +6,7 @@
 
 #include "flopcast/units/money.hpp"
 
-namespace flopcast {
+namespace flopcast::pricing {
 
 struct PricingSpec {
   std::string catalog;             ///< price catalog name (data/prices/<name>.yaml) or file
@@ -24,7 +24,7 @@ struct PricingSpec {
   int checkpoints_kept = 2;
   /// Overrides of the catalog's electricity figures (owned clusters, energy in quotes).
   std::optional<double> pue;
-  std::optional<PriceRate> electricity_per_kwh;
+  std::optional<units::PriceRate> electricity_per_kwh;
 };
 
-}  // namespace flopcast
+}  // namespace flopcast::pricing

@@ -14,7 +14,7 @@
 #include "flopcast/pricing/price_catalog.hpp"
 #include "flopcast/quote/quote_text.hpp"
 
-namespace flopcast {
+namespace flopcast::quote {
 
 /// The customer's job as the caller (CLI, GUI) worked it out.
 struct QuoteJob {
@@ -25,7 +25,7 @@ struct QuoteJob {
   std::int64_t gpus = 0;
   int gpus_per_node = 8;
   std::string parallel_plan;  ///< e.g. "TP8 PP2 DP4, 1F1B" (may be empty)
-  Time step_time;             ///< simulated step time
+  units::Time step_time;      ///< simulated step time
   double mfu = 0.0;           ///< simulated model FLOPs utilisation, 0..1
   /// Parameters a checkpoint holds when not `params` (LoRA: the adapters'); 0 = params.
   double checkpoint_params = 0.0;
@@ -48,8 +48,8 @@ struct QuoteAlternative {
   std::int64_t gpus = 0;
   std::string plan;   ///< the parallel plan, e.g. "TP1 PP7 DP8 CP4 mb1 ZeRO-2 rc-none zero-bubble"
   std::string price;  ///< the price plan's name
-  Time wall;          ///< calendar time of that run
-  Money cost;         ///< its total before tax
+  units::Time wall;   ///< calendar time of that run
+  units::Money cost;  ///< its total before tax
   bool meets_deadline = true;
   bool meets_budget = true;
 };
@@ -66,7 +66,7 @@ struct QuoteCatalog {
   /// (text, Chinese), the longest text first. A quote in zh-CN writes them into its bill lines.
   std::vector<std::pair<std::string, std::string>> zh;
   /// Catalog facts the quote should repeat (name, provider, date, source, rates).
-  static QuoteCatalog of(const PriceCatalog& catalog);
+  static QuoteCatalog of(const pricing::PriceCatalog& catalog);
 };
 
 /// What the customer asked for. The deadline is compared with the calendar time and the budget
@@ -74,8 +74,8 @@ struct QuoteCatalog {
 /// QuoteInput::band_check when it is set.
 struct QuoteRequirements {
   double tokens = 0;  ///< training tokens asked (0 = the job's)
-  std::optional<Time> deadline;
-  std::optional<Money> budget;
+  std::optional<units::Time> deadline;
+  std::optional<units::Money> budget;
   bool p50 = false;
 };
 
@@ -84,10 +84,10 @@ struct QuoteRequirements {
 /// there (same rows as QuoteInput::plans).
 struct QuoteBandRun {
   double step_factor = 1;
-  Time wall_p50, wall_p90;  ///< calendar time
-  Time span_p50, span_p90;  ///< paid GPU time
+  units::Time wall_p50, wall_p90;  ///< calendar time
+  units::Time span_p50, span_p90;  ///< paid GPU time
   double gpu_hours_p50 = 0, gpu_hours_p90 = 0;
-  PlanComparison plans;
+  pricing::PlanComparison plans;
 };
 
 /// The run the requirements are checked on when the model band (the step time's 80% interval
@@ -97,9 +97,9 @@ struct QuoteBandRun {
 /// are, still meets what the quote says it meets.
 struct QuoteBandCheck {
   double step_factor = 1;
-  std::string basis;        ///< what the band rests on, e.g. "hopper: 21 held-out runs of 7 source groups"
-  Time wall_p50, wall_p90;  ///< calendar time of that run
-  PlanComparison plans;     ///< its bills at its P50 and P90 trials (same rows as QuoteInput::plans)
+  std::string basis;               ///< what the band rests on, e.g. "hopper: 21 held-out runs of 7 source groups"
+  units::Time wall_p50, wall_p90;  ///< calendar time of that run
+  pricing::PlanComparison plans;   ///< its bills at its P50 and P90 trials (same rows as QuoteInput::plans)
   /// The band's ends at the same failure draws: the step at its P10 factor (the fast end) and at
   /// its P90 factor (the slow end). The quote shows them beside P50 and P90 (which spread the run
   /// over failures only), named apart from them. Both or neither.
@@ -113,15 +113,15 @@ struct QuoteInput {
   std::string issue_date;  ///< "YYYY-MM-DD", from the caller: core never reads the clock
   int validity_days = 30;  ///< the quote is valid until issue_date + validity_days
   QuoteJob job;
-  JobResult run;         ///< the whole-run simulation (samples are not needed)
-  PlanComparison plans;  ///< bills at P50/P90 of every plan; the cheapest is recommended
+  job::JobResult run;             ///< the whole-run simulation (samples are not needed)
+  pricing::PlanComparison plans;  ///< bills at P50/P90 of every plan; the cheapest is recommended
   QuoteCatalog catalog;
   std::vector<std::string> extra_assumptions;  ///< appended to the generated ones
   std::vector<std::string> claims;             ///< "claimed vs simulated" lines with verdicts (may be empty)
   QuoteRequirements requirements;
-  std::optional<Tax> tax;     ///< added to the totals (none: the quote says taxes are extra)
-  std::string payment_terms;  ///< "" = to be agreed in the contract
-  std::string frameworks;     ///< training frameworks that run the plan (may be empty)
+  std::optional<pricing::Tax> tax;  ///< added to the totals (none: the quote says taxes are extra)
+  std::string payment_terms;        ///< "" = to be agreed in the contract
+  std::string frameworks;           ///< training frameworks that run the plan (may be empty)
   /// The run the requirements are checked on (none: the point prediction's run).
   std::optional<QuoteBandCheck> band_check;
   bool compare = false;  ///< show competitors' prices beside the provider's plans
@@ -150,7 +150,7 @@ struct Quote {
   std::optional<std::size_t> recommended;  ///< row of input.plans (its cheapest)
   std::vector<std::string> assumptions;    ///< generated from the inputs, then the extra ones
   std::vector<RequirementCheck> requirements;
-  Money tax_p50, tax_p90;           ///< the tax on the recommended plan's totals
+  units::Money tax_p50, tax_p90;    ///< the tax on the recommended plan's totals
   std::vector<std::string> errors;  ///< e.g. a malformed issue date; empty = usable
   bool ok() const { return errors.empty(); }
   /// Whether every requirement the customer stated is met.
@@ -159,13 +159,13 @@ struct Quote {
 
 /// Whether a plan of `kind` is priced in the quote: offers, list and contract prices; spot
 /// prices too when `input.allow_spot`.
-bool quoted_kind(const QuoteInput& input, PriceKind kind);
+bool quoted_kind(const QuoteInput& input, pricing::PriceKind kind);
 
 /// Builds the quote: id, validity date, recommendation, requirement checks, tax, assumptions.
 Quote make_quote(QuoteInput input);
 
 /// `amount` x `rate_bp` / 10,000 rounded half away from zero to the minor unit.
-Money tax_on(const Money& amount, std::int64_t rate_bp);
+units::Money tax_on(const units::Money& amount, std::int64_t rate_bp);
 
 /// The canonical text the id hashes: every input that shows in the quote, one "key=value"
 /// per line, numbers in round-trip precision ("%.17g"), times in ns, money in minor units.
@@ -181,4 +181,4 @@ std::string quote_id(const QuoteInput& input);
 /// `date` ("YYYY-MM-DD") plus `days`, or nullopt when `date` is not a valid calendar date.
 std::optional<std::string> add_days(const std::string& date, int days);
 
-}  // namespace flopcast
+}  // namespace flopcast::quote

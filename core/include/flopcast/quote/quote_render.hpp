@@ -6,7 +6,7 @@
 
 #include "flopcast/quote/quote.hpp"
 
-namespace flopcast {
+namespace flopcast::quote {
 
 /// The quote as GitHub-flavoured Markdown.
 std::string render_quote_markdown(const Quote& quote);
@@ -23,4 +23,4 @@ std::string quote_title(const Quote& quote);
 /// A PDF without that entry, or a malformed date, is returned unchanged.
 std::string pdf_with_creation_date(std::string pdf, const std::string& date);
 
-}  // namespace flopcast
+}  // namespace flopcast::quote

@@ -11,7 +11,7 @@
 
 #include "flopcast/units/money.hpp"
 
-namespace flopcast {
+namespace flopcast::quote {
 
 /// The language a quote is written in.
 enum class QuoteLanguage { En, ZhCn };
@@ -30,11 +30,11 @@ std::string_view quote_text(QuoteLanguage lang, std::string_view key);
 
 /// Money as `lang` writes it: English "1,234.50 CNY"; Chinese "¥1,234.50" for CNY (the sign
 /// before the yen mark: "-¥5.00"), other currencies as in English ("1,234.50 USD").
-std::string quote_money(QuoteLanguage lang, const Money& m);
+std::string quote_money(QuoteLanguage lang, const units::Money& m);
 
 /// An amount in a table column whose header names the currency: English "1,234.50"; Chinese
 /// as quote_money (the column header then names no currency).
-std::string quote_amount(QuoteLanguage lang, const Money& m);
+std::string quote_amount(QuoteLanguage lang, const units::Money& m);
 
 /// A "YYYY-MM-DD" (or "YYYY") date as `lang` writes it: English as given; Chinese
 /// "2026年12月1日" ("2026年"). Anything else is returned as given.
@@ -54,4 +54,4 @@ std::string quote_phrase(QuoteLanguage lang, const std::string& text);
 /// parentheses ("Starverse (星宇智算), Xiamen" -> "星宇智算"), else the name as given.
 std::string quote_provider(QuoteLanguage lang, const std::string& provider);
 
-}  // namespace flopcast
+}  // namespace flopcast::quote

@@ -12,7 +12,7 @@
 
 #include "flopcast/quote/quote.hpp"
 
-namespace flopcast {
+namespace flopcast::quote {
 
 /// Whether this build writes XLSX (configured with FLOPCAST_XLSX=ON).
 bool quote_xlsx_supported();
@@ -22,4 +22,4 @@ bool quote_xlsx_supported();
 /// library writes through a temporary file that is removed before returning.
 std::optional<std::string> render_quote_xlsx(const Quote& quote, std::string& error);
 
-}  // namespace flopcast
+}  // namespace flopcast::quote

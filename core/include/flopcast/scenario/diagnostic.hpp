@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace flopcast {
+namespace flopcast::scenario {
 
 /// A place in an input file (1-based line and column; 0 = unknown).
 struct SourceLocation {
@@ -53,4 +53,4 @@ class Diagnostics {
 /// The location recorded for `key`, else for its closest recorded parent, else the file.
 SourceLocation locate(const LocationMap& locs, const std::string& key);
 
-}  // namespace flopcast
+}  // namespace flopcast::scenario

@@ -16,22 +16,22 @@
 #include "flopcast/workload/fine_tuning_spec.hpp"
 #include "flopcast/workload/model_spec.hpp"
 
-namespace flopcast {
+namespace flopcast::scenario {
 
 /// The cluster a job runs on.
 struct ClusterSpec {
-  GpuSpec gpu;
+  hardware::GpuSpec gpu;
   std::int64_t gpus = 0;
   int gpus_per_node = 8;
-  FabricSpec fabric;
+  hardware::FabricSpec fabric;
   std::int64_t nodes() const { return gpus_per_node > 0 ? (gpus + gpus_per_node - 1) / gpus_per_node : 0; }
 };
 
 /// How long to train.
 struct TrainingSpec {
   double tokens = 0.0;  ///< tokens to train on; 0 = not given (no whole-run figures)
-  TrainingMethod method = TrainingMethod::Full;
-  LoraSpec lora;  ///< method lora or qlora only
+  workload::TrainingMethod method = workload::TrainingMethod::Full;
+  workload::LoraSpec lora;  ///< method lora or qlora only
 };
 
 /// Figures a vendor or article claims for this scenario; `simulate` checks them.
@@ -66,10 +66,10 @@ const char* to_string(MemoryKind k);
 struct Scenario {
   std::string name;
   std::string description;
-  ModelSpec model;
+  workload::ModelSpec model;
   ClusterSpec cluster;
-  ParallelPlan plan;
-  Precision precision = Precision::BF16;
+  parallel::ParallelPlan plan;
+  hardware::Precision precision = hardware::Precision::BF16;
   /// FP8 parameters (Megatron-LM --fp8-param-gather, Transformer Engine fp8_model_init): the
   /// GEMM weights live only in their FP8 copies, without a 16-bit one. FP8 precisions only.
   bool fp8_params = false;
@@ -77,9 +77,9 @@ struct Scenario {
   /// the parameters' 16-bit dtype, auto).
   GradReduce grad_reduce = GradReduce::Default;
   TrainingSpec training;
-  ReliabilitySpec reliability;
+  job::ReliabilitySpec reliability;
   bool has_reliability = false;
-  PricingSpec pricing;
+  pricing::PricingSpec pricing;
   bool has_pricing = false;
   ClaimedSpec claimed;
   std::string calibration;  ///< calibration profile name or file ("" = default profile)
@@ -108,10 +108,10 @@ struct Scenario {
   std::vector<std::string> defaults_applied;
   /// Plan settings left open (unstated in a measured run, `auto` in a scenario) and what
   /// resolving them chose (core/estimate/setting_resolution.hpp).
-  OpenSettings open_settings;
-  ResolvedSettings resolved_settings;
+  parallel::OpenSettings open_settings;
+  parallel::ResolvedSettings resolved_settings;
   /// Where each key was written (for diagnostics from checks after loading).
   LocationMap locations;
 };
 
-}  // namespace flopcast
+}  // namespace flopcast::scenario

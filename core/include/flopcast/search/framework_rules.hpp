@@ -35,12 +35,12 @@ const char* to_string(Framework f);
 
 /// The frameworks that run `plan` for `model`, trained with `method` (full training, or the
 /// fine-tuning routes for LoRA and QLoRA).
-FrameworkSet frameworks_for(const ParallelPlan& plan, const ModelSpec& model,
-                            TrainingMethod method = TrainingMethod::Full);
+FrameworkSet frameworks_for(const parallel::ParallelPlan& plan, const workload::ModelSpec& model,
+                            workload::TrainingMethod method = workload::TrainingMethod::Full);
 
 /// Why each framework does not run `plan` (one line per framework left out, with its source);
 /// empty when all three run it.
-std::vector<std::string> framework_exclusions(const ParallelPlan& plan, const ModelSpec& model,
-                                              TrainingMethod method = TrainingMethod::Full);
+std::vector<std::string> framework_exclusions(const parallel::ParallelPlan& plan, const workload::ModelSpec& model,
+                                              workload::TrainingMethod method = workload::TrainingMethod::Full);
 
 }  // namespace flopcast::search

@@ -39,7 +39,7 @@ namespace flopcast::search {
 /// The values each axis may take. Empty lists mean "the default range" (noted per field).
 struct PlanSpace {
   /// Cluster types to search: GPU, fabric, GPUs per node. `gpus` is ignored (see counts).
-  std::vector<ClusterSpec> clusters;
+  std::vector<scenario::ClusterSpec> clusters;
   /// Largest GPU count; 0 = the base scenario's cluster.gpus.
   std::int64_t gpus_max = 0;
   /// Smallest GPU count (default 1).
@@ -47,43 +47,43 @@ struct PlanSpace {
   /// GPU counts; empty = every multiple of the node size up to gpus_max (and 1, 2, 4, ... below
   /// one node when gpus_max is smaller than a node).
   std::vector<std::int64_t> gpu_counts;
-  std::vector<int> tp;                    ///< empty = powers of two up to the node size
-  std::vector<int> pp;                    ///< empty = 1 .. layers
-  std::vector<int> cp;                    ///< empty = {1, 2, 4, 8}
-  std::vector<int> ep;                    ///< empty = {1} (dense) or powers of two dividing experts (MoE)
-  std::vector<int> vpp;                   ///< empty = {1, 2, 4} (vpp > 1 only with the interleaved schedule)
-  std::vector<std::int64_t> micro_batch;  ///< empty = {1, 2, 4, 8}
-  std::vector<int> zero;                  ///< empty = {0, 1, 2, 3}
-  std::vector<bool> sequence_parallel;    ///< empty = {false, true} (true only with tp > 1)
-  std::vector<Recompute> recompute;       ///< empty = none, selective, full
-  std::vector<Schedule> schedule;         ///< empty = 1f1b, interleaved, zero-bubble, gpipe (pp > 1)
+  std::vector<int> tp;                         ///< empty = powers of two up to the node size
+  std::vector<int> pp;                         ///< empty = 1 .. layers
+  std::vector<int> cp;                         ///< empty = {1, 2, 4, 8}
+  std::vector<int> ep;                         ///< empty = {1} (dense) or powers of two dividing experts (MoE)
+  std::vector<int> vpp;                        ///< empty = {1, 2, 4} (vpp > 1 only with the interleaved schedule)
+  std::vector<std::int64_t> micro_batch;       ///< empty = {1, 2, 4, 8}
+  std::vector<int> zero;                       ///< empty = {0, 1, 2, 3}
+  std::vector<bool> sequence_parallel;         ///< empty = {false, true} (true only with tp > 1)
+  std::vector<parallel::Recompute> recompute;  ///< empty = none, selective, full
+  std::vector<parallel::Schedule> schedule;    ///< empty = 1f1b, interleaved, zero-bubble, gpipe (pp > 1)
   /// Numeric formats; empty = the base scenario's. A GPU without a dense peak for one (fp8
   /// before Hopper, nvfp4 before Blackwell) is not searched in it.
-  std::vector<Precision> precisions;
+  std::vector<hardware::Precision> precisions;
 };
 
 /// What the re-simulation of one plan returns: its step time and where it came from.
 struct StepSimulation {
   bool ok = true;
   std::string error;  ///< why there is no step time (ok = false)
-  Time step;
+  units::Time step;
   double mfu = 0;
   std::string method;                ///< "closed-form estimate", "DES", ...
   std::vector<std::string> details;  ///< lines worth printing (bubble, exposed communication, ...)
 };
 /// The step simulator used to re-simulate the best plans (the DES unless told otherwise).
-using StepSimulator = std::function<StepSimulation(const Scenario&, const ComputeProfile&)>;
+using StepSimulator = std::function<StepSimulation(const scenario::Scenario&, const compute::ComputeProfile&)>;
 /// The closed-form estimate (estimate_step).
-StepSimulation estimate_step_simulation(const Scenario& s, const ComputeProfile& profile);
+StepSimulation estimate_step_simulation(const scenario::Scenario& s, const compute::ComputeProfile& profile);
 /// The discrete-event step simulation (core/step, simulate_step without a timeline): the default.
-StepSimulation des_step_simulation(const Scenario& s, const ComputeProfile& profile);
+StepSimulation des_step_simulation(const scenario::Scenario& s, const compute::ComputeProfile& profile);
 
 /// Which simulated percentile must meet the deadline and the budget.
 enum class Confidence { P50, P90 };
 const char* to_string(Confidence c);  ///< "P50", "P90"
 /// "P90 of failures, the step at the model band's slow end (hopper band x0.64 to x1.35)", or "P90
 /// (point prediction: no band for hopper)" when the band is unknown.
-std::string confidence_words(Confidence c, const PredictionBand& band, GpuArch arch);
+std::string confidence_words(Confidence c, const compute::PredictionBand& band, hardware::GpuArch arch);
 
 /// What the search optimises within the constraints.
 enum class Objective {
@@ -94,14 +94,14 @@ enum class Objective {
 
 /// Search settings.
 struct PlannerOptions {
-  std::optional<Time> deadline;  ///< wall time of the whole run, provisioning included
-  std::optional<Money>
+  std::optional<units::Time> deadline;  ///< wall time of the whole run, provisioning included
+  std::optional<units::Money>
       budget;            ///< total bill at the expected span (in `currency`); re-simulated plans also get P50/P90 bills
   std::string currency;  ///< currency of every cost; "" = the first catalog's
   int top_k = 10;        ///< plans kept in the top-K list
   int threads = 1;       ///< worker threads (results do not depend on it)
   /// Price catalogs whose plans are searched. Empty: costs are not computed (time only).
-  std::vector<std::shared_ptr<const PriceCatalog>> catalogs;
+  std::vector<std::shared_ptr<const pricing::PriceCatalog>> catalogs;
   Confidence confidence = Confidence::P90;
   Objective objective = Objective::Cheapest;
   /// Check the constraints with the profile's prediction band of each candidate's GPU
@@ -137,18 +137,18 @@ struct PlanCandidate {
   std::size_t cluster = 0;  ///< index into PlanSpace::clusters
   std::string gpu;          ///< GPU catalog name
   std::int64_t gpus = 0;
-  Precision precision = Precision::BF16;
-  ParallelPlan plan;
+  hardware::Precision precision = hardware::Precision::BF16;
+  parallel::ParallelPlan plan;
   FrameworkSet frameworks;  ///< the training frameworks that run the plan
-  Time step;                ///< closed-form step time
+  units::Time step;         ///< closed-form step time
   double mfu = 0;
-  Bytes memory;            ///< per GPU, most-loaded stage
-  Bytes capacity;          ///< the GPU's HBM
+  units::Bytes memory;     ///< per GPU, most-loaded stage
+  units::Bytes capacity;   ///< the GPU's HBM
   std::int64_t steps = 0;  ///< optimizer steps of the run
   /// Expected wall time (provisioning + debug phase + expected GPU span with failures,
   /// restarts and checkpoints, closed form for synchronous checkpoints).
-  Time wall;
-  Time gpu_span;         ///< expected GPU span (what is billed)
+  units::Time wall;
+  units::Time gpu_span;  ///< expected GPU span (what is billed)
   double gpu_hours = 0;  ///< gpus x gpu_span
 };
 
@@ -158,7 +158,7 @@ struct PricedPlan {
   std::string catalog;       ///< catalog name
   std::string price_option;  ///< plan id, or "<long>+<short>" for a mix
   std::string price_label;
-  Money cost;  ///< bill total at the expected GPU span (closed form), in the search currency
+  units::Money cost;  ///< bill total at the expected GPU span (closed form), in the search currency
   bool meets_deadline = true;
   bool meets_budget = true;
 };
@@ -170,26 +170,26 @@ struct Resimulated {
   StepSimulation step;
   bool run_ok = false;
   std::vector<std::string> errors;  ///< why the whole run was not simulated
-  Time wall_p50, wall_p90;
-  Money cost_p50, cost_p90;
+  units::Time wall_p50, wall_p90;
+  units::Money cost_p50, cost_p90;
   bool p90_meets_deadline = true;
   /// At the confidence percentile, with the model's uncertainty band: what is compared with
   /// the deadline and the budget.
-  Time wall;
-  Money cost;
+  units::Time wall;
+  units::Money cost;
   /// The prediction band of the plan's generation and regime (unknown when the profile has
   /// none or PlannerOptions::bands is off) and the factor on the simulated step time the run
   /// behind `wall` and `cost` used: the band's P90 at Confidence::P90, its P50 at P50, else 1.
   /// wall_p50, wall_p90, cost_p50 and cost_p90 are the run at the point prediction.
-  PredictionBand band;
-  GpuArch arch = GpuArch::Ampere;  ///< the plan's GPU generation (the band's)
+  compute::PredictionBand band;
+  hardware::GpuArch arch = hardware::GpuArch::Ampere;  ///< the plan's GPU generation (the band's)
   double band_factor = 1;
   /// The recommended plan only (PlanResult::chosen, band known): the run with the step at the
   /// band's P10 and P90 factors, failures at their median (the P50 trial), and its bill under
   /// the chosen price option.
   bool band_ends = false;
-  Time band_wall_p10, band_wall_p90;
-  Money band_cost_p10, band_cost_p90;
+  units::Time band_wall_p10, band_wall_p90;
+  units::Money band_cost_p10, band_cost_p90;
   bool meets_deadline = true;
   bool meets_budget = true;
   bool spot = false;  ///< priced under a spot plan (its interruptions are in the run)
@@ -262,7 +262,7 @@ struct PlanSearch {
   std::vector<std::string> errors;
   bool ok() const { return errors.empty(); }
 };
-PlanSearch search_plans(const Scenario& base, const ComputeProfile& profile, const PlanSpace& space,
+PlanSearch search_plans(const scenario::Scenario& base, const compute::ComputeProfile& profile, const PlanSpace& space,
                         const PlannerOptions& options);
 
 }  // namespace flopcast::search

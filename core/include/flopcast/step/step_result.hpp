@@ -47,8 +47,8 @@ struct TimelineTrack {
 struct TimelineSlice {
   int track = 0;     ///< index into StepResult::tracks
   std::string name;  ///< "F mb3", "B mb3", "W mb3", "R mb3", "TP mb3", "send F mb3", "AR dp b2", "optimizer"
-  Time start;
-  Time end;
+  units::Time start;
+  units::Time end;
   SliceCategory category = SliceCategory::Compute;
   int microbatch = -1;  ///< 0-based, -1 when not per micro-batch
   int chunk = 0;        ///< model chunk (interleaved schedule), 0 otherwise
@@ -57,15 +57,15 @@ struct TimelineSlice {
 /// Per pipeline stage (every GPU of the stage does the same).
 struct StageUtilisation {
   int stage = 0;
-  Time compute_busy;               ///< time its compute stream ran kernels (compute + recompute + optimizer)
-  Time comm_busy;                  ///< time any of its communication streams was busy
+  units::Time compute_busy;        ///< time its compute stream ran kernels (compute + recompute + optimizer)
+  units::Time comm_busy;           ///< time any of its communication streams was busy
   double compute_utilisation = 0;  ///< compute_busy / step
-  Time end;                        ///< when its last task finished
+  units::Time end;                 ///< when its last task finished
 };
 
 /// One simulated step.
 struct StepResult {
-  Time step;  ///< start of the first task to the end of the optimizer, plus host overhead
+  units::Time step;  ///< start of the first task to the end of the optimizer, plus host overhead
   /// Where the critical stage's time goes: its compute stream busy (compute, recompute,
   /// optimizer), idle while waiting on its own communication (exposed comm by kind), idle
   /// waiting on other stages (bubble), plus host overhead. Sums to `step`.

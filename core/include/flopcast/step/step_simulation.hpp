@@ -24,10 +24,11 @@ struct StepSimOptions {
   /// of uneven stages. Empty = stage_costs'.
   std::vector<cost::StageTimes> stages;
   /// Replaces each stage's DP gradient sync (before bucketing). Unset = dp_sync_time.
-  std::optional<Time> dp_sync;
+  std::optional<units::Time> dp_sync;
 };
 
 /// Simulates one step. The scenario must have passed check_scenario.
-StepResult simulate_step(const Scenario& s, const ComputeProfile& profile, const StepSimOptions& options = {});
+StepResult simulate_step(const scenario::Scenario& s, const compute::ComputeProfile& profile,
+                         const StepSimOptions& options = {});
 
 }  // namespace flopcast::step

@@ -18,7 +18,7 @@
 #include "flopcast/hardware/gpu_spec.hpp"
 #include "flopcast/units/units.hpp"
 
-namespace flopcast {
+namespace flopcast::topology {
 
 /// What a vertex of the cluster graph is. PcieRoot: the root complex of one CPU socket of a node
 /// without NVLink; PcieSwitch: a PCIe switch under it carrying GPUs.
@@ -68,7 +68,7 @@ struct TopologyOptions {
 /// and #267, AddyLaddy "46-48"/"48-49 GB/s per NIC"). 800 Gb/s: no measurement found; NDR's
 /// fraction is assumed. RoCE v2 and plain Ethernet use the same figures (NCCL drives RoCE
 /// through the same net_ib transport; no separate measurement was found for either).
-double nic_achievable_fraction(NetKind kind, double line_gbps);
+double nic_achievable_fraction(hardware::NetKind kind, double line_gbps);
 
 /// How NCCL moves data between two GPUs of a node without NVLink (src/graph/paths.cc
 /// ncclTopoCheckP2p): peer-to-peer (P2P transport) when the part allows it and the path crosses
@@ -80,22 +80,22 @@ enum class PcieHop { PeerToPeer, ThroughHost };
 /// One direction of a link.
 struct TopoLink {
   LinkKind kind = LinkKind::NvLinkToSwitch;
-  std::int32_t from = 0;  ///< vertex id
-  std::int32_t to = 0;    ///< vertex id
-  Bandwidth capacity;     ///< achievable one-way rate
+  std::int32_t from = 0;      ///< vertex id
+  std::int32_t to = 0;        ///< vertex id
+  units::Bandwidth capacity;  ///< achievable one-way rate
 };
 
 /// The one-way rates the graph was built with (after efficiencies).
 struct LinkRates {
-  Bandwidth nvlink_per_gpu;   ///< NCCL-effective NVLink of one GPU (all links) x nvlink_fraction
-  Bandwidth pcie;             ///< a GPU's PCIe link: Gen4 x16 24, Gen5 48, Gen6 96 GB/s (NCCL topo.cc)
-  Bandwidth pcie_uplink;      ///< a PCIe switch's link to its CPU (PCIe nodes with switches)
-  Bandwidth cpu_link;         ///< socket to socket, NCCL's figure for the CPU (PCIe nodes)
-  Bandwidth nic_line;         ///< NIC line rate
-  double nic_fraction = 1.0;  ///< achievable fraction of the line rate
-  Bandwidth nic;              ///< nic_line x nic_fraction (a switch port carries the same)
-  Bandwidth nic_path;         ///< min(nic, pcie): what one GPU gets through one NIC
-  Bandwidth leaf_uplink;      ///< all uplinks of a full leaf, after oversubscription
+  units::Bandwidth nvlink_per_gpu;  ///< NCCL-effective NVLink of one GPU (all links) x nvlink_fraction
+  units::Bandwidth pcie;            ///< a GPU's PCIe link: Gen4 x16 24, Gen5 48, Gen6 96 GB/s (NCCL topo.cc)
+  units::Bandwidth pcie_uplink;     ///< a PCIe switch's link to its CPU (PCIe nodes with switches)
+  units::Bandwidth cpu_link;        ///< socket to socket, NCCL's figure for the CPU (PCIe nodes)
+  units::Bandwidth nic_line;        ///< NIC line rate
+  double nic_fraction = 1.0;        ///< achievable fraction of the line rate
+  units::Bandwidth nic;             ///< nic_line x nic_fraction (a switch port carries the same)
+  units::Bandwidth nic_path;        ///< min(nic, pcie): what one GPU gets through one NIC
+  units::Bandwidth leaf_uplink;     ///< all uplinks of a full leaf, after oversubscription
 };
 
 /// The cluster graph. Cheap to query from many threads once built.
@@ -104,7 +104,8 @@ class ClusterTopology {
   /// Builds the graph of `total_gpus` GPUs of type `gpu` on nodes and network of type `fabric`.
   /// A fabric with no NIC gets one (inter-node traffic must go somewhere); a last node that
   /// is not full holds the remainder.
-  ClusterTopology(const GpuSpec& gpu, const FabricSpec& fabric, std::int64_t total_gpus, TopologyOptions options = {});
+  ClusterTopology(const hardware::GpuSpec& gpu, const hardware::FabricSpec& fabric, std::int64_t total_gpus,
+                  TopologyOptions options = {});
   /// Movable, not copyable (the graph is large).
   ~ClusterTopology();
   ClusterTopology(ClusterTopology&&) noexcept;
@@ -113,14 +114,14 @@ class ClusterTopology {
   ClusterTopology& operator=(const ClusterTopology&) = delete;
 
   /// The GPU, fabric and options the graph was built from.
-  const GpuSpec& gpu() const;
-  const FabricSpec& fabric() const;
+  const hardware::GpuSpec& gpu() const;
+  const hardware::FabricSpec& fabric() const;
   const TopologyOptions& options() const;
   /// The one-way rates of the links, after efficiencies.
   const LinkRates& rates() const;
 
   /// The interconnect inside a node as built: the fabric's, or PCIe when the GPU has no NVLink.
-  IntraNode intra() const;
+  hardware::IntraNode intra() const;
 
   /// GPUs in the cluster (GPU ids are 0 .. gpus()-1; GPU g sits on node g / gpus_per_node()).
   std::int64_t gpus() const;
@@ -176,7 +177,7 @@ class ClusterTopology {
   /// has 10^5 links); thread-safe.
   std::span<const TopoLink> links() const;
   /// The capacities of links(), in the same order (input for max_min_fair_share).
-  std::span<const Bandwidth> capacities() const;
+  std::span<const units::Bandwidth> capacities() const;
 
   /// Links from NIC `nic_a` of node `a` to NIC `nic_b` of node `b` through the switches
   /// (fewest hops; empty when it is the same NIC).
@@ -193,10 +194,10 @@ class ClusterTopology {
   /// charges it so). All flows get the same rate, the most the most loaded link allows:
   /// min over links of capacity / load (a ring runs at its slowest hop). Rings of one GPU add
   /// nothing; no hop: the GPU's own PCIe rate.
-  Bandwidth pcie_ring_rate(std::span<const std::vector<std::int64_t>> rings) const;
+  units::Bandwidth pcie_ring_rate(std::span<const std::vector<std::int64_t>> rings) const;
   /// PCIe nodes: the rate of each flow when every ordered pair of `members` (GPU ids of one
   /// node) sends at once (an all-to-all), costed as pcie_ring_rate().
-  Bandwidth pcie_pairwise_rate(std::span<const std::int64_t> members) const;
+  units::Bandwidth pcie_pairwise_rate(std::span<const std::int64_t> members) const;
 
   /// Links from GPU `a` to GPU `b`: NVLink (or PCIe) inside a domain; across domains, out
   /// through a's first NIC to the NIC on the same rail of b's node (PXN, as NCCL does on
@@ -208,4 +209,4 @@ class ClusterTopology {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace flopcast
+}  // namespace flopcast::topology

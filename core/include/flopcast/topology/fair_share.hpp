@@ -16,7 +16,7 @@
 
 #include "flopcast/units/units.hpp"
 
-namespace flopcast {
+namespace flopcast::topology {
 
 /// One link a flow crosses and how many bytes it puts on that link per byte it delivers.
 struct LinkUse {
@@ -46,31 +46,31 @@ struct FlowTable {
 
 /// The max-min fair allocation.
 struct FairShare {
-  std::vector<Bandwidth> rate;       ///< per flow, in the order given
-  std::vector<Bandwidth> link_load;  ///< per link: sum of weight x rate over the flows crossing it
+  std::vector<units::Bandwidth> rate;       ///< per flow, in the order given
+  std::vector<units::Bandwidth> link_load;  ///< per link: sum of weight x rate over the flows crossing it
 };
 
 /// Max-min fair rates of `flows` over links of the given one-way `capacity`.
 /// Flows that repeat a link have their weights summed. Deterministic: same input, same output.
-FairShare max_min_fair_share(std::span<const NetworkFlow> flows, std::span<const Bandwidth> capacity);
+FairShare max_min_fair_share(std::span<const NetworkFlow> flows, std::span<const units::Bandwidth> capacity);
 /// The same for the flows `first` .. `last - 1` of `flows` alone (rate[i] is flow first + i):
 /// bit-for-bit what the NetworkFlow overload returns for those flows.
 FairShare max_min_fair_share(const FlowTable& flows, std::size_t first, std::size_t last,
-                             std::span<const Bandwidth> capacity);
+                             std::span<const units::Bandwidth> capacity);
 /// The same for every flow of `flows`.
-FairShare max_min_fair_share(const FlowTable& flows, std::span<const Bandwidth> capacity);
+FairShare max_min_fair_share(const FlowTable& flows, std::span<const units::Bandwidth> capacity);
 
 /// The rates of a fair share and its highest link load, without the per-link array (a
 /// 16,384-GPU cluster has 10^5 links; network_share() needs only the maximum).
 struct FairRates {
-  std::vector<Bandwidth> rate;  ///< per flow, from the first one asked for
-  Bandwidth worst_link_load;    ///< highest link load (0 when no flow)
+  std::vector<units::Bandwidth> rate;  ///< per flow, from the first one asked for
+  units::Bandwidth worst_link_load;    ///< highest link load (0 when no flow)
 };
 
 /// max_min_fair_share(flows, first, last, capacity) reduced to FairRates: the same rates, and
 /// the maximum of its link_load.
 FairRates max_min_fair_rates(const FlowTable& flows, std::size_t first, std::size_t last,
-                             std::span<const Bandwidth> capacity);
+                             std::span<const units::Bandwidth> capacity);
 
 /// The flows first .. last - 1 of a FlowTable.
 struct FlowRange {
@@ -80,6 +80,6 @@ struct FlowRange {
 /// max_min_fair_rates for each range of `problems`, each solved alone, in order. Cheaper than
 /// one call per range: they share the per-link scratch (one int32 per link of the cluster).
 std::vector<FairRates> max_min_fair_rates(const FlowTable& flows, std::span<const FlowRange> problems,
-                                          std::span<const Bandwidth> capacity);
+                                          std::span<const units::Bandwidth> capacity);
 
-}  // namespace flopcast
+}  // namespace flopcast::topology

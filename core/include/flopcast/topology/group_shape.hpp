@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace flopcast {
+namespace flopcast::topology {
 
 /// A communicator's shape. Examples on 8-GPU nodes with Megatron's rank order: a TP=8 group
 /// {8, 8, 1}; the DP group of a TP=8 PP=1 plan {dp, 1, 1}; with TP=8 CP=2, {dp, 1, 2}
@@ -50,4 +50,4 @@ std::int64_t max_concurrent_groups(const GroupShape& shape, int gpus_per_node, s
 /// is the count on the first node, the stride the distance between its first two nodes.
 GroupShape shape_of(const std::vector<std::int64_t>& gpus, int gpus_per_node);
 
-}  // namespace flopcast
+}  // namespace flopcast::topology

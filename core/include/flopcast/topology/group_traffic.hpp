@@ -13,7 +13,7 @@
 #include "flopcast/topology/group_shape.hpp"
 #include "flopcast/units/units.hpp"
 
-namespace flopcast {
+namespace flopcast::topology {
 
 /// How a collective moves data between NVLink domains.
 enum class TrafficPattern {
@@ -39,9 +39,9 @@ struct GroupNetworkShare {
   /// Ring: the sum of the ring channels' rates = the inter-domain bus bandwidth of the ring.
   /// AllToAll: the rate at which one domain's members send off-domain, together.
   /// OneWay: the pair's rate. Slowest group when several run at once. Zero inside a domain.
-  Bandwidth per_group;
-  Bandwidth alone;            ///< per_group with the group alone on the cluster
-  Bandwidth worst_link_load;  ///< highest load on any network link (for reports)
+  units::Bandwidth per_group;
+  units::Bandwidth alone;            ///< per_group with the group alone on the cluster
+  units::Bandwidth worst_link_load;  ///< highest load on any network link (for reports)
   /// Groups routed and solved; the others are translations of routed ones (network_share()).
   std::int64_t routed = 0;
 };
@@ -73,4 +73,4 @@ GroupNetworkShare network_share_cached(const ClusterTopology& topo, const GroupS
 /// Answers network_share_cached() holds (for tests and benchmarks).
 std::size_t network_share_cache_size();
 
-}  // namespace flopcast
+}  // namespace flopcast::topology

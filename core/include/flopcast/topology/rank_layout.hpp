@@ -17,7 +17,7 @@
 #include "flopcast/parallel/parallel_plan.hpp"
 #include "flopcast/topology/group_shape.hpp"
 
-namespace flopcast {
+namespace flopcast::topology {
 
 /// A parallelism dimension.
 enum class ParallelDim { TP, CP, EP, DP, PP };
@@ -35,8 +35,8 @@ class RankLayout {
   /// Builds the layout of `plan` for `order` (a permutation of tp, cp, dp, pp, with "ep"
   /// optional next to "dp"). nullopt and a message in `error` when the order is malformed or
   /// EP does not divide the data-parallel ranks.
-  static std::optional<RankLayout> create(const ParallelPlan& plan, std::string_view order = kMegatronRankOrder,
-                                          std::string* error = nullptr);
+  static std::optional<RankLayout> create(const parallel::ParallelPlan& plan,
+                                          std::string_view order = kMegatronRankOrder, std::string* error = nullptr);
 
   /// Ranks in the layout: tp x cp x dp x pp.
   std::int64_t world_size() const { return world_; }
@@ -67,4 +67,4 @@ class RankLayout {
   std::array<std::int64_t, 4> coords_of(std::int64_t rank) const;
 };
 
-}  // namespace flopcast
+}  // namespace flopcast::topology

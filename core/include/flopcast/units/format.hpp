@@ -12,7 +12,7 @@
 
 #include "flopcast/units/units.hpp"
 
-namespace flopcast {
+namespace flopcast::units {
 
 /// `v` with `decimals` digits after the point, ties to even: "12.35". decimals in [0, 17].
 std::string format_fixed(double v, int decimals);
@@ -54,4 +54,4 @@ std::string format_days_or_hours_half_up(Time t);
 /// A fraction as a percentage, no space: "41%" (decimals 0), "41.2%" (decimals 1).
 std::string format_percent(double fraction, int decimals);
 
-}  // namespace flopcast
+}  // namespace flopcast::units

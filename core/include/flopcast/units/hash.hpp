@@ -2,7 +2,7 @@
 /// Hash mixing for the per-thread memos (GEMM times, collective costs).
 #include <cstdint>
 
-namespace flopcast {
+namespace flopcast::units {
 
 /// MurmurHash3's 64-bit finalizer (fmix64; Austin Appleby, MurmurHash3, public domain): every
 /// input bit reaches every output bit. The memos index their slots with the low bits, and keys
@@ -17,4 +17,4 @@ constexpr std::uint64_t mix64(std::uint64_t h) {
   return h;
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::units

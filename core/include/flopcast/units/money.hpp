@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace flopcast {
+namespace flopcast::units {
 
 /// A three-letter ISO 4217 code such as "USD" or "CNY".
 struct Currency {
@@ -119,4 +119,4 @@ std::int64_t mul_div_round(std::int64_t a, std::int64_t b, std::int64_t d);
 /// a * b, FLOPCAST_ASSERT on int64 overflow.
 std::int64_t checked_mul(std::int64_t a, std::int64_t b);
 
-}  // namespace flopcast
+}  // namespace flopcast::units

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace flopcast {
+namespace flopcast::units {
 
 /// `s` as one Markdown table cell: '|' escaped as "\|", a line break as a space.
 std::string markdown_cell(const std::string& s);
@@ -26,4 +26,4 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 std::optional<std::string> nearest_spelling(std::string_view word, const std::vector<std::string>& candidates,
                                             std::size_t length);
 
-}  // namespace flopcast
+}  // namespace flopcast::units

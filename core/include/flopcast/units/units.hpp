@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace flopcast {
+namespace flopcast::units {
 
 /// A duration or instant in integer nanoseconds: event order and sums are exact and
 /// reproducible. Range: +-292 years.
@@ -128,4 +128,4 @@ inline Time compute_time(Flops f, FlopRate r) {
   return r.flops_per_s > 0 ? Time::from_seconds(f.value / r.flops_per_s) : Time{0};
 }
 
-}  // namespace flopcast
+}  // namespace flopcast::units

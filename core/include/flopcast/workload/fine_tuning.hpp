@@ -22,7 +22,7 @@
 #include "flopcast/scenario/scenario.hpp"
 #include "flopcast/workload/workload.hpp"
 
-namespace flopcast {
+namespace flopcast::workload {
 
 /// "full", "lora", "qlora".
 const char* to_string(TrainingMethod m);
@@ -45,8 +45,8 @@ std::vector<std::string> lora_target_names();
 std::vector<LoraTarget> default_lora_targets();
 
 /// True for lora and qlora.
-inline bool is_fine_tuning(const TrainingSpec& t) { return t.method != TrainingMethod::Full; }
-inline bool is_fine_tuning(const Scenario& s) { return is_fine_tuning(s.training); }
+inline bool is_fine_tuning(const scenario::TrainingSpec& t) { return t.method != TrainingMethod::Full; }
+inline bool is_fine_tuning(const scenario::Scenario& s) { return is_fine_tuning(s.training); }
 
 /// NF4 storage per weight: 4 bits, plus one 8-bit quantized absmax per block of 64 weights and
 /// one fp32 constant per 256 of those (double quantization: 8/64 + 32/(64 x 256) = 0.127 bits;
@@ -60,7 +60,7 @@ double base_weight_bytes(BaseWeights w);
 /// Whether the frozen weights are cast to the GEMMs' format before each use: NF4 always
 /// (bitsandbytes dequantizes to bf16); FP8 weights under a 16-bit precision; NVFP4 weights
 /// under any precision but nvfp4. Weights already in the precision's format feed the GEMMs.
-bool base_weights_dequantized(BaseWeights w, Precision run);
+bool base_weights_dequantized(BaseWeights w, hardware::Precision run);
 
 /// One adapter of one layer, whole (before any tensor-parallel split).
 struct AdapterShape {
@@ -89,33 +89,33 @@ struct LocalAdapters {
   double dense = 0, expert = 0;
   double total() const { return dense + expert; }
 };
-LocalAdapters local_adapter_params(const Scenario& s, int first, int n);
+LocalAdapters local_adapter_params(const scenario::Scenario& s, int first, int n);
 /// Parameters the job trains: every parameter for full training, the adapters' otherwise.
-double trainable_params(const Scenario& s);
+double trainable_params(const scenario::Scenario& s);
 
 /// Model FLOPs of one step for the scenario's method (full: model_flops_per_step). For LoRA:
 /// 2 x the forward FLOPs of the frozen GEMMs and the logits (forward + input gradient), 3 x
 /// attention's (forward + backward), 3 x the adapters' (forward + input + weight gradients);
 /// no recompute. MFU divides this, never 6N.
-Flops training_model_flops(const Scenario& s);
+units::Flops training_model_flops(const scenario::Scenario& s);
 /// training_model_flops plus the recomputed forward passes (full recompute: the whole forward,
 /// adapters included; selective: attention).
-Flops training_hardware_flops(const Scenario& s);
+units::Flops training_hardware_flops(const scenario::Scenario& s);
 /// What "model FLOPs" counts for this scenario's method, in one sentence (reports print it beside
 /// every MFU: flopcast's count, kFlopcastFlopsConvention).
-std::string model_flops_convention(const Scenario& s);
+std::string model_flops_convention(const scenario::Scenario& s);
 
 /// Elements of one adapter's input on one GPU for `tokens` tokens of a micro-batch: what LoRA
 /// dropout reads and writes. A row-parallel target (proj, fc2) sees its base GEMM's input split by
 /// tensor parallelism; a column-parallel one (qkv, q, k, v, fc1, gate, up) the whole hidden state,
 /// split along the sequence with sequence parallelism; a routed expert's adapter the tokens
 /// routed to this GPU's experts (as the adapter GEMMs' rows in cost/fine_tuning_cost.cpp).
-double adapter_input_elements(const Scenario& s, const AdapterShape& a, double tokens);
+double adapter_input_elements(const scenario::Scenario& s, const AdapterShape& a, double tokens);
 
 /// Bytes one layer keeps for backward beyond full training's, per micro-batch on one GPU: each
 /// adapter's r-wide intermediate (B's input; A's input is the base GEMM's, kept anyway), and with
 /// LoRA dropout each adapter's dropped input (A's input then, 2 B) and its 1-byte mask.
-Bytes adapter_activation_bytes(const Scenario& s, int layer);
+units::Bytes adapter_activation_bytes(const scenario::Scenario& s, int layer);
 
 /// This GPU's parameters of one stage (after the TP and EP splits): all, the routed experts'
 /// share of them, and the GEMM weights (experts included).
@@ -127,13 +127,13 @@ struct StageWeights {
 /// over `shard` (routed experts over `expert_shard`) as the framework shards frozen parameters
 /// too; adapter weights (2 B), their gradients and Adam state (state_bytes), sharded by ZeRO
 /// stage as in full training.
-void apply_fine_tuning_memory(const Scenario& s, const StageSlice& slice, const StageWeights& w, double shard,
+void apply_fine_tuning_memory(const scenario::Scenario& s, const StageSlice& slice, const StageWeights& w, double shard,
                               double expert_shard, MemoryBreakdown& mb);
 
 /// "LoRA rank 16 on qkv, proj, fc1, fc2 (44.6M adapter parameters), frozen bf16 base weights"
 /// (empty for full training).
-std::string fine_tuning_summary(const Scenario& s);
+std::string fine_tuning_summary(const scenario::Scenario& s);
 /// "LoRA rank 16", "QLoRA rank 64" (empty for full training).
-std::string fine_tuning_label(const Scenario& s);
+std::string fine_tuning_label(const scenario::Scenario& s);
 
-}  // namespace flopcast
+}  // namespace flopcast::workload

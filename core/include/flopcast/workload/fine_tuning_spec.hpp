@@ -5,7 +5,7 @@
 /// fine_tuning.hpp.
 #include <vector>
 
-namespace flopcast {
+namespace flopcast::workload {
 
 /// full: every weight trained; lora: base weights frozen, rank-r adapters trained; qlora: lora
 /// over NF4-quantized base weights, dequantized to bf16 for every GEMM.
@@ -32,4 +32,4 @@ struct LoraSpec {
   BaseWeights base_weights = BaseWeights::BF16;  ///< scenario key training.base_weights (or lora.base_weights)
 };
 
-}  // namespace flopcast
+}  // namespace flopcast::workload

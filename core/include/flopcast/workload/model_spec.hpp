@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace flopcast {
+namespace flopcast::workload {
 
 /// Feed-forward block: GeLU MLP (2 matrices) or SwiGLU (3 matrices).
 enum class FfnKind { Gelu, SwiGlu };
@@ -135,4 +135,4 @@ struct ModelSpec {
   int moe_layers() const { return moe_layers_in(0, layers); }
 };
 
-}  // namespace flopcast
+}  // namespace flopcast::workload

@@ -12,7 +12,7 @@
 #include "flopcast/compute/compute_profile.hpp"
 #include "flopcast/scenario/scenario.hpp"
 
-namespace flopcast {
+namespace flopcast::workload {
 
 /// Parameters by part (counts, not bytes).
 struct ParameterCount {
@@ -76,9 +76,9 @@ void for_each_layer_kind(const ModelSpec& m, int first, int n, Fn&& fn) {
 
 /// Model FLOPs of one training step (forward + backward, no recompute), whole cluster: every
 /// layer, the logits, the MTP modules (their layer, projection and logits).
-Flops model_flops_per_step(const ModelSpec& m, double global_batch);
+units::Flops model_flops_per_step(const ModelSpec& m, double global_batch);
 /// Hardware FLOPs of one step: model FLOPs plus the recomputed forward passes.
-Flops hardware_flops_per_step(const ModelSpec& m, const ParallelPlan& p);
+units::Flops hardware_flops_per_step(const ModelSpec& m, const parallel::ParallelPlan& p);
 
 /// The FLOPs of one step as a source counts them under `c` (run schema measured.flops_convention):
 /// - model: 6 FLOPs per parameter per token plus attention over the keys the causal mask keeps;
@@ -89,7 +89,7 @@ Flops hardware_flops_per_step(const ModelSpec& m, const ParallelPlan& p);
 ///   attention, windows ignored, MLA's low-rank projections with their RMSNorms, MTP layers,
 ///   projections, norms and logits.
 /// `p` gives the recompute of hardware FLOPs and the global batch.
-Flops flops_per_step(const ModelSpec& m, const ParallelPlan& p, FlopsConvention c);
+units::Flops flops_per_step(const ModelSpec& m, const parallel::ParallelPlan& p, scenario::FlopsConvention c);
 
 /// Layers held by each pipeline stage (uneven when layers % pp != 0: the middle stages
 /// take the extra layers, as the first and last also hold embedding and logits).
@@ -121,84 +121,87 @@ struct StageSlice {
 /// - DualPipeV: 2 pp virtual stages of the even split in a V, rank r holding virtual stages r and
 ///   2 pp - 1 - r (rank 0 both the embedding and the head).
 /// The plan must have passed check_scenario.
-std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const ParallelPlan& p);
+std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const parallel::ParallelPlan& p);
 /// pipeline_stages(m, p)[rank] (an empty slice for a rank out of range), without building the
 /// other ranks' slices on the common path (no layout, no DualPipe): the planner asks for one
 /// stage's memory millions of times.
-StageSlice pipeline_stage(const ModelSpec& m, const ParallelPlan& p, int rank);
+StageSlice pipeline_stage(const ModelSpec& m, const parallel::ParallelPlan& p, int rank);
 /// Calls fn(rank, pipeline_stages(m, p)[rank]) for every rank in order without keeping the
 /// slices: the even split rank by rank in one reused slice, a pipeline_layout or DualPipe from
 /// pipeline_stages. For callers that visit every stage once (the step estimate the planner runs
 /// millions of times).
-void for_each_pipeline_stage(const ModelSpec& m, const ParallelPlan& p,
+void for_each_pipeline_stage(const ModelSpec& m, const parallel::ParallelPlan& p,
                              const std::function<void(std::size_t rank, const StageSlice& slice)>& fn);
 /// Whether `layout` splits `layers` over pp ranks of vpp virtual stages by Megatron-LM's rules
 /// (every rank's share a multiple of vpp, the middle ranks even, every virtual stage >= 0 layers).
-bool pipeline_layout_splits(int layers, int pp, int vpp, const PipelineLayout& layout);
+bool pipeline_layout_splits(int layers, int pp, int vpp, const parallel::PipelineLayout& layout);
 
 /// Converts the run's stated mfu and tflops_per_gpu (s.measured_as_stated) from its
 /// flops_convention to flopcast's count (kFlopcastFlopsConvention) for the plan as it stands:
 /// x flops_per_step(model_full_attention) / flops_per_step(its convention), into s.measured.
 /// Returns the factor (1 when the convention is flopcast's or nothing is stated).
-double convert_measured_flops(Scenario& s);
+double convert_measured_flops(scenario::Scenario& s);
 
 /// Memory of one GPU, by part.
 struct MemoryBreakdown {
-  Bytes weights;         ///< parameters (with their FP8 copies when training in FP8)
-  Bytes gradients;       ///< gradient buffers
-  Bytes optimizer;       ///< fp32 master weights and Adam moments
-  Bytes activations;     ///< what the in-flight micro-batches keep for backward
-  Bytes logits;          ///< the last stage's fp32 logits and their gradient
-  Bytes workspace;       ///< CUDA context and library workspaces (the profile's) plus NCCL buffers
-  Bytes fragmentation;   ///< the caching allocator's slack
-  Bytes weight_copies;   ///< of `weights`: Transformer Engine's cached FP8 copies of the GEMM weights
-  Bytes nccl;            ///< of `workspace`: NCCL's buffers for the GPU's communicators
-  Bytes capacity;        ///< the GPU's HBM
-  int stage = 0;         ///< the pipeline stage this breakdown is for (the most loaded)
-  double in_flight = 0;  ///< micro-batches whose activations the stage holds at peak
-  Bytes total() const { return weights + gradients + optimizer + activations + logits + workspace + fragmentation; }
+  units::Bytes weights;        ///< parameters (with their FP8 copies when training in FP8)
+  units::Bytes gradients;      ///< gradient buffers
+  units::Bytes optimizer;      ///< fp32 master weights and Adam moments
+  units::Bytes activations;    ///< what the in-flight micro-batches keep for backward
+  units::Bytes logits;         ///< the last stage's fp32 logits and their gradient
+  units::Bytes workspace;      ///< CUDA context and library workspaces (the profile's) plus NCCL buffers
+  units::Bytes fragmentation;  ///< the caching allocator's slack
+  units::Bytes weight_copies;  ///< of `weights`: Transformer Engine's cached FP8 copies of the GEMM weights
+  units::Bytes nccl;           ///< of `workspace`: NCCL's buffers for the GPU's communicators
+  units::Bytes capacity;       ///< the GPU's HBM
+  int stage = 0;               ///< the pipeline stage this breakdown is for (the most loaded)
+  double in_flight = 0;        ///< micro-batches whose activations the stage holds at peak
+  units::Bytes total() const {
+    return weights + gradients + optimizer + activations + logits + workspace + fragmentation;
+  }
   /// What PyTorch's caching allocator hands out at the peak (torch.cuda.max_memory_allocated):
   /// the tensors, without the allocator's slack, the CUDA context and NCCL's own buffers.
-  Bytes allocated() const { return weights + gradients + optimizer + activations + logits; }
+  units::Bytes allocated() const { return weights + gradients + optimizer + activations + logits; }
   /// What the process holds at the peak (torch.cuda.max_memory_reserved with the CUDA context
   /// and NCCL's buffers, as nvidia-smi shows it): the total.
-  Bytes reserved() const { return total(); }
+  units::Bytes reserved() const { return total(); }
   bool fits() const { return total().value <= capacity.value; }
 };
 /// The memory a measured figure of `kind` is compared with: allocated() or reserved() (the total
 /// when the source does not say).
-Bytes memory_of_kind(const MemoryBreakdown& m, MemoryKind kind);
+units::Bytes memory_of_kind(const MemoryBreakdown& m, scenario::MemoryKind kind);
 /// Memory per GPU of the most-loaded pipeline stage.
-MemoryBreakdown memory_per_gpu(const Scenario& s, const ComputeProfile& profile);
+MemoryBreakdown memory_per_gpu(const scenario::Scenario& s, const compute::ComputeProfile& profile);
 /// Memory per GPU of stage `stage`.
-MemoryBreakdown memory_of_stage(const Scenario& s, const ComputeProfile& profile, int stage);
+MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::ComputeProfile& profile, int stage);
 
 /// Activation bytes of one layer for one micro-batch on one GPU (Korthikanti Table 2,
 /// generalised to GQA, wide heads, SwiGLU, MoE and FP8 GEMM inputs; flash attention stores no
 /// s^2 score tensor).
-Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, int layer, Precision prec);
+units::Bytes layer_activation_bytes(const ModelSpec& m, const parallel::ParallelPlan& p, int layer,
+                                    hardware::Precision prec);
 
 /// Micro-batches (in whole-stage units) whose activations stage `stage` holds at its peak under
 /// the plan's schedule. DualPipe and DualPipeV: PP + 1 stage-sized micro-batches per device
 /// (deepseek-ai/DualPipe README, "Pipeline Bubbles and Memory Usage Comparison", PP the number of
 /// stages: pp for DualPipe, 2 pp for DualPipeV), over the rank's two stages: (PP + 1) / 2.
-double in_flight_microbatches(const ParallelPlan& p, int stage);
+double in_flight_microbatches(const parallel::ParallelPlan& p, int stage);
 
 /// Bytes per parameter of the training state for a precision.
 struct StateBytes {
   double weights = 2, gradients = 2, optimizer = 12;
 };
-StateBytes state_bytes(Precision p);
+StateBytes state_bytes(hardware::Precision p);
 /// The same with the gradients in the dtype `g` names (GradReduce::Default: as state_bytes(p)).
-StateBytes state_bytes(Precision p, GradReduce g);
+StateBytes state_bytes(hardware::Precision p, scenario::GradReduce g);
 /// Bytes per gradient element accumulated and data-parallel reduced: 4 for fp32 main grads
 /// (bf16 and FP8 training by default, fp32 training, or GradReduce::FP32), 2 for the 16-bit one.
-double grad_bytes(Precision p, GradReduce g);
+double grad_bytes(hardware::Precision p, scenario::GradReduce g);
 /// Bytes per GEMM weight of the quantized copies Transformer Engine keeps when training in
 /// `p` (0 for 16- and 32-bit training).
-double fp8_weight_copy_bytes(Precision p);
+double fp8_weight_copy_bytes(hardware::Precision p);
 /// The GEMM weights (every linear layer's, routed experts included; not embeddings, head, norms,
 /// router) one GPU of pipeline stage `stage` holds: those FP8 parameters keep in FP8 only.
-double stage_gemm_parameters(const Scenario& s, int stage);
+double stage_gemm_parameters(const scenario::Scenario& s, int stage);
 
-}  // namespace flopcast
+}  // namespace flopcast::workload
