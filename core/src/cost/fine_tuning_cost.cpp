@@ -81,4 +81,43 @@ FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const scenario:
   return c;
 }
 
+AdapterTpComm adapter_tp_comm(const scenario::Scenario& s, int layer, double tokens, double elt, bool sequence_parallel,
+                              const std::function<units::Time(CollectiveKind, units::Bytes)>& coll) {
+  AdapterTpComm c;
+  const auto& p = s.plan;
+  if (p.tp <= 1) return c;
+  const double r = s.training.lora.rank;
+  auto fwd = [&](CollectiveKind op, double bytes) {
+    c.fwd += coll(op, units::Bytes{bytes});
+    c.calls_f += 1;
+  };
+  auto bwd = [&](CollectiveKind op, double bytes) {
+    c.bwd += coll(op, units::Bytes{bytes});
+    c.calls_b += 1;
+  };
+  for (const auto& a : workload::adapter_shapes(s.model, s.training.lora, layer)) {
+    if (a.routed) continue;
+    const double low_rank = tokens * r * a.copies * elt;  // A's output, B's input: tokens x r per copy
+    const bool row_parallel = a.target == workload::LoraTarget::Proj || a.target == workload::LoraTarget::Fc2;
+    if (row_parallel) {
+      const double out = tokens * a.out * elt;
+      fwd(CollectiveKind::AllReduce, low_rank);                    // linear_in: RowParallelLinear, input_is_parallel
+      fwd(CollectiveKind::AllGather, out);                         // linear_out: ColumnParallelLinear, gather_output
+      bwd(CollectiveKind::AllReduce, low_rank);                    // linear_out's input gradient
+      if (sequence_parallel) bwd(CollectiveKind::AllGather, out);  // scatter_to_sequence_parallel_region
+    } else {
+      const double in = tokens * a.in * elt;
+      fwd(CollectiveKind::AllGather, low_rank);  // linear_in: ColumnParallelLinear, gather_output
+      bwd(CollectiveKind::AllReduce, low_rank);  // linear_out's input gradient
+      if (!sequence_parallel) {
+        bwd(CollectiveKind::AllReduce, in);  // linear_in's input gradient
+      } else if (p.overlap_tp_comm) {        // gather_from_sequence_parallel_region
+        fwd(CollectiveKind::AllGather, in);
+        bwd(CollectiveKind::ReduceScatter, in);
+      }
+    }
+  }
+  return c;
+}
+
 }  // namespace flopcast::cost

@@ -327,7 +327,8 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
 }
 
 /// TP and CP communication of one layer, given its attention times.
-void layer_comm(const StageInputs& in, LayerCost& c, const LayerGemms& gemms, units::Time attn_f, units::Time attn_b) {
+void layer_comm(const StageInputs& in, int layer, LayerCost& c, const LayerGemms& gemms, units::Time attn_f,
+                units::Time attn_b) {
   const auto& p = in.s.plan;
   // TP: two all-reduces forward, two backward (Megatron f/g operators); with sequence
   // parallelism each becomes an all-gather + reduce-scatter pair of the same volume.
@@ -352,6 +353,23 @@ void layer_comm(const StageInputs& in, LayerCost& c, const LayerGemms& gemms, un
     const double calls = p.sequence_parallel ? 4 : 2;  // per direction
     c.kernels_f += calls;
     c.kernels_b += calls;
+    if (workload::is_fine_tuning(in.s)) {
+      // The adapters' own collectives (cost/fine_tuning_cost.hpp), exposed: they run on the
+      // compute stream; full recompute runs the forward's again.
+      const int forwards = p.recompute == parallel::Recompute::Full ? 2 : 1;
+      auto adapters = [&](bool sequence_parallel) {
+        return adapter_tp_comm(in.s, layer, in.T, in.elt, sequence_parallel,
+                               [&](CollectiveKind op, units::Bytes b) { return in.coll(op, p.tp, 1, b); });
+      };
+      const AdapterTpComm a = adapters(p.sequence_parallel);
+      c.tp += a.fwd * forwards + a.bwd;
+      c.kernels_f += a.calls_f;
+      c.kernels_b += a.calls_b;  // the recompute's launches follow kernels_f (apply_host_floor)
+      if (in.tp_without_sp) {
+        const AdapterTpComm w = p.sequence_parallel ? adapters(false) : a;
+        c.tp_without_sp += w.fwd * forwards + w.bwd;
+      }
+    }
   }
   // CP: ring exchange of K and V chunks, hidden under attention except what exceeds it.
   if (p.cp > 1) {
@@ -413,7 +431,7 @@ LayerCost layer_cost(const StageInputs& in, int layer) {
     c.recompute = c.fwd;
   else if (p.recompute == parallel::Recompute::Selective)
     c.recompute = attn_f;
-  layer_comm(in, c, gemms, attn_f, attn_b);
+  layer_comm(in, layer, c, gemms, attn_f, attn_b);
   if (p.overlap_ep_comm && c.ep.ns > 0)
     c.ep = ep_overlap_exposed(c.ep, c.fwd, c.bwd, ep_overlap_sm_share(in.s.cluster.gpu.sm_count));
   return c;

@@ -284,7 +284,11 @@ double adapter_input_elements(const scenario::Scenario& s, const AdapterShape& a
     const double etp = p.expert_tp();
     return tokens * a.per_token * etp / p.tp * (row_parallel ? a.in / etp : a.in);
   }
-  const double width = row_parallel ? a.in / p.tp : a.in / (p.sequence_parallel ? p.tp : 1.0);
+  // With sequence parallelism a column-parallel adapter gets the layer norm's output already
+  // gathered (Megatron-Bridge sets TE's return_layernorm_output_gathered), except under comm-GEMM
+  // overlap, when it gathers the sequence itself after dropout (peft/utils.py, dropout 'pre').
+  const bool sequence_split = p.sequence_parallel && p.overlap_tp_comm;
+  const double width = row_parallel ? a.in / p.tp : a.in / (sequence_split ? p.tp : 1.0);
   return tokens * a.copies * width;
 }
 

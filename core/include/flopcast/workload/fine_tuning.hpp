@@ -108,7 +108,8 @@ std::string model_flops_convention(const scenario::Scenario& s);
 /// Elements of one adapter's input on one GPU for `tokens` tokens of a micro-batch: what LoRA
 /// dropout reads and writes. A row-parallel target (proj, fc2) sees its base GEMM's input split by
 /// tensor parallelism; a column-parallel one (qkv, q, k, v, fc1, gate, up) the whole hidden state,
-/// split along the sequence with sequence parallelism; a routed expert's adapter the tokens
+/// split along the sequence only under sequence parallelism with comm-GEMM overlap (otherwise
+/// Megatron-Bridge hands it the gathered layer-norm output); a routed expert's adapter the tokens
 /// routed to this GPU's experts (as the adapter GEMMs' rows in cost/fine_tuning_cost.cpp).
 double adapter_input_elements(const scenario::Scenario& s, const AdapterShape& a, double tokens);
 
