@@ -285,12 +285,13 @@ TEST_CASE("ep overlap: what Megatron-core's batch-level overlap leaves of the al
 }
 
 TEST_CASE("ep overlap: a stage's exposed all-to-all shrinks by what the overlap hides") {
+  // 8 micro-batches per step: 7 of 8 forwards and backwards paired.
   auto stage = [](bool overlap) {
     const std::string text =
         "model:\n  layers: 4\n  hidden: 2048\n  heads: 16\n  ffn: 8192\n  vocab: 4096\n  seq_len: 4096\n"
         "  moe: {experts: 64, top_k: 8, expert_ffn: 1024}\n"
         "cluster:\n  gpu: H100\n  gpus: 32\n  gpus_per_node: 8\nparallel:\n  ep: 32\n  micro_batch: 1\n"
-        "  global_batch: 32\n  recompute: none\n  overlap_ep_comm: " +
+        "  global_batch: 256\n  recompute: none\n  overlap_ep_comm: " +
         std::string(overlap ? "true" : "false") + "\nprecision: bf16\n";
     scenario::Diagnostics d;
     auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
@@ -304,4 +305,46 @@ TEST_CASE("ep overlap: a stage's exposed all-to-all shrinks by what the overlap 
   CHECK(on.ep_comm < off.ep_comm);
   // At least the dispatch kernels' SM share of the all-to-all stays (H100: 20 of 132 SMs).
   CHECK(on.ep_comm.seconds() >= off.ep_comm.seconds() * 20.0 / 132 * 0.999);
+}
+
+TEST_CASE("ep overlap: the passes the combined 1F1B schedule cannot pair") {
+  parallel::ParallelPlan p;
+  p.dp = 1;
+  p.micro_batch = 1;
+  p.global_batch = 8;
+  // No pipeline: the first forward and the last backward run alone, 1 of 8 each way.
+  CHECK(cost::ep_unpaired_share(p, 0) == doctest::Approx(1.0 / 8));
+  // Interleaved, pp 4 x vpp 2, 16 micro-batches (32 passes each way): stage 0 warms up with
+  // 2 x 3 + 1 x 4 + 1 = 11 forwards, the last stage with 0 + 4 + 1 = 5.
+  p.pp = 4;
+  p.vpp = 2;
+  p.global_batch = 16;
+  CHECK(cost::ep_unpaired_share(p, 0) == doctest::Approx(11.0 / 32));
+  CHECK(cost::ep_unpaired_share(p, 3) == doctest::Approx(5.0 / 32));
+  // Fewer passes than the warm-up: none is paired.
+  p.global_batch = 2;
+  CHECK(cost::ep_unpaired_share(p, 0) == 1.0);
+}
+
+TEST_CASE("ep overlap: a stage's EP time lies between the paired figure and the whole all-to-all") {
+  auto moe = [](int global_batch, bool overlap) {
+    const std::string text =
+        "model:\n  layers: 4\n  hidden: 2048\n  heads: 16\n  ffn: 8192\n  vocab: 32000\n  seq_len: 4096\n"
+        "  moe: {experts: 64, top_k: 4, expert_ffn: 1024}\n"
+        "cluster:\n  gpu: H100\n  gpus: 16\nparallel:\n  ep: 16\n  micro_batch: 1\n  global_batch: " +
+        std::to_string(global_batch) + "\n  recompute: none\n  overlap_ep_comm: " + (overlap ? "true" : "false") +
+        "\nprecision: bf16\n";
+    scenario::Diagnostics d;
+    auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
+    REQUIRE_MESSAGE(s.has_value(), d.str());
+    return cost::stage_costs(*s, no_host_profile()).front().ep_comm;
+  };
+  // One micro-batch per step: its forward and backward both run alone, nothing hidden.
+  CHECK(moe(16, true) == moe(16, false));
+  // More micro-batches pair more passes; the share left whole shrinks as 1 / micro-batches.
+  const units::Time alone = moe(16, false), two = moe(32, true), many = moe(16 * 64, true);
+  CHECK(two < alone);
+  CHECK(many < two);
+  const double paired = (many.seconds() - alone.seconds() / 64) / (1 - 1.0 / 64);  // the fully paired figure
+  CHECK(two.seconds() == doctest::Approx(0.5 * alone.seconds() + 0.5 * paired).epsilon(1e-5));
 }

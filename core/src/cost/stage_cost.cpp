@@ -175,6 +175,7 @@ StageInputs stage_inputs(const scenario::Scenario& s, const compute::ComputeProf
 /// One layer, one micro-batch.
 struct LayerCost {
   units::Time fwd, bwd, bwd_input, recompute, tp, cp, ep;
+  units::Time ep_alone;       ///< ep without the EP overlap: what a pass the schedule cannot pair leaves exposed
   units::Time tp_without_sp;  ///< tp with sequence parallelism off (only when asked: StageInputs)
   // Kernels the host issues per micro-batch (compute kernels and collective calls), forward
   // and backward; recompute issues the forward's again.
@@ -432,6 +433,7 @@ LayerCost layer_cost(const StageInputs& in, int layer) {
   else if (p.recompute == parallel::Recompute::Selective)
     c.recompute = attn_f;
   layer_comm(in, layer, c, gemms, attn_f, attn_b);
+  c.ep_alone = c.ep;
   if (p.overlap_ep_comm && c.ep.ns > 0)
     c.ep = ep_overlap_exposed(c.ep, c.fwd, c.bwd, ep_overlap_sm_share(in.s.cluster.gpu.sm_count));
   return c;
@@ -493,6 +495,13 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
   // distinct stages).
   std::size_t like = 0;  // 0: none yet
   std::array<int, 4> like_kinds{};
+  units::Time like_ep, like_alone;  // that stage's EP time before unpaired passes, and without the overlap
+  // Under the EP overlap, the passes this stage runs alone leave their all-to-all whole.
+  const bool unpaired = p.overlap_ep_comm && !parallel::is_dual_pipe(p.schedule);
+  const auto expose_unpaired = [&](std::size_t i, units::Time ep, units::Time alone) {
+    if (!unpaired || alone <= ep) return ep;
+    return ep + units::Time::from_seconds((alone - ep).seconds() * ep_unpaired_share(p, static_cast<int>(i)));
+  };
   // Handed to for_each_pipeline_stage by reference: std::function keeps a reference_wrapper
   // without allocating, where this lambda's many captures would make it allocate per estimate.
   const auto visit = [&](std::size_t i, const workload::StageSlice& slice) {
@@ -510,6 +519,7 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
     const bool middle = !slice.embedding && !slice.head && slice.pass_share == 1;
     if (middle && like != 0 && like_kinds == kinds) {
       st = stages[like];
+      st.ep_comm = expose_unpaired(i, like_ep, like_alone);
       if (tp_alt) *tp_alt = (*tp_without_sp)[like];
       return;
     }
@@ -518,7 +528,8 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
       like_kinds = kinds;
     }
     double kernels_f = 0, kernels_b = 0;
-    auto add = [&st, tp_alt, &kernels_f, &kernels_b](const LayerCost& c, int count) {
+    units::Time alone;
+    auto add = [&st, &alone, tp_alt, &kernels_f, &kernels_b](const LayerCost& c, int count) {
       st.forward += c.fwd * count;
       st.backward += c.bwd * count;
       st.backward_input += c.bwd_input * count;
@@ -526,6 +537,7 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
       st.tp_comm += c.tp * count;
       st.cp_comm += c.cp * count;
       st.ep_comm += c.ep * count;
+      alone += c.ep_alone * count;
       if (tp_alt) *tp_alt += c.tp_without_sp * count;
       kernels_f += c.kernels_f * count;
       kernels_b += c.kernels_b * count;
@@ -582,6 +594,11 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
       kernels_f *= f;
       kernels_b *= f;
     }
+    if (middle) {
+      like_ep = st.ep_comm;
+      like_alone = alone;
+    }
+    st.ep_comm = expose_unpaired(i, st.ep_comm, alone);
     apply_host_floor(in.prof, p, st, kernels_f, kernels_b);
     st.forward += units::Time::from_seconds(in.prof.microbatch_overhead_ms * 1e-3);
     st.p2p = p2p;
@@ -619,6 +636,13 @@ units::Time tp_overlap_exposed(units::Time all_gather, units::Time reduce_scatte
   const double bwd = std::min(comm, std::max({0.0, comm - gemm_bwd.seconds(), sm_bwd}));
   const double replays = recompute == parallel::Recompute::Full ? 2.0 : 1.0;
   return units::Time::from_seconds(replays * fwd + bwd);
+}
+
+double ep_unpaired_share(const parallel::ParallelPlan& p, int stage) {
+  const double passes = static_cast<double>(p.microbatches()) * p.vpp;
+  if (passes <= 0) return 0;
+  const double warmup = 2.0 * (p.pp - 1 - stage) + static_cast<double>(p.vpp - 1) * p.pp + 1;
+  return std::min(passes, std::max(1.0, warmup)) / passes;
 }
 
 units::Time ep_overlap_exposed(units::Time ep, units::Time fwd, units::Time bwd, double comm_sm_share) {

@@ -77,9 +77,19 @@ double tp_overlap_sm_share(int sm_count);
 /// compute `bwd`, the backward's under the forward compute `fwd`, and the dispatch kernels' SMs
 /// taken from that compute while they run:
 ///   exposed = max(ep / 2 - bwd, s ep / 2) + max(ep / 2 - fwd, s ep / 2),  s = comm_sm_share.
-/// The warm-up and cool-down micro-batches of a pipeline, which have no partner, are not set
-/// apart. comm_sm_share is in [0, 1).
+/// A pass with no partner leaves its all-to-all whole (ep_unpaired_share). comm_sm_share is in
+/// [0, 1).
 units::Time ep_overlap_exposed(units::Time ep, units::Time fwd, units::Time bwd, double comm_sm_share);
+
+/// Under that EP overlap, the share of a pipeline stage's forward passes (and as many backward
+/// passes) that run alone, their all-to-all exposed whole: Megatron-core's combined 1F1B runs the
+/// first micro-batch's forward and the last one's backward alone without a pipeline
+/// (combined_1f1b.py, combined_1f1b_schedule_for_no_pipelining), and with one the warm-up
+/// forwards and cool-down backwards of the interleaved schedule, 2 (pp - 1 - stage) + (vpp - 1)
+/// pp + 1 of the microbatches x vpp passes each way (schedules.py: the interleaved warm-up count,
+/// one more under the overlap). `stage` counts from 0. A stage's EP time per micro-batch is then
+/// this share of the whole all-to-all and the rest of ep_overlap_exposed's figure.
+double ep_unpaired_share(const parallel::ParallelPlan& p, int stage);
 
 /// The share of a GPU's SMs the dispatch and combine kernels take: Megatron-core's
 /// moe_deepep_num_sms, 20 (transformer_config.py), over the GPU's sm_count (at most half of
