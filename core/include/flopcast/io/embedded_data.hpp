@@ -3,7 +3,7 @@
 #include <span>
 #include <string_view>
 
-namespace flopcast::data {
+namespace flopcast::io::data {
 
 /// One embedded file: its path relative to data/ and its bytes.
 struct EmbeddedFile {
@@ -14,4 +14,4 @@ struct EmbeddedFile {
 /// Every embedded catalog file, in the order data/CMakeLists.txt lists them.
 std::span<const EmbeddedFile> embedded_files();
 
-}  // namespace flopcast::data
+}  // namespace flopcast::io::data
