@@ -98,7 +98,7 @@ AdapterTpComm adapter_tp_comm(const scenario::Scenario& s, int layer, double tok
   for (const auto& a : workload::adapter_shapes(s.model, s.training.lora, layer)) {
     if (a.routed) continue;
     const double low_rank = tokens * r * a.copies * elt;  // A's output, B's input: tokens x r per copy
-    const bool row_parallel = a.target == workload::LoraTarget::Proj || a.target == workload::LoraTarget::Fc2;
+    const bool row_parallel = workload::is_row_parallel(a.target);
     if (row_parallel) {
       const double out = tokens * a.out * elt;
       fwd(CollectiveKind::AllReduce, low_rank);                    // linear_in: RowParallelLinear, input_is_parallel

@@ -278,7 +278,7 @@ std::string model_flops_convention(const scenario::Scenario& s) {
 
 double adapter_input_elements(const scenario::Scenario& s, const AdapterShape& a, double tokens) {
   const auto& p = s.plan;
-  const bool row_parallel = a.target == LoraTarget::Proj || a.target == LoraTarget::Fc2;
+  const bool row_parallel = is_row_parallel(a.target);
   if (a.routed) {
     // The adapter GEMMs' rows x local copies: tokens x per_token x etp / tp.
     const double etp = p.expert_tp();

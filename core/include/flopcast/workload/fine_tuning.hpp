@@ -48,6 +48,10 @@ std::vector<LoraTarget> default_lora_targets();
 inline bool is_fine_tuning(const scenario::TrainingSpec& t) { return t.method != TrainingMethod::Full; }
 inline bool is_fine_tuning(const scenario::Scenario& s) { return is_fine_tuning(s.training); }
 
+/// Whether a target's base GEMM is row-parallel under tensor parallelism (Megatron-core's
+/// linear_proj and linear_fc2: input split by TP); the others are column-parallel.
+constexpr bool is_row_parallel(LoraTarget t) { return t == LoraTarget::Proj || t == LoraTarget::Fc2; }
+
 /// NF4 storage per weight: 4 bits, plus one 8-bit quantized absmax per block of 64 weights and
 /// one fp32 constant per 256 of those (double quantization: 8/64 + 32/(64 x 256) = 0.127 bits;
 /// Dettmers et al. 2023 §3): 0.5 + 1/64 + 1/4096 B.
