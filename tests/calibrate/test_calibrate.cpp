@@ -222,6 +222,24 @@ TEST_CASE("a profile written by calibrate reads back with its collective latency
   CHECK_MESSAGE(bad.str().find("bad.yaml:1") != std::string::npos, bad.str());
 }
 
+TEST_CASE("a profile's held and kernel-fitted coefficients read back, an unknown name is refused with its file:line") {
+  compute::ComputeProfile p;
+  p.held = {"hopper.hbm", "kernel_overhead_us"};
+  p.kernel_fitted = {"hopper.hbm", "dispatch_copy_ns"};
+  p.dispatch_copy_ns = 377.5;
+  scenario::Diagnostics d;
+  const auto back = io::parse_profile(io::profile_to_yaml(p), "p.yaml", compute::ComputeProfile{}, d);
+  REQUIRE_MESSAGE(back.has_value(), d.str());
+  CHECK(back->held == p.held);
+  CHECK(back->kernel_fitted == p.kernel_fitted);
+  CHECK(back->dispatch_copy_ns == doctest::Approx(377.5));
+  scenario::Diagnostics bad;
+  CHECK_FALSE(
+      io::parse_profile("kernel_fitted: [hoper.hbm]\n", "bad.yaml", compute::ComputeProfile{}, bad).has_value());
+  CHECK_MESSAGE(bad.str().find("bad.yaml:1") != std::string::npos, bad.str());
+  CHECK_MESSAGE(bad.str().find("did you mean 'hopper.hbm'") != std::string::npos, bad.str());
+}
+
 TEST_CASE(
     "gemm_fp8 is written for Hopper and Blackwell and read back, a profile without it takes gemm, Ampere has none") {
   compute::ComputeProfile p;

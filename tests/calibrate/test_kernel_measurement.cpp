@@ -202,6 +202,78 @@ TEST_CASE("MoE dispatch: a token reaches the distinct ranks of its experts, dedu
         doctest::Approx(std::max(x.nvlink_bytes / (200e9 * 0.8), x.rdma_bytes / (50e9 * 0.8))).epsilon(1e-6));
 }
 
+TEST_CASE("MoE dispatch on few SMs: bytes at each SM's rate, and a warp-copy kernel's cost per token copy") {
+  const auto& cat = test::shipped_catalog();
+  const hardware::GpuSpec& b200 = *cat.find_gpu("B200");
+  const hardware::FabricSpec& fabric = *cat.find_fabric(b200.default_fabric);
+  compute::ComputeProfile p;
+  p.dispatch_efficiency = 0.7;
+  p.dispatch_sm_gbps = 20;
+  p.dispatch_copy_ns = 400;
+  cost::MoeDispatch d;
+  d.ranks = 8;
+  d.ranks_per_node = 8;
+  d.tokens = 4096;
+  d.hidden = 7168;
+  d.top_k = 8;
+  d.experts = 64;
+  d.bytes_per_value = 2;
+  d.sms = 24;
+  // TMA copies (Hybrid-EP): the bytes at 24 x 20 GB/s, below NVLink's 900 x 0.7 GB/s.
+  const auto tma = cost::moe_dispatch_cost(b200, fabric, 8, p, d);
+  const double link = tma.nvlink_bytes / (900e9 * 0.7), sm_bytes = tma.nvlink_bytes / (24 * 20e9);
+  REQUIRE(sm_bytes > link);
+  CHECK(tma.time.seconds() == doctest::Approx(sm_bytes).epsilon(1e-9));
+  // Warp copies (DeepEP's normal kernels): each received token copy adds 400 ns on one of the 24.
+  d.warp_copies = true;
+  const auto warp = cost::moe_dispatch_cost(b200, fabric, 8, p, d);
+  const double copies = warp.received_bytes / (7168 * 2);
+  CHECK(copies == doctest::Approx(4096 * cost::expected_holders(64, 8, 8)));
+  CHECK(warp.time.seconds() == doctest::Approx(sm_bytes + copies * 400e-9 / 24).epsilon(1e-9));
+  // FP8 halves the bytes but not the copies: the per-copy cost weighs more, so it is slower per byte.
+  d.bytes_per_value = 1 + 4.0 / 128;
+  const auto fp8 = cost::moe_dispatch_cost(b200, fabric, 8, p, d);
+  CHECK(fp8.time < warp.time);
+  CHECK(fp8.received_bytes / fp8.time.seconds() < warp.received_bytes / warp.time.seconds());
+  // Twice the SMs: the SM side halves until NVLink sets the time.
+  d.sms = 48;
+  d.bytes_per_value = 2;
+  const auto wide = cost::moe_dispatch_cost(b200, fabric, 8, p, d);
+  CHECK(wide.time.seconds() == doctest::Approx(std::max(link, warp.time.seconds() / 2)).epsilon(1e-9));
+}
+
+TEST_CASE("DeepEP's internode bottleneck bandwidth counts each token once per node it reaches, its own included") {
+  const auto k = one(R"(- id: d
+  source: s
+  kind: collective
+  gpu: H800
+  dtype: bf16
+  shape: {op: moe_combine, gpus: 16, nodes: 2, transport: ib-rdma, tokens_per_rank: 4096, hidden: 7168, topk: 8, kernel: normal (high-throughput), nic_gbps: 400, experts: 256}
+  measured: {bottleneck_bandwidth_gbytes_s: 43}
+)");
+  compute::ComputeProfile p;
+  p.dispatch_efficiency = 0.8;
+  std::string why;
+  const auto c = calibrate::compare_kernel(k, p, why);
+  REQUIRE_MESSAGE(c.has_value(), why);
+  const auto& cat = test::shipped_catalog();
+  const hardware::GpuSpec& h800 = *cat.find_gpu("H800");
+  cost::MoeDispatch d;
+  d.ranks = 16;
+  d.ranks_per_node = 8;
+  d.tokens = 4096;
+  d.hidden = 7168;
+  d.top_k = 8;
+  d.experts = 256;
+  d.nic_gbps = 400;
+  d.warp_copies = true;
+  const auto x = cost::moe_dispatch_cost(h800, *cat.find_fabric(h800.default_fabric), 8, p, d);
+  // The NIC carries half of the (token, node) pairs; the figure counts both halves.
+  const double pairs = 4096 * cost::expected_holders(256, 2, 8) * 7168 * 2;
+  CHECK(x.rdma_bytes == doctest::Approx(pairs / 2));
+  CHECK(c->predicted == doctest::Approx(pairs / x.time.seconds() / 1e9).epsilon(1e-9));
+}
+
 TEST_CASE("fit_kernel_profile recovers the coefficients that made the measurements") {
   // Measurements made by the cost layer itself with hopper.gemm 0.70 and hopper.hbm 0.85: a fit
   // from 0.80 / 0.75 must find them again (Cauchy loss, no noise: exactly, to the fit's tolerance).
@@ -240,6 +312,37 @@ TEST_CASE("fit_kernel_profile recovers the coefficients that made the measuremen
   CHECK(r.profile.of(hardware::GpuArch::Hopper).hbm == doctest::Approx(0.85).epsilon(1e-3));
   CHECK(r.median_after_pct < 0.1);
   CHECK(r.at_bound.empty());
+}
+
+TEST_CASE("kernel cross-validation fits again what a fitted profile's kernel stage holds") {
+  // GEMMs of two publications, made with hopper.gemm 0.70; the start says 0.80 and, as a profile
+  // written by calibrate does, holds every coefficient for its run stage.
+  compute::ComputeProfile truth = round_profile();
+  truth.of(hardware::GpuArch::Hopper).gemm = 0.70;
+  std::vector<calibrate::KernelMeasurement> ks;
+  const int shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {16384, 2048, 8192}, {2048, 16384, 4096}};
+  for (const char* source : {"a/one", "b/two"})
+    for (const auto& s : shapes) {
+      auto k = one("- id: g\n  source: " + std::string(source) + "\n  kind: gemm\n  gpu: H100\n  dtype: bf16\n" +
+                   "  shape: {m: " + std::to_string(s[0]) + ", n: " + std::to_string(s[1]) +
+                   ", k: " + std::to_string(s[2]) + "}\n  measured: {time_us: 1}\n");
+      std::string why;
+      k.measured["time_us"] = calibrate::compare_kernel(k, truth, why)->predicted;
+      ks.push_back(k);
+    }
+  compute::ComputeProfile start = round_profile();
+  start.of(hardware::GpuArch::Hopper).gemm = 0.80;
+  for (const auto& q : compute::profile_parameters()) start.held.push_back(q.name);
+  // Not marked as the kernel stage's: held in every fold, so each held-out GEMM is off by 0.80 / 0.70.
+  const auto stale = calibrate::cross_validate_kernels(ks, start);
+  REQUIRE(stale.predictions.size() == 8);
+  CHECK(stale.median_abs_pct > 5);
+  // Marked: each fold fits it on the other publication's GEMMs and predicts the held-out ones.
+  start.kernel_fitted = {"hopper.gemm"};
+  const auto cv = calibrate::cross_validate_kernels(ks, start);
+  REQUIRE(cv.predictions.size() == 8);
+  CHECK(cv.groups == std::vector<std::string>{"a/one", "b/two"});
+  CHECK(cv.p90_abs_pct < 0.5);
 }
 
 TEST_CASE("the whole-step glue is never fitted on kernels: host overheads and the sustained clock") {

@@ -107,6 +107,7 @@ KernelStage fit_kernel_stage(const CalibrationInputs& in, const compute::Compute
     if (!calibrate::is_glue_parameter(q.name)) stage.profile.held.push_back(q.name);
   for (const auto& name : start.held)
     if (calibrate::is_glue_parameter(name)) stage.profile.held.push_back(name);
+  stage.profile.kernel_fitted = k.fitted;
   stage.provenance = kernel_fit_text(k);
   return stage;
 }
@@ -121,7 +122,11 @@ CalibrationCv cross_validate_fit(const CalibrationInputs& in, const compute::Com
   cv.by_source = calibrate::cross_validate(in.runs, first, options);
   options.by_regime = true;
   cv.by_regime = calibrate::cross_validate(in.runs, first, options);
-  if (!in.kernels.empty()) cv.kernels = calibrate::cross_validate_kernels(in.kernels, start);
+  if (!in.kernels.empty()) {
+    calibrate::KernelFitOptions ko;
+    ko.collectives = in.options.collectives;  // as the kernel stage fits (fit_kernel_stage)
+    cv.kernels = calibrate::cross_validate_kernels(in.kernels, start, ko);
+  }
   return cv;
 }
 

@@ -200,7 +200,11 @@ std::string kernel_source_group(const KernelMeasurement& k) {
 }
 
 KernelCvResult cross_validate_kernels(const std::vector<KernelMeasurement>& kernels,
-                                      const compute::ComputeProfile& start) {
+                                      const compute::ComputeProfile& given, const KernelFitOptions& options) {
+  compute::ComputeProfile start = given;
+  std::erase_if(start.held, [&](const std::string& name) {
+    return std::find(given.kernel_fitted.begin(), given.kernel_fitted.end(), name) != given.kernel_fitted.end();
+  });
   KernelCvResult r;
   for (const auto& k : kernels) {
     const std::string g = kernel_source_group(k);
@@ -210,7 +214,7 @@ KernelCvResult cross_validate_kernels(const std::vector<KernelMeasurement>& kern
   for (const auto& g : r.groups) {
     std::vector<KernelMeasurement> train, held;
     for (const auto& k : kernels) (kernel_source_group(k) == g ? held : train).push_back(k);
-    const KernelFitResult fit = fit_kernel_profile(train, start);
+    const KernelFitResult fit = fit_kernel_profile(train, start, options);
     for (const auto& k : held) {
       std::string why;
       if (const auto c = compare_kernel(k, fit.profile, why)) {

@@ -378,22 +378,28 @@ std::optional<FigureComparison> compare_dispatch(const KernelMeasurement& k, con
   d.low_latency = k.measured.count("latency_us") > 0;
   d.rdma_inside_node = has(k.text("transport"), "pure RDMA");
   d.sms = static_cast<int>(k.number("sms").value_or(0));
+  const std::string kernel = k.text("kernel");
+  // DeepEP V1's normal kernels copy token by token with warps; Hybrid-EP copies with TMA, and
+  // DeepEP V2's ElasticBuffer has no published kernel design to say which.
+  d.warp_copies = !d.low_latency && (has(kernel, "DeepEP V1") || has(kernel, "normal"));
   d.nic_gbps = k.number("nic_gbps").value_or(0);
   // DeepEP's tests route to at most 4 nodes (num_topk_groups = min(num_nodes, 4)), as DeepSeek-V3 does.
   d.node_limit = static_cast<int>(k.number("node_limit").value_or(0));
   const cost::MoeDispatchCost c = cost::moe_dispatch_cost(k.gpu, k.fabric, d.ranks_per_node, p, d);
   if (const auto it = k.measured.find("latency_us"); it != k.measured.end())
     return comparison(k, "latency_us", it->second, c.time.us());
-  // DeepEP V1's bottleneck bandwidth: RDMA bytes across nodes, NVLink bytes received inside one;
+  // DeepEP V1's bottleneck bandwidth: NVLink bytes received inside one node; across nodes its
+  // RDMA figure counts each token once per node it reaches, its own node included
+  // (tests/legacy/test_internode.py: num_rdma_token_sent, deduplicated (token, node) pairs, over
+  // the kernel's time), so a logical figure: the NIC carries the (nodes - 1) / nodes of it.
   // DeepEP V2's "logical bandwidth includes local-rank traffic" (its README): all bytes received.
   // Hybrid-EP reports an "algorithm bandwidth" across nodes without the bytes it counts, and its
   // figures (up to 77 GB/s on a 400 Gb/s NIC) exceed any one link's: not predictable as stated.
-  const std::string kernel = k.text("kernel");
   if (*nodes > 1 && has(kernel, "Hybrid-EP")) {
     why = "Hybrid-EP's algorithm bandwidth across nodes counts bytes its source does not define";
     return std::nullopt;
   }
-  const double bottleneck = *nodes > 1 && !has(kernel, "V2") ? c.rdma_bytes : c.received_bytes;
+  const double bottleneck = *nodes > 1 && !has(kernel, "V2") ? c.rdma_bytes * *nodes / (*nodes - 1) : c.received_bytes;
   for (const char* f : {"bottleneck_bandwidth_gbytes_s", "algbw_gbytes_s", "rdma_bandwidth_gbytes_s"})
     if (const auto it = k.measured.find(f); it != k.measured.end())
       return comparison(k, f, it->second, bottleneck / c.time.seconds() / 1e9);

@@ -335,8 +335,14 @@ MoeDispatchCost moe_dispatch_cost(const hardware::GpuSpec& gpu, const hardware::
                                     : fabric.nics_per_node * fabric.nic_line_rate().bytes_per_s /
                                           static_cast<double>(std::max<std::int64_t>(1, gpus_per_node));
   double seconds = std::max(c.nvlink_bytes / (nvlink * eff), c.rdma_bytes / (nic * eff));
-  if (d.sms > 0 && p.dispatch_sm_gbps > 0)
-    seconds = std::max(seconds, (c.nvlink_bytes + c.rdma_bytes) / (d.sms * p.dispatch_sm_gbps * 1e9));
+  if (d.sms > 0 && p.dispatch_sm_gbps > 0) {
+    // The SMs' side: bytes at each SM's copy rate, and under warp copies each received token copy
+    // once more, at the latency a warp pays per token (ComputeProfile::dispatch_copy_ns).
+    const double copies = d.warp_copies && token_bytes > 0 ? c.received_bytes / token_bytes : 0.0;
+    seconds = std::max(
+        seconds,
+        ((c.nvlink_bytes + c.rdma_bytes) / (p.dispatch_sm_gbps * 1e9) + copies * p.dispatch_copy_ns * 1e-9) / d.sms);
+  }
   c.time = units::Time::from_seconds(seconds);
   return c;
 }

@@ -119,10 +119,12 @@ std::optional<compute::ComputeProfile> parse_profile(const std::string& text, co
                 "collective_latency_us",
                 "dispatch_efficiency",
                 "dispatch_sm_gbps",
+                "dispatch_copy_ns",
                 "workspace_gib",
                 "fragmentation",
                 "fitted_runs",
                 "held",
+                "kernel_fitted",
                 "prediction_bands"});
   // `base: builtin` starts from the built-in defaults (ComputeProfile{}) instead of the catalog's
   // profile: a starting profile for calibrate whose meaning does not depend on the shipped one.
@@ -160,25 +162,31 @@ std::optional<compute::ComputeProfile> parse_profile(const std::string& text, co
       }
     }
   }
-  if (const auto held = root["held"]) {
-    if (!held.IsSequence()) {
-      r.error(held, "held", "expected a list of coefficient names", "e.g. held: [kernel_overhead_us, hopper.hbm]");
-    } else {
-      std::vector<std::string> names;
-      for (const auto& q : compute::profile_parameters()) names.push_back(q.name);
-      p.held.clear();
-      for (const auto& h : held) {
-        const auto name = h.IsScalar() ? h.Scalar() : std::string();
-        if (std::find(names.begin(), names.end(), name) == names.end()) {
-          std::string hint = "a coefficient calibrate fits: " + detail::join(names);
-          if (auto dm = detail::did_you_mean(name, names)) hint = "did you mean '" + *dm + "'?";
-          r.error(h, "held", "unknown coefficient '" + name + "'", hint);
-          continue;
-        }
-        p.held.push_back(name);
-      }
+  // A list of coefficient names (held, kernel_fitted).
+  auto names_of = [&](const char* key, std::vector<std::string>& out) {
+    const auto list = root[key];
+    if (!list) return;
+    if (!list.IsSequence()) {
+      r.error(list, key, "expected a list of coefficient names",
+              std::string("e.g. ") + key + ": [kernel_overhead_us, hopper.hbm]");
+      return;
     }
-  }
+    std::vector<std::string> names;
+    for (const auto& q : compute::profile_parameters()) names.push_back(q.name);
+    out.clear();
+    for (const auto& h : list) {
+      const auto name = h.IsScalar() ? h.Scalar() : std::string();
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        std::string hint = "a coefficient calibrate fits: " + detail::join(names);
+        if (auto dm = detail::did_you_mean(name, names)) hint = "did you mean '" + *dm + "'?";
+        r.error(h, key, "unknown coefficient '" + name + "'", hint);
+        continue;
+      }
+      out.push_back(name);
+    }
+  };
+  names_of("held", p.held);
+  names_of("kernel_fitted", p.kernel_fitted);
   if (const auto fr = root["fitted_runs"]) {
     if (r.expect_map(fr, "fitted_runs")) {
       r.check_keys(fr, "fitted_runs", {"ampere", "hopper", "blackwell", "blackwell_ultra", "ada"});
@@ -216,6 +224,7 @@ std::optional<compute::ComputeProfile> parse_profile(const std::string& text, co
   num("collective_latency_us", 0, 1000, p.collective_latency_us);
   num("dispatch_efficiency", 0.05, 1.0, p.dispatch_efficiency);
   num("dispatch_sm_gbps", 0, 1000, p.dispatch_sm_gbps);
+  num("dispatch_copy_ns", 0, 100000, p.dispatch_copy_ns);
   num("workspace_gib", 0, 1024, p.workspace_gib);
   num("fragmentation", 0, 1, p.fragmentation);
   for (std::size_t i = before; i < diags.items().size(); ++i)
@@ -282,13 +291,17 @@ std::string profile_to_yaml(const compute::ComputeProfile& p) {
   o << "collective_latency_us: " << f(p.collective_latency_us) << "\n";
   o << "dispatch_efficiency: " << f(p.dispatch_efficiency) << "\n";
   o << "dispatch_sm_gbps: " << f(p.dispatch_sm_gbps) << "\n";
+  o << "dispatch_copy_ns: " << f(p.dispatch_copy_ns) << "\n";
   o << "workspace_gib: " << f(p.workspace_gib) << "\n";
   o << "fragmentation: " << f(p.fragmentation) << "\n";
-  if (!p.held.empty()) {
-    o << "held: [";
-    for (std::size_t i = 0; i < p.held.size(); ++i) o << (i ? ", " : "") << p.held[i];
+  const auto write_names = [&o](const char* key, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    o << key << ": [";
+    for (std::size_t i = 0; i < names.size(); ++i) o << (i ? ", " : "") << names[i];
     o << "]\n";
-  }
+  };
+  write_names("held", p.held);
+  write_names("kernel_fitted", p.kernel_fitted);
   const auto recorded = [&](hardware::GpuArch a) {
     return p.listed[static_cast<std::size_t>(a)] && p.fitted_runs[static_cast<std::size_t>(a)] >= 0;
   };

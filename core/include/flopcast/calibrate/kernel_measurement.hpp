@@ -106,7 +106,9 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
 std::string kernel_source_group(const KernelMeasurement& k);
 
 /// Kernel-level cross-validation: each source group's measurements predicted by the cost layer
-/// fitted (fit_kernel_profile) on the other groups' alone.
+/// fitted (fit_kernel_profile, with `options`) on the other groups' alone. What `start` holds
+/// stays, except the coefficients its kernel stage fitted (ComputeProfile::kernel_fitted): a
+/// profile made by `calibrate` holds those for its run stage, and each fold fits them again.
 struct KernelCvResult {
   std::vector<std::string> groups;             ///< in order of first appearance
   std::vector<FigureComparison> predictions;   ///< held-out predictions, by group
@@ -114,6 +116,6 @@ struct KernelCvResult {
   double median_abs_pct = 0, p90_abs_pct = 0;  ///< over the held-out predictions
 };
 KernelCvResult cross_validate_kernels(const std::vector<KernelMeasurement>& kernels,
-                                      const compute::ComputeProfile& start);
+                                      const compute::ComputeProfile& start, const KernelFitOptions& options = {});
 
 }  // namespace flopcast::calibrate

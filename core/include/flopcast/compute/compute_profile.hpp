@@ -113,6 +113,12 @@ struct ComputeProfile {
   /// What one SM of a dispatch kernel moves, GB/s: DeepEP runs on a fixed SM budget (20-24 by
   /// default), whose copy rate can cap it below the links' (0: no cap).
   double dispatch_sm_gbps = 30.0;
+  /// What one token copy costs an SM of a warp-copy dispatch kernel beyond its bytes, ns: DeepEP's
+  /// normal kernels move each token with one warp, the even SMs of a channel sending and the odd
+  /// ones receiving, and copy its top-k indices, weights and scales beside it
+  /// (csrc/kernels/legacy/intranode.cu, UNROLLED_WARP_COPY per token), so a token's copy waits
+  /// on memory latency as well as bandwidth. Hybrid-EP's TMA copies do not pay it (0: none).
+  double dispatch_copy_ns = 0.0;
 
   /// Memory reserved outside the model: CUDA context, cuBLAS and NCCL workspaces, GiB.
   double workspace_gib = 2.0;
@@ -134,6 +140,9 @@ struct ComputeProfile {
   /// profile_parameters()); which ones, and why, is decided by cross-validation
   /// (docs/calibration.md).
   std::vector<std::string> held;
+  /// Coefficients the kernel stage of `calibrate` fitted on kernel and collective measurements
+  /// (it holds them for the run stage): kernel cross-validation fits them again on each fold.
+  std::vector<std::string> kernel_fitted;
   /// Cross-validated residual quantiles per generation and regime (fitted data, written by
   /// `flopcast calibrate --cv source -o`): the prediction bands (prediction_band.hpp). Empty:
   /// predictions carry no band.

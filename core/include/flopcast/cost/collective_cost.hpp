@@ -72,6 +72,7 @@ struct MoeDispatch {
   bool low_latency = false;       ///< DeepEP's low-latency kernels (no per-node deduplication)
   bool rdma_inside_node = false;  ///< low-latency kernels over RDMA also between GPUs of one node
   int sms = 0;                    ///< SMs the kernels run on (0: not a limit)
+  bool warp_copies = false;       ///< a warp copies each token (DeepEP's normal kernels), not TMA
   double nic_gbps = 0;            ///< RDMA line rate per GPU, Gb/s (0: the fabric's share)
 };
 
@@ -89,7 +90,8 @@ struct MoeDispatchCost {
 double expected_holders(double experts, double holders, int top_k);
 
 /// The time of one dispatch: the slower of its NVLink and RDMA traffic at the profile's
-/// dispatch efficiency of each link (and the SMs' copy rate when `sms` is given).
+/// dispatch efficiency of each link (and, when `sms` is given, the SMs' copy rate, plus each
+/// token copy's own cost under `warp_copies`).
 MoeDispatchCost moe_dispatch_cost(const hardware::GpuSpec& gpu, const hardware::FabricSpec& fabric,
                                   std::int64_t gpus_per_node, const compute::ComputeProfile& profile,
                                   const MoeDispatch& d);
