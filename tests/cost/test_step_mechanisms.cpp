@@ -92,22 +92,6 @@ TEST_CASE("fp8 scope: an fp8 run differs from its bf16 twin by the four layer GE
   CHECK(got_b == doctest::Approx(want_b).epsilon(1e-6));
 }
 
-TEST_CASE("moe dispatch: node deduplication of the bytes that cross the NIC") {
-  // DeepSeek-V3 on B200 with EP 32 over 4 nodes of 8, top-8: a token misses a node with
-  // probability (3/4)^8 = 0.100113, so it reaches 3 x 0.899887 = 2.699661 remote nodes against
-  // 8 x 3/4 = 6 remote copies: factor 4 x 0.899887 / 8 = 0.449944.
-  CHECK(cost::moe_dispatch_internode_factor(8, 4) == doctest::Approx(0.449944).epsilon(1e-5));
-  // Two nodes (EP 16 on 2 x 8 H100): 2 x (1 - 1/256) / 8 = 0.249023.
-  CHECK(cost::moe_dispatch_internode_factor(8, 2) == doctest::Approx(0.2490234375));
-  // One node, or one expert per token: nothing to deduplicate.
-  CHECK(cost::moe_dispatch_internode_factor(8, 1) == 1.0);
-  CHECK(cost::moe_dispatch_internode_factor(1, 16) == 1.0);
-  // Many nodes: the copies rarely share a node, the factor tends to 1 (64 nodes, top-8:
-  // 64 x (1 - (63/64)^8) / 8 = 0.946).
-  CHECK(cost::moe_dispatch_internode_factor(8, 64) == doctest::Approx(64 * (1 - std::pow(63.0 / 64, 8)) / 8));
-  CHECK(cost::moe_dispatch_internode_factor(8, 64) > 0.94);
-}
-
 TEST_CASE("tp comm overlap: what Transformer Engine's comm-GEMM overlap leaves exposed") {
   const auto ms = [](double v) { return units::Time::from_seconds(v * 1e-3); };
   // GEMM-bound: one all-gather 1 ms and one reduce-scatter 1 ms, so 4 ms of collectives per
@@ -214,19 +198,21 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
   // routed expert), Megatron-core's alltoall dispatcher one copy per routed expert (2.2x the NIC
   // bytes), its allgather dispatcher all-gathers the group's 32 x T tokens on every rank and
   // reduce-scatters them back, forward and backward.
-  auto scenario = [](const std::string& dispatcher) {
+  auto scenario = [](const std::string& dispatcher, const std::string& gpu = "H100", int gpus_per_node = 8) {
     const std::string text =
         "model:\n  layers: 4\n  hidden: 2048\n  heads: 16\n  ffn: 8192\n  vocab: 4096\n  seq_len: 4096\n"
         "  moe: {experts: 64, top_k: 8, expert_ffn: 1024}\n"
-        "cluster:\n  gpu: H100\n  gpus: 32\n  gpus_per_node: 8\nparallel:\n  ep: 32\n  micro_batch: 1\n"
-        "  global_batch: 32\n  recompute: none\n" +
+        "cluster:\n  gpu: " +
+        gpu + "\n  gpus: 32\n  gpus_per_node: " + std::to_string(gpus_per_node) +
+        "\nparallel:\n  ep: 32\n  micro_batch: 1\n  global_batch: 32\n  recompute: none\n" +
         (dispatcher.empty() ? std::string() : "  moe_dispatcher: " + dispatcher + "\n") + "precision: bf16\n";
     scenario::Diagnostics d;
     auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
     REQUIRE_MESSAGE(s.has_value(), d.str());
     return *s;
   };
-  const compute::ComputeProfile profile = no_host_profile();
+  compute::ComputeProfile profile = no_host_profile();
+  profile.dispatch_copy_ns = 400;  // what a DeepEP warp pays per token copy, about the shipped figure
   auto ep_comm = [&](const scenario::Scenario& s) {
     const auto st = cost::stage_costs(s, profile);
     REQUIRE(st.size() == 1);
@@ -246,6 +232,38 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
        cost::collective_time(gather, profile, cost::CollectiveKind::ReduceScatter, 32, 1, group_tokens)) *
       2;
   CHECK(ep_comm(gather) == one_layer * 4);
+  // DeepEP and Hybrid-EP are priced by the dispatch cost their kernel measurements fit: each
+  // layer's dispatch and combine, forward and backward, on Megatron-core's 20 or 16 SMs, DeepEP's
+  // warps paying per token copy.
+  auto dispatch = [&](const scenario::Scenario& s, std::int64_t per_domain, int sms, bool warp) {
+    cost::MoeDispatch md;
+    md.ranks = 32;
+    md.ranks_per_node = per_domain;
+    md.tokens = 4096;
+    md.hidden = 2048;
+    md.top_k = 8;
+    md.experts = 64;
+    md.sms = sms;
+    md.warp_copies = warp;
+    return cost::moe_dispatch_cost(s.cluster.gpu, s.cluster.fabric, s.cluster.gpus_per_node, profile, md).time;
+  };
+  const scenario::Scenario deep = scenario("deepep"), hybrid = scenario("hybridep");
+  CHECK(deepep.seconds() == doctest::Approx((dispatch(deep, 8, 20, true) * 16).seconds()).epsilon(1e-12));
+  CHECK(ep_comm(hybrid).seconds() == doctest::Approx((dispatch(hybrid, 8, 16, false) * 16).seconds()).epsilon(1e-12));
+  // A GB200 NVL72 rack of 4-GPU trays: the 32 EP ranks share one NVLink domain, no byte crosses a
+  // NIC, and on 16 SMs Hybrid-EP's TMA copies beat DeepEP's warps on 20.
+  const scenario::Scenario rack = scenario("hybridep", "GB200", 4), rack_deep = scenario("deepep", "GB200", 4);
+  REQUIRE(rack.cluster.fabric.nvlink_group() >= 32);
+  cost::MoeDispatch md;
+  md.ranks = 32;
+  md.ranks_per_node = 32;
+  md.tokens = 4096;
+  md.hidden = 2048;
+  md.top_k = 8;
+  md.experts = 64;
+  CHECK(cost::moe_dispatch_cost(rack.cluster.gpu, rack.cluster.fabric, 4, profile, md).rdma_bytes == 0);
+  CHECK(ep_comm(rack).seconds() == doctest::Approx((dispatch(rack, 32, 16, false) * 16).seconds()).epsilon(1e-12));
+  CHECK(ep_comm(rack) < ep_comm(rack_deep));
 }
 
 TEST_CASE("ep overlap: what Megatron-core's batch-level overlap leaves of the all-to-all") {
@@ -263,8 +281,9 @@ TEST_CASE("ep overlap: what Megatron-core's batch-level overlap leaves of the al
                                  units::Time::from_seconds(1), 0.0)
             .ns == 0);
   // Megatron-core's 20 DeepEP SMs of a B200's 148; a GPU of 30 SMs gives half.
-  CHECK(cost::ep_overlap_sm_share(148) == doctest::Approx(20.0 / 148));
-  CHECK(cost::ep_overlap_sm_share(30) == doctest::Approx(0.5));
+  CHECK(cost::ep_overlap_sm_share(148, parallel::MoeDispatcher::DeepEP) == doctest::Approx(20.0 / 148));
+  CHECK(cost::ep_overlap_sm_share(148, parallel::MoeDispatcher::HybridEP) == doctest::Approx(16.0 / 148));
+  CHECK(cost::ep_overlap_sm_share(30, parallel::MoeDispatcher::DeepEP) == doctest::Approx(0.5));
   // Where Megatron-core refuses the overlap (transformer_config.py).
   parallel::ParallelPlan p;
   p.ep = 8;

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "../support/shipped_catalog.hpp"
+#include "flopcast/estimate/setting_resolution.hpp"
+#include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/catalog.hpp"
 #include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/io/scenario_writer.hpp"
@@ -132,7 +134,51 @@ cluster: {gpu: H100, gpus: 16}
   const std::string gather = first_error(
       base +
       "parallel: {ep: 16, global_batch: 64, moe_dispatcher: allgather, overlap_ep_comm: true}\nprecision: bf16\n");
-  CHECK(gather.find("alltoall or DeepEP dispatcher") != std::string::npos);
+  CHECK(gather.find("alltoall, DeepEP or HybridEP dispatcher") != std::string::npos);
+}
+
+TEST_CASE("moe_dispatcher: as written, auto or left open by a run, resolved to the fastest of the three that fits") {
+  const std::string base = R"(
+model: {layers: 8, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, seq_len: 4096,
+        moe: {experts: 64, top_k: 4, expert_ffn: 1024}}
+cluster: {gpu: GB200, gpus: 16, gpus_per_node: 4}
+)";
+  const scenario::Scenario stated =
+      must_parse(base + "parallel: {ep: 16, global_batch: 64, moe_dispatcher: hybridep}\nprecision: bf16\n");
+  CHECK(stated.plan.moe_dispatcher == parallel::MoeDispatcher::HybridEP);
+  CHECK(!stated.open_settings.moe_dispatcher);
+  const scenario::Scenario unstated = must_parse(base + "parallel: {ep: 16, global_batch: 64}\nprecision: bf16\n");
+  CHECK(!unstated.plan.moe_dispatcher);  // a scenario's own default (DeepEP), not a search
+  CHECK(!unstated.open_settings.moe_dispatcher);
+  scenario::Scenario open =
+      must_parse(base + "parallel: {ep: 16, global_batch: 64, moe_dispatcher: auto}\nprecision: bf16\n");
+  REQUIRE(open.open_settings.moe_dispatcher);
+  const auto choices = estimate::setting_choices(open);
+  CHECK(choices.moe_dispatcher.size() == 3);
+  const compute::ComputeProfile& profile = catalog().profile;
+  const auto& resolved = estimate::resolve_open_settings(open, profile);
+  REQUIRE(open.plan.moe_dispatcher);
+  const auto chosen = std::find_if(resolved.chosen.begin(), resolved.chosen.end(),
+                                   [](const auto& kv) { return kv.first == "parallel.moe_dispatcher"; });
+  REQUIRE(chosen != resolved.chosen.end());
+  CHECK(chosen->second == to_string(*open.plan.moe_dispatcher));
+  // The chosen one is the fastest of the three as written.
+  const double best = estimate::estimate_step(open, profile).step.seconds();
+  for (const char* d : {"deepep", "hybridep", "alltoall"}) {
+    const scenario::Scenario each = must_parse(
+        base + "parallel: {ep: 16, global_batch: 64, moe_dispatcher: " + std::string(d) + "}\nprecision: bf16\n");
+    CHECK(best <= estimate::estimate_step(each, profile).step.seconds() * (1 + 1e-12));
+  }
+  // In a run file, absent with ep > 1, it is open.
+  std::string run = kRun;
+  const std::string line = "    moe_dispatcher: deepep\n";
+  REQUIRE(run.find(line) != std::string::npos);
+  run.erase(run.find(line), line.size());
+  scenario::Diagnostics d;
+  auto entries = parse_run_file(run, "runs.yaml", catalog(), d);
+  REQUIRE(entries.size() == 1);
+  REQUIRE_MESSAGE(entries[0].scenario.has_value(), entries[0].diags.str());
+  CHECK(entries[0].scenario->open_settings.moe_dispatcher);
 }
 
 TEST_CASE("2026 keys: FSDP2 implies ZeRO-3, schedules dualpipe and dualpipev, base weights at training level") {

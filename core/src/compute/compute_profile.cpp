@@ -135,6 +135,7 @@ const std::vector<ProfileParameter>& profile_parameters() {
     // MoE dispatch and combine (DeepEP-class kernels): a fraction of the link's one-way rate;
     // an SM's copy rate no higher than its share of HBM bandwidth (8 TB/s over 148 SMs: ~54 GB/s).
     shared("dispatch_efficiency", 0.30, 1.00, &ComputeProfile::dispatch_efficiency);
+    shared("dispatch_rdma_efficiency", 0.30, 1.00, &ComputeProfile::dispatch_rdma_efficiency);
     shared("dispatch_sm_gbps", 1.0, 60.0, &ComputeProfile::dispatch_sm_gbps);
     // Up to 2 us per token copy on one SM: a few global-memory round trips (~0.5-1 us each at
     // load, H100 and B200 alike), since a warp issues a token's loads before its stores.

@@ -284,12 +284,6 @@ units::Time ClusterCollectives::operator()(CollectiveKind op, std::int64_t ranks
                 : collective_time(s_, profile_, op, ranks, rank_stride, bytes);
 }
 
-double moe_dispatch_internode_factor(int top_k, std::int64_t nodes) {
-  if (nodes <= 1 || top_k <= 1) return 1.0;
-  const double n = static_cast<double>(nodes), k = top_k;
-  return n * (1.0 - std::pow(1.0 - 1.0 / n, k)) / k;
-}
-
 double expected_holders(double experts, double holders, int top_k) {
   if (holders <= 1) return std::max(0.0, holders);
   if (experts < holders) experts = holders;
@@ -329,12 +323,13 @@ MoeDispatchCost moe_dispatch_cost(const hardware::GpuSpec& gpu, const hardware::
     c.nvlink_bytes = d.tokens * std::max(0.0, ranks_hit - ranks_hit / ranks) * token_bytes;
   }
   const double eff = p.dispatch_efficiency;
+  const double rdma_eff = p.dispatch_rdma_efficiency > 0 ? p.dispatch_rdma_efficiency : eff;
   const double nvlink =
       gpu.nvlink_one_way.bytes_per_s > 0 ? gpu.nvlink_one_way.bytes_per_s : 24e9;  // PCIe: NCCL's 24 GB/s
   const double nic = d.nic_gbps > 0 ? d.nic_gbps * 1e9 / 8
                                     : fabric.nics_per_node * fabric.nic_line_rate().bytes_per_s /
                                           static_cast<double>(std::max<std::int64_t>(1, gpus_per_node));
-  double seconds = std::max(c.nvlink_bytes / (nvlink * eff), c.rdma_bytes / (nic * eff));
+  double seconds = std::max(c.nvlink_bytes / (nvlink * eff), c.rdma_bytes / (nic * rdma_eff));
   if (d.sms > 0 && p.dispatch_sm_gbps > 0) {
     // The SMs' side: bytes at each SM's copy rate, and under warp copies each received token copy
     // once more, at the latency a warp pays per token (ComputeProfile::dispatch_copy_ns).

@@ -293,15 +293,7 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
     // EP group, whose members are etp ranks apart (Megatron-core's expert RankGenerator, order
     // "tp-ep-dp-pp" with tp = etp).
     if (p.ep > 1) {
-      // Node-deduplicated dispatch (moe_dispatch_internode_factor): the bytes that cross the
-      // NIC shrink by the factor; the NVLink share, 18x faster per GPU, rarely sets the time.
       const std::int64_t gpn = std::max(1, in.s.cluster.gpus_per_node);
-      const std::int64_t span = static_cast<std::int64_t>(p.expert_tp()) * p.ep;
-      const std::int64_t nodes = span > gpn ? (span + gpn - 1) / gpn : 1;
-      // Node-limited routing (DeepSeek-V3 §2.1.2, §3.2.2): a token reaches at most node_limit
-      // nodes, so at most node_limit of its top_k copies cross the NIC.
-      double dedup = moe_dispatch_internode_factor(e.top_k, nodes);
-      if (e.node_limit > 0) dedup = std::min(dedup, static_cast<double>(e.node_limit) / e.top_k);
       const auto dispatcher = p.moe_dispatcher.value_or(parallel::MoeDispatcher::DeepEP);
       if (dispatcher == parallel::MoeDispatcher::AllGather) {
         // Megatron-core's allgather dispatcher (MoEAllGatherTokenDispatcher): every EP rank gathers
@@ -311,13 +303,31 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
         c.ep = (in.coll(CollectiveKind::AllGather, p.ep, p.expert_tp(), gathered) +
                 in.coll(CollectiveKind::ReduceScatter, p.ep, p.expert_tp(), gathered)) *
                2;
+      } else if (dispatcher == parallel::MoeDispatcher::AllToAll) {
+        // Megatron-core's alltoall dispatcher (MoEAlltoAllTokenDispatcher): NCCL's all-to-all of
+        // one copy per routed expert, across nodes too.
+        const units::Bytes a2a{T * e.top_k * h * in.elt * token_share};
+        c.ep = in.coll(CollectiveKind::AllToAll, p.ep, p.expert_tp(), a2a) * 4;
       } else {
-        // Megatron-core's alltoall dispatcher (MoEAlltoAllTokenDispatcher) sends one copy per
-        // routed expert, across nodes too; DeepEP (the flex dispatcher) one per remote node.
-        if (dispatcher == parallel::MoeDispatcher::AllToAll) dedup = 1;
-        const units::Bytes a2a{T * e.top_k * h * in.elt * token_share * dedup};
-        const units::Time one = in.coll(CollectiveKind::AllToAll, p.ep, p.expert_tp(), a2a);
-        c.ep = one * 4;
+        // Megatron-core's flex dispatcher, DeepEP's normal kernels or Hybrid-EP: a token once to
+        // each rank holding any of its experts, once per remote node over RDMA (at most
+        // node_limit of them under node-limited routing, DeepSeek-V3 §2.1.2), on the dispatch's
+        // SMs, DeepEP's warps paying per token copy and Hybrid-EP's TMA not (moe_dispatch_cost,
+        // fitted on DeepEP's and Hybrid-EP's measurements). Combine sends the same copies back;
+        // backward runs both again.
+        MoeDispatch md;
+        md.ranks = p.ep;
+        const std::int64_t domain = in.s.cluster.fabric.nvlink_group();  // NVL72: the rack
+        md.ranks_per_node = std::clamp<std::int64_t>(domain / std::max<std::int64_t>(1, p.expert_tp()), 1, p.ep);
+        md.tokens = T * token_share;
+        md.hidden = h;
+        md.top_k = e.top_k;
+        md.experts = e.experts;
+        md.bytes_per_value = in.elt;
+        md.node_limit = e.node_limit;
+        md.sms = static_cast<int>(dispatch_sms(in.s.cluster.gpu.sm_count, dispatcher));
+        md.warp_copies = dispatcher == parallel::MoeDispatcher::DeepEP;
+        c.ep = moe_dispatch_cost(in.s.cluster.gpu, in.s.cluster.fabric, gpn, in.prof, md).time * 4;
       }
     }
   } else {
@@ -435,7 +445,9 @@ LayerCost layer_cost(const StageInputs& in, int layer) {
   layer_comm(in, layer, c, gemms, attn_f, attn_b);
   c.ep_alone = c.ep;
   if (p.overlap_ep_comm && c.ep.ns > 0)
-    c.ep = ep_overlap_exposed(c.ep, c.fwd, c.bwd, ep_overlap_sm_share(in.s.cluster.gpu.sm_count));
+    c.ep = ep_overlap_exposed(
+        c.ep, c.fwd, c.bwd,
+        ep_overlap_sm_share(in.s.cluster.gpu.sm_count, p.moe_dispatcher.value_or(parallel::MoeDispatcher::DeepEP)));
   return c;
 }
 
@@ -653,11 +665,17 @@ units::Time ep_overlap_exposed(units::Time ep, units::Time fwd, units::Time bwd,
   return units::Time::from_seconds(under_bwd + under_fwd);
 }
 
-double ep_overlap_sm_share(int sm_count) {
-  constexpr double kDeepEpSms = 20;  // Megatron-core transformer_config.py moe_deepep_num_sms
+double dispatch_sms(int sm_count, parallel::MoeDispatcher dispatcher) {
+  // Megatron-core transformer_config.py: moe_hybridep_num_sms 16, moe_deepep_num_sms 20 (NCCL's
+  // all-to-all is given DeepEP's number).
+  const double sms = dispatcher == parallel::MoeDispatcher::HybridEP ? 16.0 : 20.0;
   FLOPCAST_ASSERT(sm_count > 0, "GPU sm_count must be positive");
   // A GPU of 40 SMs or fewer (the catalog allows 17) gives the dispatch at most half of them.
-  return std::min(kDeepEpSms, sm_count / 2.0) / sm_count;
+  return std::min(sms, sm_count / 2.0);
+}
+
+double ep_overlap_sm_share(int sm_count, parallel::MoeDispatcher dispatcher) {
+  return dispatch_sms(sm_count, dispatcher) / sm_count;
 }
 
 double tp_overlap_sm_share(int sm_count) {

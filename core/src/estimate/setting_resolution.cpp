@@ -44,7 +44,8 @@ std::vector<StateChoice> state_choices(const SettingChoices& c) {
 /// `base` with one combination of choices. An open vpp brings its schedule: interleaved above 1,
 /// else the stated schedule or 1F1B; a stated vpp keeps the stated schedule.
 parallel::ParallelPlan apply(const parallel::ParallelPlan& base, const parallel::OpenSettings& open, std::int64_t mb,
-                             int vpp, int zero, bool sp, parallel::Recompute rc, bool tp_overlap, bool ep_overlap) {
+                             int vpp, int zero, bool sp, parallel::Recompute rc, bool tp_overlap, bool ep_overlap,
+                             std::optional<parallel::MoeDispatcher> dispatcher) {
   parallel::ParallelPlan p = base;
   p.micro_batch = mb;
   p.vpp = vpp;
@@ -56,6 +57,7 @@ parallel::ParallelPlan apply(const parallel::ParallelPlan& base, const parallel:
   p.recompute = rc;
   p.overlap_tp_comm = tp_overlap;
   p.overlap_ep_comm = ep_overlap;
+  p.moe_dispatcher = dispatcher;
   return p;
 }
 
@@ -80,35 +82,36 @@ Search search(const scenario::Scenario& s, const SettingChoices& choices, const 
           for (const parallel::Recompute rc : choices.recompute)
             for (const bool ov : choices.overlap_tp_comm)
               for (const bool ep_ov : choices.overlap_ep_comm)
-                for (const StateChoice& st : states) {
-                  // Megatron-LM: "Tensor parallel communication/GEMM overlap can happen only when
-                  // sequence parallelism is enabled" (arguments.py).
-                  if (ov && !sp) continue;
-                  trial.plan = apply(s.plan, open, mb, v, z, sp, rc, ov, ep_ov);
-                  if (ep_ov && !parallel::ep_overlap_allowed(trial.plan)) continue;
-                  trial.grad_reduce = st.grad_reduce;
-                  trial.fp8_params = st.fp8_params;
-                  // Megatron's interleaved schedule needs the micro-batches to be a multiple of pp.
-                  if ((open.micro_batch || open.vpp) && trial.plan.schedule == parallel::Schedule::Interleaved &&
-                      trial.plan.microbatches() % trial.plan.pp != 0)
-                    continue;
-                  // DualPipe needs an even number of at least 2 pp micro-batches, DualPipeV at least
-                  // 2 pp (deepseek-ai/DualPipe dualpipe.py, dualpipev.py).
-                  if (open.micro_batch && parallel::is_dual_pipe(trial.plan.schedule) &&
-                      (trial.plan.microbatches() < 2 * trial.plan.pp ||
-                       (trial.plan.schedule == parallel::Schedule::DualPipe && trial.plan.microbatches() % 2 != 0)))
-                    continue;
-                  ++out.candidates;
-                  const units::Bytes mem = workload::memory_per_gpu(trial, profile).total();
-                  if (!out.leanest || mem.value < out.leanest->memory.value)
-                    out.leanest = Candidate{trial.plan, st.grad_reduce, st.fp8_params, units::Time{0}, mem};
-                  if (mem.value > s.cluster.gpu.hbm.value) continue;
-                  any_fits = true;
-                  const units::Time step = estimate_step(trial, profile).step;
-                  out.fitting_steps.push_back(step.seconds());
-                  if (!out.best || step < out.best->step)
-                    out.best = Candidate{trial.plan, st.grad_reduce, st.fp8_params, step, mem};
-                }
+                for (const auto& dispatcher : choices.moe_dispatcher)
+                  for (const StateChoice& st : states) {
+                    // Megatron-LM: "Tensor parallel communication/GEMM overlap can happen only when
+                    // sequence parallelism is enabled" (arguments.py).
+                    if (ov && !sp) continue;
+                    trial.plan = apply(s.plan, open, mb, v, z, sp, rc, ov, ep_ov, dispatcher);
+                    if (ep_ov && !parallel::ep_overlap_allowed(trial.plan)) continue;
+                    trial.grad_reduce = st.grad_reduce;
+                    trial.fp8_params = st.fp8_params;
+                    // Megatron's interleaved schedule needs the micro-batches to be a multiple of pp.
+                    if ((open.micro_batch || open.vpp) && trial.plan.schedule == parallel::Schedule::Interleaved &&
+                        trial.plan.microbatches() % trial.plan.pp != 0)
+                      continue;
+                    // DualPipe needs an even number of at least 2 pp micro-batches, DualPipeV at least
+                    // 2 pp (deepseek-ai/DualPipe dualpipe.py, dualpipev.py).
+                    if (open.micro_batch && parallel::is_dual_pipe(trial.plan.schedule) &&
+                        (trial.plan.microbatches() < 2 * trial.plan.pp ||
+                         (trial.plan.schedule == parallel::Schedule::DualPipe && trial.plan.microbatches() % 2 != 0)))
+                      continue;
+                    ++out.candidates;
+                    const units::Bytes mem = workload::memory_per_gpu(trial, profile).total();
+                    if (!out.leanest || mem.value < out.leanest->memory.value)
+                      out.leanest = Candidate{trial.plan, st.grad_reduce, st.fp8_params, units::Time{0}, mem};
+                    if (mem.value > s.cluster.gpu.hbm.value) continue;
+                    any_fits = true;
+                    const units::Time step = estimate_step(trial, profile).step;
+                    out.fitting_steps.push_back(step.seconds());
+                    if (!out.best || step < out.best->step)
+                      out.best = Candidate{trial.plan, st.grad_reduce, st.fp8_params, step, mem};
+                  }
     // Memory grows with the micro-batch: once none of a micro-batch's choices fits, no larger one will.
     if (!any_fits && out.best) break;
   }
@@ -189,6 +192,13 @@ SettingChoices setting_choices(const scenario::Scenario& s) {
     c.overlap_ep_comm = {false, true};
   else
     c.overlap_ep_comm = {p.overlap_ep_comm};
+  // The dispatchers performance recipes choose among (Megatron-Bridge docs/training/moe-optimization.md:
+  // alltoall, or the flex dispatcher with DeepEP or HybridEP); allgather is not one of them.
+  if (open.moe_dispatcher && p.ep > 1)
+    c.moe_dispatcher = {parallel::MoeDispatcher::DeepEP, parallel::MoeDispatcher::HybridEP,
+                        parallel::MoeDispatcher::AllToAll};
+  else
+    c.moe_dispatcher = {p.moe_dispatcher};
   return c;
 }
 
@@ -229,6 +239,8 @@ const parallel::ResolvedSettings& resolve_open_settings(scenario::Scenario& s, c
   if (open.fp8_params) out.chosen.push_back({"fp8_params", bool_text(s.fp8_params)});
   if (open.overlap_tp_comm) out.chosen.push_back({"parallel.overlap_tp_comm", bool_text(p.overlap_tp_comm)});
   if (open.overlap_ep_comm) out.chosen.push_back({"parallel.overlap_ep_comm", bool_text(p.overlap_ep_comm)});
+  if (open.moe_dispatcher && p.moe_dispatcher)
+    out.chosen.push_back({"parallel.moe_dispatcher", to_string(*p.moe_dispatcher)});
   auto& defaults = s.defaults_applied;
   defaults.erase(std::remove_if(defaults.begin(), defaults.end(),
                                 [](const std::string& d) { return d.find(kResolvedMark) != std::string::npos; }),

@@ -118,6 +118,7 @@ std::optional<compute::ComputeProfile> parse_profile(const std::string& text, co
                 "nvlink_efficiency",
                 "collective_latency_us",
                 "dispatch_efficiency",
+                "dispatch_rdma_efficiency",
                 "dispatch_sm_gbps",
                 "dispatch_copy_ns",
                 "workspace_gib",
@@ -223,6 +224,7 @@ std::optional<compute::ComputeProfile> parse_profile(const std::string& text, co
   num("nvlink_efficiency", 0.05, 1.0, p.nvlink_efficiency);
   num("collective_latency_us", 0, 1000, p.collective_latency_us);
   num("dispatch_efficiency", 0.05, 1.0, p.dispatch_efficiency);
+  num("dispatch_rdma_efficiency", 0.05, 1.0, p.dispatch_rdma_efficiency);
   num("dispatch_sm_gbps", 0, 1000, p.dispatch_sm_gbps);
   num("dispatch_copy_ns", 0, 100000, p.dispatch_copy_ns);
   num("workspace_gib", 0, 1024, p.workspace_gib);
@@ -290,6 +292,7 @@ std::string profile_to_yaml(const compute::ComputeProfile& p) {
   o << "nvlink_efficiency: " << f(p.nvlink_efficiency) << "\n";
   o << "collective_latency_us: " << f(p.collective_latency_us) << "\n";
   o << "dispatch_efficiency: " << f(p.dispatch_efficiency) << "\n";
+  if (p.dispatch_rdma_efficiency > 0) o << "dispatch_rdma_efficiency: " << f(p.dispatch_rdma_efficiency) << "\n";
   o << "dispatch_sm_gbps: " << f(p.dispatch_sm_gbps) << "\n";
   o << "dispatch_copy_ns: " << f(p.dispatch_copy_ns) << "\n";
   o << "workspace_gib: " << f(p.workspace_gib) << "\n";

@@ -377,8 +377,9 @@ void read_parallel_2026(const YAML::Node& n, Reader& r, scenario::Scenario& s) {
       p.pipeline_layout = layout;
     }
   }
-  if (n["moe_dispatcher"]) {
-    if (auto v = r.choice(n["moe_dispatcher"], "parallel.moe_dispatcher", {"alltoall", "allgather", "deepep"}))
+  if (n["moe_dispatcher"] && !is_auto(n["moe_dispatcher"])) {
+    if (auto v =
+            r.choice(n["moe_dispatcher"], "parallel.moe_dispatcher", {"alltoall", "allgather", "deepep", "hybridep"}))
       p.moe_dispatcher = *parallel::parse_moe_dispatcher(*v);
   }
   if (const auto f = n["fsdp"]) {
@@ -486,6 +487,15 @@ void read_parallel(const YAML::Node& n, Reader& r, scenario::Scenario& s, bool r
     p.overlap_ep_comm = false;
   } else {
     flag("overlap_ep_comm", p.overlap_ep_comm, false);
+  }
+  // moe_dispatcher: recipes pick it per model and GPU (Megatron-Bridge's performance recipes:
+  // HybridEP on GB200 and B200, alltoall for Qwen3 235B on H100) and sources rarely say which:
+  // `auto`, or absent from a measured run with ep > 1, it is open (alltoall, DeepEP, Hybrid-EP).
+  const auto dispatcher = n["moe_dispatcher"];
+  if (is_auto(dispatcher) || (!dispatcher && run_entry && p.ep > 1)) {
+    r.note(child("parallel", "moe_dispatcher"), dispatcher ? dispatcher : n);
+    s.open_settings.moe_dispatcher = true;
+    p.moe_dispatcher.reset();
   }
 }
 

@@ -360,7 +360,7 @@ constexpr KeyComment kKeyComments[] = {
     {"parallel.recompute", "none | selective | full"},
     {"parallel.schedule", "gpipe | 1f1b | interleaved | zero-bubble | dualpipe | dualpipev"},
     {"parallel.pipeline_layout", "uneven stages: first/last_stage_layers or account_for_embedding/loss"},
-    {"parallel.moe_dispatcher", "alltoall | allgather | deepep (MoE token dispatch)"},
+    {"parallel.moe_dispatcher", "alltoall | allgather | deepep | hybridep (MoE token dispatch)"},
     {"parallel.fsdp", "FSDP2 (torch fully_shard): ZeRO-3 with per-layer gathers"},
     {"precision", "fp32 | fp16 | bf16 | fp8 (mxfp8, nvfp4: Blackwell)"},
     {"training.tokens", "unit strings work: 1T, 300B; days, GPU-hours and bills need it"},

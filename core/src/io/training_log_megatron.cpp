@@ -273,6 +273,8 @@ void plan_keys(Reader& r, LoggedRun& run) {
     if (dispatcher == "flex" &&
         (a.flag("moe_enable_deepep").value_or(false) || a.text("moe_flex_dispatcher_backend") == "deepep"))
       d.set_raw("parallel.moe_dispatcher", "deepep");
+    if (dispatcher == "flex" && a.text("moe_flex_dispatcher_backend") == "hybridep")
+      d.set_raw("parallel.moe_dispatcher", "hybridep");
   }
   d.set("parallel.vpp", r.integer_or("virtual_pipeline_model_parallel_size", 1));
   if (const auto sp = a.flag("sequence_parallel")) d.set_bool("parallel.sequence_parallel", *sp);

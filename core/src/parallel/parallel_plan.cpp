@@ -40,6 +40,8 @@ const char* to_string(MoeDispatcher d) {
       return "allgather";
     case MoeDispatcher::DeepEP:
       return "deepep";
+    case MoeDispatcher::HybridEP:
+      return "hybridep";
   }
   return "?";
 }
@@ -58,14 +60,16 @@ std::optional<Schedule> parse_schedule(std::string_view s) {
 }
 
 std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view s) {
-  for (MoeDispatcher x : {MoeDispatcher::AllToAll, MoeDispatcher::AllGather, MoeDispatcher::DeepEP})
+  for (MoeDispatcher x :
+       {MoeDispatcher::AllToAll, MoeDispatcher::AllGather, MoeDispatcher::DeepEP, MoeDispatcher::HybridEP})
     if (s == to_string(x)) return x;
   return std::nullopt;
 }
 
 const char* ep_overlap_refusal(const ParallelPlan& p) {
   if (p.ep <= 1) return "it needs expert parallelism (ep > 1)";
-  if (p.moe_dispatcher == MoeDispatcher::AllGather) return "it runs with the alltoall or DeepEP dispatcher only";
+  if (p.moe_dispatcher == MoeDispatcher::AllGather)
+    return "it runs with the alltoall, DeepEP or HybridEP dispatcher only";
   if (p.recompute == Recompute::Full) return "it is refused with full recompute";
   if (is_dual_pipe(p.schedule)) return "DualPipe overlaps its own forward and backward pairs";
   if (p.pp > 1 && p.vpp <= 1) return "with pipeline parallelism it needs a virtual pipeline (vpp > 1)";

@@ -277,9 +277,7 @@ void ClusterTopology::Impl::build() {
   double nvl_gbs = gpu.nccl_nvlink.gbytes_per_s();
   if (nvl_gbs <= 0.0) nvl_gbs = gpu.nvlink_links * nccl_nvlink_per_link_gbs(gpu.arch);
   if (nvl_gbs <= 0.0 && intra != hardware::IntraNode::PCIe) intra = hardware::IntraNode::PCIe;  // no NVLink to use
-  domain = g;
-  if (intra == hardware::IntraNode::NVSwitch && fabric.nvlink_domain > g && fabric.nvlink_domain % g == 0)
-    domain = fabric.nvlink_domain;
+  domain = intra == hardware::IntraNode::NVSwitch ? fabric.nvlink_group() : g;
   n_domains = (n_gpus + domain - 1) / domain;
   npl = static_cast<int>(std::clamp<std::int64_t>(opt.nodes_per_leaf, 1, std::max<std::int64_t>(1, n_nodes)));
   n_su = (n_nodes + npl - 1) / npl;

@@ -106,10 +106,14 @@ struct ComputeProfile {
   /// system shows as a floor under small messages. 0 = NCCL's model alone. Fitted by
   /// `calibrate` on nccl-tests points that give a message size (docs/calibration.md).
   double collective_latency_us = 0.0;
-  /// Fraction of a link's one-way bandwidth (NVLink, or a NIC's line rate for RDMA) MoE dispatch
-  /// and combine kernels reach (DeepEP: 153-158 of H800's ~160-200 GB/s NVLink, 43-58 GB/s of a
-  /// 400 Gb/s NIC; deepseek-ai/DeepEP README). Fitted on the dispatch and combine measurements.
+  /// Fraction of NVLink's one-way bandwidth MoE dispatch and combine kernels reach (DeepEP: 153-158
+  /// of H800's ~160-200 GB/s; deepseek-ai/DeepEP README), and of a NIC's line rate too unless
+  /// dispatch_rdma_efficiency is given. Fitted on the dispatch and combine measurements.
   double dispatch_efficiency = 0.80;
+  /// The same over RDMA (the scale-out NIC's line rate), apart: NVLink's and the NIC's protocols
+  /// and the kernels' chunking differ (DeepEP's normal kernels: 43-58 GB/s of 50 across nodes
+  /// against 153-158 of ~160-200 inside one). 0: as dispatch_efficiency (a profile from before).
+  double dispatch_rdma_efficiency = 0.0;
   /// What one SM of a dispatch kernel moves, GB/s: DeepEP runs on a fixed SM budget (20-24 by
   /// default), whose copy rate can cap it below the links' (0: no cap).
   double dispatch_sm_gbps = 30.0;

@@ -40,19 +40,6 @@ class ClusterCollectives {
   const comm::CommModel* model_;  ///< null above the graph's size limit (alpha-beta model)
 };
 
-/// Share of the MoE dispatch (or combine) bytes that crosses the NIC under node-deduplicated
-/// dispatch, relative to one copy per (token, routed expert): DeepEP's internode kernels send
-/// a token once to each remote node holding any of its experts (over RDMA, to the GPU of the
-/// same local index) and forward it inside that node over NVLink (DeepEP README, "normal
-/// kernels"; DeepSeek-V3, arXiv 2412.19437 §3.2.2), as Megatron-core's flex dispatcher does
-/// with --moe-enable-deepep (megatron/core/transformer/moe/token_dispatcher.py,
-/// MoEFlexTokenDispatcher; fused_a2a.py). With experts spread evenly over `nodes` nodes and
-/// balanced routing (the calibration runs force-balance), a token's top_k experts miss a given
-/// node with probability (1 - 1/n)^k, so it reaches (n - 1)(1 - (1 - 1/n)^k) remote nodes
-/// against k (n - 1)/n remote copies per expert: factor n (1 - (1 - 1/n)^k) / k (1 for one
-/// node or top-1).
-double moe_dispatch_internode_factor(int top_k, std::int64_t nodes);
-
 /// One MoE token dispatch (or its combine) over an expert-parallel group, as DeepEP's kernels do
 /// it (deepseek-ai/DeepEP README, "normal kernels" and "low-latency kernels"; Megatron-core's
 /// flex dispatcher runs them): each rank sends every token to the ranks holding its top-k

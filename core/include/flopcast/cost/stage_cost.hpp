@@ -91,10 +91,13 @@ units::Time ep_overlap_exposed(units::Time ep, units::Time fwd, units::Time bwd,
 /// this share of the whole all-to-all and the rest of ep_overlap_exposed's figure.
 double ep_unpaired_share(const parallel::ParallelPlan& p, int stage);
 
-/// The share of a GPU's SMs the dispatch and combine kernels take: Megatron-core's
-/// moe_deepep_num_sms, 20 (transformer_config.py), over the GPU's sm_count (at most half of
-/// them); NCCL's all-to-all is given the same share.
-double ep_overlap_sm_share(int sm_count);
+/// The SMs the dispatch and combine kernels run on: Megatron-core's moe_deepep_num_sms, 20, or
+/// moe_hybridep_num_sms, 16 (transformer_config.py), at most half of the GPU's; NCCL's
+/// all-to-all is given DeepEP's number.
+double dispatch_sms(int sm_count, parallel::MoeDispatcher dispatcher);
+
+/// The share of a GPU's SMs the dispatch and combine kernels take (dispatch_sms over sm_count).
+double ep_overlap_sm_share(int sm_count, parallel::MoeDispatcher dispatcher);
 
 /// The precision of the ops Transformer Engine's FP8 recipes leave in 16 bits: core attention
 /// (TE's DotProductAttention runs FP8 only when asked, NVTE_FP8_DPA / fp8_dpa, off by default:

@@ -4,6 +4,7 @@
 /// `auto`. The run did fit in memory, so among the choices that fit the GPU's memory the one
 /// the closed-form estimate predicts fastest is taken: one rule for simulate, validate,
 /// calibrate and the planner.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ struct SettingChoices {
   std::vector<bool> fp8_params;
   std::vector<bool> overlap_tp_comm;
   std::vector<bool> overlap_ep_comm;
+  std::vector<std::optional<parallel::MoeDispatcher>> moe_dispatcher;
 };
 SettingChoices setting_choices(const scenario::Scenario& s);
 

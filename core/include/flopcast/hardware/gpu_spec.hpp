@@ -167,6 +167,12 @@ struct FabricSpec {
   std::string source;  ///< citation
 
   units::Bandwidth nic_line_rate() const { return units::Bandwidth::from_gbits_per_s(nic_gbps); }
+  /// The GPUs one NVLink domain joins: a rack-scale domain (NVL72: 72 over trays of 4) where the
+  /// node's NVSwitches reach it and it is a whole number of nodes, else the node.
+  int nvlink_group() const {
+    const int node = gpus_per_node > 0 ? gpus_per_node : 1;
+    return intra == IntraNode::NVSwitch && nvlink_domain > node && nvlink_domain % node == 0 ? nvlink_domain : node;
+  }
 };
 
 }  // namespace flopcast::hardware

@@ -23,9 +23,10 @@ struct OpenSettings {
   bool fp8_params = false;       ///< FP8 precisions: weights in FP8 only, or also in 16 bits
   bool overlap_tp_comm = false;  ///< tp > 1: TP collectives overlapped with GEMMs (needs sequence parallelism)
   bool overlap_ep_comm = false;  ///< ep > 1: MoE all-to-all hidden under another micro-batch's compute
+  bool moe_dispatcher = false;   ///< ep > 1: the token dispatcher (alltoall, DeepEP, Hybrid-EP)
   bool any() const {
     return micro_batch || zero || recompute || sequence_parallel || vpp || grad_reduce || fp8_params ||
-           overlap_tp_comm || overlap_ep_comm;
+           overlap_tp_comm || overlap_ep_comm || moe_dispatcher;
   }
 };
 
@@ -34,7 +35,7 @@ struct ResolvedSettings {
   bool resolved = false;  ///< resolution ran (the scenario had open settings)
   /// The chosen value of each open setting, e.g. {"parallel.micro_batch", "2"}, in the order
   /// micro_batch, vpp, schedule, zero, sequence_parallel, recompute, grad_reduce, fp8_params,
-  /// overlap_tp_comm.
+  /// overlap_tp_comm, overlap_ep_comm, moe_dispatcher.
   std::vector<std::pair<std::string, std::string>> chosen;
   bool fits = true;            ///< some choice fits the GPU's memory (false: the leanest was taken)
   std::size_t candidates = 0;  ///< choices considered

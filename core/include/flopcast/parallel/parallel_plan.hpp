@@ -16,7 +16,7 @@ enum class Schedule { GPipe, OneFOneB, Interleaved, ZeroBubble, DualPipe, DualPi
 /// How MoE tokens reach their experts (Megatron-core moe_token_dispatcher_type): all-to-all
 /// over the expert-parallel group, all-gather of every token, or DeepEP's kernels over NVLink and
 /// RDMA (deepseek-ai/DeepEP; Megatron-core's flex dispatcher with moe_enable_deepep).
-enum class MoeDispatcher { AllToAll, AllGather, DeepEP };
+enum class MoeDispatcher { AllToAll, AllGather, DeepEP, HybridEP };
 const char* to_string(Recompute r);
 const char* to_string(Schedule s);
 const char* to_string(MoeDispatcher d);
