@@ -41,6 +41,20 @@ compute::ComputeProfile round_profile() {
   return p;
 }
 
+/// DeepSeek-V3's dispatch shape (4096 tokens of 7168 values per rank, top-8) over `ranks` ranks,
+/// `per_node` of them in one node, with `experts` routed experts.
+cost::MoeDispatch v3_dispatch(std::int64_t ranks, std::int64_t per_node, double experts) {
+  cost::MoeDispatch d;
+  d.ranks = ranks;
+  d.ranks_per_node = per_node;
+  d.tokens = 4096;
+  d.hidden = 7168;
+  d.top_k = 8;
+  d.experts = experts;
+  d.bytes_per_value = 2;
+  return d;
+}
+
 }  // namespace
 
 TEST_CASE("a kernel file: bad entries are reported at their line with a did-you-mean, the others load") {
@@ -174,14 +188,7 @@ TEST_CASE("MoE dispatch: a token reaches the distinct ranks of its experts, dedu
   compute::ComputeProfile p;
   p.dispatch_efficiency = 0.8;
   p.dispatch_sm_gbps = 0;
-  cost::MoeDispatch d;
-  d.ranks = 8;
-  d.ranks_per_node = 8;
-  d.tokens = 4096;
-  d.hidden = 7168;
-  d.top_k = 8;
-  d.experts = 256;
-  d.bytes_per_value = 2;
+  cost::MoeDispatch d = v3_dispatch(8, 8, 256);
   const auto c = cost::moe_dispatch_cost(h800, *cat.find_fabric(h800.default_fabric), 8, p, d);
   const double hit = 8 * (1 - none);
   CHECK(c.received_bytes == doctest::Approx(4096 * hit * 7168 * 2));
@@ -210,14 +217,7 @@ TEST_CASE("MoE dispatch on few SMs: bytes at each SM's rate, and a warp-copy ker
   p.dispatch_efficiency = 0.7;
   p.dispatch_sm_gbps = 20;
   p.dispatch_copy_ns = 400;
-  cost::MoeDispatch d;
-  d.ranks = 8;
-  d.ranks_per_node = 8;
-  d.tokens = 4096;
-  d.hidden = 7168;
-  d.top_k = 8;
-  d.experts = 64;
-  d.bytes_per_value = 2;
+  cost::MoeDispatch d = v3_dispatch(8, 8, 64);
   d.sms = 24;
   // TMA copies (Hybrid-EP): the bytes at 24 x 20 GB/s, below NVLink's 900 x 0.7 GB/s.
   const auto tma = cost::moe_dispatch_cost(b200, fabric, 8, p, d);
@@ -258,13 +258,7 @@ TEST_CASE("DeepEP's internode bottleneck bandwidth counts each token once per no
   REQUIRE_MESSAGE(c.has_value(), why);
   const auto& cat = test::shipped_catalog();
   const hardware::GpuSpec& h800 = *cat.find_gpu("H800");
-  cost::MoeDispatch d;
-  d.ranks = 16;
-  d.ranks_per_node = 8;
-  d.tokens = 4096;
-  d.hidden = 7168;
-  d.top_k = 8;
-  d.experts = 256;
+  cost::MoeDispatch d = v3_dispatch(16, 8, 256);
   d.nic_gbps = 400;
   d.warp_copies = true;
   const auto x = cost::moe_dispatch_cost(h800, *cat.find_fabric(h800.default_fabric), 8, p, d);

@@ -235,7 +235,7 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
   // DeepEP and Hybrid-EP are priced by the dispatch cost their kernel measurements fit: each
   // layer's dispatch and combine, forward and backward, on Megatron-core's 20 or 16 SMs, DeepEP's
   // warps paying per token copy.
-  auto dispatch = [&](const scenario::Scenario& s, std::int64_t per_domain, int sms, bool warp) {
+  auto dispatch_of = [](std::int64_t per_domain, int sms, bool warp) {
     cost::MoeDispatch md;
     md.ranks = 32;
     md.ranks_per_node = per_domain;
@@ -245,7 +245,12 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
     md.experts = 64;
     md.sms = sms;
     md.warp_copies = warp;
-    return cost::moe_dispatch_cost(s.cluster.gpu, s.cluster.fabric, s.cluster.gpus_per_node, profile, md).time;
+    return md;
+  };
+  auto dispatch = [&](const scenario::Scenario& s, std::int64_t per_domain, int sms, bool warp) {
+    return cost::moe_dispatch_cost(s.cluster.gpu, s.cluster.fabric, s.cluster.gpus_per_node, profile,
+                                   dispatch_of(per_domain, sms, warp))
+        .time;
   };
   const scenario::Scenario deep = scenario("deepep"), hybrid = scenario("hybridep");
   CHECK(deepep.seconds() == doctest::Approx((dispatch(deep, 8, 20, true) * 16).seconds()).epsilon(1e-12));
@@ -254,14 +259,8 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
   // NIC, and on 16 SMs Hybrid-EP's TMA copies beat DeepEP's warps on 20.
   const scenario::Scenario rack = scenario("hybridep", "GB200", 4), rack_deep = scenario("deepep", "GB200", 4);
   REQUIRE(rack.cluster.fabric.nvlink_group() >= 32);
-  cost::MoeDispatch md;
-  md.ranks = 32;
-  md.ranks_per_node = 32;
-  md.tokens = 4096;
-  md.hidden = 2048;
-  md.top_k = 8;
-  md.experts = 64;
-  CHECK(cost::moe_dispatch_cost(rack.cluster.gpu, rack.cluster.fabric, 4, profile, md).rdma_bytes == 0);
+  CHECK(cost::moe_dispatch_cost(rack.cluster.gpu, rack.cluster.fabric, 4, profile, dispatch_of(32, 0, false))
+            .rdma_bytes == 0);
   CHECK(ep_comm(rack).seconds() == doctest::Approx((dispatch(rack, 32, 16, false) * 16).seconds()).epsilon(1e-12));
   CHECK(ep_comm(rack) < ep_comm(rack_deep));
 }

@@ -30,6 +30,51 @@ LoggedRun read_ok(const std::string& name, const TrainingLogOptions& options = {
   return std::move(*run);
 }
 
+/// A DeepSeek-V3-shaped Megatron-LM job (61 layers, 3 dense, 256 experts of 2048, top 8, one
+/// shared expert, MLA) on 1024 GPUs: tp 2 x pp 16 x dp 32, EP 64, FP8 blockwise with FP8 weights.
+std::vector<std::pair<std::string, std::string>> deepseek_args() {
+  return {{"num_layers", "61"},
+          {"hidden_size", "7168"},
+          {"ffn_hidden_size", "18432"},
+          {"num_attention_heads", "128"},
+          {"group_query_attention", "False"},
+          {"num_query_groups", "None"},
+          {"seq_length", "4096"},
+          {"padded_vocab_size", "129280"},
+          {"swiglu", "True"},
+          {"num_experts", "256"},
+          {"moe_router_topk", "8"},
+          {"moe_ffn_hidden_size", "2048"},
+          {"moe_shared_expert_intermediate_size", "2048"},
+          {"moe_layer_freq", "[0, 0, 0, 1, 1, 1, 1]"},
+          {"multi_latent_attention", "True"},
+          {"q_lora_rank", "1536"},
+          {"kv_lora_rank", "512"},
+          {"qk_head_dim", "128"},
+          {"qk_pos_emb_head_dim", "64"},
+          {"v_head_dim", "128"},
+          {"mtp_num_layers", "1"},
+          {"tensor_model_parallel_size", "2"},
+          {"pipeline_model_parallel_size", "16"},
+          {"expert_model_parallel_size", "64"},
+          {"expert_tensor_parallel_size", "1"},
+          {"data_parallel_size", "32"},
+          {"world_size", "1024"},
+          {"micro_batch_size", "1"},
+          {"global_batch_size", "8192"},
+          {"bf16", "True"},
+          {"fp8", "e4m3"},
+          {"fp8_recipe", "blockwise"},
+          {"fp8_param_gather", "True"},
+          {"recompute_granularity", "full"},
+          {"recompute_method", "block"},
+          {"recompute_num_layers", "2"},
+          {"moe_token_dispatcher_type", "alltoall"},
+          {"decoder_first_pipeline_num_layers", "4"},
+          {"accumulate_allreduce_grads_in_fp32", "True"},
+          {"a_name_of_forty_eight_characters_or_more_here_xyz", "kept"}};
+}
+
 }  // namespace
 
 TEST_CASE("training log: a Megatron-LM Llama-3-70B log on 64 H100 gives its shape, plan and precision") {
@@ -248,47 +293,11 @@ std::string megatron_log(std::vector<std::pair<std::string, std::string>> args) 
 }  // namespace
 
 TEST_CASE("training log: the flex dispatcher with the Hybrid-EP backend is written as moe_dispatcher: hybridep") {
-  const std::string log = megatron_log({{"num_layers", "61"},
-                                        {"hidden_size", "7168"},
-                                        {"ffn_hidden_size", "18432"},
-                                        {"num_attention_heads", "128"},
-                                        {"group_query_attention", "False"},
-                                        {"num_query_groups", "None"},
-                                        {"seq_length", "4096"},
-                                        {"padded_vocab_size", "129280"},
-                                        {"swiglu", "True"},
-                                        {"num_experts", "256"},
-                                        {"moe_router_topk", "8"},
-                                        {"moe_ffn_hidden_size", "2048"},
-                                        {"moe_shared_expert_intermediate_size", "2048"},
-                                        {"moe_layer_freq", "[0, 0, 0, 1, 1, 1, 1]"},
-                                        {"multi_latent_attention", "True"},
-                                        {"q_lora_rank", "1536"},
-                                        {"kv_lora_rank", "512"},
-                                        {"qk_head_dim", "128"},
-                                        {"qk_pos_emb_head_dim", "64"},
-                                        {"v_head_dim", "128"},
-                                        {"mtp_num_layers", "1"},
-                                        {"tensor_model_parallel_size", "2"},
-                                        {"pipeline_model_parallel_size", "16"},
-                                        {"expert_model_parallel_size", "64"},
-                                        {"expert_tensor_parallel_size", "1"},
-                                        {"data_parallel_size", "32"},
-                                        {"world_size", "1024"},
-                                        {"micro_batch_size", "1"},
-                                        {"global_batch_size", "8192"},
-                                        {"bf16", "True"},
-                                        {"fp8", "e4m3"},
-                                        {"fp8_recipe", "blockwise"},
-                                        {"fp8_param_gather", "True"},
-                                        {"recompute_granularity", "full"},
-                                        {"recompute_method", "block"},
-                                        {"recompute_num_layers", "2"},
-                                        {"moe_token_dispatcher_type", "flex"},
-                                        {"moe_flex_dispatcher_backend", "hybridep"},
-                                        {"decoder_first_pipeline_num_layers", "4"},
-                                        {"accumulate_allreduce_grads_in_fp32", "True"},
-                                        {"a_name_of_forty_eight_characters_or_more_here_xyz", "kept"}});
+  auto args = deepseek_args();
+  for (auto& [key, value] : args)
+    if (key == "moe_token_dispatcher_type") value = "flex";
+  args.emplace_back("moe_flex_dispatcher_backend", "hybridep");
+  const std::string log = megatron_log(args);
   scenario::Diagnostics diags;
   const auto run = parse_training_log(log, "ds.log", {}, diags);
   REQUIRE_MESSAGE(run, diags.str());
@@ -298,46 +307,7 @@ TEST_CASE("training log: the flex dispatcher with the Hybrid-EP backend is writt
 TEST_CASE("training log: a Megatron-LM MoE job with latent attention and FP8 writes the newest keys as keys") {
   // DeepSeek-V3's shape (61 layers, 3 dense, 256 experts of 2048, top 8, one shared expert, MLA)
   // on 1024 GPUs: tp 2 x pp 16 x dp 32, EP 64, FP8 blockwise with FP8 weights.
-  const std::string log = megatron_log({{"num_layers", "61"},
-                                        {"hidden_size", "7168"},
-                                        {"ffn_hidden_size", "18432"},
-                                        {"num_attention_heads", "128"},
-                                        {"group_query_attention", "False"},
-                                        {"num_query_groups", "None"},
-                                        {"seq_length", "4096"},
-                                        {"padded_vocab_size", "129280"},
-                                        {"swiglu", "True"},
-                                        {"num_experts", "256"},
-                                        {"moe_router_topk", "8"},
-                                        {"moe_ffn_hidden_size", "2048"},
-                                        {"moe_shared_expert_intermediate_size", "2048"},
-                                        {"moe_layer_freq", "[0, 0, 0, 1, 1, 1, 1]"},
-                                        {"multi_latent_attention", "True"},
-                                        {"q_lora_rank", "1536"},
-                                        {"kv_lora_rank", "512"},
-                                        {"qk_head_dim", "128"},
-                                        {"qk_pos_emb_head_dim", "64"},
-                                        {"v_head_dim", "128"},
-                                        {"mtp_num_layers", "1"},
-                                        {"tensor_model_parallel_size", "2"},
-                                        {"pipeline_model_parallel_size", "16"},
-                                        {"expert_model_parallel_size", "64"},
-                                        {"expert_tensor_parallel_size", "1"},
-                                        {"data_parallel_size", "32"},
-                                        {"world_size", "1024"},
-                                        {"micro_batch_size", "1"},
-                                        {"global_batch_size", "8192"},
-                                        {"bf16", "True"},
-                                        {"fp8", "e4m3"},
-                                        {"fp8_recipe", "blockwise"},
-                                        {"fp8_param_gather", "True"},
-                                        {"recompute_granularity", "full"},
-                                        {"recompute_method", "block"},
-                                        {"recompute_num_layers", "2"},
-                                        {"moe_token_dispatcher_type", "alltoall"},
-                                        {"decoder_first_pipeline_num_layers", "4"},
-                                        {"accumulate_allreduce_grads_in_fp32", "True"},
-                                        {"a_name_of_forty_eight_characters_or_more_here_xyz", "kept"}});
+  const std::string log = megatron_log(deepseek_args());
   scenario::Diagnostics diags;
   const auto run = parse_training_log(log, "ds.log", {}, diags);
   REQUIRE_MESSAGE(run, diags.str());
