@@ -137,8 +137,10 @@ const std::vector<ProfileParameter>& profile_parameters() {
     shared("dispatch_efficiency", 0.30, 1.00, &ComputeProfile::dispatch_efficiency);
     shared("dispatch_rdma_efficiency", 0.30, 1.00, &ComputeProfile::dispatch_rdma_efficiency);
     shared("dispatch_sm_gbps", 1.0, 60.0, &ComputeProfile::dispatch_sm_gbps);
-    // Up to 2 us per token copy on one SM: a few global-memory round trips (~0.5-1 us each at
-    // load, H100 and B200 alike), since a warp issues a token's loads before its stores.
+    // Up to 2 us per token copy on one SM: a bound from the data, not a latency figure. At 2 us a
+    // 24-SM DeepEP dispatch of 4,096 tokens (21,700 copies at top-8 over 8 ranks) would take 1.8
+    // ms, four times the slowest one measured on one node (B200 FP8 at 24 SMs: 0.46 ms,
+    // data/calibration/kernels-2026.yaml).
     shared("dispatch_copy_ns", 0.0, 2000.0, &ComputeProfile::dispatch_copy_ns);
 
     return out;

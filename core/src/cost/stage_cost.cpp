@@ -294,7 +294,7 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
     // "tp-ep-dp-pp" with tp = etp).
     if (p.ep > 1) {
       const std::int64_t gpn = std::max(1, in.s.cluster.gpus_per_node);
-      const auto dispatcher = p.moe_dispatcher.value_or(parallel::MoeDispatcher::DeepEP);
+      const auto dispatcher = p.dispatcher();
       if (dispatcher == parallel::MoeDispatcher::AllGather) {
         // Megatron-core's allgather dispatcher (MoEAllGatherTokenDispatcher): every EP rank gathers
         // the group's tokens and keeps those routed to its experts; combine reduce-scatters them.
@@ -445,9 +445,7 @@ LayerCost layer_cost(const StageInputs& in, int layer) {
   layer_comm(in, layer, c, gemms, attn_f, attn_b);
   c.ep_alone = c.ep;
   if (p.overlap_ep_comm && c.ep.ns > 0)
-    c.ep = ep_overlap_exposed(
-        c.ep, c.fwd, c.bwd,
-        ep_overlap_sm_share(in.s.cluster.gpu.sm_count, p.moe_dispatcher.value_or(parallel::MoeDispatcher::DeepEP)));
+    c.ep = ep_overlap_exposed(c.ep, c.fwd, c.bwd, ep_overlap_sm_share(in.s.cluster.gpu.sm_count, p.dispatcher()));
   return c;
 }
 

@@ -66,9 +66,11 @@ struct ParallelPlan {
   Schedule schedule = Schedule::OneFOneB;
   std::optional<PipelineLayout> pipeline_layout;  ///< uneven stages; none = flopcast's even split
   std::optional<MoeDispatcher> moe_dispatcher;    ///< none = not stated: DeepEP's node-deduplicated dispatch is costed
-  std::optional<FsdpSpec> fsdp;                   ///< FSDP2 (with zero 3); none = Megatron / DeepSpeed ZeRO
-  bool overlap_dp_comm = true;                    ///< DP gradient sync overlaps backward (bucketed)
-  bool overlap_tp_comm = false;                   ///< TP collectives overlap GEMMs (comm/compute overlap)
+  /// The dispatcher the step is costed with: the one stated, else DeepEP.
+  MoeDispatcher dispatcher() const { return moe_dispatcher.value_or(MoeDispatcher::DeepEP); }
+  std::optional<FsdpSpec> fsdp;  ///< FSDP2 (with zero 3); none = Megatron / DeepSpeed ZeRO
+  bool overlap_dp_comm = true;   ///< DP gradient sync overlaps backward (bucketed)
+  bool overlap_tp_comm = false;  ///< TP collectives overlap GEMMs (comm/compute overlap)
   bool overlap_ep_comm = false;  ///< MoE dispatch/combine hidden under another micro-batch's compute (Megatron-core)
   bool overlap_pp_comm = true;   ///< PP send/recv overlap compute of other micro-batches
   /// Fused (FlashAttention) kernels; false = Megatron's unfused path (batched GEMM QK^T,
