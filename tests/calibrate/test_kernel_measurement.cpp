@@ -174,6 +174,48 @@ TEST_CASE("a memory-bound entry: an RMSNorm forward reads and writes rows x cols
   CHECK(c->predicted == doctest::Approx(2.0 * 16384 * 4096 * 2 / (3.35e12 * 0.80) * 1e6).epsilon(1e-4));
 }
 
+TEST_CASE("torchao's single MoE layer: the shared expert's 16-bit GEMMs and its SwiGLU beside the routed experts") {
+  // bench_moe_layer.py's DeepSeek-V3 shape: 131072 tokens, h 7168, f 2048, 8 local experts,
+  // torchtitan's MoEArgs top_k 1 and one shared expert.
+  const auto entry = [](const std::string& extra) {
+    return one(R"(
+- id: l
+  source: s
+  kind: step_breakdown
+  gpu: H100
+  dtype: bf16
+  shape: {op: single MoE layer forward+backward (bench_moe_layer.py), total_m: 131072, n: 2048, k: 7168, local_experts: 8)" +
+               extra + R"(}
+  measured: {time_ms: 90}
+)");
+  };
+  const compute::ComputeProfile p = round_profile();
+  const auto routed = entry(""), with_shared = entry(", top_k: 1, shared_experts: 1"), top2 = entry(", top_k: 2");
+  std::string why;
+  const auto r = calibrate::compare_kernel(routed, p, why);
+  REQUIRE_MESSAGE(r.has_value(), why);
+  const auto s = calibrate::compare_kernel(with_shared, p, why);
+  REQUIRE_MESSAGE(s.has_value(), why);
+  const auto t2 = calibrate::compare_kernel(top2, p, why);
+  REQUIRE_MESSAGE(t2.has_value(), why);
+  CHECK(r->figure == "time_us");
+  // The shared expert: gate and up (131072 x 4096 from 7168) and down (131072 x 7168 from 2048),
+  // each forward, input gradient and weight gradient, dense BF16 GEMMs; its SwiGLU moves
+  // 8 x 131072 x 2048 x 2 B more at 3.35 TB/s x 0.80.
+  const cost::OpContext ctx{&routed.gpu, &p, hardware::Precision::BF16};
+  const double T = 131072, h = 7168, f = 2048;
+  double dense = 0;
+  for (const cost::GemmShape g : {cost::GemmShape{T, 2 * f, h}, cost::GemmShape{T, h, f}})
+    dense +=
+        (cost::gemm_time(ctx, g) + cost::gemm_time(ctx, {g.m, g.k, g.n}) + cost::gemm_time(ctx, {g.n, g.k, g.m})).us();
+  const double swiglu = 8 * T * f * 2 / (3.35e12 * 0.80) * 1e6;
+  CHECK(s->predicted - r->predicted == doctest::Approx(dense + swiglu).epsilon(1e-6));
+  // 3 passes x 2 x 131072 x 7168 x (4096 + 2048) FLOPs = 34.6 TFLOP at 0.75 of 989.4 TFLOP/s: ~47 ms.
+  CHECK(dense == doctest::Approx(34.64e12 / (989.4e12 * 0.75) * 1e6).epsilon(0.03));
+  // Two routed experts per token double every routed term: twice the routed prediction.
+  CHECK(t2->predicted == doctest::Approx(2 * r->predicted).epsilon(0.02));
+}
+
 TEST_CASE("MoE dispatch: a token reaches the distinct ranks of its experts, deduplicated per node across nodes") {
   // 256 experts over 8 ranks (32 each), top-8: a rank gets none of a token's experts with
   // probability C(224, 8) / C(256, 8) = prod_{i<8} (224 - i)/(256 - i) = 0.3406.
@@ -306,6 +348,41 @@ TEST_CASE("fit_kernel_profile recovers the coefficients that made the measuremen
   CHECK(r.profile.of(hardware::GpuArch::Hopper).hbm == doctest::Approx(0.85).epsilon(1e-3));
   CHECK(r.median_after_pct < 0.1);
   CHECK(r.at_bound.empty());
+}
+
+TEST_CASE("a step breakdown is scored, not fitted: a whole MoE layer does not move the GEMM rate") {
+  // GEMMs made with hopper.gemm 0.70, and two single-MoE-layer breakdowns measured 1.5x slower
+  // than the same coefficients predict (what the cost layer does not price of a whole layer).
+  compute::ComputeProfile truth = round_profile();
+  truth.of(hardware::GpuArch::Hopper).gemm = 0.70;
+  std::vector<calibrate::KernelMeasurement> ks;
+  for (const int n : {4096, 8192, 16384}) {
+    auto k = one("- id: g\n  source: s\n  kind: gemm\n  gpu: H100\n  dtype: bf16\n  shape: {m: 8192, n: " +
+                 std::to_string(n) + ", k: 8192}\n  measured: {time_us: 1}\n");
+    std::string why;
+    k.measured["time_us"] = calibrate::compare_kernel(k, truth, why)->predicted;
+    ks.push_back(k);
+  }
+  for (const int f : {2048, 8192}) {
+    auto k =
+        one("- id: l\n  source: s\n  kind: step_breakdown\n  gpu: H100\n  dtype: bf16\n  shape: {op: single MoE layer "
+            "forward+backward, total_m: 65536, n: " +
+            std::to_string(f) + ", k: 7168, local_experts: 8, shared_experts: 1}\n  measured: {time_us: 1}\n");
+    std::string why;
+    k.measured["time_us"] = 1.5 * calibrate::compare_kernel(k, truth, why)->predicted;
+    ks.push_back(k);
+  }
+  compute::ComputeProfile start = round_profile();
+  start.of(hardware::GpuArch::Hopper).gemm = 0.80;
+  calibrate::KernelFitOptions o;
+  o.parameters = {"hopper.gemm"};
+  const auto r = calibrate::fit_kernel_profile(ks, start, o);
+  CHECK(r.informed.at("hopper.gemm") == 3);
+  CHECK(r.entries == 3);
+  CHECK(r.profile.of(hardware::GpuArch::Hopper).gemm == doctest::Approx(0.70).epsilon(1e-3));
+  // Scored all the same: the two breakdowns' predicted speed stays 1.5 times their measured one,
+  // the summary's p90.
+  CHECK(r.p90_after_pct == doctest::Approx(50.0).epsilon(0.01));
 }
 
 TEST_CASE("kernel cross-validation fits again what a fitted profile's kernel stage holds") {

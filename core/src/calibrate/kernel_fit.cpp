@@ -85,7 +85,8 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
   // Every measurement, kernels then collective points, as one evaluator each.
   std::vector<std::function<std::optional<double>(const compute::ComputeProfile&)>> items;
   for (const auto& k : kernels)
-    items.push_back([&k](const compute::ComputeProfile& p) { return log_speed_ratio(k, p); });
+    if (k.kind != KernelKind::StepBreakdown)
+      items.push_back([&k](const compute::ComputeProfile& p) { return log_speed_ratio(k, p); });
   for (const auto& c : options.collectives)
     items.push_back([&c](const compute::ComputeProfile& p) { return log_speed_ratio(c, p); });
   std::vector<std::optional<double>> base;

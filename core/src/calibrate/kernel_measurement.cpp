@@ -294,7 +294,8 @@ std::optional<FigureComparison> compare_nccl(const KernelMeasurement& k, const c
 
 /// The ops of a training step's per-op breakdown that the entry gives the shape of: the MLA core
 /// attention of DeepSeek-V3's trace, its routed experts' grouped GEMMs, and torchao's single MoE
-/// layer (expert GEMMs forward and backward, MXFP8 casts, token permutation). A breakdown entry
+/// layer (routed experts' grouped GEMMs forward and backward, MXFP8 casts, the shared experts'
+/// 16-bit GEMMs, SwiGLU, moving the tokens). A breakdown entry
 /// without its op's shape, or one whose time includes waiting (the trace's communication kernels,
 /// which its notes call upper bounds), is not predicted.
 std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const compute::ComputeProfile& p,
@@ -327,8 +328,12 @@ std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const compu
   }
   if (has(op, "single MoE layer") && k.number("total_m") && k.number("n") && k.number("k") &&
       k.number("local_experts")) {
-    const double e = *k.number("local_experts"), rows = *k.number("total_m"), f = *k.number("n"), h = *k.number("k"),
-                 m = rows / e;
+    // torchtitan's MoE module (torchtitan/models/moe.py, MoEArgs): top_k routed experts per
+    // token (shape key top_k, default 1 as MoEArgs) and `shared_experts` dense SwiGLU FFNs of
+    // the same width that every token passes (MoEArgs num_shared_experts; default 0 here).
+    const double e = *k.number("local_experts"), tokens = *k.number("total_m"), f = *k.number("n"), h = *k.number("k"),
+                 rows = tokens * k.number("top_k").value_or(1), m = rows / e,
+                 shared = k.number("shared_experts").value_or(0);
     // Gate and up (h -> 2f) and down (f -> h), each forward, input gradient and weight gradient.
     for (const cost::GemmShape g : {cost::GemmShape{m, 2 * f, h, e, true}, cost::GemmShape{m, h, f, e, true}})
       out.time += cost::gemm_time(ctx, g) + cost::gemm_time(ctx, {g.m, g.k, g.n, e, true}) +
@@ -336,10 +341,25 @@ std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const compu
     if (ctx.precision == hardware::Precision::MXFP8)  // each GEMM's operands cast along both dimensions
       for (const double elements : {rows * h, e * 2 * f * h, rows * 2 * f, rows * f, e * f * h, rows * h})
         out.time += cost::cast_time(ctx, elements, 2, 2);
-    // Token permutation into expert order and back, forward and backward: each a read and a
-    // write of the tokens in 16 bits.
+    // The shared experts are plain linear layers: torchao's grouped-GEMM conversion swaps only
+    // torch._grouped_mm (ScaledGroupedMMTensor), so they run in 16 bits under either recipe.
     const cost::OpContext bf16{ctx.gpu, ctx.profile, hardware::Precision::BF16};
-    out.time += cost::memory_bound_time(bf16, units::Bytes{4 * 2 * rows * h * 2}, 4);
+    if (shared > 0)
+      for (const cost::GemmShape g :
+           {cost::GemmShape{tokens, 2 * f * shared, h}, cost::GemmShape{tokens, h, f * shared}})
+        out.time +=
+            cost::gemm_time(bf16, g) + cost::gemm_time(bf16, {g.m, g.k, g.n}) + cost::gemm_time(bf16, {g.n, g.k, g.m});
+    // SwiGLU between the GEMMs, routed and shared: forward reads gate and up and writes their
+    // product, backward reads its gradient, gate and up and writes both gradients (8 passes of
+    // the f-wide activations in 16 bits, one kernel each way).
+    out.time += cost::memory_bound_time(bf16, units::Bytes{8 * (rows + tokens * shared) * f * 2}, 2);
+    // Moving the routed tokens (torchtitan MoE.forward without expert parallelism): the gather
+    // into expert order with the score applied, indices_padding_wrapper's permutation to the
+    // aligned groups and back, and the scatter-add of the routed output into the shared
+    // expert's (reads the source, reads and writes the destination): 2 + 2 + 2 + 3 passes of
+    // rows x h in 16 bits forward, as many backward (the gradients of a gather, a permutation and
+    // a scatter-add are a scatter-add, the inverse permutation and a gather).
+    out.time += cost::memory_bound_time(bf16, units::Bytes{2 * 9 * rows * h * 2}, 8);
     return out;
   }
   why = has(op, "DeepEP") ? "a communication kernel's duration in a trace includes its waiting (the entry's notes)"

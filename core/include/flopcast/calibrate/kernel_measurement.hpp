@@ -97,7 +97,9 @@ struct KernelFitResult {
 /// Fits the cost layer's coefficients to the measurements: bounded Levenberg-Marquardt on the
 /// logarithm of predicted / measured speed of each entry's figure, under a Cauchy loss (scale 10%)
 /// so that a benchmark of an unusually slow or fast implementation does not move a coefficient
-/// the others agree on. Each entry weighs the same. Deterministic.
+/// the others agree on. Each entry weighs the same. Per-op step breakdowns are scored in the
+/// summary but not fitted: each sums kernels of several kinds, some beside work the cost layer
+/// does not price, which a fit would charge to whichever coefficient they share. Deterministic.
 KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels, const compute::ComputeProfile& start,
                                    const KernelFitOptions& options = {});
 
