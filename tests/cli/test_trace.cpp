@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/test_files.hpp"
 #include "cli_context.hpp"
 
 using namespace flopcast;
@@ -92,10 +93,8 @@ std::size_t check_trace(const json& doc) {
 
 TEST_SUITE("step") {
   TEST_CASE("simulate --trace writes a valid Chrome trace, one track per stage and stream") {
-    const auto dir = std::filesystem::temp_directory_path() / "flopcast_trace_test";
-    std::filesystem::create_directories(dir);
-    const auto file = (dir / "step.json").string();
-    std::filesystem::remove(file);
+    const test::TempDir tmp("trace");
+    const auto file = (tmp.path / "step.json").string();
     const std::string scen = std::string(FLOPCAST_SCENARIOS_DIR) + "/published/megatron-gpt3-175b-1024xa100.yaml";
     std::string out;
     REQUIRE(run_cli({"simulate", scen, "--trace", file}, &out) == cli::kOk);
@@ -117,7 +116,6 @@ TEST_SUITE("step") {
     CHECK(run_cli({"simulate", scen, "--trace", file}) == cli::kIoError);
     CHECK(run_cli({"simulate", scen, "--trace", file, "--force"}) == cli::kOk);
     CHECK(run_cli({"simulate", scen, "--estimate", "--trace", file, "--force"}) == cli::kUsage);
-    std::filesystem::remove_all(dir);
   }
 
   TEST_CASE("simulate reports the engine: simulation by default, the closed form with --estimate") {

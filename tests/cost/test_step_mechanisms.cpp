@@ -366,3 +366,34 @@ TEST_CASE("ep overlap: a stage's EP time lies between the paired figure and the 
   const double paired = (many.seconds() - alone.seconds() / 64) / (1 - 1.0 / 64);  // the fully paired figure
   CHECK(two.seconds() == doctest::Approx(0.5 * alone.seconds() + 0.5 * paired).epsilon(1e-5));
 }
+
+TEST_CASE("per-op checkpointing (selective under FSDP2) runs K, the output projection and w3 again, not attention") {
+  // A SwiGLU GQA model on 2 H100 under FSDP2: 2 layers, hidden 1024 (8 heads of 128, 2 KV
+  // heads), ffn 4096, seq 2048, bf16. Full recompute runs a layer's whole forward again; the
+  // per-op policy runs its elementwise ops and three of its GEMMs, so the difference of the two
+  // is the other GEMMs and attention's forward, per layer.
+  auto stage = [](const char* recompute) {
+    const std::string text =
+        "model:\n  layers: 2\n  hidden: 1024\n  heads: 8\n  kv_heads: 2\n  ffn: 4096\n  ffn_kind: swiglu\n"
+        "  vocab: 4096\n  seq_len: 2048\ncluster:\n  gpu: H100\n  gpus: 2\n"
+        "parallel:\n  dp: 2\n  zero: 3\n  fsdp: {reshard_after_forward: true}\n  micro_batch: 1\n"
+        "  global_batch: 2\n  recompute: " +
+        std::string(recompute) + "\nprecision: bf16\n";
+    scenario::Diagnostics d;
+    auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
+    REQUIRE_MESSAGE(s.has_value(), d.str());
+    return cost::stage_costs(*s, no_host_profile()).front();
+  };
+  const auto full = stage("full"), op = stage("selective"), none = stage("none");
+  CHECK(none.recompute.ns == 0);
+  const compute::ComputeProfile prof = no_host_profile();
+  const auto& gpu = *test::shipped_catalog().find_gpu("H100");
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::BF16};
+  const double T = 2048, h = 1024, kv = 256, f = 4096;
+  auto g = [&](double m, double n, double k) { return cost::gemm_time(ctx, {m, n, k}).seconds(); };
+  const double all = g(T, h + 2 * kv, h) + g(T, h, h) + g(T, 2 * f, h) + g(T, h, f);
+  const double again = g(T, kv, h) + g(T, h, h) + g(T, f, h);
+  const double attention = cost::attention_time(ctx, {8, T, T, 128, 0, true, 0}, false).seconds();
+  CHECK((full.recompute - op.recompute).seconds() == doctest::Approx(2 * (all - again + attention)).epsilon(1e-9));
+  CHECK(op.recompute.seconds() > 2 * again);
+}

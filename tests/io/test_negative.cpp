@@ -4,6 +4,7 @@
 // written here: "file:line:col: error: key: message (hint: ...)".
 #include <doctest/doctest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -353,7 +354,8 @@ TEST_CASE("negative catalog files: a GPU or fabric entry is rejected with its ex
     const std::string file = c.file;
     CAPTURE(file);
     // A catalog folder: the shipped files, the one under test replaced by the bad file.
-    const fs::path dir = fs::temp_directory_path() / ("flopcast-negative-catalog-" + file);
+    const fs::path dir =
+        fs::temp_directory_path() / ("flopcast-negative-catalog-" + std::to_string(::getpid()) + "-" + file);
     fs::remove_all(dir);
     fs::create_directories(dir / "profiles");
     for (const char* f : {"gpus.yaml", "fabrics.yaml", "models.yaml", "profiles/default.yaml"})

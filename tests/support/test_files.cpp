@@ -1,8 +1,10 @@
 #include "test_files.hpp"
 
+#include <unistd.h>
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <system_error>
 
 namespace flopcast::test {
@@ -31,9 +33,15 @@ std::vector<std::string> scenario_files() {
 
 TempDir::TempDir(const std::string& tag) {
   const auto base = std::filesystem::temp_directory_path();
+  // The process id keeps two test runs on one machine (two checkouts, or CI beside a developer's
+  // run) out of each other's folders: without it one run's folder could be removed between the
+  // other's mkdir and its check that the name is a folder, which throws.
+  const std::string prefix = "flopcast-test-" + tag + "-" + std::to_string(::getpid()) + "-";
   for (int i = 0;; ++i) {
-    path = base / ("flopcast-test-" + tag + "-" + std::to_string(i));
-    if (std::filesystem::create_directory(path)) break;
+    path = base / (prefix + std::to_string(i));
+    std::error_code ec;
+    if (std::filesystem::create_directory(path, ec)) break;
+    if (i >= 100000) throw std::runtime_error("no fresh folder under " + base.string() + ": " + ec.message());
   }
 }
 

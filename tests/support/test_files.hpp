@@ -25,7 +25,7 @@ std::string read_file(const std::filesystem::path& p);
 /// for `flopcast check`) are not scenarios.
 std::vector<std::string> scenario_files();
 
-/// A fresh folder under the system temp dir named flopcast-test-<tag>-<n>, removed at scope
+/// A fresh folder under the system temp dir named flopcast-test-<tag>-<pid>-<n>, removed at scope
 /// exit (with its write permission restored first, for tests that make it read-only).
 struct TempDir {
   std::filesystem::path path;

@@ -360,6 +360,45 @@ TEST_CASE("activations of a Llama layer (SwiGLU, GQA, no dropout): 34 s b h, FP8
         doctest::Approx(36 * sbh).epsilon(1e-12));
 }
 
+TEST_CASE("selective recompute under FSDP2 is torchtitan's per-op policy: 15.5 s b h and three GEMMs again") {
+  // Llama 3 8B's layer, s = 8192, b = 1, bf16. torchtitan's _apply_op_sac keeps the block's input
+  // (2), the outputs of the 1st, 3rd, 5th and 7th mm (Q: 2, V: 2 kv/h = 0.5, w1: 2 f/h = 7, w2:
+  // 2) and attention's output (2) with its FP32 log-sum-exp per query head (4 x 32 / 4096):
+  // 15.53125 s b h, where Megatron's selective recompute keeps 34.
+  const auto m = llama(32, 4096, 32, 8, 14336, 128256, 8192);
+  const double sbh = 8192.0 * 4096, B = 16;
+  parallel::ParallelPlan p;
+  p.dp = 8;
+  p.zero = 3;
+  p.micro_batch = 1;
+  p.global_batch = static_cast<std::int64_t>(B);
+  p.recompute = parallel::Recompute::Selective;
+  CHECK_FALSE(workload::per_op_checkpointing(m, p, 0));
+  CHECK(workload::layer_activation_bytes(m, p, 0, hardware::Precision::BF16).value == doctest::Approx(34 * sbh));
+  const double megatron_extra =
+      workload::hardware_flops_per_step(m, p).value - workload::model_flops_per_step(m, B).value;
+  p.fsdp = parallel::FsdpSpec{};
+  CHECK(workload::per_op_checkpointing(m, p, 0));
+  CHECK(workload::layer_activation_bytes(m, p, 0, hardware::Precision::BF16).value ==
+        doctest::Approx(15.53125 * sbh).epsilon(1e-12));
+  // The recomputed GEMMs: K (4096 x 1024), the output projection (4096 x 4096) and w3 (4096 x
+  // 14336), forward, over every token of the step; attention is not run again.
+  const double again = 32 * 2 * B * 8192 * (4096.0 * 1024 + 4096.0 * 4096 + 4096.0 * 14336);
+  CHECK(workload::hardware_flops_per_step(m, p).value - workload::model_flops_per_step(m, B).value ==
+        doctest::Approx(again).epsilon(1e-12));
+  CHECK(again != doctest::Approx(megatron_extra));
+  // Full recompute under FSDP2 is full recompute; an MoE layer keeps Megatron's rule.
+  p.recompute = parallel::Recompute::Full;
+  CHECK_FALSE(workload::per_op_checkpointing(m, p, 0));
+  auto moe = m;
+  moe.moe = workload::MoeSpec{};
+  moe.moe->experts = 8;
+  moe.moe->top_k = 2;
+  moe.moe->expert_ffn = 14336;
+  p.recompute = parallel::Recompute::Selective;
+  CHECK_FALSE(workload::per_op_checkpointing(moe, p, 0));
+}
+
 TEST_CASE("wide attention heads (head_dim): Qwen3-30B-A3B's 32 heads of 128 on a 2048-wide model") {
   // q = heads x head_dim = 4096 wide although hidden is 2048: Q is 2048 x 4096, the output
   // projection 4096 x 2048, K and V 2048 x (4 x 128) each.

@@ -438,10 +438,24 @@ LayerCost layer_cost(const StageInputs& in, int layer) {
   c.fwd = gemms.fwd + attn_f + ew_f;
   c.bwd_input = gemms.bwd_in + attn_b + ew_b;
   c.bwd = c.bwd_input + gemms.bwd_w;
-  if (p.recompute == parallel::Recompute::Full)
+  if (p.recompute == parallel::Recompute::Full) {
     c.recompute = c.fwd;
-  else if (p.recompute == parallel::Recompute::Selective)
+  } else if (workload::per_op_checkpointing(m, p, layer)) {
+    // torchtitan's per-op checkpointing (workload::per_op_checkpointing) runs the block's K
+    // projection, output projection and the FFN's second GEMM again, and every elementwise op;
+    // attention's output is kept.
+    LayerGemms again;
+    LayerCost scratch;
+    again.add(in, scratch, T, kv / t, h);    // K
+    again.add(in, scratch, T, h, in.o / t);  // output projection
+    if (m.ffn_matrices() == 3)
+      again.add(in, scratch, T, d(m.ffn) / t, h);  // SwiGLU's up projection (w3)
+    else
+      again.add(in, scratch, T, h, d(m.ffn) / t);  // the down projection (w2)
+    c.recompute = again.fwd + ew_f;
+  } else if (p.recompute == parallel::Recompute::Selective) {
     c.recompute = attn_f;
+  }
   layer_comm(in, layer, c, gemms, attn_f, attn_b);
   c.ep_alone = c.ep;
   if (p.overlap_ep_comm && c.ep.ns > 0)

@@ -185,6 +185,8 @@ units::Flops hardware_flops_per_step(const ModelSpec& m, const parallel::Paralle
     const auto f = layer_forward_flops(m, layer, gb);
     if (p.recompute == parallel::Recompute::Full)
       extra += count * f.total();
+    else if (per_op_checkpointing(m, p, layer))
+      extra += count * 2 * gb * d(m.seq_len) * per_op_recomputed_weights(m);
     else if (p.recompute == parallel::Recompute::Selective)
       extra += count * f.attention;
   };
@@ -447,6 +449,15 @@ double fp8_weight_copy_bytes(hardware::Precision p) {
   }
 }
 
+bool per_op_checkpointing(const ModelSpec& m, const parallel::ParallelPlan& p, int layer) {
+  return p.recompute == parallel::Recompute::Selective && p.fsdp.has_value() && !m.mla && !m.is_moe_layer(layer);
+}
+
+double per_op_recomputed_weights(const ModelSpec& m) {
+  const double h = d(m.hidden);
+  return h * d(m.kv_dim()) + d(m.attn_out_dim()) * h + h * d(m.ffn);
+}
+
 units::Bytes layer_activation_bytes(const ModelSpec& m, const parallel::ParallelPlan& p, int layer,
                                     hardware::Precision prec) {
   // Korthikanti et al. 2022 (arXiv 2205.05198) Table 2 and §4, per layer in units of s*b*h bytes
@@ -459,6 +470,17 @@ units::Bytes layer_activation_bytes(const ModelSpec& m, const parallel::Parallel
   if (p.recompute == parallel::Recompute::Full) {
     // Only the layer input is kept (2sbh, split by t under sequence parallelism).
     return units::Bytes{2 * sbh * elt / sp};
+  }
+  if (per_op_checkpointing(m, p, layer)) {
+    // torchtitan's per-op policy keeps the block's input (the checkpoint's argument) and the
+    // outputs it saves: Q and V (the 1st and 3rd mm), the FFN's first GEMM (5th) and, with
+    // SwiGLU, its last (7th: the block's FFN output, sequence-sharded under TP as torchtitan's
+    // RowwiseParallel w2 returns it), and attention's output with its log-sum-exp (FP32 per
+    // query head). The rest (norms, rotary, the activation, K, the output projection, SwiGLU's
+    // up GEMM) is recomputed.
+    const double q = d(m.q_dim()) / h, kv = d(m.kv_dim()) / h, o = d(m.attn_out_dim()) / h, f = d(m.ffn) / h;
+    const double last = m.ffn_matrices() == 3 ? 2.0 : 0.0;
+    return units::Bytes{((2 + last) / sp + (2 * q + 2 * kv + 2 * f + 2 * o + 4 * d(m.heads) / h) / t) * sbh * elt};
   }
   // FP8 GEMMs save their quantized inputs for the weight gradient (Transformer Engine
   // module/linear.py and layernorm_mlp.py save the FP8 input): 1 byte instead of 2.

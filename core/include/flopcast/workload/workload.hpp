@@ -175,6 +175,21 @@ MemoryBreakdown memory_per_gpu(const scenario::Scenario& s, const compute::Compu
 /// Memory per GPU of stage `stage`.
 MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::ComputeProfile& profile, int stage);
 
+/// Whether `layer` runs torchtitan's per-op selective activation checkpointing: what
+/// `recompute: selective` means under FSDP2 (`parallel.fsdp`, torchtitan's data parallelism),
+/// whose selective mode is not Megatron's. torchtitan's `_apply_op_sac`
+/// (torchtitan/distributed/activation_checkpoint.py, selective_ac_option "op", its Llama
+/// configs' setting) saves, inside each transformer block, the outputs of the ops on its save
+/// list (aten.mm but every second one of the block, scaled-dot-product attention) and recomputes
+/// every other op in the backward. Modelled on dense layers with multi-head or grouped-query
+/// attention, where a block's mm calls are Q, K, V, the output projection, then the FFN's
+/// GEMMs in order; an MoE or MLA layer keeps Megatron's rule (the attention core recomputed).
+bool per_op_checkpointing(const ModelSpec& m, const parallel::ParallelPlan& p, int layer);
+/// The weights of the GEMMs per-op checkpointing recomputes in a block: the 2nd, 4th and 6th mm,
+/// that is the K projection, the output projection and the FFN's second GEMM (w3, the up
+/// projection of SwiGLU's `w2(silu(w1 x) * w3 x)`; w2 for a two-matrix FFN), full size.
+double per_op_recomputed_weights(const ModelSpec& m);
+
 /// Activation bytes of one layer for one micro-batch on one GPU (Korthikanti Table 2,
 /// generalised to GQA, wide heads, SwiGLU, MoE and FP8 GEMM inputs; flash attention stores no
 /// s^2 score tensor).
