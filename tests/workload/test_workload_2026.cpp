@@ -290,6 +290,9 @@ TEST_SUITE("workload") {
     CHECK(workload::memory_of_kind(mb, scenario::MemoryKind::Allocated).value == mb.allocated().value);
     CHECK(workload::memory_of_kind(mb, scenario::MemoryKind::Reserved).value == mb.total().value);
     CHECK(workload::memory_of_kind(mb, scenario::MemoryKind::Unstated).value == mb.total().value);
+    // torchtitan's loss: the 16-bit logits, their FP32 copy and log_softmax's FP32 output, 10 B per
+    // token and vocabulary entry (Megatron's fused loss: 4), for one sequence of 2048 tokens
+    CHECK(mb.logits.value == doctest::Approx(2048.0 * (4 * 1024 + 10 * 32000)).epsilon(1e-12));
   }
 
   TEST_CASE("MLA's activations: the latents whole on every TP rank, 192-wide queries and keys, 128-wide values") {

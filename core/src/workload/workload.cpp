@@ -763,7 +763,13 @@ MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::Comp
     // fp32 logits and their gradient for one micro-batch, split over TP (Megatron
     // theoretical_memory_usage.py: 4*s*b*h*(1+V/h)/t), and as much again for each MTP module's
     // logits through the shared head (each depth's loss is computed in the same forward).
-    mb.logits = units::Bytes{(1 + m.mtp_layers) * 4.0 * sb * (d(m.hidden) + d(m.vocab)) / p.tp};
+    // Under FSDP2 the loss is torchtitan's (torchtitan/components/loss.py, cross_entropy_loss:
+    // `cross_entropy(pred.flatten(0, 1).float(), ...)`): at the end of the forward the 16-bit
+    // logits (2 B), their FP32 copy (4 B) and log_softmax's FP32 output, kept for the backward
+    // (4 B), are live together: 10 B per token and vocabulary entry, vocabulary-sharded over TP
+    // (loss_parallel).
+    const double per_vocab = p.fsdp ? 10.0 : 4.0;
+    mb.logits = units::Bytes{(1 + m.mtp_layers) * sb * (4.0 * d(m.hidden) + per_vocab * d(m.vocab)) / p.tp};
   }
   mb.nccl = nccl_buffers(s);
   mb.workspace = units::gib(profile.workspace_gib) + mb.nccl;
