@@ -86,8 +86,25 @@ class GuiTestBase : public QObject {
 
   QString write_sweep_csv() const;
 
+  /// A scratch folder made on first use: a QTemporaryDir made with the test object would be made,
+  /// and left behind, by `program -functions` (the build's test discovery), which QtTest ends
+  /// with exit() before any destructor runs.
+  class ScratchDir {
+   public:
+    bool isValid() const { return dir().isValid(); }
+    QString path() const { return dir().path(); }
+    QString filePath(const QString& name) const { return dir().filePath(name); }
+
+   private:
+    QTemporaryDir& dir() const {
+      if (!dir_) dir_ = std::make_unique<QTemporaryDir>();
+      return *dir_;
+    }
+    mutable std::unique_ptr<QTemporaryDir> dir_;
+  };
+
   std::shared_ptr<const io::Catalog> catalog_;
-  QTemporaryDir tmp_;
+  ScratchDir tmp_;
 };
 
 }  // namespace flopcast::gui::test
