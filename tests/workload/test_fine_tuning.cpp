@@ -81,6 +81,25 @@ TEST_CASE("LoRA 70B FLOPs per token: 307.46 GFLOP against full training's 444.49
   CHECK(workload::model_flops_convention(lora).find("4 FLOPs per parameter per token, not 6") != std::string::npos);
 }
 
+TEST_CASE("LoRA's selective recompute counts what it runs again: attention, or under FSDP2 the per-op GEMMs") {
+  // Per token, Llama 2 70B: Megatron's selective recompute runs the attention core again
+  // (80 x 134,217,728); under FSDP2 the per-op policy runs K (8192 x 1024), the output projection
+  // (8192 x 8192) and w3 (8192 x 28672) forward: 2 x 80 x 310,378,496 = 49,660,559,360.
+  const auto megatron = parse(
+      "model: llama2-70b\ncluster: {gpu: H100, gpus: 8}\nparallel: {dp: 8, micro_batch: 1, global_batch: 8, "
+      "recompute: selective}\nprecision: bf16\ntraining: {method: lora, lora: {rank: 16}}\n");
+  const auto fsdp = parse(
+      "model: llama2-70b\ncluster: {gpu: H100, gpus: 8}\nparallel: {dp: 8, micro_batch: 1, global_batch: 8, "
+      "fsdp: {reshard_after_forward: true}, recompute: selective}\nprecision: bf16\n"
+      "training: {method: lora, lora: {rank: 16}}\n");
+  const double tokens = 8.0 * 4096;
+  auto extra = [&](const scenario::Scenario& s) {
+    return (workload::training_hardware_flops(s).value - workload::training_model_flops(s).value) / tokens;
+  };
+  CHECK(extra(megatron) == doctest::Approx(80.0 * 134217728).epsilon(1e-12));
+  CHECK(extra(fsdp) == doctest::Approx(2.0 * 80 * (8192.0 * 1024 + 8192.0 * 8192 + 8192.0 * 28672)).epsilon(1e-12));
+}
+
 TEST_CASE("QLoRA 70B on one H100: NF4 weights 38.02 GB, adapter state 13.25 GB, fits 80 GB with full recompute") {
   // QLoRA's setting (all linear layers, rank 64) for Llama 2 70B on one GPU, 4k tokens:
   // - NF4: 4 bits + 8-bit absmax per 64 weights + fp32 per 256 absmax = 0.5 + 1/64 + 1/4096 B

@@ -262,7 +262,10 @@ units::Flops training_hardware_flops(const scenario::Scenario& s) {
     // The logits GEMM is not recomputed (it runs after the last checkpointed layer).
     extra = f.gemm + f.attention + f.adapters;
   } else if (s.plan.recompute == parallel::Recompute::Selective) {
-    extra = f.attention;
+    // What the selective rule runs again for the frozen model (the attention core, or under FSDP2
+    // the per-op policy's GEMMs: workload::per_op_checkpointing), as for full training.
+    const double gb = d(s.plan.global_batch);
+    extra = hardware_flops_per_step(s.model, s.plan).value - model_flops_per_step(s.model, gb).value;
   }
   return units::Flops{training_model_flops(s).value + extra};
 }
