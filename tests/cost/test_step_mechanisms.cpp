@@ -17,17 +17,21 @@ using namespace flopcast;
 
 namespace {
 
-/// A dense GELU model on one H100: 2 layers, hidden 1024 (8 heads), ffn 4096, seq 2048.
-scenario::Scenario dense_h100(const std::string& precision) {
-  const std::string text =
-      "model:\n  layers: 2\n  hidden: 1024\n  heads: 8\n  ffn: 4096\n  vocab: 4096\n  seq_len: 2048\n"
-      "cluster:\n  gpu: H100\n  gpus: 1\nparallel:\n  micro_batch: 1\n  global_batch: 1\n  recompute: none\n"
-      "precision: " +
-      precision + "\n";
+/// A scenario from its text, with the shipped catalog.
+scenario::Scenario parse(const std::string& text) {
   scenario::Diagnostics d;
   auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
   REQUIRE_MESSAGE(s.has_value(), d.str());
   return *s;
+}
+
+/// A dense GELU model on one H100: 2 layers, hidden 1024 (8 heads), ffn 4096, seq 2048.
+scenario::Scenario dense_h100(const std::string& precision) {
+  return parse(
+      "model:\n  layers: 2\n  hidden: 1024\n  heads: 8\n  ffn: 4096\n  vocab: 4096\n  seq_len: 2048\n"
+      "cluster:\n  gpu: H100\n  gpus: 1\nparallel:\n  micro_batch: 1\n  global_batch: 1\n  recompute: none\n"
+      "precision: " +
+      precision + "\n");
 }
 
 compute::ComputeProfile no_host_profile() {
@@ -171,11 +175,9 @@ TEST_CASE("stage times: the middle stages follow their own dense and MoE layer c
       "  moe: {experts: 8, top_k: 2, expert_ffn: 2048, dense_layers: 10}\n"
       "cluster:\n  gpu: H100\n  gpus: 64\nparallel:\n  pp: 8\n  ep: 8\n  micro_batch: 1\n  global_batch: 64\n"
       "  recompute: none\nprecision: bf16\n";
-  scenario::Diagnostics d;
-  auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
-  REQUIRE_MESSAGE(s.has_value(), d.str());
+  const scenario::Scenario s = parse(text);
   std::vector<units::Time> tp_alt;
-  const auto st = cost::stage_costs(*s, no_host_profile(), &tp_alt);
+  const auto st = cost::stage_costs(s, no_host_profile(), &tp_alt);
   REQUIRE(st.size() == 8);
   for (const auto& x : st) CHECK(x.layers == 4);
   auto check_mixed = [](units::Time dense, units::Time mixed, units::Time moe) { CHECK(mixed * 2 == dense + moe); };
@@ -206,10 +208,7 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
         gpu + "\n  gpus: 32\n  gpus_per_node: " + std::to_string(gpus_per_node) +
         "\nparallel:\n  ep: 32\n  micro_batch: 1\n  global_batch: 32\n  recompute: none\n" +
         (dispatcher.empty() ? std::string() : "  moe_dispatcher: " + dispatcher + "\n") + "precision: bf16\n";
-    scenario::Diagnostics d;
-    auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
-    REQUIRE_MESSAGE(s.has_value(), d.str());
-    return *s;
+    return parse(text);
   };
   compute::ComputeProfile profile = no_host_profile();
   profile.dispatch_copy_ns = 400;  // what a DeepEP warp pays per token copy, about the shipped figure
@@ -311,10 +310,7 @@ TEST_CASE("ep overlap: a stage's exposed all-to-all shrinks by what the overlap 
         "cluster:\n  gpu: H100\n  gpus: 32\n  gpus_per_node: 8\nparallel:\n  ep: 32\n  micro_batch: 1\n"
         "  global_batch: 256\n  recompute: none\n  overlap_ep_comm: " +
         std::string(overlap ? "true" : "false") + "\nprecision: bf16\n";
-    scenario::Diagnostics d;
-    auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
-    REQUIRE_MESSAGE(s.has_value(), d.str());
-    const auto st = cost::stage_costs(*s, no_host_profile());
+    const auto st = cost::stage_costs(parse(text), no_host_profile());
     REQUIRE(st.size() == 1);
     return st[0];
   };
@@ -352,10 +348,7 @@ TEST_CASE("ep overlap: a stage's EP time lies between the paired figure and the 
         "cluster:\n  gpu: H100\n  gpus: 16\nparallel:\n  ep: 16\n  micro_batch: 1\n  global_batch: " +
         std::to_string(global_batch) + "\n  recompute: none\n  overlap_ep_comm: " + (overlap ? "true" : "false") +
         "\nprecision: bf16\n";
-    scenario::Diagnostics d;
-    auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
-    REQUIRE_MESSAGE(s.has_value(), d.str());
-    return cost::stage_costs(*s, no_host_profile()).front().ep_comm;
+    return cost::stage_costs(parse(text), no_host_profile()).front().ep_comm;
   };
   // One micro-batch per step: its forward and backward both run alone, nothing hidden.
   CHECK(moe(16, true) == moe(16, false));
@@ -379,10 +372,7 @@ TEST_CASE("per-op checkpointing (selective under FSDP2) runs K, the output proje
         "parallel:\n  dp: 2\n  zero: 3\n  fsdp: {reshard_after_forward: true}\n  micro_batch: 1\n"
         "  global_batch: 2\n  recompute: " +
         std::string(recompute) + "\nprecision: bf16\n";
-    scenario::Diagnostics d;
-    auto s = io::parse_scenario(text, "test.yaml", test::shipped_catalog(), d);
-    REQUIRE_MESSAGE(s.has_value(), d.str());
-    return cost::stage_costs(*s, no_host_profile()).front();
+    return cost::stage_costs(parse(text), no_host_profile()).front();
   };
   const auto full = stage("full"), op = stage("selective"), none = stage("none");
   CHECK(none.recompute.ns == 0);

@@ -334,10 +334,14 @@ std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const compu
     const double e = *k.number("local_experts"), tokens = *k.number("total_m"), f = *k.number("n"), h = *k.number("k"),
                  rows = tokens * k.number("top_k").value_or(1), m = rows / e,
                  shared = k.number("shared_experts").value_or(0);
-    // Gate and up (h -> 2f) and down (f -> h), each forward, input gradient and weight gradient.
+    // A GEMM's forward, input gradient (m x k from n) and weight gradient (n x k over m).
+    const auto trained = [](const cost::OpContext& c, const cost::GemmShape& g) {
+      return cost::gemm_time(c, g) + cost::gemm_time(c, {g.m, g.k, g.n, g.batch, g.grouped}) +
+             cost::gemm_time(c, {g.n, g.k, g.m, g.batch, g.grouped});
+    };
+    // Gate and up (h -> 2f) and down (f -> h).
     for (const cost::GemmShape g : {cost::GemmShape{m, 2 * f, h, e, true}, cost::GemmShape{m, h, f, e, true}})
-      out.time += cost::gemm_time(ctx, g) + cost::gemm_time(ctx, {g.m, g.k, g.n, e, true}) +
-                  cost::gemm_time(ctx, {g.n, g.k, g.m, e, true});
+      out.time += trained(ctx, g);
     if (ctx.precision == hardware::Precision::MXFP8)  // each GEMM's operands cast along both dimensions
       for (const double elements : {rows * h, e * 2 * f * h, rows * 2 * f, rows * f, e * f * h, rows * h})
         out.time += cost::cast_time(ctx, elements, 2, 2);
@@ -347,8 +351,7 @@ std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const compu
     if (shared > 0)
       for (const cost::GemmShape g :
            {cost::GemmShape{tokens, 2 * f * shared, h}, cost::GemmShape{tokens, h, f * shared}})
-        out.time +=
-            cost::gemm_time(bf16, g) + cost::gemm_time(bf16, {g.m, g.k, g.n}) + cost::gemm_time(bf16, {g.n, g.k, g.m});
+        out.time += trained(bf16, g);
     // SwiGLU between the GEMMs, routed and shared: forward reads gate and up and writes their
     // product, backward reads its gradient, gate and up and writes both gradients (8 passes of
     // the f-wide activations in 16 bits, one kernel each way).

@@ -441,17 +441,13 @@ LayerCost layer_cost(const StageInputs& in, int layer) {
   if (p.recompute == parallel::Recompute::Full) {
     c.recompute = c.fwd;
   } else if (workload::per_op_checkpointing(m, p, layer)) {
-    // torchtitan's per-op checkpointing (workload::per_op_checkpointing) runs the block's K
-    // projection, output projection and the FFN's second GEMM again, and every elementwise op;
-    // attention's output is kept.
+    // torchtitan's per-op checkpointing runs three of the block's GEMMs again
+    // (workload::per_op_recomputed_gemms), split by TP as their layers are, and every
+    // elementwise op; attention's output is kept.
     LayerGemms again;
     LayerCost scratch;
-    again.add(in, scratch, T, kv / t, h);    // K
-    again.add(in, scratch, T, h, in.o / t);  // output projection
-    if (m.ffn_matrices() == 3)
-      again.add(in, scratch, T, d(m.ffn) / t, h);  // SwiGLU's up projection (w3)
-    else
-      again.add(in, scratch, T, h, d(m.ffn) / t);  // the down projection (w2)
+    for (const workload::LayerGemm& g : workload::per_op_recomputed_gemms(m))
+      again.add(in, scratch, T, g.column ? g.n / t : g.n, g.column ? g.k : g.k / t);
     c.recompute = again.fwd + ew_f;
   } else if (p.recompute == parallel::Recompute::Selective) {
     c.recompute = attn_f;

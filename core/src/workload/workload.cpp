@@ -186,7 +186,7 @@ units::Flops hardware_flops_per_step(const ModelSpec& m, const parallel::Paralle
     if (p.recompute == parallel::Recompute::Full)
       extra += count * f.total();
     else if (per_op_checkpointing(m, p, layer))
-      extra += count * 2 * gb * d(m.seq_len) * per_op_recomputed_weights(m);
+      for (const LayerGemm& g : per_op_recomputed_gemms(m)) extra += count * 2 * gb * d(m.seq_len) * g.n * g.k;
     else if (p.recompute == parallel::Recompute::Selective)
       extra += count * f.attention;
   };
@@ -453,9 +453,10 @@ bool per_op_checkpointing(const ModelSpec& m, const parallel::ParallelPlan& p, i
   return p.recompute == parallel::Recompute::Selective && p.fsdp.has_value() && !m.mla && !m.is_moe_layer(layer);
 }
 
-double per_op_recomputed_weights(const ModelSpec& m) {
-  const double h = d(m.hidden);
-  return h * d(m.kv_dim()) + d(m.attn_out_dim()) * h + h * d(m.ffn);
+std::array<LayerGemm, 3> per_op_recomputed_gemms(const ModelSpec& m) {
+  const double h = d(m.hidden), f = d(m.ffn);
+  const LayerGemm ffn = m.ffn_matrices() == 3 ? LayerGemm{f, h, true} : LayerGemm{h, f, false};
+  return {LayerGemm{d(m.kv_dim()), h, true}, LayerGemm{h, d(m.attn_out_dim()), false}, ffn};
 }
 
 units::Bytes layer_activation_bytes(const ModelSpec& m, const parallel::ParallelPlan& p, int layer,

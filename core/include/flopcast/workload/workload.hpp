@@ -6,6 +6,7 @@
 /// s^2 term (as PaLM's 6N + 12 l h s does) and no recompute. Memory follows ZeRO
 /// (arXiv 1910.02054, 16 B/param with mixed-precision Adam) and Korthikanti et al. 2022
 /// (arXiv 2205.05198, Table 2) for activations.
+#include <array>
 #include <functional>
 #include <vector>
 
@@ -185,10 +186,17 @@ MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::Comp
 /// attention, where a block's mm calls are Q, K, V, the output projection, then the FFN's
 /// GEMMs in order; an MoE or MLA layer keeps Megatron's rule (the attention core recomputed).
 bool per_op_checkpointing(const ModelSpec& m, const parallel::ParallelPlan& p, int layer);
-/// The weights of the GEMMs per-op checkpointing recomputes in a block: the 2nd, 4th and 6th mm,
-/// that is the K projection, the output projection and the FFN's second GEMM (w3, the up
-/// projection of SwiGLU's `w2(silu(w1 x) * w3 x)`; w2 for a two-matrix FFN), full size.
-double per_op_recomputed_weights(const ModelSpec& m);
+/// One GEMM of a layer's forward, per token: `n` outputs from `k` inputs, whole (no tensor
+/// parallelism); `column`: tensor parallelism splits its outputs (a column-parallel linear), else
+/// its inputs (row-parallel).
+struct LayerGemm {
+  double n = 0, k = 0;
+  bool column = true;
+};
+/// The GEMMs per-op checkpointing recomputes in a block: the 2nd, 4th and 6th mm, that is the K
+/// projection, the output projection and the FFN's second GEMM (w3, the up projection of
+/// SwiGLU's `w2(silu(w1 x) * w3 x)`; w2, the down projection, for a two-matrix FFN).
+std::array<LayerGemm, 3> per_op_recomputed_gemms(const ModelSpec& m);
 
 /// Activation bytes of one layer for one micro-batch on one GPU (Korthikanti Table 2,
 /// generalised to GQA, wide heads, SwiGLU, MoE and FP8 GEMM inputs; flash attention stores no
