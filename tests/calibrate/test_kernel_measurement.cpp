@@ -135,6 +135,60 @@ TEST_CASE("a GEMM entry's TFLOP/s is 2 m n k over the cost layer's time") {
   CHECK(c->error_pct == doctest::Approx((c->predicted - 700) / 700 * 100));
 }
 
+TEST_CASE("a GEMM entry with accumulate: fp32 is priced with its FP32 output read and written") {
+  const std::string entry = R"(
+- id: w
+  source: s
+  kind: gemm
+  gpu: H100
+  dtype: bf16
+  shape: {m: 7168, n: 4096, k: 4096, op: wgrad%s}
+  measured: {tflops: 600}
+)";
+  auto with = [&](const char* extra) {
+    std::string text = entry;
+    text.replace(text.find("%s"), 2, extra);
+    return one(text);
+  };
+  const compute::ComputeProfile p = round_profile();
+  std::string why;
+  const auto plain = calibrate::compare_kernel(with(""), p, why);
+  const auto accum = calibrate::compare_kernel(with(", accumulate: fp32"), p, why);
+  REQUIRE_MESSAGE((plain && accum), why);
+  // 7168 x 4096 x 8 B at 3.35 TB/s x 0.80 more than the plain kernel's time.
+  const double flops = 2.0 * 7168 * 4096 * 4096;
+  const double t_plain = flops / (plain->predicted * 1e12);
+  CHECK(flops / (accum->predicted * 1e12) ==
+        doctest::Approx(t_plain + 7168.0 * 4096 * 8 / (3.35e12 * 0.80)).epsilon(1e-6));
+}
+
+TEST_CASE("a multi-node collective entry is priced on the NICs it states") {
+  const std::string entry = R"(
+- id: ar
+  source: s
+  kind: collective
+  gpu: B200
+  dtype: fp32
+  shape: {op: all_reduce, gpus: 32, nodes: 4, bytes: 17179869184%s}
+  measured: {busbw_gbytes_s: 380}
+)";
+  auto with = [&](const char* extra) {
+    std::string text = entry;
+    text.replace(text.find("%s"), 2, extra);
+    return one(text);
+  };
+  const compute::ComputeProfile p = round_profile();
+  std::string why;
+  const auto hdr = calibrate::compare_kernel(with(""), p, why);
+  const auto ndr = calibrate::compare_kernel(with(", nics_per_node: 8, nic_gbps: 400"), p, why);
+  REQUIRE_MESSAGE((hdr && ndr), why);
+  // A 16 GiB ring is bound by the NICs: twice their line rate, about twice the bus bandwidth.
+  CHECK(ndr->predicted / hdr->predicted == doctest::Approx(2.0).epsilon(0.05));
+  const auto four = calibrate::compare_kernel(with(", nics_per_node: 4, nic_gbps: 400"), p, why);
+  REQUIRE_MESSAGE(four, why);
+  CHECK(four->predicted < 0.6 * ndr->predicted);
+}
+
 TEST_CASE("an attention entry counts FLOPs as FlashAttention's benchmarks do, causal halved") {
   // 2 x 1 x 16 heads x 4096^2 x (128 + 128) / 2 (causal) = 68.72 GFLOP forward; the cost layer's time
   // attends S^2/2 + 64 S keys at 0.60 of the peak.

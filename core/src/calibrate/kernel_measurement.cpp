@@ -74,7 +74,9 @@ std::optional<Predicted> predict_gemm(const KernelMeasurement& k, const compute:
     return std::nullopt;
   }
   Predicted out;
-  out.time = cost::gemm_time(context_of(k, p), {*m, *n, *kk});
+  cost::GemmShape g{*m, *n, *kk};
+  g.accumulate_fp32 = k.text("accumulate") == "fp32";  // a weight gradient added into FP32 (DeepGEMM's wgrad)
+  out.time = cost::gemm_time(context_of(k, p), g);
   out.flops = 2 * *m * *n * *kk;
   return out;
 }
@@ -91,7 +93,8 @@ std::optional<Predicted> predict_grouped_gemm(const KernelMeasurement& k, const 
   const cost::OpContext ctx = context_of(k, p);
   const double g = *groups, m = *per_group;
   const std::string dir = k.text("direction");
-  const cost::GemmShape fwd{m, *n, *kk, g, true}, dgrad{m, *kk, *n, g, true}, wgrad{*n, *kk, m, g, true};
+  const cost::GemmShape fwd{m, *n, *kk, g, true}, dgrad{m, *kk, *n, g, true},
+      wgrad{*n, *kk, m, g, true, k.text("accumulate") == "fp32"};
   Predicted out;
   const double one = 2 * g * m * *n * *kk;
   if (dir.empty() || dir == "fwd") {
@@ -279,6 +282,10 @@ std::optional<FigureComparison> compare_nccl(const KernelMeasurement& k, const c
   pt.gpus_per_node = static_cast<int>(pt.gpus / nodes);
   pt.fabric.gpus_per_node = pt.gpus_per_node;
   pt.fabric.nvlink_domain = std::max(pt.gpus_per_node, 8);
+  // The scale-out NICs where the entry states them (a multi-node measurement on other NICs than
+  // the catalog default's 8 x 200 Gb/s).
+  if (const auto g = k.number("nic_gbps")) pt.fabric.nic_gbps = *g;
+  if (const auto n = k.number("nics_per_node")) pt.fabric.nics_per_node = static_cast<int>(*n);
   if (k.number("bytes")) pt.message_bytes = *k.number("bytes");
   const auto fig = first_measured(k, {"time_us", "busbw_gbytes_s", "algbw_gbytes_s"});
   if (!fig) {

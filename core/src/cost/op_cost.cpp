@@ -66,6 +66,7 @@ struct GemmKey {
   double m, n, k, batch;
   double sms, peak, hbm_bw, elt;
   double gemm_eff, hbm_eff, k_half, overhead;
+  bool accumulate_fp32;
   bool operator==(const GemmKey&) const = default;
 };
 // gemm_eff is the rate a GEMM reaches: a grouped one's carries the grouped_gemm factor.
@@ -106,7 +107,8 @@ units::Time gemm_time(const OpContext& c, const GemmShape& g) {
                     eff.gemm_of(c.precision) * (g.grouped ? eff.grouped_gemm : 1.0),
                     eff.hbm,
                     c.profile->gemm_k_half,
-                    c.profile->kernel_overhead_us};
+                    c.profile->kernel_overhead_us,
+                    g.accumulate_fp32};
   // Direct-mapped: one slot per hash, overwritten on a miss (no allocation, no chains).
   struct Slot {
     GemmKey key{};
@@ -151,7 +153,12 @@ units::Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
   const double elt = hardware::bytes_per_element(c.precision);
   const double out = std::max(elt, 2.0);
   const double bytes = g.batch * (elt * (g.m * g.k + g.k * g.n) + out * g.m * g.n);
-  return units::Time::from_seconds(std::max(best, bytes / hbm)) + launch_overhead(*c.profile, 1);
+  // An FP32-accumulating GEMM's epilogue reads the FP32 tile it adds to and writes it back once
+  // the main loop has finished it: 8 bytes per output element that the math does not hide.
+  // DeepGEMM's wgrad kernels (wgrad_gemm_fp8_fp8_fp32_nt, deepseek-ai/DeepGEMM PR #95) run 20-40%
+  // below its BF16-output kernels at K = 4096 and 9-25% at K = 8192: this term accounts for both.
+  const double accumulate = g.accumulate_fp32 ? g.batch * g.m * g.n * 8.0 / hbm : 0.0;
+  return units::Time::from_seconds(std::max(best, bytes / hbm) + accumulate) + launch_overhead(*c.profile, 1);
 }
 
 }  // namespace

@@ -16,6 +16,9 @@ struct GemmShape {
   double m = 0, n = 0, k = 0;
   double batch = 1;
   bool grouped = false;
+  /// D = C + A B into an FP32 tensor (a weight gradient accumulated into FP32 main gradients):
+  /// the epilogue reads and writes 8 bytes per output element after the main loop.
+  bool accumulate_fp32 = false;
 };
 
 /// Fused attention over `batch_heads` (micro-batch x query heads) independent problems: q_len
