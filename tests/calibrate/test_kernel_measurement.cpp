@@ -162,6 +162,59 @@ TEST_CASE("a GEMM entry with accumulate: fp32 is priced with its FP32 output rea
         doctest::Approx(t_plain + 7168.0 * 4096 * 8 / (3.35e12 * 0.80)).epsilon(1e-6));
 }
 
+TEST_CASE("torchao's MXFP8 grouped-GEMM training function is scored, not fitted, and its GEMMs alone are") {
+  const std::string entry = R"(
+- id: g
+  source: s
+  kind: grouped_gemm
+  gpu: B200
+  dtype: %s
+  shape: {groups: 8, total_m: 131072, n: 2048, k: 7168, direction: %s}
+  measured: {time_us: 10000}
+)";
+  auto with = [&](const char* dtype, const char* direction) {
+    std::string text = entry;
+    text.replace(text.find("%s"), 2, dtype);
+    text.replace(text.find("%s"), 2, direction);
+    return one(text);
+  };
+  // Timed with its block-scale layout conversions, which the cost layer does not price.
+  CHECK_FALSE(calibrate::is_component_measurement(with("mxfp8", "fwd+bwd")));
+  CHECK(calibrate::is_component_measurement(with("mxfp8", "fwd")));
+  CHECK(calibrate::is_component_measurement(with("mxfp8", "wgrad")));
+  CHECK(calibrate::is_component_measurement(with("bf16", "fwd+bwd")));
+}
+
+TEST_CASE("the fit sets the 8-bit grouped-GEMM rate apart where 8-bit grouped entries inform it") {
+  // Grouped GEMMs on H100 made with grouped_gemm 0.5 (16-bit) and grouped_gemm_fp8 0.9 (8-bit).
+  compute::ComputeProfile truth = round_profile();
+  auto& h = truth.of(hardware::GpuArch::Hopper);
+  h.gemm_fp8 = 0.7;
+  h.fp8_apart = true;
+  h.grouped_gemm = 0.5;
+  h.grouped_gemm_fp8 = 0.9;
+  std::vector<calibrate::KernelMeasurement> ks;
+  for (const char* dtype : {"bf16", "fp8"})
+    for (const int n : {2048, 4096, 7168}) {
+      auto k = one(std::string("- id: g\n  source: s\n  kind: grouped_gemm\n  gpu: H100\n  dtype: ") + dtype +
+                   "\n  shape: {groups: 8, tokens_per_group: 4096, n: " + std::to_string(n) +
+                   ", k: 7168, direction: fwd}\n  measured: {time_us: 1}\n");
+      std::string why;
+      k.measured["time_us"] = calibrate::compare_kernel(k, truth, why)->predicted;
+      ks.push_back(k);
+    }
+  compute::ComputeProfile start = truth;
+  start.of(hardware::GpuArch::Hopper).grouped_gemm = 1.0;
+  start.of(hardware::GpuArch::Hopper).grouped_gemm_fp8 = compute::kTied;
+  calibrate::KernelFitOptions o;
+  o.parameters = {"hopper.grouped_gemm", "hopper.grouped_gemm_fp8"};
+  const auto r = calibrate::fit_kernel_profile(ks, start, o);
+  // Tied, the 16-bit coefficient moves all six; apart, the 8-bit one moves its three alone.
+  CHECK(r.informed.at("hopper.grouped_gemm_fp8") == 3);
+  CHECK(r.profile.of(hardware::GpuArch::Hopper).grouped_gemm == doctest::Approx(0.5).epsilon(1e-3));
+  CHECK(r.profile.of(hardware::GpuArch::Hopper).grouped_gemm_fp8 == doctest::Approx(0.9).epsilon(1e-3));
+}
+
 TEST_CASE("a multi-node collective entry is priced on the NICs it states") {
   const std::string entry = R"(
 - id: ar

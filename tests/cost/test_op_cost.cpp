@@ -323,3 +323,25 @@ TEST_CASE("an FP32-accumulating GEMM adds its output's read and write, 8 B an el
   const double batched_plain = cost::gemm_time(ctx, cost::GemmShape{7168, 4096, 4096, 3}).seconds();
   CHECK(cost::gemm_time(ctx, batched).seconds() == doctest::Approx(batched_plain + 3 * extra).epsilon(1e-9));
 }
+
+TEST_CASE("an 8-bit grouped GEMM runs at grouped_gemm_fp8 where the profile sets it apart, else at grouped_gemm") {
+  const auto gpu = h100();
+  auto prof = profile(0.0);
+  auto& hopper = prof.of(hardware::GpuArch::Hopper);
+  hopper.grouped_gemm = 0.5;
+  const cost::GemmShape grouped{8192, 8192, 8192, 4, true};
+  const cost::OpContext bf16{&gpu, &prof, hardware::Precision::BF16}, fp8{&gpu, &prof, hardware::Precision::FP8};
+  // Tied (NaN): both precisions take grouped_gemm.
+  CHECK(hopper.grouped_of(hardware::Precision::FP8) == 0.5);
+  const double tied = cost::gemm_time(fp8, grouped).seconds();
+  hopper.grouped_gemm_fp8 = 1.0;
+  CHECK(hopper.grouped_of(hardware::Precision::FP8) == 1.0);
+  CHECK(hopper.grouped_of(hardware::Precision::MXFP8) == 1.0);
+  CHECK(hopper.grouped_of(hardware::Precision::BF16) == 0.5);
+  // Compute-bound: the 8-bit kernel at twice the grouped rate takes half the time; the 16-bit one
+  // keeps its own.
+  CHECK(cost::gemm_time(fp8, grouped).seconds() == doctest::Approx(tied / 2).epsilon(1e-6));
+  CHECK(
+      cost::gemm_time(bf16, grouped).seconds() ==
+      doctest::Approx(2 * cost::gemm_time(bf16, cost::GemmShape{8192, 8192, 8192, 4, false}).seconds()).epsilon(1e-6));
+}

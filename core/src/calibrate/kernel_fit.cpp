@@ -85,7 +85,7 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
   // Every measurement, kernels then collective points, as one evaluator each.
   std::vector<std::function<std::optional<double>(const compute::ComputeProfile&)>> items;
   for (const auto& k : kernels)
-    if (k.kind != KernelKind::StepBreakdown)
+    if (is_component_measurement(k))
       items.push_back([&k](const compute::ComputeProfile& p) { return log_speed_ratio(k, p); });
   for (const auto& c : options.collectives)
     items.push_back([&c](const compute::ComputeProfile& p) { return log_speed_ratio(c, p); });

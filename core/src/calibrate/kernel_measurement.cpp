@@ -111,7 +111,8 @@ std::optional<Predicted> predict_grouped_gemm(const KernelMeasurement& k, const 
     // An MXFP8 training step's grouped GEMMs quantise their inputs as they go: the tokens (m x k),
     // the expert weights (n x k) and the output gradient (m x n), each along both dimensions for
     // the forward and the two backward GEMMs (torchao's _scaled_grouped_mm training function,
-    // torchao/prototype/moe_training/scaled_grouped_mm.py; its README times fwd + bwd with them).
+    // torchao/prototype/moe_training/scaled_grouped_mm.py; its README times fwd + bwd with them,
+    // and with the scale-layout conversions that are not priced here: scored, not fitted).
     if (ctx.precision == hardware::Precision::MXFP8)
       for (const double elements : {g * m * *kk, g * *n * *kk, g * m * *n})
         out.time += cost::cast_time(ctx, elements, 2, 2);
@@ -157,6 +158,18 @@ std::optional<Predicted> predict_attention(const KernelMeasurement& k, const com
 
 /// Rows and columns of a memory-bound entry: shape rows / cols, or input_shape (all but the last
 /// dimension are rows), times `groups`.
+}  // namespace
+
+bool is_component_measurement(const KernelMeasurement& k) {
+  if (k.kind == KernelKind::StepBreakdown) return false;
+  // torchao's MXFP8 grouped-GEMM training function (direction fwd+bwd): its time includes the
+  // block-scale layout conversions, which the cost layer does not price (predict_grouped_gemm).
+  return !(k.kind == KernelKind::GroupedGemm && k.dtype == hardware::Precision::MXFP8 &&
+           k.text("direction") == "fwd+bwd");
+}
+
+namespace {
+
 std::optional<std::pair<double, double>> rows_cols(const KernelMeasurement& k) {
   double rows = 0, cols = 0;
   if (k.number("rows") && k.number("cols")) {

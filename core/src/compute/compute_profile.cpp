@@ -20,6 +20,10 @@ double ArchEfficiency::gemm_of(hardware::Precision p) const {
   return gemm;
 }
 
+double ArchEfficiency::grouped_of(hardware::Precision p) const {
+  return is_8bit(p) || is_4bit(p) ? or_else(grouped_gemm_fp8, grouped_gemm) : grouped_gemm;
+}
+
 double ArchEfficiency::attention_of(hardware::Precision p, bool backward) const {
   const double bwd16 = or_else(flash_attention_bwd, flash_attention);
   if (!is_8bit(p)) return backward ? bwd16 : flash_attention;
@@ -74,6 +78,8 @@ const std::vector<ProfileParameter>& profile_parameters() {
         {"gemm_fp4", 0.20, 1.00, &ArchEfficiency::gemm_fp4, true, true,
          [](const ArchEfficiency& e) { return e.gemm_of(hardware::Precision::FP8); }, "gemm_fp8"},
         {"grouped_gemm", 0.20, 1.20, &ArchEfficiency::grouped_gemm, false, false, nullptr, ""},
+        {"grouped_gemm_fp8", 0.20, 1.20, &ArchEfficiency::grouped_gemm_fp8, true, false,
+         [](const ArchEfficiency& e) { return e.grouped_gemm; }, "grouped_gemm"},
         {"flash_attention", 0.20, 1.00, &ArchEfficiency::flash_attention, false, false, nullptr, ""},
         {"flash_attention_bwd", 0.20, 1.00, &ArchEfficiency::flash_attention_bwd, false, false,
          [](const ArchEfficiency& e) { return e.flash_attention; }, "flash_attention"},

@@ -69,7 +69,7 @@ struct GemmKey {
   bool accumulate_fp32;
   bool operator==(const GemmKey&) const = default;
 };
-// gemm_eff is the rate a GEMM reaches: a grouped one's carries the grouped_gemm factor.
+// gemm_eff is the rate a GEMM reaches: a grouped one's carries its precision's grouped factor.
 struct GemmKeyHash {
   static std::uint64_t bits(double v) {
     std::uint64_t b;
@@ -104,7 +104,7 @@ units::Time gemm_time(const OpContext& c, const GemmShape& g) {
                     peak_flops(c),
                     c.gpu->hbm_bandwidth.bytes_per_s,
                     hardware::bytes_per_element(c.precision),
-                    eff.gemm_of(c.precision) * (g.grouped ? eff.grouped_gemm : 1.0),
+                    eff.gemm_of(c.precision) * (g.grouped ? eff.grouped_of(c.precision) : 1.0),
                     eff.hbm,
                     c.profile->gemm_k_half,
                     c.profile->kernel_overhead_us,
@@ -130,7 +130,7 @@ units::Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
   const auto& eff = arch_of(c);
   const double sms = std::max(1, c.gpu->sm_count);
   const double per_sm = peak_flops(c) / sms;
-  const double rate = eff.gemm_of(c.precision) * (g.grouped ? eff.grouped_gemm : 1.0);
+  const double rate = eff.gemm_of(c.precision) * (g.grouped ? eff.grouped_of(c.precision) : 1.0);
   const double hbm = c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm;
   double best = INFINITY;
   for (const auto& t : kTiles) {

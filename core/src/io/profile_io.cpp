@@ -156,7 +156,8 @@ std::optional<compute::ComputeProfile> parse_profile(const std::string& text, co
       const std::string coefficient = q.name.substr(prefix.size());
       if (!n[coefficient]) continue;
       // A grouped GEMM may outpace a dense one; every other coefficient is a fraction of a peak.
-      if (auto v = r.number(n[coefficient], child(key, coefficient), 0.01, coefficient == "grouped_gemm" ? 2.0 : 1.0)) {
+      if (auto v = r.number(n[coefficient], child(key, coefficient), 0.01,
+                            coefficient.rfind("grouped_gemm", 0) == 0 ? 2.0 : 1.0)) {
         *q.slot(p) = *v;
         // Without a figure of its own an 8-bit GEMM reaches what a 16-bit one does (tied).
         if (coefficient == "gemm_fp8") p.of(a).fp8_apart = true;

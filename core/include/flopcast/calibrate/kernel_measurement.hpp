@@ -60,6 +60,13 @@ struct KernelMeasurement {
 std::optional<FigureComparison> compare_kernel(const KernelMeasurement& k, const compute::ComputeProfile& profile,
                                                std::string& why_not);
 
+/// Whether the fit uses a measurement: a component kernel or collective. Not a per-op step
+/// breakdown, nor a training function timed with kernels the cost layer does not price (torchao's
+/// MXFP8 grouped GEMM forward and backward, timed with its scale-layout conversions): each sums
+/// kernels of several kinds, some beside work the cost layer does not price, which a fit would
+/// charge to whichever coefficient they share. Those are predicted and scored, not fitted.
+bool is_component_measurement(const KernelMeasurement& k);
+
 /// Whether a coefficient is whole-step glue, fitted on measured runs only: the in-stream kernel
 /// gap and host overheads (host_overhead_us, microbatch_overhead_ms, iteration_overhead_ms,
 /// kernel_overhead_us) and each generation's sustained clock. Every other coefficient is the cost
@@ -97,9 +104,8 @@ struct KernelFitResult {
 /// Fits the cost layer's coefficients to the measurements: bounded Levenberg-Marquardt on the
 /// logarithm of predicted / measured speed of each entry's figure, under a Cauchy loss (scale 10%)
 /// so that a benchmark of an unusually slow or fast implementation does not move a coefficient
-/// the others agree on. Each entry weighs the same. Per-op step breakdowns are scored in the
-/// summary but not fitted: each sums kernels of several kinds, some beside work the cost layer
-/// does not price, which a fit would charge to whichever coefficient they share. Deterministic.
+/// the others agree on. Each entry weighs the same. Only component measurements are fitted
+/// (is_component_measurement); the others are scored in the summary. Deterministic.
 KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels, const compute::ComputeProfile& start,
                                    const KernelFitOptions& options = {});
 

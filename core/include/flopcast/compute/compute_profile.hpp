@@ -41,6 +41,10 @@ struct ArchEfficiency {
   /// Rate of a grouped GEMM (MoE experts: one kernel over many GEMMs) relative to a dense GEMM of
   /// the same tiles (1: as fast).
   double grouped_gemm = 1.0;
+  /// The same for 8- and 4-bit grouped GEMMs (FP8, MXFP8, NVFP4 experts; NaN: grouped_gemm): their
+  /// kernels are not the 16-bit ones (DeepGEMM's and CUTLASS's block-scaled grouped GEMMs against
+  /// PyTorch's `torch._grouped_mm`), and their published rates differ.
+  double grouped_gemm_fp8 = kTied;
   /// Fused attention's backward, fraction of the 16-bit peak (NaN: flash_attention).
   double flash_attention_bwd = kTied;
   /// 8-bit fused attention (FP8, MXFP8) forward, fraction of the 8-bit peak (NaN: flash_attention).
@@ -59,6 +63,9 @@ struct ArchEfficiency {
 
   /// The GEMM efficiency of a precision (gemm, gemm_fp8 when apart, gemm_fp4).
   double gemm_of(hardware::Precision p) const;
+  /// A grouped GEMM's rate relative to a dense one's, for a precision (grouped_gemm_fp8 for 8 and
+  /// 4 bits unless tied).
+  double grouped_of(hardware::Precision p) const;
   /// The fused-attention efficiency of a precision and direction.
   double attention_of(hardware::Precision p, bool backward) const;
   /// The fraction of HBM bandwidth a cast kernel producing `p` reaches.
