@@ -196,7 +196,19 @@ units::Time attention_time(const OpContext& c, const AttentionShape& a, bool bac
   const double mean_keys = keys / a.q_len;
   const double kv_eff = mean_keys / (mean_keys + c.profile->attention_kv_half);
   const double rate = peak_flops(c) * eff.attention_of(c.precision, backward) * hd_eff * kv_eff;
-  return units::Time::from_seconds(flops / rate) + launch_overhead(*c.profile, backward ? 2 : 1);
+  const units::Time main = units::Time::from_seconds(flops / rate);
+  if (!backward) return main + launch_overhead(*c.profile, 1);
+  // The backward's two memory-bound kernels beside its main loop, per query row and head
+  // (FlashAttention-3, hopper/flash_bwd_preprocess_kernel.h and flash_bwd_postprocess_kernel.h;
+  // FlashAttention-2 and cuDNN's SDPA backward likewise): the preprocess reads O and dO for
+  // rowsum(dO * O) and clears the FP32 dQ accumulator, the postprocess reads that accumulator
+  // and writes dQ. Linear in the sequence where the main loop is quadratic: it weighs on short
+  // sequences.
+  const double elt = std::max(1.0, hardware::bytes_per_element(c.precision));
+  const double rows = a.batch_heads * a.q_len;
+  const double bytes = rows * (2 * dv * elt + 4 * a.head_dim + 4 * a.head_dim + elt * a.head_dim);
+  return main + units::Time::from_seconds(bytes / (c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm)) +
+         launch_overhead(*c.profile, 3);
 }
 
 units::Time memory_bound_time(const OpContext& c, units::Bytes bytes, int kernels) {
