@@ -209,8 +209,10 @@ TEST_CASE("the fit sets the 8-bit grouped-GEMM rate apart where 8-bit grouped en
   calibrate::KernelFitOptions o;
   o.parameters = {"hopper.grouped_gemm", "hopper.grouped_gemm_fp8"};
   const auto r = calibrate::fit_kernel_profile(ks, start, o);
-  // Tied, the 16-bit coefficient moves all six; apart, the 8-bit one moves its three alone.
+  // Apart, the 8-bit coefficient moves its three entries alone, and the 16-bit one answers for the
+  // other three only (tied, it would move all six).
   CHECK(r.informed.at("hopper.grouped_gemm_fp8") == 3);
+  CHECK(r.informed.at("hopper.grouped_gemm") == 3);
   CHECK(r.profile.of(hardware::GpuArch::Hopper).grouped_gemm == doctest::Approx(0.5).epsilon(1e-3));
   CHECK(r.profile.of(hardware::GpuArch::Hopper).grouped_gemm_fp8 == doctest::Approx(0.9).epsilon(1e-3));
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <string_view>
 
 #include "flopcast/calibrate/kernel_measurement.hpp"
@@ -105,31 +106,44 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
     }
     return out;
   };
-  std::vector<const compute::ProfileParameter*> params;
-  for (const auto& q : compute::profile_parameters()) {
+  // The coefficients to fit: named, or (none named) every one neither held nor glue.
+  auto candidate = [&](const compute::ProfileParameter& q) {
     const bool named =
         std::find(options.parameters.begin(), options.parameters.end(), q.name) != options.parameters.end();
-    if (!options.parameters.empty() && !named) continue;
+    if (!options.parameters.empty()) return named;
     // The whole-step glue is the runs' to fit (kernel measurements do not inform it), and what the
     // start profile holds stays.
     const bool held = std::find(start.held.begin(), start.held.end(), q.name) != start.held.end();
-    if (options.parameters.empty() && (held || is_glue_parameter(q.name))) continue;
+    return !held && !is_glue_parameter(q.name);
+  };
+  // A coefficient tied to another is set apart only where some measurement informs it and not
+  // the other: Ampere's attention measured forward and backward together cannot tell the two
+  // directions apart.
+  auto informs_alone = [&](const compute::ProfileParameter& q) {
     std::vector<std::size_t> informs = moved_by(q, start);
-    // A coefficient tied to another is set apart only where some measurement informs it and not
-    // the other: Ampere's attention measured forward and backward together cannot tell the two
-    // directions apart.
-    if (!q.tied_to.empty()) {
-      compute::ComputeProfile apart = start;
-      set(apart, q, q.value(start));
-      const auto target = std::find_if(compute::profile_parameters().begin(), compute::profile_parameters().end(),
-                                       [&](const compute::ProfileParameter& t) { return t.name == q.tied_to; });
-      if (target != compute::profile_parameters().end()) {
-        const std::vector<std::size_t> both = moved_by(*target, apart);
-        std::vector<std::size_t> alone;
-        std::set_difference(informs.begin(), informs.end(), both.begin(), both.end(), std::back_inserter(alone));
-        informs = alone;
-      }
-    }
+    compute::ComputeProfile apart = start;
+    set(apart, q, q.value(start));
+    const auto target = std::find_if(compute::profile_parameters().begin(), compute::profile_parameters().end(),
+                                     [&](const compute::ProfileParameter& t) { return t.name == q.tied_to; });
+    if (target == compute::profile_parameters().end()) return informs;
+    const std::vector<std::size_t> both = moved_by(*target, apart);
+    std::vector<std::size_t> alone;
+    std::set_difference(informs.begin(), informs.end(), both.begin(), both.end(), std::back_inserter(alone));
+    return alone;
+  };
+  // Those set apart start apart, so that what they fall back to answers only for its own
+  // measurements (Hopper's 16-bit grouped-GEMM rate is not informed by DeepGEMM's 8-bit kernels
+  // once the 8-bit rate stands apart).
+  std::map<std::string, std::vector<std::size_t>> tied_informs;
+  for (const auto& q : compute::profile_parameters()) {
+    if (q.tied_to.empty() || !candidate(q)) continue;
+    tied_informs[q.name] = informs_alone(q);
+    if (static_cast<int>(tied_informs[q.name].size()) >= kMinKernelEntries) set(start, q, q.value(start));
+  }
+  std::vector<const compute::ProfileParameter*> params;
+  for (const auto& q : compute::profile_parameters()) {
+    if (!candidate(q)) continue;
+    const std::vector<std::size_t> informs = q.tied_to.empty() ? moved_by(q, start) : tied_informs[q.name];
     const int n = static_cast<int>(informs.size());
     res.informed[q.name] = n;
     if (n >= kMinKernelEntries) params.push_back(&q);
