@@ -2,6 +2,7 @@
 // 16 bits, and the node-deduplicated MoE dispatch volume.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -386,4 +387,59 @@ TEST_CASE("per-op checkpointing (selective under FSDP2) runs K, the output proje
   const double attention = cost::attention_time(ctx, {8, T, T, 128, 0, true, 0}, false).seconds();
   CHECK((full.recompute - op.recompute).seconds() == doctest::Approx(2 * (all - again + attention)).epsilon(1e-9));
   CHECK(op.recompute.seconds() > 2 * again);
+}
+
+TEST_CASE(
+    "eager elementwise: PyTorch's unfused norms, rotary, SwiGLU and attention-output copy, priced as bytes and launches") {
+  // A Llama-style layer (RMSNorm, RoPE, SwiGLU) on one H100, hidden 1024 (8 heads of 128, 2 KV
+  // heads), ffn 4096, T = 2048 tokens. Eager adds per token and layer: two RMSNorms at 36 - 4 B
+  // per element (2 x 32 x 1024 = 65,536 B), rotary at 20 - 8 B per query and key element
+  // (12 x (1024 + 256) = 15,360 B), SwiGLU at 10 - 6 B (4 x 4096 = 16,384 B) and the attention
+  // output made contiguous (4 x 1024 = 4,096 B): 101,376 B, in 18 more kernels. Forward: T x
+  // that at 3.35 TB/s x 0.75 plus 18 launches of 6 us, per layer; backward twice both.
+  auto llama = [&](const char* elementwise) {
+    return parse(std::string("model:\n  layers: 2\n  hidden: 1024\n  heads: 8\n  kv_heads: 2\n  ffn: 4096\n"
+                             "  ffn_kind: swiglu\n  norm: rmsnorm\n  position: rope\n  vocab: 4096\n  seq_len: 2048\n"
+                             "cluster:\n  gpu: H100\n  gpus: 1\nparallel:\n  micro_batch: 1\n  global_batch: 1\n"
+                             "  recompute: none\nprecision: bf16\nelementwise: ") +
+                 elementwise + "\n");
+  };
+  const auto fused = llama("fused"), eager = llama("eager");
+  CHECK(fused.plan.fused_elementwise);
+  CHECK_FALSE(eager.plan.fused_elementwise);
+  const auto prof = no_host_profile();
+  const auto e_fused = estimate::estimate_step(fused, prof);
+  const auto e_eager = estimate::estimate_step(eager, prof);
+  REQUIRE(e_fused.stages.size() == 1);
+  const double per_layer = 2048 * 101376.0 / (3.35e12 * 0.75) + 18 * 6e-6;
+  CHECK((e_eager.stages[0].forward - e_fused.stages[0].forward).seconds() ==
+        doctest::Approx(2 * per_layer).epsilon(1e-6));
+  CHECK((e_eager.stages[0].backward - e_fused.stages[0].backward).seconds() ==
+        doctest::Approx(4 * per_layer).epsilon(1e-6));
+}
+
+TEST_CASE("eager elementwise: LayerNorm (one kernel in PyTorch) and GELU add only the attention-output copy") {
+  // The GELU model of dense_h100: LayerNorm, learned positions, two FFN matrices. Eager adds the
+  // attention output's contiguous copy only: 4 x 1024 B per token, one kernel.
+  const auto fused = dense_h100("bf16");
+  auto eager = fused;
+  eager.plan.fused_elementwise = false;
+  const auto prof = no_host_profile();
+  const double per_layer = 2048 * 4096.0 / (3.35e12 * 0.75) + 6e-6;
+  CHECK(
+      (estimate::estimate_step(eager, prof).stages[0].forward - estimate::estimate_step(fused, prof).stages[0].forward)
+          .seconds() == doctest::Approx(2 * per_layer).epsilon(1e-6));
+}
+
+TEST_CASE("eager elementwise: under FSDP2 an unstated choice is fused, and the defaults say so") {
+  const auto s = parse(
+      "model: llama3-8b\ncluster:\n  gpu: H100\n  gpus: 8\nparallel:\n  dp: 8\n  zero: 3\n  fsdp: {}\n"
+      "  global_batch: 16\nprecision: bf16\n");
+  CHECK(s.plan.fused_elementwise);
+  const auto& d = s.defaults_applied;
+  CHECK(std::any_of(d.begin(), d.end(), [](const std::string& x) { return x.rfind("elementwise = fused", 0) == 0; }));
+  // Megatron-core plans fuse their own: nothing to say.
+  const auto megatron = dense_h100("bf16");
+  CHECK(std::none_of(megatron.defaults_applied.begin(), megatron.defaults_applied.end(),
+                     [](const std::string& x) { return x.rfind("elementwise", 0) == 0; }));
 }

@@ -34,151 +34,150 @@ struct NegativeCase {
 };
 
 // Scenario files (parse_scenario).
-const NegativeCase kScenarioCases[] =
-    {
-        {"malformed-yaml.yaml",
-         "malformed-yaml.yaml:4:9: error: malformed YAML: end of map flow not found (hint: check indentation, colons and quoting near this line)"},
-        {"wrong-type-tp.yaml",
-         "wrong-type-tp.yaml:7:7: error: parallel.tp: expected an integer, got 'eight' (hint: write a whole number such as 8 or 16K)"},
-        {"unknown-top-level-key.yaml",
-         "unknown-top-level-key.yaml:9:1: error: trainig: unknown key 'trainig' (hint: did you mean 'training'?)"},
-        {"unknown-nested-key.yaml",
-         "unknown-nested-key.yaml:9:3: error: parallel.micro_bach: unknown key 'micro_bach' (hint: did you mean 'micro_batch'?)"},
-        {"unknown-gpu.yaml",
-         "unknown-gpu.yaml:4:8: error: cluster.gpu: unknown GPU 'H10O' (hint: did you mean 'H100'? (known GPUs: A100-40G, A100-80G, H100, H100-96G-HBM2e, H800, H200, B200, GB200, B300, GB300, H20, A800-80G, L40S, L20, RTX4090; to add one, copy the catalog folder (data/ of the source, share/flopcast/data of an installation), add its entry to gpus.yaml there (dense TFLOP/s per precision, hbm_gib in GiB, hbm_tbps in TB/s, NVLink one way in GB/s or none, PCIe generation and lanes, tdp_w in W, a source) and pass --data-dir (docs/architecture.md, \"Where to add things\")))"},
-        // A different part of a similar name gets no suggestion (H30 is neither the H20 nor the H200).
-        {"unknown-gpu-other-part.yaml",
-         "unknown-gpu-other-part.yaml:4:8: error: cluster.gpu: unknown GPU 'H30' (hint: known GPUs: A100-40G, A100-80G, H100, H100-96G-HBM2e, H800, H200, B200, GB200, B300, GB300, H20, A800-80G, L40S, L20, RTX4090; to add one, copy the catalog folder (data/ of the source, share/flopcast/data of an installation), add its entry to gpus.yaml there (dense TFLOP/s per precision, hbm_gib in GiB, hbm_tbps in TB/s, NVLink one way in GB/s or none, PCIe generation and lanes, tdp_w in W, a source) and pass --data-dir (docs/architecture.md, \"Where to add things\"))"},
-        {"unknown-model-preset.yaml",
-         "unknown-model-preset.yaml:2:8: error: model: unknown model preset 'llama3-8bb' (hint: did you mean 'llama3-8b'?)"},
-        {"unknown-fabric.yaml",
-         "unknown-fabric.yaml:6:11: error: cluster.fabric: unknown fabric 'dgx-h100-ndr400' (hint: did you mean 'dgx-h100-ndr'?)"},
-        {"tp-not-dividing-heads.yaml",
-         "tp-not-dividing-heads.yaml:7:7: error: parallel.tp: tp 5 does not divide heads 96 (hint: tensor parallelism splits attention heads: choose tp dividing 96)"},
-        {"product-mismatch.yaml",
-         "product-mismatch.yaml:7:3: error: parallel: tp*pp*dp*cp = 8*4*4*1 = 128 but cluster.gpus is 64 (hint: for 64 GPUs with tp 8, pp 4, cp 1 use dp 2)"},
-        {"global-batch-not-divisible.yaml",
-         "global-batch-not-divisible.yaml:9:17: error: parallel.global_batch: global_batch 100 is not divisible by micro_batch*dp = 2*8 = 16 (hint: use a multiple of 16, e.g. 96)"},
-        {"zero-gpus.yaml", "zero-gpus.yaml:5:9: error: cluster.gpus: value 0 is out of range: expected 1 to 1000000"},
-        {"negative-layers.yaml",
-         "negative-layers.yaml:3:11: error: model.layers: value -4 is out of range: expected 1 to 100000"},
-        {"absurd-gpus.yaml",
-         "absurd-gpus.yaml:5:9: error: cluster.gpus: value 1e12 is out of range: expected 1 to 1000000"},
-        {"missing-precision.yaml",
-         "missing-precision.yaml:2:1: error: precision: missing required key 'precision' (hint: one of fp32, fp16, bf16, fp8, mxfp8, nvfp4)"},
-        {"missing-cluster-gpus.yaml",
-         "missing-cluster-gpus.yaml:4:3: error: cluster.gpus: missing required key 'gpus' (hint: the number of GPUs of the job, e.g. gpus: 64)"},
-        {"bad-unit-tokens.yaml",
-         "bad-unit-tokens.yaml:10:11: error: training.tokens: expected a number, got 'lots' (hint: write e.g. 0.45, 1.4e12 or 1.4T)"},
-        {"bad-bandwidth-unit.yaml",
-         "bad-bandwidth-unit.yaml:8:10: error: cluster.fabric.nic: bad bandwidth '400' (hint: write a finite number with a unit, e.g. \"400 Gbps\" or \"50 GB/s\")"},
-        {"nic-not-finite.yaml",
-         "nic-not-finite.yaml:8:10: error: cluster.fabric.nic: bad bandwidth '1e308 Tbps' (hint: write a finite number with a unit, e.g. \"400 Gbps\" or \"50 GB/s\")"},
-        {"nic-out-of-range.yaml",
-         "nic-out-of-range.yaml:8:10: error: cluster.fabric.nic: bandwidth '1 Mbps' is out of range: expected 1 Gbps to 100000 Gbps "
-         "(hint: a NIC's line rate, e.g. \"400 Gbps\" (NDR InfiniBand) or \"800 Gbps\" (XDR))"},
-        {"parallel-product-overflow.yaml",
-         "parallel-product-overflow.yaml:7:3: error: parallel: tp*pp*dp*cp = 1000000*1000000*1000000*1000000 exceeds 2^63 "
-         "(far above the 10^6-GPU planning limit); cluster.gpus is 1000000 (hint: make the product of the degrees equal cluster.gpus (at most 1000000))"},
-        {"tokens-per-step-too-large.yaml",
-         "tokens-per-step-too-large.yaml:8:17: error: parallel.global_batch: global_batch*seq_len = 1000000000000*100000 = 1e+17 "
-         "tokens per step, above the 10^16 limit (hint: lower global_batch (sequences per step) or model.seq_len)"},
-        {"bad-choice-recompute.yaml",
-         "bad-choice-recompute.yaml:8:14: error: parallel.recompute: unknown value 'ful' (hint: did you mean 'full'? (expected one of: none, selective, full, auto))"},
-        {"fp8-on-a100.yaml",
-         "fp8-on-a100.yaml:8:12: error: precision: the A100-80G has no dense tensor-core fp8 path (hint: use bf16 or fp16 on this GPU)"},
-        {"vpp-without-interleaved.yaml",
-         "vpp-without-interleaved.yaml:9:13: error: parallel.schedule: vpp > 1 needs schedule interleaved, got 1f1b"},
-        {"vpp-without-pp.yaml",
-         "vpp-without-pp.yaml:8:8: error: parallel.vpp: vpp 2 needs pipeline parallelism (pp > 1)"},
-        {"mxfp8-on-h100.yaml",
-         "mxfp8-on-h100.yaml:8:12: error: precision: the H100 has no dense tensor-core mxfp8 path (hint: mxfp8 and nvfp4 "
-         "are Blackwell formats (B200, GB200, B300, GB300); use fp8 or bf16 on this GPU)"},
-        {"fp8-on-a800.yaml",
-         "fp8-on-a800.yaml:8:12: error: precision: the A800-80G has no dense tensor-core fp8 path (hint: use bf16 or fp16 on this GPU)"},
-        {"fp4-on-h20.yaml",
-         "fp4-on-h20.yaml:8:12: error: precision: the H20 has no dense tensor-core nvfp4 path (hint: mxfp8 and nvfp4 "
-         "are Blackwell formats (B200, GB200, B300, GB300); use fp8 or bf16 on this GPU)"},
-        {"etp-ep-not-dividing.yaml",
-         "etp-ep-not-dividing.yaml:14:8: error: parallel.etp: etp*ep = 4*4 = 16 does not divide tp*dp*cp = 8 (hint: choose "
-         "etp and ep whose product divides 8 (the expert layers regroup each pipeline stage's tp*dp*cp GPUs as etp x ep x "
-         "expert-dp))"},
-        {"training-method-lora.yaml",
-         "training-method-lora.yaml:10:11: error: training.lora: method lora needs a lora block: the adapters' rank sets their cost (hint: add lora: {rank: 16} under training (targets default to qkv, proj, fc1, fc2))"},
-        {"lora-rank-zero.yaml",
-         "lora-rank-zero.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got 0 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
-        {"lora-rank-negative.yaml",
-         "lora-rank-negative.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got -4 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
-        {"lora-rank-above-hidden.yaml",
-         "lora-rank-above-hidden.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got 8192 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
-        {"lora-unknown-target.yaml",
-         "lora-unknown-target.yaml:13:15: error: training.lora.targets[0]: unknown LoRA target 'q_prj' (hint: did you mean 'q_proj'? (targets are the model's GEMMs: qkv (or q, k, v), proj, fc1 (or gate, up), fc2; Hugging Face names (q_proj ... down_proj) are accepted))"},
-        {"lora-with-method-full.yaml",
-         "lora-with-method-full.yaml:12:5: error: training.lora: a lora block needs method lora or qlora (method is full) (hint: set training.method: lora (or qlora), or remove the lora block)"},
-        {"qlora-bf16-base.yaml",
-         "qlora-bf16-base.yaml:13:19: error: training.lora.base_weights: method qlora stores the frozen base weights in 4-bit NF4, got base_weights bf16 (hint: use base_weights: nf4 (or leave it out), or method: lora for bf16 base weights)"},
-        {"ep-on-dense-model.yaml",
-         "ep-on-dense-model.yaml:8:7: error: parallel.ep: ep 4 needs a mixture-of-experts model (hint: set ep: 1 for dense models)"},
-        {"empty.yaml", "empty.yaml:1:1: error: the file is empty (hint: see scenarios/quickstart.yaml for the format)"},
-        {"list-not-mapping.yaml",
-         "list-not-mapping.yaml:2:1: error: a scenario file must be a YAML mapping (hint: see scenarios/quickstart.yaml for the format)"},
-        // Once "not caught yet" (scenario_check.cpp and model_io.cpp check them now): heads and
-        // kv_heads divisibility, a moe block without experts, dense_layers above layers.
-        {"heads-not-dividing-hidden.yaml",
-         "heads-not-dividing-hidden.yaml:5:10: error: model.heads: heads 3 does not divide hidden 1000 "
-         "(hint: the head dimension hidden/heads must be a whole number, or give model.head_dim)"},
-        {"kv-heads-not-dividing-heads.yaml",
-         "kv-heads-not-dividing-heads.yaml:6:13: error: model.kv_heads: kv_heads 16 does not divide heads 8 "
-         "(hint: grouped-query attention shares each key/value head among heads/kv_heads query heads: choose a divisor of 8)"},
-        {"missing-moe-experts.yaml",
-         "missing-moe-experts.yaml:10:5: error: model.moe.experts: missing required key 'experts' "
-         "(hint: routed experts per MoE layer, e.g. experts: 8)"},
-        {"moe-dense-layers-exceed-layers.yaml",
-         "moe-dense-layers-exceed-layers.yaml:12:19: error: model.moe.dense_layers: dense_layers 9 exceeds layers 4 "
-         "(hint: dense_layers counts the leading layers that keep a dense FFN)"},
-        // The run schema's 2026 keys out of range (model.mla, moe.layer_freq, parallel.pipeline_layout,
-        // training.base_weights, schedule dualpipe, parallel.fsdp).
-        {"mla-kv-lora-rank-zero.yaml",
-         "mla-kv-lora-rank-zero.yaml:8:41: error: model.mla.kv_lora_rank: kv_lora_rank (the width keys and values are "
-         "compressed to) must be at least 1, got 0 (hint: MLA compresses each token's keys and values to a latent of "
-         "kv_lora_rank values (DeepSeek-V3: 512); for uncompressed attention drop model.mla and give kv_heads)"},
-        {"mla-with-kv-heads.yaml",
-         "mla-with-kv-heads.yaml:6:13: error: model.kv_heads: kv_heads does not apply with model.mla: each of the 8 "
-         "heads has its own key and value from the kv up projection, of qk_nope_head_dim + qk_rope_head_dim and "
-         "v_head_dim (hint: remove kv_heads (or model.mla, for grouped-query attention))"},
-        {"moe-layer-freq-zero.yaml",
-         "moe-layer-freq-zero.yaml:8:61: error: model.moe.layer_freq: layer_freq must be at least 1, got 0 (hint: an "
-         "MoE layer every N layers after the dense ones: 1 for every layer, 2 for every other (Llama 4 Maverick))"},
-        {"pipeline-first-stage-exceeds-layers.yaml",
-         "pipeline-first-stage-exceeds-layers.yaml:8:25: error: parallel.pipeline_layout.first_stage_layers: "
-         "first_stage_layers 40 exceeds layers 32 (hint: the layers of the first pipeline rank, over all its virtual "
-         "stages (Megatron-LM --decoder-first-pipeline-num-layers); the other ranks share the rest evenly)"},
-        {"nvfp4-base-weights-on-h100.yaml",
-         "nvfp4-base-weights-on-h100.yaml:9:17: error: training.base_weights: the H100 has no NVFP4 tensor cores: "
-         "NVFP4 base weights are a Blackwell format (B200, GB200, B300, GB300) (hint: use base_weights: fp8 or bf16 "
-         "on this GPU (or method: qlora for 4-bit NF4 weights))"},
-        {"dualpipe-odd-pp.yaml",
-         "dualpipe-odd-pp.yaml:4:47: error: parallel.schedule: schedule dualpipe needs an even pp of at least 2, got "
-         "pp 3 (hint: DualPipe feeds micro-batches from both ends of an even pipeline)"},
-        {"fsdp-with-zero-1.yaml",
-         "fsdp-with-zero-1.yaml:4:18: error: parallel.zero: zero 1 contradicts parallel.fsdp, which shards parameters, "
-         "gradients and optimizer state (ZeRO-3) (hint: write zero: 3 (or leave zero out) with fsdp, or drop fsdp)"},
-        // Once accepted: 9 GPUs per node on an 8-GPU board (a warning, then simulated as 8 per node),
-        // an interval of zero read as the Young/Daly one, and files not in UTF-8 (GBK: 训 = D1 B5 happens to
-        // be a UTF-8 character, 练 = C1 B7 is not).
-        {"gpus-per-node-above-node-type.yaml",
-         "gpus-per-node-above-node-type.yaml:6:18: error: cluster.gpus_per_node: 9 GPUs per node, but the node type "
-         "'hgx-h800-roce200' holds 8 (hint: write gpus_per_node: 8 or fewer, or describe a larger node in a "
-         "cluster.fabric mapping without a preset)"},
-        {"checkpoint-interval-zero.yaml",
-         "checkpoint-interval-zero.yaml:12:24: error: reliability.checkpoint_interval: an interval of 0min is no interval "
-         "(hint: write auto for the Young/Daly interval, or a duration above zero, e.g. 30min)"},
-        {"utf16-scenario.yaml",
-         "utf16-scenario.yaml:1:1: error: the file is UTF-16 (little-endian, with a byte-order mark), not UTF-8 (hint: "
-         "save it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 utf16-scenario.yaml > utf8.yaml)"},
-        {"gbk-scenario.yaml",
-         "gbk-scenario.yaml:2:9: error: the file is not UTF-8: byte 0xC1 here starts no UTF-8 character (hint: save it as "
-         "UTF-8; a file from a Chinese Windows editor is often GBK: iconv -f GBK -t UTF-8 gbk-scenario.yaml > utf8.yaml)"},
+const NegativeCase kScenarioCases[] = {
+    {"malformed-yaml.yaml",
+     "malformed-yaml.yaml:4:9: error: malformed YAML: end of map flow not found (hint: check indentation, colons and quoting near this line)"},
+    {"wrong-type-tp.yaml",
+     "wrong-type-tp.yaml:7:7: error: parallel.tp: expected an integer, got 'eight' (hint: write a whole number such as 8 or 16K)"},
+    {"unknown-top-level-key.yaml",
+     "unknown-top-level-key.yaml:9:1: error: trainig: unknown key 'trainig' (hint: did you mean 'training'?)"},
+    {"unknown-nested-key.yaml",
+     "unknown-nested-key.yaml:9:3: error: parallel.micro_bach: unknown key 'micro_bach' (hint: did you mean 'micro_batch'?)"},
+    {"unknown-gpu.yaml",
+     "unknown-gpu.yaml:4:8: error: cluster.gpu: unknown GPU 'H10O' (hint: did you mean 'H100'? (known GPUs: A100-40G, A100-80G, H100, H100-96G-HBM2e, H800, H200, B200, GB200, B300, GB300, H20, A800-80G, L40S, L20, RTX4090; to add one, copy the catalog folder (data/ of the source, share/flopcast/data of an installation), add its entry to gpus.yaml there (dense TFLOP/s per precision, hbm_gib in GiB, hbm_tbps in TB/s, NVLink one way in GB/s or none, PCIe generation and lanes, tdp_w in W, a source) and pass --data-dir (docs/architecture.md, \"Where to add things\")))"},
+    // A different part of a similar name gets no suggestion (H30 is neither the H20 nor the H200).
+    {"unknown-gpu-other-part.yaml",
+     "unknown-gpu-other-part.yaml:4:8: error: cluster.gpu: unknown GPU 'H30' (hint: known GPUs: A100-40G, A100-80G, H100, H100-96G-HBM2e, H800, H200, B200, GB200, B300, GB300, H20, A800-80G, L40S, L20, RTX4090; to add one, copy the catalog folder (data/ of the source, share/flopcast/data of an installation), add its entry to gpus.yaml there (dense TFLOP/s per precision, hbm_gib in GiB, hbm_tbps in TB/s, NVLink one way in GB/s or none, PCIe generation and lanes, tdp_w in W, a source) and pass --data-dir (docs/architecture.md, \"Where to add things\"))"},
+    {"unknown-model-preset.yaml",
+     "unknown-model-preset.yaml:2:8: error: model: unknown model preset 'llama3-8bb' (hint: did you mean 'llama3-8b'?)"},
+    {"unknown-fabric.yaml",
+     "unknown-fabric.yaml:6:11: error: cluster.fabric: unknown fabric 'dgx-h100-ndr400' (hint: did you mean 'dgx-h100-ndr'?)"},
+    {"tp-not-dividing-heads.yaml",
+     "tp-not-dividing-heads.yaml:7:7: error: parallel.tp: tp 5 does not divide heads 96 (hint: tensor parallelism splits attention heads: choose tp dividing 96)"},
+    {"product-mismatch.yaml",
+     "product-mismatch.yaml:7:3: error: parallel: tp*pp*dp*cp = 8*4*4*1 = 128 but cluster.gpus is 64 (hint: for 64 GPUs with tp 8, pp 4, cp 1 use dp 2)"},
+    {"global-batch-not-divisible.yaml",
+     "global-batch-not-divisible.yaml:9:17: error: parallel.global_batch: global_batch 100 is not divisible by micro_batch*dp = 2*8 = 16 (hint: use a multiple of 16, e.g. 96)"},
+    {"zero-gpus.yaml", "zero-gpus.yaml:5:9: error: cluster.gpus: value 0 is out of range: expected 1 to 1000000"},
+    {"negative-layers.yaml",
+     "negative-layers.yaml:3:11: error: model.layers: value -4 is out of range: expected 1 to 100000"},
+    {"absurd-gpus.yaml",
+     "absurd-gpus.yaml:5:9: error: cluster.gpus: value 1e12 is out of range: expected 1 to 1000000"},
+    {"missing-precision.yaml",
+     "missing-precision.yaml:2:1: error: precision: missing required key 'precision' (hint: one of fp32, fp16, bf16, fp8, mxfp8, nvfp4)"},
+    {"missing-cluster-gpus.yaml",
+     "missing-cluster-gpus.yaml:4:3: error: cluster.gpus: missing required key 'gpus' (hint: the number of GPUs of the job, e.g. gpus: 64)"},
+    {"bad-unit-tokens.yaml",
+     "bad-unit-tokens.yaml:10:11: error: training.tokens: expected a number, got 'lots' (hint: write e.g. 0.45, 1.4e12 or 1.4T)"},
+    {"bad-bandwidth-unit.yaml",
+     "bad-bandwidth-unit.yaml:8:10: error: cluster.fabric.nic: bad bandwidth '400' (hint: write a finite number with a unit, e.g. \"400 Gbps\" or \"50 GB/s\")"},
+    {"nic-not-finite.yaml",
+     "nic-not-finite.yaml:8:10: error: cluster.fabric.nic: bad bandwidth '1e308 Tbps' (hint: write a finite number with a unit, e.g. \"400 Gbps\" or \"50 GB/s\")"},
+    {"nic-out-of-range.yaml",
+     "nic-out-of-range.yaml:8:10: error: cluster.fabric.nic: bandwidth '1 Mbps' is out of range: expected 1 Gbps to 100000 Gbps "
+     "(hint: a NIC's line rate, e.g. \"400 Gbps\" (NDR InfiniBand) or \"800 Gbps\" (XDR))"},
+    {"parallel-product-overflow.yaml",
+     "parallel-product-overflow.yaml:7:3: error: parallel: tp*pp*dp*cp = 1000000*1000000*1000000*1000000 exceeds 2^63 "
+     "(far above the 10^6-GPU planning limit); cluster.gpus is 1000000 (hint: make the product of the degrees equal cluster.gpus (at most 1000000))"},
+    {"tokens-per-step-too-large.yaml",
+     "tokens-per-step-too-large.yaml:8:17: error: parallel.global_batch: global_batch*seq_len = 1000000000000*100000 = 1e+17 "
+     "tokens per step, above the 10^16 limit (hint: lower global_batch (sequences per step) or model.seq_len)"},
+    {"bad-choice-recompute.yaml",
+     "bad-choice-recompute.yaml:8:14: error: parallel.recompute: unknown value 'ful' (hint: did you mean 'full'? (expected one of: none, selective, full, auto))"},
+    {"bad-choice-elementwise.yaml",
+     "bad-choice-elementwise.yaml:9:14: error: elementwise: unknown value 'eagre' (hint: did you mean 'eager'? (expected one of: fused, eager))"},
+    {"fp8-on-a100.yaml",
+     "fp8-on-a100.yaml:8:12: error: precision: the A100-80G has no dense tensor-core fp8 path (hint: use bf16 or fp16 on this GPU)"},
+    {"vpp-without-interleaved.yaml",
+     "vpp-without-interleaved.yaml:9:13: error: parallel.schedule: vpp > 1 needs schedule interleaved, got 1f1b"},
+    {"vpp-without-pp.yaml", "vpp-without-pp.yaml:8:8: error: parallel.vpp: vpp 2 needs pipeline parallelism (pp > 1)"},
+    {"mxfp8-on-h100.yaml",
+     "mxfp8-on-h100.yaml:8:12: error: precision: the H100 has no dense tensor-core mxfp8 path (hint: mxfp8 and nvfp4 "
+     "are Blackwell formats (B200, GB200, B300, GB300); use fp8 or bf16 on this GPU)"},
+    {"fp8-on-a800.yaml",
+     "fp8-on-a800.yaml:8:12: error: precision: the A800-80G has no dense tensor-core fp8 path (hint: use bf16 or fp16 on this GPU)"},
+    {"fp4-on-h20.yaml",
+     "fp4-on-h20.yaml:8:12: error: precision: the H20 has no dense tensor-core nvfp4 path (hint: mxfp8 and nvfp4 "
+     "are Blackwell formats (B200, GB200, B300, GB300); use fp8 or bf16 on this GPU)"},
+    {"etp-ep-not-dividing.yaml",
+     "etp-ep-not-dividing.yaml:14:8: error: parallel.etp: etp*ep = 4*4 = 16 does not divide tp*dp*cp = 8 (hint: choose "
+     "etp and ep whose product divides 8 (the expert layers regroup each pipeline stage's tp*dp*cp GPUs as etp x ep x "
+     "expert-dp))"},
+    {"training-method-lora.yaml", "training-method-lora.yaml:10:11: error: training.lora: method lora needs a lora block: the adapters' rank sets their cost (hint: add lora: {rank: 16} under training (targets default to qkv, proj, fc1, fc2))"},
+    {"lora-rank-zero.yaml",
+     "lora-rank-zero.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got 0 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
+    {"lora-rank-negative.yaml",
+     "lora-rank-negative.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got -4 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
+    {"lora-rank-above-hidden.yaml",
+     "lora-rank-above-hidden.yaml:12:11: error: training.lora.rank: rank must be 1 to the model's hidden size (4096), got 8192 (hint: a typical rank is 8 to 64 (MLPerf's Llama 2 70B LoRA benchmark uses 16))"},
+    {"lora-unknown-target.yaml",
+     "lora-unknown-target.yaml:13:15: error: training.lora.targets[0]: unknown LoRA target 'q_prj' (hint: did you mean 'q_proj'? (targets are the model's GEMMs: qkv (or q, k, v), proj, fc1 (or gate, up), fc2; Hugging Face names (q_proj ... down_proj) are accepted))"},
+    {"lora-with-method-full.yaml",
+     "lora-with-method-full.yaml:12:5: error: training.lora: a lora block needs method lora or qlora (method is full) (hint: set training.method: lora (or qlora), or remove the lora block)"},
+    {"qlora-bf16-base.yaml",
+     "qlora-bf16-base.yaml:13:19: error: training.lora.base_weights: method qlora stores the frozen base weights in 4-bit NF4, got base_weights bf16 (hint: use base_weights: nf4 (or leave it out), or method: lora for bf16 base weights)"},
+    {"ep-on-dense-model.yaml",
+     "ep-on-dense-model.yaml:8:7: error: parallel.ep: ep 4 needs a mixture-of-experts model (hint: set ep: 1 for dense models)"},
+    {"empty.yaml", "empty.yaml:1:1: error: the file is empty (hint: see scenarios/quickstart.yaml for the format)"},
+    {"list-not-mapping.yaml",
+     "list-not-mapping.yaml:2:1: error: a scenario file must be a YAML mapping (hint: see scenarios/quickstart.yaml for the format)"},
+    // Once "not caught yet" (scenario_check.cpp and model_io.cpp check them now): heads and
+    // kv_heads divisibility, a moe block without experts, dense_layers above layers.
+    {"heads-not-dividing-hidden.yaml",
+     "heads-not-dividing-hidden.yaml:5:10: error: model.heads: heads 3 does not divide hidden 1000 "
+     "(hint: the head dimension hidden/heads must be a whole number, or give model.head_dim)"},
+    {"kv-heads-not-dividing-heads.yaml",
+     "kv-heads-not-dividing-heads.yaml:6:13: error: model.kv_heads: kv_heads 16 does not divide heads 8 "
+     "(hint: grouped-query attention shares each key/value head among heads/kv_heads query heads: choose a divisor of 8)"},
+    {"missing-moe-experts.yaml",
+     "missing-moe-experts.yaml:10:5: error: model.moe.experts: missing required key 'experts' "
+     "(hint: routed experts per MoE layer, e.g. experts: 8)"},
+    {"moe-dense-layers-exceed-layers.yaml",
+     "moe-dense-layers-exceed-layers.yaml:12:19: error: model.moe.dense_layers: dense_layers 9 exceeds layers 4 "
+     "(hint: dense_layers counts the leading layers that keep a dense FFN)"},
+    // The run schema's 2026 keys out of range (model.mla, moe.layer_freq, parallel.pipeline_layout,
+    // training.base_weights, schedule dualpipe, parallel.fsdp).
+    {"mla-kv-lora-rank-zero.yaml",
+     "mla-kv-lora-rank-zero.yaml:8:41: error: model.mla.kv_lora_rank: kv_lora_rank (the width keys and values are "
+     "compressed to) must be at least 1, got 0 (hint: MLA compresses each token's keys and values to a latent of "
+     "kv_lora_rank values (DeepSeek-V3: 512); for uncompressed attention drop model.mla and give kv_heads)"},
+    {"mla-with-kv-heads.yaml",
+     "mla-with-kv-heads.yaml:6:13: error: model.kv_heads: kv_heads does not apply with model.mla: each of the 8 "
+     "heads has its own key and value from the kv up projection, of qk_nope_head_dim + qk_rope_head_dim and "
+     "v_head_dim (hint: remove kv_heads (or model.mla, for grouped-query attention))"},
+    {"moe-layer-freq-zero.yaml",
+     "moe-layer-freq-zero.yaml:8:61: error: model.moe.layer_freq: layer_freq must be at least 1, got 0 (hint: an "
+     "MoE layer every N layers after the dense ones: 1 for every layer, 2 for every other (Llama 4 Maverick))"},
+    {"pipeline-first-stage-exceeds-layers.yaml",
+     "pipeline-first-stage-exceeds-layers.yaml:8:25: error: parallel.pipeline_layout.first_stage_layers: "
+     "first_stage_layers 40 exceeds layers 32 (hint: the layers of the first pipeline rank, over all its virtual "
+     "stages (Megatron-LM --decoder-first-pipeline-num-layers); the other ranks share the rest evenly)"},
+    {"nvfp4-base-weights-on-h100.yaml",
+     "nvfp4-base-weights-on-h100.yaml:9:17: error: training.base_weights: the H100 has no NVFP4 tensor cores: "
+     "NVFP4 base weights are a Blackwell format (B200, GB200, B300, GB300) (hint: use base_weights: fp8 or bf16 "
+     "on this GPU (or method: qlora for 4-bit NF4 weights))"},
+    {"dualpipe-odd-pp.yaml",
+     "dualpipe-odd-pp.yaml:4:47: error: parallel.schedule: schedule dualpipe needs an even pp of at least 2, got "
+     "pp 3 (hint: DualPipe feeds micro-batches from both ends of an even pipeline)"},
+    {"fsdp-with-zero-1.yaml",
+     "fsdp-with-zero-1.yaml:4:18: error: parallel.zero: zero 1 contradicts parallel.fsdp, which shards parameters, "
+     "gradients and optimizer state (ZeRO-3) (hint: write zero: 3 (or leave zero out) with fsdp, or drop fsdp)"},
+    // Once accepted: 9 GPUs per node on an 8-GPU board (a warning, then simulated as 8 per node),
+    // an interval of zero read as the Young/Daly one, and files not in UTF-8 (GBK: 训 = D1 B5 happens to
+    // be a UTF-8 character, 练 = C1 B7 is not).
+    {"gpus-per-node-above-node-type.yaml",
+     "gpus-per-node-above-node-type.yaml:6:18: error: cluster.gpus_per_node: 9 GPUs per node, but the node type "
+     "'hgx-h800-roce200' holds 8 (hint: write gpus_per_node: 8 or fewer, or describe a larger node in a "
+     "cluster.fabric mapping without a preset)"},
+    {"checkpoint-interval-zero.yaml",
+     "checkpoint-interval-zero.yaml:12:24: error: reliability.checkpoint_interval: an interval of 0min is no interval "
+     "(hint: write auto for the Young/Daly interval, or a duration above zero, e.g. 30min)"},
+    {"utf16-scenario.yaml",
+     "utf16-scenario.yaml:1:1: error: the file is UTF-16 (little-endian, with a byte-order mark), not UTF-8 (hint: "
+     "save it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 utf16-scenario.yaml > utf8.yaml)"},
+    {"gbk-scenario.yaml",
+     "gbk-scenario.yaml:2:9: error: the file is not UTF-8: byte 0xC1 here starts no UTF-8 character (hint: save it as "
+     "UTF-8; a file from a Chinese Windows editor is often GBK: iconv -f GBK -t UTF-8 gbk-scenario.yaml > utf8.yaml)"},
 };
 
 // Catalog files (load_catalog over a copy of data/ with one file replaced): the bad entry's first

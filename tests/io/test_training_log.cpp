@@ -175,6 +175,8 @@ TEST_CASE("training log: a torchtitan job config given with the log agrees with 
   CHECK(run.draft.get("precision") == "bf16");
   CHECK(run.draft.get("fp8_params").empty());
   CHECK(run.draft.notes().empty());  // the precision is the config's
+  // [compile] enable = false: the model's elementwise ops ran eagerly.
+  CHECK(run.draft.get("elementwise") == "eager");
 
   test::TempDir dir("import");
   const auto other = (dir.path / "other.toml").string();

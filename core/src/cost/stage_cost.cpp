@@ -337,6 +337,46 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
   }
 }
 
+/// What PyTorch eager adds to one layer's elementwise work beyond fused kernels, per token: bytes
+/// through HBM and kernels, forward (the backward of each op moves about twice its forward's).
+/// From torchtitan's Llama without torch.compile (torchtitan/models/llama3/model.py and
+/// torchtitan/models/norms.py, December 2024; Hugging Face transformers' Llama runs the same ops):
+/// - RMSNorm as x.float(), pow(2), mean, rsqrt, x * rsqrt, type_as, * weight: 36 B per element
+///   in 7 kernels where a fused kernel moves 4, twice a layer (torch's LayerNorm is one kernel);
+/// - rotary embedding through complex numbers: xq.float(), the complex product, type_as, on the
+///   queries and keys: 20 B per element in 3 kernels each, against the fused count's 8;
+/// - SwiGLU as silu(w1 x) * w3 x: 10 B per element in 2 kernels, against the fused 6;
+/// - attention's output made contiguous before the output projection (transpose(1, 2)
+///   .contiguous()): 4 B per element, one kernel.
+struct EagerExtra {
+  double bytes = 0;
+  int kernels = 0;
+};
+EagerExtra eager_elementwise_extra(const StageInputs& in, int layer) {
+  const auto& m = in.s.model;
+  EagerExtra e;
+  if (m.rmsnorm) {
+    e.bytes += 2 * (36.0 - 4.0) * in.h / in.sp_div;
+    e.kernels += 2 * 6;
+  }
+  if (!m.learned_positions) {
+    e.bytes += (20.0 - 8.0) * (in.q + in.kv) / in.t;
+    e.kernels += 4;
+  }
+  if (m.ffn_matrices() == 3) {
+    double activations = d(m.ffn);
+    if (m.is_moe_layer(layer)) {
+      const auto& x = *m.moe;
+      activations = d(x.expert_ffn) * x.top_k + d(x.shared_ffn()) * x.shared_experts;
+    }
+    e.bytes += (10.0 - 6.0) * activations / in.t;
+    e.kernels += 1;
+  }
+  e.bytes += 4.0 * in.o / in.t;
+  e.kernels += 1;
+  return e;
+}
+
 /// TP and CP communication of one layer, given its attention times.
 void layer_comm(const StageInputs& in, int layer, LayerCost& c, const LayerGemms& gemms, units::Time attn_f,
                 units::Time attn_b) {
@@ -421,6 +461,11 @@ LayerCost layer_cost(const StageInputs& in, int layer) {
   double elementwise = (2 * 2 + 2 * 3) * h / in.sp_div + (m.learned_positions ? 0.0 : 4 * (q + kv) / t);
   int kernels_f = 9;
   ffn_cost(in, layer, c, gemms, elementwise, kernels_f);
+  if (!p.fused_elementwise) {
+    const EagerExtra e = eager_elementwise_extra(in, layer);
+    elementwise += e.bytes / in.elt;
+    kernels_f += e.kernels;
+  }
   if (workload::is_fine_tuning(in.s)) {
     // Frozen base weights: no weight-gradient GEMMs; the adapters' GEMMs and QLoRA's
     // dequantization instead (workload/fine_tuning.cpp).

@@ -622,15 +622,15 @@ std::optional<scenario::Scenario> read_scenario(const YAML::Node& root, const st
   }
   r.note("", root);
   if (run_entry) {
-    r.check_keys(
-        root, "",
-        {"id", "source", "source_group", "model", "cluster", "parallel", "precision", "fp8_params", "grad_reduce",
-         "measured", "kind", "reliability", "notes", "training", "name", "description", "calibration", "attention"});
+    r.check_keys(root, "",
+                 {"id", "source", "source_group", "model", "cluster", "parallel", "precision", "fp8_params",
+                  "grad_reduce", "measured", "kind", "reliability", "notes", "training", "name", "description",
+                  "calibration", "attention", "elementwise"});
   } else {
     r.check_keys(root, "",
-                 {"name",        "description", "model",   "cluster",     "parallel",   "precision",  "training",
-                  "reliability", "pricing",     "claimed", "calibration", "id",         "source",     "source_group",
-                  "measured",    "kind",        "notes",   "attention",   "fp8_params", "grad_reduce"});
+                 {"name",        "description", "model",   "cluster",     "parallel",   "precision",   "training",
+                  "reliability", "pricing",     "claimed", "calibration", "id",         "source",      "source_group",
+                  "measured",    "kind",        "notes",   "attention",   "fp8_params", "grad_reduce", "elementwise"});
   }
   if (root["name"]) s.name = root["name"].as<std::string>("");
   if (root["description"]) s.description = root["description"].as<std::string>("");
@@ -647,6 +647,13 @@ std::optional<scenario::Scenario> read_scenario(const YAML::Node& root, const st
     if (auto v = r.choice(root["attention"], "attention", {"flash", "unfused"})) s.plan.flash_attention = *v == "flash";
   } else {
     s.defaults_applied.push_back("attention = flash");
+  }
+  if (root["elementwise"]) {
+    if (auto v = r.choice(root["elementwise"], "elementwise", {"fused", "eager"}))
+      s.plan.fused_elementwise = *v == "fused";
+  } else if (s.plan.fsdp) {
+    // Under FSDP2 (torchtitan) fusing is the user's choice (torch.compile): say which was taken.
+    s.defaults_applied.push_back("elementwise = fused (torch.compile; without it: elementwise: eager)");
   }
   if (const auto t = root["training"]) detail::read_training(t, r, s);  // training_block.cpp
   if (root["calibration"]) {

@@ -372,6 +372,12 @@ void plan_keys(Reader& r, LoggedRun& run) {
   if (tp > 1 && r.cfg.flag("parallelism.enable_async_tensor_parallel"))
     d.set_bool("parallel.overlap_tp_comm",
                *r.cfg.flag("parallelism.enable_async_tensor_parallel") && r.cfg.flag("compile.enable").value_or(false));
+  // torch.compile fuses the model's elementwise ops (its norms, rotary embedding, SwiGLU); without
+  // it they run eagerly, one kernel per op (compile.enable, training.compile before torchtitan
+  // v0.2's JobConfig).
+  auto compiled = r.cfg.flag("compile.enable");
+  if (!compiled) compiled = r.cfg.flag("training.compile");
+  if (compiled) d.set_raw("elementwise", *compiled ? "fused" : "eager");
 }
 
 void precision_keys(Reader& r, LoggedRun& run) {

@@ -77,6 +77,10 @@ struct ParallelPlan {
   /// fused scale-mask-softmax, dropout, batched GEMM with V), which also stores the s^2
   /// score tensors (Korthikanti's 5as/h term).
   bool flash_attention = true;
+  /// Elementwise ops (norms, rotary, the gated activation) in fused kernels: Megatron-core's and
+  /// Transformer Engine's, or torch.compile's. false = PyTorch eager, one kernel per op (torchtitan
+  /// without compile, Hugging Face transformers): scenario key `elementwise: eager`.
+  bool fused_elementwise = true;
 
   /// Tensor-parallel degree of the routed experts (etp, or tp when unset).
   int expert_tp() const { return etp > 0 ? etp : tp; }
