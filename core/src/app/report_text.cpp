@@ -146,8 +146,9 @@ void print_text(const SimReport& r, std::ostream& o) {
   o << fmt::format("Cluster     {} x {} ({} nodes of {}), {}: {} x {:g} Gb/s {}\n", s.cluster.gpus, s.cluster.gpu.name,
                    s.cluster.nodes(), s.cluster.gpus_per_node, s.cluster.fabric.name, s.cluster.fabric.nics_per_node,
                    s.cluster.fabric.nic_gbps, to_string(s.cluster.fabric.kind));
-  o << fmt::format("Plan        {}, {} ({} micro-batches per step)\n", parallel::plan_summary(p),
-                   to_string(s.precision), p.microbatches());
+  o << fmt::format("Plan        {}, {} ({} micro-batches per step){}\n", parallel::plan_summary(p),
+                   to_string(s.precision), p.microbatches(),
+                   p.fused_elementwise ? "" : "; elementwise ops eager, one kernel each");
   if (workload::is_fine_tuning(s))
     o << fmt::format("Training    {}; {}\n", workload::fine_tuning_summary(s),
                      units::format_count(workload::trainable_params(s)) + " trained");
