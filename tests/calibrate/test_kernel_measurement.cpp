@@ -27,6 +27,12 @@ calibrate::KernelMeasurement one(const std::string& text) {
   return v[0];
 }
 
+/// `entry` with its first "%s" replaced by `extra`, read as one entry.
+calibrate::KernelMeasurement one_with(std::string entry, const std::string& extra) {
+  entry.replace(entry.find("%s"), 2, extra);
+  return one(entry);
+}
+
 /// A profile with round numbers and no benchmark overhead, so predictions are worked by hand.
 compute::ComputeProfile round_profile() {
   compute::ComputeProfile p;
@@ -145,11 +151,7 @@ TEST_CASE("a GEMM entry with accumulate: fp32 is priced with its FP32 output rea
   shape: {m: 7168, n: 4096, k: 4096, op: wgrad%s}
   measured: {tflops: 600}
 )";
-  auto with = [&](const char* extra) {
-    std::string text = entry;
-    text.replace(text.find("%s"), 2, extra);
-    return one(text);
-  };
+  auto with = [&](const char* extra) { return one_with(entry, extra); };
   const compute::ComputeProfile p = round_profile();
   std::string why;
   const auto plain = calibrate::compare_kernel(with(""), p, why);
@@ -227,11 +229,7 @@ TEST_CASE("a multi-node collective entry is priced on the NICs it states") {
   shape: {op: all_reduce, gpus: 32, nodes: 4, bytes: 17179869184%s}
   measured: {busbw_gbytes_s: 380}
 )";
-  auto with = [&](const char* extra) {
-    std::string text = entry;
-    text.replace(text.find("%s"), 2, extra);
-    return one(text);
-  };
+  auto with = [&](const char* extra) { return one_with(entry, extra); };
   const compute::ComputeProfile p = round_profile();
   std::string why;
   const auto hdr = calibrate::compare_kernel(with(""), p, why);
