@@ -156,8 +156,6 @@ std::optional<Predicted> predict_attention(const KernelMeasurement& k, const com
   return out;
 }
 
-/// Rows and columns of a memory-bound entry: shape rows / cols, or input_shape (all but the last
-/// dimension are rows), times `groups`.
 }  // namespace
 
 bool is_component_measurement(const KernelMeasurement& k) {
@@ -170,6 +168,8 @@ bool is_component_measurement(const KernelMeasurement& k) {
 
 namespace {
 
+/// Rows and columns of a memory-bound entry: shape rows / cols, or input_shape (all but the last
+/// dimension are rows), times `groups`.
 std::optional<std::pair<double, double>> rows_cols(const KernelMeasurement& k) {
   double rows = 0, cols = 0;
   if (k.number("rows") && k.number("cols")) {
