@@ -67,6 +67,16 @@ cost::OpContext context_of(const KernelMeasurement& k, const compute::ComputePro
   return cost::OpContext{&k.gpu, &p, k.dtype.value_or(hardware::Precision::BF16)};
 }
 
+/// A forward GEMM's input gradient (m x k from n) and weight gradient (n x k over m), oriented as
+/// the benchmarks here run them.
+cost::GemmShape input_gradient(const cost::GemmShape& g) { return {g.m, g.k, g.n, g.batch, g.grouped}; }
+cost::GemmShape weight_gradient(const cost::GemmShape& g) { return {g.n, g.k, g.m, g.batch, g.grouped}; }
+
+/// A trained GEMM: its forward, input gradient and weight gradient.
+units::Time trained(const cost::OpContext& c, const cost::GemmShape& g) {
+  return cost::gemm_time(c, g) + cost::gemm_time(c, input_gradient(g)) + cost::gemm_time(c, weight_gradient(g));
+}
+
 std::optional<Predicted> predict_gemm(const KernelMeasurement& k, const compute::ComputeProfile& p, std::string& why) {
   const auto m = k.number("m"), n = k.number("n"), kk = k.number("k");
   if (!m || !n || !kk) {
@@ -93,8 +103,9 @@ std::optional<Predicted> predict_grouped_gemm(const KernelMeasurement& k, const 
   const cost::OpContext ctx = context_of(k, p);
   const double g = *groups, m = *per_group;
   const std::string dir = k.text("direction");
-  const cost::GemmShape fwd{m, *n, *kk, g, true}, dgrad{m, *kk, *n, g, true},
-      wgrad{*n, *kk, m, g, true, k.text("accumulate") == "fp32"};
+  const cost::GemmShape fwd{m, *n, *kk, g, true}, dgrad = input_gradient(fwd);
+  cost::GemmShape wgrad = weight_gradient(fwd);
+  wgrad.accumulate_fp32 = k.text("accumulate") == "fp32";
   Predicted out;
   const double one = 2 * g * m * *n * *kk;
   if (dir.empty() || dir == "fwd") {
@@ -339,11 +350,9 @@ std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const compu
       k.number("moe_intermediate")) {
     const double e = *k.number("local_experts"), m = *k.number("rows_per_rank") / e, h = *k.number("hidden"),
                  f = *k.number("moe_intermediate");
-    // SwiGLU experts: gate and up fused (h -> 2f), down (f -> h); dgrad the transposes.
-    if (has(op, "dgrad"))
-      out.time = cost::gemm_time(ctx, {m, h, 2 * f, e, true}) + cost::gemm_time(ctx, {m, f, h, e, true});
-    else
-      out.time = cost::gemm_time(ctx, {m, 2 * f, h, e, true}) + cost::gemm_time(ctx, {m, h, f, e, true});
+    // SwiGLU experts: gate and up fused (h -> 2f), down (f -> h); dgrad their input gradients.
+    for (const cost::GemmShape g : {cost::GemmShape{m, 2 * f, h, e, true}, cost::GemmShape{m, h, f, e, true}})
+      out.time += cost::gemm_time(ctx, has(op, "dgrad") ? input_gradient(g) : g);
     return out;
   }
   if (has(op, "single MoE layer") && k.number("total_m") && k.number("n") && k.number("k") &&
@@ -354,11 +363,6 @@ std::optional<Predicted> predict_step_op(const KernelMeasurement& k, const compu
     const double e = *k.number("local_experts"), tokens = *k.number("total_m"), f = *k.number("n"), h = *k.number("k"),
                  rows = tokens * k.number("top_k").value_or(1), m = rows / e,
                  shared = k.number("shared_experts").value_or(0);
-    // A GEMM's forward, input gradient (m x k from n) and weight gradient (n x k over m).
-    const auto trained = [](const cost::OpContext& c, const cost::GemmShape& g) {
-      return cost::gemm_time(c, g) + cost::gemm_time(c, {g.m, g.k, g.n, g.batch, g.grouped}) +
-             cost::gemm_time(c, {g.n, g.k, g.m, g.batch, g.grouped});
-    };
     // Gate and up (h -> 2f) and down (f -> h).
     for (const cost::GemmShape g : {cost::GemmShape{m, 2 * f, h, e, true}, cost::GemmShape{m, h, f, e, true}})
       out.time += trained(ctx, g);

@@ -206,7 +206,9 @@ units::Time attention_time(const OpContext& c, const AttentionShape& a, bool bac
   // sequences.
   const double elt = std::max(1.0, hardware::bytes_per_element(c.precision));
   const double rows = a.batch_heads * a.q_len;
-  const double bytes = rows * (2 * dv * elt + 4 * a.head_dim + 4 * a.head_dim + elt * a.head_dim);
+  const double preprocess = 2 * dv * elt + 4 * a.head_dim;       // O and dO read, the FP32 accumulator cleared
+  const double postprocess = 4 * a.head_dim + elt * a.head_dim;  // the accumulator read, dQ written
+  const double bytes = rows * (preprocess + postprocess);
   return main + units::Time::from_seconds(bytes / (c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm)) +
          launch_overhead(*c.profile, 3);
 }

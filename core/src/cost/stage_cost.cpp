@@ -257,6 +257,11 @@ std::pair<units::Time, units::Time> attention_cost(const StageInputs& in, LayerC
   return {attn_f, attn_b};
 }
 
+/// An MoE layer's activation width per token: its top_k routed experts' and its shared experts'.
+double moe_activations(const workload::MoeSpec& e) {
+  return d(e.expert_ffn) * e.top_k + d(e.shared_ffn()) * e.shared_experts;
+}
+
 /// The feed-forward block of one layer (dense MLP, or router, routed and shared experts with
 /// their all-to-all): its GEMMs into `gemms`, its elementwise traffic per token into
 /// `elementwise`, its elementwise kernels into `kernels_f`.
@@ -285,9 +290,8 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
       gemms.add(in, c, T, shared_up * e.shared_experts, h);
       gemms.add(in, c, T, h, d(e.shared_ffn()) * e.shared_experts / t);
     }
-    elementwise +=
-        (m.ffn_matrices() == 3 ? 3.0 : 2.0) * (d(e.expert_ffn) * e.top_k + d(e.shared_ffn()) * e.shared_experts) / t +
-        4 * h * e.top_k * token_share;  // activation + permute/unpermute
+    elementwise += (m.ffn_matrices() == 3 ? 3.0 : 2.0) * moe_activations(e) / t +
+                   4 * h * e.top_k * token_share;  // activation + permute/unpermute
     kernels_f += 8;
     // Dispatch and combine all-to-all of the routed tokens, forward and backward each, over the
     // EP group, whose members are etp ranks apart (Megatron-core's expert RankGenerator, order
@@ -364,11 +368,7 @@ EagerExtra eager_elementwise_extra(const StageInputs& in, int layer) {
     e.kernels += 4;
   }
   if (m.ffn_matrices() == 3) {
-    double activations = d(m.ffn);
-    if (m.is_moe_layer(layer)) {
-      const auto& x = *m.moe;
-      activations = d(x.expert_ffn) * x.top_k + d(x.shared_ffn()) * x.shared_experts;
-    }
+    const double activations = m.is_moe_layer(layer) ? moe_activations(*m.moe) : d(m.ffn);
     e.bytes += (10.0 - 6.0) * activations / in.t;
     e.kernels += 1;
   }
