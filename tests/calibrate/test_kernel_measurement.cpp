@@ -551,3 +551,78 @@ TEST_CASE("the whole-step glue is never fitted on kernels: host overheads and th
   repo.source = "deepseek-ai/DeepGEMM @327ec92: README.md";
   CHECK(calibrate::kernel_source_group(repo) == "deepseek-ai/DeepGEMM");
 }
+
+TEST_CASE("an NF4 dequantization entry is priced as bitsandbytes' dequantize_4bit, nested or not") {
+  const char* entry = R"(
+- id: q
+  source: s
+  kind: memory_bound
+  gpu: H100
+  dtype: fp16
+  shape: {op: nf4_dequantize, rows: 8192, cols: 8192, blocksize: 64%s}
+  measured: {time_ms: 0.341}
+)";
+  auto prof = round_profile();
+  prof.of(hardware::GpuArch::Hopper).dequant_nf4 = 0.25;
+  std::string why;
+  const auto plain = one_with(entry, "");
+  const auto c = calibrate::compare_kernel(plain, prof, why);
+  REQUIRE_MESSAGE(c.has_value(), why);
+  CHECK(c->figure == "time_us");
+  // 67,108,864 weights x 2.5625 B at 3.35 TB/s x 0.25 (no overheads in this profile): 205.3 us.
+  const double n = 8192.0 * 8192;
+  CHECK(c->predicted == doctest::Approx(n * 2.5625 / (3.35e12 * 0.25) * 1e6).epsilon(1e-6));
+  const cost::OpContext ctx{&plain.gpu, &prof, hardware::Precision::FP16};
+  const auto nested = calibrate::compare_kernel(one_with(entry, ", nested: true"), prof, why);
+  REQUIRE(nested.has_value());
+  CHECK(nested->predicted == doctest::Approx(cost::nf4_dequant_time(ctx, n, true).seconds() * 1e6).epsilon(1e-9));
+  CHECK(nested->predicted > c->predicted);
+  // Without its size the entry is not predicted, and says why.
+  const auto bad = one(R"(
+- id: q
+  source: s
+  kind: memory_bound
+  gpu: H100
+  dtype: fp16
+  shape: {op: nf4_dequantize}
+  measured: {time_ms: 0.341}
+)");
+  CHECK_FALSE(calibrate::compare_kernel(bad, prof, why).has_value());
+  CHECK(why.find("rows and cols") != std::string::npos);
+}
+
+TEST_CASE("the NF4 dequantization rate is fitted apart once three entries inform it, else it stays the HBM rate") {
+  // Entries made with hbm 0.80 and dequant_nf4 0.25 on H100: with three dequantization entries and
+  // three RMSNorms the fit recovers both; with two dequantization entries it leaves dequant_nf4
+  // tied (kMinKernelEntries) and fits the HBM rate on the RMSNorms alone.
+  compute::ComputeProfile truth = round_profile();
+  truth.of(hardware::GpuArch::Hopper).dequant_nf4 = 0.25;
+  auto made = [&](const std::string& shape) {
+    auto k = one("- id: m\n  source: s\n  kind: memory_bound\n  gpu: H100\n  dtype: fp16\n  shape: " + shape +
+                 "\n  measured: {time_us: 1}\n");
+    std::string why;
+    k.measured["time_us"] = calibrate::compare_kernel(k, truth, why)->predicted;
+    return k;
+  };
+  std::vector<calibrate::KernelMeasurement> ks;
+  for (const int rows : {4096, 8192, 16384})
+    ks.push_back(made("{op: rms_norm_fwd, rows: " + std::to_string(rows) + ", cols: 4096}"));
+  for (const int rows : {4096, 8192, 14336})
+    ks.push_back(made("{op: nf4_dequantize, rows: " + std::to_string(rows) + ", cols: 8192, nested: true}"));
+  compute::ComputeProfile start = truth;
+  start.of(hardware::GpuArch::Hopper).hbm = 0.6;
+  start.of(hardware::GpuArch::Hopper).dequant_nf4 = compute::kTied;
+  calibrate::KernelFitOptions o;
+  o.parameters = {"hopper.hbm", "hopper.dequant_nf4"};
+  const auto r = calibrate::fit_kernel_profile(ks, start, o);
+  CHECK(r.informed.at("hopper.dequant_nf4") == 3);
+  CHECK(r.profile.of(hardware::GpuArch::Hopper).dequant_nf4 == doctest::Approx(0.25).epsilon(1e-3));
+  CHECK(r.profile.of(hardware::GpuArch::Hopper).hbm == doctest::Approx(0.80).epsilon(1e-3));
+  ks.pop_back();
+  const auto two = calibrate::fit_kernel_profile(ks, start, o);
+  CHECK(two.informed.at("hopper.dequant_nf4") == 2);
+  CHECK(std::isnan(two.profile.of(hardware::GpuArch::Hopper).dequant_nf4));
+  // The two are scored, not fitted: they do not pull the HBM rate they fall back to toward 0.25.
+  CHECK(two.profile.of(hardware::GpuArch::Hopper).hbm == doctest::Approx(0.80).epsilon(1e-3));
+  CHECK(two.entries == 3);
+}

@@ -351,3 +351,29 @@ TEST_CASE("an 8-bit grouped GEMM runs at grouped_gemm_fp8 where the profile sets
       cost::gemm_time(bf16, grouped).seconds() ==
       doctest::Approx(2 * cost::gemm_time(bf16, cost::GemmShape{8192, 8192, 8192, 4, false}).seconds()).epsilon(1e-6));
 }
+
+TEST_CASE("bitsandbytes' NF4 dequantization: codes and absmax read, 16 bits written, at its own efficiency") {
+  // 8192 x 8192 NF4 weights on A100 (2.039 TB/s), one call, no double quantization: 0.5 B of codes
+  // and 4/64 B of fp32 absmax read, 2 B written per weight = 2.5625 x 67,108,864 B = 171.97 MB.
+  const auto gpu = a100();
+  auto prof = profile(6.0);
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::BF16};
+  const double n = 8192.0 * 8192;
+  const double plain = n * (2.5 + 4.0 / 64);
+  // Unfitted, the kernel streams at the HBM efficiency (0.75 here), plus one launch.
+  CHECK(cost::nf4_dequant_time(ctx, n, false).seconds() ==
+        doctest::Approx(plain / (2.039e12 * 0.75) + 6e-6).epsilon(1e-9));
+  // Its own coefficient, once a profile gives it: 0.25 of HBM, 337.3 us.
+  prof.of(hardware::GpuArch::Ampere).dequant_nf4 = 0.25;
+  CHECK(cost::nf4_dequant_time(ctx, n, false).seconds() ==
+        doctest::Approx(plain / (2.039e12 * 0.25) + 6e-6).epsilon(1e-9));
+  // Double quantization: the 8-bit absmax codes restored first (1 B read, 4 B written per block of
+  // 64, one fp32 scale per 256 blocks, the same kernel family), then `absmax += offset` (8 B per
+  // block): three kernels, the call's bytes at its one rate.
+  const double blocks = n / 64;
+  const double nested = (plain + blocks * (5 + 4.0 / 256 + 8)) / (2.039e12 * 0.25);
+  CHECK(cost::nf4_dequant_time(ctx, n, true).seconds() == doctest::Approx(nested + 18e-6).epsilon(1e-9));
+  // Seven matrices dequantized in seven calls: seven times the launches, the same bytes.
+  CHECK(cost::nf4_dequant_time(ctx, n, true, 7).seconds() == doctest::Approx(nested + 7 * 18e-6).epsilon(1e-9));
+  CHECK(cost::nf4_dequant_time(ctx, 0, true).seconds() == 0);
+}

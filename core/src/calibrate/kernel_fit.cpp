@@ -140,6 +140,15 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
     tied_informs[q.name] = informs_alone(q);
     if (static_cast<int>(tied_informs[q.name].size()) >= kMinKernelEntries) set(start, q, q.value(start));
   }
+  // Measurements of a kernel whose own coefficient too few of them inform to set apart are scored,
+  // not fitted: they measure that kernel, not the one it falls back to (two measurements of
+  // bitsandbytes' NF4 dequantization say nothing of how fast a streaming kernel runs).
+  for (const auto& [name, informs] : tied_informs) {
+    if (static_cast<int>(informs.size()) >= kMinKernelEntries) continue;
+    for (const std::size_t i : informs) base[i].reset();
+  }
+  res.entries =
+      static_cast<std::size_t>(std::count_if(base.begin(), base.end(), [](auto& b) { return b.has_value(); }));
   std::vector<const compute::ProfileParameter*> params;
   for (const auto& q : compute::profile_parameters()) {
     if (!candidate(q)) continue;

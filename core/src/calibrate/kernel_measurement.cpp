@@ -255,6 +255,20 @@ std::optional<Predicted> predict_memory_bound(const KernelMeasurement& k, const 
     out.time = cost::memory_bound_time(context_of(k, p), units::Bytes{out.bytes}, 1);
     return out;
   }
+  if (has(op, "nf4_dequantize")) {
+    // bitsandbytes' dequantize_4bit: the entry's elements (rows x cols) in one call, with double
+    // quantization when the entry says `nested: true`.
+    const auto rc = rows_cols(k);
+    if (!rc) {
+      why = "an NF4 dequantization entry needs rows and cols";
+      return std::nullopt;
+    }
+    const double n = rc->first * rc->second;
+    const bool nested = k.flag("nested", false);
+    out.bytes = n * (0.5 + 2.0) + n / 64 * (4 + (nested ? 1 + 4 + 8 + 4.0 / 256 : 0));
+    out.time = cost::nf4_dequant_time(context_of(k, p), n, nested, 1);
+    return out;
+  }
   const auto bytes = memory_bytes(k, why);
   if (!bytes) {
     if (why.empty()) why = "no byte count known for memory-bound op '" + op + "'";

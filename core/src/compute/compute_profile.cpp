@@ -32,6 +32,8 @@ double ArchEfficiency::attention_of(hardware::Precision p, bool backward) const 
 
 double ArchEfficiency::cast_of(hardware::Precision p) const { return is_4bit(p) ? or_else(cast_fp4, hbm) : hbm; }
 
+double ArchEfficiency::nf4_dequant() const { return or_else(dequant_nf4, hbm); }
+
 double ProfileParameter::value(const ComputeProfile& p) const {
   ComputeProfile copy = p;
   const double v = *slot(copy);
@@ -65,7 +67,8 @@ const std::vector<ProfileParameter>& profile_parameters() {
   // a broken one, not a slow one (lower bound 0.2; 0.1 for 8-bit attention's backward, whose
   // published cuDNN kernels reach 0.2 of the 8-bit peak on Hopper, and 0.05 for the NVFP4 cast
   // kernels with the Hadamard transform, which reach 0.15-0.35 of HBM bandwidth: torchao's
-  // NVFP4 kernel tables in data/calibration/kernels-2026.yaml). The HBM efficiency is bounded
+  // NVFP4 kernel tables in data/calibration/kernels-2026.yaml, as for bitsandbytes' NF4
+  // dequantization, about 0.25 on A100). The HBM efficiency is bounded
   // by what a streaming kernel shows (STREAM triad, large elementwise kernels: 0.85-0.92 of
   // the datasheet bandwidth) and 0.97; a grouped GEMM may run up to 1.2x a dense kernel's rate
   // (its tiles of several problems fill the waves). NCCL reaches 24 of 25 GB/s per HDR NIC,
@@ -91,6 +94,8 @@ const std::vector<ProfileParameter>& profile_parameters() {
         {"hbm", 0.30, 0.97, &ArchEfficiency::hbm, false, false, nullptr, ""},
         {"cast_fp4", 0.05, 1.00, &ArchEfficiency::cast_fp4, true, true, [](const ArchEfficiency& e) { return e.hbm; },
          "hbm"},
+        {"dequant_nf4", 0.05, 1.00, &ArchEfficiency::dequant_nf4, false, false,
+         [](const ArchEfficiency& e) { return e.hbm; }, "hbm"},
         // Sustained over boost clock: no GPU runs above its boost clock; below 0.6 a board would
         // be throttled far past its rated power (H100 SXM: 1.98 GHz boost, ~1.6-1.75 GHz sustained
         // at 700 W in dense training, as nvidia-smi logs of training runs show).

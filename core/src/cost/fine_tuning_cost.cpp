@@ -54,25 +54,33 @@ FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const scenario:
   }
   const workload::BaseWeights base = s.training.lora.base_weights;
   if (workload::base_weights_dequantized(base, s.precision)) {
-    // bitsandbytes dequantizes each NF4 weight to bf16 before the forward GEMM and again before
-    // the input-gradient GEMM (autograd/_functions.py, MatMul4Bit forward and backward): one
-    // memory-bound kernel per weight per pass, reading NF4 and writing 2 B. Frozen FP8 or NVFP4
-    // weights under a wider precision are cast the same way (read their bytes, write 2).
+    // Frozen weights stored narrower than the run computes are restored to 16 bits before the
+    // forward GEMM and again before the input-gradient GEMM (bitsandbytes' autograd/_functions.py,
+    // MatMul4Bit forward and backward): one pass over every weight per direction.
     const double h = d(m.hidden);
     double gemm = h * d(m.q_dim()) + 2 * h * d(m.kv_dim()) + d(m.q_dim()) * h;
-    double kernels = 4;
+    double matrices = 4;
     if (m.is_moe_layer(layer)) {
       const auto& e = *m.moe;
       const double expert = m.ffn_matrices() * h * d(e.expert_ffn);
       gemm =
           gemm / t + e.shared_experts * expert / t + e.experts * expert / (static_cast<double>(p.expert_tp()) * p.ep);
-      kernels += 2.0 * (e.experts / p.ep + e.shared_experts);
+      matrices += 2.0 * (e.experts / p.ep + e.shared_experts);
     } else {
       gemm = (gemm + m.ffn_matrices() * h * d(m.ffn)) / t;
-      kernels += m.ffn_matrices();
+      matrices += m.ffn_matrices();
     }
-    const units::Time dq = memory_bound_time(ctx, units::Bytes{gemm * (workload::base_weight_bytes(base) + 2.0)},
-                                             static_cast<int>(std::min(kernels, 1e6)));
+    units::Time dq{0};
+    double kernels = matrices;
+    if (base == workload::BaseWeights::NF4) {
+      // bitsandbytes' dequantize_4bit with QLoRA's double quantization: three kernels a matrix.
+      dq = nf4_dequant_time(ctx, gemm, true, matrices);
+      kernels = 3 * matrices;
+    } else {
+      // Frozen FP8 or NVFP4 weights under a wider precision are cast: read their bytes, write 2.
+      dq = memory_bound_time(ctx, units::Bytes{gemm * (workload::base_weight_bytes(base) + 2.0)},
+                             static_cast<int>(std::min(matrices, 1e6)));
+    }
     c.fwd += dq;
     c.bwd_input += dq;
     c.kernels_f += kernels;

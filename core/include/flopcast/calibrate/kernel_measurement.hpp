@@ -92,10 +92,10 @@ inline constexpr int kMinKernelEntries = 3;
 /// What fitting the cost layer on kernel measurements gave.
 struct KernelFitResult {
   compute::ComputeProfile profile;
-  std::vector<std::string> fitted;                     ///< coefficients fitted, in profile_parameters() order
-  std::map<std::string, int> informed;                 ///< measurements informing each coefficient (fitted or not)
-  std::vector<std::string> at_bound;                   ///< fitted coefficients at a bound, "name lower|upper"
-  std::size_t entries = 0;                             ///< measurements predicted (the residuals)
+  std::vector<std::string> fitted;      ///< coefficients fitted, in profile_parameters() order
+  std::map<std::string, int> informed;  ///< measurements informing each coefficient (fitted or not)
+  std::vector<std::string> at_bound;    ///< fitted coefficients at a bound, "name lower|upper"
+  std::size_t entries = 0;  ///< measurements fitted (the residuals; a tied coefficient's few are scored only)
   double median_before_pct = 0, median_after_pct = 0;  ///< median |error| of the predicted figure
   double p90_before_pct = 0, p90_after_pct = 0;
   int iterations = 0;

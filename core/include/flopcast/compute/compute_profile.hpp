@@ -54,6 +54,11 @@ struct ArchEfficiency {
   /// Fraction of HBM bandwidth the NVFP4 cast kernels reach (quantising with the random Hadamard
   /// transform and 2D block scales of the NVFP4 recipe; NaN: hbm).
   double cast_fp4 = kTied;
+  /// Fraction of HBM bandwidth bitsandbytes' 4-bit dequantization kernel reaches (NF4 to 16-bit,
+  /// `kDequantizeBlockwise`: QLoRA's frozen weights before each GEMM; NaN: hbm). Its own
+  /// coefficient because the kernel decodes each 4-bit code through a table per thread and is
+  /// far from a streaming copy (docs/fine-tuning.md, "QLoRA's dequantization").
+  double dequant_nf4 = kTied;
   /// Fraction of the kernel benchmarks' tensor-core rate a GPU keeps through a training step: a
   /// benchmark times one kernel at the boost clock, a step runs kernels back to back for hours at
   /// the clock the board's power and temperature limits allow (NVIDIA's datasheets state peaks at
@@ -70,6 +75,8 @@ struct ArchEfficiency {
   double attention_of(hardware::Precision p, bool backward) const;
   /// The fraction of HBM bandwidth a cast kernel producing `p` reaches.
   double cast_of(hardware::Precision p) const;
+  /// The fraction of HBM bandwidth bitsandbytes' NF4 dequantization reaches (dequant_nf4, else hbm).
+  double nf4_dequant() const;
 };
 
 /// All calibrated coefficients.
