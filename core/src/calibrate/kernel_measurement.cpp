@@ -256,8 +256,8 @@ std::optional<Predicted> predict_memory_bound(const KernelMeasurement& k, const 
     return out;
   }
   if (has(op, "nf4_dequantize")) {
-    // bitsandbytes' dequantize_4bit: the entry's elements (rows x cols) in one call, with double
-    // quantization when the entry says `nested: true`.
+    // bitsandbytes' dequantize_4bit: the entry's elements (rows x cols) in one call, absmax blocks
+    // of `blocksize`, with double quantization when the entry says `nested: true`.
     const auto rc = rows_cols(k);
     if (!rc) {
       why = "an NF4 dequantization entry needs rows and cols";
@@ -265,8 +265,9 @@ std::optional<Predicted> predict_memory_bound(const KernelMeasurement& k, const 
     }
     const double n = rc->first * rc->second;
     const bool nested = k.flag("nested", false);
-    out.bytes = n * (0.5 + 2.0) + n / 64 * (4 + (nested ? 1 + 4 + 8 + 4.0 / 256 : 0));
-    out.time = cost::nf4_dequant_time(context_of(k, p), n, nested, 1);
+    const double blocksize = k.number("blocksize").value_or(64);  // bitsandbytes' default
+    out.bytes = cost::nf4_dequant_bytes(n, nested, blocksize);
+    out.time = cost::nf4_dequant_time(context_of(k, p), n, nested, 1, blocksize);
     return out;
   }
   const auto bytes = memory_bytes(k, why);

@@ -67,8 +67,8 @@ const std::vector<ProfileParameter>& profile_parameters() {
   // a broken one, not a slow one (lower bound 0.2; 0.1 for 8-bit attention's backward, whose
   // published cuDNN kernels reach 0.2 of the 8-bit peak on Hopper, and 0.05 for the NVFP4 cast
   // kernels with the Hadamard transform, which reach 0.15-0.35 of HBM bandwidth: torchao's
-  // NVFP4 kernel tables in data/calibration/kernels-2026.yaml, as for bitsandbytes' NF4
-  // dequantization, about 0.25 on A100). The HBM efficiency is bounded
+  // NVFP4 kernel tables in data/calibration/kernels-2026.yaml; 0.05 too for bitsandbytes' NF4
+  // dequantization, 0.25 at 8192 x 8192 on A100 in the same file). The HBM efficiency is bounded
   // by what a streaming kernel shows (STREAM triad, large elementwise kernels: 0.85-0.92 of
   // the datasheet bandwidth) and 0.97; a grouped GEMM may run up to 1.2x a dense kernel's rate
   // (its tiles of several problems fill the waves). NCCL reaches 24 of 25 GB/s per HDR NIC,

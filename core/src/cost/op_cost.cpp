@@ -233,21 +233,22 @@ double quantised_bytes_per_value(hardware::Precision p) {
   }
 }
 
-units::Time nf4_dequant_time(const OpContext& c, double elements, bool nested, double calls) {
-  if (elements <= 0) return units::Time{0};
-  const double blocks = elements / 64;  // bitsandbytes' default blocksize for 4-bit weights
+double nf4_dequant_bytes(double elements, bool nested, double blocksize) {
+  const double blocks = elements / blocksize;
   // kDequantizeBlockwise: codes and the fp32 absmax read, 16-bit values written.
   double bytes = elements * (0.5 + 2.0) + blocks * 4;
-  int kernels = 1;
-  if (nested) {
-    // dequantize_blockwise: 8-bit absmax codes read (one fp32 scale per 256 of them), fp32
-    // written; then absmax += offset reads and writes it (a PyTorch add, 8 B a block: 0.125 B a
-    // weight, priced with the call's own rate).
-    bytes += blocks * (1 + 4 + 4.0 / 256 + 8);
-    kernels = 3;
-  }
-  const double seconds = bytes / (c.gpu->hbm_bandwidth.bytes_per_s * arch_of(c).nf4_dequant());
-  const auto launches = static_cast<int>(std::min(calls * kernels, 1e6));
+  // Double quantization: dequantize_blockwise reads the 8-bit absmax codes (one fp32 scale per 256
+  // of them) and writes fp32; absmax += offset reads and writes it (a PyTorch add, 8 B a block,
+  // 0.125 B a weight at blocks of 64, priced with the call's own rate).
+  if (nested) bytes += blocks * (1 + 4 + 4.0 / 256 + 8);
+  return bytes;
+}
+
+units::Time nf4_dequant_time(const OpContext& c, double elements, bool nested, double calls, double blocksize) {
+  if (elements <= 0) return units::Time{0};
+  const double seconds =
+      nf4_dequant_bytes(elements, nested, blocksize) / (c.gpu->hbm_bandwidth.bytes_per_s * arch_of(c).nf4_dequant());
+  const auto launches = static_cast<int>(std::min(calls * (nested ? 3 : 1), 1e6));
   return units::Time::from_seconds(seconds) + launch_overhead(*c.profile, launches);
 }
 

@@ -57,7 +57,7 @@ struct ArchEfficiency {
   /// Fraction of HBM bandwidth bitsandbytes' 4-bit dequantization kernel reaches (NF4 to 16-bit,
   /// `kDequantizeBlockwise`: QLoRA's frozen weights before each GEMM; NaN: hbm). Its own
   /// coefficient because the kernel decodes each 4-bit code through a table per thread and is
-  /// far from a streaming copy (docs/fine-tuning.md, "QLoRA's dequantization").
+  /// far from a streaming copy (docs/fine-tuning.md).
   double dequant_nf4 = kTied;
   /// Fraction of the kernel benchmarks' tensor-core rate a GPU keeps through a training step: a
   /// benchmark times one kernel at the boost clock, a step runs kernels back to back for hours at
