@@ -589,6 +589,15 @@ TEST_CASE("an NF4 dequantization entry is priced as bitsandbytes' dequantize_4bi
 )");
   CHECK_FALSE(calibrate::compare_kernel(bad, prof, why).has_value());
   CHECK(why.find("rows and cols") != std::string::npos);
+  // A nested flag that is not a boolean, or a block size below one, is not read as a default.
+  why.clear();
+  CHECK_FALSE(calibrate::compare_kernel(one_with(entry, ", nested: yes"), prof, why).has_value());
+  CHECK(why.find("nested is true or false") != std::string::npos);
+  why.clear();
+  auto zero = one_with(entry, "");
+  zero.shape["blocksize"] = "0";
+  CHECK_FALSE(calibrate::compare_kernel(zero, prof, why).has_value());
+  CHECK(why.find("blocksize") != std::string::npos);
 }
 
 TEST_CASE("the NF4 dequantization rate is fitted apart once three entries inform it, else it stays the HBM rate") {

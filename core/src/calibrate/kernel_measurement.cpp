@@ -264,8 +264,17 @@ std::optional<Predicted> predict_memory_bound(const KernelMeasurement& k, const 
       return std::nullopt;
     }
     const double n = rc->first * rc->second;
-    const bool nested = k.flag("nested", false);
+    const std::string nested_text = k.text("nested");
     const double blocksize = k.number("blocksize").value_or(64);  // bitsandbytes' default
+    if (!nested_text.empty() && nested_text != "true" && nested_text != "false") {
+      why = "nested is true or false (double quantization), got '" + nested_text + "'";
+      return std::nullopt;
+    }
+    if (blocksize < 1) {
+      why = "blocksize is the weights per absmax block (64 in bitsandbytes), got " + k.text("blocksize");
+      return std::nullopt;
+    }
+    const bool nested = nested_text == "true";
     out.bytes = cost::nf4_dequant_bytes(n, nested, blocksize);
     out.time = cost::nf4_dequant_time(context_of(k, p), n, nested, 1, blocksize);
     return out;
