@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../support/shipped_catalog.hpp"
@@ -31,6 +32,23 @@ calibrate::KernelMeasurement one(const std::string& text) {
 calibrate::KernelMeasurement one_with(std::string entry, const std::string& extra) {
   entry.replace(entry.find("%s"), 2, extra);
   return one(entry);
+}
+
+/// `text` read as one entry whose measured time is what `truth` predicts for it: a measurement a
+/// fit should recover `truth` from.
+calibrate::KernelMeasurement made_by(const compute::ComputeProfile& truth, const std::string& text) {
+  auto k = one(text);
+  std::string why;
+  k.measured["time_us"] = calibrate::compare_kernel(k, truth, why)->predicted;
+  return k;
+}
+
+/// The kernel fit of the coefficients `names` alone on `ks`, from `start`.
+calibrate::KernelFitResult fit_named(const std::vector<calibrate::KernelMeasurement>& ks,
+                                     const compute::ComputeProfile& start, std::vector<std::string> names) {
+  calibrate::KernelFitOptions o;
+  o.parameters = std::move(names);
+  return calibrate::fit_kernel_profile(ks, start, o);
 }
 
 /// A profile with round numbers and no benchmark overhead, so predictions are worked by hand.
@@ -197,20 +215,14 @@ TEST_CASE("the fit sets the 8-bit grouped-GEMM rate apart where 8-bit grouped en
   h.grouped_gemm_fp8 = 0.9;
   std::vector<calibrate::KernelMeasurement> ks;
   for (const char* dtype : {"bf16", "fp8"})
-    for (const int n : {2048, 4096, 7168}) {
-      auto k = one(std::string("- id: g\n  source: s\n  kind: grouped_gemm\n  gpu: H100\n  dtype: ") + dtype +
-                   "\n  shape: {groups: 8, tokens_per_group: 4096, n: " + std::to_string(n) +
-                   ", k: 7168, direction: fwd}\n  measured: {time_us: 1}\n");
-      std::string why;
-      k.measured["time_us"] = calibrate::compare_kernel(k, truth, why)->predicted;
-      ks.push_back(k);
-    }
+    for (const int n : {2048, 4096, 7168})
+      ks.push_back(made_by(truth, std::string("- id: g\n  source: s\n  kind: grouped_gemm\n  gpu: H100\n  dtype: ") +
+                                      dtype + "\n  shape: {groups: 8, tokens_per_group: 4096, n: " + std::to_string(n) +
+                                      ", k: 7168, direction: fwd}\n  measured: {time_us: 1}\n"));
   compute::ComputeProfile start = truth;
   start.of(hardware::GpuArch::Hopper).grouped_gemm = 1.0;
   start.of(hardware::GpuArch::Hopper).grouped_gemm_fp8 = compute::kTied;
-  calibrate::KernelFitOptions o;
-  o.parameters = {"hopper.grouped_gemm", "hopper.grouped_gemm_fp8"};
-  const auto r = calibrate::fit_kernel_profile(ks, start, o);
+  const auto r = fit_named(ks, start, {"hopper.grouped_gemm", "hopper.grouped_gemm_fp8"});
   // Apart, the 8-bit coefficient moves its three entries alone, and the 16-bit one answers for the
   // other three only (tied, it would move all six).
   CHECK(r.informed.at("hopper.grouped_gemm_fp8") == 3);
@@ -607,11 +619,8 @@ TEST_CASE("the NF4 dequantization rate is fitted apart once three entries inform
   compute::ComputeProfile truth = round_profile();
   truth.of(hardware::GpuArch::Hopper).dequant_nf4 = 0.25;
   auto made = [&](const std::string& shape) {
-    auto k = one("- id: m\n  source: s\n  kind: memory_bound\n  gpu: H100\n  dtype: fp16\n  shape: " + shape +
-                 "\n  measured: {time_us: 1}\n");
-    std::string why;
-    k.measured["time_us"] = calibrate::compare_kernel(k, truth, why)->predicted;
-    return k;
+    return made_by(truth, "- id: m\n  source: s\n  kind: memory_bound\n  gpu: H100\n  dtype: fp16\n  shape: " + shape +
+                              "\n  measured: {time_us: 1}\n");
   };
   std::vector<calibrate::KernelMeasurement> ks;
   for (const int rows : {4096, 8192, 16384})
@@ -621,14 +630,12 @@ TEST_CASE("the NF4 dequantization rate is fitted apart once three entries inform
   compute::ComputeProfile start = truth;
   start.of(hardware::GpuArch::Hopper).hbm = 0.6;
   start.of(hardware::GpuArch::Hopper).dequant_nf4 = compute::kTied;
-  calibrate::KernelFitOptions o;
-  o.parameters = {"hopper.hbm", "hopper.dequant_nf4"};
-  const auto r = calibrate::fit_kernel_profile(ks, start, o);
+  const auto r = fit_named(ks, start, {"hopper.hbm", "hopper.dequant_nf4"});
   CHECK(r.informed.at("hopper.dequant_nf4") == 3);
   CHECK(r.profile.of(hardware::GpuArch::Hopper).dequant_nf4 == doctest::Approx(0.25).epsilon(1e-3));
   CHECK(r.profile.of(hardware::GpuArch::Hopper).hbm == doctest::Approx(0.80).epsilon(1e-3));
   ks.pop_back();
-  const auto two = calibrate::fit_kernel_profile(ks, start, o);
+  const auto two = fit_named(ks, start, {"hopper.hbm", "hopper.dequant_nf4"});
   CHECK(two.informed.at("hopper.dequant_nf4") == 2);
   CHECK(std::isnan(two.profile.of(hardware::GpuArch::Hopper).dequant_nf4));
   // The two are scored, not fitted: they do not pull the HBM rate they fall back to toward 0.25.
