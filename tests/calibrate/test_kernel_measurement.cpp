@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +33,12 @@ calibrate::KernelMeasurement one(const std::string& text) {
 calibrate::KernelMeasurement one_with(std::string entry, const std::string& extra) {
   entry.replace(entry.find("%s"), 2, extra);
   return one(entry);
+}
+
+/// `entry` with `extra` in its shape (one_with), compared with what `p` predicts for it.
+std::optional<calibrate::FigureComparison> compared(const std::string& entry, const std::string& extra,
+                                                    const compute::ComputeProfile& p, std::string& why) {
+  return calibrate::compare_kernel(one_with(entry, extra), p, why);
 }
 
 /// `text` read as one entry whose measured time is what `truth` predicts for it: a measurement a
@@ -169,11 +176,10 @@ TEST_CASE("a GEMM entry with accumulate: fp32 is priced with its FP32 output rea
   shape: {m: 7168, n: 4096, k: 4096, op: wgrad%s}
   measured: {tflops: 600}
 )";
-  auto with = [&](const char* extra) { return one_with(entry, extra); };
   const compute::ComputeProfile p = round_profile();
   std::string why;
-  const auto plain = calibrate::compare_kernel(with(""), p, why);
-  const auto accum = calibrate::compare_kernel(with(", accumulate: fp32"), p, why);
+  const auto plain = compared(entry, "", p, why);
+  const auto accum = compared(entry, ", accumulate: fp32", p, why);
   REQUIRE_MESSAGE((plain && accum), why);
   // 7168 x 4096 x 8 B at 3.35 TB/s x 0.80 more than the plain kernel's time.
   const double flops = 2.0 * 7168 * 4096 * 4096;
@@ -241,15 +247,14 @@ TEST_CASE("a multi-node collective entry is priced on the NICs it states") {
   shape: {op: all_reduce, gpus: 32, nodes: 4, bytes: 17179869184%s}
   measured: {busbw_gbytes_s: 380}
 )";
-  auto with = [&](const char* extra) { return one_with(entry, extra); };
   const compute::ComputeProfile p = round_profile();
   std::string why;
-  const auto hdr = calibrate::compare_kernel(with(""), p, why);
-  const auto ndr = calibrate::compare_kernel(with(", nics_per_node: 8, nic_gbps: 400"), p, why);
+  const auto hdr = compared(entry, "", p, why);
+  const auto ndr = compared(entry, ", nics_per_node: 8, nic_gbps: 400", p, why);
   REQUIRE_MESSAGE((hdr && ndr), why);
   // A 16 GiB ring is bound by the NICs: twice their line rate, about twice the bus bandwidth.
   CHECK(ndr->predicted / hdr->predicted == doctest::Approx(2.0).epsilon(0.05));
-  const auto four = calibrate::compare_kernel(with(", nics_per_node: 4, nic_gbps: 400"), p, why);
+  const auto four = compared(entry, ", nics_per_node: 4, nic_gbps: 400", p, why);
   REQUIRE_MESSAGE(four, why);
   CHECK(four->predicted < 0.6 * ndr->predicted);
 }
@@ -585,7 +590,7 @@ TEST_CASE("an NF4 dequantization entry is priced as bitsandbytes' dequantize_4bi
   const double n = 8192.0 * 8192;
   CHECK(c->predicted == doctest::Approx(n * 2.5625 / (3.35e12 * 0.25) * 1e6).epsilon(1e-6));
   const cost::OpContext ctx{&plain.gpu, &prof, hardware::Precision::FP16};
-  const auto nested = calibrate::compare_kernel(one_with(entry, ", nested: true"), prof, why);
+  const auto nested = compared(entry, ", nested: true", prof, why);
   REQUIRE(nested.has_value());
   CHECK(nested->predicted == doctest::Approx(cost::nf4_dequant_time(ctx, n, true).seconds() * 1e6).epsilon(1e-9));
   CHECK(nested->predicted > c->predicted);
@@ -603,7 +608,7 @@ TEST_CASE("an NF4 dequantization entry is priced as bitsandbytes' dequantize_4bi
   CHECK(why.find("rows and cols") != std::string::npos);
   // A nested flag that is not a boolean, or a block size below one, is not read as a default.
   why.clear();
-  CHECK_FALSE(calibrate::compare_kernel(one_with(entry, ", nested: yes"), prof, why).has_value());
+  CHECK_FALSE(compared(entry, ", nested: yes", prof, why).has_value());
   CHECK(why.find("nested is true or false") != std::string::npos);
   why.clear();
   auto zero = one_with(entry, "");

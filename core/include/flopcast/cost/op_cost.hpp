@@ -81,11 +81,11 @@ units::Time cast_time(const OpContext& ctx, double elements, double in_bytes, in
 
 /// bitsandbytes' dequantization of `elements` NF4 weights to 16 bits, in `calls` calls of
 /// `functional.dequantize_4bit` (one per weight matrix): its kernel reads the packed codes (0.5 B)
-/// and an fp32 absmax per block (64 weights, bitsandbytes' default), and writes 2 B, at the generation's `dequant_nf4`
-/// efficiency. With double quantization (`nested`, QLoRA's setting) each call first restores the
-/// fp32 absmax from its 8-bit codes (`dequantize_blockwise`: 1 B read, 4 B written per block, the
-/// same kernel family) and adds their mean (`absmax += offset`, a PyTorch add): three kernels a
-/// call instead of one, the call's bytes at one rate (the add moves 0.125 B a weight).
+/// and an fp32 absmax per block (64 weights, bitsandbytes' default), and writes 2 B, at the
+/// generation's `dequant_nf4` efficiency. With double quantization (`nested`, QLoRA's setting) each call first restores
+/// the fp32 absmax from its 8-bit codes (`dequantize_blockwise`: 1 B read, 4 B written per block, the same kernel
+/// family) and adds their mean (`absmax += offset`, a PyTorch add): three kernels a call instead of one, the call's
+/// bytes at one rate (the add moves 0.125 B a weight).
 units::Time nf4_dequant_time(const OpContext& ctx, double elements, bool nested, double calls = 1,
                              double blocksize = 64);
 /// The bytes nf4_dequant_time moves for `elements` weights in absmax blocks of `blocksize`.
