@@ -434,6 +434,61 @@ TEST_CASE("DeepEP's internode bottleneck bandwidth counts each token once per no
   CHECK(c->predicted == doctest::Approx(pairs / x.time.seconds() / 1e9).epsilon(1e-9));
 }
 
+TEST_CASE("DeepEP V2's and Hybrid-EP's internode bandwidths count (token, node) pairs as V1's does") {
+  // V2 (tests/elastic/test_ep.py) and Hybrid-EP (tests/utils.py count_rdma_send_from_routing_map)
+  // keep the local node in the count: the figure is the NIC's bytes times nodes / (nodes - 1).
+  const std::string entry = R"(- id: d
+  source: s
+  kind: collective
+  gpu: H800
+  dtype: bf16
+  shape: {op: moe_dispatch, gpus: 32, nodes: 4, transport: ib-rdma, tokens_per_rank: 4096, hidden: 7168, topk: 8, nic_gbps: 400, experts: 256, kernel: %s}
+  measured: {algbw_gbytes_s: 50}
+)";
+  compute::ComputeProfile p;
+  p.dispatch_efficiency = 0.8;
+  const auto& cat = test::shipped_catalog();
+  const hardware::GpuSpec& h800 = *cat.find_gpu("H800");
+  cost::MoeDispatch d = v3_dispatch(32, 8, 256);
+  d.nic_gbps = 400;
+  const auto x = cost::moe_dispatch_cost(h800, *cat.find_fabric(h800.default_fabric), 8, p, d);
+  const double pairs = 4096 * cost::expected_holders(256, 4, 8) * 7168 * 2;
+  CHECK(x.rdma_bytes == doctest::Approx(pairs * 3 / 4));
+  for (const char* kernel : {"V2 ElasticBuffer", "Hybrid-EP"}) {
+    CAPTURE(kernel);
+    std::string why;
+    const auto c = compared(entry, kernel, p, why);
+    REQUIRE_MESSAGE(c.has_value(), why);
+    CHECK(c->predicted == doctest::Approx(pairs / x.time.seconds() / 1e9).epsilon(1e-9));
+    // More than the NIC carries, as the sources' figures are; all bytes received would be more still.
+    CHECK(c->predicted > x.rdma_bytes / x.time.seconds() / 1e9);
+    CHECK(c->predicted < x.received_bytes / x.time.seconds() / 1e9);
+  }
+}
+
+TEST_CASE("Liger's cross-entropy backward as its harness times it: in-place scaling and autograd's clone") {
+  // 4096 x 128256 FP32 logits: 2.10 GB a pass at 3.35 TB/s x 0.80. Liger's harness: element_mul
+  // (read + write) and AccumulateGrad's clone (read + write), two kernels; otherwise one pass each way.
+  const std::string entry = R"(- id: ce
+  source: s
+  kind: memory_bound
+  gpu: H100
+  dtype: fp32
+  shape: {op: cross_entropy_bwd, rows: 4096, cols: 128256, provider: %s}
+  measured: {time_ms: 1.0}
+)";
+  compute::ComputeProfile p = round_profile();
+  p.kernel_overhead_us = 3;
+  const double pass_us = 4096.0 * 128256 * 4 / (3.35e12 * 0.80) * 1e6;
+  std::string why;
+  const auto liger = compared(entry, "liger_triton", p, why);
+  REQUIRE_MESSAGE(liger.has_value(), why);
+  CHECK(liger->predicted == doctest::Approx(4 * pass_us + 2 * 3).epsilon(1e-4));
+  const auto other = compared(entry, "torch", p, why);
+  REQUIRE_MESSAGE(other.has_value(), why);
+  CHECK(other->predicted == doctest::Approx(2 * pass_us + 3).epsilon(1e-4));
+}
+
 TEST_CASE("fit_kernel_profile recovers the coefficients that made the measurements") {
   // Measurements made by the cost layer itself with hopper.gemm 0.70 and hopper.hbm 0.85: a fit
   // from 0.80 / 0.75 must find them again (Cauchy loss, no noise: exactly, to the fit's tolerance).
