@@ -92,8 +92,6 @@ KernelFitResult fit_kernel_profile(const std::vector<KernelMeasurement>& kernels
     items.push_back([&c](const compute::ComputeProfile& p) { return log_speed_ratio(c, p); });
   std::vector<std::optional<double>> base;
   for (const auto& item : items) base.push_back(item(start));
-  res.entries =
-      static_cast<std::size_t>(std::count_if(base.begin(), base.end(), [](auto& b) { return b.has_value(); }));
   // The entries whose prediction moves when `q` moves in `from` (q set apart).
   auto moved_by = [&](const compute::ProfileParameter& q, const compute::ComputeProfile& from) {
     std::vector<std::size_t> out;

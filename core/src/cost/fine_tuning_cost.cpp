@@ -73,9 +73,9 @@ FineTuningLayerCost fine_tuning_layer_cost(const OpContext& ctx, const scenario:
     units::Time dq{0};
     double kernels = matrices;
     if (base == workload::BaseWeights::NF4) {
-      // bitsandbytes' dequantize_4bit with QLoRA's double quantization: three kernels a matrix.
+      // bitsandbytes' dequantize_4bit with QLoRA's double quantization, one call a matrix.
       dq = nf4_dequant_time(ctx, gemm, true, matrices);
-      kernels = 3 * matrices;
+      kernels = nf4_dequant_kernels(true) * matrices;
     } else {
       // Frozen FP8 or NVFP4 weights under a wider precision are cast: read their bytes, write 2.
       dq = memory_bound_time(ctx, units::Bytes{gemm * (workload::base_weight_bytes(base) + 2.0)},

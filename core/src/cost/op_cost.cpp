@@ -244,11 +244,13 @@ double nf4_dequant_bytes(double elements, bool nested, double blocksize) {
   return bytes;
 }
 
+int nf4_dequant_kernels(bool nested) { return nested ? 3 : 1; }
+
 units::Time nf4_dequant_time(const OpContext& c, double elements, bool nested, double calls, double blocksize) {
   if (elements <= 0) return units::Time{0};
   const double seconds =
       nf4_dequant_bytes(elements, nested, blocksize) / (c.gpu->hbm_bandwidth.bytes_per_s * arch_of(c).nf4_dequant());
-  const auto launches = static_cast<int>(std::min(calls * (nested ? 3 : 1), 1e6));
+  const auto launches = static_cast<int>(std::min(calls * nf4_dequant_kernels(nested), 1e6));
   return units::Time::from_seconds(seconds) + launch_overhead(*c.profile, launches);
 }
 

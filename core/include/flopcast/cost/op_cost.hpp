@@ -90,6 +90,8 @@ units::Time nf4_dequant_time(const OpContext& ctx, double elements, bool nested,
                              double blocksize = 64);
 /// The bytes nf4_dequant_time moves for `elements` weights in absmax blocks of `blocksize`.
 double nf4_dequant_bytes(double elements, bool nested, double blocksize = 64);
+/// The kernels one dequantize_4bit call launches: 3 with double quantization, else 1.
+int nf4_dequant_kernels(bool nested);
 
 /// Bytes of one value of `p` in a quantised tensor, its block scales included.
 double quantised_bytes_per_value(hardware::Precision p);
