@@ -55,7 +55,7 @@ bool resolve_cluster(CliContext& ctx, const Opts& o, Cluster& c, comm::CommEffic
     c.gpus = s.cluster.gpus;
     c.plan = s.plan;
     if (!o.profile.empty() || !s.calibration.empty()) {
-      eff = comm::comm_efficiency(loaded->profile);
+      eff = comm::comm_efficiency(loaded->profile, c.gpu.arch);
     }
   } else {
     const auto* cat = ctx.catalog();
@@ -82,7 +82,7 @@ bool resolve_cluster(CliContext& ctx, const Opts& o, Cluster& c, comm::CommEffic
         ctx.exit_code = kBadInput;
         return false;
       }
-      eff = comm::comm_efficiency(*p);
+      eff = comm::comm_efficiency(*p, c.gpu.arch);
     }
   }
   if (o.gpus_per_node > 0) {

@@ -318,9 +318,35 @@ TEST_CASE("calibrate on collective points alone fits only the collective knobs")
   const auto res = calibrate::calibrate_profile({}, compute::ComputeProfile{}, o);
   for (const auto& name : res.fitted) {
     CAPTURE(name);
-    CHECK((name == "collective_latency_us" || name == "nvlink_efficiency"));
+    // The floor of the points' generation (A100: Ampere's) and the shared one it falls back to.
+    CHECK((name == "collective_latency_us" || name == "ampere.collective_latency_us" || name == "nvlink_efficiency"));
   }
-  CHECK(res.profile.collective_latency_us > 5.0);
+  // No Hopper point: Hopper's floor is not the data's to fit.
+  CHECK(std::find(res.fitted.begin(), res.fitted.end(), "hopper.collective_latency_us") == res.fitted.end());
+  CHECK(res.profile.collective_latency_of(hardware::GpuArch::Ampere) > 5.0);
+}
+
+TEST_CASE("the shared collective floor is not fitted on points whose generation has a floor of its own") {
+  calibrate::CalibrationOptions o;
+  o.parameters = {"collective_latency_us"};
+  for (double mib : {1.0, 8.0, 64.0}) o.collectives.push_back(allreduce_point(8, mib * 1048576, 20.0));
+  compute::ComputeProfile start;
+  start.collective_latency_us = 5;
+  start.of(hardware::GpuArch::Ampere).collective_latency_us = 20;  // the A100 points' own floor
+  const auto res = calibrate::calibrate_profile({}, start, o);
+  CHECK(std::find(res.fitted.begin(), res.fitted.end(), "collective_latency_us") == res.fitted.end());
+  CHECK(res.profile.collective_latency_us == doctest::Approx(5));
+  // Without Ampere's own floor the same points fit the shared one.
+  start.of(hardware::GpuArch::Ampere).collective_latency_us = compute::kTied;
+  const auto shared = calibrate::calibrate_profile({}, start, o);
+  CHECK(std::find(shared.fitted.begin(), shared.fitted.end(), "collective_latency_us") != shared.fitted.end());
+  CHECK(shared.profile.collective_latency_us == doctest::Approx(20).epsilon(0.1));
+  // Named, Ampere's tied floor starts from the shared 5 us and is fitted apart, to the points' 20.
+  o.parameters = {"ampere.collective_latency_us"};
+  const auto own = calibrate::calibrate_profile({}, start, o);
+  CHECK(std::find(own.fitted.begin(), own.fitted.end(), "ampere.collective_latency_us") != own.fitted.end());
+  CHECK(own.profile.of(hardware::GpuArch::Ampere).collective_latency_us == doctest::Approx(20).epsilon(0.1));
+  CHECK(own.profile.collective_latency_us == doctest::Approx(5));
 }
 
 TEST_CASE("a profile's held coefficients stay as they are unless --param names them, unknown names are refused") {

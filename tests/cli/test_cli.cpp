@@ -341,18 +341,21 @@ TEST_CASE("seed claims: each prints a verdict per claim, or why the plan is impo
   CHECK(files == 6);
 }
 
-TEST_CASE("calibrate fits collective_latency_us on an nccl-tests file, and validate then uses it") {
+TEST_CASE("calibrate fits Ampere's collective floor on an nccl-tests file, and validate then uses it") {
   TempDir tmp;
   const auto out = (tmp.path / "lat.yaml").string();
   const auto file = data("calibration/collectives-vtrain-a100.yaml");
-  const auto r = run_cli({"calibrate", file, "--param", "collective_latency_us", "-o", out});
+  const auto r = run_cli({"calibrate", file, "--param", "ampere.collective_latency_us", "-o", out});
   REQUIRE_MESSAGE(r.code == 0, r.err);
-  CHECK(contains(r.out, "fitted: collective_latency_us"));
+  CHECK(contains(r.out, "fitted: ampere.collective_latency_us"));
   // vTrain's small all-reduces take 44-93 us where NCCL's model alone says 20-36 us: the fitted
   // floor lies between (29.4 us when the shipped profile was made, docs/calibration.md).
   const std::string profile = read_file(out);
-  const auto at = profile.find("collective_latency_us: ");
+  const auto ampere = profile.find("\nampere: {");
+  REQUIRE(ampere != std::string::npos);
+  const auto at = profile.find("collective_latency_us: ", ampere);
   REQUIRE(at != std::string::npos);
+  REQUIRE(at < profile.find('}', ampere));
   const double latency = std::stod(profile.substr(at + 23));
   CHECK(latency > 20.0);
   CHECK(latency < 40.0);
@@ -370,9 +373,9 @@ TEST_CASE("calibrate fits collective_latency_us on an nccl-tests file, and valid
     return median;
   };
   const double fitted = median_time_error({"--profile", out});
-  // NCCL's model alone: the shipped profile with the latency set to 0.
+  // NCCL's model alone: the shipped profile with Ampere's floor set to 0.
   const auto none_file = (tmp.path / "none.yaml").string();
-  std::ofstream(none_file) << "collective_latency_us: 0\n";
+  std::ofstream(none_file) << "ampere: {collective_latency_us: 0}\n";
   const double unfitted = median_time_error({"--profile", none_file});
   MESSAGE("time_us median error: " << unfitted << "% without the latency, " << fitted << "% fitted");
   CHECK(fitted < 10.0);

@@ -443,3 +443,27 @@ TEST_CASE("eager elementwise: under FSDP2 an unstated choice is fused, and the d
   CHECK(std::none_of(megatron.defaults_applied.begin(), megatron.defaults_applied.end(),
                      [](const std::string& x) { return x.rfind("elementwise", 0) == 0; }));
 }
+
+TEST_CASE("a collective pays its own generation's floor: raising Ampere's moves an A100 all-reduce, not an H100's") {
+  auto node = [](const std::string& gpu) {
+    return parse(
+        "model:\n  layers: 2\n  hidden: 1024\n  heads: 8\n  ffn: 4096\n  vocab: 4096\n  seq_len: 2048\n"
+        "cluster:\n  gpu: " +
+        gpu +
+        "\n  gpus: 8\nparallel:\n  tp: 8\n  micro_batch: 1\n  global_batch: 1\n  recompute: none\nprecision: bf16\n");
+  };
+  const scenario::Scenario a100 = node("A100-80G"), h100 = node("H100");
+  const units::Bytes mib{1048576.0};
+  compute::ComputeProfile p = no_host_profile();
+  p.collective_latency_us = 20;
+  auto all_reduce = [&](const scenario::Scenario& s, const compute::ComputeProfile& prof) {
+    return cost::collective_time(s, prof, cost::CollectiveKind::AllReduce, 8, 1, mib);
+  };
+  const units::Time a_shared = all_reduce(a100, p), h_shared = all_reduce(h100, p);
+  compute::ComputeProfile q = p;
+  q.of(hardware::GpuArch::Ampere).collective_latency_us = 30;  // 10 us above the shared floor
+  CHECK((all_reduce(a100, q) - a_shared).us() == doctest::Approx(10.0).epsilon(1e-6));
+  CHECK(all_reduce(h100, q) == h_shared);                     // Hopper keeps the shared floor
+  q.of(hardware::GpuArch::Hopper).collective_latency_us = 5;  // 15 us below it
+  CHECK((h_shared - all_reduce(h100, q)).us() == doctest::Approx(15.0).epsilon(1e-6));
+}

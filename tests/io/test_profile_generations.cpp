@@ -74,3 +74,42 @@ TEST_CASE("fitted_runs of a generation the profile gives no coefficients of is a
   CHECK_MESSAGE(bad.str().find("fitted_runs.ada") != std::string::npos, bad.str());
   CHECK_MESSAGE(bad.str().find("the profile gives no ada coefficients") != std::string::npos, bad.str());
 }
+
+TEST_CASE("a generation's collective floor: its own, else its stand-in's, else the shared one") {
+  scenario::Diagnostics d;
+  const auto p = io::parse_profile(
+      "ampere: {gemm: 0.78, collective_latency_us: 29}\n"
+      "hopper: {gemm: 0.61}\n"
+      "blackwell: {gemm: 0.5, collective_latency_us: 9.5}\n"
+      "collective_latency_us: 20\n",
+      "p.yaml", compute::ComputeProfile{}, d);
+  REQUIRE_MESSAGE(p.has_value(), d.str());
+  CHECK(p->collective_latency_of(hardware::GpuArch::Ampere) == doctest::Approx(29));
+  CHECK(p->collective_latency_of(hardware::GpuArch::Hopper) == doctest::Approx(20));  // none of its own: shared
+  CHECK(p->collective_latency_of(hardware::GpuArch::Blackwell) == doctest::Approx(9.5));
+  // Unlisted: Blackwell Ultra follows Blackwell, Ada Ampere (their stand-ins).
+  CHECK(p->collective_latency_of(hardware::GpuArch::BlackwellUltra) == doctest::Approx(9.5));
+  CHECK(p->collective_latency_of(hardware::GpuArch::Ada) == doctest::Approx(29));
+  // Listed with a floor of its own, Blackwell Ultra keeps it.
+  compute::ComputeProfile q = *p;
+  q.listed[static_cast<std::size_t>(hardware::GpuArch::BlackwellUltra)] = true;
+  q.of(hardware::GpuArch::BlackwellUltra).collective_latency_us = 7;
+  CHECK(q.collective_latency_of(hardware::GpuArch::BlackwellUltra) == doctest::Approx(7));
+  // Written back: the floors a generation states, none for one that falls back.
+  const std::string yaml = io::profile_to_yaml(*p);
+  CHECK(yaml.find("ampere: {gemm: 0.78") != std::string::npos);
+  CHECK(yaml.find("collective_latency_us: 29}") != std::string::npos);
+  CHECK(yaml.find("collective_latency_us: 9.5}") != std::string::npos);
+  const auto again = io::parse_profile(yaml, "again.yaml", compute::ComputeProfile{}, d);
+  REQUIRE_MESSAGE(again.has_value(), d.str());
+  CHECK(again->collective_latency_of(hardware::GpuArch::Hopper) == doctest::Approx(20));
+  CHECK(again->collective_latency_of(hardware::GpuArch::Blackwell) == doctest::Approx(9.5));
+}
+
+TEST_CASE("a generation's collective floor out of range is an error naming the key") {
+  scenario::Diagnostics d;
+  const auto p = io::parse_profile("hopper: {collective_latency_us: 5000}\n", "p.yaml", compute::ComputeProfile{}, d);
+  CHECK_FALSE(p.has_value());
+  CHECK(d.str().find("hopper.collective_latency_us") != std::string::npos);
+  CHECK(d.str().find("p.yaml:1") != std::string::npos);
+}

@@ -135,11 +135,15 @@ std::optional<hardware::GpuArch> generation_coefficient(const compute::ProfilePa
 
 /// Whether the data can inform parameter `p`: a generation's coefficients need runs on it (a
 /// fused-attention efficiency, runs with fused attention); the NIC efficiency multi-node runs or
-/// points; the collective latency points with a message size; collective points alone inform
-/// only the collective knobs.
+/// points; the collective latency points with a message size (a generation's, its own points);
+/// collective points alone inform only the collective knobs.
 bool informed(const compute::ProfileParameter& p, const std::vector<scenario::Scenario>& runs,
               const CalibrationOptions& options) {
   const auto dot = p.name.find('.');
+  // A generation's collective floor: points of that generation with a message size.
+  if (const auto arch = generation_coefficient(p, ".collective_latency_us"))
+    return std::any_of(options.collectives.begin(), options.collectives.end(),
+                       [&](const MeasuredCollective& c) { return c.gpu.arch == *arch && c.message_bytes.has_value(); });
   if (dot != std::string::npos) {
     const auto arch = hardware::parse_gpu_arch(p.name.substr(0, dot));
     const bool attention = generation_coefficient(p, ".flash_attention").has_value();
@@ -173,7 +177,12 @@ std::vector<const compute::ProfileParameter*> chosen_parameters(const std::vecto
     if (options.parameters.empty() && std::find(start.held.begin(), start.held.end(), p.name) != start.held.end())
       continue;
     // A named parameter the data cannot inform stays at its prior: fitting it would only
-    // report a fit that never happened.
+    // report a fit that never happened. The shared collective floor informs only points of a
+    // generation without a floor of its own.
+    if (p.name == "collective_latency_us" &&
+        std::none_of(options.collectives.begin(), options.collectives.end(),
+                     [&](const MeasuredCollective& c) { return start.collective_latency_shared(c.gpu.arch); }))
+      continue;
     if (informed(p, runs, options)) out.push_back(&p);
   }
   return out;
@@ -278,10 +287,10 @@ CalibrationResult calibrate_profile(const std::vector<scenario::Scenario>& input
   Eigen::VectorXd x(n), lo(n), hi(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const auto* p = prob.params[static_cast<std::size_t>(i)];
-    compute::ComputeProfile tmp = start;
     lo[i] = p->lower;
     hi[i] = p->upper;
-    x[i] = std::clamp(*p->slot(tmp), lo[i], hi[i]);
+    // A tied coefficient (NaN in its slot) starts from the value it stands at.
+    x[i] = std::clamp(p->value(start), lo[i], hi[i]);
   }
   CalibrationResult res;
   const std::vector<double> unit;

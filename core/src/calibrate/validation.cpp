@@ -51,7 +51,7 @@ std::vector<FigureComparison> compare_collective(const MeasuredCollective& pt, c
   // A large-message plateau (message_bytes: null) is evaluated at nccl-tests' -e 8G.
   constexpr double kPlateauBytes = 8.0 * 1073741824.0;
   comm::CommOptions opts;
-  opts.efficiency = comm::comm_efficiency(profile);
+  opts.efficiency = comm::comm_efficiency(profile, pt.gpu.arch);
   const comm::CommModel model(pt.gpu, pt.fabric, pt.gpus, opts);
   // Send/recv pairs two GPUs: in one node, or (more GPUs than a node) in two.
   const topology::GroupShape shape =

@@ -34,6 +34,18 @@ double ArchEfficiency::cast_of(hardware::Precision p) const { return is_4bit(p) 
 
 double ArchEfficiency::nf4_dequant() const { return or_else(dequant_nf4, hbm); }
 
+bool ComputeProfile::collective_latency_shared(hardware::GpuArch a) const {
+  if (!std::isnan(of(a).collective_latency_us)) return false;
+  const auto stand_in = hardware::coefficient_stand_in(a);
+  return !stand_in || std::isnan(of(*stand_in).collective_latency_us);
+}
+
+double ComputeProfile::collective_latency_of(hardware::GpuArch a) const {
+  if (collective_latency_shared(a)) return collective_latency_us;
+  const double own = of(a).collective_latency_us;
+  return std::isnan(own) ? of(*hardware::coefficient_stand_in(a)).collective_latency_us : own;
+}
+
 double ProfileParameter::value(const ComputeProfile& p) const {
   ComputeProfile copy = p;
   const double v = *slot(copy);
@@ -117,6 +129,17 @@ const std::vector<ProfileParameter>& profile_parameters() {
         }
         out.push_back(std::move(q));
       }
+    // Each generation's collective floor, tied to the shared one (bounds as that one's, below).
+    for (hardware::GpuArch a : hardware::kGpuArchs) {
+      ProfileParameter q;
+      q.name = std::string(to_string(a)) + ".collective_latency_us";
+      q.lower = 0.0;
+      q.upper = 200.0;
+      q.slot = [a](ComputeProfile& p) { return &p.of(a).collective_latency_us; };
+      q.tied_value = [a](const ComputeProfile& p) { return p.collective_latency_of(a); };
+      q.tied_to = "collective_latency_us";
+      out.push_back(std::move(q));
+    }
     auto shared = [&out](const char* name, double lower, double upper, double ComputeProfile::*member) {
       ProfileParameter q;
       q.name = name;

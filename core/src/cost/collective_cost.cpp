@@ -89,7 +89,7 @@ units::Time alpha_beta_time(const scenario::Scenario& s, const compute::ComputeP
       kBaseLatTree + 2 * ((ppn - 1) * kNvlinkLatTree + std::log2(std::max(1.0, nodes)) * kNetLatTree);
   double lat = op == CollectiveKind::AllReduce ? std::min(ring_lat, tree_lat) : ring_lat;
   if (op == CollectiveKind::SendRecv) lat = kBaseLatRing + (nodes > 1 ? kNetLatRing : kNvlinkLatRing);
-  lat += p.collective_latency_us;
+  lat += p.collective_latency_of(s.cluster.gpu.arch);
   return units::Time::from_seconds(bw_time + lat * 1e-6);
 }
 
@@ -110,8 +110,8 @@ struct CommKey {
            nic_gbps == f.nic_gbps && oversubscription == f.oversubscription && cpu == static_cast<int>(f.cpu) &&
            cpu_sockets == f.cpu_sockets && pcie_switches == f.pcie_switches &&
            pcie_uplink == f.pcie_uplink_generation * 100 + f.pcie_uplink_lanes && nic_eff == p.nic_efficiency &&
-           nvlink_eff == p.nvlink_efficiency && latency_us == p.collective_latency_us && gpu == s.cluster.gpu.name &&
-           fabric == f.name;
+           nvlink_eff == p.nvlink_efficiency && latency_us == p.collective_latency_of(s.cluster.gpu.arch) &&
+           gpu == s.cluster.gpu.name && fabric == f.name;
   }
   static CommKey of(const scenario::Scenario& s, const compute::ComputeProfile& p) {
     const auto& f = s.cluster.fabric;
@@ -130,7 +130,7 @@ struct CommKey {
             f.oversubscription,
             p.nic_efficiency,
             p.nvlink_efficiency,
-            p.collective_latency_us,
+            p.collective_latency_of(s.cluster.gpu.arch),
             s.cluster.gpus};
   }
 };
@@ -191,7 +191,7 @@ const comm::CommModel& comm_model_for(const scenario::Scenario& s, const compute
   check_memo.assign(check_memo.size(), CheckMemo{});
   cost_memo.assign(cost_memo.size(), CostMemo{});
   comm::CommOptions opts;
-  opts.efficiency = comm::comm_efficiency(p);
+  opts.efficiency = comm::comm_efficiency(p, s.cluster.gpu.arch);
   hardware::FabricSpec fab = f;
   fab.gpus_per_node = s.cluster.gpus_per_node;
   cache.push_back({CommKey::of(s, p), std::make_unique<comm::CommModel>(s.cluster.gpu, fab, s.cluster.gpus, opts)});

@@ -155,9 +155,13 @@ std::optional<compute::ComputeProfile> parse_profile(const std::string& text, co
       if (q.name.rfind(prefix, 0) != 0) continue;
       const std::string coefficient = q.name.substr(prefix.size());
       if (!n[coefficient]) continue;
-      // A grouped GEMM may outpace a dense one; every other coefficient is a fraction of a peak.
-      if (auto v = r.number(n[coefficient], child(key, coefficient), 0.01,
-                            coefficient.rfind("grouped_gemm", 0) == 0 ? 2.0 : 1.0)) {
+      // A grouped GEMM may outpace a dense one; the collective floor is microseconds (bounds as
+      // the shared one's); every other coefficient is a fraction of a peak.
+      const bool latency = coefficient == "collective_latency_us";
+      if (auto v = r.number(n[coefficient], child(key, coefficient), latency ? 0.0 : 0.01,
+                            latency                                     ? 1000.0
+                            : coefficient.rfind("grouped_gemm", 0) == 0 ? 2.0
+                                                                        : 1.0)) {
         *q.slot(p) = *v;
         // Without a figure of its own an 8-bit GEMM reaches what a 16-bit one does (tied).
         if (coefficient == "gemm_fp8") p.of(a).fp8_apart = true;

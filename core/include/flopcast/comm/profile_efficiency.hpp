@@ -7,12 +7,12 @@
 namespace flopcast::comm {
 
 /// The profile's link efficiencies (fractions of NCCL's effective NVLink figure and of the NIC
-/// line rate) and its per-collective latency, as CommModel efficiencies.
-inline CommEfficiency comm_efficiency(const compute::ComputeProfile& p) {
+/// line rate) and its per-collective latency on generation `arch`, as CommModel efficiencies.
+inline CommEfficiency comm_efficiency(const compute::ComputeProfile& p, hardware::GpuArch arch) {
   CommEfficiency e;
   e.nvlink_fraction = p.nvlink_efficiency;
   e.nic_fraction = p.nic_efficiency;
-  e.extra_latency_us = p.collective_latency_us;
+  e.extra_latency_us = p.collective_latency_of(arch);
   return e;
 }
 

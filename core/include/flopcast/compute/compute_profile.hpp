@@ -59,6 +59,13 @@ struct ArchEfficiency {
   /// coefficient because the kernel decodes each 4-bit code through a table per thread and is
   /// far from a streaming copy (docs/fine-tuning.md).
   double dequant_nf4 = kTied;
+  /// Added to every collective's and send/recv's time on this generation, microseconds: its own
+  /// floor under small messages (ComputeProfile::collective_latency_us, which it falls back to
+  /// when NaN). A generation of its own because the floor a measured system shows is NCCL's
+  /// launch and synchronisation path of that system's era, not the links': nccl-tests on
+  /// A100 nodes (vTrain's artifact) sit ~30 us above NCCL's latency model at 1 MiB, H100, H200,
+  /// GB200 and B200 nodes measured in 2024-2026 some 5-15 us (data/calibration/kernels-2026.yaml).
+  double collective_latency_us = kTied;
   /// Fraction of the kernel benchmarks' tensor-core rate a GPU keeps through a training step: a
   /// benchmark times one kernel at the boost clock, a step runs kernels back to back for hours at
   /// the clock the board's power and temperature limits allow (NVIDIA's datasheets state peaks at
@@ -118,7 +125,8 @@ struct ComputeProfile {
   /// Added to every collective's and send/recv's time, microseconds: the launch and
   /// synchronisation cost that NCCL's latency model (tuning.cc) leaves out and that a measured
   /// system shows as a floor under small messages. 0 = NCCL's model alone. Fitted by
-  /// `calibrate` on nccl-tests points that give a message size (docs/calibration.md).
+  /// `calibrate` on nccl-tests points that give a message size (docs/calibration.md). A
+  /// generation with a floor of its own (ArchEfficiency::collective_latency_us) uses that.
   double collective_latency_us = 0.0;
   /// Fraction of NVLink's one-way bandwidth MoE dispatch and combine kernels reach (DeepEP: 153-158
   /// of H800's ~160-200 GB/s; deepseek-ai/DeepEP README), and of a NIC's line rate too unless
@@ -175,6 +183,12 @@ struct ComputeProfile {
     const auto stand_in = hardware::coefficient_stand_in(a);
     return stand_in && !listed[static_cast<std::size_t>(a)] ? *stand_in : a;
   }
+  /// The per-collective floor on generation `a`: its own collective_latency_us, else its
+  /// stand-in's (Blackwell Ultra takes Blackwell's), else the shared collective_latency_us.
+  double collective_latency_of(hardware::GpuArch a) const;
+  /// Whether generation `a` takes the shared collective_latency_us (no floor of its own or its
+  /// stand-in's).
+  bool collective_latency_shared(hardware::GpuArch a) const;
   /// Copies each unlisted generation's coefficients from its stand-in and sets its fitted_runs
   /// to 0 (prior only: no measured runs of that generation). Loading and calibrating call it
   /// last, so that a stand-in always holds the coefficients of the profile it is in.
