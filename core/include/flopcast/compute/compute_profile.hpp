@@ -64,7 +64,7 @@ struct ArchEfficiency {
   /// when NaN). A generation of its own because the floor a measured system shows is NCCL's
   /// launch and synchronisation path of that system's era, not the links': nccl-tests on
   /// A100 nodes (vTrain's artifact) sit ~30 us above NCCL's latency model at 1 MiB, H100, H200,
-  /// GB200 and B200 nodes measured in 2024-2026 some 5-15 us (data/calibration/kernels-2026.yaml).
+  /// GB200 and B200 nodes measured in 2024-2026 about 10 us (data/calibration/kernels-2026.yaml).
   double collective_latency_us = kTied;
   /// Fraction of the kernel benchmarks' tensor-core rate a GPU keeps through a training step: a
   /// benchmark times one kernel at the boost clock, a step runs kernels back to back for hours at
