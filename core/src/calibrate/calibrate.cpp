@@ -135,10 +135,11 @@ std::optional<hardware::GpuArch> generation_coefficient(const compute::ProfilePa
 
 /// Whether the data can inform parameter `p`: a generation's coefficients need runs on it (a
 /// fused-attention efficiency, runs with fused attention); the NIC efficiency multi-node runs or
-/// points; the collective latency points with a message size (a generation's, its own points);
-/// collective points alone inform only the collective knobs.
+/// points; a collective floor points with a message size (a generation's, its own points; the
+/// shared one, those of generations without one in `start`); collective points alone inform only
+/// the collective knobs.
 bool informed(const compute::ProfileParameter& p, const std::vector<scenario::Scenario>& runs,
-              const CalibrationOptions& options) {
+              const compute::ComputeProfile& start, const CalibrationOptions& options) {
   const auto dot = p.name.find('.');
   // A generation's collective floor: points of that generation with a message size.
   if (const auto arch = generation_coefficient(p, ".collective_latency_us"))
@@ -158,9 +159,11 @@ bool informed(const compute::ProfileParameter& p, const std::vector<scenario::Sc
                        [](const scenario::Scenario& s) { return s.cluster.gpus > s.cluster.gpus_per_node; }) ||
            std::any_of(options.collectives.begin(), options.collectives.end(),
                        [](const MeasuredCollective& c) { return c.gpus > c.gpus_per_node; });
+  // The shared one: points with a message size of a generation without a floor of its own.
   if (p.name == "collective_latency_us")
-    return std::any_of(options.collectives.begin(), options.collectives.end(),
-                       [](const MeasuredCollective& c) { return c.message_bytes.has_value(); });
+    return std::any_of(options.collectives.begin(), options.collectives.end(), [&](const MeasuredCollective& c) {
+      return c.message_bytes.has_value() && start.collective_latency_shared(c.gpu.arch);
+    });
   if (runs.empty()) return p.name == "nvlink_efficiency";
   return true;
 }
@@ -177,13 +180,8 @@ std::vector<const compute::ProfileParameter*> chosen_parameters(const std::vecto
     if (options.parameters.empty() && std::find(start.held.begin(), start.held.end(), p.name) != start.held.end())
       continue;
     // A named parameter the data cannot inform stays at its prior: fitting it would only
-    // report a fit that never happened. The shared collective floor informs only points of a
-    // generation without a floor of its own.
-    if (p.name == "collective_latency_us" &&
-        std::none_of(options.collectives.begin(), options.collectives.end(),
-                     [&](const MeasuredCollective& c) { return start.collective_latency_shared(c.gpu.arch); }))
-      continue;
-    if (informed(p, runs, options)) out.push_back(&p);
+    // report a fit that never happened.
+    if (informed(p, runs, start, options)) out.push_back(&p);
   }
   return out;
 }

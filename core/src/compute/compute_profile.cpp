@@ -35,15 +35,11 @@ double ArchEfficiency::cast_of(hardware::Precision p) const { return is_4bit(p) 
 double ArchEfficiency::nf4_dequant() const { return or_else(dequant_nf4, hbm); }
 
 bool ComputeProfile::collective_latency_shared(hardware::GpuArch a) const {
-  if (!std::isnan(of(a).collective_latency_us)) return false;
-  const auto stand_in = hardware::coefficient_stand_in(a);
-  return !stand_in || std::isnan(of(*stand_in).collective_latency_us);
+  return std::isnan(of(coefficients_of(a)).collective_latency_us);
 }
 
 double ComputeProfile::collective_latency_of(hardware::GpuArch a) const {
-  if (collective_latency_shared(a)) return collective_latency_us;
-  const double own = of(a).collective_latency_us;
-  return std::isnan(own) ? of(*hardware::coefficient_stand_in(a)).collective_latency_us : own;
+  return or_else(of(coefficients_of(a)).collective_latency_us, collective_latency_us);
 }
 
 double ProfileParameter::value(const ComputeProfile& p) const {

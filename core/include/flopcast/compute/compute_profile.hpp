@@ -183,11 +183,11 @@ struct ComputeProfile {
     const auto stand_in = hardware::coefficient_stand_in(a);
     return stand_in && !listed[static_cast<std::size_t>(a)] ? *stand_in : a;
   }
-  /// The per-collective floor on generation `a`: its own collective_latency_us, else its
-  /// stand-in's (Blackwell Ultra takes Blackwell's), else the shared collective_latency_us.
+  /// The per-collective floor on generation `a`: the collective_latency_us of the generation it
+  /// runs on (coefficients_of: its stand-in's where the profile does not list it), else the
+  /// shared collective_latency_us.
   double collective_latency_of(hardware::GpuArch a) const;
-  /// Whether generation `a` takes the shared collective_latency_us (no floor of its own or its
-  /// stand-in's).
+  /// Whether generation `a` takes the shared collective_latency_us (collective_latency_of).
   bool collective_latency_shared(hardware::GpuArch a) const;
   /// Copies each unlisted generation's coefficients from its stand-in and sets its fitted_runs
   /// to 0 (prior only: no measured runs of that generation). Loading and calibrating call it
