@@ -205,8 +205,14 @@ void ScenarioEditor::build_plan_fields(QFormLayout* plan) {
   dispatcher_ = add_combo(plan, QStringLiteral("parallel.moe_dispatcher"), tr("MoE dispatcher"),
                           tr("parallel.moe_dispatcher: how MoE tokens reach their experts (MoE models only)"));
   dispatcher_->addItem(tr("not stated"), QString());
-  for (const char* d : {"alltoall", "allgather", "deepep"})
+  for (const char* d : {"alltoall", "allgather", "deepep", "hybridep"})
     dispatcher_->addItem(QString::fromLatin1(d), QString::fromLatin1(d));
+  dispatch_dtype_ = add_combo(plan, QStringLiteral("parallel.moe_dispatch_dtype"), tr("MoE dispatch in"),
+                              tr("parallel.moe_dispatch_dtype: the tokens sent to 8-bit expert GEMMs, quantized "
+                                 "before the dispatch (DeepEP, HybridEP; FP8 runs)"));
+  dispatch_dtype_->addItem(tr("not stated (bf16)"), QString());
+  for (const char* d : {"bf16", "fp8", "mxfp8"})
+    dispatch_dtype_->addItem(QString::fromLatin1(d), QString::fromLatin1(d));
   fsdp_ = add_combo(plan, QStringLiteral("parallel.fsdp"), tr("FSDP2"),
                     tr("parallel.fsdp: torch FSDP2 / torchtitan, ZeRO-3 with per-layer gathers"));
   fsdp_->addItem(tr("no"), QString());
@@ -325,6 +331,7 @@ io::ScenarioForm ScenarioEditor::form_state() const {
   f.account_for_embedding = account_embedding_->isChecked();
   f.account_for_loss = account_loss_->isChecked();
   f.moe_dispatcher = s(data_of(dispatcher_));
+  f.moe_dispatch_dtype = s(data_of(dispatch_dtype_));
   f.fsdp = s(data_of(fsdp_));
   f.precision = s(data_of(precision_));
   f.tokens = s(tokens_->text().trimmed());
@@ -374,6 +381,7 @@ void ScenarioEditor::set_form_state(const io::ScenarioForm& f) {
   account_embedding_->setChecked(f.account_for_embedding);
   account_loss_->setChecked(f.account_for_loss);
   select_data(dispatcher_, q(f.moe_dispatcher));
+  select_data(dispatch_dtype_, q(f.moe_dispatch_dtype));
   select_data(fsdp_, q(f.fsdp));
   select_data(precision_, q(f.precision));
   tokens_->setText(q(f.tokens));

@@ -84,7 +84,7 @@ class ScenarioEditor : public QWidget {
   QComboBox *recompute_ = nullptr, *schedule_ = nullptr, *precision_ = nullptr;
   QSpinBox *first_stage_ = nullptr, *last_stage_ = nullptr;
   QCheckBox *account_embedding_ = nullptr, *account_loss_ = nullptr;
-  QComboBox *dispatcher_ = nullptr, *fsdp_ = nullptr;
+  QComboBox *dispatcher_ = nullptr, *dispatch_dtype_ = nullptr, *fsdp_ = nullptr;
   QLineEdit* tokens_ = nullptr;
   QComboBox* pricing_ = nullptr;
 };

@@ -265,6 +265,57 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
   CHECK(ep_comm(rack) < ep_comm(rack_deep));
 }
 
+TEST_CASE("moe dispatch: a quantized dispatch sends half the forward dispatch's and the gradients' bytes") {
+  // The same 64 experts, top-8, EP 32 over 4 nodes of 8 H100, 4 MoE layers, now FP8: DeepSeek-V3's
+  // FP8 dispatch (§3.3.2) sends the forward dispatch and the backward combine's gradients at
+  // 1 + 4/128 B per value, the forward combine and the backward dispatch at 2 B.
+  auto scenario = [](const std::string& dtype) {
+    return parse(
+        "model:\n  layers: 4\n  hidden: 2048\n  heads: 16\n  ffn: 8192\n  vocab: 4096\n  seq_len: 4096\n"
+        "  moe: {experts: 64, top_k: 8, expert_ffn: 1024}\n"
+        "cluster:\n  gpu: H100\n  gpus: 32\n  gpus_per_node: 8\n"
+        "parallel:\n  ep: 32\n  micro_batch: 1\n  global_batch: 32\n  recompute: none\n  moe_dispatcher: deepep\n" +
+        (dtype.empty() ? std::string() : "  moe_dispatch_dtype: " + dtype + "\n") + "precision: fp8\n");
+  };
+  compute::ComputeProfile profile = no_host_profile();
+  profile.dispatch_copy_ns = 400;
+  auto ep_comm = [&](const scenario::Scenario& s) {
+    const auto st = cost::stage_costs(s, profile);
+    REQUIRE(st.size() == 1);
+    return st[0].ep_comm;
+  };
+  const scenario::Scenario wide = scenario(""), fp8 = scenario("fp8"), mx = scenario("mxfp8");
+  auto pass = [&](double bytes_per_value) {
+    cost::MoeDispatch md;
+    md.ranks = 32;
+    md.ranks_per_node = 8;
+    md.tokens = 4096;
+    md.hidden = 2048;
+    md.top_k = 8;
+    md.experts = 64;
+    md.sms = 20;
+    md.warp_copies = true;
+    md.bytes_per_value = bytes_per_value;
+    return cost::moe_dispatch_cost(wide.cluster.gpu, wide.cluster.fabric, 8, profile, md).time;
+  };
+  // Four MoE layers, each two 16-bit and two 8-bit passes.
+  CHECK(ep_comm(wide).seconds() == doctest::Approx((pass(2.0) * 16).seconds()).epsilon(1e-12));
+  CHECK(ep_comm(fp8).seconds() == doctest::Approx(((pass(2.0) + pass(1.03125)) * 8).seconds()).epsilon(1e-12));
+  // MXFP8's scale per 32 values weighs as FP8's per 128: 1/32 B a value either way.
+  CHECK(ep_comm(mx).seconds() == doctest::Approx(ep_comm(fp8).seconds()).epsilon(1e-12));
+  // An 8-bit pass moves about half the bytes but pays the same per-copy warp work and latency, so
+  // it takes more than half a 16-bit pass's time; the EP time falls by less than a quarter.
+  const double pass_ratio = pass(1.03125).seconds() / pass(2.0).seconds();
+  MESSAGE("8-bit / 16-bit pass: " << pass_ratio);
+  CHECK(pass_ratio > 0.5);
+  CHECK(pass_ratio < 0.9);
+  CHECK(ep_comm(fp8).seconds() / ep_comm(wide).seconds() == doctest::Approx((1 + pass_ratio) / 2).epsilon(1e-12));
+  // Only the dispatch changes: the GEMMs and their casts are the same.
+  const auto a = cost::stage_costs(wide, profile), b = cost::stage_costs(fp8, profile);
+  CHECK(a[0].forward == b[0].forward);
+  CHECK(a[0].backward == b[0].backward);
+}
+
 TEST_CASE("ep overlap: what Megatron-core's batch-level overlap leaves of the all-to-all") {
   // ep 10 ms (5 forward, 5 backward), the layer's forward compute 3 ms, backward 6 ms, 15% of the
   // SMs to the dispatch kernels: the forward's 5 ms hide under the other micro-batch's 6 ms of

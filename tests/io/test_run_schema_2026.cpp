@@ -311,6 +311,95 @@ precision: bf16
   CHECK(cs.model.mla.has_value());
   CHECK(cs.model.mtp_layers == 1);
   CHECK(cs.model.moe->node_limit == 4);
+  // The dispatcher and the dispatch's dtype as the form shows them, and back.
+  const std::string fp8 =
+      "model: deepseek-v3\ncluster: {gpu: H800, gpus: 2048}\nparallel: {pp: 16, ep: 64, "
+      "global_batch: 15360, moe_dispatcher: hybridep, moe_dispatch_dtype: fp8}\nprecision: fp8\n";
+  ScenarioForm q = form_from_scenario(must_parse(fp8), fp8);
+  CHECK(q.moe_dispatcher == "hybridep");
+  CHECK(q.moe_dispatch_dtype == "fp8");
+  q.moe_dispatch_dtype = "mxfp8";
+  CHECK(must_parse(compose_scenario_yaml(fp8, q, catalog())).plan.dispatch_dtype == parallel::DispatchDtype::MXFP8);
+  q.moe_dispatch_dtype.clear();
+  const std::string unset = compose_scenario_yaml(fp8, q, catalog());
+  CHECK(unset.find("moe_dispatch_dtype") == std::string::npos);
+  CHECK(must_parse(unset).plan.dispatch_dtype == parallel::DispatchDtype::BF16);
+}
+
+TEST_CASE("moe_dispatch_dtype: a quantized dispatch as written, listed when unstated, refused where it cannot run") {
+  const std::string model = R"(
+model: {layers: 8, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, seq_len: 4096,
+        moe: {experts: 64, top_k: 4, expert_ffn: 1024}}
+cluster: {gpu: H100, gpus: 16}
+)";
+  const scenario::Scenario fp8 =
+      must_parse(model + "parallel: {ep: 16, global_batch: 64, moe_dispatch_dtype: fp8}\nprecision: fp8\n");
+  CHECK(fp8.plan.dispatch_dtype == parallel::DispatchDtype::FP8);
+  CHECK_FALSE(has(fp8.defaults_applied, "parallel.moe_dispatch_dtype = bf16"));
+  const scenario::Scenario mx =
+      must_parse(model +
+                 "parallel: {ep: 16, global_batch: 64, moe_dispatcher: hybridep, moe_dispatch_dtype: mxfp8}\n"
+                 "precision: fp8\n");
+  CHECK(mx.plan.dispatch_dtype == parallel::DispatchDtype::MXFP8);
+  // Unstated in an 8-bit MoE run with expert parallelism: 16 bits, said among the defaults; not
+  // said where nothing could be quantized (16-bit GEMMs, or no expert parallelism).
+  CHECK(has(must_parse(model + "parallel: {ep: 16, global_batch: 64}\nprecision: fp8\n").defaults_applied,
+            "parallel.moe_dispatch_dtype = bf16"));
+  CHECK_FALSE(has(must_parse(model + "parallel: {ep: 16, global_batch: 64}\nprecision: bf16\n").defaults_applied,
+                  "parallel.moe_dispatch_dtype = bf16"));
+  CHECK_FALSE(has(must_parse(model + "parallel: {global_batch: 64}\nprecision: fp8\n").defaults_applied,
+                  "parallel.moe_dispatch_dtype = bf16"));
+  // Refused: an unknown value (did-you-mean), a dense model, 16-bit expert GEMMs, a dispatcher
+  // that moves 16-bit tokens.
+  const std::string typo =
+      first_error(model + "parallel: {ep: 16, global_batch: 64, moe_dispatch_dtype: fp9}\nprecision: fp8\n");
+  CHECK(typo.find("test.yaml:") != std::string::npos);
+  CHECK(typo.find("parallel.moe_dispatch_dtype") != std::string::npos);
+  CHECK(typo.find("fp8") != std::string::npos);
+  const std::string dense = first_error(
+      "model: {layers: 8, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, seq_len: 4096}\n"
+      "cluster: {gpu: H100, gpus: 16}\nparallel: {global_batch: 64, moe_dispatch_dtype: fp8}\nprecision: fp8\n");
+  CHECK(dense.find("mixture-of-experts") != std::string::npos);
+  const std::string wide =
+      first_error(model + "parallel: {ep: 16, global_batch: 64, moe_dispatch_dtype: fp8}\nprecision: bf16\n");
+  CHECK(wide.find("parallel.moe_dispatch_dtype") != std::string::npos);
+  CHECK(wide.find("precision is bf16") != std::string::npos);
+  const std::string a2a =
+      first_error(model +
+                  "parallel: {ep: 16, global_batch: 64, moe_dispatcher: alltoall, moe_dispatch_dtype: fp8}\n"
+                  "precision: fp8\n");
+  CHECK(a2a.find("moe_dispatcher alltoall") != std::string::npos);
+  CHECK(a2a.find("deepep or hybridep") != std::string::npos);
+  // Without expert parallelism it moves nothing: a warning, not an error.
+  scenario::Diagnostics d;
+  REQUIRE(parse_scenario(model + "parallel: {global_batch: 64, moe_dispatch_dtype: fp8}\nprecision: fp8\n", "test.yaml",
+                         catalog(), d));
+  CHECK(d.str().find("no effect with ep 1") != std::string::npos);
+  // A run that leaves its dispatcher open with a quantized dispatch is resolved among the two
+  // dispatchers that can send it.
+  const scenario::Scenario open = must_parse(
+      model + "parallel: {ep: 16, global_batch: 64, moe_dispatcher: auto, moe_dispatch_dtype: fp8}\nprecision: fp8\n");
+  const auto choices = estimate::setting_choices(open);
+  REQUIRE(choices.moe_dispatcher.size() == 2);
+  CHECK(std::find(choices.moe_dispatcher.begin(), choices.moe_dispatcher.end(), parallel::MoeDispatcher::AllToAll) ==
+        choices.moe_dispatcher.end());
+  // A sweep takes it as an axis.
+  scenario::Diagnostics sd;
+  const auto spec = parse_sweep(R"(scenario:
+  model: {layers: 8, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, seq_len: 4096,
+          moe: {experts: 64, top_k: 4, expert_ffn: 1024}}
+  cluster: {gpu: H100, gpus: 16}
+  parallel: {ep: 16, global_batch: 64}
+  precision: fp8
+axes:
+  - {key: parallel.moe_dispatch_dtype, values: [bf16, fp8]}
+)",
+                                "s.sweep.yml", sd);
+  REQUIRE_MESSAGE(spec.has_value(), sd.str());
+  CHECK(check_sweep_keys(*spec, catalog(), sd));
+  const auto last = sweep_point_scenario(*spec, 1, catalog(), sd);
+  REQUIRE_MESSAGE(last.has_value(), sd.str());
+  CHECK(last->plan.dispatch_dtype == parallel::DispatchDtype::FP8);
 }
 
 TEST_CASE("2026 keys as sweep axes: the schedule, the MoE layer frequency and the window are swept keys") {

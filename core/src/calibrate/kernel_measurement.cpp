@@ -9,6 +9,7 @@
 #include "flopcast/comm/collective.hpp"
 #include "flopcast/cost/collective_cost.hpp"
 #include "flopcast/cost/op_cost.hpp"
+#include "flopcast/parallel/parallel_plan.hpp"
 
 namespace flopcast::calibrate {
 
@@ -456,7 +457,8 @@ std::optional<FigureComparison> compare_dispatch(const KernelMeasurement& k, con
     d.experts = *local * *gpus;
   // FP8 dispatch carries one FP32 scale per 128 values (DeepEP's per-token-group quantisation);
   // combine is BF16.
-  d.bytes_per_value = k.dtype == hardware::Precision::FP8 ? 1.0 + 4.0 / 128 : 2.0;
+  d.bytes_per_value = parallel::dispatch_bytes_per_value(
+      k.dtype == hardware::Precision::FP8 ? parallel::DispatchDtype::FP8 : parallel::DispatchDtype::BF16);
   d.low_latency = k.measured.count("latency_us") > 0;
   d.rdma_inside_node = has(k.text("transport"), "pure RDMA");
   d.sms = static_cast<int>(k.number("sms").value_or(0));

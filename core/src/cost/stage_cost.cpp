@@ -318,7 +318,9 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
         // node_limit of them under node-limited routing, DeepSeek-V3 §2.1.2), on the dispatch's
         // SMs, DeepEP's warps paying per token copy and Hybrid-EP's TMA not (moe_dispatch_cost,
         // fitted on DeepEP's and Hybrid-EP's measurements). Combine sends the same copies back;
-        // backward runs both again.
+        // backward runs both again. A quantized dispatch (parallel.moe_dispatch_dtype) moves the
+        // forward dispatch and the backward combine's gradients in 8 bits with their scales, the
+        // forward combine and the backward dispatch in 16 (DeepSeek-V3 §3.3.2).
         MoeDispatch md;
         md.ranks = p.ep;
         const std::int64_t domain = in.s.cluster.fabric.nvlink_group();  // NVL72: the rack
@@ -331,7 +333,13 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
         md.node_limit = e.node_limit;
         md.sms = static_cast<int>(dispatch_sms(in.s.cluster.gpu.sm_count, dispatcher));
         md.warp_copies = dispatcher == parallel::MoeDispatcher::DeepEP;
-        c.ep = moe_dispatch_cost(in.s.cluster.gpu, in.s.cluster.fabric, gpn, in.prof, md).time * 4;
+        const units::Time wide = moe_dispatch_cost(in.s.cluster.gpu, in.s.cluster.fabric, gpn, in.prof, md).time;
+        units::Time narrow = wide;
+        if (p.dispatch_dtype != parallel::DispatchDtype::BF16) {
+          md.bytes_per_value = parallel::dispatch_bytes_per_value(p.dispatch_dtype);
+          narrow = moe_dispatch_cost(in.s.cluster.gpu, in.s.cluster.fabric, gpn, in.prof, md).time;
+        }
+        c.ep = (wide + narrow) * 2;
       }
     }
   } else {

@@ -194,11 +194,14 @@ SettingChoices setting_choices(const scenario::Scenario& s) {
     c.overlap_ep_comm = {p.overlap_ep_comm};
   // The dispatchers performance recipes choose among (Megatron-Bridge docs/training/moe-optimization.md:
   // alltoall, or the flex dispatcher with DeepEP or HybridEP); allgather is not one of them.
-  if (open.moe_dispatcher && p.ep > 1)
-    c.moe_dispatcher = {parallel::MoeDispatcher::DeepEP, parallel::MoeDispatcher::HybridEP,
-                        parallel::MoeDispatcher::AllToAll};
-  else
+  // A quantized dispatch runs on DeepEP's or Hybrid-EP's kernels only.
+  if (open.moe_dispatcher && p.ep > 1) {
+    c.moe_dispatcher = {parallel::MoeDispatcher::DeepEP, parallel::MoeDispatcher::HybridEP};
+    if (p.dispatch_dtype == parallel::DispatchDtype::BF16)
+      c.moe_dispatcher.push_back(parallel::MoeDispatcher::AllToAll);
+  } else {
     c.moe_dispatcher = {p.moe_dispatcher};
+  }
   return c;
 }
 

@@ -382,6 +382,11 @@ void read_parallel_2026(const YAML::Node& n, Reader& r, scenario::Scenario& s) {
             r.choice(n["moe_dispatcher"], "parallel.moe_dispatcher", {"alltoall", "allgather", "deepep", "hybridep"}))
       p.moe_dispatcher = *parallel::parse_moe_dispatcher(*v);
   }
+  // Its fit to the model, the precision and the dispatcher is check_scenario's.
+  if (n["moe_dispatch_dtype"]) {
+    if (auto v = r.choice(n["moe_dispatch_dtype"], "parallel.moe_dispatch_dtype", {"bf16", "fp8", "mxfp8"}))
+      p.dispatch_dtype = *parallel::parse_dispatch_dtype(*v);
+  }
   if (const auto f = n["fsdp"]) {
     r.note("parallel.fsdp", f);
     if (r.expect_map(f, "parallel.fsdp")) {
@@ -439,6 +444,7 @@ void read_parallel(const YAML::Node& n, Reader& r, scenario::Scenario& s, bool r
                 "overlap_pp_comm",
                 "pipeline_layout",
                 "moe_dispatcher",
+                "moe_dispatch_dtype",
                 "fsdp"});
   auto& p = s.plan;
   read_degrees(n, r, s);
@@ -579,6 +585,12 @@ void read_state_dtypes(const YAML::Node& root, Reader& r, scenario::Scenario& s,
                 "use precision fp8 (or mxfp8, nvfp4 on Blackwell), or drop fp8_params");
     }
   }
+  // An 8-bit MoE run with expert parallelism that does not say how its dispatch travels sends
+  // 16-bit tokens, every framework's default (Megatron-core moe_dispatch_fwd_dtype 'bf16';
+  // DeepEP's dispatch of a BF16 tensor).
+  const auto parallel = root["parallel"];
+  if (fp8 && s.model.moe && s.plan.ep > 1 && !(parallel.IsMap() && parallel["moe_dispatch_dtype"]))
+    s.defaults_applied.push_back("parallel.moe_dispatch_dtype = bf16");
   // Megatron-LM: --accumulate-allreduce-grads-in-fp32 (on for bf16, arguments.py) or
   // --grad-reduce-in-bf16; NeMo / Megatron-Bridge: grad_reduce_in_fp32.
   const bool fp32_params = s.precision == hardware::Precision::FP32 || s.precision == hardware::Precision::TF32;

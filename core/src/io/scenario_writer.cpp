@@ -204,14 +204,16 @@ YAML::Node parallel_node(const YAML::Node& base, const ScenarioForm& f) {
     p["pipeline_layout"] = l;
   }
   if (!f.moe_dispatcher.empty()) p["moe_dispatcher"] = f.moe_dispatcher;
+  if (!f.moe_dispatch_dtype.empty()) p["moe_dispatch_dtype"] = f.moe_dispatch_dtype;
   if (!f.fsdp.empty()) {
     YAML::Node fsdp(YAML::NodeType::Map);
     fsdp["reshard_after_forward"] = f.fsdp == "reshard";
     p["fsdp"] = fsdp;
   }
   copy_other_keys(base, p, [](const std::string& k) {
-    return is_one_of(k, {"tp", "pp", "dp", "cp", "ep", "vpp", "sequence_parallel", "zero", "micro_batch",
-                         "global_batch", "recompute", "schedule", "pipeline_layout", "moe_dispatcher", "fsdp"});
+    return is_one_of(k,
+                     {"tp", "pp", "dp", "cp", "ep", "vpp", "sequence_parallel", "zero", "micro_batch", "global_batch",
+                      "recompute", "schedule", "pipeline_layout", "moe_dispatcher", "moe_dispatch_dtype", "fsdp"});
   });
   return p;
 }
@@ -254,6 +256,7 @@ void set_parallel_plan(ScenarioForm& f, const parallel::ParallelPlan& p) {
   // A plan from the planner states no dispatcher or FSDP: the form keeps its own (FSDP only with
   // ZeRO-3, which it is).
   if (p.moe_dispatcher) f.moe_dispatcher = to_string(*p.moe_dispatcher);
+  if (p.dispatch_dtype != parallel::DispatchDtype::BF16) f.moe_dispatch_dtype = to_string(p.dispatch_dtype);
   if (p.fsdp)
     f.fsdp = p.fsdp->reshard_after_forward ? "reshard" : "keep";
   else if (p.zero != 3)
@@ -361,6 +364,7 @@ constexpr KeyComment kKeyComments[] = {
     {"parallel.schedule", "gpipe | 1f1b | interleaved | zero-bubble | dualpipe | dualpipev"},
     {"parallel.pipeline_layout", "uneven stages: first/last_stage_layers or account_for_embedding/loss"},
     {"parallel.moe_dispatcher", "alltoall | allgather | deepep | hybridep (MoE token dispatch)"},
+    {"parallel.moe_dispatch_dtype", "bf16 | fp8 | mxfp8: the MoE dispatch that feeds 8-bit expert GEMMs"},
     {"parallel.fsdp", "FSDP2 (torch fully_shard): ZeRO-3 with per-layer gathers"},
     {"precision", "fp32 | fp16 | bf16 | fp8 (mxfp8, nvfp4: Blackwell)"},
     {"training.tokens", "unit strings work: 1T, 300B; days, GPU-hours and bills need it"},

@@ -21,9 +21,12 @@ std::string plan_label(const ParallelPlan& p) {
 }
 
 std::string plan_summary(const ParallelPlan& p) {
-  return fmt::format("{}{}, ZeRO-{}, micro-batch {}, global batch {}, recompute {}, {}", plan_degrees(p),
-                     p.sequence_parallel ? " +SP" : "", p.zero, p.micro_batch, p.global_batch, to_string(p.recompute),
-                     to_string(p.schedule));
+  std::string s = fmt::format("{}{}, ZeRO-{}, micro-batch {}, global batch {}, recompute {}, {}", plan_degrees(p),
+                              p.sequence_parallel ? " +SP" : "", p.zero, p.micro_batch, p.global_batch,
+                              to_string(p.recompute), to_string(p.schedule));
+  if (p.dispatch_dtype != DispatchDtype::BF16)
+    s += fmt::format(", MoE dispatch in {} (combine bf16)", to_string(p.dispatch_dtype));
+  return s;
 }
 
 }  // namespace flopcast::parallel

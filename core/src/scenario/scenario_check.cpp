@@ -252,6 +252,24 @@ void check_scenario(const Scenario& s, Diagnostics& d) {
     d.error_at(L, "parallel.moe_dispatcher",
                std::string("moe_dispatcher ") + to_string(*p.moe_dispatcher) + " needs a mixture-of-experts model",
                "remove moe_dispatcher for a dense model");
+  if (p.dispatch_dtype != parallel::DispatchDtype::BF16) {
+    const std::string what = std::string("moe_dispatch_dtype ") + to_string(p.dispatch_dtype);
+    if (!m.moe) {
+      d.error_at(L, "parallel.moe_dispatch_dtype", what + " needs a mixture-of-experts model",
+                 "remove moe_dispatch_dtype for a dense model");
+    } else if (hardware::bytes_per_element(s.precision) >= 2) {
+      d.error_at(L, "parallel.moe_dispatch_dtype",
+                 what + " sends the expert GEMMs' 8-bit inputs, but the precision is " + to_string(s.precision),
+                 "use precision fp8, mxfp8 or nvfp4 with it, or moe_dispatch_dtype: bf16");
+    } else if (const char* why = parallel::quantized_dispatch_refusal(p.dispatcher())) {
+      d.error_at(L, "parallel.moe_dispatch_dtype",
+                 what + " cannot run with moe_dispatcher " + to_string(p.dispatcher()) + ": " + why,
+                 "set moe_dispatcher: deepep or hybridep, or moe_dispatch_dtype: bf16");
+    } else if (p.ep <= 1) {
+      d.warning(locate(L, "parallel.moe_dispatch_dtype"), "parallel.moe_dispatch_dtype",
+                what + " has no effect with ep 1 (no tokens leave their GPU)");
+    }
+  }
   if (p.sequence_parallel && p.tp == 1)
     d.warning(locate(L, "parallel.sequence_parallel"), "parallel.sequence_parallel",
               "sequence parallelism has no effect with tp 1");

@@ -49,7 +49,8 @@ struct ScenarioForm {
   /// the embedding and the loss count as a layer; all unset = no layout (the even split).
   std::int64_t first_stage_layers = 0, last_stage_layers = 0;
   bool account_for_embedding = false, account_for_loss = false;
-  std::string moe_dispatcher;  ///< "" = not stated | alltoall | allgather | deepep
+  std::string moe_dispatcher;      ///< "" = not stated | alltoall | allgather | deepep | hybridep
+  std::string moe_dispatch_dtype;  ///< "" = not stated (bf16) | bf16 | fp8 | mxfp8
   /// parallel.fsdp: "" = none | "reshard" (reshard_after_forward true) | "keep" (false).
   std::string fsdp;
 

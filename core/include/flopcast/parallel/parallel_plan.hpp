@@ -17,12 +17,29 @@ enum class Schedule { GPipe, OneFOneB, Interleaved, ZeroBubble, DualPipe, DualPi
 /// over the expert-parallel group, all-gather of every token, or DeepEP's kernels over NVLink and
 /// RDMA (deepseek-ai/DeepEP; Megatron-core's flex dispatcher with moe_enable_deepep).
 enum class MoeDispatcher { AllToAll, AllGather, DeepEP, HybridEP };
+/// What the MoE dispatches that feed 8-bit expert GEMMs carry on the wire: the forward dispatch
+/// (the up-projection's input) and the backward combine (the down-projection's output gradient).
+/// BF16, or quantized before the dispatch: FP8 with an FP32 scale per 128 values (DeepSeek-V3,
+/// arXiv 2412.19437 §3.3.2, "Low-precision communication"; DeepEP's dispatch takes such an
+/// input), or MXFP8 with an E8M0 scale per 32 (Megatron-core moe_dispatch_fwd_dtype and
+/// moe_combine_bwd_dtype 'mxfp8', transformer_config.py). The forward combine and the backward
+/// dispatch stay BF16 in both.
+enum class DispatchDtype { BF16, FP8, MXFP8 };
 const char* to_string(Recompute r);
 const char* to_string(Schedule s);
 const char* to_string(MoeDispatcher d);
+const char* to_string(DispatchDtype d);
 std::optional<Recompute> parse_recompute(std::string_view s);
 std::optional<Schedule> parse_schedule(std::string_view s);
 std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view s);
+std::optional<DispatchDtype> parse_dispatch_dtype(std::string_view s);
+/// Bytes per value a dispatch of `d` moves: 2, or one byte and its share of the scale (4 / 128
+/// for FP8, 1 / 32 for MXFP8).
+double dispatch_bytes_per_value(DispatchDtype d);
+/// Why the dispatcher `d` cannot send quantized tokens, or nullptr where it can: DeepEP's and
+/// Hybrid-EP's dispatch kernels take an FP8 input with its scales; the all-to-all and all-gather
+/// dispatchers move the 16-bit tokens.
+const char* quantized_dispatch_refusal(MoeDispatcher d);
 /// DualPipe or DualPipeV: each pipeline rank holds two model chunks, fed from both directions.
 constexpr bool is_dual_pipe(Schedule s) { return s == Schedule::DualPipe || s == Schedule::DualPipeV; }
 
@@ -68,9 +85,10 @@ struct ParallelPlan {
   std::optional<MoeDispatcher> moe_dispatcher;    ///< none = not stated: DeepEP's node-deduplicated dispatch is costed
   /// The dispatcher the step is costed with: the one stated, else DeepEP.
   MoeDispatcher dispatcher() const { return moe_dispatcher.value_or(MoeDispatcher::DeepEP); }
-  std::optional<FsdpSpec> fsdp;  ///< FSDP2 (with zero 3); none = Megatron / DeepSpeed ZeRO
-  bool overlap_dp_comm = true;   ///< DP gradient sync overlaps backward (bucketed)
-  bool overlap_tp_comm = false;  ///< TP collectives overlap GEMMs (comm/compute overlap)
+  DispatchDtype dispatch_dtype = DispatchDtype::BF16;  ///< parallel.moe_dispatch_dtype
+  std::optional<FsdpSpec> fsdp;                        ///< FSDP2 (with zero 3); none = Megatron / DeepSpeed ZeRO
+  bool overlap_dp_comm = true;                         ///< DP gradient sync overlaps backward (bucketed)
+  bool overlap_tp_comm = false;                        ///< TP collectives overlap GEMMs (comm/compute overlap)
   bool overlap_ep_comm = false;  ///< MoE dispatch/combine hidden under another micro-batch's compute (Megatron-core)
   bool overlap_pp_comm = true;   ///< PP send/recv overlap compute of other micro-batches
   /// Fused (FlashAttention) kernels; false = Megatron's unfused path (batched GEMM QK^T,
