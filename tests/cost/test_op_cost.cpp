@@ -377,3 +377,40 @@ TEST_CASE("bitsandbytes' NF4 dequantization: codes and absmax read, 16 bits writ
   CHECK(cost::nf4_dequant_time(ctx, n, true, 7).seconds() == doctest::Approx(nested + 7 * 18e-6).epsilon(1e-9));
   CHECK(cost::nf4_dequant_time(ctx, 0, true).seconds() == 0);
 }
+
+TEST_CASE("the exposed epilogue: a share of the output tiles' bytes at the HBM rate, where registers accumulate") {
+  // 8192 x 4096 x 1024 BF16 on H100 (no launch overhead): every tile shape divides the output, so
+  // each pads nothing and writes the same 8192 x 4096 x 2 B = 67,108,864 B; with 0.6 of it exposed
+  // at 3.35 TB/s x 0.75 every candidate pays 16.03 us more and the best stays the best. The HBM
+  // roofline (82 MB of operands and output: 33 us) stays below the math.
+  const auto gpu = h100();
+  compute::ComputeProfile prof = profile(0.0);
+  const cost::OpContext ctx{&gpu, &prof, hardware::Precision::BF16};
+  const cost::GemmShape g{8192, 4096, 1024};
+  const double hidden = cost::gemm_time(ctx, g).seconds();
+  prof.gemm_epilogue_exposed = 0.6;
+  const double extra = 0.6 * 8192.0 * 4096 * 2 / (3.35e12 * 0.75);
+  CHECK(cost::gemm_time(ctx, g).seconds() == doctest::Approx(hidden + extra).epsilon(1e-9));
+  // A Blackwell GPU accumulates in tensor memory and drains one accumulator while it fills the
+  // other: the same share costs it nothing.
+  hardware::GpuSpec b200 = gpu;
+  b200.name = "B200-test";
+  b200.arch = hardware::GpuArch::Blackwell;
+  compute::ComputeProfile blackwell = profile(0.0);
+  blackwell.of(hardware::GpuArch::Blackwell) = blackwell.of(hardware::GpuArch::Hopper);
+  const cost::OpContext bctx{&b200, &blackwell, hardware::Precision::BF16};
+  const double before = cost::gemm_time(bctx, g).seconds();
+  blackwell.gemm_epilogue_exposed = 0.6;
+  CHECK(cost::gemm_time(bctx, g).seconds() == before);
+  // An output-heavy shape (shallow K, wide N) pays it in proportion: at K = 512 the share is a
+  // larger part of the time than at K = 4096.
+  const cost::GemmShape shallow{4096, 32768, 512}, deep{4096, 32768, 4096};
+  auto ratio = [&](const cost::GemmShape& s) {
+    prof.gemm_epilogue_exposed = 0;
+    const double a = cost::gemm_time(ctx, s).seconds();
+    prof.gemm_epilogue_exposed = 0.6;
+    return cost::gemm_time(ctx, s).seconds() / a;
+  };
+  CHECK(ratio(shallow) > ratio(deep));
+  CHECK(ratio(deep) > 1.0);
+}

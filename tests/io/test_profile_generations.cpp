@@ -113,3 +113,26 @@ TEST_CASE("a generation's collective floor out of range is an error naming the k
   CHECK(d.str().find("hopper.collective_latency_us") != std::string::npos);
   CHECK(d.str().find("p.yaml:1") != std::string::npos);
 }
+
+TEST_CASE("the exposed GEMM epilogue: read, written back, refused outside 0..1 naming its line and key") {
+  scenario::Diagnostics d;
+  const auto p =
+      io::parse_profile("gemm_k_half: 0\ngemm_epilogue_exposed: 0.74\n", "p.yaml", compute::ComputeProfile{}, d);
+  REQUIRE_MESSAGE(p.has_value(), d.str());
+  CHECK(p->gemm_epilogue_exposed == doctest::Approx(0.74));
+  const std::string yaml = io::profile_to_yaml(*p);
+  CHECK(yaml.find("gemm_epilogue_exposed: 0.74\n") != std::string::npos);
+  const auto again = io::parse_profile(yaml, "again.yaml", compute::ComputeProfile{}, d);
+  REQUIRE_MESSAGE(again.has_value(), d.str());
+  CHECK(again->gemm_epilogue_exposed == doctest::Approx(0.74));
+  // A profile that does not give it hides the epilogue whole, as before the key existed.
+  const auto old = io::parse_profile("gemm_k_half: 32\n", "old.yaml", compute::ComputeProfile{}, d);
+  REQUIRE(old.has_value());
+  CHECK(old->gemm_epilogue_exposed == 0);
+  scenario::Diagnostics bad;
+  CHECK_FALSE(
+      io::parse_profile("gemm_k_half: 0\ngemm_epilogue_exposed: 1.5\n", "bad.yaml", compute::ComputeProfile{}, bad)
+          .has_value());
+  CHECK(bad.str().find("bad.yaml:2") != std::string::npos);
+  CHECK(bad.str().find("gemm_epilogue_exposed") != std::string::npos);
+}

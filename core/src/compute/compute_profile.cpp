@@ -145,6 +145,7 @@ const std::vector<ProfileParameter>& profile_parameters() {
       out.push_back(std::move(q));
     };
     shared("gemm_k_half", 0.0, 512.0, &ComputeProfile::gemm_k_half);
+    shared("gemm_epilogue_exposed", 0.0, 1.0, &ComputeProfile::gemm_epilogue_exposed);
     // Up to 4,096 keys: FlashAttention's published rates reach their plateau by 4-8K keys
     // (Dao 2023, arXiv 2307.08691, Fig. 4-7; Shah et al. 2024, arXiv 2407.08608, Fig. 5-7).
     shared("attention_kv_half", 0.0, 4096.0, &ComputeProfile::attention_kv_half);

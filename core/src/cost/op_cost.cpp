@@ -52,6 +52,12 @@ const compute::ArchEfficiency& arch_of(const OpContext& c) {
   return c.profile->of(c.profile->coefficients_of(c.gpu->arch));
 }
 
+/// The share of a GEMM's output write its math does not hide: none where the accumulator sits in
+/// tensor memory (ComputeProfile::gemm_epilogue_exposed).
+double exposed_epilogue(const OpContext& c) {
+  return hardware::accumulates_in_tensor_memory(c.gpu->arch) ? 0.0 : c.profile->gemm_epilogue_exposed;
+}
+
 }  // namespace
 
 namespace {
@@ -65,7 +71,7 @@ namespace {
 struct GemmKey {
   double m, n, k, batch;
   double sms, peak, hbm_bw, elt;
-  double gemm_eff, hbm_eff, k_half, overhead;
+  double gemm_eff, hbm_eff, k_half, epilogue, overhead;
   bool accumulate_fp32;
   bool operator==(const GemmKey&) const = default;
 };
@@ -107,6 +113,7 @@ units::Time gemm_time(const OpContext& c, const GemmShape& g) {
                     eff.gemm_of(c.precision) * (g.grouped ? eff.grouped_of(c.precision) : 1.0),
                     eff.hbm,
                     c.profile->gemm_k_half,
+                    exposed_epilogue(c),
                     c.profile->kernel_overhead_us,
                     g.accumulate_fp32};
   // Direct-mapped: one slot per hash, overwritten on a miss (no allocation, no chains).
@@ -132,6 +139,9 @@ units::Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
   const double per_sm = peak_flops(c) / sms;
   const double rate = eff.gemm_of(c.precision) * (g.grouped ? eff.grouped_of(c.precision) : 1.0);
   const double hbm = c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm;
+  const double elt = hardware::bytes_per_element(c.precision);
+  const double out = std::max(elt, 2.0);
+  const double epilogue = exposed_epilogue(c);
   double best = INFINITY;
   for (const auto& t : kTiles) {
     const double tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n) * g.batch;
@@ -147,11 +157,12 @@ units::Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
       const double waves = std::ceil(tiles * s / sms);
       double time = waves * 2 * t.m * t.n * depth / (per_sm * k_eff * tile_eff);
       if (s > 1) time += tiles * t.m * t.n * s * 8.0 / hbm;  // FP32 partial tiles written and read back
+      // The exposed share of each tile's output write: every wave's tiles write together, so the
+      // sum over the waves is the padded output's bytes at the HBM rate.
+      time += epilogue * tiles * t.m * t.n * out / hbm;
       best = std::min(best, time);
     }
   }
-  const double elt = hardware::bytes_per_element(c.precision);
-  const double out = std::max(elt, 2.0);
   const double bytes = g.batch * (elt * (g.m * g.k + g.k * g.n) + out * g.m * g.n);
   // An FP32-accumulating GEMM's epilogue reads the FP32 tile it adds to and writes it back once
   // the main loop has finished it: 8 bytes per output element that the math does not hide.

@@ -87,6 +87,32 @@ void parse_bands(Reader& r, const YAML::Node& node, compute::ComputeProfile& p) 
   }
 }
 
+/// The coefficients every generation shares (gemm_k_half ... fragmentation), each within its
+/// physical range.
+void read_shared_coefficients(const YAML::Node& root, Reader& r, compute::ComputeProfile& p) {
+  auto num = [&](const char* key, double lo, double hi, double& slot) {
+    if (root[key])
+      if (auto v = r.number(root[key], key, lo, hi)) slot = *v;
+  };
+  num("gemm_k_half", 0, 4096, p.gemm_k_half);
+  num("gemm_epilogue_exposed", 0, 1, p.gemm_epilogue_exposed);
+  num("attention_kv_half", 0, 65536, p.attention_kv_half);
+  num("kernel_overhead_us", 0, 1000, p.kernel_overhead_us);
+  num("benchmark_overhead_us", 0, 1000, p.benchmark_overhead_us);
+  num("host_overhead_us", 0, 1000, p.host_overhead_us);
+  num("microbatch_overhead_ms", 0, 10000, p.microbatch_overhead_ms);
+  num("iteration_overhead_ms", 0, 60000, p.iteration_overhead_ms);
+  num("nic_efficiency", 0.05, 1.0, p.nic_efficiency);
+  num("nvlink_efficiency", 0.05, 1.0, p.nvlink_efficiency);
+  num("collective_latency_us", 0, 1000, p.collective_latency_us);
+  num("dispatch_efficiency", 0.05, 1.0, p.dispatch_efficiency);
+  num("dispatch_rdma_efficiency", 0.05, 1.0, p.dispatch_rdma_efficiency);
+  num("dispatch_sm_gbps", 0, 1000, p.dispatch_sm_gbps);
+  num("dispatch_copy_ns", 0, 100000, p.dispatch_copy_ns);
+  num("workspace_gib", 0, 1024, p.workspace_gib);
+  num("fragmentation", 0, 1, p.fragmentation);
+}
+
 }  // namespace
 
 std::optional<compute::ComputeProfile> parse_profile(const std::string& text, const std::string& file,
@@ -108,6 +134,7 @@ std::optional<compute::ComputeProfile> parse_profile(const std::string& text, co
                 "blackwell_ultra",
                 "ada",
                 "gemm_k_half",
+                "gemm_epilogue_exposed",
                 "attention_kv_half",
                 "kernel_overhead_us",
                 "benchmark_overhead_us",
@@ -214,26 +241,7 @@ std::optional<compute::ComputeProfile> parse_profile(const std::string& text, co
     }
   }
   if (const auto bands = root["prediction_bands"]) parse_bands(r, bands, p);
-  auto num = [&](const char* key, double lo, double hi, double& slot) {
-    if (root[key])
-      if (auto v = r.number(root[key], key, lo, hi)) slot = *v;
-  };
-  num("gemm_k_half", 0, 4096, p.gemm_k_half);
-  num("attention_kv_half", 0, 65536, p.attention_kv_half);
-  num("kernel_overhead_us", 0, 1000, p.kernel_overhead_us);
-  num("benchmark_overhead_us", 0, 1000, p.benchmark_overhead_us);
-  num("host_overhead_us", 0, 1000, p.host_overhead_us);
-  num("microbatch_overhead_ms", 0, 10000, p.microbatch_overhead_ms);
-  num("iteration_overhead_ms", 0, 60000, p.iteration_overhead_ms);
-  num("nic_efficiency", 0.05, 1.0, p.nic_efficiency);
-  num("nvlink_efficiency", 0.05, 1.0, p.nvlink_efficiency);
-  num("collective_latency_us", 0, 1000, p.collective_latency_us);
-  num("dispatch_efficiency", 0.05, 1.0, p.dispatch_efficiency);
-  num("dispatch_rdma_efficiency", 0.05, 1.0, p.dispatch_rdma_efficiency);
-  num("dispatch_sm_gbps", 0, 1000, p.dispatch_sm_gbps);
-  num("dispatch_copy_ns", 0, 100000, p.dispatch_copy_ns);
-  num("workspace_gib", 0, 1024, p.workspace_gib);
-  num("fragmentation", 0, 1, p.fragmentation);
+  read_shared_coefficients(root, r, p);
   for (std::size_t i = before; i < diags.items().size(); ++i)
     if (diags.items()[i].severity == scenario::Severity::Error) return std::nullopt;
   p.fill_stand_ins();
@@ -287,6 +295,7 @@ std::string profile_to_yaml(const compute::ComputeProfile& p) {
     o << "}\n";
   }
   o << "gemm_k_half: " << f(p.gemm_k_half) << "\n";
+  if (p.gemm_epilogue_exposed > 0) o << "gemm_epilogue_exposed: " << f(p.gemm_epilogue_exposed) << "\n";
   o << "attention_kv_half: " << f(p.attention_kv_half) << "\n";
   o << "kernel_overhead_us: " << f(p.kernel_overhead_us) << "\n";
   o << "benchmark_overhead_us: " << f(p.benchmark_overhead_us) << "\n";

@@ -92,6 +92,13 @@ struct ComputeProfile {
   /// Reduction depth K at which GEMM efficiency halves: eff(K) = eff * K / (K + k_half)
   /// (prologue/epilogue cost of a tile; physical range 0..512).
   double gemm_k_half = 64.0;
+  /// The share of a GEMM tile's output write that the next tile's math does not hide, on the
+  /// generations that accumulate in registers (Ampere, Hopper, Ada; hardware::
+  /// accumulates_in_tensor_memory): the epilogue (the accumulator converted and stored through
+  /// shared memory) runs after the tile's last MMA on the warps that hold the accumulator, and a
+  /// second warpgroup's main loop covers it only in part. Charged as that share of the output
+  /// bytes at the HBM rate on top of the math (op_cost.cpp, gemm_time); 0: hidden whole.
+  double gemm_epilogue_exposed = 0.0;
   /// Keys per query at which fused attention's efficiency halves: eff(kv) = eff * kv / (kv +
   /// kv_half), kv the mean number of keys a query block attends to (the per-tile prologue and
   /// epilogue of FlashAttention's loop over key blocks, and the softmax rescaling it amortises).

@@ -66,6 +66,17 @@ constexpr std::optional<GpuArch> coefficient_stand_in(GpuArch a) {
   return std::nullopt;
 }
 
+/// Whether the generation's tensor cores accumulate in tensor memory rather than in registers:
+/// Blackwell's tcgen05 MMAs write their accumulator to TMEM (512 columns of 128 lanes per SM), so a
+/// persistent GEMM keeps two accumulators there and its epilogue drains one while the MMAs fill the
+/// other (CUTLASS, "Utilities for SM100": "After the MMA, the accumulator lives in TMEM";
+/// Triton's Gluon example "Overlapping Accumulator": double-buffered BLOCK_N = 256 accumulators in
+/// TMEM's 512 columns). Ampere's mma.sync and Hopper's wgmma accumulate in the warps' registers,
+/// which the epilogue must drain before those warps start their next tile.
+constexpr bool accumulates_in_tensor_memory(GpuArch a) {
+  return a == GpuArch::Blackwell || a == GpuArch::BlackwellUltra;
+}
+
 /// Dense peak per precision: one slot per Precision, so the cost model's inner loop reads it
 /// without a search (it is asked for every GEMM and attention estimate).
 class PeakTable {
