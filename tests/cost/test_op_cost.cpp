@@ -413,4 +413,11 @@ TEST_CASE("the exposed epilogue: a share of the output tiles' bytes at the HBM r
   };
   CHECK(ratio(shallow) > ratio(deep));
   CHECK(ratio(deep) > 1.0);
+  // A GEMM that accumulates into FP32 pays its output's read and write whole already: no share on top.
+  cost::GemmShape wgrad = g;
+  wgrad.accumulate_fp32 = true;
+  prof.gemm_epilogue_exposed = 0;
+  const double whole = cost::gemm_time(ctx, wgrad).seconds();
+  prof.gemm_epilogue_exposed = 0.6;
+  CHECK(cost::gemm_time(ctx, wgrad).seconds() == whole);
 }

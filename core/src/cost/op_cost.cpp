@@ -141,7 +141,8 @@ units::Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
   const double hbm = c.gpu->hbm_bandwidth.bytes_per_s * eff.hbm;
   const double elt = hardware::bytes_per_element(c.precision);
   const double out = std::max(elt, 2.0);
-  const double epilogue = exposed_epilogue(c);
+  // An FP32-accumulating GEMM's output traffic is charged whole below (`accumulate`).
+  const double epilogue = g.accumulate_fp32 ? 0.0 : exposed_epilogue(c);
   double best = INFINITY;
   for (const auto& t : kTiles) {
     const double tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n) * g.batch;
