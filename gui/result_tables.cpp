@@ -147,15 +147,14 @@ std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
                          .arg(s.cluster.gpus_per_node)
                          .arg(q(s.cluster.fabric.name)),
                      gpus));
+  const std::string dispatch = parallel::dispatch_text(s.plan);
   rows.push_back(row(QStringLiteral("Plan"), q(parallel::plan_label(s.plan)),
                      QStringLiteral("micro-batch %1, global batch %2, %3 micro-batches per step, %4")
                              .arg(s.plan.micro_batch)
                              .arg(s.plan.global_batch)
                              .arg(s.plan.microbatches())
                              .arg(to_string(s.precision)) +
-                         (s.plan.dispatch_dtype == parallel::DispatchDtype::BF16
-                              ? QString()
-                              : QStringLiteral(", MoE dispatch in %1").arg(to_string(s.plan.dispatch_dtype)))));
+                         (dispatch.empty() ? QString() : QStringLiteral(", ") + q(dispatch))));
   const QString how = r.report.sim ? QStringLiteral("simulated event by event (DES); closed-form estimate %1")
                                          .arg(time_text(r.report.closed_form_step))
                                    : QStringLiteral("closed-form estimate");

@@ -24,9 +24,13 @@ std::string plan_summary(const ParallelPlan& p) {
   std::string s = fmt::format("{}{}, ZeRO-{}, micro-batch {}, global batch {}, recompute {}, {}", plan_degrees(p),
                               p.sequence_parallel ? " +SP" : "", p.zero, p.micro_batch, p.global_batch,
                               to_string(p.recompute), to_string(p.schedule));
-  if (p.dispatch_dtype != DispatchDtype::BF16)
-    s += fmt::format(", MoE dispatch in {} (combine bf16)", to_string(p.dispatch_dtype));
+  if (const std::string d = dispatch_text(p); !d.empty()) s += ", " + d;
   return s;
+}
+
+std::string dispatch_text(const ParallelPlan& p) {
+  if (p.dispatch_dtype == DispatchDtype::BF16) return "";
+  return fmt::format("MoE dispatch in {} (combine bf16)", to_string(p.dispatch_dtype));
 }
 
 }  // namespace flopcast::parallel

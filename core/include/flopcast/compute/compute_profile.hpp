@@ -89,8 +89,9 @@ struct ArchEfficiency {
 /// All calibrated coefficients.
 struct ComputeProfile {
   std::array<ArchEfficiency, hardware::kGpuArchCount> arch{};  ///< indexed by GpuArch
-  /// Reduction depth K at which GEMM efficiency halves: eff(K) = eff * K / (K + k_half)
-  /// (prologue/epilogue cost of a tile; physical range 0..512).
+  /// Reduction depth K at which GEMM efficiency halves: eff(K) = eff * K / (K + k_half), a per-tile
+  /// cost in units of K (physical range 0..512). The shipped profile holds it at 0: the exposed
+  /// epilogue below stands for that cost.
   double gemm_k_half = 64.0;
   /// The share of a GEMM tile's output write that the next tile's math does not hide, on the
   /// generations that accumulate in registers (Ampere, Hopper, Ada; hardware::

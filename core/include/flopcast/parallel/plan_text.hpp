@@ -16,7 +16,11 @@ std::string plan_degrees(const ParallelPlan& p);
 std::string plan_label(const ParallelPlan& p);
 
 /// A sentence: "TP2 PP1 DP32 +SP, ZeRO-1, micro-batch 1, global batch 512, recompute selective,
-/// 1f1b" (a quote's parallel plan; `simulate` adds the precision and the micro-batches per step).
+/// 1f1b" (a quote's parallel plan; `simulate` adds the precision and the micro-batches per step),
+/// and the quantized MoE dispatch where the plan has one (dispatch_text).
 std::string plan_summary(const ParallelPlan& p);
+
+/// "MoE dispatch in fp8 (combine bf16)" for a quantized dispatch, else "".
+std::string dispatch_text(const ParallelPlan& p);
 
 }  // namespace flopcast::parallel
