@@ -60,6 +60,22 @@ std::pair<double, double> layer_gemms(const cost::OpContext& ctx) {
   return {tf, tb};
 }
 
+/// A dispatch over EP 32 of 64 experts, top-8, 4,096 tokens of hidden 2,048 a rank (the MoE
+/// dispatch tests' worked example), `per_domain` ranks to an NVLink domain.
+cost::MoeDispatch ep32_dispatch(std::int64_t per_domain, int sms, bool warp, double bytes_per_value = 2) {
+  cost::MoeDispatch md;
+  md.ranks = 32;
+  md.ranks_per_node = per_domain;
+  md.tokens = 4096;
+  md.hidden = 2048;
+  md.top_k = 8;
+  md.experts = 64;
+  md.sms = sms;
+  md.warp_copies = warp;
+  md.bytes_per_value = bytes_per_value;
+  return md;
+}
+
 }  // namespace
 
 TEST_CASE("fp8 scope: attention, the LM head and the router stay in 16 bits") {
@@ -235,21 +251,9 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
   // DeepEP and Hybrid-EP are priced by the dispatch cost their kernel measurements fit: each
   // layer's dispatch and combine, forward and backward, on Megatron-core's 20 or 16 SMs, DeepEP's
   // warps paying per token copy.
-  auto dispatch_of = [](std::int64_t per_domain, int sms, bool warp) {
-    cost::MoeDispatch md;
-    md.ranks = 32;
-    md.ranks_per_node = per_domain;
-    md.tokens = 4096;
-    md.hidden = 2048;
-    md.top_k = 8;
-    md.experts = 64;
-    md.sms = sms;
-    md.warp_copies = warp;
-    return md;
-  };
   auto dispatch = [&](const scenario::Scenario& s, std::int64_t per_domain, int sms, bool warp) {
     return cost::moe_dispatch_cost(s.cluster.gpu, s.cluster.fabric, s.cluster.gpus_per_node, profile,
-                                   dispatch_of(per_domain, sms, warp))
+                                   ep32_dispatch(per_domain, sms, warp))
         .time;
   };
   const scenario::Scenario deep = scenario("deepep"), hybrid = scenario("hybridep");
@@ -259,7 +263,7 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
   // NIC, and on 16 SMs Hybrid-EP's TMA copies beat DeepEP's warps on 20.
   const scenario::Scenario rack = scenario("hybridep", "GB200", 4), rack_deep = scenario("deepep", "GB200", 4);
   REQUIRE(rack.cluster.fabric.nvlink_group() >= 32);
-  CHECK(cost::moe_dispatch_cost(rack.cluster.gpu, rack.cluster.fabric, 4, profile, dispatch_of(32, 0, false))
+  CHECK(cost::moe_dispatch_cost(rack.cluster.gpu, rack.cluster.fabric, 4, profile, ep32_dispatch(32, 0, false))
             .rdma_bytes == 0);
   CHECK(ep_comm(rack).seconds() == doctest::Approx((dispatch(rack, 32, 16, false) * 16).seconds()).epsilon(1e-12));
   CHECK(ep_comm(rack) < ep_comm(rack_deep));
@@ -286,17 +290,9 @@ TEST_CASE("moe dispatch: a quantized dispatch sends half the forward dispatch's 
   };
   const scenario::Scenario wide = scenario(""), fp8 = scenario("fp8"), mx = scenario("mxfp8");
   auto pass = [&](double bytes_per_value) {
-    cost::MoeDispatch md;
-    md.ranks = 32;
-    md.ranks_per_node = 8;
-    md.tokens = 4096;
-    md.hidden = 2048;
-    md.top_k = 8;
-    md.experts = 64;
-    md.sms = 20;
-    md.warp_copies = true;
-    md.bytes_per_value = bytes_per_value;
-    return cost::moe_dispatch_cost(wide.cluster.gpu, wide.cluster.fabric, 8, profile, md).time;
+    return cost::moe_dispatch_cost(wide.cluster.gpu, wide.cluster.fabric, 8, profile,
+                                   ep32_dispatch(8, 20, true, bytes_per_value))
+        .time;
   };
   // Four MoE layers, each two 16-bit and two 8-bit passes.
   CHECK(ep_comm(wide).seconds() == doctest::Approx((pass(2.0) * 16).seconds()).epsilon(1e-12));

@@ -42,6 +42,13 @@ std::string first_error(const std::string& text) {
   return "";
 }
 
+/// A 64-expert top-4 MoE on 16 H100, without its parallel plan and precision.
+constexpr const char* kMoeOn16H100 = R"(
+model: {layers: 8, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, seq_len: 4096,
+        moe: {experts: 64, top_k: 4, expert_ffn: 1024}}
+cluster: {gpu: H100, gpus: 16}
+)";
+
 const char* kRun = R"(- id: ds-v3-like
   source: "test"
   model:
@@ -109,11 +116,7 @@ TEST_CASE("2026 keys: a run file with MLA, MTP, windows, MoE every other layer, 
 }
 
 TEST_CASE("overlap_ep_comm: as written in a scenario, refused where Megatron-core refuses it") {
-  const std::string base = R"(
-model: {layers: 8, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, seq_len: 4096,
-        moe: {experts: 64, top_k: 4, expert_ffn: 1024}}
-cluster: {gpu: H100, gpus: 16}
-)";
+  const std::string base = kMoeOn16H100;
   const scenario::Scenario on =
       must_parse(base + "parallel: {ep: 16, global_batch: 64, overlap_ep_comm: true}\nprecision: bf16\n");
   CHECK(on.plan.overlap_ep_comm);
@@ -327,11 +330,7 @@ precision: bf16
 }
 
 TEST_CASE("moe_dispatch_dtype: a quantized dispatch as written, listed when unstated, refused where it cannot run") {
-  const std::string model = R"(
-model: {layers: 8, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, seq_len: 4096,
-        moe: {experts: 64, top_k: 4, expert_ffn: 1024}}
-cluster: {gpu: H100, gpus: 16}
-)";
+  const std::string model = kMoeOn16H100;
   const scenario::Scenario fp8 =
       must_parse(model + "parallel: {ep: 16, global_batch: 64, moe_dispatch_dtype: fp8}\nprecision: fp8\n");
   CHECK(fp8.plan.dispatch_dtype == parallel::DispatchDtype::FP8);
