@@ -393,6 +393,8 @@ TEST_CASE("quote language: Chinese money with the yen mark and grouping, Chinese
   CHECK(quote::quote_units(L::ZhCn, "12.911 s") == "12.911 秒");
   CHECK(quote::quote_phrase(L::ZhCn, "512 GPU x 72 day") == "512 GPU × 72 天");
   CHECK(quote::quote_phrase(L::ZhCn, "680.00 CNY / GPU-day") == "¥680.00 / GPU·天");
+  CHECK(quote::quote_phrase(L::ZhCn, "recompute full, dualpipe, MoE dispatch in fp8 (combine bf16)") ==
+        "完全重计算, dualpipe, MoE 分发 fp8（合并 bf16）");
   CHECK(quote::quote_phrase(L::ZhCn, "some words of the price list") ==
         "some words of the price list");  // kept as given
   CHECK(quote::quote_provider(L::ZhCn, "Starverse (星宇智算), Xiamen") == "星宇智算");

@@ -210,6 +210,7 @@ constexpr std::array kParts{
   Rule{"recompute full", "完全重计算"},
   Rule{"(LoRA|QLoRA) rank ([0-9]+)", "$1 秩 $2"},
   Rule{"recompute none", "不重计算"},
+  Rule{"MoE dispatch in ([a-z0-9]+) \\(combine bf16\\)", "MoE 分发 $1（合并 bf16）"},
   Rule{"Caishui \\[([0-9]{4})\\] No\\. ([0-9]+) \\(([^)]*)\\)", "$3"},
   Rule{", Annex ([0-9]+), Article ([0-9]+)\\(([0-9]+)\\)", " 附件$1 第$2条第($3)项"},
   Rule{"; MOF/STA/GACC Announcement \\[([0-9]{4})\\] No\\. ([0-9]+)", "；财政部 税务总局 海关总署公告$1年第$2号"},
