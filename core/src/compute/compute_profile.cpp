@@ -125,12 +125,12 @@ const std::vector<ProfileParameter>& profile_parameters() {
         }
         out.push_back(std::move(q));
       }
-    // Each generation's collective floor, tied to the shared one (bounds as that one's, below).
+    // Each generation's collective floor, tied to the shared one.
     for (hardware::GpuArch a : hardware::kGpuArchs) {
       ProfileParameter q;
       q.name = std::string(to_string(a)) + ".collective_latency_us";
       q.lower = 0.0;
-      q.upper = 200.0;
+      q.upper = kCollectiveLatencyFitMaxUs;
       q.slot = [a](ComputeProfile& p) { return &p.of(a).collective_latency_us; };
       q.tied_value = [a](const ComputeProfile& p) { return p.collective_latency_of(a); };
       q.tied_to = "collective_latency_us";
@@ -159,10 +159,7 @@ const std::vector<ProfileParameter>& profile_parameters() {
     shared("iteration_overhead_ms", 0.0, 500.0, &ComputeProfile::iteration_overhead_ms);
     shared("nic_efficiency", 0.30, 0.96, &ComputeProfile::nic_efficiency);
     shared("nvlink_efficiency", 0.30, 0.96, &ComputeProfile::nvlink_efficiency);
-    // Bounded at 200 us: a collective of any size on NVLink or InfiniBand starts within a few
-    // tens of us (NCCL tuning.cc base latencies are 6.6-14 us); a floor above 200 us would be a
-    // broken system, not a latency.
-    shared("collective_latency_us", 0.0, 200.0, &ComputeProfile::collective_latency_us);
+    shared("collective_latency_us", 0.0, kCollectiveLatencyFitMaxUs, &ComputeProfile::collective_latency_us);
     // MoE dispatch and combine (DeepEP-class kernels): a fraction of the link's one-way rate;
     // an SM's copy rate no higher than its share of HBM bandwidth (8 TB/s over 148 SMs: ~54 GB/s).
     shared("dispatch_efficiency", 0.30, 1.00, &ComputeProfile::dispatch_efficiency);

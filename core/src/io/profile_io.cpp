@@ -104,7 +104,7 @@ void read_shared_coefficients(const YAML::Node& root, Reader& r, compute::Comput
   num("iteration_overhead_ms", 0, 60000, p.iteration_overhead_ms);
   num("nic_efficiency", 0.05, 1.0, p.nic_efficiency);
   num("nvlink_efficiency", 0.05, 1.0, p.nvlink_efficiency);
-  num("collective_latency_us", 0, 1000, p.collective_latency_us);
+  num("collective_latency_us", 0, compute::kCollectiveLatencyMaxUs, p.collective_latency_us);
   num("dispatch_efficiency", 0.05, 1.0, p.dispatch_efficiency);
   num("dispatch_rdma_efficiency", 0.05, 1.0, p.dispatch_rdma_efficiency);
   num("dispatch_sm_gbps", 0, 1000, p.dispatch_sm_gbps);
@@ -182,11 +182,11 @@ std::optional<compute::ComputeProfile> parse_profile(const std::string& text, co
       if (q.name.rfind(prefix, 0) != 0) continue;
       const std::string coefficient = q.name.substr(prefix.size());
       if (!n[coefficient]) continue;
-      // A grouped GEMM may outpace a dense one; the collective floor is microseconds (bounds as
-      // the shared one's); every other coefficient is a fraction of a peak.
+      // A grouped GEMM may outpace a dense one; the collective floor is microseconds; every other
+      // coefficient is a fraction of a peak.
       const bool latency = coefficient == "collective_latency_us";
       if (auto v = r.number(n[coefficient], child(key, coefficient), latency ? 0.0 : 0.01,
-                            latency                                     ? 1000.0
+                            latency                                     ? compute::kCollectiveLatencyMaxUs
                             : coefficient.rfind("grouped_gemm", 0) == 0 ? 2.0
                                                                         : 1.0)) {
         *q.slot(p) = *v;

@@ -565,7 +565,8 @@ void read_measured(const YAML::Node& n, Reader& r, scenario::Scenario& s) {
 }
 
 /// fp8_params and grad_reduce: stated, `auto`, or absent (open in a measured run, as the
-/// parallel settings a source leaves out; the default in a scenario). Needs the precision.
+/// parallel settings a source leaves out; the default in a scenario); and the MoE dispatch's dtype
+/// listed among the defaults where it could be quantized but is not stated. Needs the precision.
 void read_state_dtypes(const YAML::Node& root, Reader& r, scenario::Scenario& s, bool run_entry) {
   const bool fp8 = hardware::bytes_per_element(s.precision) < 2;
   const auto f = root["fp8_params"];

@@ -15,6 +15,12 @@ namespace flopcast::compute {
 
 /// A coefficient that takes another's value until it is given or fitted (ArchEfficiency).
 inline constexpr double kTied = std::numeric_limits<double>::quiet_NaN();
+/// The bounds calibrate fits a collective floor within, shared or a generation's, microseconds: a
+/// collective of any size on NVLink or InfiniBand starts within a few tens of us (NCCL tuning.cc
+/// base latencies are 6.6-14 us); a floor above 200 us would be a broken system, not a latency.
+inline constexpr double kCollectiveLatencyFitMaxUs = 200.0;
+/// The largest collective floor a profile file may state, shared or a generation's, microseconds.
+inline constexpr double kCollectiveLatencyMaxUs = 1000.0;
 
 /// Efficiencies of one GPU family: each a fraction of a datasheet peak that a kind of kernel
 /// reaches on it, fitted on published kernel measurements (data/calibration/kernels-2026.yaml)
