@@ -22,8 +22,9 @@ constexpr double kTokensPerStep = 4'194'304;
 /// Chinchilla's compute-optimal tokens per parameter (Hoffmann et al. 2022, arXiv 2203.15556).
 constexpr double kTokensPerParameter = 20;
 /// The share of HBM a first scenario's plan leaves free. The memory model is checked against
-/// measured peaks on two runs only, one 43% above the prediction (docs/calibration.md, "Memory
-/// model": torchtitan's reserved peak, FSDP2's buffers not modelled), and its 5% fragmentation is
+/// measured peaks on two runs only, one 36% above the prediction (docs/calibration.md, "Memory
+/// model": torchtitan's reserved peak; the caching allocator's blocks around FSDP2's per-layer
+/// gathers are not modelled), and its 5% fragmentation is
 /// an allowance, not a measurement: a plan at 79.5 of 79.7 GiB "fits" on paper and runs out of
 /// memory on a cluster. 8% (6.4 GiB of an 80 GB GPU) is a margin for a first run, not a
 /// measured figure; `flopcast plan` searches to the limit.
