@@ -24,10 +24,10 @@ constexpr double kTokensPerParameter = 20;
 /// The share of HBM a first scenario's plan leaves free. The memory model is checked against
 /// measured peaks on two runs only, one 36% above the prediction (docs/calibration.md, "Memory
 /// model": torchtitan's reserved peak; the caching allocator's blocks around FSDP2's per-layer
-/// gathers are not modelled), and its 5% fragmentation is
-/// an allowance, not a measurement: a plan at 79.5 of 79.7 GiB "fits" on paper and runs out of
-/// memory on a cluster. 8% (6.4 GiB of an 80 GB GPU) is a margin for a first run, not a
-/// measured figure; `flopcast plan` searches to the limit.
+/// gathers are not modelled), and its 5% fragmentation is an allowance, not a measurement: a plan
+/// at 79.5 of 79.7 GiB "fits" on paper and runs out of memory on a cluster. 8% (6.4 GiB of an
+/// 80 GB GPU) is a margin for a first run, not a measured figure; `flopcast plan` searches to the
+/// limit.
 constexpr double kFreeHbmShare = 0.08;
 
 /// `v` rounded to two significant digits, as a count string ("160B", "1.4T").

@@ -19,7 +19,9 @@ inline constexpr double kTied = std::numeric_limits<double>::quiet_NaN();
 /// collective of any size on NVLink or InfiniBand starts within a few tens of us (NCCL tuning.cc
 /// base latencies are 6.6-14 us); a floor above 200 us would be a broken system, not a latency.
 inline constexpr double kCollectiveLatencyFitMaxUs = 200.0;
-/// The largest collective floor a profile file may state, shared or a generation's, microseconds.
+/// The largest collective floor a profile file may state, shared or a generation's, microseconds:
+/// five times the fit's bound, so that a profile written by hand for a slower network than any
+/// measured here is read, while a floor given in nanoseconds (20 us written as 20000) is refused.
 inline constexpr double kCollectiveLatencyMaxUs = 1000.0;
 
 /// Efficiencies of one GPU family: each a fraction of a datasheet peak that a kind of kernel
