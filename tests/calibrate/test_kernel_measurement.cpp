@@ -298,6 +298,31 @@ TEST_CASE("a memory-bound entry: an RMSNorm forward reads and writes rows x cols
   CHECK(c->predicted == doctest::Approx(2.0 * 16384 * 4096 * 2 / (3.35e12 * 0.80) * 1e6).epsilon(1e-4));
 }
 
+TEST_CASE("a norm's backward: dx in one kernel, the per-SM partial sums of dgamma (and dbeta) reduced in a second") {
+  // 1024 x 12288 BF16 on an H100 (132 SMs): dy and x read, dx written, 3 x 1024 x 12288 x 2 B,
+  // plus 132 rows of FP32 partials written and read again, one row per weight (two with a bias),
+  // at 3.35 TB/s x 0.80, and two launches.
+  auto entry = [](const std::string& op, const std::string& bias) {
+    return one("- id: n\n  source: s\n  kind: memory_bound\n  gpu: H100\n  dtype: bf16\n  shape: {op: " + op +
+               ", rows: 1024, cols: 12288, bias: " + bias + "}\n  measured: {time_ms: 0.05}\n");
+  };
+  compute::ComputeProfile p = round_profile();
+  p.kernel_overhead_us = 3;
+  const double main_bytes = 3.0 * 1024 * 12288 * 2, partial_row = 2.0 * 132 * 12288 * 4;
+  auto us = [](double bytes) { return bytes / (3.35e12 * 0.80) * 1e6; };
+  std::string why;
+  const auto ln = calibrate::compare_kernel(entry("layer_norm_bwd", "true"), p, why);
+  REQUIRE_MESSAGE(ln.has_value(), why);
+  CHECK(ln->predicted == doctest::Approx(us(main_bytes + 2 * partial_row) + 2 * 3).epsilon(1e-4));
+  const auto rms = calibrate::compare_kernel(entry("rms_norm_bwd", "false"), p, why);
+  REQUIRE_MESSAGE(rms.has_value(), why);
+  CHECK(rms->predicted == doctest::Approx(us(main_bytes + partial_row) + 2 * 3).epsilon(1e-4));
+  // The forward stays one kernel, reading x and writing y.
+  const auto fwd = calibrate::compare_kernel(entry("rms_norm_fwd", "false"), p, why);
+  REQUIRE_MESSAGE(fwd.has_value(), why);
+  CHECK(fwd->predicted == doctest::Approx(us(2.0 * 1024 * 12288 * 2) + 3).epsilon(1e-4));
+}
+
 TEST_CASE("torchao's single MoE layer: the shared expert's 16-bit GEMMs and its SwiGLU beside the routed experts") {
   // bench_moe_layer.py's DeepSeek-V3 shape: 131072 tokens, h 7168, f 2048, 8 local experts,
   // torchtitan's MoEArgs top_k 1 and one shared expert.

@@ -210,6 +210,25 @@ bool liger_benchmark_backward(const KernelMeasurement& k) {
   return has(k.text("op"), "cross_entropy_bwd") && has(k.text("provider"), "liger");
 }
 
+/// A LayerNorm's or RMSNorm's backward is two kernels. The first writes dx and, per CTA of a grid
+/// that fills the GPU, FP32 partial sums of dgamma (and dbeta with a bias); the second reduces the
+/// partials (Transformer Engine, common/normalization/layernorm/ln_bwd_semi_cuda_kernel.cu:
+/// ln_bwd_tuned_kernel then ln_bwd_finalize_tuned_kernel, dgamma_part_bytes = ctas_per_col x cols x
+/// 4 with ctas_per_col = SMs x CTAs per SM / ctas_per_row; Liger-Kernel's rms_norm backward keeps
+/// sm_count rows of partial dW and sums them in a second kernel). Counted as one partial row per
+/// SM, written once and read once. The step prices a backward elementwise op as two kernels too
+/// (cost/stage_cost.cpp).
+bool is_norm_backward(const std::string& op) { return has(op, "_bwd") && has(op, "norm"); }
+double norm_partial_bytes(const KernelMeasurement& k, double cols) {
+  const double sums = k.text("bias") == "true" ? 2.0 : 1.0;  // dgamma, and dbeta with a bias
+  return 2.0 * k.gpu.sm_count * cols * 4.0 * sums;
+}
+
+/// Kernels a memory-bound entry's time covers.
+int memory_bound_kernels(const KernelMeasurement& k) {
+  return liger_benchmark_backward(k) || is_norm_backward(k.text("op")) ? 2 : 1;
+}
+
 /// Bytes a memory-bound kernel moves through HBM, from what it reads and writes per element.
 std::optional<double> memory_bytes(const KernelMeasurement& k, std::string& why) {
   const std::string op = k.text("op");
@@ -232,7 +251,7 @@ std::optional<double> memory_bytes(const KernelMeasurement& k, std::string& why)
     if (has(op, "fused_add")) return 4 * n * e;  // reads x and the residual, writes both
     return 2 * n * e;                            // reads x, writes y
   }
-  if (has(op, "_bwd") && (has(op, "norm"))) return 3 * n * e;  // reads dy and x, writes dx
+  if (is_norm_backward(op)) return 3 * n * e + norm_partial_bytes(k, rc->second);  // dy, x in; dx out
   if (has(op, "softmax")) return 2 * n * e;
   if (has(op, "cross_entropy_fwd")) return 3 * n * e;  // two passes over the logits, the gradient written
   if (has(op, "cross_entropy_bwd")) return (liger_benchmark_backward(k) ? 4 : 2) * n * e;
@@ -307,7 +326,7 @@ std::optional<Predicted> predict_memory_bound(const KernelMeasurement& k, const 
                                          (k.gpu.hbm_bandwidth.bytes_per_s * eff.cast_of(hardware::Precision::NVFP4))) +
                cost::launch_overhead(p, 1);
   } else {
-    out.time = cost::memory_bound_time(ctx, units::Bytes{*bytes}, liger_benchmark_backward(k) ? 2 : 1);
+    out.time = cost::memory_bound_time(ctx, units::Bytes{*bytes}, memory_bound_kernels(k));
   }
   return out;
 }
