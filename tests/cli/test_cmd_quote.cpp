@@ -393,6 +393,34 @@ TEST_SUITE("cli-quote") {
     CHECK(contains(r.out, "Over the model band at P90: " + m[1].str() + " CNY to " + total + " CNY."));
   }
 
+  TEST_CASE(
+      "the shipped MoE, LoRA, QLoRA, NVFP4 and long-context scenarios: simulated, planned, quoted, the band "
+      "naming its regime") {
+    const std::pair<const char*, const char*> shipped[] = {
+        {"low-precision/llama3-70b-nvfp4-64xb200.yaml", "blackwell, dense, full training, 4-bit GEMMs, Megatron-core"},
+        {"long-context/gpt-oss-120b-32k-256xh100.yaml", "hopper, MoE, full training, 16-bit GEMMs, Megatron-core"},
+        {"published/deepseek-v3-2048xh800.yaml", "hopper, MoE, full training, 8-bit GEMMs"},
+        {"finetune-llama2-70b-lora.yaml", "hopper, dense, fine-tuning, 16-bit GEMMs, Megatron-core"},
+        {"finetune-llama2-70b-qlora.yaml", "hopper, dense, fine-tuning, 16-bit GEMMs, Megatron-core"}};
+    for (const auto& [name, regime] : shipped) {
+      CAPTURE(name);
+      const auto sim = run_cli({"simulate", "--json", scenario_file(name)});
+      REQUIRE_MESSAGE(sim.code == cli::kOk, sim.err);
+      const json band = json::parse(sim.out)["prediction_band"];
+      CHECK(band["known"].get<bool>());
+      CHECK(band["p10_factor"].get<double>() < 1.0);
+      CHECK(band["p90_factor"].get<double>() > 1.0);
+      CHECK(contains(band["basis"].get<std::string>(), regime));
+      const auto plan = run_cli({"plan", scenario_file(name)});
+      REQUIRE_MESSAGE(plan.code == cli::kOk, plan.err);
+      CHECK(std::regex_search(plan.out, std::regex(R"(Top [0-9]+ plans by expected GPU-hours:)")));
+      CHECK(contains(plan.out, "Cheapest plan meeting the deadline and budget"));
+      const auto q = run_cli({"quote", scenario_file(name), "--date", "2026-01-10"});
+      REQUIRE_MESSAGE(q.code == cli::kOk, q.err);
+      CHECK(contains(q.out, std::string("cross-validated on ") + regime));
+    }
+  }
+
   TEST_CASE("simulate and quote: the plan a quote recommends is the one simulate's bills name for it") {
     for (const char* name : {"quickstart.yaml", "plan-72b-2t-h800.yaml", "plan-70b-1t.yaml",
                              "finetune-llama2-70b-lora.yaml", "finetune-llama2-70b-qlora.yaml"}) {

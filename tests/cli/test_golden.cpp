@@ -55,6 +55,7 @@ namespace {
   X("fleets/jobs/llama3-8b-64xh100.yaml", cli::kOk, "")                                             \
   X("fleets/jobs/llama3-8b-64xh800.yaml", cli::kOk, "")                                             \
   X("long-context/gpt-oss-120b-32k-256xh100.yaml", cli::kOk, "")                                    \
+  X("low-precision/llama3-70b-nvfp4-64xb200.yaml", cli::kOk, "")                                    \
   X("plan-70b-1t.yaml", cli::kOk, "")                                                               \
   X("plan-72b-2t-h800.yaml", cli::kOk, "")                                                          \
   X("published/bloom-176b-384xa100.yaml", cli::kOk, "")                                             \

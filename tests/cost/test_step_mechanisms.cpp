@@ -13,6 +13,7 @@
 #include "flopcast/cost/stage_cost.hpp"
 #include "flopcast/estimate/step_estimate.hpp"
 #include "flopcast/io/scenario_loader.hpp"
+#include "flopcast/workload/workload.hpp"
 
 using namespace flopcast;
 
@@ -513,4 +514,66 @@ TEST_CASE("a collective pays its own generation's floor: raising Ampere's moves 
   CHECK(all_reduce(h100, q) == h_shared);                     // Hopper keeps the shared floor
   q.of(hardware::GpuArch::Hopper).collective_latency_us = 5;  // 15 us below it
   CHECK((h_shared - all_reduce(h100, q)).us() == doctest::Approx(15.0).epsilon(1e-6));
+}
+
+TEST_CASE("layers kept in BF16 (bf16_layers): every layer kept is the BF16 run, one kept layer costs its BF16 GEMMs") {
+  const std::string base =
+      "model:\n  layers: 4\n  hidden: 1024\n  heads: 8\n  ffn: 4096\n  vocab: 4096\n  seq_len: 2048\n"
+      "cluster:\n  gpu: B200\n  gpus: 1\nparallel:\n  micro_batch: 1\n  global_batch: 1\n  recompute: none\n";
+  const auto prof = no_host_profile();
+  const auto bf = parse(base + "precision: bf16\n");
+  const auto fp4 = parse(base + "precision: nvfp4\n");
+  const auto all = parse(base + "precision: nvfp4\nbf16_layers: {first: 0, last: 4}\n");
+  const auto one = parse(base + "precision: nvfp4\nbf16_layers: {first: 1}\n");
+  CHECK(workload::kept_in_bf16(one, 0));
+  CHECK_FALSE(workload::kept_in_bf16(one, 1));
+  CHECK(workload::layer_precision(one, 0) == hardware::Precision::BF16);
+  CHECK(workload::layer_precision(one, 3) == hardware::Precision::NVFP4);
+  const auto e_bf = estimate::estimate_step(bf, prof), e_fp4 = estimate::estimate_step(fp4, prof),
+             e_all = estimate::estimate_step(all, prof), e_one = estimate::estimate_step(one, prof);
+  // Every layer kept: the layers run as in the BF16 run (the LM head and attention are 16-bit in both).
+  CHECK(e_all.stages[0].forward.seconds() == doctest::Approx(e_bf.stages[0].forward.seconds()).epsilon(1e-9));
+  CHECK(e_all.stages[0].backward.seconds() == doctest::Approx(e_bf.stages[0].backward.seconds()).epsilon(1e-9));
+  // One of four like layers kept: a quarter of the difference between the two runs.
+  const double layer_f = (e_bf.stages[0].forward - e_fp4.stages[0].forward).seconds() / 4;
+  const double layer_b = (e_bf.stages[0].backward - e_fp4.stages[0].backward).seconds() / 4;
+  REQUIRE(layer_f != 0);
+  CHECK((e_one.stages[0].forward - e_fp4.stages[0].forward).seconds() == doctest::Approx(layer_f).epsilon(1e-6));
+  CHECK((e_one.stages[0].backward - e_fp4.stages[0].backward).seconds() == doctest::Approx(layer_b).epsilon(1e-6));
+  // Memory: the kept layers hold no 4-bit weight copies and save 16-bit GEMM inputs.
+  const auto m_bf = workload::memory_per_gpu(bf, prof), m_fp4 = workload::memory_per_gpu(fp4, prof),
+             m_all = workload::memory_per_gpu(all, prof);
+  CHECK(m_fp4.weight_copies.value > 0);
+  CHECK(m_all.weight_copies.value == 0);
+  CHECK(m_all.total().value == doctest::Approx(m_bf.total().value).epsilon(1e-12));
+}
+
+TEST_CASE(
+    "virtual pipeline stages place layers as Megatron-core interleaves them, so kept layers sit where it puts them") {
+  const std::string base =
+      "model:\n  layers: 8\n  hidden: 1024\n  heads: 8\n  ffn: 4096\n  vocab: 4096\n  seq_len: 2048\n"
+      "cluster:\n  gpu: B200\n  gpus: 2\nparallel:\n  pp: 2\n  micro_batch: 1\n  global_batch: 8\n"
+      "  recompute: none\n";
+  // pp 2 x vpp 2 over 8 layers: chunks of 2, virtual stage v's chunk on rank r at 4 v + 2 r.
+  const auto vpp = parse(base + "  vpp: 2\n  schedule: interleaved\nprecision: nvfp4\nbf16_layers: {last: 2}\n");
+  const auto r0 = workload::pipeline_stage(vpp.model, vpp.plan, 0),
+             r1 = workload::pipeline_stage(vpp.model, vpp.plan, 1);
+  CHECK(r0.chunks == std::vector<std::pair<int, int>>{{0, 2}, {4, 2}});
+  CHECK(r1.chunks == std::vector<std::pair<int, int>>{{2, 2}, {6, 2}});
+  const auto all = workload::pipeline_stages(vpp.model, vpp.plan);
+  CHECK(all[1].chunks == r1.chunks);
+  // Without virtual stages, one block per rank.
+  const auto flat = parse(base + "precision: nvfp4\n");
+  CHECK(workload::pipeline_stage(flat.model, flat.plan, 1).chunks == std::vector<std::pair<int, int>>{{4, 4}});
+  // The last two layers (6, 7) are rank 1's second chunk: rank 1 runs them in BF16, rank 0 none.
+  const auto prof = no_host_profile();
+  const auto plain = parse(base + "  vpp: 2\n  schedule: interleaved\nprecision: nvfp4\n");
+  const auto bf = parse(base + "  vpp: 2\n  schedule: interleaved\nprecision: bf16\n");
+  const auto e_kept = estimate::estimate_step(vpp, prof), e_plain = estimate::estimate_step(plain, prof),
+             e_bf = estimate::estimate_step(bf, prof);
+  CHECK(e_kept.stages[0].forward.seconds() == doctest::Approx(e_plain.stages[0].forward.seconds()).epsilon(1e-12));
+  // Rank 1 holds four like layers, two of them kept: half the gap between its BF16 and NVFP4 runs.
+  const double gap = (e_bf.stages[1].forward - e_plain.stages[1].forward).seconds();
+  REQUIRE(gap != 0);
+  CHECK((e_kept.stages[1].forward - e_plain.stages[1].forward).seconds() == doctest::Approx(gap / 2).epsilon(1e-6));
 }

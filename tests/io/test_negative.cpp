@@ -96,6 +96,12 @@ const NegativeCase kScenarioCases[] = {
      "are Blackwell formats (B200, GB200, B300, GB300); use fp8 or bf16 on this GPU)"},
     {"fp8-on-a800.yaml",
      "fp8-on-a800.yaml:8:12: error: precision: the A800-80G has no dense tensor-core fp8 path (hint: use bf16 or fp16 on this GPU)"},
+    {"bf16-layers-on-bf16.yaml",
+     "bf16-layers-on-bf16.yaml:9:14: error: bf16_layers: bf16_layers keeps layers of an 8- or 4-bit run in BF16, but "
+     "the precision is bf16 (hint: use precision fp8, mxfp8 or nvfp4, or drop bf16_layers)"},
+    {"bf16-layers-too-many.yaml",
+     "bf16-layers-too-many.yaml:9:14: error: bf16_layers: bf16_layers keeps 33 layers in BF16 but the model has 32 "
+     "(hint: keep at most 32 in all (every layer in BF16 is precision: bf16))"},
     {"fp4-on-h20.yaml",
      "fp4-on-h20.yaml:8:12: error: precision: the H20 has no dense tensor-core nvfp4 path (hint: mxfp8 and nvfp4 "
      "are Blackwell formats (B200, GB200, B300, GB300); use fp8 or bf16 on this GPU)"},

@@ -306,6 +306,21 @@ TEST_CASE("training log: the flex dispatcher with the Hybrid-EP backend is writt
   CHECK(run->draft.get("parallel.moe_dispatcher") == "hybridep");
 }
 
+TEST_CASE("training log: Megatron-LM's first and last layers in BF16 are the draft's bf16_layers") {
+  // --first-last-layers-bf16 with 2 blocks at the end and the start's default of 1.
+  auto args = deepseek_args();
+  args.emplace_back("first_last_layers_bf16", "True");
+  args.emplace_back("num_layers_at_end_in_bf16", "2");
+  scenario::Diagnostics diags;
+  const auto run = parse_training_log(megatron_log(args), "ds.log", {}, diags);
+  REQUIRE_MESSAGE(run, diags.str());
+  CHECK(run->draft.get("bf16_layers") == "{first: 1, last: 2}");
+  // Off (the deepseek arguments' default): no key.
+  const auto plain = parse_training_log(megatron_log(deepseek_args()), "ds.log", {}, diags);
+  REQUIRE_MESSAGE(plain, diags.str());
+  CHECK_FALSE(plain->draft.has("bf16_layers"));
+}
+
 TEST_CASE("training log: a Megatron-LM MoE job with latent attention and FP8 writes the newest keys as keys") {
   // DeepSeek-V3's shape (61 layers, 3 dense, 256 experts of 2048, top 8, one shared expert, MLA)
   // on 1024 GPUs: tp 2 x pp 16 x dp 32, EP 64, FP8 blockwise with FP8 weights.

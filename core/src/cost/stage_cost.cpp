@@ -538,6 +538,37 @@ void apply_host_floor(const compute::ComputeProfile& prof, const parallel::Paral
   }
 }
 
+/// One LayerCost per kind of layer (dense or MoE, full or windowed attention, in the run's
+/// precision or kept in BF16), computed on first use: layers of a kind cost the same, and the
+/// planner asks for stage times millions of times. A layer kept in BF16 runs its GEMMs in 16 bits,
+/// without casts (the run's 16-bit op context).
+class LayerKindCosts {
+ public:
+  explicit LayerKindCosts(const StageInputs& in) : in_(in) {}
+  int kind_of(int layer) const {
+    const auto& m = in_.s.model;
+    return (workload::kept_in_bf16(in_.s, layer) ? 4 : 0) + (m.is_moe_layer(layer) ? 2 : 0) +
+           (m.is_windowed_layer(layer) ? 1 : 0);
+  }
+  const LayerCost& cost_of(int layer) {
+    const int k = kind_of(layer);
+    auto& slot = cost_[static_cast<std::size_t>(k)];
+    if (!slot) {
+      if (k >= 4 && !in16_) {
+        in16_.emplace(in_);
+        in16_->ctx = in_.ctx16;
+      }
+      slot = layer_cost(k >= 4 ? *in16_ : in_, layer);
+    }
+    return *slot;
+  }
+
+ private:
+  const StageInputs& in_;
+  std::optional<StageInputs> in16_;
+  std::array<std::optional<LayerCost>, 8> cost_;
+};
+
 /// Per-micro-batch times of every pipeline stage: its layers, the embedding on the first, the
 /// logits and loss on the last, the host floor and the per-micro-batch overhead.
 /// `tp_without_sp` (when in.tp_without_sp): each stage's tp_comm with sequence parallelism off.
@@ -548,14 +579,7 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
   const auto ranks = static_cast<std::size_t>(std::max(1, p.pp));
   std::vector<StageTimes> stages(ranks);
   if (tp_without_sp) tp_without_sp->assign(ranks, units::Time{0});
-  // Layers of a kind (dense or MoE, full or windowed attention) cost the same: compute one of
-  // each kind once and reuse (the planner calls this millions of times).
-  std::optional<LayerCost> kind_cost[4];
-  auto cost_of = [&](int layer) -> const LayerCost& {
-    auto& slot = kind_cost[(m.is_moe_layer(layer) ? 2 : 0) + (m.is_windowed_layer(layer) ? 1 : 0)];
-    if (!slot) slot = layer_cost(in, layer);
-    return *slot;
-  };
+  LayerKindCosts kind_costs(in);
   // Activations to the next stage (Megatron's scatter/gather sends 1/t of them per rank when
   // sequence parallel or scatter-gather is on; all TP ranks send at once). The same message
   // between every pair of neighbouring stages: costed once.
@@ -567,7 +591,7 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
   // computed is that stage again, sum for sum: copied (a 126-stage pipeline has at most a few
   // distinct stages).
   std::size_t like = 0;  // 0: none yet
-  std::array<int, 4> like_kinds{};
+  std::array<int, 8> like_kinds{};
   units::Time like_ep, like_alone;  // that stage's EP time before unpaired passes, and without the overlap
   // Under the EP overlap, the passes this stage runs alone leave their all-to-all whole.
   const bool unpaired = p.overlap_ep_comm && !parallel::is_dual_pipe(p.schedule);
@@ -580,13 +604,13 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
   const auto visit = [&](std::size_t i, const workload::StageSlice& slice) {
     auto& st = stages[i];
     st.layers = slice.layers();
-    std::array<int, 4> kinds{};
-    std::array<int, 4> first_of{-1, -1, -1, -1};
+    std::array<int, 8> kinds{};
+    std::array<int, 8> first_of{-1, -1, -1, -1, -1, -1, -1, -1};
     for (const auto& [first, n] : slice.chunks)
-      workload::for_each_layer_kind(m, first, n, [&](int layer, int count) {
-        const int k = (m.is_moe_layer(layer) ? 2 : 0) + (m.is_windowed_layer(layer) ? 1 : 0);
-        kinds[static_cast<std::size_t>(k)] += count;
-        if (first_of[static_cast<std::size_t>(k)] < 0) first_of[static_cast<std::size_t>(k)] = layer;
+      workload::for_each_layer_kind_and_precision(in.s, first, n, [&](int layer, int count, bool) {
+        const auto k = static_cast<std::size_t>(kind_costs.kind_of(layer));
+        kinds[k] += count;
+        if (first_of[k] < 0) first_of[k] = layer;
       });
     units::Time* tp_alt = tp_without_sp ? &(*tp_without_sp)[i] : nullptr;
     const bool middle = !slice.embedding && !slice.head && slice.pass_share == 1;
@@ -616,7 +640,7 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
       kernels_b += c.kernels_b * count;
     };
     for (std::size_t k = 0; k < kinds.size(); ++k)
-      if (kinds[k] > 0) add(cost_of(first_of[k]), kinds[k]);
+      if (kinds[k] > 0) add(kind_costs.cost_of(first_of[k]), kinds[k]);
     if (slice.embedding) {  // embedding lookup forward, scatter-add backward (none when frozen)
       st.forward += memory_bound_time(in.ctx, units::Bytes{2 * T * h * elt}, 2);
       if (!frozen) st.backward += memory_bound_time(in.ctx, units::Bytes{3 * T * h * 4}, 2);

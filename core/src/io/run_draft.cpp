@@ -57,9 +57,9 @@ struct Node {
 };
 
 // The run schema's order of sections (docs/run-schema.md); anything else follows them.
-constexpr std::array<std::string_view, 13> kSectionOrder = {
-    "id",        "source",     "kind",        "reliability", "model",    "cluster", "parallel",
-    "precision", "fp8_params", "grad_reduce", "elementwise", "measured", "notes"};
+constexpr std::array<std::string_view, 14> kSectionOrder = {
+    "id",        "source",     "kind",        "reliability", "model",       "cluster",  "parallel",
+    "precision", "fp8_params", "bf16_layers", "grad_reduce", "elementwise", "measured", "notes"};
 
 std::size_t section_rank(const std::string& name) {
   const auto it = std::find(kSectionOrder.begin(), kSectionOrder.end(), name);

@@ -564,6 +564,41 @@ void read_measured(const YAML::Node& n, Reader& r, scenario::Scenario& s) {
             "give at least one of iteration_time_s, tokens_per_gpu_s, mfu, tflops_per_gpu, memory_gib");
 }
 
+/// bf16_layers: {first, last}, the transformer blocks an 8- or 4-bit recipe keeps in BF16
+/// (Megatron-core's first_last_layers_bf16 with num_layers_at_start_in_bf16 and
+/// num_layers_at_end_in_bf16). Needs the model, the precision and the training block.
+void read_bf16_layers(const YAML::Node& n, Reader& r, scenario::Scenario& s) {
+  r.note("bf16_layers", n);
+  if (!r.expect_map(n, "bf16_layers")) return;
+  r.check_keys(n, "bf16_layers", {"first", "last"});
+  if (!n["first"] && !n["last"]) {
+    r.error(n, "bf16_layers", "bf16_layers names no layers", "give first, last or both: {first: 1, last: 1}");
+    return;
+  }
+  constexpr std::int64_t kMaxLayers = 100000;
+  auto count = [&](const char* key) {
+    if (!n[key]) return 0;
+    const auto v = r.integer(n[key], std::string("bf16_layers.") + key, 0, kMaxLayers);
+    return v ? static_cast<int>(*v) : 0;
+  };
+  s.bf16_layers.first = count("first");
+  s.bf16_layers.last = count("last");
+  const int kept = s.bf16_layers.first + s.bf16_layers.last, layers = s.model.layers;
+  if (hardware::bytes_per_element(s.precision) >= 2) {
+    r.error(n, "bf16_layers",
+            std::string("bf16_layers keeps layers of an 8- or 4-bit run in BF16, but the precision is ") +
+                to_string(s.precision),
+            "use precision fp8, mxfp8 or nvfp4, or drop bf16_layers");
+  } else if (s.training.method != workload::TrainingMethod::Full) {
+    r.error(n, "bf16_layers", "bf16_layers applies to full training",
+            "a fine-tuning's base weights take their format from training.lora.base_weights; drop bf16_layers");
+  } else if (layers > 0 && kept > layers) {
+    r.error(n, "bf16_layers",
+            "bf16_layers keeps " + std::to_string(kept) + " layers in BF16 but the model has " + std::to_string(layers),
+            "keep at most " + std::to_string(layers) + " in all (every layer in BF16 is precision: bf16)");
+  }
+}
+
 /// fp8_params and grad_reduce: stated, `auto`, or absent (open in a measured run, as the
 /// parallel settings a source leaves out; the default in a scenario); and the MoE dispatch's dtype
 /// listed among the defaults where it could be quantized but is not stated. Needs the precision.
@@ -636,14 +671,14 @@ std::optional<scenario::Scenario> read_scenario(const YAML::Node& root, const st
   r.note("", root);
   if (run_entry) {
     r.check_keys(root, "",
-                 {"id", "source", "source_group", "model", "cluster", "parallel", "precision", "fp8_params",
-                  "grad_reduce", "measured", "kind", "reliability", "notes", "training", "name", "description",
-                  "calibration", "attention", "elementwise"});
+                 {"id",         "source",      "source_group", "model",       "cluster",   "parallel",    "precision",
+                  "fp8_params", "grad_reduce", "bf16_layers",  "measured",    "kind",      "reliability", "notes",
+                  "training",   "name",        "description",  "calibration", "attention", "elementwise"});
   } else {
-    r.check_keys(root, "",
-                 {"name",        "description", "model",   "cluster",     "parallel",   "precision",   "training",
-                  "reliability", "pricing",     "claimed", "calibration", "id",         "source",      "source_group",
-                  "measured",    "kind",        "notes",   "attention",   "fp8_params", "grad_reduce", "elementwise"});
+    r.check_keys(root, "", {"name",       "description",  "model",       "cluster",    "parallel",    "precision",
+                            "training",   "reliability",  "pricing",     "claimed",    "calibration", "id",
+                            "source",     "source_group", "measured",    "kind",       "notes",       "attention",
+                            "fp8_params", "grad_reduce",  "elementwise", "bf16_layers"});
   }
   if (root["name"]) s.name = root["name"].as<std::string>("");
   if (root["description"]) s.description = root["description"].as<std::string>("");
@@ -669,6 +704,7 @@ std::optional<scenario::Scenario> read_scenario(const YAML::Node& root, const st
     s.defaults_applied.push_back("elementwise = fused (torch.compile; without it: elementwise: eager)");
   }
   if (const auto t = root["training"]) detail::read_training(t, r, s);  // training_block.cpp
+  if (const auto k = root["bf16_layers"]) read_bf16_layers(k, r, s);
   if (root["calibration"]) {
     if (auto v = r.string(root["calibration"], "calibration")) s.calibration = *v;
   }

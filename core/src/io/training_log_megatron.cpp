@@ -315,7 +315,7 @@ void plan_keys(Reader& r, LoggedRun& run) {
   }
 }
 
-/// precision, fp8_params and grad_reduce.
+/// precision, fp8_params, bf16_layers and grad_reduce.
 void precision_keys(Reader& r, LoggedRun& run) {
   auto& a = r.args;
   auto& d = run.draft;
@@ -325,6 +325,12 @@ void precision_keys(Reader& r, LoggedRun& run) {
   d.set_raw("precision", precision);
   if (precision != "bf16" && precision != "fp16" && precision != "fp32")
     d.set_bool("fp8_params", a.flag("fp8_param_gather").value_or(false) || a.flag("fp4_param_gather").value_or(false));
+  // --first-last-layers-bf16 keeps num_layers_at_start_in_bf16 / _end_in_bf16 blocks (1 each by
+  // default) out of the 8- or 4-bit recipe (megatron/core/transformer/transformer_config.py).
+  if (precision != "bf16" && precision != "fp16" && precision != "fp32" &&
+      a.flag("first_last_layers_bf16").value_or(false))
+    d.set_raw("bf16_layers", "{first: " + std::to_string(a.integer("num_layers_at_start_in_bf16").value_or(1)) +
+                                 ", last: " + std::to_string(a.integer("num_layers_at_end_in_bf16").value_or(1)) + "}");
   // bf16: arguments.py turns accumulate_allreduce_grads_in_fp32 on unless --grad-reduce-in-bf16.
   if (precision != "fp32" && a.flag("accumulate_allreduce_grads_in_fp32"))
     d.set_raw("grad_reduce", *a.flag("accumulate_allreduce_grads_in_fp32") ? "fp32"

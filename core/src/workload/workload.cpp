@@ -296,6 +296,42 @@ bool pipeline_layout_splits(int layers, int pp, int vpp, const parallel::Pipelin
   return !virtual_stage_layers(layers, pp, vpp, layout).empty();
 }
 
+namespace {
+
+/// layers_per_stage's split, one rank at a time: the remainder goes to the middle ranks first
+/// (1, 2, ...), then the last, then the first. Layers on `rank`.
+int even_split_layers(int layers, int pp, int rank) {
+  if (pp == 1) return layers;
+  const int base = layers / pp, extra = layers % pp;
+  const int middles = std::min(extra, std::max(0, pp - 2));
+  const int rest = extra - middles;
+  if (rank == pp - 1) return base + (rest >= 1 ? 1 : 0);
+  if (rank == 0) return base + (rest >= 2 ? 1 : 0);
+  return base + (rank <= middles ? 1 : 0);
+}
+
+/// `out` as rank `rank`'s slice of the even split, its layers starting at `first`. With virtual
+/// stages that divide the layers evenly, Megatron-core's interleaved placement instead: rank r
+/// holds virtual stage v's r-th chunk of layers / (pp vpp) layers, at layer
+/// v layers / vpp + r layers / (pp vpp), for each v (megatron/core/transformer/transformer_layer.py,
+/// get_transformer_layer_offset). Layers of one kind cost the same wherever they sit; the two
+/// differ where the kinds do (layers kept in BF16 at the ends of the model).
+void even_split_stage(int layers, const parallel::ParallelPlan& p, int rank, int first, StageSlice& out) {
+  const int pp = std::max(1, p.pp), vpp = std::max(1, p.vpp);
+  if (vpp > 1 && layers % (pp * vpp) == 0) {
+    const int chunk = layers / (pp * vpp);
+    out.chunks.clear();
+    for (int v = 0; v < vpp; ++v) out.chunks.emplace_back(v * (layers / vpp) + rank * chunk, chunk);
+  } else {
+    out.chunks.assign(1, {first, even_split_layers(layers, pp, rank)});
+  }
+  out.embedding = rank == 0;
+  out.head = rank == pp - 1;
+  out.pass_share = 1;
+}
+
+}  // namespace
+
 std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const parallel::ParallelPlan& p) {
   const int pp = std::max(1, p.pp);
   std::vector<StageSlice> out(static_cast<std::size_t>(pp));
@@ -327,37 +363,16 @@ std::vector<StageSlice> pipeline_stages(const ModelSpec& m, const parallel::Para
     for (int c = 0; c < vpp; ++c)
       for (int r = 0; r < pp; ++r) at(r).chunks.push_back(ranges[static_cast<std::size_t>(c * pp + r)]);
   } else {
-    const auto ranges = ranges_of(layers_per_stage(m.layers, pp));
-    for (int r = 0; r < pp; ++r) at(r).chunks = {ranges[static_cast<std::size_t>(r)]};
+    int first = 0;
+    for (int r = 0; r < pp; ++r) {
+      even_split_stage(m.layers, p, r, first, at(r));
+      first += even_split_layers(m.layers, pp, r);
+    }
   }
   at(0).embedding = true;
   at(pp - 1).head = true;
   return out;
 }
-
-namespace {
-
-/// layers_per_stage's split, one rank at a time: the remainder goes to the middle ranks first
-/// (1, 2, ...), then the last, then the first. Layers on `rank`.
-int even_split_layers(int layers, int pp, int rank) {
-  if (pp == 1) return layers;
-  const int base = layers / pp, extra = layers % pp;
-  const int middles = std::min(extra, std::max(0, pp - 2));
-  const int rest = extra - middles;
-  if (rank == pp - 1) return base + (rest >= 1 ? 1 : 0);
-  if (rank == 0) return base + (rest >= 2 ? 1 : 0);
-  return base + (rank <= middles ? 1 : 0);
-}
-
-/// `out` as rank `rank`'s slice of the even split, its layers starting at `first`.
-void even_split_stage(int layers, int pp, int rank, int first, StageSlice& out) {
-  out.chunks.assign(1, {first, even_split_layers(layers, pp, rank)});
-  out.embedding = rank == 0;
-  out.head = rank == pp - 1;
-  out.pass_share = 1;
-}
-
-}  // namespace
 
 StageSlice pipeline_stage(const ModelSpec& m, const parallel::ParallelPlan& p, int rank) {
   const int pp = std::max(1, p.pp);
@@ -367,7 +382,7 @@ StageSlice pipeline_stage(const ModelSpec& m, const parallel::ParallelPlan& p, i
   int first = 0;
   for (int r = 0; r < rank; ++r) first += even_split_layers(m.layers, pp, r);
   StageSlice out;
-  even_split_stage(m.layers, pp, rank, first, out);
+  even_split_stage(m.layers, p, rank, first, out);
   return out;
 }
 
@@ -382,9 +397,9 @@ void for_each_pipeline_stage(const ModelSpec& m, const parallel::ParallelPlan& p
   StageSlice slice;
   int first = 0;
   for (int r = 0; r < pp; ++r) {
-    even_split_stage(m.layers, pp, r, first, slice);
+    even_split_stage(m.layers, p, r, first, slice);
     fn(static_cast<std::size_t>(r), slice);
-    first += slice.chunks.front().second;
+    first += even_split_layers(m.layers, pp, r);
   }
 }
 
@@ -447,6 +462,15 @@ double fp8_weight_copy_bytes(hardware::Precision p) {
     default:
       return 0.0;
   }
+}
+
+bool kept_in_bf16(const scenario::Scenario& s, int layer) {
+  const auto& k = s.bf16_layers;
+  return layer >= 0 && layer < s.model.layers && (layer < k.first || layer >= s.model.layers - k.last);
+}
+
+hardware::Precision layer_precision(const scenario::Scenario& s, int layer) {
+  return kept_in_bf16(s, layer) ? hardware::Precision::BF16 : s.precision;
 }
 
 bool per_op_checkpointing(const ModelSpec& m, const parallel::ParallelPlan& p, int layer) {
@@ -559,30 +583,37 @@ double in_flight_microbatches(const parallel::ParallelPlan& p, int stage) {
 namespace {
 
 /// Parameters of one stage's GPU: the dense part (split by TP) and the routed experts (split by
-/// etp x ep), and of those the GEMM weights (every linear layer; not embeddings, head, norms, router).
+/// etp x ep), and of those the GEMM weights of the layers that run the scenario's precision (every
+/// linear layer; not embeddings, head, norms, router; not the layers kept in BF16, kept_in_bf16):
+/// those an 8- or 4-bit recipe keeps low-precision copies of.
 struct StageParams {
   double dense = 0, experts = 0, gemm = 0;
 };
 
-StageParams stage_params(const ModelSpec& m, const parallel::ParallelPlan& p, const StageSlice& slice) {
+StageParams stage_params(const scenario::Scenario& s, const StageSlice& slice) {
+  const auto& m = s.model;
+  const auto& p = s.plan;
   const auto pc = parameter_count(m);
   const double h = d(m.hidden);
   const double attention_gemm = attention_gemm_weights(m);
   StageParams sp;
-  auto add = [&](int layer, int n) {
+  double kept_experts = 0;
+  auto add = [&](int layer, int n, bool kept) {
+    const double low = kept ? 0.0 : 1.0;  // GEMM weights with low-precision copies
     if (m.is_moe_layer(layer)) {
       const auto& e = *m.moe;
       sp.dense += n * pc.moe_layer_shared;
       sp.experts += n * e.experts * pc.moe_expert;
-      sp.gemm += n * (attention_gemm + e.shared_experts * m.ffn_matrices() * h * d(e.shared_ffn()));
+      if (kept) kept_experts += n * e.experts * pc.moe_expert;
+      sp.gemm += low * n * (attention_gemm + e.shared_experts * m.ffn_matrices() * h * d(e.shared_ffn()));
     } else {
       sp.dense += n * pc.dense_layer;
-      sp.gemm += n * (attention_gemm + m.ffn_matrices() * h * d(m.ffn));
+      sp.gemm += low * n * (attention_gemm + m.ffn_matrices() * h * d(m.ffn));
     }
   };
-  for (const auto& [first, n] : slice.chunks) for_each_layer_kind(m, first, n, add);
+  for (const auto& [first, n] : slice.chunks) for_each_layer_kind_and_precision(s, first, n, add);
   if (slice.head && m.mtp_layers > 0) {  // the MTP modules: their layers, projections and norms
-    add(m.layers, m.mtp_layers);
+    add(m.layers, m.mtp_layers, false);
     sp.dense += m.mtp_layers * mtp_module_extra_params(m);
     sp.gemm += m.mtp_layers * 2 * h * h;
   }
@@ -590,10 +621,11 @@ StageParams stage_params(const ModelSpec& m, const parallel::ParallelPlan& p, co
   // A tied output head is a copy of the embedding on a rank that does not hold the embedding.
   if (slice.head)
     sp.dense += (m.tied_embeddings ? (slice.embedding ? 0.0 : d(m.vocab) * h) : pc.output_head) + pc.final_norm;
+  const double expert_split = static_cast<double>(p.expert_tp()) * p.ep;
   sp.dense /= p.tp;
   sp.gemm /= p.tp;
-  sp.experts /= static_cast<double>(p.expert_tp()) * p.ep;
-  sp.gemm += sp.experts;
+  sp.experts /= expert_split;
+  sp.gemm += sp.experts - kept_experts / expert_split;
   return sp;
 }
 
@@ -633,7 +665,7 @@ units::Bytes nccl_buffers(const scenario::Scenario& s) {
 
 double stage_gemm_parameters(const scenario::Scenario& s, int stage) {
   if (stage < 0 || stage >= std::max(1, s.plan.pp)) return 0;
-  return stage_params(s.model, s.plan, pipeline_stage(s.model, s.plan, stage)).gemm;
+  return stage_params(s, pipeline_stage(s.model, s.plan, stage)).gemm;
 }
 
 namespace {
@@ -703,7 +735,7 @@ MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::Comp
   const auto& p = s.plan;
   const StageSlice slice = pipeline_stage(m, p, stage);
   const int nlayers = slice.layers();
-  const StageParams params = stage_params(m, p, slice);
+  const StageParams params = stage_params(s, slice);
 
   // ZeRO stages (arXiv 1910.02054 §5): 1 shards the optimizer state, 2 also the gradients, 3
   // also the weights, over the data-parallel group; Megatron's distributed optimizer (ZeRO-1)
@@ -736,16 +768,16 @@ MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::Comp
 
   mb.in_flight = in_flight_microbatches(p, stage);
   double act = 0;
-  auto add = [&](int layer, int n) {
-    act += n * layer_activation_bytes(m, p, layer, s.precision).value;
+  auto add = [&](int layer, int n, bool) {
+    act += n * layer_activation_bytes(m, p, layer, layer_precision(s, layer)).value;
     if (is_fine_tuning(s) &&
         p.recompute != parallel::Recompute::Full)  // adapters: r-wide intermediates, dropout copies
       act += n * adapter_activation_bytes(s, layer).value;
   };
-  for (const auto& [first, n] : slice.chunks) for_each_layer_kind(m, first, n, add);
+  for (const auto& [first, n] : slice.chunks) for_each_layer_kind_and_precision(s, first, n, add);
   const double sb = d(m.seq_len) / p.cp * d(p.micro_batch);
   if (slice.head && m.mtp_layers > 0) {
-    add(m.layers, m.mtp_layers);
+    add(m.layers, m.mtp_layers, false);
     if (p.recompute != parallel::Recompute::Full)
       act += m.mtp_layers * mtp_extra_activation_units(p, s.precision) * sb * d(m.hidden);
   }
@@ -754,10 +786,17 @@ MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::Comp
   if (slice.embedding && m.dropout) act += sb * d(m.hidden) / (p.sequence_parallel ? p.tp : 1.0);
   act *= mb.in_flight;
   if (p.recompute == parallel::Recompute::Full && nlayers > 0) {
-    // Backward recomputes one layer at a time: its full activations are live once.
+    // Backward recomputes one layer at a time: its full activations are live once (a layer kept
+    // in BF16 saves 16-bit GEMM inputs, the largest).
     parallel::ParallelPlan none = p;
     none.recompute = parallel::Recompute::None;
-    act += layer_activation_bytes(m, none, slice.chunks.front().first, s.precision).value;
+    const int first = slice.chunks.front().first;
+    double largest = layer_activation_bytes(m, none, first, layer_precision(s, first)).value;
+    for (const auto& [from, n] : slice.chunks)
+      for_each_layer_kind_and_precision(s, from, n, [&](int layer, int, bool kept) {
+        if (kept) largest = std::max(largest, layer_activation_bytes(m, none, layer, hardware::Precision::BF16).value);
+      });
+    act += largest;
   }
   mb.activations = units::Bytes{act};
   if (slice.head) {

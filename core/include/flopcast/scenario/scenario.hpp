@@ -76,6 +76,16 @@ struct Scenario {
   /// Gradient accumulation and reduction dtype (scenario key `grad_reduce`: fp32, bf16 / fp16 =
   /// the parameters' 16-bit dtype, auto).
   GradReduce grad_reduce = GradReduce::Default;
+  /// Transformer blocks an 8- or 4-bit recipe keeps in BF16 (scenario key `bf16_layers`: {first,
+  /// last}): the first `first` and the last `last` of the model's layers run their GEMMs in 16 bits,
+  /// without casts or 8- / 4-bit weight copies (Megatron-core TransformerConfig
+  /// first_last_layers_bf16 with num_layers_at_start_in_bf16 / num_layers_at_end_in_bf16,
+  /// megatron/core/fp8_utils.py and fp4_utils.py get_fp8_context / get_fp4_context by layer
+  /// number). The MTP modules keep the run's precision (their context is taken without a layer
+  /// number). 0 and 0: every layer in the run's precision.
+  struct Bf16Layers {
+    int first = 0, last = 0;
+  } bf16_layers;
   TrainingSpec training;
   job::ReliabilitySpec reliability;
   bool has_reliability = false;

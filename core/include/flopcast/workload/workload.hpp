@@ -75,6 +75,26 @@ void for_each_layer_kind(const ModelSpec& m, int first, int n, Fn&& fn) {
     if (count[k] > 0) fn(at[k], count[k]);
 }
 
+/// Whether `layer` runs its GEMMs in BF16 under an 8- or 4-bit precision (Scenario::bf16_layers:
+/// among the first `first` or the last `last` of the model's layers; never an MTP module's).
+bool kept_in_bf16(const scenario::Scenario& s, int layer);
+/// The precision `layer`'s GEMMs run in: BF16 where kept_in_bf16, else the scenario's.
+hardware::Precision layer_precision(const scenario::Scenario& s, int layer);
+
+/// Like for_each_layer_kind, and apart by whether the layer is kept in BF16: fn(layer, count, kept).
+template <typename Fn>
+void for_each_layer_kind_and_precision(const scenario::Scenario& s, int first, int n, Fn&& fn) {
+  const auto& m = s.model;
+  int at[8] = {-1, -1, -1, -1, -1, -1, -1, -1}, count[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int l = first; l < first + n; ++l) {
+    const int k = (kept_in_bf16(s, l) ? 4 : 0) + (m.is_moe_layer(l) ? 2 : 0) + (m.is_windowed_layer(l) ? 1 : 0);
+    if (at[k] < 0) at[k] = l;
+    ++count[k];
+  }
+  for (int k = 0; k < 8; ++k)
+    if (count[k] > 0) fn(at[k], count[k], k >= 4);
+}
+
 /// Model FLOPs of one training step (forward + backward, no recompute), whole cluster: every
 /// layer, the logits, the MTP modules (their layer, projection and logits).
 units::Flops model_flops_per_step(const ModelSpec& m, double global_batch);
@@ -112,7 +132,9 @@ struct StageSlice {
   }
 };
 /// Each pipeline rank's slice of the model under the plan:
-/// - without a pipeline_layout, the even split of layers_per_stage (one block per rank);
+/// - without a pipeline_layout, the even split of layers_per_stage (one block per rank), or with
+///   virtual stages that divide the layers evenly, Megatron-core's interleaved placement (virtual
+///   stage v's chunk on rank r starts at layer v layers / vpp + r layers / (pp vpp));
 /// - with one, Megatron-LM's (get_num_layers_to_build): the first and last ranks' layers as set,
 ///   the rest even, each rank's share split over its vpp virtual stages (virtual stage k on rank
 ///   k % pp); or with account_for_embedding / _loss, layers + 1 (+ 1) split evenly, the first
