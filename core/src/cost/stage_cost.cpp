@@ -606,12 +606,11 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
     st.layers = slice.layers();
     std::array<int, 8> kinds{};
     std::array<int, 8> first_of{-1, -1, -1, -1, -1, -1, -1, -1};
-    for (const auto& [first, n] : slice.chunks)
-      workload::for_each_layer_kind_and_precision(in.s, first, n, [&](int layer, int count, bool) {
-        const auto k = static_cast<std::size_t>(kind_costs.kind_of(layer));
-        kinds[k] += count;
-        if (first_of[k] < 0) first_of[k] = layer;
-      });
+    workload::for_each_layer_kind_and_precision(in.s, slice.chunks, [&](int layer, int count, bool) {
+      const auto k = static_cast<std::size_t>(kind_costs.kind_of(layer));
+      kinds[k] += count;
+      if (first_of[k] < 0) first_of[k] = layer;
+    });
     units::Time* tp_alt = tp_without_sp ? &(*tp_without_sp)[i] : nullptr;
     const bool middle = !slice.embedding && !slice.head && slice.pass_share == 1;
     if (middle && like != 0 && like_kinds == kinds) {

@@ -321,6 +321,7 @@ void even_split_stage(int layers, const parallel::ParallelPlan& p, int rank, int
   if (vpp > 1 && layers % (pp * vpp) == 0) {
     const int chunk = layers / (pp * vpp);
     out.chunks.clear();
+    out.chunks.reserve(static_cast<std::size_t>(vpp));
     for (int v = 0; v < vpp; ++v) out.chunks.emplace_back(v * (layers / vpp) + rank * chunk, chunk);
   } else {
     out.chunks.assign(1, {first, even_split_layers(layers, pp, rank)});
@@ -462,11 +463,6 @@ double fp8_weight_copy_bytes(hardware::Precision p) {
     default:
       return 0.0;
   }
-}
-
-bool kept_in_bf16(const scenario::Scenario& s, int layer) {
-  const auto& k = s.bf16_layers;
-  return layer >= 0 && layer < s.model.layers && (layer < k.first || layer >= s.model.layers - k.last);
 }
 
 hardware::Precision layer_precision(const scenario::Scenario& s, int layer) {
@@ -611,7 +607,7 @@ StageParams stage_params(const scenario::Scenario& s, const StageSlice& slice) {
       sp.gemm += low * n * (attention_gemm + m.ffn_matrices() * h * d(m.ffn));
     }
   };
-  for (const auto& [first, n] : slice.chunks) for_each_layer_kind_and_precision(s, first, n, add);
+  for_each_layer_kind_and_precision(s, slice.chunks, add);
   if (slice.head && m.mtp_layers > 0) {  // the MTP modules: their layers, projections and norms
     add(m.layers, m.mtp_layers, false);
     sp.dense += m.mtp_layers * mtp_module_extra_params(m);
@@ -774,7 +770,7 @@ MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::Comp
         p.recompute != parallel::Recompute::Full)  // adapters: r-wide intermediates, dropout copies
       act += n * adapter_activation_bytes(s, layer).value;
   };
-  for (const auto& [first, n] : slice.chunks) for_each_layer_kind_and_precision(s, first, n, add);
+  for_each_layer_kind_and_precision(s, slice.chunks, add);
   const double sb = d(m.seq_len) / p.cp * d(p.micro_batch);
   if (slice.head && m.mtp_layers > 0) {
     add(m.layers, m.mtp_layers, false);
@@ -792,8 +788,8 @@ MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::Comp
     none.recompute = parallel::Recompute::None;
     const int first = slice.chunks.front().first;
     double largest = layer_activation_bytes(m, none, first, layer_precision(s, first)).value;
-    for (const auto& [from, n] : slice.chunks)
-      for_each_layer_kind_and_precision(s, from, n, [&](int layer, int, bool kept) {
+    if (s.bf16_layers.first > 0 || s.bf16_layers.last > 0)
+      for_each_layer_kind_and_precision(s, slice.chunks, [&](int layer, int, bool kept) {
         if (kept) largest = std::max(largest, layer_activation_bytes(m, none, layer, hardware::Precision::BF16).value);
       });
     act += largest;

@@ -77,20 +77,35 @@ void for_each_layer_kind(const ModelSpec& m, int first, int n, Fn&& fn) {
 
 /// Whether `layer` runs its GEMMs in BF16 under an 8- or 4-bit precision (Scenario::bf16_layers:
 /// among the first `first` or the last `last` of the model's layers; never an MTP module's).
-bool kept_in_bf16(const scenario::Scenario& s, int layer);
+inline bool kept_in_bf16(const scenario::Scenario& s, int layer) {
+  const auto& k = s.bf16_layers;
+  return layer >= 0 && layer < s.model.layers && (layer < k.first || layer >= s.model.layers - k.last);
+}
 /// The precision `layer`'s GEMMs run in: BF16 where kept_in_bf16, else the scenario's.
 hardware::Precision layer_precision(const scenario::Scenario& s, int layer);
 
-/// Like for_each_layer_kind, and apart by whether the layer is kept in BF16: fn(layer, count, kept).
+/// Like for_each_layer_kind over every chunk of a rank's slice together (a kind's layers counted
+/// across its chunks, fn called once per kind), and apart by whether the layer is kept in BF16:
+/// fn(layer, count, kept), `layer` the first of its kind.
 template <typename Fn>
-void for_each_layer_kind_and_precision(const scenario::Scenario& s, int first, int n, Fn&& fn) {
+void for_each_layer_kind_and_precision(const scenario::Scenario& s, const std::vector<std::pair<int, int>>& chunks,
+                                       Fn&& fn) {
   const auto& m = s.model;
-  int at[8] = {-1, -1, -1, -1, -1, -1, -1, -1}, count[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int l = first; l < first + n; ++l) {
-    const int k = (kept_in_bf16(s, l) ? 4 : 0) + (m.is_moe_layer(l) ? 2 : 0) + (m.is_windowed_layer(l) ? 1 : 0);
-    if (at[k] < 0) at[k] = l;
-    ++count[k];
+  const bool any_kept = s.bf16_layers.first > 0 || s.bf16_layers.last > 0;
+  if (!any_kept && !m.moe && !m.sliding_window) {  // one kind: no per-layer look
+    int total = 0;
+    for (const auto& c : chunks) total += c.second;
+    if (total > 0) fn(chunks.front().first, total, false);
+    return;
   }
+  int at[8] = {-1, -1, -1, -1, -1, -1, -1, -1}, count[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (const auto& [first, n] : chunks)
+    for (int l = first; l < first + n; ++l) {
+      const int k =
+          (any_kept && kept_in_bf16(s, l) ? 4 : 0) + (m.is_moe_layer(l) ? 2 : 0) + (m.is_windowed_layer(l) ? 1 : 0);
+      if (at[k] < 0) at[k] = l;
+      ++count[k];
+    }
   for (int k = 0; k < 8; ++k)
     if (count[k] > 0) fn(at[k], count[k], k >= 4);
 }
