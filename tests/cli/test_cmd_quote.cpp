@@ -402,7 +402,9 @@ TEST_SUITE("cli-quote") {
         {"published/deepseek-v3-2048xh800.yaml", "hopper, MoE, full training, 8-bit GEMMs"},
         {"finetune-llama2-70b-lora.yaml", "hopper, dense, fine-tuning, 16-bit GEMMs, Megatron-core"},
         {"finetune-llama2-70b-qlora.yaml", "hopper, dense, fine-tuning, 16-bit GEMMs, Megatron-core"}};
-    for (const auto& [name, regime] : shipped) {
+    for (const auto& entry : shipped) {
+      const char* name = entry.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+      const char* regime = entry.second;
       CAPTURE(name);
       const auto sim = run_cli({"simulate", "--json", scenario_file(name)});
       REQUIRE_MESSAGE(sim.code == cli::kOk, sim.err);
