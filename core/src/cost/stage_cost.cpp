@@ -545,20 +545,16 @@ void apply_host_floor(const compute::ComputeProfile& prof, const parallel::Paral
 class LayerKindCosts {
  public:
   explicit LayerKindCosts(const StageInputs& in) : in_(in) {}
-  int kind_of(int layer) const {
-    const auto& m = in_.s.model;
-    return (workload::kept_in_bf16(in_.s, layer) ? 4 : 0) + (m.is_moe_layer(layer) ? 2 : 0) +
-           (m.is_windowed_layer(layer) ? 1 : 0);
-  }
-  const LayerCost& cost_of(int layer) {
-    const int k = kind_of(layer);
-    auto& slot = cost_[static_cast<std::size_t>(k)];
+  /// `layer`'s cost, `kind` its workload::layer_kind_in_precision.
+  const LayerCost& cost_of(int layer, int kind) {
+    auto& slot = cost_[static_cast<std::size_t>(kind)];
     if (!slot) {
-      if (k >= 4 && !in16_) {
+      const bool kept = workload::kind_kept_in_bf16(kind);
+      if (kept && !in16_) {
         in16_.emplace(in_);
         in16_->ctx = in_.ctx16;
       }
-      slot = layer_cost(k >= 4 ? *in16_ : in_, layer);
+      slot = layer_cost(kept ? *in16_ : in_, layer);
     }
     return *slot;
   }
@@ -566,7 +562,7 @@ class LayerKindCosts {
  private:
   const StageInputs& in_;
   std::optional<StageInputs> in16_;
-  std::array<std::optional<LayerCost>, 8> cost_;
+  std::array<std::optional<LayerCost>, workload::kLayerKindsWithPrecision> cost_;
 };
 
 /// Per-micro-batch times of every pipeline stage: its layers, the embedding on the first, the
@@ -591,7 +587,7 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
   // computed is that stage again, sum for sum: copied (a 126-stage pipeline has at most a few
   // distinct stages).
   std::size_t like = 0;  // 0: none yet
-  std::array<int, 8> like_kinds{};
+  std::array<int, workload::kLayerKindsWithPrecision> like_kinds{};
   units::Time like_ep, like_alone;  // that stage's EP time before unpaired passes, and without the overlap
   // Under the EP overlap, the passes this stage runs alone leave their all-to-all whole.
   const bool unpaired = p.overlap_ep_comm && !parallel::is_dual_pipe(p.schedule);
@@ -604,12 +600,11 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
   const auto visit = [&](std::size_t i, const workload::StageSlice& slice) {
     auto& st = stages[i];
     st.layers = slice.layers();
-    std::array<int, 8> kinds{};
-    std::array<int, 8> first_of{-1, -1, -1, -1, -1, -1, -1, -1};
-    workload::for_each_layer_kind_and_precision(in.s, slice.chunks, [&](int layer, int count, bool) {
-      const auto k = static_cast<std::size_t>(kind_costs.kind_of(layer));
-      kinds[k] += count;
-      if (first_of[k] < 0) first_of[k] = layer;
+    std::array<int, workload::kLayerKindsWithPrecision> kinds{};
+    std::array<int, workload::kLayerKindsWithPrecision> first_of{};
+    workload::for_each_layer_kind_and_precision(in.s, slice.chunks, [&](int layer, int count, int kind) {
+      kinds[static_cast<std::size_t>(kind)] = count;
+      first_of[static_cast<std::size_t>(kind)] = layer;
     });
     units::Time* tp_alt = tp_without_sp ? &(*tp_without_sp)[i] : nullptr;
     const bool middle = !slice.embedding && !slice.head && slice.pass_share == 1;
@@ -639,7 +634,7 @@ std::vector<StageTimes> stage_times(const StageInputs& in, std::vector<units::Ti
       kernels_b += c.kernels_b * count;
     };
     for (std::size_t k = 0; k < kinds.size(); ++k)
-      if (kinds[k] > 0) add(kind_costs.cost_of(first_of[k]), kinds[k]);
+      if (kinds[k] > 0) add(kind_costs.cost_of(first_of[k], static_cast<int>(k)), kinds[k]);
     if (slice.embedding) {  // embedding lookup forward, scatter-add backward (none when frozen)
       st.forward += memory_bound_time(in.ctx, units::Bytes{2 * T * h * elt}, 2);
       if (!frozen) st.backward += memory_bound_time(in.ctx, units::Bytes{3 * T * h * 4}, 2);

@@ -575,15 +575,16 @@ void read_bf16_layers(const YAML::Node& n, Reader& r, scenario::Scenario& s) {
     r.error(n, "bf16_layers", "bf16_layers names no layers", "give first, last or both: {first: 1, last: 1}");
     return;
   }
-  constexpr std::int64_t kMaxLayers = 100000;
+  const int layers = s.model.layers;
+  if (layers < 1) return;  // the model's own error is reported
   auto count = [&](const char* key) {
     if (!n[key]) return 0;
-    const auto v = r.integer(n[key], std::string("bf16_layers.") + key, 0, kMaxLayers);
+    const auto v = r.integer(n[key], std::string("bf16_layers.") + key, 0, layers);
     return v ? static_cast<int>(*v) : 0;
   };
   s.bf16_layers.first = count("first");
   s.bf16_layers.last = count("last");
-  const int kept = s.bf16_layers.first + s.bf16_layers.last, layers = s.model.layers;
+  const int kept = s.bf16_layers.first + s.bf16_layers.last;
   if (hardware::bytes_per_element(s.precision) >= 2) {
     r.error(n, "bf16_layers",
             std::string("bf16_layers keeps layers of an 8- or 4-bit run in BF16, but the precision is ") +
@@ -592,7 +593,7 @@ void read_bf16_layers(const YAML::Node& n, Reader& r, scenario::Scenario& s) {
   } else if (s.training.method != workload::TrainingMethod::Full) {
     r.error(n, "bf16_layers", "bf16_layers applies to full training",
             "a fine-tuning's base weights take their format from training.lora.base_weights; drop bf16_layers");
-  } else if (layers > 0 && kept > layers) {
+  } else if (kept > layers) {
     r.error(n, "bf16_layers",
             "bf16_layers keeps " + std::to_string(kept) + " layers in BF16 but the model has " + std::to_string(layers),
             "keep at most " + std::to_string(layers) + " in all (every layer in BF16 is precision: bf16)");

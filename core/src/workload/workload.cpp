@@ -594,7 +594,8 @@ StageParams stage_params(const scenario::Scenario& s, const StageSlice& slice) {
   const double attention_gemm = attention_gemm_weights(m);
   StageParams sp;
   double kept_experts = 0;
-  auto add = [&](int layer, int n, bool kept) {
+  auto add = [&](int layer, int n, int kind) {
+    const bool kept = kind_kept_in_bf16(kind);
     const double low = kept ? 0.0 : 1.0;  // GEMM weights with low-precision copies
     if (m.is_moe_layer(layer)) {
       const auto& e = *m.moe;
@@ -608,8 +609,8 @@ StageParams stage_params(const scenario::Scenario& s, const StageSlice& slice) {
     }
   };
   for_each_layer_kind_and_precision(s, slice.chunks, add);
-  if (slice.head && m.mtp_layers > 0) {  // the MTP modules: their layers, projections and norms
-    add(m.layers, m.mtp_layers, false);
+  if (slice.head && m.mtp_layers > 0) {                    // the MTP modules: their layers, projections and norms
+    add(m.layers, m.mtp_layers, layer_kind(m, m.layers));  // an MTP module keeps the run's precision
     sp.dense += m.mtp_layers * mtp_module_extra_params(m);
     sp.gemm += m.mtp_layers * 2 * h * h;
   }
@@ -764,7 +765,7 @@ MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::Comp
 
   mb.in_flight = in_flight_microbatches(p, stage);
   double act = 0;
-  auto add = [&](int layer, int n, bool) {
+  auto add = [&](int layer, int n, int) {
     act += n * layer_activation_bytes(m, p, layer, layer_precision(s, layer)).value;
     if (is_fine_tuning(s) &&
         p.recompute != parallel::Recompute::Full)  // adapters: r-wide intermediates, dropout copies
@@ -773,7 +774,7 @@ MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::Comp
   for_each_layer_kind_and_precision(s, slice.chunks, add);
   const double sb = d(m.seq_len) / p.cp * d(p.micro_batch);
   if (slice.head && m.mtp_layers > 0) {
-    add(m.layers, m.mtp_layers, false);
+    add(m.layers, m.mtp_layers, layer_kind(m, m.layers));
     if (p.recompute != parallel::Recompute::Full)
       act += m.mtp_layers * mtp_extra_activation_units(p, s.precision) * sb * d(m.hidden);
   }
@@ -789,8 +790,9 @@ MemoryBreakdown memory_of_stage(const scenario::Scenario& s, const compute::Comp
     const int first = slice.chunks.front().first;
     double largest = layer_activation_bytes(m, none, first, layer_precision(s, first)).value;
     if (s.bf16_layers.first > 0 || s.bf16_layers.last > 0)
-      for_each_layer_kind_and_precision(s, slice.chunks, [&](int layer, int, bool kept) {
-        if (kept) largest = std::max(largest, layer_activation_bytes(m, none, layer, hardware::Precision::BF16).value);
+      for_each_layer_kind_and_precision(s, slice.chunks, [&](int layer, int, int kind) {
+        if (kind_kept_in_bf16(kind))
+          largest = std::max(largest, layer_activation_bytes(m, none, layer, hardware::Precision::BF16).value);
       });
     act += largest;
   }

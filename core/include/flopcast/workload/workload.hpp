@@ -6,6 +6,7 @@
 /// s^2 term (as PaLM's 6N + 12 l h s does) and no recompute. Memory follows ZeRO
 /// (arXiv 1910.02054, 16 B/param with mixed-precision Adam) and Korthikanti et al. 2022
 /// (arXiv 2205.05198, Table 2) for activations.
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <vector>
@@ -61,13 +62,19 @@ LayerFlops layer_forward_flops(const ModelSpec& m, int layer, double sequences,
 /// the positions i (Causal: w - w(w-1)/(2s) for w <= s).
 double attended_keys(const ModelSpec& m, int layer, AttentionCount count);
 
+/// The kind of `layer`, 0-3: dense or MoE (2), with full or windowed attention (1). Layers of a
+/// kind cost the same.
+inline int layer_kind(const ModelSpec& m, int layer) {
+  return (m.is_moe_layer(layer) ? 2 : 0) + (m.is_windowed_layer(layer) ? 1 : 0);
+}
+
 /// Calls fn(layer, count) once per kind of layer among [first, first + n): dense or MoE, with
 /// full or windowed attention (layers of a kind cost the same), `layer` the first of its kind.
 template <typename Fn>
 void for_each_layer_kind(const ModelSpec& m, int first, int n, Fn&& fn) {
   int at[4] = {-1, -1, -1, -1}, count[4] = {0, 0, 0, 0};
   for (int l = first; l < first + n; ++l) {
-    const int k = (m.is_moe_layer(l) ? 2 : 0) + (m.is_windowed_layer(l) ? 1 : 0);
+    const int k = layer_kind(m, l);
     if (at[k] < 0) at[k] = l;
     ++count[k];
   }
@@ -84,30 +91,38 @@ inline bool kept_in_bf16(const scenario::Scenario& s, int layer) {
 /// The precision `layer`'s GEMMs run in: BF16 where kept_in_bf16, else the scenario's.
 hardware::Precision layer_precision(const scenario::Scenario& s, int layer);
 
+/// The kinds of layer_kind_in_precision: layer_kind's four, and each again kept in BF16.
+inline constexpr int kLayerKindsWithPrecision = 8;
+/// layer_kind (0-3), plus 4 for a layer kept in BF16.
+inline int layer_kind_in_precision(const scenario::Scenario& s, int layer) {
+  return (kept_in_bf16(s, layer) ? 4 : 0) + layer_kind(s.model, layer);
+}
+/// Whether a kind of layer_kind_in_precision is one kept in BF16.
+inline bool kind_kept_in_bf16(int kind) { return kind >= 4; }
+
 /// Like for_each_layer_kind over every chunk of a rank's slice together (a kind's layers counted
-/// across its chunks, fn called once per kind), and apart by whether the layer is kept in BF16:
-/// fn(layer, count, kept), `layer` the first of its kind.
+/// across its chunks, fn called once per kind), by layer_kind_in_precision: fn(layer, count, kind),
+/// `layer` the first of its kind.
 template <typename Fn>
 void for_each_layer_kind_and_precision(const scenario::Scenario& s, const std::vector<std::pair<int, int>>& chunks,
                                        Fn&& fn) {
   const auto& m = s.model;
-  const bool any_kept = s.bf16_layers.first > 0 || s.bf16_layers.last > 0;
-  if (!any_kept && !m.moe && !m.sliding_window) {  // one kind: no per-layer look
-    int total = 0;
+  if (s.bf16_layers.first == 0 && s.bf16_layers.last == 0 && !m.moe && !m.sliding_window) {
+    int total = 0;  // one kind (0): no per-layer look on the planner's common path
     for (const auto& c : chunks) total += c.second;
-    if (total > 0) fn(chunks.front().first, total, false);
+    if (total > 0) fn(chunks.front().first, total, 0);
     return;
   }
-  int at[8] = {-1, -1, -1, -1, -1, -1, -1, -1}, count[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int at[kLayerKindsWithPrecision], count[kLayerKindsWithPrecision] = {};
+  std::fill(std::begin(at), std::end(at), -1);
   for (const auto& [first, n] : chunks)
     for (int l = first; l < first + n; ++l) {
-      const int k =
-          (any_kept && kept_in_bf16(s, l) ? 4 : 0) + (m.is_moe_layer(l) ? 2 : 0) + (m.is_windowed_layer(l) ? 1 : 0);
+      const int k = layer_kind_in_precision(s, l);
       if (at[k] < 0) at[k] = l;
       ++count[k];
     }
-  for (int k = 0; k < 8; ++k)
-    if (count[k] > 0) fn(at[k], count[k], k >= 4);
+  for (int k = 0; k < kLayerKindsWithPrecision; ++k)
+    if (count[k] > 0) fn(at[k], count[k], k);
 }
 
 /// Model FLOPs of one training step (forward + backward, no recompute), whole cluster: every
