@@ -270,6 +270,37 @@ TEST_CASE("moe dispatch: the dispatcher a run states sets the bytes it sends") {
   CHECK(ep_comm(rack) < ep_comm(rack_deep));
 }
 
+TEST_CASE("moe load: a layer's routed experts compute the most loaded EP rank's tokens") {
+  // 64 experts of 1024 (GELU: up 2048 -> 1024, down 1024 -> 2048), top-8, EP 32 on 32 H100, 4 MoE
+  // layers of T = 6144 tokens a GPU: 49152 routes a rank, 2 local experts of 24576 tokens each on
+  // average; the slowest of 32 ranks takes routed_load_factor of that (0.9% more), which a capacity
+  // factor of 1 caps back to the mean. The forward differs by the two grouped GEMMs at the two
+  // loads, here a wave of tiles more (at 4096 tokens the same waves hold both loads).
+  auto scenario = [](const std::string& capacity) {
+    return parse(
+        "model:\n  layers: 4\n  hidden: 2048\n  heads: 16\n  ffn: 8192\n  vocab: 4096\n  seq_len: 6144\n"
+        "  moe: {experts: 64, top_k: 8, expert_ffn: 1024" +
+        capacity +
+        "}\ncluster:\n  gpu: H100\n  gpus: 32\n  gpus_per_node: 8\n"
+        "parallel:\n  ep: 32\n  micro_batch: 1\n  global_batch: 32\n  recompute: none\nprecision: bf16\n");
+  };
+  const compute::ComputeProfile profile = no_host_profile();
+  const scenario::Scenario random = scenario(""), capped = scenario(", capacity_factor: 1.0");
+  const double load = workload::routed_load_factor(*random.model.moe, 32, 6144.0 * 8);
+  CHECK(load == doctest::Approx(1.00866).epsilon(1e-5));
+  const cost::OpContext ctx{&random.cluster.gpu, &profile, random.precision};
+  auto expert_gemms = [&](double tokens) {
+    return cost::gemm_time(ctx, {tokens, 1024, 2048, 2, true}) + cost::gemm_time(ctx, {tokens, 2048, 1024, 2, true});
+  };
+  const auto slow = cost::stage_costs(random, profile), even = cost::stage_costs(capped, profile);
+  REQUIRE(slow.size() == 1);
+  REQUIRE(even.size() == 1);
+  CHECK(slow[0].forward > even[0].forward);
+  CHECK((slow[0].forward - even[0].forward).seconds() ==
+        doctest::Approx(((expert_gemms(24576 * load) - expert_gemms(24576)) * 4).seconds()).epsilon(1e-9));
+  CHECK(slow[0].ep_comm == even[0].ep_comm);  // the dispatch's fitted rate already holds random routing
+}
+
 TEST_CASE("moe dispatch: a quantized dispatch sends half the forward dispatch's and the gradients' bytes") {
   // The same 64 experts, top-8, EP 32 over 4 nodes of 8 H100, 4 MoE layers, now FP8: DeepSeek-V3's
   // FP8 dispatch (§3.3.2) sends the forward dispatch and the backward combine's gradients at

@@ -4,6 +4,9 @@
 // Each expected number is derived by hand in the comment beside it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -369,4 +372,63 @@ TEST_CASE("for_each_pipeline_stage hands every rank pipeline_stages' slice, in o
   layout.account_for_loss = true;
   p.pipeline_layout = layout;
   same_as_all(m, p);
+}
+
+TEST_CASE("expected maximum of n standard normals: the closed forms at 2 and 3, tabulated values beyond") {
+  CHECK(workload::expected_max_standard_normal(1) == 0.0);
+  // E[max of 2] = 1 / sqrt(pi), E[max of 3] = 3 / (2 sqrt(pi)).
+  CHECK(workload::expected_max_standard_normal(2) == doctest::Approx(0.5641896).epsilon(1e-6));
+  CHECK(workload::expected_max_standard_normal(3) == doctest::Approx(0.8462844).epsilon(1e-6));
+  // Tabulated expected normal order statistics (Harter 1961): 1.42360 for 8, 1.76599 for 16.
+  CHECK(workload::expected_max_standard_normal(8) == doctest::Approx(1.42360).epsilon(1e-5));
+  CHECK(workload::expected_max_standard_normal(16) == doctest::Approx(1.76599).epsilon(1e-5));
+  // Asked again (the memo), the same value.
+  CHECK(workload::expected_max_standard_normal(8) == workload::expected_max_standard_normal(8));
+}
+
+TEST_CASE("routed load: the most loaded EP rank over the mean, as random routing gives it") {
+  workload::MoeSpec e;
+  e.experts = 256;
+  e.top_k = 8;
+  // DeepSeek-V3 at EP 64, 4096 tokens a rank (32768 routes): each route lands on a rank with
+  // variance (1 - 1/64) (256 - 8) / 255 = 0.95735; the slowest of 64 ranks sits 2.34373 standard
+  // deviations up: 1 + 2.34373 sqrt(0.95735 / 32768) = 1.012668.
+  CHECK(workload::routed_load_factor(e, 64, 32768) == doctest::Approx(1.012668).epsilon(1e-6));
+  // Fewer tokens, more spread: a quarter of the routes doubles the excess.
+  CHECK(workload::routed_load_factor(e, 64, 8192) - 1 ==
+        doctest::Approx(2 * (workload::routed_load_factor(e, 64, 32768) - 1)).epsilon(1e-9));
+  CHECK(workload::routed_load_factor(e, 1, 32768) == 1.0);  // one rank holds every expert
+  // A capacity factor caps the slowest rank, and below 1 drops tokens from every rank.
+  e.capacity_factor = 1.005;
+  CHECK(workload::routed_load_factor(e, 64, 32768) == 1.005);
+  e.capacity_factor = 0.8;
+  CHECK(workload::routed_load_factor(e, 64, 32768) == 0.8);
+
+  // Against a simulation of the routing it assumes: 16 experts, top 2, EP 8 (2 experts a rank),
+  // 512 tokens a rank; each token's two distinct experts drawn uniformly. The normal
+  // approximation of the maximum is slightly low (the count's skew); it stays within 1% of
+  // the simulated mean of the most loaded rank over 400 batches.
+  workload::MoeSpec small;
+  small.experts = 16;
+  small.top_k = 2;
+  constexpr int kEp = 8, kTokensPerRank = 512, kBatches = 400;
+  std::mt19937 rng(20261206);
+  std::uniform_int_distribution<int> pick(0, small.experts - 1);
+  double sum_max = 0;
+  for (int batch = 0; batch < kBatches; ++batch) {
+    std::array<int, kEp> load{};
+    for (int token = 0; token < kEp * kTokensPerRank; ++token) {
+      const int first = pick(rng);
+      int second = pick(rng);
+      while (second == first) second = pick(rng);
+      ++load[static_cast<std::size_t>(first / 2)];
+      ++load[static_cast<std::size_t>(second / 2)];
+    }
+    sum_max += *std::max_element(load.begin(), load.end());
+  }
+  const double simulated = sum_max / kBatches / (kTokensPerRank * small.top_k);
+  const double modelled = workload::routed_load_factor(small, kEp, kTokensPerRank * small.top_k);
+  CAPTURE(simulated);
+  CHECK(modelled > 1.03);
+  CHECK(modelled == doctest::Approx(simulated).epsilon(0.01));
 }

@@ -143,6 +143,9 @@ units::Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
   const double out = std::max(elt, 2.0);
   // An FP32-accumulating GEMM's output traffic is charged whole below (`accumulate`).
   const double epilogue = g.accumulate_fp32 ? 0.0 : exposed_epilogue(c);
+  // Hopper's and Blackwell's CUTLASS 3 kernels, which cuBLAS ships, schedule tiles persistently and
+  // can split the k loop across SMs (stream-K: cutlass/gemm/kernel/sm90_tile_scheduler_stream_k.hpp).
+  const bool stream_k = c.gpu->arch != hardware::GpuArch::Ampere && c.gpu->arch != hardware::GpuArch::Ada;
   double best = INFINITY;
   for (const auto& t : kTiles) {
     const double tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n) * g.batch;
@@ -160,6 +163,15 @@ units::Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
       if (s > 1) time += tiles * t.m * t.n * s * 8.0 / hbm;  // FP32 partial tiles written and read back
       // The exposed share of each tile's output write: every wave's tiles write together, so the
       // sum over the waves is the padded output's bytes at the HBM rate.
+      time += epilogue * tiles * t.m * t.n * out / hbm;
+      best = std::min(best, time);
+    }
+    if (stream_k) {
+      // Stream-K: the tiles' k-iterations dealt evenly over the SMs, no partial last wave; a
+      // tile split between SMs is reduced through FP32 partials, at most one per SM.
+      const double k_eff = rate * g.k / (g.k + c.profile->gemm_k_half);
+      double time = tiles * 2 * t.m * t.n * g.k / (sms * per_sm * k_eff * tile_eff);
+      time += std::min(tiles, sms) * t.m * t.n * 8.0 / hbm;
       time += epilogue * tiles * t.m * t.n * out / hbm;
       best = std::min(best, time);
     }

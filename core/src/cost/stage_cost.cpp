@@ -279,9 +279,11 @@ void ffn_cost(const StageInputs& in, int layer, LayerCost& c, LayerGemms& gemms,
     const double etp = p.expert_tp();
     const double token_share = etp / t;  // routed tokens a GPU handles per token of T
     const double local_experts = d(e.experts) / p.ep;
-    // With a capacity factor, an expert computes at most capacity_factor x its balanced share.
-    const double kept = e.capacity_factor > 0 ? std::min(1.0, e.capacity_factor) : 1.0;
-    const double tokens_per_expert = T * e.top_k * p.ep / e.experts * token_share * kept;
+    // The layer waits for its EP group's most loaded rank (routed_load_factor: routing as even as
+    // chance allows, capped by a capacity factor, which also drops tokens when below 1).
+    const double routes_per_rank = T * e.top_k * token_share;
+    const double load = workload::routed_load_factor(e, p.ep, routes_per_rank);
+    const double tokens_per_expert = routes_per_rank * p.ep / e.experts * load;
     const double up = d(e.expert_ffn) * (m.ffn_matrices() - 1) / etp;
     gemms.add(in, c, tokens_per_expert, up, h, local_experts, true);
     gemms.add(in, c, tokens_per_expert, h, d(e.expert_ffn) / etp, local_experts, true);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
+#include <vector>
 
 #include "flopcast/comm/nccl_tuning.hpp"
 #include "flopcast/workload/fine_tuning.hpp"
@@ -35,6 +37,39 @@ double ffn_params(const ModelSpec& m, std::int64_t ffn) {
 }
 
 }  // namespace
+
+double expected_max_standard_normal(int n) {
+  if (n <= 1) return 0;
+  // Memoised per n: the planner asks for the same few EP sizes millions of times.
+  thread_local std::vector<double> memo;
+  const auto i = static_cast<std::size_t>(n);
+  if (i < memo.size() && !std::isnan(memo[i])) return memo[i];
+  // E[max] = integral of x n phi(x) Phi(x)^(n-1) dx; the density is negligible outside
+  // [-8, 8 + sqrt(2 ln n)] and smooth, so a fine trapezoid sum is exact to ~1e-6.
+  const double hi = 8 + std::sqrt(2 * std::log(static_cast<double>(n)));
+  constexpr double kLo = -8, kStep = 1.0 / 256;
+  const double dn = static_cast<double>(n);
+  double sum = 0;
+  for (double x = kLo; x <= hi; x += kStep) {
+    const double phi = std::exp(-x * x / 2) / std::sqrt(2 * std::numbers::pi);
+    const double cdf = 0.5 * std::erfc(-x / std::sqrt(2.0));
+    sum += x * dn * phi * std::pow(cdf, dn - 1);
+  }
+  const double value = sum * kStep;
+  if (i >= memo.size()) memo.resize(i + 1, std::nan(""));
+  memo[i] = value;
+  return value;
+}
+
+double routed_load_factor(const MoeSpec& e, int ep, double routes_per_rank) {
+  double factor = 1;
+  if (ep > 1 && routes_per_rank > 0 && e.experts > 1) {
+    const double experts = e.experts, k = std::min(e.top_k, e.experts);
+    const double variance_per_route = (1 - 1.0 / ep) * (experts - k) / (experts - 1);
+    factor += expected_max_standard_normal(ep) * std::sqrt(variance_per_route / routes_per_rank);
+  }
+  return e.capacity_factor > 0 ? std::min(factor, e.capacity_factor) : factor;
+}
 
 double mtp_module_extra_params(const ModelSpec& m) {
   // DeepSeek-V3 §2.2 eq. 21: M_k [RMSNorm(h); RMSNorm(Emb(t))], and the module's final norm before

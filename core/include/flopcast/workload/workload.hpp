@@ -195,6 +195,22 @@ bool pipeline_layout_splits(int layers, int pp, int vpp, const parallel::Pipelin
 /// Returns the factor (1 when the convention is flopcast's or nothing is stated).
 double convert_measured_flops(scenario::Scenario& s);
 
+/// E[max of n independent standard normal variables]: 0 for n = 1, 0.56 for 2, 1.42 for 8,
+/// 2.41 for 64 (the integral of x n phi(x) Phi(x)^(n-1), computed once per n and thread).
+double expected_max_standard_normal(int n);
+/// The routed-expert load of an expert-parallel group's most loaded rank over the group's mean,
+/// with routing as even as chance allows: each token's top_k distinct experts drawn uniformly
+/// from `experts`, so the routes landing on one rank's experts/ep of them are a sum of
+/// hypergeometric counts, of mean mu = routes_per_rank and variance
+/// mu (1 - 1/ep) (experts - top_k) / (experts - 1), and the slowest of ep such ranks sits
+/// expected_max_standard_normal(ep) standard deviations above the mean. Every MoE layer's combine
+/// waits for its slowest rank, so a layer's expert GEMMs take this factor; a rank's memory sums
+/// its loads over the layers, whose maxima fall on different ranks, and does not. A floor: a
+/// trained router with its balancing loss or bias (DeepSeek-V3 Sec. 2.1.2) is not more even than
+/// chance, and skew beyond it is not modelled. A capacity factor caps it (capacity_factor > 0:
+/// an expert computes at most that multiple of its mean share). 1 when ep <= 1.
+double routed_load_factor(const MoeSpec& e, int ep, double routes_per_rank);
+
 /// Memory of one GPU, by part.
 struct MemoryBreakdown {
   units::Bytes weights;        ///< parameters (with their FP8 copies when training in FP8)
