@@ -169,6 +169,29 @@ TEST_CASE("a GEMM entry's TFLOP/s is 2 m n k over the cost layer's time") {
   CHECK(c->error_pct == doctest::Approx((c->predicted - 700) / 700 * 100));
 }
 
+TEST_CASE("a kernel timed from a CUDA graph's replay pays no benchmark launch") {
+  // The same GEMM as a loop of calls (the benchmark's launch and events, benchmark_overhead_us) and
+  // replayed from a CUDA graph (timing: cuda_graph, triton.testing.do_bench_cudagraph): the second
+  // is predicted exactly that overhead faster.
+  const std::string entry = R"(
+- id: g
+  source: s
+  kind: gemm
+  gpu: H100
+  dtype: bf16
+  shape: {m: 512, n: 2112, k: 7168%s}
+  measured: {time_us: 30}
+)";
+  compute::ComputeProfile p = round_profile();
+  p.benchmark_overhead_us = 3;
+  std::string why;
+  const auto loop = compared(entry, "", p, why);
+  REQUIRE_MESSAGE(loop.has_value(), why);
+  const auto graph = compared(entry, ", timing: cuda_graph", p, why);
+  REQUIRE_MESSAGE(graph.has_value(), why);
+  CHECK(loop->predicted - graph->predicted == doctest::Approx(3.0).epsilon(1e-9));
+}
+
 TEST_CASE("a GEMM entry with accumulate: fp32 is priced with its FP32 output read and written") {
   const std::string entry = R"(
 - id: w

@@ -167,11 +167,14 @@ units::Time gemm_time_uncached(const OpContext& c, const GemmShape& g) {
       best = std::min(best, time);
     }
     if (stream_k) {
-      // Stream-K: the tiles' k-iterations dealt evenly over the SMs, no partial last wave; a
-      // tile split between SMs is reduced through FP32 partials, at most one per SM.
-      const double k_eff = rate * g.k / (g.k + c.profile->gemm_k_half);
+      // Stream-K: the tiles' k-iterations dealt evenly over the SMs, no partial last wave (each
+      // SM's share of a k loop no deeper than the tile's); a tile split between SMs is summed
+      // through FP32 partial tiles, one an SM whose share ends inside a tile: every SM's, written
+      // and read back.
+      const double depth = g.k * std::min(1.0, tiles / sms);
+      const double k_eff = rate * depth / (depth + c.profile->gemm_k_half);
       double time = tiles * 2 * t.m * t.n * g.k / (sms * per_sm * k_eff * tile_eff);
-      time += std::min(tiles, sms) * t.m * t.n * 8.0 / hbm;
+      time += sms * t.m * t.n * 8.0 / hbm;
       time += epilogue * tiles * t.m * t.n * out / hbm;
       best = std::min(best, time);
     }
