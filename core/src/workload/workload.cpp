@@ -40,7 +40,9 @@ double ffn_params(const ModelSpec& m, std::int64_t ffn) {
 
 double expected_max_standard_normal(int n) {
   if (n <= 1) return 0;
-  // Memoised per n: the planner asks for the same few EP sizes millions of times.
+  // Memoised per n up to a bound (the planner asks for the same few EP sizes millions of times;
+  // an EP group never exceeds the experts, and no memo grows with an absurd input).
+  constexpr std::size_t kMemoMax = 1 << 16;
   thread_local std::vector<double> memo;
   const auto i = static_cast<std::size_t>(n);
   if (i < memo.size() && !std::isnan(memo[i])) return memo[i];
@@ -56,6 +58,7 @@ double expected_max_standard_normal(int n) {
     sum += x * dn * phi * std::pow(cdf, dn - 1);
   }
   const double value = sum * kStep;
+  if (i > kMemoMax) return value;
   if (i >= memo.size()) memo.resize(i + 1, std::nan(""));
   memo[i] = value;
   return value;

@@ -196,7 +196,7 @@ bool pipeline_layout_splits(int layers, int pp, int vpp, const parallel::Pipelin
 double convert_measured_flops(scenario::Scenario& s);
 
 /// E[max of n independent standard normal variables]: 0 for n = 1, 0.56 for 2, 1.42 for 8,
-/// 2.41 for 64 (the integral of x n phi(x) Phi(x)^(n-1), computed once per n and thread).
+/// 2.34 for 64 (the integral of x n phi(x) Phi(x)^(n-1), computed once per n and thread).
 double expected_max_standard_normal(int n);
 /// The routed-expert load of an expert-parallel group's most loaded rank over the group's mean,
 /// with routing as even as chance allows: each token's top_k distinct experts drawn uniformly
