@@ -205,9 +205,11 @@ double expected_max_standard_normal(int n);
 /// mu (1 - 1/ep) (experts - top_k) / (experts - 1), and the slowest of ep such ranks sits
 /// expected_max_standard_normal(ep) standard deviations above the mean. Every MoE layer's combine
 /// waits for its slowest rank, so a layer's expert GEMMs take this factor; a rank's memory sums
-/// its loads over the layers, whose maxima fall on different ranks, and does not. A floor: a
-/// trained router with its balancing loss or bias (DeepSeek-V3 Sec. 2.1.2) is not more even than
-/// chance, and skew beyond it is not modelled. A capacity factor caps it (capacity_factor > 0:
+/// its loads over the layers, whose maxima fall on different ranks, and does not. Exact for
+/// Megatron-core's moe_router_force_load_balancing (random normal router logits:
+/// apply_random_logits, megatron/core/transformer/moe/moe_utils.py); a floor for a trained router
+/// with its balancing loss or bias (DeepSeek-V3 Sec. 2.1.2), whose skew beyond chance is not
+/// modelled. A capacity factor caps it (capacity_factor > 0:
 /// an expert computes at most that multiple of its mean share). 1 when ep <= 1.
 double routed_load_factor(const MoeSpec& e, int ep, double routes_per_rank);
 
