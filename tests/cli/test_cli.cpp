@@ -71,6 +71,28 @@ TEST_CASE("simulate --json: one document with the step, memory and breakdown") {
   CHECK(j["training"]["tokens"].get<double>() == 1e12);
 }
 
+TEST_CASE("simulate --json: whether the async write, not Daly's interval, set the suggested checkpoint interval") {
+  // The quickstart's write is shorter than Daly's interval; DeepSeek-V3's 9.4 TB checkpoint takes
+  // 31 min to write against Daly's 3.1 min.
+  for (const auto& [file, bound] :
+       {std::pair{"quickstart.yaml", false}, {"published/deepseek-v3-2048xh800.yaml", true}}) {
+    CAPTURE(file);
+    const auto r = run_cli({"simulate", "--json", scenario_file(file)});
+    REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+    const auto w = json::parse(r.out)["whole_run"];
+    const auto& yd = w["young_daly"];
+    CHECK(yd["suggested_bound_by_write"].get<bool>() == bound);
+    // Bound: Daly's interval is shorter than the write, and the suggestion is no shorter than it.
+    const double write = w["checkpoint"]["write_s"].get<double>();
+    if (bound) {
+      CHECK(yd["daly_s"].get<double>() < write);
+      CHECK(yd["suggested_s"].get<double>() >= write);
+    } else {
+      CHECK(yd["daly_s"].get<double>() >= write);
+    }
+  }
+}
+
 TEST_CASE("simulate --json is deterministic for every scenario, files that cannot run exit 3 or 5") {
   const auto files = scenario_files();
   REQUIRE(files.size() >= 17);

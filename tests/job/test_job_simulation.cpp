@@ -310,6 +310,7 @@ TEST_CASE("job: Young/Daly advice and its simulated saving") {
   CHECK(a.young.seconds() == doctest::Approx(657.267).epsilon(1e-5));
   CHECK(a.daly.seconds() == doctest::Approx(617.87).epsilon(1e-4));
   CHECK(a.suggested.ns == 612'000'000'000);
+  CHECK_FALSE(a.write_bound);  // sync: Daly's interval, nothing raises it
   CHECK(a.scenario.ns == 14'400'000'000'000);
   // Waste at 4 h: 60/14,400 + (7,200 + 600)/3,600 = 2.171; at 612 s: 60/612 + (306 + 600)/3,600
   // = 0.0980 + 0.2517 = 0.3497.
@@ -328,6 +329,13 @@ TEST_CASE("job: Young/Daly advice and its simulated saving") {
   CHECK(b.checkpoint_cost.ns == 12'500'000);
   CHECK(b.daly.seconds() == doctest::Approx(9.4785).epsilon(1e-4));
   CHECK(b.suggested.ns == 72'000'000'000);
+  CHECK(b.write_bound);  // the report and the quote say the write, not Young/Daly, set it
+  // A snapshot stall of 60 s gives Daly's 617.87 s again, longer than the 60 s write: Daly's.
+  job::JobInput slow_snapshot = async;
+  slow_snapshot.reliability.async_stall = units::Time::from_seconds(60);
+  const job::CheckpointAdvice c = job::simulate_job(slow_snapshot).result.advice;
+  CHECK(c.suggested.ns == 612'000'000'000);
+  CHECK_FALSE(c.write_bound);
   CHECK(b.waste_suggested == doctest::Approx(0.19351).epsilon(1e-4));
   CHECK(b.gpu_hours_saved > 0.0);
   // Interval 0 = use the suggestion; nothing to save then.
@@ -367,6 +375,7 @@ TEST_CASE("job: the suggested async interval is never shorter than the write (ro
   // 2 steps (20 s, the nearest) would be shorter than the write and skip every other checkpoint.
   CHECK(r.steps_per_checkpoint == 3);
   CHECK(r.advice.suggested.ns == 30'000'000'000);
+  CHECK(r.advice.write_bound);
   CHECK(r.warnings.empty());
   for (const auto& t : r.samples) CHECK(t.checkpoints_skipped == 0);
 }

@@ -541,3 +541,41 @@ TEST_CASE("quote in Chinese: the catalog's own Chinese names for its plans and a
   // A plan without a Chinese name keeps its own.
   CHECK(zh_md.find("A100 node monthly") != std::string::npos);
 }
+
+TEST_CASE("quote: an interval the asynchronous write sets is not called Young/Daly's") {
+  // 10 s steps, a 98 GB checkpoint written in 19.6 s at 5 GB/s behind a 1 ms snapshot stall, a
+  // job MTBF of 12.5 h: Daly's interval is 9.5 s, shorter than the write, so the suggestion is
+  // the write rounded up to whole steps, 20 s (0.3 min as a quote writes it), and the quote says so.
+  job::JobInput j;
+  j.step_time = units::Time::from_seconds(10);
+  j.steps = 1000;
+  j.gpus = 8;
+  j.params = 7e9;
+  j.gpu_tdp_w = 400;
+  j.node_power_w = 6500;
+  j.reliability.trials = 3;
+  j.reliability.failures_per_gpu_hour = 1e-2;
+  j.reliability.async_checkpoint = true;
+  j.reliability.async_stall = units::Time::from_seconds(1e-3);
+  const job::JobOutcome o = job::simulate_job(j);
+  REQUIRE(o.ok());
+  REQUIRE(o.result.advice.write_bound);
+  const pricing::PriceCatalog c = catalog();  // the plans' rows point into it
+  quote::QuoteInput in = input(c);
+  in.run = o.result;
+  in.job.step_time = j.step_time;
+  const std::string en = quote::render_quote_markdown(quote::make_quote(in));
+  CHECK(en.find("Young/Daly suggests") == std::string::npos);
+  const std::string daly = units::format_duration_with_hours(o.result.advice.daly);
+  REQUIRE(o.result.advice.suggested.ns == 20'000'000'000);
+  const std::string every = units::format_duration_with_hours(o.result.advice.suggested);
+  CHECK_MESSAGE(
+      en.find("Suggested: every " + every + ", the time a write takes (Young/Daly gives " + daly +
+              ", but an asynchronous checkpoint protects nothing until its write ends).") != std::string::npos,
+      en);
+  in.language = quote::QuoteLanguage::ZhCn;
+  const std::string zh = quote::render_quote_markdown(quote::make_quote(in));
+  CHECK(zh.find("即写入一次所需的时间（Young/Daly 公式给出 " + quote::quote_units(quote::QuoteLanguage::ZhCn, daly)) !=
+        std::string::npos);
+  CHECK(zh.find("按 Young/Daly 公式建议") == std::string::npos);
+}

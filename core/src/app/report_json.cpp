@@ -60,6 +60,8 @@ J whole_run_json(const SimReport& r) {
                      {"simulated", a.simulated},
                      {"gpu_hours_saved", a.gpu_hours_saved},
                      {"gpu_span_saved_hours", a.span_saved.hours()}};
+  // The async write, not Daly's interval, set the suggestion (docs/references.md).
+  j["young_daly"]["suggested_bound_by_write"] = a.write_bound;
   const job::EnergyResult& e = x.energy;
   j["energy"] = {{"it_kwh", e.it_kwh},
                  {"facility_kwh", e.facility_kwh},

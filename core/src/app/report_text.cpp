@@ -61,9 +61,13 @@ void print_whole_run(const SimReport& r, std::ostream& o) {
   if (a.job_mtbf_hours <= 0) {
     o << "  Young/Daly           no failures: no optimal interval\n";
   } else {
-    o << fmt::format("  Young/Daly           Young {}, Daly {}: suggests every {} (waste {:.2f}% -> {:.2f}%)\n",
+    // An async write longer than Daly's interval sets the suggestion: say so, or the line reads
+    // as if Young/Daly gave it.
+    const std::string bound =
+        a.write_bound ? fmt::format(", no shorter than the {} write", units::format_duration(j.checkpoint_write)) : "";
+    o << fmt::format("  Young/Daly           Young {}, Daly {}: suggests every {}{} (waste {:.2f}% -> {:.2f}%)\n",
                      units::format_duration(a.young), units::format_duration(a.daly),
-                     units::format_duration(a.suggested), a.waste_scenario * 100, a.waste_suggested * 100);
+                     units::format_duration(a.suggested), bound, a.waste_scenario * 100, a.waste_suggested * 100);
     if (a.simulated)
       o << fmt::format("                       saves {:.0f} GPU-hours and {} of GPU time (mean) against every {}\n",
                        a.gpu_hours_saved, units::format_duration(a.span_saved), units::format_duration(a.scenario));

@@ -600,6 +600,8 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   const std::int64_t k_scenario =
       rel.checkpoint_interval.ns > 0 ? steps_per_checkpoint(rel.checkpoint_interval, in.step_time) : k_suggested;
   adv.suggested = times(in.step_time, std::min(k_suggested, in.steps));
+  adv.write_bound = rel.async_checkpoint && rate > 0.0 && in.step_time.ns > 0 && k_suggested < in.steps &&
+                    k_suggested > steps_per_checkpoint(adv.daly, in.step_time);
   adv.scenario = times(in.step_time, std::min(k_scenario, in.steps));
   // Waste: what a checkpoint stalls training (sync write, async snapshot) plus, for async,
   // the write window during which a failure still rolls back to the previous checkpoint.

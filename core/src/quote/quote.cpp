@@ -33,13 +33,17 @@ std::string checkpoint_assumption(const QuoteInput& in, QuoteLanguage l) {
     per_param = tr(l, "a.ckpt.per_param", fmt::arg("bpp", units::format_fixed(bpp, 0)),
                    fmt::arg("optimizer", bpp == 14.0 ? quote_text(l, "a.ckpt.optimizer") : ""));
   }
+  const auto suggested = quote_units(l, units::format_duration_with_hours(r.advice.suggested));
+  const std::string suggest =
+      r.advice.write_bound ? tr(l, "a.ckpt.suggest.write", fmt::arg("suggested", suggested),
+                                fmt::arg("daly", quote_units(l, units::format_duration_with_hours(r.advice.daly))))
+                           : tr(l, "a.ckpt.suggest", fmt::arg("suggested", suggested));
   return tr(l, r.steps_per_checkpoint == 1 ? "a.ckpt.one" : "a.ckpt.many",
             fmt::arg("mode", quote_text(l, r.async_checkpoint ? "a.ckpt.async" : "a.ckpt.sync")),
             fmt::arg("interval", quote_units(l, units::format_duration_with_hours(r.checkpoint_interval))),
             fmt::arg("steps", units::format_grouped(r.steps_per_checkpoint)),
             fmt::arg("size", units::format_fixed(r.checkpoint_size.gb(), 1)), fmt::arg("per_param", per_param),
-            fmt::arg("write", units::format_fixed(r.checkpoint_write.seconds(), 1)),
-            fmt::arg("suggested", quote_units(l, units::format_duration_with_hours(r.advice.suggested))));
+            fmt::arg("write", units::format_fixed(r.checkpoint_write.seconds(), 1)), fmt::arg("suggest", suggest));
 }
 
 std::vector<std::string> make_assumptions(const QuoteInput& in) {

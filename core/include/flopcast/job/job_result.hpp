@@ -31,6 +31,9 @@ struct CheckpointAdvice {
   units::Time daly;             ///< Daly 2006 higher-order optimum (M when C >= 2M)
   units::Time suggested;        ///< interval suggested (whole steps; async: at least the write time)
   units::Time scenario;         ///< interval the scenario used (whole steps)
+  /// Async: the suggestion is the write's length, raised from Daly's shorter interval (a
+  /// checkpoint protects nothing until its write ends).
+  bool write_bound = false;
   /// First-order expected waste fraction S/T + (T/2 + W + R)/M at each interval
   /// (S = training stall per checkpoint: the sync write or the async snapshot; W = async write
   /// window, 0 for sync; Young/Daly, YD).
