@@ -210,9 +210,13 @@ class BillBuilder {
           a.price.str() + " / GB-month",
           units::mul_div_round(units::checked_mul(a.price.micro, gb), hours, kHoursPerMonth), a.price.currency, a.note);
     }
-    if (!priced)
-      bill_.notes.push_back("checkpoint storage (" + units::format_decimal(usage_.storage.value / kBytesPerGb, 4) +
+    if (!priced) {
+      // One decimal from 10 GB up (a 70B model's checkpoints: 1975.5 GB), three below (a LoRA
+      // adapter's), never a figure that reads 0.
+      const double gb = usage_.storage.value / kBytesPerGb;
+      bill_.notes.push_back("checkpoint storage (" + units::format_decimal(gb, gb >= 10.0 ? 1 : 3) +
                             " GB) is not priced by plan '" + plan.id + "'");
+    }
   }
 
   void bill_debug() {
