@@ -331,6 +331,21 @@ TEST_SUITE("cli-quote") {
     CHECK(contains(word.err, "--budget: '5M kuai' names no currency flopcast reads"));
   }
 
+  TEST_CASE("quote: a plan no modelled framework runs says so, in both languages") {
+    // DeepSeek-V3's DualPipe schedule is its own framework's: Megatron-core, DeepSpeed and
+    // torchtitan have no such schedule. "Runs on: none" read as if nothing could run it.
+    const std::string f = scenario_file("published/deepseek-v3-2048xh800.yaml");
+    const auto en = run_cli({"quote", f, "--date", "2026-12-01"});
+    REQUIRE_MESSAGE(en.code == cli::kOk, en.err);
+    CHECK(contains(en.out,
+                   "- Runs on: none of Megatron-core, DeepSpeed, torchtitan (FSDP2) runs this parallel plan as "
+                   "stated; the estimate assumes a framework that runs it as simulated (the customer's own)."));
+    CHECK_FALSE(contains(en.out, "Runs on: none\n"));
+    const auto zh = run_cli({"quote", f, "--date", "2026-12-01", "--lang", "zh-CN"});
+    REQUIRE_MESSAGE(zh.code == cli::kOk, zh.err);
+    CHECK(contains(zh.out, "- 训练框架：Megatron-core、DeepSpeed、torchtitan (FSDP2) 均不能按所述方式运行该并行方案"));
+  }
+
   TEST_CASE("quote --plan best: plans and quotes in one step") {
     const auto r = run_cli({"quote", scenario_file("plan-72b-2t-h800.yaml"), "--plan", "best", "--deadline", "45d",
                             "--gpu", "H800", "--gpus-max", "2048", "--date", "2026-12-01", "--customer", "Acme AI"});

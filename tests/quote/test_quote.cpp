@@ -579,3 +579,23 @@ TEST_CASE("quote: an interval the asynchronous write sets is not called Young/Da
         std::string::npos);
   CHECK(zh.find("按 Young/Daly 公式建议") == std::string::npos);
 }
+
+TEST_CASE("quote: naming the modelled frameworks none of which runs the plan keeps the quote's id") {
+  const pricing::PriceCatalog c = catalog();
+  quote::QuoteInput before = input(c);
+  before.frameworks = "none";  // what such a quote said until the frameworks were named
+  quote::QuoteInput now = input(c);
+  now.frameworks_modelled = "Megatron-core, DeepSpeed, torchtitan (FSDP2)";
+  const quote::Quote a = quote::make_quote(before);
+  const quote::Quote b = quote::make_quote(now);
+  CHECK(a.id == b.id);
+  const std::string md = quote::render_quote_markdown(b);
+  CHECK(md.find("- Runs on: none of Megatron-core, DeepSpeed, torchtitan (FSDP2) runs this parallel plan as stated") !=
+        std::string::npos);
+  // A plan that runs somewhere names where, and has an id of its own.
+  quote::QuoteInput runs = input(c);
+  runs.frameworks = "Megatron-core";
+  const quote::Quote r = quote::make_quote(runs);
+  CHECK(r.id != a.id);
+  CHECK(quote::render_quote_markdown(r).find("- Runs on: Megatron-core\n") != std::string::npos);
+}

@@ -124,9 +124,22 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
   in.allow_spot = !o.spot_plan.empty();
   in.language = o.language;
   in.alternatives = o.alternatives;
-  in.frameworks = !o.frameworks.empty()
-                      ? o.frameworks
-                      : search::frameworks_for(r.scenario->plan, r.scenario->model, r.scenario->training.method).str();
+  if (!o.frameworks.empty()) {
+    in.frameworks = o.frameworks;
+  } else {
+    const auto& sc = *r.scenario;
+    const search::FrameworkSet fw = search::frameworks_for(sc.plan, sc.model, sc.training.method);
+    if (!fw.empty()) {
+      in.frameworks = fw.str();
+    } else {
+      search::FrameworkSet all;  // the family flopcast models for this training method
+      all.adapters = fw.adapters;
+      all.bits = static_cast<std::uint8_t>(search::Framework::MegatronCore) |
+                 static_cast<std::uint8_t>(search::Framework::DeepSpeed) |
+                 static_cast<std::uint8_t>(search::Framework::TorchTitan);
+      in.frameworks_modelled = all.str();
+    }
+  }
   // Customer-facing words: the calibration profile's name is an internal key.
   for (auto& a : in.extra_assumptions)
     if (a.rfind("Step time from flopcast's step model", 0) == 0)

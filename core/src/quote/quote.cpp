@@ -199,7 +199,8 @@ std::string canonical_quote_string(const QuoteInput& in) {
   if (in.tax)
     line(s, "tax", in.tax->name + '|' + std::to_string(in.tax->rate_bp) + '|' + in.tax->basis + '|' + in.tax->source);
   line(s, "payment_terms", in.payment_terms);
-  line(s, "frameworks", in.frameworks);
+  // "none" as before the modelled frameworks were named: a quote's identity does not move.
+  line(s, "frameworks", in.frameworks.empty() && !in.frameworks_modelled.empty() ? "none" : in.frameworks);
   if (const auto& b = in.band_check) {
     line(s, "band.factor", exact(b->step_factor));
     line(s, "band.basis", b->basis);

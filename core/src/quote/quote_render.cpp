@@ -175,6 +175,9 @@ void layout_job(const Quote& q, Doc& d) {
     job.push_back(tr(l, "job.plan", fmt::arg("plan", list_separators(l, quote_phrase(l, j.parallel_plan), "，"))));
   if (!in.frameworks.empty())
     job.push_back(tr(l, "job.frameworks", fmt::arg("frameworks", list_separators(l, in.frameworks, "、"))));
+  else if (!in.frameworks_modelled.empty())
+    job.push_back(
+        tr(l, "job.frameworks.none", fmt::arg("frameworks", list_separators(l, in.frameworks_modelled, "、"))));
   job.push_back(tr(l, "job.step", fmt::arg("step", units::format_fixed(j.step_time.seconds(), 3)),
                    fmt::arg("steps", units::format_grouped(r.steps)), fmt::arg("mfu", percent(j.mfu))));
   list(d, job);

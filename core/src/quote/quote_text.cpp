@@ -104,6 +104,7 @@ constexpr std::array kTable{
   Entry{"job.cluster.many", "Cluster: {gpus} x {gpu} ({nodes} nodes of {per_node} GPUs)", "集群：{gpus} × {gpu}（{nodes} 个节点，每节点 {per_node} 块 GPU）"},
   Entry{"job.cluster.one", "Cluster: {gpus} x {gpu} ({nodes} node of {per_node} GPUs)", "集群：{gpus} × {gpu}（{nodes} 个节点，每节点 {per_node} 块 GPU）"},
   Entry{"job.frameworks", "Runs on: {frameworks}", "训练框架：{frameworks}"},
+  Entry{"job.frameworks.none", "Runs on: none of {frameworks} runs this parallel plan as stated; the estimate assumes a framework that runs it as simulated (the customer's own).", "训练框架：{frameworks} 均不能按所述方式运行该并行方案；本估算假定由能按模拟方式运行它的框架（客户自有框架）执行。"},
   Entry{"job.heading", "Your training job", "训练任务"},
   Entry{"job.model", "Model: {model}{params}", "模型：{model}{params}"},
   Entry{"job.model.custom", "custom model", "自定义模型"},

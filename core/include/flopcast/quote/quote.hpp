@@ -122,6 +122,9 @@ struct QuoteInput {
   std::optional<pricing::Tax> tax;  ///< added to the totals (none: the quote says taxes are extra)
   std::string payment_terms;        ///< "" = to be agreed in the contract
   std::string frameworks;           ///< training frameworks that run the plan (may be empty)
+  /// When none of the frameworks flopcast models runs the plan as stated (frameworks empty):
+  /// their names ("Megatron-core, DeepSpeed, torchtitan (FSDP2)"), for the quote to say so.
+  std::string frameworks_modelled;
   /// The run the requirements are checked on (none: the point prediction's run).
   std::optional<QuoteBandCheck> band_check;
   bool compare = false;  ///< show competitors' prices beside the provider's plans
