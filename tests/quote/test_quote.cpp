@@ -44,8 +44,8 @@ pricing::PriceCatalog catalog() {
   return c;
 }
 
-/// 8 A100 for 1,000 steps of 360 s (100 h), Llama 3 failure rate, 3 trials.
-quote::QuoteInput input(const pricing::PriceCatalog& c) {
+/// 8 A100 training a 7B model for 1,000 steps of 360 s (100 h), Llama 3 failure rate, 3 trials.
+job::JobInput llama2_7b_job() {
   job::JobInput j;
   j.step_time = units::Time::from_seconds(360);
   j.steps = 1000;
@@ -54,6 +54,12 @@ quote::QuoteInput input(const pricing::PriceCatalog& c) {
   j.gpu_tdp_w = 400;
   j.node_power_w = 6500;
   j.reliability.trials = 3;
+  return j;
+}
+
+/// A quote of llama2_7b_job().
+quote::QuoteInput input(const pricing::PriceCatalog& c) {
+  const job::JobInput j = llama2_7b_job();
   const job::JobOutcome o = job::simulate_job(j);
   REQUIRE(o.ok());
   quote::QuoteInput in;
@@ -546,14 +552,8 @@ TEST_CASE("quote: an interval the asynchronous write sets is not called Young/Da
   // 10 s steps, a 98 GB checkpoint written in 19.6 s at 5 GB/s behind a 1 ms snapshot stall, a
   // job MTBF of 12.5 h: Daly's interval is 9.5 s, shorter than the write, so the suggestion is
   // the write rounded up to whole steps, 20 s (0.3 min as a quote writes it), and the quote says so.
-  job::JobInput j;
+  job::JobInput j = llama2_7b_job();
   j.step_time = units::Time::from_seconds(10);
-  j.steps = 1000;
-  j.gpus = 8;
-  j.params = 7e9;
-  j.gpu_tdp_w = 400;
-  j.node_power_w = 6500;
-  j.reliability.trials = 3;
   j.reliability.failures_per_gpu_hour = 1e-2;
   j.reliability.async_checkpoint = true;
   j.reliability.async_stall = units::Time::from_seconds(1e-3);
