@@ -181,7 +181,7 @@ std::vector<TableRow> summary_rows(const app::ComputeResult& r) {
   const workload::MemoryBreakdown& m = e.memory;
   TableRow mem = row(
       QStringLiteral("Memory per GPU"), QStringLiteral("%1 of %2").arg(gib_text(m.total())).arg(gib_text(m.capacity)),
-      m.fits() ? QStringLiteral("fits (stage %1, %2 micro-batches in flight)").arg(m.stage).arg(m.in_flight, 0, 'f', 0)
+      m.fits() ? QStringLiteral("fits (stage %1, %2 micro-batches in flight)").arg(m.stage).arg(m.in_flight, 0, 'g', 6)
                : QStringLiteral("DOES NOT FIT: %1 over (stage %2)").arg(gib_text(m.total() - m.capacity)).arg(m.stage),
       m.total().value);
   mem.emphasis = !m.fits();

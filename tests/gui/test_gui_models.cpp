@@ -14,6 +14,7 @@ class GuiModelsTest : public GuiTestBase {
  private slots:
   void initTestCase() { init_environment(); }
   void figure_model_passes_tester();
+  void memory_row_counts_in_flight_as_the_cli();
   void form_round_trips_shipped_scenarios();
   void compose_keeps_keys_the_form_does_not_edit();
   void custom_model_keeps_the_preset_architecture();
@@ -48,6 +49,18 @@ void GuiModelsTest::figure_model_passes_tester() {
   const double total = model.index(model.rowCount() - 1, 0).data(FigureTableModel::ValueRole).toDouble();
   QVERIFY(total > 0);
   QVERIFY(std::abs(sum - total) < 1e-6 * total);
+}
+
+void GuiModelsTest::memory_row_counts_in_flight_as_the_cli() {
+  // DualPipe's stages hold half micro-batches at the peak: `simulate` prints 8.5, and so does the
+  // summary (it rounded to 9).
+  const QString path = QStringLiteral(FLOPCAST_SCENARIOS_DIR "/published/deepseek-v3-2048xh800.yaml");
+  const auto r = compute_scenario(read_all(path), "deepseek-v3-2048xh800.yaml", *catalog_);
+  QVERIFY2(r->ok(), r->diags.str().c_str());
+  QString detail;
+  for (const TableRow& row : summary_rows(*r))
+    if (row.cells.value(0) == QStringLiteral("Memory per GPU")) detail = row.cells.value(2);
+  QCOMPARE(detail, QStringLiteral("fits (stage 15, 8.5 micro-batches in flight)"));
 }
 
 void GuiModelsTest::form_round_trips_shipped_scenarios() {
