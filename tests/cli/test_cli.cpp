@@ -74,8 +74,9 @@ TEST_CASE("simulate --json: one document with the step, memory and breakdown") {
 TEST_CASE("simulate --json: whether the async write, not Daly's interval, set the suggested checkpoint interval") {
   // The quickstart's write is shorter than Daly's interval; DeepSeek-V3's 9.4 TB checkpoint takes
   // 31 min to write against Daly's 3.1 min.
-  for (const auto& [file, bound] :
-       {std::pair{"quickstart.yaml", false}, {"published/deepseek-v3-2048xh800.yaml", true}}) {
+  for (const auto& c : {std::pair{"quickstart.yaml", false}, {"published/deepseek-v3-2048xh800.yaml", true}}) {
+    const char* file = c.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+    const bool bound = c.second;
     CAPTURE(file);
     const auto r = run_cli({"simulate", "--json", scenario_file(file)});
     REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
