@@ -434,7 +434,7 @@ TEST_CASE("routed load: the most loaded EP rank over the mean, as random routing
   CHECK(modelled == doctest::Approx(simulated).epsilon(0.01));
 }
 
-TEST_CASE("expected maximum of n standard normals: beyond the memo's bound, computed each time") {
+TEST_CASE("expected maximum of n standard normals: beyond the memo's bound, still the integral") {
   // 2^17 ranks: past the memo (2^16), the same integral: 4.44, under its bound sqrt(2 ln n) = 4.85.
   const double big = workload::expected_max_standard_normal(1 << 17);
   CHECK(big > 4.0);

@@ -129,16 +129,10 @@ QuoteOutcome prepare_quote(SimReport& r, const std::string& data_dir, const Quot
   } else {
     const auto& sc = *r.scenario;
     const search::FrameworkSet fw = search::frameworks_for(sc.plan, sc.model, sc.training.method);
-    if (!fw.empty()) {
+    if (!fw.empty())
       in.frameworks = fw.str();
-    } else {
-      search::FrameworkSet all;  // the family flopcast models for this training method
-      all.adapters = fw.adapters;
-      all.bits = static_cast<std::uint8_t>(search::Framework::MegatronCore) |
-                 static_cast<std::uint8_t>(search::Framework::DeepSpeed) |
-                 static_cast<std::uint8_t>(search::Framework::TorchTitan);
-      in.frameworks_modelled = all.str();
-    }
+    else  // none runs it: name the family flopcast models for this training method
+      in.frameworks_modelled = search::FrameworkSet::all(fw.adapters).str();
   }
   // Customer-facing words: the calibration profile's name is an internal key.
   for (auto& a : in.extra_assumptions)

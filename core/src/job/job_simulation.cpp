@@ -547,20 +547,36 @@ std::int64_t steps_per_checkpoint(units::Time interval, units::Time step_time) {
   return static_cast<std::int64_t>(k);
 }
 
-std::int64_t suggested_steps_per_checkpoint(const JobInput& in) {
+namespace {
+
+/// The suggested steps per checkpoint, and whether an async write, longer than Daly's interval,
+/// set them.
+struct SuggestedInterval {
+  std::int64_t steps = 1;
+  bool write_bound = false;
+};
+
+SuggestedInterval suggest_interval(const JobInput& in) {
   const double rate = job_failure_rate_per_s(in);
   // No failures: checkpoint once, at the end of the run (nothing to protect against).
-  if (rate <= 0.0) return steps_per_checkpoint(times(in.step_time, in.steps), in.step_time);
-  std::int64_t k = steps_per_checkpoint(daly_interval(checkpoint_stall_time(in), 1.0 / rate), in.step_time);
+  if (rate <= 0.0) return {steps_per_checkpoint(times(in.step_time, in.steps), in.step_time), false};
+  SuggestedInterval s;
+  s.steps = steps_per_checkpoint(daly_interval(checkpoint_stall_time(in), 1.0 / rate), in.step_time);
   if (in.reliability.async_checkpoint && in.step_time.ns > 0) {
     // An async checkpoint protects nothing before its write ends: no point checkpointing
     // faster. Whole steps, rounded up: an interval a fraction of a step shorter than the write
     // skips every other checkpoint (on_steps_done), doubling the work a failure loses.
     const units::Time write = checkpoint_write_time(in);
-    k = std::max(k, write.ns / in.step_time.ns + (write.ns % in.step_time.ns != 0 ? 1 : 0));
+    const std::int64_t write_steps = write.ns / in.step_time.ns + (write.ns % in.step_time.ns != 0 ? 1 : 0);
+    s.write_bound = write_steps > s.steps;
+    s.steps = std::max(s.steps, write_steps);
   }
-  return k;
+  return s;
 }
+
+}  // namespace
+
+std::int64_t suggested_steps_per_checkpoint(const JobInput& in) { return suggest_interval(in).steps; }
 
 JobTrial simulate_trial(const JobInput& in, std::int64_t steps_per_ckpt, std::uint64_t trial_seed,
                         const JobSimOptions& options) {
@@ -596,12 +612,12 @@ JobOutcome simulate_job(const JobInput& in, const JobSimOptions& options) {
   adv.checkpoint_cost = res.checkpoint_stall;
   adv.young = young_interval(adv.checkpoint_cost, mtbf_s);
   adv.daly = daly_interval(adv.checkpoint_cost, mtbf_s);
-  const std::int64_t k_suggested = suggested_steps_per_checkpoint(in);
+  const SuggestedInterval suggestion = suggest_interval(in);
+  const std::int64_t k_suggested = suggestion.steps;
   const std::int64_t k_scenario =
       rel.checkpoint_interval.ns > 0 ? steps_per_checkpoint(rel.checkpoint_interval, in.step_time) : k_suggested;
   adv.suggested = times(in.step_time, std::min(k_suggested, in.steps));
-  adv.write_bound = rel.async_checkpoint && rate > 0.0 && in.step_time.ns > 0 && k_suggested < in.steps &&
-                    k_suggested > steps_per_checkpoint(adv.daly, in.step_time);
+  adv.write_bound = suggestion.write_bound && k_suggested < in.steps;
   adv.scenario = times(in.step_time, std::min(k_scenario, in.steps));
   // Waste: what a checkpoint stalls training (sync write, async snapshot) plus, for async,
   // the write window during which a failure still rolls back to the previous checkpoint.

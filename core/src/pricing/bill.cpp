@@ -212,7 +212,7 @@ class BillBuilder {
     }
     if (!priced) {
       // One decimal from 10 GB up (a 70B model's checkpoints: 1975.5 GB), three below (a LoRA
-      // adapter's), never a figure that reads 0.
+      // adapter's: 1.248 GB for Llama 2 70B's).
       const double gb = usage_.storage.value / kBytesPerGb;
       bill_.notes.push_back("checkpoint storage (" + units::format_decimal(gb, gb >= 10.0 ? 1 : 3) +
                             " GB) is not priced by plan '" + plan.id + "'");

@@ -25,6 +25,13 @@ struct FrameworkSet {
   /// (Megatron-core)", "DeepSpeed (Hugging Face PEFT)", "torchtune (FSDP2)").
   bool adapters = false;
   bool empty() const { return bits == 0; }
+  /// Every framework flopcast models (with adapters: their fine-tuning routes).
+  static FrameworkSet all(bool adapters) {
+    return {static_cast<std::uint8_t>(static_cast<std::uint8_t>(Framework::MegatronCore) |
+                                      static_cast<std::uint8_t>(Framework::DeepSpeed) |
+                                      static_cast<std::uint8_t>(Framework::TorchTitan)),
+            adapters};
+  }
   bool has(Framework f) const { return (bits & static_cast<std::uint8_t>(f)) != 0; }
   /// "Megatron-core, torchtitan (FSDP2)"; "none" when empty.
   std::string str() const;
