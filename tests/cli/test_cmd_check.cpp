@@ -68,7 +68,7 @@ const Expect kSeed[] = {
     {"big-cloud-competitor-price", "cannot be judged", 85000.00, 1e-9},
     {"b200-card-price", "cannot be judged", kUnknown, 0},
     // Checked against the simulated step in the test case below.
-    {"b200-65b-run-cost", "optimistic by 120%", 263340.00, 0.02},
+    {"b200-65b-run-cost", "optimistic by 121%", 263340.00, 0.02},
     {"a100-65b-run-cost", "impossible", 1365139.44, 0.02},
     // 1,000 GPU x 365 days x 680 CNY = 248,200,000 CNY: the rent itself, no baseline to save against.
     {"h800-rent-saving", "cannot be judged", 248200000.00, 1e-9},

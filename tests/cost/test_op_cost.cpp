@@ -440,3 +440,37 @@ TEST_CASE("the exposed epilogue: a share of the output tiles' bytes at the HBM r
   prof.gemm_epilogue_exposed = 0.6;
   CHECK(cost::gemm_time(ctx, wgrad).seconds() == whole);
 }
+
+TEST_CASE("block-scaled MXFP8 attention runs at attention_mxfp8 where the profile sets it apart, else at FP8's") {
+  // NVIDIA B200 datasheet (HGX B200, per GPU): 148 SMs, 2.25 PFLOP/s dense BF16, 4.5 dense FP8
+  // and MXFP8, 8 TB/s HBM3e.
+  hardware::GpuSpec gpu;
+  gpu.name = "B200-test";
+  gpu.arch = hardware::GpuArch::Blackwell;
+  gpu.sm_count = 148;
+  gpu.dense_peak[hardware::Precision::BF16] = units::FlopRate::from_tflops(2250);
+  gpu.dense_peak[hardware::Precision::FP8] = units::FlopRate::from_tflops(4500);
+  gpu.dense_peak[hardware::Precision::MXFP8] = units::FlopRate::from_tflops(4500);
+  gpu.hbm = units::gib(180);
+  gpu.hbm_bandwidth = units::Bandwidth{8e12};
+  compute::ComputeProfile prof = profile(0.0);
+  auto& bw = prof.of(hardware::GpuArch::Blackwell);
+  bw = compute::ArchEfficiency{0.75, 0.60, 0.75};
+  bw.attention_fp8 = 0.50;
+  bw.attention_fp8_bwd = 0.40;
+  const cost::AttentionShape a{128, 8192, 8192, 192, 128, true, 0};
+  const cost::OpContext fp8{&gpu, &prof, hardware::Precision::FP8}, mx{&gpu, &prof, hardware::Precision::MXFP8};
+  // Tied (NaN): MXFP8 takes the per-tensor FP8 rate, forward and backward.
+  CHECK(bw.attention_of(hardware::Precision::MXFP8, false) == 0.50);
+  CHECK(bw.attention_of(hardware::Precision::MXFP8, true) == 0.40);
+  CHECK(cost::attention_time(mx, a, false).seconds() == cost::attention_time(fp8, a, false).seconds());
+  // Apart: the forward's main loop takes 0.50 / 0.40 as long; FP8 and BF16 keep theirs.
+  const double fp8_fwd = cost::attention_time(fp8, a, false).seconds();
+  bw.attention_mxfp8 = 0.40;
+  bw.attention_mxfp8_bwd = 0.30;
+  CHECK(bw.attention_of(hardware::Precision::MXFP8, true) == 0.30);
+  CHECK(bw.attention_of(hardware::Precision::FP8, true) == 0.40);
+  CHECK(bw.attention_of(hardware::Precision::BF16, false) == 0.60);
+  CHECK(cost::attention_time(mx, a, false).seconds() == doctest::Approx(fp8_fwd * 0.50 / 0.40).epsilon(1e-9));
+  CHECK(cost::attention_time(fp8, a, false).seconds() == doctest::Approx(fp8_fwd).epsilon(1e-12));
+}

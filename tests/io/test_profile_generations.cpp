@@ -136,3 +136,23 @@ TEST_CASE("the exposed GEMM epilogue: read, written back, refused outside 0..1 n
   CHECK(bad.str().find("bad.yaml:2") != std::string::npos);
   CHECK(bad.str().find("gemm_epilogue_exposed") != std::string::npos);
 }
+
+TEST_CASE("MXFP8 attention's coefficients: Blackwell's generations read and write them, Hopper's key is an error") {
+  scenario::Diagnostics d;
+  const auto p =
+      io::parse_profile("blackwell: {attention_fp8: 0.46, attention_mxfp8: 0.42, attention_mxfp8_bwd: 0.31}\n",
+                        "mx.yaml", compute::ComputeProfile{}, d);
+  REQUIRE_MESSAGE(p.has_value(), d.str());
+  const auto& bw = p->of(hardware::GpuArch::Blackwell);
+  CHECK(bw.attention_of(hardware::Precision::MXFP8, false) == doctest::Approx(0.42));
+  CHECK(bw.attention_of(hardware::Precision::MXFP8, true) == doctest::Approx(0.31));
+  CHECK(bw.attention_of(hardware::Precision::FP8, false) == doctest::Approx(0.46));
+  CHECK(io::profile_to_yaml(*p).find("attention_mxfp8: 0.42, attention_mxfp8_bwd: 0.31") != std::string::npos);
+  // Hopper has no block-scaled tensor cores: the key is refused at its line.
+  scenario::Diagnostics bad;
+  CHECK_FALSE(
+      io::parse_profile("hopper: {gemm: 0.7,\n  attention_mxfp8: 0.4}\n", "bad.yaml", compute::ComputeProfile{}, bad)
+          .has_value());
+  CHECK_MESSAGE(bad.str().find("bad.yaml:2") != std::string::npos, bad.str());
+  CHECK_MESSAGE(bad.str().find("attention_mxfp8") != std::string::npos, bad.str());
+}

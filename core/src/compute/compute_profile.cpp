@@ -27,7 +27,9 @@ double ArchEfficiency::grouped_of(hardware::Precision p) const {
 double ArchEfficiency::attention_of(hardware::Precision p, bool backward) const {
   const double bwd16 = or_else(flash_attention_bwd, flash_attention);
   if (!is_8bit(p)) return backward ? bwd16 : flash_attention;
-  return backward ? or_else(attention_fp8_bwd, bwd16) : or_else(attention_fp8, flash_attention);
+  const double fp8 = backward ? or_else(attention_fp8_bwd, bwd16) : or_else(attention_fp8, flash_attention);
+  if (p != hardware::Precision::MXFP8) return fp8;
+  return or_else(backward ? attention_mxfp8_bwd : attention_mxfp8, fp8);
 }
 
 double ArchEfficiency::cast_of(hardware::Precision p) const { return is_4bit(p) ? or_else(cast_fp4, hbm) : hbm; }
@@ -57,7 +59,7 @@ struct ArchCoefficient {
   double lower, upper;
   double ArchEfficiency::*member;
   bool fp8;  ///< needs an 8-bit tensor-core path (Hopper, Blackwell, Blackwell Ultra, Ada)
-  bool fp4;  ///< needs a 4-bit one (Blackwell, Blackwell Ultra)
+  bool fp4;  ///< needs Blackwell's block-scaled tensor cores (4-bit, MX formats: Blackwell, Blackwell Ultra)
   double (*tied)(const ArchEfficiency&);
   const char* tied_to;  ///< the coefficient it falls back to ("" when never tied)
 };
@@ -99,6 +101,10 @@ const std::vector<ProfileParameter>& profile_parameters() {
         {"attention_fp8_bwd", 0.10, 1.00, &ArchEfficiency::attention_fp8_bwd, true, false,
          [](const ArchEfficiency& e) { return e.attention_of(hardware::Precision::BF16, true); },
          "flash_attention_bwd"},
+        {"attention_mxfp8", 0.10, 1.00, &ArchEfficiency::attention_mxfp8, true, true,
+         [](const ArchEfficiency& e) { return e.attention_of(hardware::Precision::FP8, false); }, "attention_fp8"},
+        {"attention_mxfp8_bwd", 0.10, 1.00, &ArchEfficiency::attention_mxfp8_bwd, true, true,
+         [](const ArchEfficiency& e) { return e.attention_of(hardware::Precision::FP8, true); }, "attention_fp8_bwd"},
         {"hbm", 0.30, 0.97, &ArchEfficiency::hbm, false, false, nullptr, ""},
         {"cast_fp4", 0.05, 1.00, &ArchEfficiency::cast_fp4, true, true, [](const ArchEfficiency& e) { return e.hbm; },
          "hbm"},

@@ -55,10 +55,22 @@ struct ArchEfficiency {
   double grouped_gemm_fp8 = kTied;
   /// Fused attention's backward, fraction of the 16-bit peak (NaN: flash_attention).
   double flash_attention_bwd = kTied;
-  /// 8-bit fused attention (FP8, MXFP8) forward, fraction of the 8-bit peak (NaN: flash_attention).
+  /// 8-bit fused attention (per-tensor-scaled FP8) forward, fraction of the 8-bit peak (NaN:
+  /// flash_attention).
   double attention_fp8 = kTied;
   /// 8-bit fused attention's backward (NaN: the 16-bit backward's coefficient).
   double attention_fp8_bwd = kTied;
+  /// Block-scaled (MXFP8) fused attention forward, fraction of the 8-bit peak (NaN: attention_fp8).
+  /// Another kernel than per-tensor FP8's: it computes a scale per 32 elements of each tile it
+  /// quantises inside the loop (P before P.V; in the backward also dP and dS, and P and dS again
+  /// along the other axis for the dV and dK products, whose reduction runs over the queries), on
+  /// the same CUDA cores and special-function units that already hold the tensor cores idle
+  /// between attention's two products. cuDNN's published SDPA tables on GB200 and GB300
+  /// (data/calibration/kernels-2026.yaml) read MXFP8 5-14% slower forward and 14-34% slower
+  /// backward than FP8 at the same shapes. Blackwell's generations only (block-scaled MMA).
+  double attention_mxfp8 = kTied;
+  /// Block-scaled (MXFP8) fused attention's backward (NaN: attention_fp8_bwd).
+  double attention_mxfp8_bwd = kTied;
   /// Fraction of HBM bandwidth the NVFP4 cast kernels reach (quantising with the random Hadamard
   /// transform and 2D block scales of the NVFP4 recipe; NaN: hbm).
   double cast_fp4 = kTied;
