@@ -113,6 +113,11 @@ TEST_SUITE("app.evaluation") {
     CHECK(mfu_band(r).first == doctest::Approx(r.est.mfu / 1.5));  // the slow end
     CHECK(mfu_band(r).second == doctest::Approx(r.est.mfu / 0.8));
     CHECK(r.coefficients_basis.find("fitted on 20 measured runs") != std::string::npos);
+    profile.fitted_runs[static_cast<std::size_t>(arch)] = 1;
+    CHECK(make_report(out.session->scenario, profile, StepEngine::Estimate)
+              .coefficients_basis.find("fitted on 1 measured run") != std::string::npos);
+    CHECK(make_report(out.session->scenario, profile, StepEngine::Estimate)
+              .coefficients_basis.find("fitted on 1 measured runs") == std::string::npos);
     add_whole_run(r, nullptr);
     REQUIRE(r.run);
     REQUIRE(r.run->ok());

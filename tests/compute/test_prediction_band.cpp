@@ -105,6 +105,13 @@ TEST_CASE("regime bands: its own with 5 runs of 2 groups, else the generation's 
   CHECK(borrowed.p10 == 0.75);
   CHECK(borrowed.p90 == 1.40);
   CHECK(borrowed.basis.find("4 measured runs of this regime") != std::string::npos);
+  // One run of the regime: singular.
+  const std::vector<compute::BandQuantiles> one = {
+      q(hardware::GpuArch::Hopper, "moe.full.8bit.megatron", 1, 1, 0.50, 0.60),
+      q(hardware::GpuArch::Hopper, compute::kBandRegimeNovel, 26, 7, 0.75, 1.40)};
+  CHECK(compute::find_band(one, hardware::GpuArch::Hopper, moe8)
+            .basis.find("Megatron-core: 1 measured run of this "
+                        "regime;") != std::string::npos);
   // A profile without regime bands falls back to the generation's (find_band by dense/MoE).
   const std::vector<compute::BandQuantiles> old = {
       q(hardware::GpuArch::Hopper, compute::kBandRegimeAll, 26, 7, 0.65, 1.31)};

@@ -37,7 +37,7 @@ std::string fitted_runs_text(const compute::ComputeProfile& p) {
     if (p.coefficients_of(a) != a) continue;
     const int n = p.fitted_runs[static_cast<std::size_t>(a)];
     out += fmt::format("{}{} {}", out.empty() ? "" : ", ", to_string(a),
-                       n > 0 ? fmt::format("fitted on {} runs", n) : std::string("prior only"));
+                       n > 0 ? fmt::format("fitted on {} run{}", n, n == 1 ? "" : "s") : std::string("prior only"));
   }
   return out;
 }

@@ -49,7 +49,7 @@ std::string coefficients_basis(const compute::ComputeProfile& p, hardware::GpuAr
     return fmt::format("{} coefficients: {} ({}'s coefficients)", to_string(a), compute::kPriorOnlyWords,
                        to_string(p.coefficients_of(a)));
   if (n == 0) return fmt::format("{} coefficients: {}", to_string(a), compute::kPriorOnlyWords);
-  return fmt::format("{} coefficients fitted on {} measured runs", to_string(a), n);
+  return fmt::format("{} coefficients fitted on {} measured run{}", to_string(a), n, n == 1 ? "" : "s");
 }
 
 /// The run's Monte Carlo again with the step time scaled by `factor` (same seed).

@@ -107,9 +107,10 @@ PredictionBand find_band(const std::vector<BandQuantiles>& quantiles, hardware::
   }
   if (const BandQuantiles* novel = entry(quantiles, arch, kBandRegimeNovel)) {
     PredictionBand b{novel->p10, novel->p50, novel->p90, true, std::nullopt, ""};
+    const int runs = own ? own->runs : 0;
     b.basis = fmt::format(
-        "{}, {}: {} measured runs of this regime; the spread of {} runs predicted with their own regime left out",
-        to_string(arch), regime.words(), own ? own->runs : 0, novel->runs);
+        "{}, {}: {} measured run{} of this regime; the spread of {} runs predicted with their own regime left out",
+        to_string(arch), regime.words(), runs, runs == 1 ? "" : "s", novel->runs);
     return b;
   }
   return find_band(quantiles, arch, regime.moe);
