@@ -56,6 +56,20 @@ TEST_CASE("parse_count: malformed strings") {
   CHECK_FALSE(parse_count("1e300P"));  // finite number, infinite product
 }
 
+TEST_CASE("parse_count: commas group thousands only, and a decimal comma is refused, never read ten times larger") {
+  CHECK(parse_count("1,000") == std::optional<double>(1000.0));
+  CHECK(parse_count("12,345.67") == std::optional<double>(12345.67));
+  CHECK(parse_count("2,500,000") == std::optional<double>(2.5e6));
+  CHECK(parse_count("10,00,000") == std::optional<double>(1e6));  // India's lakh grouping
+  CHECK(parse_count("1,000M") == std::optional<double>(1e9));
+  CHECK(parse_count("-1,000") == std::optional<double>(-1000.0));
+  // Each of these read 25e6, 15, 150, 1,000, 1,000 and 2,500 before: the commas were dropped.
+  for (const char* text : {"2,5M", "1,5", "1,50", "1,0000", "1000,000", "2,5e3", ",500", "1,,000", "1,000,5"}) {
+    CAPTURE(text);
+    CHECK_FALSE(parse_count(text));
+  }
+}
+
 TEST_CASE("parse_bytes: binary and decimal units") {
   // GiB/MiB/KiB/TiB are powers of 2, GB/MB/KB/TB powers of 10 (units.hpp conventions).
   CHECK(parse_bytes("80 GiB")->value == 80 * kGiB);
@@ -188,6 +202,12 @@ TEST_CASE("parse_money: an amount with its currency, SI and Chinese multipliers"
   CHECK_FALSE(parse_money("-5 CNY", &p));
   CHECK(p == UnitProblem::Negative);
   CHECK_FALSE(parse_money("1e17 CNY", &p));
+  // A decimal comma is refused with its own problem, not read as 25M.
+  CHECK_FALSE(parse_money("2,5M USD", &p));
+  CHECK(p == UnitProblem::DecimalComma);
+  CHECK_FALSE(parse_money("2,5 万元", &p));
+  CHECK(p == UnitProblem::DecimalComma);
+  CHECK(parse_money("2,500,000 USD")->minor == 250'000'000);
 }
 
 TEST_CASE("parse_money: the currency words users write (RMB, 元, ¥ as CNY, $ as USD), before or after the amount") {

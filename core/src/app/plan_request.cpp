@@ -74,6 +74,13 @@ std::string money_problem_text(const std::string& text, io::UnitProblem problem,
       return t + " names no currency flopcast reads: write an ISO code (CNY, USD, EUR) or RMB, 元, ¥ (CNY), $ (USD)";
     case io::UnitProblem::Negative:
       return t + " is not a positive amount";
+    case io::UnitProblem::DecimalComma: {
+      // One comma: most likely a decimal comma ("2,5M"); say what the point would read.
+      std::string point = text;
+      if (std::count(point.begin(), point.end(), ',') == 1) std::replace(point.begin(), point.end(), ',', '.');
+      return t + " has a comma that does not group thousands: write decimals with a point" +
+             (point != text ? " ('" + point + "')" : std::string()) + " and group thousands by three ('2,500,000')";
+    }
     default:
       break;
   }

@@ -14,9 +14,34 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-/// Splits "12.5 GiB" into 12.5 and "GiB". The number must be finite.
+/// Whether the commas of a number's leading digits group thousands: after the first group of
+/// 1-3 digits, groups of 2 or 3 (1,000,000, or India's 10,00,000) and a last group of 3 before
+/// the decimal point or the end. "2,5" and "1,50" are decimal commas, read wrongly by ten or a
+/// hundred times if the commas were dropped: they are not numbers here.
+bool commas_group_thousands(std::string_view s) {
+  std::size_t group = 0, groups = 0;
+  bool last_was_comma = false;
+  for (const char c : s) {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      ++group;
+      last_was_comma = false;
+      continue;
+    }
+    if (c == '_') continue;
+    if (c != ',') break;
+    if (last_was_comma || group == 0 || group > 3 || (groups > 0 && group < 2)) return false;
+    ++groups;
+    group = 0;
+    last_was_comma = true;
+  }
+  return groups == 0 || group == 3;
+}
+
+/// Splits "12.5 GiB" into 12.5 and "GiB". The number must be finite, and its commas group
+/// thousands (commas_group_thousands).
 bool split_number(std::string_view s, double& value, std::string_view& suffix) {
   s = trim(s);
+  if (!commas_group_thousands(s.substr(!s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0))) return false;
   std::string digits;
   std::size_t i = 0;
   for (; i < s.size(); ++i) {
@@ -282,7 +307,7 @@ std::optional<units::Money> parse_money(std::string_view text, UnitProblem* prob
   }
   const auto v = parse_count(number);
   if (!v || suffix.find(' ') != std::string_view::npos) {
-    set(problem, UnitProblem::Malformed);
+    set(problem, commas_group_thousands(number) ? UnitProblem::Malformed : UnitProblem::DecimalComma);
     return std::nullopt;
   }
   // The currency: a word or sign before the amount ("$2M", "RMB 5M") or after it ("5M CNY", "500万元").

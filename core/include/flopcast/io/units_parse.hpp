@@ -36,6 +36,7 @@ enum class UnitProblem {
   MissingCurrency,  ///< an amount without its currency ("5M", "500万")
   UnknownCurrency,  ///< a word where the currency goes that names none ("5M dollars", "5M RMBX")
   Negative,         ///< zero or less
+  DecimalComma,     ///< a comma that does not group thousands ("2,5M"): a decimal comma, not read
 };
 
 /// A duration that must state its unit: "45d", "1080h", "6 weeks", "90 min". A bare number is
