@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -158,6 +159,30 @@ TEST_CASE("parse_duration: seconds to weeks") {
   CHECK_FALSE(parse_duration("1000000 weeks"));
   CHECK_FALSE(parse_duration("1e10"));
   CHECK(parse_duration("9e9")->ns == 9'000'000'000LL * 1'000'000'000);
+}
+
+TEST_CASE("parse_duration: the words people write, months of 30 days, and M refused as minutes or months") {
+  constexpr std::int64_t kDay = 86400LL * 1'000'000'000;
+  CHECK(parse_duration("6 wks")->ns == 42 * kDay);
+  CHECK(parse_duration("1 week")->ns == 7 * kDay);
+  CHECK(parse_duration("1080 hrs")->ns == 45 * kDay);
+  CHECK(parse_duration("90 mins")->ns == 5400LL * 1'000'000'000);
+  CHECK(parse_duration("2 minutes")->ns == 120LL * 1'000'000'000);
+  CHECK(parse_duration("30 seconds")->ns == 30LL * 1'000'000'000);
+  // A month is the bills' 720 hours.
+  CHECK(parse_duration("2mo")->ns == 60 * kDay);
+  CHECK(parse_duration("1 month")->ns == 30 * kDay);
+  CHECK(parse_duration("1.5 months")->ns == 45 * kDay);
+  CHECK(parse_duration("90m")->ns == 5400LL * 1'000'000'000);  // lower-case m: minutes, as before
+  CHECK_FALSE(parse_duration("2M"));
+  CHECK_FALSE(parse_duration("2 M"));
+  UnitProblem p = UnitProblem::None;
+  CHECK_FALSE(parse_duration_with_unit("2M", &p));
+  CHECK(p == UnitProblem::AmbiguousUnit);
+  CHECK_FALSE(parse_duration_with_unit("45,5d", &p));
+  CHECK(p == UnitProblem::DecimalComma);
+  CHECK_FALSE(parse_duration_with_unit("1.5 fortnights", &p));
+  CHECK(p == UnitProblem::Malformed);
 }
 
 TEST_CASE("parse_duration_with_unit: a deadline must state its unit") {

@@ -65,6 +65,27 @@ PlanProblem prepare_plan_space(const io::Catalog& cat, const scenario::Scenario&
   return PlanProblem::None;
 }
 
+std::string deadline_problem_text(const std::string& t, io::UnitProblem problem) {
+  switch (problem) {
+    case io::UnitProblem::MissingUnit:
+      return "'" + t + "' has no unit: write the whole run's longest wall time with one, e.g. " + t + "d or " + t + "h";
+    case io::UnitProblem::Negative:
+      return "'" + t + "' is not a positive duration";
+    case io::UnitProblem::AmbiguousUnit: {
+      const std::string n = t.substr(0, t.find_last_of('M'));
+      return "'" + t + "' could be minutes or months: write " + n + "min, or " + n + "mo (30 days each) or days";
+    }
+    case io::UnitProblem::DecimalComma: {
+      std::string point = t;
+      std::replace(point.begin(), point.end(), ',', '.');
+      return "'" + t + "' has a comma that does not group thousands: write decimals with a point ('" + point + "')";
+    }
+    default:
+      break;
+  }
+  return "'" + t + "' is not a duration (e.g. 45d, 1080h, 6w, 2mo)";
+}
+
 std::string money_problem_text(const std::string& text, io::UnitProblem problem, const std::string& example) {
   const std::string t = "'" + text + "'";
   switch (problem) {
@@ -123,11 +144,7 @@ PlanProblem request_deadline(const PlanRequest& request, std::optional<units::Ti
     out = *d;
     return PlanProblem::None;
   }
-  const std::string& t = request.deadline_text;
-  why = problem == io::UnitProblem::MissingUnit
-            ? "'" + t + "' has no unit: write the whole run's longest wall time with one, e.g. " + t + "d or " + t + "h"
-        : problem == io::UnitProblem::Negative ? "'" + t + "' is not a positive duration"
-                                               : "'" + t + "' is not a duration (e.g. 45d, 1080h, 6w)";
+  why = deadline_problem_text(request.deadline_text, problem);
   return PlanProblem::BadDeadline;
 }
 

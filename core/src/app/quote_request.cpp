@@ -20,10 +20,7 @@ bool read_requirements(const QuoteOptions& o, const pricing::PriceCatalog& cat, 
     rq.deadline = io::parse_duration_with_unit(o.deadline_text, &up);
     if (!rq.deadline) {
       problem = QuoteProblem::BadDeadline;
-      why = up == io::UnitProblem::MissingUnit
-                ? "--deadline: '" + o.deadline_text + "' has no unit: write e.g. " + o.deadline_text + "d or " +
-                      o.deadline_text + "h"
-                : "--deadline: '" + o.deadline_text + "' is not a positive duration (e.g. 45d, 1080h)";
+      why = "--deadline: " + deadline_problem_text(o.deadline_text, up);
       return false;
     }
   }

@@ -162,10 +162,15 @@ std::optional<units::Time> parse_duration(std::string_view s) {
     std::string_view name;
     double seconds;
   };
-  static constexpr U units[] = {{"", 1},        {"s", 1},        {"sec", 1},      {"ns", 1e-9},
-                                {"us", 1e-6},   {"ms", 1e-3},    {"min", 60},     {"m", 60},
-                                {"h", 3600},    {"hr", 3600},    {"hours", 3600}, {"d", 86400},
-                                {"day", 86400}, {"days", 86400}, {"w", 604800},   {"weeks", 604800}};
+  // A month is 30 days, the 720 hours flopcast's bills count in one (pricing/bill.cpp,
+  // kHoursPerMonth). "M" alone is refused: it could be minutes or months.
+  static constexpr U units[] = {
+      {"", 1},         {"s", 1},         {"sec", 1},        {"secs", 1},     {"second", 1},      {"seconds", 1},
+      {"ns", 1e-9},    {"us", 1e-6},     {"ms", 1e-3},      {"min", 60},     {"mins", 60},       {"minute", 60},
+      {"minutes", 60}, {"m", 60},        {"h", 3600},       {"hr", 3600},    {"hrs", 3600},      {"hour", 3600},
+      {"hours", 3600}, {"d", 86400},     {"day", 86400},    {"days", 86400}, {"w", 604800},      {"wk", 604800},
+      {"wks", 604800}, {"week", 604800}, {"weeks", 604800}, {"mo", 2592000}, {"month", 2592000}, {"months", 2592000}};
+  if (suf == "M") return std::nullopt;
   for (const auto& u : units) {
     if (iequals(suf, u.name) || suf == u.name) {
       const double sec = v * u.seconds;
@@ -203,7 +208,7 @@ std::optional<units::Time> parse_duration_with_unit(std::string_view s, UnitProb
   double v = 0;
   std::string_view suf;
   if (!split_number(s, v, suf)) {
-    set(problem, UnitProblem::Malformed);
+    set(problem, commas_group_thousands(trim(s)) ? UnitProblem::Malformed : UnitProblem::DecimalComma);
     return std::nullopt;
   }
   if (suf.empty()) {
@@ -212,7 +217,7 @@ std::optional<units::Time> parse_duration_with_unit(std::string_view s, UnitProb
   }
   const auto t = parse_duration(s);
   if (!t) {
-    set(problem, UnitProblem::Malformed);
+    set(problem, suf == "M" ? UnitProblem::AmbiguousUnit : UnitProblem::Malformed);
     return std::nullopt;
   }
   if (t->ns <= 0) {

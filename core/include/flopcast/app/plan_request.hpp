@@ -85,6 +85,10 @@ PlanProblem prepare_plan_space(const io::Catalog& cat, const scenario::Scenario&
 PlanProblem prepare_plan_options(const scenario::Scenario& s, const PlanRequest& request, const std::string& data_dir,
                                  search::PlannerOptions& options, std::string& why, scenario::Diagnostics& diags);
 
+/// Why a deadline as written (`text`) was refused by io::parse_duration_with_unit, and what to
+/// write instead.
+std::string deadline_problem_text(const std::string& text, io::UnitProblem problem);
+
 /// Why an amount of money as written (`text`) was refused by io::parse_money, and what to write
 /// instead; `example` is the currency a missing one is shown with ("CNY").
 std::string money_problem_text(const std::string& text, io::UnitProblem problem, const std::string& example);

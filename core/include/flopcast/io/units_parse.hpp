@@ -20,7 +20,8 @@ std::optional<units::Bytes> parse_bytes(std::string_view s);
 /// "400 Gbps", "400 Gb/s" (bits), "50 GB/s", "50 GBps" (bytes), "2 TB/s". Non-finite results
 /// ("1e308 TB/s") are rejected.
 std::optional<units::Bandwidth> parse_bandwidth(std::string_view s);
-/// "30d", "2.5 h", "10min", "90s", "250 ms", "2.5 us", "100 ns", "1w". A bare number is seconds.
+/// "30d", "2.5 h", "10min", "90s", "250 ms", "2.5 us", "100 ns", "1w", "2 months" (30 days each,
+/// the month the bills count). A bare number is seconds; "2M" (minutes or months?) is refused.
 std::optional<units::Time> parse_duration(std::string_view s);
 /// An amount of money: "2.5M USD", "1500000", "800k CNY": a count (parse_count) of major
 /// units, then optionally a space and a three-letter currency (else `currency`, else
@@ -37,6 +38,7 @@ enum class UnitProblem {
   UnknownCurrency,  ///< a word where the currency goes that names none ("5M dollars", "5M RMBX")
   Negative,         ///< zero or less
   DecimalComma,     ///< a comma that does not group thousands ("2,5M"): a decimal comma, not read
+  AmbiguousUnit,    ///< a duration in "M": minutes or months
 };
 
 /// A duration that must state its unit: "45d", "1080h", "6 weeks", "90 min". A bare number is
