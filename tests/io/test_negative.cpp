@@ -267,6 +267,12 @@ const NegativeCase kSweepCases[] = {
     {"sweep-unknown-axis-key.yml",
      "sweep-unknown-axis-key.yml:8:10: error: axes[0].key: unknown scenario key 'parallel.micro_bacth' (hint: did you "
      "mean 'parallel.micro_batch'?)"},
+    {"sweep-unreadable-axis-value.yml",
+     "sweep-unreadable-axis-value.yml:12:20: error: axes[1] (parallel.recompute): value 2 'selectiv': unknown value "
+     "'selectiv' (hint: did you mean 'selective'? (expected one of: none, selective, full, auto))"},
+    {"sweep-zipped-decimal-comma.yml",
+     "sweep-zipped-decimal-comma.yml:11:29: error: axes[0] (training.tokens): value 2 '1,5T': expected a number, got "
+     "'1,5T' (hint: write e.g. 0.45, 1.4e12 or 1.4T)"},
 };
 
 // A key written twice, in each kind of file flopcast reads: the whole file is refused (yaml-cpp

@@ -41,6 +41,70 @@ std::string format_number(double v) {
   return fmt::format("{}", v);
 }
 
+/// A `zip:` axis: its keys' lists taken side by side.
+bool read_zip_axis(const YAML::Node& item, const std::string& file, const std::string& path, scenario::Diagnostics& d,
+                   SweepAxis& axis) {
+  const auto z = item["zip"];
+  if (item["key"] || item["values"] || item["range"]) {
+    d.error(axis.where, path, "an axis has either 'zip' or 'key' with 'values'/'range', not both");
+    return false;
+  }
+  if (!z.IsMap() || z.size() == 0) {
+    d.error(detail::loc_of(z, file), path + ".zip", "zip must map keys to lists of equal length",
+            "e.g. zip: {parallel.tp: [1, 2], parallel.sequence_parallel: [false, true]}");
+    return false;
+  }
+  axis.zipped = true;
+  std::size_t len = 0;
+  std::string first_key;
+  std::vector<std::vector<std::string>> columns;
+  std::vector<std::vector<scenario::SourceLocation>> columns_where;
+  for (const auto& kv : z) {
+    const std::string k = kv.first.as<std::string>();
+    const scenario::SourceLocation at = detail::loc_of(kv.second, file);
+    if (!valid_key(k)) {
+      d.error(detail::loc_of(kv.first, file), path + ".zip", "'" + k + "' is not a scenario key",
+              "use a dotted key such as parallel.tp or cluster.gpus");
+      return false;
+    }
+    if (!kv.second.IsSequence() || kv.second.size() == 0) {
+      d.error(at, path + ".zip." + k, "expected a non-empty list of values", "e.g. [1, 2, 4]");
+      return false;
+    }
+    if (columns.empty()) {
+      len = kv.second.size();
+      first_key = k;
+    } else if (kv.second.size() != len) {
+      d.error(at, path + ".zip." + k,
+              fmt::format("has {} values but {} has {}: zipped lists are taken side by side", kv.second.size(),
+                          first_key, len),
+              "give every zipped key the same number of values");
+      return false;
+    }
+    axis.keys.push_back(k);
+    axis.key_where.push_back(detail::loc_of(kv.first, file));
+    std::vector<std::string> col;
+    std::vector<scenario::SourceLocation> col_where;
+    for (const auto& v : kv.second) {
+      col.push_back(value_text(v));
+      col_where.push_back(detail::loc_of(v, file));
+    }
+    columns.push_back(std::move(col));
+    columns_where.push_back(std::move(col_where));
+  }
+  for (std::size_t i = 0; i < len; ++i) {
+    std::vector<std::string> row;
+    std::vector<scenario::SourceLocation> row_where;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      row.push_back(columns[c][i]);
+      row_where.push_back(columns_where[c][i]);
+    }
+    axis.values.push_back(std::move(row));
+    axis.value_where.push_back(std::move(row_where));
+  }
+  return true;
+}
+
 bool read_axis(const YAML::Node& item, const std::string& file, std::size_t index, scenario::Diagnostics& d,
                SweepAxis& axis) {
   const std::string path = fmt::format("axes[{}]", index);
@@ -60,56 +124,7 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
       return false;
     }
   }
-  if (item["zip"]) {
-    const auto z = item["zip"];
-    if (item["key"] || item["values"] || item["range"]) {
-      d.error(axis.where, path, "an axis has either 'zip' or 'key' with 'values'/'range', not both");
-      return false;
-    }
-    if (!z.IsMap() || z.size() == 0) {
-      d.error(detail::loc_of(z, file), path + ".zip", "zip must map keys to lists of equal length",
-              "e.g. zip: {parallel.tp: [1, 2], parallel.sequence_parallel: [false, true]}");
-      return false;
-    }
-    axis.zipped = true;
-    std::size_t len = 0;
-    std::string first_key;
-    std::vector<std::vector<std::string>> columns;
-    for (const auto& kv : z) {
-      const std::string k = kv.first.as<std::string>();
-      const scenario::SourceLocation at = detail::loc_of(kv.second, file);
-      if (!valid_key(k)) {
-        d.error(detail::loc_of(kv.first, file), path + ".zip", "'" + k + "' is not a scenario key",
-                "use a dotted key such as parallel.tp or cluster.gpus");
-        return false;
-      }
-      if (!kv.second.IsSequence() || kv.second.size() == 0) {
-        d.error(at, path + ".zip." + k, "expected a non-empty list of values", "e.g. [1, 2, 4]");
-        return false;
-      }
-      if (columns.empty()) {
-        len = kv.second.size();
-        first_key = k;
-      } else if (kv.second.size() != len) {
-        d.error(at, path + ".zip." + k,
-                fmt::format("has {} values but {} has {}: zipped lists are taken side by side", kv.second.size(),
-                            first_key, len),
-                "give every zipped key the same number of values");
-        return false;
-      }
-      axis.keys.push_back(k);
-      axis.key_where.push_back(detail::loc_of(kv.first, file));
-      std::vector<std::string> col;
-      for (const auto& v : kv.second) col.push_back(value_text(v));
-      columns.push_back(std::move(col));
-    }
-    for (std::size_t i = 0; i < len; ++i) {
-      std::vector<std::string> row;
-      for (const auto& c : columns) row.push_back(c[i]);
-      axis.values.push_back(std::move(row));
-    }
-    return true;
-  }
+  if (item["zip"]) return read_zip_axis(item, file, path, d, axis);
   const auto key = item["key"];
   if (!key || !key.IsScalar() || !valid_key(key.Scalar())) {
     d.error(key ? detail::loc_of(key, file) : axis.where, path + ".key",
@@ -129,7 +144,10 @@ bool read_axis(const YAML::Node& item, const std::string& file, std::size_t inde
       d.error(detail::loc_of(v, file), kp + ".values", "expected a non-empty list", "e.g. values: [1, 2, 4]");
       return false;
     }
-    for (const auto& x : v) axis.values.push_back({value_text(x)});
+    for (const auto& x : v) {
+      axis.values.push_back({value_text(x)});
+      axis.value_where.push_back({detail::loc_of(x, file)});
+    }
     return true;
   }
   const auto r = item["range"];
@@ -343,19 +361,72 @@ std::optional<SweepSpec> load_sweep_file(const std::string& path, scenario::Diag
   return parse_sweep(*text, path, diags);
 }
 
-bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, scenario::Diagnostics& d) {
-  if (spec.axes.empty()) return true;
+namespace {
+
+/// The problems of the base scenario with `values` set; nullopt when the base does not parse or a
+/// value cannot be set (the points report those).
+std::optional<scenario::Diagnostics> problems_with(const SweepSpec& spec, const Catalog& catalog,
+                                                   const std::vector<std::pair<std::string, std::string>>& values) {
   YAML::Node root;
   try {
     root = YAML::Load(spec.base_text);
   } catch (const YAML::Exception&) {
-    return true;  // the points report it
+    return std::nullopt;
   }
-  const auto values = spec.point_values(0);
   for (const auto& [key, value] : values)
-    if (!detail::set_key(root, key, value)) return true;  // the points report it
+    if (!detail::set_key(root, key, value)) return std::nullopt;
   scenario::Diagnostics inner;
   (void)scenario_from_node(root, spec.base_file.empty() ? spec.file : spec.base_file, catalog, inner);
+  return inner;
+}
+
+/// Whether `e` says a value cannot be read at all (a word where a number goes, a choice the key
+/// does not have, a GPU or model the catalog does not know): no other key's value can make it right.
+bool unreadable_value(const scenario::Diagnostic& e) {
+  const auto starts = [&e](const char* s) { return e.message.rfind(s, 0) == 0; };
+  return e.severity == scenario::Severity::Error &&
+         (starts("expected ") || starts("unknown value '") || starts("unknown GPU '") ||
+          starts("unknown model preset '") || starts("unknown fabric '"));
+}
+
+/// Each value written in the sweep file, with the other axes at their first value: one its key
+/// cannot read is an error at the value's line. A range's values (numbers flopcast wrote, up to
+/// kMaxAxisValues of them) are left to the points, and so are `auto` and `young_daly`, which are
+/// resolved per point.
+bool check_sweep_values(const SweepSpec& spec, const Catalog& catalog, scenario::Diagnostics& d) {
+  bool ok = true;
+  const auto first = spec.point_values(0);
+  for (std::size_t ai = 0, at = 0; ai < spec.axes.size(); at += spec.axes[ai].keys.size(), ++ai) {
+    const SweepAxis& axis = spec.axes[ai];
+    for (std::size_t i = 0; i < axis.value_where.size(); ++i) {
+      auto values = first;
+      bool resolved_later = false;
+      for (std::size_t k = 0; k < axis.keys.size(); ++k) {
+        values[at + k].second = axis.values[i][k];
+        resolved_later = resolved_later || axis.values[i][k] == "auto" || axis.values[i][k] == "young_daly";
+      }
+      const auto inner = resolved_later ? std::nullopt : problems_with(spec, catalog, values);
+      for (std::size_t k = 0; inner && k < axis.keys.size(); ++k) {
+        const auto bad = std::find_if(inner->items().begin(), inner->items().end(),
+                                      [&](const auto& e) { return e.key == axis.keys[k] && unreadable_value(e); });
+        if (bad == inner->items().end()) continue;
+        const bool located = k < axis.value_where[i].size();
+        d.error(located ? axis.value_where[i][k] : axis.key_where[k], fmt::format("axes[{}] ({})", ai, axis.keys[k]),
+                fmt::format("value {} '{}': {}", i + 1, axis.values[i][k], bad->message), bad->hint);
+        ok = false;
+      }
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
+bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, scenario::Diagnostics& d) {
+  if (spec.axes.empty()) return true;
+  const auto point0 = problems_with(spec, catalog, spec.point_values(0));
+  if (!point0) return true;  // the points report it
+  const scenario::Diagnostics& inner = *point0;
   bool ok = true;
   for (std::size_t ai = 0; ai < spec.axes.size(); ++ai) {
     const SweepAxis& axis = spec.axes[ai];
@@ -372,7 +443,7 @@ bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, scenario::D
       }
     }
   }
-  return ok;
+  return ok && check_sweep_values(spec, catalog, d);
 }
 
 std::optional<scenario::Scenario> sweep_point_scenario(const SweepSpec& spec, std::int64_t index,

@@ -34,7 +34,9 @@ struct SweepAxis {
   std::vector<std::vector<std::string>> values;  ///< values[i][k]: value i of key k
   scenario::SourceLocation where;
   std::vector<scenario::SourceLocation> key_where;  ///< where each key is written (keys order)
-  bool zipped = false;                              ///< written as `zip:` (else `key:`)
+  /// value_where[i][k]: where value i of key k is written (empty for a range's values).
+  std::vector<std::vector<scenario::SourceLocation>> value_where;
+  bool zipped = false;  ///< written as `zip:` (else `key:`)
   std::size_t size() const { return values.size(); }
 };
 
@@ -67,10 +69,14 @@ std::optional<SweepSpec> parse_sweep(const std::string& text, const std::string&
 /// Reads and parses a sweep file.
 std::optional<SweepSpec> load_sweep_file(const std::string& path, scenario::Diagnostics& diags);
 
-/// Checks every swept key against the scenario format before any point runs: a key the scenario
-/// does not have (`parallel.micro_bacth`, `paralel.tp`) is an error at the key's file:line with a
-/// did-you-mean naming the whole dotted key. Point 0 (the base with each axis's first value) is
-/// read for this; its other problems are left to the points. False when a key is unknown.
+/// Checks every swept key and value against the scenario format before any point runs: a key the
+/// scenario does not have (`parallel.micro_bacth`, `paralel.tp`) is an error at the key's
+/// file:line with a did-you-mean naming the whole dotted key; a value its key cannot read
+/// (`recompute: selectiv`, `tokens: "1,5T"`, a word where a number goes) is an error at the
+/// value's file:line, whatever the other axes hold. Point 0 (the base with each axis's first value)
+/// is read for the keys, and each value with the other axes at their first; what depends on the
+/// values together (a plan that does not divide the GPUs) is left to the points. False when a key
+/// or a value is refused.
 bool check_sweep_keys(const SweepSpec& spec, const Catalog& catalog, scenario::Diagnostics& diags);
 
 /// The scenario of point `index`: the base with the point's values set, `parallel.dp: auto`
