@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "flopcast/cost/op_cost.hpp"
 #include "flopcast/units/hash.hpp"
@@ -16,32 +18,40 @@ using namespace flopcast;
 
 namespace {
 
+/// A GPU from its datasheet: SMs, dense tensor-core TFLOP/s per precision, HBM and its bandwidth.
+hardware::GpuSpec spec(const char* name, hardware::GpuArch arch, int sms,
+                       std::initializer_list<std::pair<hardware::Precision, double>> tflops, double hbm_gib,
+                       double hbm_bytes_per_s) {
+  hardware::GpuSpec g;
+  g.name = name;
+  g.arch = arch;
+  g.sm_count = sms;
+  for (const auto& [precision, t] : tflops) g.dense_peak[precision] = units::FlopRate::from_tflops(t);
+  g.hbm = units::gib(hbm_gib);
+  g.hbm_bandwidth = units::Bandwidth{hbm_bytes_per_s};
+  return g;
+}
+
 /// NVIDIA A100 SXM4 80GB datasheet: 108 SMs, 312 TFLOP/s dense BF16 tensor core,
 /// 2,039 GB/s HBM2e.
 hardware::GpuSpec a100() {
-  hardware::GpuSpec g;
-  g.name = "A100-test";
-  g.arch = hardware::GpuArch::Ampere;
-  g.sm_count = 108;
-  g.dense_peak[hardware::Precision::BF16] = units::FlopRate::from_tflops(312);
-  g.dense_peak[hardware::Precision::FP16] = units::FlopRate::from_tflops(312);
-  g.hbm = units::gib(80);
-  g.hbm_bandwidth = units::Bandwidth{2.039e12};
-  return g;
+  return spec("A100-test", hardware::GpuArch::Ampere, 108,
+              {{hardware::Precision::BF16, 312}, {hardware::Precision::FP16, 312}}, 80, 2.039e12);
 }
 
 /// NVIDIA H100 SXM5 datasheet: 132 SMs, 989.4 TFLOP/s dense BF16 (1,979 with 2:4
 /// sparsity / 2), 3.35 TB/s HBM3.
 hardware::GpuSpec h100() {
-  hardware::GpuSpec g;
-  g.name = "H100-test";
-  g.arch = hardware::GpuArch::Hopper;
-  g.sm_count = 132;
-  g.dense_peak[hardware::Precision::BF16] = units::FlopRate::from_tflops(989.4);
-  g.dense_peak[hardware::Precision::FP8] = units::FlopRate::from_tflops(1978.9);
-  g.hbm = units::gib(79.65);
-  g.hbm_bandwidth = units::Bandwidth{3.35e12};
-  return g;
+  return spec("H100-test", hardware::GpuArch::Hopper, 132,
+              {{hardware::Precision::BF16, 989.4}, {hardware::Precision::FP8, 1978.9}}, 79.65, 3.35e12);
+}
+
+/// NVIDIA B200 datasheet (HGX B200, per GPU): 148 SMs, 2.25 PFLOP/s dense BF16, 4.5 dense FP8
+/// and MXFP8, 8 TB/s HBM3e.
+hardware::GpuSpec b200() {
+  return spec("B200-test", hardware::GpuArch::Blackwell, 148,
+              {{hardware::Precision::BF16, 2250}, {hardware::Precision::FP8, 4500}, {hardware::Precision::MXFP8, 4500}},
+              180, 8e12);
 }
 
 /// The profile values the expectations below are derived with.
@@ -442,17 +452,7 @@ TEST_CASE("the exposed epilogue: a share of the output tiles' bytes at the HBM r
 }
 
 TEST_CASE("block-scaled MXFP8 attention runs at attention_mxfp8 where the profile sets it apart, else at FP8's") {
-  // NVIDIA B200 datasheet (HGX B200, per GPU): 148 SMs, 2.25 PFLOP/s dense BF16, 4.5 dense FP8
-  // and MXFP8, 8 TB/s HBM3e.
-  hardware::GpuSpec gpu;
-  gpu.name = "B200-test";
-  gpu.arch = hardware::GpuArch::Blackwell;
-  gpu.sm_count = 148;
-  gpu.dense_peak[hardware::Precision::BF16] = units::FlopRate::from_tflops(2250);
-  gpu.dense_peak[hardware::Precision::FP8] = units::FlopRate::from_tflops(4500);
-  gpu.dense_peak[hardware::Precision::MXFP8] = units::FlopRate::from_tflops(4500);
-  gpu.hbm = units::gib(180);
-  gpu.hbm_bandwidth = units::Bandwidth{8e12};
+  const auto gpu = b200();
   compute::ComputeProfile prof = profile(0.0);
   auto& bw = prof.of(hardware::GpuArch::Blackwell);
   bw = compute::ArchEfficiency{0.75, 0.60, 0.75};
