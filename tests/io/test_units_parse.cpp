@@ -65,7 +65,8 @@ TEST_CASE("parse_count: commas group thousands only, and a decimal comma is refu
   CHECK(parse_count("1,000M") == std::optional<double>(1e9));
   CHECK(parse_count("-1,000") == std::optional<double>(-1000.0));
   // Each of these read 25e6, 15, 150, 1,000, 1,000 and 2,500 before: the commas were dropped.
-  for (const char* text : {"2,5M", "1,5", "1,50", "1,0000", "1000,000", "2,5e3", ",500", "1,,000", "1,000,5"}) {
+  for (const char* text :
+       {"2,5M", "1,5", "1,50", "1,0000", "1000,000", "2,5e3", ",500", "1,,000", "1,000,5", "1e3,5", "1.000,5"}) {
     CAPTURE(text);
     CHECK_FALSE(parse_count(text));
   }

@@ -46,7 +46,10 @@ bool split_number(std::string_view s, double& value, std::string_view& suffix) {
   std::size_t i = 0;
   for (; i < s.size(); ++i) {
     const char c = s[i];
-    if (c == '_' || c == ',') continue;  // 2_048 and 1,000 are accepted digit groupings
+    // 2_048 and 1,000 are accepted digit groupings; a comma after the point or the exponent groups
+    // nothing ("1e3,5" is not 1e35).
+    if (c == ',' && digits.find_first_of(".eE") != std::string::npos) return false;
+    if (c == '_' || c == ',') continue;
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+') {
       digits += c;
       continue;
