@@ -12,6 +12,7 @@
 #include "flopcast/app/plan_report.hpp"
 #include "flopcast/app/plan_request.hpp"
 #include "flopcast/io/atomic_file.hpp"
+#include "flopcast/io/scenario_loader.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -153,9 +154,16 @@ void register_plan(CLI::App& app, CliContext& ctx) {
                   "Simulated percentile that must meet the deadline and budget: p90 (default) or p50")
       ->check(CLI::IsMember({"p50", "p90"}));
   cmd->add_option("--tokens", o->tokens, "max: the most training tokens the budget buys (needs --budget)")
-      ->check(CLI::IsMember({"max"}));
-  cmd->add_option("--gpus-max", o->gpus_max, "Most GPUs (default: the scenario's cluster.gpus)");
-  cmd->add_option("--gpus-min", o->gpus_min, "Fewest GPUs (default 1)");
+      ->check(CLI::Validator(
+          [](const std::string& t) -> std::string {
+            return t == "max" ? std::string()
+                              : "takes max (the most training tokens the budget buys), not '" + t +
+                                    "': a run's token count is its scenario's training.tokens";
+          },
+          "max"));
+  add_count_flag(*cmd, "--gpus-max", o->gpus_max, "Most GPUs (default: the scenario's cluster.gpus)", "GPUs", 1,
+                 io::kMaxGpus);
+  add_count_flag(*cmd, "--gpus-min", o->gpus_min, "Fewest GPUs (default 1)", "GPUs", 1, io::kMaxGpus);
   cmd->add_option("--gpu", o->gpus, "GPU types to compare, e.g. A100-80G,H800,B200 (default: the scenario's)")
       ->type_name("GPUS");
   cmd->add_option("--precision", o->precisions,

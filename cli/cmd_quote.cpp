@@ -15,6 +15,7 @@
 #include "command_flags.hpp"
 #include "flopcast/app/plan_request.hpp"
 #include "flopcast/app/quote_request.hpp"
+#include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/quote/quote.hpp"
 #include "flopcast/quote/quote_render.hpp"
 #include "flopcast/quote/quote_text.hpp"
@@ -236,7 +237,8 @@ void register_quote(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({"best"}));
   cmd->add_option("--gpu", opts->gpus, "With --plan best: GPU types to compare (default: the scenario's)")
       ->type_name("GPUS");
-  cmd->add_option("--gpus-max", opts->gpus_max, "With --plan best: most GPUs (default: the scenario's)");
+  add_count_flag(*cmd, "--gpus-max", opts->gpus_max, "With --plan best: most GPUs (default: the scenario's)", "GPUs", 1,
+                 io::kMaxGpus);
   cmd->add_option("--catalog", opts->catalogs,
                   "With --plan best: price catalogs searched (default: the scenario's and the shipped ones)");
   cmd->add_option("--precision", opts->precisions, "With --plan best: numeric formats, e.g. bf16,fp8");

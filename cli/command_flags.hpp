@@ -4,6 +4,7 @@
 /// for one release with a warning naming the new one.
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 
 #include "cli_context.hpp"
@@ -23,6 +24,12 @@ CLI::Option* add_out_flag(CLI::App& cmd, OutputFile& out, const std::string& wha
 CLI::Option* add_force_flag(CLI::App& cmd, bool& force, const std::string& what);
 /// Adds `-j, --jobs N` (`what`: what runs in parallel, for the help), N from `min_jobs` to 256.
 CLI::Option* add_jobs_flag(CLI::App& cmd, int& jobs, const std::string& what, int min_jobs);
+
+/// Adds a whole-number option (`name`, e.g. "--gpus-max") read as counts are written elsewhere:
+/// 2048, 2k, 2,048, 1e3. A fraction, a word or a value outside [min, max] is a usage error naming
+/// the flag and what it takes (`unit`, e.g. "GPUs"), never a silent default.
+CLI::Option* add_count_flag(CLI::App& cmd, const std::string& name, std::int64_t& value, const std::string& what,
+                            const std::string& unit, std::int64_t min, std::int64_t max);
 
 /// Keeps `old_name` (e.g. "--threads") working for one release: hidden from the help, it sets
 /// `value` as `new_name` does and warns "'--threads' is deprecated: write '-j, --jobs'".

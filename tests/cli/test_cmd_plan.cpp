@@ -202,6 +202,39 @@ TEST_CASE("flopcast plan --budget: RMB, 元 and ¥ are CNY, $ is USD, a currency
   CHECK(bad_cur.err.find("--currency: 'XYZ' is XYZ, which no price catalog bills in") != std::string::npos);
 }
 
+TEST_CASE("flopcast plan: GPU counts as people write them, absurd ones and decimal commas refused with the fix") {
+  // 16, 16.0, 1.6e1 and 0.016k are one count: the same search.
+  const auto want = plan_cli({kQuick, "--gpus-max", "16", "--json"});
+  REQUIRE_MESSAGE(want.code == cli::kOk, want.err);
+  for (const char* written : {"1.6e1", "0.016k"}) {
+    CAPTURE(written);
+    const auto r = plan_cli({kQuick, "--gpus-max", written, "--json"});
+    REQUIRE_MESSAGE(r.code == cli::kOk, r.err);
+    CHECK(nlohmann::json::parse(r.out)["chosen"] == nlohmann::json::parse(want.out)["chosen"]);
+  }
+  // A negative or zero bound was taken as "the scenario's" without a word; a fraction or a word
+  // was CLI11's "Could not convert".
+  const auto negative = plan_cli({kQuick, "--gpus-max", "-5"});
+  CHECK(negative.code == cli::kUsage);
+  CHECK(negative.err.find("--gpus-max: '-5' is outside 1 to 1000000 GPUs") != std::string::npos);
+  const auto half = plan_cli({kQuick, "--gpus-min", "2.5"});
+  CHECK(half.code == cli::kUsage);
+  CHECK(half.err.find("--gpus-min: '2.5' is not a whole number of GPUs (e.g. 2048, 2k or 2,048)") != std::string::npos);
+  CHECK(plan_cli({kQuick, "--gpus-max", "2,04"}).code == cli::kUsage);
+  // --tokens asks a question (max); a token count is the scenario's.
+  const auto tokens = plan_cli({kQuick, "--tokens", "1.5T"});
+  CHECK(tokens.code == cli::kUsage);
+  CHECK(tokens.err.find("a run's token count is its scenario's training.tokens") != std::string::npos);
+  // A decimal comma in a budget is not read ten times larger.
+  const auto comma = plan_cli({kQuick, "--budget", "2,5M USD"});
+  CHECK(comma.code == cli::kUsage);
+  CHECK(comma.err.find("--budget: '2,5M USD' has a comma that does not group thousands: write decimals with a point "
+                       "('2.5M USD')") != std::string::npos);
+  const auto months = plan_cli({kQuick, "--deadline", "2M"});
+  CHECK(months.code == cli::kUsage);
+  CHECK(months.err.find("--deadline: '2M' could be minutes or months: write 2min, or 2mo") != std::string::npos);
+}
+
 TEST_CASE("flopcast plan: the recommended plan and every note's plan are ones the simulated list shows as meeting") {
   // Two GPU types: once the note on the other type named a plan "meeting the constraints" at its
   // closed-form time (640 x H800, 38.8 days) that the simulated list showed missing the deadline

@@ -25,8 +25,6 @@ namespace {
 using detail::child;
 using detail::Reader;
 
-constexpr std::int64_t kMaxGpus = 1'000'000;  // planning limit: 10^6 GPUs (docs/reliability.md, Limits)
-
 void read_model(const YAML::Node& n, Reader& r, const Catalog& cat, scenario::Scenario& s) {
   r.note("model", n);
   if (!n) {

@@ -1,5 +1,6 @@
 #pragma once
 /// Loading scenario files and measured-run files (docs/run-schema.md).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,6 +14,10 @@ class Node;
 }
 
 namespace flopcast::io {
+
+/// The most GPUs a scenario (cluster.gpus, each parallel degree) or a plan search may name: 10^6,
+/// flopcast's planning limit (docs/reliability.md, "Limits").
+inline constexpr std::int64_t kMaxGpus = 1'000'000;
 
 /// Reads a whole file; nullopt (with a diagnostic) when missing, a folder, unreadable or over 64 MiB.
 std::optional<std::string> read_text_file(const std::string& path, scenario::Diagnostics& diags);
