@@ -9,6 +9,7 @@
 #include "command_flags.hpp"
 #include "flopcast/app/collective_table.hpp"
 #include "flopcast/comm/profile_efficiency.hpp"
+#include "flopcast/io/scenario_loader.hpp"
 #include "flopcast/topology/rank_layout.hpp"
 
 namespace flopcast::cli {
@@ -148,7 +149,7 @@ void register_collective(CLI::App& app, CliContext& ctx) {
       "collective", "Predicted NCCL collective costs as an nccl-tests style table (size, time, algbw, busbw, algo)");
   cmd->add_option("scenario", o->scenario, "Scenario YAML file (cluster and plan) instead of --gpu/--gpus");
   cmd->add_option("--gpu", o->gpu, "GPU catalog name, e.g. H800")->type_name("GPU");
-  cmd->add_option("--gpus", o->gpus, "GPUs in the cluster");
+  add_count_flag(*cmd, "--gpus", o->gpus, "GPUs in the cluster", "GPUs", 1, io::kMaxGpus);
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the fabric's)");
   cmd->add_option("--fabric", o->fabric, "Node/fabric catalog name (default: the GPU's default fabric)");
   cmd->add_option("--op", o->table.op, "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | send_recv")
