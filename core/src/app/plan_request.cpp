@@ -65,6 +65,18 @@ PlanProblem prepare_plan_space(const io::Catalog& cat, const scenario::Scenario&
   return PlanProblem::None;
 }
 
+namespace {
+
+/// What `text` reads with its one comma as a decimal point ("2,5M USD" -> "2.5M USD"); "" when it
+/// has more or fewer commas than one (no single reading to suggest).
+std::string decimal_point_form(std::string text) {
+  if (std::count(text.begin(), text.end(), ',') != 1) return {};
+  std::replace(text.begin(), text.end(), ',', '.');
+  return text;
+}
+
+}  // namespace
+
 std::string deadline_problem_text(const std::string& t, io::UnitProblem problem) {
   switch (problem) {
     case io::UnitProblem::MissingUnit:
@@ -76,9 +88,9 @@ std::string deadline_problem_text(const std::string& t, io::UnitProblem problem)
       return "'" + t + "' could be minutes or months: write " + n + "min, or " + n + "mo (30 days each) or days";
     }
     case io::UnitProblem::DecimalComma: {
-      std::string point = t;
-      std::replace(point.begin(), point.end(), ',', '.');
-      return "'" + t + "' has a comma that does not group thousands: write decimals with a point ('" + point + "')";
+      const std::string point = decimal_point_form(t);
+      return "'" + t + "' has a comma that does not group thousands: write decimals with a point" +
+             (point.empty() ? std::string() : " ('" + point + "')");
     }
     default:
       break;
@@ -96,11 +108,9 @@ std::string money_problem_text(const std::string& text, io::UnitProblem problem,
     case io::UnitProblem::Negative:
       return t + " is not a positive amount";
     case io::UnitProblem::DecimalComma: {
-      // One comma: most likely a decimal comma ("2,5M"); say what the point would read.
-      std::string point = text;
-      if (std::count(point.begin(), point.end(), ',') == 1) std::replace(point.begin(), point.end(), ',', '.');
+      const std::string point = decimal_point_form(text);
       return t + " has a comma that does not group thousands: write decimals with a point" +
-             (point != text ? " ('" + point + "')" : std::string()) + " and group thousands by three ('2,500,000')";
+             (point.empty() ? std::string() : " ('" + point + "')") + " and group thousands by three ('2,500,000')";
     }
     default:
       break;

@@ -1,9 +1,13 @@
 #include "flopcast/io/units_parse.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <string>
+
+#include "flopcast/pricing/price_catalog.hpp"
 
 namespace flopcast::io {
 namespace {
@@ -14,42 +18,46 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-/// Whether the commas of a number's leading digits group thousands: after the first group of
-/// 1-3 digits, groups of 2 or 3 (1,000,000, or India's 10,00,000) and a last group of 3 before
-/// the decimal point or the end. "2,5" and "1,50" are decimal commas, read wrongly by ten or a
-/// hundred times if the commas were dropped: they are not numbers here.
-bool commas_group_thousands(std::string_view s) {
+/// Whether a number's commas fail to group thousands. In its integer part, after a first group
+/// of 1-3 digits, groups of 2 or 3 (1,000,000, or India's 10,00,000) and a last group of 3 before
+/// the decimal point, the exponent or the end; after the point or in the exponent, none. "2,5",
+/// "1,50" and "1e3,5" would be read ten or more times too large if the commas were dropped: they
+/// are decimal commas, not numbers here. A leading sign is skipped.
+bool has_decimal_comma(std::string_view s) {
+  s = trim(s);
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
   std::size_t group = 0, groups = 0;
-  bool last_was_comma = false;
+  bool last_was_comma = false, integer_part = true;
+  const auto last_group_ok = [&] { return groups == 0 || group == 3; };
   for (const char c : s) {
     if (std::isdigit(static_cast<unsigned char>(c))) {
       ++group;
       last_was_comma = false;
-      continue;
+    } else if (c == ',') {
+      if (!integer_part || last_was_comma || group == 0 || group > 3 || (groups > 0 && group < 2)) return true;
+      ++groups;
+      group = 0;
+      last_was_comma = true;
+    } else if (integer_part && (c == '.' || c == 'e' || c == 'E')) {
+      if (!last_group_ok()) return true;
+      integer_part = false;
+    } else if (c != '_' && (integer_part || (c != '-' && c != '+'))) {
+      break;
     }
-    if (c == '_') continue;
-    if (c != ',') break;
-    if (last_was_comma || group == 0 || group > 3 || (groups > 0 && group < 2)) return false;
-    ++groups;
-    group = 0;
-    last_was_comma = true;
   }
-  return groups == 0 || group == 3;
+  return integer_part && !last_group_ok();
 }
 
 /// Splits "12.5 GiB" into 12.5 and "GiB". The number must be finite, and its commas group
-/// thousands (commas_group_thousands).
+/// thousands (has_decimal_comma).
 bool split_number(std::string_view s, double& value, std::string_view& suffix) {
   s = trim(s);
-  if (!commas_group_thousands(s.substr(!s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0))) return false;
+  if (has_decimal_comma(s)) return false;
   std::string digits;
   std::size_t i = 0;
   for (; i < s.size(); ++i) {
     const char c = s[i];
-    // 2_048 and 1,000 are accepted digit groupings; a comma after the point or the exponent groups
-    // nothing ("1e3,5" is not 1e35).
-    if (c == ',' && digits.find_first_of(".eE") != std::string::npos) return false;
-    if (c == '_' || c == ',') continue;
+    if (c == '_' || c == ',') continue;  // 2_048 and 1,000 are accepted digit groupings
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+') {
       digits += c;
       continue;
@@ -165,23 +173,26 @@ std::optional<units::Time> parse_duration(std::string_view s) {
     std::string_view name;
     double seconds;
   };
-  // A month is 30 days, the 720 hours flopcast's bills count in one (pricing/bill.cpp,
-  // kHoursPerMonth). "M" alone is refused: it could be minutes or months.
-  static constexpr U units[] = {
-      {"", 1},         {"s", 1},         {"sec", 1},        {"secs", 1},     {"second", 1},      {"seconds", 1},
-      {"ns", 1e-9},    {"us", 1e-6},     {"ms", 1e-3},      {"min", 60},     {"mins", 60},       {"minute", 60},
-      {"minutes", 60}, {"m", 60},        {"h", 3600},       {"hr", 3600},    {"hrs", 3600},      {"hour", 3600},
-      {"hours", 3600}, {"d", 86400},     {"day", 86400},    {"days", 86400}, {"w", 604800},      {"wk", 604800},
-      {"wks", 604800}, {"week", 604800}, {"weeks", 604800}, {"mo", 2592000}, {"month", 2592000}, {"months", 2592000}};
+  // "M" alone is refused: it could be minutes or months.
+  static constexpr U units[] = {{"", 1},          {"s", 1},         {"sec", 1},      {"secs", 1},     {"second", 1},
+                                {"seconds", 1},   {"ns", 1e-9},     {"us", 1e-6},    {"ms", 1e-3},    {"min", 60},
+                                {"mins", 60},     {"minute", 60},   {"minutes", 60}, {"m", 60},       {"h", 3600},
+                                {"hr", 3600},     {"hrs", 3600},    {"hour", 3600},  {"hours", 3600}, {"d", 86400},
+                                {"day", 86400},   {"days", 86400},  {"w", 604800},   {"wk", 604800},  {"wks", 604800},
+                                {"week", 604800}, {"weeks", 604800}};
   if (suf == "M") return std::nullopt;
-  for (const auto& u : units) {
-    if (iequals(suf, u.name) || suf == u.name) {
-      const double sec = v * u.seconds;
-      if (!std::isfinite(sec) || std::fabs(sec) > 9.0e9) return std::nullopt;  // ~285 years
-      return units::Time::from_seconds(sec);
-    }
+  double unit = 0;
+  if (iequals(suf, "mo") || iequals(suf, "month") || iequals(suf, "months")) {
+    // A month is the one the bills count in (pricing::billing_unit_length: 720 hours, 30 days).
+    unit = pricing::billing_unit_length(pricing::BillingUnit::Month).seconds();
+  } else {
+    const auto it = std::find_if(std::begin(units), std::end(units), [&](const U& u) { return iequals(suf, u.name); });
+    if (it == std::end(units)) return std::nullopt;
+    unit = it->seconds;
   }
-  return std::nullopt;
+  const double sec = v * unit;
+  if (!std::isfinite(sec) || std::fabs(sec) > 9.0e9) return std::nullopt;  // ~285 years
+  return units::Time::from_seconds(sec);
 }
 
 std::optional<units::Money> parse_budget(const std::string& text, const std::string& currency,
@@ -211,7 +222,7 @@ std::optional<units::Time> parse_duration_with_unit(std::string_view s, UnitProb
   double v = 0;
   std::string_view suf;
   if (!split_number(s, v, suf)) {
-    set(problem, commas_group_thousands(trim(s)) ? UnitProblem::Malformed : UnitProblem::DecimalComma);
+    set(problem, has_decimal_comma(s) ? UnitProblem::DecimalComma : UnitProblem::Malformed);
     return std::nullopt;
   }
   if (suf.empty()) {
@@ -315,7 +326,7 @@ std::optional<units::Money> parse_money(std::string_view text, UnitProblem* prob
   }
   const auto v = parse_count(number);
   if (!v || suffix.find(' ') != std::string_view::npos) {
-    set(problem, commas_group_thousands(number) ? UnitProblem::Malformed : UnitProblem::DecimalComma);
+    set(problem, has_decimal_comma(number) ? UnitProblem::DecimalComma : UnitProblem::Malformed);
     return std::nullopt;
   }
   // The currency: a word or sign before the amount ("$2M", "RMB 5M") or after it ("5M CNY", "500万元").
